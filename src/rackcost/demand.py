@@ -1,0 +1,136 @@
+"""One provisioned fleet at each demand point (DESIGN.md step 6).
+
+The fleet's size is fixed; demand varies. With the ``powered`` idle policy every replica is on and serving;
+with ``park`` only the replicas the point needs serve and the rest are parked. Offered load above what the serving
+replicas carry within the SLO is dropped by admission control; below it, requests that wait longer than the
+queueing budget are served late and count as SLO misses. Everything vectorises over demand points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from rackcost import queueing
+from rackcost.sizing import sized_replicas
+
+__all__ = ["DemandOutcome", "serve_demand"]
+
+TTFT_PERCENTILE_FRACTION = 0.99
+
+
+@dataclass(frozen=True)
+class DemandOutcome:
+    """What a fleet does at each demand point; one entry per point.
+
+    Attributes
+    ----------
+    offered_rps, admitted_rps, accepted_rps, rejected_rps
+        Arrivals; admitted by admission control; served within the SLO; not served within it [requests/s].
+    rejected_fraction
+        rejected / offered [-].
+    active_replicas
+        Replicas serving [-].
+    utilization_fraction
+        Slot utilisation of the serving replicas [-].
+    capacity_at_slo_rps
+        Largest arrival rate every provisioned replica together serves within the SLO [requests/s].
+    spare_capacity_fraction
+        (capacity - offered) / capacity; negative when the point is above capacity [-].
+    wait_p99_ms
+        99th percentile of the queueing wait at the admitted rate [ms].
+    overloaded
+        True where admission control drops load.
+    """
+
+    offered_rps: NDArray[np.float64]
+    admitted_rps: NDArray[np.float64]
+    accepted_rps: NDArray[np.float64]
+    rejected_rps: NDArray[np.float64]
+    rejected_fraction: NDArray[np.float64]
+    active_replicas: NDArray[np.int64]
+    utilization_fraction: NDArray[np.float64]
+    capacity_at_slo_rps: NDArray[np.float64]
+    spare_capacity_fraction: NDArray[np.float64]
+    wait_p99_ms: NDArray[np.float64]
+    overloaded: NDArray[np.bool_]
+
+
+def serve_demand(
+    offered_rps: ArrayLike,
+    provisioned_replicas: int,
+    concurrency: float,
+    service_s: float,
+    budget_s: float,
+    attainment_fraction: float,
+    idle_policy: str = "powered",
+    max_utilization_fraction: float = 1.0,
+) -> DemandOutcome:
+    """Serve each demand point with the same provisioned fleet.
+
+    Parameters
+    ----------
+    offered_rps
+        Arrival rate at each demand point [requests/s].
+    provisioned_replicas
+        Replicas installed [-].
+    concurrency
+        Slots per replica at the operating point [requests].
+    service_s
+        Slot holding time at the operating point [s].
+    budget_s
+        Queueing budget left by the SLO [s].
+    attainment_fraction
+        SLO attainment target, used for capacity at SLO and, under ``park``, for how many replicas serve [-].
+    idle_policy
+        ``"powered"`` or ``"park"``.
+    max_utilization_fraction
+        Utilisation ceiling that ``park`` keeps when deciding how many replicas serve [-].
+
+    Returns
+    -------
+    DemandOutcome
+    """
+    lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
+    miss_target = 1.0 - attainment_fraction
+    n_prov = np.int64(provisioned_replicas)
+    if idle_policy == "powered":
+        active = np.full(lam.shape, n_prov, dtype=np.int64)
+    elif idle_policy == "park":
+        needed = sized_replicas(
+            queueing.replicas_needed(lam, service_s, concurrency, budget_s, miss_target),
+            lam,
+            service_s,
+            concurrency,
+            max_utilization_fraction,
+        )
+        active = np.minimum(needed, n_prov)
+    else:
+        raise ValueError(f"idle_policy must be 'powered' or 'park', got {idle_policy!r}")
+    slots_active = active * concurrency
+    if idle_policy == "powered":
+        capacity = queueing.capacity_at_slo(n_prov * concurrency, service_s, budget_s, miss_target)
+        capacity_active = np.full(lam.shape, capacity)
+    else:  # one call for the active slots at each point and for the whole fleet
+        both = queueing.capacity_at_slo(np.append(slots_active, n_prov * concurrency), service_s, budget_s, miss_target)
+        capacity_active, capacity = both[:-1], both[-1]
+    admitted = np.minimum(lam, capacity_active)
+    miss = queueing.wait_exceedance(budget_s, slots_active, admitted, service_s)
+    accepted = admitted * (1.0 - miss)
+    rejected = lam - accepted
+    wait_p99_s = queueing.wait_quantile(TTFT_PERCENTILE_FRACTION, slots_active, admitted, service_s)
+    return DemandOutcome(
+        offered_rps=lam,
+        admitted_rps=admitted,
+        accepted_rps=accepted,
+        rejected_rps=rejected,
+        rejected_fraction=rejected / lam,
+        active_replicas=active,
+        utilization_fraction=admitted * service_s / slots_active,
+        capacity_at_slo_rps=capacity * np.ones_like(lam),
+        spare_capacity_fraction=(capacity - lam) / capacity,
+        wait_p99_ms=np.asarray(wait_p99_s, dtype=float) * 1000.0,
+        overloaded=lam > capacity_active * (1 + 1e-12),
+    )

@@ -1,0 +1,268 @@
+"""Scenario files in, validated :class:`~rackcost.schema.Scenario` out; every problem reported at once.
+
+YAML is read with the safe loader only. A problem names the file, the YAML path, the line where the loader
+knows it, and what was expected: ``fleet.yaml:41: systems[1].hardware.accelerator_idle_w: must be >= 0, got -5``.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from rackcost.errors import Problem, ScenarioError
+from rackcost.schema import Scenario
+
+__all__ = [
+    "bundled_scenario_path",
+    "bundled_scenarios",
+    "DEFAULT_SCENARIO",
+    "load_scenario",
+    "scenario_from_dict",
+    "scenario_from_yaml",
+]
+
+DEFAULT_SCENARIO = "deepseek-r1-jalapeno-vs-gb300.yaml"
+MAX_SCENARIO_BYTES = 1_000_000
+
+YamlPath = tuple[str | int, ...]
+
+
+def format_path(loc: YamlPath) -> str:
+    """Format a location tuple as a YAML path, e.g. ``systems[1].hardware.accelerator_idle_w``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _line_map(text: str) -> dict[YamlPath, int]:
+    """Map each YAML path of a document to the 1-based line where its value (or key) starts."""
+    lines: dict[YamlPath, int] = {}
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+
+    def walk(node: yaml.Node, path: YamlPath) -> None:
+        lines[path] = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                child = (*path, str(key.value))
+                walk(value, child)
+                lines[child] = key.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode):
+            for i, value in enumerate(node.value):
+                walk(value, (*path, i))
+
+    if root is not None:
+        walk(root, ())
+    return lines
+
+
+def _line_for(lines: dict[YamlPath, int], loc: YamlPath) -> int | None:
+    """Line of the deepest ancestor of ``loc`` that the file has."""
+    for end in range(len(loc), -1, -1):
+        if loc[:end] in lines:
+            return lines[loc[:end]]
+    return None
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_COMPARE = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
+
+
+def _message(error: dict[str, Any], model_fields: list[str] | None) -> str:
+    """Turn one pydantic error into 'what was expected, got what'."""
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    got = error.get("input")
+    if kind in _COMPARE:
+        bound = next(iter(ctx.values()))
+        return f"must be {_COMPARE[kind]} {bound}, got {_describe(got)}"
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        allowed = f" (allowed here: {', '.join(model_fields)})" if model_fields else ""
+        return f"unknown key{allowed}"
+    if kind == "finite_number":
+        return f"must be a finite number, got {_describe(got)}"
+    if kind in {"float_parsing", "float_type", "int_parsing", "int_type", "int_from_float"}:
+        expected = "an integer" if kind.startswith("int") else "a number"
+        return f"must be {expected}, got {_describe(got)}"
+    if kind == "value_error":
+        return str(ctx.get("error", error["msg"]))
+    msg = error["msg"]
+    if kind.endswith("_type") or kind in {"enum", "literal_error"}:
+        return f"{msg[0].lower()}{msg[1:]}, got {_describe(got)}"
+    return msg[0].lower() + msg[1:]
+
+
+def _fields_at(loc: YamlPath) -> list[str] | None:
+    """Field names of the model that holds ``loc`` (for 'unknown key' messages)."""
+    model: Any = Scenario
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(model, type) and issubclass(model, BaseModel)) or part not in model.model_fields:
+            return None
+        annotation = model.model_fields[part].annotation
+        model = _model_in(annotation)
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return [f.alias or name for name, f in model.model_fields.items()]
+    return None
+
+
+def _model_in(annotation: Any) -> Any:
+    """The pydantic model inside ``list[Model]`` or ``Model | None``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def problems_from_validation(
+    exc: ValidationError, file: str, lines: dict[YamlPath, int] | None = None
+) -> list[Problem]:
+    """Translate a pydantic ValidationError into Problems with YAML paths and lines."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        loc = tuple(error["loc"])
+        # pydantic appends the branch name ('function-after[...]', 'list[...]') inside unions: drop it
+        loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith("function-"))))
+        problems.append(
+            Problem(
+                path=format_path(loc),
+                message=_message(error, _fields_at(loc) if error["type"] == "extra_forbidden" else None),
+                file=file,
+                line=_line_for(lines, loc) if lines else None,
+            )
+        )
+    return problems
+
+
+def scenario_from_dict(data: Any, file: str = "<scenario>", lines: dict[YamlPath, int] | None = None) -> Scenario:
+    """Validate a plain mapping as a scenario.
+
+    Raises
+    ------
+    ScenarioError
+        Listing every problem, with YAML paths (and lines when ``lines`` is given).
+    """
+    if not isinstance(data, dict):
+        raise ScenarioError([Problem("", f"expected a mapping of scenario blocks, got {type(data).__name__}", file)])
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise ScenarioError(problems_from_validation(exc, file, lines)) from None
+    from rackcost.chain import feasibility_problems
+
+    problems = [
+        Problem(path, message, file, _line_for(lines, loc) if lines else None)
+        for loc, path, message in feasibility_problems(scenario)
+    ]
+    if problems:
+        raise ScenarioError(problems)
+    return scenario
+
+
+def scenario_from_yaml(text: str, file: str = "<scenario>") -> Scenario:
+    """Parse YAML text (safe loader only) and validate it as a scenario."""
+    try:
+        data = yaml.safe_load(text)
+        lines = _line_map(text)
+    except yaml.constructor.ConstructorError as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark else None
+        tag = f" ({exc.problem})" if exc.problem else ""
+        raise ScenarioError(
+            [
+                Problem(
+                    "",
+                    f"YAML tag not allowed: only plain YAML values are read (safe loader){tag}",
+                    file,
+                    line,
+                )
+            ]
+        ) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        what = getattr(exc, "problem", None) or str(exc)
+        raise ScenarioError([Problem("", f"not valid YAML: {what}", file, line)]) from None
+    if data is None:
+        raise ScenarioError([Problem("", "the file is empty; expected a scenario mapping", file)])
+    return scenario_from_dict(data, file, lines)
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Load and validate a scenario file.
+
+    Parameters
+    ----------
+    path
+        A YAML file, or the name of a bundled scenario (see :func:`bundled_scenarios`).
+
+    Returns
+    -------
+    Scenario
+        The validated scenario.
+
+    Raises
+    ------
+    ScenarioError
+        One problem per line, each naming the file, YAML path and line, and what was expected.
+    """
+    file = Path(path)
+    if not file.exists() and file.name == str(path):
+        bundled = bundled_scenario_path(str(path), missing_ok=True)
+        if bundled is not None:
+            file = bundled
+    name = str(path)
+    if not file.exists():
+        raise ScenarioError([Problem("", "no such file", name)])
+    if file.is_dir():
+        raise ScenarioError([Problem("", "is a directory, expected a scenario YAML file", name)])
+    size = file.stat().st_size
+    if size > MAX_SCENARIO_BYTES:
+        raise ScenarioError([Problem("", f"file is {size:,} bytes; scenarios are limited to 1 MB", name)])
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError([Problem("", "not a UTF-8 text file", name)]) from None
+    except OSError as exc:
+        raise ScenarioError([Problem("", f"cannot be read: {exc.strerror}", name)]) from None
+    return scenario_from_yaml(text, name)
+
+
+def _scenario_dir() -> Path:
+    """Folder of bundled scenarios: inside the installed package, or the repository's ``scenarios/``."""
+    packaged = resources.files("rackcost") / "scenarios"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parents[2] / "scenarios"
+
+
+def bundled_scenarios() -> list[Path]:
+    """Bundled scenario files, sorted by name."""
+    folder = _scenario_dir()
+    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+
+
+def bundled_scenario_path(name: str = DEFAULT_SCENARIO, missing_ok: bool = False) -> Path | None:
+    """Path of a bundled scenario by file name (``.yaml`` may be omitted)."""
+    for path in bundled_scenarios():
+        if name in (path.name, path.stem):
+            return path
+    if missing_ok:
+        return None
+    raise ScenarioError([Problem("", "no bundled scenario of that name", name)])

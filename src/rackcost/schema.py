@@ -1,0 +1,446 @@
+"""Scenario schema: every input of the model, validated by pydantic.
+
+All checks happen here (DESIGN.md section 1 and 5). Units live in field names (``_w``, ``_kw``, ``_usd``,
+``_ms``, ``_s``, ``_per_kwh``, ``_years``, ``_rps``) and shares end in ``_fraction`` and lie in [0, 1].
+Cross-field rules name both fields and both values. The numeric core never sees these objects: the
+evaluation chain (:mod:`rackcost.chain`) unpacks them into numpy arrays.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "Claim",
+    "Costs",
+    "DemandPoint",
+    "Facility",
+    "Figure",
+    "FacilityOverride",
+    "Fleet",
+    "Hardware",
+    "OperatingPoint",
+    "Performance",
+    "Provenance",
+    "ProvenanceClass",
+    "SLO",
+    "Scenario",
+    "System",
+    "Workload",
+]
+
+PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+NonNegativeFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+Source = Annotated[str | None, Field(default=None, description="Where the figures of this block come from.")]
+
+
+_MISSING = object()
+
+
+def _lookup(data: object, path: str) -> object:
+    """Value at a YAML path like ``systems[0].hardware.idle_w`` in plain data, or ``_MISSING``."""
+    for part in path.replace("]", "").replace("[", ".").split("."):
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and part.isdigit() and int(part) < len(data):
+            data = data[int(part)]
+        else:
+            return _MISSING
+    return data
+
+
+class _Block(BaseModel):
+    """Base of every scenario block: unknown keys are errors, values are checked on assignment too."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+
+
+class ProvenanceClass(StrEnum):
+    """Who ran the benchmark behind a figure."""
+
+    vendor = "vendor"
+    collaborative = "collaborative"
+    independent = "independent"
+    assumption = "assumption"
+
+
+class TokenBasis(StrEnum):
+    """Which tokens a throughput figure counts."""
+
+    total = "total"
+    output = "output"
+
+
+class Workload(_Block):
+    """The requests the fleet serves."""
+
+    model: str = Field(description="Model name, e.g. deepseek-ai/DeepSeek-R1.")
+    revision: str | None = Field(default=None, description="Model revision or release date.")
+    precision: str = Field(description="Numeric format of weights/activations, e.g. fp8, mxfp4.")
+    input_tokens_per_request: PositiveFloat = Field(description="Input (prompt) tokens per request, ISL [tokens].")
+    output_tokens_per_request: PositiveFloat = Field(description="Output tokens per request, OSL [tokens].")
+    output_tokens_cv_fraction: NonNegativeFloat | None = Field(
+        default=None,
+        description="Coefficient of variation of output length (OSL spread); recorded, not yet used by the "
+        "queueing model (the Allen-Cunneen correction needs validation by simulation first).",
+    )
+    source: Source = None
+
+
+class SLO(_Block):
+    """Latency service-level objective; a request served within it is *accepted*."""
+
+    ttft_limit_ms: PositiveFloat = Field(description="Time-to-first-token limit, queueing included [ms].")
+    tpot_limit_ms: PositiveFloat = Field(description="Time-per-output-token (inter-token) limit [ms].")
+    e2e_limit_ms: PositiveFloat | None = Field(
+        default=None, description="Optional end-to-end latency limit, queueing included [ms]."
+    )
+    attainment_fraction: float = Field(
+        default=0.99,
+        gt=0,
+        lt=1,
+        allow_inf_nan=False,
+        description="Share of requests that must be accepted at the sizing (peak) demand, e.g. 0.99.",
+    )
+    source: Source = None
+
+
+class DemandPoint(_Block):
+    """One level of demand and how many hours a day the fleet sees it."""
+
+    name: str = Field(min_length=1, description="Name, conventionally quiet, normal or peak.")
+    arrival_rps: PositiveFloat = Field(description="Poisson arrival rate of requests [requests/s].")
+    hours_per_day: Annotated[float, Field(gt=0, le=24, allow_inf_nan=False)] = Field(
+        description="Hours per day at this demand [h]; all points add up to 24."
+    )
+    source: Source = None
+
+
+class FacilityOverride(_Block):
+    """Facility figures that differ for one system (e.g. a liquid-cooled hall); unset fields inherit."""
+
+    pue: Annotated[float, Field(ge=1, le=5, allow_inf_nan=False)] | None = None
+    electricity_usd_per_kwh: NonNegativeFloat | None = None
+    rack_power_limit_kw: PositiveFloat | None = None
+    colocation_usd_per_kw_month: NonNegativeFloat | None = None
+    build_usd_per_kw: NonNegativeFloat | None = None
+    build_life_years: PositiveFloat | None = None
+    source: Source = None
+
+
+class Facility(_Block):
+    """The building the fleet stands in."""
+
+    pue: Annotated[float, Field(ge=1, le=5, allow_inf_nan=False)] = Field(
+        description="Power usage effectiveness: facility power / IT power [-]."
+    )
+    electricity_usd_per_kwh: NonNegativeFloat = Field(description="Electricity price [USD/kWh].")
+    rack_power_limit_kw: PositiveFloat = Field(description="Power a rack position may be provisioned for [kW].")
+    max_racks: Annotated[int, Field(ge=1)] | None = Field(
+        default=None, description="Rack positions available; a fleet that needs more is flagged."
+    )
+    colocation_usd_per_kw_month: NonNegativeFloat = Field(
+        default=0.0, description="Colocation charge per provisioned (rated) IT kW per month [USD/kW-month]."
+    )
+    build_usd_per_kw: NonNegativeFloat = Field(
+        default=0.0, description="Cost to build facility capacity per provisioned IT kW [USD/kW]."
+    )
+    build_life_years: PositiveFloat = Field(
+        default=15.0, description="Life over which facility build cost is recovered [years]."
+    )
+    source: Source = None
+
+
+class Fleet(_Block):
+    """How the fleet is sized and run."""
+
+    idle_policy: Literal["powered", "park"] = Field(
+        default="powered",
+        description="powered: every replica is on and serving; park: replicas beyond what a demand point needs "
+        "draw parked power.",
+    )
+    spare_replicas: Annotated[int, Field(ge=0)] = Field(default=0, description="Replicas added for redundancy.")
+    replica_availability_fraction: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = Field(
+        default=1.0, description="Share of time a replica is up; the sized fleet is divided by it."
+    )
+    max_utilization_fraction: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = Field(
+        default=1.0, description="Ceiling on slot utilisation at the sizing demand."
+    )
+    power_utilization_exponent: PositiveFloat = Field(
+        default=1.0, description="Accelerator power = idle + (busy - idle) * utilisation ** exponent."
+    )
+    replicas: Annotated[int, Field(ge=1)] | None = Field(
+        default=None,
+        description="Evaluate an existing fleet of this many replicas per system instead of sizing one.",
+    )
+    sizing_demand_point: str | None = Field(
+        default=None, description="Demand point the fleet is sized for; default the highest arrival rate."
+    )
+    source: Source = None
+
+
+class Provenance(_Block):
+    """Who produced a system's figures, so a reader knows what has and has not been reproduced."""
+
+    provenance_class: ProvenanceClass = Field(
+        alias="class", description="vendor, collaborative, independent or assumption."
+    )
+    reported_by: str | None = None
+    date: str | None = None
+    source: str = Field(min_length=1, description="Where the figures were published.")
+    software_stack: str | None = None
+    proprietary_software: bool = Field(
+        default=False, description="Whether the gains depend on software a buyer cannot get."
+    )
+    notes: str | None = None
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_assignment=True)
+
+
+class OperatingPoint(_Block):
+    """One measured operating point of a serving replica."""
+
+    concurrency: PositiveFloat | None = Field(
+        default=None,
+        description="Requests in flight per replica [requests]; derived by Little's law when omitted.",
+    )
+    throughput_tokens_per_s: PositiveFloat = Field(
+        description="Throughput on the block's token basis, per replica or per accelerator [tokens/s]."
+    )
+    tpot_ms: PositiveFloat | None = Field(default=None, description="Time per output token [ms].")
+    interactivity_tokens_per_s: PositiveFloat | None = Field(
+        default=None, description="Output tokens per second per user = 1000 / TPOT [tokens/s]."
+    )
+    ttft_ms: PositiveFloat = Field(description="Time to first token at this point, without fleet queueing [ms].")
+    power_w_per_accelerator: PositiveFloat | None = Field(
+        default=None,
+        description="Measured accelerator (board) power at this point; overrides busy power [W].",
+    )
+
+    @model_validator(mode="after")
+    def _one_latency_form(self) -> OperatingPoint:
+        if (self.tpot_ms is None) == (self.interactivity_tokens_per_s is None):
+            raise ValueError("give exactly one of tpot_ms and interactivity_tokens_per_s")
+        return self
+
+    @property
+    def tpot_ms_value(self) -> float:
+        """Time per output token [ms], whichever way it was given."""
+        return self.tpot_ms if self.tpot_ms is not None else 1000.0 / self.interactivity_tokens_per_s
+
+
+class Claim(_Block):
+    """A vendor's headline: tokens per second per kW on a stated power basis."""
+
+    tokens_per_s_per_kw: PositiveFloat = Field(description="Headline throughput per kW [tokens/s/kW].")
+    token_basis: TokenBasis = Field(default=TokenBasis.total, description="Which tokens the claim counts.")
+    power_basis: str = Field(description="What the kW counts, e.g. package, board, all-in, facility.")
+    power_basis_kw_per_accelerator: PositiveFloat = Field(
+        description="kW per accelerator on that basis, to turn the claim into throughput [kW]."
+    )
+    tpot_ms: PositiveFloat | None = Field(
+        default=None,
+        description="TPOT at the claimed point; with ttft_ms makes the claim an operating point [ms].",
+    )
+    ttft_ms: PositiveFloat | None = Field(default=None, description="TTFT at the claimed point [ms].")
+    concurrency: PositiveFloat | None = Field(default=None, description="Concurrency at the claimed point.")
+    source: Source = None
+
+    @model_validator(mode="after")
+    def _latency_pair(self) -> Claim:
+        if (self.tpot_ms is None) != (self.ttft_ms is None):
+            raise ValueError("give both tpot_ms and ttft_ms (the claim becomes an operating point) or neither")
+        return self
+
+
+class Performance(_Block):
+    """Operating points of one serving replica, and/or a vendor claim that becomes one."""
+
+    token_basis: TokenBasis = Field(default=TokenBasis.total, description="Tokens counted by throughput figures.")
+    throughput_per: Literal["replica", "accelerator"] = Field(
+        default="replica", description="Whether throughput figures are per replica or per accelerator."
+    )
+    points: list[OperatingPoint] = Field(default_factory=list)
+    claim: Claim | None = None
+    benchmark_model: str | None = Field(default=None, description="Model the curve was measured on.")
+    benchmark_revision: str | None = None
+    benchmark_precision: str | None = None
+    benchmark_input_tokens: PositiveFloat | None = Field(
+        default=None, description="ISL the curve was measured at; default the workload's [tokens]."
+    )
+    benchmark_output_tokens: PositiveFloat | None = Field(
+        default=None, description="OSL the curve was measured at; default the workload's [tokens]."
+    )
+    framework: str | None = None
+    speculative_decoding: str | None = None
+
+    @model_validator(mode="after")
+    def _has_a_point(self) -> Performance:
+        if not self.points and (self.claim is None or self.claim.tpot_ms is None):
+            raise ValueError("give operating points, or a claim with tpot_ms and ttft_ms so it becomes one")
+        concurrencies = [p.concurrency for p in self.points]
+        if any(c is None for c in concurrencies) and any(c is not None for c in concurrencies):
+            raise ValueError("give concurrency for every operating point or for none")
+        known = [c for c in concurrencies if c is not None]
+        if len(set(known)) != len(known):
+            raise ValueError(f"operating points repeat a concurrency: {sorted(known)}")
+        return self
+
+
+class Hardware(_Block):
+    """Packaging and power of one system."""
+
+    accelerators_per_replica: Annotated[int, Field(ge=1)] = Field(description="Accelerators one replica spans.")
+    accelerators_per_node: Annotated[int, Field(ge=1)] = Field(description="Accelerators in one node (tray).")
+    nodes_per_rack: Annotated[int, Field(ge=1)] = Field(description="Node slots in one rack.")
+    accelerator_rated_w: PositiveFloat = Field(
+        description="Rated (nameplate) accelerator power; provisioning only [W]."
+    )
+    accelerator_busy_w: PositiveFloat = Field(description="Sustained accelerator power when every slot is busy [W].")
+    accelerator_idle_w: NonNegativeFloat = Field(description="Accelerator power when powered and idle [W].")
+    accelerator_parked_w: NonNegativeFloat | None = Field(
+        default=None, description="Accelerator power when parked (sleep); default the idle power [W]."
+    )
+    host_w_per_node: NonNegativeFloat = Field(
+        default=0.0, description="CPUs, memory, NICs, fans of one node while it is on [W]."
+    )
+    host_rated_w_per_node: NonNegativeFloat | None = Field(
+        default=None, description="Host nameplate power for provisioning; default host_w_per_node [W]."
+    )
+    host_parked_w_per_node: NonNegativeFloat | None = Field(
+        default=None,
+        description="Host power of a parked node; default host_w_per_node (parking saves nothing "
+        "on the host unless stated) [W].",
+    )
+    rack_overhead_w: NonNegativeFloat = Field(
+        default=0.0, description="Switches, fans, CDU and power conversion of one rack, always on [W]."
+    )
+    source: Source = None
+
+    @model_validator(mode="after")
+    def _power_order(self) -> Hardware:
+        problems = []
+        if self.accelerator_idle_w > self.accelerator_busy_w:
+            problems.append(
+                f"accelerator_idle_w ({self.accelerator_idle_w:g}) must not exceed accelerator_busy_w "
+                f"({self.accelerator_busy_w:g})"
+            )
+        if self.accelerator_busy_w > self.accelerator_rated_w:
+            problems.append(
+                f"accelerator_busy_w ({self.accelerator_busy_w:g}) must not exceed accelerator_rated_w "
+                f"({self.accelerator_rated_w:g})"
+            )
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+
+class Costs(_Block):
+    """Capital and operating costs of one system."""
+
+    capex_usd_per_accelerator: NonNegativeFloat = Field(description="Accelerator purchase price [USD].")
+    capex_usd_per_node: NonNegativeFloat = Field(default=0.0, description="Node chassis, CPUs, memory [USD].")
+    capex_usd_per_rack: NonNegativeFloat = Field(
+        default=0.0, description="Rack, in-rack switches, power shelves, CDU [USD]."
+    )
+    networking_capex_fraction: Fraction = Field(
+        default=0.0, description="Scale-out networking as a share of hardware capex [-]."
+    )
+    installation_capex_fraction: Fraction = Field(
+        default=0.0, description="Installation and integration as a share of hardware capex [-]."
+    )
+    service_life_years: PositiveFloat = Field(description="Years over which capex is recovered [years].")
+    cost_of_capital_fraction: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] = Field(
+        default=0.0, description="Annual cost of capital (discount rate) [1/year]."
+    )
+    maintenance_fraction_per_year: Fraction = Field(
+        default=0.0, description="Maintenance and support per year as a share of capex [1/year]."
+    )
+    software_usd_per_accelerator_year: NonNegativeFloat = Field(
+        default=0.0, description="Software licences per accelerator per year [USD/year]."
+    )
+    operations_usd_per_rack_year: NonNegativeFloat = Field(
+        default=0.0, description="Operations labour per rack per year [USD/year]."
+    )
+    source: Source = None
+
+
+class System(_Block):
+    """One system compared: its performance, who measured it, its hardware and its costs."""
+
+    name: str = Field(min_length=1)
+    performance: Performance
+    provenance: Provenance
+    hardware: Hardware
+    costs: Costs
+    facility: FacilityOverride | None = None
+
+
+class Figure(_Block):
+    """Where one figure (or every figure under a YAML path) comes from."""
+
+    provenance: ProvenanceClass = Field(description="vendor, collaborative, independent or assumption.")
+    source: str = Field(min_length=1, description="Publication, dataset or reasoning the figure comes from.")
+    why: str | None = Field(default=None, description="For an assumption: why this value was chosen.")
+
+    @model_validator(mode="after")
+    def _assumption_says_why(self) -> Figure:
+        if self.provenance is ProvenanceClass.assumption and not self.why:
+            raise ValueError("an assumption must say why it was chosen (field 'why')")
+        return self
+
+
+class Scenario(_Block):
+    """One scenario file: a workload, an SLO, a day of demand, a facility and the systems compared."""
+
+    name: str = Field(min_length=1)
+    description: str | None = None
+    workload: Workload
+    slo: SLO
+    demand: list[DemandPoint] = Field(min_length=1)
+    facility: Facility
+    fleet: Fleet = Field(default_factory=Fleet)
+    systems: list[System] = Field(min_length=1)
+    baseline_system: str | None = Field(default=None, description="System others are compared with; default the first.")
+    figures: dict[str, Figure] = Field(
+        default_factory=dict,
+        description="Source and provenance of figures, keyed by YAML path (e.g. 'systems[0].hardware' covers every "
+        "figure under it, 'facility.pue' just one).",
+    )
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> Scenario:
+        problems: list[str] = []
+        names = [d.name for d in self.demand]
+        if len(set(names)) != len(names):
+            problems.append(f"demand point names must be unique, got {names}")
+        hours = sum(d.hours_per_day for d in self.demand)
+        if not math.isclose(hours, 24.0, abs_tol=1e-6):
+            problems.append(f"demand hours_per_day must add up to 24, got {hours:g}")
+        system_names = [s.name for s in self.systems]
+        if len(set(system_names)) != len(system_names):
+            problems.append(f"system names must be unique, got {system_names}")
+        if self.baseline_system is not None and self.baseline_system not in system_names:
+            problems.append(f"baseline_system {self.baseline_system!r} is not a system name; systems: {system_names}")
+        if self.fleet.sizing_demand_point is not None and self.fleet.sizing_demand_point not in names:
+            problems.append(
+                f"fleet.sizing_demand_point {self.fleet.sizing_demand_point!r} is not a demand point; "
+                f"demand points: {names}"
+            )
+        data = self.model_dump(by_alias=True, exclude={"figures"})
+        for path in self.figures:
+            if _lookup(data, path) is _MISSING:
+                problems.append(f"figures: {path!r} is not a path in this scenario")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    @property
+    def baseline_name(self) -> str:
+        """Name of the baseline system [-]."""
+        return self.baseline_system or self.systems[0].name

@@ -1,0 +1,386 @@
+"""Tests for rackcost.queueing (M/M/k formulas and sizing)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.integrate import quad
+
+from rackcost.queueing import (
+    capacity_at_slo,
+    erlang_b,
+    erlang_c,
+    offered_load,
+    replicas_needed,
+    wait_exceedance,
+    wait_quantile,
+)
+
+SETTINGS = settings(max_examples=60, deadline=None)
+
+
+# --------------------------------------------------------------------------- references
+
+
+def erlang_b_recursion(n: int, a: float) -> float:
+    """Textbook recursion B(0,a)=1, B(n,a) = a B(n-1,a) / (n + a B(n-1,a)).
+
+    Source: Kleinrock (1975), Queueing Systems Vol. 1, Sec. 3.6; also
+    Iversen, Teletraffic Engineering and Network Planning (DTU/ITU-D, 2015),
+    Eq. (4.29).
+    """
+    b = 1.0
+    for i in range(1, n + 1):
+        b = a * b / (i + a * b)
+    return b
+
+
+def erlang_b_log_recursion(n: int, a: np.ndarray) -> np.ndarray:
+    """Same recursion on L_n = log(1/B_n): 1/B_n = 1 + (n/a) / B_{n-1} (Iversen 2015, Eq. (4.30)).
+
+    Written in log form with logaddexp so that it neither under- nor overflows at n = 5000.
+    """
+    log_inv_b = np.zeros_like(a)
+    for i in range(1, n + 1):
+        log_inv_b = np.logaddexp(0.0, np.log(i / a) + log_inv_b)
+    return np.exp(-log_inv_b)
+
+
+def erlang_c_sum(k: int, a: float) -> float:
+    """C = (a^k/k! * k/(k-a)) / (sum_{i<k} a^i/i! + a^k/k! * k/(k-a)), a < k.
+
+    Source: Kleinrock (1975), Queueing Systems Vol. 1, Eq. (3.40) (Erlang C formula).
+    """
+    top = a**k / math.factorial(k) * k / (k - a)
+    return top / (math.fsum(a**i / math.factorial(i) for i in range(k)) + top)
+
+
+# --------------------------------------------------------------------------- Erlang B
+
+
+@pytest.mark.parametrize("a", [0.05, 0.5, 1.0, 3.7, 10.0, 42.0, 150.0, 199.5, 250.0, 1000.0])
+def test_erlang_b_matches_recursion_integer_k(a: float) -> None:
+    ns = np.arange(1, 201)
+    expected = np.array([erlang_b_recursion(int(n), a) for n in ns])
+    got = erlang_b(ns, a)
+    assert got.shape == ns.shape
+    # atol only matters where the plain recursion itself underflows towards 0.
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-300)
+
+
+def test_erlang_b_published_value() -> None:
+    # Standard Erlang B table (e.g. Iversen 2015, Teletraffic Engineering and Network
+    # Planning, Table of the Erlang B formula): n = 10 trunks, A = 5 erlang -> E = 0.0184.
+    # Exact value from the recursion above: 0.018384570336648...
+    assert float(erlang_b(10, 5)) == pytest.approx(0.01838457033664814, rel=1e-12)
+    assert round(float(erlang_b(10, 5)), 4) == 0.0184
+    # B(1, a) = a / (1 + a) (Kleinrock 1975, Eq. (3.44) with m = 1).
+    assert float(erlang_b(1, 3.0)) == pytest.approx(0.75, rel=1e-14)
+
+
+def test_erlang_b_zero_load_and_ranges() -> None:
+    assert float(erlang_b(3.0, 0.0)) == 0.0
+    assert float(erlang_b(1e-3, 0.0)) == 0.0
+
+
+def test_erlang_b_large_k_matches_log_recursion() -> None:
+    a = np.array([3000.0, 4500.0, 4900.0, 4999.0, 5000.0, 5001.0, 5100.0, 5200.0, 6000.0, 20000.0])
+    expected = erlang_b_log_recursion(5000, a)
+    np.testing.assert_allclose(erlang_b(5000, a), expected, rtol=1e-10)
+
+
+@pytest.mark.parametrize("a", [0.999e6, 1e6, 1.05e6, 1e8])
+def test_erlang_b_large_k_finite(a: float) -> None:
+    b = float(erlang_b(1e6, a))
+    assert np.isfinite(b)
+    assert 0.0 <= b <= 1.0
+    if a > 1e6:
+        # Overload (fluid) limit: B -> (a - k)/a for a > k, k large (Jagerman 1974).
+        assert b == pytest.approx((a - 1e6) / a, rel=2e-3)
+    else:
+        assert 0.0 < b < 2e-3
+
+
+def test_erlang_b_grid_never_nan() -> None:
+    k = np.logspace(-3, 7, 41)[:, None]
+    a = np.concatenate([[0.0], np.logspace(-6, 8, 57)])[None, :]
+    b = erlang_b(k, a)
+    assert b.shape == (41, 58)
+    assert np.all(np.isfinite(b))
+    assert np.all((b >= 0.0) & (b <= 1.0))
+    # Monotone increasing in a for every k (Jagerman 1974).
+    assert np.all(np.diff(b, axis=1) >= -1e-12)
+
+
+@pytest.mark.parametrize("k", [1e3, 1e6, 1e7])
+def test_erlang_b_continuous_across_a_equals_k(k: float) -> None:
+    below = erlang_b(k, k * (1 - 1e-12))
+    above = erlang_b(k, k * (1 + 1e-12))
+    assert float(above) >= float(below)
+    assert float(above) == pytest.approx(float(below), rel=1e-6)
+    # Also across the a-range where the implementation changes evaluation method.
+    a = np.linspace(k, k + 3 * np.sqrt(k), 2001)
+    log_b = np.log(erlang_b(k, a))
+    step = np.diff(log_b)
+    assert np.all(step > 0)
+    # Smooth: no jump anywhere, i.e. consecutive steps differ far less than the steps themselves.
+    assert np.max(np.abs(np.diff(step))) < 1e-2 * np.min(step)
+
+
+def test_erlang_b_non_integer_k_continuous_and_monotone() -> None:
+    k = np.linspace(3.0, 4.0, 1001)
+    for a in (0.5, 3.5, 8.0):
+        b = erlang_b(k, a)
+        assert np.all(np.diff(b) < 0)  # more servers, less blocking
+        ratio = b[1:] / b[:-1]
+        assert np.all(ratio > 0.99)  # no jump on a 1e-3 grid in k
+        assert np.max(np.abs(np.diff(ratio))) < 1e-4
+        assert b[0] == pytest.approx(erlang_b_recursion(3, a), rel=1e-12)
+        assert b[-1] == pytest.approx(erlang_b_recursion(4, a), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("k", "a"), [(0.5, 0.3), (2.5, 3.0), (7.25, 4.0), (0.01, 2.0), (12.3, 40.0), (1e-3, 2e-3), (0.3, 0.35)]
+)
+def test_erlang_b_non_integer_k_integral_representation(k: float, a: float) -> None:
+    # Jagerman (1974): 1/B(k, a) = a * int_0^inf exp(-a y) (1 + y)^k dy, for real k > 0.
+    integral, _ = quad(lambda y: math.exp(-a * y) * (1 + y) ** k, 0, np.inf, epsabs=0, epsrel=1e-13)
+    assert float(erlang_b(k, a)) == pytest.approx(1.0 / (a * integral), rel=1e-9)
+
+
+# --------------------------------------------------------------------------- Erlang C
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 8, 13, 20, 30])
+def test_erlang_c_matches_sum(k: int) -> None:
+    a = np.array([0.01, 0.25, 0.5, 0.8, 0.95, 0.999]) * k
+    expected = np.array([erlang_c_sum(k, float(x)) for x in a])
+    np.testing.assert_allclose(erlang_c(k, a), expected, rtol=1e-10)
+
+
+def test_erlang_c_unstable_is_one() -> None:
+    np.testing.assert_array_equal(erlang_c(4.0, [4.0, 5.0, 1e8]), [1.0, 1.0, 1.0])
+
+
+def test_mm2_hand_worked_example() -> None:
+    # M/M/2 with lambda = 1/s, S = 1 s (a = 1 erlang), hand-worked from Kleinrock (1975)
+    # Eq. (3.40): C = (1/2 * 2/1) / (1 + 1 + 1) = 1/3, and Sec. 3.5:
+    # P(W > t) = C exp(-(k/S - lambda) t) = exp(-t)/3; wait quantile
+    # w_q = S/(k - a) log(C/(1 - q)) = log(10/3) for q = 0.9.
+    assert float(erlang_c(2, 1.0)) == pytest.approx(1 / 3, rel=1e-14)
+    t = np.array([0.0, 0.1, 1.0, 5.0])
+    np.testing.assert_allclose(wait_exceedance(t, 2, 1.0, 1.0), np.exp(-t) / 3, rtol=1e-14)
+    assert float(wait_quantile(0.9, 2, 1.0, 1.0)) == pytest.approx(math.log(10 / 3), rel=1e-14)
+    assert float(wait_quantile(0.5, 2, 1.0, 1.0)) == 0.0  # C = 1/3 <= 1 - q
+    assert float(offered_load(1.0, 1.0)) == 1.0
+
+
+@SETTINGS
+@given(
+    k=st.floats(1e-3, 1e7),
+    rho=st.floats(0.0, 3.0),
+)
+def test_erlang_c_at_least_b_and_in_unit_interval(k: float, rho: float) -> None:
+    a = rho * k
+    b = float(erlang_b(k, a))
+    c = float(erlang_c(k, a))
+    assert 0.0 <= b <= 1.0
+    assert 0.0 <= c <= 1.0
+    assert c >= b
+
+
+# --------------------------------------------------------------------------- wait distribution
+
+
+@SETTINGS
+@given(
+    k=st.floats(0.5, 1e6),
+    rho=st.floats(0.01, 0.999),
+    service_s=st.floats(1e-3, 100.0),
+    t1=st.floats(0.0, 10.0),
+    dt=st.floats(1e-3, 10.0),
+)
+def test_wait_exceedance_decreasing_in_t(k: float, rho: float, service_s: float, t1: float, dt: float) -> None:
+    lam = rho * k / service_s
+    p = wait_exceedance(np.array([t1, t1 + dt]), k, lam, service_s)
+    assert np.all((p >= 0) & (p <= 1))
+    assert p[1] <= p[0]
+
+
+@SETTINGS
+@given(
+    k=st.floats(0.5, 1e6),
+    rho=st.floats(0.0, 1.2),
+    step=st.floats(1e-3, 1.0),
+    service_s=st.floats(1e-3, 100.0),
+    t=st.floats(0.0, 5.0),
+)
+def test_wait_exceedance_increasing_in_lambda(k: float, rho: float, step: float, service_s: float, t: float) -> None:
+    lam = np.array([rho, rho * (1 + step) + step]) * k / service_s
+    p = wait_exceedance(t, k, lam, service_s)
+    assert p[1] >= p[0] * (1 - 1e-12)
+
+
+def test_wait_exceedance_unstable_is_one() -> None:
+    np.testing.assert_array_equal(wait_exceedance([0.0, 3.0], 10.0, 20.0, 0.5), [1.0, 1.0])
+    assert float(wait_quantile(0.99, 10.0, 25.0, 0.5)) == np.inf
+
+
+@SETTINGS
+@given(
+    k=st.floats(1.0, 1e5),
+    rho=st.floats(0.05, 0.999),
+    service_s=st.floats(1e-3, 10.0),
+    q=st.floats(0.0, 0.9999),
+)
+def test_wait_quantile_inverts_exceedance(k: float, rho: float, service_s: float, q: float) -> None:
+    lam = rho * k / service_s
+    w = float(wait_quantile(q, k, lam, service_s))
+    c = float(erlang_c(k, rho * k))
+    if c <= 1 - q:
+        assert w == 0.0
+    else:
+        assert w > 0.0
+        assert float(wait_exceedance(w, k, lam, service_s)) == pytest.approx(1 - q, rel=1e-8)
+
+
+# --------------------------------------------------------------------------- capacity_at_slo
+
+
+@pytest.mark.parametrize("k", [1.0, 7.5, 100.0, 1e4, 1e6])
+@pytest.mark.parametrize("budget", [0.0, 0.05, 1.0])
+@pytest.mark.parametrize("eps", [1e-4, 0.01, 0.2])
+def test_capacity_at_slo_is_tight(k: float, budget: float, eps: float) -> None:
+    service_s = 0.8
+    lam = float(capacity_at_slo(k, service_s, budget, eps))
+    assert 0.0 < lam < k / service_s
+    assert float(wait_exceedance(budget, k, lam, service_s)) <= eps
+    assert float(wait_exceedance(budget, k, lam * (1 + 1e-6), service_s)) > eps
+
+
+def test_capacity_at_slo_mm1_closed_form() -> None:
+    # M/M/1 (Kleinrock 1975, Sec. 3.2): C = rho, P(W > t) = rho exp(-(1 - rho) t / S).
+    # With t = 0: lambda* = eps / S.
+    assert float(capacity_at_slo(1.0, 2.0, 0.0, 0.1)) == pytest.approx(0.05, rel=1e-12)
+
+
+def test_capacity_at_slo_broadcasts() -> None:
+    out = capacity_at_slo(np.array([10.0, 100.0])[:, None], 1.0, np.array([0.0, 0.5, 1.0]), 0.01)
+    assert out.shape == (2, 3)
+    assert np.all(np.diff(out, axis=1) > 0)  # looser budget, more capacity
+    assert np.all(out[1] > out[0])
+
+
+# --------------------------------------------------------------------------- replicas_needed
+
+
+def _feasible(n: int, lam: float, s: float, c: float, t: float, eps: float) -> bool:
+    k = n * c
+    return k > lam * s and float(wait_exceedance(t, k, lam, s)) <= eps
+
+
+@pytest.mark.parametrize(
+    ("lam", "s", "c", "t", "eps"),
+    [
+        (0.5, 1.0, 1.0, 0.0, 0.05),
+        (10.0, 2.0, 4.0, 0.5, 0.01),
+        (33.0, 0.7, 2.5, 0.0, 0.001),
+        (1e3, 1.0, 8.0, 0.1, 0.01),
+        (1e5, 3.0, 16.0, 2.0, 1e-3),
+        (1e6, 1.0, 64.0, 0.0, 0.01),
+        (1e6, 1.0, 100.0, 1e-3, 0.05),
+    ],
+)
+def test_replicas_needed_is_minimal(lam: float, s: float, c: float, t: float, eps: float) -> None:
+    n = int(replicas_needed(lam, s, c, t, eps))
+    assert _feasible(n, lam, s, c, t, eps)
+    if n > 1:
+        assert not _feasible(n - 1, lam, s, c, t, eps)
+
+
+def test_replicas_needed_zero_demand_and_dtype() -> None:
+    out = replicas_needed(0.0, 1.0, 4.0, 0.1, 0.01)
+    assert out.dtype == np.int64
+    assert int(out) == 1
+
+
+def test_replicas_needed_small_and_huge_k() -> None:
+    # k ~ 100 and k ~ 1e6 slots with 1 slot per replica.
+    s, t, eps = 1.0, 0.05, 0.01
+    for a in (80.0, 0.99e6):
+        n = int(replicas_needed(a / s, s, 1.0, t, eps))
+        assert n > a
+        assert _feasible(n, a, s, 1.0, t, eps)
+        assert not _feasible(n - 1, a, s, 1.0, t, eps)
+    # Pooling: the relative headroom shrinks with scale (square-root staffing, Halfin-Whitt 1981).
+    n_small = int(replicas_needed(80.0, s, 1.0, t, eps))
+    n_big = int(replicas_needed(0.99e6, s, 1.0, t, eps))
+    assert (n_big - 0.99e6) / 0.99e6 < (n_small - 80.0) / 80.0
+
+
+def test_replicas_needed_vectorised_equals_scalar() -> None:
+    lam = np.array([0.0, 0.3, 5.0, 120.0, 4e3, 2.5e5])[:, None]
+    c = np.array([1.0, 2.5, 32.0])[None, :]
+    t = np.array([[0.0], [0.2], [0.0], [1.0], [0.01], [0.0]])
+    vec = replicas_needed(lam, 0.9, c, t, 0.02)
+    assert vec.shape == (6, 3)
+    assert vec.dtype == np.int64
+    for i in range(6):
+        for j in range(3):
+            assert vec[i, j] == int(replicas_needed(lam[i, 0], 0.9, c[0, j], t[i, 0], 0.02))
+
+
+@SETTINGS
+@given(
+    lam=st.floats(0.0, 1e6),
+    factor=st.floats(1.0, 10.0),
+    s=st.floats(1e-2, 10.0),
+    c=st.floats(0.5, 64.0),
+    t=st.sampled_from([0.0, 0.01, 0.1, 1.0]),
+    eps=st.floats(1e-6, 0.5),
+)
+def test_replicas_needed_monotone_in_demand(
+    lam: float, factor: float, s: float, c: float, t: float, eps: float
+) -> None:
+    n = replicas_needed(np.array([lam, lam * factor]), s, c, t, eps)
+    assert n[0] >= 1
+    assert n[1] >= n[0]
+
+
+# --------------------------------------------------------------------------- validation
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: erlang_b(0.0, 1.0),
+        lambda: erlang_b(1.0, -1.0),
+        lambda: erlang_b(np.nan, 1.0),
+        lambda: erlang_c(-2.0, 1.0),
+        lambda: wait_exceedance(-1.0, 2.0, 1.0, 1.0),
+        lambda: wait_exceedance(1.0, 2.0, 1.0, 0.0),
+        lambda: wait_quantile(1.0, 2.0, 1.0, 1.0),
+        lambda: capacity_at_slo(2.0, 1.0, 0.1, 0.0),
+        lambda: capacity_at_slo(2.0, 1.0, 0.1, 1.0),
+        lambda: replicas_needed(-1.0, 1.0, 1.0, 0.1, 0.01),
+        lambda: replicas_needed(1.0, 1.0, 0.0, 0.1, 0.01),
+        lambda: replicas_needed(1.0, 1.0, 1.0, -0.1, 0.01),
+        lambda: replicas_needed(1.0, 1.0, 1.0, 0.1, 1.5),
+        lambda: offered_load(-1.0, 1.0),
+    ],
+)
+def test_invalid_inputs_raise(call: Callable[[], object]) -> None:
+    with pytest.raises(ValueError):
+        call()
+
+
+def test_scalar_in_zero_d_out() -> None:
+    for out in (erlang_b(2, 1), erlang_c(2, 1), wait_exceedance(0, 2, 1, 1), capacity_at_slo(2, 1, 0, 0.1)):
+        assert isinstance(out, np.ndarray)
+        assert out.shape == ()
+        assert out.dtype == np.float64
