@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from rackcost import finance, power
@@ -19,7 +18,7 @@ from rackcost.demand import DemandOutcome, serve_demand
 from rackcost.errors import Problem, ScenarioError
 from rackcost.operating_point import choose_operating_point, feasible, queueing_budget_s
 from rackcost.performance import Curve, build_curve, candidate_concurrencies, interpolate_curve
-from rackcost.results import Result, point_columns, system_rows
+from rackcost.results import Result, point_rows, system_rows
 from rackcost.schema import Scenario, System
 from rackcost.sizing import nodes_per_rack_allowed, pack_racks, provisioned_replicas
 
@@ -389,15 +388,13 @@ def evaluate(scenario: Scenario) -> Result:
         raise ScenarioError([Problem(path, message) for _, path, message in problems])
     sizing_name, sizing_rps = _sizing_rps(scenario)
     outcomes = [_evaluate_system(inp, scenario, sizing_rps) for inp in inputs]
-    points = point_columns(scenario, outcomes)
+    points = point_rows(scenario, outcomes)
     systems = system_rows(scenario, outcomes, sizing_name)
     warnings = comparability_warnings(scenario) + _outcome_warnings(scenario, outcomes)
     comparison = comparison_rows(scenario, systems, points)
     return Result(
         scenario_name=scenario.name,
-        points=pd.DataFrame(points),
-        systems=pd.DataFrame(systems),
-        comparison=comparison,
+        records={"points": points, "systems": systems, "comparison": comparison},
         warnings=warnings,
     )
 

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
 if TYPE_CHECKING:
     from rackcost.schema import Scenario, System
 
@@ -30,7 +27,9 @@ COMPARISON_COLUMNS = [
 ]
 
 
-def comparison_rows(scenario: Scenario, systems: list[dict[str, Any]], points: dict[str, np.ndarray]) -> pd.DataFrame:
+def comparison_rows(
+    scenario: Scenario, systems: list[dict[str, Any]], points: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """Claim-vs-decision table: one row per (system, metric) for every system other than the baseline.
 
     Parameters
@@ -38,21 +37,18 @@ def comparison_rows(scenario: Scenario, systems: list[dict[str, Any]], points: d
     scenario
         The scenario (for the baseline and the demand points).
     systems, points
-        Rows of the ``systems`` table, and columns of the ``points`` table.
+        Rows of the ``systems`` and ``points`` tables.
 
     Returns
     -------
-    DataFrame
-        Columns ``COMPARISON_COLUMNS``. ``kind`` is ``claim`` for the headline row and ``modelled`` otherwise.
+    list of dict
+        Rows with keys ``COMPARISON_COLUMNS``. ``kind`` is ``claim`` for the headline row when both systems state a
+        vendor claim, ``derived`` when a headline had to be derived from a curve, and ``modelled`` for the
+        model's own ratios.
     """
     base = scenario.baseline_name
     by_name = {row["system"]: row for row in systems}
-    cost = {
-        (system, point): value
-        for system, point, value in zip(
-            points["system"], points["demand_point"], points["usd_per_accepted_request"], strict=True
-        )
-    }
+    cost = {(p["system"], p["demand_point"]): p["usd_per_accepted_request"] for p in points}
     rows = []
     b = by_name[base]
     for name in by_name:
@@ -71,7 +67,7 @@ def comparison_rows(scenario: Scenario, systems: list[dict[str, Any]], points: d
                 s["headline_tokens_per_s_per_kw"],
                 b["headline_tokens_per_s_per_kw"],
                 True,
-                "claim",
+                "claim" if s["headline_is_vendor_claim"] and b["headline_is_vendor_claim"] else "derived",
             )
         )
         rows.append(
@@ -112,7 +108,7 @@ def comparison_rows(scenario: Scenario, systems: list[dict[str, Any]], points: d
                 "modelled",
             )
         )
-    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+    return rows
 
 
 def _row(

@@ -1,25 +1,31 @@
-"""Result tables: the numbers of the chain as DataFrames whose column names carry their units.
+"""Result tables: the numbers of the chain as records, and as DataFrames whose column names carry their units.
 
-Column names are listed, with units, in ``docs/glossary.md``.
+Column names are listed, with units, in ``docs/glossary.md``. The tables are held as plain records and turned
+into pandas DataFrames only when asked for, so that the command line does not pay for importing pandas.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from rackcost.chain import SystemOutcome
     from rackcost.schema import Scenario
 
-__all__ = ["Result", "point_columns", "system_rows"]
+__all__ = ["Result", "TABLES", "point_rows", "system_rows"]
 
 SECONDS_PER_HOUR = 3600.0
+TABLES = ("points", "systems", "comparison")
 
 
 @dataclass
@@ -30,53 +36,77 @@ class Result:
     ----------
     scenario_name
         Name of the scenario evaluated.
-    points
-        One row per system and demand point.
-    systems
-        One row per system: chosen operating point, fleet, capital, blended cost.
-    comparison
-        Each system against the baseline: the vendor's headline ratio beside the modelled ratios.
+    records
+        The three tables as lists of plain dicts: ``points``, ``systems``, ``comparison``.
     warnings
         Comparability warnings and named outcomes (overload, rack limits), one sentence each.
+    points
+        One row per system and demand point (DataFrame).
+    systems
+        One row per system: chosen operating point, fleet, capital, blended cost (DataFrame).
+    comparison
+        Each system against the baseline: the vendor's headline ratio beside the modelled ratios (DataFrame).
     """
 
     scenario_name: str
-    points: pd.DataFrame
-    systems: pd.DataFrame
-    comparison: pd.DataFrame
+    records: dict[str, list[dict[str, Any]]]
     warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for table, rows in self.records.items():
+            for row in rows:
+                for key, value in row.items():
+                    if isinstance(value, float) and not math.isfinite(value):
+                        raise ValueError(f"{table}.{key} is not finite ({value}); this is a bug in rackcost")
+
+    def _frame(self, table: str) -> pd.DataFrame:
+        import pandas as pd
+
+        from rackcost.compare import COMPARISON_COLUMNS
+
+        columns = COMPARISON_COLUMNS if table == "comparison" else None
+        return pd.DataFrame(self.records[table], columns=columns)
+
+    @cached_property
+    def points(self) -> pd.DataFrame:
+        """One row per system and demand point."""
+        return self._frame("points")
+
+    @cached_property
+    def systems(self) -> pd.DataFrame:
+        """One row per system."""
+        return self._frame("systems")
+
+    @cached_property
+    def comparison(self) -> pd.DataFrame:
+        """Each system against the baseline."""
+        return self._frame("comparison")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dictionary with keys ``scenario``, ``points``, ``systems``, ``comparison``, ``warnings``."""
-        return {
-            "scenario": self.scenario_name,
-            "points": _records(self.points),
-            "systems": _records(self.systems),
-            "comparison": _records(self.comparison),
-            "warnings": list(self.warnings),
-        }
+        return {"scenario": self.scenario_name, **self.records, "warnings": list(self.warnings)}
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text of :meth:`to_dict` (no NaN or infinity: the chain never produces them)."""
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
-
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    rows = []
-    for row in frame.to_dict(orient="records"):
-        clean = {}
-        for key, value in row.items():
-            if isinstance(value, np.generic):
-                value = value.item()
-            if isinstance(value, float) and not math.isfinite(value):
-                raise ValueError(f"result column {key!r} is not finite ({value}); this is a bug in rackcost")
-            clean[key] = value
-        rows.append(clean)
-    return rows
+    def to_csv(self, table: str = "points") -> str:
+        """CSV text of one table (``points``, ``systems`` or ``comparison``)."""
+        rows = self.records[table]
+        out = io.StringIO()
+        if rows:
+            writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+        return out.getvalue()
 
 
-def point_columns(scenario: Scenario, outcomes: list[SystemOutcome]) -> dict[str, np.ndarray]:
-    """Columns of the ``points`` table (one row per system and demand point) as arrays."""
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def point_rows(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[dict[str, Any]]:
+    """Rows of the ``points`` table: one per system and demand point."""
     osl = scenario.workload.output_tokens_per_request
     frames = []
     for o in outcomes:
@@ -121,7 +151,11 @@ def point_columns(scenario: Scenario, outcomes: list[SystemOutcome]) -> dict[str
                 }
             )
         )
-    return {key: np.concatenate([f[key] for f in frames]) for key in frames[0]}
+    rows = []
+    for frame in frames:
+        lists = {key: np.asarray(values).tolist() for key, values in frame.items()}
+        rows.extend(dict(zip(lists, values, strict=True)) for values in zip(*lists.values(), strict=True))
+    return rows
 
 
 def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand_point: str) -> list[dict[str, Any]]:
@@ -163,6 +197,7 @@ def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand
                 "fixed_opex_usd_per_hour": o.fixed_opex_usd_per_hour,
                 "headline_tokens_per_s_per_kw": o.inputs.headline_tokens_per_s_per_kw,
                 "headline_power_basis": o.inputs.headline_power_basis,
+                "headline_is_vendor_claim": o.inputs.headline_is_claim,
                 "slo_point_total_tokens_per_facility_kwh": o.slo_point_total_tokens_per_facility_kwh,
                 "accepted_requests_per_day": accepted_per_day,
                 "facility_energy_kwh_per_day": energy_kwh_per_day,
@@ -171,4 +206,4 @@ def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand
                 "blended_usd_per_million_accepted_output_tokens": cost_per_day / output_per_day * 1e6,
             }
         )
-    return rows
+    return [{key: _plain(value) for key, value in row.items()} for row in rows]

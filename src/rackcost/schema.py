@@ -413,6 +413,16 @@ class Scenario(_Block):
         "figure under it, 'facility.pue' just one).",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _figures_name_given_values(cls, data: object) -> object:
+        """Each key of ``figures`` must name a value the scenario itself gives (not a default)."""
+        if isinstance(data, dict) and isinstance(data.get("figures"), dict):
+            missing = [path for path in data["figures"] if _lookup(data, str(path)) is _MISSING]
+            if missing:
+                raise ValueError(f"figures: {', '.join(map(repr, missing))} not a path this scenario gives a value at")
+        return data
+
     @model_validator(mode="after")
     def _cross_checks(self) -> Scenario:
         problems: list[str] = []
@@ -432,10 +442,6 @@ class Scenario(_Block):
                 f"fleet.sizing_demand_point {self.fleet.sizing_demand_point!r} is not a demand point; "
                 f"demand points: {names}"
             )
-        data = self.model_dump(by_alias=True, exclude={"figures"})
-        for path in self.figures:
-            if _lookup(data, path) is _MISSING:
-                problems.append(f"figures: {path!r} is not a path in this scenario")
         if problems:
             raise ValueError("; ".join(problems))
         return self

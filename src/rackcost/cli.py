@@ -1,0 +1,343 @@
+"""Command-line face: ``rackcost evaluate | compare | validate | schema | scenarios``.
+
+User mistakes (a bad scenario, a missing file) end with exit code 1 and one line per problem on stderr, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from rackcost.errors import ScenarioError
+from rackcost.loading import DEFAULT_SCENARIO, bundled_scenario_path, bundled_scenarios, load_scenario
+
+if TYPE_CHECKING:
+    from rackcost.results import Result
+
+app = typer.Typer(
+    name="rackcost",
+    help="What an inference system really costs per accepted request, at quiet, normal and peak demand.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class OutputFormat(StrEnum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+class TableName(StrEnum):
+    points = "points"
+    systems = "systems"
+    comparison = "comparison"
+
+
+def _console(stderr: bool = False) -> Console:
+    # a wide console when not on a terminal, so that piped tables are not squashed to 80 columns
+    probe = Console(stderr=stderr)
+    return Console(stderr=stderr, width=None if probe.is_terminal else 200)
+
+
+def _fail(exc: ScenarioError) -> None:
+    err = _console(stderr=True)
+    for problem in exc.problems:
+        err.print(f"[red]error:[/red] {problem}", highlight=False, markup=True, soft_wrap=True)
+    raise typer.Exit(code=1)
+
+
+def _load_and_evaluate(scenario: Path | None) -> Result:
+    from rackcost.chain import evaluate
+
+    path = scenario if scenario is not None else bundled_scenario_path(DEFAULT_SCENARIO)
+    try:
+        return evaluate(load_scenario(path))
+    except ScenarioError as exc:
+        _fail(exc)
+        raise  # unreachable: _fail exits
+
+
+ScenarioArg = Annotated[
+    Path | None,
+    typer.Argument(help="Scenario YAML file, or the name of a bundled scenario. Default: the bundled default."),
+]
+FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="table (Rich), json or csv.")]
+OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")]
+TableOpt = Annotated[TableName, typer.Option("--table", help="Which table --format csv writes.")]
+
+
+@app.command()
+def evaluate(
+    scenario: ScenarioArg = None,
+    fmt: FormatOpt = OutputFormat.table,
+    output: OutputOpt = None,
+    table: TableOpt = TableName.points,
+) -> None:
+    """Evaluate a scenario: each system at each demand point, the fleet, and the claim-vs-decision table."""
+    result = _load_and_evaluate(scenario)
+    _emit(result, fmt, output, table, full=True)
+
+
+@app.command()
+def compare(
+    scenario: ScenarioArg = None,
+    fmt: FormatOpt = OutputFormat.table,
+    output: OutputOpt = None,
+) -> None:
+    """Only the claim-vs-decision table: the vendor's headline ratio beside the modelled ratios."""
+    result = _load_and_evaluate(scenario)
+    _emit(result, fmt, output, TableName.comparison, full=False)
+
+
+def _emit(result: Result, fmt: OutputFormat, output: Path | None, table: TableName, full: bool) -> None:
+    if fmt is OutputFormat.json:
+        data = result.to_dict() if full else {"comparison": result.to_dict()["comparison"], "warnings": result.warnings}
+        text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+    elif fmt is OutputFormat.csv:
+        text = result.to_csv(table.value)
+    else:
+        console = (
+            Console(file=output.open("w", encoding="utf-8"), width=200, force_terminal=False) if output else _console()
+        )
+        if full:
+            _print_points(console, result)
+            _print_systems(console, result)
+        _print_comparison(console, result)
+        _print_warnings(console, result)
+        if output:
+            console.file.close()
+            _console(stderr=True).print(f"wrote {output}")
+        return
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            _console(stderr=True).print(f"[red]error:[/red] {output}: cannot write: {exc.strerror}")
+            raise typer.Exit(code=1) from None
+        _console(stderr=True).print(f"wrote {output}")
+
+
+def _money(x: float) -> str:
+    """USD with sensible decimals: $1,234 / $12.3 / $0.00123."""
+    if x >= 1000:
+        return f"${x:,.0f}"
+    if x >= 1:
+        return f"${x:,.2f}"
+    return f"${x:#.3g}"
+
+
+def _num(x: float, digits: int = 3) -> str:
+    """Large numbers as k / M for reading."""
+    for bound, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= bound:
+            return f"{x / bound:.{digits}g}{suffix}"
+    return f"{x:.{digits}g}"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _rejected(rps: float, share: float) -> str:
+    if rps == 0:
+        return "0"
+    small = rps < 1e-3
+    return f"{'<0.001' if small else _num(rps)} ({'<0.01%' if share < 1e-4 else _pct(share)})"
+
+
+# rows of the per-system table: label, points column (or a function of the row), formatter
+_POINT_ROWS: list[tuple[str, object, object]] = [
+    ("offered rps", "offered_rps", _num),
+    ("accepted rps (within SLO)", "accepted_rps", _num),
+    ("rejected rps (share)", lambda r: (r["rejected_rps"], r["rejected_fraction"]), lambda v: _rejected(*v)),
+    ("slot utilisation", "utilization_fraction", _pct),
+    ("capacity at SLO rps", "capacity_at_slo_rps", _num),
+    ("spare capacity", "spare_capacity_fraction", _pct),
+    ("TTFT p99 with queueing ms", "ttft_p99_ms", lambda x: f"{x:,.0f}"),
+    ("active / provisioned replicas", lambda r: f"{r['active_replicas']} / {r['provisioned_replicas']}", str),
+    ("racks", "racks", str),
+    ("IT power kW", "it_power_kw", _num),
+    ("wall (facility) power kW", "facility_power_kw", _num),
+    ("capital $/h", "capital_usd_per_hour", _money),
+    ("fixed opex $/h", "fixed_opex_usd_per_hour", _money),
+    ("energy $/h", "energy_usd_per_hour", _money),
+    ("total $/h", "total_usd_per_hour", _money),
+    ("$ per accepted request", "usd_per_accepted_request", _money),
+    ("$ per million accepted output tokens", "usd_per_million_accepted_output_tokens", _money),
+    ("accepted output tokens per kWh", "output_tokens_per_kwh", _num),
+]
+
+
+def _print_points(console: Console, result: Result) -> None:
+    systems: dict[str, list[dict]] = {}
+    for row in result.records["points"]:
+        systems.setdefault(row["system"], []).append(row)
+    for system, rows in systems.items():
+        t = Table(title=f"{system}  ({rows[0]['provenance']})", title_justify="left")
+        t.add_column("")
+        for r in rows:
+            flag = "\n[red]overloaded[/red]" if r["status"] != "ok" else ""
+            t.add_column(f"{r['demand_point']} ({r['hours_per_day']:g} h/day){flag}", justify="right")
+        for label, column, fmt in _POINT_ROWS:
+            values = [column(r) if callable(column) else r[column] for r in rows]
+            t.add_row(label, *(fmt(v) for v in values))
+        console.print(t)
+
+
+def _print_systems(console: Console, result: Result) -> None:
+    t = Table(title="Fleet and SLO operating point per system", title_justify="left")
+    columns = {
+        "system": ("system", str),
+        "concurrency": ("concurrency", lambda x: f"{x:.4g}"),
+        "tpot_ms": ("TPOT ms", lambda x: f"{x:.3g}"),
+        "ttft_ms": ("TTFT ms", lambda x: f"{x:,.0f}"),
+        "total_tokens_per_s_per_replica": ("tokens/s per replica", _num),
+        "provisioned_replicas": ("replicas", str),
+        "accelerators": ("accelerators", str),
+        "racks": ("racks", str),
+        "provisioned_it_kw": ("provisioned kW", _num),
+        "capex_usd": ("capex", lambda x: "$" + _num(x)),
+        "blended_usd_per_accepted_request": ("blended $/accepted request", _money),
+    }
+    for label, _ in columns.values():
+        t.add_column(label, justify="left" if label == "system" else "right")
+    for row in result.records["systems"]:
+        t.add_row(*(fmt(row[key]) for key, (_, fmt) in columns.items()))
+    console.print(t)
+
+
+def _print_comparison(console: Console, result: Result) -> None:
+    rows = result.records["comparison"]
+    if not rows:
+        console.print("[dim]One system only: no claim-vs-decision comparison.[/dim]")
+        return
+    t = Table(title="Claim vs decision (advantage > 1: the system beats the baseline)", title_justify="left")
+    for col in ("system vs baseline", "metric", "system", "baseline", "advantage"):
+        t.add_column(col, justify="left" if col in ("system vs baseline", "metric") else "right")
+    for r in rows:
+        fmt = _money if r["unit"] == "USD/request" else _num
+        t.add_row(
+            f"{r['system']} vs {r['baseline']}",
+            r["metric"]
+            + {"claim": " [dim](vendor headline)[/dim]", "derived": " [dim](derived headline)[/dim]"}.get(
+                r["kind"], ""
+            ),
+            fmt(r["system_value"]),
+            fmt(r["baseline_value"]),
+            f"{r['advantage_ratio']:.2f}x",
+        )
+    console.print(t)
+    for sentence in headline_sentences(rows):
+        console.print(sentence, highlight=False)
+
+
+def headline_sentences(comparison: list[dict]) -> list[str]:
+    """One sentence per system that a buyer reads in ten seconds: the headline ratio and what survives of it.
+
+    Parameters
+    ----------
+    comparison
+        Rows of the comparison table (``Result.records["comparison"]``).
+    """
+    by_pair: dict[tuple[str, str], list[dict]] = {}
+    for r in comparison:
+        by_pair.setdefault((r["system"], r["baseline"]), []).append(r)
+    out = []
+    prefix = "cost per accepted request at "
+    for (system, baseline), rows in by_pair.items():
+        claim = next(r for r in rows if r["kind"] in ("claim", "derived"))["advantage_ratio"]
+        parts = [
+            f"{_ratio_words(r['advantage_ratio'])} at {r['metric'].removeprefix(prefix)}"
+            for r in rows
+            if r["metric"].startswith(prefix)
+        ]
+        blended = next(r for r in rows if r["metric"].startswith("blended"))["advantage_ratio"]
+        out.append(
+            f"{system} vs {baseline}: {claim:.2f}x the headline tokens per kW at peak becomes "
+            f"{', '.join(parts)} and {_ratio_words(blended)} blended over the day, in cost per accepted request."
+        )
+    return out
+
+
+def _ratio_words(advantage: float) -> str:
+    if advantage >= 1:
+        return f"{advantage:.2f}x lower"
+    return f"{1 / advantage:.2f}x higher"
+
+
+def _print_warnings(console: Console, result: Result) -> None:
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+
+
+@app.command()
+def validate(
+    scenarios: Annotated[list[Path], typer.Argument(help="Scenario YAML files to check.")],
+) -> None:
+    """Check scenario files; print every problem with its file, YAML path and line. Exit 1 if any fails."""
+    failed = False
+    out = _console()
+    for path in scenarios:
+        try:
+            load_scenario(path)
+        except ScenarioError as exc:
+            failed = True
+            err = _console(stderr=True)
+            for problem in exc.problems:
+                err.print(f"[red]error:[/red] {problem}", highlight=False, soft_wrap=True)
+        else:
+            out.print(f"[green]ok[/green] {path}", highlight=False)
+    if failed:
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def schema(
+    output: OutputOpt = None,
+) -> None:
+    """Print the JSON Schema of scenario files (for editors that validate and complete YAML)."""
+    from rackcost.schema import Scenario
+
+    text = json.dumps(Scenario.model_json_schema(by_alias=True), indent=2) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+@app.command()
+def scenarios() -> None:
+    """List the bundled scenario files."""
+    import yaml
+
+    t = Table(title="Bundled scenarios", title_justify="left")
+    t.add_column("file")
+    t.add_column("name")
+    for path in bundled_scenarios():
+        with path.open(encoding="utf-8") as fh:
+            data = yaml.safe_load(fh) or {}
+        default = " (default)" if path.name == DEFAULT_SCENARIO else ""
+        t.add_row(path.name + default, str(data.get("name", "")))
+    _console().print(t)
+    _console().print(f"folder: {bundled_scenarios()[0].parent}" if bundled_scenarios() else "no bundled scenarios")
+
+
+def main() -> None:
+    """Entry point of the ``rackcost`` command."""
+    app()
+
+
+if __name__ == "__main__":
+    main()
