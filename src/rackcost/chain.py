@@ -55,6 +55,7 @@ class SystemInputs:
     headline_tokens_per_s_per_kw: float
     headline_power_basis: str
     headline_is_claim: bool
+    coarse: Curve  # the curve at the coarse candidate concurrencies, computed once
 
     @property
     def node_rated_w(self) -> float:
@@ -135,17 +136,18 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
         headline_tokens_per_s_per_kw=headline,
         headline_power_basis=basis,
         headline_is_claim=is_claim,
+        coarse=_candidates(curve, COARSE_CANDIDATES),
     )
 
 
 def _candidates(
-    inp: SystemInputs, count: int, low: float | None = None, high: float | None = None, extra: float | None = None
+    curve: Curve, count: int, low: float | None = None, high: float | None = None, extra: float | None = None
 ) -> Curve:
     """The curve at candidate concurrencies in [low, high] (default: the measured range), measured points included."""
-    c = inp.curve.concurrency
+    c = curve.concurrency
     grid = candidate_concurrencies(c[0] if low is None else low, c[-1] if high is None else high, count)
     keep = [grid, c[(c >= grid[0]) & (c <= grid[-1])]] + ([] if extra is None else [[extra]])
-    return interpolate_curve(inp.curve, np.unique(np.concatenate(keep)))
+    return interpolate_curve(curve, np.unique(np.concatenate(keep)))
 
 
 def feasibility_problems(
@@ -163,7 +165,7 @@ def feasibility_problems(
     if inputs is None:
         inputs = [system_inputs(scenario, s) for s in scenario.systems]
     for i, (system, inp) in enumerate(zip(scenario.systems, inputs, strict=True)):
-        cand = _candidates(inp, COARSE_CANDIDATES)
+        cand = inp.coarse
         ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
         if not ok.any():
             e2e = "" if slo.e2e_limit_ms is None else f", end-to-end < {slo.e2e_limit_ms:g} ms"
@@ -247,12 +249,12 @@ def _choose(inp: SystemInputs, scenario: Scenario, sizing_rps: float) -> tuple[C
         )
         return best, n, busy, budget
 
-    cand = _candidates(inp, COARSE_CANDIDATES)
+    cand = inp.coarse
     best, n, busy, budget = run(cand)
     lo = cand.concurrency[max(best - 1, 0)]
     hi = cand.concurrency[min(best + 1, len(cand) - 1)]
     if hi - lo > 2.0:  # the coarse grid skipped integers next to the best candidate: refine between its neighbours
-        cand = _candidates(inp, FINE_CANDIDATES, lo, hi, extra=cand.concurrency[best])
+        cand = _candidates(inp.curve, FINE_CANDIDATES, lo, hi, extra=cand.concurrency[best])
         best, n, busy, budget = run(cand)
     return cand.take(np.array([best])), float(busy[best]), float(budget[best]), int(n[best])
 

@@ -229,7 +229,7 @@ def candidate_concurrencies(low: float, high: float, count: int = 33) -> NDArray
     if high - low <= count:
         inner = np.arange(np.ceil(low), np.floor(high) + 1.0)
     else:
-        inner = np.geomspace(low, high, count)
+        inner = np.exp(np.linspace(np.log(low), np.log(high), count))  # log-spaced (np.geomspace is slower)
         inner = np.where(np.diff(inner, prepend=0.0) > 2.0, np.round(inner), inner)
     grid = np.unique(np.concatenate([[low, high], inner]))
     return grid[(grid >= low) & (grid <= high)]

@@ -1,0 +1,70 @@
+"""Speed of the core, printed as medians and ratios (never asserted as a timed test).
+
+Run: ``.venv/bin/python benchmarks/bench_core.py``
+
+1. ``rackcost.evaluate`` in-process on every bundled scenario: median over repeats (target: under 10 ms).
+2. ``rackcost evaluate`` from a cold start (a new process running the console script): median over runs
+   (target: under 1 s).
+3. Fleet sizing at k = 100 vs k = 10**6 slots: the median time of a vectorised ``replicas_needed`` call of the
+   same size, and their ratio (target: about 1, the same time for both).
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import rackcost
+from rackcost import queueing
+
+
+def median_s(fn, repeats: int) -> float:
+    """Median wall time of ``fn()`` over ``repeats`` calls [s]."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    print("1. evaluate in-process (median of 50)")
+    for path in rackcost.bundled_scenarios():
+        scenario = rackcost.load_scenario(path)
+        rackcost.evaluate(scenario)  # warm-up
+        print(f"   {path.name:<48} {median_s(lambda s=scenario: rackcost.evaluate(s), 50) * 1e3:7.2f} ms")
+
+    exe = shutil.which("rackcost", path=str(Path(sys.executable).parent)) or "rackcost"
+    runs = [median_s(lambda: subprocess.run([exe, "evaluate"], check=True, capture_output=True), 1) for _ in range(9)]
+    print(
+        f"2. `rackcost evaluate` cold start, median of 9 runs: {statistics.median(runs):.3f} s "
+        f"(min {min(runs):.3f}, max {max(runs):.3f})"
+    )
+
+    # the same number of sizing problems at two scales: offered load a ~ 0.9 k, slots per replica c = 8
+    n = 64
+    rng = np.random.default_rng(0)
+    timings = {}
+    for slots in (100, 10**6):
+        service_s = rng.uniform(5.0, 20.0, n)
+        arrival = 0.9 * slots / service_s
+        budget = rng.uniform(0.1, 2.0, n)
+        call = lambda: queueing.replicas_needed(arrival, service_s, 8.0, budget, 0.01)  # noqa: E731
+        call()
+        timings[slots] = median_s(call, 30)
+    ratio = timings[10**6] / timings[100]
+    print(
+        f"3. fleet sizing, {n} problems per call (median of 30): k=100 {timings[100] * 1e3:.2f} ms, "
+        f"k=10^6 {timings[10**6] * 1e3:.2f} ms, ratio {ratio:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
