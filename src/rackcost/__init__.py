@@ -16,7 +16,13 @@ from __future__ import annotations
 from rackcost import finance, power, queueing
 from rackcost.chain import evaluate
 from rackcost.errors import Problem, ScenarioError
-from rackcost.loading import bundled_scenario_path, bundled_scenarios, load_scenario, scenario_from_dict
+from rackcost.loading import (
+    bundled_scenario_path,
+    bundled_scenarios,
+    load_scenario,
+    scenario_from_dict,
+    scenario_from_yaml,
+)
 from rackcost.results import Result
 from rackcost.schema import Scenario
 
@@ -35,4 +41,5 @@ __all__ = [
     "power",
     "queueing",
     "scenario_from_dict",
+    "scenario_from_yaml",
 ]

@@ -26,6 +26,9 @@ __all__ = [
 ]
 
 DEFAULT_SCENARIO = "deepseek-r1-jalapeno-vs-gb300.yaml"
+# libyaml's safe loader when PyYAML was built with it (ten times faster), else the pure-Python one; both construct
+# plain values only, never Python objects
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_SCENARIO_BYTES = 1_000_000
 
 YamlPath = tuple[str | int, ...]
@@ -45,7 +48,7 @@ def format_path(loc: YamlPath) -> str:
 def _line_map(text: str) -> dict[YamlPath, int]:
     """Map each YAML path of a document to the 1-based line where its value (or key) starts."""
     lines: dict[YamlPath, int] = {}
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    root = yaml.compose(text, Loader=SAFE_LOADER)
 
     def walk(node: yaml.Node, path: YamlPath) -> None:
         lines[path] = node.start_mark.line + 1
@@ -97,6 +100,10 @@ def _message(error: dict[str, Any], model_fields: list[str] | None) -> str:
     if kind in {"float_parsing", "float_type", "int_parsing", "int_type", "int_from_float"}:
         expected = "an integer" if kind.startswith("int") else "a number"
         return f"must be {expected}, got {_describe(got)}"
+    if kind in {"model_type", "dict_type", "model_attributes_type"}:
+        return f"must be a mapping of fields (a YAML block), got {_describe(got)}"
+    if kind == "list_type":
+        return f"must be a list (YAML '- ' items), got {_describe(got)}"
     if kind == "value_error":
         return str(ctx.get("error", error["msg"]))
     msg = error["msg"]
@@ -179,7 +186,7 @@ def scenario_from_dict(data: Any, file: str = "<scenario>", lines: dict[YamlPath
 def scenario_from_yaml(text: str, file: str = "<scenario>") -> Scenario:
     """Parse YAML text (safe loader only) and validate it as a scenario."""
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - a safe loader (CSafeLoader or SafeLoader)
         lines = _line_map(text)
     except yaml.constructor.ConstructorError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark else None
