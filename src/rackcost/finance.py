@@ -54,8 +54,9 @@ def capital_recovery_factor(rate_fraction: ArrayLike, life_years: ArrayLike) -> 
     if np.any(r < 0) or np.any(n <= 0):
         raise ValueError("rate_fraction must be >= 0 and life_years > 0")
     safe_r = np.where(r > 0, r, 1.0)
-    growth = np.power(1.0 + safe_r, n)
-    return np.where(r > 0, safe_r * growth / (growth - 1.0), 1.0 / n)
+    # r / (1 - (1 + r)^-n), with 1 - (1 + r)^-n = -expm1(-n log1p(r)) so that small rates do not cancel
+    with np.errstate(under="ignore"):  # a subnormal rate underflows harmlessly to the r = 0 limit
+        return np.where(r > 0, safe_r / -np.expm1(-n * np.log1p(safe_r)), 1.0 / n)
 
 
 def fleet_capex_usd(
