@@ -6,6 +6,7 @@ traceback.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from enum import StrEnum
@@ -14,10 +15,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from rackcost.errors import ScenarioError
-from rackcost.loading import DEFAULT_SCENARIO, bundled_scenario_path, bundled_scenarios, load_scenario
+from rackcost.loading import (
+    DEFAULT_SCENARIO,
+    SAFE_LOADER,
+    bundled_scenario_path,
+    bundled_scenarios,
+    load_scenario,
+)
 
 if TYPE_CHECKING:
     from rackcost.results import Result
@@ -52,7 +60,7 @@ def _console(stderr: bool = False) -> Console:
 def _fail(exc: ScenarioError) -> None:
     err = _console(stderr=True)
     for problem in exc.problems:
-        err.print(f"[red]error:[/red] {problem}", highlight=False, markup=True, soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(problem))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code=1)
 
 
@@ -106,27 +114,30 @@ def _emit(result: Result, fmt: OutputFormat, output: Path | None, table: TableNa
     elif fmt is OutputFormat.csv:
         text = result.to_csv(table.value)
     else:
-        console = (
-            Console(file=output.open("w", encoding="utf-8"), width=200, force_terminal=False) if output else _console()
-        )
+        console = Console(file=io.StringIO(), width=200, force_terminal=False) if output else _console()
         if full:
             _print_points(console, result)
             _print_systems(console, result)
         _print_comparison(console, result)
         _print_warnings(console, result)
-        if output:
-            console.file.close()
-            _console(stderr=True).print(f"wrote {output}")
-        return
+        if output is None:
+            return
+        text = console.file.getvalue()
     if output is None:
         sys.stdout.write(text)
     else:
-        try:
-            output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            _console(stderr=True).print(f"[red]error:[/red] {output}: cannot write: {exc.strerror}")
-            raise typer.Exit(code=1) from None
-        _console(stderr=True).print(f"wrote {output}")
+        _write(output, text)
+
+
+def _write(output: Path, text: str) -> None:
+    """Write a result file, or exit 1 with a one-line error (no traceback) when it cannot be written."""
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        _console(stderr=True).print(f"[red]error:[/red] {escape(str(output))}: cannot write: {escape(reason)}")
+        raise typer.Exit(code=1) from None
+    _console(stderr=True).print(f"wrote {escape(str(output))}", highlight=False)
 
 
 def _money(x: float) -> str:
@@ -185,11 +196,11 @@ def _print_points(console: Console, result: Result) -> None:
     for row in result.records["points"]:
         systems.setdefault(row["system"], []).append(row)
     for system, rows in systems.items():
-        t = Table(title=f"{system}  ({rows[0]['provenance']})", title_justify="left")
+        t = Table(title=f"{escape(system)}  ({rows[0]['provenance']})", title_justify="left")
         t.add_column("")
         for r in rows:
             flag = "\n[red]overloaded[/red]" if r["status"] != "ok" else ""
-            t.add_column(f"{r['demand_point']} ({r['hours_per_day']:g} h/day){flag}", justify="right")
+            t.add_column(f"{escape(r['demand_point'])} ({r['hours_per_day']:g} h/day){flag}", justify="right")
         for label, column, fmt in _POINT_ROWS:
             values = [column(r) if callable(column) else r[column] for r in rows]
             t.add_row(label, *(fmt(v) for v in values))
@@ -199,7 +210,7 @@ def _print_points(console: Console, result: Result) -> None:
 def _print_systems(console: Console, result: Result) -> None:
     t = Table(title="Fleet and SLO operating point per system", title_justify="left")
     columns = {
-        "system": ("system", str),
+        "system": ("system", escape),
         "concurrency": ("concurrency", lambda x: f"{x:.4g}"),
         "tpot_ms": ("TPOT ms", lambda x: f"{x:.3g}"),
         "ttft_ms": ("TTFT ms", lambda x: f"{x:,.0f}"),
@@ -229,8 +240,8 @@ def _print_comparison(console: Console, result: Result) -> None:
     for r in rows:
         fmt = _money if r["unit"] == "USD/request" else _num
         t.add_row(
-            f"{r['system']} vs {r['baseline']}",
-            r["metric"]
+            escape(f"{r['system']} vs {r['baseline']}"),
+            escape(r["metric"])
             + {"claim": " [dim](vendor headline)[/dim]", "derived": " [dim](derived headline)[/dim]"}.get(
                 r["kind"], ""
             ),
@@ -240,7 +251,7 @@ def _print_comparison(console: Console, result: Result) -> None:
         )
     console.print(t)
     for sentence in headline_sentences(rows):
-        console.print(sentence, highlight=False)
+        console.print(escape(sentence), highlight=False)
 
 
 def headline_sentences(comparison: list[dict]) -> list[str]:
@@ -279,7 +290,7 @@ def _ratio_words(advantage: float) -> str:
 
 def _print_warnings(console: Console, result: Result) -> None:
     for warning in result.warnings:
-        console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+        console.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
 
 
 @app.command()
@@ -296,9 +307,9 @@ def validate(
             failed = True
             err = _console(stderr=True)
             for problem in exc.problems:
-                err.print(f"[red]error:[/red] {problem}", highlight=False, soft_wrap=True)
+                err.print(f"[red]error:[/red] {escape(str(problem))}", highlight=False, soft_wrap=True)
         else:
-            out.print(f"[green]ok[/green] {path}", highlight=False)
+            out.print(f"[green]ok[/green] {escape(str(path))}", highlight=False)
     if failed:
         raise typer.Exit(code=1)
 
@@ -314,7 +325,7 @@ def schema(
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        _write(output, text)
 
 
 @app.command()
@@ -326,10 +337,13 @@ def scenarios() -> None:
     t.add_column("file")
     t.add_column("name")
     for path in bundled_scenarios():
-        with path.open(encoding="utf-8") as fh:
-            data = yaml.safe_load(fh) or {}
+        try:
+            data = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)  # noqa: S506 - safe loader
+            name = str(data.get("name", "")) if isinstance(data, dict) else "(not a scenario mapping)"
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            name = f"(unreadable: {type(exc).__name__}; run rackcost validate on it)"
         default = " (default)" if path.name == DEFAULT_SCENARIO else ""
-        t.add_row(path.name + default, str(data.get("name", "")))
+        t.add_row(escape(path.name + default), escape(name))
     _console().print(t)
     _console().print(f"folder: {bundled_scenarios()[0].parent}" if bundled_scenarios() else "no bundled scenarios")
 

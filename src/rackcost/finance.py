@@ -56,7 +56,9 @@ def capital_recovery_factor(rate_fraction: ArrayLike, life_years: ArrayLike) -> 
     safe_r = np.where(r > 0, r, 1.0)
     # r / (1 - (1 + r)^-n), with 1 - (1 + r)^-n = -expm1(-n log1p(r)) so that small rates do not cancel
     with np.errstate(under="ignore"):  # a subnormal rate underflows harmlessly to the r = 0 limit
-        return np.where(r > 0, safe_r / -np.expm1(-n * np.log1p(safe_r)), 1.0 / n)
+        growth_log = n * np.log1p(safe_r)
+        positive = (r > 0) & (growth_log > 0)  # below that the rate is too small to matter: the r = 0 limit
+        return np.where(positive, safe_r / -np.expm1(-np.where(positive, growth_log, 1.0)), 1.0 / n)
 
 
 def fleet_capex_usd(

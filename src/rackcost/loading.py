@@ -6,6 +6,7 @@ knows it, and what was expected: ``fleet.yaml:41: systems[1].hardware.accelerato
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -138,6 +139,17 @@ def _model_in(annotation: Any) -> Any:
     return None
 
 
+_RELATIVE_PROBLEM = re.compile(r"^([A-Za-z_]\w*(?:\[\d+\])?(?:\.[A-Za-z_][\w.\[\]]*)?): (.*)$")
+
+
+def parse_path(path: str) -> YamlPath:
+    """Inverse of :func:`format_path`: ``systems[1].hardware`` -> ``("systems", 1, "hardware")``."""
+    out: list[str | int] = []
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        out.append(int(part[1:-1]) if part.startswith("[") else part)
+    return tuple(out)
+
+
 def problems_from_validation(
     exc: ValidationError, file: str, lines: dict[YamlPath, int] | None = None
 ) -> list[Problem]:
@@ -147,6 +159,15 @@ def problems_from_validation(
         loc = tuple(error["loc"])
         # pydantic appends the branch name ('function-after[...]', 'list[...]') inside unions: drop it
         loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith("function-"))))
+        if error["type"] == "value_error":
+            # cross-field rules list one 'relative.path: message' per line (schema._raise)
+            for line in str(error.get("ctx", {}).get("error", error["msg"])).splitlines():
+                match = _RELATIVE_PROBLEM.match(line)
+                sub, message = (loc + parse_path(match.group(1)), match.group(2)) if match else (loc, line)
+                if match and match.group(1).startswith("figures."):  # a figures key is itself a path: keep it whole
+                    sub = (*loc, "figures", match.group(1).removeprefix("figures."))
+                problems.append(Problem(format_path(sub), message, file, _line_for(lines, sub) if lines else None))
+            continue
         problems.append(
             Problem(
                 path=format_path(loc),

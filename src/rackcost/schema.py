@@ -54,6 +54,16 @@ def _lookup(data: object, path: str) -> object:
     return data
 
 
+def _raise(problems: list[tuple[str, str]]) -> None:
+    """Raise one ValueError listing cross-field problems, one ``path: message`` per line.
+
+    ``path`` is relative to the model being validated; the loader turns each line into its own problem with the
+    full YAML path and line.
+    """
+    if problems:
+        raise ValueError("\n".join(f"{path}: {message}" for path, message in problems))
+
+
 class _Block(BaseModel):
     """Base of every scenario block: unknown keys are errors, values are checked on assignment too."""
 
@@ -327,16 +337,21 @@ class Hardware(_Block):
         problems = []
         if self.accelerator_idle_w > self.accelerator_busy_w:
             problems.append(
-                f"accelerator_idle_w ({self.accelerator_idle_w:g}) must not exceed accelerator_busy_w "
-                f"({self.accelerator_busy_w:g})"
+                (
+                    "accelerator_idle_w",
+                    f"must not exceed accelerator_busy_w ({self.accelerator_busy_w:g}), "
+                    f"got {self.accelerator_idle_w:g}",
+                )
             )
         if self.accelerator_busy_w > self.accelerator_rated_w:
             problems.append(
-                f"accelerator_busy_w ({self.accelerator_busy_w:g}) must not exceed accelerator_rated_w "
-                f"({self.accelerator_rated_w:g})"
+                (
+                    "accelerator_busy_w",
+                    f"must not exceed accelerator_rated_w ({self.accelerator_rated_w:g}), "
+                    f"got {self.accelerator_busy_w:g}",
+                )
             )
-        if problems:
-            raise ValueError("; ".join(problems))
+        _raise(problems)
         return self
 
 
@@ -418,32 +433,37 @@ class Scenario(_Block):
     def _figures_name_given_values(cls, data: object) -> object:
         """Each key of ``figures`` must name a value the scenario itself gives (not a default)."""
         if isinstance(data, dict) and isinstance(data.get("figures"), dict):
-            missing = [path for path in data["figures"] if _lookup(data, str(path)) is _MISSING]
-            if missing:
-                raise ValueError(f"figures: {', '.join(map(repr, missing))} not a path this scenario gives a value at")
+            _raise(
+                [
+                    (f"figures.{path}", "not a YAML path at which this scenario gives a value")
+                    for path in data["figures"]
+                    if _lookup(data, str(path)) is _MISSING
+                ]
+            )
         return data
 
     @model_validator(mode="after")
     def _cross_checks(self) -> Scenario:
-        problems: list[str] = []
+        problems: list[tuple[str, str]] = []
         names = [d.name for d in self.demand]
         if len(set(names)) != len(names):
-            problems.append(f"demand point names must be unique, got {names}")
+            problems.append(("demand", f"demand point names must be unique, got {names}"))
         hours = sum(d.hours_per_day for d in self.demand)
         if not math.isclose(hours, 24.0, abs_tol=1e-6):
-            problems.append(f"demand hours_per_day must add up to 24, got {hours:g}")
+            problems.append(("demand", f"hours_per_day must add up to 24, got {hours:g}"))
         system_names = [s.name for s in self.systems]
         if len(set(system_names)) != len(system_names):
-            problems.append(f"system names must be unique, got {system_names}")
+            problems.append(("systems", f"system names must be unique, got {system_names}"))
         if self.baseline_system is not None and self.baseline_system not in system_names:
-            problems.append(f"baseline_system {self.baseline_system!r} is not a system name; systems: {system_names}")
+            problems.append(("baseline_system", f"must name a system ({system_names}), got {self.baseline_system!r}"))
         if self.fleet.sizing_demand_point is not None and self.fleet.sizing_demand_point not in names:
             problems.append(
-                f"fleet.sizing_demand_point {self.fleet.sizing_demand_point!r} is not a demand point; "
-                f"demand points: {names}"
+                (
+                    "fleet.sizing_demand_point",
+                    f"must name a demand point ({names}), got {self.fleet.sizing_demand_point!r}",
+                )
             )
-        if problems:
-            raise ValueError("; ".join(problems))
+        _raise(problems)
         return self
 
     @property

@@ -1,0 +1,349 @@
+"""Tests for rackcost.chain.evaluate: the whole method end to end (DESIGN.md section 2, steps 1-10)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rackcost
+from rackcost import ScenarioError
+from rackcost.schema import Scenario
+from reference import TWO_SYSTEMS, crf, find_non_finite, smallest_replicas, wait_exceedance, wait_quantile
+
+BASE: Scenario = rackcost.load_scenario(TWO_SYSTEMS)
+SETTINGS = settings(max_examples=30, deadline=None)
+
+# Sums, products and quotients of a handful of values: a few ulps at most.
+RTOL_FLOAT = 1e-12
+# Where the library's Erlang C (incomplete gamma, log space) meets the textbook recursion in reference.py.
+RTOL_QUEUE = 1e-9
+
+
+def variant(**changes) -> Scenario:
+    """A deep copy of tests/data/two_systems.yaml with ``changes`` applied (dotted names, validated on set)."""
+    scenario = BASE.model_copy(deep=True)
+    for dotted, value in changes.items():
+        *parents, leaf = dotted.split("__")
+        obj = scenario
+        for part in parents:
+            obj = obj[int(part)] if part.isdigit() else getattr(obj, part)
+        setattr(obj, leaf, value)
+    return scenario
+
+
+def with_rates(rates: list[float], **changes) -> Scenario:
+    scenario = variant(**changes)
+    for point, rate in zip(scenario.demand, rates, strict=True):
+        point.arrival_rps = rate
+    return scenario
+
+
+def rows(result: rackcost.Result, table: str = "points") -> list[dict]:
+    return result.records[table]
+
+
+def by_key(result: rackcost.Result) -> dict[tuple[str, str], dict]:
+    return {(r["system"], r["demand_point"]): r for r in rows(result)}
+
+
+# Three demand levels: quiet <= normal <= peak, the peak 0.5 to 200 rps.
+@st.composite
+def demand_rates(draw, max_quiet_share: float = 1.0) -> list[float]:
+    peak = draw(st.floats(0.5, 200.0))
+    quiet = peak * draw(st.floats(0.01, max_quiet_share))
+    normal = quiet + (peak - quiet) * draw(st.floats(0.0, 1.0))
+    return [quiet, normal, peak]
+
+
+# --------------------------------------------------------------------------- invariants over random scenarios
+
+
+@SETTINGS
+@given(
+    rates=demand_rates(),
+    policy=st.sampled_from(["powered", "park"]),
+    replicas=st.one_of(st.none(), st.integers(1, 6)),
+    price=st.floats(0.0, 1.0),
+    attainment=st.floats(0.5, 0.999),
+    exponent=st.floats(0.5, 3.0),
+)
+def test_property_accepted_within_offered_and_everything_finite(
+    rates, policy, replicas, price, attainment, exponent
+) -> None:
+    scenario = with_rates(
+        rates,
+        fleet__idle_policy=policy,
+        fleet__replicas=replicas,
+        facility__electricity_usd_per_kwh=price,
+        slo__attainment_fraction=attainment,
+        fleet__power_utilization_exponent=exponent,
+    )
+    result = rackcost.evaluate(scenario)
+    for r in rows(result):
+        assert 0.0 <= r["accepted_rps"] <= r["offered_rps"], r
+        assert r["rejected_rps"] == pytest.approx(r["offered_rps"] - r["accepted_rps"], rel=RTOL_FLOAT, abs=1e-15)
+        assert r["active_replicas"] <= r["provisioned_replicas"]
+    data = result.to_dict()
+    assert find_non_finite(data) == []
+    json.dumps(data, allow_nan=False)  # raises on NaN or infinity
+
+
+@SETTINGS
+@given(rates=demand_rates(), factor=st.floats(1.0, 10.0, exclude_min=True))
+def test_property_more_demand_never_needs_fewer_replicas(rates, factor) -> None:
+    low = rackcost.evaluate(with_rates(rates))
+    high = rackcost.evaluate(with_rates([r * factor for r in rates]))
+    for a, b in zip(rows(low, "systems"), rows(high, "systems"), strict=True):
+        assert b["provisioned_replicas"] >= a["provisioned_replicas"], (a["system"], a, b)
+
+
+@SETTINGS
+@given(
+    rates=demand_rates(), p1=st.floats(0.0, 2.0), p2=st.floats(0.0, 2.0), policy=st.sampled_from(["powered", "park"])
+)
+def test_property_higher_electricity_price_never_lowers_cost(rates, p1, p2, policy) -> None:
+    lo, hi = sorted((p1, p2))
+    cheap = by_key(
+        rackcost.evaluate(with_rates(rates, facility__electricity_usd_per_kwh=lo, fleet__idle_policy=policy))
+    )
+    dear = by_key(rackcost.evaluate(with_rates(rates, facility__electricity_usd_per_kwh=hi, fleet__idle_policy=policy)))
+    for key, row in cheap.items():
+        assert dear[key]["usd_per_accepted_request"] >= row["usd_per_accepted_request"] * (1 - RTOL_FLOAT), key
+
+
+@SETTINGS
+@given(
+    rates=demand_rates(),
+    index=st.sampled_from([0, 1]),
+    c1=st.floats(0.0, 200_000.0),
+    c2=st.floats(0.0, 200_000.0),
+)
+def test_property_higher_capex_never_lowers_cost(rates, index, c1, c2) -> None:
+    lo, hi = sorted((c1, c2))
+    field = f"systems__{index}__costs__capex_usd_per_accelerator"
+    cheap = by_key(rackcost.evaluate(with_rates(rates, **{field: lo})))
+    dear = by_key(rackcost.evaluate(with_rates(rates, **{field: hi})))
+    for key, row in cheap.items():
+        assert dear[key]["usd_per_accepted_request"] >= row["usd_per_accepted_request"] * (1 - RTOL_FLOAT), key
+
+
+# Why quiet costs at least as much per accepted request as peak (powered fleet, the file's capex):
+# cost/h = K + e1 * lambda (K: capital, fixed opex and idle energy; e1 lambda: energy that rises with load).
+# accepted_quiet <= lambda_q = rho lambda_p and accepted_peak >= 0.99 lambda_p (the fleet meets 99 %
+# attainment at peak). cost_q >= K/lambda_q + e1 and cost_p <= (K/lambda_p + e1)/0.99, so cost_q >= cost_p
+# when K (1/rho - 1/0.99) >= 0.0101 e1 lambda_p. With rho <= 0.9 that is K >= 0.1 x (load energy at peak),
+# which holds by a wide margin here: capital alone is ~$8.6/h per replica of A and ~$3.4/h per replica of B,
+# their load energy at most 8 x 500 W x 1.2 x $1/kWh = $4.8/h and 4 x 320 W x 1.2 x $1 = $1.5/h.
+@SETTINGS
+@given(rates=demand_rates(max_quiet_share=0.9), price=st.floats(0.0, 1.0))
+def test_property_quiet_never_cheaper_per_request_than_peak(rates, price) -> None:
+    result = rackcost.evaluate(with_rates(rates, facility__electricity_usd_per_kwh=price))
+    points = by_key(result)
+    for system in ("A", "B"):
+        quiet, peak = points[system, "quiet"], points[system, "peak"]
+        assert quiet["usd_per_accepted_request"] >= peak["usd_per_accepted_request"] * (1 - RTOL_FLOAT), system
+
+
+# With a linear power curve (exponent 1), the fleet's accelerator power is N_on idle + (busy - idle) a/c +
+# N_parked parked: parking moves replicas from idle to parked power and the load term stays the same.
+# So with parked <= idle (and hosts drawing the same parked or not) park never draws more than powered.
+@SETTINGS
+@given(rates=demand_rates(), parked_share=st.floats(0.0, 1.0))
+def test_property_park_never_draws_more_than_powered(rates, parked_share) -> None:
+    changes = {
+        "systems__0__hardware__accelerator_parked_w": 100.0 * parked_share,
+        "systems__1__hardware__accelerator_parked_w": 80.0 * parked_share,
+    }
+    powered = by_key(rackcost.evaluate(with_rates(rates, fleet__idle_policy="powered", **changes)))
+    park = by_key(rackcost.evaluate(with_rates(rates, fleet__idle_policy="park", **changes)))
+    for key, row in powered.items():
+        assert park[key]["it_power_kw"] <= row["it_power_kw"] * (1 + RTOL_FLOAT), key
+        assert park[key]["provisioned_replicas"] == row["provisioned_replicas"]
+
+
+# --------------------------------------------------------------------------- the chosen operating point
+
+
+def test_littles_law_on_the_chosen_point() -> None:
+    result = rackcost.evaluate(BASE)
+    for row in rows(result, "systems"):
+        # Little: c = mu S for every chosen point
+        assert row["concurrency"] == pytest.approx(row["requests_per_s_per_replica"] * row["service_s"], rel=RTOL_FLOAT)
+        # token accounting: total tokens/s = rps x (ISL + OSL), output = rps x OSL
+        assert row["total_tokens_per_s_per_replica"] == pytest.approx(row["requests_per_s_per_replica"] * 1500.0)
+        assert row["output_tokens_per_s_per_replica"] == pytest.approx(row["requests_per_s_per_replica"] * 500.0)
+        # and the point meets the SLO before queueing: TPOT <= 50 ms, TTFT < 2,000 ms
+        assert row["tpot_ms"] <= 50.0 and row["ttft_ms"] < 2000.0
+        assert row["queueing_budget_ms"] == pytest.approx(2000.0 - row["ttft_ms"], rel=RTOL_FLOAT)
+
+
+def test_chosen_point_of_a_lies_on_its_log_linear_curve() -> None:
+    # System A's measured points (c, rps = total/1500, TPOT, TTFT): (8, 2, 20, 300), (32, 6, 30, 500),
+    # (128, 12, 60, 1500). Whatever concurrency is chosen, its rate and latencies are the log-linear
+    # interpolation between the neighbouring measured points (DESIGN.md step 2).
+    row = next(r for r in rows(rackcost.evaluate(BASE), "systems") if r["system"] == "A")
+    c = row["concurrency"]
+    knots = [(8.0, 2.0, 20.0, 300.0), (32.0, 6.0, 30.0, 500.0), (128.0, 12.0, 60.0, 1500.0)]
+    assert 8.0 <= c <= 128.0
+    left, right = next((a, b) for a, b in zip(knots, knots[1:], strict=False) if a[0] <= c <= b[0])
+    w = math.log(c / left[0]) / math.log(right[0] / left[0])
+    rps, tpot, ttft = (left[i] + w * (right[i] - left[i]) for i in (1, 2, 3))
+    assert row["requests_per_s_per_replica"] == pytest.approx(rps, rel=1e-10)
+    assert row["tpot_ms"] == pytest.approx(tpot, rel=1e-10)
+    assert row["ttft_ms"] == pytest.approx(ttft, rel=1e-10)
+    assert row["service_s"] == pytest.approx(c / rps, rel=1e-10)
+
+
+# --------------------------------------------------------------------------- a worked example, system B
+
+
+def test_worked_example_system_b() -> None:
+    # System B of tests/data/two_systems.yaml by hand (DESIGN.md steps 1-8):
+    #   claim 4,000 tokens/s/kW x 0.5 kW x 4 accelerators = 8,000 total tokens/s per replica
+    #   mu = 8,000 / (1,000 + 500) = 16/3 rps; c = 16; S = c / mu = 3 s; budget = 2,000 - 400 = 1,600 ms
+    #   replicas: smallest N with P(W > 1.6 s) <= 1 % on 16 N slots at 20 rps (textbook M/M/k tail)
+    result = rackcost.evaluate(BASE)
+    sysrow = next(r for r in rows(result, "systems") if r["system"] == "B")
+    mu, s, budget = 16.0 / 3.0, 3.0, 1.6
+    assert sysrow["requests_per_s_per_replica"] == pytest.approx(mu, rel=RTOL_FLOAT)
+    assert sysrow["service_s"] == pytest.approx(s, rel=RTOL_FLOAT)
+    assert sysrow["queueing_budget_ms"] == pytest.approx(1600.0, rel=RTOL_FLOAT)
+    n = smallest_replicas(20.0, s, 16, budget, 0.01)
+    assert sysrow["provisioned_replicas"] == n
+    #   one replica per 4-accelerator node; node rated 4 x 500 + 800 = 2,800 W; a 40 kW rack holds
+    #   floor((40,000 - 1,000) / 2,800) = 13 > 8 slots -> 8 nodes per rack -> ceil(n / 8) racks
+    racks = -(-n // 8)
+    assert (sysrow["nodes"], sysrow["racks"]) == (n, racks)
+    #   capex: n x (4 x $20,000 + $40,000); capital per hour with A/P(8 %, 5 y)
+    capex = n * (4 * 20_000.0 + 40_000.0)
+    assert sysrow["capex_usd"] == pytest.approx(capex, rel=RTOL_FLOAT)
+    capital = capex * crf(0.08, 5.0) / 8760.0
+    #   fixed opex: colocation $150/kW-month on rated kW = n x 2.8 kW + racks x 1 kW (no maintenance for B)
+    prov_kw = n * 2.8 + racks * 1.0
+    assert sysrow["provisioned_it_kw"] == pytest.approx(prov_kw, rel=RTOL_FLOAT)
+    fixed = prov_kw * 150.0 * 12.0 / 8760.0
+    points = by_key(result)
+    for name, lam in [("quiet", 5.0), ("normal", 12.0), ("peak", 20.0)]:
+        row = points["B", name]
+        k = 16 * n
+        u = lam * s / k
+        it_w = 4 * n * (80.0 + (400.0 - 80.0) * u) + n * 800.0 + racks * 1000.0
+        fac_kw = it_w * 1.2 / 1000.0
+        total = capital + fixed + fac_kw * 0.10
+        accepted = lam * (1.0 - wait_exceedance(budget, k, lam, s))
+        assert row["utilization_fraction"] == pytest.approx(u, rel=RTOL_FLOAT)
+        assert row["it_power_kw"] == pytest.approx(it_w / 1000.0, rel=RTOL_FLOAT)
+        assert row["facility_power_kw"] == pytest.approx(fac_kw, rel=RTOL_FLOAT)
+        assert row["capital_usd_per_hour"] == pytest.approx(capital, rel=1e-10)  # crf() uses expm1: ~1e-15 apart
+        assert row["fixed_opex_usd_per_hour"] == pytest.approx(fixed, rel=RTOL_FLOAT)
+        assert row["total_usd_per_hour"] == pytest.approx(total, rel=1e-10)
+        assert row["accepted_rps"] == pytest.approx(accepted, rel=RTOL_QUEUE)
+        assert row["usd_per_accepted_request"] == pytest.approx(total / (accepted * 3600.0), rel=RTOL_QUEUE)
+        assert row["usd_per_million_accepted_output_tokens"] == pytest.approx(
+            total / (accepted * 500.0 * 3600.0) * 1e6, rel=RTOL_QUEUE
+        )
+        assert row["output_tokens_per_kwh"] == pytest.approx(accepted * 500.0 * 3600.0 / fac_kw, rel=RTOL_QUEUE)
+        assert row["ttft_p99_ms"] == pytest.approx(400.0 + 1000.0 * wait_quantile(0.99, k, lam, s), rel=RTOL_QUEUE)
+        # capacity at SLO: within the SLO at it, outside just above it
+        cap = row["capacity_at_slo_rps"]
+        assert wait_exceedance(budget, k, cap, s) <= 0.01 * (1 + RTOL_QUEUE)
+        assert wait_exceedance(budget, k, cap * (1 + 1e-6), s) > 0.01
+        assert row["spare_capacity_fraction"] == pytest.approx((cap - lam) / cap, rel=RTOL_FLOAT)
+    # tokens per facility kWh at the SLO point: one replica flat out with its share of host and rack overhead,
+    # 4 x 400 W + 800 W x 4/4 + 1,000 W x 4 / (4 x 8) = 2,525 W IT -> 3.03 kW at the wall; 8,000 tokens/s.
+    assert sysrow["slo_point_total_tokens_per_facility_kwh"] == pytest.approx(8000.0 * 3600.0 / 3.03, rel=RTOL_FLOAT)
+
+
+# --------------------------------------------------------------------------- tables agree with each other
+
+
+def test_blended_cost_recomputed_from_points() -> None:
+    result = rackcost.evaluate(BASE)
+    for sysrow in rows(result, "systems"):
+        pts = [r for r in rows(result) if r["system"] == sysrow["system"]]
+        # DESIGN.md step 8: blended = cost per day / accepted requests per day, hours as weights
+        cost = sum(r["total_usd_per_hour"] * r["hours_per_day"] for r in pts)
+        accepted = sum(r["accepted_rps"] * 3600.0 * r["hours_per_day"] for r in pts)
+        assert sum(r["hours_per_day"] for r in pts) == 24.0
+        assert sysrow["blended_usd_per_accepted_request"] == pytest.approx(cost / accepted, rel=RTOL_FLOAT)
+        assert sysrow["usd_per_day"] == pytest.approx(cost, rel=RTOL_FLOAT)
+
+
+def test_claim_ratio_is_system_claim_over_baseline_claim() -> None:
+    # Baseline A has no claim: its headline is the curve's peak total throughput per kW of rated accelerator
+    # power, 18,000 tokens/s / (8 x 0.7 kW) = 3,214.29 tokens/s/kW. B claims 4,000 tokens/s/kW.
+    # The row's kind says 'derived' (not 'claim') because one side of the ratio is not a vendor claim.
+    result = rackcost.evaluate(BASE)
+    (claim,) = [r for r in rows(result, "comparison") if r["metric"].startswith("headline")]
+    assert (claim["system"], claim["baseline"]) == ("B", "A")
+    assert claim["kind"] == "derived"
+    assert claim["system_value"] == pytest.approx(4000.0, rel=RTOL_FLOAT)
+    assert claim["baseline_value"] == pytest.approx(18000.0 / 5.6, rel=RTOL_FLOAT)
+    assert claim["advantage_ratio"] == pytest.approx(4000.0 / (18000.0 / 5.6), rel=RTOL_FLOAT)
+
+
+def test_cost_rows_of_the_comparison_match_the_points() -> None:
+    result = rackcost.evaluate(BASE)
+    points = by_key(result)
+    for r in rows(result, "comparison"):
+        if r["metric"].startswith("cost per accepted request at "):
+            point = r["metric"].removeprefix("cost per accepted request at ")
+            sv, bv = points["B", point]["usd_per_accepted_request"], points["A", point]["usd_per_accepted_request"]
+            assert (r["system_value"], r["baseline_value"]) == (sv, bv)
+            # advantage > 1 means the system is cheaper: baseline cost / system cost
+            assert r["advantage_ratio"] == pytest.approx(bv / sv, rel=RTOL_FLOAT)
+
+
+# --------------------------------------------------------------------------- named outcomes
+
+
+def test_fixed_small_fleet_is_overloaded_with_admission_control_warning() -> None:
+    result = rackcost.evaluate(variant(fleet__replicas=1))
+    points = by_key(result)
+    peak = points["A", "peak"]
+    assert peak["provisioned_replicas"] == 1
+    assert peak["status"].startswith("overloaded")
+    assert peak["accepted_rps"] <= peak["capacity_at_slo_rps"] < peak["offered_rps"]
+    assert peak["rejected_rps"] >= peak["offered_rps"] - peak["capacity_at_slo_rps"]
+    assert peak["spare_capacity_fraction"] < 0
+    assert any("A at peak" in w and "admission control" in w for w in result.warnings), result.warnings
+    # rows within capacity stay 'ok'
+    for r in rows(result):
+        assert (r["status"] == "ok") == (r["offered_rps"] <= r["capacity_at_slo_rps"]), r
+
+
+def test_unmeetable_slo_built_in_memory_is_a_named_error() -> None:
+    with pytest.raises(ScenarioError) as info:
+        rackcost.evaluate(variant(slo__tpot_limit_ms=1.0))
+    assert [p.path for p in info.value.problems] == ["systems[0].performance", "systems[1].performance"]
+
+
+def test_node_over_rack_limit_is_a_named_error() -> None:
+    # A's node is rated 8 x 700 + 1,500 = 7.1 kW; with 1 kW of rack overhead a 5 kW rack cannot hold it.
+    with pytest.raises(ScenarioError) as info:
+        rackcost.evaluate(variant(facility__rack_power_limit_kw=5.0))
+    paths = [p.path for p in info.value.problems]
+    assert "systems[0].hardware" in paths
+
+
+def test_comparability_warning_on_provenance() -> None:
+    result = rackcost.evaluate(BASE)
+    assert any("different provenance class (vendor vs independent)" in w for w in result.warnings)
+
+
+def test_tiny_cost_of_capital_gives_finite_results() -> None:
+    # cost_of_capital_fraction = 1e-20 is a valid input (ge=0) meaning "essentially free money": the result
+    # must be the r -> 0 limit (capital = capex / life), not an infinity or a crash.
+    result = rackcost.evaluate(
+        variant(systems__0__costs__cost_of_capital_fraction=1e-20, systems__1__costs__cost_of_capital_fraction=1e-20)
+    )
+    zero = rackcost.evaluate(
+        variant(systems__0__costs__cost_of_capital_fraction=0.0, systems__1__costs__cost_of_capital_fraction=0.0)
+    )
+    assert find_non_finite(result.to_dict()) == []
+    for a, b in zip(rows(result, "systems"), rows(zero, "systems"), strict=True):
+        assert a["capital_usd_per_hour"] == pytest.approx(b["capital_usd_per_hour"], rel=1e-12)

@@ -1,0 +1,297 @@
+"""Tests for rackcost.cli: evaluate, compare, validate, schema, scenarios (DESIGN.md sections 4 and 5)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import rackcost
+from rackcost.cli import app
+from reference import TWO_SYSTEMS
+
+runner = CliRunner()
+BASE = TWO_SYSTEMS.read_text(encoding="utf-8")
+
+POINT_KEYS = [
+    "system",
+    "demand_point",
+    "offered_rps",
+    "accepted_rps",
+    "rejected_rps",
+    "rejected_fraction",
+    "utilization_fraction",
+    "active_replicas",
+    "provisioned_replicas",
+    "racks",
+    "capacity_at_slo_rps",
+    "spare_capacity_fraction",
+    "ttft_p99_ms",
+    "it_power_kw",
+    "facility_power_kw",
+    "energy_usd_per_hour",
+    "capital_usd_per_hour",
+    "fixed_opex_usd_per_hour",
+    "total_usd_per_hour",
+    "usd_per_accepted_request",
+    "usd_per_million_accepted_output_tokens",
+    "output_tokens_per_kwh",
+    "provenance",
+]
+
+# The bad inputs of tests/test_loading.py, as (old, new) edits of tests/data/two_systems.yaml.
+BAD_EDITS = {
+    "wrong type": [("arrival_rps: 5,", "arrival_rps: abc,")],
+    "negative power": [("accelerator_idle_w: 80", "accelerator_idle_w: -5")],
+    "slo unmet": [("tpot_limit_ms: 50", "tpot_limit_ms: 1")],
+    "unknown key": [("      accelerator_idle_w: 80\n", "      accelerator_idle_w: 80\n      colour: red\n")],
+    "does not parse": [("  pue: 1.2", "  pue: [1.2")],
+    "python tag": [("  pue: 1.2", '  pue: !!python/object/apply:os.system ["echo hi"]')],
+    "hours": [("hours_per_day: 8}", "hours_per_day: 9}")],
+    "several": [("accelerator_idle_w: 80", "accelerator_idle_w: -5"), ("pue: 1.2", "pue: 0.5")],
+}
+
+
+def write_bad(tmp_path: Path, edits: list[tuple[str, str]], name: str = "bad.yaml") -> Path:
+    text = BASE
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new, 1)
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def invoke(*args: str):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def assert_user_error(result, *must_say: str) -> None:
+    """Exit 1 through typer.Exit (not an escaped exception), message on stderr, no traceback anywhere."""
+    assert result.exit_code == 1, result.output
+    # CliRunner turns an uncaught exception into exit code 1 as well: insist it was a clean exit
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    assert result.stderr.strip(), "no message on stderr"
+    for text in must_say:
+        assert text in result.stderr, (text, result.stderr)
+
+
+def assert_ok(result) -> None:
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert result.exception is None
+    assert "Traceback" not in result.output
+
+
+# --------------------------------------------------------------------------- evaluate
+
+
+def test_evaluate_table() -> None:
+    result = invoke("evaluate", TWO_SYSTEMS)
+    assert_ok(result)
+    out = result.stdout
+    for point in ("quiet", "normal", "peak"):
+        assert point in out
+    for text in ("accepted", "$ per accepted request", "Claim vs decision", "headline", "blended"):
+        assert text in out
+    # both systems' tables
+    assert "A  (independent)" in out and "B  (vendor)" in out
+
+
+def test_evaluate_json() -> None:
+    result = invoke("evaluate", TWO_SYSTEMS, "--format", "json")
+    assert_ok(result)
+    data = json.loads(result.stdout)
+    assert {"points", "systems", "comparison", "warnings"} <= set(data)
+    assert len(data["points"]) == 2 * 3  # two systems x three demand points
+    for row in data["points"]:
+        missing = [k for k in POINT_KEYS if k not in row]
+        assert not missing, missing
+    assert {(r["system"], r["demand_point"]) for r in data["points"]} == {
+        (s, d) for s in "AB" for d in ("quiet", "normal", "peak")
+    }
+    # the CLI prints what the library computes
+    lib = rackcost.evaluate(rackcost.load_scenario(TWO_SYSTEMS)).to_dict()
+    assert data["points"] == json.loads(json.dumps(lib["points"]))
+
+
+def test_evaluate_csv_has_header() -> None:
+    result = invoke("evaluate", TWO_SYSTEMS, "--format", "csv")
+    assert_ok(result)
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    header = rows[0]
+    assert set(POINT_KEYS) <= set(header)
+    assert len(rows) == 1 + 6 and all(len(r) == len(header) for r in rows)
+    systems = list(
+        csv.DictReader(io.StringIO(invoke("evaluate", TWO_SYSTEMS, "-f", "csv", "--table", "systems").stdout))
+    )
+    assert [r["system"] for r in systems] == ["A", "B"]
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "table"])
+def test_evaluate_output_writes_a_file(tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / f"result.{fmt}"
+    result = invoke("evaluate", TWO_SYSTEMS, "--format", fmt, "--output", out)
+    assert_ok(result)
+    assert out.exists() and out.stat().st_size > 0
+    text = out.read_text()
+    if fmt == "json":
+        assert set(json.loads(text)["points"][0]) >= set(POINT_KEYS)
+        assert "points" not in result.stdout  # went to the file, not to stdout
+    elif fmt == "csv":
+        assert text.splitlines()[0].startswith("system,demand_point")
+    else:
+        assert "$ per accepted request" in text
+    assert f"wrote {out}" in result.stderr.replace("\n", "")
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "table"])
+def test_evaluate_output_to_unwritable_place_is_a_clean_error(tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / "no_such_dir" / "result.txt"
+    result = invoke("evaluate", TWO_SYSTEMS, "--format", fmt, "--output", out)
+    assert_user_error(result, "result.txt")
+
+
+def test_compare_only_comparison() -> None:
+    result = invoke("compare", TWO_SYSTEMS, "--format", "json")
+    assert_ok(result)
+    data = json.loads(result.stdout)
+    assert set(data) == {"comparison", "warnings"}
+    assert {r["system"] for r in data["comparison"]} == {"B"}
+
+
+# --------------------------------------------------------------------------- validate
+
+
+def test_validate_good_file() -> None:
+    result = invoke("validate", TWO_SYSTEMS)
+    assert_ok(result)
+    assert "ok" in result.stdout and "two_systems.yaml" in result.stdout
+
+
+def test_validate_bad_and_good_files_together(tmp_path: Path) -> None:
+    bad = write_bad(tmp_path, BAD_EDITS["negative power"])
+    result = invoke("validate", TWO_SYSTEMS, bad)
+    assert_user_error(result, str(bad), "systems[1].hardware.accelerator_idle_w", "-5")
+    assert "two_systems.yaml" in result.stdout  # the good file is still reported ok
+
+
+@pytest.mark.parametrize("command", ["validate", "evaluate"])
+@pytest.mark.parametrize("case", sorted(BAD_EDITS))
+def test_bad_input_exits_1_without_traceback(tmp_path: Path, command: str, case: str) -> None:
+    bad = write_bad(tmp_path, BAD_EDITS[case])
+    result = invoke(command, bad)
+    assert_user_error(result, str(bad), "error:")
+    with pytest.raises(rackcost.ScenarioError) as info:
+        rackcost.load_scenario(bad)
+    # one line on stderr per problem
+    assert result.stderr.count("error:") == len(info.value.problems)
+
+
+@pytest.mark.parametrize("command", ["validate", "evaluate"])
+def test_missing_file_exits_1_without_traceback(tmp_path: Path, command: str) -> None:
+    missing = tmp_path / "nowhere.yaml"
+    result = invoke(command, missing)
+    assert_user_error(result, str(missing), "no such file")
+
+
+# --------------------------------------------------------------------------- user text is printed literally
+
+
+@pytest.mark.parametrize("value", ["[/red]", "[bold]x", "[/]"])
+def test_bad_value_that_looks_like_markup_is_printed_literally(tmp_path: Path, value: str) -> None:
+    # A user's value is echoed back in the problem ("got '...'"); the terminal must show it as written and a
+    # bracketed value must not crash the CLI (Rich markup is for the CLI's own styling only).
+    bad = write_bad(tmp_path, [("arrival_rps: 5,", f'arrival_rps: "{value}",')])
+    for command in ("validate", "evaluate"):
+        result = invoke(command, bad)
+        assert_user_error(result, f"got '{value}'")
+
+
+def test_file_name_with_brackets_is_printed_literally(tmp_path: Path) -> None:
+    bad = write_bad(tmp_path, BAD_EDITS["negative power"], name="scenario[v2].yaml")
+    result = invoke("validate", bad)
+    assert_user_error(result, "scenario[v2].yaml")
+
+
+def test_system_name_with_brackets_evaluates(tmp_path: Path) -> None:
+    scenario = write_bad(tmp_path, [("  - name: B\n", '  - name: "B [/i] [bold]"\n')], name="names.yaml")
+    result = invoke("evaluate", scenario)
+    assert_ok(result)
+    assert "B [/i] [bold]" in result.stdout
+
+
+# --------------------------------------------------------------------------- schema, scenarios
+
+
+def test_schema_prints_json_schema() -> None:
+    result = invoke("schema")
+    assert_ok(result)
+    schema = json.loads(result.stdout)
+    assert "properties" in schema
+    assert {"workload", "slo", "demand", "facility", "fleet", "systems"} <= set(schema["properties"])
+
+
+def test_schema_output_file(tmp_path: Path) -> None:
+    out = tmp_path / "schema.json"
+    assert_ok(invoke("schema", "--output", out))
+    assert "properties" in json.loads(out.read_text())
+
+
+def test_schema_output_to_unwritable_place_is_a_clean_error(tmp_path: Path) -> None:
+    out = tmp_path / "no_such_dir" / "schema.json"
+    assert_user_error(invoke("schema", "--output", out), "schema.json")
+
+
+def test_scenarios_lists_files(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # a controlled folder: two copies of the test scenario under different names
+    files = []
+    for name in ("alpha.yaml", "beta.yaml"):
+        (tmp_path / name).write_text(BASE)
+        files.append(tmp_path / name)
+    monkeypatch.setattr("rackcost.cli.bundled_scenarios", lambda: files)
+    result = invoke("scenarios")
+    assert_ok(result)
+    assert "alpha.yaml" in result.stdout and "beta.yaml" in result.stdout
+    assert "Synthetic A vs B" in result.stdout
+    assert str(tmp_path) in result.stdout.replace("\n", "")
+
+
+def test_scenarios_lists_the_bundled_files() -> None:
+    result = invoke("scenarios")
+    assert_ok(result)
+    bundled = rackcost.bundled_scenarios()
+    assert bundled, "no bundled scenarios found"
+    for path in bundled:
+        assert path.name in result.stdout
+
+
+# --------------------------------------------------------------------------- the installed console script
+
+
+def _console_script() -> str:
+    sibling = Path(sys.executable).parent / "rackcost"
+    found = str(sibling) if sibling.exists() else shutil.which("rackcost")
+    assert found, "the rackcost console script is not installed next to the test interpreter"
+    return found
+
+
+def test_console_script_end_to_end(tmp_path: Path) -> None:
+    script = _console_script()
+    good = subprocess.run(
+        [script, "evaluate", str(TWO_SYSTEMS), "--format", "json"], capture_output=True, text=True, timeout=120
+    )
+    assert good.returncode == 0, good.stderr
+    assert {"points", "systems", "comparison", "warnings"} <= set(json.loads(good.stdout))
+    bad = write_bad(tmp_path, BAD_EDITS["negative power"])
+    failed = subprocess.run([script, "validate", str(bad)], capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1
+    assert "Traceback" not in failed.stderr + failed.stdout
+    assert "systems[1].hardware.accelerator_idle_w" in failed.stderr and str(bad) in failed.stderr

@@ -1,0 +1,127 @@
+"""Tests for rackcost.power: accelerator, fleet IT, provisioned and facility power (DESIGN.md step 7)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rackcost.power import accelerator_power_w, facility_power_kw, fleet_it_power_w, provisioned_it_power_w
+
+# Sums and products of a handful of round numbers: a few ulps of rounding at most.
+RTOL_FLOAT = 1e-12
+
+
+# --------------------------------------------------------------------------- one accelerator
+
+
+@pytest.mark.parametrize(
+    ("u", "expected"),
+    # DESIGN.md step 7, linear case: idle + (busy - idle) * u with idle 100 W, busy 500 W.
+    [(0.0, 100.0), (0.25, 200.0), (0.5, 300.0), (0.75, 400.0), (1.0, 500.0)],
+)
+def test_accelerator_power_linear_interpolation(u: float, expected: float) -> None:
+    assert float(accelerator_power_w(u, 100.0, 500.0)) == pytest.approx(expected, rel=RTOL_FLOAT)
+
+
+def test_accelerator_power_exponent() -> None:
+    # idle + (busy - idle) * u ** e: u = 0.5, e = 2 -> 100 + 400 * 0.25 = 200 W; e = 0.5 -> 100 + 400 * 0.7071.
+    assert float(accelerator_power_w(0.5, 100.0, 500.0, 2.0)) == pytest.approx(200.0, rel=RTOL_FLOAT)
+    assert float(accelerator_power_w(0.5, 100.0, 500.0, 0.5)) == pytest.approx(100.0 + 400.0 * 0.5**0.5, rel=RTOL_FLOAT)
+    # the ends do not depend on the exponent
+    for e in (0.3, 1.0, 3.0):
+        assert float(accelerator_power_w(0.0, 100.0, 500.0, e)) == pytest.approx(100.0, rel=RTOL_FLOAT)
+        assert float(accelerator_power_w(1.0, 100.0, 500.0, e)) == pytest.approx(500.0, rel=RTOL_FLOAT)
+
+
+def test_accelerator_power_vectorised_and_clipped_to_busy() -> None:
+    got = accelerator_power_w(np.array([0.0, 0.5, 1.0, 1.5]), np.array([100.0, 50.0, 100.0, 100.0]), 500.0)
+    # utilisation above 1 cannot draw more than busy power: clipped to u = 1.
+    np.testing.assert_allclose(got, [100.0, 275.0, 500.0, 500.0], rtol=RTOL_FLOAT)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.floats(0.0, 1.0),
+    st.floats(0.0, 1.0),
+    st.floats(0.0, 2000.0),
+    st.floats(0.0, 2000.0),
+    st.floats(0.1, 5.0),
+)
+def test_property_power_between_idle_and_busy_and_monotone(
+    u1: float, u2: float, idle: float, extra: float, exponent: float
+) -> None:
+    busy = idle + extra
+    lo_u, hi_u = sorted((u1, u2))
+    p_lo = float(accelerator_power_w(lo_u, idle, busy, exponent))
+    p_hi = float(accelerator_power_w(hi_u, idle, busy, exponent))
+    # a convex combination of idle and busy (weight u**e in [0, 1]); 1e-9 W absorbs rounding of ~1e3 W values.
+    assert idle - 1e-9 <= p_lo <= p_hi + 1e-9 <= busy + 2e-9
+
+
+# --------------------------------------------------------------------------- a fleet
+
+
+FLEET = dict(
+    accelerators_per_replica=8,
+    accelerators_per_node=8,
+    racks=1,
+    idle_w=100.0,
+    busy_w=600.0,
+    parked_w=50.0,
+    host_w_per_node=1500.0,
+    host_parked_w_per_node=300.0,
+    rack_overhead_w=1000.0,
+)
+
+
+def test_fleet_it_power_powered_all_active() -> None:
+    # 3 replicas of 8 accelerators, one node each, all serving at u = 0.4:
+    #   accelerators: 24 x (100 + 500 x 0.4) = 24 x 300 = 7,200 W
+    #   hosts:        3 nodes x 1,500 W                 = 4,500 W
+    #   racks:        1 x 1,000 W                       = 1,000 W      total 12,700 W
+    got = float(fleet_it_power_w(3, 3, 0.4, **FLEET))
+    assert got == pytest.approx(12_700.0, rel=RTOL_FLOAT)
+
+
+def test_fleet_it_power_park_fractional_hosts() -> None:
+    # 3 replicas of 4 accelerators on 8-accelerator nodes (two replicas per node, 1.5 nodes); 1 serving at
+    # u = 0.4, 2 parked:
+    #   active accelerators: 4 x (100 + 500 x 0.4)     = 1,200 W
+    #   parked accelerators: 8 x 50                    =   400 W
+    #   hosts: 1 x 4/8 node on x 1,500 + 2 x 4/8 node parked x 300 = 750 + 300 = 1,050 W
+    #   rack: 1,000 W                                  total 3,650 W
+    fleet = FLEET | {"accelerators_per_replica": 4}
+    got = float(fleet_it_power_w(1, 3, 0.4, **fleet))
+    assert got == pytest.approx(3_650.0, rel=RTOL_FLOAT)
+
+
+def test_fleet_it_power_exponent_and_vectorised_over_points() -> None:
+    # Two demand points: (active 3, u 0.5) and (active 1, u 1.0), exponent 2, 3 replicas of one node each:
+    #   point 1: 24 x (100 + 500 x 0.25) + 3 x 1,500 + 1,000          = 5,400 + 4,500 + 1,000 = 10,900 W
+    #   point 2: 8 x 600 + 16 x 50 + 1 x 1,500 + 2 x 300 + 1,000    = 4,800 + 800 + 2,100 + 1,000 = 8,700 W
+    got = fleet_it_power_w(np.array([3, 1]), 3, np.array([0.5, 1.0]), **FLEET, exponent=2.0)
+    np.testing.assert_allclose(got, [10_900.0, 8_700.0], rtol=RTOL_FLOAT)
+
+
+def test_fleet_it_power_nothing_but_overhead_when_everything_draws_zero() -> None:
+    fleet = FLEET | {"idle_w": 0.0, "busy_w": 0.0, "parked_w": 0.0, "host_w_per_node": 0.0}
+    fleet |= {"host_parked_w_per_node": 0.0, "racks": 4}
+    assert float(fleet_it_power_w(2, 5, 0.7, **fleet)) == pytest.approx(4_000.0, rel=RTOL_FLOAT)
+
+
+def test_provisioned_it_power_rated() -> None:
+    # 3 nodes x (8 x 700 W rated + 2,000 W host rated) + 1 rack x 1,000 W = 3 x 7,600 + 1,000 = 23,800 W
+    got = float(provisioned_it_power_w(3, 1, 8, 700.0, 2_000.0, 1_000.0))
+    assert got == pytest.approx(23_800.0, rel=RTOL_FLOAT)
+    # GB-style rack: 18 trays x (4 x 1,400 + 600) + 10 kW overhead = 18 x 6,200 + 10,000 = 121,600 W
+    assert float(provisioned_it_power_w(18, 1, 4, 1400.0, 600.0, 10_000.0)) == pytest.approx(121_600.0)
+
+
+def test_facility_power_is_it_times_pue() -> None:
+    # facility kW = IT W x PUE / 1000: 23,800 W x 1.2 = 28.56 kW; 100 kW IT at PUE 1.0 stays 100 kW.
+    assert float(facility_power_kw(23_800.0, 1.2)) == pytest.approx(28.56, rel=RTOL_FLOAT)
+    np.testing.assert_allclose(
+        facility_power_kw(np.array([100_000.0, 50_000.0]), np.array([1.0, 1.5])), [100.0, 75.0], rtol=RTOL_FLOAT
+    )
