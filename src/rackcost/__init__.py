@@ -22,6 +22,7 @@ from rackcost.loading import (
     load_scenario,
     scenario_from_dict,
     scenario_from_yaml,
+    scenario_to_yaml,
 )
 from rackcost.results import Result
 from rackcost.schema import Scenario
@@ -42,4 +43,5 @@ __all__ = [
     "queueing",
     "scenario_from_dict",
     "scenario_from_yaml",
+    "scenario_to_yaml",
 ]

@@ -22,7 +22,15 @@ from rackcost.results import Result, point_rows, system_rows
 from rackcost.schema import Scenario, System
 from rackcost.sizing import nodes_per_rack_allowed, pack_racks, provisioned_replicas
 
-__all__ = ["SystemInputs", "SystemOutcome", "evaluate", "feasibility_problems", "system_inputs"]
+__all__ = [
+    "SystemInputs",
+    "SystemOutcome",
+    "evaluate",
+    "evaluate_systems",
+    "feasibility_problems",
+    "sizing_demand",
+    "system_inputs",
+]
 
 COARSE_CANDIDATES = 33
 FINE_CANDIDATES = 32
@@ -357,7 +365,24 @@ def _evaluate_system(inp: SystemInputs, scenario: Scenario, sizing_rps: float) -
     )
 
 
-def _sizing_rps(scenario: Scenario) -> tuple[str, float]:
+def evaluate_systems(scenario: Scenario) -> list[SystemOutcome]:
+    """Run steps 1 to 8 for every system and return the numbers (no tables); :func:`evaluate` builds on it.
+
+    Raises
+    ------
+    ScenarioError
+        If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
+    """
+    inputs = [system_inputs(scenario, s) for s in scenario.systems]
+    problems = feasibility_problems(scenario, inputs)
+    if problems:
+        raise ScenarioError([Problem(path, message) for _, path, message in problems])
+    _, sizing_rps = sizing_demand(scenario)
+    return [_evaluate_system(inp, scenario, sizing_rps) for inp in inputs]
+
+
+def sizing_demand(scenario: Scenario) -> tuple[str, float]:
+    """Name and arrival rate of the demand point the fleet is sized for [-, requests/s]."""
     if scenario.fleet.sizing_demand_point is not None:
         d = next(d for d in scenario.demand if d.name == scenario.fleet.sizing_demand_point)
     else:
@@ -384,12 +409,8 @@ def evaluate(scenario: Scenario) -> Result:
     ScenarioError
         If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
     """
-    inputs = [system_inputs(scenario, s) for s in scenario.systems]
-    problems = feasibility_problems(scenario, inputs)
-    if problems:
-        raise ScenarioError([Problem(path, message) for _, path, message in problems])
-    sizing_name, sizing_rps = _sizing_rps(scenario)
-    outcomes = [_evaluate_system(inp, scenario, sizing_rps) for inp in inputs]
+    sizing_name, _ = sizing_demand(scenario)
+    outcomes = evaluate_systems(scenario)
     points = point_rows(scenario, outcomes)
     systems = system_rows(scenario, outcomes, sizing_name)
     warnings = comparability_warnings(scenario) + _outcome_warnings(scenario, outcomes)

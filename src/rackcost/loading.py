@@ -24,6 +24,7 @@ __all__ = [
     "load_scenario",
     "scenario_from_dict",
     "scenario_from_yaml",
+    "scenario_to_yaml",
 ]
 
 DEFAULT_SCENARIO = "deepseek-r1-jalapeno-vs-gb300.yaml"
@@ -202,6 +203,15 @@ def scenario_from_dict(data: Any, file: str = "<scenario>", lines: dict[YamlPath
     if problems:
         raise ScenarioError(problems)
     return scenario
+
+
+def scenario_to_yaml(scenario: Scenario) -> str:
+    """YAML text of a scenario that loads back to the same scenario (only the values it sets, aliases used).
+
+    Comments of the original file are not kept; every figure's source stays in ``figures:``.
+    """
+    data = scenario.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
 
 
 def scenario_from_yaml(text: str, file: str = "<scenario>") -> Scenario:

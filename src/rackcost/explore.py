@@ -1,0 +1,123 @@
+"""Data behind the charts: each system's operating-point curve against the SLO, and its latency cliff.
+
+Both are computed by the same pure steps as :func:`rackcost.evaluate`; they return plain records (one dict per
+row) that a dashboard or a notebook turns into charts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rackcost.chain import evaluate_systems, system_inputs
+from rackcost.demand import serve_demand
+from rackcost.operating_point import feasible
+from rackcost.performance import interpolate_curve
+from rackcost.schema import Scenario
+
+__all__ = ["latency_cliff", "operating_curves"]
+
+
+def operating_curves(scenario: Scenario, points_per_curve: int = 60) -> list[dict[str, Any]]:
+    """Each system's throughput-vs-interactivity curve, which part meets the SLO, and the chosen point.
+
+    Parameters
+    ----------
+    scenario
+        A validated scenario.
+    points_per_curve
+        Log-spaced concurrencies per curve, between the measured ends (measured points are added) [-].
+
+    Returns
+    -------
+    list of dict
+        Rows with ``system``, ``concurrency``, ``interactivity_tokens_per_s``, ``tpot_ms``, ``ttft_ms``,
+        ``total_tokens_per_s_per_replica``, ``total_tokens_per_s_per_accelerator``, ``meets_slo`` (before queueing),
+        ``kind`` (``measured``, ``interpolated`` or ``chosen``).
+    """
+    slo, osl = scenario.slo, scenario.workload.output_tokens_per_request
+    outcomes = evaluate_systems(scenario)
+    rows: list[dict[str, Any]] = []
+    for system, outcome in zip(scenario.systems, outcomes, strict=True):
+        inp = system_inputs(scenario, system)
+        measured = inp.curve.concurrency
+        grid = np.unique(np.concatenate([np.geomspace(measured[0], measured[-1], points_per_curve), measured]))
+        curve = interpolate_curve(inp.curve, grid)
+        ok = feasible(curve.ttft_ms, curve.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+        is_measured = np.isin(grid, measured)
+        for i in range(len(grid)):
+            rows.append(
+                _curve_row(
+                    system.name,
+                    curve,
+                    i,
+                    inp.accelerators_per_replica,
+                    bool(ok[i]),
+                    "measured" if is_measured[i] else "interpolated",
+                )
+            )
+        rows.append(_curve_row(system.name, outcome.point, 0, inp.accelerators_per_replica, True, "chosen"))
+    return rows
+
+
+def _curve_row(name: str, curve, i: int, apr: int, meets: bool, kind: str) -> dict[str, Any]:
+    tpot = float(curve.tpot_ms[i])
+    return {
+        "system": name,
+        "concurrency": float(curve.concurrency[i]),
+        "interactivity_tokens_per_s": 1000.0 / tpot,
+        "tpot_ms": tpot,
+        "ttft_ms": float(curve.ttft_ms[i]),
+        "total_tokens_per_s_per_replica": float(curve.total_tokens_per_s[i]),
+        "total_tokens_per_s_per_accelerator": float(curve.total_tokens_per_s[i]) / apr,
+        "meets_slo": meets,
+        "kind": kind,
+    }
+
+
+def latency_cliff(scenario: Scenario, points: int = 80, max_load_factor: float = 1.3) -> list[dict[str, Any]]:
+    """What the provisioned fleet does as demand rises: accepted share and p99 TTFT against the arrival rate.
+
+    The fleet of each system is the one :func:`rackcost.evaluate` provisions; the arrival rate sweeps from a
+    twentieth of the lowest demand point to ``max_load_factor`` times the larger of the highest demand point and
+    the fleet's capacity at SLO, so the cliff (where admission control starts to reject) is on the chart.
+
+    Returns
+    -------
+    list of dict
+        Rows with ``system``, ``arrival_rps``, ``accepted_rps``, ``accepted_fraction``, ``ttft_p99_ms``,
+        ``utilization_fraction``, ``capacity_at_slo_rps`` and ``overloaded``.
+    """
+    outcomes = evaluate_systems(scenario)
+    low = min(d.arrival_rps for d in scenario.demand) / 20.0
+    rows: list[dict[str, Any]] = []
+    for system, o in zip(scenario.systems, outcomes, strict=True):
+        capacity = float(o.demand.capacity_at_slo_rps[0])
+        high = max_load_factor * max(capacity, max(d.arrival_rps for d in scenario.demand))
+        rates = np.geomspace(low, high, points)
+        served = serve_demand(
+            rates,
+            o.provisioned_replicas,
+            float(o.point.concurrency[0]),
+            float(o.point.service_s[0]),
+            o.budget_s,
+            scenario.slo.attainment_fraction,
+            scenario.fleet.idle_policy,
+            scenario.fleet.max_utilization_fraction,
+        )
+        ttft = float(o.point.ttft_ms[0]) + served.wait_p99_ms
+        for i in range(points):
+            rows.append(
+                {
+                    "system": system.name,
+                    "arrival_rps": float(rates[i]),
+                    "accepted_rps": float(served.accepted_rps[i]),
+                    "accepted_fraction": float(served.accepted_rps[i] / rates[i]),
+                    "ttft_p99_ms": float(ttft[i]),
+                    "utilization_fraction": float(served.utilization_fraction[i]),
+                    "capacity_at_slo_rps": capacity,
+                    "overloaded": bool(served.overloaded[i]),
+                }
+            )
+    return rows
