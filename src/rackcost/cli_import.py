@@ -1,0 +1,263 @@
+"""Command-line face of the importers: ``rackcost import inferencex FILES...`` and ``rackcost import csv FILE``.
+
+Each prints a summary (what was read, grouped by curve; what was skipped and why) and writes YAML that pastes
+into a scenario. The YAML goes to ``--output`` or to stdout; the summary then goes to stdout or to stderr, so that
+``rackcost import inferencex *.json > curves.yaml`` keeps the YAML clean. Exit code 0 when at least one curve was
+imported, 1 when none was (or when ``--system`` is given files of several curves); never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path, PurePath
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from rackcost.importers.common import ImportResult, curves_to_yaml, differing_keys
+from rackcost.schema import ProvenanceClass
+
+__all__ = ["import_app"]
+
+import_app = typer.Typer(
+    help="Turn benchmark result files into a scenario's performance curves (YAML that pastes into a scenario).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class Percentile(StrEnum):
+    p99 = "p99"
+    median = "median"
+
+
+class TokenBasisOpt(StrEnum):
+    total = "total"
+    output = "output"
+
+
+class ThroughputPer(StrEnum):
+    replica = "replica"
+    accelerator = "accelerator"
+
+
+def _console(stderr: bool) -> Console:
+    probe = Console(stderr=stderr)
+    return Console(stderr=stderr, width=None if probe.is_terminal else 200)
+
+
+def _error(message: str) -> None:
+    _console(stderr=True).print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+
+
+SystemOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--system",
+        help="Write one whole system entry with this name (hardware and costs left as FILL IN placeholders). "
+        "The files must hold one curve; without --system, one entry per curve.",
+    ),
+]
+OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help="Write the YAML here instead of to stdout.")]
+IslOpt = Annotated[
+    int | None, typer.Option("--isl", min=1, help="ISL [tokens] for rows whose file and file name do not give it.")
+]
+OslOpt = Annotated[
+    int | None, typer.Option("--osl", min=1, help="OSL [tokens] for rows whose file and file name do not give it.")
+]
+GpusOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--gpus-per-replica",
+        min=1,
+        help="GPUs of one replica for files that do not give it (stage A without tpN in the file name).",
+    ),
+]
+OnlyOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--only",
+        help="Keep only curves with this key value, e.g. --only tp=8 --only precision=fp8 "
+        "(keys: hardware, model, precision, framework, tp, ep, isl, osl, spec, gpus).",
+    ),
+]
+
+
+@import_app.command("inferencex")
+def inferencex(
+    files: Annotated[list[Path], typer.Argument(help="InferenceX result JSON files (stage A, B or C), or folders.")],
+    system: SystemOpt = None,
+    percentile: Annotated[
+        Percentile, typer.Option("--percentile", help="TTFT and TPOT at this percentile (TPOT = 1 / interactivity).")
+    ] = Percentile.p99,
+    output: OutputOpt = None,
+    isl: IslOpt = None,
+    osl: OslOpt = None,
+    gpus_per_replica: GpusOpt = None,
+    provenance_class: Annotated[
+        ProvenanceClass,
+        typer.Option("--provenance-class", help="provenance.class of the curves (InferenceX is independent)."),
+    ] = ProvenanceClass.independent,
+    only: OnlyOpt = None,
+) -> None:
+    """Import InferenceX result files: stage A (raw client, ms), B (aggregate, s, per GPU) or C (array of B)."""
+    from rackcost.importers.inferencex import read_inferencex_paths
+
+    _check_pair(isl, osl)
+    try:
+        result = read_inferencex_paths(
+            files,
+            percentile=percentile.value,
+            isl=isl,
+            osl=osl,
+            gpus_per_replica=gpus_per_replica,
+            provenance_class=provenance_class.value,
+            only=only,
+        )
+    except ValueError as exc:
+        _error(str(exc))
+        raise typer.Exit(code=1) from None
+    _finish(result, system, output, "inferencex")
+
+
+@import_app.command("csv")
+def csv_table(
+    file: Annotated[Path, typer.Argument(help="CSV table, one operating point per row (see docs/importers.md).")],
+    system: SystemOpt = None,
+    output: OutputOpt = None,
+    token_basis: Annotated[
+        TokenBasisOpt, typer.Option("--token-basis", help="Tokens the throughput counts, where no column says.")
+    ] = TokenBasisOpt.total,
+    throughput_per: Annotated[
+        ThroughputPer, typer.Option("--throughput-per", help="Throughput per replica or per accelerator.")
+    ] = ThroughputPer.replica,
+    isl: IslOpt = None,
+    osl: OslOpt = None,
+    gpus_per_replica: Annotated[
+        int | None,
+        typer.Option("--gpus-per-replica", min=1, help="Accelerators per replica, where no column says."),
+    ] = None,
+    provenance_class: Annotated[
+        ProvenanceClass,
+        typer.Option("--provenance-class", help="provenance.class of the curves (default assumption: say who ran it)."),
+    ] = ProvenanceClass.assumption,
+    only: OnlyOpt = None,
+) -> None:
+    """Import a CSV table of operating points (columns and units in docs/importers.md)."""
+    from rackcost.importers.csv_table import read_csv_table_path
+
+    _check_pair(isl, osl)
+    try:
+        result = read_csv_table_path(
+            file,
+            token_basis=token_basis.value,
+            throughput_per=throughput_per.value,
+            isl=isl,
+            osl=osl,
+            gpus_per_replica=gpus_per_replica,
+            provenance_class=provenance_class.value,
+            only=only,
+        )
+    except ValueError as exc:
+        _error(str(exc))
+        raise typer.Exit(code=1) from None
+    _finish(result, system, output, "csv")
+
+
+def _check_pair(isl: int | None, osl: int | None) -> None:
+    if (isl is None) != (osl is None):
+        _error("give both --isl and --osl, or neither")
+        raise typer.Exit(code=1)
+
+
+def _finish(result: ImportResult, system: str | None, output: Path | None, importer: str) -> None:
+    summary = _console(stderr=output is None)
+    print_summary(summary, result, importer)
+    if not result.curves:
+        _error("nothing imported: no file or row gave a usable operating point (see the skipped table above)")
+        raise typer.Exit(code=1)
+    if system is not None and len(result.curves) > 1:
+        differ = "; ".join(f"{k} ({', '.join(v)})" for k, v in differing_keys(result.curves).items())
+        _error(
+            f"--system {system!r}: the files hold {len(result.curves)} curves that differ in {differ}. A system has "
+            "one curve: pick the files of one curve (or narrow them with --only, e.g. --only tp=8), or omit "
+            "--system to get one entry per curve."
+        )
+        raise typer.Exit(code=1)
+    text = curves_to_yaml(result.curves, system_name=system, command=f"rackcost import {importer}")
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _error(f"{output}: cannot write: {exc.strerror or exc}")
+        raise typer.Exit(code=1) from None
+    summary.print(f"wrote {escape(str(output))}", highlight=False)
+
+
+def print_summary(console: Console, result: ImportResult, importer: str = "inferencex") -> None:
+    """Print what was read (one row per curve) and what was skipped (one row per file or row, with the reason)."""
+    if result.curves:
+        t = Table(title=f"Imported {len(result.curves)} curve(s)", title_justify="left")
+        for col in ("#", "curve", "stage", "points", "concurrency", "ISL/OSL", "ISL/OSL from", "GPUs/replica", "power"):
+            t.add_column(col, justify="right" if col in ("#", "points", "concurrency", "GPUs/replica") else "left")
+        for i, c in enumerate(result.curves, 1):
+            rng = c.concurrency_range
+            conc = "-" if rng is None else (f"{rng[0]:g}" if rng[0] == rng[1] else f"{rng[0]:g}-{rng[1]:g}")
+            k = c.key
+            isl_osl = f"{k.input_tokens}/{k.output_tokens}"
+            gpus = "-" if k.gpus_per_replica is None else str(k.gpus_per_replica)
+            t.add_row(
+                str(i),
+                escape(c.label),
+                "/".join(c.stages),
+                str(len(c.points)),
+                conc,
+                isl_osl,
+                escape(c.isl_osl_source),
+                gpus,
+                "board (measured)" if c.has_power else "-",
+            )
+        console.print(t)
+        basis = {(c.key.token_basis, c.key.throughput_per) for c in result.curves}
+        pct = {c.percentile for c in result.curves}
+        if importer == "inferencex":
+            console.print(
+                f"TTFT and TPOT at {', '.join(sorted(pct))} (TPOT = 1000 / interactivity); throughput: "
+                + ", ".join(f"{b} tokens/s per {p}" for b, p in sorted(basis))
+                + f"; provenance class {result.curves[0].provenance['class']}.",
+                highlight=False,
+            )
+        else:
+            console.print(
+                "throughput: "
+                + ", ".join(f"{b} tokens/s per {p}" for b, p in sorted(basis))
+                + f"; provenance class {result.curves[0].provenance['class']}.",
+                highlight=False,
+            )
+        if any(c.has_power for c in result.curves):
+            console.print(
+                "power_w_per_accelerator is measured GPU board power, not wall power: hosts, rack overhead and PUE "
+                "come from the scenario.",
+                highlight=False,
+            )
+    if result.filtered:
+        console.print(f"{result.filtered} row(s) left out by --only.", highlight=False)
+    if result.skipped:
+        t = Table(title=f"Skipped {len(result.skipped)} file(s) or row(s)", title_justify="left")
+        t.add_column("file")
+        t.add_column("row")
+        t.add_column("field")
+        t.add_column("reason")
+        for s in result.skipped:
+            row = "" if s.row is None else str(s.row)
+            t.add_row(escape(PurePath(s.file).name), row, escape(s.field), escape(s.reason))
+        console.print(t)
+    for note in result.notes:
+        console.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)

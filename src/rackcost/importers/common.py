@@ -1,0 +1,718 @@
+"""What every importer shares: the one name-mapping table, curves, skipped items, and the YAML they become.
+
+A reader turns benchmark files into :class:`ImportResult`: operating-point curves, each grouped by a
+:class:`CurveKey` (the conditions a curve was measured under), with a ``performance`` dict that pastes into a
+scenario's ``systems[].performance`` and a ``provenance`` dict for ``systems[].provenance``; and the files or rows
+it could not use, each with the field and the reason (:class:`Skipped`). Readers never raise for bad input.
+
+The mapping table :data:`FIELD_MAP` is the only place where a source's names meet ours; docs/importers.md prints it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import PurePath
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from rackcost.schema import Performance, Provenance
+
+__all__ = [
+    "FIELD_MAP",
+    "KEY_FIELDS",
+    "PERCENTILES",
+    "Curve",
+    "CurveKey",
+    "FieldName",
+    "ImportResult",
+    "Skipped",
+    "build_curves",
+    "curve_to_yaml",
+    "curves_to_yaml",
+    "differing_keys",
+    "names_from_file_name",
+    "parse_only",
+]
+
+PERCENTILES = ("p99", "median")
+"""Percentiles at which TTFT and TPOT can be read (the same one for both)."""
+
+
+@dataclass(frozen=True)
+class FieldName:
+    """One row of the mapping table: our name, its unit, and what each source calls it.
+
+    ``{pct}`` in a source name stands for the chosen percentile (``p99`` or ``median``). A dash means the source
+    does not have the quantity.
+    """
+
+    ours: str
+    unit: str
+    stage_b: str
+    stage_a: str
+    csv: str
+    conversion: str
+
+
+FIELD_MAP: dict[str, FieldName] = {
+    f.ours: f
+    for f in (
+        FieldName("concurrency", "requests", "conc", "max_concurrency", "concurrency", "as is (closed loop)"),
+        FieldName(
+            "throughput_tokens_per_s",
+            "tokens/s per replica, total basis",
+            "tput_per_gpu",
+            "total_token_throughput",
+            "throughput_tokens_per_s",
+            "stage B: x GPUs per replica; stage A: deployment-wide already",
+        ),
+        FieldName(
+            "tpot_ms",
+            "ms",
+            "{pct}_intvty",
+            "{pct}_tpot_ms",
+            "tpot_ms or interactivity_tokens_per_s",
+            "stage B: 1000 / interactivity [tok/s/user]; stage A and CSV tpot_ms as is",
+        ),
+        FieldName("ttft_ms", "ms", "{pct}_ttft", "{pct}_ttft_ms", "ttft_ms", "stage B: s x 1000; stage A as is"),
+        FieldName(
+            "power_w_per_accelerator",
+            "W, GPU board power",
+            "avg_power_w",
+            "-",
+            "power_w_per_accelerator",
+            "as is; ignored when power_valid is false; never wall power",
+        ),
+        FieldName("hardware", "-", "hw", "-", "hardware", "as is"),
+        FieldName("benchmark_model", "-", "model", "model_id", "benchmark_model", "as is"),
+        FieldName("benchmark_precision", "-", "precision", "file name", "benchmark_precision", "lower case"),
+        FieldName("framework", "-", "framework", "file name, else backend", "framework", "as is"),
+        FieldName("tensor_parallel", "GPUs", "tp", "file name (tpN)", "tensor_parallel", "GPUs per replica = tp x pp"),
+        FieldName("pipeline_parallel", "GPUs", "pp", "-", "-", "default 1"),
+        FieldName("expert_parallel", "-", "ep", "file name (epN)", "expert_parallel", "as is"),
+        FieldName("dp_attention", "-", "dp_attention", "file name (dpa...)", "-", "as is"),
+        FieldName("disaggregated", "-", "disagg", "file name (disagg-...)", "-", "as is"),
+        FieldName(
+            "benchmark_input_tokens",
+            "tokens",
+            "isl",
+            "file name (8k1k)",
+            "benchmark_input_tokens",
+            "nominal maximum; file name 1k = 1024",
+        ),
+        FieldName(
+            "benchmark_output_tokens",
+            "tokens",
+            "osl",
+            "file name (8k1k)",
+            "benchmark_output_tokens",
+            "nominal maximum; file name 1k = 1024",
+        ),
+        FieldName(
+            "speculative_decoding", "-", "spec_decoding", "file name (spec-...)", "speculative_decoding", "as is"
+        ),
+        FieldName("date", "-", "timestamp or date", "date", "date", "ISO 8601"),
+        FieldName("image", "-", "image", "-", "-", "into provenance.software_stack"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class CurveKey:
+    """The conditions a curve was measured under; rows that differ in any of them are different curves.
+
+    ``None`` means the source does not state it.
+    """
+
+    hardware: str | None = None
+    model: str | None = None
+    precision: str | None = None
+    framework: str | None = None
+    tensor_parallel: int | None = None
+    expert_parallel: int | None = None
+    dp_attention: str | None = None
+    disaggregated: str | None = None
+    gpus_per_replica: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    speculative_decoding: str | None = None
+    token_basis: str = "total"
+    throughput_per: str = "replica"
+
+    def describe(self) -> dict[str, str]:
+        """Each key field as text (``unstated`` for ``None``)."""
+        return {
+            f.name: "unstated" if getattr(self, f.name) is None else str(getattr(self, f.name)) for f in fields(self)
+        }
+
+    @property
+    def label(self) -> str:
+        """Short human name, e.g. ``gaudi25 Llama-3.3-70B-Instruct fp8 vllm tp8 1024/1024``."""
+        parts = [self.hardware or "hardware?", (self.model or "model?").rsplit("/", 1)[-1]]
+        parts += [p for p in (self.precision, self.framework) if p]
+        if self.tensor_parallel is not None:
+            parallel = f"tp{self.tensor_parallel}"
+            if self.expert_parallel not in (None, 1):
+                parallel += f"-ep{self.expert_parallel}"
+            if self.dp_attention in ("true", "True"):
+                parallel += "-dpa"
+            parts.append(parallel)
+        elif self.gpus_per_replica is not None:
+            parts.append(f"{self.gpus_per_replica} GPUs")
+        if self.disaggregated in ("true", "True"):
+            parts.append("disagg")
+        if self.input_tokens is not None and self.output_tokens is not None:
+            parts.append(f"{self.input_tokens}/{self.output_tokens}")
+        if self.speculative_decoding and self.speculative_decoding != "none":
+            parts.append(f"spec-{self.speculative_decoding}")
+        return " ".join(parts)
+
+
+KEY_FIELDS = tuple(f.name for f in fields(CurveKey))
+ONLY_ALIASES = {
+    "hw": "hardware",
+    "tp": "tensor_parallel",
+    "ep": "expert_parallel",
+    "isl": "input_tokens",
+    "osl": "output_tokens",
+    "spec": "speculative_decoding",
+    "spec_decoding": "speculative_decoding",
+    "gpus": "gpus_per_replica",
+}
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file, a row or a value that was not imported, and why.
+
+    Parameters
+    ----------
+    file
+        File name as given.
+    row
+        Row of a table or array (0-based for JSON arrays, the line number for CSV), or ``None`` for the whole file.
+    field
+        The field at fault ('' when the whole file is at fault).
+    reason
+        What was expected and what was found.
+    """
+
+    file: str
+    row: int | None
+    field: str
+    reason: str
+
+    @property
+    def where(self) -> str:
+        """``file``, ``file[row 3]`` or ``file:line 4``."""
+        if self.row is None:
+            return self.file
+        return f"{self.file}:line {self.row}" if self.file.lower().endswith(".csv") else f"{self.file}[row {self.row}]"
+
+    def __str__(self) -> str:
+        what = f"{self.field}: " if self.field else ""
+        return f"{self.where}: {what}{self.reason}"
+
+
+@dataclass
+class Row:
+    """One operating point as read, before grouping (internal to the importers)."""
+
+    file: str
+    row: int | None
+    stage: str
+    key: CurveKey
+    point: dict[str, float]
+    isl_osl_source: str
+    gpus_source: str
+    date: str | None = None
+    image: str | None = None
+    source_file: str | None = None
+    extra_notes: list[str] = field(default_factory=list)
+    match: tuple | None = None  # (model, concurrency, per-GPU total throughput, TTFT s) to pair stage A with B
+
+
+@dataclass
+class Curve:
+    """One imported operating-point curve.
+
+    Attributes
+    ----------
+    key
+        Conditions the curve was measured under.
+    performance
+        Scenario-ready ``systems[].performance`` mapping (points sorted by concurrency; throughput on a total
+        basis per replica for InferenceX; TTFT and TPOT in ms at ``percentile``).
+    provenance
+        Scenario-ready ``systems[].provenance`` mapping (``class``, ``date``, ``source``, ``software_stack``,
+        ``notes``).
+    percentile
+        Percentile TTFT and TPOT were read at (``p99`` or ``median``).
+    isl_osl_source
+        Where ISL/OSL came from: ``file``, ``file name (...)`` or ``option --isl/--osl``.
+    gpus_source
+        Where GPUs per replica came from.
+    stages
+        Source stages of the points (``A``, ``B``, ``C`` or ``csv``).
+    files
+        Files the points came from.
+    """
+
+    key: CurveKey
+    performance: dict[str, Any]
+    provenance: dict[str, Any]
+    percentile: str
+    isl_osl_source: str
+    gpus_source: str
+    stages: list[str]
+    files: list[str]
+
+    @property
+    def label(self) -> str:
+        """Short human name of the curve."""
+        return self.key.label
+
+    @property
+    def points(self) -> list[dict[str, float]]:
+        """Operating points (``performance['points']``)."""
+        return self.performance["points"]
+
+    @property
+    def concurrency_range(self) -> tuple[float, float] | None:
+        """Lowest and highest concurrency [requests], or ``None`` when the points do not give it."""
+        values = [p["concurrency"] for p in self.points if "concurrency" in p]
+        return (min(values), max(values)) if values else None
+
+    @property
+    def has_power(self) -> bool:
+        """Whether any point carries measured (board) power."""
+        return any("power_w_per_accelerator" in p for p in self.points)
+
+
+@dataclass
+class ImportResult:
+    """What an importer read: the curves, and what it skipped and why.
+
+    Attributes
+    ----------
+    curves
+        Imported curves, in a stable order (hardware, model, precision, parallelism, ISL/OSL).
+    skipped
+        Files, rows or values not imported, each naming the file, the field and the reason.
+    filtered
+        Rows read correctly but left out by the ``only`` filter [rows].
+    notes
+        Remarks for the summary that are not problems (e.g. columns a CSV reader ignored).
+    """
+
+    curves: list[Curve] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    filtered: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether at least one curve was imported."""
+        return bool(self.curves)
+
+
+class SkipError(Exception):
+    """Raised inside a reader for one row or file; caught and turned into a :class:`Skipped`."""
+
+    def __init__(self, field_name: str, reason: str):
+        super().__init__(f"{field_name}: {reason}")
+        self.field = field_name
+        self.reason = reason
+
+
+def number(data: Mapping[str, Any], name: str, *, positive: bool = True, required: bool = True) -> float | None:
+    """A finite number from a mapping, or :class:`SkipError` naming the field.
+
+    Parameters
+    ----------
+    data
+        The row.
+    name
+        Field name in the source.
+    positive
+        Require a value > 0.
+    required
+        Raise when missing (else return ``None``).
+    """
+    if name not in data or data[name] is None or data[name] == "":
+        if required:
+            raise SkipError(name, "missing")
+        return None
+    value = data[name]
+    if isinstance(value, bool):
+        raise SkipError(name, f"must be a number, got {value!r}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise SkipError(name, f"must be a number, got {str(value)[:40]!r}") from None
+    if not math.isfinite(x):
+        raise SkipError(name, f"must be a finite number, got {value!r}")
+    if positive and x <= 0:
+        raise SkipError(name, f"must be > 0, got {value!r}")
+    return x
+
+
+_ISL_OSL = re.compile(r"(?<![a-z0-9])(\d+)k(\d+)k(?![a-z0-9])", re.I)
+_TP = re.compile(r"(?<![a-z])tp(\d+)", re.I)
+_EP = re.compile(r"(?<![a-z])ep(\d+)", re.I)
+_DPA = re.compile(r"(?<![a-z])dpa(true|false)", re.I)
+_DISAGG = re.compile(r"(?<![a-z])disagg-(true|false)", re.I)
+_SPEC = re.compile(r"(?<![a-z])spec-([a-z0-9]+)", re.I)
+_CONC = re.compile(r"(?<![a-z])conc(\d+)", re.I)
+PRECISIONS = {"fp4", "nvfp4", "mxfp4", "fp6", "fp8", "mxfp8", "bf16", "fp16", "fp32", "int4", "int8", "w4a16", "w8a8"}
+FRAMEWORKS = {"vllm", "sglang", "trt", "trtllm", "tensorrt-llm", "tgi", "atom", "dynamo", "lmdeploy", "mori"}
+
+
+def names_from_file_name(name: str) -> dict[str, Any]:
+    """What an InferenceX-style file name says: ISL/OSL, tp, ep, precision, framework, spec decoding.
+
+    ``1k1k`` is 1024/1024 and ``8k1k`` 8192/1024 (the benchmark's k is 1024). Only tokens that are present
+    are returned.
+
+    Examples
+    --------
+    >>> names_from_file_name("kimik2.5_8k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc32_x.json")["isl"]
+    8192
+    """
+    stem = name.rsplit("/", 1)[-1]
+    out: dict[str, Any] = {}
+    if m := _ISL_OSL.search(stem):
+        out["isl"], out["osl"] = int(m.group(1)) * 1024, int(m.group(2)) * 1024
+        out["isl_osl_token"] = m.group(0)
+    for pattern, key, cast in (
+        (_TP, "tp", int),
+        (_EP, "ep", int),
+        (_DPA, "dp_attention", str.lower),
+        (_DISAGG, "disagg", str.lower),
+        (_SPEC, "spec_decoding", str.lower),
+        (_CONC, "conc", int),
+    ):
+        if m := pattern.search(stem):
+            out[key] = cast(m.group(1))
+    tokens = [t.lower() for t in re.split(r"[_\-.]", stem)]
+    if precision := next((t for t in tokens if t in PRECISIONS), None):
+        out["precision"] = precision
+    if framework := next((t for t in tokens if t in FRAMEWORKS), None):
+        out["framework"] = framework
+    return out
+
+
+def parse_only(items: Iterable[str] | Mapping[str, str] | None) -> dict[str, str]:
+    """``["tp=8", "precision=fp8"]`` -> ``{"tensor_parallel": "8", "precision": "fp8"}``; ValueError when bad."""
+    if items is None:
+        return {}
+    pairs = items.items() if isinstance(items, Mapping) else [_split_pair(i) for i in items]
+    out = {}
+    for key, value in pairs:
+        name = ONLY_ALIASES.get(key.strip(), key.strip())
+        if name not in KEY_FIELDS:
+            raise ValueError(f"unknown curve key {key!r}: use one of {', '.join(KEY_FIELDS)} (or tp, ep, isl, osl)")
+        out[name] = value.strip()
+    return out
+
+
+def _split_pair(item: str) -> tuple[str, str]:
+    if "=" not in item:
+        raise ValueError(f"expected KEY=VALUE, got {item!r}")
+    key, value = item.split("=", 1)
+    return key, value
+
+
+def _matches(key: CurveKey, only: Mapping[str, str]) -> bool:
+    described = key.describe()
+    return all(described[name].lower() == value.lower() for name, value in only.items())
+
+
+def _sig(x: float) -> float:
+    """Six significant digits for YAML: below any benchmark's run-to-run noise, and readable."""
+    return float(f"{x:.6g}")
+
+
+def build_curves(
+    rows: list[Row],
+    skipped: list[Skipped],
+    *,
+    percentile: str,
+    provenance_class: str,
+    importer: str,
+    only: Mapping[str, str] | None = None,
+) -> tuple[list[Curve], int]:
+    """Group rows into curves by key; drop repeated concurrencies (reported); build performance and provenance.
+
+    Returns
+    -------
+    curves, filtered
+        The curves in a stable order, and how many rows the ``only`` filter left out [rows].
+    """
+    groups: dict[CurveKey, list[Row]] = {}
+    filtered = 0
+    for row in rows:
+        if only and not _matches(row.key, only):
+            filtered += 1
+            continue
+        groups.setdefault(row.key, []).append(row)
+    curves = []
+    for key, members in groups.items():
+        members = _drop_repeats(members, skipped)
+        if not members:
+            continue
+        curve = _curve(key, members, percentile, provenance_class, importer)
+        try:
+            Performance.model_validate(curve.performance)
+            Provenance.model_validate(curve.provenance)
+        except ValidationError as exc:  # a reader bug or an odd file: skip the curve, never a traceback
+            first = exc.errors(include_url=False)[0]
+            for r in members:
+                skipped.append(Skipped(r.file, r.row, ".".join(map(str, first["loc"])) or "performance", first["msg"]))
+            continue
+        curves.append(curve)
+    curves.sort(key=lambda c: tuple(_sort_value(v) for v in vars(c.key).values()))
+    return curves, filtered
+
+
+def _sort_value(value: object) -> tuple[int, str]:
+    """Unstated first, numbers in numeric order, text in text order."""
+    if value is None:
+        return (0, "")
+    if isinstance(value, int):
+        return (1, f"{value:012d}")
+    return (2, str(value).lower())
+
+
+def _drop_repeats(members: list[Row], skipped: list[Skipped]) -> list[Row]:
+    """Keep the first row at each concurrency; with and without concurrency may not mix in one curve."""
+    with_conc = [r for r in members if "concurrency" in r.point]
+    kept: dict[float, Row] = {}
+    out = []
+    for r in members:
+        if "concurrency" not in r.point:
+            if with_conc:
+                skipped.append(
+                    Skipped(r.file, r.row, "concurrency", "missing while other rows of the same curve give it")
+                )
+                continue
+            out.append(r)
+            continue
+        c = r.point["concurrency"]
+        if c in kept:
+            first = kept[c]
+            skipped.append(
+                Skipped(
+                    r.file,
+                    r.row,
+                    "concurrency",
+                    f"repeats concurrency {c:g} of {first.file}"
+                    + (f"[row {first.row}]" if first.row is not None else "")
+                    + " in the same curve; the first is kept",
+                )
+            )
+            continue
+        kept[c] = r
+        out.append(r)
+    return out
+
+
+def _dates(rows: list[Row]) -> str:
+    days = sorted({r.date[:10] for r in rows if r.date})
+    if not days:
+        return "unstated (not in the files)"
+    return days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+
+
+def _curve(key: CurveKey, rows: list[Row], percentile: str, provenance_class: str, importer: str) -> Curve:
+    rows = sorted(rows, key=lambda r: r.point.get("concurrency", 0.0))
+    points = [dict(r.point) for r in rows]
+    for p in points:
+        if "concurrency" in p and float(p["concurrency"]).is_integer():
+            p["concurrency"] = int(p["concurrency"])
+    performance: dict[str, Any] = {"token_basis": key.token_basis, "throughput_per": key.throughput_per}
+    for ours, value in (
+        ("benchmark_model", key.model),
+        ("benchmark_precision", key.precision),
+        ("benchmark_input_tokens", key.input_tokens),
+        ("benchmark_output_tokens", key.output_tokens),
+        ("framework", key.framework),
+        ("speculative_decoding", key.speculative_decoding),
+    ):
+        if value is not None:
+            performance[ours] = value
+    performance["points"] = points
+
+    files = list(dict.fromkeys(r.file for r in rows))
+    sources = []
+    row_word = "lines" if importer == "csv" else "rows"
+    for f in files:
+        idx = sorted(r.row for r in rows if r.file == f and r.row is not None)
+        base = PurePath(f).name
+        word = row_word if len(idx) > 1 else row_word[:-1]
+        sources.append(f"{base} ({word} {', '.join(map(str, idx))})" if idx else base)
+    images = sorted({r.image for r in rows if r.image})
+    stack = key.framework or "framework unstated"
+    stack += f"; image {', '.join(images)}" if images else "; image unstated"
+    stages = sorted({r.stage for r in rows})
+    isl_sources = list(dict.fromkeys(r.isl_osl_source for r in rows))
+    gpu_sources = list(dict.fromkeys(r.gpus_source for r in rows))
+    notes = [
+        f"Imported by rackcost ({importer}, stage {'/'.join(stages)}); TTFT and TPOT at {percentile} "
+        f"(TPOT = 1000 / {percentile} interactivity)."
+        if importer == "inferencex"
+        else f"Imported by rackcost ({importer}).",
+        f"ISL/OSL from {'; '.join(isl_sources)}.",
+    ]
+    if key.throughput_per == "replica" and key.gpus_per_replica is not None:
+        notes.append(f"Throughput per replica of {key.gpus_per_replica} GPUs ({'; '.join(gpu_sources)}).")
+    if any("power_w_per_accelerator" in p for p in points):
+        notes.append("power_w_per_accelerator is measured GPU board power, not wall power.")
+    originals = [r.source_file for r in rows if r.source_file]
+    if originals:
+        folders = sorted({str(PurePath(o).parent.parent) for o in originals})
+        notes.append(
+            f"Original result files (under {', '.join(folders)}): "
+            + ", ".join(PurePath(o).name for o in originals)
+            + "."
+        )
+    for r in rows:
+        notes.extend(n for n in r.extra_notes if n not in notes)
+    provenance = {
+        "class": provenance_class,
+        "date": _dates(rows),
+        "source": ("InferenceX result files: " if importer == "inferencex" else "CSV table: ") + "; ".join(sources),
+        "software_stack": stack,
+        "notes": " ".join(notes),
+    }
+    return Curve(
+        key=key,
+        performance=performance,
+        provenance=provenance,
+        percentile=percentile,
+        isl_osl_source="; ".join(isl_sources),
+        gpus_source="; ".join(gpu_sources),
+        stages=stages,
+        files=files,
+    )
+
+
+def differing_keys(curves: list[Curve]) -> dict[str, list[str]]:
+    """Key fields whose values differ between curves, with the values (for the mixed-curves error)."""
+    out = {}
+    for name in KEY_FIELDS:
+        values = list(dict.fromkeys(c.key.describe()[name] for c in curves))
+        if len(values) > 1:
+            out[name] = values
+    return out
+
+
+class _Flow(dict):
+    """A mapping written on one line (operating points)."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(_Flow, lambda d, data: d.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True))
+
+
+def _dump(data: Any) -> str:
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=118, default_flow_style=False)
+
+
+def _with_flow_points(performance: dict[str, Any]) -> dict[str, Any]:
+    """Points on one line each, numbers to six significant digits (the API keeps them exact)."""
+    points = [_Flow({k: v if k == "concurrency" else _sig(v) for k, v in p.items()}) for p in performance["points"]]
+    return {**performance, "points": points}
+
+
+_HARDWARE_TODO = [
+    ("accelerators_per_node", "accelerators in one node (tray)"),
+    ("nodes_per_rack", "node slots in one rack"),
+    ("accelerator_rated_w", "rated (nameplate) power, provisioning only [W]"),
+    ("accelerator_busy_w", "sustained power with every slot busy [W]"),
+    ("accelerator_idle_w", "power when powered and idle [W]"),
+    ("host_w_per_node", "CPUs, memory, NICs, fans of one node [W]"),
+    ("rack_overhead_w", "switches, fans, CDU, conversion of one rack [W]"),
+]
+_COSTS_TODO = [
+    ("capex_usd_per_accelerator", "accelerator price [USD]"),
+    ("capex_usd_per_node", "node chassis, CPUs, memory [USD]"),
+    ("service_life_years", "years over which capex is recovered [years]"),
+    ("cost_of_capital_fraction", "annual cost of capital [1/year]"),
+]
+
+
+def _header(curves: list[Curve], command: str) -> list[str]:
+    lines = [f"# Written by `{command}`." if command else "# Written by rackcost's importer."]
+    if any(c.has_power for c in curves):
+        lines.append(
+            "# power_w_per_accelerator is MEASURED GPU BOARD POWER (InferenceX avg_power_w), not wall power: hosts,"
+        )
+        lines.append("# rack overhead and PUE come on top from the scenario's hardware and facility blocks.")
+    return lines
+
+
+def curve_to_yaml(curve: Curve, system_name: str | None = None, command: str = "") -> str:
+    """YAML text of one curve.
+
+    Parameters
+    ----------
+    curve
+        The curve.
+    system_name
+        Without it: a mapping ``{label: {performance, provenance}}`` whose two blocks paste into a system entry.
+        With it: a one-item list holding a whole system entry (name, provenance, performance, and hardware and
+        costs with ``null`` placeholders marked ``FILL IN``) that pastes under ``systems:``.
+    command
+        Command line to name in the header comment.
+    """
+    return curves_to_yaml([curve], system_name=system_name, command=command)
+
+
+def curves_to_yaml(curves: list[Curve], system_name: str | None = None, command: str = "") -> str:
+    """YAML text of several curves: one entry per curve (see :func:`curve_to_yaml`).
+
+    Raises
+    ------
+    ValueError
+        When ``system_name`` is given with more than one curve (one system holds one curve).
+    """
+    lines = _header(curves, command)
+    if system_name is None:
+        lines.append(
+            "# One entry per curve: paste its `performance:` and `provenance:` blocks into a system of a scenario"
+        )
+        lines.append(
+            "# (systems[].performance and systems[].provenance); hardware and costs are not in benchmark files."
+        )
+        body = {c.label: {"performance": _with_flow_points(c.performance), "provenance": c.provenance} for c in curves}
+        return "\n".join(lines) + "\n" + _dump(body)
+    if len(curves) != 1:
+        raise ValueError(f"one system holds one curve, got {len(curves)}")
+    (curve,) = curves
+    lines.append("# One system entry: paste it under `systems:` of a scenario. Hardware and costs are NOT in benchmark")
+    lines.append(
+        "# files: replace every `null  # FILL IN` before the scenario loads (rackcost validate names each one)."
+    )
+    entry = {"name": system_name, "provenance": curve.provenance, "performance": _with_flow_points(curve.performance)}
+    text = _dump([entry]).rstrip("\n") + "\n"
+    gpus = curve.key.gpus_per_replica
+    text += "  hardware:\n"
+    if gpus is not None and curve.key.throughput_per == "replica":
+        text += f"    accelerators_per_replica: {gpus}   # from the benchmark: {curve.gpus_source}\n"
+    else:
+        text += "    accelerators_per_replica: null   # FILL IN: accelerators one replica spans\n"
+    for name, what in _HARDWARE_TODO:
+        text += f"    {name}: null   # FILL IN: {what}\n"
+    text += "  costs:\n"
+    for name, what in _COSTS_TODO:
+        text += f"    {name}: null   # FILL IN: {what}\n"
+    return "\n".join(lines) + "\n" + text

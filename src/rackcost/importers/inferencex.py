@@ -1,0 +1,509 @@
+"""InferenceX result files -> operating-point curves with provenance.
+
+InferenceX (SemiAnalysis's open inference benchmark) writes three shapes of result file, told apart here by
+content, never by file name:
+
+- **stage A**, the raw benchmark client output: one JSON object with ``max_concurrency``,
+  ``total_token_throughput`` (the whole deployment's tokens/s) and latencies ``{pct}_{ttft,tpot}_ms`` in **ms**;
+- **stage B**, the per-point aggregate: one JSON object with ``hw``, ``conc``, ``tput_per_gpu`` (tokens/s **per
+  GPU**), latencies ``{pct}_ttft`` in **seconds** and interactivity ``{pct}_intvty`` (output tokens/s per user);
+- **stage C**, a JSON array of stage-B rows.
+
+Names map to ours through :data:`rackcost.importers.common.FIELD_MAP`. Replica throughput = per-GPU throughput x
+GPUs per replica (tp x pp; prefill + decode GPUs for disaggregated multi-node runs); stage A is deployment-wide
+already. TTFT and TPOT are read at one percentile (``p99`` by default, or ``median``), TPOT = 1000 / interactivity.
+Measured GPU power (``avg_power_w``) is kept as ``power_w_per_accelerator``: GPU **board** power, never wall
+power. ISL/OSL come from the file, else from the file name (``1k1k`` = 1024/1024), else from the caller; a row
+with none of these is skipped, never guessed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rackcost.importers.common import (
+    PERCENTILES,
+    CurveKey,
+    ImportResult,
+    Row,
+    SkipError,
+    Skipped,
+    build_curves,
+    names_from_file_name,
+    number,
+    parse_only,
+)
+
+__all__ = ["MAX_FILE_BYTES", "detect_stage", "read_inferencex", "read_inferencex_paths"]
+
+MAX_FILE_BYTES = 50_000_000
+"""Files larger than this are skipped (the largest real result arrays are well under 1 MB) [bytes]."""
+
+# Stage B/C is derived from stage A by exact arithmetic (division by the GPU count, ms -> s); a raw file and its
+# aggregate agree to the last few bits, so 1e-9 relative tells "the same run" from any other run.
+_SAME_RUN_RTOL = 1e-9
+
+
+@dataclass(frozen=True)
+class _Options:
+    percentile: str
+    isl: int | None
+    osl: int | None
+    gpus_per_replica: int | None
+
+
+def _is_stage_a(d: object) -> bool:
+    return (
+        isinstance(d, dict)
+        and any(k in d for k in ("max_concurrency", "total_token_throughput", "completed"))
+        and any(isinstance(k, str) and k.endswith("_ms") for k in d)
+    )
+
+
+def _is_stage_b(d: object) -> bool:
+    return (
+        isinstance(d, dict)
+        and any(k in d for k in ("tput_per_gpu", "conc", "hw"))
+        and any(isinstance(k, str) and k.endswith(("_ttft", "_intvty", "_tpot")) for k in d)
+    )
+
+
+def detect_stage(obj: object) -> str | None:
+    """Which InferenceX stage parsed JSON is: ``"A"``, ``"B"``, ``"C"``, or ``None`` for another schema.
+
+    Decided by content: stage A has ``max_concurrency``/``total_token_throughput`` and ``*_ms`` latencies;
+    stage B has ``hw``/``conc``/``tput_per_gpu`` and latencies in seconds (``*_ttft``, ``*_intvty``);
+    stage C is an array in which at least one row is stage B.
+    """
+    if isinstance(obj, list):
+        return "C" if any(_is_stage_b(x) for x in obj) else None
+    if _is_stage_a(obj):
+        return "A"
+    if _is_stage_b(obj):
+        return "B"
+    return None
+
+
+def _parse(name: str, data: bytes) -> Any:
+    if len(data) > MAX_FILE_BYTES:
+        raise SkipError("", f"larger than {MAX_FILE_BYTES // 1_000_000} MB; not an InferenceX result file")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SkipError("", "not UTF-8 text; expected an InferenceX JSON result file") from None
+    if not text.strip():
+        raise SkipError("", "empty file; expected an InferenceX JSON result file")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        truncated = _unclosed(text)
+        hint = " (the file ends early: truncated?)" if truncated else ""
+        raise SkipError("", f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}") from None
+
+
+def _unclosed(text: str) -> bool:
+    """Whether JSON text ends inside a string, an object or an array (a truncated file)."""
+    depth, in_string, escaped = 0, False, False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+    return in_string or depth > 0
+
+
+def _text(d: Mapping[str, Any], name: str) -> str | None:
+    value = d.get(name)
+    if value is None or value == "":
+        return None
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _integer(d: Mapping[str, Any], name: str) -> int | None:
+    x = number(d, name, required=False)
+    if x is None:
+        return None
+    if not float(x).is_integer():
+        raise SkipError(name, f"must be a whole number, got {d[name]!r}")
+    return int(x)
+
+
+def _iso_date(value: object) -> str | None:
+    """``20260527-075026`` or ``2025-10-15T08:30:27.55`` -> ``2026-05-27T07:50:26`` / ``2025-10-15T08:30:27``."""
+    if value is None:
+        return None
+    text = str(value)
+    if m := re.fullmatch(r"(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})", text):
+        y, mo, d, h, mi, s = m.groups()
+        return f"{y}-{mo}-{d}T{h}:{mi}:{s}"
+    return text[:19] if re.match(r"\d{4}-\d{2}-\d{2}", text) else text
+
+
+def _isl_osl(d: Mapping[str, Any], name_sources: list[tuple[str, dict[str, Any]]], opts: _Options):
+    """ISL, OSL and where they came from: the file, a file name, or the caller's options; else SkipError."""
+    if "isl" in d or "osl" in d:
+        isl, osl = _integer(d, "isl"), _integer(d, "osl")
+        if isl is None or osl is None:
+            raise SkipError("isl" if isl is None else "osl", "missing while the other one is given")
+        return isl, osl, "file (isl, osl)"
+    for label, names in name_sources:
+        if "isl" in names:
+            return names["isl"], names["osl"], f"{label} ({names['isl_osl_token']})"
+    if opts.isl is not None and opts.osl is not None:
+        return opts.isl, opts.osl, "option --isl/--osl"
+    raise SkipError(
+        "isl/osl",
+        "not in the file and not in its file name (like 1k1k or 8k1k); give --isl and --osl "
+        "(rackcost never guesses the lengths a curve was measured at)",
+    )
+
+
+def _check_gpus(gpus: int, source: str, opts: _Options) -> None:
+    if opts.gpus_per_replica is not None and opts.gpus_per_replica != gpus:
+        raise SkipError(
+            "tp",
+            f"the file gives {gpus} GPUs per replica ({source}) but --gpus-per-replica says {opts.gpus_per_replica}",
+        )
+
+
+def _latency_b(d: Mapping[str, Any], pct: str) -> tuple[float, float]:
+    """TTFT [ms] and TPOT [ms] of a stage-B row at a percentile."""
+    ttft_ms = number(d, f"{pct}_ttft") * 1000.0
+    intvty = number(d, f"{pct}_intvty", required=False)
+    if intvty is not None:
+        return ttft_ms, 1000.0 / intvty
+    tpot_s = number(d, f"{pct}_tpot", required=False)
+    if tpot_s is None:
+        raise SkipError(f"{pct}_intvty", f"missing (and no {pct}_tpot): no time per output token")
+    return ttft_ms, tpot_s * 1000.0
+
+
+def _row_b(file: str, idx: int | None, d: Mapping[str, Any], stage: str, opts: _Options, notes: list[str]) -> Row:
+    pct = opts.percentile
+    where = f"{file}[row {idx}]" if idx is not None else file
+    concurrency = number(d, "conc")
+    per_gpu = number(d, "tput_per_gpu")
+    ttft_ms, tpot_ms = _latency_b(d, pct)
+
+    source_file = _text(d, "source_file")
+    name_sources = []
+    if source_file:
+        name_sources.append(("source_file name", names_from_file_name(source_file)))
+    name_sources.append(("file name", names_from_file_name(file)))
+    named = {k: v for _, names in reversed(name_sources) for k, v in names.items()}
+    extra = []
+
+    def from_name(field: str, ours: str) -> str | None:
+        value = _text(d, field)
+        if value is None and field in named:
+            value = str(named[field])
+            extra.append(f"{ours} {value} from the file name.")
+        return value
+
+    precision = from_name("precision", "precision")
+    framework = from_name("framework", "framework")
+    spec = from_name("spec_decoding", "speculative decoding")
+    dp_attention = from_name("dp_attention", "dp_attention")
+    disagg = from_name("disagg", "disaggregated")
+    tp, ep, pp = _integer(d, "tp"), _integer(d, "ep"), _integer(d, "pp")
+    if "num_prefill_gpu" in d and "num_decode_gpu" in d:
+        prefill, decode = _integer(d, "num_prefill_gpu"), _integer(d, "num_decode_gpu")
+        gpus, gpus_source = prefill + decode, f"file: {prefill} prefill + {decode} decode GPUs"
+    elif tp is not None:
+        gpus = tp * (pp or 1)
+        gpus_source = f"file: tp {tp} x pp {pp or 1}"
+        if (pcp := _integer(d, "pcp")) is not None:
+            gpus *= pcp
+            gpus_source += f" x pcp {pcp}"
+    elif "tp" in named:
+        tp = gpus = named["tp"]
+        gpus_source = f"file name: tp{tp}"
+    elif opts.gpus_per_replica is not None:
+        gpus, gpus_source = opts.gpus_per_replica, "option --gpus-per-replica"
+    else:
+        raise SkipError(
+            "tp",
+            "missing: GPUs per replica (tp x pp) turns tput_per_gpu into replica throughput; give --gpus-per-replica",
+        )
+    _check_gpus(gpus, gpus_source, opts)
+    if ep is None and "ep" in named:
+        ep = named["ep"]
+    isl, osl, isl_source = _isl_osl(d, name_sources, opts)
+
+    point = {
+        "concurrency": concurrency,
+        "throughput_tokens_per_s": per_gpu * gpus,
+        "tpot_ms": tpot_ms,
+        "ttft_ms": ttft_ms,
+    }
+    if "avg_power_w" in d and d["avg_power_w"] is not None:
+        if d.get("power_valid") is False:
+            notes.append(f"{where}: avg_power_w ignored: the file marks it power_valid: false")
+        else:
+            try:
+                point["power_w_per_accelerator"] = number(d, "avg_power_w")
+            except SkipError as exc:
+                notes.append(f"{where}: avg_power_w ignored: {exc.reason}")
+    key = CurveKey(
+        hardware=_text(d, "hw"),
+        model=_text(d, "model"),
+        precision=precision.lower() if precision else None,
+        framework=framework,
+        tensor_parallel=tp,
+        expert_parallel=ep,
+        dp_attention=dp_attention,
+        disaggregated=disagg,
+        gpus_per_replica=gpus,
+        input_tokens=isl,
+        output_tokens=osl,
+        speculative_decoding=spec,
+    )
+    return Row(
+        file=file,
+        row=idx,
+        stage=stage,
+        key=key,
+        point=point,
+        isl_osl_source=isl_source,
+        gpus_source=gpus_source,
+        date=_iso_date(d.get("timestamp") or d.get("date")),
+        image=_text(d, "image"),
+        source_file=source_file,
+        extra_notes=extra,
+        match=(key.model, concurrency, per_gpu, ttft_ms),
+    )
+
+
+def _row_a(file: str, d: Mapping[str, Any], opts: _Options) -> Row:
+    pct = opts.percentile
+    completed = number(d, "completed", positive=False, required=False)
+    if completed is not None and completed <= 0:
+        raise SkipError("completed", f"{completed:g} requests completed: the run measured nothing")
+    concurrency = number(d, "max_concurrency")
+    total = number(d, "total_token_throughput")
+    ttft_ms = number(d, f"{pct}_ttft_ms")
+    tpot_ms = number(d, f"{pct}_tpot_ms")
+    names = names_from_file_name(file)
+    extra = []
+    framework = names.get("framework")
+    if framework is None and (backend := _text(d, "backend")):
+        framework = backend
+        extra.append(f"framework {backend} from the client's backend field.")
+    if "tp" in names:
+        gpus, gpus_source = names["tp"], f"file name: tp{names['tp']} (stage A: deployment-wide throughput)"
+    elif opts.gpus_per_replica is not None:
+        gpus, gpus_source = opts.gpus_per_replica, "option --gpus-per-replica (stage A: deployment-wide)"
+    else:
+        raise SkipError(
+            "tp",
+            "stage A has no GPU count and the file name has no tpN: give --gpus-per-replica "
+            "(GPUs of the deployment the throughput was measured on)",
+        )
+    _check_gpus(gpus, gpus_source, opts)
+    isl, osl, isl_source = _isl_osl(d, [("file name", names)], opts)
+    runner = re.search(r"conc\d+_(.+?)(?:\.json)?$", file.rsplit("/", 1)[-1])
+    extra.append(
+        "Stage A files do not name the hardware"
+        + (f" (runner in the file name: {runner.group(1)})." if runner else ".")
+    )
+    done = number(d, "completed", required=False)
+    tin, tout = number(d, "total_input_tokens", required=False), number(d, "total_output_tokens", required=False)
+    if done and tin and tout:
+        extra.append(
+            f"Measured mean lengths {tin / done:.0f}/{tout / done:.0f} tokens per request (nominal {isl}/{osl})."
+        )
+    key = CurveKey(
+        hardware=None,
+        model=_text(d, "model_id"),
+        precision=names.get("precision"),
+        framework=framework,
+        tensor_parallel=names.get("tp"),
+        expert_parallel=names.get("ep"),
+        dp_attention=names.get("dp_attention"),
+        disaggregated=names.get("disagg"),
+        gpus_per_replica=gpus,
+        input_tokens=isl,
+        output_tokens=osl,
+        speculative_decoding=names.get("spec_decoding"),
+    )
+    point = {"concurrency": concurrency, "throughput_tokens_per_s": total, "tpot_ms": tpot_ms, "ttft_ms": ttft_ms}
+    return Row(
+        file=file,
+        row=None,
+        stage="A",
+        key=key,
+        point=point,
+        isl_osl_source=isl_source,
+        gpus_source=gpus_source,
+        date=_iso_date(d.get("date")),
+        extra_notes=extra,
+        match=(key.model, concurrency, total / gpus, ttft_ms),
+    )
+
+
+def _same_run(a: tuple, b: tuple) -> bool:
+    return (
+        a[0] == b[0]
+        and a[1] == b[1]
+        and math.isclose(a[2], b[2], rel_tol=_SAME_RUN_RTOL)
+        and math.isclose(a[3], b[3], rel_tol=_SAME_RUN_RTOL)
+    )
+
+
+def read_inferencex(
+    files: Sequence[tuple[str, bytes]],
+    *,
+    percentile: str = "p99",
+    isl: int | None = None,
+    osl: int | None = None,
+    gpus_per_replica: int | None = None,
+    provenance_class: str = "independent",
+    only: Mapping[str, str] | Iterable[str] | None = None,
+) -> ImportResult:
+    """Read InferenceX result files (stage A, B or C, detected by content) into operating-point curves.
+
+    Parameters
+    ----------
+    files
+        ``(file name, content)`` pairs, e.g. uploaded files. The name is used for messages and for what file
+        names say (ISL/OSL like ``8k1k``, ``tp8``); the content decides the stage.
+    percentile
+        ``p99`` (default) or ``median``: TTFT and TPOT are both read at it; TPOT = 1000 / interactivity [ms].
+    isl, osl
+        ISL and OSL for rows whose file and file name do not give them [tokens].
+    gpus_per_replica
+        GPUs of one replica (deployment) for files that do not give it (stage A without ``tpN`` in its name,
+        stage B without ``tp``); a file that gives a different count is skipped, naming both [GPUs].
+    provenance_class
+        ``provenance.class`` of every curve; InferenceX is an independent benchmark, so ``independent`` by
+        default (say ``vendor`` or ``collaborative`` for a run a vendor did or took part in).
+    only
+        Keep only curves whose key matches, e.g. ``{"tp": "8", "precision": "fp8"}`` or ``["tp=8"]``.
+
+    Returns
+    -------
+    ImportResult
+        Curves and skipped items; never raises for bad file content.
+
+    Raises
+    ------
+    ValueError
+        For bad arguments (an unknown percentile, ``isl`` without ``osl``, an unknown ``only`` key).
+    """
+    if percentile not in PERCENTILES:
+        raise ValueError(f"percentile must be one of {', '.join(PERCENTILES)}, got {percentile!r}")
+    if (isl is None) != (osl is None):
+        raise ValueError("give both isl and osl, or neither")
+    for name, value in (("isl", isl), ("osl", osl), ("gpus_per_replica", gpus_per_replica)):
+        if value is not None and value < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
+    only_keys = parse_only(only)
+    opts = _Options(percentile, isl, osl, gpus_per_replica)
+    result = ImportResult()
+    rows: list[Row] = []
+    for file, data in files:
+        try:
+            obj = _parse(file, data)
+            stage = detect_stage(obj)
+            if stage is None:
+                what = f"a JSON {'array' if isinstance(obj, list) else type(obj).__name__}"
+                raise SkipError(
+                    "",
+                    f"not an InferenceX result ({what} without tput_per_gpu/conc/hw and *_ttft [s], nor "
+                    "total_token_throughput/max_concurrency and *_ttft_ms)",
+                )
+        except SkipError as exc:
+            result.skipped.append(Skipped(file, None, exc.field, exc.reason))
+            continue
+        if stage == "A":
+            entries = [(None, obj)]
+        elif stage == "B":
+            entries = [(None, obj)]
+        else:
+            entries = list(enumerate(obj))
+        for idx, d in entries:
+            try:
+                if stage == "A":
+                    rows.append(_row_a(file, d, opts))
+                elif not _is_stage_b(d):
+                    raise SkipError("", "row is not an InferenceX aggregate (no conc/hw/tput_per_gpu with *_ttft)")
+                else:
+                    rows.append(_row_b(file, idx, d, stage, opts, result.notes))
+            except SkipError as exc:
+                result.skipped.append(Skipped(file, idx, exc.field, exc.reason))
+    rows = _drop_raw_twins(rows, result.skipped)
+    result.curves, result.filtered = build_curves(
+        rows,
+        result.skipped,
+        percentile=percentile,
+        provenance_class=provenance_class,
+        importer="inferencex",
+        only=only_keys,
+    )
+    return result
+
+
+def _drop_raw_twins(rows: list[Row], skipped: list[Skipped]) -> list[Row]:
+    """A stage-A file whose stage-B aggregate is also given is the same point: keep the aggregate, say so."""
+    aggregates = [r for r in rows if r.stage != "A"]
+    out = []
+    for r in rows:
+        twin = next((b for b in aggregates if _same_run(r.match, b.match)), None) if r.stage == "A" else None
+        if twin is None:
+            out.append(r)
+            continue
+        where = Path(twin.file).name + (f"[row {twin.row}]" if twin.row is not None else "")
+        skipped.append(
+            Skipped(
+                r.file,
+                None,
+                "",
+                f"same run as {where} (its stage-B aggregate: equal concurrency, throughput and TTFT); "
+                "the aggregate is kept because it names the hardware and image",
+            )
+        )
+    return out
+
+
+def read_inferencex_paths(paths: Iterable[str | Path], **options: Any) -> ImportResult:
+    """:func:`read_inferencex` on files on disk; a directory stands for its ``*.json`` files.
+
+    Files that cannot be read are reported in ``skipped`` like any other bad input.
+    """
+    files: list[tuple[str, bytes]] = []
+    unreadable: list[Skipped] = []
+    for path in _expand(paths):
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                unreadable.append(Skipped(str(path), None, "", f"larger than {MAX_FILE_BYTES // 1_000_000} MB"))
+                continue
+            data = path.read_bytes()
+        except OSError as exc:
+            unreadable.append(Skipped(str(path), None, "", f"cannot read: {exc.strerror or exc}"))
+            continue
+        files.append((str(path), data))
+    result = read_inferencex(files, **options)
+    result.skipped[:0] = unreadable
+    return result
+
+
+def _expand(paths: Iterable[str | Path]) -> list[Path]:
+    out = []
+    for p in map(Path, paths):
+        out.extend(sorted(p.glob("*.json")) if p.is_dir() else [p])
+    return out

@@ -1,0 +1,129 @@
+"""``rackcost import inferencex | csv``: summary, YAML that pastes into a scenario, exit codes, no tracebacks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from typer.testing import CliRunner
+
+import rackcost
+from rackcost.cli import app
+from reference import TWO_SYSTEMS
+
+runner = CliRunner()
+# CI clones the repo next to a copy of shared/: the real InferenceX files live outside the repository.
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "inferencex"
+SHARED_FILES = [str(p) for p in sorted(SHARED.glob("*.json"))]
+GAUDI = str(SHARED / "gaudi25-h100-llama33-70b-results.json")
+BAD = Path(__file__).resolve().parent / "data" / "importers"
+
+
+def _run(*args: str):
+    result = runner.invoke(app, ["import", *args])
+    # user errors end in SystemExit (typer.Exit), never in another exception with a traceback
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    return result
+
+
+def test_import_all_shared_files_prints_summary_and_yaml():
+    result = _run("inferencex", *SHARED_FILES)
+    assert result.exit_code == 0, result.output
+    assert "Imported 8 curve(s)" in result.stderr
+    assert "gaudi25 Llama-3.3-70B-Instruct fp8 vllm tp8 1024/1024" in result.stderr
+    assert "Skipped 3 file(s) or row(s)" in result.stderr and "isl/osl" in result.stderr
+    assert "source_file name (1k1k)" in result.stderr
+    entries = yaml.safe_load(result.stdout)  # stdout holds only the YAML
+    assert len(entries) == 8
+    template = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
+    for label, entry in entries.items():
+        data = dict(template)
+        tp = int(label.split(" tp")[1].split()[0].split("-")[0])
+        system = {**template["systems"][0], "name": label, **entry}
+        system["hardware"] = {**system["hardware"], "accelerators_per_replica": tp}
+        data["systems"] = [system]
+        data["slo"] = {"ttft_limit_ms": 60_000, "tpot_limit_ms": 1_000}
+        rackcost.scenario_from_dict(data, "pasted.yaml")
+
+
+def test_output_file_and_summary_on_stdout(tmp_path: Path):
+    out = tmp_path / "curves.yaml"
+    result = _run("inferencex", GAUDI, "--isl", "1024", "--osl", "1024", "--output", str(out))
+    assert result.exit_code == 0
+    assert "Imported 7 curve(s)" in result.stdout and f"wrote {out}" in result.stdout
+    assert "Skipped" not in result.stdout
+    entries = yaml.safe_load(out.read_text(encoding="utf-8"))
+    h100 = entries["h100 Llama-3.3-70B-Instruct-FP8 fp8 vllm tp2 1024/1024"]
+    assert "option --isl/--osl" in h100["provenance"]["notes"]
+
+
+def test_median_percentile():
+    p99 = yaml.safe_load(_run("inferencex", GAUDI, "--only", "tp=8", "--only", "precision=fp8").stdout)
+    med = yaml.safe_load(
+        _run("inferencex", GAUDI, "--only", "tp=8", "--only", "precision=fp8", "--percentile", "median").stdout
+    )
+    (a,), (b,) = p99.values(), med.values()
+    assert b["performance"]["points"][0]["ttft_ms"] < a["performance"]["points"][0]["ttft_ms"]
+    assert "at median" in b["provenance"]["notes"]
+
+
+def test_system_entry_for_one_curve():
+    result = _run("inferencex", GAUDI, "--system", "Gaudi 2.5 TP8 FP8", "--only", "tp=8", "--only", "precision=fp8")
+    assert result.exit_code == 0
+    assert "FILL IN" in result.stdout
+    (entry,) = yaml.safe_load(result.stdout)
+    assert entry["name"] == "Gaudi 2.5 TP8 FP8" and entry["hardware"]["accelerators_per_replica"] == 8
+    assert entry["provenance"]["class"] == "independent"
+    assert "25 row(s) left out by --only" in result.stderr
+
+
+def test_mixed_curves_with_system_name_the_differing_keys(tmp_path: Path):
+    out = tmp_path / "system.yaml"
+    result = _run("inferencex", GAUDI, "--system", "Gaudi", "--output", str(out))
+    assert result.exit_code == 1
+    assert "the files hold 6 curves that differ in" in result.stderr
+    assert "precision (bf16, fp8)" in result.stderr and "tensor_parallel (2, 4, 8)" in result.stderr
+    assert "omit --system" in result.stderr
+    assert not out.exists()
+    # two single-point files of different tp, passed as one system
+    mixed = _run(
+        "inferencex", str(BAD / "agg_power_1k1k_conc16.json"), str(BAD / "agg_tp4_1k1k_conc8.json"), "--system", "X"
+    )
+    assert mixed.exit_code == 1 and "tensor_parallel (4, 8)" in mixed.stderr
+
+
+def test_bad_files_are_skipped_and_the_rest_imported():
+    bad = [str(p) for p in sorted(BAD.glob("*.json"))]
+    result = _run("inferencex", *bad, SHARED_FILES[0])
+    assert result.exit_code == 0
+    for reason in ("not an InferenceX result", "truncated", "tput_per_gpu", "p99_ttft_ms", "0 requests completed"):
+        assert reason in result.stderr, reason
+
+
+def test_nothing_imported_exits_1():
+    result = _run("inferencex", str(BAD / "other_schema.json"), str(BAD / "missing.json"))
+    assert result.exit_code == 1
+    assert "nothing imported" in result.stderr and "cannot read" in result.stderr
+    assert result.stdout == ""
+
+
+def test_bad_options_exit_1():
+    assert _run("inferencex", GAUDI, "--isl", "1024").exit_code == 1
+    result = _run("inferencex", GAUDI, "--only", "colour=red")
+    assert result.exit_code == 1 and "unknown curve key" in result.stderr
+    assert _run("inferencex", GAUDI, "--percentile", "p90").exit_code == 2  # typer's own usage error
+
+
+def test_csv_command(tmp_path: Path):
+    result = _run("csv", str(BAD / "good_1k1k.csv"), "--provenance-class", "vendor")
+    assert result.exit_code == 0
+    assert "Imported 1 curve(s)" in result.stderr and "board (measured)" in result.stderr
+    (entry,) = yaml.safe_load(result.stdout).values()
+    assert entry["provenance"]["class"] == "vendor"
+    bad = _run("csv", str(BAD / "bad_rows.csv"), "--system", "Acme", "--gpus-per-replica", "4")
+    assert bad.exit_code == 0 and "Skipped 3" in bad.stderr
+    (entry,) = yaml.safe_load(bad.stdout)
+    assert entry["hardware"]["accelerators_per_replica"] == 4
+    none = _run("csv", str(BAD / "other_schema.json"))
+    assert none.exit_code == 1 and "column missing" in none.stderr

@@ -1,0 +1,435 @@
+"""Importers: InferenceX result files (stages A, B, C) and CSV tables become curves with provenance (issue 4)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+import yaml
+
+import rackcost
+from rackcost.importers import (
+    FIELD_MAP,
+    curve_to_yaml,
+    curves_to_yaml,
+    detect_stage,
+    differing_keys,
+    read_csv_table,
+    read_csv_table_path,
+    read_inferencex,
+    read_inferencex_paths,
+)
+from rackcost.importers.common import names_from_file_name
+from reference import TWO_SYSTEMS
+
+# CI clones the repo next to a copy of shared/: the real InferenceX files live outside the repository.
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "inferencex"
+BAD = Path(__file__).resolve().parent / "data" / "importers"
+SHARED_FILES = sorted(SHARED.glob("*.json"))
+RAW_4 = next(f for f in SHARED_FILES if f.name.startswith("kimik2.5_1k1k"))
+RAW_32 = next(f for f in SHARED_FILES if f.name.startswith("kimik2.5_8k1k"))
+AGG_4 = next(f for f in SHARED_FILES if f.name.startswith("agg_kimik2.5_1k1k"))
+AGG_32 = next(f for f in SHARED_FILES if f.name.startswith("agg_kimik2.5_8k1k"))
+GAUDI = SHARED / "gaudi25-h100-llama33-70b-results.json"
+
+# A stage-B aggregate is computed from its stage-A raw output by exact arithmetic: throughput divided by the GPU
+# count, milliseconds divided by 1000, interactivity = 1000 / TPOT ms. Only floating-point rounding (a few ulp,
+# about 1e-15) separates the two, so 1e-12 relative is strict enough to catch any unit or percentile mix-up
+# (those are factors of 1000, 8 or at least a few percent) and loose enough for every platform's rounding.
+SAME_RUN_RTOL = 1e-12
+
+
+def _json(path: Path) -> object:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _only_point(result):
+    (curve,) = result.curves
+    (point,) = curve.points
+    return curve, point
+
+
+def test_the_shared_files_are_there():
+    assert len(SHARED_FILES) == 5, f"expected the five InferenceX files in {SHARED}"
+
+
+@pytest.mark.parametrize("path", SHARED_FILES, ids=[p.name[:40] for p in SHARED_FILES])
+def test_every_shared_file_imports_on_its_own(path: Path):
+    result = read_inferencex_paths([path])
+    assert result.curves, [str(s) for s in result.skipped]
+    for curve in result.curves:
+        rackcost.schema.Performance.model_validate(curve.performance)
+        rackcost.schema.Provenance.model_validate(curve.provenance)
+
+
+def test_stages_are_detected_by_content_not_by_name():
+    assert detect_stage(_json(RAW_4)) == "A"
+    assert detect_stage(_json(AGG_4)) == "B"
+    assert detect_stage(_json(GAUDI)) == "C"
+    assert detect_stage(_json(BAD / "other_schema.json")) is None
+    # a stage-B file under a stage-A-looking name is still stage B
+    result = read_inferencex([("kimik2.5_1k1k_int4_vllm_tp8_conc4.json", AGG_4.read_bytes())])
+    assert result.curves[0].stages == ["B"]
+
+
+@pytest.mark.parametrize("percentile", ["p99", "median"])
+def test_stage_a_numbers_match_the_file(percentile: str):
+    raw = _json(RAW_4)
+    curve, point = _only_point(read_inferencex_paths([RAW_4], percentile=percentile))
+    assert point["concurrency"] == raw["max_concurrency"]
+    assert point["throughput_tokens_per_s"] == raw["total_token_throughput"]  # deployment-wide = one replica
+    assert point["ttft_ms"] == raw[f"{percentile}_ttft_ms"]  # already ms
+    assert point["tpot_ms"] == raw[f"{percentile}_tpot_ms"]
+    assert curve.key.gpus_per_replica == 8 and "file name: tp8" in curve.gpus_source
+    assert curve.key.input_tokens == 1024 and curve.isl_osl_source == "file name (1k1k)"
+    assert curve.key.hardware is None  # stage A does not name the hardware: unstated, not guessed
+    assert "runner in the file name: MI355-gbt350-odcdh5-wbb3" in curve.provenance["notes"]
+    assert curve.provenance["date"] == "2026-05-27"
+
+
+@pytest.mark.parametrize("percentile", ["p99", "median"])
+def test_stage_b_numbers_match_the_file(percentile: str):
+    agg = _json(AGG_4)
+    curve, point = _only_point(read_inferencex_paths([AGG_4], percentile=percentile))
+    assert point["concurrency"] == agg["conc"]
+    assert point["throughput_tokens_per_s"] == pytest.approx(agg["tput_per_gpu"] * agg["tp"], rel=1e-15)
+    assert point["ttft_ms"] == pytest.approx(agg[f"{percentile}_ttft"] * 1000, rel=1e-15)  # s -> ms
+    assert point["tpot_ms"] == pytest.approx(1000 / agg[f"{percentile}_intvty"], rel=1e-15)  # TPOT = 1 / intvty
+    k = curve.key
+    assert (k.hardware, k.model, k.precision, k.framework) == ("mi355x", "moonshotai/Kimi-K2.5", "int4", "vllm")
+    assert (k.tensor_parallel, k.expert_parallel, k.speculative_decoding) == (8, 1, "mtp")
+    assert (k.input_tokens, k.output_tokens, curve.isl_osl_source) == (1024, 1024, "file (isl, osl)")
+    assert curve.provenance["class"] == "independent"
+    assert "vllm/vllm-openai-rocm:v0.21.0" in curve.provenance["software_stack"]
+    assert AGG_4.name in curve.provenance["source"]
+
+
+@pytest.mark.parametrize(("raw", "agg"), [(RAW_4, AGG_4), (RAW_32, AGG_32)], ids=["1k1k-conc4", "8k1k-conc32"])
+@pytest.mark.parametrize("percentile", ["p99", "median"])
+def test_stage_a_and_stage_b_of_one_run_give_the_same_point(raw: Path, agg: Path, percentile: str):
+    (a,) = read_inferencex_paths([raw], percentile=percentile).curves
+    (b,) = read_inferencex_paths([agg], percentile=percentile).curves
+    for name in ("concurrency", "throughput_tokens_per_s", "tpot_ms", "ttft_ms"):
+        assert math.isclose(a.points[0][name], b.points[0][name], rel_tol=SAME_RUN_RTOL), name
+    assert (a.key.input_tokens, a.key.output_tokens) == (b.key.input_tokens, b.key.output_tokens)
+    assert a.key.gpus_per_replica == b.key.gpus_per_replica
+
+
+def test_given_together_the_raw_file_is_recognised_as_the_same_run():
+    result = read_inferencex_paths([RAW_4, AGG_4])
+    (curve,) = result.curves
+    assert curve.stages == ["B"] and len(curve.points) == 1
+    (skip,) = result.skipped
+    assert skip.file == str(RAW_4) and "same run as " + AGG_4.name in skip.reason
+
+
+def test_gaudi_file_gives_six_curves_of_five_points():
+    result = read_inferencex_paths([GAUDI])
+    assert len(result.curves) == 6
+    assert {(c.key.tensor_parallel, c.key.precision) for c in result.curves} == {
+        (tp, p) for tp in (2, 4, 8) for p in ("bf16", "fp8")
+    }
+    for c in result.curves:
+        assert [p["concurrency"] for p in c.points] == [4, 8, 16, 32, 64]
+        assert c.key.hardware == "gaudi25" and c.key.model == "meta-llama/Llama-3.3-70B-Instruct"
+        assert (c.key.input_tokens, c.key.output_tokens) == (1024, 1024)
+        assert c.isl_osl_source == "source_file name (1k1k)"
+        assert c.key.gpus_per_replica == c.key.tensor_parallel
+        assert c.provenance["date"] == "2025-10-15"
+    # the H100 row has no ISL/OSL in the row, its source file or the file name: skipped, never guessed
+    (skip,) = result.skipped
+    assert (skip.row, skip.field) == (30, "isl/osl") and "--isl" in skip.reason
+
+
+def test_gaudi_numbers_match_the_rows():
+    rows = _json(GAUDI)
+    result = read_inferencex_paths([GAUDI])
+    for curve in result.curves:
+        for p in curve.points:
+            (row,) = [
+                r
+                for r in rows
+                if r["hw"] == "gaudi25"
+                and r["tp"] == curve.key.tensor_parallel
+                and r["precision"] == curve.key.precision
+                and r["conc"] == p["concurrency"]
+            ]
+            assert p["throughput_tokens_per_s"] == pytest.approx(row["tput_per_gpu"] * row["tp"], rel=1e-15)
+            assert p["tpot_ms"] == pytest.approx(1000 / row["p99_intvty"], rel=1e-15)
+            assert p["ttft_ms"] == pytest.approx(1000 * row["p99_ttft"], rel=1e-15)
+
+
+def test_isl_osl_from_options_says_so():
+    result = read_inferencex_paths([GAUDI], isl=1024, osl=1024)
+    assert len(result.curves) == 7 and not result.skipped
+    (h100,) = [c for c in result.curves if c.key.hardware == "h100"]
+    assert len(h100.points) == 1 and h100.isl_osl_source == "option --isl/--osl"
+    assert "option --isl/--osl" in h100.provenance["notes"]
+    # options never override what the file says
+    gaudi = [c for c in result.curves if c.key.hardware == "gaudi25"]
+    assert all(c.isl_osl_source == "source_file name (1k1k)" for c in gaudi)
+
+
+def test_only_filter_keeps_one_curve():
+    result = read_inferencex_paths([GAUDI], only=["tp=8", "precision=fp8"])
+    (curve,) = result.curves
+    assert (curve.key.tensor_parallel, curve.key.precision) == (8, "fp8")
+    assert result.filtered == 25
+    with pytest.raises(ValueError, match="unknown curve key"):
+        read_inferencex_paths([GAUDI], only=["colour=red"])
+
+
+def test_stage_a_without_tp_in_the_name_needs_the_gpu_count():
+    data = RAW_4.read_bytes()
+    result = read_inferencex([("raw.json", data)], isl=1024, osl=1024)
+    assert not result.curves and result.skipped[0].field == "tp" and "--gpus-per-replica" in result.skipped[0].reason
+    result = read_inferencex([("raw.json", data)], isl=1024, osl=1024, gpus_per_replica=8)
+    assert result.curves[0].gpus_source.startswith("option --gpus-per-replica")
+    # an option that contradicts the file is an error naming both
+    result = read_inferencex_paths([AGG_4], gpus_per_replica=4)
+    assert not result.curves and "8 GPUs per replica" in result.skipped[0].reason
+    assert "--gpus-per-replica says 4" in result.skipped[0].reason
+
+
+def test_measured_power_is_kept_as_board_power():
+    result = read_inferencex_paths([BAD / "agg_power_1k1k_conc16.json"])
+    curve, point = _only_point(result)
+    assert point["power_w_per_accelerator"] == 612.5
+    assert "board power, not wall power" in curve.provenance["notes"]
+    assert "GPU BOARD POWER" in curves_to_yaml(result.curves)
+    # power_valid false: the point stays, the power is dropped with a note
+    data = json.loads((BAD / "agg_power_1k1k_conc16.json").read_text())
+    data["power_valid"] = False
+    result = read_inferencex([("p.json", json.dumps(data).encode())])
+    assert "power_w_per_accelerator" not in result.curves[0].points[0]
+    assert any("power_valid: false" in n for n in result.notes)
+
+
+# ---- bad input: a clear message naming the file and the field; the other files are still imported ----
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "words"),
+    [
+        ("other_schema.json", "", "not an InferenceX result"),
+        ("agg_truncated_1k1k_vllm_tp8_conc4.json", "", "truncated"),
+        ("agg_no_throughput.json", "tput_per_gpu", "missing"),
+        ("raw_no_ttft_1k1k_int4_vllm_tp8_conc4.json", "p99_ttft_ms", "missing"),
+        ("raw_zero_completed_1k1k_int4_vllm_tp8_conc4.json", "completed", "0 requests completed"),
+    ],
+)
+def test_bad_file_is_skipped_with_file_and_field(name: str, field: str, words: str):
+    result = read_inferencex_paths([BAD / name, AGG_32])
+    assert len(result.curves) == 1 and result.curves[0].files == [str(AGG_32)]
+    (skip,) = result.skipped
+    assert skip.file == str(BAD / name) and skip.field == field and words in skip.reason
+    assert name in str(skip)
+
+
+def test_more_bad_input():
+    files = [
+        ("empty.json", b""),
+        ("binary.json", b"\xff\xfe\x00"),
+        ("nan.json", json.dumps({**_json(AGG_4), "p99_ttft": float("nan")}).encode()),
+        ("zero.json", json.dumps({**_json(AGG_4), "tput_per_gpu": 0}).encode()),
+        ("list.json", b"[1, 2, 3]"),
+        ("rows.json", json.dumps([_json(AGG_4), {"a": 1}, "text"]).encode()),
+    ]
+    result = read_inferencex(files)
+    assert len(result.curves) == 1  # the one good row of rows.json
+    reasons = {(s.file, s.row, s.field): s.reason for s in result.skipped}
+    assert "empty file" in reasons["empty.json", None, ""]
+    assert "UTF-8" in reasons["binary.json", None, ""]
+    assert "finite" in reasons["nan.json", None, "p99_ttft"]
+    assert "> 0" in reasons["zero.json", None, "tput_per_gpu"]
+    assert "not an InferenceX result" in reasons["list.json", None, ""]
+    assert "not an InferenceX aggregate" in reasons["rows.json", 1, ""]
+    assert "not an InferenceX aggregate" in reasons["rows.json", 2, ""]
+    missing = read_inferencex_paths([BAD / "does-not-exist.json"])
+    assert not missing.ok and "cannot read" in missing.skipped[0].reason
+
+
+def test_repeated_concurrency_in_one_curve_is_reported():
+    data = AGG_4.read_bytes()
+    result = read_inferencex([("a.json", data), ("b.json", data)])
+    assert len(result.curves[0].points) == 1
+    assert "repeats concurrency 4 of a.json" in result.skipped[0].reason
+
+
+def test_bad_arguments_raise():
+    with pytest.raises(ValueError, match="percentile"):
+        read_inferencex([], percentile="p90")
+    with pytest.raises(ValueError, match="both isl and osl"):
+        read_inferencex([], isl=1024)
+
+
+# ---- YAML that a scenario accepts, and comparability fed by imported provenance ----
+
+
+def _scenario_with(systems: list[dict]) -> dict:
+    base = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
+    template = base["systems"][0]
+    base["systems"] = [{**template, **s} for s in systems]
+    worst_ttft = max(p["ttft_ms"] for s in systems for p in s["performance"]["points"])
+    worst_tpot = max(p["tpot_ms"] for s in systems for p in s["performance"]["points"])
+    base["slo"] = {"ttft_limit_ms": 2 * worst_ttft, "tpot_limit_ms": 2 * worst_tpot}
+    return base
+
+
+def _entries(text: str) -> dict:
+    data = yaml.safe_load(text)
+    assert isinstance(data, dict)
+    return data
+
+
+def test_yaml_of_every_shared_file_pastes_into_a_scenario():
+    result = read_inferencex_paths(SHARED_FILES)
+    entries = _entries(curves_to_yaml(result.curves))
+    assert len(entries) == len(result.curves) == 8
+    for label, entry in entries.items():
+        gpus = int(re_search(r"tp(\d+)", label))
+        data = _scenario_with([{"name": label, **entry}])
+        data["systems"][0]["hardware"] = {**data["systems"][0]["hardware"], "accelerators_per_replica": gpus}
+        scenario = rackcost.scenario_from_dict(data, "pasted.yaml")
+        rackcost.evaluate(scenario)
+        perf = scenario.systems[0].performance
+        assert perf.benchmark_input_tokens in (1024, 8192) and perf.framework == "vllm"
+
+
+def re_search(pattern: str, text: str) -> str:
+    import re
+
+    return re.search(pattern, text).group(1)
+
+
+def test_yaml_numbers_round_to_six_digits_only():
+    result = read_inferencex_paths([GAUDI], only=["tp=2", "precision=bf16"])
+    (entry,) = _entries(curves_to_yaml(result.curves)).values()
+    for written, exact in zip(entry["performance"]["points"], result.curves[0].points, strict=True):
+        for name, value in exact.items():
+            assert written[name] == pytest.approx(value, rel=5e-6)
+
+
+def test_system_entry_has_hardware_placeholders_and_loads_once_filled():
+    (curve,) = read_inferencex_paths([GAUDI], only=["tp=4", "precision=fp8"]).curves
+    text = curve_to_yaml(curve, system_name="Gaudi TP4 FP8")
+    assert "FILL IN" in text and "accelerators_per_replica: 4" in text
+    (entry,) = yaml.safe_load(text)
+    assert entry["hardware"]["accelerator_rated_w"] is None  # clearly unfilled: a scenario refuses it
+    with pytest.raises(rackcost.ScenarioError, match="accelerator_rated_w"):
+        rackcost.scenario_from_dict(_scenario_with([entry]))
+    template = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))["systems"][0]
+    entry["hardware"] = {**template["hardware"], "accelerators_per_replica": 4}
+    entry["costs"] = template["costs"]
+    scenario = rackcost.scenario_from_dict(_scenario_with([entry]))
+    assert scenario.systems[0].provenance.provenance_class.value == "independent"
+    with pytest.raises(ValueError, match="one curve"):
+        curves_to_yaml(read_inferencex_paths([GAUDI]).curves, system_name="x")
+
+
+def test_comparability_warnings_name_the_imported_differences():
+    curves = read_inferencex_paths([GAUDI, AGG_32], isl=1024, osl=1024).curves
+    pick = {
+        "bf16 tp8": next(c for c in curves if c.key.precision == "bf16" and c.key.tensor_parallel == 8),
+        "fp8 tp8": next(c for c in curves if c.key.precision == "fp8" and c.key.tensor_parallel == 8),
+        "kimi": next(c for c in curves if c.key.hardware == "mi355x"),
+    }
+    systems = [{"name": n, "performance": c.performance, "provenance": c.provenance} for n, c in pick.items()]
+    data = _scenario_with(systems)
+    data["workload"].update(model="meta-llama/Llama-3.3-70B-Instruct", precision="bf16")
+    data["workload"].update(input_tokens_per_request=1024, output_tokens_per_request=1024)
+    data["systems"][2]["provenance"] = {**data["systems"][2]["provenance"], "class": "vendor"}
+    warnings = rackcost.evaluate(rackcost.scenario_from_dict(data)).warnings
+    text = "\n".join(warnings)
+    assert "fp8 tp8 vs bf16 tp8: different precision (fp8 vs bf16)" in text
+    assert "kimi vs bf16 tp8: different model (moonshotai/Kimi-K2.5 vs meta-llama/Llama-3.3-70B-Instruct)" in text
+    assert "kimi vs bf16 tp8: different ISL/OSL (8192/1024 vs 1024/1024)" in text
+    assert "kimi vs bf16 tp8: different provenance class (vendor vs independent)" in text
+    assert "kimi: curve measured at ISL/OSL 8192/1024" in text
+
+
+def test_differing_keys_names_what_differs():
+    differ = differing_keys(read_inferencex_paths([GAUDI]).curves)
+    assert set(differ) == {"precision", "tensor_parallel", "gpus_per_replica"}
+    assert differ["tensor_parallel"] == ["2", "4", "8"]
+
+
+def test_mapping_table_is_one_table_with_units():
+    for name in ("concurrency", "throughput_tokens_per_s", "tpot_ms", "ttft_ms", "power_w_per_accelerator"):
+        assert name in FIELD_MAP and FIELD_MAP[name].unit
+    assert FIELD_MAP["ttft_ms"].stage_b == "{pct}_ttft" and FIELD_MAP["ttft_ms"].stage_a == "{pct}_ttft_ms"
+
+
+def test_file_names_say_isl_osl_and_parallelism():
+    names = names_from_file_name("kimik2.5_8k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc32_MI355.json")
+    assert (names["isl"], names["osl"], names["tp"], names["ep"]) == (8192, 1024, 8, 1)
+    assert (names["precision"], names["framework"], names["spec_decoding"], names["conc"]) == (
+        "int4",
+        "vllm",
+        "mtp",
+        32,
+    )
+    assert names["dp_attention"] == "false" and names["disagg"] == "false"
+    assert "isl" not in names_from_file_name("gaudi25-h100-llama33-70b-results.json")
+
+
+# ---- CSV ----
+
+
+def test_csv_table_imports_with_units_and_provenance():
+    result = read_csv_table_path(BAD / "good_1k1k.csv")
+    (curve,) = result.curves
+    assert [p["concurrency"] for p in curve.points] == [4, 16, 64]
+    assert curve.points[1] == {
+        "concurrency": 16,
+        "throughput_tokens_per_s": 1400,
+        "tpot_ms": 25,
+        "ttft_ms": 400,
+        "power_w_per_accelerator": 520,
+    }
+    assert curve.key.gpus_per_replica == 4 and curve.gpus_source == "column tensor_parallel"
+    assert curve.isl_osl_source == "file name (1k1k)" and curve.key.input_tokens == 1024
+    assert curve.provenance["class"] == "assumption"
+    assert curve.performance["token_basis"] == "total" and curve.performance["throughput_per"] == "replica"
+    assert "good_1k1k.csv (lines 3, 4, 5)" in curve.provenance["source"]
+
+
+def test_csv_options_and_interactivity():
+    data = b"throughput_tokens_per_s,interactivity_tokens_per_s,ttft_ms\n500,50,200\n"
+    result = read_csv_table(
+        "t.csv", data, token_basis="output", throughput_per="accelerator", isl=2000, osl=100, provenance_class="vendor"
+    )
+    (curve,) = result.curves
+    assert curve.points == [{"throughput_tokens_per_s": 500, "tpot_ms": 20.0, "ttft_ms": 200}]
+    assert curve.performance["token_basis"] == "output" and curve.performance["throughput_per"] == "accelerator"
+    assert curve.key.input_tokens == 2000 and curve.isl_osl_source == "option --isl/--osl"
+    assert curve.provenance["class"] == "vendor"
+
+
+def test_csv_bad_rows_are_skipped_with_line_and_column():
+    result = read_csv_table_path(BAD / "bad_rows.csv")
+    (curve,) = result.curves
+    assert [p["concurrency"] for p in curve.points] == [4, 64]
+    where = {(s.row, s.field): s.reason for s in result.skipped}
+    assert where == {
+        (3, "throughput_tokens_per_s"): "missing",
+        (4, "ttft_ms"): "missing",
+        (5, "interactivity_tokens_per_s"): "must be a number, got 'abc'",
+    }
+    assert str(result.skipped[0]).startswith(str(BAD / "bad_rows.csv") + ":line 3: throughput_tokens_per_s")
+
+
+def test_csv_missing_column_and_unknown_isl():
+    result = read_csv_table("t.csv", b"concurrency,throughput,ttft_ms,tpot_ms\n4,100,200,20\n")
+    assert not result.ok and result.skipped[0].field == "throughput_tokens_per_s"
+    assert "columns found: concurrency, throughput" in result.skipped[0].reason
+    result = read_csv_table("t.csv", b"throughput_tokens_per_s,ttft_ms,tpot_ms\n100,200,20\n")
+    assert not result.ok and "--isl" in result.skipped[0].reason
+    result = read_csv_table("t_1k1k.csv", b"throughput_tokens_per_s,ttft_ms,tpot_ms,tpot_ms\n1,2,3,4\n")
+    assert not result.ok and "repeated" in result.skipped[0].reason
+    result = read_csv_table(
+        "t_1k1k.csv", b"throughput_tokens_per_s,ttft_ms,tpot_ms,interactivity_tokens_per_s\n1,2,20,10\n"
+    )
+    assert not result.ok and "disagrees" in result.skipped[0].reason
