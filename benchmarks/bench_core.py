@@ -15,23 +15,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 import rackcost
 from rackcost import queueing
-
-
-def median_s(fn, repeats: int) -> float:
-    """Median wall time of ``fn()`` over ``repeats`` calls [s]."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+from timing import median_s
 
 
 def main() -> None:

@@ -24,6 +24,7 @@ from rackcost.loading import (
     scenario_from_yaml,
     scenario_to_yaml,
 )
+from rackcost.montecarlo import breakeven, tornado, uncertainty
 from rackcost.results import Result
 from rackcost.schema import Scenario
 
@@ -35,6 +36,7 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "bundled_scenario_path",
+    "breakeven",
     "bundled_scenarios",
     "evaluate",
     "finance",
@@ -44,4 +46,6 @@ __all__ = [
     "scenario_from_dict",
     "scenario_from_yaml",
     "scenario_to_yaml",
+    "tornado",
+    "uncertainty",
 ]

@@ -18,7 +18,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from rackcost.cli_import import import_app
+from rackcost.cli_uncertainty import register as register_uncertainty
 from rackcost.errors import ScenarioError
+from rackcost.launch import run_app
 from rackcost.loading import (
     DEFAULT_SCENARIO,
     SAFE_LOADER,
@@ -346,6 +349,13 @@ def scenarios() -> None:
         t.add_row(escape(path.name + default), escape(name))
     _console().print(t)
     _console().print(f"folder: {bundled_scenarios()[0].parent}" if bundled_scenarios() else "no bundled scenarios")
+
+
+app.add_typer(import_app, name="import")
+register_uncertainty(app)
+
+
+app.command("app")(run_app)
 
 
 def main() -> None:

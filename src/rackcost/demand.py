@@ -67,6 +67,7 @@ def serve_demand(
     attainment_fraction: float,
     idle_policy: str = "powered",
     max_utilization_fraction: float = 1.0,
+    feasible_rps: ArrayLike | None = None,
 ) -> DemandOutcome:
     """Serve each demand point with the same provisioned fleet.
 
@@ -80,6 +81,9 @@ def serve_demand(
         Slots per replica at the operating point [requests].
     service_s
         Slot holding time at the operating point [s].
+
+    The fleet arguments may carry a leading sample axis (shape ``(n, 1)`` against ``offered_rps`` of shape
+    ``(n, points)``): everything broadcasts.
     budget_s
         Queueing budget left by the SLO [s].
     attainment_fraction
@@ -88,6 +92,9 @@ def serve_demand(
         ``"powered"`` or ``"park"``.
     max_utilization_fraction
         Utilisation ceiling that ``park`` keeps when deciding how many replicas serve [-].
+    feasible_rps
+        Optional: a rate the whole fleet is known to serve within the SLO (the demand it was sized for); it
+        speeds up the search for the capacity at SLO [requests/s].
 
     Returns
     -------
@@ -95,9 +102,14 @@ def serve_demand(
     """
     lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
     miss_target = 1.0 - attainment_fraction
-    n_prov = np.int64(provisioned_replicas)
+    n_prov = np.asarray(provisioned_replicas, dtype=np.int64)
+    service_s = np.asarray(service_s, dtype=float)
+    concurrency = np.asarray(concurrency, dtype=float)
+    # capacity at SLO of the whole provisioned fleet (one value per sample when the inputs carry a sample axis)
+    capacity = queueing.capacity_at_slo(n_prov * concurrency, service_s, budget_s, miss_target, feasible_rps)
     if idle_policy == "powered":
-        active = np.full(lam.shape, n_prov, dtype=np.int64)
+        active = np.broadcast_to(n_prov, lam.shape).astype(np.int64)
+        capacity_active = np.broadcast_to(capacity, lam.shape)
     elif idle_policy == "park":
         needed = sized_replicas(
             queueing.replicas_needed(lam, service_s, concurrency, budget_s, miss_target),
@@ -107,20 +119,14 @@ def serve_demand(
             max_utilization_fraction,
         )
         active = np.minimum(needed, n_prov)
+        capacity_active = queueing.capacity_at_slo(active * concurrency, service_s, budget_s, miss_target)
     else:
         raise ValueError(f"idle_policy must be 'powered' or 'park', got {idle_policy!r}")
     slots_active = active * concurrency
-    if idle_policy == "powered":
-        capacity = queueing.capacity_at_slo(n_prov * concurrency, service_s, budget_s, miss_target)
-        capacity_active = np.full(lam.shape, capacity)
-    else:  # one call for the active slots at each point and for the whole fleet
-        both = queueing.capacity_at_slo(np.append(slots_active, n_prov * concurrency), service_s, budget_s, miss_target)
-        capacity_active, capacity = both[:-1], both[-1]
     admitted = np.minimum(lam, capacity_active)
-    miss = queueing.wait_exceedance(budget_s, slots_active, admitted, service_s)
+    miss, wait_p99_s = queueing.wait_tail(budget_s, TTFT_PERCENTILE_FRACTION, slots_active, admitted, service_s)
     accepted = admitted * (1.0 - miss)
     rejected = lam - accepted
-    wait_p99_s = queueing.wait_quantile(TTFT_PERCENTILE_FRACTION, slots_active, admitted, service_s)
     return DemandOutcome(
         offered_rps=lam,
         admitted_rps=admitted,
@@ -129,7 +135,7 @@ def serve_demand(
         rejected_fraction=rejected / lam,
         active_replicas=active,
         utilization_fraction=admitted * service_s / slots_active,
-        capacity_at_slo_rps=capacity * np.ones_like(lam),
+        capacity_at_slo_rps=np.broadcast_to(capacity, lam.shape).astype(float),
         spare_capacity_fraction=(capacity - lam) / capacity,
         wait_p99_ms=np.asarray(wait_p99_s, dtype=float) * 1000.0,
         overloaded=lam > capacity_active * (1 + 1e-12),

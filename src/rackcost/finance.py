@@ -54,11 +54,13 @@ def capital_recovery_factor(rate_fraction: ArrayLike, life_years: ArrayLike) -> 
     if np.any(r < 0) or np.any(n <= 0):
         raise ValueError("rate_fraction must be >= 0 and life_years > 0")
     safe_r = np.where(r > 0, r, 1.0)
-    # r / (1 - (1 + r)^-n), with 1 - (1 + r)^-n = -expm1(-n log1p(r)) so that small rates do not cancel
-    with np.errstate(under="ignore"):  # a subnormal rate underflows harmlessly to the r = 0 limit
-        growth_log = n * np.log1p(safe_r)
-        positive = (r > 0) & (growth_log > 0)  # below that the rate is too small to matter: the r = 0 limit
-        return np.where(positive, safe_r / -np.expm1(-np.where(positive, growth_log, 1.0)), 1.0 / n)
+    # r / (1 - (1 + r)^-n), with 1 - (1 + r)^-n = -expm1(-n log1p(r)) so that small rates do not cancel; below
+    # n r = 1e-8 the series 1/n + r (n + 1) / (2 n) is exact to double precision (and safe for subnormal rates)
+    with np.errstate(under="ignore"):
+        small = n * r < 1e-8
+        exact = safe_r / -np.expm1(-n * np.log1p(np.where(small, 1.0, safe_r)))
+        series = 1.0 / n + r * (n + 1.0) / (2.0 * n)
+    return np.where(small, series, exact)
 
 
 def fleet_capex_usd(

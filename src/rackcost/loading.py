@@ -211,7 +211,15 @@ def scenario_to_yaml(scenario: Scenario) -> str:
     Comments of the original file are not kept; every figure's source stays in ``figures:``.
     """
     data = scenario.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
+    for path, dist in scenario.distributions.items():  # put each distribution back where its central value is
+        _assign(data, parse_path(path), dist.model_dump(mode="json", exclude_none=True))
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _assign(data: Any, loc: YamlPath, value: Any) -> None:
+    for part in loc[:-1]:
+        data = data[part]
+    data[loc[-1]] = value
 
 
 def scenario_from_yaml(text: str, file: str = "<scenario>") -> Scenario:

@@ -115,6 +115,8 @@ class Curve:
         Time to first token without fleet queueing [ms].
     power_w_per_accelerator
         Measured accelerator power, or None when not every point has one [W].
+    source_index
+        For measured points, each point's position in the input before sorting; None for interpolated points.
     """
 
     concurrency: NDArray[np.float64]
@@ -124,6 +126,7 @@ class Curve:
     tpot_ms: NDArray[np.float64]
     ttft_ms: NDArray[np.float64]
     power_w_per_accelerator: NDArray[np.float64] | None = None
+    source_index: NDArray[np.int64] | None = None
 
     @property
     def service_s(self) -> NDArray[np.float64]:
@@ -136,6 +139,7 @@ class Curve:
     def take(self, index: ArrayLike) -> Curve:
         """The points at ``index``."""
         power = None if self.power_w_per_accelerator is None else self.power_w_per_accelerator[index]
+        source = None if self.source_index is None else self.source_index[index]
         return replace(
             self,
             concurrency=self.concurrency[index],
@@ -145,6 +149,7 @@ class Curve:
             tpot_ms=self.tpot_ms[index],
             ttft_ms=self.ttft_ms[index],
             power_w_per_accelerator=power,
+            source_index=source,
         )
 
 
@@ -198,6 +203,7 @@ def build_curve(
         tpot_ms=tpot,
         ttft_ms=ttft,
         power_w_per_accelerator=power,
+        source_index=np.arange(conc.size),
     )
     return curve.take(order)
 

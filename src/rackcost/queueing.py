@@ -41,6 +41,7 @@ __all__ = [
     "replicas_needed",
     "wait_exceedance",
     "wait_quantile",
+    "wait_tail",
 ]
 
 ArrayLike = npt.ArrayLike
@@ -353,6 +354,37 @@ def wait_exceedance(t_s: ArrayLike, k: ArrayLike, arrival_rps: ArrayLike, servic
     return np.asarray(_exceedance_checked(t, k_arr, lam, s), dtype=np.float64)
 
 
+def wait_tail(
+    t_s: ArrayLike, q_fraction: float, k: ArrayLike, arrival_rps: ArrayLike, service_s: ArrayLike
+) -> tuple[FloatArray, FloatArray]:
+    """``P(W > t)`` and the ``q``-quantile of the wait together, from one Erlang C evaluation.
+
+    Same as ``(wait_exceedance(t_s, k, arrival_rps, service_s), wait_quantile(q_fraction, k, arrival_rps,
+    service_s))``, at half the cost; for stable queues (``a < k``) only.
+
+    Returns
+    -------
+    exceedance : ndarray
+        P(W > t) [fraction].
+    quantile : ndarray
+        The q-quantile of the wait [s].
+    """
+    t = _as_float("t_s", t_s)
+    k_arr = _as_float("k", k)
+    lam = _as_float("arrival_rps", arrival_rps)
+    s = _as_float("service_s", service_s)
+    t, k_arr, lam, s = np.broadcast_arrays(t, k_arr, lam, s)
+    a = lam * s
+    if not (a < k_arr).all():
+        raise ValueError("wait_tail needs a stable queue everywhere (arrival_rps * service_s < k)")
+    c = _erlang_c_checked(k_arr, a)
+    rate = k_arr / s - lam
+    tail = 1.0 - q_fraction
+    exceedance = c * np.exp(-rate * t)
+    quantile = np.where(c > tail, np.log(np.maximum(c, tail) / tail) / rate, 0.0)
+    return exceedance, quantile
+
+
 def wait_quantile(q_fraction: ArrayLike, k: ArrayLike, arrival_rps: ArrayLike, service_s: ArrayLike) -> FloatArray:
     """Quantile of the queueing wait W in M/M/k.
 
@@ -419,21 +451,38 @@ def _fixed_slots_exceedance(t: FloatArray, k: FloatArray, s: FloatArray):
     k_plus_1 = k + 1.0
     rate = k / s
 
-    def exceed(lam: FloatArray) -> FloatArray:
+    def exceed(lam: FloatArray, with_slope: bool = False):
+        """P(W > t), or (log P(W > t), d log P / d lambda) in log space so that tiny tails do not underflow."""
         a = lam * s
         r = a / k
         if r.min(initial=1.0) <= 1e-15 or r.max(initial=0.0) >= 1.0:
-            return _exceedance_checked(t, k, lam, s)
+            p = _exceedance_checked(t, k, lam, s)
+            if not with_slope:
+                return p
+            with np.errstate(divide="ignore"):
+                return np.log(p), None
         x = r - 1.0
-        b = np.exp(-stirling - k * (x - np.log1p(x)) - half_log) / gammaincc(k_plus_1, a)
-        c = np.minimum(b / (1.0 - r * (1.0 - b)), 1.0)
-        return c * np.exp(-(rate - lam) * t)
+        log_b = -stirling - k * (x - np.log1p(x)) - half_log - np.log(gammaincc(k_plus_1, a))
+        b = np.exp(log_b)
+        d = 1.0 - r * (1.0 - b)
+        if not with_slope:
+            return np.minimum(b / d, 1.0) * np.exp(-(rate - lam) * t)
+        log_p = np.minimum(log_b - np.log(d), 0.0) - (rate - lam) * t
+        # d log P / d lambda = S (B'/B - D'/D) + t with B' = B (k/a - 1 + B) (the Erlang B equation in a) and
+        # D = 1 - (a/k)(1 - B), D' = -(1 - B)/k + (a/k) B'
+        db = b * (k / a - 1.0 + b)
+        dd = -(1.0 - b) / k + r * db
+        return log_p, s * ((k / a - 1.0 + b) - dd / d) + t
 
     return exceed
 
 
 def capacity_at_slo(
-    k: ArrayLike, service_s: ArrayLike, budget_s: ArrayLike, max_exceedance_fraction: ArrayLike
+    k: ArrayLike,
+    service_s: ArrayLike,
+    budget_s: ArrayLike,
+    max_exceedance_fraction: ArrayLike,
+    feasible_rps: ArrayLike | None = None,
 ) -> FloatArray:
     """Largest arrival rate meeting a wait SLO on ``k`` slots.
 
@@ -452,6 +501,9 @@ def capacity_at_slo(
         Wait budget t, >= 0; with 0 the condition is ``C <= max_exceedance`` [s].
     max_exceedance_fraction : array_like
         Allowed P(W > t), in (0, 1) [fraction].
+    feasible_rps : array_like, optional
+        A rate the caller knows meets the SLO (e.g. the demand the fleet was sized for): a tighter lower end of
+        the bracket, so fewer iterations. Checked; ignored where it does not meet the SLO [requests/s].
 
     Returns
     -------
@@ -481,25 +533,43 @@ def capacity_at_slo(
     # C <= 1, so a <= k - (S/t) log(1/eps) already meets the SLO: a feasible lower end of the bracket
     a_safe = np.where(t > 0, k_arr - s / np.where(t > 0, t, 1.0) * np.log(1.0 / eps), 0.0)
     lo = np.clip(a_safe / s, 0.0, hi)
-    # Illinois (modified regula falsi) on f = P(W > t) - eps: bracketing like bisection, superlinear like the
-    # secant method; the lower (feasible) end is returned.
     exceed = _fixed_slots_exceedance(t, k_arr, s)
-    f_lo = _exceedance_checked(t, k_arr, lo, s) - eps
-    f_hi = 1.0 - eps  # P(W > t) = 1 at lambda = k/S, so f_hi > 0 >= f_lo and the secant is well defined
-    last = np.zeros(k_arr.shape, dtype=np.int8)  # which end moved last: -1 low, +1 high
+    if feasible_rps is not None:
+        hint = np.clip(np.broadcast_to(np.asarray(feasible_rps, dtype=float), lo.shape), lo, hi * (1.0 - 1e-12))
+        f_hint = _exceedance_checked(t, k_arr, hint, s) - eps
+        use = f_hint <= 0
+        if not use.all():
+            f_closed = _exceedance_checked(t, k_arr, lo, s) - eps
+            f_hint = np.where(use, f_hint, f_closed)
+        lo = np.where(use, hint, lo)
+    # Safeguarded Newton on g = log P(W > t) - log eps, which is increasing and convex in lambda: from the feasible
+    # end one step lands right of the root, from there Newton converges monotonically and quadratically. A step
+    # that leaves the bracket [lo, hi] is replaced by bisection.
+    log_eps = np.log(eps)
+    x = lo.copy()
+    done = np.zeros(x.shape, dtype=bool)
     for _ in range(_CAPACITY_BISECTION_ITER):
-        if np.all(hi - lo <= _CAPACITY_RTOL * hi):
+        log_p, slope = exceed(x, with_slope=True)
+        g = log_p - log_eps
+        feasible_x = g <= 0
+        lo = np.where(feasible_x, np.maximum(lo, x), lo)
+        hi = np.where(feasible_x, hi, np.minimum(hi, x))
+        if slope is None:  # outside the fast path (an element at the edge): bisect this step
+            step = 0.5 * (lo + hi)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                step = x - g / slope
+        inside = np.isfinite(step) & (step >= lo) & (step <= hi)
+        done |= (inside & (np.abs(step - x) <= _CAPACITY_RTOL * hi)) | (hi - lo <= _CAPACITY_RTOL * hi)
+        step = np.where(inside, step, 0.5 * (lo + hi))
+        x = np.where(done, x, step)
+        if done.all():
             break
-        x = hi - f_hi * (hi - lo) / (f_hi - f_lo)
-        x = np.where((x > lo) & (x < hi), x, 0.5 * (lo + hi))
-        f_x = exceed(x) - eps
-        ok = f_x <= 0
-        # an end kept twice in a row has its f halved (the Illinois step), so both ends keep moving
-        f_hi = np.where(ok, np.where(last == -1, 0.5 * f_hi, f_hi), f_x)
-        f_lo = np.where(ok, f_x, np.where(last == 1, 0.5 * f_lo, f_lo))
-        lo = np.where(ok, x, lo)
-        hi = np.where(ok, hi, x)
-        last = np.where(ok, -1, 1).astype(np.int8)
+    # the root is known to ~1e-12; take the largest rate verified to meet the SLO, with a margin of 1e-9 so that
+    # every evaluation path (this fast one, wait_exceedance) agrees that it does
+    candidate = np.maximum(x, lo) * (1.0 - 1e-9)
+    candidate_ok = exceed(candidate) <= eps * (1.0 - 1e-9)
+    lo = np.where(candidate_ok, candidate, lo * (1.0 - 1e-9))
     return np.asarray(lo, dtype=np.float64)
 
 

@@ -9,10 +9,13 @@ evaluation chain (:mod:`rackcost.chain`) unpacks them into numpy arrays.
 from __future__ import annotations
 
 import math
+import re
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
+
+from rackcost.distributions import Distribution
 
 __all__ = [
     "Claim",
@@ -30,6 +33,8 @@ __all__ = [
     "SLO",
     "Scenario",
     "System",
+    "UNCERTAIN_PATHS",
+    "Uncertainty",
     "Workload",
 ]
 
@@ -410,8 +415,82 @@ class Figure(_Block):
         return self
 
 
+class Uncertainty(_Block):
+    """Scenario-wide uncertainty settings."""
+
+    throughput_derate: dict[ProvenanceClass, Annotated[float, Field(gt=0, le=2, allow_inf_nan=False)]] = Field(
+        default_factory=dict,
+        description="Multiplier on the throughput of every system whose provenance class is the key, e.g. "
+        "{vendor: {dist: triangular, low: 0.7, mode: 0.9, high: 1.0}}: figures not independently repeated [-].",
+    )
+    source: Source = None
+
+
+# Where a distribution may stand instead of a number. The operating point, the packaging and the SLO are decided
+# on central values, so structural integers, latencies, token counts and SLO limits stay plain numbers.
+_FACILITY_UNCERTAIN = r"(pue|electricity_usd_per_kwh|colocation_usd_per_kw_month|build_usd_per_kw|build_life_years)"
+UNCERTAIN_PATHS = [
+    r"demand\[\d+\]\.arrival_rps",
+    rf"facility\.{_FACILITY_UNCERTAIN}",
+    rf"systems\[\d+\]\.facility\.{_FACILITY_UNCERTAIN}",
+    r"fleet\.(replica_availability_fraction|max_utilization_fraction|power_utilization_exponent)",
+    r"systems\[\d+\]\.hardware\.(accelerator_busy_w|accelerator_idle_w|accelerator_parked_w|host_w_per_node"
+    r"|host_parked_w_per_node|rack_overhead_w)",
+    r"systems\[\d+\]\.costs\.(capex_usd_per_accelerator|capex_usd_per_node|capex_usd_per_rack"
+    r"|networking_capex_fraction|installation_capex_fraction|service_life_years|cost_of_capital_fraction"
+    r"|maintenance_fraction_per_year|software_usd_per_accelerator_year|operations_usd_per_rack_year)",
+    r"systems\[\d+\]\.performance\.points\[\d+\]\.(throughput_tokens_per_s|power_w_per_accelerator)",
+    r"uncertainty\.throughput_derate\.(vendor|collaborative|independent|assumption)",
+]
+UNCERTAIN_WHERE = (
+    "distributions are allowed on demand arrival rates; facility PUE, electricity price and facility costs; fleet "
+    "availability, utilisation ceiling and power exponent; accelerator busy/idle/parked power, host power and rack "
+    "overhead; every cost figure; operating-point throughput and measured power; and uncertainty.throughput_derate "
+    "(the operating point, packaging, latencies and SLO are decided on central values)"
+)
+_UNCERTAIN = re.compile("|".join(f"(?:{p})" for p in UNCERTAIN_PATHS))
+_DISTRIBUTION = TypeAdapter(Distribution)
+
+
+def _extract_distributions(data: Any, path: str, found: dict[str, Any], problems: list[tuple[str, str]]) -> Any:
+    """Copy of ``data`` with every ``{dist: ...}`` mapping replaced by its central value, collected in ``found``."""
+    if isinstance(data, dict) and "dist" in data:
+        try:
+            dist = _DISTRIBUTION.validate_python(data)
+        except ValidationError as exc:
+            for err in exc.errors(include_url=False):
+                loc = [
+                    str(p)
+                    for p in err["loc"]
+                    if not str(p).startswith(("triangular", "uniform", "normal", "lognormal", "choice"))
+                ]
+                where = ".".join([path, *loc]) if loc else path
+                message = str(err.get("ctx", {}).get("error", err["msg"]))
+                if err["type"] == "union_tag_invalid":
+                    message = "dist must be one of triangular, uniform, normal, lognormal, choice"
+                problems.append((where, message))
+            return 0.0
+        if not _UNCERTAIN.fullmatch(path):
+            problems.append((path, f"a distribution is not allowed here; {UNCERTAIN_WHERE}"))
+        found[path] = dist
+        return dist.central
+    if isinstance(data, dict):
+        return {
+            k: _extract_distributions(v, f"{path}.{k}" if path else str(k), found, problems) for k, v in data.items()
+        }
+    if isinstance(data, list):
+        return [_extract_distributions(v, f"{path}[{i}]", found, problems) for i, v in enumerate(data)]
+    return data
+
+
 class Scenario(_Block):
-    """One scenario file: a workload, an SLO, a day of demand, a facility and the systems compared."""
+    """One scenario file: a workload, an SLO, a day of demand, a facility and the systems compared.
+
+    Numeric inputs given as distributions are validated, replaced by their central value for the deterministic
+    model, and kept in :attr:`distributions` (YAML path -> distribution) for :mod:`rackcost.uncertainty`.
+    """
+
+    _distributions: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     name: str = Field(min_length=1)
     description: str | None = None
@@ -422,11 +501,31 @@ class Scenario(_Block):
     fleet: Fleet = Field(default_factory=Fleet)
     systems: list[System] = Field(min_length=1)
     baseline_system: str | None = Field(default=None, description="System others are compared with; default the first.")
+    uncertainty: Uncertainty = Field(default_factory=Uncertainty)
     figures: dict[str, Figure] = Field(
         default_factory=dict,
         description="Source and provenance of figures, keyed by YAML path (e.g. 'systems[0].hardware' covers every "
         "figure under it, 'facility.pue' just one).",
     )
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _distributions_to_central(cls, data: Any, handler: Any) -> Scenario:
+        if not isinstance(data, dict):
+            return handler(data)
+        found: dict[str, Any] = {}
+        problems: list[tuple[str, str]] = []
+        central = _extract_distributions(data, "", found, problems)
+        _raise(problems)
+        model = handler(central)
+        model._distributions = found
+        _raise(_support_problems(model, found))
+        return model
+
+    @property
+    def distributions(self) -> dict[str, Any]:
+        """Inputs given as distributions: YAML path -> distribution (their central value is in the field)."""
+        return dict(self._distributions)
 
     @model_validator(mode="before")
     @classmethod
@@ -470,3 +569,49 @@ class Scenario(_Block):
     def baseline_name(self) -> str:
         """Name of the baseline system [-]."""
         return self.baseline_system or self.systems[0].name
+
+
+def _support_problems(model: BaseModel, found: dict[str, Any]) -> list[tuple[str, str]]:
+    """A distribution whose support leaves the field's bounds (e.g. a power below zero) is a problem."""
+    problems = []
+    for path, dist in found.items():
+        annotation = _annotation_at(model, path)
+        if annotation is None:
+            continue
+        adapter = TypeAdapter(annotation)
+        for end in dist.support():
+            try:
+                adapter.validate_python(end)
+            except ValidationError as exc:
+                msg = exc.errors(include_url=False)[0]["msg"]
+                problems.append((path, f"the distribution reaches {end:g}, outside the field's range ({msg})"))
+                break
+    return problems
+
+
+def _annotation_at(model: BaseModel, path: str) -> Any:
+    """The (Annotated) type of the field at a YAML path, with its constraints, or None."""
+    parts = [p for p in re.split(r"[.\[\]]+", path) if p and not p.isdigit()]
+    owner: Any = type(model)
+    for i, part in enumerate(parts):
+        if not (isinstance(owner, type) and issubclass(owner, BaseModel)):
+            return None
+        if part not in owner.model_fields:
+            return None
+        field = owner.model_fields[part]
+        if i == len(parts) - 2 and getattr(field.annotation, "__origin__", None) is dict:
+            return field.annotation.__args__[1]  # a mapping keyed by name (uncertainty.throughput_derate.vendor)
+        if i == len(parts) - 1:
+            return Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
+        owner = _model_of(field.annotation)
+    return None
+
+
+def _model_of(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None

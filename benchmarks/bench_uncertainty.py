@@ -1,0 +1,69 @@
+"""Speed of the Monte Carlo, printed as medians and ratios (never asserted as a timed test).
+
+Run: ``.venv/bin/python benchmarks/bench_uncertainty.py``
+
+On the default scenario (2 systems, 3 demand points) with four uncertain inputs (electricity price, PUE, Jalapeño
+capex, throughput derate):
+1. ``rackcost.uncertainty`` with 100,000 samples: median wall time (target: under 1 s).
+2. The cost of one vectorised Erlang C evaluation per sample, system and point (600,000 elements), and the ratio of
+   (1) to it (target: within about 6x).
+3. The ratio of (1) to a plain Python loop over samples (the same engine called once per sample), timed on a
+   small count and scaled to 100,000.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import yaml
+
+import rackcost
+from rackcost import montecarlo, queueing
+from timing import median_s
+
+SAMPLES = 100_000
+
+
+def scenario_with_distributions() -> rackcost.Scenario:
+    """The default scenario with four distributions, whatever the bundled file already carries."""
+    data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
+    data["facility"]["electricity_usd_per_kwh"] = {"dist": "triangular", "low": 0.06, "mode": 0.081, "high": 0.17}
+    data["facility"]["pue"] = {"dist": "triangular", "low": 1.1, "mode": 1.15, "high": 1.3}
+    capex = data["systems"][1]["costs"]["capex_usd_per_accelerator"]
+    central = capex["median"] if isinstance(capex, dict) and "median" in capex else capex
+    if isinstance(central, dict):
+        central = rackcost.scenario_from_dict(data).systems[1].costs.capex_usd_per_accelerator
+    data["systems"][1]["costs"]["capex_usd_per_accelerator"] = {"dist": "lognormal", "median": central, "sigma": 0.5}
+    data.setdefault("uncertainty", {})["throughput_derate"] = {
+        "collaborative": {"dist": "triangular", "low": 0.7, "mode": 0.9, "high": 1.0}
+    }
+    return rackcost.scenario_from_dict(data, "benchmark")
+
+
+def main() -> None:
+    scenario = scenario_with_distributions()
+    montecarlo.uncertainty(scenario, 1_000, 0)  # warm-up
+    t_mc = median_s(lambda: montecarlo.uncertainty(scenario, SAMPLES, 0), 5)
+    print(f"1. uncertainty, {SAMPLES:,} samples, 2 systems x 3 points, 4 uncertain inputs: median of 5 {t_mc:.3f} s")
+
+    n = SAMPLES * len(scenario.systems) * len(scenario.demand)
+    rng = np.random.default_rng(0)
+    k = rng.uniform(1_000.0, 60_000.0, n)
+    a = k * rng.uniform(0.2, 0.95, n)
+    t_c = median_s(lambda: queueing.erlang_c(k, a), 5)
+    print(f"2. one vectorised Erlang C on {n:,} elements: {t_c:.3f} s; uncertainty / Erlang C = {t_mc / t_c:.1f}x")
+
+    values = montecarlo.draw_samples(scenario, 200, 0)
+    prepared = montecarlo._prepare(scenario)
+
+    def loop() -> None:
+        for i in range(200):
+            montecarlo.evaluate_samples(scenario, {p: v[i : i + 1] for p, v in values.items()}, 1, prepared)
+
+    t_loop = median_s(loop, 3) / 200 * SAMPLES
+    print(
+        f"3. Python loop over samples, scaled to {SAMPLES:,}: {t_loop:.1f} s; vectorised is {t_loop / t_mc:.0f}x faster"
+    )
+
+
+if __name__ == "__main__":
+    main()

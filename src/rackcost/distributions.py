@@ -1,0 +1,196 @@
+"""Distributions a numeric scenario input may take instead of a plain number (DESIGN.md section 3).
+
+``{dist: triangular, low, mode, high}``, ``{dist: uniform, low, high}``, ``{dist: normal, mean, sd,
+truncate_at_zero}``, ``{dist: lognormal, median, sigma}``, ``{dist: choice, values, weights}``. Each has a
+``central`` value, used by the deterministic :func:`rackcost.evaluate` (the mode of a triangular, the mean of a
+normal, the median of a lognormal, the midpoint of a uniform, the most likely value of a choice), a quantile
+function ``ppf`` (tornado ends, sampling) and the ends of its support (checked against the field's own bounds).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = ["Choice", "Distribution", "LogNormal", "Normal", "Triangular", "Uniform"]
+
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class _Dist(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @property
+    def central(self) -> float:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+    def ppf(self, q: ArrayLike) -> NDArray[np.float64]:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+    def support(self) -> tuple[float, float]:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+
+class Triangular(_Dist):
+    """Triangular distribution on [low, high] with its peak at ``mode``."""
+
+    dist: Literal["triangular"]
+    low: Finite
+    mode: Finite
+    high: Finite
+
+    @model_validator(mode="after")
+    def _order(self) -> Triangular:
+        if not (self.low <= self.mode <= self.high) or self.low == self.high:
+            raise ValueError(
+                f"needs low <= mode <= high and low < high, got {self.low:g}, {self.mode:g}, {self.high:g}"
+            )
+        return self
+
+    @property
+    def central(self) -> float:
+        """The mode."""
+        return self.mode
+
+    def ppf(self, q: ArrayLike) -> NDArray[np.float64]:
+        """Quantile function (closed form)."""
+        q = np.asarray(q, dtype=float)
+        width = self.high - self.low
+        split = (self.mode - self.low) / width
+        left = self.low + np.sqrt(q * width * (self.mode - self.low))
+        right = self.high - np.sqrt((1.0 - q) * width * (self.high - self.mode))
+        return np.where(q < split, left, right)
+
+    def support(self) -> tuple[float, float]:
+        return self.low, self.high
+
+
+class Uniform(_Dist):
+    """Uniform distribution on [low, high]."""
+
+    dist: Literal["uniform"]
+    low: Finite
+    high: Finite
+
+    @model_validator(mode="after")
+    def _order(self) -> Uniform:
+        if not self.low < self.high:
+            raise ValueError(f"needs low < high, got {self.low:g}, {self.high:g}")
+        return self
+
+    @property
+    def central(self) -> float:
+        """The midpoint."""
+        return 0.5 * (self.low + self.high)
+
+    def ppf(self, q: ArrayLike) -> NDArray[np.float64]:
+        return self.low + np.asarray(q, dtype=float) * (self.high - self.low)
+
+    def support(self) -> tuple[float, float]:
+        return self.low, self.high
+
+
+class Normal(_Dist):
+    """Normal distribution, optionally truncated at zero (for quantities that cannot be negative)."""
+
+    dist: Literal["normal"]
+    mean: Finite
+    sd: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    truncate_at_zero: bool = False
+
+    @model_validator(mode="after")
+    def _mean(self) -> Normal:
+        if self.truncate_at_zero and self.mean <= 0:
+            raise ValueError(f"a normal truncated at zero needs mean > 0, got {self.mean:g}")
+        return self
+
+    @property
+    def central(self) -> float:
+        """The mean (also the mode of the untruncated part)."""
+        return self.mean
+
+    def ppf(self, q: ArrayLike) -> NDArray[np.float64]:
+        from scipy.special import ndtr, ndtri
+
+        q = np.asarray(q, dtype=float)
+        if self.truncate_at_zero:
+            p0 = ndtr(-self.mean / self.sd)  # mass below zero, redistributed over the rest
+            q = p0 + q * (1.0 - p0)
+        value = self.mean + self.sd * ndtri(np.clip(q, 1e-15, 1 - 1e-15))
+        # rounding in ndtri(ndtr(x)) can land a hair below zero: truncation means never below
+        return np.maximum(value, np.nextafter(0.0, 1.0)) if self.truncate_at_zero else value
+
+    def support(self) -> tuple[float, float]:
+        """Practical support: six standard deviations; above zero (not at it) when truncated."""
+        low = self.mean - 6 * self.sd
+        if self.truncate_at_zero:
+            low = max(low, float(np.nextafter(0.0, 1.0)))
+        return low, self.mean + 6 * self.sd
+
+
+class LogNormal(_Dist):
+    """Lognormal distribution: ``log`` of the value is normal with median ``median`` and log-sd ``sigma``."""
+
+    dist: Literal["lognormal"]
+    median: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    sigma: Annotated[float, Field(gt=0, le=5, allow_inf_nan=False)]
+
+    @property
+    def central(self) -> float:
+        """The median."""
+        return self.median
+
+    def ppf(self, q: ArrayLike) -> NDArray[np.float64]:
+        from scipy.special import ndtri
+
+        q = np.clip(np.asarray(q, dtype=float), 1e-15, 1 - 1e-15)
+        return self.median * np.exp(self.sigma * ndtri(q))
+
+    def support(self) -> tuple[float, float]:
+        """Practical support: six log-standard deviations."""
+        return self.median * float(np.exp(-6 * self.sigma)), self.median * float(np.exp(6 * self.sigma))
+
+
+class Choice(_Dist):
+    """A discrete set of values with weights (equal when omitted)."""
+
+    dist: Literal["choice"]
+    values: list[Finite] = Field(min_length=1)
+    weights: list[Annotated[float, Field(ge=0, allow_inf_nan=False)]] | None = None
+
+    @model_validator(mode="after")
+    def _weights(self) -> Choice:
+        if self.weights is not None:
+            if len(self.weights) != len(self.values):
+                raise ValueError(
+                    f"needs one weight per value, got {len(self.weights)} weights, {len(self.values)} values"
+                )
+            if sum(self.weights) <= 0:
+                raise ValueError("weights must not all be zero")
+        return self
+
+    def _probabilities(self) -> NDArray[np.float64]:
+        w = np.ones(len(self.values)) if self.weights is None else np.asarray(self.weights, dtype=float)
+        return w / w.sum()
+
+    @property
+    def central(self) -> float:
+        """The most likely value (the first of equals)."""
+        return float(self.values[int(np.argmax(self._probabilities()))])
+
+    def ppf(self, q: ArrayLike) -> NDArray[np.float64]:
+        """Discrete quantile over the values sorted ascending."""
+        order = np.argsort(self.values, kind="stable")
+        values = np.asarray(self.values, dtype=float)[order]
+        cdf = np.cumsum(self._probabilities()[order])
+        index = np.searchsorted(cdf, np.asarray(q, dtype=float) * cdf[-1], side="left")
+        return values[np.clip(index, 0, len(values) - 1)]
+
+    def support(self) -> tuple[float, float]:
+        return float(min(self.values)), float(max(self.values))
+
+
+Distribution = Annotated[Triangular | Uniform | Normal | LogNormal | Choice, Field(discriminator="dist")]

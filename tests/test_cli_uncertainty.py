@@ -1,0 +1,196 @@
+"""Tests for the uncertainty commands of the CLI: uncertainty, tornado, breakeven (DESIGN.md section 3)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+import rackcost
+from rackcost.cli import app
+from reference import TWO_SYSTEMS
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def uncertain(tmp_path: Path) -> Path:
+    """The two-system test scenario with a few distributions, written to a file."""
+    data = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
+    data["facility"]["electricity_usd_per_kwh"] = {"dist": "triangular", "low": 0.06, "mode": 0.081, "high": 0.17}
+    data["facility"]["pue"] = {"dist": "uniform", "low": 1.1, "high": 1.3}
+    data["systems"][1]["costs"]["capex_usd_per_accelerator"] = {"dist": "uniform", "low": 30000, "high": 60000}
+    data["uncertainty"] = {"throughput_derate": {"vendor": {"dist": "triangular", "low": 0.7, "mode": 0.9, "high": 1}}}
+    path = tmp_path / "uncertain.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def assert_ok(result) -> None:
+    assert result.exit_code == 0, result.output + (result.stderr or "")
+    assert result.exception is None, repr(result.exception)
+
+
+def assert_user_error(result, *must_say: str) -> None:
+    """Exit 1 through typer.Exit (not an escaped exception), message on stderr, no traceback anywhere."""
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    assert result.stderr.strip(), "no message on stderr"
+    for text in must_say:
+        assert text in result.stderr, result.stderr
+
+
+# ------------------------------------------------------------------------------------------- uncertainty
+
+
+def test_uncertainty_table(uncertain: Path) -> None:
+    result = invoke("uncertainty", uncertain, "-n", 300, "--seed", 4)
+    assert_ok(result)
+    out = result.stdout
+    assert "300 samples, seed 4" in out
+    for path in ("facility.electricity_usd_per_kwh", "facility.pue", "uncertainty.throughput_derate.vendor"):
+        assert path in out
+    assert "A: P5 / P50 / P95" in out and "B: P5 / P50 / P95" in out
+    assert "$ / accepted request" in out
+    assert "Probability that the system" in out
+    assert "B vs A" in out and "blended" in out and "%" in out
+
+
+def test_uncertainty_json_matches_the_library(uncertain: Path) -> None:
+    result = invoke("uncertainty", uncertain, "--samples", 300, "--seed", 4, "--format", "json")
+    assert_ok(result)
+    data = json.loads(result.stdout)
+    assert (data["samples"], data["seed"]) == (300, 4)
+    sc = rackcost.load_scenario(uncertain)
+    assert data["uncertain_inputs"] == sorted(sc.distributions)
+    lib = rackcost.uncertainty(sc, 300, seed=4)
+    assert data["percentiles"] == lib.percentiles
+    assert data["probability_cheaper"] == lib.probability_cheaper
+    for r in data["probability_cheaper"]:
+        assert 0 <= r["probability_fraction"] <= 1
+
+
+def test_uncertainty_csv(uncertain: Path) -> None:
+    result = invoke("uncertainty", uncertain, "-n", 200, "-f", "csv")
+    assert_ok(result)
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert list(rows[0]) == ["system", "demand_point", "column", "p5", "p50", "p95", "mean"]
+    assert {r["system"] for r in rows} == {"A", "B"}
+    assert {r["demand_point"] for r in rows} == {"quiet", "normal", "peak", "system"}
+    for r in rows:
+        assert float(r["p5"]) <= float(r["p50"]) <= float(r["p95"]), r
+
+
+def test_uncertainty_is_reproducible_from_the_command_line(uncertain: Path) -> None:
+    a = invoke("uncertainty", uncertain, "-n", 200, "--seed", 9, "-f", "json")
+    b = invoke("uncertainty", uncertain, "-n", 200, "--seed", 9, "-f", "json")
+    c = invoke("uncertainty", uncertain, "-n", 200, "--seed", 10, "-f", "json")
+    assert a.stdout == b.stdout
+    assert a.stdout != c.stdout
+
+
+def test_uncertainty_without_distributions_says_so() -> None:
+    result = invoke("uncertainty", TWO_SYSTEMS, "-n", 20)
+    assert_ok(result)
+    assert "no distributions" in result.stdout
+
+
+@pytest.mark.parametrize("samples", ["0", "-5", "many"])
+def test_uncertainty_bad_sample_count_is_a_usage_error(uncertain: Path, samples: str) -> None:
+    result = invoke("uncertainty", uncertain, "-n", samples)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+def test_uncertainty_invalid_scenario_is_a_user_error(tmp_path: Path) -> None:
+    data = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
+    data["slo"]["tpot_limit_ms"] = {"dist": "uniform", "low": 40, "high": 60}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    assert_user_error(invoke("uncertainty", path, "-n", 10), "slo.tpot_limit_ms", "not allowed here")
+
+
+# ------------------------------------------------------------------------------------------- tornado
+
+
+def test_tornado_table_and_json(uncertain: Path) -> None:
+    result = invoke("tornado", uncertain)
+    assert_ok(result)
+    assert "Tornado" in result.stdout
+    assert "facility.electricity_usd_per_kwh" in result.stdout
+    assert "cost ratio vs baseline" in result.stdout
+    result = invoke("tornado", uncertain, "-f", "json")
+    assert_ok(result)
+    rows = json.loads(result.stdout)["tornado"]
+    lib = rackcost.tornado(rackcost.load_scenario(uncertain))
+    assert [r["input"] for r in rows] == [r["input"] for r in lib]
+    assert rows[0]["B@swing"] >= rows[-1]["B@swing"]
+
+
+def test_tornado_csv(uncertain: Path) -> None:
+    result = invoke("tornado", uncertain, "-f", "csv")
+    assert_ok(result)
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert len(rows) == 4
+    assert {"input", "low_value", "high_value", "A@low", "B@high", "ratio_low"} <= set(rows[0])
+
+
+def test_tornado_without_distributions_says_so() -> None:
+    result = invoke("tornado", TWO_SYSTEMS)
+    assert_ok(result)
+    assert "nothing to rank" in result.stdout
+
+
+# ------------------------------------------------------------------------------------------- breakeven
+
+
+def test_breakeven_finds_a_value(uncertain: Path) -> None:
+    result = invoke("breakeven", uncertain, "--input", "systems[1].costs.capex_usd_per_accelerator")
+    assert_ok(result)
+    assert "equal cost per accepted request at systems[1].costs.capex_usd_per_accelerator" in result.stdout
+    result = invoke("breakeven", uncertain, "--input", "systems[1].costs.capex_usd_per_accelerator", "--format", "json")
+    assert_ok(result)
+    data = json.loads(result.stdout)
+    lib = rackcost.breakeven(rackcost.load_scenario(uncertain), "systems[1].costs.capex_usd_per_accelerator")
+    assert data["value"] == pytest.approx(lib.value, rel=1e-12)
+    assert (data["system"], data["baseline"], data["demand_point"]) == ("B", "A", "blended")
+    assert 30000 <= data["value"] <= 60000
+
+
+def test_breakeven_without_a_crossing_says_so(uncertain: Path) -> None:
+    result = invoke("breakeven", uncertain, "--input", "facility.electricity_usd_per_kwh", "--low", 0, "--high", 1)
+    assert_ok(result)
+    assert "no value of facility.electricity_usd_per_kwh in [0, 1]" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("slo.tpot_limit_ms", "break-even needs an uncertain-able input"),
+        ("facility.no_such_thing", "break-even needs an uncertain-able input"),
+        ("systems[7].costs.capex_usd_per_rack", "not a numeric input of this scenario"),
+        ("demand[9].arrival_rps", "not a numeric input of this scenario"),
+    ],
+)
+def test_breakeven_bad_input_path_is_a_user_error(uncertain: Path, path: str, says: str) -> None:
+    assert_user_error(invoke("breakeven", uncertain, "--input", path), path, says)
+
+
+def test_breakeven_bad_system_and_point_are_user_errors(uncertain: Path) -> None:
+    assert_user_error(invoke("breakeven", uncertain, "--system", "A"), "other than the baseline")
+    assert_user_error(invoke("breakeven", uncertain, "--point", "midnight"), "demand point must be one of")
+
+
+def test_missing_scenario_file_is_a_user_error(tmp_path: Path) -> None:
+    for command in ("uncertainty", "tornado", "breakeven"):
+        assert_user_error(invoke(command, tmp_path / "nope.yaml"), "no such file")
