@@ -1,0 +1,107 @@
+"""Claim vs decision page: the vendor's headline ratio beside the modelled ratios, in words and in a chart."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from rackcost import display
+from rackcost.cli import headline_sentences
+from rackcost_app import compute, state
+
+ss = st.session_state
+result = compute.evaluate(ss[state.VALID_JSON])
+rows = result.records["comparison"]
+
+st.title("Claim vs decision")
+st.caption(
+    "The vendor's headline (peak tokens/s per kW) beside what the model finds: tokens per wall kWh at the SLO "
+    "operating point, and cost per accepted request at each demand point and over the day. Advantage > 1 means "
+    "the system beats the baseline (more tokens, or lower cost)."
+)
+if ss[state.PROBLEMS]:
+    st.warning(
+        "Your latest edits have problems (see the Scenario page): this is the last valid scenario.",
+        icon=":material/warning:",
+    )
+
+if not rows:
+    st.info("Only one system in this scenario: nothing to compare. Add a system in the Scenario page's YAML tab.")
+else:
+    for sentence in headline_sentences(rows):
+        st.subheader(sentence)
+
+    pairs = sorted({(r["system"], r["baseline"]) for r in rows}, key=lambda p: [r["system"] for r in rows].index(p[0]))
+    for system, baseline in pairs:
+        pair = [r for r in rows if r["system"] == system and r["baseline"] == baseline]
+        st.header(f"{system} vs {baseline}")
+        head = next(r for r in pair if r["kind"] in ("claim", "derived"))
+        blended = next(r for r in pair if r["metric"].startswith("blended"))
+        c1, c2, c3 = st.columns(3)
+        c1.metric(
+            "headline: peak tokens per kW" + (" (vendor claim)" if head["kind"] == "claim" else " (derived)"),
+            display.ratio(head["advantage_ratio"]),
+        )
+        c2.metric("modelled: tokens per wall kWh at the SLO point", display.ratio(pair[1]["advantage_ratio"]))
+        c3.metric("decision: blended cost per accepted request", display.ratio(blended["advantage_ratio"]))
+
+        frame = pd.DataFrame(pair)
+        frame["step"] = range(len(frame))
+        chart = (
+            alt.Chart(frame)
+            .mark_bar()
+            .encode(
+                y=alt.Y("metric:N", sort=alt.SortField("step"), title=None, axis=alt.Axis(labelLimit=420)),
+                x=alt.X("advantage_ratio:Q", title=f"advantage of {system} over {baseline} [x]"),
+                color=alt.Color(
+                    "kind:N",
+                    title="kind",
+                    scale=alt.Scale(domain=["claim", "derived", "modelled"], range=["#e45756", "#f58518", "#4c78a8"]),
+                ),
+                tooltip=[
+                    alt.Tooltip("metric:N"),
+                    alt.Tooltip("advantage_ratio:Q", title="advantage [x]", format=".2f"),
+                    alt.Tooltip("kind:N"),
+                ],
+            )
+        )
+        parity = alt.Chart(pd.DataFrame([{"x": 1.0}])).mark_rule(color="black", strokeDash=[4, 4]).encode(x="x:Q")
+        st.altair_chart((chart + parity).properties(height=40 * len(frame)), width="stretch")
+
+        shown = pd.DataFrame(
+            {
+                "metric": frame["metric"],
+                "unit": frame["unit"],
+                "system_value": [
+                    display.money(v) if u == "USD/request" else display.num(v)
+                    for v, u in zip(frame["system_value"], frame["unit"], strict=True)
+                ],
+                "baseline_value": [
+                    display.money(v) if u == "USD/request" else display.num(v)
+                    for v, u in zip(frame["baseline_value"], frame["unit"], strict=True)
+                ],
+                "advantage_ratio": frame["advantage_ratio"],
+                "kind": frame["kind"],
+            }
+        )
+        st.dataframe(
+            shown,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "metric": st.column_config.TextColumn("metric"),
+                "unit": st.column_config.TextColumn("unit of the values"),
+                "system_value": st.column_config.TextColumn(f"{system} [unit]"),
+                "baseline_value": st.column_config.TextColumn(f"{baseline} [unit]"),
+                "advantage_ratio": st.column_config.NumberColumn("advantage [x]", format="%.2fx"),
+                "kind": st.column_config.TextColumn("kind"),
+            },
+        )
+
+st.header("Comparability warnings")
+if result.warnings:
+    for warning in result.warnings:
+        st.warning(warning, icon=":material/warning:")
+else:
+    st.success("No comparability warning: the systems were measured under the same conditions.")

@@ -1,0 +1,76 @@
+"""Export page: the edited scenario as YAML, the results as CSV (per table) and JSON."""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from rackcost.results import TABLES
+from rackcost_app import compute, state
+
+ss = st.session_state
+key = ss[state.VALID_JSON]
+result = compute.evaluate(key)
+name = state.get_at(ss[state.VALID], "name") or "scenario"
+stem = re.sub(r"[^A-Za-z0-9._-]+", "-", str(name)).strip("-").lower() or "scenario"
+
+st.title("Export")
+st.caption(
+    f"Everything here is for *{name}*, the last valid scenario, with your edits. Loading the YAML back "
+    "(`rackcost evaluate FILE`, or the Scenario page) gives the same scenario and the same results."
+)
+
+st.header("Scenario")
+st.download_button(
+    "Download the scenario (YAML)",
+    data=compute.scenario_yaml(key),
+    file_name=f"{stem}.yaml",
+    mime="application/x-yaml",
+    icon=":material/description:",
+    key="download_yaml",
+)
+st.caption(
+    "Values you changed are labelled in its `figures:` block as edited in the dashboard, with the value the file "
+    "gave and its source. Comments of the original file are not kept."
+)
+if ss[state.PROBLEMS]:
+    st.warning(
+        "Your latest edits have problems, so the YAML above is the last valid scenario. Your edits as typed, "
+        "problems included, are here (they will not load until fixed):",
+        icon=":material/warning:",
+    )
+    st.download_button(
+        "Download my edits as typed (YAML, not valid yet)",
+        data=state.draft_yaml(),
+        file_name=f"{stem}-draft.yaml",
+        mime="application/x-yaml",
+        key="download_draft",
+    )
+
+st.header("Results")
+st.download_button(
+    "All results (JSON)",
+    data=result.to_json(),
+    file_name=f"{stem}-results.json",
+    mime="application/json",
+    icon=":material/data_object:",
+    key="download_json",
+)
+labels = {
+    "points": "Each system at each demand point (CSV)",
+    "systems": "Fleet and operating point per system (CSV)",
+    "comparison": "Claim vs decision (CSV)",
+}
+cols = st.columns(len(TABLES))
+for col, table in zip(cols, TABLES, strict=True):
+    with col:
+        st.download_button(
+            labels[table],
+            data=result.to_csv(table),
+            file_name=f"{stem}-{table}.csv",
+            mime="text/csv",
+            icon=":material/table:",
+            key=f"download_{table}",
+        )
+st.caption("Column names carry their units (`_usd_per_hour`, `_kw`, `_rps`, `_fraction`); docs/glossary.md lists them.")

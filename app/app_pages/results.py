@@ -1,0 +1,182 @@
+"""Results page: each system at each demand point, the fleet, and the charts (cost, latency cliff, curves)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from rackcost import display
+from rackcost_app import compute, state, tables
+
+ss = st.session_state
+key = ss[state.VALID_JSON]
+valid = ss[state.VALID]
+result = compute.evaluate(key)
+points, systems = result.records["points"], result.records["systems"]
+demand = [d["name"] for d in valid["demand"]]
+
+st.title("Results")
+st.caption(f"{state.get_at(valid, 'name')} · the fleet is sized for {systems[0]['sizing_demand_point']} demand")
+if ss[state.PROBLEMS]:
+    st.warning(
+        "Your latest edits have problems (see the Scenario page): these results are for the last valid scenario.",
+        icon=":material/warning:",
+    )
+
+cols = st.columns(len(systems))
+for col, row in zip(cols, systems, strict=True):
+    col.metric(
+        f"{row['system']}: blended cost per accepted request", display.money(row["blended_usd_per_accepted_request"])
+    )
+    col.caption(
+        f"{row['provenance']} figures · {row['racks']} racks · {display.num(row['accelerators'])} accelerators · "
+        f"capex {display.money(row['capex_usd'])} · {display.num(row['provisioned_it_kw'])} kW provisioned"
+    )
+
+if result.warnings:
+    with st.expander(f"Warnings ({len(result.warnings)}): what makes the comparison not like for like", expanded=True):
+        for warning in result.warnings:
+            st.markdown(f"- {warning}")
+
+st.header("Each system at each demand point")
+tables.show(points, tables.POINT_COLUMNS)
+st.caption(
+    "Rejected = offered - accepted within the SLO (late, or refused by admission control above capacity). "
+    "Cost per hour = capital (capex x capital recovery factor / 8,760 h) + fixed opex + energy (wall kW x price)."
+)
+
+st.header("Cost per accepted request, by cost component")
+parts = pd.DataFrame(display.cost_components_per_request(points))
+component_order = list(display.COST_COMPONENTS.values())
+parts["order"] = parts["component"].map(component_order.index)
+cost_chart = (
+    alt.Chart(parts)
+    .mark_bar()
+    .encode(
+        x=alt.X("system:N", title=None, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y(
+            "sum(usd_per_accepted_request):Q", title="cost per accepted request [USD]", axis=alt.Axis(format="$.2~g")
+        ),
+        color=alt.Color("component:N", sort=component_order, title="cost component"),
+        order=alt.Order("order:Q"),
+        tooltip=[
+            alt.Tooltip("system:N"),
+            alt.Tooltip("demand_point:N", title="demand point"),
+            alt.Tooltip("component:N"),
+            alt.Tooltip("usd_per_accepted_request:Q", title="USD per accepted request", format="$.3~g"),
+        ],
+    )
+    .properties(width=max(120, 90 * len(systems)), height=300)
+    .facet(column=alt.Column("demand_point:N", sort=demand, title="demand point"))
+)
+st.altair_chart(cost_chart)
+
+st.header("Capacity at SLO against demand: where the latency cliff is")
+cliff = pd.DataFrame(compute.cliff(key))
+rules = pd.DataFrame(
+    [
+        {"demand_point": d["name"], "arrival_rps": d["arrival_rps"], "label_y": 8 + 14 * i}
+        for i, d in enumerate(sorted(valid["demand"], key=lambda d: d["arrival_rps"]))
+    ]
+)
+x = alt.X("arrival_rps:Q", title="arrival rate [requests/s] (log)", scale=alt.Scale(type="log"))
+demand_rules = alt.Chart(rules).mark_rule(strokeDash=[4, 4], color="gray").encode(x=x)
+demand_labels = (
+    alt.Chart(rules)
+    .mark_text(align="left", dx=3, dy=-5, color="gray")
+    .encode(x=x, y=alt.Y("label_y:Q", scale=None), text="demand_point:N")
+)
+tooltip = [
+    alt.Tooltip("system:N"),
+    alt.Tooltip("arrival_rps:Q", title="arrival [requests/s]", format=",.4~g"),
+    alt.Tooltip("accepted_fraction:Q", title="accepted", format=".2%"),
+    alt.Tooltip("ttft_p99_ms:Q", title="p99 TTFT [ms]", format=",.0f"),
+    alt.Tooltip("capacity_at_slo_rps:Q", title="capacity at SLO [requests/s]", format=",.4~g"),
+]
+accepted = (
+    alt.Chart(cliff)
+    .mark_line()
+    .encode(
+        x=x,
+        y=alt.Y("accepted_fraction:Q", title="accepted within SLO [share of offered]", axis=alt.Axis(format="%")),
+        color=alt.Color("system:N", title="system"),
+        tooltip=tooltip,
+    )
+)
+ttft_limit = valid["slo"]["ttft_limit_ms"]
+ttft = (
+    alt.Chart(cliff)
+    .mark_line()
+    .encode(
+        x=x,
+        y=alt.Y(
+            "ttft_p99_ms:Q",
+            title="p99 TTFT incl. queueing [ms]",
+            scale=alt.Scale(domain=[0, 1.5 * ttft_limit], clamp=True),
+        ),
+        color=alt.Color("system:N", title="system"),
+        tooltip=tooltip,
+    )
+)
+limit_rule = (
+    alt.Chart(pd.DataFrame([{"ttft_limit_ms": ttft_limit}])).mark_rule(color="firebrick").encode(y="ttft_limit_ms:Q")
+)
+left, right = st.columns(2)
+left.altair_chart((accepted + demand_rules + demand_labels).properties(height=320), width="stretch")
+right.altair_chart((ttft + limit_rule + demand_rules + demand_labels).properties(height=320), width="stretch")
+st.caption(
+    "The provisioned fleet of each system as demand rises; dashed lines are the scenario's demand points, the red "
+    "line the TTFT limit. Past capacity at SLO, admission control rejects the excess."
+)
+
+st.header("Operating-point curves against the SLO")
+curve = pd.DataFrame(compute.curves(key))
+curve["meets"] = curve["meets_slo"].map({True: "meets SLO", False: "misses SLO"})
+limit = display.slo_interactivity_limit(valid["slo"]["tpot_limit_ms"])
+xi = alt.X("interactivity_tokens_per_s:Q", title="interactivity [tokens/s per user] (log)", scale=alt.Scale(type="log"))
+yi = alt.Y("total_tokens_per_s_per_accelerator:Q", title="throughput [total tokens/s per accelerator]")
+ctip = [
+    alt.Tooltip("system:N"),
+    alt.Tooltip("kind:N"),
+    alt.Tooltip("concurrency:Q", format=",.4~g"),
+    alt.Tooltip("interactivity_tokens_per_s:Q", title="interactivity [tokens/s per user]", format=",.3~g"),
+    alt.Tooltip("total_tokens_per_s_per_accelerator:Q", title="tokens/s per accelerator", format=",.4~g"),
+    alt.Tooltip("ttft_ms:Q", title="TTFT [ms]", format=",.0f"),
+    alt.Tooltip("meets:N", title="SLO (before queueing)"),
+]
+line = (
+    alt.Chart(curve[curve["kind"] != "chosen"])
+    .mark_line()
+    .encode(x=xi, y=yi, color=alt.Color("system:N"), order="concurrency:Q", tooltip=ctip)
+)
+measured = (
+    alt.Chart(curve[curve["kind"] == "measured"])
+    .mark_point(filled=True, size=60)
+    .encode(
+        x=xi,
+        y=yi,
+        color="system:N",
+        opacity=alt.Opacity("meets:N", scale=alt.Scale(domain=["meets SLO", "misses SLO"], range=[1.0, 0.35])),
+        tooltip=ctip,
+    )
+)
+chosen = (
+    alt.Chart(curve[curve["kind"] == "chosen"])
+    .mark_point(shape="diamond", size=260, filled=True, stroke="black", strokeWidth=1.5)
+    .encode(x=xi, y=yi, color="system:N", tooltip=ctip)
+)
+slo = pd.DataFrame([{"interactivity_tokens_per_s": limit, "label": f"TPOT limit ({limit:.3g} tokens/s per user)"}])
+slo_rule = alt.Chart(slo).mark_rule(color="firebrick", strokeWidth=2).encode(x=xi)
+slo_label = (
+    alt.Chart(slo).mark_text(align="left", dx=4, dy=-6, color="firebrick").encode(x=xi, y=alt.value(10), text="label:N")
+)
+st.altair_chart((line + measured + chosen + slo_rule + slo_label).properties(height=380), width="stretch")
+st.caption(
+    "Right of the red line the TPOT limit is met. Measured points are dots (faded where TPOT or TTFT misses the "
+    "SLO before queueing); the diamond is the operating point rackcost chose: the feasible point that needs the "
+    "fewest replicas for the sizing demand."
+)
+
+st.header("Fleet and SLO operating point per system")
+tables.show(systems, tables.SYSTEM_COLUMNS)

@@ -1,0 +1,267 @@
+"""Scenario page: pick or upload a scenario and edit every input; problems appear next to the field they concern."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pandas as pd
+import streamlit as st
+import yaml
+
+import rackcost
+from rackcost import display, schema
+from rackcost.loading import DEFAULT_SCENARIO
+from rackcost_app import compute, fields, state
+
+ss = st.session_state
+state.process_pending_upload()
+
+st.title("Scenario")
+st.caption(
+    "Pick a bundled scenario or upload your own, then change the numbers you doubt. Every edit is checked at "
+    "once; results always come from the last valid scenario, and nothing you type is thrown away."
+)
+
+# ---- where the scenario comes from ---------------------------------------------------------------------------
+
+
+def _load_selected() -> None:
+    state.load_bundled(ss["bundled"])
+
+
+def _on_upload() -> None:
+    uploaded = ss.get("uploader")
+    if uploaded is not None:
+        ss[state.PENDING_UPLOAD] = (uploaded.getvalue(), uploaded.name)
+
+
+left, right = st.columns(2)
+with left:
+    names = [p.name for p in rackcost.bundled_scenarios()]
+    current = ss[state.FILE_NAME]
+    st.selectbox(
+        "Bundled scenario",
+        names,
+        index=names.index(current) if current in names else names.index(DEFAULT_SCENARIO),
+        key="bundled",
+        help="Scenarios shipped with rackcost; every figure in them names its source.",
+    )
+    st.button(
+        "Load this scenario",
+        key="load_bundled",
+        on_click=_load_selected,
+        help="Replaces the scenario you are editing (download it first on the Export page to keep it).",
+    )
+with right:
+    st.file_uploader(
+        "Or upload a scenario YAML file (at most 1 MB)",
+        type=["yaml", "yml"],
+        key="uploader",
+        max_upload_size=1,
+        on_change=_on_upload,
+    )
+
+if ss.get(state.NOTICE):
+    st.toast(ss[state.NOTICE])
+    ss[state.NOTICE] = None
+if ss.get(state.LOAD_PROBLEMS):
+    problems = ss[state.LOAD_PROBLEMS]
+    lines = "\n".join(f"- {p}" for p in problems)
+    rejected = ss.get(state.REJECTED_TEXT)
+    tail = " Its text is in the *YAML* tab below, where you can fix it and apply it again." if rejected else ""
+    st.error(
+        f"**Not loaded:** {len(problems)} problem{'s' if len(problems) > 1 else ''}. "
+        f"You are still working on *{state.get_at(ss[state.VALID], 'name')}*.{tail}\n\n{lines}",
+        icon=":material/block:",
+    )
+
+problems = ss[state.PROBLEMS]
+if problems:
+    lines = "\n".join(f"- `{p.path or '(scenario)'}`: {p.message}" for p in problems)
+    st.error(
+        f"**Your edits have {len(problems)} problem{'s' if len(problems) > 1 else ''}.** They are kept in the "
+        f"forms below, each under its field; the results show the last valid scenario until they are fixed.\n\n"
+        f"{lines}",
+        icon=":material/error:",
+    )
+
+# ---- what the edits do, at a glance ---------------------------------------------------------------------------
+
+result = compute.evaluate(ss[state.VALID_JSON])
+cols = st.columns(max(1, len(result.records["systems"])))
+for col, row in zip(cols, result.records["systems"], strict=True):
+    peak = [p for p in result.records["points"] if p["system"] == row["system"]]
+    peak_kw = max(p["facility_power_kw"] for p in peak)
+    col.metric(
+        f"{row['system']}: blended cost per accepted request",
+        display.money(row["blended_usd_per_accepted_request"]),
+        help="Over the demand day, from the last valid scenario. Details on the Results page.",
+    )
+    col.caption(
+        f"{row['racks']} racks · {display.num(row['accelerators'])} accelerators · "
+        f"{display.num(peak_kw)} kW wall power at most · capex {display.money(row['capex_usd'])}"
+    )
+
+# ---- the forms, grouped as the scenario is ----------------------------------------------------------------------
+
+draft = ss[state.DRAFT]
+systems = draft.get("systems") or []
+system_names = [str(s.get("name", f"system {i + 1}")) for i, s in enumerate(systems)]
+demand_names = [str(d.get("name")) for d in draft.get("demand") or [] if isinstance(d, dict) and d.get("name")]
+
+tabs = st.tabs(["Workload and SLO", "Demand", "Facility and fleet", *[f"System: {n}" for n in system_names], "YAML"])
+
+with tabs[0]:
+    st.subheader("Scenario")
+    c1, c2 = st.columns(2)
+    with c1:
+        fields.field(schema.Scenario, "name", "name")
+    with c2:
+        fields.field(schema.Scenario, "baseline_system", "baseline_system", choices=system_names)
+    fields.field(schema.Scenario, "description", "description")
+    st.subheader("Workload")
+    fields.block(schema.Workload, "workload", columns=3)
+    st.subheader("Latency SLO")
+    fields.block(schema.SLO, "slo", columns=4)
+
+with tabs[1]:
+    st.subheader("Demand over a day")
+    fields.table(
+        "demand",
+        {
+            "name": st.column_config.TextColumn("name", required=True),
+            "arrival_rps": st.column_config.NumberColumn("arrival rate [requests/s]", required=True, format="%g"),
+            "hours_per_day": st.column_config.NumberColumn("hours per day [h]", required=True, format="%g"),
+            "source": st.column_config.TextColumn("source"),
+        },
+        text_columns=("name", "source"),
+        help_text="Poisson arrivals; the hours add up to 24. The fleet is sized for the highest rate "
+        "(or the demand point named under Fleet). Add or delete rows with the table's controls.",
+    )
+
+with tabs[2]:
+    st.subheader("Facility")
+    fields.block(schema.Facility, "facility", columns=4)
+    st.subheader("Fleet policy")
+    fields.block(schema.Fleet, "fleet", columns=4, sizing_demand_point=demand_names)
+
+for i, name in enumerate(system_names):
+    path = f"systems[{i}]"
+    system = systems[i]
+    with tabs[3 + i]:
+        prov = system.get("provenance") or {}
+        badge = prov.get("class", "?")
+        who = " · ".join(str(prov[k]) for k in ("reported_by", "date") if prov.get(k))
+        body = f"**Provenance: {badge}**" + (f" · {who}" if who else "")
+        body += f"\n\nSource: {prov.get('source', 'not given')}"
+        if prov.get("software_stack"):
+            body += f"\n\nSoftware: {prov['software_stack']}"
+        if prov.get("proprietary_software"):
+            body += "\n\n:orange[The results depend on proprietary software a buyer may not get.]"
+        if prov.get("notes"):
+            body += f"\n\n{prov['notes']}"
+        (st.warning if badge in ("vendor", "collaborative", "assumption") else st.info)(
+            body, icon=":material/verified:"
+        )
+        fields.field(schema.System, "name", f"{path}.name")
+        with st.expander("Edit provenance"):
+            fields.block(schema.Provenance, f"{path}.provenance", columns=2)
+
+        st.subheader("Performance: operating points")
+        perf = system.get("performance") or {}
+        per = perf.get("throughput_per", "replica")
+        basis = perf.get("token_basis", "total")
+        fields.table(
+            f"{path}.performance.points",
+            {
+                "concurrency": st.column_config.NumberColumn("concurrency [requests in flight]", format="%g"),
+                "throughput_tokens_per_s": st.column_config.NumberColumn(
+                    f"throughput [{basis} tokens/s per {per}]", required=True, format="%g"
+                ),
+                "tpot_ms": st.column_config.NumberColumn("TPOT [ms]", format="%g"),
+                "interactivity_tokens_per_s": st.column_config.NumberColumn(
+                    "interactivity [tokens/s per user]", format="%g"
+                ),
+                "ttft_ms": st.column_config.NumberColumn("TTFT [ms]", required=True, format="%g"),
+                "power_w_per_accelerator": st.column_config.NumberColumn(
+                    "measured power [W per accelerator]", format="%g"
+                ),
+            },
+            help_text="Give TPOT or interactivity on each row, and concurrency on every row or on none "
+            "(then Little's law derives it). Curves are interpolated in log(concurrency), never extrapolated.",
+        )
+        fields.block(
+            schema.Performance,
+            f"{path}.performance",
+            columns=2,
+            skip=(
+                "benchmark_model",
+                "benchmark_revision",
+                "benchmark_precision",
+                "benchmark_input_tokens",
+                "benchmark_output_tokens",
+                "framework",
+                "speculative_decoding",
+            ),
+        )
+        with st.expander("What the curve was measured on"):
+            fields.block(
+                schema.Performance,
+                f"{path}.performance",
+                columns=3,
+                skip=("token_basis", "throughput_per"),
+            )
+        if perf.get("claim") is not None:
+            st.subheader("Vendor claim (headline)")
+            fields.block(schema.Claim, f"{path}.performance.claim", columns=4)
+        else:
+            st.caption("No vendor claim: the headline is derived from the curve (peak tokens/s per rated kW).")
+
+        st.subheader("Hardware and power")
+        fields.block(schema.Hardware, f"{path}.hardware", columns=4)
+        st.subheader("Costs")
+        fields.block(schema.Costs, f"{path}.costs", columns=4)
+        with st.expander("Facility for this system only (empty: the scenario's facility)"):
+            fields.block(schema.FacilityOverride, f"{path}.facility", columns=3)
+        fields.block_problems(path, ("name", "performance", "provenance", "hardware", "costs", "facility"))
+
+        figs = [
+            {"figure": key.removeprefix(path + "."), **fig}
+            for key, fig in (draft.get("figures") or {}).items()
+            if (key.startswith(path + ".") or key == path) and isinstance(fig, dict)
+        ]
+        with st.expander(f"Sources of {name}'s figures ({len(figs)})", expanded=False):
+            if figs:
+                st.dataframe(
+                    pd.DataFrame(figs, columns=["figure", "provenance", "source", "why"]),
+                    hide_index=True,
+                    width="stretch",
+                    column_config={
+                        "figure": st.column_config.TextColumn("figure (YAML path)"),
+                        "why": st.column_config.TextColumn("why (for an assumption)"),
+                    },
+                )
+            else:
+                st.caption("The scenario's figures: block names no source for this system.")
+
+with tabs[-1]:
+    st.subheader("The scenario as YAML")
+    rejected = ss.get(state.REJECTED_TEXT)
+    text = rejected[1] if rejected else state.draft_yaml()
+    key = "yaml|" + hashlib.sha1(text.encode("utf-8")).hexdigest()
+    st.caption(
+        "Edit the whole scenario as text (fields the forms do not show are here too), then apply it. "
+        "A text with problems is not applied, and stays here for you to fix."
+    )
+    st.text_area("Scenario YAML", value=text, height=500, key=key)
+
+    def _apply(key: str = key) -> None:
+        state.load_text(ss[key], ss[state.FILE_NAME])
+
+    def _reset() -> None:
+        original = ss[state.ORIGINAL]
+        state.load_text(yaml.safe_dump(original, sort_keys=False, allow_unicode=True), ss[state.FILE_NAME])
+
+    c1, c2 = st.columns(2)
+    c1.button("Apply this YAML", key="apply_yaml", on_click=_apply, type="primary")
+    c2.button("Discard my edits (back to the loaded file)", key="reset", on_click=_reset)

@@ -1,0 +1,384 @@
+"""Form widgets generated from the scenario schema: one widget per field, its unit in the label, its source beside it.
+
+Every widget reads its value from the draft (``st.session_state["draft"]``) and writes back through a callback
+that revalidates; a problem at the widget's YAML path is shown right under it.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import types
+import typing
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+from pydantic import BaseModel
+
+from rackcost_app import state
+
+# unit suffixes of field names (longest first) -> (text left in the label, unit shown in brackets)
+_SUFFIXES = [
+    ("_usd_per_kw_month", " per provisioned kW", "USD/kW-month"),
+    ("_usd_per_accelerator_year", " per accelerator", "USD/year"),
+    ("_usd_per_rack_year", " per rack", "USD/year"),
+    ("_usd_per_accelerator", " per accelerator", "USD"),
+    ("_usd_per_node", " per node", "USD"),
+    ("_usd_per_rack", " per rack", "USD"),
+    ("_usd_per_kwh", "", "USD/kWh"),
+    ("_usd_per_kw", " per provisioned kW", "USD/kW"),
+    ("_fraction_per_year", "", "share of capex per year"),
+    ("_capex_fraction", " capex", "share 0-1"),
+    ("_fraction", "", "share 0-1"),
+    ("_kw_per_accelerator", "", "kW per accelerator"),
+    ("_w_per_node", " per node", "W"),
+    ("_tokens_per_s_per_kw", "", "tokens/s per kW"),
+    ("tokens_per_s_per_kw", "tokens per s per kW", "tokens/s/kW"),
+    ("_tokens_per_request", " tokens per request", "tokens"),
+    ("_tokens", " tokens", "tokens"),
+    ("_limit_kw", " limit", "kW"),
+    ("_limit_ms", " limit", "ms"),
+    ("_years", "", "years"),
+    ("_rps", "", "requests/s"),
+    ("_ms", "", "ms"),
+    ("_kw", "", "kW"),
+    ("_w", "", "W"),
+]
+_UNITS = {
+    "pue": "-",
+    "power_utilization_exponent": "-",
+    "spare_replicas": "replicas",
+    "replicas": "replicas",
+    "max_racks": "racks",
+    "accelerators_per_replica": "count",
+    "accelerators_per_node": "count",
+    "nodes_per_rack": "count",
+    "concurrency": "requests in flight",
+    "hours_per_day": "h/day",
+}
+_LABELS = {
+    "pue": "PUE",
+    "electricity_usd_per_kwh": "electricity price",
+    "ttft_limit_ms": "TTFT limit (queueing included)",
+    "tpot_limit_ms": "TPOT limit",
+    "e2e_limit_ms": "end-to-end limit",
+    "input_tokens_per_request": "input tokens per request (ISL)",
+    "output_tokens_per_request": "output tokens per request (OSL)",
+    "output_tokens_cv_fraction": "output length coefficient of variation",
+    "provenance_class": "provenance class",
+    "class": "provenance class",
+    "tpot_ms": "TPOT",
+    "ttft_ms": "TTFT",
+}
+
+
+def label_and_unit(name: str) -> tuple[str, str | None]:
+    """Readable label and unit of a scenario field name, e.g. ``accelerator_idle_w`` -> ('accelerator idle', 'W')."""
+    unit = _UNITS.get(name)
+    text = _LABELS.get(name)
+    if text is None:
+        text = name
+        for suffix, rest, suffix_unit in _SUFFIXES:
+            if name.endswith(suffix):
+                text = name[: -len(suffix)] + rest
+                unit = unit or suffix_unit
+                break
+        text = text.replace("_", " ").strip()
+    elif unit is None:
+        for suffix, _rest, suffix_unit in _SUFFIXES:
+            if name.endswith(suffix):
+                unit = suffix_unit
+                break
+    return text, unit
+
+
+def label(name: str) -> str:
+    """Label with the unit in brackets: ``accelerator idle [W]``."""
+    text, unit = label_and_unit(name)
+    return f"{text} [{unit}]" if unit and unit != "-" else text
+
+
+def _base_type(annotation: Any) -> tuple[Any, bool]:
+    """(type inside Optional/Annotated, whether None is allowed)."""
+    optional = False
+    while True:
+        origin = typing.get_origin(annotation)
+        if origin is typing.Annotated:
+            annotation = typing.get_args(annotation)[0]
+        elif origin in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(annotation) if a is not type(None)]
+            optional = optional or len(args) < len(typing.get_args(annotation))
+            annotation = args[0]
+        else:
+            return annotation, optional
+
+
+def _step(value: float | None, integer: bool) -> float | int:
+    if integer:
+        return 1
+    if value is None or value == 0 or not math.isfinite(value):
+        return 0.1
+    return 10.0 ** (math.floor(math.log10(abs(value))) - 1)
+
+
+def figure_note(path: str) -> str | None:
+    """'provenance: source (why)' of the figure covering a path, for help texts and captions."""
+    found = state.figure_for(path)
+    if found is None:
+        return None
+    key, fig = found
+    note = f"{fig.get('provenance', '?')}: {fig.get('source', '')}"
+    if fig.get("why"):
+        note += f" (why: {fig['why']})"
+    if key != path:
+        note += f" [entry for {key}]"
+    return note
+
+
+def _on_change(path: str, key: str, kind: str, optional: bool) -> None:
+    value = st.session_state[key]
+    if kind == "text":
+        value = value if value not in (None, "") else (None if optional else "")
+    elif kind == "choice":
+        value = None if value == NOT_SET else value
+    elif kind == "int" and value is not None and float(value).is_integer():
+        value = int(value)
+    state.set_value(path, value)
+
+
+NOT_SET = "(default)"
+
+
+def field(model: type[BaseModel], name: str, path: str, *, choices: list[str] | None = None) -> None:
+    """One widget for one field of a scenario block, with its unit, source, and any problem right under it.
+
+    Parameters
+    ----------
+    model
+        The pydantic block the field belongs to (for its type, default and description).
+    name
+        The field's name in the YAML file (the alias when it has one).
+    path
+        YAML path of the field in the scenario, e.g. ``facility.pue``.
+    choices
+        Allowed values of a text field (e.g. demand point names), shown as a select box.
+    """
+    info = next(f for n, f in model.model_fields.items() if (f.alias or n) == name)
+    base, optional = _base_type(info.annotation)
+    optional = optional or not info.is_required()
+    current = state.get_at(state.st.session_state[state.DRAFT], path)
+    default = None if info.is_required() else info.get_default(call_default_factory=True)
+    key = state.widget_key(path)
+    help_text = info.description or ""
+    note = figure_note(path)
+    if note:
+        help_text += f"\n\nSource ({note})"
+    if not info.is_required() and default is not None:
+        help_text += f"\n\nDefault when not set: {default}"
+    text = label(name)
+    if note:
+        text += f" · {note.split(':', 1)[0]}"
+    if isinstance(current, dict) and "dist" in current:
+        distribution(text, path, current, help_text, label(name))
+        return
+    common = {"key": key, "help": help_text or None}
+    if isinstance(base, type) and issubclass(base, bool):
+        value = bool(current if current is not None else default)
+        st.checkbox(text, value=value, on_change=_on_change, args=(path, key, "bool", optional), **common)
+    elif (
+        choices is not None
+        or typing.get_origin(base) is typing.Literal
+        or (isinstance(base, type) and issubclass(base, enum.Enum))
+    ):
+        if choices is None:
+            choices = [e.value for e in base] if isinstance(base, type) else [str(a) for a in typing.get_args(base)]
+        options = ([NOT_SET] if optional else []) + list(choices)
+        shown = current if current is not None else (NOT_SET if optional else default)
+        shown = getattr(shown, "value", shown)
+        if shown not in options:
+            options.append(shown)
+        st.selectbox(
+            text,
+            options,
+            index=options.index(shown),
+            on_change=_on_change,
+            args=(path, key, "choice", optional),
+            **common,
+        )
+    elif isinstance(base, type) and issubclass(base, int | float):
+        integer = issubclass(base, int)
+        value: Any = current if isinstance(current, int | float) and not isinstance(current, bool) else None
+        if value is None and not optional and default is not None:
+            value = default
+        if value is not None:
+            value = int(value) if integer and float(value).is_integer() else float(value)
+        integer = integer and (value is None or isinstance(value, int))
+        st.number_input(
+            text,
+            value=value,
+            step=_step(value, integer),
+            format="%d" if integer else "%g",
+            placeholder=f"default: {default}" if default is not None else "not set",
+            on_change=_on_change,
+            args=(path, key, "int" if integer else "float", optional),
+            **common,
+        )
+    else:
+        st.text_input(
+            text,
+            value="" if current is None else str(current),
+            placeholder="not set" if optional else "required",
+            on_change=_on_change,
+            args=(path, key, "text", optional),
+            **common,
+        )
+    for problem in state.problems_at(path):
+        st.error(problem.message, icon=":material/error:")
+
+
+def distribution(text: str, path: str, value: dict[str, Any], help_text: str, short: str) -> None:
+    """A field given as a distribution: one number input per parameter; results use its central value.
+
+    Lists (``choice`` values and weights) are edited in the YAML tab.
+    """
+    params = [k for k, v in value.items() if k != "dist" and isinstance(v, int | float) and not isinstance(v, bool)]
+    st.markdown(f"{text}  \n:violet-badge[{value['dist']} distribution] :gray[(results use its central value)]")
+    cols = st.columns(max(1, len(params)))
+    for col, param in zip(cols, params, strict=False):
+        key = state.widget_key(f"{path}.{param}")
+        with col:
+            st.number_input(
+                f"{short}: {param}",
+                value=float(value[param]),
+                step=_step(float(value[param]), False),
+                format="%g",
+                key=key,
+                help=help_text or None,
+                on_change=_on_change,
+                args=(f"{path}.{param}", key, "float", False),
+            )
+    for problem in state.problems_at(path) + state.problems_at(path, exact=False):
+        where = problem.path.removeprefix(path).lstrip(".") or "distribution"
+        st.error(f"{where}: {problem.message}", icon=":material/error:")
+
+
+def block(
+    model: type[BaseModel], path: str, *, skip: tuple[str, ...] = (), columns: int = 2, **choices: list[str]
+) -> None:
+    """Widgets for every scalar field of a block, in ``columns`` columns, then the block's own problems."""
+    names = []
+    for n, f in model.model_fields.items():
+        name = f.alias or n
+        base, _ = _base_type(f.annotation)
+        if name in skip or name == "source" or typing.get_origin(base) in (list, dict):
+            continue
+        if isinstance(base, type) and issubclass(base, BaseModel):
+            continue
+        names.append(name)
+    cols = st.columns(columns)
+    for i, name in enumerate(names):
+        with cols[i % columns]:
+            field(model, name, f"{path}.{name}", choices=choices.get(name))
+    source = state.get_at(state.st.session_state[state.DRAFT], f"{path}.source")
+    if source:
+        st.caption(f"Source of this block: {source}")
+    block_problems(path, names)
+
+
+def block_problems(path: str, shown_fields: list[str] | tuple[str, ...] = ()) -> None:
+    """Problems under ``path`` that no field widget of the block shows (cross-field rules, nested values)."""
+    shown = {f"{path}.{n}" for n in shown_fields}
+    for problem in state.problems_at(path, exact=False) + state.problems_at(path):
+        if problem.path not in shown:
+            where = problem.path.removeprefix(path).lstrip(".") or "this block"
+            st.error(f"{where}: {problem.message}", icon=":material/error:")
+
+
+# ---- tables (demand points, operating points) ------------------------------------------------------------------
+
+
+def apply_editor_delta(base: list[dict[str, Any]], delta: dict[str, Any], columns: list[str]) -> list[dict[str, Any]]:
+    """Rows after a ``st.data_editor`` edit: ``edited_rows`` by position, ``deleted_rows``, then ``added_rows``.
+
+    Empty cells (None, NaN, '') remove the key, so the library's default applies.
+    """
+    rows = [dict(r) for r in base]
+    for index, changes in (delta.get("edited_rows") or {}).items():
+        rows[int(index)].update(changes)
+    deleted = {int(i) for i in delta.get("deleted_rows") or []}
+    rows = [r for i, r in enumerate(rows) if i not in deleted]
+    rows += [dict(r) for r in delta.get("added_rows") or []]
+    out = []
+    for r in rows:
+        clean = {}
+        for key, value in r.items():
+            if key not in columns and key in ("_index",):
+                continue
+            if value is None or value == "" or (isinstance(value, float) and math.isnan(value)):
+                continue
+            if isinstance(value, float) and value.is_integer() and key in ("concurrency",):
+                value = float(value)
+            clean[key] = value
+        out.append(clean)
+    return out
+
+
+def _table_base_key(key: str) -> str:
+    return f"base|{key}"
+
+
+def _on_table_change(path: str, key: str, columns: list[str]) -> None:
+    base = st.session_state[_table_base_key(key)]
+    rows = apply_editor_delta(base, st.session_state[key], columns)
+    state.set_value(path, rows)
+
+
+def table(path: str, columns: dict[str, Any], text_columns: tuple[str, ...] = (), help_text: str | None = None) -> None:
+    """An editable table of a list of mappings (rows can be added and deleted), its problems under it.
+
+    Parameters
+    ----------
+    path
+        YAML path of the list, e.g. ``demand`` or ``systems[0].performance.points``.
+    columns
+        Field name -> ``st.column_config`` column (label with unit, format).
+    text_columns
+        Columns that hold text rather than numbers.
+    """
+    key = state.widget_key(path)
+    rows = state.get_at(state.st.session_state[state.DRAFT], path) or []
+    names = list(columns)
+    # the editor's state holds edits relative to the data it was first given: keep that data while it lives
+    if key not in st.session_state or _table_base_key(key) not in st.session_state:
+        st.session_state[_table_base_key(key)] = [dict(r) for r in rows]
+    base = st.session_state[_table_base_key(key)]
+    frame = pd.DataFrame([{n: r.get(n) for n in names} for r in base], columns=names)
+    for n in names:
+        if n not in text_columns:
+            frame[n] = pd.to_numeric(frame[n], errors="coerce").astype("float64")
+        else:
+            frame[n] = frame[n].astype("object")
+    st.data_editor(
+        frame,
+        key=key,
+        column_config=columns,
+        num_rows="dynamic",
+        hide_index=True,
+        on_change=_on_table_change,
+        args=(path, key, names),
+        width="stretch",
+    )
+    if help_text:
+        st.caption(help_text)
+    for problem in state.problems_at(path) + state.problems_at(path, exact=False):
+        where = problem.path.removeprefix(path)
+        row = where[1:].split("]")[0] if where.startswith("[") else None
+        column = where.split("].", 1)[1] if "]." in where else None
+        if row is not None and row.isdigit():
+            label_text = f"row {int(row) + 1}"
+            if column:
+                label_text += f", {label(column)}"
+        else:
+            label_text = "table"
+        st.error(f"{label_text}: {problem.message}", icon=":material/error:")

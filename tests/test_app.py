@@ -1,0 +1,255 @@
+"""The dashboard, driven by Streamlit's AppTest: every page for every bundled scenario, edits, bad input, export.
+
+AppTest cannot drive ``st.file_uploader``; the uploader's callback only puts ``(bytes, name)`` into
+``st.session_state["pending_upload"]`` and the Scenario page reads it, so the tests put bytes there directly.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from streamlit.testing.v1 import AppTest
+from typer.testing import CliRunner
+
+import rackcost
+from rackcost.cli import app as cli_app
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app" / "streamlit_app.py")
+PAGES = ["app_pages/scenario.py", "app_pages/results.py", "app_pages/claim.py", "app_pages/export.py"]
+TIMEOUT_S = 60  # the first run imports pandas, altair and the library
+
+sys.path.insert(0, str(ROOT / "app"))
+from rackcost_app.fields import apply_editor_delta, label  # noqa: E402
+from rackcost_app.state import get_at  # noqa: E402
+
+
+def start() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def widget(at: AppTest, kind: str, path: str):
+    """The form widget editing a YAML path (its key is ``g<generation>|<path>``)."""
+    found = [w for w in getattr(at, kind) if w.key and w.key.split("|", 1)[-1] == path]
+    assert len(found) == 1, f"no single {kind} for {path}"
+    return found[0]
+
+
+def numeric_path(at: AppTest, path: str) -> str:
+    """The path of the number behind a field: the field, or the central parameter of its distribution."""
+    value = get_at(at.session_state["draft"], path)
+    return f"{path}.mode" if isinstance(value, dict) and value.get("dist") == "triangular" else path
+
+
+def invalid_default_yaml() -> str:
+    """The default scenario with an out-of-range PUE."""
+    data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
+    data["facility"]["pue"] = 0.5
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def points_table(at: AppTest):
+    at.switch_page("app_pages/results.py").run()
+    ok(at)
+    return at.dataframe[0].value
+
+
+def errors(at: AppTest) -> str:
+    return "\n".join(e.value for e in at.error)
+
+
+@pytest.mark.parametrize("path", rackcost.bundled_scenarios(), ids=lambda p: p.stem)
+def test_every_page_renders_for_every_bundled_scenario(path):
+    at = start()
+    at.selectbox(key="bundled").select(path.name)
+    at.button(key="load_bundled").click().run()
+    ok(at)
+    assert at.session_state["file_name"] == path.name
+    assert not at.session_state["problems"]
+    for page in PAGES:
+        at.switch_page(page).run()
+        ok(at)
+        assert errors(at) == "", f"{page}: {errors(at)}"
+    frame = points_table(at)
+    scenario = rackcost.load_scenario(path)
+    assert len(frame) == len(scenario.systems) * len(scenario.demand)
+
+
+def test_changing_the_electricity_price_changes_the_energy_cost():
+    at = start()
+    before = points_table(at)["energy_usd_per_hour"].to_numpy()
+    at.switch_page("app_pages/scenario.py").run()
+    price_path = numeric_path(at, "facility.electricity_usd_per_kwh")
+    price = widget(at, "number_input", price_path)
+    assert price.value == pytest.approx(0.081)
+    price.set_value(0.162).run()
+    ok(at)
+    after = points_table(at)["energy_usd_per_hour"].to_numpy()
+    assert after == pytest.approx(2 * before)
+    # the edit survives leaving the page, and its provenance now says it is the user's
+    at.switch_page("app_pages/scenario.py").run()
+    assert widget(at, "number_input", price_path).value == pytest.approx(0.162)
+    figure = at.session_state["draft"]["figures"]["facility.electricity_usd_per_kwh"]
+    assert figure["provenance"] == "assumption" and "edited in the rackcost dashboard" in figure["source"]
+
+
+def test_a_value_out_of_range_shows_an_error_by_its_field_and_keeps_the_last_valid_results():
+    at = start()
+    valid = at.session_state["valid_json"]
+    before = points_table(at)["total_usd_per_hour"].to_numpy()
+    at.switch_page("app_pages/scenario.py").run()
+    at.session_state["draft"]["facility"]["pue"] = 1.15  # a plain number, so the field is one input
+    at.session_state["generation"] += 1
+    at.run()
+    widget(at, "number_input", "facility.pue").set_value(0.5).run()
+    ok(at)
+    assert "must be >= 1.0, got 0.5" in errors(at)
+    assert at.session_state["valid_json"] == valid
+    # what the user typed stays in the form and in the draft
+    assert widget(at, "number_input", "facility.pue").value == pytest.approx(0.5)
+    assert at.session_state["draft"]["facility"]["pue"] == pytest.approx(0.5)
+    assert points_table(at)["total_usd_per_hour"].to_numpy() == pytest.approx(before)
+    assert any("last valid scenario" in w.value for w in at.warning)
+    # fixing it makes the results follow again
+    at.switch_page("app_pages/scenario.py").run()
+    widget(at, "number_input", "facility.pue").set_value(1.3).run()
+    ok(at)
+    assert not at.session_state["problems"]
+    assert at.session_state["valid_json"] != valid
+
+
+def test_cross_field_problem_is_shown_in_its_block():
+    at = start()
+    widget(at, "number_input", "systems[1].hardware.accelerator_idle_w").set_value(5000.0).run()
+    ok(at)
+    assert "must not exceed accelerator_busy_w" in errors(at)
+
+
+BAD_UPLOADS = {
+    "not YAML": (b"name: [unclosed\n  workload: {", "broken.yaml", "not valid YAML"),
+    "not text": (bytes(range(256)) * 4, "binary.yaml", "not a UTF-8 text file"),
+    "not a mapping": (b"- just\n- a list\n", "list.yaml", "expected a mapping"),
+    "fails validation": (None, "invalid.yaml", "must be >= 1.0, got 0.5"),
+    "over 1 MB": (b"# " + b"x" * 1_000_000, "huge.yaml", "limited to 1 MB"),
+    "python tag": (b"name: !!python/object/apply:os.system ['true']\n", "tag.yaml", "tag not allowed"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_UPLOADS, ids=list(BAD_UPLOADS))
+def test_a_bad_upload_shows_an_error_and_keeps_the_scenario(case):
+    data, name, message = BAD_UPLOADS[case]
+    if data is None:
+        data = invalid_default_yaml().encode("utf-8")
+    at = start()
+    valid, draft = at.session_state["valid_json"], at.session_state["draft"]
+    at.session_state["pending_upload"] = (data, name)
+    at.run()
+    ok(at)
+    assert message in errors(at)
+    assert "Not loaded" in errors(at)
+    assert at.session_state["valid_json"] == valid
+    assert at.session_state["draft"] == draft
+    for page in PAGES[1:]:
+        at.switch_page(page).run()
+        ok(at)
+
+
+def test_an_upload_that_fails_validation_is_kept_in_the_yaml_editor():
+    text = invalid_default_yaml()
+    at = start()
+    at.session_state["pending_upload"] = (text.encode("utf-8"), "mine.yaml")
+    at.run()
+    ok(at)
+    editor = next(t for t in at.text_area if t.key.startswith("yaml|"))
+    assert "pue: 0.5" in editor.value
+    # fixed in the editor and applied, it loads
+    editor.set_value(editor.value.replace("pue: 0.5", "pue: 1.2")).run()
+    at.button(key="apply_yaml").click().run()
+    ok(at)
+    assert not at.session_state["load_problems"]
+    assert at.session_state["draft"]["facility"]["pue"] == pytest.approx(1.2)
+
+
+def test_a_valid_upload_replaces_the_scenario():
+    path = rackcost.bundled_scenario_path("kimi-k2.5-jalapeno-vs-gb300")
+    at = start()
+    at.session_state["pending_upload"] = (path.read_bytes(), "mine.yaml")
+    at.run()
+    ok(at)
+    assert at.session_state["file_name"] == "mine.yaml"
+    assert at.session_state["draft"]["name"] == rackcost.load_scenario(path).name
+
+
+def test_exported_yaml_loads_back_to_the_same_scenario():
+    at = start()
+    widget(at, "number_input", numeric_path(at, "facility.electricity_usd_per_kwh")).set_value(0.12).run()
+    widget(at, "number_input", numeric_path(at, "systems[0].costs.capex_usd_per_rack")).set_value(3_000_000.0).run()
+    at.switch_page("app_pages/export.py").run()
+    ok(at)
+    sys.path.insert(0, str(ROOT / "app"))
+    from rackcost_app import compute
+
+    key = at.session_state["valid_json"]
+    text = compute.scenario_yaml(key)
+    back = rackcost.scenario_from_yaml(text, "exported.yaml")
+    assert back == compute.scenario(key)
+    assert back.facility.electricity_usd_per_kwh == pytest.approx(0.12)
+    assert "edited in the rackcost dashboard" in text
+    assert rackcost.evaluate(back).records == rackcost.evaluate(compute.scenario(key)).records
+    # JSON and CSV exports are the library's
+    result = compute.evaluate(key)
+    assert json.loads(result.to_json())["scenario"] == back.name
+
+
+def test_editor_delta_edits_deletes_and_adds_rows():
+    base = [
+        {"name": "quiet", "arrival_rps": 300.0, "hours_per_day": 8.0, "source": "x"},
+        {"name": "normal", "arrival_rps": 840.0, "hours_per_day": 10.0},
+        {"name": "peak", "arrival_rps": 1200.0, "hours_per_day": 6.0},
+    ]
+    delta = {
+        "edited_rows": {0: {"arrival_rps": 250.0, "source": None}, 2: {"hours_per_day": 4.0}},
+        "deleted_rows": [1],
+        "added_rows": [{"name": "burst", "arrival_rps": 1500.0, "hours_per_day": float("nan")}],
+    }
+    rows = apply_editor_delta(base, delta, ["name", "arrival_rps", "hours_per_day", "source"])
+    assert rows == [
+        {"name": "quiet", "arrival_rps": 250.0, "hours_per_day": 8.0},
+        {"name": "peak", "arrival_rps": 1200.0, "hours_per_day": 4.0},
+        {"name": "burst", "arrival_rps": 1500.0},
+    ]
+    assert base[0]["arrival_rps"] == 300.0  # the editor's base data is not modified
+
+
+def test_every_form_label_names_its_unit():
+    assert label("electricity_usd_per_kwh") == "electricity price [USD/kWh]"
+    assert label("accelerator_idle_w") == "accelerator idle [W]"
+    assert label("colocation_usd_per_kw_month") == "colocation per provisioned kW [USD/kW-month]"
+    assert label("maintenance_fraction_per_year") == "maintenance [share of capex per year]"
+
+
+def test_rackcost_app_runs_streamlit_on_the_app(monkeypatch):
+    calls = []
+    monkeypatch.setattr("rackcost.launch.subprocess.call", lambda command: calls.append(command) or 0)
+    result = CliRunner().invoke(cli_app, ["app", "--port", "8600"])
+    assert result.exit_code == 0, result.output
+    assert calls[0][1:4] == ["-m", "streamlit", "run"]
+    assert Path(calls[0][4]) == ROOT / "app" / "streamlit_app.py"
+    assert calls[0][-2:] == ["--server.port", "8600"]
+
+
+def test_rackcost_app_without_streamlit_says_how_to_install(monkeypatch):
+    monkeypatch.setattr("rackcost.launch.importlib.util.find_spec", lambda name: None)
+    result = CliRunner().invoke(cli_app, ["app"])
+    assert result.exit_code == 1
+    assert "pip install -e '.[app]'" in result.output
