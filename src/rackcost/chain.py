@@ -29,6 +29,7 @@ __all__ = [
     "evaluate",
     "evaluate_systems",
     "feasibility_problems",
+    "result_tables",
     "sizing_demand",
     "system_inputs",
 ]
@@ -556,8 +557,15 @@ def evaluate(scenario: Scenario) -> Result:
     ScenarioError
         If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
     """
+    return result_tables(scenario, evaluate_systems(scenario))
+
+
+def result_tables(scenario: Scenario, outcomes: list[SystemOutcome]) -> Result:
+    """Tables, comparison and warnings of already evaluated systems (:func:`evaluate_systems`).
+
+    Lets a caller that also needs the raw outcomes (the dashboard's charts) evaluate only once.
+    """
     sizing_name, _ = sizing_demand(scenario)
-    outcomes = evaluate_systems(scenario)
     points = point_rows(scenario, outcomes)
     systems = system_rows(scenario, outcomes, sizing_name)
     warnings = comparability_warnings(scenario) + _outcome_warnings(scenario, outcomes)

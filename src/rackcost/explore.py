@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from rackcost.chain import evaluate_systems, system_inputs
+from rackcost.chain import SystemOutcome, evaluate_systems, system_inputs
 from rackcost.demand import serve_demand
 from rackcost.operating_point import feasible
 from rackcost.performance import interpolate_curve
@@ -19,7 +19,9 @@ from rackcost.schema import Scenario
 __all__ = ["latency_cliff", "operating_curves"]
 
 
-def operating_curves(scenario: Scenario, points_per_curve: int = 60) -> list[dict[str, Any]]:
+def operating_curves(
+    scenario: Scenario, points_per_curve: int = 60, outcomes: list[SystemOutcome] | None = None
+) -> list[dict[str, Any]]:
     """Each system's throughput-vs-interactivity curve, which part meets the SLO, and the chosen point.
 
     Parameters
@@ -28,6 +30,8 @@ def operating_curves(scenario: Scenario, points_per_curve: int = 60) -> list[dic
         A validated scenario.
     points_per_curve
         Log-spaced concurrencies per curve, between the measured ends (measured points are added) [-].
+    outcomes
+        The scenario's :func:`rackcost.chain.evaluate_systems`, when the caller has it already.
 
     Returns
     -------
@@ -37,7 +41,7 @@ def operating_curves(scenario: Scenario, points_per_curve: int = 60) -> list[dic
         ``kind`` (``measured``, ``interpolated`` or ``chosen``).
     """
     slo, osl = scenario.slo, scenario.workload.output_tokens_per_request
-    outcomes = evaluate_systems(scenario)
+    outcomes = outcomes if outcomes is not None else evaluate_systems(scenario)
     rows: list[dict[str, Any]] = []
     for system, outcome in zip(scenario.systems, outcomes, strict=True):
         inp = system_inputs(scenario, system)
@@ -76,7 +80,12 @@ def _curve_row(name: str, curve, i: int, apr: int, meets: bool, kind: str) -> di
     }
 
 
-def latency_cliff(scenario: Scenario, points: int = 80, max_load_factor: float = 1.3) -> list[dict[str, Any]]:
+def latency_cliff(
+    scenario: Scenario,
+    points: int = 80,
+    max_load_factor: float = 1.3,
+    outcomes: list[SystemOutcome] | None = None,
+) -> list[dict[str, Any]]:
     """What the provisioned fleet does as demand rises: accepted share and p99 TTFT against the arrival rate.
 
     The fleet of each system is the one :func:`rackcost.evaluate` provisions; the arrival rate sweeps from a
@@ -89,7 +98,7 @@ def latency_cliff(scenario: Scenario, points: int = 80, max_load_factor: float =
         Rows with ``system``, ``arrival_rps``, ``accepted_rps``, ``accepted_fraction``, ``ttft_p99_ms``,
         ``utilization_fraction``, ``capacity_at_slo_rps`` and ``overloaded``.
     """
-    outcomes = evaluate_systems(scenario)
+    outcomes = outcomes if outcomes is not None else evaluate_systems(scenario)
     low = min(d.arrival_rps for d in scenario.demand) / 20.0
     rows: list[dict[str, Any]] = []
     for system, o in zip(scenario.systems, outcomes, strict=True):
