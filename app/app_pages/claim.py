@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from rackcost import display
-from rackcost.cli import headline_sentences
+from rackcost.compare import headline_sentences
 from rackcost_app import compute, state
 
 ss = st.session_state

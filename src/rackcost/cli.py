@@ -20,6 +20,10 @@ from rich.table import Table
 
 from rackcost.cli_import import import_app
 from rackcost.cli_uncertainty import register as register_uncertainty
+from rackcost.compare import headline_sentences
+from rackcost.display import money as _money
+from rackcost.display import num as _num
+from rackcost.display import pct as _pct
 from rackcost.errors import ScenarioError
 from rackcost.launch import run_app
 from rackcost.loading import (
@@ -143,27 +147,6 @@ def _write(output: Path, text: str) -> None:
     _console(stderr=True).print(f"wrote {escape(str(output))}", highlight=False)
 
 
-def _money(x: float) -> str:
-    """USD with sensible decimals: $1,234 / $12.3 / $0.00123."""
-    if x >= 1000:
-        return f"${x:,.0f}"
-    if x >= 1:
-        return f"${x:,.2f}"
-    return f"${x:#.3g}"
-
-
-def _num(x: float, digits: int = 3) -> str:
-    """Large numbers as k / M for reading."""
-    for bound, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(x) >= bound:
-            return f"{x / bound:.{digits}g}{suffix}"
-    return f"{x:.{digits}g}"
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
 def _rejected(rps: float, share: float) -> str:
     if rps == 0:
         return "0"
@@ -255,40 +238,6 @@ def _print_comparison(console: Console, result: Result) -> None:
     console.print(t)
     for sentence in headline_sentences(rows):
         console.print(escape(sentence), highlight=False)
-
-
-def headline_sentences(comparison: list[dict]) -> list[str]:
-    """One sentence per system that a buyer reads in ten seconds: the headline ratio and what survives of it.
-
-    Parameters
-    ----------
-    comparison
-        Rows of the comparison table (``Result.records["comparison"]``).
-    """
-    by_pair: dict[tuple[str, str], list[dict]] = {}
-    for r in comparison:
-        by_pair.setdefault((r["system"], r["baseline"]), []).append(r)
-    out = []
-    prefix = "cost per accepted request at "
-    for (system, baseline), rows in by_pair.items():
-        claim = next(r for r in rows if r["kind"] in ("claim", "derived"))["advantage_ratio"]
-        parts = [
-            f"{_ratio_words(r['advantage_ratio'])} at {r['metric'].removeprefix(prefix)}"
-            for r in rows
-            if r["metric"].startswith(prefix)
-        ]
-        blended = next(r for r in rows if r["metric"].startswith("blended"))["advantage_ratio"]
-        out.append(
-            f"{system} vs {baseline}: {claim:.2f}x the headline tokens per kW at peak becomes "
-            f"{', '.join(parts)} and {_ratio_words(blended)} blended over the day, in cost per accepted request."
-        )
-    return out
-
-
-def _ratio_words(advantage: float) -> str:
-    if advantage >= 1:
-        return f"{advantage:.2f}x lower"
-    return f"{1 / advantage:.2f}x higher"
 
 
 def _print_warnings(console: Console, result: Result) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rackcost.schema import Scenario, System
 
-__all__ = ["COMPARISON_COLUMNS", "comparability_warnings", "comparison_rows"]
+__all__ = ["COMPARISON_COLUMNS", "comparability_warnings", "comparison_rows", "headline_sentences"]
 
 COMPARISON_COLUMNS = [
     "system",
@@ -181,3 +181,37 @@ def comparability_warnings(scenario: Scenario) -> list[str]:
                 f"({sc.power_basis} vs {bc.power_basis})"
             )
     return out
+
+
+def headline_sentences(comparison: list[dict]) -> list[str]:
+    """One sentence per system that a buyer reads in ten seconds: the headline ratio and what survives of it.
+
+    Parameters
+    ----------
+    comparison
+        Rows of the comparison table (``Result.records["comparison"]``).
+    """
+    by_pair: dict[tuple[str, str], list[dict]] = {}
+    for r in comparison:
+        by_pair.setdefault((r["system"], r["baseline"]), []).append(r)
+    out = []
+    prefix = "cost per accepted request at "
+    for (system, baseline), rows in by_pair.items():
+        claim = next(r for r in rows if r["kind"] in ("claim", "derived"))["advantage_ratio"]
+        parts = [
+            f"{_ratio_words(r['advantage_ratio'])} at {r['metric'].removeprefix(prefix)}"
+            for r in rows
+            if r["metric"].startswith(prefix)
+        ]
+        blended = next(r for r in rows if r["metric"].startswith("blended"))["advantage_ratio"]
+        out.append(
+            f"{system} vs {baseline}: {claim:.2f}x the headline tokens per kW at peak becomes "
+            f"{', '.join(parts)} and {_ratio_words(blended)} blended over the day, in cost per accepted request."
+        )
+    return out
+
+
+def _ratio_words(advantage: float) -> str:
+    if advantage >= 1:
+        return f"{advantage:.2f}x lower"
+    return f"{1 / advantage:.2f}x higher"
