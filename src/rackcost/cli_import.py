@@ -11,15 +11,17 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path, PurePath
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from rackcost.importers.common import ImportResult, curves_to_yaml, differing_keys
 from rackcost.schema import ProvenanceClass
+
+if TYPE_CHECKING:  # the importers load only when an import command runs, to keep other commands' start fast
+    from rackcost.importers.common import ImportResult
 
 __all__ = ["import_app"]
 
@@ -176,6 +178,8 @@ def _check_pair(isl: int | None, osl: int | None) -> None:
 
 
 def _finish(result: ImportResult, system: str | None, output: Path | None, importer: str) -> None:
+    from rackcost.importers.common import curves_to_yaml, differing_keys
+
     summary = _console(stderr=output is None)
     print_summary(summary, result, importer)
     if not result.curves:

@@ -652,19 +652,29 @@ def replicas_needed(
         k_budget = np.where(t > 0, a + s / np.where(t > 0, t, 1.0) * log_inv, np.inf)
     k_hi = np.minimum(k_sqrt, k_budget)
     hi = np.maximum(np.ceil(k_hi / c).astype(np.int64) + 1, lo + 1)
+    shape = hi.shape
+    lo, hi = lo.ravel().copy(), hi.ravel().copy()
+    cf, lamf, sf, tf, epsf = (np.ravel(x) for x in (c, lam, s, t, eps))
+    # the budget bound is feasible by construction; only brackets from square-root staffing need checking
+    unsure = np.flatnonzero(np.ravel(k_hi < k_budget))
     for _ in range(_MAX_DOUBLINGS):
-        bad = ~_replicas_feasible(hi, c, lam, s, t, eps)
-        if not np.any(bad):
+        if unsure.size == 0:
             break
-        hi = np.where(bad, 2 * hi + 1, hi)
+        bad = ~_replicas_feasible(hi[unsure], cf[unsure], lamf[unsure], sf[unsure], tf[unsure], epsf[unsure])
+        unsure = unsure[bad]
+        hi[unsure] = 2 * hi[unsure] + 1
     else:  # pragma: no cover - the bound above is always feasible in practice
         raise ValueError("could not bracket the number of replicas")
 
+    # bisection on the elements whose bracket is still open only, so converged ones cost nothing
+    active = np.flatnonzero(hi - lo > 1)
     for _ in range(_REPLICA_BISECTION_ITER):
-        if np.all(hi - lo <= 1):
+        if active.size == 0:
             break
-        mid = lo + (hi - lo) // 2
-        ok = _replicas_feasible(mid, c, lam, s, t, eps)
-        hi = np.where(ok, mid, hi)
-        lo = np.where(ok, lo, mid)
+        mid = lo[active] + (hi[active] - lo[active]) // 2
+        ok = _replicas_feasible(mid, cf[active], lamf[active], sf[active], tf[active], epsf[active])
+        hi[active] = np.where(ok, mid, hi[active])
+        lo[active] = np.where(ok, lo[active], mid)
+        active = active[hi[active] - lo[active] > 1]
+    hi = hi.reshape(shape)
     return np.asarray(np.maximum(hi, 1), dtype=np.int64)
