@@ -22,6 +22,7 @@ SHOTS = [
     ("scenario-system", "Scenario", "System: Jalapeño"),
     ("results", "Results", None),
     ("claim", "Claim vs decision", None),
+    ("uncertainty", "Uncertainty", None),
     ("export", "Export", None),
 ]
 

@@ -20,8 +20,16 @@ from rackcost.cli import app as cli_app
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app" / "streamlit_app.py")
-PAGES = ["app_pages/scenario.py", "app_pages/results.py", "app_pages/claim.py", "app_pages/export.py"]
+PAGES = [
+    "app_pages/scenario.py",
+    "app_pages/results.py",
+    "app_pages/claim.py",
+    "app_pages/uncertainty.py",
+    "app_pages/export.py",
+]
 TIMEOUT_S = 60  # the first run imports pandas, altair and the library
+TEST_SAMPLES = 2_000  # Monte Carlo samples on the Uncertainty page in tests (the page's default is 10,000)
+UNCERTAINTY = "app_pages/uncertainty.py"
 
 sys.path.insert(0, str(ROOT / "app"))
 from rackcost_app.fields import apply_editor_delta, label  # noqa: E402
@@ -29,7 +37,9 @@ from rackcost_app.state import get_at  # noqa: E402
 
 
 def start() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S).run()
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    at.session_state["uncertainty_samples"] = TEST_SAMPLES
+    at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -253,3 +263,84 @@ def test_rackcost_app_without_streamlit_says_how_to_install(monkeypatch):
     result = CliRunner().invoke(cli_app, ["app"])
     assert result.exit_code == 1
     assert "pip install -e '.[app]'" in result.output
+
+
+# ---- Uncertainty page ----------------------------------------------------------------------------------------
+
+
+def load(at: AppTest, name: str) -> None:
+    at.switch_page("app_pages/scenario.py").run()
+    at.selectbox(key="bundled").select(name)
+    at.button(key="load_bundled").click().run()
+    ok(at)
+
+
+def find_breakeven(at: AppTest, path: str, low: float | None = None, high: float | None = None) -> None:
+    at.selectbox(key="breakeven_input").select(path)
+    at.number_input(key="breakeven_low").set_value(low)
+    at.number_input(key="breakeven_high").set_value(high)
+    next(b for b in at.button if b.label == "Find the break-even").click().run()
+    ok(at)
+
+
+def test_uncertainty_page_shows_the_probability_that_jalapeno_is_cheaper_and_the_tornado():
+    at = start()
+    at.switch_page(UNCERTAINTY).run()
+    ok(at)
+    assert errors(at) == ""
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path())
+    expected = rackcost.uncertainty(scenario, TEST_SAMPLES, 0).probability_cheaper
+    blended = next(r["probability_fraction"] for r in expected if r["demand_point"] == "blended")
+    headline = at.subheader[0].value
+    assert headline.startswith("Jalapeño is cheaper per accepted request than GB300 NVL72 in ")
+    assert f"{100 * blended:.0f}% of {TEST_SAMPLES:,} samples" in headline
+    metrics = {m.label: m.value for m in at.metric}
+    for row in expected:
+        shown = "blended over the day" if row["demand_point"] == "blended" else f"at {row['demand_point']} demand"
+        assert metrics[shown] == f"{100 * row['probability_fraction']:.1f}%"
+    # the uncertain inputs, the percentile table and the tornado (ranked as the library ranks it)
+    inputs, percentiles, tornado = (d.value for d in at.dataframe[:3])
+    assert sorted(inputs["path"]) == sorted(scenario.distributions)
+    assert len(percentiles) == len(scenario.systems) * (len(scenario.demand) + 1)
+    ranked = [r["input"] for r in rackcost.tornado(scenario)]
+    assert len(tornado) == len(ranked) and tornado["input"].iloc[0] == "Jalapeño: capex per accelerator [USD]"
+    assert {"GB300 NVL72@low", "Jalapeño@high", "ratio_low"} <= set(tornado.columns)
+    # another demand point for the chart, another seed: no error
+    at.radio(key="w_uncertainty_point").set_value("peak").run()
+    ok(at)
+    at.number_input(key="w_uncertainty_seed").set_value(7).run()
+    ok(at)
+    assert at.session_state["uncertainty_seed"] == 7
+    assert errors(at) == ""
+
+
+def test_uncertainty_page_finds_a_break_even_and_says_when_there_is_none():
+    at = start()
+    at.switch_page(UNCERTAINTY).run()
+    path = "systems[1].costs.capex_usd_per_accelerator"
+    find_breakeven(at, path)
+    expected = rackcost.breakeven(rackcost.load_scenario(rackcost.bundled_scenario_path()), path)
+    assert expected.value is not None
+    found = "\n".join(s.value for s in at.success)
+    assert "Jalapeño and GB300 NVL72 cost the same per accepted request (blended over the day)" in found
+    assert f"${expected.value:,.0f}" in found
+    # a range without a break-even is said plainly
+    find_breakeven(at, path, 5.0, 10.0)
+    assert any("No break-even in range" in i.value and "Jalapeño is cheaper throughout" in i.value for i in at.info)
+    # a range the model cannot take, or the wrong way round: a message, not a traceback
+    find_breakeven(at, "uncertainty.throughput_derate.collaborative", -5.0, 1.0)
+    assert "leaves the input's allowed values" in errors(at)  # the library names the bad range
+    find_breakeven(at, path, 10.0, 5.0)
+    assert "'from' below 'to'" in errors(at)
+
+
+def test_uncertainty_page_without_distributions_says_so_and_still_works():
+    at = start()
+    load(at, "deepseek-r1-b200-vs-gb200-inferencex.yaml")
+    at.switch_page(UNCERTAINTY).run()
+    ok(at)
+    assert errors(at) == ""
+    assert any("This scenario has no distributions" in i.value for i in at.info)
+    assert not at.subheader and not at.dataframe
+    find_breakeven(at, "facility.electricity_usd_per_kwh")
+    assert any("No break-even in range" in i.value for i in at.info) or at.success

@@ -428,3 +428,28 @@ def test_sampled_derate_moves_the_fleet_of_its_class_only() -> None:
     b = rows[("B", "system", "provisioned_replicas")]
     assert a["p5"] == a["p95"]
     assert b["p95"] > b["p5"]  # half the throughput needs more replicas
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        ({"input_path": "uncertainty.throughput_derate.collaborative", "low": -5.0, "high": 1.0}, "allowed values"),
+        ({"input_path": "uncertainty.throughput_derate.vendor"}, "no system has provenance class"),
+        ({"input_path": "facility.pue", "low": 2.0, "high": 1.0}, "low < high"),
+    ],
+)
+def test_breakeven_refuses_a_range_it_cannot_search(kwargs: dict, expected: str) -> None:
+    # a range outside the input's own bounds, a derate no system carries, or a reversed range: a named error
+    scenario = rackcost.load_scenario("deepseek-r1-jalapeno-vs-gb300")
+    with pytest.raises(rackcost.ScenarioError, match=expected):
+        rackcost.breakeven(scenario, **kwargs)
+
+
+def test_scenario_to_data_keeps_distributions_in_place() -> None:
+    # the dashboard's cache key and export are built from this: a distribution must not collapse to its centre
+    from rackcost.loading import scenario_to_data
+
+    scenario = rackcost.load_scenario("deepseek-r1-jalapeno-vs-gb300")
+    data = scenario_to_data(scenario)
+    assert data["facility"]["electricity_usd_per_kwh"]["dist"] == "triangular"
+    assert rackcost.scenario_from_dict(data) == scenario

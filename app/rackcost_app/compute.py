@@ -5,6 +5,7 @@ The pages call only these; nothing here computes a number of its own.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -50,3 +51,110 @@ def cliff(scenario_json: str) -> list[dict[str, Any]]:
 def scenario_yaml(scenario_json: str) -> str:
     """:func:`rackcost.scenario_to_yaml` of the scenario: loads back to the same scenario."""
     return rackcost.scenario_to_yaml(scenario(scenario_json))
+
+
+# ---- uncertainty, tornado, break-even ---------------------------------------------------------------------------
+
+UNCERTAINTY_ENTRIES = 16
+HISTOGRAM_BINS = 40
+# columns summarised for the page (the library summarises every column; the page shows these)
+SUMMARY_POINT_COLUMNS = ("usd_per_accepted_request", "accepted_rps", "facility_power_kw", "total_usd_per_hour")
+SUMMARY_SYSTEM_COLUMNS = ("blended_usd_per_accepted_request",)
+
+
+def distributions(scenario_json: str) -> list[dict[str, Any]]:
+    """The scenario's uncertain inputs: path, distribution parameters, central value, P5 and P95 (sorted by path)."""
+    rows = []
+    for path, dist in sorted(scenario(scenario_json).distributions.items()):
+        params = dist.model_dump(mode="json", exclude_none=True)
+        rows.append(
+            {
+                "input": path,
+                "dist": params.pop("dist"),
+                "parameters": params,
+                "central": float(dist.central),
+                "p5": float(dist.ppf(0.05)),
+                "p95": float(dist.ppf(0.95)),
+            }
+        )
+    return rows
+
+
+def _histogram(values: Any, bins: int) -> list[tuple[float, float, float]]:
+    """(bin start, bin end, density [1/USD]) over the central 99% of the samples (a constant is one thin bin)."""
+    import numpy as np
+
+    lo, hi = (float(v) for v in np.quantile(values, [0.005, 0.995]))
+    if not hi > lo:
+        width = abs(lo) * 1e-3 or 1e-12
+        return [(lo - width / 2, lo + width / 2, 1.0 / width)]
+    counts, edges = np.histogram(values, bins=bins, range=(lo, hi))
+    density = counts / (values.size * (edges[1] - edges[0]))
+    return [(float(a), float(b), float(d)) for a, b, d in zip(edges[:-1], edges[1:], density, strict=True)]
+
+
+@st.cache_data(max_entries=UNCERTAINTY_ENTRIES, show_spinner=False)
+def uncertainty_summary(scenario_json: str, samples: int, seed: int) -> dict[str, Any]:
+    """:func:`rackcost.uncertainty` of the scenario, reduced to what the page shows (plain, picklable data).
+
+    Returns
+    -------
+    dict
+        ``percentiles``: the library's rows for :data:`SUMMARY_POINT_COLUMNS` and :data:`SUMMARY_SYSTEM_COLUMNS`;
+        ``probability_cheaper``: the library's rows; ``histogram``: rows ``system``, ``demand_point`` (a point or
+        ``blended``), ``x0``, ``x1`` [USD per accepted request], ``density`` [1/USD], a histogram of the cost per
+        accepted request over the central 99% of the samples (not the samples themselves); ``n``, ``seed``.
+    """
+    sc = scenario(scenario_json)
+    result = rackcost.uncertainty(sc, samples, seed)
+    keep = set(SUMMARY_POINT_COLUMNS) | set(SUMMARY_SYSTEM_COLUMNS)
+    percentiles = [
+        {k: (float(v) if isinstance(v, int | float) else v) for k, v in row.items()}
+        for row in result.percentiles
+        if row["column"] in keep
+    ]
+    points = [d.name for d in sc.demand]
+    histogram = []
+    for system in (s.name for s in sc.systems):
+        cols = result.samples[system]
+        series = [("blended", cols["blended_usd_per_accepted_request@system"])]
+        series += [(point, cols["usd_per_accepted_request"][:, j]) for j, point in enumerate(points)]
+        for point, values in series:
+            histogram += [
+                {"system": system, "demand_point": point, "x0": a, "x1": b, "density": d}
+                for a, b, d in _histogram(values, HISTOGRAM_BINS)
+            ]
+    return {
+        "percentiles": percentiles,
+        "probability_cheaper": [dict(r) for r in result.probability_cheaper],
+        "histogram": histogram,
+        "n": result.n,
+        "seed": result.seed,
+    }
+
+
+@st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
+def tornado(scenario_json: str) -> list[dict[str, Any]]:
+    """:func:`rackcost.tornado` of the scenario (rows ranked by swing, numbers as plain floats)."""
+    return [
+        {k: (float(v) if isinstance(v, int | float) else v) for k, v in row.items()}
+        for row in rackcost.tornado(scenario(scenario_json))
+    ]
+
+
+@st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
+def breakeven(
+    scenario_json: str,
+    input_path: str,
+    system: str | None,
+    point: str,
+    low: float | None = None,
+    high: float | None = None,
+) -> dict[str, Any]:
+    """:func:`rackcost.breakeven` as a dict (``value`` is None when no value in the range makes the costs equal).
+
+    Raises :class:`rackcost.ScenarioError` (not cached) when the input, system or point is not one of the
+    scenario's.
+    """
+    found = rackcost.breakeven(scenario(scenario_json), input_path, system, point, low, high)
+    return dataclasses.asdict(found)

@@ -52,9 +52,10 @@ def init() -> None:
 
 
 def canonical_json(scenario: rackcost.Scenario) -> str:
-    """The validated scenario as JSON text: hashable, the argument of every cached computation."""
-    data = scenario.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
-    return json.dumps(data, sort_keys=True, ensure_ascii=False)
+    """The validated scenario as JSON text, distributions included: hashable, the argument of every cached call."""
+    from rackcost.loading import scenario_to_data
+
+    return json.dumps(scenario_to_data(scenario), sort_keys=True, ensure_ascii=False)
 
 
 def load_bundled(name: str) -> bool:

@@ -24,6 +24,7 @@ __all__ = [
     "load_scenario",
     "scenario_from_dict",
     "scenario_from_yaml",
+    "scenario_to_data",
     "scenario_to_yaml",
 ]
 
@@ -210,10 +211,15 @@ def scenario_to_yaml(scenario: Scenario) -> str:
 
     Comments of the original file are not kept; every figure's source stays in ``figures:``.
     """
+    return yaml.safe_dump(scenario_to_data(scenario), sort_keys=False, allow_unicode=True, width=120)
+
+
+def scenario_to_data(scenario: Scenario) -> dict[str, Any]:
+    """Plain data of a scenario, as a file would give it: the values it sets, each distribution in place."""
     data = scenario.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
     for path, dist in scenario.distributions.items():  # put each distribution back where its central value is
         _assign(data, parse_path(path), dist.model_dump(mode="json", exclude_none=True))
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
+    return data
 
 
 def _assign(data: Any, loc: YamlPath, value: Any) -> None:

@@ -463,6 +463,9 @@ def breakeven(
         low = float(dist.ppf(0.01)) if dist is not None else 0.25 * central
     if high is None:
         high = float(dist.ppf(0.99)) if dist is not None else 4.0 * central
+    problems = _range_problems(scenario, input_path, low, high)
+    if problems:
+        raise ScenarioError([Problem(input_path, p) for p in problems])
     prepared = _prepare(scenario)
 
     def gap(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -515,6 +518,33 @@ def breakeven(
         high,
         f"{where}: equal cost per accepted request at {input_path} = {value:.6g}",
     )
+
+
+def _range_problems(scenario: Scenario, path: str, low: float, high: float) -> list[str]:
+    """Why a break-even search range cannot be used: reversed, or outside the input's allowed values."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from rackcost.schema import _annotation_at
+
+    if not low < high:
+        return [f"the search range must have low < high, got [{low:g}, {high:g}]"]
+    if path.startswith("uncertainty.throughput_derate."):
+        cls = path.rsplit(".", 1)[1]
+        if all(s.provenance.provenance_class.value != cls for s in scenario.systems):
+            return [f"no system has provenance class {cls!r}: its derate changes nothing"]
+    annotation = _annotation_at(scenario, path)
+    if annotation is None:
+        return []
+    adapter = TypeAdapter(annotation)
+    for end in (low, high):
+        try:
+            adapter.validate_python(end)
+        except ValidationError as exc:
+            return [
+                f"the search range [{low:g}, {high:g}] leaves the input's allowed values at {end:g} "
+                f"({exc.errors(include_url=False)[0]['msg']})"
+            ]
+    return []
 
 
 def _central(scenario: Scenario, path: str) -> float:

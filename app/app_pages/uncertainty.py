@@ -1,0 +1,440 @@
+"""Uncertainty page: Monte Carlo over the scenario's distributions, the tornado, and break-even values.
+
+Every number comes from :func:`rackcost.uncertainty`, :func:`rackcost.tornado` and :func:`rackcost.breakeven`
+(through the cached calls of :mod:`rackcost_app.compute`); this page only words and draws them.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+import rackcost
+from rackcost import display
+from rackcost.loading import parse_path
+from rackcost_app import compute, state, tables
+from rackcost_app.fields import label
+
+DEFAULT_SAMPLES, MIN_SAMPLES, MAX_SAMPLES = 10_000, 1_000, 200_000
+# persisted settings (plain keys: widget state is dropped when the user leaves the page)
+SAMPLES, SEED, POINT, REQUEST = "uncertainty_samples", "uncertainty_seed", "uncertainty_point", "breakeven_request"
+BLENDED = "blended"
+
+ss = st.session_state
+ss.setdefault(SAMPLES, DEFAULT_SAMPLES)
+ss.setdefault(SEED, 0)
+valid = ss[state.VALID]
+key = ss[state.VALID_JSON]  # canonical JSON of the last valid scenario, distributions included
+scenario = compute.scenario(key)
+names = [s.name for s in scenario.systems]
+baseline = scenario.baseline_name
+others = [n for n in names if n != baseline]
+points = [d.name for d in scenario.demand]
+figures = valid.get("figures") or {}
+
+
+def input_label(path: str) -> str:
+    """A readable name of an input's YAML path: ``Jalapeño: capex per accelerator [USD]``."""
+    parts = parse_path(path)
+    last = str(parts[-1])
+    if parts[0] == "systems" and isinstance(parts[1], int) and parts[1] < len(names):
+        who = names[parts[1]]
+        if "points" in parts:
+            return f"{who}: operating point {parts[parts.index('points') + 1] + 1}, {label(last)}"
+        where = " (facility override)" if "facility" in parts else ""
+        return f"{who}: {label(last)}{where}"
+    if parts[0] == "demand" and isinstance(parts[1], int) and parts[1] < len(points):
+        return f"{points[parts[1]]} demand: {label(last)}"
+    if parts[0] == "uncertainty":
+        return f"throughput derate of {last} figures [x]"
+    return label(last)
+
+
+def describe(dist: str, parameters: dict) -> str:
+    def fmt(v):
+        return ", ".join(display.num(x) for x in v) if isinstance(v, list) else display.num(v)
+
+    return f"{dist}: " + ", ".join(f"{k} {fmt(v)}" for k, v in parameters.items())
+
+
+def in_words(share: float) -> str:
+    """The probability in words, judged on the percentage as shown (0 decimals)."""
+    share = round(100 * share) / 100
+    if share >= 0.95:
+        return "very likely"
+    if share >= 0.75:
+        return "likely"
+    if share > 0.25:
+        return "a toss-up"
+    if share > 0.05:
+        return "unlikely"
+    return "very unlikely"
+
+
+def show_problems(exc: rackcost.ScenarioError) -> None:
+    for problem in exc.problems:
+        where = f"{problem.path}: " if problem.path else ""
+        st.error(f"{where}{problem.message}", icon=":material/error:")
+
+
+st.title("Uncertainty")
+st.caption(
+    "How likely each system is to be cheaper per accepted request than the baseline, given the distributions in "
+    "the scenario; which inputs decide it (tornado); and at what value of an input the answer flips (break-even). "
+    "Inputs are independent; the operating point is chosen on central values and the fleet is sized per sample."
+)
+if ss[state.PROBLEMS]:
+    st.warning(
+        "Your latest edits have problems (see the Scenario page): this is the last valid scenario.",
+        icon=":material/warning:",
+    )
+
+dists = compute.distributions(key)
+if not dists:
+    st.info(
+        "**This scenario has no distributions**: every input is a single number, so there is no spread to sample, "
+        "no probability to state and no tornado. To see them, give inputs as distributions in the Scenario page's "
+        "YAML tab, e.g. `electricity_usd_per_kwh: {dist: triangular, low: 0.06, mode: 0.081, high: 0.17}` "
+        "(see docs/uncertainty.md). The break-even below works on any scenario.",
+        icon=":material/info:",
+    )
+else:
+    st.header("Uncertain inputs")
+    rows = [
+        {
+            "input": input_label(d["input"]),
+            "path": d["input"],
+            "distribution": describe(d["dist"], d["parameters"]),
+            "central": display.num(d["central"]),
+            "p5": display.num(d["p5"]),
+            "p95": display.num(d["p95"]),
+            "source": (figures.get(d["input"]) or {}).get("source", "") if isinstance(figures, dict) else "",
+        }
+        for d in dists
+    ]
+    tables.show(
+        rows,
+        {
+            "input": ("input", "text"),
+            "distribution": ("distribution", "text"),
+            "central": ("central value (used by Results)", "text"),
+            "p5": ("P5", "text"),
+            "p95": ("P95", "text"),
+            "path": ("YAML path", "text"),
+            "source": ("source", "text"),
+        },
+    )
+
+    st.header("Monte Carlo")
+    c1, c2, _ = st.columns([1, 1, 2])
+    ss[SAMPLES] = c1.number_input(
+        "samples [count]",
+        min_value=MIN_SAMPLES,
+        max_value=MAX_SAMPLES,
+        value=int(ss[SAMPLES]),
+        step=1_000,
+        key="w_uncertainty_samples",
+        help="Runs automatically when the scenario, the samples or the seed change (results are cached). "
+        "10,000 samples take about a tenth of a second; 200,000 a few seconds.",
+    )
+    ss[SEED] = c2.number_input(
+        "seed", min_value=0, value=int(ss[SEED]), step=1, key="w_uncertainty_seed", help="Same seed, same result."
+    )
+    summary = None
+    try:
+        with st.spinner(f"Sampling {ss[SAMPLES]:,} futures..."):
+            summary = compute.uncertainty_summary(key, int(ss[SAMPLES]), int(ss[SEED]))
+    except rackcost.ScenarioError as exc:
+        show_problems(exc)
+
+    if summary is not None:
+        n = summary["n"]
+        cheaper = summary["probability_cheaper"]
+        for system in others:
+            mine = {r["demand_point"]: r["probability_fraction"] for r in cheaper if r["system"] == system}
+            share = mine[BLENDED]
+            st.subheader(
+                f"{system} is cheaper per accepted request than {baseline} in {display.pct(share, 0)} of "
+                f"{n:,} samples over the day: {in_words(share)}."
+            )
+            cols = st.columns(len(points) + 1)
+            cols[0].metric("blended over the day", display.pct(share, 1))
+            for col, point in zip(cols[1:], points, strict=True):
+                col.metric(f"at {point} demand", display.pct(mine[point], 1))
+        st.caption(
+            "Share of the samples in which the system's cost per accepted request is below the baseline's "
+            f"({baseline}), at each demand point and blended over the day (cost per day / accepted requests per day)."
+        )
+
+        st.subheader("Distribution of cost per accepted request")
+        choices = [BLENDED, *points]
+        if ss.get(POINT) not in choices:
+            ss[POINT] = BLENDED
+        chosen = st.radio(
+            "demand point",
+            choices,
+            index=choices.index(ss[POINT]),
+            horizontal=True,
+            key="w_uncertainty_point",
+            format_func=lambda p: "blended over the day" if p == BLENDED else f"{p} demand",
+        )
+        ss[POINT] = chosen
+        hist = pd.DataFrame([r for r in summary["histogram"] if r["demand_point"] == chosen])
+        pcts = summary["percentiles"]
+        column, where = (
+            ("blended_usd_per_accepted_request", "system")
+            if chosen == BLENDED
+            else ("usd_per_accepted_request", chosen)
+        )
+        marks = pd.DataFrame(
+            [
+                {"system": r["system"], "percentile": q.upper(), "usd": r[q]}
+                for r in pcts
+                if r["column"] == column and r["demand_point"] == where
+                for q in ("p5", "p50", "p95")
+            ]
+        )
+        x = alt.X("x0:Q", title="cost per accepted request [USD]", axis=alt.Axis(format="$.2~g"))
+        color = alt.Color("system:N", title="system", sort=names, scale=alt.Scale(domain=names, scheme="tableau10"))
+        bars = (
+            alt.Chart(hist)
+            .mark_rect(opacity=0.45)
+            .encode(
+                x=x,
+                x2="x1:Q",
+                y=alt.Y("density:Q", title="probability density [1/USD]", axis=alt.Axis(format="~s")),
+                y2=alt.datum(0),
+                color=color,
+                tooltip=[
+                    alt.Tooltip("system:N"),
+                    alt.Tooltip("x0:Q", title="from [USD]", format="$.3~g"),
+                    alt.Tooltip("x1:Q", title="to [USD]", format="$.3~g"),
+                ],
+            )
+        )
+        rules = (
+            alt.Chart(marks)
+            .mark_rule(strokeWidth=2)
+            .encode(
+                x=alt.X("usd:Q"),
+                color=color,
+                strokeDash=alt.StrokeDash(
+                    "percentile:N",
+                    title="percentile",
+                    sort=["P5", "P50", "P95"],
+                    scale=alt.Scale(domain=["P5", "P50", "P95"], range=[[4, 4], [1, 0], [4, 4]]),
+                ),
+                tooltip=[
+                    alt.Tooltip("system:N"),
+                    alt.Tooltip("percentile:N"),
+                    alt.Tooltip("usd:Q", title="USD per accepted request", format="$.3~g"),
+                ],
+            )
+        )
+        st.altair_chart((bars + rules).properties(height=320), width="stretch")
+        st.caption(
+            f"Histogram of {n:,} samples (central 99% shown, {compute.HISTOGRAM_BINS} bins per system); solid line "
+            "the median (P50), dashed lines P5 and P95."
+        )
+
+        st.subheader("P5 / P50 / P95 of the key columns")
+        by = {(r["system"], r["demand_point"], r["column"]): r for r in pcts}
+        table_rows = []
+        spec = {"system": ("system", "text"), "demand_point": ("demand point", "text")}
+        headers = {
+            "usd_per_accepted_request": ("cost per accepted request", "USD", "usd"),
+            "accepted_rps": ("accepted", "requests/s", "num"),
+            "facility_power_kw": ("wall power", "kW", "num"),
+            "total_usd_per_hour": ("total", "USD/h", "usd"),
+        }
+        for column, (text, unit, kind) in headers.items():
+            for q in ("p5", "p50", "p95"):
+                spec[f"{column}:{q}"] = (f"{text} {q.upper()} [{unit}]", kind)
+        for system in names:
+            for point in points:
+                row = {"system": system, "demand_point": point}
+                for column in headers:
+                    for q in ("p5", "p50", "p95"):
+                        row[f"{column}:{q}"] = by[(system, point, column)][q]
+                table_rows.append(row)
+            blended = by[(system, "system", "blended_usd_per_accepted_request")]
+            table_rows.append(
+                {"system": system, "demand_point": "blended over the day"}
+                | {f"usd_per_accepted_request:{q}": blended[q] for q in ("p5", "p50", "p95")}
+            )
+        tables.show(table_rows, spec)
+
+    st.header("Which inputs decide it: tornado")
+    try:
+        tornado = compute.tornado(key)
+    except rackcost.ScenarioError as exc:
+        show_problems(exc)
+        tornado = []
+    if tornado:
+        spec = {
+            "input": ("input", "text"),
+            "low": ("input at its P5", "text"),
+            "central": ("central value", "text"),
+            "high": ("input at its P95", "text"),
+        }
+        trows = []
+        for r in tornado:
+            row = {
+                "input": input_label(r["input"]),
+                "low": display.num(r["low_value"]),
+                "central": display.num(r["central_value"]),
+                "high": display.num(r["high_value"]),
+            }
+            for system in names:
+                row[f"{system}@low"] = r[f"{system}@low"]
+                row[f"{system}@high"] = r[f"{system}@high"]
+            if "ratio_low" in r:
+                row["ratio_low"] = r["ratio_low"]
+                row["ratio_high"] = r["ratio_high"]
+            row["relative_swing"] = r["relative_swing"]
+            trows.append(row)
+        for system in names:
+            spec[f"{system}@low"] = (f"{system}: blended cost at P5 [USD]", "usd")
+            spec[f"{system}@high"] = (f"{system}: blended cost at P95 [USD]", "usd")
+        if others:
+            spec["ratio_low"] = (f"{others[0]} / {baseline} at P5 [x]", "num")
+            spec["ratio_high"] = (f"{others[0]} / {baseline} at P95 [x]", "num")
+        spec["relative_swing"] = ("largest swing [% of central cost]", "pct")
+        tables.show(trows, spec)
+
+        central_cost = {
+            r["system"]: r["blended_usd_per_accepted_request"]
+            for r in compute.evaluate(ss[state.VALID_JSON]).records["systems"]
+        }
+        bars_rows = [
+            {
+                "input": input_label(r["input"]),
+                "rank": rank,
+                "system": system,
+                "end": end,
+                "usd": r[f"{system}@{which}"],
+                "central_usd": central_cost[system],
+                "value": display.num(r[f"{which}_value"]),
+            }
+            for rank, r in enumerate(tornado)
+            for system in names
+            for which, end in (("low", "input at its P5"), ("high", "input at its P95"))
+        ]
+        frame = pd.DataFrame(bars_rows)
+        order = [input_label(r["input"]) for r in tornado]
+        ends = ["input at its P5", "input at its P95"]
+        charts = []
+        for system in names:
+            mine = frame[frame["system"] == system]
+            y = alt.Y("input:N", sort=order, title=None, axis=alt.Axis(labelLimit=260))
+            tornado_bars = (
+                alt.Chart(mine)
+                .mark_bar(opacity=0.85)
+                .encode(
+                    y=y,
+                    yOffset=alt.YOffset("end:N", sort=ends),
+                    x=alt.X(
+                        "usd:Q",
+                        title="blended cost per accepted request [USD]",
+                        scale=alt.Scale(zero=False),
+                        axis=alt.Axis(format="$.2~g", tickCount=4),
+                    ),
+                    x2="central_usd:Q",
+                    color=alt.Color("end:N", title=None, scale=alt.Scale(domain=ends, range=["#4c78a8", "#f58518"])),
+                    tooltip=[
+                        alt.Tooltip("system:N"),
+                        alt.Tooltip("input:N"),
+                        alt.Tooltip("end:N", title="input"),
+                        alt.Tooltip("value:N", title="input value"),
+                        alt.Tooltip("usd:Q", title="blended USD per accepted request", format="$.3~g"),
+                    ],
+                )
+            )
+            center = (
+                alt.Chart(pd.DataFrame([{"central_usd": central_cost[system]}]))
+                .mark_rule(color="black", strokeWidth=1.5)
+                .encode(x="central_usd:Q")
+            )
+            charts.append((tornado_bars + center).properties(title=system, height=alt.Step(18)))
+        per_row = 2
+        for start in range(0, len(charts), per_row):
+            cols = st.columns(per_row)
+            for col, chart in zip(cols, charts[start : start + per_row], strict=False):
+                col.altair_chart(chart.configure_legend(orient="bottom"), width="stretch")
+        st.caption(
+            "Each input at its P5 and at its P95 with every other input at its central value; the black line is "
+            "the central cost. Ranked by the largest swing of any system's blended cost relative to its central "
+            "cost."
+        )
+    elif summary is not None:
+        st.info("No input moves the result.")
+
+# ---- break-even ------------------------------------------------------------------------------------------------
+
+st.header("Break-even")
+if not others:
+    st.info("Only one system in this scenario: there is no baseline to break even with.")
+else:
+    options = [d["input"] for d in dists]
+    common = ["facility.electricity_usd_per_kwh", "facility.pue"]
+    common += [f"systems[{i}].costs.capex_usd_per_accelerator" for i in range(len(names))]
+    classes = sorted({str(s.provenance.provenance_class.value) for s in scenario.systems})
+    common += [f"uncertainty.throughput_derate.{c}" for c in classes]
+    options += [p for p in common if p not in options]
+    st.caption(
+        f"The value of one input at which a system and the baseline ({baseline}) cost the same per accepted "
+        "request. The range defaults to the input's P1 to P99 when it is a distribution, else 0.25x to 4x its "
+        "value."
+    )
+    with st.form("breakeven"):
+        c1, c2, c3 = st.columns([3, 2, 2])
+        path = c1.selectbox("input", options, format_func=lambda p: f"{input_label(p)} · {p}", key="breakeven_input")
+        system = c2.selectbox(f"system (against {baseline})", others, key="breakeven_system")
+        point = c3.selectbox(
+            "demand point",
+            [BLENDED, *points],
+            format_func=lambda p: "blended over the day" if p == BLENDED else f"{p} demand",
+            key="breakeven_point",
+        )
+        c4, c5, _ = st.columns([1, 1, 2])
+        low = c4.number_input("range from (optional)", value=None, format="%g", key="breakeven_low")
+        high = c5.number_input("range to (optional)", value=None, format="%g", key="breakeven_high")
+        if st.form_submit_button("Find the break-even", type="primary"):
+            ss[REQUEST] = {"key": key, "path": path, "system": system, "point": point, "low": low, "high": high}
+    request = ss.get(REQUEST)
+    if request and request["key"] == key:
+        if request["low"] is not None and request["high"] is not None and not request["low"] < request["high"]:
+            st.error("The range needs 'from' below 'to'.", icon=":material/error:")
+        else:
+            try:
+                found = compute.breakeven(
+                    key, request["path"], request["system"], request["point"], request["low"], request["high"]
+                )
+            except rackcost.ScenarioError as exc:
+                show_problems(exc)
+            except (ValueError, ArithmeticError) as exc:  # a range outside what the model accepts (e.g. <= 0)
+                st.error(
+                    f"The model cannot be evaluated over this range of {request['path']}: {exc}. "
+                    "Choose a range of values the input can take.",
+                    icon=":material/error:",
+                )
+            else:
+                where = (
+                    "blended over the day" if found["demand_point"] == BLENDED else f"at {found['demand_point']} demand"
+                )
+                name = input_label(found["input"])
+                if found["value"] is None:
+                    st.info(f"**No break-even in range.** {found['message']}.", icon=":material/info:")
+                else:
+                    value = found["value"]
+                    shown = (
+                        display.money(value) if "usd" in found["input"].rsplit(".", 1)[-1] else display.num(value, 4)
+                    )
+                    st.success(
+                        f"**{found['system']} and {found['baseline']} cost the same per accepted request ({where}) "
+                        f"when {name} is {shown}.** Searched "
+                        f"{display.num(found['low'])} to {display.num(found['high'])} (`{found['input']}`).",
+                        icon=":material/balance:",
+                    )
+                    st.metric(f"break-even {name}", shown)
