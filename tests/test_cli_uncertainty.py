@@ -176,8 +176,8 @@ def test_breakeven_without_a_crossing_says_so(uncertain: Path) -> None:
 @pytest.mark.parametrize(
     ("path", "says"),
     [
-        ("slo.tpot_limit_ms", "break-even needs an uncertain-able input"),
-        ("facility.no_such_thing", "break-even needs an uncertain-able input"),
+        ("slo.tpot_limit_ms", "break-even needs an input where a distribution is allowed"),
+        ("facility.no_such_thing", "break-even needs an input where a distribution is allowed"),
         ("systems[7].costs.capex_usd_per_rack", "not a numeric input of this scenario"),
         ("demand[9].arrival_rps", "not a numeric input of this scenario"),
     ],

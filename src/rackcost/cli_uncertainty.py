@@ -34,6 +34,16 @@ def register(app: typer.Typer) -> None:
     """Add the uncertainty commands to the ``rackcost`` app."""
     from rackcost import cli
 
+    def fail(exc: ScenarioError, scenario: Path | None) -> None:
+        """Exit 1 naming the scenario file on problems the library raised without one (tornado, break-even)."""
+        from dataclasses import replace
+
+        from rackcost.loading import DEFAULT_SCENARIO
+
+        name = str(scenario) if scenario is not None else DEFAULT_SCENARIO
+        problems = [replace(p, file=name) if p.file == "<scenario>" else p for p in exc.problems]
+        cli._fail(ScenarioError(problems))
+
     def load(scenario: Path | None):
         from rackcost.loading import DEFAULT_SCENARIO, bundled_scenario_path, load_scenario
 
@@ -63,7 +73,7 @@ def register(app: typer.Typer) -> None:
                 task = bar.add_task("sampling", total=samples)
                 result = run(sc, samples, seed, progress=lambda done: bar.update(task, completed=done))
         except ScenarioError as exc:
-            cli._fail(exc)
+            fail(exc, scenario)
         data = {
             "scenario": sc.name,
             "samples": samples,
@@ -113,7 +123,7 @@ def register(app: typer.Typer) -> None:
         try:
             rows = run(sc)
         except ScenarioError as exc:
-            cli._fail(exc)
+            fail(exc, scenario)
         rows = [{k: (float(v) if hasattr(v, "item") else v) for k, v in r.items()} for r in rows]
         if fmt is cli.OutputFormat.json:
             _out(json.dumps({"scenario": sc.name, "tornado": rows}, indent=2, allow_nan=False) + "\n", output)
@@ -160,7 +170,7 @@ def register(app: typer.Typer) -> None:
         try:
             result = run(sc, input_path, system=system, demand_point=point, low=low, high=high)
         except ScenarioError as exc:
-            cli._fail(exc)
+            fail(exc, scenario)
         if fmt is cli.OutputFormat.table:
             cli._console().print(escape(result.message), highlight=False)
         else:

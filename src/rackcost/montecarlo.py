@@ -446,7 +446,9 @@ def breakeven(
         Range searched; default the input's distribution P1 to P99, or 0.25x to 4x its value.
     """
     if not _UNCERTAIN.fullmatch(input_path):
-        raise ScenarioError([Problem(input_path, f"break-even needs an uncertain-able input; {UNCERTAIN_WHERE}")])
+        raise ScenarioError(
+            [Problem(input_path, f"break-even needs an input where a distribution is allowed; {UNCERTAIN_WHERE}")]
+        )
     base = scenario.baseline_name
     names = [s.name for s in scenario.systems]
     system = system or next((s for s in names if s != base), None)
