@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost.chain import _choose, feasibility_problems, fleet_arrays, sizing_demand, system_inputs
+from rackcost.chain import _choose, feasibility_problems, sizing_demand, system_inputs
 from rackcost.errors import Problem, ScenarioError
+from rackcost.fleet import fleet_arrays
 from rackcost.schema import _UNCERTAIN, UNCERTAIN_WHERE, Scenario, _lookup
 
 __all__ = [
