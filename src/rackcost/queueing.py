@@ -534,19 +534,15 @@ def capacity_at_slo(
     a_safe = np.where(t > 0, k_arr - s / np.where(t > 0, t, 1.0) * np.log(1.0 / eps), 0.0)
     lo = np.clip(a_safe / s, 0.0, hi)
     exceed = _fixed_slots_exceedance(t, k_arr, s)
-    if feasible_rps is not None:
-        hint = np.clip(np.broadcast_to(np.asarray(feasible_rps, dtype=float), lo.shape), lo, hi * (1.0 - 1e-12))
-        f_hint = _exceedance_checked(t, k_arr, hint, s) - eps
-        use = f_hint <= 0
-        if not use.all():
-            f_closed = _exceedance_checked(t, k_arr, lo, s) - eps
-            f_hint = np.where(use, f_hint, f_closed)
-        lo = np.where(use, hint, lo)
-    # Safeguarded Newton on g = log P(W > t) - log eps, which is increasing and convex in lambda: from the feasible
-    # end one step lands right of the root, from there Newton converges monotonically and quadratically. A step
-    # that leaves the bracket [lo, hi] is replaced by bisection.
+    # Safeguarded Newton on g = log P(W > t) - log eps, increasing in lambda, started from the caller's feasible
+    # rate when given (else the closed-form feasible end); [lo, hi] brackets the root (lo feasible) and a step
+    # that leaves it is replaced by bisection. The first evaluation checks the start, so a wrong hint only
+    # moves hi.
     log_eps = np.log(eps)
-    x = lo.copy()
+    if feasible_rps is None:
+        x = lo.copy()
+    else:
+        x = np.clip(np.broadcast_to(np.asarray(feasible_rps, dtype=float), lo.shape), lo, hi * (1.0 - 1e-12))
     done = np.zeros(x.shape, dtype=bool)
     for _ in range(_CAPACITY_BISECTION_ITER):
         log_p, slope = exceed(x, with_slope=True)
