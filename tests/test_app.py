@@ -6,6 +6,7 @@ AppTest cannot drive ``st.file_uploader``; the uploader's callback only puts ``(
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from pathlib import Path
@@ -344,3 +345,173 @@ def test_uncertainty_page_without_distributions_says_so_and_still_works():
     assert not at.subheader and not at.dataframe
     find_breakeven(at, "facility.electricity_usd_per_kwh")
     assert any("No break-even in range" in i.value for i in at.info) or at.success
+
+
+# ---- Scenario page: import benchmark results ---------------------------------------------------------------------
+
+INFERENCEX = Path(__file__).resolve().parents[2] / "shared" / "data" / "inferencex"
+GAUDI_FILE = INFERENCEX / "gaudi25-h100-llama33-70b-results.json"
+GAUDI_SCENARIO = "llama-3.3-70b-gaudi25-tp-precision.yaml"
+
+
+def upload_results(at: AppTest, files: list[tuple[str, bytes]]) -> None:
+    """What the import uploader's callback does: ``(name, bytes)`` pairs into ``pending_import``."""
+    at.switch_page("app_pages/scenario.py")
+    at.session_state["pending_import"] = files
+    at.run()
+    ok(at)
+
+
+def keyed(widgets, prefix: str):
+    """The one widget whose key starts with ``prefix|`` (import widgets carry a digest or generation)."""
+    (found,) = [w for w in widgets if w.key and w.key.startswith(prefix + "|")]
+    return found
+
+
+def numeric_leaves(data, path: str = ""):
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from numeric_leaves(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from numeric_leaves(value, f"{path}[{i}]")
+    elif isinstance(data, int | float) and not isinstance(data, bool):
+        yield path
+
+
+def numeric_leaves_uncovered(data: dict) -> list[str]:
+    """Numeric leaves that no ``figures:`` entry covers (what tests/test_scenarios.py checks of bundled files)."""
+    figures = data.get("figures") or {}
+    body = {k: v for k, v in data.items() if k != "figures"}
+    return [
+        leaf
+        for leaf in numeric_leaves(body)
+        if not any(leaf == k or leaf.startswith(k + ".") or leaf.startswith(k + "[") for k in figures)
+    ]
+
+
+def test_importing_the_gaudi_results_shows_six_curves_and_the_skipped_h100_row():
+    at = start()
+    upload_results(at, [(GAUDI_FILE.name, GAUDI_FILE.read_bytes())])
+    assert errors(at) == ""
+    assert any(m.value.startswith("**6 curves found**") for m in at.markdown)
+    curves = next(d.value for d in at.dataframe if "curve" in d.value.columns)
+    assert len(curves) == 6
+    assert set(curves["hardware"]) == {"gaudi25"}
+    assert sorted(zip(curves["precision"], curves["tp"], strict=True)) == [
+        ("bf16", 2), ("bf16", 4), ("bf16", 8), ("fp8", 2), ("fp8", 4), ("fp8", 8)
+    ]  # fmt: skip
+    assert set(curves["points"]) == {5} and set(curves["isl_osl"]) == {"1024/1024"}
+    assert set(curves["concurrency"]) == {"4 to 64"}
+    assert all("1k1k" in source for source in curves["isl_osl_from"])
+    skipped = next(d.value for d in at.dataframe if "reason" in d.value.columns)
+    assert len(skipped) == 1
+    assert skipped["row"][0] == "30" and skipped["field"][0] == "isl/osl"
+    assert "not in the file and not in its file name" in skipped["reason"][0]
+    # with ISL/OSL given as options, the H100 row becomes a seventh curve, and the summary says where they came from
+    at.number_input(key="w_import_isl").set_value(1024)
+    at.number_input(key="w_import_osl").set_value(1024).run()
+    ok(at)
+    curves = next(d.value for d in at.dataframe if "curve" in d.value.columns)
+    assert len(curves) == 7 and "h100" in set(curves["hardware"])
+    assert "option --isl/--osl" in set(curves["isl_osl_from"])
+    assert not any("reason" in d.value.columns for d in at.dataframe)
+
+
+def test_replacing_a_systems_points_with_an_imported_curve_changes_its_points_and_results():
+    at = start()
+    load(at, GAUDI_SCENARIO)
+    before = at.session_state["valid_json"]
+    results_before = points_table(at)
+    upload_results(at, [(GAUDI_FILE.name, GAUDI_FILE.read_bytes())])
+    curve = keyed(at.selectbox, "import_curve")
+    curve.set_value(next(i for i, label in enumerate(curve.options) if "fp8 vllm tp2 " in label))
+    keyed(at.selectbox, "import_target").set_value(0)  # Gaudi 2.5 TP8 BF16
+    at.button(key="import_replace").click().run()  # the callback reads the choices made with it
+    ok(at)
+    assert not at.session_state["problems"] and at.session_state["valid_json"] != before
+    system = at.session_state["draft"]["systems"][0]
+    assert system["name"] == "Gaudi 2.5 TP8 BF16"  # the system stays; its curve and replica size are the benchmark's
+    assert system["performance"]["benchmark_precision"] == "fp8"
+    assert [p["concurrency"] for p in system["performance"]["points"]] == [4, 8, 16, 32, 64]
+    assert system["hardware"]["accelerators_per_replica"] == 2
+    assert system["costs"] == rackcost.load_scenario(GAUDI_SCENARIO).systems[0].costs.model_dump(exclude_unset=True)
+    assert any("Replaced the operating points of Gaudi 2.5 TP8 BF16" in s.value for s in at.success)
+    # provenance: the curve's class, the file and the run date; nothing labelled as edited by the user
+    figures = at.session_state["draft"]["figures"]
+    assert figures["systems[0].performance"]["provenance"] == "independent"
+    assert GAUDI_FILE.name in figures["systems[0].performance"]["source"]
+    assert "2025-10-15" in figures["systems[0].performance"]["source"]
+    assert not [k for k, f in figures.items() if "edited in the rackcost dashboard" in f["source"]]
+    assert numeric_leaves_uncovered(at.session_state["draft"]) == []
+    results_after = points_table(at)
+    mine = results_after["system"] == "Gaudi 2.5 TP8 BF16"
+    assert (results_after[mine]["total_usd_per_hour"] != results_before[mine]["total_usd_per_hour"]).all()
+    others = ~mine
+    assert results_after[others]["total_usd_per_hour"].to_numpy() == pytest.approx(
+        results_before[others]["total_usd_per_hour"].to_numpy()
+    )
+
+
+def test_adding_an_imported_curve_as_a_new_system_copies_hardware_flagged_for_review():
+    at = start()  # the default scenario: two systems, so that each rerun is quick
+    n = len(at.session_state["draft"]["systems"])
+    template = at.session_state["draft"]["systems"][1]
+    upload_results(at, [(GAUDI_FILE.name, GAUDI_FILE.read_bytes())])
+    curve = keyed(at.selectbox, "import_curve")
+    curve.set_value(next(i for i, label in enumerate(curve.options) if "bf16 vllm tp4 " in label))
+    at.radio(key="w_import_action").set_value("add").run()
+    keyed(at.text_input, "import_name").set_value("Gaudi 2.5 TP4 BF16")
+    keyed(at.selectbox, "import_template").set_value(1).run()
+    assert any(f"starts with those of **{template['name']}**" in w.value for w in at.warning)
+    at.button(key="import_add").click().run()
+    ok(at)
+    draft = at.session_state["draft"]
+    assert len(draft["systems"]) == n + 1 and not at.session_state["problems"]
+    new = draft["systems"][-1]
+    assert new["name"] == "Gaudi 2.5 TP4 BF16"
+    assert new["performance"]["benchmark_precision"] == "bf16" and len(new["performance"]["points"]) == 5
+    assert new["provenance"]["class"] == "independent" and GAUDI_FILE.name in new["provenance"]["source"]
+    assert new["hardware"]["accelerators_per_replica"] == 4
+    assert new["costs"] == template["costs"]
+    assert {k: v for k, v in new["hardware"].items() if k != "accelerators_per_replica"} == {
+        k: v for k, v in template["hardware"].items() if k != "accelerators_per_replica"
+    }
+    # provenance: copied figures are assumptions to be reviewed; the curve's are the importer's class
+    figures = draft["figures"]
+    assert figures[f"systems[{n}].costs"]["provenance"] == "assumption"
+    assert "to be reviewed" in figures[f"systems[{n}].costs"]["why"]
+    assert figures[f"systems[{n}].performance"]["provenance"] == "independent"
+    assert numeric_leaves_uncovered(draft) == []
+    assert any("To be reviewed" in w.value for w in at.warning)  # in the new system's tab
+    assert "Gaudi 2.5 TP4 BF16" in set(points_table(at)["system"])
+    # a second system of the same name fails validation: shown by field, the results stay on the last valid one
+    at.switch_page("app_pages/scenario.py").run()
+    valid = at.session_state["valid_json"]
+    keyed(at.text_input, "import_name").set_value("Gaudi 2.5 TP4 BF16")
+    at.button(key="import_add").click().run()
+    ok(at)
+    assert "system names must be unique" in errors(at)
+    assert at.session_state["valid_json"] == valid
+    assert len(at.session_state["draft"]["systems"]) == n + 2  # kept, to be renamed
+
+
+BAD_RESULT_FILES = {
+    "truncated JSON": ([("run.json", b'[{"hw": "gaudi25", "conc": 4, "tput_per_gpu": ')], "truncated"),
+    "another schema": ([("other.json", b'{"hello": "world"}')], "not an InferenceX result"),
+    "not text": ([("bin.json", bytes(range(256)))], "not UTF-8"),
+    "CSV and JSON together": ([("a.csv", b"x\n"), ("b.json", b"{}")], "one CSV table"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_RESULT_FILES, ids=list(BAD_RESULT_FILES))
+def test_a_bad_result_file_shows_a_message_and_changes_nothing(case):
+    files, message = BAD_RESULT_FILES[case]
+    at = start()
+    draft = copy.deepcopy(at.session_state["draft"])
+    upload_results(at, files)
+    shown = errors(at) + "\n".join(w.value for w in at.warning)
+    shown += "\n".join(reason for d in at.dataframe if "reason" in d.value.columns for reason in d.value["reason"])
+    assert message in shown
+    assert at.session_state["draft"] == draft
+    assert not [b for b in at.button if b.key in ("import_replace", "import_add")]

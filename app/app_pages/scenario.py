@@ -11,10 +11,11 @@ import yaml
 import rackcost
 from rackcost import display, schema
 from rackcost.loading import DEFAULT_SCENARIO
-from rackcost_app import compute, fields, state
+from rackcost_app import compute, fields, imports, state
 
 ss = st.session_state
 state.process_pending_upload()
+imports.process_pending()
 
 st.title("Scenario")
 st.caption(
@@ -60,6 +61,206 @@ with right:
         max_upload_size=1,
         on_change=_on_upload,
     )
+
+# ---- benchmark results into a system's operating points -------------------------------------------------------
+
+
+def _on_import_upload() -> None:
+    ss[imports.PENDING_IMPORT] = [(f.name, f.getvalue()) for f in ss.get("import_uploader") or []]
+
+
+def _replace(curves: list, curve_key: str, target_key: str) -> None:
+    imports.replace_points(curves[ss[curve_key]], ss[target_key])
+
+
+def _add(curves: list, curve_key: str, name_key: str, template_key: str) -> None:
+    imports.add_system(curves[ss[curve_key]], ss[name_key] or "", ss[template_key])
+
+
+import_files = ss.get(imports.IMPORT_FILES) or []
+with st.expander(
+    "Import benchmark results: InferenceX JSON files or a CSV table",
+    expanded=bool(import_files),
+    icon=":material/upload_file:",
+):
+    st.caption(
+        "Turn benchmark result files into a system's operating points, with the benchmark's conditions kept as "
+        "provenance. Several InferenceX result files (raw, aggregate or arrays of aggregates), or one CSV table "
+        "with one operating point per row (columns in docs/importers.md)."
+    )
+    st.file_uploader(
+        f"Result files (.json, several; or one .csv; at most {imports.MAX_IMPORT_MB} MB each)",
+        type=["json", "csv"],
+        accept_multiple_files=True,
+        key="import_uploader",
+        max_upload_size=imports.MAX_IMPORT_MB,
+        on_change=_on_import_upload,
+    )
+    # options live in session state under import_*, so they survive a visit to another page (widgets: w_import_*)
+    for option, default in imports.OPTION_DEFAULTS.items():
+        ss.setdefault(option, default)
+    o1, o2, o3, o4, o5 = st.columns(5)
+    ss["import_percentile"] = o1.radio(
+        "TTFT and TPOT at",
+        ["p99", "median"],
+        index=["p99", "median"].index(ss["import_percentile"]),
+        key="w_import_percentile",
+        horizontal=True,
+        help="InferenceX files: both latencies read at this percentile (TPOT = 1000 / interactivity). "
+        "A CSV table gives them as they are.",
+    )
+    ss["import_isl"] = o2.number_input(
+        "ISL if not in the files [tokens]",
+        min_value=1,
+        value=ss["import_isl"],
+        step=1,
+        key="w_import_isl",
+        help="Used only for rows whose file and file name (like 1k1k) do not give it; never overrides the file. "
+        "Give ISL and OSL together.",
+    )
+    ss["import_osl"] = o3.number_input(
+        "OSL if not in the files [tokens]", min_value=1, value=ss["import_osl"], step=1, key="w_import_osl"
+    )
+    ss["import_gpus"] = o4.number_input(
+        "GPUs per replica if not in the files",
+        min_value=1,
+        value=ss["import_gpus"],
+        step=1,
+        key="w_import_gpus",
+        help="For files that do not give the GPU count (a raw file without tpN in its name; a CSV table).",
+    )
+    class_choices = [imports.DEFAULT_CLASS, *imports.PROVENANCE_CLASSES]
+    ss["import_class"] = o5.selectbox(
+        "Provenance class",
+        class_choices,
+        index=class_choices.index(ss["import_class"]),
+        key="w_import_class",
+        help="Default: independent for InferenceX (SemiAnalysis's independent benchmark), assumption for a CSV "
+        "table (it does not say who measured it). Say vendor or collaborative when a vendor ran the benchmark.",
+    )
+    if said := imports.message():
+        kind, text = said
+        {"success": st.success, "warning": st.warning}.get(kind, st.error)(text)
+    if import_files:
+        reading = imports.read_files(
+            import_files,
+            percentile=ss["import_percentile"],
+            isl=ss["import_isl"],
+            osl=ss["import_osl"],
+            gpus_per_replica=ss["import_gpus"],
+            provenance_class=None if ss["import_class"] == imports.DEFAULT_CLASS else ss["import_class"],
+        )
+        for message in reading.errors:
+            st.error(message, icon=":material/block:")
+        names_read = ", ".join(name.rsplit("/", 1)[-1] for name, _ in import_files)
+        if not reading.errors:
+            n = len(reading.curves)
+            st.markdown(f"**{n} curve{'' if n == 1 else 's'} found** in {names_read}")
+        st.button(
+            "Forget these files",
+            key="import_forget",
+            on_click=lambda: ss.update({imports.IMPORT_FILES: [], imports.IMPORT_MESSAGE: None}),
+            help="The files stay in this session (also after visiting another page) until others are uploaded.",
+        )
+        if reading.curves:
+            st.dataframe(
+                pd.DataFrame(reading.curve_rows()),
+                hide_index=True,
+                width="stretch",
+                key="import_curves_table",
+                column_config={
+                    "curve": st.column_config.TextColumn("curve"),
+                    "tp": st.column_config.NumberColumn("TP [GPUs]", format="%d"),
+                    "gpus_per_replica": st.column_config.NumberColumn("GPUs per replica", format="%d"),
+                    "isl_osl": st.column_config.TextColumn("ISL/OSL [tokens]"),
+                    "isl_osl_from": st.column_config.TextColumn("ISL/OSL from"),
+                    "points": st.column_config.NumberColumn("points", format="%d"),
+                    "concurrency": st.column_config.TextColumn("concurrency [requests]"),
+                    "board_power": st.column_config.TextColumn("GPU board power"),
+                    "date": st.column_config.TextColumn("run date"),
+                },
+            )
+        if reading.skipped:
+            st.markdown(f"**Skipped: {len(reading.skipped)}** (the rest was read)")
+            st.dataframe(
+                pd.DataFrame(reading.skipped_rows(), columns=["file", "row", "field", "reason"]),
+                hide_index=True,
+                width="stretch",
+                key="import_skipped_table",
+                column_config={"row": st.column_config.TextColumn("row (JSON array) or line (CSV)")},
+            )
+            st.caption(
+                "Where a reason names `--isl`/`--osl` or `--gpus-per-replica`, give the value in the options above."
+            )
+        for note in reading.notes:
+            st.caption(note)
+        if not reading.curves and not reading.errors:
+            st.warning("No curve could be read from these files: see the skipped list for why.")
+
+        if reading.curves:
+            labels = [c.label for c in reading.curves]
+            digest = hashlib.sha1("\n".join(labels).encode("utf-8")).hexdigest()[:10]
+            curve_key = f"import_curve|{digest}"
+            st.selectbox("Curve to use", range(len(labels)), format_func=lambda i: labels[i], key=curve_key)
+            curve = reading.curves[ss[curve_key]]
+            draft_now = ss[state.DRAFT]
+            differences = imports.workload_differences(curve, draft_now.get("workload") or {})
+            if differences:
+                st.caption(
+                    f"This curve differs from the scenario's workload in {'; '.join(differences)}. The results "
+                    "will warn that it is not like for like."
+                )
+            sys_names = [str(s.get("name", f"system {i + 1}")) for i, s in enumerate(draft_now.get("systems") or [])]
+            gen = ss[state.GENERATION]
+            ss["import_action"] = st.radio(
+                "Use it to",
+                ["replace", "add"],
+                index=["replace", "add"].index(ss["import_action"]),
+                format_func=lambda a: {
+                    "replace": "replace the operating points of a system",
+                    "add": "add a new system",
+                }[a],
+                key="w_import_action",
+                horizontal=True,
+            )
+            if ss["import_action"] == "replace":
+                target_key = f"import_target|g{gen}"
+                st.selectbox("System", range(len(sys_names)), format_func=lambda i: sys_names[i], key=target_key)
+                st.caption(
+                    "Sets the system's performance block (points, benchmark conditions) and its provenance from the "
+                    "curve; its hardware, power and costs stay (accelerators per replica becomes the benchmark's "
+                    "GPUs per replica, which the throughput is for); a vendor claim stays."
+                )
+                st.button(
+                    "Replace the operating points",
+                    key="import_replace",
+                    type="primary",
+                    on_click=_replace,
+                    args=(reading.curves, curve_key, target_key),
+                )
+            else:
+                name_key = f"import_name|{digest}|{ss[curve_key]}"
+                template_key = f"import_template|g{gen}"
+                st.text_input("Name of the new system", value=curve.label, key=name_key)
+                st.selectbox(
+                    "Copy hardware, power and costs from",
+                    range(len(sys_names)),
+                    format_func=lambda i: sys_names[i],
+                    key=template_key,
+                )
+                st.warning(
+                    "Benchmark results hold no hardware, power or costs: the new system starts with those of "
+                    f"**{sys_names[ss[template_key]]}**, labelled as assumptions *to be reviewed*. Check them in "
+                    "its tab before trusting its results.",
+                    icon=":material/rate_review:",
+                )
+                st.button(
+                    "Add as a new system",
+                    key="import_add",
+                    type="primary",
+                    on_click=_add,
+                    args=(reading.curves, curve_key, name_key, template_key),
+                )
 
 if ss.get(state.NOTICE):
     st.toast(ss[state.NOTICE])
@@ -163,6 +364,20 @@ for i, name in enumerate(system_names):
         (st.warning if badge in ("vendor", "collaborative", "assumption") else st.info)(
             body, icon=":material/verified:"
         )
+        copied = [
+            key
+            for key, fig in (draft.get("figures") or {}).items()
+            if key.startswith(path + ".")
+            and isinstance(fig, dict)
+            and str(fig.get("source", "")).startswith(imports.COPIED)
+        ]
+        if copied:
+            st.warning(
+                "**To be reviewed:** this system was added from benchmark results, and its hardware, power and "
+                "costs were copied from another system as a starting point (their sources below say *copied ...*). "
+                "Check them; each value you change is labelled as yours.",
+                icon=":material/rate_review:",
+            )
         fields.field(schema.System, "name", f"{path}.name")
         with st.expander("Edit provenance"):
             fields.block(schema.Provenance, f"{path}.provenance", columns=2)
@@ -259,7 +474,7 @@ with tabs[-1]:
         state.load_text(ss[key], ss[state.FILE_NAME])
 
     def _reset() -> None:
-        original = ss[state.ORIGINAL]
+        original = ss.get(state.LOADED, ss[state.ORIGINAL])
         state.load_text(yaml.safe_dump(original, sort_keys=False, allow_unicode=True), ss[state.FILE_NAME])
 
     c1, c2 = st.columns(2)

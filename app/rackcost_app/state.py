@@ -6,7 +6,9 @@ Keys (all plain data):
 - ``problems``: the :class:`rackcost.Problem` list of the draft ([] when it is valid).
 - ``valid`` / ``valid_json``: the last draft that validated, and its canonical JSON (the cache key of every
   computation: results always come from it).
-- ``original``: the scenario as loaded (to tell which values the user changed, for provenance).
+- ``original``: the scenario as loaded, with the benchmark curves imported since (:mod:`rackcost_app.imports`):
+  the baseline that tells which values the user changed, for provenance.
+- ``loaded``: the scenario as loaded (what *Discard my edits* goes back to).
 - ``file_name``: where the scenario came from.
 - ``generation``: bumped on every load, so that widgets of a new scenario start from its values.
 - ``load_problems`` / ``rejected_text``: why the last file or YAML text was refused, and its text (kept so the
@@ -33,6 +35,7 @@ PROBLEMS = "problems"
 VALID = "valid"
 VALID_JSON = "valid_json"
 ORIGINAL = "original"
+LOADED = "loaded"
 FILE_NAME = "file_name"
 GENERATION = "generation"
 LOAD_PROBLEMS = "load_problems"
@@ -117,6 +120,7 @@ def load_text(text: str, name: str) -> bool:
     ss = st.session_state
     ss[DRAFT] = data
     ss[ORIGINAL] = copy.deepcopy(data)
+    ss[LOADED] = copy.deepcopy(data)
     ss[FILE_NAME] = name
     ss[GENERATION] = ss.get(GENERATION, 0) + 1
     ss[PROBLEMS] = []
