@@ -229,7 +229,15 @@ def _erlang_b_core(kf: FloatArray, af: FloatArray) -> FloatArray:
     high = af > kf + 1.0 + np.sqrt(kf + 1.0)
     if (af / kf).min(initial=np.inf) > 1e-15 and not high.any():
         # hot path (every load not negligible and at most a little above k): Q(k+1, a) >= ~0.15, no underflow possible
-        return np.minimum(np.exp(_log_poisson_pmf(kf, af)) / gammaincc(kf + 1.0, af), 1.0)
+        pmf = np.exp(_log_poisson_pmf(kf, af))
+        live = pmf > 0.0
+        if live.all():
+            return np.minimum(pmf / gammaincc(kf + 1.0, af), 1.0)
+        # where the Poisson term underflows to 0, B is exactly 0 whatever Q is: skip the costly incomplete gamma
+        # (a lightly loaded pool of many slots, e.g. the quiet hours of a big fleet)
+        out = np.zeros(kf.shape, dtype=np.float64)
+        out[live] = np.minimum(pmf[live] / gammaincc(kf[live] + 1.0, af[live]), 1.0)
+        return out
     out = np.zeros(kf.shape, dtype=np.float64)
     # The continued fraction converges slowly for a close to (or below) k + 1, where
     # Q(k+1, a) is still of order one; it is only needed far above k, where Q underflows.
