@@ -119,8 +119,8 @@ def _row(file: str, line: int, d: Mapping[str, str], names: dict[str, Any], defa
     else:
         raise SkipError(
             "benchmark_input_tokens",
-            "ISL/OSL not in the columns and not in the file name (like 1k1k); give --isl and --osl "
-            "(rackcost never guesses the lengths a curve was measured at)",
+            "ISL/OSL not in the columns and not in the file name (like 1k1k); give the ISL and OSL as options "
+            "(--isl/--osl on the command line; rackcost never guesses the lengths a curve was measured at)",
         )
     gpus = _whole(d, "accelerators_per_replica")
     gpus_source = "column accelerators_per_replica"

@@ -168,8 +168,8 @@ def _isl_osl(d: Mapping[str, Any], name_sources: list[tuple[str, dict[str, Any]]
         return opts.isl, opts.osl, "option --isl/--osl"
     raise SkipError(
         "isl/osl",
-        "not in the file and not in its file name (like 1k1k or 8k1k); give --isl and --osl "
-        "(rackcost never guesses the lengths a curve was measured at)",
+        "not in the file and not in its file name (like 1k1k or 8k1k); give the ISL and OSL as options "
+        "(--isl/--osl on the command line; rackcost never guesses the lengths a curve was measured at)",
     )
 
 
