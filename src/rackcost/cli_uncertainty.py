@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rackcost.errors import ScenarioError
+from rackcost.results import records_to_csv
 
 __all__ = ["register"]
 
@@ -85,7 +86,7 @@ def register(app: typer.Typer) -> None:
         if fmt is cli.OutputFormat.json:
             _out(json.dumps(data, indent=2, allow_nan=False) + "\n", output)
         elif fmt is cli.OutputFormat.csv:
-            _out(_csv(result.percentiles), output)
+            _out(records_to_csv(result.percentiles), output)
         else:
             console = cli._console()
             if not sc.distributions:
@@ -129,7 +130,7 @@ def register(app: typer.Typer) -> None:
             _out(json.dumps({"scenario": sc.name, "tornado": rows}, indent=2, allow_nan=False) + "\n", output)
             return
         if fmt is cli.OutputFormat.csv:
-            _out(_csv(rows), output)
+            _out(records_to_csv(rows), output)
             return
         console = cli._console()
         if not rows:
@@ -184,18 +185,6 @@ def _out(text: str, output: Path | None) -> None:
         sys.stdout.write(text)
     else:
         cli._write(output, text)
-
-
-def _csv(rows: list[dict]) -> str:
-    import csv
-    import io
-
-    out = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    return out.getvalue()
 
 
 def _print_percentiles(console, rows: list[dict]) -> None:

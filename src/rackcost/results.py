@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from rackcost.chain import SystemOutcome
     from rackcost.schema import Scenario
 
-__all__ = ["Result", "TABLES", "point_rows", "system_rows"]
+__all__ = ["Result", "TABLES", "point_rows", "records_to_csv", "system_rows"]
 
 SECONDS_PER_HOUR = 3600.0
 TABLES = ("points", "systems", "comparison")
@@ -92,13 +92,17 @@ class Result:
 
     def to_csv(self, table: str = "points") -> str:
         """CSV text of one table (``points``, ``systems`` or ``comparison``)."""
-        rows = self.records[table]
-        out = io.StringIO()
-        if rows:
-            writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
-        return out.getvalue()
+        return records_to_csv(self.records[table])
+
+
+def records_to_csv(rows: list[dict[str, Any]]) -> str:
+    """CSV text of a list of records, the first record's keys as the header ('' for no records)."""
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return out.getvalue()
 
 
 def _plain(value: Any) -> Any:
