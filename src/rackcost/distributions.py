@@ -9,6 +9,7 @@ function ``ppf`` (tornado ends, sampling) and the ends of its support (checked a
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Annotated, Literal
 
 import numpy as np
@@ -20,18 +21,23 @@ __all__ = ["Choice", "Distribution", "LogNormal", "Normal", "Triangular", "Unifo
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 
 
-class _Dist(BaseModel):
+class _Dist(BaseModel, ABC):
+    """What every distribution provides (pydantic's model metaclass is an ABCMeta, so these are enforced)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     @property
-    def central(self) -> float:  # pragma: no cover - every subclass overrides
-        raise NotImplementedError
+    @abstractmethod
+    def central(self) -> float:
+        """Value the deterministic evaluation uses."""
 
-    def ppf(self, q: ArrayLike) -> NDArray[np.float64]:  # pragma: no cover - every subclass overrides
-        raise NotImplementedError
+    @abstractmethod
+    def ppf(self, q: ArrayLike) -> NDArray[np.float64]:
+        """Quantile function."""
 
-    def support(self) -> tuple[float, float]:  # pragma: no cover - every subclass overrides
-        raise NotImplementedError
+    @abstractmethod
+    def support(self) -> tuple[float, float]:
+        """Lowest and highest value the distribution reaches (practically, for unbounded ones)."""
 
 
 class Triangular(_Dist):

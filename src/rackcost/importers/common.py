@@ -617,7 +617,7 @@ class _Flow(dict):
 
 
 class _Dumper(yaml.SafeDumper):
-    pass
+    """Safe dumper with a representer for one-line mappings (registered below)."""
 
 
 _Dumper.add_representer(_Flow, lambda d, data: d.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True))
@@ -633,7 +633,7 @@ def _with_flow_points(performance: dict[str, Any]) -> dict[str, Any]:
     return {**performance, "points": points}
 
 
-_HARDWARE_TODO = [
+_HARDWARE_FILL_IN = [
     ("accelerators_per_node", "accelerators in one node (tray)"),
     ("nodes_per_rack", "node slots in one rack"),
     ("accelerator_rated_w", "rated (nameplate) power, provisioning only [W]"),
@@ -642,7 +642,7 @@ _HARDWARE_TODO = [
     ("host_w_per_node", "CPUs, memory, NICs, fans of one node [W]"),
     ("rack_overhead_w", "switches, fans, CDU, conversion of one rack [W]"),
 ]
-_COSTS_TODO = [
+_COSTS_FILL_IN = [
     ("capex_usd_per_accelerator", "accelerator price [USD]"),
     ("capex_usd_per_node", "node chassis, CPUs, memory [USD]"),
     ("service_life_years", "years over which capex is recovered [years]"),
@@ -710,9 +710,9 @@ def curves_to_yaml(curves: list[Curve], system_name: str | None = None, command:
         text += f"    accelerators_per_replica: {gpus}   # from the benchmark: {curve.gpus_source}\n"
     else:
         text += "    accelerators_per_replica: null   # FILL IN: accelerators one replica spans\n"
-    for name, what in _HARDWARE_TODO:
+    for name, what in _HARDWARE_FILL_IN:
         text += f"    {name}: null   # FILL IN: {what}\n"
     text += "  costs:\n"
-    for name, what in _COSTS_TODO:
+    for name, what in _COSTS_FILL_IN:
         text += f"    {name}: null   # FILL IN: {what}\n"
     return "\n".join(lines) + "\n" + text
