@@ -55,3 +55,10 @@ def test_ci_runs_the_readme_test_command():
     test_command = next(c for c in commands if "pytest" in c)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test_command in ci.splitlines()
+
+
+def test_readme_library_example_runs(monkeypatch):
+    # the "Library in five lines" block, run as written from the repository root
+    block = re.search(r"## Library in five lines\n\n```python\n(.*?)```", README, re.S).group(1)
+    monkeypatch.chdir(ROOT)
+    exec(compile(block, "README.md", "exec"), {"print": lambda *args, **kwargs: None})
