@@ -571,9 +571,18 @@ def capacity_at_slo(
             break
     # the root is known to ~1e-12; take the largest rate verified to meet the SLO, with a margin of 1e-9 so that
     # every evaluation path (this fast one, wait_exceedance) agrees that it does
-    candidate = np.maximum(x, lo) * (1.0 - 1e-9)
-    candidate_ok = exceed(candidate) <= eps * (1.0 - 1e-9)
-    lo = np.where(candidate_ok, candidate, lo * (1.0 - 1e-9))
+    # (lo was itself verified on the fast path; where Newton converged onto it from the feasible side, as it does
+    # where log P is concave, lo less the margin is the answer and needs no further evaluation)
+    result = lo * (1.0 - 1e-9)
+    check = np.flatnonzero(np.ravel(x - lo > 1e-9 * hi))
+    if check.size:
+        candidate = np.ravel(x)[check] * (1.0 - 1e-9)
+        sub = _fixed_slots_exceedance(np.ravel(t)[check], np.ravel(k_arr)[check], np.ravel(s)[check])
+        ok = sub(candidate) <= np.ravel(eps)[check] * (1.0 - 1e-9)
+        flat = result.reshape(-1)
+        flat[check] = np.where(ok, candidate, flat[check])
+        result = flat.reshape(result.shape)
+    lo = result
     return np.asarray(lo, dtype=np.float64)
 
 
