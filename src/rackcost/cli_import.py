@@ -9,6 +9,7 @@ imported, 1 when none was (or when ``--system`` is given files of several curves
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Annotated
@@ -111,8 +112,8 @@ def inferencex(
     from rackcost.importers.inferencex import read_inferencex_paths
 
     _check_pair(isl, osl)
-    try:
-        result = read_inferencex_paths(
+    _run(
+        lambda: read_inferencex_paths(
             files,
             percentile=percentile.value,
             isl=isl,
@@ -120,11 +121,11 @@ def inferencex(
             gpus_per_replica=gpus_per_replica,
             provenance_class=provenance_class.value,
             only=only,
-        )
-    except ValueError as exc:
-        _error(str(exc))
-        raise typer.Exit(code=1) from None
-    _finish(result, system, output, "inferencex")
+        ),
+        system,
+        output,
+        "inferencex",
+    )
 
 
 @import_app.command("csv")
@@ -154,8 +155,8 @@ def csv_table(
     from rackcost.importers.csv_table import read_csv_table_path
 
     _check_pair(isl, osl)
-    try:
-        result = read_csv_table_path(
+    _run(
+        lambda: read_csv_table_path(
             file,
             token_basis=token_basis.value,
             throughput_per=throughput_per.value,
@@ -164,11 +165,21 @@ def csv_table(
             gpus_per_replica=gpus_per_replica,
             provenance_class=provenance_class.value,
             only=only,
-        )
+        ),
+        system,
+        output,
+        "csv",
+    )
+
+
+def _run(read: Callable[[], ImportResult], system: str | None, output: Path | None, importer: str) -> None:
+    """Read with the importer, turning a bad option into a one-line error, then report and write the YAML."""
+    try:
+        result = read()
     except ValueError as exc:
         _error(str(exc))
         raise typer.Exit(code=1) from None
-    _finish(result, system, output, "csv")
+    _finish(result, system, output, importer)
 
 
 def _check_pair(isl: int | None, osl: int | None) -> None:
