@@ -9,34 +9,46 @@ Library face::
 
 Building blocks are plain functions over numpy arrays in :mod:`rackcost.queueing`, :mod:`rackcost.power`,
 :mod:`rackcost.finance`, :mod:`rackcost.performance` and :mod:`rackcost.sizing`.
+
+The names below are loaded on first use (PEP 562), so ``import rackcost`` is cheap and a command or a building
+block pulls in only the libraries it needs (``rackcost schema`` needs neither numpy nor scipy).
 """
 
 from __future__ import annotations
 
-from rackcost import finance, power, queueing
-from rackcost.chain import evaluate
-from rackcost.errors import Problem, ScenarioError
-from rackcost.loading import (
-    bundled_scenario_path,
-    bundled_scenarios,
-    load_scenario,
-    scenario_from_dict,
-    scenario_from_yaml,
-    scenario_to_yaml,
-)
-from rackcost.montecarlo import breakeven, tornado, uncertainty
-from rackcost.results import Result
-from rackcost.schema import Scenario
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# public name -> module that defines it (a submodule maps to itself)
+_LAZY = {
+    "Problem": "rackcost.errors",
+    "ScenarioError": "rackcost.errors",
+    "Result": "rackcost.results",
+    "Scenario": "rackcost.schema",
+    "evaluate": "rackcost.chain",
+    "bundled_scenario_path": "rackcost.loading",
+    "bundled_scenarios": "rackcost.loading",
+    "load_scenario": "rackcost.loading",
+    "scenario_from_dict": "rackcost.loading",
+    "scenario_from_yaml": "rackcost.loading",
+    "scenario_to_yaml": "rackcost.loading",
+    "breakeven": "rackcost.montecarlo",
+    "tornado": "rackcost.montecarlo",
+    "uncertainty": "rackcost.montecarlo",
+    "finance": "rackcost.finance",
+    "power": "rackcost.power",
+    "queueing": "rackcost.queueing",
+}
 
 __all__ = [
     "Problem",
     "Result",
     "Scenario",
     "ScenarioError",
-    "bundled_scenario_path",
     "breakeven",
+    "bundled_scenario_path",
     "bundled_scenarios",
     "evaluate",
     "finance",
@@ -49,3 +61,34 @@ __all__ = [
     "tornado",
     "uncertainty",
 ]
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ loads these on first use
+    from rackcost import finance, power, queueing
+    from rackcost.chain import evaluate
+    from rackcost.errors import Problem, ScenarioError
+    from rackcost.loading import (
+        bundled_scenario_path,
+        bundled_scenarios,
+        load_scenario,
+        scenario_from_dict,
+        scenario_from_yaml,
+        scenario_to_yaml,
+    )
+    from rackcost.montecarlo import breakeven, tornado, uncertainty
+    from rackcost.results import Result
+    from rackcost.schema import Scenario
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use and keep it in the module namespace."""
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'rackcost' has no attribute {name!r}")
+    module = importlib.import_module(module_name)
+    value = module if module_name == f"rackcost.{name}" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

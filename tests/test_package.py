@@ -1,0 +1,55 @@
+"""The package face: names load on first use, and the console script pauses the collector only while importing."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+import rackcost
+
+
+def _run(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_import_rackcost_loads_no_numeric_library() -> None:
+    out = _run(
+        "import sys, rackcost; print(sorted(m for m in ('numpy', 'scipy', 'pydantic', 'yaml') if m in sys.modules))"
+    )
+    assert out == "[]"
+
+
+def test_every_public_name_resolves_to_its_module_object() -> None:
+    for name in rackcost.__all__:
+        value = getattr(rackcost, name)
+        module = importlib.import_module(rackcost._LAZY[name])
+        assert value is (module if rackcost._LAZY[name] == f"rackcost.{name}" else getattr(module, name)), name
+    assert set(rackcost.__all__) == set(rackcost._LAZY)
+    assert set(rackcost.__all__) <= set(dir(rackcost))
+
+
+def test_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no_such_name"):
+        rackcost.no_such_name  # noqa: B018
+
+
+def test_from_import_of_a_lazy_name_works_in_a_fresh_interpreter() -> None:
+    out = _run("from rackcost import evaluate, queueing, ScenarioError; print(evaluate.__module__, queueing.__name__)")
+    assert out == "rackcost.chain rackcost.queueing"
+
+
+def test_console_entry_runs_the_command_with_the_collector_on_and_the_imports_frozen() -> None:
+    code = (
+        "import gc, sys\n"
+        "import rackcost.cli as cli\n"
+        "cli.main = lambda: print(gc.isenabled(), gc.get_freeze_count() > 0)\n"
+        "from rackcost import console\n"
+        "gc.unfreeze()\n"
+        "console.main()\n"
+    )
+    assert _run(code) == "True True"
