@@ -99,6 +99,17 @@ def test_uncertainty_is_reproducible_from_the_command_line(uncertain: Path) -> N
     assert a.stdout != c.stdout
 
 
+def test_uncertainty_output_does_not_depend_on_workers(uncertain: Path, monkeypatch) -> None:
+    from rackcost import montecarlo
+
+    monkeypatch.setattr(montecarlo, "MIN_SAMPLES_PER_WORKER", 1)  # so that 200 samples really use the threads
+    one = invoke("uncertainty", uncertain, "-n", 200, "--seed", 9, "-f", "json", "--workers", 1)
+    three = invoke("uncertainty", uncertain, "-n", 200, "--seed", 9, "-f", "json", "--workers", 3)
+    assert_ok(one)
+    assert one.stdout == three.stdout
+    assert invoke("uncertainty", uncertain, "-n", 200, "--workers", 0).exit_code == 2
+
+
 def test_uncertainty_without_distributions_says_so() -> None:
     result = invoke("uncertainty", TWO_SYSTEMS, "-n", 20)
     assert_ok(result)

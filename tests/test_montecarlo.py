@@ -152,17 +152,36 @@ def test_same_seed_same_output_different_seed_different_output() -> None:
         assert not np.array_equal(a.samples["inputs"][path], c.samples["inputs"][path]), path
 
 
-def test_chunking_does_not_change_the_result(monkeypatch) -> None:
+def _assert_identical(a, b) -> None:
+    assert a.percentiles == b.percentiles
+    assert a.probability_cheaper == b.probability_cheaper
+    for system in a.samples:
+        for name in a.samples[system]:
+            assert np.array_equal(a.samples[system][name], b.samples[system][name]), (system, name)
+
+
+def test_chunks_and_threads_give_bit_for_bit_the_same_result(monkeypatch) -> None:
+    # every step is elementwise along the sample axis, so blocks of samples evaluated apart (for progress, or on
+    # several threads) and joined must reproduce the single pass exactly, not merely closely
     from rackcost import montecarlo
 
     sc = scenario(many_inputs)
-    whole = rackcost.uncertainty(sc, 250, seed=1)
+    whole = rackcost.uncertainty(sc, 250, seed=1, workers=1)
     monkeypatch.setattr(montecarlo, "CHUNK_SAMPLES", 60)
-    chunked = rackcost.uncertainty(sc, 250, seed=1)
-    for key in ("p5", "p50", "p95", "mean"):
-        np.testing.assert_allclose(
-            [r[key] for r in chunked.percentiles], [r[key] for r in whole.percentiles], rtol=1e-12
-        )
+    monkeypatch.setattr(montecarlo, "MIN_SAMPLES_PER_WORKER", 1)
+    seen: list[int] = []
+    _assert_identical(whole, rackcost.uncertainty(sc, 250, seed=1, progress=seen.append, workers=1))
+    assert seen == [60, 120, 180, 240, 250]
+    for workers in (2, 3, 7):
+        _assert_identical(whole, rackcost.uncertainty(sc, 250, seed=1, workers=workers))
+    seen.clear()
+    _assert_identical(whole, rackcost.uncertainty(sc, 250, seed=1, progress=seen.append, workers=3))
+    assert seen == [60, 120, 180, 240, 250]
+
+
+def test_workers_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="workers"):
+        rackcost.uncertainty(scenario(many_inputs), 10, seed=1, workers=0)
 
 
 # ------------------------------------------------------------------------------------------- (d) break-even

@@ -62,6 +62,12 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option("--seed", help="Seed; the same seed gives the same result.")] = 0,
         fmt: cli.FormatOpt = cli.OutputFormat.table,
         output: cli.OutputOpt = None,
+        workers: Annotated[
+            int | None,
+            typer.Option(
+                "--workers", min=1, help="Threads (default: every core); the result is the same for any number."
+            ),
+        ] = None,
     ) -> None:
         """Monte Carlo over every distribution in the scenario: P5/P50/P95 and the chance each system is cheaper."""
         from rich.progress import Progress
@@ -72,7 +78,7 @@ def register(app: typer.Typer) -> None:
         try:
             with Progress(console=cli._console(stderr=True), transient=True, disable=samples < 20_000) as bar:
                 task = bar.add_task("sampling", total=samples)
-                result = run(sc, samples, seed, progress=lambda done: bar.update(task, completed=done))
+                result = run(sc, samples, seed, progress=lambda done: bar.update(task, completed=done), workers=workers)
         except ScenarioError as exc:
             fail(exc, scenario)
         data = {

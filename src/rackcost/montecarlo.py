@@ -13,6 +13,8 @@ configuration); its throughput and power then vary with the samples, and the fle
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -229,9 +231,56 @@ class UncertaintyResult:
 
 
 CHUNK_SAMPLES = 25_000
+MIN_SAMPLES_PER_WORKER = 10_000
 
 
-def uncertainty(scenario: Scenario, samples: int = 10_000, seed: int = 0, progress: Any = None) -> UncertaintyResult:
+def default_workers() -> int:
+    """Threads :func:`uncertainty` uses by default: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+def _evaluate_blocks(
+    scenario: Scenario,
+    values: dict[str, NDArray[np.float64]],
+    samples: int,
+    prepared: _Prepared,
+    pool: ThreadPoolExecutor | None,
+    workers: int,
+    progress: Any,
+) -> dict[str, dict[str, NDArray[np.float64]]]:
+    """:func:`evaluate_samples` on contiguous blocks of samples (one per worker, or of ``CHUNK_SAMPLES`` to report
+    progress), joined back in sample order."""
+    size = CHUNK_SAMPLES if progress is not None and samples > CHUNK_SAMPLES else -(-samples // workers)
+    bounds = [(start, min(start + size, samples)) for start in range(0, samples, size)]
+    if len(bounds) == 1:
+        result = evaluate_samples(scenario, values, samples, prepared)
+        if progress is not None:
+            progress(samples)
+        return result
+
+    def block(bound: tuple[int, int]) -> dict[str, dict[str, NDArray[np.float64]]]:
+        start, stop = bound
+        return evaluate_samples(scenario, {p: v[start:stop] for p, v in values.items()}, stop - start, prepared)
+
+    blocks = []
+    for (_, stop), done in zip(
+        bounds, pool.map(block, bounds) if pool is not None else map(block, bounds), strict=True
+    ):
+        blocks.append(done)
+        if progress is not None:
+            progress(stop)
+    return {
+        system: {name: np.concatenate([b[system][name] for b in blocks]) for name in blocks[0][system]}
+        for system in blocks[0]
+    }
+
+
+def uncertainty(
+    scenario: Scenario, samples: int = 10_000, seed: int = 0, progress: Any = None, workers: int | None = None
+) -> UncertaintyResult:
     """Monte Carlo over every distribution in the scenario, all samples at once.
 
     Parameters
@@ -245,6 +294,11 @@ def uncertainty(scenario: Scenario, samples: int = 10_000, seed: int = 0, progre
     progress
         Optional callable, called with the number of samples done after each chunk of 25,000 (the draws are made
         up front, so chunking does not change the result).
+    workers
+        Threads that evaluate contiguous blocks of samples side by side (numpy and scipy release the GIL inside
+        their array loops, so blocks run on separate cores). Default :func:`default_workers`; at most one per
+        10,000 samples. Every step is elementwise along the sample axis, so the result is bit for bit the same
+        for any number of workers and any chunking.
 
     Returns
     -------
@@ -252,36 +306,29 @@ def uncertainty(scenario: Scenario, samples: int = 10_000, seed: int = 0, progre
     """
     if samples < 1:
         raise ValueError(f"samples must be >= 1, got {samples}")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
     values = draw_samples(scenario, samples, seed)
     prepared = _prepare(scenario)
-    if progress is None or samples <= CHUNK_SAMPLES:
-        result = evaluate_samples(scenario, values, samples, prepared)
-    else:  # chunks only to report progress: the draws are made up front, so the result is the same
-        chunks = []
-        for start in range(0, samples, CHUNK_SAMPLES):
-            stop = min(start + CHUNK_SAMPLES, samples)
-            chunks.append(
-                evaluate_samples(scenario, {p: v[start:stop] for p, v in values.items()}, stop - start, prepared)
-            )
-            progress(stop)
-        result = {
-            system: {name: np.concatenate([c[system][name] for c in chunks]) for name in chunks[0][system]}
-            for system in chunks[0]
-        }
-    if progress is not None:
-        progress(samples)
-    points = [d.name for d in scenario.demand]
-    labels, columns = [], []
-    for system, cols in result.items():
-        for name, arr in cols.items():
-            if arr.ndim == 1:
-                labels.append((system, "system", name.removesuffix("@system")))
-                columns.append(arr)
-            else:
-                for j, point in enumerate(points):
-                    labels.append((system, point, name))
-                    columns.append(arr[:, j])
-    p5, p50, p95, mean = _summaries(columns)
+    workers = max(1, min(workers or default_workers(), samples // MIN_SAMPLES_PER_WORKER))
+    pool = ThreadPoolExecutor(workers) if workers > 1 else None
+    try:
+        result = _evaluate_blocks(scenario, values, samples, prepared, pool, workers, progress)
+        points = [d.name for d in scenario.demand]
+        labels, columns = [], []
+        for system, cols in result.items():
+            for name, arr in cols.items():
+                if arr.ndim == 1:
+                    labels.append((system, "system", name.removesuffix("@system")))
+                    columns.append(arr)
+                else:
+                    for j, point in enumerate(points):
+                        labels.append((system, point, name))
+                        columns.append(arr[:, j])
+        p5, p50, p95, mean = _summaries(columns, pool)
+    finally:
+        if pool is not None:
+            pool.shutdown()
     rows = [
         {"system": sy, "demand_point": pt, "column": col, "p5": p5[i], "p50": p50[i], "p95": p95[i], "mean": mean[i]}
         for i, (sy, pt, col) in enumerate(labels)
@@ -307,30 +354,36 @@ def uncertainty(scenario: Scenario, samples: int = 10_000, seed: int = 0, progre
     return out
 
 
-def _summaries(columns: list[NDArray[np.float64]]) -> tuple[list[float], list[float], list[float], list[float]]:
+def _summaries(
+    columns: list[NDArray[np.float64]], pool: ThreadPoolExecutor | None = None
+) -> tuple[list[float], list[float], list[float], list[float]]:
     """P5, P50, P95 (numpy's default linear interpolation) and mean of each column.
 
     Constant columns (a per-system figure repeated at every point, an input that is not uncertain) skip the sort,
-    and columns that are views of the same array are summarised once.
+    columns that are views of the same array are summarised once, and with a ``pool`` the sorts run on its threads.
     """
-    out = {q: [] for q in ("p5", "p50", "p95", "mean")}
-    seen: dict[tuple[int, int, int], tuple[float, float, float, float]] = {}
+    distinct: dict[tuple[int, int, int], NDArray[np.float64]] = {}
+    keys = []
     for col in columns:
         key = (col.__array_interface__["data"][0], col.strides[0], col.shape[0])
-        if key not in seen:
-            lo, hi = float(col.min()), float(col.max())
-            if lo == hi:
-                seen[key] = (lo, lo, lo, lo)
-            else:
-                ordered = np.sort(col)
-                pos = np.array(PERCENTILES) / 100.0 * (col.size - 1)
-                below = np.floor(pos).astype(int)
-                above = np.minimum(below + 1, col.size - 1)
-                q = ordered[below] + (pos - below) * (ordered[above] - ordered[below])
-                seen[key] = (float(q[0]), float(q[1]), float(q[2]), float(col.mean()))
-        for name, value in zip(("p5", "p50", "p95", "mean"), seen[key], strict=True):
-            out[name].append(value)
-    return out["p5"], out["p50"], out["p95"], out["mean"]
+        distinct.setdefault(key, col)
+        keys.append(key)
+    stats = dict(zip(distinct, (pool.map if pool is not None else map)(_summary, distinct.values()), strict=True))
+    p5, p50, p95, mean = zip(*(stats[key] for key in keys), strict=True)
+    return list(p5), list(p50), list(p95), list(mean)
+
+
+def _summary(col: NDArray[np.float64]) -> tuple[float, float, float, float]:
+    """P5, P50, P95 and mean of one column (see :func:`_summaries`)."""
+    lo, hi = float(col.min()), float(col.max())
+    if lo == hi:
+        return lo, lo, lo, lo
+    ordered = np.sort(col)
+    pos = np.array(PERCENTILES) / 100.0 * (col.size - 1)
+    below = np.floor(pos).astype(int)
+    above = np.minimum(below + 1, col.size - 1)
+    q = ordered[below] + (pos - below) * (ordered[above] - ordered[below])
+    return float(q[0]), float(q[1]), float(q[2]), float(col.mean())
 
 
 def tornado(scenario: Scenario, low_q: float = 0.05, high_q: float = 0.95) -> list[dict[str, Any]]:
