@@ -385,3 +385,35 @@ def test_scalar_in_zero_d_out() -> None:
         assert isinstance(out, np.ndarray)
         assert out.shape == ()
         assert out.dtype == np.float64
+
+
+# --------------------------------------------------------------------------- skipping Q(k+1, a) where it is 1.0
+
+
+def test_skipped_incomplete_gamma_is_exactly_one_and_erlang_b_is_unchanged() -> None:
+    # Where the series bound on P(k+1, a) is below 1e-17, 1 - P rounds to 1.0 (half the spacing of doubles below 1
+    # is 2**-54 = 5.6e-17), so scipy's own gammaincc must return exactly 1.0 there and Erlang B must equal the
+    # plain pmf / Q formula bit for bit. Random pairs over k in [0.05, 2e6] and every load below k + 1.
+    from scipy.special import gammaincc
+
+    from rackcost.queueing import _incomplete_gamma_needed, _log_poisson_pmf
+
+    rng = np.random.default_rng(20261130)
+    n = 300_000
+    k = np.exp(rng.uniform(math.log(0.05), math.log(2e6), n))
+    a = np.maximum(k * rng.uniform(0.0, 1.0, n) ** rng.uniform(0.01, 3.0, n), 1e-12 * k)
+    pmf = np.exp(_log_poisson_pmf(k, a))
+    skipped = ~_incomplete_gamma_needed(k, a, pmf) & (pmf > 0)
+    assert skipped.sum() > n // 10  # the case is common, so this test is not vacuous
+    assert np.all(gammaincc(k[skipped] + 1.0, a[skipped]) == 1.0)
+    reference = np.minimum(pmf / gammaincc(k + 1.0, a), 1.0)
+    np.testing.assert_array_equal(erlang_b(k, a), reference)
+
+
+def test_incomplete_gamma_is_computed_near_saturation_and_above_k() -> None:
+    from rackcost.queueing import _incomplete_gamma_needed, _log_poisson_pmf
+
+    # k = 15,000 slots at 95.9% load is 5 standard deviations from saturation: P(k+1, a) ~ 3e-7, Q != 1
+    k = np.array([15_000.0, 15_000.0, 100.0])
+    a = np.array([0.959 * 15_000.0, 15_000.5, 101.0])
+    assert _incomplete_gamma_needed(k, a, np.exp(_log_poisson_pmf(k, a))).all()

@@ -135,7 +135,7 @@ def serve_demand(
         rejected_fraction=rejected / lam,
         active_replicas=active,
         utilization_fraction=admitted * service_s / slots_active,
-        capacity_at_slo_rps=np.broadcast_to(capacity, lam.shape).astype(float),
+        capacity_at_slo_rps=np.broadcast_to(np.asarray(capacity, dtype=float), lam.shape),  # read-only view
         spare_capacity_fraction=(capacity - lam) / capacity,
         wait_p99_ms=np.asarray(wait_p99_s, dtype=float) * 1000.0,
         overloaded=lam > capacity_active * (1 + 1e-12),

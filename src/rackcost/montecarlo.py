@@ -135,6 +135,7 @@ def evaluate_samples(
         a = fleet_arrays(scenario, inp, point, busy_w, budget_s, values, n)
         d = a["demand"]
         total = a["capital_usd_per_hour"] + a["fixed_opex_usd_per_hour"] + a["energy_usd_per_hour"]
+        fleet_float = {name: np.asarray(a[name], dtype=float) for name in ("provisioned_replicas", "racks")}
         output_tps = d.accepted_rps * osl
         cols: dict[str, NDArray[np.float64]] = {
             "offered_rps": d.offered_rps,
@@ -154,13 +155,15 @@ def evaluate_samples(
             "usd_per_accepted_request": total / (d.accepted_rps * SECONDS_PER_HOUR),
             "usd_per_million_accepted_output_tokens": total / (output_tps * SECONDS_PER_HOUR) * 1e6,
             "output_tokens_per_kwh": output_tps * SECONDS_PER_HOUR / a["facility_power_kw"],
-            "provisioned_replicas": np.broadcast_to(a["provisioned_replicas"], total.shape).astype(float),
-            "racks": np.broadcast_to(a["racks"], total.shape).astype(float),
+            # per-system figures repeated at each point: read-only views of one float array, which the
+            # percentile step recognises and summarises once (so do the "@system" columns below)
+            "provisioned_replicas": np.broadcast_to(fleet_float["provisioned_replicas"], total.shape),
+            "racks": np.broadcast_to(fleet_float["racks"], total.shape),
         }
         cost_per_day = (total * hours).sum(axis=1)
         accepted_per_day = (d.accepted_rps * hours).sum(axis=1) * SECONDS_PER_HOUR
         for name in SYSTEM_COLUMNS[:-2]:  # the fleet's own figures; the two blended ones follow
-            cols[name + "@system"] = np.asarray(a[name], dtype=float).reshape(n)
+            cols[name + "@system"] = fleet_float.get(name, np.asarray(a[name], dtype=float)).reshape(n)
         cols["blended_usd_per_accepted_request@system"] = cost_per_day / accepted_per_day
         cols["blended_usd_per_million_accepted_output_tokens@system"] = cost_per_day / (accepted_per_day * osl) * 1e6
         out[inp.name] = cols
@@ -181,6 +184,7 @@ class UncertaintyResult:
         of samples in which the system costs less per accepted request than the baseline.
     samples
         System -> column -> array, as from :func:`evaluate_samples`, plus the drawn inputs under ``"inputs"``.
+        A per-system figure repeated at every demand point is a read-only view (copy it to modify it).
     n, seed
         Sample count and seed.
     """
@@ -273,9 +277,17 @@ def _evaluate_blocks(
         if progress is not None:
             progress(stop)
     return {
-        system: {name: np.concatenate([b[system][name] for b in blocks]) for name in blocks[0][system]}
-        for system in blocks[0]
+        system: {name: _join([b[system][name] for b in blocks]) for name in blocks[0][system]} for system in blocks[0]
     }
+
+
+def _join(parts: list[NDArray[np.float64]]) -> NDArray[np.float64]:
+    """Blocks of one column joined along the sample axis; a per-system figure repeated at every point (a
+    broadcast view, stride 0 along the points) stays a view, so the percentile step still summarises it once."""
+    if parts[0].ndim == 2 and all(p.strides[1] == 0 for p in parts):
+        base = np.concatenate([p[:, :1] for p in parts])
+        return np.broadcast_to(base, (base.shape[0], parts[0].shape[1]))
+    return np.concatenate(parts)
 
 
 def uncertainty(
