@@ -125,3 +125,14 @@ def test_facility_power_is_it_times_pue() -> None:
     np.testing.assert_allclose(
         facility_power_kw(np.array([100_000.0, 50_000.0]), np.array([1.0, 1.5])), [100.0, 75.0], rtol=RTOL_FLOAT
     )
+
+
+def test_linear_exponent_shortcut_keeps_the_broadcast_shape_and_values() -> None:
+    # exponent 1 skips the pow (u ** 1.0 is exactly u); the result must still broadcast against the exponent's shape
+    u = np.array([0.0, 0.25, 1.0])
+    ones = np.ones((2, 1))
+    out = accelerator_power_w(u, 100.0, 500.0, ones)
+    assert out.shape == (2, 3)
+    np.testing.assert_array_equal(out, np.broadcast_to(100.0 + 400.0 * u**1.0, (2, 3)))
+    mixed = accelerator_power_w(u, 100.0, 500.0, np.array([[1.0], [2.0]]))
+    np.testing.assert_array_equal(mixed[1], 100.0 + 400.0 * u**2.0)

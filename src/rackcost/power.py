@@ -40,7 +40,11 @@ def accelerator_power_w(
     """
     u = np.clip(np.asarray(utilization_fraction, dtype=float), 0.0, 1.0)
     idle = np.asarray(idle_w, dtype=float)
-    return idle + (np.asarray(busy_w, dtype=float) - idle) * u ** np.asarray(exponent, dtype=float)
+    exponent = np.asarray(exponent, dtype=float)
+    shape = u if np.all(exponent == 1.0) else u**exponent  # u ** 1.0 is exactly u; pow is the costly part
+    return idle + (np.asarray(busy_w, dtype=float) - idle) * np.broadcast_to(
+        shape, np.broadcast_shapes(u.shape, exponent.shape)
+    )
 
 
 def fleet_it_power_w(
