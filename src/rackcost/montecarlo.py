@@ -14,7 +14,9 @@ configuration); its throughput and power then vary with the samples, and the fle
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -236,6 +238,7 @@ class UncertaintyResult:
 
 CHUNK_SAMPLES = 25_000
 MIN_SAMPLES_PER_WORKER = 10_000
+Mapper = Callable[[Callable[[Any], Any], Iterable[Any]], Iterator[Any]]  # map, or a thread pool's map
 
 
 def default_workers() -> int:
@@ -251,12 +254,12 @@ def _evaluate_blocks(
     values: dict[str, NDArray[np.float64]],
     samples: int,
     prepared: _Prepared,
-    pool: ThreadPoolExecutor | None,
+    run: Mapper,
     workers: int,
     progress: Any,
 ) -> dict[str, dict[str, NDArray[np.float64]]]:
     """:func:`evaluate_samples` on contiguous blocks of samples (one per worker, or of ``CHUNK_SAMPLES`` to report
-    progress), joined back in sample order."""
+    progress), mapped by ``run`` (``map``, or a thread pool's) and joined back in sample order."""
     size = CHUNK_SAMPLES if progress is not None and samples > CHUNK_SAMPLES else -(-samples // workers)
     bounds = [(start, min(start + size, samples)) for start in range(0, samples, size)]
     if len(bounds) == 1:
@@ -270,9 +273,7 @@ def _evaluate_blocks(
         return evaluate_samples(scenario, {p: v[start:stop] for p, v in values.items()}, stop - start, prepared)
 
     blocks = []
-    for (_, stop), done in zip(
-        bounds, pool.map(block, bounds) if pool is not None else map(block, bounds), strict=True
-    ):
+    for (_, stop), done in zip(bounds, run(block, bounds), strict=True):
         blocks.append(done)
         if progress is not None:
             progress(stop)
@@ -323,9 +324,9 @@ def uncertainty(
     values = draw_samples(scenario, samples, seed)
     prepared = _prepare(scenario)
     workers = max(1, min(workers or default_workers(), samples // MIN_SAMPLES_PER_WORKER))
-    pool = ThreadPoolExecutor(workers) if workers > 1 else None
-    try:
-        result = _evaluate_blocks(scenario, values, samples, prepared, pool, workers, progress)
+    with ThreadPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
+        run: Mapper = map if pool is None else pool.map
+        result = _evaluate_blocks(scenario, values, samples, prepared, run, workers, progress)
         points = [d.name for d in scenario.demand]
         labels, columns = [], []
         for system, cols in result.items():
@@ -337,10 +338,7 @@ def uncertainty(
                     for j, point in enumerate(points):
                         labels.append((system, point, name))
                         columns.append(arr[:, j])
-        p5, p50, p95, mean = _summaries(columns, pool)
-    finally:
-        if pool is not None:
-            pool.shutdown()
+        p5, p50, p95, mean = _summaries(columns, run)
     rows = [
         {"system": sy, "demand_point": pt, "column": col, "p5": p5[i], "p50": p50[i], "p95": p95[i], "mean": mean[i]}
         for i, (sy, pt, col) in enumerate(labels)
@@ -367,12 +365,13 @@ def uncertainty(
 
 
 def _summaries(
-    columns: list[NDArray[np.float64]], pool: ThreadPoolExecutor | None = None
+    columns: list[NDArray[np.float64]], run: Mapper = map
 ) -> tuple[list[float], list[float], list[float], list[float]]:
     """P5, P50, P95 (numpy's default linear interpolation) and mean of each column.
 
     Constant columns (a per-system figure repeated at every point, an input that is not uncertain) skip the sort,
-    columns that are views of the same array are summarised once, and with a ``pool`` the sorts run on its threads.
+    columns that are views of the same array are summarised once, and ``run`` (a thread pool's ``map``) may run the
+    sorts side by side.
     """
     distinct: dict[tuple[int, int, int], NDArray[np.float64]] = {}
     keys = []
@@ -380,7 +379,7 @@ def _summaries(
         key = (col.__array_interface__["data"][0], col.strides[0], col.shape[0])
         distinct.setdefault(key, col)
         keys.append(key)
-    stats = dict(zip(distinct, (pool.map if pool is not None else map)(_summary, distinct.values()), strict=True))
+    stats = dict(zip(distinct, run(_summary, distinct.values()), strict=True))
     p5, p50, p95, mean = zip(*(stats[key] for key in keys), strict=True)
     return list(p5), list(p50), list(p95), list(mean)
 
