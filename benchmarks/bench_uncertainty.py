@@ -27,7 +27,7 @@ import yaml
 
 import rackcost
 from rackcost import montecarlo, queueing
-from rackcost.fleet import fleet_arrays
+from rackcost.chain import plan, run_samples
 from timing import median_s
 
 SAMPLES = 100_000
@@ -53,11 +53,10 @@ def model_states(scenario: rackcost.Scenario) -> tuple[np.ndarray, np.ndarray]:
     """Serving slots and offered load of every sample, system and demand point, as the Monte Carlo sees them."""
     values = montecarlo.draw_samples(scenario, SAMPLES, 0)
     k, a = [], []
-    for inp, point, busy_w, budget_s in montecarlo._prepare(scenario).systems:
-        arrays = fleet_arrays(scenario, inp, point, busy_w, budget_s, values, SAMPLES)
-        demand = arrays["demand"]
-        k.append((demand.active_replicas * float(point.concurrency[0])).ravel())
-        a.append((demand.admitted_rps * arrays["service_s"]).ravel())
+    planned = plan(scenario)
+    for chosen, (fleet, _) in zip(planned.chosen, run_samples(scenario, planned, values, SAMPLES), strict=True):
+        k.append((fleet.demand.active_replicas * chosen.concurrency).ravel())
+        a.append((fleet.demand.admitted_rps * fleet.service_s).ravel())
     return np.concatenate(k), np.concatenate(a)
 
 
@@ -89,11 +88,11 @@ def main() -> None:
     )
 
     values = montecarlo.draw_samples(scenario, 200, 0)
-    prepared = montecarlo._prepare(scenario)
+    planned = plan(scenario)
 
     def loop() -> None:
         for i in range(200):
-            montecarlo.evaluate_samples(scenario, {p: v[i : i + 1] for p, v in values.items()}, 1, prepared)
+            montecarlo.evaluate_samples(scenario, {p: v[i : i + 1] for p, v in values.items()}, 1, planned)
 
     t_loop = median_s(loop, 3) / 200 * SAMPLES
     print(

@@ -12,8 +12,10 @@ from typing import Any
 import streamlit as st
 
 import rackcost
-from rackcost.chain import SystemOutcome, evaluate_systems, result_tables
+from rackcost.chain import evaluate_systems
 from rackcost.explore import latency_cliff, operating_curves
+from rackcost.outcomes import SystemOutcome
+from rackcost.results import result_tables
 
 CACHE_ENTRIES = 64
 

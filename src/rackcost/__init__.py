@@ -34,8 +34,8 @@ _LAZY = {
     "scenario_from_dict": "rackcost.loading",
     "scenario_from_yaml": "rackcost.loading",
     "scenario_to_yaml": "rackcost.loading",
-    "breakeven": "rackcost.montecarlo",
-    "tornado": "rackcost.montecarlo",
+    "breakeven": "rackcost.sensitivity",
+    "tornado": "rackcost.sensitivity",
     "uncertainty": "rackcost.montecarlo",
     "finance": "rackcost.finance",
     "power": "rackcost.power",
@@ -74,9 +74,10 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
         scenario_from_yaml,
         scenario_to_yaml,
     )
-    from rackcost.montecarlo import breakeven, tornado, uncertainty
+    from rackcost.montecarlo import uncertainty
     from rackcost.results import Result
     from rackcost.schema import Scenario
+    from rackcost.sensitivity import breakeven, tornado
 
 
 def __getattr__(name: str) -> Any:

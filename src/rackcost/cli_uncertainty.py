@@ -124,7 +124,7 @@ def register(app: typer.Typer) -> None:
         output: cli.OutputOpt = None,
     ) -> None:
         """Each uncertain input at its P5 and P95, the others central, ranked by the swing in blended cost."""
-        from rackcost.montecarlo import tornado as run
+        from rackcost.sensitivity import tornado as run
 
         sc = load(scenario)
         try:
@@ -171,7 +171,7 @@ def register(app: typer.Typer) -> None:
         fmt: cli.FormatOpt = cli.OutputFormat.table,
     ) -> None:
         """The value of one input at which a system and the baseline cost the same per accepted request."""
-        from rackcost.montecarlo import breakeven as run
+        from rackcost.sensitivity import breakeven as run
 
         sc = load(scenario)
         try:

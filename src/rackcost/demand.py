@@ -8,54 +8,20 @@ queueing budget are served late and count as SLO misses. Everything vectorises o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from rackcost import queueing
+from rackcost.outcomes import DemandOutcome
 from rackcost.sizing import sized_replicas
 
-__all__ = ["DemandOutcome", "serve_demand"]
+__all__ = ["OVERLOAD_TOLERANCE_FRACTION", "TTFT_PERCENTILE_FRACTION", "serve_demand"]
 
 TTFT_PERCENTILE_FRACTION = 0.99
-
-
-@dataclass(frozen=True)
-class DemandOutcome:
-    """What a fleet does at each demand point; one entry per point.
-
-    Attributes
-    ----------
-    offered_rps, admitted_rps, accepted_rps, rejected_rps
-        Arrivals; admitted by admission control; served within the SLO; not served within it [requests/s].
-    rejected_fraction
-        rejected / offered [-].
-    active_replicas
-        Replicas serving [-].
-    utilization_fraction
-        Slot utilisation of the serving replicas [-].
-    capacity_at_slo_rps
-        Largest arrival rate every provisioned replica together serves within the SLO [requests/s].
-    spare_capacity_fraction
-        (capacity - offered) / capacity; negative when the point is above capacity [-].
-    wait_p99_ms
-        99th percentile of the queueing wait at the admitted rate [ms].
-    overloaded
-        True where admission control drops load.
-    """
-
-    offered_rps: NDArray[np.float64]
-    admitted_rps: NDArray[np.float64]
-    accepted_rps: NDArray[np.float64]
-    rejected_rps: NDArray[np.float64]
-    rejected_fraction: NDArray[np.float64]
-    active_replicas: NDArray[np.int64]
-    utilization_fraction: NDArray[np.float64]
-    capacity_at_slo_rps: NDArray[np.float64]
-    spare_capacity_fraction: NDArray[np.float64]
-    wait_p99_ms: NDArray[np.float64]
-    overloaded: NDArray[np.bool_]
+"""The TTFT percentile reported at each demand point (p99) [-]."""
+OVERLOAD_TOLERANCE_FRACTION = 1e-12
+"""A point is overloaded when its rate exceeds the capacity at SLO by more than this share: a rate equal to the
+capacity up to rounding (the sizing demand of a fleet sized exactly for it) is not overload [-]."""
 
 
 def serve_demand(
@@ -138,5 +104,5 @@ def serve_demand(
         capacity_at_slo_rps=np.broadcast_to(np.asarray(capacity, dtype=float), lam.shape),  # read-only view
         spare_capacity_fraction=(capacity - lam) / capacity,
         wait_p99_ms=np.asarray(wait_p99_s, dtype=float) * 1000.0,
-        overloaded=lam > capacity_active * (1 + 1e-12),
+        overloaded=lam > capacity_active * (1 + OVERLOAD_TOLERANCE_FRACTION),
     )

@@ -30,8 +30,6 @@ __all__ = [
     "usd_column_format",
 ]
 
-SECONDS_PER_HOUR = 3600.0
-
 # cost components of the points table: column -> name shown on charts
 COST_COMPONENTS = {
     "capital_usd_per_hour": "capital",

@@ -10,11 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from rackcost.chain import SystemOutcome, evaluate_systems, system_inputs
+from rackcost.chain import evaluate_systems
 from rackcost.demand import serve_demand
 from rackcost.operating_point import feasible
-from rackcost.performance import interpolate_curve
+from rackcost.outcomes import SystemOutcome
+from rackcost.performance import Curve, interpolate_curve
 from rackcost.schema import Scenario
+from rackcost.units import MS_PER_S
 
 __all__ = ["latency_cliff", "operating_curves"]
 
@@ -44,7 +46,7 @@ def operating_curves(
     outcomes = outcomes if outcomes is not None else evaluate_systems(scenario)
     rows: list[dict[str, Any]] = []
     for system, outcome in zip(scenario.systems, outcomes, strict=True):
-        inp = system_inputs(scenario, system)
+        inp = outcome.inputs
         measured = inp.curve.concurrency
         grid = np.unique(np.concatenate([np.geomspace(measured[0], measured[-1], points_per_curve), measured]))
         curve = interpolate_curve(inp.curve, grid)
@@ -65,12 +67,12 @@ def operating_curves(
     return rows
 
 
-def _curve_row(name: str, curve, i: int, apr: int, meets: bool, kind: str) -> dict[str, Any]:
+def _curve_row(name: str, curve: Curve, i: int, apr: int, meets: bool, kind: str) -> dict[str, Any]:
     tpot = float(curve.tpot_ms[i])
     return {
         "system": name,
         "concurrency": float(curve.concurrency[i]),
-        "interactivity_tokens_per_s": 1000.0 / tpot,
+        "interactivity_tokens_per_s": MS_PER_S / tpot,
         "tpot_ms": tpot,
         "ttft_ms": float(curve.ttft_ms[i]),
         "total_tokens_per_s_per_replica": float(curve.total_tokens_per_s[i]),

@@ -1,242 +1,309 @@
-"""Fleet sizing, demand, wall power and cost for n samples at once (DESIGN.md steps 5 to 8 on a sample axis).
+"""Steps 5 to 8 of the model at a chosen operating point, for ``n`` samples at once.
 
-:func:`fleet_arrays` takes one system's chosen operating point (decided on central values by
-:mod:`rackcost.chain`) and runs sizing, rack packing, the demand points, power and cost with a leading sample
-axis: ``n = 1`` for :func:`rackcost.evaluate`, many for :mod:`rackcost.montecarlo`. Sharing this one function is
-what makes a degenerate distribution give exactly the deterministic result.
+:func:`run_fleet` runs the named steps in order, each a small function over plain arrays:
+
+1. :func:`performance_at_point`: the point's request rate and busy power per sample (step 2 with sampled figures);
+2. :func:`size_fleet`: replicas for the sizing demand, then redundancy (step 5);
+3. :func:`pack_fleet`: nodes and racks under the rack power limit, provisioned IT power (step 5);
+4. :func:`rackcost.demand.serve_demand`: the same fleet at each demand point (step 6);
+5. :func:`wall_power`: IT and facility power at each demand point (step 7);
+6. :func:`fleet_costs`: capex, capital, fixed opex and energy per hour (step 8).
+
+The leading sample axis is ``n = 1`` for :func:`rackcost.evaluate` and many for :mod:`rackcost.montecarlo`;
+sharing these steps is what makes a degenerate distribution give exactly the deterministic result.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rackcost import finance, power, queueing
 from rackcost.demand import serve_demand
-from rackcost.performance import Curve
+from rackcost.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
+from rackcost.outcomes import ChosenPoint, FleetOutcome
+from rackcost.performance import Curve, log_segment
 from rackcost.sizing import nodes_per_rack_allowed, pack_racks, provisioned_replicas, sized_replicas
+from rackcost.units import SECONDS_PER_HOUR, W_PER_KW
 
-if TYPE_CHECKING:
-    from rackcost.chain import SystemInputs
-    from rackcost.schema import Scenario
+__all__ = [
+    "FleetSize",
+    "Packing",
+    "fleet_costs",
+    "pack_fleet",
+    "performance_at_point",
+    "run_fleet",
+    "size_fleet",
+    "slo_point_tokens_per_facility_kwh",
+    "wall_power",
+]
 
-__all__ = ["fleet_arrays"]
-
-
-def _segment(curve: Curve, concurrency: float) -> tuple[int, int, float]:
-    """Neighbouring measured points of a concurrency and its weight on the upper one, in log(concurrency)."""
-    c = curve.concurrency
-    if len(c) == 1:
-        return 0, 0, 0.0
-    hi = int(np.clip(np.searchsorted(c, concurrency), 1, len(c) - 1))
-    lo = hi - 1
-    w = float((np.log(concurrency) - np.log(c[lo])) / (np.log(c[hi]) - np.log(c[lo])))
-    return lo, hi, float(np.clip(w, 0.0, 1.0))
+Array = NDArray[np.float64]
 
 
-def fleet_arrays(
-    scenario: Scenario,
-    inp: SystemInputs,
-    point: Curve,
-    busy_w: float,
-    budget_s: float,
-    values: dict[str, NDArray[np.float64]],
-    n: int,
-    slo_replicas: int | None = None,
-) -> dict[str, Any]:
-    """Steps 5 to 8 at a chosen operating point, for ``n`` samples of the uncertain inputs at once.
+def performance_at_point(curve: Curve, chosen: ChosenPoint, sampled: SampledInputs) -> tuple[Array, Array]:
+    """Request rate per replica and accelerator busy power at the chosen point, per sample.
 
-    Parameters
-    ----------
-    scenario, inp
-        The scenario and one system's unpacked inputs (central values).
-    point
-        The chosen operating point (a one-point curve) at central values.
-    busy_w, budget_s
-        Accelerator busy power at the point [W] and queueing budget [s], central values.
-    values
-        Sampled inputs: YAML path -> array of ``n`` values; paths not in it keep their central value.
-    n
-        Number of samples [-].
-    slo_replicas
-        Replicas the SLO and utilisation ceiling need at central values, when already known (no samples).
+    The chosen concurrency stays fixed (it is the operator's serving configuration); the sampled throughput and
+    measured power of the neighbouring operating points move the point's values linearly, with the same
+    log-concurrency weights as the curve's interpolation (DESIGN.md step 2).
 
     Returns
     -------
-    dict
-        Arrays with a leading sample axis: per system ``(n, 1)``, per demand point ``(n, points)``, and
-        ``demand`` (a :class:`DemandOutcome` of ``(n, points)`` arrays).
+    request_rps : ndarray ``(n, 1)``
+        Requests/s per replica at the point [requests/s].
+    busy_w : ndarray ``(n, 1)``
+        Accelerator power with every slot busy [W]: the interpolated measured power, else the hardware's.
     """
-    fleet, slo = scenario.fleet, scenario.slo
-    i = next(k for k, sy in enumerate(scenario.systems) if sy.name == inp.name)
-    system = scenario.systems[i]
-    prefix = f"systems[{i}]"
+    point_rps = float(chosen.point.request_rps[0])
+    if not sampled.throughput_ratio:  # a vendor claim: one point, scaled by the derate alone
+        return sampled.derate_ratio * point_rps, sampled.busy_w
+    lo, hi, w = log_segment(curve.concurrency, chosen.concurrency)
+    yaml_index = curve.source_index
+    tps = sampled.throughput_ratio
+    rps = curve.request_rps
+    factor = (1 - w) * rps[lo] * tps[yaml_index[lo]] + w * rps[hi] * tps[yaml_index[hi]]
+    request_rps = sampled.derate_ratio * factor * point_rps / ((1 - w) * rps[lo] + w * rps[hi])
+    if curve.power_w_per_accelerator is None or sampled.power_ratio is None:
+        return request_rps, sampled.busy_w
+    pw, ratio = curve.power_w_per_accelerator, sampled.power_ratio
+    busy_w = (
+        chosen.busy_w
+        * ((1 - w) * pw[lo] * ratio[yaml_index[lo]] + w * pw[hi] * ratio[yaml_index[hi]])
+        / ((1 - w) * pw[lo] + w * pw[hi])
+    )
+    return request_rps, busy_w
 
-    def get(path: str, central: float) -> NDArray[np.float64]:
-        sample = values.get(path)
-        return np.full((n, 1), float(central)) if sample is None else np.asarray(sample, float).reshape(n, 1)
 
-    def get_facility(name: str) -> NDArray[np.float64]:
-        override = system.facility is not None and getattr(system.facility, name) is not None
-        return get(f"{prefix}.facility.{name}" if override else f"facility.{name}", getattr(inp, _INP_FACILITY[name]))
+@dataclass(frozen=True)
+class FleetSize:
+    """Replicas of a fleet per sample, ``(n, 1)`` each (see :func:`size_fleet`)."""
 
-    # throughput and measured power at the chosen concurrency, per sample (linear in the sampled point values)
-    c = float(point.concurrency[0])
-    cls = system.provenance.provenance_class
-    derate_central = scenario.uncertainty.throughput_derate.get(cls, 1.0)
-    derate_ratio = get(f"uncertainty.throughput_derate.{cls.value}", derate_central) / derate_central
-    lo, hi, w = _segment(inp.curve, c)
-    pts = system.performance.points
-    if pts:
-        sorted_to_yaml = inp.curve.source_index
-        tps = [
-            get(f"{prefix}.performance.points[{k}].throughput_tokens_per_s", p.throughput_tokens_per_s)
-            / p.throughput_tokens_per_s
-            for k, p in enumerate(pts)
-        ]
-        factor = (1 - w) * inp.curve.request_rps[lo] * tps[sorted_to_yaml[lo]] + w * inp.curve.request_rps[hi] * tps[
-            sorted_to_yaml[hi]
-        ]
-        rps = (
-            derate_ratio
-            * factor
-            * float(point.request_rps[0])
-            / ((1 - w) * inp.curve.request_rps[lo] + w * inp.curve.request_rps[hi])
-        )
-        if inp.curve.power_w_per_accelerator is not None:
-            pw = inp.curve.power_w_per_accelerator
-            ratio = [
-                get(f"{prefix}.performance.points[{k}].power_w_per_accelerator", p.power_w_per_accelerator)
-                / p.power_w_per_accelerator
-                for k, p in enumerate(pts)
-            ]
-            busy = (
-                busy_w
-                * ((1 - w) * pw[lo] * ratio[sorted_to_yaml[lo]] + w * pw[hi] * ratio[sorted_to_yaml[hi]])
-                / ((1 - w) * pw[lo] + w * pw[hi])
-            )
-        else:
-            busy = get(f"{prefix}.hardware.accelerator_busy_w", busy_w)
+    sizing_rps: Array
+    slo_replicas: NDArray[np.int64]
+    provisioned_replicas: NDArray[np.int64]
+
+
+def size_fleet(
+    sampled: SampledInputs,
+    policy: FleetPolicy,
+    slo: SloInputs,
+    concurrency: float,
+    service_s: Array,
+    budget_s: float,
+    slo_replicas: int | None = None,
+) -> FleetSize:
+    """Replicas for the sizing demand (SLO and utilisation ceiling), then redundancy (DESIGN.md step 5).
+
+    Parameters
+    ----------
+    sampled, policy, slo
+        The system's sampled inputs, the fleet policy and the SLO.
+    concurrency, service_s, budget_s
+        Slots per replica [requests], slot holding time per sample [s], queueing budget [s].
+    slo_replicas
+        The replicas the SLO needs, when already known (central values); else sized per sample.
+    """
+    rates = sampled.arrival_rps
+    n = sampled.n
+    if policy.sizing_index is None:
+        sizing_rps = rates.max(axis=1, keepdims=True)
     else:
-        rps = derate_ratio * float(point.request_rps[0])
-        busy = get(f"{prefix}.hardware.accelerator_busy_w", busy_w)
-    service_s = c / rps
-
-    rates = np.hstack([get(f"demand[{j}].arrival_rps", d.arrival_rps) for j, d in enumerate(scenario.demand)])
-    sizing_index = next((j for j, d in enumerate(scenario.demand) if d.name == fleet.sizing_demand_point), None)
-    sizing_rps = rates.max(axis=1, keepdims=True) if sizing_index is None else rates[:, [sizing_index]]
-    miss = 1.0 - slo.attainment_fraction
-    umax = get("fleet.max_utilization_fraction", fleet.max_utilization_fraction)
-    if slo_replicas is not None and not values:
+        sizing_rps = rates[:, [policy.sizing_index]]
+    if slo_replicas is not None:
         slo_n = np.full((n, 1), slo_replicas, dtype=np.int64)
     else:
-        slo_n = sized_replicas(
-            queueing.replicas_needed(sizing_rps, service_s, c, budget_s, miss), sizing_rps, service_s, c, umax
-        )
-    if fleet.replicas is not None:
-        n_prov = np.full((n, 1), int(fleet.replicas), dtype=np.int64)
+        needed = queueing.replicas_needed(sizing_rps, service_s, concurrency, budget_s, slo.miss_target_fraction)
+        slo_n = sized_replicas(needed, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)
+    if policy.fixed_replicas is not None:
+        n_prov = np.full((n, 1), int(policy.fixed_replicas), dtype=np.int64)
     else:
-        n_prov = provisioned_replicas(
-            slo_n, get("fleet.replica_availability_fraction", fleet.replica_availability_fraction), fleet.spare_replicas
-        )
+        n_prov = provisioned_replicas(slo_n, sampled.availability_fraction, policy.spare_replicas)
+    return FleetSize(sizing_rps, slo_n, n_prov)
+
+
+@dataclass(frozen=True)
+class Packing:
+    """Nodes and racks of a fleet per sample, ``(n, 1)`` each (see :func:`pack_fleet`)."""
+
+    nodes_per_rack_effective: NDArray[np.int64]
+    nodes: NDArray[np.int64]
+    racks: NDArray[np.int64]
+    provisioned_it_kw: Array
+
+
+def pack_fleet(inp: SystemInputs, sampled: SampledInputs, replicas: NDArray[np.int64]) -> Packing:
+    """Replicas into nodes and racks, by node slots and by the rack power limit on rated power (DESIGN.md step 5).
+
+    A node rated over the rack limit is refused when the scenario loads; here at least one node fits a rack.
+    """
     apr, apn = inp.accelerators_per_replica, inp.accelerators_per_node
-    overhead = get(f"{prefix}.hardware.rack_overhead_w", inp.rack_overhead_w)
+    overhead = sampled.rack_overhead_w
     per_rack = np.maximum(
         nodes_per_rack_allowed(inp.nodes_per_rack, inp.node_rated_w, overhead, inp.rack_power_limit_w), 1
     )
-    nodes, racks = pack_racks(n_prov, apr, apn, per_rack)
-    prov_kw = power.provisioned_it_power_w(nodes, racks, apn, inp.rated_w, inp.host_rated_w, overhead) / 1000.0
-    outcome = serve_demand(
-        rates,
-        n_prov,
-        c,
-        service_s,
-        budget_s,
-        slo.attainment_fraction,
-        fleet.idle_policy,
-        umax,
-        feasible_rps=None if fleet.replicas is not None else sizing_rps,
-    )
-    idle = get(f"{prefix}.hardware.accelerator_idle_w", inp.idle_w)
-    parked = get(f"{prefix}.hardware.accelerator_parked_w", inp.parked_w)
-    host = get(f"{prefix}.hardware.host_w_per_node", inp.host_w)
-    host_parked = get(f"{prefix}.hardware.host_parked_w_per_node", inp.host_parked_w)
+    nodes, racks = pack_racks(replicas, apr, apn, per_rack)
+    rated_w = power.provisioned_it_power_w(nodes, racks, apn, inp.rated_w, inp.host_rated_w, overhead)
+    return Packing(per_rack, nodes, racks, rated_w / W_PER_KW)
+
+
+def wall_power(
+    inp: SystemInputs,
+    sampled: SampledInputs,
+    busy_w: Array,
+    replicas: NDArray[np.int64],
+    racks: NDArray[np.int64],
+    active_replicas: NDArray[np.int64],
+    utilization_fraction: Array,
+) -> tuple[Array, Array]:
+    """IT and facility power at each demand point (DESIGN.md step 7) [kW, kW].
+
+    Active accelerators draw ``idle + (busy - idle) * u**exponent``, parked ones their parked power, plus hosts
+    and rack overhead; facility power is IT power times PUE. Rated power never enters energy.
+    """
     it_w = power.fleet_it_power_w(
-        outcome.active_replicas,
-        n_prov,
-        outcome.utilization_fraction,
-        apr,
-        apn,
+        active_replicas,
+        replicas,
+        utilization_fraction,
+        inp.accelerators_per_replica,
+        inp.accelerators_per_node,
         racks,
-        idle,
-        busy,
-        parked,
-        host,
-        host_parked,
-        overhead,
-        get("fleet.power_utilization_exponent", fleet.power_utilization_exponent),
+        sampled.idle_w,
+        busy_w,
+        sampled.parked_w,
+        sampled.host_w,
+        sampled.host_parked_w,
+        sampled.rack_overhead_w,
+        sampled.power_utilization_exponent,
     )
-    pue = get_facility("pue")
-    fac_kw = power.facility_power_kw(it_w, pue)
-    k = system.costs
+    return it_w / W_PER_KW, power.facility_power_kw(it_w, sampled.pue)
 
-    def cost(name: str) -> NDArray[np.float64]:
-        return get(f"{prefix}.costs.{name}", getattr(k, name))
 
+def fleet_costs(
+    inp: SystemInputs,
+    sampled: SampledInputs,
+    replicas: NDArray[np.int64],
+    packing: Packing,
+    facility_power_kw: Array,
+) -> tuple[Array, Array, Array, Array]:
+    """Capex, and capital, fixed opex and energy per hour (DESIGN.md step 8).
+
+    Returns
+    -------
+    capex_usd, capital_usd_per_hour, fixed_opex_usd_per_hour : ndarray ``(n, 1)``
+        [USD, USD/h, USD/h].
+    energy_usd_per_hour : ndarray ``(n, points)``
+        [USD/h].
+    """
+    k = sampled.costs
+    accelerators = replicas * inp.accelerators_per_replica
     capex = finance.fleet_capex_usd(
-        n_prov * apr,
-        nodes,
-        racks,
-        cost("capex_usd_per_accelerator"),
-        cost("capex_usd_per_node"),
-        cost("capex_usd_per_rack"),
-        cost("networking_capex_fraction"),
-        cost("installation_capex_fraction"),
+        accelerators,
+        packing.nodes,
+        packing.racks,
+        k.capex_usd_per_accelerator,
+        k.capex_usd_per_node,
+        k.capex_usd_per_rack,
+        k.networking_capex_fraction,
+        k.installation_capex_fraction,
     )
-    capital = finance.capital_usd_per_hour(capex, cost("cost_of_capital_fraction"), cost("service_life_years"))
+    capital = finance.capital_usd_per_hour(capex, k.cost_of_capital_fraction, k.service_life_years)
     fixed = finance.fixed_opex_usd_per_hour(
         capex,
-        cost("maintenance_fraction_per_year"),
-        n_prov * apr,
-        cost("software_usd_per_accelerator_year"),
-        racks,
-        cost("operations_usd_per_rack_year"),
-        prov_kw,
-        get_facility("colocation_usd_per_kw_month"),
-        get_facility("build_usd_per_kw"),
-        cost("cost_of_capital_fraction"),
-        get_facility("build_life_years"),
+        k.maintenance_fraction_per_year,
+        accelerators,
+        k.software_usd_per_accelerator_year,
+        packing.racks,
+        k.operations_usd_per_rack_year,
+        packing.provisioned_it_kw,
+        sampled.colocation_usd_per_kw_month,
+        sampled.build_usd_per_kw,
+        k.cost_of_capital_fraction,
+        sampled.build_life_years,
     )
-    # tokens per facility kWh of one replica running flat out at the SLO point, with its share of hosts and racks
-    replica_w = apr * busy + host * apr / apn + overhead * apr / (apn * per_rack)
-    tokens_per_kwh = (
-        rps * (point.total_tokens_per_s[0] / point.request_rps[0]) * 3600.0 / power.facility_power_kw(replica_w, pue)
-    )
-    return {
-        "slo_replicas": slo_n,
-        "provisioned_replicas": n_prov,
-        "nodes": nodes,
-        "racks": racks,
-        "nodes_per_rack_effective": per_rack,
-        "provisioned_it_kw": prov_kw,
-        "capex_usd": capex,
-        "capital_usd_per_hour": capital,
-        "fixed_opex_usd_per_hour": fixed,
-        "demand": outcome,
-        "it_power_kw": it_w / 1000.0,
-        "facility_power_kw": fac_kw,
-        "energy_usd_per_hour": finance.energy_usd_per_hour(fac_kw, get_facility("electricity_usd_per_kwh")),
-        "slo_point_total_tokens_per_facility_kwh": tokens_per_kwh,
-        "service_s": service_s,
-    }
+    energy = finance.energy_usd_per_hour(facility_power_kw, sampled.electricity_usd_per_kwh)
+    return capex, capital, fixed, energy
 
 
-_INP_FACILITY = {
-    "pue": "pue",
-    "electricity_usd_per_kwh": "price_usd_per_kwh",
-    "colocation_usd_per_kw_month": "colocation_usd_per_kw_month",
-    "build_usd_per_kw": "build_usd_per_kw",
-    "build_life_years": "build_life_years",
-}
+def slo_point_tokens_per_facility_kwh(
+    inp: SystemInputs,
+    sampled: SampledInputs,
+    chosen: ChosenPoint,
+    request_rps: Array,
+    busy_w: Array,
+    nodes_per_rack: NDArray[np.int64],
+) -> Array:
+    """Total tokens per facility kWh of one replica flat out at the chosen point, with its share of hosts and
+    rack overhead (the modelled side of DESIGN.md step 9) [tokens/kWh]."""
+    apr, apn = inp.accelerators_per_replica, inp.accelerators_per_node
+    replica_w = apr * busy_w + sampled.host_w * apr / apn + sampled.rack_overhead_w * apr / (apn * nodes_per_rack)
+    tokens_per_request = chosen.point.total_tokens_per_s[0] / chosen.point.request_rps[0]
+    return request_rps * tokens_per_request * SECONDS_PER_HOUR / power.facility_power_kw(replica_w, sampled.pue)
+
+
+def run_fleet(
+    inp: SystemInputs,
+    chosen: ChosenPoint,
+    sampled: SampledInputs,
+    policy: FleetPolicy,
+    slo: SloInputs,
+    resize: bool = True,
+) -> FleetOutcome:
+    """Steps 5 to 8 at a chosen operating point for every sample (see the module docstring for the steps).
+
+    Parameters
+    ----------
+    inp, chosen
+        The system's central inputs and its chosen operating point.
+    sampled
+        The inputs that vary per sample.
+    policy, slo
+        Fleet policy and SLO.
+    resize
+        Size the fleet per sample (the Monte Carlo); False keeps the chosen point's SLO replica count (central
+        values, where it is already known).
+    """
+    c = chosen.concurrency
+    request_rps, busy_w = performance_at_point(inp.curve, chosen, sampled)
+    service_s = c / request_rps
+    size = size_fleet(sampled, policy, slo, c, service_s, chosen.budget_s, None if resize else chosen.slo_replicas)
+    replicas = size.provisioned_replicas
+    packing = pack_fleet(inp, sampled, replicas)
+    demand = serve_demand(
+        sampled.arrival_rps,
+        replicas,
+        c,
+        service_s,
+        chosen.budget_s,
+        slo.attainment_fraction,
+        policy.idle_policy,
+        sampled.max_utilization_fraction,
+        feasible_rps=None if policy.fixed_replicas is not None else size.sizing_rps,
+    )
+    it_kw, facility_kw = wall_power(
+        inp, sampled, busy_w, replicas, packing.racks, demand.active_replicas, demand.utilization_fraction
+    )
+    capex, capital, fixed, energy = fleet_costs(inp, sampled, replicas, packing, facility_kw)
+    return FleetOutcome(
+        request_rps=request_rps,
+        service_s=service_s,
+        busy_w=busy_w,
+        slo_replicas=size.slo_replicas,
+        provisioned_replicas=replicas,
+        nodes=packing.nodes,
+        racks=packing.racks,
+        nodes_per_rack_effective=packing.nodes_per_rack_effective,
+        provisioned_it_kw=packing.provisioned_it_kw,
+        demand=demand,
+        it_power_kw=it_kw,
+        facility_power_kw=facility_kw,
+        capex_usd=capex,
+        capital_usd_per_hour=capital,
+        fixed_opex_usd_per_hour=fixed,
+        energy_usd_per_hour=energy,
+        slo_point_total_tokens_per_facility_kwh=slo_point_tokens_per_facility_kwh(
+            inp, sampled, chosen, request_rps, busy_w, packing.nodes_per_rack_effective
+        ),
+    )

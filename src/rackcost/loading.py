@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from rackcost.errors import Problem, ScenarioError
 from rackcost.schema import Scenario
+from rackcost.yaml_paths import YamlPath, format_path, parse_path
 
 __all__ = [
     "bundled_scenario_path",
@@ -33,19 +34,6 @@ DEFAULT_SCENARIO = "deepseek-r1-jalapeno-vs-gb300.yaml"
 # plain values only, never Python objects
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_SCENARIO_BYTES = 1_000_000
-
-YamlPath = tuple[str | int, ...]
-
-
-def format_path(loc: YamlPath) -> str:
-    """Format a location tuple as a YAML path, e.g. ``systems[1].hardware.accelerator_idle_w``."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out
 
 
 def _line_map(text: str) -> dict[YamlPath, int]:
@@ -144,14 +132,6 @@ def _model_in(annotation: Any) -> Any:
 _RELATIVE_PROBLEM = re.compile(r"^([A-Za-z_]\w*(?:\[\d+\])?(?:\.[A-Za-z_][\w.\[\]]*)?): (.*)$")
 
 
-def parse_path(path: str) -> YamlPath:
-    """Inverse of :func:`format_path`: ``systems[1].hardware`` -> ``("systems", 1, "hardware")``."""
-    out: list[str | int] = []
-    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
-        out.append(int(part[1:-1]) if part.startswith("[") else part)
-    return tuple(out)
-
-
 def problems_from_validation(
     exc: ValidationError, file: str, lines: dict[YamlPath, int] | None = None
 ) -> list[Problem]:
@@ -195,7 +175,7 @@ def scenario_from_dict(data: Any, file: str = "<scenario>", lines: dict[YamlPath
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
         raise ScenarioError(problems_from_validation(exc, file, lines)) from None
-    from rackcost.chain import feasibility_problems
+    from rackcost.feasibility import feasibility_problems  # imports numpy and scipy: only once the fields pass
 
     problems = [
         Problem(path, message, file, _line_for(lines, loc) if lines else None)

@@ -12,9 +12,33 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost import queueing
+from rackcost.inputs import SloInputs, SystemInputs
+from rackcost.outcomes import ChosenPoint
+from rackcost.performance import Curve, candidate_concurrencies, interpolate_curve
 from rackcost.sizing import sized_replicas
 
-__all__ = ["choose_operating_point", "e2e_ms", "feasible", "queueing_budget_s"]
+__all__ = [
+    "COARSE_CANDIDATES",
+    "FINE_CANDIDATES",
+    "REFINE_GAP_REQUESTS",
+    "candidate_curve",
+    "choose_operating_point",
+    "choose_point",
+    "e2e_ms",
+    "feasible",
+    "queueing_budget_s",
+]
+
+COARSE_CANDIDATES = 33
+"""Candidate concurrencies over a curve's whole range in the first pass of the search [-]: every integer when the
+range holds at most this many (most measured curves), else log-spaced; 33 keeps the pass to one vectorised Erlang
+call of a few dozen elements."""
+FINE_CANDIDATES = 32
+"""Candidates between the best coarse candidate's neighbours in the second pass [-]: with the neighbours' gap at
+most a few dozen requests this is every integer there."""
+REFINE_GAP_REQUESTS = 2.0
+"""The second pass runs only when the best coarse candidate's neighbours are more than this far apart [requests]:
+closer neighbours leave no integer concurrency unexamined on either side of the best one."""
 
 
 def e2e_ms(ttft_ms: ArrayLike, tpot_ms: ArrayLike, output_tokens: ArrayLike) -> NDArray[np.float64]:
@@ -128,3 +152,84 @@ def choose_operating_point(
     replicas = np.zeros(concurrency.shape, dtype=np.int64)
     replicas[idx] = n
     return int(best), replicas
+
+
+def candidate_curve(
+    curve: Curve, count: int, low: float | None = None, high: float | None = None, extra: float | None = None
+) -> Curve:
+    """The curve at candidate concurrencies in [low, high] (default: the measured range), measured points included.
+
+    Parameters
+    ----------
+    curve
+        Measured points, sorted by concurrency.
+    count
+        Candidates wanted (see :func:`rackcost.performance.candidate_concurrencies`) [-].
+    low, high
+        Range [requests].
+    extra
+        One more concurrency to include (the best candidate of a previous pass) [requests].
+    """
+    c = curve.concurrency
+    grid = candidate_concurrencies(c[0] if low is None else low, c[-1] if high is None else high, count)
+    keep = [grid, c[(c >= grid[0]) & (c <= grid[-1])]] + ([] if extra is None else [[extra]])
+    return interpolate_curve(curve, np.unique(np.concatenate(keep)))
+
+
+def _best_candidate(
+    inp: SystemInputs, cand: Curve, slo: SloInputs, sizing_rps: float, max_utilization_fraction: float
+) -> tuple[int, NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
+    """Index of the best candidate, replicas each needs, busy power and queueing budget at each."""
+    apr = inp.accelerators_per_replica
+    host_share_w = inp.host_w_per_replica
+    if cand.power_w_per_accelerator is not None:
+        busy = cand.power_w_per_accelerator
+    else:
+        busy = np.full(cand.concurrency.shape, inp.busy_w)
+    osl = slo.output_tokens
+    ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+    budget = queueing_budget_s(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.e2e_limit_ms)
+    best, n = choose_operating_point(
+        cand.concurrency,
+        cand.service_s,
+        np.where(ok, budget, 0.0),
+        ok,
+        apr * busy + host_share_w,
+        apr * inp.idle_w + host_share_w,
+        sizing_rps,
+        slo.attainment_fraction,
+        max_utilization_fraction,
+    )
+    return best, n, busy, budget
+
+
+def choose_point(inp: SystemInputs, slo: SloInputs, sizing_rps: float, max_utilization_fraction: float) -> ChosenPoint:
+    """The SLO-feasible point of a system's curve that needs the fewest replicas for the sizing demand.
+
+    Two passes: :data:`COARSE_CANDIDATES` over the whole measured range (``inp.coarse``), then, when the best
+    one's neighbours are more than :data:`REFINE_GAP_REQUESTS` apart, :data:`FINE_CANDIDATES` between them.
+
+    Parameters
+    ----------
+    inp
+        The system's central inputs.
+    slo
+        The SLO.
+    sizing_rps
+        Demand the fleet is sized for [requests/s].
+    max_utilization_fraction
+        Utilisation ceiling at the sizing demand [-].
+
+    Raises
+    ------
+    ValueError
+        If no point meets the SLO (the loader reports this as a scenario problem first).
+    """
+    cand = inp.coarse
+    best, n, busy, budget = _best_candidate(inp, cand, slo, sizing_rps, max_utilization_fraction)
+    lo = cand.concurrency[max(best - 1, 0)]
+    hi = cand.concurrency[min(best + 1, len(cand) - 1)]
+    if hi - lo > REFINE_GAP_REQUESTS:
+        cand = candidate_curve(inp.curve, FINE_CANDIDATES, lo, hi, extra=cand.concurrency[best])
+        best, n, busy, budget = _best_candidate(inp, cand, slo, sizing_rps, max_utilization_fraction)
+    return ChosenPoint(cand.take(np.array([best])), float(busy[best]), float(budget[best]), int(n[best]))

@@ -17,6 +17,7 @@ __all__ = [
     "candidate_concurrencies",
     "interpolate_curve",
     "littles_law_concurrency",
+    "log_segment",
     "requests_per_s",
     "service_time_s",
 ]
@@ -285,3 +286,37 @@ def interpolate_curve(curve: Curve, concurrency: ArrayLike) -> Curve:
         ttft_ms=at(curve.ttft_ms),
         power_w_per_accelerator=power,
     )
+
+
+def log_segment(concurrency: NDArray[np.float64], at: float) -> tuple[int, int, float]:
+    """The measured points either side of a concurrency and its weight on the upper one, in log(concurrency).
+
+    The same weights as :func:`interpolate_curve`, so that a quantity scaled point by point (a sampled throughput)
+    moves the interpolated value linearly.
+
+    Parameters
+    ----------
+    concurrency
+        Measured concurrencies, sorted [requests].
+    at
+        A concurrency within their range [requests].
+
+    Returns
+    -------
+    lower, upper : int
+        Indices of the neighbouring points (both 0 for a single point).
+    weight : float
+        Weight of the upper point, in [0, 1] [-].
+
+    Examples
+    --------
+    >>> log_segment(np.array([4.0, 16.0, 64.0]), 8.0)
+    (0, 1, 0.5)
+    """
+    c = concurrency
+    if len(c) == 1:
+        return 0, 0, 0.0
+    hi = int(np.clip(np.searchsorted(c, at), 1, len(c) - 1))
+    lo = hi - 1
+    w = float((np.log(at) - np.log(c[lo])) / (np.log(c[hi]) - np.log(c[lo])))
+    return lo, hi, float(np.clip(w, 0.0, 1.0))

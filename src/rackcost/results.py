@@ -16,16 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rackcost.compare import comparability_warnings, comparison_rows
+from rackcost.outcomes import SystemOutcome
+from rackcost.units import MS_PER_S, W_PER_KW
+
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rackcost.chain import SystemOutcome
     from rackcost.schema import Scenario
 
-__all__ = ["Result", "TABLES", "point_rows", "records_to_csv", "system_rows"]
+__all__ = ["Result", "TABLES", "outcome_warnings", "point_rows", "records_to_csv", "result_tables", "system_rows"]
 
-SECONDS_PER_HOUR = 3600.0
 TABLES = ("points", "systems", "comparison")
+OVERLOADED_STATUS = "overloaded: admission control rejects the excess"
 
 
 @dataclass
@@ -109,71 +112,59 @@ def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _rows(columns: dict[str, Any]) -> list[dict[str, Any]]:
+    """Records of equal-length columns, numpy scalars turned into plain Python values."""
+    lists = {key: np.asarray(values).tolist() for key, values in columns.items()}
+    return [dict(zip(lists, values, strict=True)) for values in zip(*lists.values(), strict=True)]
+
+
 def point_rows(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[dict[str, Any]]:
     """Rows of the ``points`` table: one per system and demand point."""
-    osl = scenario.workload.output_tokens_per_request
-    frames = []
-    for o in outcomes:
-        d = o.demand
-        n = len(scenario.demand)
-        total = o.capital_usd_per_hour + o.fixed_opex_usd_per_hour + o.energy_usd_per_hour
-        accepted_per_hour = d.accepted_rps * SECONDS_PER_HOUR
-        output_tps = d.accepted_rps * osl
-        system = next(s for s in scenario.systems if s.name == o.inputs.name)
-        frames.append(
-            dict(
-                {
-                    "system": np.full(n, o.inputs.name, dtype=object),
-                    "demand_point": np.array([p.name for p in scenario.demand], dtype=object),
-                    "hours_per_day": [p.hours_per_day for p in scenario.demand],
-                    "status": np.where(d.overloaded, "overloaded: admission control rejects the excess", "ok").astype(
-                        object
-                    ),
-                    "offered_rps": d.offered_rps,
-                    "admitted_rps": d.admitted_rps,
-                    "accepted_rps": d.accepted_rps,
-                    "rejected_rps": d.rejected_rps,
-                    "rejected_fraction": d.rejected_fraction,
-                    "useful_output_tokens_per_s": output_tps,
-                    "utilization_fraction": d.utilization_fraction,
-                    "active_replicas": d.active_replicas,
-                    "provisioned_replicas": np.full(n, o.provisioned_replicas),
-                    "racks": np.full(n, o.racks),
-                    "capacity_at_slo_rps": d.capacity_at_slo_rps,
-                    "spare_capacity_fraction": d.spare_capacity_fraction,
-                    "ttft_p99_ms": float(o.point.ttft_ms[0]) + d.wait_p99_ms,
-                    "it_power_kw": o.it_power_kw,
-                    "facility_power_kw": o.facility_power_kw,
-                    "energy_usd_per_hour": o.energy_usd_per_hour,
-                    "capital_usd_per_hour": np.full(n, o.capital_usd_per_hour),
-                    "fixed_opex_usd_per_hour": np.full(n, o.fixed_opex_usd_per_hour),
-                    "total_usd_per_hour": total,
-                    "usd_per_accepted_request": total / accepted_per_hour,
-                    "usd_per_million_accepted_output_tokens": total / (output_tps * SECONDS_PER_HOUR) * 1e6,
-                    "output_tokens_per_kwh": output_tps * SECONDS_PER_HOUR / o.facility_power_kw,
-                    "provenance": np.full(n, system.provenance.provenance_class.value, dtype=object),
-                }
-            )
-        )
+    names = np.array([p.name for p in scenario.demand], dtype=object)
+    hours = [p.hours_per_day for p in scenario.demand]
+    n = len(names)
     rows = []
-    for frame in frames:
-        lists = {key: np.asarray(values).tolist() for key, values in frame.items()}
-        rows.extend(dict(zip(lists, values, strict=True)) for values in zip(*lists.values(), strict=True))
+    for system, o in zip(scenario.systems, outcomes, strict=True):
+        d, m = o.demand, o.metrics
+        rows += _rows(
+            {
+                "system": np.full(n, o.inputs.name, dtype=object),
+                "demand_point": names,
+                "hours_per_day": hours,
+                "status": np.where(d.overloaded, OVERLOADED_STATUS, "ok").astype(object),
+                "offered_rps": d.offered_rps,
+                "admitted_rps": d.admitted_rps,
+                "accepted_rps": d.accepted_rps,
+                "rejected_rps": d.rejected_rps,
+                "rejected_fraction": d.rejected_fraction,
+                "useful_output_tokens_per_s": m.useful_output_tokens_per_s[0],
+                "utilization_fraction": d.utilization_fraction,
+                "active_replicas": d.active_replicas,
+                "provisioned_replicas": np.full(n, o.provisioned_replicas),
+                "racks": np.full(n, o.racks),
+                "capacity_at_slo_rps": d.capacity_at_slo_rps,
+                "spare_capacity_fraction": d.spare_capacity_fraction,
+                "ttft_p99_ms": m.ttft_p99_ms[0],
+                "it_power_kw": o.it_power_kw,
+                "facility_power_kw": o.facility_power_kw,
+                "energy_usd_per_hour": o.energy_usd_per_hour,
+                "capital_usd_per_hour": np.full(n, o.capital_usd_per_hour),
+                "fixed_opex_usd_per_hour": np.full(n, o.fixed_opex_usd_per_hour),
+                "total_usd_per_hour": m.total_usd_per_hour[0],
+                "usd_per_accepted_request": m.usd_per_accepted_request[0],
+                "usd_per_million_accepted_output_tokens": m.usd_per_million_accepted_output_tokens[0],
+                "output_tokens_per_kwh": m.output_tokens_per_kwh[0],
+                "provenance": np.full(n, system.provenance.provenance_class.value, dtype=object),
+            }
+        )
     return rows
 
 
 def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand_point: str) -> list[dict[str, Any]]:
     """One row per system: chosen operating point, fleet, provisioned power, capital and blended cost."""
     rows = []
-    hours = np.array([d.hours_per_day for d in scenario.demand])
-    for o in outcomes:
-        total_per_hour = o.capital_usd_per_hour + o.fixed_opex_usd_per_hour + o.energy_usd_per_hour
-        cost_per_day = float(np.sum(total_per_hour * hours))
-        accepted_per_day = float(np.sum(o.demand.accepted_rps * hours)) * SECONDS_PER_HOUR
-        output_per_day = accepted_per_day * scenario.workload.output_tokens_per_request
-        energy_kwh_per_day = float(np.sum(o.facility_power_kw * hours))
-        system = next(s for s in scenario.systems if s.name == o.inputs.name)
-        pt = o.point
+    for system, o in zip(scenario.systems, outcomes, strict=True):
+        pt, m = o.point, o.metrics
         rows.append(
             {
                 "system": o.inputs.name,
@@ -181,13 +172,13 @@ def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand
                 "source": system.provenance.source,
                 "concurrency": float(pt.concurrency[0]),
                 "tpot_ms": float(pt.tpot_ms[0]),
-                "interactivity_tokens_per_s": 1000.0 / float(pt.tpot_ms[0]),
+                "interactivity_tokens_per_s": MS_PER_S / float(pt.tpot_ms[0]),
                 "ttft_ms": float(pt.ttft_ms[0]),
                 "total_tokens_per_s_per_replica": float(pt.total_tokens_per_s[0]),
                 "output_tokens_per_s_per_replica": float(pt.output_tokens_per_s[0]),
                 "requests_per_s_per_replica": float(pt.request_rps[0]),
                 "service_s": float(pt.service_s[0]),
-                "queueing_budget_ms": o.budget_s * 1000.0,
+                "queueing_budget_ms": o.budget_s * MS_PER_S,
                 "busy_power_w_per_accelerator": o.busy_w,
                 "sizing_demand_point": sizing_demand_point,
                 "slo_replicas": o.slo_replicas,
@@ -203,11 +194,63 @@ def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand
                 "headline_power_basis": o.inputs.headline_power_basis,
                 "headline_is_vendor_claim": o.inputs.headline_is_claim,
                 "slo_point_total_tokens_per_facility_kwh": o.slo_point_total_tokens_per_facility_kwh,
-                "accepted_requests_per_day": accepted_per_day,
-                "facility_energy_kwh_per_day": energy_kwh_per_day,
-                "usd_per_day": cost_per_day,
-                "blended_usd_per_accepted_request": cost_per_day / accepted_per_day,
-                "blended_usd_per_million_accepted_output_tokens": cost_per_day / output_per_day * 1e6,
+                "accepted_requests_per_day": float(m.accepted_requests_per_day[0]),
+                "facility_energy_kwh_per_day": float(m.facility_energy_kwh_per_day[0]),
+                "usd_per_day": float(m.usd_per_day[0]),
+                "blended_usd_per_accepted_request": float(m.blended_usd_per_accepted_request[0]),
+                "blended_usd_per_million_accepted_output_tokens": float(
+                    m.blended_usd_per_million_accepted_output_tokens[0]
+                ),
             }
         )
     return [{key: _plain(value) for key, value in row.items()} for row in rows]
+
+
+def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[str]:
+    """Named outcomes that are not errors: overload, too many racks, derived concurrency, edge of the curve."""
+    out = []
+    for o in outcomes:
+        name = o.inputs.name
+        demand = o.demand
+        for i, d in enumerate(scenario.demand):
+            if demand.overloaded[i]:
+                out.append(
+                    f"{name} at {d.name}: demand {d.arrival_rps:.4g} rps is above the fleet's capacity at SLO "
+                    f"({demand.capacity_at_slo_rps[i]:.4g} rps); admission control rejects "
+                    f"{demand.rejected_rps[i]:.4g} rps"
+                )
+        if scenario.facility.max_racks is not None and o.racks > scenario.facility.max_racks:
+            out.append(
+                f"{name}: the fleet needs {o.racks} racks; the facility has {scenario.facility.max_racks} "
+                "(facility.max_racks)"
+            )
+        if o.nodes_per_rack_effective < o.inputs.nodes_per_rack:
+            out.append(
+                f"{name}: the rack power limit ({o.inputs.rack_power_limit_w / W_PER_KW:.4g} kW) allows only "
+                f"{o.nodes_per_rack_effective} of {o.inputs.nodes_per_rack} node slots per rack on rated power"
+            )
+        if o.inputs.concurrency_derived:
+            out.append(f"{name}: concurrency not given; derived by Little's law from throughput and latency")
+        if len(o.inputs.curve) == 1:
+            out.append(
+                f"{name}: a single operating point; the curve cannot be interpolated, the SLO is met there "
+                "or not at all"
+            )
+    return out
+
+
+def result_tables(scenario: Scenario, outcomes: list[SystemOutcome]) -> Result:
+    """Tables, comparison and warnings of already evaluated systems (:func:`rackcost.chain.evaluate_systems`).
+
+    Lets a caller that also needs the raw outcomes (the dashboard's charts) evaluate only once.
+    """
+    sizing_name = scenario.sizing_point.name
+    points = point_rows(scenario, outcomes)
+    systems = system_rows(scenario, outcomes, sizing_name)
+    warnings = comparability_warnings(scenario) + outcome_warnings(scenario, outcomes)
+    comparison = comparison_rows(scenario, systems, points)
+    return Result(
+        scenario_name=scenario.name,
+        records={"points": points, "systems": systems, "comparison": comparison},
+        warnings=warnings,
+    )

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
 
 from rackcost.distributions import Distribution
+from rackcost.yaml_paths import MISSING, lookup, parse_path
 
 __all__ = [
     "Claim",
@@ -34,29 +35,17 @@ __all__ = [
     "Scenario",
     "System",
     "UNCERTAIN_PATHS",
+    "UNCERTAIN_WHERE",
     "Uncertainty",
     "Workload",
+    "annotation_at",
+    "is_uncertain_path",
 ]
 
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 NonNegativeFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 Source = Annotated[str | None, Field(default=None, description="Where the figures of this block come from.")]
-
-
-_MISSING = object()
-
-
-def _lookup(data: object, path: str) -> object:
-    """Value at a YAML path like ``systems[0].hardware.idle_w`` in plain data, or ``_MISSING``."""
-    for part in path.replace("]", "").replace("[", ".").split("."):
-        if isinstance(data, dict) and part in data:
-            data = data[part]
-        elif isinstance(data, list) and part.isdigit() and int(part) < len(data):
-            data = data[int(part)]
-        else:
-            return _MISSING
-    return data
 
 
 def _raise(problems: list[tuple[str, str]]) -> None:
@@ -449,6 +438,13 @@ UNCERTAIN_WHERE = (
     "(the operating point, packaging, latencies and SLO are decided on central values)"
 )
 _UNCERTAIN = re.compile("|".join(f"(?:{p})" for p in UNCERTAIN_PATHS))
+
+
+def is_uncertain_path(path: str) -> bool:
+    """Whether a distribution may stand at this YAML path (see :data:`UNCERTAIN_PATHS`)."""
+    return _UNCERTAIN.fullmatch(path) is not None
+
+
 _DISTRIBUTION = TypeAdapter(Distribution)
 
 
@@ -470,7 +466,7 @@ def _extract_distributions(data: Any, path: str, found: dict[str, Any], problems
                     message = "dist must be one of triangular, uniform, normal, lognormal, choice"
                 problems.append((where, message))
             return 0.0
-        if not _UNCERTAIN.fullmatch(path):
+        if not is_uncertain_path(path):
             problems.append((path, f"a distribution is not allowed here; {UNCERTAIN_WHERE}"))
         found[path] = dist
         return dist.central
@@ -536,7 +532,7 @@ class Scenario(_Block):
                 [
                     (f"figures.{path}", "not a YAML path at which this scenario gives a value")
                     for path in data["figures"]
-                    if _lookup(data, str(path)) is _MISSING
+                    if lookup(data, str(path)) is MISSING
                 ]
             )
         return data
@@ -570,12 +566,19 @@ class Scenario(_Block):
         """Name of the baseline system [-]."""
         return self.baseline_system or self.systems[0].name
 
+    @property
+    def sizing_point(self) -> DemandPoint:
+        """The demand point the fleet is sized for: ``fleet.sizing_demand_point``, else the highest arrival rate."""
+        if self.fleet.sizing_demand_point is not None:
+            return next(d for d in self.demand if d.name == self.fleet.sizing_demand_point)
+        return max(self.demand, key=lambda d: d.arrival_rps)
+
 
 def _support_problems(model: BaseModel, found: dict[str, Any]) -> list[tuple[str, str]]:
     """A distribution whose support leaves the field's bounds (e.g. a power below zero) is a problem."""
     problems = []
     for path, dist in found.items():
-        annotation = _annotation_at(model, path)
+        annotation = annotation_at(model, path)
         if annotation is None:
             continue
         adapter = TypeAdapter(annotation)
@@ -589,9 +592,9 @@ def _support_problems(model: BaseModel, found: dict[str, Any]) -> list[tuple[str
     return problems
 
 
-def _annotation_at(model: BaseModel, path: str) -> Any:
+def annotation_at(model: BaseModel, path: str) -> Any:
     """The (Annotated) type of the field at a YAML path, with its constraints, or None."""
-    parts = [p for p in re.split(r"[.\[\]]+", path) if p and not p.isdigit()]
+    parts = [p for p in parse_path(path) if isinstance(p, str)]
     owner: Any = type(model)
     for i, part in enumerate(parts):
         if not (isinstance(owner, type) and issubclass(owner, BaseModel)):

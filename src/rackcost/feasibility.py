@@ -1,0 +1,68 @@
+"""Problems no pydantic field check can see: an SLO no operating point meets, a node too big for a rack.
+
+The loader (:mod:`rackcost.loading`) reports these beside the field checks, so a scenario that loads can be
+evaluated; the chain checks them again for scenarios built in code.
+"""
+
+from __future__ import annotations
+
+from rackcost.inputs import SystemInputs
+from rackcost.operating_point import feasible
+from rackcost.schema import Scenario
+from rackcost.sizing import nodes_per_rack_allowed
+from rackcost.units import W_PER_KW
+from rackcost.unpack import system_inputs
+from rackcost.yaml_paths import YamlPath
+
+__all__ = ["feasibility_problems"]
+
+
+def feasibility_problems(
+    scenario: Scenario, inputs: list[SystemInputs] | None = None
+) -> list[tuple[YamlPath, str, str]]:
+    """Problems of a validated scenario that only the model can see.
+
+    Parameters
+    ----------
+    scenario
+        A scenario that passed the schema's checks.
+    inputs
+        Its systems' inputs (:func:`rackcost.unpack.system_inputs`), when the caller has them already.
+
+    Returns
+    -------
+    list of (loc, path, message)
+        YAML location tuple, its path as text, and the message.
+    """
+    slo, osl = scenario.slo, scenario.workload.output_tokens_per_request
+    out: list[tuple[YamlPath, str, str]] = []
+    if inputs is None:
+        inputs = [system_inputs(scenario, s) for s in scenario.systems]
+    for i, (system, inp) in enumerate(zip(scenario.systems, inputs, strict=True)):
+        cand = inp.coarse
+        ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+        if not ok.any():
+            e2e = "" if slo.e2e_limit_ms is None else f", end-to-end < {slo.e2e_limit_ms:g} ms"
+            out.append(
+                (
+                    ("systems", i, "performance"),
+                    f"systems[{i}].performance",
+                    f"no operating point of {system.name!r} meets the SLO (TPOT <= {slo.tpot_limit_ms:g} ms, "
+                    f"TTFT < {slo.ttft_limit_ms:g} ms{e2e}); its points span TPOT {cand.tpot_ms.min():.3g}-"
+                    f"{cand.tpot_ms.max():.3g} ms and TTFT {cand.ttft_ms.min():.4g}-{cand.ttft_ms.max():.4g} ms",
+                )
+            )
+        allowed = nodes_per_rack_allowed(
+            inp.nodes_per_rack, inp.node_rated_w, inp.rack_overhead_w, inp.rack_power_limit_w
+        )
+        if allowed < 1:
+            out.append(
+                (
+                    ("systems", i, "hardware"),
+                    f"systems[{i}].hardware",
+                    f"one node of {system.name!r} is rated {inp.node_rated_w / W_PER_KW:.3g} kW and the rack overhead "
+                    f"{inp.rack_overhead_w / W_PER_KW:.3g} kW, over the rack power limit of "
+                    f"{inp.rack_power_limit_w / W_PER_KW:.3g} kW (facility.rack_power_limit_kw)",
+                )
+            )
+    return out

@@ -1,0 +1,71 @@
+"""The figures a reader compares, derived in one place from a fleet's outcome (DESIGN.md step 8, last part).
+
+Total cost per hour, cost per accepted request and per million accepted output tokens, output tokens per facility
+kWh, p99 TTFT with queueing, and the day's blended figures (demand points weighted by their hours). Both
+:func:`rackcost.evaluate` (one sample) and the Monte Carlo (many) take their columns from :func:`derive`, so the
+two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rackcost.outcomes import FleetOutcome, Metrics
+from rackcost.units import SECONDS_PER_HOUR
+
+__all__ = ["PER_MILLION", "derive"]
+
+Array = NDArray[np.float64]
+PER_MILLION = 1e6
+
+
+def derive(fleet: FleetOutcome, point_ttft_ms: float, output_tokens: int, hours_per_day: Array) -> Metrics:
+    """The derived figures of a fleet's outcome (see :class:`rackcost.outcomes.Metrics`).
+
+    Parameters
+    ----------
+    fleet
+        Steps 5 to 8 for ``n`` samples.
+    point_ttft_ms
+        TTFT at the chosen operating point, before queueing [ms].
+    output_tokens
+        Output tokens per request, OSL [tokens].
+    hours_per_day
+        Hours of each demand point [h].
+
+    Examples
+    --------
+    The day's blended cost is the hour-weighted cost over the hour-weighted accepted requests:
+    at $10/h serving 1 request/s for 6 h and $4/h serving 0.5 request/s for 18 h,
+    (60 + 72) / ((6 + 9) x 3600) = $0.0024444 per request.
+
+    >>> import numpy as np
+    >>> from rackcost.demand import serve_demand
+    >>> from rackcost.outcomes import FleetOutcome, Metrics
+    >>> d = serve_demand([1.0, 0.5], 10, 1.0, 1.0, 10.0, 0.99)
+    >>> one = np.ones((1, 1))
+    >>> f = FleetOutcome(one, one, one, one, one, one, one, one, one, d, one, one, one,
+    ...                  one, one, np.array([8.0, 2.0]), one)
+    >>> m = derive(f, 100.0, 1000, np.array([6.0, 18.0]))
+    >>> round(float(m.blended_usd_per_accepted_request), 7)
+    0.0024444
+    """
+    d = fleet.demand
+    total = fleet.capital_usd_per_hour + fleet.fixed_opex_usd_per_hour + fleet.energy_usd_per_hour
+    output_tps = d.accepted_rps * output_tokens
+    usd_per_day = (total * hours_per_day).sum(axis=-1)
+    accepted_per_day = (d.accepted_rps * hours_per_day).sum(axis=-1) * SECONDS_PER_HOUR
+    return Metrics(
+        total_usd_per_hour=total,
+        usd_per_accepted_request=total / (d.accepted_rps * SECONDS_PER_HOUR),
+        usd_per_million_accepted_output_tokens=total / (output_tps * SECONDS_PER_HOUR) * PER_MILLION,
+        useful_output_tokens_per_s=output_tps,
+        output_tokens_per_kwh=output_tps * SECONDS_PER_HOUR / fleet.facility_power_kw,
+        ttft_p99_ms=point_ttft_ms + d.wait_p99_ms,
+        usd_per_day=usd_per_day,
+        accepted_requests_per_day=accepted_per_day,
+        facility_energy_kwh_per_day=(fleet.facility_power_kw * hours_per_day).sum(axis=-1),
+        blended_usd_per_accepted_request=usd_per_day / accepted_per_day,
+        blended_usd_per_million_accepted_output_tokens=usd_per_day / (accepted_per_day * output_tokens) * PER_MILLION,
+    )

@@ -1,0 +1,206 @@
+"""From a validated :class:`~rackcost.schema.Scenario` to the plain inputs of :mod:`rackcost.inputs`.
+
+The only module of the model that reads the pydantic scenario, and the only one that knows which YAML path feeds
+which input: the Monte Carlo hands it sampled values by YAML path (``values``) and gets arrays back, so the steps of
+the model never see a path or a pydantic object.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rackcost.inputs import CostInputs, FleetPolicy, SampledInputs, SloInputs, SystemInputs
+from rackcost.operating_point import COARSE_CANDIDATES, candidate_curve
+from rackcost.performance import build_curve
+from rackcost.schema import Scenario, System
+from rackcost.units import W_PER_KW
+
+__all__ = ["Samples", "fleet_policy", "sampled_inputs", "sizing_demand", "slo_inputs", "system_inputs"]
+
+Samples = dict[str, NDArray[np.float64]]
+"""Sampled inputs: YAML path -> array of ``n`` values; inputs not in it keep their central value."""
+
+FACILITY_FIELDS = {
+    "pue": "pue",
+    "electricity_usd_per_kwh": "price_usd_per_kwh",
+    "colocation_usd_per_kw_month": "colocation_usd_per_kw_month",
+    "build_usd_per_kw": "build_usd_per_kw",
+    "build_life_years": "build_life_years",
+}
+"""Facility fields a system may override, and the :class:`SystemInputs` attribute holding each."""
+
+
+def slo_inputs(scenario: Scenario) -> SloInputs:
+    """The scenario's SLO and output length as plain numbers."""
+    slo = scenario.slo
+    return SloInputs(
+        ttft_limit_ms=slo.ttft_limit_ms,
+        tpot_limit_ms=slo.tpot_limit_ms,
+        e2e_limit_ms=slo.e2e_limit_ms,
+        attainment_fraction=slo.attainment_fraction,
+        output_tokens=scenario.workload.output_tokens_per_request,
+    )
+
+
+def fleet_policy(scenario: Scenario) -> FleetPolicy:
+    """The scenario's fleet policy as plain values."""
+    fleet = scenario.fleet
+    names = [d.name for d in scenario.demand]
+    return FleetPolicy(
+        idle_policy=fleet.idle_policy,
+        fixed_replicas=fleet.replicas,
+        spare_replicas=fleet.spare_replicas,
+        sizing_index=None if fleet.sizing_demand_point is None else names.index(fleet.sizing_demand_point),
+    )
+
+
+def sizing_demand(scenario: Scenario) -> tuple[str, float]:
+    """Name and arrival rate of the demand point the fleet is sized for [-, requests/s]."""
+    d = scenario.sizing_point
+    return d.name, d.arrival_rps
+
+
+def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
+    """Unpack one system of a scenario into plain numbers (the only place the core's central inputs are read)."""
+    perf, hw = system.performance, system.hardware
+    isl = perf.benchmark_input_tokens or scenario.workload.input_tokens_per_request
+    osl = perf.benchmark_output_tokens or scenario.workload.output_tokens_per_request
+    derate = scenario.uncertainty.throughput_derate.get(system.provenance.provenance_class, 1.0)
+    scale = (hw.accelerators_per_replica if perf.throughput_per == "accelerator" else 1) * derate
+    if perf.points:
+        pts = perf.points
+        conc = None if pts[0].concurrency is None else [p.concurrency for p in pts]
+        powers = [p.power_w_per_accelerator for p in pts]
+        curve = build_curve(
+            conc,
+            [p.throughput_tokens_per_s * scale for p in pts],
+            perf.token_basis.value,
+            [p.tpot_ms_value for p in pts],
+            [p.ttft_ms for p in pts],
+            isl,
+            osl,
+            None if any(w is None for w in powers) else powers,
+        )
+        derived = conc is None
+    else:
+        claim = perf.claim
+        assert claim is not None and claim.tpot_ms is not None and claim.ttft_ms is not None  # schema guarantees
+        tps = claim.tokens_per_s_per_kw * claim.power_basis_kw_per_accelerator * hw.accelerators_per_replica * derate
+        curve = build_curve(
+            None if claim.concurrency is None else [claim.concurrency],
+            [tps],
+            claim.token_basis.value,
+            [claim.tpot_ms],
+            [claim.ttft_ms],
+            isl,
+            osl,
+        )
+        derived = claim.concurrency is None
+    if perf.claim is not None:
+        headline, basis, is_claim = perf.claim.tokens_per_s_per_kw, perf.claim.power_basis, True
+    else:
+        # no claim: the curve's peak total throughput per kW of rated accelerator power, labelled as derived
+        peak = float(np.max(curve.total_tokens_per_s))
+        headline = peak / (hw.accelerators_per_replica * hw.accelerator_rated_w / W_PER_KW)
+        basis, is_claim = "rated accelerator power (derived from the curve)", False
+
+    def facility(name: str) -> float:
+        value = getattr(system.facility, name) if system.facility is not None else None
+        return float(getattr(scenario.facility, name) if value is None else value)
+
+    return SystemInputs(
+        name=system.name,
+        curve=curve,
+        coarse=candidate_curve(curve, COARSE_CANDIDATES),
+        concurrency_derived=derived,
+        accelerators_per_replica=hw.accelerators_per_replica,
+        accelerators_per_node=hw.accelerators_per_node,
+        nodes_per_rack=hw.nodes_per_rack,
+        rated_w=hw.accelerator_rated_w,
+        busy_w=hw.accelerator_busy_w,
+        idle_w=hw.accelerator_idle_w,
+        parked_w=hw.accelerator_idle_w if hw.accelerator_parked_w is None else hw.accelerator_parked_w,
+        host_w=hw.host_w_per_node,
+        host_rated_w=hw.host_w_per_node if hw.host_rated_w_per_node is None else hw.host_rated_w_per_node,
+        host_parked_w=hw.host_w_per_node if hw.host_parked_w_per_node is None else hw.host_parked_w_per_node,
+        rack_overhead_w=hw.rack_overhead_w,
+        pue=facility("pue"),
+        price_usd_per_kwh=facility("electricity_usd_per_kwh"),
+        rack_power_limit_w=facility("rack_power_limit_kw") * W_PER_KW,
+        colocation_usd_per_kw_month=facility("colocation_usd_per_kw_month"),
+        build_usd_per_kw=facility("build_usd_per_kw"),
+        build_life_years=facility("build_life_years"),
+        headline_tokens_per_s_per_kw=headline,
+        headline_power_basis=basis,
+        headline_is_claim=is_claim,
+    )
+
+
+def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Samples, n: int) -> SampledInputs:
+    """One system's per-sample inputs: the sampled value where ``values`` has its YAML path, else the central one.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    index
+        The system's index in ``scenario.systems``.
+    inp
+        The system's central inputs (:func:`system_inputs`).
+    values
+        Sampled inputs by YAML path.
+    n
+        Samples [-].
+    """
+    system = scenario.systems[index]
+    prefix = f"systems[{index}]"
+
+    def get(path: str, central: float) -> NDArray[np.float64]:
+        sample = values.get(path)
+        return np.full((n, 1), float(central)) if sample is None else np.asarray(sample, float).reshape(n, 1)
+
+    def facility(name: str) -> NDArray[np.float64]:
+        override = system.facility is not None and getattr(system.facility, name) is not None
+        path = f"{prefix}.facility.{name}" if override else f"facility.{name}"
+        return get(path, getattr(inp, FACILITY_FIELDS[name]))
+
+    def hardware(name: str, central: float) -> NDArray[np.float64]:
+        return get(f"{prefix}.hardware.{name}", central)
+
+    def cost(name: str) -> NDArray[np.float64]:
+        return get(f"{prefix}.costs.{name}", getattr(system.costs, name))
+
+    def point_ratios(name: str) -> tuple[NDArray[np.float64], ...]:
+        pts = system.performance.points
+        return tuple(
+            get(f"{prefix}.performance.points[{k}].{name}", getattr(p, name)) / getattr(p, name)
+            for k, p in enumerate(pts)
+        )
+
+    cls = system.provenance.provenance_class
+    derate = scenario.uncertainty.throughput_derate.get(cls, 1.0)
+    fleet = scenario.fleet
+    measured = bool(system.performance.points) and inp.curve.power_w_per_accelerator is not None
+    return SampledInputs(
+        n=n,
+        arrival_rps=np.hstack([get(f"demand[{j}].arrival_rps", d.arrival_rps) for j, d in enumerate(scenario.demand)]),
+        availability_fraction=get("fleet.replica_availability_fraction", fleet.replica_availability_fraction),
+        max_utilization_fraction=get("fleet.max_utilization_fraction", fleet.max_utilization_fraction),
+        power_utilization_exponent=get("fleet.power_utilization_exponent", fleet.power_utilization_exponent),
+        derate_ratio=get(f"uncertainty.throughput_derate.{cls.value}", derate) / derate,
+        throughput_ratio=point_ratios("throughput_tokens_per_s") if system.performance.points else (),
+        power_ratio=point_ratios("power_w_per_accelerator") if measured else None,
+        busy_w=hardware("accelerator_busy_w", inp.busy_w),
+        idle_w=hardware("accelerator_idle_w", inp.idle_w),
+        parked_w=hardware("accelerator_parked_w", inp.parked_w),
+        host_w=hardware("host_w_per_node", inp.host_w),
+        host_parked_w=hardware("host_parked_w_per_node", inp.host_parked_w),
+        rack_overhead_w=hardware("rack_overhead_w", inp.rack_overhead_w),
+        pue=facility("pue"),
+        electricity_usd_per_kwh=facility("electricity_usd_per_kwh"),
+        colocation_usd_per_kw_month=facility("colocation_usd_per_kw_month"),
+        build_usd_per_kw=facility("build_usd_per_kw"),
+        build_life_years=facility("build_life_years"),
+        costs=CostInputs(**{name: cost(name) for name in CostInputs.__dataclass_fields__}),
+    )
