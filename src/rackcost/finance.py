@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from rackcost.units import HOURS_PER_YEAR
+
 __all__ = [
     "HOURS_PER_YEAR",
     "capital_recovery_factor",
@@ -16,8 +18,6 @@ __all__ = [
     "fleet_capex_usd",
     "fixed_opex_usd_per_hour",
 ]
-
-HOURS_PER_YEAR = 8760.0
 
 
 def capital_recovery_factor(rate_fraction: ArrayLike, life_years: ArrayLike) -> NDArray[np.float64]:

@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from rackcost.errors import Problem, ScenarioError
-from rackcost.schema import Scenario
+from rackcost.schema import Scenario, model_in
 from rackcost.yaml_paths import YamlPath, format_path, parse_path
 
 __all__ = [
@@ -112,20 +112,9 @@ def _fields_at(loc: YamlPath) -> list[str] | None:
         if not (isinstance(model, type) and issubclass(model, BaseModel)) or part not in model.model_fields:
             return None
         annotation = model.model_fields[part].annotation
-        model = _model_in(annotation)
+        model = model_in(annotation)
     if isinstance(model, type) and issubclass(model, BaseModel):
         return [f.alias or name for name, f in model.model_fields.items()]
-    return None
-
-
-def _model_in(annotation: Any) -> Any:
-    """The pydantic model inside ``list[Model]`` or ``Model | None``."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        found = _model_in(arg)
-        if found is not None:
-            return found
     return None
 
 

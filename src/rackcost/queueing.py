@@ -49,14 +49,23 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 _CF_MAX_ITER = 10_000
+"""Cap on the Lentz iterations of the continued fraction; it converges in O(sqrt(k)) terms near a = k, so a
+million slots need a few thousand at most."""
 _CF_EPS = 1e-15
+"""Relative change of the continued fraction at which Lentz's method stops: about five ulps of a double."""
 _FPMIN = 1e-300
+"""Lentz's guard against a zero denominator: near the smallest normal double, far below any term's size."""
 _CAPACITY_BISECTION_ITER = 200
+"""Cap on the safeguarded Newton/bisection steps of the capacity at SLO: Newton needs 3 or 4, bisection alone reaches
+the relative tolerance below in about 35 halvings, so the cap only bounds a pathological case."""
 _REPLICA_BISECTION_ITER = 64
+"""Cap on the integer bisection of the replica count: 64 halvings span any int64 bracket."""
 _CAPACITY_RTOL = 1e-10
-# below this bound on P(k+1, a), Q(k+1, a) = 1 - P rounds to exactly 1.0 (see _incomplete_gamma_needed)
+"""Relative accuracy of the capacity at SLO; the root is returned this far on the feasible side."""
 _Q_IS_ONE_BOUND = 1e-17
+"""Below this bound on P(k+1, a), Q(k+1, a) = 1 - P rounds to exactly 1.0 (see _incomplete_gamma_needed)."""
 _MAX_DOUBLINGS = 64
+"""Cap on the doublings that bracket the replica count: 2**64 replicas is past any int64."""
 
 
 # --------------------------------------------------------------------------- validation

@@ -39,6 +39,7 @@ __all__ = [
     "Uncertainty",
     "Workload",
     "annotation_at",
+    "model_in",
     "is_uncertain_path",
 ]
 
@@ -606,15 +607,16 @@ def annotation_at(model: BaseModel, path: str) -> Any:
             return field.annotation.__args__[1]  # a mapping keyed by name (uncertainty.throughput_derate.vendor)
         if i == len(parts) - 1:
             return Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
-        owner = _model_of(field.annotation)
+        owner = model_in(field.annotation)
     return None
 
 
-def _model_of(annotation: Any) -> Any:
+def model_in(annotation: Any) -> Any:
+    """The pydantic model inside an annotation (``Model``, ``list[Model]``, ``Model | None``), or None."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in getattr(annotation, "__args__", ()):
-        found = _model_of(arg)
+        found = model_in(arg)
         if found is not None:
             return found
     return None
