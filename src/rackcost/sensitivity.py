@@ -9,6 +9,7 @@ Both evaluate many variants of a scenario in one vectorised call of :func:`rackc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,7 @@ from rackcost.montecarlo import evaluate_samples
 from rackcost.schema import UNCERTAIN_WHERE, Scenario, annotation_at, is_uncertain_path
 from rackcost.yaml_paths import lookup
 
-__all__ = ["BreakEven", "breakeven", "tornado"]
+__all__ = ["BreakEven", "breakeven", "first_root", "tornado"]
 
 BREAKEVEN_DEFAULT_RANGE = (0.25, 4.0)
 """Search range of an input without a distribution, as multiples of its value: from a quarter to four times, wide
@@ -189,23 +190,51 @@ def breakeven(
             b = res[base]["usd_per_accepted_request"][:, j]
         return a - b
 
+    where = f"{system} vs {base} at {demand_point}"
+    value, gap_low = first_root(gap, low, high, grid)
+    if value is None:
+        cheaper = system if gap_low < 0 else base
+        message = (
+            f"no value of {input_path} in [{low:.4g}, {high:.4g}] makes {where} cost the same: "
+            f"{cheaper} is cheaper throughout"
+        )
+    else:
+        message = f"{where}: equal cost per accepted request at {input_path} = {value:.6g}"
+    return BreakEven(input_path, system, base, demand_point, value, low, high, message)
+
+
+def first_root(
+    gap: Callable[[NDArray[np.float64]], NDArray[np.float64]], low: float, high: float, grid: int = BREAKEVEN_GRID
+) -> tuple[float | None, float]:
+    """The lowest root of a vectorised function on [low, high]: a grid, then bisection of the first sign change.
+
+    Parameters
+    ----------
+    gap
+        Function evaluated on an array of points at once.
+    low, high
+        Range searched.
+    grid
+        Points of the first pass [-].
+
+    Returns
+    -------
+    root : float or None
+        Within :data:`BISECTION_TOLERANCE_FRACTION` of the range, or None when the sign never changes.
+    gap_low : float
+        ``gap(low)`` (its sign tells which side wins when there is no root).
+
+    Examples
+    --------
+    >>> root, _ = first_root(lambda x: x**2 - 2.0, 0.0, 2.0)
+    >>> round(root, 8)
+    1.41421356
+    """
     xs = np.linspace(low, high, grid)
     g = gap(xs)
-    where = f"{system} vs {base} at {demand_point}"
     change = np.flatnonzero(np.sign(g[:-1]) * np.sign(g[1:]) <= 0)
     if change.size == 0:
-        cheaper = system if g[0] < 0 else base
-        return BreakEven(
-            input_path,
-            system,
-            base,
-            demand_point,
-            None,
-            low,
-            high,
-            f"no value of {input_path} in [{low:.4g}, {high:.4g}] makes {where} cost the same: "
-            f"{cheaper} is cheaper throughout",
-        )
+        return None, float(g[0])
     lo, hi = xs[change[0]], xs[change[0] + 1]
     g_lo = g[change[0]]
     for _ in range(BISECTION_MAX_STEPS):
@@ -217,17 +246,7 @@ def breakeven(
         vals = np.concatenate([[g_lo], gm, [gap(np.array([hi]))[0]]])
         k = int(np.flatnonzero(np.sign(vals[:-1]) * np.sign(vals[1:]) <= 0)[0])
         lo, hi, g_lo = edges[k], edges[k + 1], vals[k]
-    value = float(0.5 * (lo + hi))
-    return BreakEven(
-        input_path,
-        system,
-        base,
-        demand_point,
-        value,
-        low,
-        high,
-        f"{where}: equal cost per accepted request at {input_path} = {value:.6g}",
-    )
+    return float(0.5 * (lo + hi)), float(g[0])
 
 
 def _range_problems(scenario: Scenario, path: str, low: float, high: float) -> list[str]:
