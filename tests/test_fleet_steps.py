@@ -1,0 +1,110 @@
+"""The named steps of the chain one by one (docs/architecture.md): unpack, the chosen point per sample, sizing,
+packing, the derived metrics, and the plan that the chain and the Monte Carlo share."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import rackcost
+from rackcost.chain import evaluate_systems, plan, run_samples
+from rackcost.fleet import performance_at_point
+from rackcost.loading import scenario_to_data
+from rackcost.performance import log_segment
+from rackcost.unpack import sampled_inputs, system_inputs
+from reference import TWO_SYSTEMS
+
+SCENARIO = rackcost.load_scenario(TWO_SYSTEMS)
+# quotients and products of a few values: a few ulps
+RTOL_FLOAT = 1e-12
+
+
+def test_log_segment_weights_are_those_of_log_interpolation() -> None:
+    c = np.array([8.0, 32.0, 128.0])
+    assert log_segment(c, 16.0) == (0, 1, 0.5)  # log2: 3, 4, 5 -> halfway
+    assert log_segment(c, 128.0) == (1, 2, 1.0)
+    assert log_segment(c, 8.0) == (0, 1, 0.0)
+    assert log_segment(np.array([10.0]), 10.0) == (0, 0, 0.0)
+
+
+def test_central_samples_give_the_chosen_point_exactly() -> None:
+    planned = plan(SCENARIO)
+    for index, (inp, chosen) in enumerate(zip(planned.systems, planned.chosen, strict=True)):
+        sampled = sampled_inputs(SCENARIO, index, inp, {}, 3)
+        rps, busy = performance_at_point(inp.curve, chosen, sampled)
+        assert rps.shape == (3, 1) and busy.shape == (3, 1)
+        assert np.allclose(rps, float(chosen.point.request_rps[0]), rtol=RTOL_FLOAT, atol=0)
+        assert np.all(busy == inp.busy_w)  # no measured power in this scenario: the hardware's busy power
+
+
+def test_sampled_throughput_of_every_point_scales_the_point_rate() -> None:
+    """Scaling every measured point's throughput by f scales the chosen point's rate by f (linear interpolation)."""
+    planned = plan(SCENARIO)
+    inp, chosen = planned.systems[0], planned.chosen[0]
+    f = np.array([0.5, 1.0, 2.0])
+    values = {
+        f"systems[0].performance.points[{k}].throughput_tokens_per_s": f * p.throughput_tokens_per_s
+        for k, p in enumerate(SCENARIO.systems[0].performance.points)
+    }
+    rps, _ = performance_at_point(inp.curve, chosen, sampled_inputs(SCENARIO, 0, inp, values, 3))
+    expected = f * float(chosen.point.request_rps[0])
+    assert np.allclose(rps.ravel(), expected, rtol=RTOL_FLOAT, atol=0)
+
+
+def test_a_claim_scales_with_the_sampled_derate_only() -> None:
+    data = scenario_to_data(SCENARIO)
+    data["uncertainty"] = {"throughput_derate": {"vendor": 0.8}}
+    scenario = rackcost.scenario_from_dict(data)
+    planned = plan(scenario)
+    inp, chosen = planned.systems[1], planned.chosen[1]  # system B is a vendor claim
+    derates = np.array([0.4, 0.8, 1.0])
+    sampled = sampled_inputs(scenario, 1, inp, {"uncertainty.throughput_derate.vendor": derates}, 3)
+    rps, _ = performance_at_point(inp.curve, chosen, sampled)
+    assert np.allclose(rps.ravel(), derates / 0.8 * float(chosen.point.request_rps[0]), rtol=RTOL_FLOAT, atol=0)
+
+
+def test_system_inputs_read_the_facility_override() -> None:
+    data = scenario_to_data(SCENARIO)
+    data["systems"][1]["facility"] = {"pue": 1.5, "electricity_usd_per_kwh": 0.2}
+    scenario = rackcost.scenario_from_dict(data)
+    a, b = (system_inputs(scenario, s) for s in scenario.systems)
+    assert (a.pue, a.price_usd_per_kwh) == (1.2, 0.10)
+    assert (b.pue, b.price_usd_per_kwh) == (1.5, 0.2)
+    assert b.rack_power_limit_w == 40_000.0  # not overridden: the scenario's
+
+
+def test_metrics_are_the_closed_forms_of_the_fleet_outcome() -> None:
+    planned = plan(SCENARIO)
+    hours = planned.hours_per_day
+    for fleet, m in run_samples(SCENARIO, planned, {}, 1, resize=False):
+        d = fleet.demand
+        total = fleet.capital_usd_per_hour + fleet.fixed_opex_usd_per_hour + fleet.energy_usd_per_hour
+        assert np.array_equal(m.total_usd_per_hour, total)
+        per_request = total / (d.accepted_rps * 3600.0)
+        assert np.allclose(m.usd_per_accepted_request, per_request, rtol=RTOL_FLOAT, atol=0)
+        tokens_per_hour = d.accepted_rps * 500 * 3600.0  # OSL 500
+        assert np.allclose(m.usd_per_million_accepted_output_tokens, total / tokens_per_hour * 1e6, rtol=RTOL_FLOAT)
+        blended = float(np.sum(total * hours) / (np.sum(d.accepted_rps * hours) * 3600.0))
+        assert math.isclose(float(m.blended_usd_per_accepted_request[0]), blended, rel_tol=RTOL_FLOAT)
+        assert float(m.facility_energy_kwh_per_day[0]) == pytest.approx(float(np.sum(fleet.facility_power_kw * hours)))
+
+
+def test_resizing_on_central_values_finds_the_chosen_point_replicas() -> None:
+    """The Monte Carlo sizes each sample; on central values it must find what the operating-point search found."""
+    planned = plan(SCENARIO)
+    kept = run_samples(SCENARIO, planned, {}, 1, resize=False)
+    resized = run_samples(SCENARIO, planned, {}, 1, resize=True)
+    for chosen, (a, _), (b, _) in zip(planned.chosen, kept, resized, strict=True):
+        assert int(a.slo_replicas[0, 0]) == chosen.slo_replicas == int(b.slo_replicas[0, 0])
+        assert np.array_equal(a.provisioned_replicas, b.provisioned_replicas)
+
+
+def test_system_outcome_views_read_the_one_sample() -> None:
+    for o in evaluate_systems(SCENARIO):
+        assert o.provisioned_replicas == int(o.fleet.provisioned_replicas[0, 0]) > 0
+        assert o.racks == int(o.fleet.racks[0, 0]) > 0
+        assert o.demand.accepted_rps.shape == (len(SCENARIO.demand),)
+        assert np.array_equal(o.facility_power_kw, o.fleet.facility_power_kw[0])
+        assert o.busy_w == o.chosen.busy_w
