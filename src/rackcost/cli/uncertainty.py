@@ -1,21 +1,24 @@
-"""Command-line face of the uncertainty analysis: ``rackcost uncertainty | tornado | breakeven``.
+"""Commands of the uncertainty analysis: ``rackcost uncertainty | tornado | breakeven``."""
 
-Registered on the main Typer app by :func:`register`; user mistakes end with exit code 1 and one line per problem.
-"""
+from __future__ import annotations
 
 import json
-import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from rackcost.cli.common import FormatOpt, OutputFormat, OutputOpt, ScenarioArg, console, emit, fail, load
+from rackcost.display import money, num
 from rackcost.errors import ScenarioError
+from rackcost.loading import DEFAULT_SCENARIO
 from rackcost.results import records_to_csv
 
-__all__ = ["register"]
+__all__ = ["COMMANDS", "breakeven", "tornado", "uncertainty"]
 
 KEY_COLUMNS = (
     ("usd_per_accepted_request", "$ / accepted request"),
@@ -31,171 +34,147 @@ SYSTEM_KEY_COLUMNS = (
 )
 
 
-def register(app: typer.Typer) -> None:
-    """Add the uncertainty commands to the ``rackcost`` app."""
-    from rackcost import cli
+def _fail_naming(exc: ScenarioError, scenario: Path | None) -> NoReturn:
+    """Exit 1 naming the scenario file on problems the library raised without one (tornado, break-even)."""
+    name = str(scenario) if scenario is not None else DEFAULT_SCENARIO
+    fail(ScenarioError([replace(p, file=name) if p.file == "<scenario>" else p for p in exc.problems]))
 
-    def fail(exc: ScenarioError, scenario: Path | None) -> None:
-        """Exit 1 naming the scenario file on problems the library raised without one (tornado, break-even)."""
-        from dataclasses import replace
 
-        from rackcost.loading import DEFAULT_SCENARIO
+def uncertainty(
+    scenario: ScenarioArg = None,
+    samples: Annotated[
+        int, typer.Option("--samples", "-n", min=1, max=10_000_000, help="Monte Carlo samples.")
+    ] = 10_000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed; the same seed gives the same result.")] = 0,
+    fmt: FormatOpt = OutputFormat.table,
+    output: OutputOpt = None,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", min=1, help="Threads (default: every core); the result is the same for any number."),
+    ] = None,
+) -> None:
+    """Monte Carlo over every distribution in the scenario: P5/P50/P95 and the chance each system is cheaper."""
+    from rich.progress import Progress
 
-        name = str(scenario) if scenario is not None else DEFAULT_SCENARIO
-        problems = [replace(p, file=name) if p.file == "<scenario>" else p for p in exc.problems]
-        cli._fail(ScenarioError(problems))
+    import rackcost
 
-    def load(scenario: Path | None):
-        from rackcost.loading import DEFAULT_SCENARIO, bundled_scenario_path, load_scenario
-
-        try:
-            return load_scenario(scenario if scenario is not None else bundled_scenario_path(DEFAULT_SCENARIO))
-        except ScenarioError as exc:
-            cli._fail(exc)
-
-    @app.command()
-    def uncertainty(
-        scenario: cli.ScenarioArg = None,
-        samples: Annotated[
-            int, typer.Option("--samples", "-n", min=1, max=10_000_000, help="Monte Carlo samples.")
-        ] = 10_000,
-        seed: Annotated[int, typer.Option("--seed", help="Seed; the same seed gives the same result.")] = 0,
-        fmt: cli.FormatOpt = cli.OutputFormat.table,
-        output: cli.OutputOpt = None,
-        workers: Annotated[
-            int | None,
-            typer.Option(
-                "--workers", min=1, help="Threads (default: every core); the result is the same for any number."
-            ),
-        ] = None,
-    ) -> None:
-        """Monte Carlo over every distribution in the scenario: P5/P50/P95 and the chance each system is cheaper."""
-        from rich.progress import Progress
-
-        from rackcost.montecarlo import uncertainty as run
-
-        sc = load(scenario)
-        try:
-            with Progress(console=cli._console(stderr=True), transient=True, disable=samples < 20_000) as bar:
-                task = bar.add_task("sampling", total=samples)
-                result = run(sc, samples, seed, progress=lambda done: bar.update(task, completed=done), workers=workers)
-        except ScenarioError as exc:
-            fail(exc, scenario)
-        data = {
-            "scenario": sc.name,
-            "samples": samples,
-            "seed": seed,
-            "uncertain_inputs": sorted(sc.distributions),
-            "percentiles": result.percentiles,
-            "probability_cheaper": result.probability_cheaper,
-        }
-        if fmt is cli.OutputFormat.json:
-            _out(json.dumps(data, indent=2, allow_nan=False) + "\n", output)
-        elif fmt is cli.OutputFormat.csv:
-            _out(records_to_csv(result.percentiles), output)
-        else:
-            console = cli._console()
-            if not sc.distributions:
-                console.print("[yellow]This scenario has no distributions: every sample is the same.[/yellow]")
-            console.print(
-                f"{samples:,} samples, seed {seed}; uncertain inputs: "
-                f"{escape(', '.join(sorted(sc.distributions))) or 'none'}",
-                highlight=False,
+    sc = load(scenario)
+    try:
+        with Progress(console=console(stderr=True), transient=True, disable=samples < 20_000) as bar:
+            task = bar.add_task("sampling", total=samples)
+            result = rackcost.uncertainty(
+                sc, samples, seed, progress=lambda done: bar.update(task, completed=done), workers=workers
             )
-            _print_percentiles(console, result.percentiles)
-            t = Table(
-                title="Probability that the system costs less per accepted request than the baseline",
-                title_justify="left",
-            )
-            for col in ("system vs baseline", "demand point", "probability"):
-                t.add_column(col, justify="right" if col == "probability" else "left")
-            for r in result.probability_cheaper:
-                t.add_row(
-                    escape(f"{r['system']} vs {r['baseline']}"),
-                    escape(r["demand_point"]),
-                    f"{100 * r['probability_fraction']:.1f}%",
-                )
-            console.print(t)
-
-    @app.command()
-    def tornado(
-        scenario: cli.ScenarioArg = None,
-        fmt: cli.FormatOpt = cli.OutputFormat.table,
-        output: cli.OutputOpt = None,
-    ) -> None:
-        """Each uncertain input at its P5 and P95, the others central, ranked by the swing in blended cost."""
-        from rackcost.montecarlo import tornado as run
-
-        sc = load(scenario)
-        try:
-            rows = run(sc)
-        except ScenarioError as exc:
-            fail(exc, scenario)
-        rows = [{k: (float(v) if hasattr(v, "item") else v) for k, v in r.items()} for r in rows]
-        if fmt is cli.OutputFormat.json:
-            _out(json.dumps({"scenario": sc.name, "tornado": rows}, indent=2, allow_nan=False) + "\n", output)
-            return
-        if fmt is cli.OutputFormat.csv:
-            _out(records_to_csv(rows), output)
-            return
-        console = cli._console()
-        if not rows:
-            console.print("[yellow]This scenario has no distributions: nothing to rank.[/yellow]")
-            return
-        systems = [s.name for s in sc.systems]
-        t = Table(title="Tornado: blended $ per accepted request with each input at P5 / P95", title_justify="left")
-        t.add_column("input")
-        t.add_column("P5 / P95 value", justify="right")
-        for name in systems:
-            t.add_column(f"{escape(name)} at P5 / P95", justify="right")
-        if "ratio_low" in rows[0]:
-            t.add_column("cost ratio vs baseline", justify="right")
-        for r in rows:
-            cells = [escape(r["input"]), f"{cli._num(r['low_value'])} / {cli._num(r['high_value'])}"]
-            cells += [f"{cli._money(r[f'{n}@low'])} / {cli._money(r[f'{n}@high'])}" for n in systems]
-            if "ratio_low" in r:
-                cells.append(f"{r['ratio_low']:.3f} / {r['ratio_high']:.3f}")
-            t.add_row(*cells)
-        console.print(t)
-
-    @app.command()
-    def breakeven(
-        scenario: cli.ScenarioArg = None,
-        input_path: Annotated[
-            str, typer.Option("--input", help="YAML path of the input, e.g. facility.electricity_usd_per_kwh.")
-        ] = "facility.electricity_usd_per_kwh",
-        system: Annotated[str | None, typer.Option("--system", help="System compared with the baseline.")] = None,
-        point: Annotated[str, typer.Option("--point", help="Demand point name, or blended.")] = "blended",
-        low: Annotated[float | None, typer.Option("--low", help="Lower end of the search range.")] = None,
-        high: Annotated[float | None, typer.Option("--high", help="Upper end of the search range.")] = None,
-        fmt: cli.FormatOpt = cli.OutputFormat.table,
-    ) -> None:
-        """The value of one input at which a system and the baseline cost the same per accepted request."""
-        from rackcost.montecarlo import breakeven as run
-
-        sc = load(scenario)
-        try:
-            result = run(sc, input_path, system=system, demand_point=point, low=low, high=high)
-        except ScenarioError as exc:
-            fail(exc, scenario)
-        if fmt is cli.OutputFormat.table:
-            cli._console().print(escape(result.message), highlight=False)
-        else:
-            _out(json.dumps(vars(result), indent=2, allow_nan=False) + "\n", None)
-
-
-def _out(text: str, output: Path | None) -> None:
-    from rackcost import cli
-
-    if output is None:
-        sys.stdout.write(text)
+    except ScenarioError as exc:
+        _fail_naming(exc, scenario)
+    data = {
+        "scenario": sc.name,
+        "samples": samples,
+        "seed": seed,
+        "uncertain_inputs": sorted(sc.distributions),
+        "percentiles": result.percentiles,
+        "probability_cheaper": result.probability_cheaper,
+    }
+    if fmt is OutputFormat.json:
+        emit(json.dumps(data, indent=2, allow_nan=False) + "\n", output)
+    elif fmt is OutputFormat.csv:
+        emit(records_to_csv(result.percentiles), output)
     else:
-        cli._write(output, text)
+        out = console()
+        if not sc.distributions:
+            out.print("[yellow]This scenario has no distributions: every sample is the same.[/yellow]")
+        out.print(
+            f"{samples:,} samples, seed {seed}; uncertain inputs: "
+            f"{escape(', '.join(sorted(sc.distributions))) or 'none'}",
+            highlight=False,
+        )
+        _print_percentiles(out, result.percentiles)
+        t = Table(
+            title="Probability that the system costs less per accepted request than the baseline",
+            title_justify="left",
+        )
+        for col in ("system vs baseline", "demand point", "probability"):
+            t.add_column(col, justify="right" if col == "probability" else "left")
+        for r in result.probability_cheaper:
+            t.add_row(
+                escape(f"{r['system']} vs {r['baseline']}"),
+                escape(r["demand_point"]),
+                f"{100 * r['probability_fraction']:.1f}%",
+            )
+        out.print(t)
 
 
-def _print_percentiles(console, rows: list[dict]) -> None:
-    from rackcost import cli
+def tornado(
+    scenario: ScenarioArg = None,
+    fmt: FormatOpt = OutputFormat.table,
+    output: OutputOpt = None,
+) -> None:
+    """Each uncertain input at its P5 and P95, the others central, ranked by the swing in blended cost."""
+    import rackcost
 
+    sc = load(scenario)
+    try:
+        rows = rackcost.tornado(sc)
+    except ScenarioError as exc:
+        _fail_naming(exc, scenario)
+    rows = [{k: (float(v) if hasattr(v, "item") else v) for k, v in r.items()} for r in rows]
+    if fmt is OutputFormat.json:
+        emit(json.dumps({"scenario": sc.name, "tornado": rows}, indent=2, allow_nan=False) + "\n", output)
+        return
+    if fmt is OutputFormat.csv:
+        emit(records_to_csv(rows), output)
+        return
+    out = console()
+    if not rows:
+        out.print("[yellow]This scenario has no distributions: nothing to rank.[/yellow]")
+        return
+    systems = [s.name for s in sc.systems]
+    t = Table(title="Tornado: blended $ per accepted request with each input at P5 / P95", title_justify="left")
+    t.add_column("input")
+    t.add_column("P5 / P95 value", justify="right")
+    for name in systems:
+        t.add_column(f"{escape(name)} at P5 / P95", justify="right")
+    if "ratio_low" in rows[0]:
+        t.add_column("cost ratio vs baseline", justify="right")
+    for r in rows:
+        cells = [escape(r["input"]), f"{num(r['low_value'])} / {num(r['high_value'])}"]
+        cells += [f"{money(r[f'{n}@low'])} / {money(r[f'{n}@high'])}" for n in systems]
+        if "ratio_low" in r:
+            cells.append(f"{r['ratio_low']:.3f} / {r['ratio_high']:.3f}")
+        t.add_row(*cells)
+    out.print(t)
+
+
+def breakeven(
+    scenario: ScenarioArg = None,
+    input_path: Annotated[
+        str, typer.Option("--input", help="YAML path of the input, e.g. facility.electricity_usd_per_kwh.")
+    ] = "facility.electricity_usd_per_kwh",
+    system: Annotated[str | None, typer.Option("--system", help="System compared with the baseline.")] = None,
+    point: Annotated[str, typer.Option("--point", help="Demand point name, or blended.")] = "blended",
+    low: Annotated[float | None, typer.Option("--low", help="Lower end of the search range.")] = None,
+    high: Annotated[float | None, typer.Option("--high", help="Upper end of the search range.")] = None,
+    fmt: FormatOpt = OutputFormat.table,
+) -> None:
+    """The value of one input at which a system and the baseline cost the same per accepted request."""
+    import rackcost
+
+    sc = load(scenario)
+    try:
+        result = rackcost.breakeven(sc, input_path, system=system, demand_point=point, low=low, high=high)
+    except ScenarioError as exc:
+        _fail_naming(exc, scenario)
+    if fmt is OutputFormat.table:
+        console().print(escape(result.message), highlight=False)
+    else:
+        emit(json.dumps(vars(result), indent=2, allow_nan=False) + "\n", None)
+
+
+COMMANDS = (uncertainty, tornado, breakeven)
+"""The commands of this module, in the order ``rackcost --help`` lists them."""
+
+
+def _print_percentiles(out: Console, rows: list[dict]) -> None:
     index = {(r["system"], r["demand_point"], r["column"]): r for r in rows}
     systems = list(dict.fromkeys(r["system"] for r in rows))
     points = [p for p in dict.fromkeys(r["demand_point"] for r in rows) if p != "system"]
@@ -205,12 +184,12 @@ def _print_percentiles(console, rows: list[dict]) -> None:
         for p in points:
             t.add_column(escape(p), justify="right")
         for column, label in KEY_COLUMNS:
-            fmt = cli._money if "usd" in column else cli._num
+            fmt = money if "usd" in column else num
             t.add_row(label, *(_band(index[(system, p, column)], fmt) for p in points))
-        console.print(t)
+        out.print(t)
         for column, label in SYSTEM_KEY_COLUMNS:
-            fmt = cli._money if "usd" in column else cli._num
-            console.print(f"  {label}: {_band(index[(system, 'system', column)], fmt)}", highlight=False)
+            fmt = money if "usd" in column else num
+            out.print(f"  {label}: {_band(index[(system, 'system', column)], fmt)}", highlight=False)
 
 
 def _band(r: dict, fmt) -> str:
