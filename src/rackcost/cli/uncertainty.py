@@ -3,22 +3,37 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from rackcost.cli.common import FormatOpt, OutputFormat, OutputOpt, ScenarioArg, console, emit, fail, load
+from rackcost.cli.common import (
+    FormatOpt,
+    OutputFormat,
+    OutputOpt,
+    ScenarioArg,
+    console,
+    emit,
+    emit_table,
+    fail,
+    load,
+    table_console,
+)
 from rackcost.display import money, num
 from rackcost.errors import ScenarioError
 from rackcost.loading import DEFAULT_SCENARIO
 from rackcost.results import records_to_csv
 
-__all__ = ["COMMANDS", "breakeven", "tornado", "uncertainty"]
+if TYPE_CHECKING:
+    from rackcost.montecarlo import BreakEven
+
+__all__ = ["COMMANDS", "breakeven", "breakeven_rows", "tornado", "uncertainty"]
 
 KEY_COLUMNS = (
     ("usd_per_accepted_request", "$ / accepted request"),
@@ -80,7 +95,7 @@ def uncertainty(
     elif fmt is OutputFormat.csv:
         emit(records_to_csv(result.percentiles), output)
     else:
-        out = console()
+        out = table_console(output)
         if not sc.distributions:
             out.print("[yellow]This scenario has no distributions: every sample is the same.[/yellow]")
         out.print(
@@ -102,6 +117,7 @@ def uncertainty(
                 f"{100 * r['probability_fraction']:.1f}%",
             )
         out.print(t)
+        emit_table(out, output)
 
 
 def tornado(
@@ -124,9 +140,10 @@ def tornado(
     if fmt is OutputFormat.csv:
         emit(records_to_csv(rows), output)
         return
-    out = console()
+    out = table_console(output)
     if not rows:
         out.print("[yellow]This scenario has no distributions: nothing to rank.[/yellow]")
+        emit_table(out, output)
         return
     systems = [s.name for s in sc.systems]
     t = Table(title="Tornado: blended $ per accepted request with each input at P5 / P95", title_justify="left")
@@ -143,6 +160,7 @@ def tornado(
             cells.append(f"{r['ratio_low']:.3f} / {r['ratio_high']:.3f}")
         t.add_row(*cells)
     out.print(t)
+    emit_table(out, output)
 
 
 def breakeven(
@@ -155,6 +173,7 @@ def breakeven(
     low: Annotated[float | None, typer.Option("--low", help="Lower end of the search range.")] = None,
     high: Annotated[float | None, typer.Option("--high", help="Upper end of the search range.")] = None,
     fmt: FormatOpt = OutputFormat.table,
+    output: OutputOpt = None,
 ) -> None:
     """The value of one input at which a system and the baseline cost the same per accepted request."""
     import rackcost
@@ -164,10 +183,48 @@ def breakeven(
         result = rackcost.breakeven(sc, input_path, system=system, demand_point=point, low=low, high=high)
     except ScenarioError as exc:
         _fail_naming(exc, scenario)
-    if fmt is OutputFormat.table:
-        console().print(escape(result.message), highlight=False)
+    if fmt is OutputFormat.json:
+        emit(json.dumps(vars(result), indent=2, allow_nan=False) + "\n", output)
+    elif fmt is OutputFormat.csv:
+        emit(records_to_csv(breakeven_rows(result)), output)
     else:
-        emit(json.dumps(vars(result), indent=2, allow_nan=False) + "\n", None)
+        out = table_console(output)
+        out.print(escape(result.message), highlight=False)
+        emit_table(out, output)
+
+
+def breakeven_rows(result: BreakEven) -> list[dict[str, object]]:
+    """The CSV records of a break-even result: one row, the input's values in columns named after the input.
+
+    The value, low and high columns carry the input's own name (and so its unit), e.g.
+    ``breakeven_electricity_usd_per_kwh``; a name without a unit (``pue``, a throughput derate's provenance class)
+    is prefixed by its parent (``breakeven_facility_pue``, ``breakeven_throughput_derate_vendor``). The value is
+    empty when no value in the range makes the costs equal.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> result = SimpleNamespace(
+    ...     input="facility.pue", system="B", baseline="A", demand_point="blended", value=1.25, low=1.0, high=2.0,
+    ...     message="B vs A at blended: equal cost per accepted request at facility.pue = 1.25",
+    ... )
+    >>> list(breakeven_rows(result)[0])[4:7]
+    ['breakeven_facility_pue', 'search_low_facility_pue', 'search_high_facility_pue']
+    """
+    parts = re.sub(r"\[\d+\]", "", result.input).split(".")
+    quantity = parts[-1] if "_" in parts[-1] else "_".join(parts[-2:])
+    return [
+        {
+            "input": result.input,
+            "system": result.system,
+            "baseline": result.baseline,
+            "demand_point": result.demand_point,
+            f"breakeven_{quantity}": result.value,
+            f"search_low_{quantity}": result.low,
+            f"search_high_{quantity}": result.high,
+            "message": result.message,
+        }
+    ]
 
 
 COMMANDS = (uncertainty, tornado, breakeven)
