@@ -1,7 +1,8 @@
-"""Tests for rackcost.cli: evaluate, compare, validate, schema, scenarios (DESIGN.md sections 4 and 5)."""
+"""Tests for rackcost.cli.evaluate: evaluate, compare, validate, schema, scenarios (DESIGN.md sections 4 and 5)."""
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import json
@@ -14,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 import rackcost
+import rackcost.cli
 from rackcost.cli import app
 from reference import TWO_SYSTEMS
 
@@ -256,7 +258,7 @@ def test_scenarios_lists_files(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     for name in ("alpha.yaml", "beta.yaml"):
         (tmp_path / name).write_text(BASE)
         files.append(tmp_path / name)
-    monkeypatch.setattr("rackcost.cli.bundled_scenarios", lambda: files)
+    monkeypatch.setattr("rackcost.cli.evaluate.bundled_scenarios", lambda: files)
     result = invoke("scenarios")
     assert_ok(result)
     assert "alpha.yaml" in result.stdout and "beta.yaml" in result.stdout
@@ -295,3 +297,36 @@ def test_console_script_end_to_end(tmp_path: Path) -> None:
     assert failed.returncode == 1
     assert "Traceback" not in failed.stderr + failed.stdout
     assert "systems[1].hardware.accelerator_idle_w" in failed.stderr and str(bad) in failed.stderr
+
+
+def test_python_m_rackcost_cli_runs_the_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "rackcost.cli", "schema"], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["title"] == "Scenario"
+
+
+# --------------------------------------------------------------------------- the package's shape
+
+
+def _rackcost_imports(path: Path) -> set[str]:
+    """Every ``rackcost...`` module a source file imports, at any level (type-only imports included)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rackcost"):
+            names |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            names |= {a.name for a in node.names if a.name.startswith("rackcost")}
+    return names
+
+
+def test_cli_modules_import_only_the_shared_helpers_of_the_package() -> None:
+    """No import cycle: the command modules use rackcost.cli.common, which uses no other module of the package."""
+    folder = Path(rackcost.cli.__file__).parent
+    commands = {"evaluate.py", "uncertainty.py", "importing.py"}
+    assert commands | {"common.py"} <= {p.name for p in folder.glob("*.py")}
+    assert not any(m.startswith("rackcost.cli") for m in _rackcost_imports(folder / "common.py"))
+    for name in commands:
+        inside = {m for m in _rackcost_imports(folder / name) if m.startswith("rackcost.cli")}
+        assert all(m == "rackcost.cli.common" or m.startswith("rackcost.cli.common.") for m in inside), (name, inside)

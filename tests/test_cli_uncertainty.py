@@ -205,3 +205,68 @@ def test_breakeven_bad_system_and_point_are_user_errors(uncertain: Path) -> None
 def test_missing_scenario_file_is_a_user_error(tmp_path: Path) -> None:
     for command in ("uncertainty", "tornado", "breakeven"):
         assert_user_error(invoke(command, tmp_path / "nope.yaml"), "no such file")
+
+
+CAPEX_B = "systems[1].costs.capex_usd_per_accelerator"
+
+
+def test_breakeven_csv_is_one_row_with_the_library_numbers(uncertain: Path) -> None:
+    result = invoke("breakeven", uncertain, "--input", CAPEX_B, "--format", "csv")
+    assert_ok(result)
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert len(rows) == 1
+    row = rows[0]
+    assert list(row) == [
+        "input",
+        "system",
+        "baseline",
+        "demand_point",
+        "breakeven_capex_usd_per_accelerator",
+        "search_low_capex_usd_per_accelerator",
+        "search_high_capex_usd_per_accelerator",
+        "message",
+    ]
+    lib = rackcost.breakeven(rackcost.load_scenario(uncertain), CAPEX_B)
+    assert (row["input"], row["system"], row["baseline"], row["demand_point"]) == (CAPEX_B, "B", "A", "blended")
+    assert float(row["breakeven_capex_usd_per_accelerator"]) == lib.value
+    assert float(row["search_low_capex_usd_per_accelerator"]) == lib.low
+    assert float(row["search_high_capex_usd_per_accelerator"]) == lib.high
+    assert row["message"] == lib.message
+
+
+def test_breakeven_csv_without_a_crossing_leaves_the_value_empty(uncertain: Path) -> None:
+    result = invoke("breakeven", uncertain, "--input", "facility.pue", "--low", 1.0, "--high", 1.05, "-f", "csv")
+    assert_ok(result)
+    (row,) = csv.DictReader(io.StringIO(result.stdout))
+    lib = rackcost.breakeven(rackcost.load_scenario(uncertain), "facility.pue", low=1.0, high=1.05)
+    assert lib.value is None
+    assert row["breakeven_facility_pue"] == ""
+    assert (float(row["search_low_facility_pue"]), float(row["search_high_facility_pue"])) == (1.0, 1.05)
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_breakeven_output_writes_the_file(uncertain: Path, tmp_path: Path, fmt: str) -> None:
+    target = tmp_path / f"breakeven.{fmt}"
+    written = invoke("breakeven", uncertain, "--input", CAPEX_B, "-f", fmt, "--output", target)
+    assert_ok(written)
+    assert written.stdout == ""
+    assert f"wrote {target}" in written.stderr
+    printed = invoke("breakeven", uncertain, "--input", CAPEX_B, "-f", fmt)
+    assert target.read_text(encoding="utf-8") == printed.stdout
+
+
+def test_breakeven_output_to_an_unwritable_place_is_a_one_line_error(uncertain: Path, tmp_path: Path) -> None:
+    target = tmp_path / "no_such_folder" / "breakeven.csv"
+    result = invoke("breakeven", uncertain, "--input", CAPEX_B, "-f", "csv", "-o", target)
+    assert_user_error(result, str(target), "cannot write")
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("command", [("tornado",), ("uncertainty", "-n", 50)])
+def test_table_output_goes_to_the_file(uncertain: Path, tmp_path: Path, command: tuple) -> None:
+    target = tmp_path / "table.txt"
+    result = invoke(*command, uncertain, "-o", target)
+    assert_ok(result)
+    assert result.stdout == ""
+    assert target.read_text(encoding="utf-8") == invoke(*command, uncertain).stdout

@@ -89,7 +89,15 @@ def fleet_capex_usd(
 
 
 def capital_usd_per_hour(capex_usd: ArrayLike, rate_fraction: ArrayLike, life_years: ArrayLike) -> NDArray[np.float64]:
-    """Capex annualised with the capital recovery factor, per hour of the year [USD/h]."""
+    """Capex annualised with the capital recovery factor, per hour of the year [USD/h].
+
+    Examples
+    --------
+    At a zero rate over 5 years a fifth of the capex is due each year: 43,800 USD is 8,760 USD a year, 1 USD/h:
+
+    >>> float(capital_usd_per_hour(43_800.0, 0.0, 5.0))
+    1.0
+    """
     return np.asarray(capex_usd, float) * capital_recovery_factor(rate_fraction, life_years) / HOURS_PER_YEAR
 
 

@@ -90,6 +90,14 @@ def fleet_it_power_w(
     -------
     ndarray
         IT power [W].
+
+    Examples
+    --------
+    One one-accelerator replica at half load (300 W between 100 W idle and 500 W busy) and one parked (20 W),
+    a node each (200 W on, 50 W parked) and one rack (1,000 W overhead): 320 + 250 + 1,000 W:
+
+    >>> float(fleet_it_power_w(1, 2, 0.5, 1, 1, 1, 100.0, 500.0, 20.0, 200.0, 50.0, 1000.0))
+    1570.0
     """
     active = np.asarray(active_replicas, float)
     parked = np.asarray(provisioned_replicas, float) - active

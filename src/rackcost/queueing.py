@@ -114,6 +114,13 @@ def offered_load(arrival_rps: ArrayLike, service_s: ArrayLike) -> FloatArray:
     References
     ----------
     Kleinrock (1975), *Queueing Systems Vol. 1*, Sec. 2.1 (Little's result).
+
+    Examples
+    --------
+    Two requests per second holding a slot for half a second each keep one slot busy on average:
+
+    >>> float(offered_load(2.0, 0.5))
+    1.0
     """
     lam = _as_float("arrival_rps", arrival_rps)
     s = _as_float("service_s", service_s)
@@ -226,6 +233,15 @@ def erlang_b(k: ArrayLike, a: ArrayLike) -> FloatArray:
     Jagerman (1974), Bell Syst. Tech. J. 53, 525-551 (continuous Erlang B);
     Press et al. (2007), *Numerical Recipes* 3rd ed., Sec. 6.2 (continued
     fraction, modified Lentz).
+
+    Examples
+    --------
+    One server: ``B = a / (1 + a)``; two servers: ``B = (a^2/2) / (1 + a + a^2/2)``, 0.2 at a = 1:
+
+    >>> float(erlang_b(1, 1.0))
+    0.5
+    >>> round(float(erlang_b(2, 1.0)), 12)
+    0.2
     """
     k_arr = _as_float("k", k)
     a_arr = _as_float("a", a)
@@ -329,6 +345,17 @@ def erlang_c(k: ArrayLike, a: ArrayLike) -> FloatArray:
     ----------
     Kleinrock (1975), *Queueing Systems Vol. 1*, Eq. (3.40) (Erlang C) and
     the Erlang B/C relation.
+
+    Examples
+    --------
+    One server (M/M/1): an arrival waits with probability ``a``; two servers at a = 1: ``0.2 / (1 - 0.5 * 0.8)``:
+
+    >>> round(float(erlang_c(1, 0.5)), 12)
+    0.5
+    >>> round(float(erlang_c(2, 1.0)), 12)
+    0.333333333333
+    >>> float(erlang_c(2, 2.5))  # a >= k: the queue grows without bound, every arrival waits
+    1.0
     """
     k_arr = _as_float("k", k)
     a_arr = _as_float("a", a)
@@ -381,6 +408,13 @@ def wait_exceedance(t_s: ArrayLike, k: ArrayLike, arrival_rps: ArrayLike, servic
     ----------
     Kleinrock (1975), *Queueing Systems Vol. 1*, Sec. 3.5 (waiting-time
     distribution of M/M/m, Eq. (3.43)/(P.60) family).
+
+    Examples
+    --------
+    M/M/1 with lambda = 0.5/s and S = 1 s: ``P(W > t) = rho exp(-(1/S - lambda) t)``, ``0.5 / e`` at t = 2 s:
+
+    >>> round(float(wait_exceedance(2.0, 1, 0.5, 1.0)), 12)
+    0.183939720586
     """
     t = _as_float("t_s", t_s)
     k_arr = _as_float("k", k)
@@ -408,6 +442,14 @@ def wait_tail(
         P(W > t) [fraction].
     quantile : ndarray
         The q-quantile of the wait [s].
+
+    Examples
+    --------
+    The M/M/1 queue of :func:`wait_exceedance` and :func:`wait_quantile` (lambda = 0.5/s, S = 1 s):
+
+    >>> exceedance, quantile = wait_tail(2.0, 0.99, 1, 0.5, 1.0)
+    >>> round(float(exceedance), 12), round(float(quantile), 9)
+    (0.183939720586, 7.824046011)
     """
     t = _as_float("t_s", t_s)
     k_arr = _as_float("k", k)
@@ -456,6 +498,16 @@ def wait_quantile(q_fraction: ArrayLike, k: ArrayLike, arrival_rps: ArrayLike, s
     ----------
     Kleinrock (1975), *Queueing Systems Vol. 1*, Sec. 3.5 (inverse of the
     M/M/m waiting-time distribution).
+
+    Examples
+    --------
+    M/M/1 with lambda = 0.5/s and S = 1 s: ``w_q = S / (1 - a) * log(a / (1 - q))``, ``2 log 50`` s at q = 0.99;
+    at q = 0.4 fewer than 60% of the requests wait, so the quantile is no wait at all:
+
+    >>> round(float(wait_quantile(0.99, 1, 0.5, 1.0)), 9)
+    7.824046011
+    >>> float(wait_quantile(0.4, 1, 0.5, 1.0))
+    0.0
     """
     q = _as_float("q_fraction", q_fraction)
     if np.any(~((q >= 0) & (q < 1))):
@@ -559,6 +611,14 @@ def capacity_at_slo(
     ----------
     Kleinrock (1975), *Queueing Systems Vol. 1*, Sec. 3.5 (M/M/m waiting
     time); bisection: Press et al. (2007), *Numerical Recipes*, Sec. 9.1.
+
+    Examples
+    --------
+    One slot, S = 1 s, no wait budget: at most half the arrivals may wait, and ``C = a`` on one slot, so the
+    capacity is 0.5 requests/s (less a relative margin of 1e-9 that keeps it on the feasible side):
+
+    >>> round(float(capacity_at_slo(1, 1.0, 0.0, 0.5)), 6)
+    0.5
     """
     k_arr = _as_float("k", k)
     s = _as_float("service_s", service_s)
@@ -675,6 +735,16 @@ def replicas_needed(
     Kleinrock (1975), *Queueing Systems Vol. 1*, Sec. 3.5 (M/M/m waiting
     time); Halfin and Whitt (1981), Oper. Res. 29, 567-588 (square-root
     staffing, used only for the initial bracket).
+
+    Examples
+    --------
+    One erlang of load on one-slot replicas, no wait budget: one replica is saturated (a = k); two give
+    ``C(2, 1) = 1/3``, enough when half the requests may wait but not when only 30% may; three give ``C = 1/11``:
+
+    >>> int(replicas_needed(1.0, 1.0, 1, 0.0, 0.5))
+    2
+    >>> int(replicas_needed(1.0, 1.0, 1, 0.0, 0.3))
+    3
     """
     lam = _as_float("arrival_rps", arrival_rps)
     s = _as_float("service_s", service_s)

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from rackcost.cli.common import console, error, write
 from rackcost.schema import ProvenanceClass
 
 if TYPE_CHECKING:  # the importers load only when an import command runs, to keep other commands' start fast
@@ -47,15 +48,6 @@ class TokenBasisOpt(StrEnum):
 class ThroughputPer(StrEnum):
     replica = "replica"
     accelerator = "accelerator"
-
-
-def _console(stderr: bool) -> Console:
-    probe = Console(stderr=stderr)
-    return Console(stderr=stderr, width=None if probe.is_terminal else 200)
-
-
-def _error(message: str) -> None:
-    _console(stderr=True).print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
 
 
 SystemOpt = Annotated[
@@ -177,28 +169,28 @@ def _run(read: Callable[[], ImportResult], system: str | None, output: Path | No
     try:
         result = read()
     except ValueError as exc:
-        _error(str(exc))
+        error(str(exc))
         raise typer.Exit(code=1) from None
     _finish(result, system, output, importer)
 
 
 def _check_pair(isl: int | None, osl: int | None) -> None:
     if (isl is None) != (osl is None):
-        _error("give both --isl and --osl, or neither")
+        error("give both --isl and --osl, or neither")
         raise typer.Exit(code=1)
 
 
 def _finish(result: ImportResult, system: str | None, output: Path | None, importer: str) -> None:
     from rackcost.importers.common import curves_to_yaml, differing_keys
 
-    summary = _console(stderr=output is None)
+    summary = console(stderr=output is None)
     print_summary(summary, result, importer)
     if not result.curves:
-        _error("nothing imported: no file or row gave a usable operating point (see the skipped table above)")
+        error("nothing imported: no file or row gave a usable operating point (see the skipped table above)")
         raise typer.Exit(code=1)
     if system is not None and len(result.curves) > 1:
         differ = "; ".join(f"{k} ({', '.join(v)})" for k, v in differing_keys(result.curves).items())
-        _error(
+        error(
             f"--system {system!r}: the files hold {len(result.curves)} curves that differ in {differ}. A system has "
             "one curve: pick the files of one curve (or narrow them with --only, e.g. --only tp=8), or omit "
             "--system to get one entry per curve."
@@ -208,12 +200,7 @@ def _finish(result: ImportResult, system: str | None, output: Path | None, impor
     if output is None:
         sys.stdout.write(text)
         return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        _error(f"{output}: cannot write: {exc.strerror or exc}")
-        raise typer.Exit(code=1) from None
-    summary.print(f"wrote {escape(str(output))}", highlight=False)
+    write(output, text, report=summary)
 
 
 def print_summary(console: Console, result: ImportResult, importer: str = "inferencex") -> None:

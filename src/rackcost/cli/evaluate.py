@@ -1,16 +1,8 @@
-"""Command-line face: ``rackcost evaluate | compare | validate | schema | scenarios``.
-
-User mistakes (a bad scenario, a missing file) end with exit code 1 and one line per problem on stderr, never a
-traceback.
-"""
+"""Commands on one evaluation of a scenario: ``rackcost evaluate | compare | validate | schema | scenarios``."""
 
 from __future__ import annotations
 
-import io
 import json
-import os
-import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -19,80 +11,42 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from rackcost.cli_import import import_app
-from rackcost.cli_uncertainty import register as register_uncertainty
-from rackcost.compare import headline_sentences
-from rackcost.display import money as _money
-from rackcost.display import num as _num
-from rackcost.display import pct as _pct
-from rackcost.errors import ScenarioError
-from rackcost.launch import run_app
-from rackcost.loading import (
-    DEFAULT_SCENARIO,
-    SAFE_LOADER,
-    bundled_scenario_path,
-    bundled_scenarios,
-    load_scenario,
+from rackcost.cli.common import (
+    FormatOpt,
+    OutputFormat,
+    OutputOpt,
+    ScenarioArg,
+    TableName,
+    TableOpt,
+    console,
+    emit,
+    emit_table,
+    fail,
+    load,
+    print_problems,
+    table_console,
 )
+from rackcost.compare import headline_sentences
+from rackcost.display import money, num, pct
+from rackcost.errors import ScenarioError
+from rackcost.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_scenarios, load_scenario
 
 if TYPE_CHECKING:
     from rackcost.results import Result
 
-app = typer.Typer(
-    name="rackcost",
-    help="What an inference system really costs per accepted request, at quiet, normal and peak demand.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-
-
-class OutputFormat(StrEnum):
-    table = "table"
-    json = "json"
-    csv = "csv"
-
-
-class TableName(StrEnum):
-    points = "points"
-    systems = "systems"
-    comparison = "comparison"
-
-
-def _console(stderr: bool = False) -> Console:
-    # a wide console when not on a terminal, so that piped tables are not squashed to 80 columns
-    probe = Console(stderr=stderr)
-    return Console(stderr=stderr, width=None if probe.is_terminal else 200)
-
-
-def _fail(exc: ScenarioError) -> None:
-    err = _console(stderr=True)
-    for problem in exc.problems:
-        err.print(f"[red]error:[/red] {escape(str(problem))}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code=1)
+__all__ = ["COMMANDS", "compare", "evaluate", "scenarios", "schema", "validate"]
 
 
 def _load_and_evaluate(scenario: Path | None) -> Result:
     from rackcost.chain import evaluate
 
-    path = scenario if scenario is not None else bundled_scenario_path(DEFAULT_SCENARIO)
+    sc = load(scenario)
     try:
-        return evaluate(load_scenario(path))
+        return evaluate(sc)
     except ScenarioError as exc:
-        _fail(exc)
-        raise  # unreachable: _fail exits
+        fail(exc)
 
 
-ScenarioArg = Annotated[
-    Path | None,
-    typer.Argument(help="Scenario YAML file, or the name of a bundled scenario. Default: the bundled default."),
-]
-FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="table (Rich), json or csv.")]
-OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")]
-TableOpt = Annotated[TableName, typer.Option("--table", help="Which table --format csv writes.")]
-
-
-@app.command()
 def evaluate(
     scenario: ScenarioArg = None,
     fmt: FormatOpt = OutputFormat.table,
@@ -104,7 +58,6 @@ def evaluate(
     _emit(result, fmt, output, table, full=True)
 
 
-@app.command()
 def compare(
     scenario: ScenarioArg = None,
     fmt: FormatOpt = OutputFormat.table,
@@ -118,63 +71,46 @@ def compare(
 def _emit(result: Result, fmt: OutputFormat, output: Path | None, table: TableName, full: bool) -> None:
     if fmt is OutputFormat.json:
         data = result.to_dict() if full else {"comparison": result.to_dict()["comparison"], "warnings": result.warnings}
-        text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+        emit(json.dumps(data, indent=2, allow_nan=False) + "\n", output)
     elif fmt is OutputFormat.csv:
-        text = result.to_csv(table.value)
+        emit(result.to_csv(table.value), output)
     else:
-        console = Console(file=io.StringIO(), width=200, force_terminal=False) if output else _console()
+        out = table_console(output)
         if full:
-            _print_points(console, result)
-            _print_systems(console, result)
-        _print_comparison(console, result)
-        _print_warnings(console, result)
-        if output is None:
-            return
-        text = console.file.getvalue()
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        _write(output, text)
-
-
-def _write(output: Path, text: str) -> None:
-    """Write a result file, or exit 1 with a one-line error (no traceback) when it cannot be written."""
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        _console(stderr=True).print(f"[red]error:[/red] {escape(str(output))}: cannot write: {escape(reason)}")
-        raise typer.Exit(code=1) from None
-    _console(stderr=True).print(f"wrote {escape(str(output))}", highlight=False)
+            _print_points(out, result)
+            _print_systems(out, result)
+        _print_comparison(out, result)
+        _print_warnings(out, result)
+        emit_table(out, output)
 
 
 def _rejected(rps: float, share: float) -> str:
     if rps == 0:
         return "0"
     small = rps < 1e-3
-    return f"{'<0.001' if small else _num(rps)} ({'<0.01%' if share < 1e-4 else _pct(share)})"
+    return f"{'<0.001' if small else num(rps)} ({'<0.01%' if share < 1e-4 else pct(share)})"
 
 
 # rows of the per-system table: label, points column (or a function of the row), formatter
 _POINT_ROWS: list[tuple[str, object, object]] = [
-    ("offered rps", "offered_rps", _num),
-    ("accepted rps (within SLO)", "accepted_rps", _num),
+    ("offered rps", "offered_rps", num),
+    ("accepted rps (within SLO)", "accepted_rps", num),
     ("rejected rps (share)", lambda r: (r["rejected_rps"], r["rejected_fraction"]), lambda v: _rejected(*v)),
-    ("slot utilisation", "utilization_fraction", _pct),
-    ("capacity at SLO rps", "capacity_at_slo_rps", _num),
-    ("spare capacity", "spare_capacity_fraction", _pct),
+    ("slot utilisation", "utilization_fraction", pct),
+    ("capacity at SLO rps", "capacity_at_slo_rps", num),
+    ("spare capacity", "spare_capacity_fraction", pct),
     ("TTFT p99 with queueing ms", "ttft_p99_ms", lambda x: f"{x:,.0f}"),
     ("active / provisioned replicas", lambda r: f"{r['active_replicas']} / {r['provisioned_replicas']}", str),
     ("racks", "racks", str),
-    ("IT power kW", "it_power_kw", _num),
-    ("wall (facility) power kW", "facility_power_kw", _num),
-    ("capital $/h", "capital_usd_per_hour", _money),
-    ("fixed opex $/h", "fixed_opex_usd_per_hour", _money),
-    ("energy $/h", "energy_usd_per_hour", _money),
-    ("total $/h", "total_usd_per_hour", _money),
-    ("$ per accepted request", "usd_per_accepted_request", _money),
-    ("$ per million accepted output tokens", "usd_per_million_accepted_output_tokens", _money),
-    ("accepted output tokens per kWh", "output_tokens_per_kwh", _num),
+    ("IT power kW", "it_power_kw", num),
+    ("wall (facility) power kW", "facility_power_kw", num),
+    ("capital $/h", "capital_usd_per_hour", money),
+    ("fixed opex $/h", "fixed_opex_usd_per_hour", money),
+    ("energy $/h", "energy_usd_per_hour", money),
+    ("total $/h", "total_usd_per_hour", money),
+    ("$ per accepted request", "usd_per_accepted_request", money),
+    ("$ per million accepted output tokens", "usd_per_million_accepted_output_tokens", money),
+    ("accepted output tokens per kWh", "output_tokens_per_kwh", num),
 ]
 
 
@@ -201,13 +137,13 @@ def _print_systems(console: Console, result: Result) -> None:
         "concurrency": ("concurrency", lambda x: f"{x:.4g}"),
         "tpot_ms": ("TPOT ms", lambda x: f"{x:.3g}"),
         "ttft_ms": ("TTFT ms", lambda x: f"{x:,.0f}"),
-        "total_tokens_per_s_per_replica": ("tokens/s per replica", _num),
+        "total_tokens_per_s_per_replica": ("tokens/s per replica", num),
         "provisioned_replicas": ("replicas", str),
         "accelerators": ("accelerators", str),
         "racks": ("racks", str),
-        "provisioned_it_kw": ("provisioned kW", _num),
-        "capex_usd": ("capex", lambda x: "$" + _num(x)),
-        "blended_usd_per_accepted_request": ("blended $/accepted request", _money),
+        "provisioned_it_kw": ("provisioned kW", num),
+        "capex_usd": ("capex", lambda x: "$" + num(x)),
+        "blended_usd_per_accepted_request": ("blended $/accepted request", money),
     }
     for label, _ in columns.values():
         t.add_column(label, justify="left" if label == "system" else "right")
@@ -225,7 +161,7 @@ def _print_comparison(console: Console, result: Result) -> None:
     for col in ("system vs baseline", "metric", "system", "baseline", "advantage"):
         t.add_column(col, justify="left" if col in ("system vs baseline", "metric") else "right")
     for r in rows:
-        fmt = _money if r["unit"] == "USD/request" else _num
+        fmt = money if r["unit"] == "USD/request" else num
         t.add_row(
             escape(f"{r['system']} vs {r['baseline']}"),
             escape(r["metric"])
@@ -246,42 +182,33 @@ def _print_warnings(console: Console, result: Result) -> None:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
 
 
-@app.command()
 def validate(
     scenarios: Annotated[list[Path], typer.Argument(help="Scenario YAML files to check.")],
 ) -> None:
     """Check scenario files; print every problem with its file, YAML path and line. Exit 1 if any fails."""
     failed = False
-    out = _console()
+    out = console()
     for path in scenarios:
         try:
             load_scenario(path)
         except ScenarioError as exc:
             failed = True
-            err = _console(stderr=True)
-            for problem in exc.problems:
-                err.print(f"[red]error:[/red] {escape(str(problem))}", highlight=False, soft_wrap=True)
+            print_problems(exc)
         else:
             out.print(f"[green]ok[/green] {escape(str(path))}", highlight=False)
     if failed:
         raise typer.Exit(code=1)
 
 
-@app.command()
 def schema(
     output: OutputOpt = None,
 ) -> None:
     """Print the JSON Schema of scenario files (for editors that validate and complete YAML)."""
     from rackcost.schema import Scenario
 
-    text = json.dumps(Scenario.model_json_schema(by_alias=True), indent=2) + "\n"
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        _write(output, text)
+    emit(json.dumps(Scenario.model_json_schema(by_alias=True), indent=2) + "\n", output)
 
 
-@app.command()
 def scenarios() -> None:
     """List the bundled scenario files."""
     import yaml
@@ -297,34 +224,10 @@ def scenarios() -> None:
             name = f"(unreadable: {type(exc).__name__}; run rackcost validate on it)"
         default = " (default)" if path.name == DEFAULT_SCENARIO else ""
         t.add_row(escape(path.name + default), escape(name))
-    _console().print(t)
-    _console().print(f"folder: {bundled_scenarios()[0].parent}" if bundled_scenarios() else "no bundled scenarios")
+    out = console()
+    out.print(t)
+    out.print(f"folder: {bundled_scenarios()[0].parent}" if bundled_scenarios() else "no bundled scenarios")
 
 
-app.add_typer(import_app, name="import")
-register_uncertainty(app)
-
-
-app.command("app")(run_app)
-
-
-def main() -> None:
-    """Entry point of the ``rackcost`` command.
-
-    Ends the process with ``os._exit`` once the output is flushed: tearing down numpy, scipy and pydantic at
-    interpreter exit costs about 0.2 s on a small machine and does nothing a finished command needs (results are
-    written and closed before this point).
-    """
-    code: int = 0
-    try:
-        app()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    os._exit(code)
-
-
-if __name__ == "__main__":
-    main()
+COMMANDS = (evaluate, compare, validate, schema, scenarios)
+"""The commands of this module, in the order ``rackcost --help`` lists them."""

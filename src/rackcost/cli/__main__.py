@@ -1,0 +1,6 @@
+"""``python -m rackcost.cli``: the ``rackcost`` command."""
+
+from rackcost.cli import main
+
+if __name__ == "__main__":
+    main()
