@@ -21,7 +21,7 @@ from rackcost.importers import (
     read_inferencex,
     read_inferencex_paths,
 )
-from rackcost.importers.common import names_from_file_name
+from rackcost.importers.curves import names_from_file_name
 from reference import TWO_SYSTEMS
 
 # CI clones the repo next to a copy of shared/: the real InferenceX files live outside the repository.
