@@ -266,6 +266,18 @@ def test_more_bad_input():
     assert not missing.ok and "cannot read" in missing.skipped[0].reason
 
 
+def test_disaggregated_gpu_counts_add_up_and_a_null_one_is_skipped():
+    agg = _json(AGG_4)
+    (curve,) = read_inferencex(
+        [("d.json", json.dumps({**agg, "num_prefill_gpu": 4, "num_decode_gpu": 8}).encode())]
+    ).curves
+    assert curve.key.gpus_per_replica == 12 and curve.gpus_source == "file: 4 prefill + 8 decode GPUs"
+    assert curve.points[0]["throughput_tokens_per_s"] == pytest.approx(agg["tput_per_gpu"] * 12, rel=1e-15)
+    result = read_inferencex([("d.json", json.dumps({**agg, "num_prefill_gpu": None, "num_decode_gpu": 8}).encode())])
+    (skip,) = result.skipped
+    assert not result.curves and (skip.field, skip.reason.split(" while")[0]) == ("num_prefill_gpu", "missing")
+
+
 def test_repeated_concurrency_in_one_curve_is_reported():
     data = AGG_4.read_bytes()
     result = read_inferencex([("a.json", data), ("b.json", data)])

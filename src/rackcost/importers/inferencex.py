@@ -257,6 +257,11 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
     pp = whole_number(d, "pipeline_parallel")
     if "prefill_gpus" in d and "decode_gpus" in d:
         prefill, decode = whole_number(d, "prefill_gpus"), whole_number(d, "decode_gpus")
+        if prefill is None or decode is None:  # given as null or empty: a Skipped entry, not a TypeError
+            missing = "prefill_gpus" if prefill is None else "decode_gpus"
+            raise SkipError(
+                d.source_name(missing), "missing while the other GPU count of the disaggregated run is given"
+            )
         gpus, gpus_source = prefill + decode, f"file: {prefill} prefill + {decode} decode GPUs"
     elif tp is not None:
         gpus = tp * (pp or 1)
