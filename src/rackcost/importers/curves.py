@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -32,6 +32,7 @@ __all__ = [
     "ImportResult",
     "ImportedCurve",
     "Row",
+    "RunSignature",
     "Skipped",
     "build_curves",
     "differing_keys",
@@ -150,6 +151,15 @@ class Skipped:
         return f"{self.where}: {what}{self.reason}"
 
 
+class RunSignature(NamedTuple):
+    """What tells one benchmark run from another: pairs a stage-A file with its stage-B aggregate."""
+
+    model: str | None
+    concurrency: float
+    throughput_tokens_per_s_per_gpu: float
+    ttft_ms: float
+
+
 @dataclass
 class Row:
     """One operating point as a reader read it, under our names, before grouping into curves."""
@@ -165,7 +175,7 @@ class Row:
     image: str | None = None
     source_file: str | None = None
     extra_notes: list[str] = field(default_factory=list)
-    match: tuple | None = None  # (model, concurrency, per-GPU total throughput, TTFT s) to pair stage A with B
+    match: RunSignature | None = None
 
 
 @dataclass

@@ -32,6 +32,7 @@ from rackcost.importers.curves import (
     CurveKey,
     ImportResult,
     Row,
+    RunSignature,
     Skipped,
     build_curves,
     names_from_file_name,
@@ -325,7 +326,7 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
         image=_text(d, "image"),
         source_file=source_file,
         extra_notes=extra,
-        match=(key.model, concurrency, per_gpu, ttft_ms),
+        match=RunSignature(key.model, concurrency, per_gpu, ttft_ms),
     )
 
 
@@ -399,16 +400,17 @@ def _row_a(file: str, raw: Mapping[str, Any], opts: _Options) -> Row:
         gpus_source=gpus_source,
         date=_iso_date(d.get("date")),
         extra_notes=extra,
-        match=(key.model, concurrency, total / gpus, ttft_ms),
+        match=RunSignature(key.model, concurrency, total / gpus, ttft_ms),
     )
 
 
-def _same_run(a: tuple, b: tuple) -> bool:
+def _same_run(a: RunSignature, b: RunSignature) -> bool:
+    """Whether two rows are one run: equal model and concurrency, throughput and TTFT equal to rounding."""
     return (
-        a[0] == b[0]
-        and a[1] == b[1]
-        and math.isclose(a[2], b[2], rel_tol=_SAME_RUN_RTOL)
-        and math.isclose(a[3], b[3], rel_tol=_SAME_RUN_RTOL)
+        a.model == b.model
+        and a.concurrency == b.concurrency
+        and math.isclose(a.throughput_tokens_per_s_per_gpu, b.throughput_tokens_per_s_per_gpu, rel_tol=_SAME_RUN_RTOL)
+        and math.isclose(a.ttft_ms, b.ttft_ms, rel_tol=_SAME_RUN_RTOL)
     )
 
 
