@@ -12,21 +12,36 @@ import yaml
 import rackcost
 from rackcost.importers import (
     FIELD_MAP,
+    PERCENTILES,
     curve_to_yaml,
     curves_to_yaml,
     detect_stage,
     differing_keys,
+    inferencex,
     read_csv_table,
     read_csv_table_path,
     read_inferencex,
     read_inferencex_paths,
 )
-from rackcost.importers.common import names_from_file_name
+from rackcost.importers.csv_table import CSV_COLUMNS
+from rackcost.importers.curves import names_from_file_name
+from rackcost.importers.mapping import (
+    NOT_IN_SOURCE,
+    SOURCES,
+    SkipError,
+    field_map_markdown,
+    number,
+    rename_fields,
+    seconds_to_ms,
+    source_names,
+    tpot_ms_from_interactivity,
+)
 from reference import TWO_SYSTEMS
 
 # CI clones the repo next to a copy of shared/: the real InferenceX files live outside the repository.
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "inferencex"
 BAD = Path(__file__).resolve().parent / "data" / "importers"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "importers.md"
 SHARED_FILES = sorted(SHARED.glob("*.json"))
 RAW_4 = next(f for f in SHARED_FILES if f.name.startswith("kimik2.5_1k1k"))
 RAW_32 = next(f for f in SHARED_FILES if f.name.startswith("kimik2.5_8k1k"))
@@ -251,6 +266,18 @@ def test_more_bad_input():
     assert not missing.ok and "cannot read" in missing.skipped[0].reason
 
 
+def test_disaggregated_gpu_counts_add_up_and_a_null_one_is_skipped():
+    agg = _json(AGG_4)
+    (curve,) = read_inferencex(
+        [("d.json", json.dumps({**agg, "num_prefill_gpu": 4, "num_decode_gpu": 8}).encode())]
+    ).curves
+    assert curve.key.gpus_per_replica == 12 and curve.gpus_source == "file: 4 prefill + 8 decode GPUs"
+    assert curve.points[0]["throughput_tokens_per_s"] == pytest.approx(agg["tput_per_gpu"] * 12, rel=1e-15)
+    result = read_inferencex([("d.json", json.dumps({**agg, "num_prefill_gpu": None, "num_decode_gpu": 8}).encode())])
+    (skip,) = result.skipped
+    assert not result.curves and (skip.field, skip.reason.split(" while")[0]) == ("num_prefill_gpu", "missing")
+
+
 def test_repeated_concurrency_in_one_curve_is_reported():
     data = AGG_4.read_bytes()
     result = read_inferencex([("a.json", data), ("b.json", data)])
@@ -433,3 +460,187 @@ def test_csv_missing_column_and_unknown_isl():
         "t_1k1k.csv", b"throughput_tokens_per_s,ttft_ms,tpot_ms,interactivity_tokens_per_s\n1,2,20,10\n"
     )
     assert not result.ok and "disagrees" in result.skipped[0].reason
+
+
+# ---- the mapping table is what renames: every reader reads a source only through it ----
+
+
+def test_a_stage_b_record_renamed_through_the_map_gives_our_names():
+    record = {
+        "conc": 16,
+        "tput_per_gpu": 55.6,
+        "p99_ttft": 0.586,
+        "p99_intvty": 54.2,
+        "median_ttft": 0.297,  # another percentile: not read at p99
+        "hw": "mi355x",
+        "num_prefill_gpu": 4,
+        "num_decode_gpu": 8,
+        "power_valid": False,
+        "timestamp": "20260527-075026",
+        "mean_e2el": 16.2,  # not in the map: dropped
+    }
+    renamed = rename_fields(record, "stage_b", "p99")
+    assert dict(renamed) == {
+        "concurrency": 16,
+        "throughput_tokens_per_s": 55.6,  # still per GPU and in s: the reader converts after the rename
+        "interactivity_tokens_per_s": 54.2,
+        "ttft_ms": 0.586,
+        "hardware": "mi355x",
+        "prefill_gpus": 4,
+        "decode_gpus": 8,
+        "power_valid": False,
+        "date": "20260527-075026",
+    }
+    assert renamed.source_name("ttft_ms") == "p99_ttft" and renamed.source_name("date") == "timestamp"
+    assert rename_fields(record, "stage_b", "median")["ttft_ms"] == 0.297
+    # alternatives: the first with a value, as Python's `or`
+    assert rename_fields({"timestamp": None, "date": "2025-10-15"}, "stage_b")["date"] == "2025-10-15"
+    assert rename_fields({"timestamp": "t", "date": "d"}, "stage_b")["date"] == "t"
+
+
+def test_a_stage_a_record_renamed_through_the_map_gives_our_names():
+    raw = _json(RAW_4)
+    renamed = rename_fields(raw, "stage_a", "p99")
+    assert renamed["concurrency"] == raw["max_concurrency"]
+    assert renamed["throughput_tokens_per_s"] == raw["total_token_throughput"]
+    assert (renamed["ttft_ms"], renamed["tpot_ms"]) == (raw["p99_ttft_ms"], raw["p99_tpot_ms"])
+    assert (renamed["benchmark_model"], renamed["framework"]) == (raw["model_id"], raw["backend"])
+    assert renamed["requests_completed"] == raw["completed"]
+    assert set(renamed) == set(source_names("stage_a", "p99")) - {"benchmark_input_tokens", "benchmark_output_tokens"}
+
+
+def test_a_csv_row_renamed_through_the_map_gives_our_names():
+    row = {"throughput_tokens_per_s": "1400", "ttft_ms": "400", "tensor_parallel": "4", "colour": "red"}
+    renamed = rename_fields(row, "csv")
+    assert dict(renamed) == {"throughput_tokens_per_s": "1400", "ttft_ms": "400", "tensor_parallel": "4"}
+    assert renamed.source_name("tensor_parallel") == "tensor_parallel"
+
+
+def test_a_missing_field_is_reported_under_the_sources_name():
+    renamed = rename_fields({"tput_per_gpu": 55.6}, "stage_b", "median")
+    with pytest.raises(SkipError) as missing:
+        number(renamed, "ttft_ms")
+    assert (missing.value.field, missing.value.reason) == ("median_ttft", "missing")
+    # through a reader: the skipped entry names the source's field, at the percentile asked for
+    agg = {k: v for k, v in _json(AGG_4).items() if k not in ("conc", "median_ttft")}
+    (skip,) = read_inferencex([("a.json", json.dumps(agg).encode())]).skipped
+    assert (skip.field, skip.reason) == ("conc", "missing")
+    (skip,) = read_inferencex([("a.json", json.dumps({**agg, "conc": 4}).encode())], percentile="median").skipped
+    assert (skip.field, skip.reason) == ("median_ttft", "missing")
+    (skip,) = read_inferencex([("r.json", json.dumps({**_json(RAW_4), "max_concurrency": "four"}).encode())]).skipped
+    assert (skip.field, skip.reason) == ("max_concurrency", "must be a number, got 'four'")
+
+
+def test_a_name_the_map_does_not_give_for_the_source_cannot_be_read():
+    renamed = rename_fields(_json(RAW_4), "stage_a", "p99")
+    for ours in ("hardware", "p99_ttft_ms", "power_w_per_accelerator"):  # stage A has no hw; source names; no power
+        with pytest.raises(KeyError, match="not a stage_a field"):
+            renamed.get(ours)
+    with pytest.raises(KeyError):
+        number(rename_fields({}, "csv"), "requests_completed")  # a stage-A field, not a CSV column
+
+
+def _json_names_in_the_map() -> set[str]:
+    """Every field name the map gives for stage A or B, at either percentile."""
+    return {
+        name
+        for source in ("stage_a", "stage_b")
+        for percentile in PERCENTILES
+        for alternatives in source_names(source, percentile).values()
+        for name in alternatives
+    }
+
+
+def _only_mapped(record: dict) -> dict:
+    """The record's fields that the map names; nothing else."""
+    return {k: v for k, v in record.items() if k in _json_names_in_the_map()}
+
+
+@pytest.mark.parametrize("path", SHARED_FILES, ids=[p.name[:40] for p in SHARED_FILES])
+def test_a_record_with_only_the_mapped_names_reads_the_same(path: Path):
+    data = _json(path)
+    trimmed = [_only_mapped(r) for r in data] if isinstance(data, list) else _only_mapped(data)
+    assert trimmed != data  # real files carry fields the readers do not need
+    for percentile in PERCENTILES:
+        full = read_inferencex([(path.name, json.dumps(data).encode())], percentile=percentile, isl=1024, osl=1024)
+        mapped = read_inferencex([(path.name, json.dumps(trimmed).encode())], percentile=percentile, isl=1024, osl=1024)
+        assert [(c.performance, c.provenance) for c in mapped.curves] == [
+            (c.performance, c.provenance) for c in full.curves
+        ]
+        assert [str(s) for s in mapped.skipped] == [str(s) for s in full.skipped]
+
+
+class _Spy(dict):
+    """A JSON object that records every field name a reader looks up in it."""
+
+    looked_up: set[str] = set()
+
+    def __getitem__(self, key):
+        _Spy.looked_up.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key):
+        _Spy.looked_up.add(key)
+        return super().__contains__(key)
+
+    def get(self, key, default=None):
+        _Spy.looked_up.add(key)
+        return super().get(key, default)
+
+
+def test_every_field_a_reader_looks_up_is_in_the_map(monkeypatch: pytest.MonkeyPatch):
+    class SpyJson:
+        JSONDecodeError = json.JSONDecodeError
+
+        @staticmethod
+        def loads(text: str):
+            return json.loads(text, object_hook=_Spy)
+
+    monkeypatch.setattr(inferencex, "json", SpyJson)
+    monkeypatch.setattr(_Spy, "looked_up", set())
+    agg, raw = _json(AGG_4), _json(RAW_4)
+    variants = [  # the paths the real files do not take: disaggregated, pcp, TPOT without interactivity, power
+        {**agg, "num_prefill_gpu": 4, "num_decode_gpu": 8},
+        {**agg, "pcp": 2, "pp": 2},
+        {k: v for k, v in agg.items() if not k.endswith("_intvty")},
+        {**agg, "avg_power_w": 600, "power_valid": False, "timestamp": "20260527-075026"},
+        {**raw, "isl": 1024, "osl": 1024},
+    ]
+    files = [(p.name, p.read_bytes()) for p in SHARED_FILES + sorted(BAD.glob("*.json"))]
+    files += [(f"v{i}_tp8.json", json.dumps(v).encode()) for i, v in enumerate(variants)]
+    for percentile in PERCENTILES:
+        assert read_inferencex(files, percentile=percentile).curves
+    assert _Spy.looked_up >= {"conc", "num_prefill_gpu", "pcp", "p99_tpot", "power_valid", "completed"}
+    assert _Spy.looked_up - _json_names_in_the_map() == set()
+
+
+def test_conversions_after_the_rename():
+    # InferenceX stage B: latencies in s; interactivity = output tokens/s per user = 1 / TPOT (docs/importers.md)
+    assert seconds_to_ms(0.586) == 586.0
+    assert tpot_ms_from_interactivity(50.0) == 20.0  # 50 tokens/s per user -> 20 ms per token
+
+
+def test_each_source_names_a_field_once():
+    for source in SOURCES:
+        names = [n for v in source_names(source, "p99").values() for n in v]
+        assert len(names) == len(set(names)), source
+
+
+def test_the_csv_columns_are_the_maps_csv_column():
+    assert set(CSV_COLUMNS) == {n for v in source_names("csv").values() for n in v}
+
+
+def test_what_the_map_says_a_file_name_gives_it_gives():
+    name = "x_8k1k_fp8_sglang_tp4-ep2-dpatrue_disagg-true_spec-mtp_conc8.json"
+    renamed = rename_fields(names_from_file_name(name), "stage_b")
+    from_file_name = {f.ours for f in FIELD_MAP.values() if f.file_name != NOT_IN_SOURCE}
+    assert from_file_name <= set(renamed)
+    assert (renamed["tensor_parallel"], renamed["benchmark_input_tokens"], renamed["disaggregated"]) == (
+        4,
+        8192,
+        "true",
+    )
+
+
+def test_docs_print_the_mapping_table():
+    assert field_map_markdown() in DOCS.read_text(encoding="utf-8"), "regenerate with field_map_markdown()"

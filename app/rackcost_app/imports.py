@@ -27,7 +27,7 @@ from typing import Any
 
 import streamlit as st
 
-from rackcost.importers import Curve, Skipped, read_csv_table, read_inferencex
+from rackcost.importers import ImportedCurve, Skipped, read_csv_table, read_inferencex
 from rackcost_app import state
 
 PENDING_IMPORT = "pending_import"
@@ -68,7 +68,7 @@ class Reading:
     """
 
     kind: str = ""
-    curves: list[Curve] = field(default_factory=list)
+    curves: list[ImportedCurve] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -186,7 +186,7 @@ def process_pending() -> None:
         st.session_state[IMPORT_MESSAGE] = None
 
 
-def workload_differences(curve: Curve, workload: dict[str, Any]) -> list[str]:
+def workload_differences(curve: ImportedCurve, workload: dict[str, Any]) -> list[str]:
     """How the curve's conditions differ from the scenario's workload (model, ISL/OSL), as short phrases."""
     out = []
     model = workload.get("model")
@@ -202,7 +202,7 @@ def workload_differences(curve: Curve, workload: dict[str, Any]) -> list[str]:
 # ---- putting a curve into the scenario ---------------------------------------------------------------------------
 
 
-def curve_figure(curve: Curve) -> dict[str, str]:
+def curve_figure(curve: ImportedCurve) -> dict[str, str]:
     """The ``figures:`` entry of an imported performance block: the importer's class, the files and the run date."""
     prov = curve.provenance
     figure = {
@@ -222,12 +222,12 @@ def _at(percentile: str) -> str:
     return "as the table gives them" if percentile == "as given" else f"at {percentile}"
 
 
-def _gpus(curve: Curve) -> int | None:
+def _gpus(curve: ImportedCurve) -> int | None:
     """GPUs per replica the curve's throughput is for, when it is per replica and the files say it."""
     return curve.key.gpus_per_replica if curve.key.throughput_per == "replica" else None
 
 
-def _gpus_figure(curve: Curve) -> dict[str, str]:
+def _gpus_figure(curve: ImportedCurve) -> dict[str, str]:
     figure = curve_figure(curve)
     figure["source"] = f"GPUs per replica of the benchmark run ({curve.gpus_source}); " + figure["source"]
     return figure
@@ -272,7 +272,7 @@ def _finish(text: str) -> str:
     return _say("success", text)
 
 
-def replace_points(curve: Curve, index: int) -> str:
+def replace_points(curve: ImportedCurve, index: int) -> str:
     """Replace system ``index``'s performance block and provenance with the curve's; keep its hardware and costs.
 
     The system's vendor claim (``performance.claim``) is kept: it is the vendor's headline, not an operating point.
@@ -324,7 +324,7 @@ def replace_points(curve: Curve, index: int) -> str:
     return _finish(text + ". Hardware, power and costs are unchanged.")
 
 
-def add_system(curve: Curve, name: str, template: int) -> str:
+def add_system(curve: ImportedCurve, name: str, template: int) -> str:
     """Add the curve as a new system; hardware, costs and facility override copied from system ``template``.
 
     The copied figures are labelled ``assumption`` ("copied ... to be reviewed"); the performance block and the

@@ -23,7 +23,7 @@ from rackcost.cli.common import console, error, write
 from rackcost.schema import ProvenanceClass
 
 if TYPE_CHECKING:  # the importers load only when an import command runs, to keep other commands' start fast
-    from rackcost.importers.common import ImportResult
+    from rackcost.importers.curves import ImportResult
 
 __all__ = ["import_app"]
 
@@ -181,7 +181,8 @@ def _check_pair(isl: int | None, osl: int | None) -> None:
 
 
 def _finish(result: ImportResult, system: str | None, output: Path | None, importer: str) -> None:
-    from rackcost.importers.common import curves_to_yaml, differing_keys
+    from rackcost.importers.curves import differing_keys
+    from rackcost.importers.yaml_out import curves_to_yaml
 
     summary = console(stderr=output is None)
     print_summary(summary, result, importer)

@@ -1,9 +1,11 @@
 """A CSV table with one operating point per row -> operating-point curves with provenance.
 
-The columns carry our own names and units (:data:`CSV_COLUMNS`, also in docs/importers.md); lines starting with
-``#`` are comments. Rows that differ in a curve column (hardware, model, precision, ...) become different curves.
-Token basis and per-replica/per-accelerator throughput come from the ``token_basis`` and ``throughput_per`` columns
-when present, else from the caller (default ``total`` and ``replica``). ISL/OSL come from the
+The columns carry our own names and units (:data:`CSV_COLUMNS`, also in docs/importers.md); each row is still
+renamed through :data:`rackcost.importers.mapping.FIELD_MAP`'s ``csv`` column like any source (a column the map does
+not name is ignored, with a note), and only our names are read. Lines starting with ``#`` are comments. Rows that
+differ in a curve column (hardware, model, precision, ...) become different curves. Token basis and
+per-replica/per-accelerator throughput come from the ``token_basis`` and ``throughput_per`` columns when present,
+else from the caller (default ``total`` and ``replica``). ISL/OSL come from the
 ``benchmark_input_tokens``/``benchmark_output_tokens`` columns, else from the file name (``1k1k``), else from the
 caller; a row with none of these is skipped, never guessed.
 """
@@ -17,23 +19,35 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from rackcost.importers.common import (
+from rackcost.importers.curves import (
     CurveKey,
     ImportResult,
     Row,
-    SkipError,
     Skipped,
     build_curves,
     names_from_file_name,
-    number,
     parse_only,
+)
+from rackcost.importers.mapping import (
+    MS_PER_S,
+    Record,
+    SkipError,
+    number,
+    rename_fields,
+    source_names,
+    tpot_ms_from_interactivity,
+    whole_number,
 )
 
 __all__ = ["CSV_COLUMNS", "read_csv_table", "read_csv_table_path"]
 
 MAX_CSV_BYTES = 20_000_000
+"""CSV files larger than this are skipped: a table of operating points is a few kB [bytes]."""
 
-CSV_COLUMNS: dict[str, str] = {
+BYTES_PER_MB = 1_000_000
+"""Bytes in a megabyte, for the size message (decimal, as file managers show it)."""
+
+CSV_COLUMNS: dict[str, str] = {  # the map's csv column, with what each means (a test keeps the two equal)
     # operating point
     "concurrency": "requests in flight per replica [requests]; optional (give it on every row of a curve or none)",
     "throughput_tokens_per_s": "throughput on the token basis, per replica or per accelerator [tokens/s]; required",
@@ -59,47 +73,49 @@ CSV_COLUMNS: dict[str, str] = {
     "source": "where the row comes from",
 }
 
-_POINT = ("concurrency", "throughput_tokens_per_s", "tpot_ms", "interactivity_tokens_per_s", "ttft_ms")
 # TPOT and 1000 / interactivity given on one row must agree to rounding of a printed table
 _LATENCY_RTOL = 1e-3
 
 
-def _text(d: Mapping[str, str], name: str) -> str | None:
-    value = (d.get(name) or "").strip()
+def _text(d: Record, ours: str) -> str | None:
+    """A cell's text, stripped, or ``None`` when missing or blank."""
+    value = (d.get(ours) or "").strip()
     return value or None
 
 
-def _whole(d: Mapping[str, str], name: str) -> int | None:
-    x = number(d, name, required=False)
-    if x is None:
-        return None
-    if not float(x).is_integer():
-        raise SkipError(name, f"must be a whole number, got {d[name]!r}")
-    return int(x)
-
-
-def _choice(d: Mapping[str, str], name: str, default: str, allowed: tuple[str, ...]) -> str:
-    value = (_text(d, name) or default).lower()
+def _choice(d: Record, ours: str, default: str, allowed: tuple[str, ...]) -> str:
+    value = (_text(d, ours) or default).lower()
     if value not in allowed:
-        raise SkipError(name, f"must be one of {', '.join(allowed)}, got {value!r}")
+        raise SkipError(d.source_name(ours), f"must be one of {', '.join(allowed)}, got {value!r}")
     return value
 
 
-def _row(file: str, line: int, d: Mapping[str, str], names: dict[str, Any], defaults: dict[str, Any]) -> Row:
-    if None in d:
+def _row(file: str, line: int, raw: Mapping[str, str], names: dict[str, Any], defaults: dict[str, Any]) -> Row:
+    """One operating point of a CSV row, renamed through the map's ``csv`` column."""
+    if None in raw:
         raise SkipError("", "more values than columns")
+    d = rename_fields(raw, "csv")
     throughput = number(d, "throughput_tokens_per_s")
     ttft_ms = number(d, "ttft_ms")
     tpot_ms = number(d, "tpot_ms", required=False)
     intvty = number(d, "interactivity_tokens_per_s", required=False)
+    tpot_name, intvty_name = d.source_name("tpot_ms"), d.source_name("interactivity_tokens_per_s")
     if tpot_ms is None and intvty is None:
-        raise SkipError("tpot_ms", "missing (and no interactivity_tokens_per_s): no time per output token")
-    if tpot_ms is not None and intvty is not None and not math.isclose(tpot_ms, 1000 / intvty, rel_tol=_LATENCY_RTOL):
+        raise SkipError(tpot_name, f"missing (and no {intvty_name}): no time per output token")
+    if (
+        tpot_ms is not None
+        and intvty is not None
+        and not math.isclose(tpot_ms, MS_PER_S / intvty, rel_tol=_LATENCY_RTOL)
+    ):
         raise SkipError(
-            "tpot_ms",
-            f"{tpot_ms:g} ms disagrees with interactivity_tokens_per_s {intvty:g} (1000 / it = {1000 / intvty:.4g} ms)",
+            tpot_name,
+            f"{tpot_ms:g} ms disagrees with {intvty_name} {intvty:g} (1000 / it = {MS_PER_S / intvty:.4g} ms)",
         )
-    point = {"throughput_tokens_per_s": throughput, "tpot_ms": tpot_ms or 1000.0 / intvty, "ttft_ms": ttft_ms}
+    point = {
+        "throughput_tokens_per_s": throughput,
+        "tpot_ms": tpot_ms or tpot_ms_from_interactivity(intvty),
+        "ttft_ms": ttft_ms,
+    }
     concurrency = number(d, "concurrency", required=False)
     if concurrency is not None:
         point = {"concurrency": concurrency, **point}
@@ -107,28 +123,30 @@ def _row(file: str, line: int, d: Mapping[str, str], names: dict[str, Any], defa
     if power is not None:
         point["power_w_per_accelerator"] = power
 
-    isl, osl = _whole(d, "benchmark_input_tokens"), _whole(d, "benchmark_output_tokens")
+    isl, osl = whole_number(d, "benchmark_input_tokens"), whole_number(d, "benchmark_output_tokens")
+    isl_name, osl_name = d.source_name("benchmark_input_tokens"), d.source_name("benchmark_output_tokens")
     if (isl is None) != (osl is None):
-        raise SkipError("benchmark_input_tokens" if isl is None else "benchmark_output_tokens", "missing on this row")
+        raise SkipError(isl_name if isl is None else osl_name, "missing on this row")
     if isl is not None:
-        isl_source = "columns benchmark_input_tokens/benchmark_output_tokens"
-    elif "isl" in names:
-        isl, osl, isl_source = names["isl"], names["osl"], f"file name ({names['isl_osl_token']})"
+        isl_source = f"columns {isl_name}/{osl_name}"
+    elif "benchmark_input_tokens" in (named := rename_fields(names, "stage_b")):  # a file name speaks stage B
+        isl, osl = named["benchmark_input_tokens"], named["benchmark_output_tokens"]
+        isl_source = f"file name ({names['isl_osl_token']})"
     elif defaults["isl"] is not None:
         isl, osl, isl_source = defaults["isl"], defaults["osl"], "option --isl/--osl"
     else:
         raise SkipError(
-            "benchmark_input_tokens",
+            isl_name,
             "ISL/OSL not in the columns and not in the file name (like 1k1k); give the ISL and OSL as options "
             "(--isl/--osl on the command line; rackcost never guesses the lengths a curve was measured at)",
         )
-    gpus = _whole(d, "accelerators_per_replica")
-    gpus_source = "column accelerators_per_replica"
+    gpus = whole_number(d, "accelerators_per_replica")
+    gpus_source = f"column {d.source_name('accelerators_per_replica')}"
     if gpus is None and defaults["gpus_per_replica"] is not None:
         gpus, gpus_source = defaults["gpus_per_replica"], "option --gpus-per-replica"
-    tp = _whole(d, "tensor_parallel")
+    tp = whole_number(d, "tensor_parallel")
     if gpus is None and tp is not None:
-        gpus, gpus_source = tp, "column tensor_parallel"
+        gpus, gpus_source = tp, f"column {d.source_name('tensor_parallel')}"
     if gpus is None:
         gpus_source = "not given"
     precision = _text(d, "benchmark_precision")
@@ -138,7 +156,7 @@ def _row(file: str, line: int, d: Mapping[str, str], names: dict[str, Any], defa
         precision=precision.lower() if precision else None,
         framework=_text(d, "framework"),
         tensor_parallel=tp,
-        expert_parallel=_whole(d, "expert_parallel"),
+        expert_parallel=whole_number(d, "expert_parallel"),
         gpus_per_replica=gpus,
         input_tokens=isl,
         output_tokens=osl,
@@ -224,12 +242,14 @@ def read_csv_table(
     except SkipError as exc:
         result.skipped.append(Skipped(name, None, exc.field, exc.reason))
         return result
-    unknown = [h for h in header if h not in CSV_COLUMNS]
+    columns = {name for names in source_names("csv").values() for name in names}
+    unknown = [h for h in header if h not in columns]
     if unknown:
         result.notes.append(f"{name}: columns ignored (not rackcost CSV columns): {', '.join(unknown)}")
-    missing = [c for c in ("throughput_tokens_per_s", "ttft_ms") if c not in header]
-    if "tpot_ms" not in header and "interactivity_tokens_per_s" not in header:
-        missing.append("tpot_ms or interactivity_tokens_per_s")
+    column = {ours: names[0] for ours, names in source_names("csv").items()}
+    missing = [column[c] for c in ("throughput_tokens_per_s", "ttft_ms") if column[c] not in header]
+    if column["tpot_ms"] not in header and column["interactivity_tokens_per_s"] not in header:
+        missing.append(f"{column['tpot_ms']} or {column['interactivity_tokens_per_s']}")
     if missing:
         hint = f" (columns found: {', '.join(header)})" if header else ""
         result.skipped.append(Skipped(name, None, missing[0], f"column missing: {', '.join(missing)}{hint}"))
@@ -262,7 +282,7 @@ def read_csv_table(
 
 def _reader(data: bytes) -> tuple[csv.DictReader, list[str], int]:
     if len(data) > MAX_CSV_BYTES:
-        raise SkipError("", f"larger than {MAX_CSV_BYTES // 1_000_000} MB")
+        raise SkipError("", f"larger than {MAX_CSV_BYTES // BYTES_PER_MB} MB")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -9,12 +9,13 @@ content, never by file name:
   GPU**), latencies ``{pct}_ttft`` in **seconds** and interactivity ``{pct}_intvty`` (output tokens/s per user);
 - **stage C**, a JSON array of stage-B rows.
 
-Names map to ours through :data:`rackcost.importers.common.FIELD_MAP`. Replica throughput = per-GPU throughput x
-GPUs per replica (tp x pp; prefill + decode GPUs for disaggregated multi-node runs); stage A is deployment-wide
-already. TTFT and TPOT are read at one percentile (``p99`` by default, or ``median``), TPOT = 1000 / interactivity.
-Measured GPU power (``avg_power_w``) is kept as ``power_w_per_accelerator``: GPU **board** power, never wall
-power. ISL/OSL come from the file, else from the file name (``1k1k`` = 1024/1024), else from the caller; a row
-with none of these is skipped, never guessed.
+Each record is first renamed to our names through :data:`rackcost.importers.mapping.FIELD_MAP` (its ``stage_b`` or
+``stage_a`` column; what a file name says through ``stage_b``), and only our names are read. Replica throughput =
+per-GPU throughput x GPUs per replica (tp x pp; prefill + decode GPUs for disaggregated multi-node runs); stage A is
+deployment-wide already. TTFT and TPOT are read at one percentile (``p99`` by default, or ``median``), TPOT = 1000 /
+interactivity. Measured GPU power (``avg_power_w``) is kept as ``power_w_per_accelerator``: GPU **board** power,
+never wall power. ISL/OSL come from the file, else from the file name (``1k1k`` = 1024/1024), else from the caller;
+a row with none of these is skipped, never guessed.
 """
 
 from __future__ import annotations
@@ -27,23 +28,48 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rackcost.importers.common import (
-    PERCENTILES,
+from rackcost.importers.curves import (
     CurveKey,
     ImportResult,
     Row,
-    SkipError,
+    RunSignature,
     Skipped,
     build_curves,
     names_from_file_name,
-    number,
     parse_only,
+)
+from rackcost.importers.mapping import (
+    FIELD_MAP,
+    PCT,
+    PERCENTILES,
+    Record,
+    SkipError,
+    number,
+    rename_fields,
+    seconds_to_ms,
+    tpot_ms_from_interactivity,
+    whole_number,
 )
 
 __all__ = ["MAX_FILE_BYTES", "detect_stage", "read_inferencex", "read_inferencex_paths"]
 
 MAX_FILE_BYTES = 50_000_000
 """Files larger than this are skipped (the largest real result arrays are well under 1 MB) [bytes]."""
+
+BYTES_PER_MB = 1_000_000
+"""Bytes in a megabyte, for messages about file size (decimal, as file managers show it)."""
+
+ISO_SECONDS_CHARS = len("YYYY-MM-DDTHH:MM:SS")
+"""An ISO 8601 date-time is cut to whole seconds (InferenceX writes fractions no reader needs)."""
+
+# How the stages are told apart by content: source names a stage's records have (from the map) and how their
+# latency fields end (stage A's names say ms; stage B's are the map's {pct} names without the percentile).
+_STAGE_A_MARKERS = tuple(FIELD_MAP[n].stage_a for n in ("concurrency", "throughput_tokens_per_s", "requests_completed"))
+_STAGE_A_LATENCY_SUFFIX = "_ms"
+_STAGE_B_MARKERS = tuple(FIELD_MAP[n].stage_b for n in ("throughput_tokens_per_s", "concurrency", "hardware"))
+_STAGE_B_LATENCY_SUFFIXES = tuple(
+    FIELD_MAP[n].stage_b.removeprefix(PCT) for n in ("ttft_ms", "interactivity_tokens_per_s", "tpot_ms")
+)
 
 # Stage B/C is derived from stage A by exact arithmetic (division by the GPU count, ms -> s); a raw file and its
 # aggregate agree to the last few bits, so 1e-9 relative tells "the same run" from any other run.
@@ -61,16 +87,16 @@ class _Options:
 def _is_stage_a(d: object) -> bool:
     return (
         isinstance(d, dict)
-        and any(k in d for k in ("max_concurrency", "total_token_throughput", "completed"))
-        and any(isinstance(k, str) and k.endswith("_ms") for k in d)
+        and any(k in d for k in _STAGE_A_MARKERS)
+        and any(isinstance(k, str) and k.endswith(_STAGE_A_LATENCY_SUFFIX) for k in d)
     )
 
 
 def _is_stage_b(d: object) -> bool:
     return (
         isinstance(d, dict)
-        and any(k in d for k in ("tput_per_gpu", "conc", "hw"))
-        and any(isinstance(k, str) and k.endswith(("_ttft", "_intvty", "_tpot")) for k in d)
+        and any(k in d for k in _STAGE_B_MARKERS)
+        and any(isinstance(k, str) and k.endswith(_STAGE_B_LATENCY_SUFFIXES) for k in d)
     )
 
 
@@ -92,7 +118,7 @@ def detect_stage(obj: object) -> str | None:
 
 def _parse(name: str, data: bytes) -> Any:
     if len(data) > MAX_FILE_BYTES:
-        raise SkipError("", f"larger than {MAX_FILE_BYTES // 1_000_000} MB; not an InferenceX result file")
+        raise SkipError("", f"larger than {MAX_FILE_BYTES // BYTES_PER_MB} MB; not an InferenceX result file")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -127,20 +153,12 @@ def _unclosed(text: str) -> bool:
     return in_string or depth > 0
 
 
-def _text(d: Mapping[str, Any], name: str) -> str | None:
-    value = d.get(name)
+def _text(d: Record, ours: str) -> str | None:
+    """A field as text (JSON ``true`` as ``true``), or ``None`` when missing or empty."""
+    value = d.get(ours)
     if value is None or value == "":
         return None
     return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _integer(d: Mapping[str, Any], name: str) -> int | None:
-    x = number(d, name, required=False)
-    if x is None:
-        return None
-    if not float(x).is_integer():
-        raise SkipError(name, f"must be a whole number, got {d[name]!r}")
-    return int(x)
 
 
 def _iso_date(value: object) -> str | None:
@@ -151,98 +169,120 @@ def _iso_date(value: object) -> str | None:
     if m := re.fullmatch(r"(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})", text):
         y, mo, d, h, mi, s = m.groups()
         return f"{y}-{mo}-{d}T{h}:{mi}:{s}"
-    return text[:19] if re.match(r"\d{4}-\d{2}-\d{2}", text) else text
+    return text[:ISO_SECONDS_CHARS] if re.match(r"\d{4}-\d{2}-\d{2}", text) else text
 
 
-def _isl_osl(d: Mapping[str, Any], name_sources: list[tuple[str, dict[str, Any]]], opts: _Options):
-    """ISL, OSL and where they came from: the file, a file name, or the caller's options; else SkipError."""
-    if "isl" in d or "osl" in d:
-        isl, osl = _integer(d, "isl"), _integer(d, "osl")
+def _isl_osl(d: Record, name_sources: list[tuple[str, dict[str, Any]]], opts: _Options):
+    """ISL, OSL and where they came from: the file, a file name, or the caller's options; else SkipError.
+
+    ``name_sources`` are ``(label, names_from_file_name(...))`` pairs, in order of preference.
+    """
+    isl_name, osl_name = d.source_name("benchmark_input_tokens"), d.source_name("benchmark_output_tokens")
+    if "benchmark_input_tokens" in d or "benchmark_output_tokens" in d:
+        isl, osl = whole_number(d, "benchmark_input_tokens"), whole_number(d, "benchmark_output_tokens")
         if isl is None or osl is None:
-            raise SkipError("isl" if isl is None else "osl", "missing while the other one is given")
-        return isl, osl, "file (isl, osl)"
-    for label, names in name_sources:
-        if "isl" in names:
-            return names["isl"], names["osl"], f"{label} ({names['isl_osl_token']})"
+            raise SkipError(isl_name if isl is None else osl_name, "missing while the other one is given")
+        return isl, osl, f"file ({isl_name}, {osl_name})"
+    for label, raw in name_sources:
+        names = rename_fields(raw, "stage_b")
+        if "benchmark_input_tokens" in names:
+            token = raw["isl_osl_token"]
+            return names["benchmark_input_tokens"], names["benchmark_output_tokens"], f"{label} ({token})"
     if opts.isl is not None and opts.osl is not None:
         return opts.isl, opts.osl, "option --isl/--osl"
     raise SkipError(
-        "isl/osl",
+        f"{isl_name}/{osl_name}",
         "not in the file and not in its file name (like 1k1k or 8k1k); give the ISL and OSL as options "
         "(--isl/--osl on the command line; rackcost never guesses the lengths a curve was measured at)",
     )
 
 
-def _check_gpus(gpus: int, source: str, opts: _Options) -> None:
+def _check_gpus(gpus: int, source: str, opts: _Options, field_name: str) -> None:
+    """SkipError naming ``field_name`` when the file's GPU count contradicts ``--gpus-per-replica``."""
     if opts.gpus_per_replica is not None and opts.gpus_per_replica != gpus:
         raise SkipError(
-            "tp",
+            field_name,
             f"the file gives {gpus} GPUs per replica ({source}) but --gpus-per-replica says {opts.gpus_per_replica}",
         )
 
 
-def _latency_b(d: Mapping[str, Any], pct: str) -> tuple[float, float]:
-    """TTFT [ms] and TPOT [ms] of a stage-B row at a percentile."""
-    ttft_ms = number(d, f"{pct}_ttft") * 1000.0
-    intvty = number(d, f"{pct}_intvty", required=False)
+def _latency_b(d: Record) -> tuple[float, float]:
+    """TTFT [ms] and TPOT [ms] of a renamed stage-B row (at the percentile it was renamed at).
+
+    Stage B gives TTFT and TPOT in s (renamed, not yet converted) and interactivity, which is preferred for TPOT.
+    """
+    ttft_ms = seconds_to_ms(number(d, "ttft_ms"))
+    intvty = number(d, "interactivity_tokens_per_s", required=False)
     if intvty is not None:
-        return ttft_ms, 1000.0 / intvty
-    tpot_s = number(d, f"{pct}_tpot", required=False)
+        return ttft_ms, tpot_ms_from_interactivity(intvty)
+    tpot_s = number(d, "tpot_ms", required=False)
     if tpot_s is None:
-        raise SkipError(f"{pct}_intvty", f"missing (and no {pct}_tpot): no time per output token")
-    return ttft_ms, tpot_s * 1000.0
+        raise SkipError(
+            d.source_name("interactivity_tokens_per_s"),
+            f"missing (and no {d.source_name('tpot_ms')}): no time per output token",
+        )
+    return ttft_ms, seconds_to_ms(tpot_s)
 
 
-def _row_b(file: str, idx: int | None, d: Mapping[str, Any], stage: str, opts: _Options, notes: list[str]) -> Row:
-    pct = opts.percentile
+def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts: _Options, notes: list[str]) -> Row:
+    """One operating point of a stage-B record (or a stage-C row), renamed through the map's ``stage_b`` column."""
+    d = rename_fields(raw, "stage_b", opts.percentile)
     where = f"{file}[row {idx}]" if idx is not None else file
-    concurrency = number(d, "conc")
-    per_gpu = number(d, "tput_per_gpu")
-    ttft_ms, tpot_ms = _latency_b(d, pct)
+    concurrency = number(d, "concurrency")
+    per_gpu = number(d, "throughput_tokens_per_s")  # per GPU in stage B: times GPUs per replica below
+    ttft_ms, tpot_ms = _latency_b(d)
 
     source_file = _text(d, "source_file")
     name_sources = []
     if source_file:
         name_sources.append(("source_file name", names_from_file_name(source_file)))
     name_sources.append(("file name", names_from_file_name(file)))
-    named = {k: v for _, names in reversed(name_sources) for k, v in names.items()}
+    # what the file names say, the source_file's over the file's, renamed like a stage-B record
+    named = rename_fields({k: v for _, names in reversed(name_sources) for k, v in names.items()}, "stage_b")
     extra = []
 
-    def from_name(field: str, ours: str) -> str | None:
-        value = _text(d, field)
-        if value is None and field in named:
-            value = str(named[field])
-            extra.append(f"{ours} {value} from the file name.")
+    def from_name(ours: str, word: str) -> str | None:
+        value = _text(d, ours)
+        if value is None and ours in named:
+            value = str(named[ours])
+            extra.append(f"{word} {value} from the file name.")
         return value
 
-    precision = from_name("precision", "precision")
+    precision = from_name("benchmark_precision", "precision")
     framework = from_name("framework", "framework")
-    spec = from_name("spec_decoding", "speculative decoding")
+    spec = from_name("speculative_decoding", "speculative decoding")
     dp_attention = from_name("dp_attention", "dp_attention")
-    disagg = from_name("disagg", "disaggregated")
-    tp, ep, pp = _integer(d, "tp"), _integer(d, "ep"), _integer(d, "pp")
-    if "num_prefill_gpu" in d and "num_decode_gpu" in d:
-        prefill, decode = _integer(d, "num_prefill_gpu"), _integer(d, "num_decode_gpu")
+    disagg = from_name("disaggregated", "disaggregated")
+    tp_name = d.source_name("tensor_parallel")
+    tp, ep = whole_number(d, "tensor_parallel"), whole_number(d, "expert_parallel")
+    pp = whole_number(d, "pipeline_parallel")
+    if "prefill_gpus" in d and "decode_gpus" in d:
+        prefill, decode = whole_number(d, "prefill_gpus"), whole_number(d, "decode_gpus")
+        if prefill is None or decode is None:  # given as null or empty: a Skipped entry, not a TypeError
+            missing = "prefill_gpus" if prefill is None else "decode_gpus"
+            raise SkipError(
+                d.source_name(missing), "missing while the other GPU count of the disaggregated run is given"
+            )
         gpus, gpus_source = prefill + decode, f"file: {prefill} prefill + {decode} decode GPUs"
     elif tp is not None:
         gpus = tp * (pp or 1)
         gpus_source = f"file: tp {tp} x pp {pp or 1}"
-        if (pcp := _integer(d, "pcp")) is not None:
+        if (pcp := whole_number(d, "prefill_context_parallel")) is not None:
             gpus *= pcp
             gpus_source += f" x pcp {pcp}"
-    elif "tp" in named:
-        tp = gpus = named["tp"]
+    elif "tensor_parallel" in named:
+        tp = gpus = named["tensor_parallel"]
         gpus_source = f"file name: tp{tp}"
     elif opts.gpus_per_replica is not None:
         gpus, gpus_source = opts.gpus_per_replica, "option --gpus-per-replica"
     else:
         raise SkipError(
-            "tp",
+            tp_name,
             "missing: GPUs per replica (tp x pp) turns tput_per_gpu into replica throughput; give --gpus-per-replica",
         )
-    _check_gpus(gpus, gpus_source, opts)
-    if ep is None and "ep" in named:
-        ep = named["ep"]
+    _check_gpus(gpus, gpus_source, opts, tp_name)
+    if ep is None and "expert_parallel" in named:
+        ep = named["expert_parallel"]
     isl, osl, isl_source = _isl_osl(d, name_sources, opts)
 
     point = {
@@ -251,17 +291,18 @@ def _row_b(file: str, idx: int | None, d: Mapping[str, Any], stage: str, opts: _
         "tpot_ms": tpot_ms,
         "ttft_ms": ttft_ms,
     }
-    if "avg_power_w" in d and d["avg_power_w"] is not None:
+    if d.get("power_w_per_accelerator") is not None:
+        power_name = d.source_name("power_w_per_accelerator")
         if d.get("power_valid") is False:
-            notes.append(f"{where}: avg_power_w ignored: the file marks it power_valid: false")
+            notes.append(f"{where}: {power_name} ignored: the file marks it {d.source_name('power_valid')}: false")
         else:
             try:
-                point["power_w_per_accelerator"] = number(d, "avg_power_w")
+                point["power_w_per_accelerator"] = number(d, "power_w_per_accelerator")
             except SkipError as exc:
-                notes.append(f"{where}: avg_power_w ignored: {exc.reason}")
+                notes.append(f"{where}: {power_name} ignored: {exc.reason}")
     key = CurveKey(
-        hardware=_text(d, "hw"),
-        model=_text(d, "model"),
+        hardware=_text(d, "hardware"),
+        model=_text(d, "benchmark_model"),
         precision=precision.lower() if precision else None,
         framework=framework,
         tensor_parallel=tp,
@@ -281,65 +322,72 @@ def _row_b(file: str, idx: int | None, d: Mapping[str, Any], stage: str, opts: _
         point=point,
         isl_osl_source=isl_source,
         gpus_source=gpus_source,
-        date=_iso_date(d.get("timestamp") or d.get("date")),
+        date=_iso_date(d.get("date")),
         image=_text(d, "image"),
         source_file=source_file,
         extra_notes=extra,
-        match=(key.model, concurrency, per_gpu, ttft_ms),
+        match=RunSignature(key.model, concurrency, per_gpu, ttft_ms),
     )
 
 
-def _row_a(file: str, d: Mapping[str, Any], opts: _Options) -> Row:
-    pct = opts.percentile
-    completed = number(d, "completed", positive=False, required=False)
+def _row_a(file: str, raw: Mapping[str, Any], opts: _Options) -> Row:
+    """The one operating point of a stage-A file, renamed through the map's ``stage_a`` column."""
+    d = rename_fields(raw, "stage_a", opts.percentile)
+    completed = number(d, "requests_completed", positive=False, required=False)
     if completed is not None and completed <= 0:
-        raise SkipError("completed", f"{completed:g} requests completed: the run measured nothing")
-    concurrency = number(d, "max_concurrency")
-    total = number(d, "total_token_throughput")
-    ttft_ms = number(d, f"{pct}_ttft_ms")
-    tpot_ms = number(d, f"{pct}_tpot_ms")
-    names = names_from_file_name(file)
+        raise SkipError(
+            d.source_name("requests_completed"), f"{completed:g} requests completed: the run measured nothing"
+        )
+    concurrency = number(d, "concurrency")
+    total = number(d, "throughput_tokens_per_s")
+    ttft_ms = number(d, "ttft_ms")
+    tpot_ms = number(d, "tpot_ms")
+    from_file_name = names_from_file_name(file)
+    names = rename_fields(from_file_name, "stage_b")  # a file name speaks stage B's names
     extra = []
     framework = names.get("framework")
-    if framework is None and (backend := _text(d, "backend")):
+    if framework is None and (backend := _text(d, "framework")):
         framework = backend
-        extra.append(f"framework {backend} from the client's backend field.")
-    if "tp" in names:
-        gpus, gpus_source = names["tp"], f"file name: tp{names['tp']} (stage A: deployment-wide throughput)"
+        extra.append(f"framework {backend} from the client's {d.source_name('framework')} field.")
+    tp_name = names.source_name("tensor_parallel")
+    if "tensor_parallel" in names:
+        tp = names["tensor_parallel"]
+        gpus, gpus_source = tp, f"file name: tp{tp} (stage A: deployment-wide throughput)"
     elif opts.gpus_per_replica is not None:
         gpus, gpus_source = opts.gpus_per_replica, "option --gpus-per-replica (stage A: deployment-wide)"
     else:
         raise SkipError(
-            "tp",
+            tp_name,
             "stage A has no GPU count and the file name has no tpN: give --gpus-per-replica "
             "(GPUs of the deployment the throughput was measured on)",
         )
-    _check_gpus(gpus, gpus_source, opts)
-    isl, osl, isl_source = _isl_osl(d, [("file name", names)], opts)
+    _check_gpus(gpus, gpus_source, opts, tp_name)
+    isl, osl, isl_source = _isl_osl(d, [("file name", from_file_name)], opts)
     runner = re.search(r"conc\d+_(.+?)(?:\.json)?$", file.rsplit("/", 1)[-1])
     extra.append(
         "Stage A files do not name the hardware"
         + (f" (runner in the file name: {runner.group(1)})." if runner else ".")
     )
-    done = number(d, "completed", required=False)
-    tin, tout = number(d, "total_input_tokens", required=False), number(d, "total_output_tokens", required=False)
+    done = number(d, "requests_completed", required=False)
+    tin = number(d, "input_tokens_measured", required=False)
+    tout = number(d, "output_tokens_measured", required=False)
     if done and tin and tout:
         extra.append(
             f"Measured mean lengths {tin / done:.0f}/{tout / done:.0f} tokens per request (nominal {isl}/{osl})."
         )
     key = CurveKey(
         hardware=None,
-        model=_text(d, "model_id"),
-        precision=names.get("precision"),
+        model=_text(d, "benchmark_model"),
+        precision=names.get("benchmark_precision"),
         framework=framework,
-        tensor_parallel=names.get("tp"),
-        expert_parallel=names.get("ep"),
+        tensor_parallel=names.get("tensor_parallel"),
+        expert_parallel=names.get("expert_parallel"),
         dp_attention=names.get("dp_attention"),
-        disaggregated=names.get("disagg"),
+        disaggregated=names.get("disaggregated"),
         gpus_per_replica=gpus,
         input_tokens=isl,
         output_tokens=osl,
-        speculative_decoding=names.get("spec_decoding"),
+        speculative_decoding=names.get("speculative_decoding"),
     )
     point = {"concurrency": concurrency, "throughput_tokens_per_s": total, "tpot_ms": tpot_ms, "ttft_ms": ttft_ms}
     return Row(
@@ -352,16 +400,17 @@ def _row_a(file: str, d: Mapping[str, Any], opts: _Options) -> Row:
         gpus_source=gpus_source,
         date=_iso_date(d.get("date")),
         extra_notes=extra,
-        match=(key.model, concurrency, total / gpus, ttft_ms),
+        match=RunSignature(key.model, concurrency, total / gpus, ttft_ms),
     )
 
 
-def _same_run(a: tuple, b: tuple) -> bool:
+def _same_run(a: RunSignature, b: RunSignature) -> bool:
+    """Whether two rows are one run: equal model and concurrency, throughput and TTFT equal to rounding."""
     return (
-        a[0] == b[0]
-        and a[1] == b[1]
-        and math.isclose(a[2], b[2], rel_tol=_SAME_RUN_RTOL)
-        and math.isclose(a[3], b[3], rel_tol=_SAME_RUN_RTOL)
+        a.model == b.model
+        and a.concurrency == b.concurrency
+        and math.isclose(a.throughput_tokens_per_s_per_gpu, b.throughput_tokens_per_s_per_gpu, rel_tol=_SAME_RUN_RTOL)
+        and math.isclose(a.ttft_ms, b.ttft_ms, rel_tol=_SAME_RUN_RTOL)
     )
 
 
@@ -490,7 +539,7 @@ def read_inferencex_paths(paths: Iterable[str | Path], **options: Any) -> Import
     for path in _expand(paths):
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
-                unreadable.append(Skipped(str(path), None, "", f"larger than {MAX_FILE_BYTES // 1_000_000} MB"))
+                unreadable.append(Skipped(str(path), None, "", f"larger than {MAX_FILE_BYTES // BYTES_PER_MB} MB"))
                 continue
             data = path.read_bytes()
         except OSError as exc:

@@ -1,125 +1,54 @@
-"""What every importer shares: the one name-mapping table, curves, skipped items, and the YAML they become.
+"""Operating points become curves: what a reader hands over, how rows group into curves, what was skipped.
 
-A reader turns benchmark files into :class:`ImportResult`: operating-point curves, each grouped by a
-:class:`CurveKey` (the conditions a curve was measured under), with a ``performance`` dict that pastes into a
-scenario's ``systems[].performance`` and a ``provenance`` dict for ``systems[].provenance``; and the files or rows
-it could not use, each with the field and the reason (:class:`Skipped`). Readers never raise for bad input.
+A reader turns each usable record into a :class:`Row` (one operating point under our names, with the
+:class:`CurveKey` it was measured under) and each unusable one into a :class:`Skipped` (file, row, the field as the
+source calls it, the reason). :func:`build_curves` groups rows by key into :class:`ImportedCurve` objects, each with a
+``performance`` dict that pastes into a scenario's ``systems[].performance`` and a ``provenance`` dict for
+``systems[].provenance``; :class:`ImportResult` is what a reader returns. Readers never raise for bad input.
 
-The mapping table :data:`FIELD_MAP` is the only place where a source's names meet ours; docs/importers.md prints it.
+Also here, because every reader needs them: what an InferenceX-style file name says
+(:func:`names_from_file_name`), and the ``only`` filter on curve keys (:func:`parse_only`).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
-import yaml
 from pydantic import ValidationError
 
 from rackcost.schema import Performance, Provenance
 
 __all__ = [
-    "FIELD_MAP",
+    "FRAMEWORKS",
     "KEY_FIELDS",
-    "PERCENTILES",
-    "Curve",
+    "ONLY_ALIASES",
+    "PRECISIONS",
+    "TOKENS_PER_K",
     "CurveKey",
-    "FieldName",
     "ImportResult",
+    "ImportedCurve",
+    "Row",
+    "RunSignature",
     "Skipped",
     "build_curves",
-    "curve_to_yaml",
-    "curves_to_yaml",
     "differing_keys",
     "names_from_file_name",
     "parse_only",
 ]
 
-PERCENTILES = ("p99", "median")
-"""Percentiles at which TTFT and TPOT can be read (the same one for both)."""
+TOKENS_PER_K = 1024
+"""InferenceX's sequence-length names count k as 1024 tokens: ``1k1k`` is 1024/1024, ``8k1k`` 8192/1024."""
 
+DAY_CHARS = len("YYYY-MM-DD")
+"""Characters of an ISO 8601 date at the start of a date-time: the day a run is dated by."""
 
-@dataclass(frozen=True)
-class FieldName:
-    """One row of the mapping table: our name, its unit, and what each source calls it.
-
-    ``{pct}`` in a source name stands for the chosen percentile (``p99`` or ``median``). A dash means the source
-    does not have the quantity.
-    """
-
-    ours: str
-    unit: str
-    stage_b: str
-    stage_a: str
-    csv: str
-    conversion: str
-
-
-FIELD_MAP: dict[str, FieldName] = {
-    f.ours: f
-    for f in (
-        FieldName("concurrency", "requests", "conc", "max_concurrency", "concurrency", "as is (closed loop)"),
-        FieldName(
-            "throughput_tokens_per_s",
-            "tokens/s per replica, total basis",
-            "tput_per_gpu",
-            "total_token_throughput",
-            "throughput_tokens_per_s",
-            "stage B: x GPUs per replica; stage A: deployment-wide already",
-        ),
-        FieldName(
-            "tpot_ms",
-            "ms",
-            "{pct}_intvty",
-            "{pct}_tpot_ms",
-            "tpot_ms or interactivity_tokens_per_s",
-            "stage B: 1000 / interactivity [tok/s/user]; stage A and CSV tpot_ms as is",
-        ),
-        FieldName("ttft_ms", "ms", "{pct}_ttft", "{pct}_ttft_ms", "ttft_ms", "stage B: s x 1000; stage A as is"),
-        FieldName(
-            "power_w_per_accelerator",
-            "W, GPU board power",
-            "avg_power_w",
-            "-",
-            "power_w_per_accelerator",
-            "as is; ignored when power_valid is false; never wall power",
-        ),
-        FieldName("hardware", "-", "hw", "-", "hardware", "as is"),
-        FieldName("benchmark_model", "-", "model", "model_id", "benchmark_model", "as is"),
-        FieldName("benchmark_precision", "-", "precision", "file name", "benchmark_precision", "lower case"),
-        FieldName("framework", "-", "framework", "file name, else backend", "framework", "as is"),
-        FieldName("tensor_parallel", "GPUs", "tp", "file name (tpN)", "tensor_parallel", "GPUs per replica = tp x pp"),
-        FieldName("pipeline_parallel", "GPUs", "pp", "-", "-", "default 1"),
-        FieldName("expert_parallel", "-", "ep", "file name (epN)", "expert_parallel", "as is"),
-        FieldName("dp_attention", "-", "dp_attention", "file name (dpa...)", "-", "as is"),
-        FieldName("disaggregated", "-", "disagg", "file name (disagg-...)", "-", "as is"),
-        FieldName(
-            "benchmark_input_tokens",
-            "tokens",
-            "isl",
-            "file name (8k1k)",
-            "benchmark_input_tokens",
-            "nominal maximum; file name 1k = 1024",
-        ),
-        FieldName(
-            "benchmark_output_tokens",
-            "tokens",
-            "osl",
-            "file name (8k1k)",
-            "benchmark_output_tokens",
-            "nominal maximum; file name 1k = 1024",
-        ),
-        FieldName(
-            "speculative_decoding", "-", "spec_decoding", "file name (spec-...)", "speculative_decoding", "as is"
-        ),
-        FieldName("date", "-", "timestamp or date", "date", "date", "ISO 8601"),
-        FieldName("image", "-", "image", "-", "-", "into provenance.software_stack"),
-    )
-}
+SORT_DIGITS = 12
+"""Whole numbers in a curve key are zero-padded to this many digits so that text order is numeric order (far more
+than any GPU count or sequence length)."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +103,8 @@ class CurveKey:
 
 
 KEY_FIELDS = tuple(f.name for f in fields(CurveKey))
+"""Names of the curve-key fields, in :class:`CurveKey`'s order."""
+
 ONLY_ALIASES = {
     "hw": "hardware",
     "tp": "tensor_parallel",
@@ -184,6 +115,7 @@ ONLY_ALIASES = {
     "spec_decoding": "speculative_decoding",
     "gpus": "gpus_per_replica",
 }
+"""Short names ``--only`` accepts for curve-key fields (``tp=8``)."""
 
 
 @dataclass(frozen=True)
@@ -197,7 +129,7 @@ class Skipped:
     row
         Row of a table or array (0-based for JSON arrays, the line number for CSV), or ``None`` for the whole file.
     field
-        The field at fault ('' when the whole file is at fault).
+        The field at fault, as the source calls it ('' when the whole file is at fault).
     reason
         What was expected and what was found.
     """
@@ -219,9 +151,18 @@ class Skipped:
         return f"{self.where}: {what}{self.reason}"
 
 
+class RunSignature(NamedTuple):
+    """What tells one benchmark run from another: pairs a stage-A file with its stage-B aggregate."""
+
+    model: str | None
+    concurrency: float
+    throughput_tokens_per_s_per_gpu: float
+    ttft_ms: float
+
+
 @dataclass
 class Row:
-    """One operating point as read, before grouping (internal to the importers)."""
+    """One operating point as a reader read it, under our names, before grouping into curves."""
 
     file: str
     row: int | None
@@ -234,12 +175,12 @@ class Row:
     image: str | None = None
     source_file: str | None = None
     extra_notes: list[str] = field(default_factory=list)
-    match: tuple | None = None  # (model, concurrency, per-GPU total throughput, TTFT s) to pair stage A with B
+    match: RunSignature | None = None
 
 
 @dataclass
-class Curve:
-    """One imported operating-point curve.
+class ImportedCurve:
+    """One imported operating-point curve (not the model's :class:`rackcost.performance.Curve`).
 
     Attributes
     ----------
@@ -310,7 +251,7 @@ class ImportResult:
         Remarks for the summary that are not problems (e.g. columns a CSV reader ignored).
     """
 
-    curves: list[Curve] = field(default_factory=list)
+    curves: list[ImportedCurve] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     filtered: int = 0
     notes: list[str] = field(default_factory=list)
@@ -321,47 +262,6 @@ class ImportResult:
         return bool(self.curves)
 
 
-class SkipError(Exception):
-    """Raised inside a reader for one row or file; caught and turned into a :class:`Skipped`."""
-
-    def __init__(self, field_name: str, reason: str):
-        super().__init__(f"{field_name}: {reason}")
-        self.field = field_name
-        self.reason = reason
-
-
-def number(data: Mapping[str, Any], name: str, *, positive: bool = True, required: bool = True) -> float | None:
-    """A finite number from a mapping, or :class:`SkipError` naming the field.
-
-    Parameters
-    ----------
-    data
-        The row.
-    name
-        Field name in the source.
-    positive
-        Require a value > 0.
-    required
-        Raise when missing (else return ``None``).
-    """
-    if name not in data or data[name] is None or data[name] == "":
-        if required:
-            raise SkipError(name, "missing")
-        return None
-    value = data[name]
-    if isinstance(value, bool):
-        raise SkipError(name, f"must be a number, got {value!r}")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise SkipError(name, f"must be a number, got {str(value)[:40]!r}") from None
-    if not math.isfinite(x):
-        raise SkipError(name, f"must be a finite number, got {value!r}")
-    if positive and x <= 0:
-        raise SkipError(name, f"must be > 0, got {value!r}")
-    return x
-
-
 _ISL_OSL = re.compile(r"(?<![a-z0-9])(\d+)k(\d+)k(?![a-z0-9])", re.I)
 _TP = re.compile(r"(?<![a-z])tp(\d+)", re.I)
 _EP = re.compile(r"(?<![a-z])ep(\d+)", re.I)
@@ -370,14 +270,18 @@ _DISAGG = re.compile(r"(?<![a-z])disagg-(true|false)", re.I)
 _SPEC = re.compile(r"(?<![a-z])spec-([a-z0-9]+)", re.I)
 _CONC = re.compile(r"(?<![a-z])conc(\d+)", re.I)
 PRECISIONS = {"fp4", "nvfp4", "mxfp4", "fp6", "fp8", "mxfp8", "bf16", "fp16", "fp32", "int4", "int8", "w4a16", "w8a8"}
+"""File-name tokens taken as the numeric format a run used."""
 FRAMEWORKS = {"vllm", "sglang", "trt", "trtllm", "tensorrt-llm", "tgi", "atom", "dynamo", "lmdeploy", "mori"}
+"""File-name tokens taken as the serving framework a run used."""
 
 
 def names_from_file_name(name: str) -> dict[str, Any]:
     """What an InferenceX-style file name says: ISL/OSL, tp, ep, precision, framework, spec decoding.
 
     ``1k1k`` is 1024/1024 and ``8k1k`` 8192/1024 (the benchmark's k is 1024). Only tokens that are present
-    are returned.
+    are returned, under InferenceX's stage-B field names (``tp``, ``isl``, ``spec_decoding``...: InferenceX builds
+    its file names from the same configuration), so a reader renames them through ``FIELD_MAP``'s ``stage_b``
+    column like a stage-B record; ``isl_osl_token`` is the token ISL/OSL were read from (``8k1k``), for messages.
 
     Examples
     --------
@@ -387,7 +291,7 @@ def names_from_file_name(name: str) -> dict[str, Any]:
     stem = name.rsplit("/", 1)[-1]
     out: dict[str, Any] = {}
     if m := _ISL_OSL.search(stem):
-        out["isl"], out["osl"] = int(m.group(1)) * 1024, int(m.group(2)) * 1024
+        out["isl"], out["osl"] = int(m.group(1)) * TOKENS_PER_K, int(m.group(2)) * TOKENS_PER_K
         out["isl_osl_token"] = m.group(0)
     for pattern, key, cast in (
         (_TP, "tp", int),
@@ -433,11 +337,6 @@ def _matches(key: CurveKey, only: Mapping[str, str]) -> bool:
     return all(described[name].lower() == value.lower() for name, value in only.items())
 
 
-def _sig(x: float) -> float:
-    """Six significant digits for YAML: below any benchmark's run-to-run noise, and readable."""
-    return float(f"{x:.6g}")
-
-
 def build_curves(
     rows: list[Row],
     skipped: list[Skipped],
@@ -446,7 +345,7 @@ def build_curves(
     provenance_class: str,
     importer: str,
     only: Mapping[str, str] | None = None,
-) -> tuple[list[Curve], int]:
+) -> tuple[list[ImportedCurve], int]:
     """Group rows into curves by key; drop repeated concurrencies (reported); build performance and provenance.
 
     Returns
@@ -485,7 +384,7 @@ def _sort_value(value: object) -> tuple[int, str]:
     if value is None:
         return (0, "")
     if isinstance(value, int):
-        return (1, f"{value:012d}")
+        return (1, f"{value:0{SORT_DIGITS}d}")
     return (2, str(value).lower())
 
 
@@ -523,13 +422,13 @@ def _drop_repeats(members: list[Row], skipped: list[Skipped]) -> list[Row]:
 
 
 def _dates(rows: list[Row]) -> str:
-    days = sorted({r.date[:10] for r in rows if r.date})
+    days = sorted({r.date[:DAY_CHARS] for r in rows if r.date})
     if not days:
         return "unstated (not in the files)"
     return days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
 
 
-def _curve(key: CurveKey, rows: list[Row], percentile: str, provenance_class: str, importer: str) -> Curve:
+def _curve(key: CurveKey, rows: list[Row], percentile: str, provenance_class: str, importer: str) -> ImportedCurve:
     rows = sorted(rows, key=lambda r: r.point.get("concurrency", 0.0))
     points = [dict(r.point) for r in rows]
     for p in points:
@@ -590,7 +489,7 @@ def _curve(key: CurveKey, rows: list[Row], percentile: str, provenance_class: st
         "software_stack": stack,
         "notes": " ".join(notes),
     }
-    return Curve(
+    return ImportedCurve(
         key=key,
         performance=performance,
         provenance=provenance,
@@ -602,7 +501,7 @@ def _curve(key: CurveKey, rows: list[Row], percentile: str, provenance_class: st
     )
 
 
-def differing_keys(curves: list[Curve]) -> dict[str, list[str]]:
+def differing_keys(curves: list[ImportedCurve]) -> dict[str, list[str]]:
     """Key fields whose values differ between curves, with the values (for the mixed-curves error)."""
     out = {}
     for name in KEY_FIELDS:
@@ -610,109 +509,3 @@ def differing_keys(curves: list[Curve]) -> dict[str, list[str]]:
         if len(values) > 1:
             out[name] = values
     return out
-
-
-class _Flow(dict):
-    """A mapping written on one line (operating points)."""
-
-
-class _Dumper(yaml.SafeDumper):
-    """Safe dumper with a representer for one-line mappings (registered below)."""
-
-
-_Dumper.add_representer(_Flow, lambda d, data: d.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True))
-
-
-def _dump(data: Any) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=118, default_flow_style=False)
-
-
-def _with_flow_points(performance: dict[str, Any]) -> dict[str, Any]:
-    """Points on one line each, numbers to six significant digits (the API keeps them exact)."""
-    points = [_Flow({k: v if k == "concurrency" else _sig(v) for k, v in p.items()}) for p in performance["points"]]
-    return {**performance, "points": points}
-
-
-_HARDWARE_FILL_IN = [
-    ("accelerators_per_node", "accelerators in one node (tray)"),
-    ("nodes_per_rack", "node slots in one rack"),
-    ("accelerator_rated_w", "rated (nameplate) power, provisioning only [W]"),
-    ("accelerator_busy_w", "sustained power with every slot busy [W]"),
-    ("accelerator_idle_w", "power when powered and idle [W]"),
-    ("host_w_per_node", "CPUs, memory, NICs, fans of one node [W]"),
-    ("rack_overhead_w", "switches, fans, CDU, conversion of one rack [W]"),
-]
-_COSTS_FILL_IN = [
-    ("capex_usd_per_accelerator", "accelerator price [USD]"),
-    ("capex_usd_per_node", "node chassis, CPUs, memory [USD]"),
-    ("service_life_years", "years over which capex is recovered [years]"),
-    ("cost_of_capital_fraction", "annual cost of capital [1/year]"),
-]
-
-
-def _header(curves: list[Curve], command: str) -> list[str]:
-    lines = [f"# Written by `{command}`." if command else "# Written by rackcost's importer."]
-    if any(c.has_power for c in curves):
-        lines.append(
-            "# power_w_per_accelerator is MEASURED GPU BOARD POWER (InferenceX avg_power_w), not wall power: hosts,"
-        )
-        lines.append("# rack overhead and PUE come on top from the scenario's hardware and facility blocks.")
-    return lines
-
-
-def curve_to_yaml(curve: Curve, system_name: str | None = None, command: str = "") -> str:
-    """YAML text of one curve.
-
-    Parameters
-    ----------
-    curve
-        The curve.
-    system_name
-        Without it: a mapping ``{label: {performance, provenance}}`` whose two blocks paste into a system entry.
-        With it: a one-item list holding a whole system entry (name, provenance, performance, and hardware and
-        costs with ``null`` placeholders marked ``FILL IN``) that pastes under ``systems:``.
-    command
-        Command line to name in the header comment.
-    """
-    return curves_to_yaml([curve], system_name=system_name, command=command)
-
-
-def curves_to_yaml(curves: list[Curve], system_name: str | None = None, command: str = "") -> str:
-    """YAML text of several curves: one entry per curve (see :func:`curve_to_yaml`).
-
-    Raises
-    ------
-    ValueError
-        When ``system_name`` is given with more than one curve (one system holds one curve).
-    """
-    lines = _header(curves, command)
-    if system_name is None:
-        lines.append(
-            "# One entry per curve: paste its `performance:` and `provenance:` blocks into a system of a scenario"
-        )
-        lines.append(
-            "# (systems[].performance and systems[].provenance); hardware and costs are not in benchmark files."
-        )
-        body = {c.label: {"performance": _with_flow_points(c.performance), "provenance": c.provenance} for c in curves}
-        return "\n".join(lines) + "\n" + _dump(body)
-    if len(curves) != 1:
-        raise ValueError(f"one system holds one curve, got {len(curves)}")
-    (curve,) = curves
-    lines.append("# One system entry: paste it under `systems:` of a scenario. Hardware and costs are NOT in benchmark")
-    lines.append(
-        "# files: replace every `null  # FILL IN` before the scenario loads (rackcost validate names each one)."
-    )
-    entry = {"name": system_name, "provenance": curve.provenance, "performance": _with_flow_points(curve.performance)}
-    text = _dump([entry]).rstrip("\n") + "\n"
-    gpus = curve.key.gpus_per_replica
-    text += "  hardware:\n"
-    if gpus is not None and curve.key.throughput_per == "replica":
-        text += f"    accelerators_per_replica: {gpus}   # from the benchmark: {curve.gpus_source}\n"
-    else:
-        text += "    accelerators_per_replica: null   # FILL IN: accelerators one replica spans\n"
-    for name, what in _HARDWARE_FILL_IN:
-        text += f"    {name}: null   # FILL IN: {what}\n"
-    text += "  costs:\n"
-    for name, what in _COSTS_FILL_IN:
-        text += f"    {name}: null   # FILL IN: {what}\n"
-    return "\n".join(lines) + "\n" + text
