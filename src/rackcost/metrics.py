@@ -46,9 +46,9 @@ def derive(fleet: FleetOutcome, point_ttft_ms: float, output_tokens: int, hours_
     >>> d = serve_demand([1.0, 0.5], 10, 1.0, 1.0, 10.0, 0.99)
     >>> one = np.ones((1, 1))
     >>> f = FleetOutcome(one, one, one, one, one, one, one, one, one, d, one, one, one,
-    ...                  one, one, np.array([8.0, 2.0]), one)
+    ...                  one, one, np.array([[8.0, 2.0]]), one)
     >>> m = derive(f, 100.0, 1000, np.array([6.0, 18.0]))
-    >>> round(float(m.blended_usd_per_accepted_request), 7)
+    >>> round(float(m.blended_usd_per_accepted_request[0]), 7)
     0.0024444
     """
     d = fleet.demand

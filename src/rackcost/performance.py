@@ -310,7 +310,8 @@ def log_segment(concurrency: NDArray[np.float64], at: float) -> tuple[int, int, 
 
     Examples
     --------
-    >>> log_segment(np.array([4.0, 16.0, 64.0]), 8.0)
+    >>> lower, upper, weight = log_segment(np.array([4.0, 16.0, 64.0]), 8.0)
+    >>> lower, upper, round(weight, 12)
     (0, 1, 0.5)
     """
     c = concurrency

@@ -29,7 +29,6 @@ from rackcost.importers.curves import (
     parse_only,
 )
 from rackcost.importers.mapping import (
-    MS_PER_S,
     Record,
     SkipError,
     number,
@@ -38,6 +37,7 @@ from rackcost.importers.mapping import (
     tpot_ms_from_interactivity,
     whole_number,
 )
+from rackcost.units import MS_PER_S
 
 __all__ = ["CSV_COLUMNS", "read_csv_table", "read_csv_table_path"]
 

@@ -18,10 +18,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from rackcost.units import MS_PER_S  # InferenceX stage B gives latencies in s, we keep ms
+
 __all__ = [
     "ALTERNATIVES",
     "FIELD_MAP",
-    "MS_PER_S",
     "NOT_IN_SOURCE",
     "PCT",
     "PERCENTILES",
@@ -57,9 +58,6 @@ Source = Literal["stage_b", "stage_a", "csv"]
 
 SOURCES: tuple[Source, ...] = ("stage_b", "stage_a", "csv")
 """Every source column: InferenceX stage B (and C, an array of stage-B rows), InferenceX stage A, a CSV table."""
-
-MS_PER_S = 1000.0
-"""Milliseconds in a second: InferenceX stage B gives latencies in s, we keep ms."""
 
 SHOWN_VALUE_CHARS = 40
 """A value that is not a number is quoted up to this many characters: enough to recognise it, short enough for a
