@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
@@ -29,6 +28,7 @@ from rackcost.display import money, num
 from rackcost.errors import ScenarioError
 from rackcost.loading import DEFAULT_SCENARIO
 from rackcost.results import records_to_csv
+from rackcost.yaml_paths import parse_path
 
 if TYPE_CHECKING:
     from rackcost.sensitivity import BreakEven
@@ -211,7 +211,7 @@ def breakeven_rows(result: BreakEven) -> list[dict[str, object]]:
     >>> list(breakeven_rows(result)[0])[4:7]
     ['breakeven_facility_pue', 'search_low_facility_pue', 'search_high_facility_pue']
     """
-    parts = re.sub(r"\[\d+\]", "", result.input).split(".")
+    parts = [part for part in parse_path(result.input) if isinstance(part, str)]
     quantity = parts[-1] if "_" in parts[-1] else "_".join(parts[-2:])
     return [
         {
