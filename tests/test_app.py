@@ -349,7 +349,7 @@ def test_uncertainty_page_without_distributions_says_so_and_still_works():
 
 # ---- Scenario page: import benchmark results ---------------------------------------------------------------------
 
-INFERENCEX = Path(__file__).resolve().parents[2] / "shared" / "data" / "inferencex"
+INFERENCEX = Path(__file__).parent / "data" / "inferencex"  # real InferenceX files, copied into the repository
 GAUDI_FILE = INFERENCEX / "gaudi25-h100-llama33-70b-results.json"
 GAUDI_SCENARIO = "llama-3.3-70b-gaudi25-tp-precision.yaml"
 

@@ -12,10 +12,10 @@ from rackcost.cli import app
 from reference import TWO_SYSTEMS
 
 runner = CliRunner()
-# CI clones the repo next to a copy of shared/: the real InferenceX files live outside the repository.
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "inferencex"
-SHARED_FILES = [str(p) for p in sorted(SHARED.glob("*.json"))]
-GAUDI = str(SHARED / "gaudi25-h100-llama33-70b-results.json")
+# Real InferenceX result files, copied byte for byte into the repository (origin: tests/data/inferencex/README.md).
+INFERENCEX = Path(__file__).parent / "data" / "inferencex"
+INFERENCEX_FILES = [str(p) for p in sorted(INFERENCEX.glob("*.json"))]
+GAUDI = str(INFERENCEX / "gaudi25-h100-llama33-70b-results.json")
 BAD = Path(__file__).resolve().parent / "data" / "importers"
 
 
@@ -27,8 +27,8 @@ def _run(*args: str):
     return result
 
 
-def test_import_all_shared_files_prints_summary_and_yaml():
-    result = _run("inferencex", *SHARED_FILES)
+def test_import_all_inferencex_files_prints_summary_and_yaml():
+    result = _run("inferencex", *INFERENCEX_FILES)
     assert result.exit_code == 0, result.output
     assert "Imported 8 curve(s)" in result.stderr
     assert "gaudi25 Llama-3.3-70B-Instruct fp8 vllm tp8 1024/1024" in result.stderr
@@ -95,7 +95,7 @@ def test_mixed_curves_with_system_name_the_differing_keys(tmp_path: Path):
 
 def test_bad_files_are_skipped_and_the_rest_imported():
     bad = [str(p) for p in sorted(BAD.glob("*.json"))]
-    result = _run("inferencex", *bad, SHARED_FILES[0])
+    result = _run("inferencex", *bad, INFERENCEX_FILES[0])
     assert result.exit_code == 0
     for reason in ("not an InferenceX result", "truncated", "tput_per_gpu", "p99_ttft_ms", "0 requests completed"):
         assert reason in result.stderr, reason

@@ -38,16 +38,16 @@ from rackcost.importers.mapping import (
 )
 from reference import TWO_SYSTEMS
 
-# CI clones the repo next to a copy of shared/: the real InferenceX files live outside the repository.
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "inferencex"
+# Real InferenceX result files, copied byte for byte into the repository (origin: tests/data/inferencex/README.md).
+INFERENCEX = Path(__file__).parent / "data" / "inferencex"
 BAD = Path(__file__).resolve().parent / "data" / "importers"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "importers.md"
-SHARED_FILES = sorted(SHARED.glob("*.json"))
-RAW_4 = next(f for f in SHARED_FILES if f.name.startswith("kimik2.5_1k1k"))
-RAW_32 = next(f for f in SHARED_FILES if f.name.startswith("kimik2.5_8k1k"))
-AGG_4 = next(f for f in SHARED_FILES if f.name.startswith("agg_kimik2.5_1k1k"))
-AGG_32 = next(f for f in SHARED_FILES if f.name.startswith("agg_kimik2.5_8k1k"))
-GAUDI = SHARED / "gaudi25-h100-llama33-70b-results.json"
+INFERENCEX_FILES = sorted(INFERENCEX.glob("*.json"))
+RAW_4 = next(f for f in INFERENCEX_FILES if f.name.startswith("kimik2.5_1k1k"))
+RAW_32 = next(f for f in INFERENCEX_FILES if f.name.startswith("kimik2.5_8k1k"))
+AGG_4 = next(f for f in INFERENCEX_FILES if f.name.startswith("agg_kimik2.5_1k1k"))
+AGG_32 = next(f for f in INFERENCEX_FILES if f.name.startswith("agg_kimik2.5_8k1k"))
+GAUDI = INFERENCEX / "gaudi25-h100-llama33-70b-results.json"
 
 # A stage-B aggregate is computed from its stage-A raw output by exact arithmetic: throughput divided by the GPU
 # count, milliseconds divided by 1000, interactivity = 1000 / TPOT ms. Only floating-point rounding (a few ulp,
@@ -66,12 +66,12 @@ def _only_point(result):
     return curve, point
 
 
-def test_the_shared_files_are_there():
-    assert len(SHARED_FILES) == 5, f"expected the five InferenceX files in {SHARED}"
+def test_the_inferencex_copies_are_there():
+    assert len(INFERENCEX_FILES) == 5, f"expected the five InferenceX files in {INFERENCEX}"
 
 
-@pytest.mark.parametrize("path", SHARED_FILES, ids=[p.name[:40] for p in SHARED_FILES])
-def test_every_shared_file_imports_on_its_own(path: Path):
+@pytest.mark.parametrize("path", INFERENCEX_FILES, ids=[p.name[:40] for p in INFERENCEX_FILES])
+def test_every_inferencex_file_imports_on_its_own(path: Path):
     result = read_inferencex_paths([path])
     assert result.curves, [str(s) for s in result.skipped]
     for curve in result.curves:
@@ -311,8 +311,8 @@ def _entries(text: str) -> dict:
     return data
 
 
-def test_yaml_of_every_shared_file_pastes_into_a_scenario():
-    result = read_inferencex_paths(SHARED_FILES)
+def test_yaml_of_every_inferencex_file_pastes_into_a_scenario():
+    result = read_inferencex_paths(INFERENCEX_FILES)
     entries = _entries(curves_to_yaml(result.curves))
     assert len(entries) == len(result.curves) == 8
     for label, entry in entries.items():
@@ -556,7 +556,7 @@ def _only_mapped(record: dict) -> dict:
     return {k: v for k, v in record.items() if k in _json_names_in_the_map()}
 
 
-@pytest.mark.parametrize("path", SHARED_FILES, ids=[p.name[:40] for p in SHARED_FILES])
+@pytest.mark.parametrize("path", INFERENCEX_FILES, ids=[p.name[:40] for p in INFERENCEX_FILES])
 def test_a_record_with_only_the_mapped_names_reads_the_same(path: Path):
     data = _json(path)
     trimmed = [_only_mapped(r) for r in data] if isinstance(data, list) else _only_mapped(data)
@@ -606,7 +606,7 @@ def test_every_field_a_reader_looks_up_is_in_the_map(monkeypatch: pytest.MonkeyP
         {**agg, "avg_power_w": 600, "power_valid": False, "timestamp": "20260527-075026"},
         {**raw, "isl": 1024, "osl": 1024},
     ]
-    files = [(p.name, p.read_bytes()) for p in SHARED_FILES + sorted(BAD.glob("*.json"))]
+    files = [(p.name, p.read_bytes()) for p in INFERENCEX_FILES + sorted(BAD.glob("*.json"))]
     files += [(f"v{i}_tp8.json", json.dumps(v).encode()) for i, v in enumerate(variants)]
     for percentile in PERCENTILES:
         assert read_inferencex(files, percentile=percentile).curves

@@ -53,7 +53,7 @@ def test_golden_result(path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "system_claim", "baseline_claim"),
     [
-        # FIGURES.md §1 (OpenAI "Jalapeño first results", 2026-08-25): peak mixed tok/s per kW on package power
+        # docs/sources.md §1 (OpenAI "Jalapeño first results", 2026-08-25): peak mixed tok/s per kW on package power
         ("deepseek-r1-jalapeno-vs-gb300", 19_641, 11_781),  # 1.667x
         ("gpt-oss-120b-jalapeno-vs-gb200", 85_448, 44_960),  # 1.9x
         ("kimi-k2.5-jalapeno-vs-gb300", 18_195, 11_862),  # 1.5x
@@ -97,7 +97,7 @@ def test_every_figure_has_a_source_and_provenance(path: Path) -> None:
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=IDS)
 def test_bundled_demand_is_realistic(path: Path) -> None:
-    # FIGURES.md §7: peak about 1.5-1.7x the daily mean; quiet about a quarter of peak; hours add up to 24
+    # docs/sources.md §7: peak about 1.5-1.7x the daily mean; quiet about a quarter of peak; hours add up to 24
     scenario = rackcost.load_scenario(path)
     rates = {d.name: d.arrival_rps for d in scenario.demand}
     mean = sum(d.arrival_rps * d.hours_per_day for d in scenario.demand) / 24

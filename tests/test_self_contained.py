@@ -1,0 +1,112 @@
+"""A clone stands on its own: no file points outside the repository, and every cited source is in it (issue 9)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ROOT / "docs" / "sources.md"
+INFERENCEX = Path(__file__).parent / "data" / "inferencex"
+
+# What a file must not mention: the folder that sat beside the repository on the build machine, that machine's
+# absolute paths, and the reference table that lived there (now docs/sources.md).
+FORBIDDEN = ("../shared", "/work/", "FIGURES.md")
+# Files that name the forbidden strings to explain this rule.
+EXPLAINS_THE_RULE = {"tests/test_self_contained.py"}
+# Never part of a clone: the virtual environment, git's own files and caches.
+NOT_IN_A_CLONE = {".venv", ".git", "__pycache__", ".pytest_cache", ".ruff_cache", "build", "dist"}
+CITATION = re.compile(r"docs/sources\.md §(\d+)(?:-(\d+))?")
+
+
+def _tracked_files(root: Path) -> list[str]:
+    """Relative paths (with ``/``) of the files of the repository at ``root``.
+
+    The files git tracks or would add when git and a clone are there, else every file outside the caches.
+    """
+    if shutil.which("git") and (root / ".git").exists():
+        command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+        listed = subprocess.run(command, cwd=root, capture_output=True, check=True).stdout
+        return [p for p in listed.decode("utf-8").split("\0") if p and (root / p).is_file()]
+    return [
+        p.relative_to(root).as_posix()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+        and not NOT_IN_A_CLONE.intersection(p.relative_to(root).parts)
+        and not any(part.endswith(".egg-info") for part in p.relative_to(root).parts)
+    ]
+
+
+def _mentions(root: Path, files: list[str]) -> list[tuple[str, str]]:
+    """``(file, forbidden string)`` for every file outside EXPLAINS_THE_RULE that mentions one."""
+    found = []
+    for name in files:
+        if name in EXPLAINS_THE_RULE:
+            continue
+        data = (root / name).read_bytes()
+        found += [(name, s) for s in FORBIDDEN if s.encode("utf-8") in data]
+    return found
+
+
+def _sections(text: str) -> set[int]:
+    """Numbers of the ``## N. Title`` sections of a markdown document."""
+    return {int(n) for n in re.findall(r"^## (\d+)\. ", text, re.M)}
+
+
+def _cited_sections(text: str) -> set[int]:
+    """Section numbers cited as ``docs/sources.md §N`` or ``§N-M`` (a range cites every section in it)."""
+    cited = set()
+    for first, last in CITATION.findall(text):
+        cited |= set(range(int(first), int(last or first) + 1))
+    return cited
+
+
+def test_no_tracked_file_points_outside_the_repository():
+    files = _tracked_files(ROOT)
+    assert "README.md" in files and "docs/sources.md" in files, "the file list is not the repository's"
+    assert _mentions(ROOT, files) == []
+
+
+def test_the_check_finds_a_mention_and_skips_the_caches(tmp_path: Path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("run rackcost import inferencex ../shared/data/x.json\n", encoding="utf-8")
+    (tmp_path / "b.yaml").write_text("# from /work/shared/reference/FIGURES.md\n", encoding="utf-8")
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "c.py").write_text("'../shared'\n", encoding="utf-8")
+    (tmp_path / "clean.md").write_text("docs/sources.md §4\n", encoding="utf-8")
+    files = _tracked_files(tmp_path)  # no .git here: the walk
+    assert sorted(files) == ["b.yaml", "clean.md", "docs/a.md"]
+    assert sorted(_mentions(tmp_path, files)) == [
+        ("b.yaml", "/work/"),
+        ("b.yaml", "FIGURES.md"),
+        ("docs/a.md", "../shared"),
+    ]
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "scenarios").glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_cited_section_exists_in_docs_sources(path: Path):
+    cited = _cited_sections(path.read_text(encoding="utf-8"))
+    assert cited, f"{path.name} cites no section of docs/sources.md"
+    assert cited <= _sections(SOURCES.read_text(encoding="utf-8")), f"{path.name} cites a missing section"
+
+
+def test_citations_and_sections_are_read_as_written():
+    assert _sections("## 1. Seed\n## 10. Ten\n### 3. sub\ntext ## 4. no\n") == {1, 10}
+    assert _cited_sections("docs/sources.md §2 and (docs/sources.md §1-3, V) but not FIGURES.md §9") == {1, 2, 3}
+
+
+def test_docs_sources_keeps_the_nine_sections_of_the_reference_table():
+    assert _sections(SOURCES.read_text(encoding="utf-8")) == set(range(1, 10))
+
+
+def test_every_inferencex_copy_is_described_in_its_readme():
+    # where each real file came from, what it is and its licence travel with the copies
+    readme = (INFERENCEX / "README.md").read_text(encoding="utf-8")
+    copies = sorted(INFERENCEX.glob("*.json"))
+    assert len(copies) == 5
+    for copy in copies:
+        assert f"`{copy.name}`" in readme, f"{copy.name} is not described in {INFERENCEX / 'README.md'}"
