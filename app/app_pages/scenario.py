@@ -9,7 +9,7 @@ import streamlit as st
 import yaml
 
 import rackcost
-from rackcost import display, schema
+from rackcost import display, edits, schema
 from rackcost.loading import DEFAULT_SCENARIO
 from rackcost_app import compute, fields, imports, state
 
@@ -369,7 +369,7 @@ for i, name in enumerate(system_names):
             for key, fig in (draft.get("figures") or {}).items()
             if key.startswith(path + ".")
             and isinstance(fig, dict)
-            and str(fig.get("source", "")).startswith(imports.COPIED)
+            and str(fig.get("source", "")).startswith(edits.COPIED)
         ]
         if copied:
             st.warning(

@@ -12,7 +12,7 @@ import streamlit as st
 
 import rackcost
 from rackcost import display
-from rackcost.loading import parse_path
+from rackcost.yaml_paths import parse_path
 from rackcost_app import compute, state, tables
 from rackcost_app.fields import label
 

@@ -20,13 +20,14 @@ copied to a new system are labelled ``assumption``, "copied ... to be reviewed".
 
 from __future__ import annotations
 
-import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
 import streamlit as st
 
+from rackcost import edits
 from rackcost.importers import ImportedCurve, Skipped, read_csv_table, read_inferencex
 from rackcost_app import state
 
@@ -35,7 +36,6 @@ IMPORT_FILES = "import_files"
 IMPORT_MESSAGE = "import_message"
 
 PROVENANCE_CLASSES = ("independent", "vendor", "collaborative", "assumption")
-COPIED = "copied in the rackcost dashboard from system"
 DEFAULT_CLASS = "importer's default"
 OPTION_DEFAULTS: dict[str, Any] = {
     "import_percentile": "p99",
@@ -202,47 +202,16 @@ def workload_differences(curve: ImportedCurve, workload: dict[str, Any]) -> list
 # ---- putting a curve into the scenario ---------------------------------------------------------------------------
 
 
-def curve_figure(curve: ImportedCurve) -> dict[str, str]:
-    """The ``figures:`` entry of an imported performance block: the importer's class, the files and the run date."""
-    prov = curve.provenance
-    figure = {
-        "provenance": str(prov.get("class", "assumption")),
-        "source": f"{prov.get('source', 'uploaded result files')}; run date {prov.get('date', 'unstated')}; "
-        f"curve {curve.label}, TTFT and TPOT {_at(curve.percentile)}; imported in the rackcost dashboard",
-    }
-    if figure["provenance"] == "assumption":
-        figure["why"] = (
-            "imported results that do not say who measured them (a CSV table, or the class chosen on import); "
-            "set the provenance class when you know it"
-        )
-    return figure
+def _apply(change: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]) -> None:
+    """Apply an edit of :mod:`rackcost.edits` to the draft and to the provenance baseline alike, then validate.
 
-
-def _at(percentile: str) -> str:
-    return "as the table gives them" if percentile == "as given" else f"at {percentile}"
-
-
-def _gpus(curve: ImportedCurve) -> int | None:
-    """GPUs per replica the curve's throughput is for, when it is per replica and the files say it."""
-    return curve.key.gpus_per_replica if curve.key.throughput_per == "replica" else None
-
-
-def _gpus_figure(curve: ImportedCurve) -> dict[str, str]:
-    figure = curve_figure(curve)
-    figure["source"] = f"GPUs per replica of the benchmark run ({curve.gpus_source}); " + figure["source"]
-    return figure
-
-
-def _under(key: str, path: str) -> bool:
-    return key == path or key.startswith(path + ".") or key.startswith(path + "[")
-
-
-def _apply(change: Any) -> None:
-    """Apply ``change(data)`` to the draft and to the provenance baseline, then validate like any edit."""
+    ``change(data, draft)`` returns the edited ``data``; ``draft`` is the draft with its figures up to date, the
+    one to copy values from. Editing the baseline too keeps the import from reading as the user's edit.
+    """
     ss = st.session_state
-    state.sync_figures()  # the draft's figures up to date before they are copied from
-    for data in (ss[state.DRAFT], ss[state.ORIGINAL]):
-        change(data)
+    state.sync_figures()
+    draft = ss[state.DRAFT]
+    ss[state.DRAFT], ss[state.ORIGINAL] = change(draft, draft), change(ss[state.ORIGINAL], draft)
     ss[state.GENERATION] = ss.get(state.GENERATION, 0) + 1  # widgets (the points table) start from the new values
     state.revalidate()
 
@@ -290,33 +259,8 @@ def replace_points(curve: ImportedCurve, index: int) -> str:
         return _say("error", f"No system {index + 1} in the scenario: nothing changed.")
     name = str(systems[index].get("name", f"system {index + 1}"))
     old_gpus = state.get_at(systems[index], "hardware.accelerators_per_replica")
-    gpus = _gpus(curve)
-    prefix = f"systems[{index}]"
-
-    def change(data: dict) -> None:
-        system = data["systems"][index]
-        old = system.get("performance") if isinstance(system.get("performance"), dict) else {}
-        performance = copy.deepcopy(curve.performance)
-        if old.get("claim") is not None:
-            performance["claim"] = old["claim"]
-        system["performance"] = performance
-        system["provenance"] = copy.deepcopy(curve.provenance)
-        if gpus is not None:
-            state.set_at(system, "hardware.accelerators_per_replica", gpus)
-        figures = data.get("figures") if isinstance(data.get("figures"), dict) else {}
-        figures = {
-            k: v
-            for k, v in figures.items()
-            if not (_under(k, f"{prefix}.performance") and not _under(k, f"{prefix}.performance.claim"))
-            and not _under(k, f"{prefix}.provenance")
-            and not (gpus is not None and k == f"{prefix}.hardware.accelerators_per_replica")
-        }
-        figures[f"{prefix}.performance"] = curve_figure(curve)
-        if gpus is not None:
-            figures[f"{prefix}.hardware.accelerators_per_replica"] = _gpus_figure(curve)
-        data["figures"] = figures
-
-    _apply(change)
+    gpus = edits.curve_gpus_per_replica(curve)
+    _apply(lambda data, _draft: edits.replace_points(data, index, curve))
     text = f"Replaced the operating points of {name} with {curve.label} ({len(curve.points)} points)"
     text += "; its provenance is now the curve's"
     if gpus is not None and gpus != old_gpus:
@@ -342,45 +286,9 @@ def add_system(curve: ImportedCurve, name: str, template: int) -> str:
     if not 0 <= template < len(systems):
         return _say("error", f"No system {template + 1} to copy hardware and costs from: nothing changed.")
     template_name = str(systems[template].get("name", f"system {template + 1}"))
-    source = f"systems[{template}]"
-    target = f"systems[{len(systems)}]"
-    gpus = _gpus(curve)
-    why = (
-        f"benchmark results hold no hardware or costs: copied from {template_name} as a starting point, to be reviewed"
-    )
-    template_figures = copy.deepcopy(ss[state.DRAFT].get("figures") or {})
-
-    def copied(fig: Any) -> dict[str, str]:
-        was = f" (its figure: {fig.get('provenance')}, {fig.get('source')})" if isinstance(fig, dict) else ""
-        return {"provenance": "assumption", "source": f"{COPIED} {template_name}{was}", "why": why}
-
-    def change(data: dict) -> None:
-        data_systems = data.setdefault("systems", [])
-        base = systems[template]  # the draft's values, in the draft and in the baseline alike: nothing reads as edited
-        system: dict[str, Any] = {
-            "name": name,
-            "provenance": copy.deepcopy(curve.provenance),
-            "performance": copy.deepcopy(curve.performance),
-        }
-        blocks = [b for b in ("hardware", "costs", "facility") if base.get(b) is not None]
-        for block in blocks:
-            system[block] = copy.deepcopy(base[block])
-        if gpus is not None:
-            state.set_at(system, "hardware.accelerators_per_replica", gpus)
-        data_systems.append(system)
-        figures = data.get("figures") if isinstance(data.get("figures"), dict) else {}
-        for block in blocks:
-            covering = next((template_figures[k] for k in (f"{source}.{block}", source) if k in template_figures), None)
-            figures[f"{target}.{block}"] = copied(covering)
-            for key, fig in template_figures.items():
-                if key.startswith(f"{source}.{block}."):
-                    figures[target + key.removeprefix(source)] = copied(fig)
-        figures[f"{target}.performance"] = curve_figure(curve)
-        if gpus is not None:
-            figures[f"{target}.hardware.accelerators_per_replica"] = _gpus_figure(curve)
-        data["figures"] = figures
-
-    _apply(change)
+    gpus = edits.curve_gpus_per_replica(curve)
+    # the template's values and figures are the draft's, in the draft and in the baseline alike
+    _apply(lambda data, draft: edits.add_system(data, curve, name, template, source=draft))
     text = (
         f"Added the system {name or '(no name)'} with {curve.label} ({len(curve.points)} points). Its hardware, "
         f"power and costs are copied from {template_name} as a starting point: review them in its tab "

@@ -27,8 +27,9 @@ import streamlit as st
 import yaml
 
 import rackcost
+from rackcost import edits
 from rackcost.errors import Problem
-from rackcost.loading import DEFAULT_SCENARIO, MAX_SCENARIO_BYTES, SAFE_LOADER, parse_path
+from rackcost.loading import DEFAULT_SCENARIO, MAX_SCENARIO_BYTES, SAFE_LOADER
 
 DRAFT = "draft"
 PROBLEMS = "problems"
@@ -42,9 +43,6 @@ LOAD_PROBLEMS = "load_problems"
 REJECTED_TEXT = "rejected_text"
 PENDING_UPLOAD = "pending_upload"
 NOTICE = "notice"
-
-# leaves whose change is not a figure (free text): no provenance entry is written for them
-_TEXT_LEAVES = {"name", "description", "source", "notes", "why", "reported_by", "date", "software_stack"}
 
 
 def init() -> None:
@@ -152,125 +150,26 @@ def revalidate() -> None:
     ss[VALID_JSON] = canonical_json(scenario)
 
 
-# ---- values at YAML paths ------------------------------------------------------------------------------------
+# ---- the draft, edited with the library's pure edits (rackcost.edits) ----------------------------------------
 
-_MISSING = object()
-
-
-def get_at(data: Any, path: str, default: Any = None) -> Any:
-    """Value at a YAML path (``systems[0].hardware.accelerator_idle_w``), or ``default``."""
-    for part in parse_path(path):
-        if isinstance(part, int) and isinstance(data, list) and part < len(data):
-            data = data[part]
-        elif isinstance(part, str) and isinstance(data, dict) and part in data:
-            data = data[part]
-        else:
-            return default
-    return data
-
-
-def set_at(data: dict, path: str, value: Any) -> None:
-    """Set the value at a YAML path, creating mappings on the way; ``None`` removes the key (the default applies)."""
-    parts = parse_path(path)
-    node: Any = data
-    for part, nxt in zip(parts[:-1], parts[1:], strict=True):
-        child = node[part] if isinstance(part, int) else node.get(part)
-        if child is None:
-            child = [] if isinstance(nxt, int) else {}
-            node[part] = child
-        node = child
-    last = parts[-1]
-    if value is None:
-        if isinstance(node, dict):
-            node.pop(last, None)
-    else:
-        node[last] = value
+get_at = edits.get_at  # the pages and fields read values of the draft through this module
 
 
 def set_value(path: str, value: Any) -> None:
     """Write one edited value into the draft and revalidate."""
-    set_at(st.session_state[DRAFT], path, value)
+    st.session_state[DRAFT] = edits.set_at(st.session_state[DRAFT], path, value)
     revalidate()
 
 
-# ---- provenance of edited values -----------------------------------------------------------------------------
-
-
-def _leaves(data: Any, prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if isinstance(data, dict) and "dist" in data:  # a distribution is one figure
-        out[prefix] = data
-    elif isinstance(data, dict):
-        for key, value in data.items():
-            if prefix == "" and key == "figures":
-                continue
-            out |= _leaves(value, f"{prefix}.{key}" if prefix else str(key))
-    elif isinstance(data, list):
-        for i, value in enumerate(data):
-            out |= _leaves(value, f"{prefix}[{i}]")
-    else:
-        out[prefix] = data
-    return out
-
-
-def edited_figure(was: Any, source: str | None) -> dict[str, str]:
-    """The ``figures:`` entry of a value the user changed in the dashboard."""
-    if was is _MISSING or was is None:
-        what = "not given in the file"
-    else:
-        what = f"the file gave {was!r}" + (f" ({source})" if source else "")
-    return {
-        "provenance": "assumption",
-        "source": f"edited in the rackcost dashboard; {what}",
-        "why": "set by the user of the dashboard",
-    }
-
-
 def sync_figures() -> None:
-    """Keep ``figures:`` true to the draft: an edited value is labelled as the user's, a removed one loses its entry.
-
-    A figure whose value is unchanged keeps its original entry; a block-level entry (``systems[0].hardware``)
-    stays while the block exists, and each value the user changed under it gets its own entry.
-    """
+    """Keep the draft's ``figures:`` true to its values (:func:`rackcost.edits.sync_figures` against ``original``)."""
     ss = st.session_state
-    draft, original = ss[DRAFT], ss[ORIGINAL]
-    orig_figs = original.get("figures") if isinstance(original.get("figures"), dict) else {}
-    new_leaves, old_leaves = _leaves(draft), _leaves(original)
-    figures: dict[str, Any] = {}
-    for key, fig in orig_figs.items():
-        value = get_at(draft, key, _MISSING)
-        if value is _MISSING:
-            continue
-        is_block = isinstance(value, list) or (isinstance(value, dict) and "dist" not in value)
-        if is_block or value == get_at(original, key, _MISSING):
-            figures[key] = fig
-        else:
-            figures[key] = edited_figure(get_at(original, key, _MISSING), _figure_source(fig))
-    for path, value in new_leaves.items():
-        if parse_path(path)[-1] in _TEXT_LEAVES or path in figures:
-            continue
-        if old_leaves.get(path, _MISSING) != value:
-            fig = orig_figs.get(path)
-            figures[path] = edited_figure(old_leaves.get(path, _MISSING), _figure_source(fig))
-    if figures or "figures" in draft:
-        draft["figures"] = figures
-
-
-def _figure_source(fig: Any) -> str | None:
-    return fig.get("source") if isinstance(fig, dict) else None
+    ss[DRAFT] = edits.sync_figures(ss[DRAFT], ss[ORIGINAL])
 
 
 def figure_for(path: str) -> tuple[str, dict[str, Any]] | None:
-    """The ``figures:`` entry covering a path (its own, or its nearest ancestor's), with the key it is under."""
-    figures = st.session_state[DRAFT].get("figures") or {}
-    parts = parse_path(path)
-    from rackcost.loading import format_path
-
-    for end in range(len(parts), 0, -1):
-        key = format_path(parts[:end])
-        if key in figures and isinstance(figures[key], dict):
-            return key, figures[key]
-    return None
+    """The draft's ``figures:`` entry covering a path, with its key (:func:`rackcost.edits.figure_for`)."""
+    return edits.figure_for(st.session_state[DRAFT], path)
 
 
 def problems_at(path: str, *, exact: bool = True) -> list[Problem]:

@@ -1,7 +1,10 @@
-"""``rackcost app``: start the dashboard with ``streamlit run app/streamlit_app.py``.
+"""``rackcost app``: start the dashboard with ``streamlit run .../streamlit_app.py``.
 
-The app folder is found next to the package: inside an installed package (``rackcost/app``) or the repository's
-``app/`` (an editable install), as :func:`rackcost.loading._scenario_dir` finds the scenarios.
+The wheel carries the app inside the package (``rackcost/app/streamlit_app.py``, its ``app_pages/`` and its
+``rackcost_app`` helpers; see ``pyproject.toml``), so an installed ``rackcost app`` needs no checkout and works from
+any directory. An editable install has no packaged copy and runs the repository's ``app/``, as
+:func:`rackcost.loading.bundled_scenario_path` finds the scenarios. ``streamlit run`` puts the script's folder on
+``sys.path``, which is how the pages import ``rackcost_app``.
 """
 
 from __future__ import annotations
@@ -15,22 +18,67 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["app_script", "run_app"]
+__all__ = ["app_script", "packaged_script", "run_app", "streamlit_command"]
 
-INSTALL_HINT = "pip install -e '.[app]'"
+INSTALL_HINT = "pip install 'rackcost[app]' (in a checkout: pip install -e '.[app]')"
+
+
+def packaged_script() -> Path:
+    """Where the wheel puts ``streamlit_app.py``: inside the installed package."""
+    return Path(str(resources.files("rackcost"))) / "app" / "streamlit_app.py"
 
 
 def app_script() -> Path | None:
-    """Path of ``streamlit_app.py``, or None when neither the package nor the repository holds it."""
-    packaged = Path(str(resources.files("rackcost"))) / "app" / "streamlit_app.py"
+    """Path of ``streamlit_app.py``: the packaged one, else the repository's; None when neither exists."""
+    packaged = packaged_script()
     if packaged.is_file():
         return packaged
     repo = Path(__file__).resolve().parents[2] / "app" / "streamlit_app.py"
     return repo if repo.is_file() else None
 
 
+def streamlit_command(
+    script: Path, *, port: int | None = None, headless: bool = False, address: str | None = None
+) -> list[str]:
+    """The ``streamlit run`` command line of the dashboard.
+
+    Parameters
+    ----------
+    script
+        The app's ``streamlit_app.py``.
+    port
+        TCP port to serve on; Streamlit's default (8501) when None.
+    headless
+        Do not open a browser (``--server.headless true``): for servers and CI.
+    address
+        Address to listen on, e.g. ``127.0.0.1``; Streamlit's default (every interface) when None.
+
+    Returns
+    -------
+    list of str
+        The command, run with this interpreter. The packaged app is not watched for changes
+        (``--server.fileWatcherType none``): nobody edits site-packages, and watching it costs CPU.
+    """
+    command = [sys.executable, "-m", "streamlit", "run", str(script)]
+    if headless:
+        command += ["--server.headless", "true"]
+    if address is not None:
+        command += ["--server.address", address]
+    if script == packaged_script():
+        command += ["--server.fileWatcherType", "none"]
+    if port is not None:
+        command += ["--server.port", str(port)]
+    return command
+
+
 def run_app(
     port: Annotated[int | None, typer.Option("--port", help="Port to serve on (default: Streamlit's, 8501).")] = None,
+    headless: Annotated[
+        bool, typer.Option("--headless", help="Serve without opening a browser (for a server or CI).")
+    ] = False,
+    address: Annotated[
+        str | None, typer.Option("--address", help="Address to listen on, e.g. 127.0.0.1 (default: all).")
+    ] = None,
 ) -> None:
     """Start the dashboard in your browser (needs the package's app extra, with Streamlit)."""
     err = typer.echo
@@ -39,13 +87,14 @@ def run_app(
         raise typer.Exit(code=1)
     script = app_script()
     if script is None:
-        err("error: app/streamlit_app.py not found next to the rackcost package; run from a source checkout", err=True)
+        err(
+            f"error: the dashboard is missing: neither {packaged_script()} (the wheel's copy) nor the repository's "
+            "app/streamlit_app.py exists; reinstall the package",
+            err=True,
+        )
         raise typer.Exit(code=1)
-    command = [sys.executable, "-m", "streamlit", "run", str(script)]
-    if port is not None:
-        command += ["--server.port", str(port)]
     try:
-        code = subprocess.call(command)
+        code = subprocess.call(streamlit_command(script, port=port, headless=headless, address=address))
     except KeyboardInterrupt:
         code = 0
     raise typer.Exit(code=code)

@@ -15,8 +15,16 @@ __all__ = ["MISSING", "YamlPath", "format_path", "lookup", "parse_path"]
 YamlPath = tuple[str | int, ...]
 """A location in a document: mapping keys (str) and list indices (int), outermost first."""
 
-MISSING: Final = object()
-"""What :func:`lookup` returns where the data has no value."""
+
+class _Missing:
+    """Type of :data:`MISSING`."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Final[Any] = _Missing()
+"""What :func:`lookup` returns where the data has no value (``None`` is a value: YAML's ``null``)."""
 
 _PARTS = re.compile(r"[^.\[\]]+|\[\d+\]")
 
