@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
 from hypothesis import given, settings
@@ -148,9 +147,12 @@ def test_property_quiet_never_cheaper_per_request_than_peak(rates, price) -> Non
         assert quiet["usd_per_accepted_request"] >= peak["usd_per_accepted_request"] * (1 - RTOL_FLOAT), system
 
 
-# With a linear power curve (exponent 1), the fleet's accelerator power is N_on idle + (busy - idle) a/c +
-# N_parked parked: parking moves replicas from idle to parked power and the load term stays the same.
-# So with parked <= idle (and hosts drawing the same parked or not) park never draws more than powered.
+# With a linear power curve (exponent 1) and a load-independent service time (system B: one operating point), the
+# fleet's accelerator power is N_on idle + (busy - idle) a/c + N_parked parked: parking moves replicas from idle to
+# parked power and the load term stays the same, so with parked <= idle park never draws more than powered.
+# System A's operating point moves with load: packing the load onto fewer replicas raises their batch and so
+# every request's service time, which raises the load term; whether parking saves then depends on the numbers
+# (with parked = idle it does not), so the property is stated for B only.
 @SETTINGS
 @given(rates=demand_rates(), parked_share=st.floats(0.0, 1.0))
 def test_property_park_never_draws_more_than_powered(rates, parked_share) -> None:
@@ -161,7 +163,8 @@ def test_property_park_never_draws_more_than_powered(rates, parked_share) -> Non
     powered = by_key(rackcost.evaluate(with_rates(rates, fleet__idle_policy="powered", **changes)))
     park = by_key(rackcost.evaluate(with_rates(rates, fleet__idle_policy="park", **changes)))
     for key, row in powered.items():
-        assert park[key]["it_power_kw"] <= row["it_power_kw"] * (1 + RTOL_FLOAT), key
+        if key[0] == "B":
+            assert park[key]["it_power_kw"] <= row["it_power_kw"] * (1 + RTOL_FLOAT), key
         assert park[key]["provisioned_replicas"] == row["provisioned_replicas"]
 
 
@@ -181,17 +184,19 @@ def test_littles_law_on_the_chosen_point() -> None:
         assert row["queueing_budget_ms"] == pytest.approx(2000.0 - row["ttft_ms"], rel=RTOL_FLOAT)
 
 
-def test_chosen_point_of_a_lies_on_its_log_linear_curve() -> None:
+def test_chosen_point_of_a_lies_on_its_service_time_curve() -> None:
     # System A's measured points (c, rps = total/1500, TPOT, TTFT): (8, 2, 20, 300), (32, 6, 30, 500),
-    # (128, 12, 60, 1500). Whatever concurrency is chosen, its rate and latencies are the log-linear
-    # interpolation between the neighbouring measured points (DESIGN.md step 2).
+    # (128, 12, 60, 1500). Whatever concurrency is chosen, its service time S = c / rps and latencies are the
+    # linear interpolation in c between the neighbouring measured points, and its rate is c / S (DESIGN.md step 2).
     row = next(r for r in rows(rackcost.evaluate(BASE), "systems") if r["system"] == "A")
     c = row["concurrency"]
     knots = [(8.0, 2.0, 20.0, 300.0), (32.0, 6.0, 30.0, 500.0), (128.0, 12.0, 60.0, 1500.0)]
     assert 8.0 <= c <= 128.0
     left, right = next((a, b) for a, b in zip(knots, knots[1:], strict=False) if a[0] <= c <= b[0])
-    w = math.log(c / left[0]) / math.log(right[0] / left[0])
-    rps, tpot, ttft = (left[i] + w * (right[i] - left[i]) for i in (1, 2, 3))
+    w = (c - left[0]) / (right[0] - left[0])
+    service = (1 - w) * left[0] / left[1] + w * right[0] / right[1]
+    rps = c / service
+    tpot, ttft = (left[i] + w * (right[i] - left[i]) for i in (2, 3))
     assert row["requests_per_s_per_replica"] == pytest.approx(rps, rel=1e-10)
     assert row["tpot_ms"] == pytest.approx(tpot, rel=1e-10)
     assert row["ttft_ms"] == pytest.approx(ttft, rel=1e-10)

@@ -8,6 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rackcost.demand import serve_demand
+from rackcost.inputs import SloInputs
+from rackcost.performance import LoadCurve
 from reference import smallest_replicas, wait_exceedance, wait_quantile
 
 RTOL_FLOAT = 1e-12
@@ -18,7 +20,7 @@ RTOL_CAPACITY = 1e-9
 
 # A fleet of 10 replicas x 10 slots, each request holding its slot S = 2 s, 1 s of queueing budget, 99 %
 # attainment: 100 slots can carry at most k/S = 50 rps.
-FLEET = dict(provisioned_replicas=10, concurrency=10.0, service_s=2.0, budget_s=1.0, attainment_fraction=0.99)
+FLEET = dict(serving_replicas=10, concurrency=10.0, service_s=2.0, budget_s=1.0, attainment_fraction=0.99)
 
 
 # --------------------------------------------------------------------------- invariants
@@ -155,3 +157,61 @@ def test_accepted_rate_and_p99_wait_match_textbook_mmk() -> None:
     # the recursion and the library's incomplete-gamma route agree to ~1e-12; 1e-9 leaves margin
     assert float(out.wait_p99_ms[0]) == pytest.approx(1000.0 * wait_quantile(0.99, 100, 40.0, 2.0), rel=1e-9)
     assert float(out.wait_p99_ms[0]) > 0.0  # C(100, 80) > 1 %, so the p99 wait is not trivially zero
+
+
+# --------------------------------------------------------------------------- the operating point moves with load
+
+
+def _slo(ttft_limit_ms: float = 2000.0) -> SloInputs:
+    return SloInputs(ttft_limit_ms, 100.0, None, 0.99, 100)
+
+
+def _load(limit: float = 10.0) -> LoadCurve:
+    # service 1 s at 2 requests, 2 s at 10 (limit); TTFT 200 -> 1000 ms, TPOT 10 -> 20 ms
+    return LoadCurve(
+        np.array([2.0, 10.0]),
+        np.array([[1.0, 2.0]]),
+        np.array([200.0, 1000.0]),
+        np.array([10.0, 20.0]),
+        None,
+        limit,
+    )
+
+
+def test_a_single_point_curve_gives_the_load_independent_result() -> None:
+    """With one operating point nothing can move: the same numbers as the fixed-point model."""
+    single = LoadCurve(np.array([10.0]), np.array([[2.0]]), np.array([1000.0]), np.array([20.0]), None, 10.0)
+    rates = [[1.0, 20.0, 45.0]]
+    moved = serve_demand(rates, **FLEET, load=single, slo=_slo())
+    fixed = serve_demand(rates, **FLEET)
+    for name in ("accepted_rps", "utilization_fraction", "wait_p99_ms", "capacity_at_slo_rps"):
+        np.testing.assert_allclose(getattr(moved, name), getattr(fixed, name), rtol=RTOL_FLOAT)
+    np.testing.assert_allclose(moved.ttft_ms, 1000.0)  # TTFT limit 2 s - 1 s budget: the point's TTFT
+
+
+def test_at_zero_load_the_lowest_point_holds() -> None:
+    out = serve_demand([[1e-9]], **(FLEET | {"budget_s": 1.0}), load=_load(), slo=_slo())
+    assert float(out.ttft_ms[0, 0]) == 200.0  # the lowest measured point's TTFT, held below it
+    assert float(out.service_s[0, 0]) == 1.0
+    assert float(out.in_service_concurrency[0, 0]) == pytest.approx(1e-10)  # 1e-9 / 10 replicas x 1 s
+
+
+def test_the_in_service_point_is_littles_law_and_sets_utilisation() -> None:
+    # 6 rps on 10 replicas: x = 0.6 per replica; below 2 requests S is held at 1 s, so c = 0.6 x 1 = 0.6.
+    # 30 rps: x = 3; on [2, 10] S(c) = 0.75 + c / 8, so c = 3 (0.75 + c / 8) gives c = 2.25 / 0.625 = 3.6.
+    out = serve_demand([[6.0, 30.0]], **FLEET, load=_load(), slo=_slo())
+    c = out.in_service_concurrency[0]
+    assert c[0] == pytest.approx(0.6, rel=RTOL_FLOAT)
+    assert c[1] == pytest.approx(3.6, rel=RTOL_FLOAT)
+    np.testing.assert_allclose(out.utilization_fraction[0], c / 10.0, rtol=1e-12)  # in service / slots
+    np.testing.assert_allclose(out.service_s[0], _load().service_at(c[None, :])[0], rtol=RTOL_FLOAT)
+
+
+@settings(max_examples=60, deadline=None)
+@given(low=st.floats(0.01, 20.0), factor=st.floats(1.0, 5.0))
+def test_property_p99_ttft_and_utilisation_rise_with_load(low: float, factor: float) -> None:
+    out = serve_demand([[low, low * factor]], **FLEET, load=_load(), slo=_slo())
+    ttft_p99 = out.ttft_ms[0] + out.wait_p99_ms[0]
+    assert ttft_p99[0] <= ttft_p99[1] + 1e-9
+    assert out.utilization_fraction[0, 0] <= out.utilization_fraction[0, 1] + 1e-12
+    assert np.all(out.accepted_rps <= np.array([[low, low * factor]]))

@@ -7,12 +7,14 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rackcost
 from rackcost.chain import evaluate_systems, plan, run_samples
-from rackcost.fleet import performance_at_point
+from rackcost.fleet import load_curve, performance_at_point
 from rackcost.loading import scenario_to_data
-from rackcost.performance import log_segment
+from rackcost.performance import LoadCurve, in_service_concurrency, piecewise_linear
 from rackcost.unpack import sampled_inputs, system_inputs
 from reference import TWO_SYSTEMS
 
@@ -21,26 +23,63 @@ SCENARIO = rackcost.load_scenario(TWO_SYSTEMS)
 RTOL_FLOAT = 1e-12
 
 
-def test_log_segment_weights_are_those_of_log_interpolation() -> None:
-    c = np.array([8.0, 32.0, 128.0])
-    assert log_segment(c, 16.0) == (0, 1, 0.5)  # log2: 3, 4, 5 -> halfway
-    assert log_segment(c, 128.0) == (1, 2, 1.0)
-    assert log_segment(c, 8.0) == (0, 1, 0.0)
-    assert log_segment(np.array([10.0]), 10.0) == (0, 0, 0.0)
+def test_piecewise_linear_interpolates_per_sample_and_holds_at_the_ends() -> None:
+    knots = np.array([8.0, 32.0, 128.0])
+    values = np.array([[1.0, 2.0, 6.0], [2.0, 4.0, 12.0]])  # the second sample is twice the first
+    got = piecewise_linear(knots, values, np.array([[4.0, 20.0, 80.0, 200.0]]))
+    np.testing.assert_allclose(got[0], [1.0, 1.5, 4.0, 6.0], rtol=RTOL_FLOAT)  # held below 8 and above 128
+    np.testing.assert_allclose(got[1], 2.0 * got[0], rtol=RTOL_FLOAT)
+
+
+def _load(service_s: list[float], limit: float, knots: list[float] | None = None) -> LoadCurve:
+    k = np.array(knots if knots is not None else [8.0, 32.0, 128.0][: len(service_s)])
+    return LoadCurve(k, np.array([service_s]), np.full(k.size, 100.0), np.full(k.size, 10.0), None, limit)
+
+
+def test_in_service_concurrency_is_littles_law_on_the_curve() -> None:
+    """c = x S(c): check the returned c against the curve it was solved on, where it is not saturated."""
+    load = _load([1.0, 2.0, 6.0], 128.0)
+    x = np.array([[0.5, 4.0, 12.0, 16.0, 20.0, 30.0]])
+    c = in_service_concurrency(load, x)
+    unsaturated = c < 128.0
+    np.testing.assert_allclose(c[unsaturated], (x * load.service_at(c))[unsaturated], rtol=1e-12)
+    assert c[0, 0] == pytest.approx(0.5)  # below the lowest point: S held at 1 s
+    # S(c) = 2 + (c - 32) / 24 on [32, 128]: c = 30 S(c) has no root below 128 (30 x 6 = 180 > 128): saturated
+    assert c[0, -1] == 128.0
+
+
+def test_in_service_concurrency_single_point_is_the_load_independent_formula() -> None:
+    """A curve of one point: c = lambda/N x S, as the model computed before the operating point moved with load."""
+    load = _load([2.5], 16.0, knots=[16.0])
+    x = np.array([[0.4, 2.0, 6.0]])
+    np.testing.assert_allclose(in_service_concurrency(load, x), np.minimum(x * 2.5, 16.0), rtol=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(0.1, 5.0), min_size=3, max_size=3),
+    st.floats(0.01, 100.0),
+    st.floats(1.0, 3.0),
+)
+def test_in_service_concurrency_rises_with_load(increments: list[float], rate: float, factor: float) -> None:
+    load = _load(list(np.cumsum(increments)), 128.0)  # service time rising with concurrency
+    low, high = in_service_concurrency(load, np.array([[rate, rate * factor]]))[0]
+    assert low <= high + 1e-9
 
 
 def test_central_samples_give_the_chosen_point_exactly() -> None:
     planned = plan(SCENARIO)
     for index, (inp, chosen) in enumerate(zip(planned.systems, planned.chosen, strict=True)):
         sampled = sampled_inputs(SCENARIO, index, inp, {}, 3)
-        rps, busy = performance_at_point(inp.curve, chosen, sampled)
+        service, rps, busy = performance_at_point(load_curve(inp, chosen, sampled), sampled)
         assert rps.shape == (3, 1) and busy.shape == (3, 1)
+        assert np.allclose(service, float(chosen.point.service_s[0]), rtol=RTOL_FLOAT, atol=0)
         assert np.allclose(rps, float(chosen.point.request_rps[0]), rtol=RTOL_FLOAT, atol=0)
         assert np.all(busy == inp.busy_w)  # no measured power in this scenario: the hardware's busy power
 
 
 def test_sampled_throughput_of_every_point_scales_the_point_rate() -> None:
-    """Scaling every measured point's throughput by f scales the chosen point's rate by f (linear interpolation)."""
+    """Scaling every measured point's throughput by f divides every service time by f, so the rate scales by f."""
     planned = plan(SCENARIO)
     inp, chosen = planned.systems[0], planned.chosen[0]
     f = np.array([0.5, 1.0, 2.0])
@@ -48,7 +87,8 @@ def test_sampled_throughput_of_every_point_scales_the_point_rate() -> None:
         f"systems[0].performance.points[{k}].throughput_tokens_per_s": f * p.throughput_tokens_per_s
         for k, p in enumerate(SCENARIO.systems[0].performance.points)
     }
-    rps, _ = performance_at_point(inp.curve, chosen, sampled_inputs(SCENARIO, 0, inp, values, 3))
+    sampled = sampled_inputs(SCENARIO, 0, inp, values, 3)
+    _, rps, _ = performance_at_point(load_curve(inp, chosen, sampled), sampled)
     expected = f * float(chosen.point.request_rps[0])
     assert np.allclose(rps.ravel(), expected, rtol=RTOL_FLOAT, atol=0)
 
@@ -61,7 +101,7 @@ def test_a_claim_scales_with_the_sampled_derate_only() -> None:
     inp, chosen = planned.systems[1], planned.chosen[1]  # system B is a vendor claim
     derates = np.array([0.4, 0.8, 1.0])
     sampled = sampled_inputs(scenario, 1, inp, {"uncertainty.throughput_derate.vendor": derates}, 3)
-    rps, _ = performance_at_point(inp.curve, chosen, sampled)
+    _, rps, _ = performance_at_point(load_curve(inp, chosen, sampled), sampled)
     assert np.allclose(rps.ravel(), derates / 0.8 * float(chosen.point.request_rps[0]), rtol=RTOL_FLOAT, atol=0)
 
 

@@ -1,8 +1,9 @@
 """Measured board power at the operating points, end to end (docs/model.md step 7).
 
 A point's ``power_w_per_accelerator`` (e.g. InferenceX ``avg_power_w``) replaces the hardware's
-``accelerator_busy_w`` at the chosen operating point, interpolated along the curve like throughput and latency;
-idle power, hosts, rack overhead and PUE still come on top. These tests run that path through ``evaluate``.
+``accelerator_busy_w``: a serving accelerator draws the measured power at the concurrency in service, linear in
+concurrency between measured points and from idle (at zero load) up to the lowest one; standby accelerators draw
+idle power, and hosts, rack overhead and PUE come on top. These tests run that path through ``evaluate``.
 """
 
 from __future__ import annotations
@@ -37,11 +38,14 @@ def _evaluate(measured_w: tuple[float, float, float] = MEASURED_W) -> rackcost.R
 
 
 def _measured_at(concurrency: float, data: dict) -> float:
-    """Measured power at a concurrency, linear in log(concurrency) between the neighbouring measured points."""
-    points = sorted(data["systems"][0]["performance"]["points"], key=lambda p: p["concurrency"])
+    """Measured power at a concurrency: linear in concurrency between the measured points, from idle at zero."""
+    idle = data["systems"][0]["hardware"]["accelerator_idle_w"]
+    points = [{"concurrency": 0.0, "power_w_per_accelerator": idle}] + sorted(
+        data["systems"][0]["performance"]["points"], key=lambda p: p["concurrency"]
+    )
     for lo, hi in zip(points, points[1:], strict=False):
         if lo["concurrency"] <= concurrency <= hi["concurrency"]:
-            w = math.log(concurrency / lo["concurrency"]) / math.log(hi["concurrency"] / lo["concurrency"])
+            w = (concurrency - lo["concurrency"]) / (hi["concurrency"] - lo["concurrency"])
             return lo["power_w_per_accelerator"] + w * (hi["power_w_per_accelerator"] - lo["power_w_per_accelerator"])
     raise AssertionError(f"concurrency {concurrency} outside the measured points")
 
@@ -64,34 +68,37 @@ def test_busy_power_is_the_measured_power_interpolated_at_the_chosen_point():
 
 
 def test_wall_power_of_every_demand_point_is_the_closed_form():
-    # docs/model.md step 7: per serving accelerator idle + (busy - idle) x u (exponent 1); parked accelerators at
-    # idle and parked hosts at the host's power (the defaults); hosts per node, fractionally; racks x overhead;
-    # x PUE. busy is the measured power at the chosen point, computed here from the YAML, not read from the result.
+    # docs/model.md step 7: per serving accelerator the measured power at the concurrency in service (computed here
+    # from the YAML, not read from the result); standby accelerators at idle (powered policy); hosts by whole nodes
+    # on; racks x overhead; x PUE.
     data = _data()
-    result = _evaluate()
+    data["fleet"]["replica_availability_fraction"] = 0.9  # some replicas stand by
+    result = rackcost.evaluate(rackcost.scenario_from_dict(data))
     hw = data["systems"][0]["hardware"]
     idle, host, overhead = hw["accelerator_idle_w"], hw["host_w_per_node"], hw["rack_overhead_w"]
     apr, apn = hw["accelerators_per_replica"], hw["accelerators_per_node"]
-    busy = _measured_at(_system(result, "A")["concurrency"], data)
     rows = [r for r in result.records["points"] if r["system"] == "A"]
     assert [r["demand_point"] for r in rows] == ["quiet", "normal", "peak"]
     for r in rows:
-        active, u = r["active_replicas"], r["utilization_fraction"]
-        parked = r["provisioned_replicas"] - active
-        accelerators_w = active * apr * (idle + (busy - idle) * u) + parked * apr * idle
-        hosts_w = (active + parked) * apr / apn * host
+        active = r["active_replicas"]
+        standby = r["provisioned_replicas"] - active
+        assert standby > 0
+        serving_w = _measured_at(r["in_service_concurrency"], data)
+        accelerators_w = active * apr * serving_w + standby * apr * idle
+        hosts_w = math.ceil((active + standby) * apr / apn) * host
         it_w = accelerators_w + hosts_w + r["racks"] * overhead
         assert r["it_power_kw"] == pytest.approx(it_w / 1000.0, rel=RTOL_FLOAT), r["demand_point"]
         assert r["facility_power_kw"] == pytest.approx(it_w * data["facility"]["pue"] / 1000.0, rel=RTOL_FLOAT)
-    # utilisation differs between the points, so the measured busy power is weighted differently at each
-    assert len({r["utilization_fraction"] for r in rows}) == 3
+    # the load differs between the points, so each reads the measured curve at a different concurrency
+    assert len({r["in_service_concurrency"] for r in rows}) == 3
 
 
-def test_here_measured_power_changes_the_energy_and_not_the_fleet():
-    # in this fixture the measured power does not move the chosen point (it can elsewhere: see the property below)
+def test_measured_power_changes_the_energy_and_not_the_fleet_size():
+    # the fewest replicas do not depend on power; among concurrencies that need as many, power breaks the tie, so
+    # the measured power may move the chosen concurrency but never the fleet
     measured = _system(_evaluate(), "A")
     rated_busy = _system(rackcost.evaluate(rackcost.load_scenario(TWO_SYSTEMS)), "A")
-    for key in ("concurrency", "provisioned_replicas", "nodes", "racks", "capex_usd", "provisioned_it_kw"):
+    for key in ("provisioned_replicas", "nodes", "racks", "capex_usd", "provisioned_it_kw"):
         assert measured[key] == rated_busy[key], key
     assert measured["facility_energy_kwh_per_day"] != rated_busy["facility_energy_kwh_per_day"]
 

@@ -198,8 +198,8 @@ def _per_point(data: dict, point: str) -> dict[str, float]:
 
 
 def _pricier_b(d: dict) -> None:
-    # B's chips at $48k make it dearer at cheap power and cheaper at dear power (it draws less energy per request)
-    d["systems"][1]["costs"]["capex_usd_per_accelerator"] = 48000
+    # B's chips at $47k make it dearer at cheap power and cheaper at dear power (it draws less energy per request)
+    d["systems"][1]["costs"]["capex_usd_per_accelerator"] = 47000
 
 
 def test_breakeven_on_electricity_price_is_where_both_systems_cost_the_same() -> None:

@@ -114,36 +114,37 @@ def test_build_curve_sorts_points_by_concurrency() -> None:
 # --------------------------------------------------------------------------- interpolation
 
 
-def test_interpolation_at_log_midpoint() -> None:
-    # log-linear in concurrency (DESIGN.md step 2): the midpoint of 8 and 32 in log space is sqrt(8 x 32) = 16,
-    # where every quantity is the plain average of its neighbours: rps (2 + 6)/2 = 4, TPOT 25 ms, TTFT 400 ms,
-    # power 375 W; tokens follow the rate: 4 x 1,500 = 6,000 total, 4 x 500 = 2,000 output.
-    mid = interpolate_curve(curve_a(), [16.0])
-    assert float(mid.request_rps[0]) == pytest.approx(4.0, rel=RTOL_FLOAT)
+def test_interpolation_at_linear_midpoint() -> None:
+    # DESIGN.md step 2: between measured points the service time S = c / mu and the latencies are linear in c, and
+    # throughput is c / S(c). Midway between 8 and 32 (c = 20): S = (8/2 + 32/6) / 2 = 14/3 s, so
+    # rps = 20 / (14/3) = 30/7; TPOT (20 + 30)/2 = 25 ms, TTFT (300 + 500)/2 = 400 ms, power (300 + 450)/2 = 375 W;
+    # tokens follow the rate: 1,500 and 500 per request.
+    mid = interpolate_curve(curve_a(), [20.0])
+    assert float(mid.service_s[0]) == pytest.approx(14.0 / 3.0, rel=RTOL_FLOAT)
+    assert float(mid.request_rps[0]) == pytest.approx(30.0 / 7.0, rel=RTOL_FLOAT)
     assert float(mid.tpot_ms[0]) == pytest.approx(25.0, rel=RTOL_FLOAT)
     assert float(mid.ttft_ms[0]) == pytest.approx(400.0, rel=RTOL_FLOAT)
     assert float(mid.power_w_per_accelerator[0]) == pytest.approx(375.0, rel=RTOL_FLOAT)
-    assert float(mid.total_tokens_per_s[0]) == pytest.approx(6000.0, rel=RTOL_FLOAT)
-    assert float(mid.output_tokens_per_s[0]) == pytest.approx(2000.0, rel=RTOL_FLOAT)
-    assert float(mid.service_s[0]) == pytest.approx(16.0 / 4.0, rel=RTOL_FLOAT)
+    assert float(mid.total_tokens_per_s[0]) == pytest.approx(1500.0 * 30.0 / 7.0, rel=RTOL_FLOAT)
+    assert float(mid.output_tokens_per_s[0]) == pytest.approx(500.0 * 30.0 / 7.0, rel=RTOL_FLOAT)
 
 
-def test_interpolation_is_log_linear_not_linear() -> None:
-    # at c = 80 between 32 and 128: weight w = ln(80/32) / ln(128/32) = ln 2.5 / ln 4 = 0.66096;
-    # rps = 6 + 6 w = 9.9658 (linear in c would give 6 + 6 x 48/96 = 9.0); TPOT = 30 + 30 w = 49.83 ms.
-    w = math.log(2.5) / math.log(4.0)
+def test_service_time_is_interpolated_not_throughput() -> None:
+    # At c = 80, halfway between 32 and 128: S = (32/6 + 128/12) / 2 = 8 s, so rps = 80 / 8 = 10. Interpolating
+    # throughput instead would give 9.0 (linear in c) or 9.97 (linear in log c), and service times 8.9 s or 8.03 s
+    # that do not lie between the neighbours' in proportion to the batch.
     pt = interpolate_curve(curve_a(), [80.0])
-    assert float(pt.request_rps[0]) == pytest.approx(6.0 + 6.0 * w, rel=RTOL_FLOAT)
-    assert float(pt.tpot_ms[0]) == pytest.approx(30.0 + 30.0 * w, rel=RTOL_FLOAT)
-    assert float(pt.ttft_ms[0]) == pytest.approx(500.0 + 1000.0 * w, rel=RTOL_FLOAT)
-    assert abs(float(pt.request_rps[0]) - 9.0) > 0.9
+    assert float(pt.service_s[0]) == pytest.approx(8.0, rel=RTOL_FLOAT)
+    assert float(pt.request_rps[0]) == pytest.approx(10.0, rel=RTOL_FLOAT)
+    assert float(pt.tpot_ms[0]) == pytest.approx(45.0, rel=RTOL_FLOAT)
+    assert float(pt.ttft_ms[0]) == pytest.approx(1000.0, rel=RTOL_FLOAT)
 
 
 def test_interpolation_returns_measured_values_at_measured_concurrencies() -> None:
     curve = curve_a()
     at = interpolate_curve(curve, curve.concurrency)
     for name in ("request_rps", "total_tokens_per_s", "output_tokens_per_s", "tpot_ms", "ttft_ms"):
-        # np.interp at a knot returns the knot value; only the log/exp round trip of the abscissa can move it.
+        # np.interp at a knot returns the knot value; only the c / (c / mu) round trip of the rate can move it.
         np.testing.assert_allclose(getattr(at, name), getattr(curve, name), rtol=RTOL_FLOAT, err_msg=name)
     np.testing.assert_allclose(at.power_w_per_accelerator, curve.power_w_per_accelerator, rtol=RTOL_FLOAT)
 
@@ -165,13 +166,24 @@ def test_single_point_curve_evaluates_only_at_its_point() -> None:
 @settings(max_examples=100, deadline=None)
 @given(st.floats(0.0, 1.0))
 def test_property_interpolation_monotone_between_knots(w: float) -> None:
-    # c = 32 x 4^w lies between the knots 32 and 128 with log weight exactly w; every quantity is then
-    # (1 - w) left + w right (Burden & Faires, Numerical Analysis, linear interpolation in x = ln c).
-    c = 32.0 * 4.0**w
+    # c = 32 + 96 w lies between the knots 32 and 128 with linear weight w: S and TPOT are (1 - w) left + w right
+    # (Burden & Faires, Numerical Analysis, linear interpolation), throughput c / S(c).
+    c = 32.0 + 96.0 * w
     pt = interpolate_curve(curve_a(), [c])
-    # 1e-9: w is recovered from ln(c) after a pow/log round trip, which costs ~1e-15 relative in c.
-    assert float(pt.request_rps[0]) == pytest.approx(6.0 + 6.0 * w, rel=1e-9, abs=1e-9)
-    assert float(pt.tpot_ms[0]) == pytest.approx(30.0 + 30.0 * w, rel=1e-9, abs=1e-9)
+    service = (1.0 - w) * 32.0 / 6.0 + w * 128.0 / 12.0
+    # 1e-12: w is recovered from c after one multiply-add
+    assert float(pt.service_s[0]) == pytest.approx(service, rel=1e-12)
+    assert float(pt.request_rps[0]) == pytest.approx(c / service, rel=1e-12)
+    assert float(pt.tpot_ms[0]) == pytest.approx(30.0 + 30.0 * w, rel=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.floats(8.0, 128.0), st.floats(8.0, 128.0))
+def test_property_service_time_never_falls_as_concurrency_rises(a: float, b: float) -> None:
+    """Measured service times rise with concurrency (4, 5.33, 10.67 s), so the interpolated one does too."""
+    lo, hi = sorted((a, b))
+    pts = interpolate_curve(curve_a(), [lo, hi])
+    assert pts.service_s[0] <= pts.service_s[1] * (1 + 1e-12)
 
 
 # --------------------------------------------------------------------------- candidate concurrencies

@@ -68,7 +68,6 @@ FLEET = dict(
     accelerators_per_node=8,
     racks=1,
     idle_w=100.0,
-    busy_w=600.0,
     parked_w=50.0,
     host_w_per_node=1500.0,
     host_parked_w_per_node=300.0,
@@ -77,46 +76,52 @@ FLEET = dict(
 
 
 def test_fleet_it_power_powered_all_active() -> None:
-    # 3 replicas of 8 accelerators, one node each, all serving at u = 0.4:
-    #   accelerators: 24 x (100 + 500 x 0.4) = 24 x 300 = 7,200 W
-    #   hosts:        3 nodes x 1,500 W                 = 4,500 W
-    #   racks:        1 x 1,000 W                       = 1,000 W      total 12,700 W
-    got = float(fleet_it_power_w(3, 3, 0.4, **FLEET))
+    # 3 replicas of 8 accelerators, one node each, all serving at 300 W (100 + 500 x 0.4):
+    #   accelerators: 24 x 300 = 7,200 W; hosts: 3 nodes x 1,500 W = 4,500 W; rack: 1,000 W; total 12,700 W
+    got = float(fleet_it_power_w(3, 0, 0, nodes=3, active_accelerator_w=300.0, **FLEET))
     assert got == pytest.approx(12_700.0, rel=RTOL_FLOAT)
 
 
-def test_fleet_it_power_park_fractional_hosts() -> None:
-    # 3 replicas of 4 accelerators on 8-accelerator nodes (two replicas per node, 1.5 nodes); 1 serving at
-    # u = 0.4, 2 parked:
-    #   active accelerators: 4 x (100 + 500 x 0.4)     = 1,200 W
-    #   parked accelerators: 8 x 50                    =   400 W
-    #   hosts: 1 x 4/8 node on x 1,500 + 2 x 4/8 node parked x 300 = 750 + 300 = 1,050 W
-    #   rack: 1,000 W                                  total 3,650 W
+def test_fleet_it_power_standby_replicas_draw_idle_power_on_powered_nodes() -> None:
+    # 2 serving at 300 W and 1 on standby (powered, idle 100 W): 16 x 300 + 8 x 100 + 3 hosts on + rack
+    got = float(fleet_it_power_w(2, 1, 0, nodes=3, active_accelerator_w=300.0, **FLEET))
+    assert got == pytest.approx(4_800.0 + 800.0 + 4_500.0 + 1_000.0, rel=RTOL_FLOAT)
+
+
+def test_fleet_it_power_park_counts_whole_nodes() -> None:
+    # 3 replicas of 4 accelerators on 8-accelerator nodes (two replicas per node, 2 nodes installed); 1 serving at
+    # 300 W, 2 parked: the serving replica's node is on (a node is on when any accelerator on it is powered), the
+    # other is parked; hosts are never counted by fractions of a node.
+    #   active accelerators: 4 x 300 = 1,200 W; parked: 8 x 50 = 400 W
+    #   hosts: 1 node on x 1,500 + 1 node parked x 300 = 1,800 W; rack 1,000 W; total 4,400 W
     fleet = FLEET | {"accelerators_per_replica": 4}
-    got = float(fleet_it_power_w(1, 3, 0.4, **fleet))
-    assert got == pytest.approx(3_650.0, rel=RTOL_FLOAT)
+    got = float(fleet_it_power_w(1, 0, 2, nodes=2, active_accelerator_w=300.0, **fleet))
+    assert got == pytest.approx(4_400.0, rel=RTOL_FLOAT)
 
 
-def test_fleet_it_power_exponent_and_vectorised_over_points() -> None:
-    # Two demand points: (active 3, u 0.5) and (active 1, u 1.0), exponent 2, 3 replicas of one node each:
-    #   point 1: 24 x (100 + 500 x 0.25) + 3 x 1,500 + 1,000          = 5,400 + 4,500 + 1,000 = 10,900 W
-    #   point 2: 8 x 600 + 16 x 50 + 1 x 1,500 + 2 x 300 + 1,000    = 4,800 + 800 + 2,100 + 1,000 = 8,700 W
-    got = fleet_it_power_w(np.array([3, 1]), 3, np.array([0.5, 1.0]), **FLEET, exponent=2.0)
+def test_fleet_it_power_vectorised_over_points() -> None:
+    # Two demand points: (3 serving at 225 W) and (1 serving at 600 W, 2 parked), 3 one-node replicas:
+    #   point 1: 24 x 225 + 3 x 1,500 + 1,000                    = 5,400 + 4,500 + 1,000 = 10,900 W
+    #   point 2: 8 x 600 + 16 x 50 + 1 x 1,500 + 2 x 300 + 1,000 = 4,800 + 800 + 2,100 + 1,000 = 8,700 W
+    got = fleet_it_power_w(
+        np.array([3, 1]), 0, np.array([0, 2]), nodes=3, active_accelerator_w=np.array([225.0, 600.0]), **FLEET
+    )
     np.testing.assert_allclose(got, [10_900.0, 8_700.0], rtol=RTOL_FLOAT)
 
 
 def test_fleet_it_power_nothing_but_overhead_when_everything_draws_zero() -> None:
-    fleet = FLEET | {"idle_w": 0.0, "busy_w": 0.0, "parked_w": 0.0, "host_w_per_node": 0.0}
+    fleet = FLEET | {"idle_w": 0.0, "parked_w": 0.0, "host_w_per_node": 0.0}
     fleet |= {"host_parked_w_per_node": 0.0, "racks": 4}
-    assert float(fleet_it_power_w(2, 5, 0.7, **fleet)) == pytest.approx(4_000.0, rel=RTOL_FLOAT)
+    assert float(fleet_it_power_w(2, 1, 2, nodes=5, active_accelerator_w=0.0, **fleet)) == pytest.approx(4_000.0)
 
 
-def test_provisioned_it_power_rated() -> None:
-    # 3 nodes x (8 x 700 W rated + 2,000 W host rated) + 1 rack x 1,000 W = 3 x 7,600 + 1,000 = 23,800 W
-    got = float(provisioned_it_power_w(3, 1, 8, 700.0, 2_000.0, 1_000.0))
-    assert got == pytest.approx(23_800.0, rel=RTOL_FLOAT)
-    # GB-style rack: 18 trays x (4 x 1,400 + 600) + 10 kW overhead = 18 x 6,200 + 10,000 = 121,600 W
-    assert float(provisioned_it_power_w(18, 1, 4, 1400.0, 600.0, 10_000.0)) == pytest.approx(121_600.0)
+def test_provisioned_it_power_rated_counts_installed_accelerators() -> None:
+    # 3 nodes of 8 slots holding 20 accelerators: 20 x 700 W rated + 3 x 2,000 W host + 1,000 W rack = 21,000 W
+    # (an empty accelerator slot of the part-filled node draws nothing)
+    got = float(provisioned_it_power_w(20, 3, 1, 700.0, 2_000.0, 1_000.0))
+    assert got == pytest.approx(21_000.0, rel=RTOL_FLOAT)
+    # GB-style rack: 72 x 1,400 + 18 trays x 600 + 10 kW overhead = 100,800 + 10,800 + 10,000 = 121,600 W
+    assert float(provisioned_it_power_w(72, 18, 1, 1400.0, 600.0, 10_000.0)) == pytest.approx(121_600.0)
 
 
 def test_facility_power_is_it_times_pue() -> None:

@@ -13,10 +13,11 @@ import numpy as np
 from rackcost.chain import evaluate_systems
 from rackcost.demand import serve_demand
 from rackcost.operating_point import feasible
-from rackcost.outcomes import SystemOutcome
-from rackcost.performance import Curve, interpolate_curve
+from rackcost.outcomes import DemandOutcome, SystemOutcome
+from rackcost.performance import Curve, LoadCurve, interpolate_curve
 from rackcost.schema import Scenario
 from rackcost.units import MS_PER_S
+from rackcost.unpack import slo_inputs
 
 __all__ = ["latency_cliff", "operating_curves"]
 
@@ -90,7 +91,8 @@ def latency_cliff(
 ) -> list[dict[str, Any]]:
     """What the provisioned fleet does as demand rises: accepted share and p99 TTFT against the arrival rate.
 
-    The fleet of each system is the one :func:`rackcost.evaluate` provisions; the arrival rate sweeps from a
+    The fleet of each system is the one :func:`rackcost.evaluate` provisions, its operating point moving with the
+    load as at the demand points; the arrival rate sweeps from a
     twentieth of the lowest demand point to ``max_load_factor`` times the larger of the highest demand point and
     the fleet's capacity at SLO, so the cliff (where admission control starts to reject) is on the chart.
 
@@ -101,23 +103,36 @@ def latency_cliff(
         ``utilization_fraction``, ``capacity_at_slo_rps`` and ``overloaded``.
     """
     outcomes = outcomes if outcomes is not None else evaluate_systems(scenario)
+    slo = slo_inputs(scenario)
     low = min(d.arrival_rps for d in scenario.demand) / 20.0
     rows: list[dict[str, Any]] = []
     for system, o in zip(scenario.systems, outcomes, strict=True):
         capacity = float(o.demand.capacity_at_slo_rps[0])
         high = max_load_factor * max(capacity, max(d.arrival_rps for d in scenario.demand))
         rates = np.geomspace(low, high, points)
+        curve = o.inputs.curve
+        load = LoadCurve(
+            curve.concurrency,
+            o.fleet.service_s[0, 0] / o.chosen.point.service_s[0] * curve.service_s[None, :],
+            curve.ttft_ms,
+            curve.tpot_ms,
+            None,
+            o.chosen.concurrency,
+        )
         served = serve_demand(
-            rates,
-            o.provisioned_replicas,
-            float(o.point.concurrency[0]),
-            float(o.point.service_s[0]),
+            rates[None, :],
+            o.serving_replicas,
+            o.chosen.concurrency,
+            float(o.fleet.service_s[0, 0]),
             o.budget_s,
             scenario.slo.attainment_fraction,
             scenario.fleet.idle_policy,
             scenario.fleet.max_utilization_fraction,
+            load=load,
+            slo=slo,
         )
-        ttft = float(o.point.ttft_ms[0]) + served.wait_p99_ms
+        served = DemandOutcome(**{k: None if v is None else v[0] for k, v in vars(served).items()})
+        ttft = served.ttft_ms + served.wait_p99_ms
         for i in range(points):
             rows.append(
                 {

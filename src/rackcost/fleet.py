@@ -2,7 +2,8 @@
 
 :func:`run_fleet` runs the named steps in order, each a small function over plain arrays:
 
-1. :func:`performance_at_point`: the point's request rate and busy power per sample (step 2 with sampled figures);
+1. :func:`load_curve`, :func:`performance_at_point`: the curve with sampled figures, and the chosen point on it
+   (step 2);
 2. :func:`size_fleet`: replicas for the sizing demand, then redundancy (step 5);
 3. :func:`pack_fleet`: nodes and racks under the rack power limit, provisioned IT power (step 5);
 4. :func:`rackcost.demand.serve_demand`: the same fleet at each demand point (step 6);
@@ -23,8 +24,8 @@ from numpy.typing import NDArray
 from rackcost import finance, power, queueing
 from rackcost.demand import serve_demand
 from rackcost.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
-from rackcost.outcomes import ChosenPoint, FleetOutcome
-from rackcost.performance import Curve, log_segment
+from rackcost.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
+from rackcost.performance import LoadCurve, piecewise_linear
 from rackcost.sizing import nodes_per_rack_allowed, pack_racks, provisioned_replicas, sized_replicas
 from rackcost.units import SECONDS_PER_HOUR, W_PER_KW
 
@@ -32,6 +33,7 @@ __all__ = [
     "FleetSize",
     "Packing",
     "fleet_costs",
+    "load_curve",
     "pack_fleet",
     "performance_at_point",
     "run_fleet",
@@ -43,38 +45,34 @@ __all__ = [
 Array = NDArray[np.float64]
 
 
-def performance_at_point(curve: Curve, chosen: ChosenPoint, sampled: SampledInputs) -> tuple[Array, Array]:
-    """Request rate per replica and accelerator busy power at the chosen point, per sample.
+def load_curve(inp: SystemInputs, chosen: ChosenPoint, sampled: SampledInputs) -> LoadCurve:
+    """The system's curve with its sampled service times and power, limited at the chosen concurrency (step 2)."""
+    curve = inp.curve
+    return LoadCurve(
+        concurrency=curve.concurrency,
+        service_s=sampled.service_s_points,
+        ttft_ms=curve.ttft_ms,
+        tpot_ms=curve.tpot_ms,
+        power_w_per_accelerator=sampled.power_w_points,
+        limit=chosen.concurrency,
+    )
 
-    The chosen concurrency stays fixed (it is the operator's serving configuration); the sampled throughput and
-    measured power of the neighbouring operating points move the point's values linearly, with the same
-    log-concurrency weights as the curve's interpolation (DESIGN.md step 2).
+
+def performance_at_point(load: LoadCurve, sampled: SampledInputs) -> tuple[Array, Array, Array]:
+    """Slot holding time, request rate per replica and accelerator busy power at the chosen point, per sample.
 
     Returns
     -------
-    request_rps : ndarray ``(n, 1)``
-        Requests/s per replica at the point [requests/s].
-    busy_w : ndarray ``(n, 1)``
-        Accelerator power with every slot busy [W]: the interpolated measured power, else the hardware's.
+    service_s, request_rps, busy_w : ndarray ``(n, 1)``
+        [s, requests/s, W]: busy power is the measured power at the point where the curve has it, else the
+        hardware's.
     """
-    point_rps = float(chosen.point.request_rps[0])
-    if not sampled.throughput_ratio:  # a vendor claim: one point, scaled by the derate alone
-        return sampled.derate_ratio * point_rps, sampled.busy_w
-    lo, hi, w = log_segment(curve.concurrency, chosen.concurrency)
-    yaml_index = curve.source_index
-    tps = sampled.throughput_ratio
-    rps = curve.request_rps
-    factor = (1 - w) * rps[lo] * tps[yaml_index[lo]] + w * rps[hi] * tps[yaml_index[hi]]
-    request_rps = sampled.derate_ratio * factor * point_rps / ((1 - w) * rps[lo] + w * rps[hi])
-    if curve.power_w_per_accelerator is None or sampled.power_ratio is None:
-        return request_rps, sampled.busy_w
-    pw, ratio = curve.power_w_per_accelerator, sampled.power_ratio
-    busy_w = (
-        chosen.busy_w
-        * ((1 - w) * pw[lo] * ratio[yaml_index[lo]] + w * pw[hi] * ratio[yaml_index[hi]])
-        / ((1 - w) * pw[lo] + w * pw[hi])
-    )
-    return request_rps, busy_w
+    service_s = load.service_at(np.full((sampled.n, 1), load.limit))
+    if load.power_w_per_accelerator is None:
+        busy_w = sampled.busy_w
+    else:
+        busy_w = piecewise_linear(load.concurrency, load.power_w_per_accelerator, np.full((sampled.n, 1), load.limit))
+    return service_s, load.limit / service_s, busy_w
 
 
 @dataclass(frozen=True)
@@ -83,6 +81,7 @@ class FleetSize:
 
     sizing_rps: Array
     slo_replicas: NDArray[np.int64]
+    serving_replicas: NDArray[np.int64]
     provisioned_replicas: NDArray[np.int64]
 
 
@@ -96,6 +95,10 @@ def size_fleet(
     slo_replicas: int | None = None,
 ) -> FleetSize:
     """Replicas for the sizing demand (SLO and utilisation ceiling), then redundancy (DESIGN.md step 5).
+
+    The replicas the SLO needs serve; those added for availability (``/ availability``) and the spares stand by,
+    so capacity is never counted on a replica that is down for repair. A replica count given by the scenario
+    serves whole.
 
     Parameters
     ----------
@@ -119,9 +122,11 @@ def size_fleet(
         slo_n = sized_replicas(needed, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)
     if policy.fixed_replicas is not None:
         n_prov = np.full((n, 1), int(policy.fixed_replicas), dtype=np.int64)
+        serving = n_prov
     else:
         n_prov = provisioned_replicas(slo_n, sampled.availability_fraction, policy.spare_replicas)
-    return FleetSize(sizing_rps, slo_n, n_prov)
+        serving = slo_n
+    return FleetSize(sizing_rps, slo_n, serving, n_prov)
 
 
 @dataclass(frozen=True)
@@ -145,38 +150,53 @@ def pack_fleet(inp: SystemInputs, sampled: SampledInputs, replicas: NDArray[np.i
         nodes_per_rack_allowed(inp.nodes_per_rack, inp.node_rated_w, overhead, inp.rack_power_limit_w), 1
     )
     nodes, racks = pack_racks(replicas, apr, apn, per_rack)
-    rated_w = power.provisioned_it_power_w(nodes, racks, apn, inp.rated_w, inp.host_rated_w, overhead)
+    rated_w = power.provisioned_it_power_w(replicas * apr, nodes, racks, inp.rated_w, inp.host_rated_w, overhead)
     return Packing(per_rack, nodes, racks, rated_w / W_PER_KW)
 
 
 def wall_power(
     inp: SystemInputs,
     sampled: SampledInputs,
+    policy: FleetPolicy,
+    load: LoadCurve,
     busy_w: Array,
     replicas: NDArray[np.int64],
-    racks: NDArray[np.int64],
-    active_replicas: NDArray[np.int64],
-    utilization_fraction: Array,
+    packing: Packing,
+    demand: DemandOutcome,
 ) -> tuple[Array, Array]:
     """IT and facility power at each demand point (DESIGN.md step 7) [kW, kW].
 
-    Active accelerators draw ``idle + (busy - idle) * u**exponent``, parked ones their parked power, plus hosts
-    and rack overhead; facility power is IT power times PUE. Rated power never enters energy.
+    A serving accelerator draws the measured power at the concurrency in service where the curve has measured
+    power (from idle at zero load to the lowest measured point, then along the curve), else
+    ``idle + (busy - idle) * u**exponent`` at its slot utilisation. Standby replicas draw idle power under the
+    ``powered`` policy; under ``park`` every replica a point does not need is parked. Hosts count whole nodes;
+    facility power is IT power times PUE. Rated power never enters energy.
     """
+    active = demand.active_replicas
+    if load.power_w_per_accelerator is None:
+        active_w = power.accelerator_power_w(
+            demand.utilization_fraction, sampled.idle_w, busy_w, sampled.power_utilization_exponent
+        )
+    else:
+        knots = np.concatenate([[0.0], load.concurrency])
+        values = np.hstack([np.broadcast_to(sampled.idle_w, (sampled.n, 1)), load.power_w_per_accelerator])
+        active_w = piecewise_linear(knots, values, demand.in_service_concurrency)
+    others = replicas - active
+    idle, parked = (others, 0) if policy.idle_policy == "powered" else (0, others)
     it_w = power.fleet_it_power_w(
-        active_replicas,
-        replicas,
-        utilization_fraction,
+        active,
+        idle,
+        parked,
         inp.accelerators_per_replica,
         inp.accelerators_per_node,
-        racks,
+        packing.nodes,
+        packing.racks,
+        active_w,
         sampled.idle_w,
-        busy_w,
         sampled.parked_w,
         sampled.host_w,
         sampled.host_parked_w,
         sampled.rack_overhead_w,
-        sampled.power_utilization_exponent,
     )
     return it_w / W_PER_KW, power.facility_power_kw(it_w, sampled.pue)
 
@@ -266,14 +286,14 @@ def run_fleet(
         values, where it is already known).
     """
     c = chosen.concurrency
-    request_rps, busy_w = performance_at_point(inp.curve, chosen, sampled)
-    service_s = c / request_rps
+    load = load_curve(inp, chosen, sampled)
+    service_s, request_rps, busy_w = performance_at_point(load, sampled)
     size = size_fleet(sampled, policy, slo, c, service_s, chosen.budget_s, None if resize else chosen.slo_replicas)
     replicas = size.provisioned_replicas
     packing = pack_fleet(inp, sampled, replicas)
     demand = serve_demand(
         sampled.arrival_rps,
-        replicas,
+        size.serving_replicas,
         c,
         service_s,
         chosen.budget_s,
@@ -281,16 +301,17 @@ def run_fleet(
         policy.idle_policy,
         sampled.max_utilization_fraction,
         feasible_rps=None if policy.fixed_replicas is not None else size.sizing_rps,
+        load=load,
+        slo=slo,
     )
-    it_kw, facility_kw = wall_power(
-        inp, sampled, busy_w, replicas, packing.racks, demand.active_replicas, demand.utilization_fraction
-    )
+    it_kw, facility_kw = wall_power(inp, sampled, policy, load, busy_w, replicas, packing, demand)
     capex, capital, fixed, energy = fleet_costs(inp, sampled, replicas, packing, facility_kw)
     return FleetOutcome(
         request_rps=request_rps,
         service_s=service_s,
         busy_w=busy_w,
         slo_replicas=size.slo_replicas,
+        serving_replicas=size.serving_replicas,
         provisioned_replicas=replicas,
         nodes=packing.nodes,
         racks=packing.racks,

@@ -169,13 +169,11 @@ class SampledInputs:
         Arrival rate at each demand point, ``(n, points)`` [requests/s].
     availability_fraction, max_utilization_fraction, power_utilization_exponent
         Fleet fractions and the exponent of utilisation in accelerator power [-].
-    derate_ratio
-        Sampled / central throughput derate of the system's provenance class [-].
-    throughput_ratio
-        Per operating point of the scenario (file order): sampled / central throughput [-]; empty for a vendor
-        claim.
-    power_ratio
-        Per operating point: sampled / central measured power, or None when the points carry no measured power.
+    service_s_points
+        Slot holding time at each measured point of the curve (sorted by concurrency), ``(n, K)``: the central
+        ``c / mu`` over the sampled / central throughput of the point and of the provenance class's derate [s].
+    power_w_points
+        Measured accelerator power at each point of the curve, ``(n, K)``, or None when the points carry none [W].
     busy_w, idle_w, parked_w, host_w, host_parked_w, rack_overhead_w
         Accelerator, host and rack power figures [W].
     pue, electricity_usd_per_kwh, colocation_usd_per_kw_month, build_usd_per_kw, build_life_years
@@ -189,9 +187,8 @@ class SampledInputs:
     availability_fraction: Column
     max_utilization_fraction: Column
     power_utilization_exponent: Column
-    derate_ratio: Column
-    throughput_ratio: tuple[Column, ...]
-    power_ratio: tuple[Column, ...] | None
+    service_s_points: NDArray[np.float64]
+    power_w_points: NDArray[np.float64] | None
     busy_w: Column
     idle_w: Column
     parked_w: Column

@@ -45,7 +45,7 @@ def derive(fleet: FleetOutcome, point_ttft_ms: float, output_tokens: int, hours_
     >>> from rackcost.outcomes import FleetOutcome, Metrics
     >>> d = serve_demand([1.0, 0.5], 10, 1.0, 1.0, 10.0, 0.99)
     >>> one = np.ones((1, 1))
-    >>> f = FleetOutcome(one, one, one, one, one, one, one, one, one, d, one, one, one,
+    >>> f = FleetOutcome(one, one, one, one, one, one, one, one, one, one, d, one, one, one,
     ...                  one, one, np.array([[8.0, 2.0]]), one)
     >>> m = derive(f, 100.0, 1000, np.array([6.0, 18.0]))
     >>> round(float(m.blended_usd_per_accepted_request[0]), 7)
@@ -62,7 +62,7 @@ def derive(fleet: FleetOutcome, point_ttft_ms: float, output_tokens: int, hours_
         usd_per_million_accepted_output_tokens=total / (output_tps * SECONDS_PER_HOUR) * PER_MILLION,
         useful_output_tokens_per_s=output_tps,
         output_tokens_per_kwh=output_tps * SECONDS_PER_HOUR / fleet.facility_power_kw,
-        ttft_p99_ms=point_ttft_ms + d.wait_p99_ms,
+        ttft_p99_ms=(point_ttft_ms if d.ttft_ms is None else d.ttft_ms) + d.wait_p99_ms,
         usd_per_day=usd_per_day,
         accepted_requests_per_day=accepted_per_day,
         facility_energy_kwh_per_day=(fleet.facility_power_kw * hours_per_day).sum(axis=-1),

@@ -74,6 +74,12 @@ class DemandOutcome:
         99th percentile of the queueing wait at the admitted rate [ms].
     overloaded
         True where admission control drops load.
+    in_service_concurrency
+        Requests in service per serving replica: where the load puts the operating point [requests].
+    service_s
+        Slot holding time there [s].
+    ttft_ms, tpot_ms
+        TTFT before fleet queueing and TPOT there, or None when the operating point does not move with load [ms].
     """
 
     offered_rps: NDArray[np.float64]
@@ -87,6 +93,10 @@ class DemandOutcome:
     spare_capacity_fraction: NDArray[np.float64]
     wait_p99_ms: NDArray[np.float64]
     overloaded: NDArray[np.bool_]
+    in_service_concurrency: NDArray[np.float64]
+    service_s: NDArray[np.float64]
+    ttft_ms: NDArray[np.float64] | None = None
+    tpot_ms: NDArray[np.float64] | None = None
 
 
 @dataclass(frozen=True)
@@ -98,8 +108,9 @@ class FleetOutcome:
     request_rps, service_s, busy_w
         At the chosen point, per sample (step 2 with sampled throughput and power): requests/s per replica
         [requests/s], slot holding time [s], accelerator busy power [W].
-    slo_replicas, provisioned_replicas
-        Step 5: replicas the SLO needs at the sizing demand, and installed with redundancy [-].
+    slo_replicas, serving_replicas, provisioned_replicas
+        Step 5: replicas the SLO needs at the sizing demand, those that serve (the SLO's; replicas added for
+        availability stand by), and installed with redundancy [-].
     nodes, racks, nodes_per_rack_effective, provisioned_it_kw
         Step 5, rack packing: nodes, racks, node slots used per rack under the rack power limit [-], and IT power
         provisioned on rated power [kW].
@@ -118,6 +129,7 @@ class FleetOutcome:
     service_s: NDArray[np.float64]
     busy_w: NDArray[np.float64]
     slo_replicas: NDArray[np.int64]
+    serving_replicas: NDArray[np.int64]
     provisioned_replicas: NDArray[np.int64]
     nodes: NDArray[np.int64]
     racks: NDArray[np.int64]
@@ -212,6 +224,11 @@ class SystemOutcome:
         return int(self.fleet.slo_replicas[0, 0])
 
     @property
+    def serving_replicas(self) -> int:
+        """Replicas that serve (the rest stand by for availability) [-]."""
+        return int(self.fleet.serving_replicas[0, 0])
+
+    @property
     def provisioned_replicas(self) -> int:
         """Replicas installed [-]."""
         return int(self.fleet.provisioned_replicas[0, 0])
@@ -255,7 +272,7 @@ class SystemOutcome:
     def demand(self) -> DemandOutcome:
         """What the fleet does at each demand point (one entry per point)."""
         d = self.fleet.demand
-        return DemandOutcome(**{k: v[0] for k, v in vars(d).items()})
+        return DemandOutcome(**{k: None if v is None else v[0] for k, v in vars(d).items()})
 
     @property
     def it_power_kw(self) -> NDArray[np.float64]:

@@ -1,8 +1,10 @@
 """Token accounting and the performance curve of one serving replica (DESIGN.md steps 1 and 2).
 
 Pure functions over numpy arrays. A replica's measured operating points form a throughput-vs-interactivity
-curve; between measured points every quantity is interpolated linearly in log(concurrency), and nothing is
-extrapolated past the outermost point.
+curve; between measured points the service time and the latencies are interpolated linearly in concurrency,
+throughput follows as ``c / S(c)``, and nothing is extrapolated past the outermost point. :class:`LoadCurve` is the
+same curve as the demand points read it, with a sample axis, and :func:`in_service_concurrency` the batch a replica
+serves at a load.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from numpy.typing import ArrayLike, NDArray
 __all__ = [
     "Curve",
     "candidate_concurrencies",
+    "LoadCurve",
+    "in_service_concurrency",
     "interpolate_curve",
     "littles_law_concurrency",
-    "log_segment",
+    "piecewise_linear",
     "requests_per_s",
     "service_time_s",
 ]
@@ -243,7 +247,12 @@ def candidate_concurrencies(low: float, high: float, count: int = 33) -> NDArray
 
 
 def interpolate_curve(curve: Curve, concurrency: ArrayLike) -> Curve:
-    """Evaluate the curve at other concurrencies, linearly in log(concurrency), never extrapolating.
+    """Evaluate the curve at other concurrencies, never extrapolating (DESIGN.md step 2).
+
+    Between measured points the slot holding time ``S = c / mu`` (Little's law on each measured run) and the
+    latencies are interpolated linearly in concurrency (a continuously batching server's decode time grows about
+    linearly with its batch), and throughput is derived as ``c / S(c)``. Interpolating throughput on its own would
+    make the implied service time fall as concurrency rises between sparse points, which no server does.
 
     Parameters
     ----------
@@ -255,25 +264,33 @@ def interpolate_curve(curve: Curve, concurrency: ArrayLike) -> Curve:
     Returns
     -------
     Curve
-        The interpolated points. Throughput and latencies are interpolated; request rate follows from the
-        interpolated total throughput so that token accounting stays consistent.
+        The interpolated points; token throughputs follow from the request rate so that token accounting stays
+        consistent.
 
     Raises
     ------
     ValueError
         If a requested concurrency lies outside the measured range.
+
+    Examples
+    --------
+    Service time 1 s at 4 requests and 3 s at 12: at 8 requests it is 2 s, so 4 requests/s.
+
+    >>> c = build_curve([4.0, 12.0], [4000.0, 4000.0], "total", [10.0, 30.0], [100.0, 300.0], 900, 100)
+    >>> mid = interpolate_curve(c, [8.0])
+    >>> float(mid.service_s[0]), float(mid.request_rps[0]), float(mid.tpot_ms[0])
+    (2.0, 4.0, 20.0)
     """
     c = np.asarray(concurrency, dtype=float)
     lo, hi = curve.concurrency[0], curve.concurrency[-1]
     if np.any(c < lo * (1 - 1e-12)) or np.any(c > hi * (1 + 1e-12)):
         raise ValueError(f"concurrency outside the measured range [{lo:g}, {hi:g}]: no extrapolation")
-    x = np.log(curve.concurrency)
-    xq = np.log(np.clip(c, lo, hi))
+    cq = np.clip(c, lo, hi)
 
     def at(values: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.interp(xq, x, values) if values.size > 1 else np.full(xq.shape, values[0])
+        return np.interp(cq, curve.concurrency, values) if values.size > 1 else np.full(cq.shape, values[0])
 
-    rps = at(curve.request_rps)
+    rps = c / at(curve.service_s)
     ratio_total = curve.total_tokens_per_s[0] / curve.request_rps[0]
     ratio_output = curve.output_tokens_per_s[0] / curve.request_rps[0]
     power = None if curve.power_w_per_accelerator is None else at(curve.power_w_per_accelerator)
@@ -288,36 +305,133 @@ def interpolate_curve(curve: Curve, concurrency: ArrayLike) -> Curve:
     )
 
 
-def log_segment(concurrency: NDArray[np.float64], at: float) -> tuple[int, int, float]:
-    """The measured points either side of a concurrency and its weight on the upper one, in log(concurrency).
-
-    The same weights as :func:`interpolate_curve`, so that a quantity scaled point by point (a sampled throughput)
-    moves the interpolated value linearly.
+def piecewise_linear(knots: NDArray[np.float64], values: ArrayLike, at: ArrayLike) -> NDArray[np.float64]:
+    """Linear interpolation with values that may differ per sample, held constant beyond the end knots.
 
     Parameters
     ----------
-    concurrency
-        Measured concurrencies, sorted [requests].
+    knots
+        Sorted abscissae, shape ``(K,)``.
+    values
+        Ordinates at the knots, shape ``(K,)`` or ``(n, K)`` (one row per sample).
     at
-        A concurrency within their range [requests].
+        Where to evaluate, shape ``(n, P)`` (or anything that broadcasts to it with a sample axis first).
 
     Returns
     -------
-    lower, upper : int
-        Indices of the neighbouring points (both 0 for a single point).
-    weight : float
-        Weight of the upper point, in [0, 1] [-].
+    ndarray
+        Interpolated values, shape of ``at`` broadcast with the sample axis of ``values``.
 
     Examples
     --------
-    >>> lower, upper, weight = log_segment(np.array([4.0, 16.0, 64.0]), 8.0)
-    >>> lower, upper, round(weight, 12)
-    (0, 1, 0.5)
+    >>> piecewise_linear(np.array([1.0, 3.0]), np.array([[10.0, 30.0], [20.0, 60.0]]), np.array([[2.0], [0.5]]))
+    array([[20.],
+           [20.]])
     """
-    c = concurrency
-    if len(c) == 1:
-        return 0, 0, 0.0
-    hi = int(np.clip(np.searchsorted(c, at), 1, len(c) - 1))
+    x = np.asarray(knots, dtype=float)
+    y = np.atleast_2d(np.asarray(values, dtype=float))
+    q = np.asarray(at, dtype=float)
+    if q.ndim < 2:
+        q = q.reshape(1, -1) if q.ndim == 1 else q.reshape(1, 1)
+    shape = np.broadcast_shapes(q.shape, (y.shape[0], 1))
+    q = np.broadcast_to(q, shape)
+    if x.size == 1:
+        return np.broadcast_to(y[:, :1], shape).copy()
+    hi = np.clip(np.searchsorted(x, q), 1, x.size - 1)
     lo = hi - 1
-    w = float((np.log(at) - np.log(c[lo])) / (np.log(c[hi]) - np.log(c[lo])))
-    return lo, hi, float(np.clip(w, 0.0, 1.0))
+    w = np.clip((q - x[lo]) / (x[hi] - x[lo]), 0.0, 1.0)
+    rows = np.broadcast_to(np.arange(y.shape[0])[:, None], shape) if y.shape[0] > 1 else np.zeros(shape, dtype=int)
+    return (1.0 - w) * y[rows, lo] + w * y[rows, hi]
+
+
+@dataclass(frozen=True)
+class LoadCurve:
+    """A replica's curve as the demand points read it: per-sample service time (and power) at each measured point.
+
+    Attributes
+    ----------
+    concurrency
+        Measured concurrencies, sorted, shape ``(K,)`` [requests].
+    service_s
+        Slot holding time at each measured point, per sample, shape ``(n, K)`` [s].
+    ttft_ms, tpot_ms
+        Latencies at each measured point, shape ``(K,)`` [ms].
+    power_w_per_accelerator
+        Measured accelerator power at each point, per sample, shape ``(n, K)``, or None [W].
+    limit
+        The scheduler's concurrency limit: the chosen operating point's concurrency [requests].
+    """
+
+    concurrency: NDArray[np.float64]
+    service_s: NDArray[np.float64]
+    ttft_ms: NDArray[np.float64]
+    tpot_ms: NDArray[np.float64]
+    power_w_per_accelerator: NDArray[np.float64] | None
+    limit: float
+
+    def service_at(self, concurrency: ArrayLike) -> NDArray[np.float64]:
+        """Slot holding time at a concurrency, per sample [s] (held below the lowest measured point)."""
+        return piecewise_linear(self.concurrency, self.service_s, concurrency)
+
+    def ttft_at(self, concurrency: ArrayLike) -> NDArray[np.float64]:
+        """TTFT before fleet queueing at a concurrency [ms] (held below the lowest measured point)."""
+        return piecewise_linear(self.concurrency, self.ttft_ms, concurrency)
+
+    def tpot_at(self, concurrency: ArrayLike) -> NDArray[np.float64]:
+        """TPOT at a concurrency [ms] (held below the lowest measured point)."""
+        return piecewise_linear(self.concurrency, self.tpot_ms, concurrency)
+
+
+def in_service_concurrency(curve: LoadCurve, per_replica_rps: ArrayLike) -> NDArray[np.float64]:
+    """Requests in service per replica at a load: the fixed point ``c = (lambda / N) * S(c)``, at most the limit.
+
+    A continuously batching replica serves a smaller batch at a lower load, and a smaller batch is served faster,
+    so the concurrency in service is where Little's law on the replica, ``c = x S(c)`` with ``x`` its arrival rate,
+    holds. ``S`` is piecewise linear in ``c`` (held below the lowest measured point), so each segment's fixed point is
+    closed form: ``c = x a / (1 - x b)`` for ``S = a + b c``; the lowest one inside its segment is the answer (the
+    least fixed point, which the monotone iteration ``c <- x S(c)`` from zero converges to). When there is none below
+    the limit, the replica is saturated and serves the limit.
+
+    Parameters
+    ----------
+    curve
+        The replica's load curve (one row of service times per sample).
+    per_replica_rps
+        Arrival rate each serving replica admits, shape ``(n, P)`` [requests/s].
+
+    Returns
+    -------
+    ndarray
+        Concurrency in service, shape ``(n, P)``, in ``[0, limit]`` [requests].
+
+    Examples
+    --------
+    Service time 1 s up to 4 requests, rising to 2 s at 12: at 2 requests/s the replica holds 2 in service; at
+    5 requests/s, ``c = 5 (0.5 + c / 8)`` gives 20/3; at 8 requests/s it is saturated at the limit.
+
+    >>> curve = LoadCurve(np.array([4.0, 12.0]), np.array([[1.0, 2.0]]), np.array([100.0, 300.0]),
+    ...                   np.array([10.0, 30.0]), None, 12.0)
+    >>> in_service_concurrency(curve, np.array([[2.0, 5.0, 8.0]])).round(4)
+    array([[ 2.    ,  6.6667, 12.    ]])
+    """
+    x = np.asarray(per_replica_rps, dtype=float)
+    if x.ndim < 2:
+        x = x.reshape(1, -1) if x.ndim == 1 else x.reshape(1, 1)
+    knots = curve.concurrency
+    s = np.atleast_2d(curve.service_s)
+    n = max(x.shape[0], s.shape[0])
+    x = np.broadcast_to(x, (n, x.shape[1]))[:, :, None]  # (n, P, 1)
+    s = np.broadcast_to(s, (n, s.shape[1]))[:, None, :]  # (n, 1, K)
+    # region below the lowest point: S held at S_0, so c = x S_0 where that is at most c_0
+    below = x[..., 0] * s[..., 0]
+    best = np.where(below <= knots[0], below, np.inf)
+    if knots.size > 1:
+        slope = (s[..., 1:] - s[..., :-1]) / (knots[1:] - knots[:-1])  # (n, 1, K-1)
+        intercept = s[..., :-1] - slope * knots[:-1]
+        denominator = 1.0 - x * slope
+        with np.errstate(divide="ignore", invalid="ignore"):
+            root = x * intercept / denominator
+        inside = (denominator > 0) & (root >= knots[:-1]) & (root <= knots[1:])
+        first = np.where(inside, root, np.inf).min(axis=-1)
+        best = np.minimum(best, first)
+    return np.minimum(best, curve.limit)

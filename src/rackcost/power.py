@@ -1,8 +1,9 @@
 """Wall power of a fleet (DESIGN.md step 7).
 
-Per powered accelerator ``idle + (busy - idle) * u ** exponent`` with ``u`` the slot utilisation; parked
-accelerators draw parked power; hosts draw their power per node that is on (parked nodes their parked power); each
-rack's switches, fans, CDU and conversion draw a constant overhead. IT power times PUE is facility power. Rated
+Per serving accelerator ``idle + (busy - idle) * u ** exponent`` with ``u`` the slot utilisation (or the measured
+power at the concurrency in service); standby accelerators draw idle power, parked ones parked power; hosts draw their
+power per whole node that is on (parked nodes their parked power); each rack's switches, fans, CDU and conversion draw
+a constant overhead. IT power times PUE is facility power. Rated
 (nameplate) power is used only for provisioning and rack limits, never for energy.
 """
 
@@ -49,42 +50,41 @@ def accelerator_power_w(
 
 def fleet_it_power_w(
     active_replicas: ArrayLike,
-    provisioned_replicas: ArrayLike,
-    utilization_fraction: ArrayLike,
+    idle_replicas: ArrayLike,
+    parked_replicas: ArrayLike,
     accelerators_per_replica: ArrayLike,
     accelerators_per_node: ArrayLike,
+    nodes: ArrayLike,
     racks: ArrayLike,
+    active_accelerator_w: ArrayLike,
     idle_w: ArrayLike,
-    busy_w: ArrayLike,
     parked_w: ArrayLike,
     host_w_per_node: ArrayLike,
     host_parked_w_per_node: ArrayLike,
     rack_overhead_w: ArrayLike,
-    exponent: ArrayLike = 1.0,
 ) -> NDArray[np.float64]:
-    """IT power of a fleet: accelerators, hosts and rack overheads.
+    """IT power of a fleet: accelerators, hosts by whole nodes, and rack overheads.
 
-    Nodes are counted fractionally (``replicas * accelerators_per_replica / accelerators_per_node``) so that a
-    node shared by an active and a parked replica is half on.
+    Replicas are serving (``active``), powered but idle (standby under the ``powered`` policy) or parked. Powered
+    replicas are packed into as few nodes as they fill (a node is on when any of its accelerators is powered), the
+    fleet's other nodes are parked; a node's host draws its full power or its parked power, never a fraction.
 
     Parameters
     ----------
-    active_replicas, provisioned_replicas
-        Replicas serving and replicas installed [-].
-    utilization_fraction
-        Slot utilisation of the active replicas [-].
+    active_replicas, idle_replicas, parked_replicas
+        Replicas serving, powered and idle, and parked [-].
     accelerators_per_replica, accelerators_per_node
         Packaging [-].
-    racks
-        Racks installed [-].
-    idle_w, busy_w, parked_w
-        Accelerator power when idle, fully busy and parked [W].
+    nodes, racks
+        Nodes and racks installed [-].
+    active_accelerator_w
+        Power of one serving accelerator at the load (:func:`accelerator_power_w`, or measured power) [W].
+    idle_w, parked_w
+        Accelerator power when powered and idle, and parked [W].
     host_w_per_node, host_parked_w_per_node
         Host power of a node that is on, and of a parked node [W].
     rack_overhead_w
         Overhead of one rack [W].
-    exponent
-        Utilisation exponent of accelerator power [-].
 
     Returns
     -------
@@ -93,43 +93,52 @@ def fleet_it_power_w(
 
     Examples
     --------
-    One one-accelerator replica at half load (300 W between 100 W idle and 500 W busy) and one parked (20 W),
-    a node each (200 W on, 50 W parked) and one rack (1,000 W overhead): 320 + 250 + 1,000 W:
+    One one-accelerator replica serving at 300 W, one parked (20 W), on two-accelerator nodes (200 W on, 50 W
+    parked): one node is on, and none is parked, so 300 + 20 + 200 W, plus one rack's 1,000 W:
 
-    >>> float(fleet_it_power_w(1, 2, 0.5, 1, 1, 1, 100.0, 500.0, 20.0, 200.0, 50.0, 1000.0))
-    1570.0
+    >>> float(fleet_it_power_w(1, 0, 1, 1, 2, 1, 1, 300.0, 100.0, 20.0, 200.0, 50.0, 1000.0))
+    1520.0
     """
     active = np.asarray(active_replicas, float)
-    parked = np.asarray(provisioned_replicas, float) - active
+    idle = np.asarray(idle_replicas, float)
+    parked = np.asarray(parked_replicas, float)
     apr = np.asarray(accelerators_per_replica, float)
     apn = np.asarray(accelerators_per_node, float)
-    accelerators = active * apr * accelerator_power_w(utilization_fraction, idle_w, busy_w, exponent)
-    accelerators = accelerators + parked * apr * np.asarray(parked_w, float)
-    hosts = (
-        (active * np.asarray(host_w_per_node, float) + parked * np.asarray(host_parked_w_per_node, float)) * apr / apn
+    nodes_total = np.asarray(nodes, float)
+    accelerators = active * apr * np.asarray(active_accelerator_w, float)
+    accelerators = accelerators + idle * apr * np.asarray(idle_w, float) + parked * apr * np.asarray(parked_w, float)
+    nodes_on = np.minimum(np.ceil((active + idle) * apr / apn), nodes_total)
+    hosts = nodes_on * np.asarray(host_w_per_node, float) + (nodes_total - nodes_on) * np.asarray(
+        host_parked_w_per_node, float
     )
     return accelerators + hosts + np.asarray(racks, float) * np.asarray(rack_overhead_w, float)
 
 
 def provisioned_it_power_w(
+    accelerators: ArrayLike,
     nodes: ArrayLike,
     racks: ArrayLike,
-    accelerators_per_node: ArrayLike,
     accelerator_rated_w: ArrayLike,
     host_rated_w_per_node: ArrayLike,
     rack_overhead_w: ArrayLike,
 ) -> NDArray[np.float64]:
     """Rated IT power a fleet is provisioned for (rack limits, facility capacity) [W].
 
+    Installed accelerators at their rated power, every node's host at its rated power, and each rack's overhead;
+    an empty accelerator slot of a partly filled node draws nothing.
+
     Examples
     --------
-    >>> float(provisioned_it_power_w(18, 1, 4, 1400.0, 600.0, 10000.0))
+    A GB-style rack: 72 accelerators x 1,400 W + 18 trays x 600 W + 10 kW overhead = 121,600 W.
+
+    >>> float(provisioned_it_power_w(72, 18, 1, 1400.0, 600.0, 10_000.0))
     121600.0
     """
-    node_w = np.asarray(accelerators_per_node, float) * np.asarray(accelerator_rated_w, float) + np.asarray(
-        host_rated_w_per_node, float
+    return (
+        np.asarray(accelerators, float) * np.asarray(accelerator_rated_w, float)
+        + np.asarray(nodes, float) * np.asarray(host_rated_w_per_node, float)
+        + np.asarray(racks, float) * np.asarray(rack_overhead_w, float)
     )
-    return np.asarray(nodes, float) * node_w + np.asarray(racks, float) * np.asarray(rack_overhead_w, float)
 
 
 def facility_power_kw(it_power_w: ArrayLike, pue: ArrayLike) -> NDArray[np.float64]:

@@ -139,6 +139,10 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[dict[s
                 "rejected_fraction": d.rejected_fraction,
                 "useful_output_tokens_per_s": m.useful_output_tokens_per_s[0],
                 "utilization_fraction": d.utilization_fraction,
+                "in_service_concurrency": d.in_service_concurrency,
+                "ttft_ms": d.ttft_ms if d.ttft_ms is not None else np.full(n, o.chosen.ttft_ms),
+                "tpot_ms": d.tpot_ms if d.tpot_ms is not None else np.full(n, float(o.point.tpot_ms[0])),
+                "service_s": d.service_s,
                 "active_replicas": d.active_replicas,
                 "provisioned_replicas": np.full(n, o.provisioned_replicas),
                 "racks": np.full(n, o.racks),
@@ -182,6 +186,7 @@ def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand
                 "busy_power_w_per_accelerator": o.busy_w,
                 "sizing_demand_point": sizing_demand_point,
                 "slo_replicas": o.slo_replicas,
+                "serving_replicas": o.serving_replicas,
                 "provisioned_replicas": o.provisioned_replicas,
                 "accelerators": o.provisioned_replicas * o.inputs.accelerators_per_replica,
                 "nodes": o.nodes,
@@ -229,12 +234,20 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
                 f"{name}: the rack power limit ({o.inputs.rack_power_limit_w / W_PER_KW:.4g} kW) allows only "
                 f"{o.nodes_per_rack_effective} of {o.inputs.nodes_per_rack} node slots per rack on rated power"
             )
+        lowest = float(o.inputs.curve.concurrency[0])
+        held = [d.name for d, c in zip(scenario.demand, demand.in_service_concurrency, strict=True) if c < lowest]
+        if held and len(o.inputs.curve) > 1:
+            out.append(
+                f"{name} at {', '.join(held)}: the load puts fewer requests in service per replica than the lowest "
+                f"measured concurrency ({lowest:.4g}); TTFT, TPOT and service time are held at that point's "
+                "(never extrapolated), so they are upper bounds there"
+            )
         if o.inputs.concurrency_derived:
             out.append(f"{name}: concurrency not given; derived by Little's law from throughput and latency")
         if len(o.inputs.curve) == 1:
             out.append(
                 f"{name}: a single operating point; the curve cannot be interpolated, the SLO is met there "
-                "or not at all"
+                "or not at all, and its latencies and service time hold at every load"
             )
     return out
 

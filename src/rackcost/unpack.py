@@ -171,26 +171,33 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
     def cost(name: str) -> NDArray[np.float64]:
         return get(f"{prefix}.costs.{name}", getattr(system.costs, name))
 
-    def point_ratios(name: str) -> tuple[NDArray[np.float64], ...]:
+    def along_curve(name: str) -> NDArray[np.float64]:
+        """Sampled / central value of a figure at each measured point, in the curve's order, ``(n, K)``."""
         pts = system.performance.points
-        return tuple(
+        ratios = [
             get(f"{prefix}.performance.points[{k}].{name}", getattr(p, name)) / getattr(p, name)
             for k, p in enumerate(pts)
-        )
+        ]
+        return np.hstack([ratios[k] for k in inp.curve.source_index])
 
     cls = system.provenance.provenance_class
     derate = scenario.uncertainty.throughput_derate.get(cls, 1.0)
+    derate_ratio = get(f"uncertainty.throughput_derate.{cls.value}", derate) / derate
+    service_s = inp.curve.service_s[None, :] / derate_ratio
+    power_w = None
+    if system.performance.points:
+        service_s = service_s / along_curve("throughput_tokens_per_s")
+        if inp.curve.power_w_per_accelerator is not None:
+            power_w = inp.curve.power_w_per_accelerator[None, :] * along_curve("power_w_per_accelerator")
     fleet = scenario.fleet
-    measured = bool(system.performance.points) and inp.curve.power_w_per_accelerator is not None
     return SampledInputs(
         n=n,
         arrival_rps=np.hstack([get(f"demand[{j}].arrival_rps", d.arrival_rps) for j, d in enumerate(scenario.demand)]),
         availability_fraction=get("fleet.replica_availability_fraction", fleet.replica_availability_fraction),
         max_utilization_fraction=get("fleet.max_utilization_fraction", fleet.max_utilization_fraction),
         power_utilization_exponent=get("fleet.power_utilization_exponent", fleet.power_utilization_exponent),
-        derate_ratio=get(f"uncertainty.throughput_derate.{cls.value}", derate) / derate,
-        throughput_ratio=point_ratios("throughput_tokens_per_s") if system.performance.points else (),
-        power_ratio=point_ratios("power_w_per_accelerator") if measured else None,
+        service_s_points=service_s,
+        power_w_points=power_w,
         busy_w=hardware("accelerator_busy_w", inp.busy_w),
         idle_w=hardware("accelerator_idle_w", inp.idle_w),
         parked_w=hardware("accelerator_parked_w", inp.parked_w),
