@@ -328,6 +328,15 @@ def test_replicas_needed_is_the_fewest_meeting_the_slo(
     assert n == 1 or not FEASIBLE[name](n - 1, lam, s, c, t, eps, tol=-1e-9)
 
 
+def test_the_example_in_the_model_docs() -> None:
+    # docs/model.md, Routing: 100 requests/s, 0.5 s budget, 1% misses; 10 slots and S = 20 s, 132 slots and S = 60 s
+    text = (Path(__file__).resolve().parents[1] / "docs" / "model.md").read_text(encoding="utf-8")
+    assert "pooled needs 208 replicas and random 480" in text and "47 and 57" in text
+    for c, s, pooled, random in ((10, 20.0, 208, 480), (132, 60.0, 47, 57)):
+        assert int(routing.replicas_needed("pooled", 100.0, s, c, 0.5, 0.01)) == pooled
+        assert int(routing.replicas_needed("random", 100.0, s, c, 0.5, 0.01)) == random
+
+
 def test_random_sizing_at_an_exact_boundary_takes_the_fewest() -> None:
     # one-slot replicas, 1 erlang, no budget, half may wait: at random each M/M/1 waits with probability
     # rho = 1/N, exactly 1/2 at N = 2 (the capacity at SLO sits 1e-9 inside that rate, N - 1 is checked directly)
