@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rackcost import queueing
+from rackcost import routing as routes
 from rackcost.inputs import SloInputs
 from rackcost.operating_point import queueing_budget_s
 from rackcost.outcomes import DemandOutcome
@@ -42,6 +42,7 @@ def serve_demand(
     feasible_rps: ArrayLike | None = None,
     load: LoadCurve | None = None,
     slo: SloInputs | None = None,
+    routing: str = "pooled",
 ) -> DemandOutcome:
     """Serve each demand point with the same fleet; the operating point moves with the load (DESIGN.md step 6).
 
@@ -72,7 +73,10 @@ def serve_demand(
         it speeds up the search for the capacity at SLO [requests/s].
     load, slo
         The replica's load curve and the SLO, to move the operating point with the load; without them the chosen
-        point holds at every load (a curve of one point).
+        point holds at every load (a curve of one point). The SLO's output-length spread, when given, scales the
+        reported p99 wait (Allen-Cunneen), never acceptance.
+    routing
+        How requests are spread over the replicas (:mod:`rackcost.routing`); ``pooled`` is one M/M/k over all slots.
 
     The fleet arguments may carry a leading sample axis (shape ``(n, 1)`` against ``offered_rps`` of shape
     ``(n, points)``): everything broadcasts.
@@ -87,20 +91,20 @@ def serve_demand(
     service_s = np.asarray(service_s, dtype=float)
     concurrency = np.asarray(concurrency, dtype=float)
     # capacity at SLO of the serving fleet (one value per sample when the inputs carry a sample axis)
-    capacity = queueing.capacity_at_slo(serving * concurrency, service_s, budget_s, miss_target, feasible_rps)
+    capacity = routes.capacity_at_slo(routing, serving, concurrency, service_s, budget_s, miss_target, feasible_rps)
     if idle_policy == "powered":
         active = np.broadcast_to(serving, lam.shape).astype(np.int64)
         capacity_active = np.broadcast_to(capacity, lam.shape)
     elif idle_policy == "park":
         needed = sized_replicas(
-            queueing.replicas_needed(lam, service_s, concurrency, budget_s, miss_target),
+            routes.replicas_needed(routing, lam, service_s, concurrency, budget_s, miss_target),
             lam,
             service_s,
             concurrency,
             max_utilization_fraction,
         )
         active = np.minimum(needed, serving)
-        capacity_active = queueing.capacity_at_slo(active * concurrency, service_s, budget_s, miss_target)
+        capacity_active = routes.capacity_at_slo(routing, active, concurrency, service_s, budget_s, miss_target)
     else:
         raise ValueError(f"idle_policy must be 'powered' or 'park', got {idle_policy!r}")
     slots_active = active * concurrency
@@ -115,9 +119,11 @@ def serve_demand(
         point_service_s = load.service_at(in_service)
         ttft_ms, tpot_ms = load.ttft_at(in_service), load.tpot_at(in_service)
         point_budget_s = queueing_budget_s(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.e2e_limit_ms)
-    miss, wait_p99_s = queueing.wait_tail(
-        point_budget_s, TTFT_PERCENTILE_FRACTION, slots_active, admitted, point_service_s
+    miss, wait_p99_s = routes.wait_tail(
+        routing, point_budget_s, TTFT_PERCENTILE_FRACTION, active, concurrency, admitted, point_service_s
     )
+    if slo is not None and slo.output_tokens_cv_fraction is not None:
+        wait_p99_s = wait_p99_s * routes.reported_wait_scale(slo.output_tokens_cv_fraction)
     accepted = admitted * (1.0 - miss)
     rejected = lam - accepted
     shape = lam.shape

@@ -130,6 +130,7 @@ def latency_cliff(
             scenario.fleet.max_utilization_fraction,
             load=load,
             slo=slo,
+            routing=scenario.fleet.routing.value,
         )
         served = DemandOutcome(**{k: None if v is None else v[0] for k, v in vars(served).items()})
         ttft = served.ttft_ms + served.wait_p99_ms

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost import finance, power, queueing
+from rackcost import finance, power, routing
 from rackcost.demand import serve_demand
 from rackcost.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
@@ -118,7 +118,9 @@ def size_fleet(
     if slo_replicas is not None:
         slo_n = np.full((n, 1), slo_replicas, dtype=np.int64)
     else:
-        needed = queueing.replicas_needed(sizing_rps, service_s, concurrency, budget_s, slo.miss_target_fraction)
+        needed = routing.replicas_needed(
+            policy.routing, sizing_rps, service_s, concurrency, budget_s, slo.miss_target_fraction
+        )
         slo_n = sized_replicas(needed, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)
     if policy.fixed_replicas is not None:
         n_prov = np.full((n, 1), int(policy.fixed_replicas), dtype=np.int64)
@@ -303,6 +305,7 @@ def run_fleet(
         feasible_rps=None if policy.fixed_replicas is not None else size.sizing_rps,
         load=load,
         slo=slo,
+        routing=policy.routing,
     )
     it_kw, facility_kw = wall_power(inp, sampled, policy, load, busy_w, replicas, packing, demand)
     capex, capital, fixed, energy = fleet_costs(inp, sampled, replicas, packing, facility_kw)

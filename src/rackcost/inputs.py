@@ -39,6 +39,9 @@ class SloInputs:
         Share of requests that must meet the SLO at the sizing demand [-].
     output_tokens
         Output tokens per request, OSL [tokens].
+    output_tokens_cv_fraction
+        Coefficient of variation of the output length, or None (exponential service) [-]; it only scales the
+        reported p99 wait (Allen-Cunneen).
     """
 
     ttft_limit_ms: float
@@ -46,6 +49,7 @@ class SloInputs:
     e2e_limit_ms: float | None
     attainment_fraction: float
     output_tokens: int
+    output_tokens_cv_fraction: float | None = None
 
     @property
     def miss_target_fraction(self) -> float:
@@ -67,12 +71,15 @@ class FleetPolicy:
         Replicas added for redundancy [-].
     sizing_index
         Index of the demand point the fleet is sized for, or None for the highest arrival rate.
+    routing
+        How the load balancer spreads requests (:mod:`rackcost.routing`): which queue the model solves.
     """
 
     idle_policy: str
     fixed_replicas: int | None
     spare_replicas: int
     sizing_index: int | None
+    routing: str = "least_outstanding"
 
 
 @dataclass(frozen=True)

@@ -102,8 +102,9 @@ class Workload(_Block):
     output_tokens_per_request: PositiveFloat = Field(description="Output tokens per request, OSL [tokens].")
     output_tokens_cv_fraction: NonNegativeFloat | None = Field(
         default=None,
-        description="Coefficient of variation of output length (OSL spread); recorded, not yet used by the "
-        "queueing model (the Allen-Cunneen correction needs validation by simulation first).",
+        description="Coefficient of variation of output length (OSL spread) [-]. Scales the reported p99 queueing "
+        "wait by the Allen-Cunneen factor (1 + min(cv, 1)^2) / 2; never used for sizing or acceptance, where it was "
+        "found optimistic for small pools and heavy tails. Absent: exponential service, as the M/M/k assumes.",
     )
     source: Source = None
 

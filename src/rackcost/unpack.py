@@ -40,6 +40,7 @@ def slo_inputs(scenario: Scenario) -> SloInputs:
         e2e_limit_ms=slo.e2e_limit_ms,
         attainment_fraction=slo.attainment_fraction,
         output_tokens=scenario.workload.output_tokens_per_request,
+        output_tokens_cv_fraction=scenario.workload.output_tokens_cv_fraction,
     )
 
 
@@ -52,6 +53,7 @@ def fleet_policy(scenario: Scenario) -> FleetPolicy:
         fixed_replicas=fleet.replicas,
         spare_replicas=fleet.spare_replicas,
         sizing_index=None if fleet.sizing_demand_point is None else names.index(fleet.sizing_demand_point),
+        routing=fleet.routing.value,
     )
 
 
