@@ -92,7 +92,7 @@ def plan(scenario: Scenario) -> Plan:
         sizing_rps=sizing_rps,
         hours_per_day=np.array([d.hours_per_day for d in scenario.demand]),
         systems=inputs,
-        chosen=tuple(choose_point(inp, slo, sizing_rps, max_utilization) for inp in inputs),
+        chosen=tuple(choose_point(inp, slo, sizing_rps, max_utilization, policy.routing) for inp in inputs),
     )
 
 

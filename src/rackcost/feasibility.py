@@ -39,17 +39,29 @@ def feasibility_problems(
     if inputs is None:
         inputs = [system_inputs(scenario, s) for s in scenario.systems]
     for i, (system, inp) in enumerate(zip(scenario.systems, inputs, strict=True)):
-        cand = inp.coarse
+        cand = inp.coarse  # the curve where the operating-point search looks: every integer concurrency
         ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
         if not ok.any():
             e2e = "" if slo.e2e_limit_ms is None else f", end-to-end < {slo.e2e_limit_ms:g} ms"
+            c, measured = inp.curve.concurrency, inp.curve
+            measured_ok = feasible(
+                measured.ttft_ms, measured.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms
+            )
+            between = (
+                f"; measured points at concurrency {', '.join(f'{x:.4g}' for x in c[measured_ok])} do, but a "
+                "serving engine's concurrency limit is an integer and no integer in the measured range "
+                f"({c[0]:.4g}-{c[-1]:.4g}) does"
+                if measured_ok.any()
+                else ""
+            )
             out.append(
                 (
                     ("systems", i, "performance"),
                     f"systems[{i}].performance",
                     f"no operating point of {system.name!r} meets the SLO (TPOT <= {slo.tpot_limit_ms:g} ms, "
                     f"TTFT < {slo.ttft_limit_ms:g} ms{e2e}); its points span TPOT {cand.tpot_ms.min():.3g}-"
-                    f"{cand.tpot_ms.max():.3g} ms and TTFT {cand.ttft_ms.min():.4g}-{cand.ttft_ms.max():.4g} ms",
+                    f"{cand.tpot_ms.max():.3g} ms and TTFT {cand.ttft_ms.min():.4g}-{cand.ttft_ms.max():.4g} ms"
+                    f"{between}",
                 )
             )
         allowed = nodes_per_rack_allowed(

@@ -93,7 +93,8 @@ class SystemInputs:
     curve
         Operating points of one replica, throughput already per replica and derated (DESIGN.md steps 1, 2).
     coarse
-        ``curve`` at the coarse candidate concurrencies of the operating-point search, computed once.
+        ``curve`` at the candidate concurrencies of the operating-point search (every integer in its measured
+        range: :func:`rackcost.operating_point.candidate_curve`), computed once.
     concurrency_derived
         True where the file gave no concurrency and Little's law derived it.
     accelerators_per_replica, accelerators_per_node, nodes_per_rack

@@ -29,6 +29,9 @@ __all__ = ["Result", "TABLES", "outcome_warnings", "point_rows", "records_to_csv
 
 TABLES = ("points", "systems", "comparison")
 OVERLOADED_STATUS = "overloaded: admission control rejects the excess"
+KNIFE_EDGE_FRACTION = 0.01
+"""A chosen point whose queueing budget is under this share of the TTFT limit sits on a knife edge: benchmark
+run-to-run noise in TTFT is larger, so a warning says the choice depends on it [-]."""
 
 
 @dataclass
@@ -241,6 +244,13 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
                 f"{name} at {', '.join(held)}: the load puts fewer requests in service per replica than the lowest "
                 f"measured concurrency ({lowest:.4g}); TTFT, TPOT and service time are held at that point's "
                 "(never extrapolated), so they are upper bounds there"
+            )
+        limit_ms = scenario.slo.ttft_limit_ms
+        if o.budget_s * MS_PER_S < KNIFE_EDGE_FRACTION * limit_ms:
+            out.append(
+                f"{name}: the chosen point's TTFT ({o.chosen.ttft_ms:.5g} ms) is within {KNIFE_EDGE_FRACTION:.0%} of the limit "
+                f"({limit_ms:g} ms), leaving {o.budget_s * MS_PER_S:.3g} ms for queueing; a measurement error that "
+                "small in TTFT moves the choice and the fleet"
             )
         if o.inputs.concurrency_derived:
             out.append(f"{name}: concurrency not given; derived by Little's law from throughput and latency")

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.inputs import CostInputs, FleetPolicy, SampledInputs, SloInputs, SystemInputs
-from rackcost.operating_point import COARSE_CANDIDATES, candidate_curve
+from rackcost.operating_point import candidate_curve
 from rackcost.performance import build_curve
 from rackcost.schema import Scenario, System
 from rackcost.units import W_PER_KW
@@ -114,7 +114,7 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
     return SystemInputs(
         name=system.name,
         curve=curve,
-        coarse=candidate_curve(curve, COARSE_CANDIDATES),
+        coarse=candidate_curve(curve),
         concurrency_derived=derived,
         accelerators_per_replica=hw.accelerators_per_replica,
         accelerators_per_node=hw.accelerators_per_node,
