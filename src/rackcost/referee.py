@@ -41,6 +41,7 @@ __all__ = [
     "Trace",
     "read_trace",
     "figure_rows",
+    "tail_note_applies",
     "simulate",
 ]
 
@@ -135,6 +136,11 @@ _SHORT = {
     "useful_output_tokens_per_s": "output_tokens",
 }
 """Stem of each figure's relative-error column."""
+
+
+def tail_note_applies(utilization_fraction: float, total_slots: int) -> bool:
+    """Whether a row carries :data:`TAIL_NOTE`: utilisation above 98% with thousands of slots."""
+    return utilization_fraction > HOT_UTILIZATION_FRACTION and total_slots >= MANY_SLOTS
 
 
 def _relative_error(simulated: float, analytic: float) -> float | None:
@@ -314,7 +320,7 @@ def _simulate_one(o, row, j, route, service, cv, osl, requests, seed, replicatio
         "useful_output_tokens_per_s": (est["accepted_output_tokens_per_s"], half["accepted_output_tokens_per_s"]),
     }
     notes = []
-    if util_analytic > HOT_UTILIZATION_FRACTION and replicas * slots >= MANY_SLOTS:
+    if tail_note_applies(util_analytic, replicas * slots):
         notes.append(TAIL_NOTE)
     if slots != concurrency:
         notes.append(f"chosen concurrency {concurrency:.6g} is not an integer: simulated with {slots} slots a replica")
