@@ -21,11 +21,11 @@ Two engines give the same answer where both apply (a test checks it to rounding)
 - :func:`event_engine`: everything, occupancy-dependent service and state-aware routers included.
 
 Why a hand-written heap loop rather than SimPy or ciw: measured on this project's 2-core machine
-(``benchmarks/bench_simulate.py``), SimPy 4.1 runs a pooled M/M/k of 4,096 slots at about 60,000 requests/s with one
-process per request and a ``Resource`` (about 17 s for 10^6 requests; ciw is slower still), the recursion below at
-about 1,000,000 requests/s and the event engine at about 250,000. The brief's budget is 10^6 requests of a
-4,096-slot pooled fleet in under 5 s, and a ``Resource`` cannot express a slot whose speed depends on how many
-others are busy without the same virtual-time bookkeeping on top.
+(``benchmarks/bench_simulate.py``, pooled M/M/4096 at 95% utilisation), SimPy 4.1 with one process per request and a
+``Resource`` runs about 35,000 requests/s (about 28 s for 10^6 requests) and ciw 3.2 about 2,000 requests/s, against
+about 2,300,000 requests/s for the recursion below (0.43 s for 10^6, inside the 5 s budget) and about 250,000 to
+300,000 for the event engine. Nor can a ``Resource`` express a slot whose speed depends on how many others are busy
+without the same virtual-time bookkeeping on top.
 
 Statistics (:func:`replicate`): the first :data:`WARMUP_FRACTION` of the requests are discarded; each replication
 starts with the fleet already at about its expected occupancy (requests in service with equilibrium residual work)
