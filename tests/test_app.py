@@ -515,3 +515,19 @@ def test_a_bad_result_file_shows_a_message_and_changes_nothing(case):
     assert message in shown
     assert at.session_state["draft"] == draft
     assert not [b for b in at.button if b.key in ("import_replace", "import_add")]
+
+
+def test_the_simulate_button_shows_analytic_beside_simulated():
+    at = start()
+    at.switch_page("app_pages/results.py").run()
+    ok(at)
+    at.number_input(key="simulate_requests").set_value(2_000)
+    at.selectbox(key="simulate_point").set_value("quiet")
+    at.selectbox(key="simulate_routing").set_value("pooled")
+    at.button(key="simulate_run").click().run()
+    ok(at)
+    table = at.dataframe[-1].value
+    assert list(table.columns) == ["figure", "analytic", "simulated", "± 95%", "relative error"]
+    assert "TTFT p99 ms" in set(table["figure"])
+    shown = " ".join(m.value for m in at.markdown)
+    assert "routing **pooled**" in shown and "at **quiet**" in shown

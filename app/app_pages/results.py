@@ -1,4 +1,5 @@
-"""Results page: each system at each demand point, the fleet, and the charts (cost, latency cliff, curves)."""
+"""Results page: each system at each demand point, the fleet, the charts (cost, latency cliff, curves), and a
+simulation of one system at one point beside the analytic figures."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+import rackcost
 from rackcost import display
+from rackcost.referee import DEFAULT_ROUTING, figure_rows
+from rackcost.simulation import ROUTINGS
 from rackcost_app import compute, state, tables
 
 ss = st.session_state
@@ -180,3 +184,81 @@ st.caption(
 
 st.header("Fleet and SLO operating point per system")
 tables.show(systems, tables.SYSTEM_COLUMNS)
+
+st.header("Simulate: the fleet as sized, analytic beside simulated")
+with st.expander("Run a discrete-event simulation of one system at one demand point"):
+    sim_scenario = compute.scenario(key)
+    left, middle, right = st.columns(3)
+    sim_system = left.selectbox("system", [row["system"] for row in systems], key="simulate_system")
+    sim_point = middle.selectbox(
+        "demand point", demand, index=demand.index(systems[0]["sizing_demand_point"]), key="simulate_point"
+    )
+    sim_routing = right.selectbox(
+        "routing",
+        ROUTINGS,
+        index=ROUTINGS.index(getattr(sim_scenario.fleet, "routing", DEFAULT_ROUTING) or DEFAULT_ROUTING),
+        key="simulate_routing",
+        help="pooled: one central queue; least_outstanding: the replica with the fewest requests; power_of_two: the "
+        "better of two drawn at random; round_robin; random.",
+    )
+    sim_requests = st.number_input(
+        "requests",
+        min_value=1_000,
+        max_value=5_000_000,
+        value=200_000,
+        step=50_000,
+        key="simulate_requests",
+        help="Simulated requests over 5 independent replications (seed 0); 200,000 take about a second.",
+    )
+    if st.button("Simulate", key="simulate_run", icon=":material/play_arrow:"):
+        with st.spinner("simulating..."):
+            ss["simulate_result"] = (
+                key,
+                rackcost.simulate(
+                    sim_scenario,
+                    system=sim_system,
+                    demand_point=sim_point,
+                    requests=int(sim_requests),
+                    routing=sim_routing,
+                ),
+            )
+    done = ss.get("simulate_result")
+    if done is not None and done[0] == key:
+        row = done[1][0]
+        st.markdown(
+            f"**{row['system']}** at **{row['demand_point']}**: {row['replicas_serving']} replicas x "
+            f"{row['slots_per_replica']} slots, {display.num(row['arrival_rps'])} requests/s, routing "
+            f"**{row['routing']}**, {row['requests']:,} requests in {row['replications']} {row['ci_method']}"
+        )
+
+        def shown(figure_key: str, value: float | None) -> str:
+            if value is None:
+                return "-"
+            if figure_key.endswith("_fraction"):
+                return display.pct(value, 2)
+            return f"{value:,.0f}" if figure_key.endswith("_ms") else display.num(value)
+
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "figure": f["figure"],
+                        "analytic": shown(f["key"], f["analytic"]),
+                        "simulated": shown(f["key"], f["simulated"]),
+                        "± 95%": shown(f["key"], f["ci95_halfwidth"]),
+                        "relative error": "-"
+                        if f["relative_error_fraction"] is None
+                        else f"{100 * f['relative_error_fraction']:+.1f}%",
+                    }
+                    for f in figure_rows(row)
+                ]
+            ),
+            hide_index=True,
+        )
+        if row["note"]:
+            st.info(row["note"], icon=":material/info:")
+    st.caption(
+        "The serving replicas at the point, each with the chosen concurrency's slots, service read from the curve at "
+        "the replica's occupancy, Poisson arrivals at the admitted rate; accepted = waited within the queueing "
+        "budget. Method and caveats: docs/model.md, Simulation."
+    )

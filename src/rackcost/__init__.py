@@ -36,6 +36,7 @@ _LAZY = {
     "scenario_to_yaml": "rackcost.loading",
     "breakeven": "rackcost.sensitivity",
     "tornado": "rackcost.sensitivity",
+    "simulate": "rackcost.referee",
     "uncertainty": "rackcost.montecarlo",
     "finance": "rackcost.finance",
     "power": "rackcost.power",
@@ -58,6 +59,7 @@ __all__ = [
     "scenario_from_dict",
     "scenario_from_yaml",
     "scenario_to_yaml",
+    "simulate",
     "tornado",
     "uncertainty",
 ]
@@ -75,6 +77,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
         scenario_to_yaml,
     )
     from rackcost.montecarlo import uncertainty
+    from rackcost.referee import simulate
     from rackcost.results import Result
     from rackcost.schema import Scenario
     from rackcost.sensitivity import breakeven, tornado

@@ -1,0 +1,165 @@
+"""``rackcost simulate``: the fleet simulator as referee, analytic beside simulated (:func:`rackcost.simulate`)."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from rackcost.cli.common import (
+    FormatOpt,
+    OutputFormat,
+    OutputOpt,
+    ScenarioArg,
+    console,
+    emit,
+    emit_table,
+    error,
+    fail,
+    load,
+    table_console,
+)
+from rackcost.display import num, pct
+from rackcost.errors import ScenarioError
+from rackcost.results import records_to_csv
+
+__all__ = ["COMMANDS", "simulate"]
+
+PROGRESS_FROM_REQUESTS = 100_000
+"""Requests from which a progress bar is shown on stderr [-]."""
+
+
+class Routing(StrEnum):
+    pooled = "pooled"
+    least_outstanding = "least_outstanding"
+    power_of_two = "power_of_two"
+    round_robin = "round_robin"
+    random = "random"
+
+
+class Service(StrEnum):
+    load_dependent = "load_dependent"
+    fixed = "fixed"
+
+
+def simulate(
+    scenario: ScenarioArg = None,
+    system: Annotated[str | None, typer.Option("--system", help="Only this system (default: every one).")] = None,
+    point: Annotated[str | None, typer.Option("--point", help="Only this demand point (default: every one).")] = None,
+    requests: Annotated[
+        int,
+        typer.Option("--requests", "-n", min=20, max=100_000_000, help="Simulated requests per system and point."),
+    ] = 200_000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed; the same seed gives the same result.")] = 0,
+    routing: Annotated[
+        Routing | None,
+        typer.Option("--routing", help="Router (default: the scenario's fleet.routing, else least_outstanding)."),
+    ] = None,
+    replications: Annotated[
+        int, typer.Option("--replications", min=2, max=1000, help="Independent replications for the 95% intervals.")
+    ] = 5,
+    service: Annotated[
+        Service,
+        typer.Option(
+            "--service",
+            help="load_dependent: service read from the curve at the replica's occupancy; "
+            "fixed: the chosen point's (what M/M/k assumes).",
+        ),
+    ] = Service.load_dependent,
+    trace: Annotated[
+        Path | None,
+        typer.Option("--trace", help="CSV of arrival_s,input_tokens,output_tokens replacing Poisson arrivals."),
+    ] = None,
+    fmt: FormatOpt = OutputFormat.table,
+    output: OutputOpt = None,
+) -> None:
+    """Simulate the sized fleets (discrete events) and print the analytic figures beside the simulated ones."""
+    from rich.progress import Progress
+
+    import rackcost
+
+    sc = load(scenario)
+    try:
+        with Progress(console=console(stderr=True), transient=True, disable=requests < PROGRESS_FROM_REQUESTS) as bar:
+            task = bar.add_task("simulating", total=None)
+            rows = rackcost.simulate(
+                sc,
+                system=system,
+                demand_point=point,
+                requests=requests,
+                seed=seed,
+                routing=None if routing is None else routing.value,
+                replications=replications,
+                service=service.value,
+                trace=trace,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+    except ScenarioError as exc:
+        fail(exc)
+    except (ValueError, OSError) as exc:
+        error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        raise typer.Exit(code=1) from None
+    if fmt is OutputFormat.json:
+        emit(json.dumps({"scenario": sc.name, "rows": rows}, indent=2, allow_nan=False) + "\n", output)
+    elif fmt is OutputFormat.csv:
+        emit(records_to_csv(rows), output)
+    else:
+        out = table_console(output)
+        _print(out, sc.name, rows)
+        emit_table(out, output)
+
+
+def _value(key: str, x: Any) -> str:
+    if x is None:
+        return "-"
+    if key.endswith("_fraction"):
+        return pct(x, 2)
+    if key.endswith("_ms"):
+        return f"{x:,.0f}"
+    return num(x)
+
+
+def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None:
+    from rackcost.referee import figure_rows
+
+    if not rows:
+        return
+    first = rows[0]
+    out.print(
+        f"{escape(scenario_name)}: routing [bold]{first['routing']}[/bold], service {first['service_model']}, "
+        f"{first['requests']:,} requests per system and point in {first['replications']} "
+        f"{first['ci_method']}, seed {first['seed']}; simulated values with their 95% half-width",
+        highlight=False,
+    )
+    for row in rows:
+        t = Table(
+            title=(
+                f"{escape(row['system'])} at {escape(row['demand_point'])}: {row['replicas_serving']} replicas x "
+                f"{row['slots_per_replica']} slots, {num(row['arrival_rps'])} rps, routing {row['routing']}"
+            ),
+            title_justify="left",
+        )
+        for col in ("figure", "analytic", "simulated", "± 95%", "relative error"):
+            t.add_column(col, justify="left" if col == "figure" else "right")
+        for f in figure_rows(row):
+            err = f["relative_error_fraction"]
+            t.add_row(
+                f["figure"],
+                _value(f["key"], f["analytic"]),
+                _value(f["key"], f["simulated"]),
+                _value(f["key"], f["ci95_halfwidth"]),
+                "-" if err is None else f"{100 * err:+.1f}%",
+            )
+        out.print(t)
+        if row["note"]:
+            out.print(f"[yellow]note:[/yellow] {escape(row['note'])}", highlight=False)
+
+
+COMMANDS = (simulate,)
+"""The commands of this module, in the order ``rackcost --help`` lists them."""
