@@ -248,9 +248,9 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
         limit_ms = scenario.slo.ttft_limit_ms
         if o.budget_s * MS_PER_S < KNIFE_EDGE_FRACTION * limit_ms:
             out.append(
-                f"{name}: the chosen point's TTFT ({o.chosen.ttft_ms:.5g} ms) is within {KNIFE_EDGE_FRACTION:.0%} of the limit "
-                f"({limit_ms:g} ms), leaving {o.budget_s * MS_PER_S:.3g} ms for queueing; a measurement error that "
-                "small in TTFT moves the choice and the fleet"
+                f"{name}: the chosen point's TTFT ({o.chosen.ttft_ms:.5g} ms) is within {KNIFE_EDGE_FRACTION:.0%} "
+                f"of the limit ({limit_ms:g} ms), leaving {o.budget_s * MS_PER_S:.3g} ms for queueing; a measurement "
+                "error that small in TTFT moves the choice and the fleet"
             )
         if o.inputs.concurrency_derived:
             out.append(f"{name}: concurrency not given; derived by Little's law from throughput and latency")
