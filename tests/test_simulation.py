@@ -30,7 +30,7 @@ from rackcost import queueing
 from rackcost import simulation as sim
 from rackcost.cli import app
 from rackcost.performance import build_curve
-from rackcost.referee import TAIL_NOTE, figure_rows, read_trace, tail_note_applies
+from rackcost.referee import TAIL_NOTE, capacity_check, figure_rows, read_trace, tail_note_applies
 from reference import TWO_SYSTEMS
 
 runner = CliRunner()
@@ -379,3 +379,28 @@ def test_cli_refuses_an_unknown_router() -> None:
     result = invoke("simulate", TWO_SYSTEMS, "--routing", "fastest")
     assert result.exit_code == 2  # typer's usage error: not one of the choices
     assert "fastest" in result.stderr
+
+
+# --------------------------------------------------------------------------- capacity at SLO against the simulation
+
+
+def test_analytic_capacity_at_slo_is_within_5_percent_of_the_simulated_one() -> None:
+    """Issue 10's acceptance check on the test fixture: the simulated miss share crosses the SLO's 1% target between
+    0.95x and 1.05x the analytic capacity at SLO of each fleet as sized (least-outstanding routing, load-dependent
+    service), so the simulated capacity is within 5% of the analytic one."""
+    rows = capacity_check(rackcost.load_scenario(TWO_SYSTEMS), requests=60_000, replications=4, seed=1)
+    assert [r["system"] for r in rows] == ["A", "B"]
+    for r in rows:
+        assert r["routing"] == "least_outstanding"
+        assert r["simulated_miss_fraction_below"] <= r["miss_target_fraction"] < r["simulated_miss_fraction_above"]
+        assert r["capacity_within_bracket"], r["verdict"]
+
+
+def test_cli_capacity_json() -> None:
+    result = invoke(
+        "simulate", TWO_SYSTEMS, "--capacity", "-n", 20_000, "--replications", 2, "--system", "B", "-f", "json"
+    )
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)["capacity"]
+    assert row["system"] == "B" and row["analytic_capacity_at_slo_rps"] > 0
+    assert set(row) >= {"simulated_miss_fraction_below", "simulated_miss_fraction_above", "capacity_within_bracket"}

@@ -4,7 +4,8 @@ sized and sets the simulated figures beside the analytic ones users see in :func
 For each system and demand point the fleet is simulated as sized: the serving replicas at that point
 (``active_replicas``), each with as many slots as the chosen concurrency allows (its integer part: a scheduler
 limit is an integer, and the SLO was checked at the chosen concurrency, not above it), service read from the
-system's curve at the replica's occupancy, the queueing budget of the chosen point as the acceptance rule, and the
+system's curve at the replica's occupancy, the model's acceptance rule at that load (the queueing budget the SLO
+leaves after the TTFT at the concurrency in service there), and the
 router the scenario names (``fleet.routing``, default ``least_outstanding``). Arrivals are Poisson at the rate the
 model admits (admission control drops the rest before the queue, as in the model), or a trace of arrival times.
 """
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rackcost import queueing
+from rackcost.operating_point import queueing_budget_s
 from rackcost.simulation import (
     DEFAULT_OUTPUT_TOKENS_CV_FRACTION,
     ROUTINGS,
@@ -34,11 +36,13 @@ if TYPE_CHECKING:
     from rackcost.schema import Scenario
 
 __all__ = [
+    "CAPACITY_BRACKET_FRACTION",
     "DEFAULT_ROUTING",
     "FIGURES",
     "SERVICE_MODELS",
     "TAIL_NOTE",
     "Trace",
+    "capacity_check",
     "read_trace",
     "figure_rows",
     "tail_note_applies",
@@ -265,17 +269,21 @@ def simulate(
         done = job * replications
         report = None if progress is None else (lambda k, done=done: progress(done + k, total))
         rows.append(
-            _simulate_one(o, row, j, route, service, cv, osl, requests, seed, replications, trace, queue_cap, report)
+            _simulate_one(
+                o, row, j, route, service, cv, osl, requests, seed, replications, trace, queue_cap, report, scenario.slo
+            )
         )
     return rows
 
 
-def _simulate_one(o, row, j, route, service, cv, osl, requests, seed, replications, trace, queue_cap, report):
+def _simulate_one(o, row, j, route, service, cv, osl, requests, seed, replications, trace, queue_cap, report, slo):
     d = o.demand
     replicas = int(d.active_replicas[j])
     concurrency = o.chosen.concurrency
     slots = max(int(math.floor(concurrency + 1e-9)), 1)
-    budget_s = o.chosen.budget_s
+    # the acceptance rule of the model at this load: the SLO's TTFT (and end-to-end) limit less the TTFT (and
+    # latency) the curve gives at the concurrency in service there
+    budget_s = float(queueing_budget_s(row["ttft_ms"], row["tpot_ms"], osl, slo.ttft_limit_ms, slo.e2e_limit_ms))
     if service == "fixed":
         model = fixed_model(slots, float(o.point.service_s[0]), o.chosen.ttft_ms / MS_PER_S)
     else:
@@ -365,3 +373,113 @@ def _simulate_one(o, row, j, route, service, cv, osl, requests, seed, replicatio
     out["simulated_wait_mean_ms"] = est["wait_mean_s"] * MS_PER_S
     out["note"] = "; ".join(notes)
     return out
+
+
+CAPACITY_BRACKET_FRACTION = 0.05
+"""The capacity check simulates at (1 -/+ this) x the analytic capacity at SLO: the analytic value is within this
+share of the simulated one when the miss share crosses the SLO's target between the two rates [-]."""
+
+
+def capacity_check(
+    scenario: Scenario,
+    system: str | None = None,
+    requests: int = 200_000,
+    seed: int = 0,
+    routing: str | None = None,
+    replications: int = 5,
+    bracket_fraction: float = CAPACITY_BRACKET_FRACTION,
+) -> list[dict[str, Any]]:
+    """Check the analytic capacity at SLO of each fleet as sized against the simulation, by bracketing.
+
+    The capacity at SLO is the largest arrival rate whose share of requests waiting past the queueing budget is
+    at most ``1 - attainment``. The serving replicas are simulated (load-dependent service, the scenario's routing)
+    at ``(1 - f)`` and ``(1 + f)`` times the analytic capacity, with the chosen point's budget (where the model
+    computes capacity); when the simulated miss share is within the target at the lower rate and beyond it at the
+    upper, the simulated capacity lies within ``f`` of the analytic one. Two simulations per system, where a search
+    over rates would need a dozen.
+
+    Parameters
+    ----------
+    scenario
+        A validated scenario.
+    system
+        Only this system (default: every one).
+    requests, seed, routing, replications
+        As :func:`simulate`, per simulated rate.
+    bracket_fraction
+        ``f`` [-].
+
+    Returns
+    -------
+    list of dict
+        One row per system: ``system``, ``routing``, ``analytic_capacity_at_slo_rps``, ``miss_target_fraction``,
+        ``simulated_miss_fraction_below`` / ``_above`` (at the lower and upper rate) with their 95% half-widths,
+        ``bracket_fraction``, ``capacity_within_bracket`` (bool) and ``verdict`` (in words).
+    """
+    from rackcost.chain import evaluate_systems
+
+    route = routing or getattr(scenario.fleet, "routing", None) or DEFAULT_ROUTING
+    if route not in ROUTINGS:
+        raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {route!r}")
+    if not 0.0 < bracket_fraction < 1.0:
+        raise ValueError(f"bracket_fraction must lie in (0, 1), got {bracket_fraction}")
+    outcomes = evaluate_systems(scenario)
+    names = [o.inputs.name for o in outcomes]
+    if system is not None and system not in names:
+        raise ValueError(f"no system named {system!r}; the scenario has: {', '.join(names)}")
+    cv = scenario.workload.output_tokens_cv_fraction
+    cv = DEFAULT_OUTPUT_TOKENS_CV_FRACTION if cv is None else float(cv)
+    target = 1.0 - scenario.slo.attainment_fraction
+    rows = []
+    for o in outcomes:
+        if system not in (None, o.inputs.name):
+            continue
+        slots = max(int(math.floor(o.chosen.concurrency + 1e-9)), 1)
+        model = replica_model(o.inputs.curve, slots)
+        capacity = float(o.demand.capacity_at_slo_rps[0])
+        misses = []
+        for factor in (1.0 - bracket_fraction, 1.0 + bracket_fraction):
+            s = replicate(
+                replications,
+                seed,
+                o.serving_replicas,
+                model,
+                route,
+                o.chosen.budget_s,
+                factor * capacity,
+                requests,
+                cv_fraction=cv,
+                output_tokens=float(scenario.workload.output_tokens_per_request),
+            )
+            misses.append((1.0 - s.estimates["accepted_fraction"], _finite(s.halfwidths["accepted_fraction"])))
+        (below, below_half), (above, above_half) = misses
+        rows.append(
+            {
+                "system": o.inputs.name,
+                "routing": route,
+                "replicas_serving": o.serving_replicas,
+                "slots_per_replica": slots,
+                "analytic_capacity_at_slo_rps": capacity,
+                "miss_target_fraction": target,
+                "bracket_fraction": bracket_fraction,
+                "simulated_miss_fraction_below": below,
+                "simulated_miss_fraction_below_ci95_halfwidth": below_half,
+                "simulated_miss_fraction_above": above,
+                "simulated_miss_fraction_above_ci95_halfwidth": above_half,
+                "capacity_within_bracket": bool(below <= target < above),
+                "verdict": _capacity_verdict(below, above, target),
+            }
+        )
+    return rows
+
+
+def _capacity_verdict(below: float, above: float, target: float) -> str:
+    """What the two simulated miss shares say about the analytic capacity, in words."""
+    if below > target:
+        return "analytic capacity optimistic: the simulation misses the SLO below it"
+    if above <= target:
+        return (
+            "analytic capacity conservative by more than the bracket, or the run too short for the queue to build "
+            "above capacity (raise --requests)"
+        )
+    return "simulated capacity within the bracket of the analytic one"

@@ -35,7 +35,7 @@ PROGRESS_FROM_REQUESTS = 100_000
 """Requests from which a progress bar is shown on stderr [-]."""
 
 
-class Routing(StrEnum):
+class RoutingOption(StrEnum):
     pooled = "pooled"
     least_outstanding = "least_outstanding"
     power_of_two = "power_of_two"
@@ -58,7 +58,7 @@ def simulate(
     ] = 200_000,
     seed: Annotated[int, typer.Option("--seed", help="Seed; the same seed gives the same result.")] = 0,
     routing: Annotated[
-        Routing | None,
+        RoutingOption | None,
         typer.Option("--routing", help="Router (default: the scenario's fleet.routing, else least_outstanding)."),
     ] = None,
     replications: Annotated[
@@ -76,6 +76,14 @@ def simulate(
         Path | None,
         typer.Option("--trace", help="CSV of arrival_s,input_tokens,output_tokens replacing Poisson arrivals."),
     ] = None,
+    capacity: Annotated[
+        bool,
+        typer.Option(
+            "--capacity",
+            help="Check each fleet's capacity at SLO instead: simulate at 0.95x and 1.05x the analytic capacity and "
+            "say whether the SLO's miss target is crossed between them.",
+        ),
+    ] = False,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
 ) -> None:
@@ -85,6 +93,9 @@ def simulate(
     import rackcost
 
     sc = load(scenario)
+    if capacity:
+        _capacity(sc, system, requests, seed, routing, replications, fmt, output)
+        return
     try:
         with Progress(console=console(stderr=True), transient=True, disable=requests < PROGRESS_FROM_REQUESTS) as bar:
             task = bar.add_task("simulating", total=None)
@@ -159,6 +170,67 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
         out.print(t)
         if row["note"]:
             out.print(f"[yellow]note:[/yellow] {escape(row['note'])}", highlight=False)
+
+
+def _capacity(sc, system, requests, seed, routing, replications, fmt, output) -> None:
+    """``rackcost simulate --capacity``: the capacity bracket of :func:`rackcost.referee.capacity_check`."""
+    from rackcost.referee import capacity_check
+
+    try:
+        with console(stderr=True).status("simulating around each fleet's capacity at SLO"):
+            rows = capacity_check(
+                sc,
+                system=system,
+                requests=requests,
+                seed=seed,
+                routing=None if routing is None else routing.value,
+                replications=replications,
+            )
+    except ScenarioError as exc:
+        fail(exc)
+    except ValueError as exc:
+        error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        raise typer.Exit(code=1) from None
+    if fmt is OutputFormat.json:
+        emit(json.dumps({"scenario": sc.name, "capacity": rows}, indent=2, allow_nan=False) + "\n", output)
+        return
+    if fmt is OutputFormat.csv:
+        emit(records_to_csv(rows), output)
+        return
+    out = table_console(output)
+    t = Table(
+        title=f"{escape(sc.name)}: capacity at SLO, analytic against simulated (routing {rows[0]['routing']})"
+        if rows
+        else None,
+        title_justify="left",
+    )
+    for col in (
+        "system",
+        "replicas x slots",
+        "analytic capacity rps",
+        "miss target",
+        "simulated miss at -5%",
+        "simulated miss at +5%",
+        "within 5%",
+    ):
+        t.add_column(col, justify="left" if col == "system" else "right")
+    for r in rows:
+        below, above = (
+            f"{pct(r[f'simulated_miss_fraction_{side}'], 2)} ± "
+            f"{pct(r[f'simulated_miss_fraction_{side}_ci95_halfwidth'] or 0, 2)}"
+            for side in ("below", "above")
+        )
+        t.add_row(
+            escape(r["system"]),
+            f"{r['replicas_serving']} x {r['slots_per_replica']}",
+            num(r["analytic_capacity_at_slo_rps"]),
+            pct(r["miss_target_fraction"], 2),
+            below,
+            above,
+            "yes" if r["capacity_within_bracket"] else f"[red]no[/red]: {escape(r['verdict'])}",
+        )
+    out.print(t)
+    emit_table(out, output)
 
 
 COMMANDS = (simulate,)
