@@ -352,3 +352,28 @@ def test_tiny_cost_of_capital_gives_finite_results() -> None:
     assert find_non_finite(result.to_dict()) == []
     for a, b in zip(rows(result, "systems"), rows(zero, "systems"), strict=True):
         assert a["capital_usd_per_hour"] == pytest.approx(b["capital_usd_per_hour"], rel=1e-12)
+
+
+# --------------------------------------------------------------------------- routing, named (issue 10)
+
+
+def test_random_routing_needs_at_least_the_pooled_fleet_and_is_named() -> None:
+    pooled = rackcost.evaluate(variant(fleet__routing="least_outstanding"))
+    random = rackcost.evaluate(variant(fleet__routing="random"))
+    assert (pooled.routing, random.routing) == ("least_outstanding", "random")
+    for a, b in zip(rows(pooled, "systems"), rows(random, "systems"), strict=True):
+        assert b["routing"] == "random" and a["routing"] == "least_outstanding"
+        assert b["slo_replicas"] >= a["slo_replicas"], a["system"]
+    # capacity at SLO of independent replicas is at most that of the pooled queue over the same slots
+    for a, b in zip(rows(pooled, "points"), rows(random, "points"), strict=True):
+        if a["provisioned_replicas"] == b["provisioned_replicas"]:
+            assert b["capacity_at_slo_rps"] <= a["capacity_at_slo_rps"] * (1 + RTOL_FLOAT)
+
+
+@pytest.mark.parametrize("routing", ["power_of_two", "round_robin"])
+def test_routings_without_an_analytic_form_are_refused_with_a_pointer_to_simulate(routing: str) -> None:
+    with pytest.raises(ScenarioError) as exc:
+        rackcost.evaluate(variant(fleet__routing=routing))
+    (problem,) = exc.value.problems
+    assert problem.path == "fleet.routing"
+    assert f"rackcost simulate --routing {routing}" in problem.message

@@ -103,13 +103,15 @@ def test_evaluate_table() -> None:
         assert point in out
     for text in ("accepted", "$ per accepted request", "Claim vs decision", "headline", "blended"):
         assert text in out
-    # both systems' tables
-    assert "A  (independent)" in out and "B  (vendor)" in out
+    # both systems' tables, each naming the router the answer assumes, as the header line does
+    assert "A  (independent, routing least_outstanding)" in out and "B  (vendor, routing least_outstanding)" in out
+    assert "Routing least_outstanding (fleet.routing)" in out
 
 
 def test_evaluate_json() -> None:
     result = invoke("evaluate", TWO_SYSTEMS, "--format", "json")
     assert_ok(result)
+    assert json.loads(result.stdout)["routing"] == "least_outstanding"
     data = json.loads(result.stdout)
     assert {"points", "systems", "comparison", "warnings"} <= set(data)
     assert len(data["points"]) == 2 * 3  # two systems x three demand points

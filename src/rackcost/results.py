@@ -46,6 +46,8 @@ class Result:
         The three tables as lists of plain dicts: ``points``, ``systems``, ``comparison``.
     warnings
         Comparability warnings and named outcomes (overload, rack limits), one sentence each.
+    routing
+        The router the answer assumes (``fleet.routing``; :mod:`rackcost.routing`).
     points
         One row per system and demand point (DataFrame).
     systems
@@ -57,6 +59,7 @@ class Result:
     scenario_name: str
     records: dict[str, list[dict[str, Any]]]
     warnings: list[str] = field(default_factory=list)
+    routing: str = "least_outstanding"
 
     def __post_init__(self) -> None:
         for table, rows in self.records.items():
@@ -89,8 +92,13 @@ class Result:
         return self._frame("comparison")
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dictionary with keys ``scenario``, ``points``, ``systems``, ``comparison``, ``warnings``."""
-        return {"scenario": self.scenario_name, **self.records, "warnings": list(self.warnings)}
+        """Plain JSON-ready dictionary: ``scenario``, ``routing``, the three tables and ``warnings``."""
+        return {
+            "scenario": self.scenario_name,
+            "routing": self.routing,
+            **self.records,
+            "warnings": list(self.warnings),
+        }
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text of :meth:`to_dict` (no NaN or infinity: the chain never produces them)."""
@@ -162,6 +170,7 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[dict[s
                 "usd_per_million_accepted_output_tokens": m.usd_per_million_accepted_output_tokens[0],
                 "output_tokens_per_kwh": m.output_tokens_per_kwh[0],
                 "provenance": np.full(n, system.provenance.provenance_class.value, dtype=object),
+                "routing": np.full(n, scenario.fleet.routing.value, dtype=object),
             }
         )
     return rows
@@ -188,6 +197,7 @@ def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand
                 "queueing_budget_ms": o.budget_s * MS_PER_S,
                 "busy_power_w_per_accelerator": o.busy_w,
                 "sizing_demand_point": sizing_demand_point,
+                "routing": scenario.fleet.routing.value,
                 "slo_replicas": o.slo_replicas,
                 "serving_replicas": o.serving_replicas,
                 "provisioned_replicas": o.provisioned_replicas,
@@ -276,4 +286,5 @@ def result_tables(scenario: Scenario, outcomes: list[SystemOutcome]) -> Result:
         scenario_name=scenario.name,
         records={"points": points, "systems": systems, "comparison": comparison},
         warnings=warnings,
+        routing=scenario.fleet.routing.value,
     )

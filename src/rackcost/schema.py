@@ -31,6 +31,7 @@ __all__ = [
     "Performance",
     "Provenance",
     "ProvenanceClass",
+    "ROUTING_WORDS",
     "Routing",
     "SLO",
     "Scenario",
@@ -90,6 +91,17 @@ class Routing(StrEnum):
     power_of_two = "power_of_two"
     round_robin = "round_robin"
     random = "random"
+
+
+ROUTING_WORDS = {
+    "pooled": "one central queue over every slot of the fleet (M/M/k)",
+    "least_outstanding": "each request to the replica with the fewest outstanding requests, modelled as one M/M/k "
+    "over every slot",
+    "power_of_two": "each request to the less loaded of two replicas drawn at random (simulation only)",
+    "round_robin": "requests to the replicas in turn (simulation only)",
+    "random": "each request to a replica drawn at random: independent M/M/c queues at lambda / N (exact)",
+}
+"""What each router does and how the model treats it, in words, for output headers."""
 
 
 class Workload(_Block):

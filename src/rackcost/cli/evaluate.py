@@ -30,6 +30,7 @@ from rackcost.compare import headline_sentences
 from rackcost.display import money, num, pct
 from rackcost.errors import ScenarioError
 from rackcost.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_scenarios, load_scenario
+from rackcost.schema import ROUTING_WORDS
 
 if TYPE_CHECKING:
     from rackcost.results import Result
@@ -76,6 +77,10 @@ def _emit(result: Result, fmt: OutputFormat, output: Path | None, table: TableNa
         emit(result.to_csv(table.value), output)
     else:
         out = table_console(output)
+        out.print(
+            f"Routing [bold]{result.routing}[/bold] (fleet.routing): {ROUTING_WORDS[result.routing]}",
+            highlight=False,
+        )
         if full:
             _print_points(out, result)
             _print_systems(out, result)
@@ -121,7 +126,9 @@ def _print_points(console: Console, result: Result) -> None:
     for row in result.records["points"]:
         systems.setdefault(row["system"], []).append(row)
     for system, rows in systems.items():
-        t = Table(title=f"{escape(system)}  ({rows[0]['provenance']})", title_justify="left")
+        t = Table(
+            title=f"{escape(system)}  ({rows[0]['provenance']}, routing {rows[0]['routing']})", title_justify="left"
+        )
         t.add_column("")
         for r in rows:
             flag = "\n[red]overloaded[/red]" if r["status"] != "ok" else ""
