@@ -26,6 +26,8 @@ CORE = {
     "rackcost.metrics",
     "rackcost.units",
     "rackcost.yaml_paths",
+    "rackcost.routing",
+    "rackcost.simulation",
 }
 
 
