@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import rackcost
 from rackcost import ScenarioError
+from rackcost.loading import scenario_to_data
 from rackcost.schema import Scenario
 from reference import TWO_SYSTEMS, crf, find_non_finite, smallest_replicas, wait_exceedance, wait_quantile
 
@@ -377,3 +378,8 @@ def test_routings_without_an_analytic_form_are_refused_with_a_pointer_to_simulat
     (problem,) = exc.value.problems
     assert problem.path == "fleet.routing"
     assert f"rackcost simulate --routing {routing}" in problem.message
+    # and a file that names it is refused at load, where the dashboard shows the message under the field
+    data = scenario_to_data(BASE)
+    data["fleet"]["routing"] = routing
+    with pytest.raises(ScenarioError, match="fleet.routing"):
+        rackcost.scenario_from_dict(data, "routed.yaml")

@@ -104,11 +104,19 @@ def _two_systems(**fleet: object) -> dict:
     return data
 
 
-@pytest.mark.parametrize("name", routing.ROUTINGS)
+@pytest.mark.parametrize("name", sorted(routing.ANALYTIC_ROUTINGS))
 def test_a_scenario_names_its_routing(name: str) -> None:
     scenario = rackcost.scenario_from_dict(_two_systems(routing=name), "two_systems.yaml")
     assert scenario.fleet.routing == name
     assert scenario.fleet.routing in routing.ROUTINGS  # the plain string the numeric core is given
+
+
+@pytest.mark.parametrize("name", sorted(set(routing.ROUTINGS) - routing.ANALYTIC_ROUTINGS))
+def test_a_scenario_naming_a_router_without_analytic_form_is_refused_at_load(name: str) -> None:
+    with pytest.raises(ScenarioError) as info:
+        rackcost.scenario_from_dict(_two_systems(routing=name), "two_systems.yaml")
+    (problem,) = info.value.problems
+    assert problem.path == "fleet.routing" and f"rackcost simulate --routing {name}" in problem.message
 
 
 def test_an_unknown_routing_is_a_scenario_error_at_its_path() -> None:

@@ -10,6 +10,7 @@ import streamlit as st
 import rackcost
 from rackcost import display
 from rackcost.referee import DEFAULT_ROUTING, figure_rows
+from rackcost.schema import ROUTING_WORDS
 from rackcost.simulation import ROUTINGS
 from rackcost_app import compute, state, tables
 
@@ -21,7 +22,10 @@ points, systems = result.records["points"], result.records["systems"]
 demand = [d["name"] for d in valid["demand"]]
 
 st.title("Results")
-st.caption(f"{state.get_at(valid, 'name')} · the fleet is sized for {systems[0]['sizing_demand_point']} demand")
+st.caption(
+    f"{state.get_at(valid, 'name')} · the fleet is sized for {systems[0]['sizing_demand_point']} demand · routing "
+    f"{result.routing}: {ROUTING_WORDS[result.routing]}"
+)
 if ss[state.PROBLEMS]:
     st.warning(
         "Your latest edits have problems (see the Scenario page): these results are for the last valid scenario.",

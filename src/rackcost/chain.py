@@ -33,7 +33,6 @@ from rackcost.metrics import derive
 from rackcost.operating_point import choose_point
 from rackcost.outcomes import ChosenPoint, FleetOutcome, Metrics, SystemOutcome
 from rackcost.results import Result, result_tables
-from rackcost.routing import RoutingNotAnalytic, check_routing
 from rackcost.schema import Scenario
 from rackcost.unpack import Samples, fleet_policy, sampled_inputs, sizing_demand, slo_inputs, system_inputs
 
@@ -79,10 +78,6 @@ def plan(scenario: Scenario) -> Plan:
     if problems:
         raise ScenarioError([Problem(path, message) for _, path, message in problems])
     policy = fleet_policy(scenario)
-    try:
-        check_routing(policy.routing)
-    except RoutingNotAnalytic as exc:
-        raise ScenarioError([Problem("fleet.routing", str(exc))]) from None
     slo = slo_inputs(scenario)
     _, sizing_rps = sizing_demand(scenario)
     max_utilization = scenario.fleet.max_utilization_fraction

@@ -1,4 +1,5 @@
-"""Problems no pydantic field check can see: an SLO no operating point meets, a node too big for a rack.
+"""Problems no pydantic field check can see: an SLO no operating point meets, a node too big for a rack, a router
+the model has no analytic form for.
 
 The loader (:mod:`rackcost.loading`) reports these beside the field checks, so a scenario that loads can be
 evaluated; the chain checks them again for scenarios built in code.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from rackcost.inputs import SystemInputs
 from rackcost.operating_point import feasible
+from rackcost.routing import RoutingNotAnalytic, check_routing
 from rackcost.schema import Scenario
 from rackcost.sizing import nodes_per_rack_allowed
 from rackcost.units import W_PER_KW
@@ -36,6 +38,10 @@ def feasibility_problems(
     """
     slo, osl = scenario.slo, scenario.workload.output_tokens_per_request
     out: list[tuple[YamlPath, str, str]] = []
+    try:
+        check_routing(scenario.fleet.routing.value)
+    except RoutingNotAnalytic as exc:
+        out.append((("fleet", "routing"), "fleet.routing", str(exc)))
     if inputs is None:
         inputs = [system_inputs(scenario, s) for s in scenario.systems]
     for i, (system, inp) in enumerate(zip(scenario.systems, inputs, strict=True)):
