@@ -99,7 +99,7 @@ def uncertainty(
         if not sc.distributions:
             out.print("[yellow]This scenario has no distributions: every sample is the same.[/yellow]")
         out.print(
-            f"{samples:,} samples, seed {seed}; uncertain inputs: "
+            f"{samples:,} samples, seed {seed}, routing {sc.fleet.routing.value}; uncertain inputs: "
             f"{escape(', '.join(sorted(sc.distributions))) or 'none'}",
             highlight=False,
         )
@@ -146,7 +146,10 @@ def tornado(
         emit_table(out, output)
         return
     systems = [s.name for s in sc.systems]
-    t = Table(title="Tornado: blended $ per accepted request with each input at P5 / P95", title_justify="left")
+    t = Table(
+        title=f"Tornado: blended $ per accepted request with each input at P5 / P95 (routing {sc.fleet.routing.value})",
+        title_justify="left",
+    )
     t.add_column("input")
     t.add_column("P5 / P95 value", justify="right")
     for name in systems:
@@ -189,7 +192,7 @@ def breakeven(
         emit(records_to_csv(breakeven_rows(result)), output)
     else:
         out = table_console(output)
-        out.print(escape(result.message), highlight=False)
+        out.print(f"{escape(result.message)} (routing {sc.fleet.routing.value})", highlight=False)
         emit_table(out, output)
 
 
