@@ -20,7 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rackcost.cli.common import console, error, write
-from rackcost.schema import ProvenanceClass
+from rackcost.schema import ProvenanceClass, TokenBasis
 
 if TYPE_CHECKING:  # the importers load only when an import command runs, to keep other commands' start fast
     from rackcost.importers.curves import ImportResult
@@ -38,11 +38,6 @@ import_app = typer.Typer(
 class Percentile(StrEnum):
     p99 = "p99"
     median = "median"
-
-
-class TokenBasisOpt(StrEnum):
-    total = "total"
-    output = "output"
 
 
 class ThroughputPer(StrEnum):
@@ -126,8 +121,8 @@ def csv_table(
     system: SystemOpt = None,
     output: OutputOpt = None,
     token_basis: Annotated[
-        TokenBasisOpt, typer.Option("--token-basis", help="Tokens the throughput counts, where no column says.")
-    ] = TokenBasisOpt.total,
+        TokenBasis, typer.Option("--token-basis", help="Tokens the throughput counts, where no column says.")
+    ] = TokenBasis.total,
     throughput_per: Annotated[
         ThroughputPer, typer.Option("--throughput-per", help="Throughput per replica or per accelerator.")
     ] = ThroughputPer.replica,

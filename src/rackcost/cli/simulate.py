@@ -28,19 +28,12 @@ from rackcost.cli.common import (
 from rackcost.display import num, pct
 from rackcost.errors import ScenarioError
 from rackcost.results import records_to_csv
+from rackcost.schema import Routing
 
 __all__ = ["COMMANDS", "simulate"]
 
 PROGRESS_FROM_REQUESTS = 100_000
 """Requests from which a progress bar is shown on stderr [-]."""
-
-
-class RoutingOption(StrEnum):
-    pooled = "pooled"
-    least_outstanding = "least_outstanding"
-    power_of_two = "power_of_two"
-    round_robin = "round_robin"
-    random = "random"
 
 
 class Service(StrEnum):
@@ -58,7 +51,7 @@ def simulate(
     ] = 200_000,
     seed: Annotated[int, typer.Option("--seed", help="Seed; the same seed gives the same result.")] = 0,
     routing: Annotated[
-        RoutingOption | None,
+        Routing | None,
         typer.Option("--routing", help="Router (default: the scenario's fleet.routing, else least_outstanding)."),
     ] = None,
     replications: Annotated[
