@@ -113,7 +113,7 @@ def latency_cliff(
         curve = o.inputs.curve
         load = LoadCurve(
             curve.concurrency,
-            o.fleet.service_s[0, 0] / o.chosen.point.service_s[0] * curve.service_s[None, :],
+            curve.service_s[None, :],
             curve.ttft_ms,
             curve.tpot_ms,
             None,
