@@ -1,13 +1,24 @@
-"""Numbers for reading, and result records reshaped for charts: shared by the dashboard (and usable by the CLI).
+"""Numbers for reading, and result records reshaped for charts: shared by the CLI, the dashboard and reports.
 
-Pure functions on plain values and records; nothing here computes a new quantity of the model. Formatting
-follows one rule everywhere: large numbers as k / M / G, dollars with the decimals their size needs
-(``$1,234`` / ``$12.30`` / ``$0.00181``), shares as percentages.
+Pure functions on plain values and records; nothing here computes a new quantity of the model. One rule
+everywhere:
+
+- large numbers with one suffix style, K / M / B / T (thousand, million, billion, trillion: the style the
+  dashboard's tables render in English), three significant digits;
+- exact counts (replicas, racks) in full with thousands separators (``4,861``);
+- dollars never in scientific notation: ``$1,234`` / ``$12.30`` / ``$0.00181`` / ``$47.5M``, with a floor
+  (:data:`MONEY_FLOOR_USD`) and a ceiling (:data:`MONEY_CEILING_USD`) for absurd values;
+- a cost per request always in dollars per 1,000 requests (:func:`usd_per_1k_requests`, header
+  :data:`PER_1K_REQUESTS`), so that a column of them reads and compares without a string of zeros;
+- ratios in one direction, the advantage (baseline cost / system cost: > 1 means the system is cheaper);
+- every figure with its unit; an input's unit comes from its YAML field name (:func:`input_unit`).
 
 >>> num(1_413_691.4)
 '1.41M'
 >>> money(0.0018099)
 '$0.00181'
+>>> usd_per_1k_requests(0.0000972)
+'$0.0972'
 >>> pct(0.2117)
 '21.2%'
 """
@@ -20,7 +31,16 @@ from typing import Any
 
 __all__ = [
     "COST_COMPONENTS",
+    "COUNT_COLUMN_FORMAT",
+    "MONEY_CEILING_USD",
+    "MONEY_FLOOR_USD",
+    "PER_1K_REQUESTS",
+    "REQUESTS_PER_1K",
+    "SUFFIXES",
     "cost_components_per_request",
+    "count",
+    "input_unit",
+    "input_value",
     "money",
     "num",
     "number_column_format",
@@ -28,6 +48,7 @@ __all__ = [
     "ratio",
     "slo_interactivity_limit",
     "usd_column_format",
+    "usd_per_1k_requests",
 ]
 
 # cost components of the points table: column -> name shown on charts
@@ -37,34 +58,138 @@ COST_COMPONENTS = {
     "energy_usd_per_hour": "energy",
 }
 
+SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"))
+"""Suffixes of large numbers, largest first: the one style used everywhere (it is what ``compact`` renders in the
+dashboard's tables in English)."""
+MONEY_FLOOR_USD = 1e-6
+"""Smallest non-zero amount shown as a number [USD]; below it ``<$0.000001`` (a millionth of a dollar)."""
+MONEY_CEILING_USD = 1e15
+"""Largest amount shown as a number [USD]; at or above it ``>$1,000T`` (no 300-digit figures)."""
+NUMBER_FLOOR = 1e-6
+"""Smallest non-zero magnitude :func:`num` shows as a number [-]; below it ``<0.000001``."""
+NUMBER_CEILING = 1e15
+"""Largest magnitude :func:`num` shows as a number [-]; at or above it ``>1,000T``."""
+REQUESTS_PER_1K = 1000.0
+"""Requests per unit of a per-request cost as shown [requests]: costs per request are shown per 1,000 requests."""
+PER_1K_REQUESTS = "$ per 1,000 requests"
+"""The unit of :func:`usd_per_1k_requests`, for labels and headers."""
+
+
+def _fixed(x: float, significant: int) -> str:
+    """A positive ``x`` < 1000 in fixed-point notation with ``significant`` digits (never an exponent)."""
+    decimals = max(0, significant - 1 - math.floor(math.log10(x)))
+    text = f"{x:.{decimals}f}"
+    if float(text) >= 10 ** (significant - decimals) and decimals > 0:  # rounding added a digit: 0.000999 -> 0.00100
+        text = f"{x:.{decimals - 1}f}"
+    return text
+
 
 def money(x: float) -> str:
-    """US dollars with sensible decimals: ``$1,234`` / ``$12.30`` / ``$0.00181`` (three significant digits).
+    """US dollars for reading, never in scientific notation.
 
-    >>> money(43_505_000), money(12.3), money(0)
-    ('$43,505,000', '$12.30', '$0')
+    ``$1,234`` (whole dollars from 1,000), ``$12.30`` (cents from 1), ``$0.00181`` (three significant digits below
+    1), ``$47.5M`` from a million (:data:`SUFFIXES`); ``<$0.000001`` below :data:`MONEY_FLOOR_USD` and
+    ``>$1,000T`` from :data:`MONEY_CEILING_USD`; ``n/a`` for a value that is not finite.
+
+    Parameters
+    ----------
+    x
+        Amount [USD].
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> money(43_505_000), money(12.3), money(0), money(9.72e-05), money(-2.5), money(3e-300)
+    ('$43.5M', '$12.30', '$0', '$0.0000972', '-$2.50', '<$0.000001')
     """
+    if not math.isfinite(x):
+        return "n/a"
     if x == 0:
         return "$0"
     sign = "-" if x < 0 else ""
     x = abs(x)
+    if x < MONEY_FLOOR_USD:
+        return f"{sign}<$0.000001"
+    if x >= MONEY_CEILING_USD:
+        return f"{sign}>$1,000T"
+    if x >= 1e6:
+        return f"{sign}${_suffixed(x)}"
     if x >= 1000:
         return f"{sign}${x:,.0f}"
     if x >= 1:
-        return f"{sign}${x:,.2f}"
-    return f"{sign}${x:#.3g}"
+        text = f"{x:,.2f}"
+        return f"{sign}${text}" if text != "1,000.00" else f"{sign}$1,000"
+    return f"{sign}${_fixed(x, 3)}"
+
+
+def usd_per_1k_requests(usd_per_request: float) -> str:
+    """A cost per request shown per 1,000 requests (the unit :data:`PER_1K_REQUESTS` names), with :func:`money`.
+
+    Parameters
+    ----------
+    usd_per_request
+        Cost [USD/request].
+
+    Examples
+    --------
+    >>> usd_per_1k_requests(0.0018099), usd_per_1k_requests(8.7e-05)
+    ('$1.81', '$0.0870')
+    """
+    return money(usd_per_request * REQUESTS_PER_1K)
+
+
+def _suffixed(x: float, digits: int = 3) -> str:
+    """A magnitude ``x`` that rounds to 1,000 or more, with the smallest :data:`SUFFIXES` suffix that keeps its
+    ``digits`` significant digits below 1,000 (999,999 is ``1M``, not ``1,000K``)."""
+    for bound, suffix in reversed(SUFFIXES):
+        scaled = float(f"{x / bound:.{digits}g}")
+        if scaled < 1000 or suffix == SUFFIXES[0][1]:
+            return f"{scaled:,.{digits}g}{suffix}" if scaled < 1000 else f"{scaled:,.0f}{suffix}"
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def num(x: float, digits: int = 3) -> str:
-    """Large numbers as k / M / G with ``digits`` significant digits.
+    """A quantity for reading: K / M / B / T from 1,000, ``digits`` significant digits, never an exponent.
 
-    >>> num(1200), num(64_800_000), num(0.5)
-    ('1.2k', '64.8M', '0.5')
+    ``<0.000001`` below :data:`NUMBER_FLOOR`, ``>1,000T`` from :data:`NUMBER_CEILING`, ``n/a`` if not finite.
+
+    Examples
+    --------
+    >>> num(1200), num(64_800_000), num(0.5), num(0.0000123)
+    ('1.2K', '64.8M', '0.5', '0.0000123')
     """
-    for bound, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(x) >= bound:
-            return f"{x / bound:.{digits}g}{suffix}"
-    return f"{x:.{digits}g}"
+    if not math.isfinite(x):
+        return "n/a"
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    m = abs(x)
+    if m < NUMBER_FLOOR:
+        return f"{sign}<0.000001"
+    if m >= NUMBER_CEILING:
+        return f"{sign}>1,000T"
+    if float(f"{m:.{digits}g}") >= 1000:
+        return sign + _suffixed(m, digits)
+    text = _fixed(m, digits)
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return sign + text
+
+
+def count(x: float) -> str:
+    """An exact count in full with thousands separators, as every count is shown beside another.
+
+    Examples
+    --------
+    >>> count(4861), count(1000.0), count(12)
+    ('4,861', '1,000', '12')
+    """
+    if not math.isfinite(x):
+        return "n/a"
+    return f"{round(x):,}"
 
 
 def pct(x: float, decimals: int = 1) -> str:
@@ -73,12 +198,96 @@ def pct(x: float, decimals: int = 1) -> str:
     >>> pct(0.97)
     '97.0%'
     """
-    return f"{100 * x:.{decimals}f}%"
+    if not math.isfinite(x):
+        return "n/a"
+    return f"{100 * x:,.{decimals}f}%"
 
 
 def ratio(x: float) -> str:
-    """A ratio as ``1.67x``."""
+    """An advantage (baseline / system, > 1: the system is better) as ``1.67x``.
+
+    >>> ratio(1.666), ratio(0.5)
+    ('1.67x', '0.50x')
+    """
+    if not math.isfinite(x):
+        return "n/a"
+    if x >= 1000:
+        return num(x) + "x"
+    if 0 < x < 0.01:
+        return num(x, 2) + "x"
     return f"{x:.2f}x"
+
+
+# unit of an input from the suffix of its YAML field name, longest suffix first: (suffix, kind, words)
+_UNIT_SUFFIXES = (
+    ("_usd_per_accelerator_year", "usd", " per accelerator-year"),
+    ("_usd_per_rack_year", "usd", " per rack-year"),
+    ("_usd_per_kw_month", "usd", " per kW-month"),
+    ("_usd_per_accelerator", "usd", " per accelerator"),
+    ("_usd_per_node", "usd", " per node"),
+    ("_usd_per_rack", "usd", " per rack"),
+    ("_usd_per_kwh", "usd", " per kWh"),
+    ("_usd_per_kw", "usd", " per kW"),
+    ("_fraction_per_year", "pct", " per year"),
+    ("_fraction", "pct", ""),
+    ("_w_per_accelerator", "num", " W per accelerator"),
+    ("_w_per_node", "num", " W per node"),
+    ("_tokens_per_s", "num", " tokens/s"),
+    ("_years", "num", " years"),
+    ("_rps", "num", " requests/s"),
+    ("_kw", "num", " kW"),
+    ("_ms", "num", " ms"),
+    ("_w", "num", " W"),
+)
+
+
+def input_unit(path: str) -> tuple[str, str]:
+    """How to show the value of the input at a YAML path, from its field name's suffix.
+
+    Parameters
+    ----------
+    path
+        YAML path, e.g. ``facility.electricity_usd_per_kwh``.
+
+    Returns
+    -------
+    kind : str
+        ``usd`` (dollars), ``pct`` (a fraction shown as a percentage), ``factor`` (a multiplier, ``x``) or ``num``.
+    words : str
+        The unit after the number (``" per kWh"``, ``" W"``), or ``" (dimensionless)"`` for a pure number.
+
+    Examples
+    --------
+    >>> input_unit("facility.electricity_usd_per_kwh"), input_unit("systems[1].hardware.accelerator_busy_w")
+    (('usd', ' per kWh'), ('num', ' W'))
+    """
+    field = path.rsplit(".", 1)[-1]
+    if path.startswith("uncertainty.throughput_derate."):
+        return "factor", "x"
+    for suffix, kind, words in _UNIT_SUFFIXES:
+        if field.endswith(suffix):
+            return kind, words
+    return "num", " (dimensionless)"
+
+
+def input_value(value: float, path: str) -> str:
+    """The value of the input at a YAML path with its unit (:func:`input_unit`).
+
+    Examples
+    --------
+    >>> input_value(44948.2, "systems[1].costs.capex_usd_per_rack"), input_value(1.3, "facility.pue")
+    ('$44,948 per rack', '1.3 (dimensionless)')
+    >>> input_value(0.12, "systems[0].costs.cost_of_capital_fraction")
+    '12.0%'
+    >>> input_value(0.9, "uncertainty.throughput_derate.vendor")
+    '0.9x'
+    """
+    kind, words = input_unit(path)
+    if kind == "usd":
+        return money(value) + words
+    if kind == "pct":
+        return pct(value) + words
+    return num(value) + words
 
 
 def _decimals_for(values: Iterable[float], significant: int) -> int:
@@ -91,21 +300,26 @@ def _decimals_for(values: Iterable[float], significant: int) -> int:
 
 
 def usd_column_format(values: Iterable[float], significant: int = 3) -> str:
-    """printf format for a column of dollar amounts: enough decimals for its smallest non-zero value.
+    """Dashboard column format for dollar amounts, in the style of :func:`money` (never scientific notation).
 
-    >>> usd_column_format([0.0018, 0.0011]), usd_column_format([12.3, 48.07]), usd_column_format([1243.8, 48.07])
-    ('$%.5f', '$%.2f', '$%.0f')
+    Enough decimals for the smallest non-zero value below $1 (at most 8: a cost per request is shown per 1,000
+    requests, see :data:`PER_1K_REQUESTS`); ``dollar`` (cents, thousands separators) from $1; ``compact``
+    (K / M / B / T, the header says USD) from $1M.
+
+    >>> usd_column_format([0.0018, 0.0011]), usd_column_format([12.3, 4861.07]), usd_column_format([4.7e7, 48.07])
+    ('$%.5f', 'dollar', 'compact')
     """
     values = list(values)
-    decimals = _decimals_for(values, significant)
     finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
+    if finite and max(finite) >= 1e6:
+        return "compact"
     if finite and min(finite) >= 1:
-        decimals = 2 if max(finite) < 1000 else 0
-    return f"$%.{decimals}f"
+        return "dollar"
+    return f"$%.{_decimals_for(values, significant)}f"
 
 
 def number_column_format(values: Iterable[float], significant: int = 3) -> str:
-    """Column format for quantities: ``compact`` (1.2k, 3.4M) for large ones, else a printf format.
+    """Dashboard column format for quantities: ``compact`` (K / M / B / T, as :func:`num`) from 1,000, else printf.
 
     >>> number_column_format([300, 1200]), number_column_format([0.35, 4.2]), number_column_format([8, 10, 6])
     ('compact', '%.3f', '%.0f')
@@ -116,6 +330,10 @@ def number_column_format(values: Iterable[float], significant: int = 3) -> str:
     if all(v.is_integer() for v in values):
         return "%.0f"
     return f"%.{_decimals_for(values, significant) if values and min(abs(v) for v in values) < 10 else 0}f"
+
+
+COUNT_COLUMN_FORMAT = "localized"
+"""Dashboard column format for exact counts (replicas, racks): in full, with thousands separators, as :func:`count`."""
 
 
 def cost_components_per_request(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
