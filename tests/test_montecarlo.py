@@ -179,6 +179,39 @@ def test_chunks_and_threads_give_bit_for_bit_the_same_result(monkeypatch) -> Non
     assert seen == [60, 120, 180, 240, 250]
 
 
+def test_large_runs_are_always_evaluated_in_blocks_bit_for_bit(monkeypatch) -> None:
+    """Issue 11: memory bounded by chunking whether or not progress is reported; the result does not change."""
+    from rackcost import montecarlo
+
+    sc = scenario(many_inputs)
+    whole = rackcost.uncertainty(sc, 250, seed=1, workers=1)
+    per_sample = montecarlo.cells(sc, 1)
+    assert per_sample == len(sc.demand) * len(sc.systems)
+    monkeypatch.setattr(montecarlo, "CHUNK_CELLS", 40 * per_sample)
+    calls: list[int] = []
+    evaluate = montecarlo.evaluate_samples
+
+    def counting(scenario, values, n, planned=None):
+        calls.append(n)
+        return evaluate(scenario, values, n, planned)
+
+    monkeypatch.setattr(montecarlo, "evaluate_samples", counting)
+    for workers in (1, 2):
+        calls.clear()
+        _assert_identical(whole, rackcost.uncertainty(sc, 250, seed=1, workers=workers))
+        assert calls == [40] * 6 + [10], calls  # blocks of at most CHUNK_CELLS cells, without progress too
+
+
+def test_block_size() -> None:
+    from rackcost.montecarlo import CHUNK_CELLS, CHUNK_SAMPLES, _block_size
+
+    assert _block_size(10_000, 6, 1, None) == 10_000
+    assert _block_size(10_000, 6, 2, None) == 5_000
+    assert _block_size(100_000, 6, 1, print) == CHUNK_SAMPLES
+    assert _block_size(10_000, 2_000, 2, None) == CHUNK_CELLS // 2_000
+    assert _block_size(10, 10 * CHUNK_CELLS, 1, None) == 1
+
+
 def test_workers_must_be_positive() -> None:
     with pytest.raises(ValueError, match="workers"):
         rackcost.uncertainty(scenario(many_inputs), 10, seed=1, workers=0)
