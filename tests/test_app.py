@@ -305,7 +305,7 @@ def test_uncertainty_page_shows_the_probability_that_jalapeno_is_cheaper_and_the
     assert len(percentiles) == len(scenario.systems) * (len(scenario.demand) + 1)
     ranked = [r["input"] for r in rackcost.tornado(scenario)]
     assert len(tornado) == len(ranked) and tornado["input"].iloc[0] == "Jalapeño: capex per accelerator [USD]"
-    assert {"GB300 NVL72@low", "Jalapeño@high", "ratio_low"} <= set(tornado.columns)
+    assert {"GB300 NVL72@low", "Jalapeño@high", "advantage_low"} <= set(tornado.columns)
     # another demand point for the chart, another seed: no error
     at.radio(key="w_uncertainty_point").set_value("peak").run()
     ok(at)

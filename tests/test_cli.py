@@ -101,11 +101,29 @@ def test_evaluate_table() -> None:
     out = result.stdout
     for point in ("quiet", "normal", "peak"):
         assert point in out
-    for text in ("accepted", "$ per accepted request", "Claim vs decision", "headline", "blended"):
+    for text in ("accepted", "$ per 1,000 accepted requests", "Claim vs decision", "headline", "blended"):
         assert text in out
     # both systems' tables, each naming the router the answer assumes, as the header line does
     assert "A  (independent, routing least_outstanding)" in out and "B  (vendor, routing least_outstanding)" in out
     assert "Routing least_outstanding (fleet.routing)" in out
+
+
+def test_evaluate_numbers_are_readable_and_comparable() -> None:
+    """Issue 11: "$8.70e-05" in CLI tables, "4861" beside "1,000", "1.2k" beside the dashboard's "1.2K"."""
+    import re
+
+    out = invoke("evaluate").stdout  # the default scenario: concurrency 4,861 at the SLO point, TTFT 1,000 ms
+    assert not re.search(r"\de[+-]?\d", out), "scientific notation"
+    assert "4,861" in out and "4861" not in out
+    assert not re.search(r"\d[k]\b", out), "lower-case k suffix"
+    assert "1.2K" in out
+    assert "$47.5M" in out
+    # a tiny cost per request: in dollars per 1,000 requests, plain digits
+    data = rackcost.evaluate(rackcost.load_scenario(TWO_SYSTEMS)).records["points"]
+    assert all(r["usd_per_accepted_request"] < 0.01 for r in data)
+    table = invoke("evaluate", TWO_SYSTEMS).stdout
+    assert "$ per 1,000 accepted requests" in table
+    assert not re.search(r"\$0\.0000", table)
 
 
 def test_evaluate_json() -> None:
@@ -152,7 +170,7 @@ def test_evaluate_output_writes_a_file(tmp_path: Path, fmt: str) -> None:
     elif fmt == "csv":
         assert text.splitlines()[0].startswith("system,demand_point")
     else:
-        assert "$ per accepted request" in text
+        assert "$ per 1,000 accepted requests" in text
     assert f"wrote {out}" in result.stderr.replace("\n", "")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -61,9 +62,23 @@ def test_uncertainty_table(uncertain: Path) -> None:
     for path in ("facility.electricity_usd_per_kwh", "facility.pue", "uncertainty.throughput_derate.vendor"):
         assert path in out
     assert "A: P5 / P50 / P95" in out and "B: P5 / P50 / P95" in out
-    assert "$ / accepted request" in out
+    assert "$ per 1,000 accepted requests" in out  # issue 11: a per-request cost in an explicit, readable unit
     assert "Probability that the system" in out
     assert "B vs A" in out and "blended" in out and "%" in out
+    assert not re.search(r"\de[+-]\d", out), out  # no scientific notation anywhere
+
+
+def test_uncertainty_shows_capex_as_evaluate_does(uncertain: Path) -> None:
+    """Issue 11: capex "$47.5M" in evaluate but "$41,909,657" in uncertainty."""
+    from rackcost.display import money
+
+    evaluated = invoke("evaluate", uncertain, "--format", "table").stdout
+    sampled = invoke("uncertainty", uncertain, "-n", 50).stdout
+    lib = rackcost.evaluate(rackcost.load_scenario(uncertain)).records["systems"]
+    capex_a = next(r["capex_usd"] for r in lib if r["system"] == "A")  # A's capex is not uncertain
+    assert f"capex: {money(capex_a)} / {money(capex_a)} / {money(capex_a)}" in sampled
+    assert f" {money(capex_a)} " in evaluated
+    assert money(41_909_657) == "$41.9M"
 
 
 def test_uncertainty_json_matches_the_library(uncertain: Path) -> None:
@@ -111,9 +126,34 @@ def test_uncertainty_output_does_not_depend_on_workers(uncertain: Path, monkeypa
 
 
 def test_uncertainty_without_distributions_says_so() -> None:
-    result = invoke("uncertainty", TWO_SYSTEMS, "-n", 20)
+    """Issue 11: no 10,000 identical samples and "100.0%" tables; the sentence, and the evaluate figures."""
+    result = invoke("uncertainty", TWO_SYSTEMS)
     assert_ok(result)
-    assert "no distributions" in result.stdout
+    out = " ".join(result.stdout.split())
+    assert "no distributions: nothing is uncertain" in out
+    assert "rackcost evaluate" in out
+    assert "100.0%" not in out and "P5 / P50 / P95" not in out and "10,000 samples" not in out
+    assert "A: blended $" in out and "B: blended $" in out
+    data = json.loads(invoke("uncertainty", TWO_SYSTEMS, "-f", "json").stdout)
+    assert data["percentiles"] == [] and data["probability_cheaper"] == [] and data["samples"] == 0
+    assert "nothing is uncertain" in data["message"]
+
+
+def test_uncertainty_refuses_too_many_samples(uncertain: Path) -> None:
+    """Issue 11: -n 10000000 was accepted (1,000,000 took 29 s and 1.8 GB)."""
+    assert_user_error(invoke("uncertainty", uncertain, "-n", 10_000_000), "-n 10,000,000", "maximum of 1,000,000")
+
+
+def test_uncertainty_caps_samples_times_points_times_systems(uncertain: Path) -> None:
+    """Issue 11: 1,000 demand points x 10k samples ran 19 s and 2.7 GB without a word; the product is capped."""
+    data = yaml.safe_load(uncertain.read_text(encoding="utf-8"))
+    data["demand"] = [{"name": f"p{i}", "arrival_rps": 1 + i, "hours_per_day": 24 / 300} for i in range(300)]
+    path = uncertain.with_name("many_points.yaml")
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    result = invoke("uncertainty", path)
+    assert_user_error(result, "10,000 samples x 300 demand points x 2 systems = 6,000,000 cells", "--max-cells")
+    assert_ok(invoke("uncertainty", path, "-n", 20, "-f", "json"))  # 12,000 cells
+    assert invoke("uncertainty", path, "-n", 20, "--max-cells", 1000).exit_code == 1
 
 
 @pytest.mark.parametrize("samples", ["0", "-5", "many"])
@@ -139,7 +179,10 @@ def test_tornado_table_and_json(uncertain: Path) -> None:
     assert_ok(result)
     assert "Tornado" in result.stdout
     assert "facility.electricity_usd_per_kwh" in result.stdout
-    assert "cost ratio vs baseline" in result.stdout
+    assert "advantage vs baseline" in result.stdout  # baseline / system, as everywhere (issue 11)
+    assert "cost ratio" not in result.stdout
+    assert "e-0" not in result.stdout and "e+0" not in result.stdout
+    assert "per kWh" in result.stdout  # the P5 / P95 values with their unit
     result = invoke("tornado", uncertain, "-f", "json")
     assert_ok(result)
     rows = json.loads(result.stdout)["tornado"]
@@ -153,7 +196,7 @@ def test_tornado_csv(uncertain: Path) -> None:
     assert_ok(result)
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert len(rows) == 4
-    assert {"input", "low_value", "high_value", "A@low", "B@high", "ratio_low"} <= set(rows[0])
+    assert {"input", "low_value", "high_value", "A@low", "B@high", "advantage_low"} <= set(rows[0])
 
 
 def test_tornado_without_distributions_says_so() -> None:
@@ -169,6 +212,8 @@ def test_breakeven_finds_a_value(uncertain: Path) -> None:
     result = invoke("breakeven", uncertain, "--input", "systems[1].costs.capex_usd_per_accelerator")
     assert_ok(result)
     assert "equal cost per accepted request at systems[1].costs.capex_usd_per_accelerator" in result.stdout
+    # with its unit (issue 11: "= 44948")
+    assert re.search(r"capex_usd_per_accelerator = \$[\d,.]+ per accelerator", result.stdout), result.stdout
     result = invoke("breakeven", uncertain, "--input", "systems[1].costs.capex_usd_per_accelerator", "--format", "json")
     assert_ok(result)
     data = json.loads(result.stdout)
@@ -181,7 +226,7 @@ def test_breakeven_finds_a_value(uncertain: Path) -> None:
 def test_breakeven_without_a_crossing_says_so(uncertain: Path) -> None:
     result = invoke("breakeven", uncertain, "--input", "facility.electricity_usd_per_kwh", "--low", 0, "--high", 1)
     assert_ok(result)
-    assert "no value of facility.electricity_usd_per_kwh in [0, 1]" in result.stdout
+    assert "no value of facility.electricity_usd_per_kwh in [$0 per kWh, $1.00 per kWh]" in result.stdout
 
 
 @pytest.mark.parametrize(

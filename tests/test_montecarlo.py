@@ -382,8 +382,10 @@ def test_tornado_rows_are_ranked_and_use_the_p5_p95_of_each_input() -> None:
         assert r["central_value"] == d.central
         for system in ("A", "B"):
             assert r[f"{system}@swing"] == pytest.approx(abs(r[f"{system}@high"] - r[f"{system}@low"]))
-        assert r["ratio_low"] == pytest.approx(r["B@low"] / r["A@low"])
-        assert r["ratio_high"] == pytest.approx(r["B@high"] / r["A@high"])
+        # the advantage, as everywhere in rackcost: baseline / system (> 1: B is cheaper); issue 11
+        assert r["advantage_low"] == pytest.approx(r["A@low"] / r["B@low"])
+        assert r["advantage_high"] == pytest.approx(r["A@high"] / r["B@high"])
+        assert "ratio_low" not in r
 
 
 def test_tornado_end_equals_the_deterministic_model_with_that_input_set() -> None:

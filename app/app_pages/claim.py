@@ -72,13 +72,13 @@ else:
         shown = pd.DataFrame(
             {
                 "metric": frame["metric"],
-                "unit": frame["unit"],
+                "unit": [display.PER_1K_REQUESTS if u == "USD/request" else u for u in frame["unit"]],
                 "system_value": [
-                    display.money(v) if u == "USD/request" else display.num(v)
+                    display.usd_per_1k_requests(v) if u == "USD/request" else display.num(v)
                     for v, u in zip(frame["system_value"], frame["unit"], strict=True)
                 ],
                 "baseline_value": [
-                    display.money(v) if u == "USD/request" else display.num(v)
+                    display.usd_per_1k_requests(v) if u == "USD/request" else display.num(v)
                     for v, u in zip(frame["baseline_value"], frame["unit"], strict=True)
                 ],
                 "advantage_ratio": frame["advantage_ratio"],

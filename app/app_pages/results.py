@@ -35,10 +35,12 @@ if ss[state.PROBLEMS]:
 cols = st.columns(len(systems))
 for col, row in zip(cols, systems, strict=True):
     col.metric(
-        f"{row['system']}: blended cost per accepted request", display.money(row["blended_usd_per_accepted_request"])
+        f"{row['system']}: blended cost per 1,000 accepted requests",
+        display.usd_per_1k_requests(row["blended_usd_per_accepted_request"]),
     )
     col.caption(
-        f"{row['provenance']} figures · {row['racks']} racks · {display.num(row['accelerators'])} accelerators · "
+        f"{row['provenance']} figures · {display.count(row['racks'])} racks · "
+        f"{display.count(row['accelerators'])} accelerators · "
         f"capex {display.money(row['capex_usd'])} · {display.num(row['provisioned_it_kw'])} kW provisioned"
     )
 

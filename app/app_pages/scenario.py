@@ -294,12 +294,12 @@ for col, row in zip(cols, result.records["systems"], strict=True):
     peak = [p for p in result.records["points"] if p["system"] == row["system"]]
     peak_kw = max(p["facility_power_kw"] for p in peak)
     col.metric(
-        f"{row['system']}: blended cost per accepted request",
-        display.money(row["blended_usd_per_accepted_request"]),
+        f"{row['system']}: blended cost per 1,000 accepted requests",
+        display.usd_per_1k_requests(row["blended_usd_per_accepted_request"]),
         help="Over the demand day, from the last valid scenario. Details on the Results page.",
     )
     col.caption(
-        f"{row['racks']} racks · {display.num(row['accelerators'])} accelerators · "
+        f"{display.count(row['racks'])} racks · {display.count(row['accelerators'])} accelerators · "
         f"{display.num(peak_kw)} kW wall power at most · capex {display.money(row['capex_usd'])}"
     )
 

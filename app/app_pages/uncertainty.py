@@ -106,9 +106,9 @@ else:
             "input": input_label(d["input"]),
             "path": d["input"],
             "distribution": describe(d["dist"], d["parameters"]),
-            "central": display.num(d["central"]),
-            "p5": display.num(d["p5"]),
-            "p95": display.num(d["p95"]),
+            "central": display.input_value(d["central"], d["input"]),
+            "p5": display.input_value(d["p5"], d["input"]),
+            "p95": display.input_value(d["p95"], d["input"]),
             "source": (figures.get(d["input"]) or {}).get("source", "") if isinstance(figures, dict) else "",
         }
         for d in dists
@@ -243,7 +243,7 @@ else:
         table_rows = []
         spec = {"system": ("system", "text"), "demand_point": ("demand point", "text")}
         headers = {
-            "usd_per_accepted_request": ("cost per accepted request", "USD", "usd"),
+            "usd_per_accepted_request": ("cost per 1,000 accepted requests", "USD", "usd_per_1k"),
             "accepted_rps": ("accepted", "requests/s", "num"),
             "facility_power_kw": ("wall power", "kW", "num"),
             "total_usd_per_hour": ("total", "USD/h", "usd"),
@@ -282,24 +282,25 @@ else:
         for r in tornado:
             row = {
                 "input": input_label(r["input"]),
-                "low": display.num(r["low_value"]),
-                "central": display.num(r["central_value"]),
-                "high": display.num(r["high_value"]),
+                "low": display.input_value(r["low_value"], r["input"]),
+                "central": display.input_value(r["central_value"], r["input"]),
+                "high": display.input_value(r["high_value"], r["input"]),
             }
             for system in names:
                 row[f"{system}@low"] = r[f"{system}@low"]
                 row[f"{system}@high"] = r[f"{system}@high"]
-            if "ratio_low" in r:
-                row["ratio_low"] = r["ratio_low"]
-                row["ratio_high"] = r["ratio_high"]
+            if "advantage_low" in r:
+                row["advantage_low"] = r["advantage_low"]
+                row["advantage_high"] = r["advantage_high"]
             row["relative_swing"] = r["relative_swing"]
             trows.append(row)
         for system in names:
-            spec[f"{system}@low"] = (f"{system}: blended cost at P5 [USD]", "usd")
-            spec[f"{system}@high"] = (f"{system}: blended cost at P95 [USD]", "usd")
+            spec[f"{system}@low"] = (f"{system}: blended cost at P5 [USD per 1,000 requests]", "usd_per_1k")
+            spec[f"{system}@high"] = (f"{system}: blended cost at P95 [USD per 1,000 requests]", "usd_per_1k")
         if others:
-            spec["ratio_low"] = (f"{others[0]} / {baseline} at P5 [x]", "num")
-            spec["ratio_high"] = (f"{others[0]} / {baseline} at P95 [x]", "num")
+            # the advantage, as everywhere: baseline cost / system cost (> 1: the system is cheaper)
+            spec["advantage_low"] = (f"advantage of {others[0]} over {baseline} at P5 [x]", "ratio")
+            spec["advantage_high"] = (f"advantage of {others[0]} over {baseline} at P95 [x]", "ratio")
         spec["relative_swing"] = ("largest swing [% of central cost]", "pct")
         tables.show(trows, spec)
 
@@ -315,7 +316,7 @@ else:
                 "end": end,
                 "usd": r[f"{system}@{which}"],
                 "central_usd": central_cost[system],
-                "value": display.num(r[f"{which}_value"]),
+                "value": display.input_value(r[f"{which}_value"], r["input"]),
             }
             for rank, r in enumerate(tornado)
             for system in names

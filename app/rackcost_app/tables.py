@@ -9,12 +9,13 @@ import streamlit as st
 
 from rackcost import display
 
-# column -> (header with unit, kind): kind is usd, count, pct, num, int or text
+# column -> (header with unit, kind): kind is usd, usd_per_1k (a cost per request, shown per 1,000 requests so that
+# it never needs a string of zeros), pct, num, int (an exact count), ratio (an advantage) or text
 POINT_COLUMNS: dict[str, tuple[str, str]] = {
     "system": ("system", "text"),
     "demand_point": ("demand point", "text"),
     "hours_per_day": ("hours [h/day]", "num"),
-    "usd_per_accepted_request": ("cost per accepted request [USD]", "usd"),
+    "usd_per_accepted_request": ("cost per 1,000 accepted requests [USD]", "usd_per_1k"),
     "accepted_rps": ("accepted within SLO [requests/s]", "num"),
     "rejected_rps": ("rejected [requests/s]", "num"),
     "rejected_fraction": ("rejected [% of offered]", "pct"),
@@ -55,13 +56,13 @@ SYSTEM_COLUMNS: dict[str, tuple[str, str]] = {
     "nodes": ("nodes [count]", "int"),
     "racks": ("racks [count]", "int"),
     "provisioned_it_kw": ("provisioned IT power [kW]", "num"),
-    "capex_usd": ("capex [USD]", "num"),
+    "capex_usd": ("capex [USD]", "usd"),
     "capital_usd_per_hour": ("capital [USD/h]", "usd"),
     "fixed_opex_usd_per_hour": ("fixed opex [USD/h]", "usd"),
     "facility_energy_kwh_per_day": ("wall energy [kWh/day]", "num"),
     "usd_per_day": ("cost [USD/day]", "usd"),
     "accepted_requests_per_day": ("accepted [requests/day]", "num"),
-    "blended_usd_per_accepted_request": ("blended cost per accepted request [USD]", "usd"),
+    "blended_usd_per_accepted_request": ("blended cost per 1,000 accepted requests [USD]", "usd_per_1k"),
     "blended_usd_per_million_accepted_output_tokens": ("blended cost per M output tokens [USD]", "usd"),
 }
 
@@ -73,19 +74,30 @@ def column_config(rows: list[dict[str, Any]], columns: dict[str, tuple[str, str]
         values = [r[column] for r in rows if column in r]
         if kind == "text":
             config[column] = st.column_config.TextColumn(header)
-        elif kind == "usd":
+        elif kind in ("usd", "usd_per_1k"):
             config[column] = st.column_config.NumberColumn(header, format=display.usd_column_format(values))
+        elif kind == "ratio":
+            config[column] = st.column_config.NumberColumn(header, format="%.2fx")
         elif kind == "pct":
             config[column] = st.column_config.NumberColumn(header, format="percent")
         elif kind == "int":
-            config[column] = st.column_config.NumberColumn(header, format="%d")
+            config[column] = st.column_config.NumberColumn(header, format=display.COUNT_COLUMN_FORMAT)
         else:
             config[column] = st.column_config.NumberColumn(header, format=display.number_column_format(values))
     return config
 
 
+def shown_rows(rows: list[dict[str, Any]], columns: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
+    """The rows as shown: each ``usd_per_1k`` column in dollars per 1,000 requests (:data:`display.REQUESTS_PER_1K`)."""
+    scaled = [c for c, (_, kind) in columns.items() if kind == "usd_per_1k"]
+    if not scaled:
+        return rows
+    return [{**r, **{c: r[c] * display.REQUESTS_PER_1K for c in scaled if r.get(c) is not None}} for r in rows]
+
+
 def show(rows: list[dict[str, Any]], columns: dict[str, tuple[str, str]]) -> None:
     """A read-only table of result rows with units in the headers."""
+    rows = shown_rows(rows, columns)
     frame = pd.DataFrame(rows, columns=list(columns))
     st.dataframe(
         frame,

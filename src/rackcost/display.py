@@ -34,6 +34,7 @@ __all__ = [
     "COUNT_COLUMN_FORMAT",
     "MONEY_CEILING_USD",
     "MONEY_FLOOR_USD",
+    "PER_1K_ACCEPTED",
     "PER_1K_REQUESTS",
     "REQUESTS_PER_1K",
     "SUFFIXES",
@@ -73,6 +74,8 @@ REQUESTS_PER_1K = 1000.0
 """Requests per unit of a per-request cost as shown [requests]: costs per request are shown per 1,000 requests."""
 PER_1K_REQUESTS = "$ per 1,000 requests"
 """The unit of :func:`usd_per_1k_requests`, for labels and headers."""
+PER_1K_ACCEPTED = "$ per 1,000 accepted requests"
+"""The label of a cost per accepted request shown with :func:`usd_per_1k_requests`."""
 
 
 def _fixed(x: float, significant: int) -> str:
@@ -180,16 +183,19 @@ def num(x: float, digits: int = 3) -> str:
 
 
 def count(x: float) -> str:
-    """An exact count in full with thousands separators, as every count is shown beside another.
+    """A count in full with thousands separators, as every count is shown beside another (one decimal if it is
+    not whole: a percentile of a count).
 
     Examples
     --------
-    >>> count(4861), count(1000.0), count(12)
-    ('4,861', '1,000', '12')
+    >>> count(4861), count(1000.0), count(12), count(4860.5)
+    ('4,861', '1,000', '12', '4,860.5')
     """
     if not math.isfinite(x):
         return "n/a"
-    return f"{round(x):,}"
+    if abs(x) >= NUMBER_CEILING:
+        return num(x)
+    return f"{round(x):,}" if float(x).is_integer() else f"{x:,.1f}"
 
 
 def pct(x: float, decimals: int = 1) -> str:

@@ -9,6 +9,7 @@ Both evaluate many variants of a scenario in one vectorised call of :func:`rackc
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.chain import plan
+from rackcost.display import input_unit, input_value, num
 from rackcost.errors import Problem, ScenarioError
 from rackcost.montecarlo import evaluate_samples
 from rackcost.schema import UNCERTAIN_WHERE, Scenario, annotation_at, is_uncertain_path
@@ -49,7 +51,9 @@ def tornado(scenario: Scenario, low_q: float = 0.05, high_q: float = 0.95) -> li
         per accepted request relative to its central value (largest first): ``input``, ``low_value``,
         ``high_value``, and per system ``blended_usd_per_accepted_request`` at low and high
         (``{system}@low``, ``{system}@high``), the ``swing``
-        of each, and ``ratio_low``/``ratio_high``: system cost / baseline cost (for two systems or more).
+        of each, and ``advantage_low``/``advantage_high``: the advantage of the first other system over the
+        baseline, baseline cost / system cost (> 1: the system is cheaper; the direction of every ratio in
+        rackcost), and ``advantage_swing`` (for two systems or more).
     """
     dists = scenario.distributions
     paths = sorted(dists)
@@ -82,9 +86,9 @@ def tornado(scenario: Scenario, low_q: float = 0.05, high_q: float = 0.95) -> li
         if len(result) > 1:
             b = result[base]["blended_usd_per_accepted_request@system"]
             a = result[others[0]]["blended_usd_per_accepted_request@system"]
-            row["ratio_low"] = float(a[2 * k] / b[2 * k])
-            row["ratio_high"] = float(a[2 * k + 1] / b[2 * k + 1])
-            row["ratio_swing"] = abs(row["ratio_high"] - row["ratio_low"])
+            row["advantage_low"] = float(b[2 * k] / a[2 * k])
+            row["advantage_high"] = float(b[2 * k + 1] / a[2 * k + 1])
+            row["advantage_swing"] = abs(row["advantage_high"] - row["advantage_low"])
         rows.append(row)
     # rank by the largest relative swing of any system's blended cost (an input that moves only the baseline's
     # cost, such as its rack price, decides the comparison as much as one that moves the other system's)
@@ -195,11 +199,12 @@ def breakeven(
     if value is None:
         cheaper = system if gap_low < 0 else base
         message = (
-            f"no value of {input_path} in [{low:.4g}, {high:.4g}] makes {where} cost the same: "
+            f"no value of {input_path} in [{input_value(low, input_path)}, {input_value(high, input_path)}] makes "
+            f"{where} cost the same: "
             f"{cheaper} is cheaper throughout"
         )
     else:
-        message = f"{where}: equal cost per accepted request at {input_path} = {value:.6g}"
+        message = f"{where}: equal cost per accepted request at {input_path} = {_precise(value, input_path)}"
     return BreakEven(input_path, system, base, demand_point, value, low, high, message)
 
 
@@ -272,6 +277,22 @@ def _range_problems(scenario: Scenario, path: str, low: float, high: float) -> l
                 f"({exc.errors(include_url=False)[0]['msg']})"
             ]
     return []
+
+
+def _precise(value: float, path: str) -> str:
+    """A break-even value with six significant digits (it is found to 1e-9 of the range) and the input's unit.
+
+    >>> _precise(44948.23, "systems[1].costs.capex_usd_per_rack")
+    '$44,948.2 per rack'
+    >>> _precise(0.0851234, "facility.electricity_usd_per_kwh")
+    '$0.0851234 per kWh'
+    """
+    kind, words = input_unit(path)
+    if kind == "pct":
+        return num(100 * value, 4) + "%" + words
+    m = abs(value)
+    text = f"{value:,.{max(0, 5 - math.floor(math.log10(m)))}f}" if 1000 <= m < 1e15 else num(value, 6)
+    return f"${text}{words}" if kind == "usd" else text + words
 
 
 def _central(scenario: Scenario, path: str) -> float:

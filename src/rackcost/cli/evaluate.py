@@ -27,7 +27,7 @@ from rackcost.cli.common import (
     table_console,
 )
 from rackcost.compare import headline_sentences
-from rackcost.display import money, num, pct
+from rackcost.display import PER_1K_ACCEPTED, PER_1K_REQUESTS, count, money, num, pct, ratio, usd_per_1k_requests
 from rackcost.errors import ScenarioError
 from rackcost.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_scenarios, load_scenario
 from rackcost.schema import ROUTING_WORDS
@@ -89,6 +89,15 @@ def _emit(result: Result, fmt: OutputFormat, output: Path | None, table: TableNa
         emit_table(out, output)
 
 
+def _ms(x: float) -> str:
+    """Milliseconds: whole ones with separators below a million, else as :func:`num`."""
+    return f"{x:,.0f}" if abs(x) < 1e6 else num(x)
+
+
+def _pair(active: float, provisioned: float) -> str:
+    return f"{count(active)} / {count(provisioned)}"
+
+
 def _rejected(rps: float, share: float) -> str:
     if rps == 0:
         return "0"
@@ -105,17 +114,17 @@ _POINT_ROWS: list[tuple[str, object, object]] = [
     ("slot utilisation", "utilization_fraction", pct),
     ("capacity at SLO rps", "capacity_at_slo_rps", num),
     ("spare capacity", "spare_capacity_fraction", pct),
-    ("TPOT ms at this load", "tpot_ms", lambda x: f"{x:,.3g}"),
-    ("TTFT p99 with queueing ms", "ttft_p99_ms", lambda x: f"{x:,.0f}"),
-    ("active / provisioned replicas", lambda r: f"{r['active_replicas']} / {r['provisioned_replicas']}", str),
-    ("racks", "racks", str),
+    ("TPOT ms at this load", "tpot_ms", num),
+    ("TTFT p99 with queueing ms", "ttft_p99_ms", lambda x: _ms(x)),
+    ("active / provisioned replicas", lambda r: (r["active_replicas"], r["provisioned_replicas"]), lambda v: _pair(*v)),
+    ("racks", "racks", count),
     ("IT power kW", "it_power_kw", num),
     ("wall (facility) power kW", "facility_power_kw", num),
     ("capital $/h", "capital_usd_per_hour", money),
     ("fixed opex $/h", "fixed_opex_usd_per_hour", money),
     ("energy $/h", "energy_usd_per_hour", money),
     ("total $/h", "total_usd_per_hour", money),
-    ("$ per accepted request", "usd_per_accepted_request", money),
+    (PER_1K_ACCEPTED, "usd_per_accepted_request", usd_per_1k_requests),
     ("$ per million accepted output tokens", "usd_per_million_accepted_output_tokens", money),
     ("accepted output tokens per kWh", "output_tokens_per_kwh", num),
 ]
@@ -143,16 +152,16 @@ def _print_systems(console: Console, result: Result) -> None:
     t = Table(title="Fleet and SLO operating point per system", title_justify="left")
     columns = {
         "system": ("system", escape),
-        "concurrency": ("concurrency", lambda x: f"{x:.4g}"),
-        "tpot_ms": ("TPOT ms", lambda x: f"{x:.3g}"),
-        "ttft_ms": ("TTFT ms", lambda x: f"{x:,.0f}"),
+        "concurrency": ("concurrency", count),
+        "tpot_ms": ("TPOT ms", num),
+        "ttft_ms": ("TTFT ms", _ms),
         "total_tokens_per_s_per_replica": ("tokens/s per replica", num),
-        "provisioned_replicas": ("replicas", str),
-        "accelerators": ("accelerators", str),
-        "racks": ("racks", str),
+        "provisioned_replicas": ("replicas", count),
+        "accelerators": ("accelerators", count),
+        "racks": ("racks", count),
         "provisioned_it_kw": ("provisioned kW", num),
-        "capex_usd": ("capex", lambda x: "$" + num(x)),
-        "blended_usd_per_accepted_request": ("blended $/accepted request", money),
+        "capex_usd": ("capex", money),
+        "blended_usd_per_accepted_request": (f"blended {PER_1K_ACCEPTED}", usd_per_1k_requests),
     }
     for label, _ in columns.values():
         t.add_column(label, justify="left" if label == "system" else "right")
@@ -167,19 +176,21 @@ def _print_comparison(console: Console, result: Result) -> None:
         console.print("[dim]One system only: no claim-vs-decision comparison.[/dim]")
         return
     t = Table(title="Claim vs decision (advantage > 1: the system beats the baseline)", title_justify="left")
-    for col in ("system vs baseline", "metric", "system", "baseline", "advantage"):
-        t.add_column(col, justify="left" if col in ("system vs baseline", "metric") else "right")
+    for col in ("system vs baseline", "metric", "unit", "system", "baseline", "advantage"):
+        t.add_column(col, justify="left" if col in ("system vs baseline", "metric", "unit") else "right")
     for r in rows:
-        fmt = money if r["unit"] == "USD/request" else num
+        per_request = r["unit"] == "USD/request"
+        fmt = usd_per_1k_requests if per_request else num
         t.add_row(
             escape(f"{r['system']} vs {r['baseline']}"),
             escape(r["metric"])
             + {"claim": " [dim](vendor headline)[/dim]", "derived": " [dim](derived headline)[/dim]"}.get(
                 r["kind"], ""
             ),
+            PER_1K_REQUESTS if per_request else escape(r["unit"]),
             fmt(r["system_value"]),
             fmt(r["baseline_value"]),
-            f"{r['advantage_ratio']:.2f}x",
+            ratio(r["advantage_ratio"]),
         )
     console.print(t)
     for sentence in headline_sentences(rows):

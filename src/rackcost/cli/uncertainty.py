@@ -20,32 +20,53 @@ from rackcost.cli.common import (
     console,
     emit,
     emit_table,
+    error,
     fail,
     load,
     table_console,
 )
-from rackcost.display import money, num
+from rackcost.display import (
+    PER_1K_ACCEPTED,
+    count,
+    input_value,
+    money,
+    num,
+    pct,
+    ratio,
+    usd_per_1k_requests,
+)
 from rackcost.errors import ScenarioError
 from rackcost.loading import DEFAULT_SCENARIO
+from rackcost.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
 from rackcost.results import records_to_csv
 from rackcost.yaml_paths import parse_path
 
 if TYPE_CHECKING:
+    from rackcost.schema import Scenario
     from rackcost.sensitivity import BreakEven
 
 __all__ = ["COMMANDS", "breakeven", "breakeven_rows", "tornado", "uncertainty"]
 
+BYTES_PER_CELL = 112
+"""Memory the Monte Carlo keeps per sample, demand point and system [bytes] (benchmarks/bench_uncertainty_memory.py)."""
+SECONDS_PER_CELL = 1e-6
+"""Time per sample, demand point and system [s], roughly, on one core of the machine of the benchmarks."""
+PROGRESS_CELLS = 100_000
+"""Runs of at least this many cells show a progress bar (about a tenth of a second and more) [-]."""
+SPINNER_CELLS = 200
+"""Tornado and break-even on at least this many demand points x systems show a spinner [-]."""
+
 KEY_COLUMNS = (
-    ("usd_per_accepted_request", "$ / accepted request"),
-    ("accepted_rps", "accepted rps"),
-    ("facility_power_kw", "wall kW"),
+    ("usd_per_accepted_request", PER_1K_ACCEPTED),
+    ("accepted_rps", "accepted requests/s"),
+    ("facility_power_kw", "wall power kW"),
     ("total_usd_per_hour", "total $/h"),
 )
 SYSTEM_KEY_COLUMNS = (
-    ("blended_usd_per_accepted_request", "blended $ / accepted request"),
+    ("blended_usd_per_accepted_request", f"blended {PER_1K_ACCEPTED}"),
     ("provisioned_replicas", "replicas"),
     ("racks", "racks"),
-    ("capex_usd", "capex $"),
+    ("capex_usd", "capex"),
 )
 
 
@@ -58,7 +79,7 @@ def _fail_naming(exc: ScenarioError, scenario: Path | None) -> NoReturn:
 def uncertainty(
     scenario: ScenarioArg = None,
     samples: Annotated[
-        int, typer.Option("--samples", "-n", min=1, max=10_000_000, help="Monte Carlo samples.")
+        int, typer.Option("--samples", "-n", min=1, help=f"Monte Carlo samples (at most {MAX_SAMPLES:,}).")
     ] = 10_000,
     seed: Annotated[int, typer.Option("--seed", help="Seed; the same seed gives the same result.")] = 0,
     fmt: FormatOpt = OutputFormat.table,
@@ -67,15 +88,41 @@ def uncertainty(
         int | None,
         typer.Option("--workers", min=1, help="Threads (default: every core); the result is the same for any number."),
     ] = None,
+    max_cells: Annotated[
+        int,
+        typer.Option(
+            "--max-cells",
+            min=1,
+            help="Refuse a run of more than this many samples x demand points x systems (about 112 bytes and 1 us "
+            "each).",
+        ),
+    ] = MAX_CELLS,
 ) -> None:
     """Monte Carlo over every distribution in the scenario: P5/P50/P95 and the chance each system is cheaper."""
     from rich.progress import Progress
 
     import rackcost
 
+    if samples > MAX_SAMPLES:
+        error(
+            f"-n {samples:,} is more than the maximum of {MAX_SAMPLES:,} samples (P5 and P95 are stable to well "
+            "under 1% by 100,000)"
+        )
+        raise typer.Exit(code=1)
     sc = load(scenario)
+    if not sc.distributions:
+        _nothing_uncertain(sc, samples, seed, fmt, output)
+        return
+    size = cells(sc, samples)
+    if size > max_cells:
+        error(
+            f"{samples:,} samples x {len(sc.demand):,} demand points x {len(sc.systems):,} systems = {size:,} cells "
+            f"is more than --max-cells {max_cells:,} (about {size * BYTES_PER_CELL / 1e9:.1f} GB and "
+            f"{size * SECONDS_PER_CELL:.0f} s): lower -n, or raise --max-cells"
+        )
+        raise typer.Exit(code=1)
     try:
-        with Progress(console=console(stderr=True), transient=True, disable=samples < 20_000) as bar:
+        with Progress(console=console(stderr=True), transient=True, disable=size < PROGRESS_CELLS) as bar:
             task = bar.add_task("sampling", total=samples)
             result = rackcost.uncertainty(
                 sc, samples, seed, progress=lambda done: bar.update(task, completed=done), workers=workers
@@ -96,11 +143,9 @@ def uncertainty(
         emit(records_to_csv(result.percentiles), output)
     else:
         out = table_console(output)
-        if not sc.distributions:
-            out.print("[yellow]This scenario has no distributions: every sample is the same.[/yellow]")
         out.print(
             f"{samples:,} samples, seed {seed}, routing {sc.fleet.routing.value}; uncertain inputs: "
-            f"{escape(', '.join(sorted(sc.distributions))) or 'none'}",
+            f"{escape(', '.join(sorted(sc.distributions)))}",
             highlight=False,
         )
         _print_percentiles(out, result.percentiles)
@@ -114,10 +159,51 @@ def uncertainty(
             t.add_row(
                 escape(f"{r['system']} vs {r['baseline']}"),
                 escape(r["demand_point"]),
-                f"{100 * r['probability_fraction']:.1f}%",
+                pct(r["probability_fraction"]),
             )
         out.print(t)
         emit_table(out, output)
+
+
+NOTHING_UNCERTAIN = (
+    "This scenario has no distributions: nothing is uncertain, so every sample would be the same. "
+    "Its figures are those of `rackcost evaluate`; give an input a distribution (docs/uncertainty.md) to see a spread."
+)
+
+
+def _nothing_uncertain(sc: Scenario, samples: int, seed: int, fmt: OutputFormat, output: Path | None) -> None:
+    """What ``uncertainty`` says of a scenario without distributions: that sentence and the evaluated figures."""
+    from rackcost.chain import evaluate
+
+    if fmt is OutputFormat.json:
+        data = {
+            "scenario": sc.name,
+            "samples": 0,
+            "seed": seed,
+            "uncertain_inputs": [],
+            "percentiles": [],
+            "probability_cheaper": [],
+            "message": NOTHING_UNCERTAIN,
+        }
+        emit(json.dumps(data, indent=2, allow_nan=False) + "\n", output)
+        return
+    if fmt is OutputFormat.csv:
+        console(stderr=True).print(escape(NOTHING_UNCERTAIN), highlight=False)
+        emit("", output)
+        return
+    out = table_console(output)
+    out.print(f"[yellow]{escape(NOTHING_UNCERTAIN)}[/yellow]", highlight=False)
+    try:
+        systems = evaluate(sc).records["systems"]
+    except ScenarioError:  # the evaluate command reports these with their file
+        systems = []
+    for row in systems:
+        out.print(
+            f"  {escape(row['system'])}: blended {usd_per_1k_requests(row['blended_usd_per_accepted_request'])} "
+            f"{PER_1K_ACCEPTED[2:]}, capex {money(row['capex_usd'])}",
+            highlight=False,
+        )
+    emit_table(out, output)
 
 
 def tornado(
@@ -130,7 +216,8 @@ def tornado(
 
     sc = load(scenario)
     try:
-        rows = rackcost.tornado(sc)
+        with _working(f"tornado of {len(sc.distributions)} input(s)", sc):
+            rows = rackcost.tornado(sc)
     except ScenarioError as exc:
         _fail_naming(exc, scenario)
     rows = [{k: (float(v) if hasattr(v, "item") else v) for k, v in r.items()} for r in rows]
@@ -147,23 +234,40 @@ def tornado(
         return
     systems = [s.name for s in sc.systems]
     t = Table(
-        title=f"Tornado: blended $ per accepted request with each input at P5 / P95 (routing {sc.fleet.routing.value})",
+        title=f"Tornado: blended {PER_1K_ACCEPTED} with each input at P5 / P95 (routing {sc.fleet.routing.value})",
         title_justify="left",
     )
     t.add_column("input")
     t.add_column("P5 / P95 value", justify="right")
     for name in systems:
         t.add_column(f"{escape(name)} at P5 / P95", justify="right")
-    if "ratio_low" in rows[0]:
-        t.add_column("cost ratio vs baseline", justify="right")
+    if "advantage_low" in rows[0]:
+        other = next(n for n in systems if n != sc.baseline_name)
+        t.add_column(
+            f"advantage vs baseline at P5 / P95\n[dim]({escape(sc.baseline_name)} / {escape(other)} cost)[/dim]",
+            justify="right",
+        )
     for r in rows:
-        cells = [escape(r["input"]), f"{num(r['low_value'])} / {num(r['high_value'])}"]
-        cells += [f"{money(r[f'{n}@low'])} / {money(r[f'{n}@high'])}" for n in systems]
-        if "ratio_low" in r:
-            cells.append(f"{r['ratio_low']:.3f} / {r['ratio_high']:.3f}")
+        cells = [
+            escape(r["input"]),
+            f"{input_value(r['low_value'], r['input'])} / {input_value(r['high_value'], r['input'])}",
+        ]
+        cells += [f"{usd_per_1k_requests(r[f'{n}@low'])} / {usd_per_1k_requests(r[f'{n}@high'])}" for n in systems]
+        if "advantage_low" in r:
+            cells.append(f"{ratio(r['advantage_low'])} / {ratio(r['advantage_high'])}")
         t.add_row(*cells)
     out.print(t)
     emit_table(out, output)
+
+
+def _working(what: str, sc: Scenario):
+    """A transient Rich spinner on stderr while a one-call computation runs (only on a terminal, and only for a
+    scenario large enough to take a while)."""
+    from contextlib import nullcontext
+
+    if len(sc.demand) * len(sc.systems) < SPINNER_CELLS:
+        return nullcontext()
+    return console(stderr=True).status(f"{what}: {len(sc.systems)} systems x {len(sc.demand):,} demand points")
 
 
 def breakeven(
@@ -183,7 +287,8 @@ def breakeven(
 
     sc = load(scenario)
     try:
-        result = rackcost.breakeven(sc, input_path, system=system, demand_point=point, low=low, high=high)
+        with _working(f"break-even of {input_path}", sc):
+            result = rackcost.breakeven(sc, input_path, system=system, demand_point=point, low=low, high=high)
     except ScenarioError as exc:
         _fail_naming(exc, scenario)
     if fmt is OutputFormat.json:
@@ -244,12 +349,22 @@ def _print_percentiles(out: Console, rows: list[dict]) -> None:
         for p in points:
             t.add_column(escape(p), justify="right")
         for column, label in KEY_COLUMNS:
-            fmt = money if "usd" in column else num
-            t.add_row(label, *(_band(index[(system, p, column)], fmt) for p in points))
+            t.add_row(label, *(_band(index[(system, p, column)], _formatter(column)) for p in points))
         out.print(t)
         for column, label in SYSTEM_KEY_COLUMNS:
-            fmt = money if "usd" in column else num
+            fmt = _formatter(column)
             out.print(f"  {label}: {_band(index[(system, 'system', column)], fmt)}", highlight=False)
+
+
+def _formatter(column: str):
+    """The formatter of a result column, as in ``rackcost evaluate``."""
+    if column.endswith("usd_per_accepted_request"):
+        return usd_per_1k_requests
+    if "usd" in column:
+        return money
+    if column in ("provisioned_replicas", "racks"):
+        return count
+    return num
 
 
 def _band(r: dict, fmt) -> str:
