@@ -127,3 +127,19 @@ def test_csv_command(tmp_path: Path):
     assert entry["hardware"]["accelerators_per_replica"] == 4
     none = _run("csv", str(BAD / "other_schema.json"))
     assert none.exit_code == 1 and "column missing" in none.stderr
+
+
+def test_a_folder_without_json_files_says_so_in_one_line(tmp_path: Path):
+    """Issue 11: ``import inferencex DIR`` on a folder with no JSON files did not say so."""
+    (tmp_path / "notes.txt").write_text("not a result", encoding="utf-8")
+    result = _run("inferencex", str(tmp_path))
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert str(tmp_path) in lines[0] and "no .json files in this folder" in lines[0]
+
+
+def test_a_folder_with_json_files_beside_an_empty_one_imports(tmp_path: Path):
+    result = _run("inferencex", str(tmp_path), GAUDI)
+    assert result.exit_code == 0, result.output

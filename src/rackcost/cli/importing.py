@@ -99,6 +99,7 @@ def inferencex(
     from rackcost.importers.inferencex import read_inferencex_paths
 
     _check_pair(isl, osl)
+    _check_folders(files)
     _run(
         lambda: read_inferencex_paths(
             files,
@@ -112,6 +113,7 @@ def inferencex(
         system,
         output,
         "inferencex",
+        files=_count_files(files),
     )
 
 
@@ -159,10 +161,38 @@ def csv_table(
     )
 
 
-def _run(read: Callable[[], ImportResult], system: str | None, output: Path | None, importer: str) -> None:
-    """Read with the importer, turning a bad option into a one-line error, then report and write the YAML."""
+SPINNER_FILES = 20
+"""Imports of at least this many files show a spinner on stderr while they are read [-]."""
+
+
+def _check_folders(files: list[Path]) -> None:
+    """End with one line and exit 1 when every path given is a folder without a ``*.json`` file."""
+    empty = [p for p in files if p.is_dir() and next(p.glob("*.json"), None) is None]
+    if files and len(empty) == len(files):
+        where = ", ".join(str(p) for p in empty)
+        error(f"{where}: no .json files in {'this folder' if len(empty) == 1 else 'these folders'}: nothing to import")
+        raise typer.Exit(code=1)
+
+
+def _count_files(files: list[Path]) -> int:
+    """How many files an import of ``files`` reads (a folder stands for its ``*.json`` files)."""
+    return sum(sum(1 for _ in p.glob("*.json")) if p.is_dir() else 1 for p in files)
+
+
+def _run(
+    read: Callable[[], ImportResult], system: str | None, output: Path | None, importer: str, files: int = 1
+) -> None:
+    """Read with the importer, turning a bad option into a one-line error, then report and write the YAML.
+
+    A transient spinner on stderr says how many files are being read when there are :data:`SPINNER_FILES` or more
+    (it shows only on a terminal).
+    """
+    from contextlib import nullcontext
+
+    working = console(stderr=True).status(f"reading {files:,} files") if files >= SPINNER_FILES else nullcontext()
     try:
-        result = read()
+        with working:
+            result = read()
     except ValueError as exc:
         error(str(exc))
         raise typer.Exit(code=1) from None
