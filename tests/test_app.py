@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -251,12 +252,78 @@ def test_every_form_label_names_its_unit():
 
 def test_rackcost_app_runs_streamlit_on_the_app(monkeypatch):
     calls = []
-    monkeypatch.setattr("rackcost.launch.subprocess.call", lambda command: calls.append(command) or 0)
+    monkeypatch.setattr("rackcost.launch.serve", lambda command: calls.append(command) or 0)
     result = CliRunner().invoke(cli_app, ["app", "--port", "8600"])
     assert result.exit_code == 0, result.output
     assert calls[0][1:4] == ["-m", "streamlit", "run"]
     assert Path(calls[0][4]) == ROOT / "app" / "streamlit_app.py"
     assert calls[0][-2:] == ["--server.port", "8600"]
+
+
+def children_of(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        if f"\nPPid:\t{pid}\n" in text and "\nState:\tZ" not in text:
+            found.append(int(status.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        return "\nState:\tZ" not in (Path("/proc") / str(pid) / "status").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads child processes from Linux /proc")
+def test_sigterm_to_rackcost_app_stops_the_streamlit_server():
+    import signal
+    import subprocess
+    import time
+    import urllib.request
+
+    from app_server import HOST, free_port
+
+    port = free_port()
+    rackcost_cli = Path(sys.executable).with_name("rackcost")
+    parent = subprocess.Popen(
+        [str(rackcost_cli), "app", "--headless", "--port", str(port), "--address", HOST],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    children: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://{HOST}:{port}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            assert parent.poll() is None and time.monotonic() < deadline, "rackcost app did not start"
+            time.sleep(0.25)
+        children = children_of(parent.pid)
+        assert children, "rackcost app runs streamlit in a child process"
+        parent.send_signal(signal.SIGTERM)
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while any(alive(c) for c in children) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [c for c in children if alive(c)], "the streamlit child outlived SIGTERM to rackcost app"
+    finally:
+        for pid in [parent.pid, *children]:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if parent.poll() is None:
+            parent.wait(timeout=10)
 
 
 def test_rackcost_app_without_streamlit_says_how_to_install(monkeypatch):
