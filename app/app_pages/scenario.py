@@ -11,7 +11,7 @@ import yaml
 import rackcost
 from rackcost import display, edits, schema
 from rackcost.loading import DEFAULT_SCENARIO
-from rackcost_app import compute, fields, imports, state
+from rackcost_app import compute, fields, imports, layout, state
 
 ss = st.session_state
 imports.process_pending()  # (a pending scenario upload was read by streamlit_app.py, before the sidebar)
@@ -290,12 +290,12 @@ if problems:
 # ---- what the edits do, at a glance ---------------------------------------------------------------------------
 
 result = compute.evaluate(ss[state.VALID_JSON])
-cols = st.columns(max(1, len(result.records["systems"])))
-for col, row in zip(cols, result.records["systems"], strict=True):
+st.markdown("**Blended cost per accepted request** over the demand day, per system")
+for col, row in layout.in_rows(result.records["systems"]):
     peak = [p for p in result.records["points"] if p["system"] == row["system"]]
     peak_kw = max(p["facility_power_kw"] for p in peak)
     col.metric(
-        f"{row['system']}: blended cost per accepted request",
+        row["system"],
         display.money(row["blended_usd_per_accepted_request"]),
         help="Over the demand day, from the last valid scenario. Details on the Results page.",
     )
