@@ -53,12 +53,19 @@ def number_input(page, path: str):
 
 
 def load(page, scenario: str) -> None:
-    """Load a bundled scenario from the Scenario page and wait until the sidebar names it."""
-    name = yaml.safe_load(rackcost.bundled_scenario_path(scenario).read_text(encoding="utf-8"))["name"]
+    """Load a bundled scenario from the Scenario page; wait until the sidebar names it and the page is redrawn."""
+    data = yaml.safe_load(rackcost.bundled_scenario_path(scenario).read_text(encoding="utf-8"))
     page.get_by_test_id("stSelectbox").first.click()
     page.get_by_role("option", name=scenario).click()
     page.get_by_role("button", name="Load this scenario").click()
-    page.get_by_test_id("stSidebar").get_by_text(name, exact=True).wait_for(timeout=WAIT_MS)
+    page.get_by_test_id("stSidebar").get_by_text(data["name"], exact=True).wait_for(timeout=WAIT_MS)
+    # the sidebar is drawn first: wait for the page's last system tab and one metric per system
+    page.get_by_role("tab", name=f"System: {data['systems'][-1]['name']}").wait_for(timeout=WAIT_MS)
+    page.wait_for_function(
+        "n => document.querySelectorAll('[data-testid=stMetricLabel]').length === n",
+        arg=len(data["systems"]),
+        timeout=WAIT_MS,
+    )
     settle(page)
 
 
