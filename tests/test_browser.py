@@ -23,10 +23,11 @@ WAIT_MS = 60_000
 
 
 def settle(page) -> None:
-    """Wait until Streamlit has finished its script run and drawn every element."""
+    """Wait until Streamlit has finished its script run and drawn every element (none left from the last run)."""
     page.wait_for_function(
         "document.querySelectorAll('[data-testid=stSkeleton]').length === 0 && "
-        "!document.querySelector('[data-testid=stStatusWidget]')",
+        "!document.querySelector('[data-testid=stStatusWidget]') && "
+        "!document.querySelector('[data-testid=stElementContainer][data-stale=true]')",
         timeout=WAIT_MS,
     )
 
@@ -77,6 +78,11 @@ def open_tab(page, label: str) -> None:
 
 def selected_tab(page) -> str:
     return page.locator("[role=tab][aria-selected=true]").inner_text()
+
+
+def alert(page, text: str):
+    """The first alert box (error, warning...) holding ``text``."""
+    return page.get_by_test_id("stAlert").filter(has_text=text).first
 
 
 def visible_alerts(page) -> str:
@@ -209,7 +215,7 @@ def test_an_invalid_edit_a_refused_yaml_text_and_refused_uploads_keep_the_user_w
             pue = number_input(page, "facility.pue")
             pue.fill("0.5")
             pue.press("Enter")
-            page.get_by_text("Your edits have").first.wait_for(timeout=WAIT_MS)
+            alert(page, "Your edits have").wait_for(timeout=WAIT_MS)
             settle(page)
             assert selected_tab(page) == "Facility and fleet"
             assert "distribution: needs low ≤ mode ≤ high" in visible_alerts(page)  # the field's own error
@@ -218,7 +224,7 @@ def test_an_invalid_edit_a_refused_yaml_text_and_refused_uploads_keep_the_user_w
             open_tab(page, "YAML")
             page.get_by_role("textbox", name="Scenario YAML").fill("name: [unclosed\n")
             page.get_by_role("button", name="Apply this YAML").click()
-            page.get_by_text("Not applied").first.wait_for(timeout=WAIT_MS)
+            alert(page, "Not applied:").wait_for(timeout=WAIT_MS)
             settle(page)
             assert selected_tab(page) == "YAML"
             assert "not valid YAML" in visible_alerts(page)
@@ -233,7 +239,7 @@ def test_an_invalid_edit_a_refused_yaml_text_and_refused_uploads_keep_the_user_w
             for name, data in files.items():
                 (tmp_path / name).write_bytes(data)
                 uploader.set_input_files(str(tmp_path / name))
-                page.get_by_text(f"Not loaded: {name}").first.wait_for(timeout=WAIT_MS)
+                alert(page, f"Not loaded: {name}").wait_for(timeout=WAIT_MS)
                 settle(page)
                 shown = visible_alerts(page)
                 assert not [other for other in files if other != name and other in shown], shown

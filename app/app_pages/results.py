@@ -12,7 +12,7 @@ from rackcost import display
 from rackcost.referee import DEFAULT_ROUTING, figure_rows
 from rackcost.schema import ROUTING_WORDS
 from rackcost.simulation import ROUTINGS
-from rackcost_app import compute, layout, state, tables
+from rackcost_app import charts, compute, layout, state, tables
 
 ss = st.session_state
 key = ss[state.VALID_JSON]
@@ -95,7 +95,7 @@ cost_chart = (
         )
     )
 )
-st.altair_chart(cost_chart)
+charts.show(st, "cost", key, cost_chart)
 
 st.header("Capacity at SLO against demand: where the latency cliff is")
 cliff = pd.DataFrame(compute.cliff(key))
@@ -152,8 +152,12 @@ limit_rule = (
     alt.Chart(pd.DataFrame([{"ttft_limit_ms": ttft_limit}])).mark_rule(color="firebrick").encode(y="ttft_limit_ms:Q")
 )
 left, right = st.columns(2)
-left.altair_chart((accepted + demand_rules + demand_labels).properties(height=320), width="stretch")
-right.altair_chart((ttft + limit_rule + demand_rules + demand_labels).properties(height=320), width="stretch")
+charts.show(
+    left, "cliff accepted", key, (accepted + demand_rules + demand_labels).properties(height=320), width="stretch"
+)
+charts.show(
+    right, "cliff ttft", key, (ttft + limit_rule + demand_rules + demand_labels).properties(height=320), width="stretch"
+)
 st.caption(
     "The provisioned fleet of each system as demand rises; dashed lines are the scenario's demand points, the red "
     "line the TTFT limit. Past capacity at SLO, admission control rejects the excess."
@@ -200,7 +204,9 @@ slo_rule = alt.Chart(slo).mark_rule(color="firebrick", strokeWidth=2).encode(x=x
 slo_label = (
     alt.Chart(slo).mark_text(align="left", dx=4, dy=-6, color="firebrick").encode(x=xi, y=alt.value(10), text="label:N")
 )
-st.altair_chart((line + measured + chosen + slo_rule + slo_label).properties(height=380), width="stretch")
+charts.show(
+    st, "curves", key, (line + measured + chosen + slo_rule + slo_label).properties(height=380), width="stretch"
+)
 st.caption(
     "Right of the red line the TPOT limit is met. Measured points are dots (faded where TPOT or TTFT misses the "
     "SLO before queueing); the diamond is the operating point rackcost chose: the feasible point that needs the "
