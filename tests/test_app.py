@@ -229,6 +229,19 @@ def test_an_invalid_edit_keeps_its_tab_open_with_the_error_under_the_field():
     assert not tabs["Workload and SLO"].number_input
 
 
+def test_renaming_a_system_keeps_its_tab_open_and_loading_keeps_the_yaml_tab():
+    at = start()
+    widget(at, "text_input", "systems[1].name").set_value("Jalapeño v2").run()
+    ok(at)
+    assert at.session_state[TAB_KEY] == "System: Jalapeño v2"
+    # six systems loaded while the YAML tab is open: still the YAML tab (not the tab at the same place)
+    open_tab(at, "YAML")
+    at.selectbox(key="bundled").select("llama-3.3-70b-gaudi25-tp-precision.yaml")
+    at.button(key="load_bundled").click().run()
+    ok(at)
+    assert at.session_state[TAB_KEY] == "YAML"
+
+
 def test_a_refused_yaml_text_keeps_the_yaml_tab_open_with_its_problems():
     at = start()
     open_tab(at, "YAML")

@@ -215,16 +215,26 @@ def test_an_invalid_edit_a_refused_yaml_text_and_refused_uploads_keep_the_user_w
             pue = number_input(page, "facility.pue")
             pue.fill("0.5")
             pue.press("Enter")
-            alert(page, "Your edits have").wait_for(timeout=WAIT_MS)
+            # the field's own error, visible (an error in a tab that is not open is hidden)
+            alert(page, "distribution: needs low ≤ mode ≤ high").wait_for(state="visible", timeout=WAIT_MS)
             settle(page)
             assert selected_tab(page) == "Facility and fleet"
-            assert "distribution: needs low ≤ mode ≤ high" in visible_alerts(page)  # the field's own error
+            assert "distribution: needs low ≤ mode ≤ high" in visible_alerts(page)
+
+            # renaming a system keeps its tab open, under the new name
+            open_tab(page, "System: Jalapeño")
+            name = page.locator('[class*="-systems-1--name"] input').first
+            name.fill("Jalapeño v2")
+            name.press("Enter")
+            page.get_by_role("tab", name="System: Jalapeño v2").wait_for(timeout=WAIT_MS)
+            settle(page)
+            assert selected_tab(page) == "System: Jalapeño v2"
 
             # a YAML text with a problem: the YAML tab stays open, its problem shown under the button
             open_tab(page, "YAML")
             page.get_by_role("textbox", name="Scenario YAML").fill("name: [unclosed\n")
             page.get_by_role("button", name="Apply this YAML").click()
-            alert(page, "Not applied:").wait_for(timeout=WAIT_MS)
+            alert(page, "Not applied:").wait_for(state="visible", timeout=WAIT_MS)
             settle(page)
             assert selected_tab(page) == "YAML"
             assert "not valid YAML" in visible_alerts(page)

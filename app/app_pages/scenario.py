@@ -331,9 +331,15 @@ demand_names = [str(d.get("name")) for d in draft.get("demand") or [] if isinsta
 tab_labels = scenario_tab_labels(system_names)
 previous_labels = ss.get(TAB_LABELS)
 open_label = ss.get(TAB_KEY)
-if open_label not in tab_labels and previous_labels and open_label in previous_labels:
-    # a system was renamed (or one added or removed): stay on the tab at the same place
-    ss[TAB_KEY] = tab_labels[min(previous_labels.index(open_label), len(tab_labels) - 1)]
+if previous_labels and previous_labels != tab_labels and open_label in previous_labels:
+    # new labels make a new widget, which would open the first tab: say which tab stays open. Only a system's tab
+    # can disappear (the system was renamed or removed, another scenario loaded): then the system's at the same
+    # place, or the last one
+    if open_label not in tab_labels:
+        system_tabs = tab_labels[3:-1]
+        at = previous_labels.index(open_label) - 3
+        open_label = system_tabs[min(at, len(system_tabs) - 1)] if system_tabs else tab_labels[0]
+    ss[TAB_KEY] = open_label
 ss[TAB_LABELS] = tab_labels
 tabs = st.tabs(tab_labels, key=TAB_KEY, on_change="rerun")
 
