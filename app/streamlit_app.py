@@ -12,6 +12,7 @@ from rackcost_app import state
 
 st.set_page_config(page_title="rackcost", page_icon=":material/bolt:", layout="wide")
 state.init()
+state.process_pending_upload()  # before the sidebar, which names the scenario: an upload shows at once
 
 pages = [
     st.Page("app_pages/scenario.py", title="Scenario", icon=":material/edit_note:", default=True),

@@ -1,17 +1,28 @@
-"""Speed of the dashboard's recomputation after an edit: the cached library calls the Results page makes.
+"""Speed of the dashboard: the recomputation after an edit, the script runs, and what a user waits for in a browser.
 
-Run: ``.venv/bin/python benchmarks/bench_app.py``
+Run: ``.venv/bin/python benchmarks/bench_app.py`` (add ``--browser`` for the browser timings, which need
+/usr/bin/chromium and Playwright, as tests/test_browser.py does).
 
+**Recomputation.**
 For each bundled scenario, each repeat changes the electricity price (so every call misses the cache, as after an
 edit in the app) and times what the app does: validate the edited draft (``scenario_from_dict``, as the Scenario
 page does on every edit), then the three cached calls of the Results page through ``st.cache_data``
 (``evaluate``, ``operating_curves``, ``latency_cliff``). Prints the median (target: under 100 ms).
+
+**Script runs** (AppTest, no browser): the Python time of one run of the Scenario page and of the Results page per
+bundled scenario, after a load (median of a few runs; the model's own time is in the recomputation above).
+
+**Browser** (``--browser``): ``streamlit run`` on a loopback port and headless Chromium at 1600x1000, timing what
+the user waits for: the first load of a new server (page open to every element drawn), a second session, loading
+each bundled scenario (click to the page drawn with its name), and an edit of the electricity price on the
+Facility tab (Enter to the first blended-cost metric changing).
 """
 
 from __future__ import annotations
 
 import copy
 import logging
+import re
 import statistics
 import sys
 import time
@@ -42,6 +53,103 @@ def recompute(data: dict, price: float) -> float:
     return time.perf_counter() - start
 
 
+SCRIPT_REPEATS = 5
+BROWSER_WAIT_MS = 120_000
+EDIT_WAIT_S = 20.0
+
+
+def script_runs() -> None:
+    """Median Python time of one script run of the Scenario and Results pages, per bundled scenario (AppTest)."""
+    from streamlit.testing.v1 import AppTest
+
+    print(f"script run (AppTest, Python side only), median of {SCRIPT_REPEATS}")
+    at = AppTest.from_file(str(ROOT / "app" / "streamlit_app.py"), default_timeout=120)
+    at.run()
+    for path in rackcost.bundled_scenarios():
+        at.switch_page("app_pages/scenario.py").run()
+        at.selectbox(key="bundled").select(path.name)
+        at.button(key="load_bundled").click().run()
+        row = []
+        for page in ("app_pages/scenario.py", "app_pages/results.py"):
+            at.switch_page(page).run()  # computes and caches
+            times = []
+            for _ in range(SCRIPT_REPEATS):
+                start = time.perf_counter()
+                at.run()
+                times.append(time.perf_counter() - start)
+            row.append(f"{page.split('/')[1]:<12} {statistics.median(times) * 1e3:6.0f} ms")
+        print(f"   {path.name:<48} " + "   ".join(row))
+
+
+def browser() -> None:
+    """What the user waits for in a browser, in seconds (one measurement each: the machine is shared)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from playwright.sync_api import sync_playwright
+
+    from app_server import launch_chromium, streamlit_app
+
+    def settle(page) -> None:
+        page.wait_for_function(
+            "document.querySelectorAll('[data-testid=stSkeleton]').length === 0 && "
+            "!document.querySelector('[data-testid=stStatusWidget]')",
+            timeout=BROWSER_WAIT_MS,
+        )
+
+    def first_metric(page) -> str:
+        return page.get_by_test_id("stMetricValue").first.inner_text(timeout=BROWSER_WAIT_MS)
+
+    def open_session(browser_, url: str):
+        page = browser_.new_page(viewport={"width": 1600, "height": 1000})
+        start = time.perf_counter()
+        page.goto(url)
+        page.get_by_test_id("stMetricValue").first.wait_for(timeout=BROWSER_WAIT_MS)
+        settle(page)
+        return page, time.perf_counter() - start
+
+    print("browser (headless Chromium 1600x1000), seconds until the page is drawn")
+    with streamlit_app() as url, sync_playwright() as p:
+        browser_ = launch_chromium(p)
+        try:
+            page, first = open_session(browser_, url)
+            print(f"   first load of a new server                       {first:5.2f} s")
+            page.close()
+            page, second = open_session(browser_, url)
+            print(f"   first load of a second session                   {second:5.2f} s")
+            for path in rackcost.bundled_scenarios():
+                data = yaml.safe_load(path.read_text(encoding="utf-8"))
+                page.get_by_test_id("stSelectbox").first.click()
+                page.get_by_role("option", name=path.name).click()
+                start = time.perf_counter()
+                page.get_by_role("button", name="Load this scenario").click()
+                # drawn: the sidebar names it, its last system has a tab, there is one metric per system
+                page.get_by_test_id("stSidebar").get_by_text(data["name"], exact=True).wait_for(timeout=BROWSER_WAIT_MS)
+                last_tab = f"System: {data['systems'][-1]['name']}"
+                page.get_by_role("tab", name=last_tab).wait_for(timeout=BROWSER_WAIT_MS)
+                page.wait_for_function(
+                    "n => document.querySelectorAll('[data-testid=stMetricLabel]').length === n",
+                    arg=len(data["systems"]),
+                    timeout=BROWSER_WAIT_MS,
+                )
+                settle(page)
+                print(f"   load {path.name:<44} {time.perf_counter() - start:5.2f} s")
+            page.get_by_role("tab", name="Facility and fleet").click()
+            settle(page)
+            for price in ("0.15", "0.05"):
+                before = first_metric(page)
+                spin = page.get_by_role("spinbutton", name=re.compile(r"^electricity price")).first
+                spin.fill(price)
+                start = time.perf_counter()
+                spin.press("Enter")
+                deadline = start + EDIT_WAIT_S
+                while first_metric(page) == before and time.perf_counter() < deadline:
+                    page.wait_for_timeout(20)
+                took = time.perf_counter() - start
+                print(f"   edit the electricity price to {price}: the metric changed after {took:5.2f} s")
+                settle(page)
+        finally:
+            browser_.close()
+
+
 def main() -> None:
     print(f"recomputation after an edit (validate + evaluate + operating_curves + latency_cliff), median of {REPEATS}")
     for path in rackcost.bundled_scenarios():
@@ -49,6 +157,9 @@ def main() -> None:
         recompute(data, 0.0123)  # warm-up (imports, first cache)
         times = [recompute(data, 0.05 + 0.001 * i) for i in range(REPEATS)]
         print(f"   {path.name:<48} {statistics.median(times) * 1e3:7.1f} ms (max {max(times) * 1e3:.1f} ms)")
+    script_runs()
+    if "--browser" in sys.argv[1:]:
+        browser()
 
 
 if __name__ == "__main__":

@@ -31,11 +31,13 @@ WIDTH, MAX_HEIGHT = 1440, 7000
 
 
 def settle(page) -> None:
-    """Wait until the script has finished and every element has drawn (no skeleton, no running indicator)."""
+    """Wait until the script has finished and every element has drawn (no skeleton, no running indicator, nothing
+    left from the last run: a click on a tab of the Scenario page reruns the script)."""
     page.wait_for_load_state("networkidle")
     page.wait_for_function(
         "document.querySelectorAll('[data-testid=stSkeleton]').length === 0 && "
-        "!document.querySelector('[data-testid=stStatusWidget]')",
+        "!document.querySelector('[data-testid=stStatusWidget]') && "
+        "!document.querySelector('[data-testid=stElementContainer][data-stale=true]')",
         timeout=60_000,
     )
     page.wait_for_timeout(1500)  # Vega charts draw after the elements arrive

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -49,8 +50,30 @@ def ok(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
+TAB_KEY = "scenario_tab"
+
+
+def open_tab(at: AppTest, label: str) -> None:
+    """Open a tab of the Scenario page (only the open tab's widgets are built), as a click on it would."""
+    if at.session_state[TAB_KEY] != label:
+        at.session_state[TAB_KEY] = label
+        at.run()
+        ok(at)
+
+
+def tab_of(at: AppTest, path: str) -> str:
+    """The Scenario page's tab holding the form field of a YAML path."""
+    head = path.split(".", 1)[0]
+    if head.startswith("systems["):
+        return at.session_state["scenario_tab_labels"][3 + int(head[len("systems[") : -1])]
+    return {"demand": "Demand", "facility": "Facility and fleet", "fleet": "Facility and fleet"}.get(
+        head.split("[", 1)[0], "Workload and SLO"
+    )
+
+
 def widget(at: AppTest, kind: str, path: str):
-    """The form widget editing a YAML path (its key is ``g<generation>|<path>``)."""
+    """The form widget editing a YAML path (its key is ``g<generation>|<path>``), its tab opened first."""
+    open_tab(at, tab_of(at, path))
     found = [w for w in getattr(at, kind) if w.key and w.key.split("|", 1)[-1] == path]
     assert len(found) == 1, f"no single {kind} for {path}"
     return found[0]
@@ -181,6 +204,7 @@ def test_an_upload_that_fails_validation_is_kept_in_the_yaml_editor():
     at.session_state["pending_upload"] = (text.encode("utf-8"), "mine.yaml")
     at.run()
     ok(at)
+    open_tab(at, "YAML")
     editor = next(t for t in at.text_area if t.key.startswith("yaml|"))
     assert "pue: 0.5" in editor.value
     # fixed in the editor and applied, it loads
@@ -189,6 +213,87 @@ def test_an_upload_that_fails_validation_is_kept_in_the_yaml_editor():
     ok(at)
     assert not at.session_state["load_problems"]
     assert at.session_state["draft"]["facility"]["pue"] == pytest.approx(1.2)
+
+
+def test_an_invalid_edit_keeps_its_tab_open_with_the_error_under_the_field():
+    at = start()
+    at.session_state["draft"]["facility"]["pue"] = 1.15  # a plain number, so the field is one input
+    at.session_state["generation"] += 1
+    at.run()
+    widget(at, "number_input", "facility.pue").set_value(0.5).run()  # on the Facility and fleet tab
+    ok(at)
+    assert at.session_state[TAB_KEY] == "Facility and fleet"
+    tabs = {t.label: t for t in at.tabs}
+    assert "must be >= 1.0, got 0.5" in " ".join(e.value for e in tabs["Facility and fleet"].error)
+    # the open tab is the one built: the first tab, where the page used to jump, is empty
+    assert not tabs["Workload and SLO"].number_input
+
+
+def test_renaming_a_system_keeps_its_tab_open_and_loading_keeps_the_yaml_tab():
+    at = start()
+    widget(at, "text_input", "systems[1].name").set_value("Jalapeño v2").run()
+    ok(at)
+    assert at.session_state[TAB_KEY] == "System: Jalapeño v2"
+    # six systems loaded while the YAML tab is open: still the YAML tab (not the tab at the same place)
+    open_tab(at, "YAML")
+    at.selectbox(key="bundled").select("llama-3.3-70b-gaudi25-tp-precision.yaml")
+    at.button(key="load_bundled").click().run()
+    ok(at)
+    assert at.session_state[TAB_KEY] == "YAML"
+
+
+def test_a_refused_yaml_text_keeps_the_yaml_tab_open_with_its_problems():
+    at = start()
+    open_tab(at, "YAML")
+    editor = next(t for t in at.text_area if t.key.startswith("yaml|"))
+    editor.set_value(invalid_default_yaml()).run()
+    at.button(key="apply_yaml").click().run()
+    ok(at)
+    assert at.session_state[TAB_KEY] == "YAML"
+    shown = " ".join(e.value for e in {t.label: t for t in at.tabs}["YAML"].error)
+    assert "Not applied" in shown and "must be >= 1.0, got 0.5" in shown
+
+
+def test_the_sidebar_names_an_uploaded_scenario_at_once():
+    path = rackcost.bundled_scenario_path("kimi-k2.5-jalapeno-vs-gb300")
+    at = start()
+    at.session_state["pending_upload"] = (path.read_bytes(), "mine.yaml")
+    at.run()
+    ok(at)
+    assert [m.value for m in at.sidebar.markdown] == [f"**{rackcost.load_scenario(path).name}**"]
+    assert [c.value for c in at.sidebar.caption] == ["from mine.yaml"]
+
+
+def test_every_refused_upload_shows_its_own_message():
+    at = start()
+    uploader = next(u for u in at.get("file_uploader") if u.proto.id.endswith("-uploader"))
+    # no type filter and no 1 MB limit in the uploader: a file it refused itself would never reach the page,
+    # which would go on showing the previous file's message
+    assert list(uploader.proto.type) == []
+    assert uploader.proto.max_upload_size_mb >= 50
+    refused = [
+        (b"name: [unclosed", "first.yaml", "not valid YAML"),
+        (b"# " + b"x" * 2_000_000, "big.yaml", "limited to 1 MB"),
+        (b"just: text\n", "notes.txt", "notes.txt"),
+        (bytes(range(256)), "picture.png", "not a UTF-8 text file"),
+    ]
+    for data, name, message in refused:
+        at.session_state["pending_upload"] = (data, name)
+        at.run()
+        ok(at)
+        shown = errors(at)
+        assert f"Not loaded: {name}" in shown and message in shown
+        assert not [other for _, other, _ in refused if other != name and other in shown]
+
+
+def test_export_file_names_keep_the_letters_of_the_scenario_name():
+    from rackcost_app.state import export_stem
+
+    assert export_stem("DeepSeek R1 670B - Jalapeño vs GB300 NVL72") == "deepseek-r1-670b-jalapeno-vs-gb300-nvl72"
+    assert export_stem("Crème brûlée: TP8/FP8") == "creme-brulee-tp8-fp8"
+    assert export_stem("推理 cost") == "推理-cost"  # letters without a Latin form are kept
+    assert export_stem("../etc/passwd") == "etc-passwd"
+    assert export_stem("  ") == export_stem(None) == "scenario"
 
 
 def test_a_valid_upload_replaces_the_scenario():
@@ -251,12 +356,78 @@ def test_every_form_label_names_its_unit():
 
 def test_rackcost_app_runs_streamlit_on_the_app(monkeypatch):
     calls = []
-    monkeypatch.setattr("rackcost.launch.subprocess.call", lambda command: calls.append(command) or 0)
+    monkeypatch.setattr("rackcost.launch.serve", lambda command: calls.append(command) or 0)
     result = CliRunner().invoke(cli_app, ["app", "--port", "8600"])
     assert result.exit_code == 0, result.output
     assert calls[0][1:4] == ["-m", "streamlit", "run"]
     assert Path(calls[0][4]) == ROOT / "app" / "streamlit_app.py"
     assert calls[0][-2:] == ["--server.port", "8600"]
+
+
+def children_of(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        if f"\nPPid:\t{pid}\n" in text and "\nState:\tZ" not in text:
+            found.append(int(status.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        return "\nState:\tZ" not in (Path("/proc") / str(pid) / "status").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads child processes from Linux /proc")
+def test_sigterm_to_rackcost_app_stops_the_streamlit_server():
+    import signal
+    import subprocess
+    import time
+    import urllib.request
+
+    from app_server import HOST, free_port
+
+    port = free_port()
+    rackcost_cli = Path(sys.executable).with_name("rackcost")
+    parent = subprocess.Popen(
+        [str(rackcost_cli), "app", "--headless", "--port", str(port), "--address", HOST],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    children: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://{HOST}:{port}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            assert parent.poll() is None and time.monotonic() < deadline, "rackcost app did not start"
+            time.sleep(0.25)
+        children = children_of(parent.pid)
+        assert children, "rackcost app runs streamlit in a child process"
+        parent.send_signal(signal.SIGTERM)
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while any(alive(c) for c in children) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [c for c in children if alive(c)], "the streamlit child outlived SIGTERM to rackcost app"
+    finally:
+        for pid in [parent.pid, *children]:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if parent.poll() is None:
+            parent.wait(timeout=10)
 
 
 def test_rackcost_app_without_streamlit_says_how_to_install(monkeypatch):
@@ -483,6 +654,7 @@ def test_adding_an_imported_curve_as_a_new_system_copies_hardware_flagged_for_re
     assert "to be reviewed" in figures[f"systems[{n}].costs"]["why"]
     assert figures[f"systems[{n}].performance"]["provenance"] == "independent"
     assert numeric_leaves_uncovered(draft) == []
+    open_tab(at, at.session_state["scenario_tab_labels"][3 + n])
     assert any("To be reviewed" in w.value for w in at.warning)  # in the new system's tab
     assert "Gaudi 2.5 TP4 BF16" in set(points_table(at)["system"])
     # a second system of the same name fails validation: shown by field, the results stay on the last valid one

@@ -1,6 +1,8 @@
 """The dashboard in a real browser: ``streamlit run`` on a loopback port, Debian's Chromium driven by Playwright.
 
-Load a bundled scenario, change the electricity price, and check that the results table changes. Needs
+Load a bundled scenario, change the electricity price, and check that the results table changes; then what only a
+browser shows: the open tab after an invalid edit, the message of each refused upload, and the layout (measured:
+charts inside their column, no cut metric label, no label broken inside a word, no overlapping chart labels). Needs
 /usr/bin/chromium: ``bash scripts/bootstrap`` installs it (the test fails, it does not skip, when it is missing).
 """
 
@@ -16,14 +18,16 @@ import rackcost
 from app_server import CHROMIUM, launch_chromium, missing_chromium_message, streamlit_app
 
 SCENARIO = "gpt-oss-120b-jalapeno-vs-gb200.yaml"
+GAUDI = "llama-3.3-70b-gaudi25-tp-precision.yaml"  # six systems: the widest layout of the bundled scenarios
 WAIT_MS = 60_000
 
 
 def settle(page) -> None:
-    """Wait until Streamlit has finished its script run and drawn every element."""
+    """Wait until Streamlit has finished its script run and drawn every element (none left from the last run)."""
     page.wait_for_function(
         "document.querySelectorAll('[data-testid=stSkeleton]').length === 0 && "
-        "!document.querySelector('[data-testid=stStatusWidget]')",
+        "!document.querySelector('[data-testid=stStatusWidget]') && "
+        "!document.querySelector('[data-testid=stElementContainer][data-stale=true]')",
         timeout=WAIT_MS,
     )
 
@@ -32,6 +36,110 @@ def go(page, title: str) -> None:
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
     page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=WAIT_MS)
     settle(page)
+
+
+def number_input(page, path: str):
+    """The input of a form field by YAML path: the field's own, or the central parameter of its distribution.
+
+    Widgets are keyed ``g<generation>|<path>``; Streamlit puts the key into a class, each character outside
+    ``[a-zA-Z0-9_-]`` replaced by ``-``.
+    """
+    css = re.sub(r"[^a-zA-Z0-9_-]", "-", path)
+    page.locator(f'[class*="-{css}"] input').first.wait_for(timeout=WAIT_MS)
+    for suffix in ("-mode", "-median", ""):
+        found = page.locator(f'[class$="-{css}{suffix}"] input, [class*="-{css}{suffix} "] input')
+        if found.count():
+            return found.first
+    raise AssertionError(f"no input for {path}")
+
+
+def load(page, scenario: str) -> None:
+    """Load a bundled scenario from the Scenario page; wait until the sidebar names it and the page is redrawn."""
+    data = yaml.safe_load(rackcost.bundled_scenario_path(scenario).read_text(encoding="utf-8"))
+    page.get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name=scenario).click()
+    page.get_by_role("button", name="Load this scenario").click()
+    page.get_by_test_id("stSidebar").get_by_text(data["name"], exact=True).wait_for(timeout=WAIT_MS)
+    # the sidebar is drawn first: wait for the page's last system tab and one metric per system
+    page.get_by_role("tab", name=f"System: {data['systems'][-1]['name']}").wait_for(timeout=WAIT_MS)
+    page.wait_for_function(
+        "n => document.querySelectorAll('[data-testid=stMetricLabel]').length === n",
+        arg=len(data["systems"]),
+        timeout=WAIT_MS,
+    )
+    settle(page)
+
+
+def open_tab(page, label: str) -> None:
+    page.get_by_role("tab", name=label, exact=True).click()
+    page.locator("[role=tab][aria-selected=true]", has_text=label).wait_for(timeout=WAIT_MS)
+    settle(page)
+
+
+def selected_tab(page) -> str:
+    return page.locator("[role=tab][aria-selected=true]").inner_text()
+
+
+def alert(page, text: str):
+    """The first alert box (error, warning...) holding ``text``."""
+    return page.get_by_test_id("stAlert").filter(has_text=text).first
+
+
+def visible_alerts(page) -> str:
+    return "\n".join(a.inner_text() for a in page.get_by_test_id("stAlert").all() if a.is_visible())
+
+
+# words of widget labels broken across two lines between two letters or digits ("electrici|ty")
+SPLIT_WORDS_JS = """() => {
+  const broken = [];
+  for (const label of document.querySelectorAll('[data-testid=stWidgetLabel]')) {
+    if (!label.checkVisibility()) continue;
+    const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.data;
+      for (let i = 1; i < text.length; i++) {
+        if (!/[\\p{L}\\p{N}]/u.test(text[i - 1]) || !/[\\p{L}\\p{N}]/u.test(text[i])) continue;
+        const a = document.createRange(); a.setStart(node, i - 1); a.setEnd(node, i);
+        const b = document.createRange(); b.setStart(node, i); b.setEnd(node, i + 1);
+        const ra = a.getBoundingClientRect(), rb = b.getBoundingClientRect();
+        if (ra.height && rb.height && rb.top > ra.top + ra.height / 2) {
+          broken.push(text.slice(Math.max(0, i - 12), i) + "|" + text.slice(i, i + 12));
+        }
+      }
+    }
+  }
+  return broken;
+}"""
+
+# metric labels cut with an ellipsis: some element of the label is wider inside than it is shown
+CUT_METRICS_JS = """() => [...document.querySelectorAll('[data-testid=stMetricLabel]')]
+  .filter(label => [label, ...label.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1))
+  .map(label => label.innerText)"""
+
+# every chart's drawing against the column that holds it [px]
+CHART_WIDTHS_JS = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].map(chart => {
+  const drawing = chart.querySelector('svg, canvas');
+  const column = chart.closest('[data-testid=stColumn]')
+    || chart.closest('[data-testid=stMain] [data-testid=stVerticalBlock]');
+  return [drawing.getBoundingClientRect().width, column.getBoundingClientRect().width];
+})"""
+
+# boxes of the chart texts that are one of the given words, per chart [px]
+TEXT_BOXES_JS = """(words) => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].map(chart =>
+  [...chart.querySelectorAll('g.mark-text text')].filter(t => words.includes(t.textContent)).map(t => {
+    const r = t.getBoundingClientRect();
+    return [t.textContent, r.left, r.top, r.right, r.bottom];
+  }))"""
+
+
+def overlapping(boxes: list) -> list[tuple[str, str]]:
+    """Pairs of text boxes ``[text, left, top, right, bottom]`` that overlap."""
+    return [
+        (a[0], b[0])
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]
+    ]
 
 
 def first_rows(page) -> list[str]:
@@ -70,9 +178,7 @@ def test_load_a_scenario_change_a_value_and_see_the_results_change(tmp_path):
             # change the electricity price
             go(page, "Scenario")
             page.get_by_role("tab", name="Facility and fleet").click()
-            # a plain number, or the central parameter of a distribution ("electricity price [USD/kWh]: mode")
-            name = re.compile(r"^electricity price \[USD.kWh\]( · \w+)?(: mode)?$")  # no "/": it ends the regex
-            price = page.get_by_role("spinbutton", name=name).first
+            price = number_input(page, "facility.electricity_usd_per_kwh")
             price.fill("0.15")  # inside the bundled triangular range (0.06 to 0.17)
             price.press("Enter")
             settle(page)
@@ -86,5 +192,118 @@ def test_load_a_scenario_change_a_value_and_see_the_results_change(tmp_path):
             assert after != before, f"results table did not change: {after}"
             page.screenshot(path=str(tmp_path / "results-after-edit.png"), full_page=True)
             assert (tmp_path / "results-after-edit.png").stat().st_size > 10_000
+        finally:
+            browser.close()
+
+
+def test_an_invalid_edit_a_refused_yaml_text_and_refused_uploads_keep_the_user_where_they_were(tmp_path):
+    if not CHROMIUM.exists():
+        pytest.fail(missing_chromium_message())
+    from playwright.sync_api import sync_playwright
+
+    with streamlit_app(tmp_path / "streamlit.log") as url, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            page.goto(url)
+            page.get_by_role("heading", name="Scenario", exact=True).first.wait_for(timeout=WAIT_MS)
+            settle(page)
+
+            # an invalid edit on the Facility tab (the mode of the PUE's triangle below its low): the tab stays open,
+            # the error under the field is visible
+            open_tab(page, "Facility and fleet")
+            pue = number_input(page, "facility.pue")
+            pue.fill("0.5")
+            pue.press("Enter")
+            # the field's own error, visible (an error in a tab that is not open is hidden)
+            alert(page, "distribution: needs low ≤ mode ≤ high").wait_for(state="visible", timeout=WAIT_MS)
+            settle(page)
+            assert selected_tab(page) == "Facility and fleet"
+            assert "distribution: needs low ≤ mode ≤ high" in visible_alerts(page)
+
+            # renaming a system keeps its tab open, under the new name
+            open_tab(page, "System: Jalapeño")
+            name = page.locator('[class*="-systems-1--name"] input').first
+            name.fill("Jalapeño v2")
+            name.press("Enter")
+            page.get_by_role("tab", name="System: Jalapeño v2").wait_for(timeout=WAIT_MS)
+            settle(page)
+            assert selected_tab(page) == "System: Jalapeño v2"
+
+            # a YAML text with a problem: the YAML tab stays open, its problem shown under the button
+            open_tab(page, "YAML")
+            page.get_by_role("textbox", name="Scenario YAML").fill("name: [unclosed\n")
+            page.get_by_role("button", name="Apply this YAML").click()
+            alert(page, "Not applied:").wait_for(state="visible", timeout=WAIT_MS)
+            settle(page)
+            assert selected_tab(page) == "YAML"
+            assert "not valid YAML" in visible_alerts(page)
+
+            # each refused upload shows its own message, also those the uploader used to refuse itself
+            uploader = page.get_by_test_id("stFileUploaderDropzoneInput").first
+            files = {
+                "first.yaml": b"name: [unclosed\n",
+                "big.yaml": b"# " + b"x" * 2_000_000,
+                "notes.txt": b"just: text\n",
+            }
+            for name, data in files.items():
+                (tmp_path / name).write_bytes(data)
+                uploader.set_input_files(str(tmp_path / name))
+                alert(page, f"Not loaded: {name}").wait_for(timeout=WAIT_MS)
+                settle(page)
+                shown = visible_alerts(page)
+                assert not [other for other in files if other != name and other in shown], shown
+        finally:
+            browser.close()
+
+
+def test_the_layout_fits_with_six_systems_and_no_label_is_cut_or_broken(tmp_path):
+    if not CHROMIUM.exists():
+        pytest.fail(missing_chromium_message())
+    from playwright.sync_api import sync_playwright
+
+    with streamlit_app(tmp_path / "streamlit.log") as url, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            page.goto(url)
+            page.get_by_role("heading", name="Scenario", exact=True).first.wait_for(timeout=WAIT_MS)
+            settle(page)
+
+            # form labels, at a wide and a narrow window (the default scenario has fields given as distributions)
+            for width in (1600, 1024):
+                page.set_viewport_size({"width": width, "height": 1000})
+                for tab in ("Workload and SLO", "Facility and fleet", "System: Jalapeño"):
+                    open_tab(page, tab)
+                    assert page.evaluate(SPLIT_WORDS_JS) == [], (width, tab)
+            page.set_viewport_size({"width": 1600, "height": 1000})
+
+            load(page, GAUDI)
+            assert page.evaluate(CUT_METRICS_JS) == []
+            page.screenshot(path=str(tmp_path / "scenario-gaudi.png"))
+
+            go(page, "Results")
+            page.get_by_test_id("stVegaLiteChart").nth(3).locator("svg, canvas").first.wait_for(timeout=WAIT_MS)
+            assert page.evaluate(CUT_METRICS_JS) == []
+            widths = page.evaluate(CHART_WIDTHS_JS)
+            assert len(widths) >= 4
+            assert all(0 < chart <= column + 1 for chart, column in widths), widths
+            demand = yaml.safe_load(rackcost.bundled_scenario_path(GAUDI).read_text(encoding="utf-8"))["demand"]
+            for scenario in (GAUDI, SCENARIO):
+                if scenario != GAUDI:
+                    go(page, "Scenario")
+                    load(page, scenario)
+                    go(page, "Results")
+                    page.get_by_test_id("stVegaLiteChart").nth(3).locator("svg").first.wait_for(timeout=WAIT_MS)
+                    data = yaml.safe_load(rackcost.bundled_scenario_path(scenario).read_text(encoding="utf-8"))
+                    demand = data["demand"]
+                boxes = page.evaluate(TEXT_BOXES_JS, [d["name"] for d in demand])
+                cliff = boxes[1:3]  # the two latency-cliff panels
+                assert all(len(chart) == len(demand) for chart in cliff), cliff
+                assert [overlapping(chart) for chart in cliff] == [[], []], cliff
+            page.screenshot(path=str(tmp_path / "results.png"))
+
+            go(page, "Claim vs decision")
+            assert page.evaluate(CUT_METRICS_JS) == []
         finally:
             browser.close()

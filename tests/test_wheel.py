@@ -74,7 +74,7 @@ def test_the_wheel_declares_the_console_script_and_the_app_extra(wheel):
 
 def _invoke(monkeypatch, *args: str) -> list[str]:
     calls: list[list[str]] = []
-    monkeypatch.setattr("rackcost.launch.subprocess.call", lambda command: calls.append(command) or 0)
+    monkeypatch.setattr("rackcost.launch.serve", lambda command: calls.append(command) or 0)
     result = CliRunner().invoke(cli_app, ["app", *args])
     assert result.exit_code == 0, result.output
     (command,) = calls

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from rackcost.results import TABLES
@@ -13,7 +11,7 @@ ss = st.session_state
 key = ss[state.VALID_JSON]
 result = compute.evaluate(key)
 name = state.get_at(ss[state.VALID], "name") or "scenario"
-stem = re.sub(r"[^A-Za-z0-9._-]+", "-", str(name)).strip("-").lower() or "scenario"
+stem = state.export_stem(name)
 
 st.title("Export")
 st.caption(

@@ -12,7 +12,7 @@ from rackcost import display
 from rackcost.referee import DEFAULT_ROUTING, figure_rows
 from rackcost.schema import ROUTING_WORDS
 from rackcost.simulation import ROUTINGS
-from rackcost_app import compute, state, tables
+from rackcost_app import charts, compute, layout, state, tables
 
 ss = st.session_state
 key = ss[state.VALID_JSON]
@@ -32,12 +32,9 @@ if ss[state.PROBLEMS]:
         icon=":material/warning:",
     )
 
-cols = st.columns(len(systems))
-for col, row in zip(cols, systems, strict=True):
-    col.metric(
-        f"{row['system']}: blended cost per 1,000 accepted requests",
-        display.usd_per_1k_requests(row["blended_usd_per_accepted_request"]),
-    )
+st.markdown("**Blended cost per 1,000 accepted requests** over the demand day, per system")
+for col, row in layout.in_rows(systems):
+    col.metric(row["system"], display.usd_per_1k_requests(row["blended_usd_per_accepted_request"]))
     col.caption(
         f"{row['provenance']} figures · {display.count(row['racks'])} racks · "
         f"{display.count(row['accelerators'])} accelerators · "
@@ -57,18 +54,30 @@ st.caption(
 )
 
 st.header("Cost per accepted request, by cost component")
+COST_PLOT_PX = 480  # width of the bars' panel [px]: with the labels, about 800 px in all, inside a 1,100 px column
+COST_LABEL_PX = 160  # longest system or demand point label before it is cut with an ellipsis [px]
+COST_BAR_PX = 22  # height of a bar's band [px]
 parts = pd.DataFrame(display.cost_components_per_request(points))
 component_order = list(display.COST_COMPONENTS.values())
 parts["order"] = parts["component"].map(component_order.index)
+# horizontal bars, one row of panels per demand point: the chart's width does not grow with the number of systems
+# (six systems side by side in a panel per point made it 1,868 px wide in a 1,100 px column); it grows downwards
 cost_chart = (
     alt.Chart(parts)
     .mark_bar()
     .encode(
-        x=alt.X("system:N", title=None, axis=alt.Axis(labelAngle=0)),
         y=alt.Y(
+            "system:N", title=None, sort=[row["system"] for row in systems], axis=alt.Axis(labelLimit=COST_LABEL_PX)
+        ),
+        x=alt.X(
             "sum(usd_per_accepted_request):Q", title="cost per accepted request [USD]", axis=alt.Axis(format="$.2~g")
         ),
-        color=alt.Color("component:N", sort=component_order, title="cost component"),
+        color=alt.Color(
+            "component:N",
+            sort=component_order,
+            title="cost component",
+            legend=alt.Legend(orient="bottom", direction="horizontal"),
+        ),
         order=alt.Order("order:Q"),
         tooltip=[
             alt.Tooltip("system:N"),
@@ -77,17 +86,28 @@ cost_chart = (
             alt.Tooltip("usd_per_accepted_request:Q", title="USD per accepted request", format="$.3~g"),
         ],
     )
-    .properties(width=max(120, 90 * len(systems)), height=300)
-    .facet(column=alt.Column("demand_point:N", sort=demand, title="demand point"))
+    .properties(width=COST_PLOT_PX, height=alt.Step(COST_BAR_PX))
+    .facet(
+        row=alt.Row(
+            "demand_point:N",
+            sort=demand,
+            title="demand point",
+            header=alt.Header(labelAngle=0, labelAlign="left", labelLimit=COST_LABEL_PX),
+        )
+    )
 )
-st.altair_chart(cost_chart)
+charts.show(st, "cost", key, cost_chart)
 
 st.header("Capacity at SLO against demand: where the latency cliff is")
 cliff = pd.DataFrame(compute.cliff(key))
+# each demand point's label on a row of its own, above the panel: labels never overlap one another (rows
+# LABEL_ROW_PX apart, more than a label's height) nor the curves (which used to run through them at 100% accepted)
+LABEL_ROW_PX = 18
+by_rate = sorted(valid["demand"], key=lambda d: d["arrival_rps"])
 rules = pd.DataFrame(
     [
-        {"demand_point": d["name"], "arrival_rps": d["arrival_rps"], "label_y": 8 + 14 * i}
-        for i, d in enumerate(sorted(valid["demand"], key=lambda d: d["arrival_rps"]))
+        {"demand_point": d["name"], "arrival_rps": d["arrival_rps"], "label_y": -LABEL_ROW_PX * (len(by_rate) - i)}
+        for i, d in enumerate(by_rate)
     ]
 )
 x = alt.X("arrival_rps:Q", title="arrival rate [requests/s] (log)", scale=alt.Scale(type="log"))
@@ -133,8 +153,12 @@ limit_rule = (
     alt.Chart(pd.DataFrame([{"ttft_limit_ms": ttft_limit}])).mark_rule(color="firebrick").encode(y="ttft_limit_ms:Q")
 )
 left, right = st.columns(2)
-left.altair_chart((accepted + demand_rules + demand_labels).properties(height=320), width="stretch")
-right.altair_chart((ttft + limit_rule + demand_rules + demand_labels).properties(height=320), width="stretch")
+charts.show(
+    left, "cliff accepted", key, (accepted + demand_rules + demand_labels).properties(height=320), width="stretch"
+)
+charts.show(
+    right, "cliff ttft", key, (ttft + limit_rule + demand_rules + demand_labels).properties(height=320), width="stretch"
+)
 st.caption(
     "The provisioned fleet of each system as demand rises; dashed lines are the scenario's demand points, the red "
     "line the TTFT limit. Past capacity at SLO, admission control rejects the excess."
@@ -181,7 +205,9 @@ slo_rule = alt.Chart(slo).mark_rule(color="firebrick", strokeWidth=2).encode(x=x
 slo_label = (
     alt.Chart(slo).mark_text(align="left", dx=4, dy=-6, color="firebrick").encode(x=xi, y=alt.value(10), text="label:N")
 )
-st.altair_chart((line + measured + chosen + slo_rule + slo_label).properties(height=380), width="stretch")
+charts.show(
+    st, "curves", key, (line + measured + chosen + slo_rule + slo_label).properties(height=380), width="stretch"
+)
 st.caption(
     "Right of the red line the TPOT limit is met. Measured points are dots (faded where TPOT or TTFT misses the "
     "SLO before queueing); the diamond is the operating point rackcost chose: the feasible point that needs the "

@@ -11,11 +11,10 @@ import yaml
 import rackcost
 from rackcost import display, edits, schema
 from rackcost.loading import DEFAULT_SCENARIO
-from rackcost_app import compute, fields, imports, state
+from rackcost_app import compute, fields, imports, layout, state
 
 ss = st.session_state
-state.process_pending_upload()
-imports.process_pending()
+imports.process_pending()  # (a pending scenario upload was read by streamlit_app.py, before the sidebar)
 
 st.title("Scenario")
 st.caption(
@@ -54,12 +53,14 @@ with left:
         help="Replaces the scenario you are editing (download it first on the Export page to keep it).",
     )
 with right:
+    # no type filter and a generous size limit: every file reaches state.handle_upload, which refuses it with a
+    # message of its own (a file the uploader refused itself would leave the previous file's message on screen)
     st.file_uploader(
         "Or upload a scenario YAML file (at most 1 MB)",
-        type=["yaml", "yml"],
         key="uploader",
-        max_upload_size=1,
+        max_upload_size=state.MAX_UPLOAD_MB,
         on_change=_on_upload,
+        help="A .yaml or .yml text file of at most 1 MB; anything else is refused with the reason.",
     )
 
 # ---- benchmark results into a system's operating points -------------------------------------------------------
@@ -271,7 +272,7 @@ if ss.get(state.LOAD_PROBLEMS):
     rejected = ss.get(state.REJECTED_TEXT)
     tail = " Its text is in the *YAML* tab below, where you can fix it and apply it again." if rejected else ""
     st.error(
-        f"**Not loaded:** {len(problems)} problem{'s' if len(problems) > 1 else ''}. "
+        f"**Not loaded: {problems[0].file or 'the text'}**, {len(problems)} problem{'s' if len(problems) > 1 else ''}. "
         f"You are still working on *{state.get_at(ss[state.VALID], 'name')}*.{tail}\n\n{lines}",
         icon=":material/block:",
     )
@@ -289,12 +290,12 @@ if problems:
 # ---- what the edits do, at a glance ---------------------------------------------------------------------------
 
 result = compute.evaluate(ss[state.VALID_JSON])
-cols = st.columns(max(1, len(result.records["systems"])))
-for col, row in zip(cols, result.records["systems"], strict=True):
+st.markdown("**Blended cost per 1,000 accepted requests** over the demand day, per system")
+for col, row in layout.in_rows(result.records["systems"]):
     peak = [p for p in result.records["points"] if p["system"] == row["system"]]
     peak_kw = max(p["facility_power_kw"] for p in peak)
     col.metric(
-        f"{row['system']}: blended cost per 1,000 accepted requests",
+        row["system"],
         display.usd_per_1k_requests(row["blended_usd_per_accepted_request"]),
         help="Over the demand day, from the last valid scenario. Details on the Results page.",
     )
@@ -305,178 +306,221 @@ for col, row in zip(cols, result.records["systems"], strict=True):
 
 # ---- the forms, grouped as the scenario is ----------------------------------------------------------------------
 
+TAB_KEY = "scenario_tab"
+TAB_LABELS = "scenario_tab_labels"
+
+
+def scenario_tab_labels(system_names: list[str]) -> list[str]:
+    """Tab labels, one per system; unique (a tab is selected by its label), so two systems of one name get a number."""
+    counts: dict[str, int] = {}
+    systems_tabs = []
+    for n in system_names:
+        counts[n] = counts.get(n, 0) + 1
+        systems_tabs.append(f"System: {n}" + (f" ({counts[n]})" if counts[n] > 1 else ""))
+    return ["Workload and SLO", "Demand", "Facility and fleet", *systems_tabs, "YAML"]
+
+
 draft = ss[state.DRAFT]
 systems = draft.get("systems") or []
 system_names = [str(s.get("name", f"system {i + 1}")) for i, s in enumerate(systems)]
 demand_names = [str(d.get("name")) for d in draft.get("demand") or [] if isinstance(d, dict) and d.get("name")]
 
-tabs = st.tabs(["Workload and SLO", "Demand", "Facility and fleet", *[f"System: {n}" for n in system_names], "YAML"])
+# The tabs are a keyed widget: the open tab is kept in session state by the server, so an edit (which adds or
+# removes error boxes above them) or a refused YAML text never sends the user back to the first tab; only the open
+# tab's widgets are built (on_change="rerun"), which is most of a script run with many systems.
+tab_labels = scenario_tab_labels(system_names)
+previous_labels = ss.get(TAB_LABELS)
+open_label = ss.get(TAB_KEY)
+if previous_labels and previous_labels != tab_labels and open_label in previous_labels:
+    # new labels make a new widget, which would open the first tab: say which tab stays open. Only a system's tab
+    # can disappear (the system was renamed or removed, another scenario loaded): then the system's at the same
+    # place, or the last one
+    if open_label not in tab_labels:
+        system_tabs = tab_labels[3:-1]
+        at = previous_labels.index(open_label) - 3
+        open_label = system_tabs[min(at, len(system_tabs) - 1)] if system_tabs else tab_labels[0]
+    ss[TAB_KEY] = open_label
+ss[TAB_LABELS] = tab_labels
+tabs = st.tabs(tab_labels, key=TAB_KEY, on_change="rerun")
 
-with tabs[0]:
-    st.subheader("Scenario")
-    c1, c2 = st.columns(2)
-    with c1:
-        fields.field(schema.Scenario, "name", "name")
-    with c2:
-        fields.field(schema.Scenario, "baseline_system", "baseline_system", choices=system_names)
-    fields.field(schema.Scenario, "description", "description")
-    st.subheader("Workload")
-    fields.block(schema.Workload, "workload", columns=3)
-    st.subheader("Latency SLO")
-    fields.block(schema.SLO, "slo", columns=4)
+if tabs[0].open:
+    with tabs[0]:
+        st.subheader("Scenario")
+        c1, c2 = st.columns(2)
+        with c1:
+            fields.field(schema.Scenario, "name", "name")
+        with c2:
+            fields.field(schema.Scenario, "baseline_system", "baseline_system", choices=system_names)
+        fields.field(schema.Scenario, "description", "description")
+        st.subheader("Workload")
+        fields.block(schema.Workload, "workload", columns=3)
+        st.subheader("Latency SLO")
+        fields.block(schema.SLO, "slo", columns=4)
 
-with tabs[1]:
-    st.subheader("Demand over a day")
-    fields.table(
-        "demand",
-        {
-            "name": st.column_config.TextColumn("name", required=True),
-            "arrival_rps": st.column_config.NumberColumn("arrival rate [requests/s]", required=True, format="%g"),
-            "hours_per_day": st.column_config.NumberColumn("hours per day [h]", required=True, format="%g"),
-            "source": st.column_config.TextColumn("source"),
-        },
-        text_columns=("name", "source"),
-        help_text="Poisson arrivals; the hours add up to 24. The fleet is sized for the highest rate "
-        "(or the demand point named under Fleet). Add or delete rows with the table's controls.",
-    )
+if tabs[1].open:
+    with tabs[1]:
+        st.subheader("Demand over a day")
+        fields.table(
+            "demand",
+            {
+                "name": st.column_config.TextColumn("name", required=True),
+                "arrival_rps": st.column_config.NumberColumn("arrival rate [requests/s]", required=True, format="%g"),
+                "hours_per_day": st.column_config.NumberColumn("hours per day [h]", required=True, format="%g"),
+                "source": st.column_config.TextColumn("source"),
+            },
+            text_columns=("name", "source"),
+            help_text="Poisson arrivals; the hours add up to 24. The fleet is sized for the highest rate "
+            "(or the demand point named under Fleet). Add or delete rows with the table's controls.",
+        )
 
-with tabs[2]:
-    st.subheader("Facility")
-    fields.block(schema.Facility, "facility", columns=4)
-    st.subheader("Fleet policy")
-    fields.block(schema.Fleet, "fleet", columns=4, sizing_demand_point=demand_names)
+if tabs[2].open:
+    with tabs[2]:
+        st.subheader("Facility")
+        fields.block(schema.Facility, "facility", columns=4)
+        st.subheader("Fleet policy")
+        fields.block(schema.Fleet, "fleet", columns=4, sizing_demand_point=demand_names)
 
 for i, name in enumerate(system_names):
     path = f"systems[{i}]"
     system = systems[i]
-    with tabs[3 + i]:
-        prov = system.get("provenance") or {}
-        badge = prov.get("class", "?")
-        who = " · ".join(str(prov[k]) for k in ("reported_by", "date") if prov.get(k))
-        body = f"**Provenance: {badge}**" + (f" · {who}" if who else "")
-        body += f"\n\nSource: {prov.get('source', 'not given')}"
-        if prov.get("software_stack"):
-            body += f"\n\nSoftware: {prov['software_stack']}"
-        if prov.get("proprietary_software"):
-            body += "\n\n:orange[The results depend on proprietary software a buyer may not get.]"
-        if prov.get("notes"):
-            body += f"\n\n{prov['notes']}"
-        (st.warning if badge in ("vendor", "collaborative", "assumption") else st.info)(
-            body, icon=":material/verified:"
-        )
-        copied = [
-            key
-            for key, fig in (draft.get("figures") or {}).items()
-            if key.startswith(path + ".")
-            and isinstance(fig, dict)
-            and str(fig.get("source", "")).startswith(edits.COPIED)
-        ]
-        if copied:
-            st.warning(
-                "**To be reviewed:** this system was added from benchmark results, and its hardware, power and "
-                "costs were copied from another system as a starting point (their sources below say *copied ...*). "
-                "Check them; each value you change is labelled as yours.",
-                icon=":material/rate_review:",
+    if tabs[3 + i].open:
+        with tabs[3 + i]:
+            prov = system.get("provenance") or {}
+            badge = prov.get("class", "?")
+            who = " · ".join(str(prov[k]) for k in ("reported_by", "date") if prov.get(k))
+            body = f"**Provenance: {badge}**" + (f" · {who}" if who else "")
+            body += f"\n\nSource: {prov.get('source', 'not given')}"
+            if prov.get("software_stack"):
+                body += f"\n\nSoftware: {prov['software_stack']}"
+            if prov.get("proprietary_software"):
+                body += "\n\n:orange[The results depend on proprietary software a buyer may not get.]"
+            if prov.get("notes"):
+                body += f"\n\n{prov['notes']}"
+            (st.warning if badge in ("vendor", "collaborative", "assumption") else st.info)(
+                body, icon=":material/verified:"
             )
-        fields.field(schema.System, "name", f"{path}.name")
-        with st.expander("Edit provenance"):
-            fields.block(schema.Provenance, f"{path}.provenance", columns=2)
+            copied = [
+                key
+                for key, fig in (draft.get("figures") or {}).items()
+                if key.startswith(path + ".")
+                and isinstance(fig, dict)
+                and str(fig.get("source", "")).startswith(edits.COPIED)
+            ]
+            if copied:
+                st.warning(
+                    "**To be reviewed:** this system was added from benchmark results, and its hardware, power and "
+                    "costs were copied from another system as a starting point (their sources below say *copied ...*). "
+                    "Check them; each value you change is labelled as yours.",
+                    icon=":material/rate_review:",
+                )
+            fields.field(schema.System, "name", f"{path}.name")
+            with st.expander("Edit provenance"):
+                fields.block(schema.Provenance, f"{path}.provenance", columns=2)
 
-        st.subheader("Performance: operating points")
-        perf = system.get("performance") or {}
-        per = perf.get("throughput_per", "replica")
-        basis = perf.get("token_basis", "total")
-        fields.table(
-            f"{path}.performance.points",
-            {
-                "concurrency": st.column_config.NumberColumn("concurrency [requests in flight]", format="%g"),
-                "throughput_tokens_per_s": st.column_config.NumberColumn(
-                    f"throughput [{basis} tokens/s per {per}]", required=True, format="%g"
-                ),
-                "tpot_ms": st.column_config.NumberColumn("TPOT [ms]", format="%g"),
-                "interactivity_tokens_per_s": st.column_config.NumberColumn(
-                    "interactivity [tokens/s per user]", format="%g"
-                ),
-                "ttft_ms": st.column_config.NumberColumn("TTFT [ms]", required=True, format="%g"),
-                "power_w_per_accelerator": st.column_config.NumberColumn(
-                    "measured power [W per accelerator]", format="%g"
-                ),
-            },
-            help_text="Give TPOT or interactivity on each row, and concurrency on every row or on none "
-            "(then Little's law derives it). Curves are interpolated in log(concurrency), never extrapolated.",
-        )
-        fields.block(
-            schema.Performance,
-            f"{path}.performance",
-            columns=2,
-            skip=(
-                "benchmark_model",
-                "benchmark_revision",
-                "benchmark_precision",
-                "benchmark_input_tokens",
-                "benchmark_output_tokens",
-                "framework",
-                "speculative_decoding",
-            ),
-        )
-        with st.expander("What the curve was measured on"):
+            st.subheader("Performance: operating points")
+            perf = system.get("performance") or {}
+            per = perf.get("throughput_per", "replica")
+            basis = perf.get("token_basis", "total")
+            fields.table(
+                f"{path}.performance.points",
+                {
+                    "concurrency": st.column_config.NumberColumn("concurrency [requests in flight]", format="%g"),
+                    "throughput_tokens_per_s": st.column_config.NumberColumn(
+                        f"throughput [{basis} tokens/s per {per}]", required=True, format="%g"
+                    ),
+                    "tpot_ms": st.column_config.NumberColumn("TPOT [ms]", format="%g"),
+                    "interactivity_tokens_per_s": st.column_config.NumberColumn(
+                        "interactivity [tokens/s per user]", format="%g"
+                    ),
+                    "ttft_ms": st.column_config.NumberColumn("TTFT [ms]", required=True, format="%g"),
+                    "power_w_per_accelerator": st.column_config.NumberColumn(
+                        "measured power [W per accelerator]", format="%g"
+                    ),
+                },
+                help_text="Give TPOT or interactivity on each row, and concurrency on every row or on none "
+                "(then Little's law derives it). Curves are interpolated in log(concurrency), never extrapolated.",
+            )
             fields.block(
                 schema.Performance,
                 f"{path}.performance",
-                columns=3,
-                skip=("token_basis", "throughput_per"),
+                columns=2,
+                skip=(
+                    "benchmark_model",
+                    "benchmark_revision",
+                    "benchmark_precision",
+                    "benchmark_input_tokens",
+                    "benchmark_output_tokens",
+                    "framework",
+                    "speculative_decoding",
+                ),
             )
-        if perf.get("claim") is not None:
-            st.subheader("Vendor claim (headline)")
-            fields.block(schema.Claim, f"{path}.performance.claim", columns=4)
-        else:
-            st.caption("No vendor claim: the headline is derived from the curve (peak tokens/s per rated kW).")
-
-        st.subheader("Hardware and power")
-        fields.block(schema.Hardware, f"{path}.hardware", columns=4)
-        st.subheader("Costs")
-        fields.block(schema.Costs, f"{path}.costs", columns=4)
-        with st.expander("Facility for this system only (empty: the scenario's facility)"):
-            fields.block(schema.FacilityOverride, f"{path}.facility", columns=3)
-        fields.block_problems(path, ("name", "performance", "provenance", "hardware", "costs", "facility"))
-
-        figs = [
-            {"figure": key.removeprefix(path + "."), **fig}
-            for key, fig in (draft.get("figures") or {}).items()
-            if (key.startswith(path + ".") or key == path) and isinstance(fig, dict)
-        ]
-        with st.expander(f"Sources of {name}'s figures ({len(figs)})", expanded=False):
-            if figs:
-                st.dataframe(
-                    pd.DataFrame(figs, columns=["figure", "provenance", "source", "why"]),
-                    hide_index=True,
-                    width="stretch",
-                    column_config={
-                        "figure": st.column_config.TextColumn("figure (YAML path)"),
-                        "why": st.column_config.TextColumn("why (for an assumption)"),
-                    },
+            with st.expander("What the curve was measured on"):
+                fields.block(
+                    schema.Performance,
+                    f"{path}.performance",
+                    columns=3,
+                    skip=("token_basis", "throughput_per"),
                 )
+            if perf.get("claim") is not None:
+                st.subheader("Vendor claim (headline)")
+                fields.block(schema.Claim, f"{path}.performance.claim", columns=4)
             else:
-                st.caption("The scenario's figures: block names no source for this system.")
+                st.caption("No vendor claim: the headline is derived from the curve (peak tokens/s per rated kW).")
 
-with tabs[-1]:
-    st.subheader("The scenario as YAML")
-    rejected = ss.get(state.REJECTED_TEXT)
-    text = rejected[1] if rejected else state.draft_yaml()
-    key = "yaml|" + hashlib.sha1(text.encode("utf-8")).hexdigest()
-    st.caption(
-        "Edit the whole scenario as text (fields the forms do not show are here too), then apply it. "
-        "A text with problems is not applied, and stays here for you to fix."
-    )
-    st.text_area("Scenario YAML", value=text, height=500, key=key)
+            st.subheader("Hardware and power")
+            fields.block(schema.Hardware, f"{path}.hardware", columns=4)
+            st.subheader("Costs")
+            fields.block(schema.Costs, f"{path}.costs", columns=4)
+            with st.expander("Facility for this system only (empty: the scenario's facility)"):
+                fields.block(schema.FacilityOverride, f"{path}.facility", columns=3)
+            fields.block_problems(path, ("name", "performance", "provenance", "hardware", "costs", "facility"))
 
-    def _apply(key: str = key) -> None:
-        state.load_text(ss[key], ss[state.FILE_NAME])
+            figs = [
+                {"figure": key.removeprefix(path + "."), **fig}
+                for key, fig in (draft.get("figures") or {}).items()
+                if (key.startswith(path + ".") or key == path) and isinstance(fig, dict)
+            ]
+            with st.expander(f"Sources of {name}'s figures ({len(figs)})", expanded=False):
+                if figs:
+                    st.dataframe(
+                        pd.DataFrame(figs, columns=["figure", "provenance", "source", "why"]),
+                        hide_index=True,
+                        width="stretch",
+                        column_config={
+                            "figure": st.column_config.TextColumn("figure (YAML path)"),
+                            "why": st.column_config.TextColumn("why (for an assumption)"),
+                        },
+                    )
+                else:
+                    st.caption("The scenario's figures: block names no source for this system.")
 
-    def _reset() -> None:
-        original = ss.get(state.LOADED, ss[state.ORIGINAL])
-        state.load_text(yaml.safe_dump(original, sort_keys=False, allow_unicode=True), ss[state.FILE_NAME])
+if tabs[-1].open:
+    with tabs[-1]:
+        st.subheader("The scenario as YAML")
+        rejected = ss.get(state.REJECTED_TEXT)
+        text = rejected[1] if rejected else state.draft_yaml()
+        key = "yaml|" + hashlib.sha1(text.encode("utf-8")).hexdigest()
+        st.caption(
+            "Edit the whole scenario as text (fields the forms do not show are here too), then apply it. "
+            "A text with problems is not applied, and stays here for you to fix."
+        )
+        st.text_area("Scenario YAML", value=text, height=500, key=key)
 
-    c1, c2 = st.columns(2)
-    c1.button("Apply this YAML", key="apply_yaml", on_click=_apply, type="primary")
-    c2.button("Discard my edits (back to the loaded file)", key="reset", on_click=_reset)
+        def _apply(key: str = key) -> None:
+            state.load_text(ss[key], ss[state.FILE_NAME])
+
+        def _reset() -> None:
+            original = ss.get(state.LOADED, ss[state.ORIGINAL])
+            state.load_text(yaml.safe_dump(original, sort_keys=False, allow_unicode=True), ss[state.FILE_NAME])
+
+        c1, c2 = st.columns(2)
+        c1.button("Apply this YAML", key="apply_yaml", on_click=_apply, type="primary")
+        c2.button("Discard my edits (back to the loaded file)", key="reset", on_click=_reset)
+        if rejected and ss.get(state.LOAD_PROBLEMS):
+            # the same problems as at the top of the page, here too: the user is looking at the text
+            st.error(
+                f"**Not applied:** {len(ss[state.LOAD_PROBLEMS])} problem"
+                f"{'s' if len(ss[state.LOAD_PROBLEMS]) > 1 else ''}; the text stays above for you to fix.\n\n"
+                + "\n".join(f"- {p}" for p in ss[state.LOAD_PROBLEMS]),
+                icon=":material/block:",
+            )

@@ -244,20 +244,20 @@ def distribution(text: str, path: str, value: dict[str, Any], help_text: str, sh
     """
     params = [k for k, v in value.items() if k != "dist" and isinstance(v, int | float) and not isinstance(v, bool)]
     st.markdown(f"{text}  \n:violet-badge[{value['dist']} distribution] :gray[(results use its central value)]")
-    cols = st.columns(max(1, len(params)))
-    for col, param in zip(cols, params, strict=False):
+    # one parameter under the other, each labelled by its name alone: side by side in a form column, each input
+    # was a few dozen pixels wide and its label ("electricity price [USD/kWh]: mode") broke in the middle of words
+    for param in params:
         key = state.widget_key(f"{path}.{param}")
-        with col:
-            st.number_input(
-                f"{short}: {param}",
-                value=float(value[param]),
-                step=_step(float(value[param]), False),
-                format="%g",
-                key=key,
-                help=help_text or None,
-                on_change=_on_change,
-                args=(f"{path}.{param}", key, "float", False),
-            )
+        st.number_input(
+            param,
+            value=float(value[param]),
+            step=_step(float(value[param]), False),
+            format="%g",
+            key=key,
+            help=f"{param} of {short}" + (f"\n\n{help_text}" if help_text else ""),
+            on_change=_on_change,
+            args=(f"{path}.{param}", key, "float", False),
+        )
     for problem in state.problems_at(path) + state.problems_at(path, exact=False):
         where = problem.path.removeprefix(path).lstrip(".") or "distribution"
         st.error(f"{where}: {problem.message}", icon=":material/error:")

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import unicodedata
 from typing import Any
 
 import streamlit as st
@@ -43,6 +45,9 @@ LOAD_PROBLEMS = "load_problems"
 REJECTED_TEXT = "rejected_text"
 PENDING_UPLOAD = "pending_upload"
 NOTICE = "notice"
+# the uploader's own limit [MB]: far above the library's 1 MB, so that every plausible file reaches handle_upload and
+# is refused with its own message (a file the uploader refuses leaves the page as it was, with an older message)
+MAX_UPLOAD_MB = 50
 
 
 def init() -> None:
@@ -148,6 +153,20 @@ def revalidate() -> None:
     ss[PROBLEMS] = []
     ss[VALID] = copy.deepcopy(ss[DRAFT])
     ss[VALID_JSON] = canonical_json(scenario)
+
+
+def export_stem(name: str | None) -> str:
+    """File name stem for downloads of a scenario called ``name``: ``"Jalapeño vs GB300"`` -> ``"jalapeno-vs-gb300"``.
+
+    Accents are transliterated (Unicode NFKD, combining marks dropped), so the name stays ASCII where the script is
+    Latin; other letters and digits (``"推理"``) are kept as they are; every other run of characters becomes one
+    ``-`` (``.``, ``_`` and ``-`` stay). Lower case; ``"scenario"`` when nothing is left.
+    """
+    decomposed = unicodedata.normalize("NFKD", str(name or ""))
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    stem = re.sub(r"[^\w.-]+", "-", unicodedata.normalize("NFC", plain))
+    stem = re.sub(r"-{2,}", "-", stem).strip("-.").lower()
+    return stem or "scenario"
 
 
 # ---- the draft, edited with the library's pure edits (rackcost.edits) ----------------------------------------

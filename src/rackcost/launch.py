@@ -9,7 +9,9 @@ any directory. An editable install has no packaged copy and runs the repository'
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import signal
 import subprocess
 import sys
 from importlib import resources
@@ -18,9 +20,12 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["app_script", "packaged_script", "run_app", "streamlit_command"]
+__all__ = ["app_script", "packaged_script", "run_app", "serve", "streamlit_command"]
 
 INSTALL_HINT = "pip install 'rackcost[app]' (in a checkout: pip install -e '.[app]')"
+# signals that end ``rackcost app`` and are passed on to the Streamlit server (SIGINT, Ctrl-C, reaches both anyway)
+FORWARDED_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+STOP_TIMEOUT_S = 10.0
 
 
 def packaged_script() -> Path:
@@ -71,6 +76,49 @@ def streamlit_command(
     return command
 
 
+def serve(command: list[str]) -> int:
+    """Run the Streamlit server as a child process until it exits; the signals that stop us stop it too.
+
+    SIGTERM and SIGHUP sent to ``rackcost app`` (a service manager, ``kill``, a closed terminal) are forwarded to
+    the child, so that the server never outlives its launcher; Ctrl-C reaches both (same process group), and we
+    wait for the child. If the child has not exited when we leave (an error of ours), it is terminated, then killed
+    after :data:`STOP_TIMEOUT_S` seconds.
+
+    Parameters
+    ----------
+    command
+        The ``streamlit run`` command line (:func:`streamlit_command`).
+
+    Returns
+    -------
+    int
+        The child's exit code (0 after Ctrl-C; a negative signal number when a signal ended it).
+    """
+    child = subprocess.Popen(command)
+
+    def forward(signum: int, _frame: object) -> None:
+        child.send_signal(signum)
+
+    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED_SIGNALS}
+    try:
+        while True:
+            try:
+                return child.wait()
+            except KeyboardInterrupt:
+                continue  # the child got the same Ctrl-C: wait for it to shut down
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if child.poll() is None:
+            child.terminate()
+            try:
+                child.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    child.wait(timeout=STOP_TIMEOUT_S)
+
+
 def run_app(
     port: Annotated[int | None, typer.Option("--port", help="Port to serve on (default: Streamlit's, 8501).")] = None,
     headless: Annotated[
@@ -93,8 +141,5 @@ def run_app(
             err=True,
         )
         raise typer.Exit(code=1)
-    try:
-        code = subprocess.call(streamlit_command(script, port=port, headless=headless, address=address))
-    except KeyboardInterrupt:
-        code = 0
-    raise typer.Exit(code=code)
+    code = serve(streamlit_command(script, port=port, headless=headless, address=address))
+    raise typer.Exit(code=0 if code in (0, -signal.SIGINT) else code)
