@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
 from typer.testing import CliRunner
 
 import rackcost
+from fuzzing import Case, check_outcome, mutated_scenarios
 from rackcost import ScenarioError
 from rackcost.cli import app
 from rackcost.loading import MAX_EXPANDED_NODES, MAX_SCENARIO_BYTES
@@ -163,6 +165,8 @@ EXTREMES = [
     ),
     (("rack_power_limit_kw: 40", "rack_power_limit_kw: " + "9" * 5001), "facility.rack_power_limit_kw"),
     (("rack_power_limit_kw: 40", "rack_power_limit_kw: 1" + "0" * 400), "facility.rack_power_limit_kw"),
+    # found by the fuzzer: 1 - 1e-308 is 1.0, and the queueing step raised "max_exceedance_fraction must lie in ..."
+    (("attainment_fraction: 0.99", "attainment_fraction: 1.0e-308"), "slo.attainment_fraction"),
 ]
 
 
@@ -224,3 +228,25 @@ def test_a_figure_path_that_is_simply_wrong_is_still_reported(tmp_path: Path) ->
     text = BASE + "figures:\n  facility.peu: {provenance: independent, source: x}\n"
     (problem,) = problems_of(write(tmp_path, text))
     assert problem.path == "figures.facility.peu"
+
+
+# --------------------------------------------------------------------------- the fuzzer
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_scenarios())
+def test_fuzzed_scenarios_are_a_result_or_a_clear_error(case: Case) -> None:
+    assert check_outcome(case.text) in ("ok", "refused")
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_scenarios())
+def test_fuzzed_files_through_the_cli(tmp_path_factory: pytest.TempPathFactory, case: Case) -> None:
+    path = tmp_path_factory.mktemp("fuzz") / "mutated.yaml"
+    path.write_text(case.text, encoding="utf-8")
+    result = runner.invoke(app, ["evaluate", str(path)])
+    assert result.exit_code in (0, 1), result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    if result.exit_code == 1:
+        assert str(path) in result.stderr, result.stderr

@@ -139,7 +139,7 @@ def _scan(root: yaml.Node, file: str) -> tuple[dict[YamlPath, int], list[Problem
             stack.extend(reversed(children))  # popped in file order: an anchor is entered where it is defined
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(reversed([(value, (*path, i)) for i, value in enumerate(node.value)]))
-        elif node.tag == "tag:yaml.org,2002:int" and len(node.value) > MAX_NUMBER_CHARS:
+        elif path and node.tag == "tag:yaml.org,2002:int" and len(node.value) > MAX_NUMBER_CHARS:
             problems.append(
                 Problem(
                     format_path(path),

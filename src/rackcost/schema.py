@@ -185,11 +185,11 @@ class SLO(_Block):
     e2e_limit_ms: LatencyMs | None = Field(
         default=None, description="Optional end-to-end latency limit, queueing included; 1e-3 to 1e7 [ms]."
     )
-    # a target of 1 - 1e-9 or closer asks for a wait quantile no queue model resolves in double precision
-    attainment_fraction: _number(0, 1 - 1e-9, low_open=True) = Field(
+    # an objective met by fewer than half the requests is no objective (and 1 - 1e-308 rounds to 1: no tail left);
+    # closer to 1 than 1 - 1e-9 asks for a wait quantile no queue model resolves in double precision
+    attainment_fraction: _number(0.5, 1 - 1e-9) = Field(
         default=0.99,
-        description="Share of requests that must be accepted at the sizing (peak) demand, e.g. 0.99; above 0 and "
-        "at most 1 - 1e-9.",
+        description="Share of requests that must be accepted at the sizing (peak) demand, e.g. 0.99; 0.5 to 1 - 1e-9.",
     )
     source: Source = None
 
@@ -616,7 +616,7 @@ class Scenario(_Block):
     @classmethod
     def _distributions_to_central(cls, data: Any, handler: Any) -> Scenario:
         """Distributions out (central values in), ``figures`` keys checked, then every field: all problems at once."""
-        if not isinstance(data, dict):
+        if not isinstance(data, dict) or "dist" in data:  # a whole file that is one distribution: not a scenario
             return handler(data)
         found: dict[str, Any] = {}
         problems: list[tuple[str, str]] = []
