@@ -14,6 +14,7 @@ import collections
 import re
 import sys
 import time
+import warnings
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -30,6 +31,7 @@ def _kind(message: str) -> str:
 
 
 def main(n: int) -> None:
+    warnings.simplefilter("error")  # as pytest runs the CI examples: a RuntimeWarning (overflow) breaks the contract
     counts: collections.Counter[str] = collections.Counter()
     kinds: collections.Counter[str] = collections.Counter()
     slowest = (0.0, "")

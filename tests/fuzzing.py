@@ -36,13 +36,13 @@ SCENARIOS: dict[str, Any] = {
     path.name: yaml.safe_load(path.read_text(encoding="utf-8")) for path in rackcost.bundled_scenarios()
 }
 """Plain data of each bundled scenario, by file name."""
-_LOADED = {path.name: rackcost.load_scenario(path) for path in rackcost.bundled_scenarios()}
+_ANY = rackcost.load_scenario(rackcost.bundled_scenario_path())  # annotation_at reads only its type
 
 
 @functools.cache
-def field_range(name: str, path: str) -> tuple[float, float] | None:
+def field_range(path: str) -> tuple[float, float] | None:
     """The lowest and highest value the schema allows at a YAML path (open ends stepped inside), or None."""
-    annotation = annotation_at(_LOADED[name], path)
+    annotation = annotation_at(_ANY, path)
     if annotation is None:
         return None
     schema = TypeAdapter(annotation).json_schema()
@@ -183,7 +183,7 @@ def mutated_scenarios(draw: st.DrawFn) -> Case:
         where = format_path(loc[1:]) or "<whole file>"
         if op == "number" and _is_number(value):
             # most mutations change one figure: scaled, or an extreme; these are the ones that reach the model
-            edges = field_range(name, format_path(loc[1:]))
+            edges = field_range(format_path(loc[1:]))
             parent[key] = draw(
                 st.one_of(
                     # the ends of the field's own range: accepted, so the model must give finite numbers there

@@ -160,6 +160,8 @@ def _line_for(lines: dict[YamlPath, int], loc: YamlPath) -> int | None:
 
 
 def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"  # as the file spells it
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -180,6 +182,13 @@ def _message(error: dict[str, Any], model_fields: list[str] | None) -> str:
     if kind == "extra_forbidden":
         allowed = f" (allowed here: {', '.join(model_fields)})" if model_fields else ""
         return f"unknown key{allowed}"
+    if kind == "too_short":
+        least = ctx.get("min_length", 1)
+        return f"must list at least {least} item{'s' if least != 1 else ''}, got {ctx.get('actual_length', 0)}"
+    if kind == "string_too_long":
+        return f"must be at most {ctx.get('max_length')} characters, got {len(str(got)):,}"
+    if kind == "string_too_short":
+        return f"must not be empty, got {_describe(got)}"
     if kind == "finite_number":
         return f"must be a finite number, got {_describe(got)}"
     if kind in {"float_parsing", "float_type", "int_parsing", "int_type", "int_from_float"}:
@@ -212,6 +221,8 @@ def _fields_at(loc: YamlPath) -> list[str] | None:
     return None
 
 
+_REQUIRED_ITEM = {("systems",): "system", ("demand",): "demand point"}
+
 _RELATIVE_PROBLEM = re.compile(r"^([A-Za-z_]\w*(?:\[\d+\])?(?:\.[A-Za-z_][\w.\[\]]*)?): (.*)$")
 
 
@@ -233,10 +244,13 @@ def problems_from_validation(
                     sub = (*loc, "figures", match.group(1).removeprefix("figures."))
                 problems.append(Problem(format_path(sub), message, file, _line_for(lines, sub) if lines else None))
             continue
+        message = _message(error, _fields_at(loc) if error["type"] == "extra_forbidden" else None)
+        if error["type"] == "too_short" and loc in _REQUIRED_ITEM:
+            message = f"at least one {_REQUIRED_ITEM[loc]} is required; {message}"
         problems.append(
             Problem(
                 path=format_path(loc),
-                message=_message(error, _fields_at(loc) if error["type"] == "extra_forbidden" else None),
+                message=message,
                 file=file,
                 line=_line_for(lines, loc) if lines else None,
             )
