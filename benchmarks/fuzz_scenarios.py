@@ -30,6 +30,30 @@ def _kind(message: str) -> str:
     return re.sub(r"'[^']*'|\"[^\"]*\"|(?<![A-Za-z_])[-+]?\d[\d.e+-]*", "_", message)[:70]
 
 
+def anchor_bombs() -> None:
+    """Time to refuse an anchor bomb (each anchor a list repeating the previous one 9 times), by depth."""
+    try:  # import the schema and the loader first: the refusal, not the import, is timed
+        rackcost.scenario_from_yaml("name: x\n", "warm.yaml")
+    except rackcost.ScenarioError:
+        pass
+    for levels in (7, 9, 12):
+        rows = ["a0: &a0 [l,l,l,l,l,l,l,l,l]"]
+        rows += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels)]
+        text = "\n".join(rows)
+        times = []
+        for _ in range(20):
+            start = time.perf_counter()
+            try:
+                rackcost.scenario_from_yaml(text, "bomb.yaml")
+            except rackcost.ScenarioError:
+                pass
+            times.append(time.perf_counter() - start)
+        times.sort()
+        print(
+            f"anchor bomb of {levels} levels ({len(text)} bytes): refused in {times[10] * 1000:.2f} ms (median of 20)"
+        )
+
+
 def main(n: int) -> None:
     warnings.simplefilter("error")  # as pytest runs the CI examples: a RuntimeWarning (overflow) breaks the contract
     counts: collections.Counter[str] = collections.Counter()
@@ -66,4 +90,5 @@ def main(n: int) -> None:
 
 
 if __name__ == "__main__":
+    anchor_bombs()
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)

@@ -101,7 +101,7 @@ WHOLE_FILE = (
     "YAML tag not allowed",
     "the file is empty",
     "expected a mapping",
-    "expands to more than",
+    "expands ",
     "file is",
     "a value cannot be read",
 )

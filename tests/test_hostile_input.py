@@ -7,7 +7,6 @@ the file and a YAML path.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -60,17 +59,22 @@ def anchor_bomb(levels: int) -> str:
 # --------------------------------------------------------------------------- hostile YAML
 
 
-def test_anchor_bomb_of_nine_levels_is_refused_in_milliseconds(tmp_path: Path) -> None:
+def test_anchor_bomb_of_nine_levels_is_refused(tmp_path: Path) -> None:
+    # before the fix this ran for minutes and gigabytes (9**9 nodes once expanded); the time it takes now is
+    # measured in benchmarks/fuzz_scenarios.py (well under a millisecond after import), not asserted here
     text = anchor_bomb(9)
     assert len(text) < 400
     path = write(tmp_path, text)
-    start = time.perf_counter()
     (problem,) = problems_of(path)
-    elapsed = time.perf_counter() - start
-    # a generous bound (shared CI machines); before the fix this did not finish in 120 s
-    assert elapsed < 2.0, elapsed
     assert problem.file == str(path)
-    assert "aliases" in problem.message and f"{MAX_EXPANDED_NODES:,}" in problem.message
+    # nodes once expanded: the root mapping and its 9 keys, and level i's list of 9 copies of level i - 1, whose
+    # closed form is (9**(i + 2) - 1) / 8 nodes (level 0: a list of 9 scalars, 10 nodes)
+    expanded = 1 + 9 + sum((9 ** (i + 2) - 1) // 8 for i in range(9))
+    assert expanded == 490_329_064
+    assert problem.message == (
+        f"expands to {expanded:,} nodes through YAML "
+        f"aliases (&anchor / *alias); the limit is {MAX_EXPANDED_NODES:,} (a scenario has a few thousand)"
+    )
     # the CLI says the same, one line, exit 1
     result = runner.invoke(app, ["validate", str(path)])
     assert result.exit_code == 1 and "Traceback" not in result.output
@@ -79,8 +83,8 @@ def test_anchor_bomb_of_nine_levels_is_refused_in_milliseconds(tmp_path: Path) -
 
 def test_recursive_alias_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path, edit("fleet:\n  idle_policy: powered", "fleet: &f\n  idle_policy: powered\n  me: *f"))
-    problems = problems_of(path)
-    assert problems and all(p.file == str(path) for p in problems)
+    (problem,) = problems_of(path)
+    assert problem.file == str(path) and "without end" in problem.message
 
 
 def test_small_aliases_still_work(tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ MAX_SCENARIO_BYTES = 1_000_000
 MAX_EXPANDED_NODES = 200_000
 """Most YAML nodes a document may expand to through aliases [nodes]. The bundled scenarios have 400-1,500 and a
 scenario with 1,000 demand points about 4,000; an anchor bomb of 9 levels expands to 9**9 (387 million)."""
+_COUNT_CAP = 10**15  # counting stops here: the count stays a small integer, however deep the aliases nest
 MAX_NUMBER_CHARS = 40
 """Longest integer literal read [characters]: no figure of a scenario needs more (the bounds are below 1e12)."""
 
@@ -57,10 +58,10 @@ def _expanded_nodes(root: yaml.Node) -> int:
     Returns
     -------
     int
-        Expanded node count [nodes], capped at ``MAX_EXPANDED_NODES + 1``.
+        Expanded node count [nodes], capped at ``_COUNT_CAP``; ``-1`` for a node that contains itself.
     """
     done: dict[int, int] = {}
-    cap = MAX_EXPANDED_NODES + 1
+    cap = _COUNT_CAP
     on_path: set[int] = set()
     # iterative post-order walk: a deep document must not hit Python's recursion limit
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
@@ -77,12 +78,12 @@ def _expanded_nodes(root: yaml.Node) -> int:
         if key in done:
             continue
         if key in on_path:
-            return cap  # a cycle: infinite expansion
+            return -1  # a cycle: infinite expansion
         on_path.add(key)
         stack.append((node, True))
         for child in _children(node):
             if id(child) in on_path:
-                return cap
+                return -1
             if id(child) not in done:
                 stack.append((child, False))
     return done[id(root)]
@@ -326,17 +327,19 @@ def scenario_from_yaml(text: str, file: str = "<scenario>") -> Scenario:
         if root is None:
             raise ScenarioError([Problem("", "the file is empty; expected a scenario mapping", file)])
         expanded = _expanded_nodes(root)
-        if expanded > MAX_EXPANDED_NODES:
-            raise ScenarioError(
-                [
-                    Problem(
-                        "",
-                        f"expands to more than {MAX_EXPANDED_NODES:,} nodes through YAML aliases (&anchor / *alias); "
-                        f"the limit is {MAX_EXPANDED_NODES:,} (a scenario has a few thousand)",
-                        file,
-                    )
-                ]
+        if expanded < 0 or expanded > MAX_EXPANDED_NODES:
+            size = (
+                "without end (an anchor that contains its own alias)"
+                if expanded < 0
+                else f"to more than {_COUNT_CAP:,} nodes"
+                if expanded >= _COUNT_CAP
+                else f"to {expanded:,} nodes"
             )
+            message = (
+                f"expands {size} through YAML aliases (&anchor / *alias); the limit is {MAX_EXPANDED_NODES:,} "
+                "(a scenario has a few thousand)"
+            )
+            raise ScenarioError([Problem("", message, file)])
         lines, problems = _scan(root, file)
         try:
             data = loader.construct_document(root)
