@@ -252,13 +252,37 @@ def test_distribution_leaving_the_fields_range_is_an_error(path: str, mutate, re
     assert f"reaches {reaches}" in problems[0][1] and "outside the field's range" in problems[0][1]
 
 
-def test_normal_truncated_at_zero_is_accepted_where_the_field_must_be_positive() -> None:
-    # truncation at zero is what makes a normal fit a quantity that cannot be negative (the class docstring); its
-    # draws are never below zero, yet the support check compares its lower end, exactly 0, with gt=0 and refuses it
+def test_normal_truncated_at_zero_is_accepted_where_the_field_may_be_zero() -> None:
+    # truncation at zero is what makes a normal fit a quantity that cannot be negative (the class docstring): its
+    # draws are never below zero, so a field whose range starts at 0 accepts it
     s = _load(
+        lambda d: d["systems"][0]["hardware"].update(
+            host_w_per_node={"dist": "normal", "mean": 20, "sd": 10, "truncate_at_zero": True}
+        )
+    )
+    assert s.systems[0].hardware.host_w_per_node == 20
+
+
+def test_normal_truncated_at_zero_is_refused_where_the_range_starts_above_zero() -> None:
+    # an arrival rate's range starts at 1e-6 requests/s: draws near zero made the cost per accepted token inf
+    problems = _problems(
         lambda d: d["demand"][2].update(arrival_rps={"dist": "normal", "mean": 20, "sd": 10, "truncate_at_zero": True})
     )
-    assert s.demand[2].arrival_rps == 20
+    assert [p for p, _ in problems] == ["demand[2].arrival_rps"]
+    assert "reaches 4.94066e-324" in problems[0][1] and "greater than or equal to 0.000001" in problems[0][1]
+
+
+@pytest.mark.parametrize(
+    "dist",
+    [Normal(dist="normal", mean=1.3, sd=0.05), LogNormal(dist="lognormal", median=1.3, sigma=0.04)],
+)
+def test_every_draw_lies_inside_the_support(dist: Normal | LogNormal) -> None:
+    # the support is what the schema checks against the field's range; the extreme quantiles must not leave it
+    # (before, q was clipped at 1e-15, 7.9 sd out: a normal PUE of support [1.0, 1.6] drew 0.90)
+    low, high = dist.support()
+    draws = dist.ppf(np.array([0.0, 1e-15, 1e-12, 0.5, 1 - 1e-12, 1.0]))
+    assert np.all(draws >= low) and np.all(draws <= high)
+    assert draws[0] == pytest.approx(low, rel=1e-9) and draws[-1] == pytest.approx(high, rel=1e-9)
 
 
 @pytest.mark.parametrize(

@@ -10,15 +10,34 @@ function ``ppf`` (tornado ends, sampling) and the ends of its support (checked a
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-__all__ = ["Choice", "Distribution", "LogNormal", "Normal", "Triangular", "Uniform"]
+__all__ = ["NOT_BOOL", "Choice", "Distribution", "LogNormal", "Normal", "Triangular", "Uniform"]
 
-Finite = Annotated[float, Field(allow_inf_nan=False)]
+
+def _not_bool(value: Any) -> Any:
+    """Refuse a YAML boolean where a number is expected (pydantic's lax mode would read ``true`` as 1)."""
+    if isinstance(value, bool):
+        raise ValueError(f"must be a number, got {'true' if value else 'false'}")
+    return value
+
+
+NOT_BOOL = BeforeValidator(_not_bool)
+"""Put in an ``Annotated`` number: a boolean is an error ('must be a number, got true'), not 1 or 0."""
+
+# parameters are finite and within 1e12 in size: every field a distribution may stand for is bounded far below that,
+# and the quantile arithmetic (high - low, mean + 6 sd) then stays finite
+Finite = Annotated[float, Field(ge=-1e12, le=1e12, allow_inf_nan=False), NOT_BOOL]
+Positive = Annotated[float, Field(gt=0, le=1e12, allow_inf_nan=False), NOT_BOOL]
+
+SIX_SIGMA_TAIL = 9.865876450376946e-10
+"""Probability below six standard deviations of a normal, ``ndtr(-6)``: the quantile functions of the normal and
+lognormal clip q to [SIX_SIGMA_TAIL, 1 - SIX_SIGMA_TAIL] (and the value to the support, against rounding), so every
+draw lies inside ``support()``, which the schema checks against the field's range."""
 
 
 class _Dist(BaseModel, ABC):
@@ -104,7 +123,7 @@ class Normal(_Dist):
 
     dist: Literal["normal"]
     mean: Finite
-    sd: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    sd: Positive
     truncate_at_zero: bool = False
 
     @model_validator(mode="after")
@@ -125,9 +144,9 @@ class Normal(_Dist):
         if self.truncate_at_zero:
             p0 = ndtr(-self.mean / self.sd)  # mass below zero, redistributed over the rest
             q = p0 + q * (1.0 - p0)
-        value = self.mean + self.sd * ndtri(np.clip(q, 1e-15, 1 - 1e-15))
-        # rounding in ndtri(ndtr(x)) can land a hair below zero: truncation means never below
-        return np.maximum(value, np.nextafter(0.0, 1.0)) if self.truncate_at_zero else value
+        value = self.mean + self.sd * ndtri(np.clip(q, SIX_SIGMA_TAIL, 1 - SIX_SIGMA_TAIL))
+        # rounding in ndtri can land a hair outside the support (below zero when truncated): never outside
+        return np.clip(value, *self.support())
 
     def support(self) -> tuple[float, float]:
         """Practical support: six standard deviations; above zero (not at it) when truncated."""
@@ -141,8 +160,8 @@ class LogNormal(_Dist):
     """Lognormal distribution: ``log`` of the value is normal with median ``median`` and log-sd ``sigma``."""
 
     dist: Literal["lognormal"]
-    median: Annotated[float, Field(gt=0, allow_inf_nan=False)]
-    sigma: Annotated[float, Field(gt=0, le=5, allow_inf_nan=False)]
+    median: Positive
+    sigma: Annotated[float, Field(gt=0, le=5, allow_inf_nan=False), NOT_BOOL]
 
     @property
     def central(self) -> float:
@@ -152,8 +171,8 @@ class LogNormal(_Dist):
     def ppf(self, q: ArrayLike) -> NDArray[np.float64]:
         from scipy.special import ndtri
 
-        q = np.clip(np.asarray(q, dtype=float), 1e-15, 1 - 1e-15)
-        return self.median * np.exp(self.sigma * ndtri(q))
+        q = np.clip(np.asarray(q, dtype=float), SIX_SIGMA_TAIL, 1 - SIX_SIGMA_TAIL)
+        return np.clip(self.median * np.exp(self.sigma * ndtri(q)), *self.support())
 
     def support(self) -> tuple[float, float]:
         """Practical support: six log-standard deviations."""
@@ -165,7 +184,7 @@ class Choice(_Dist):
 
     dist: Literal["choice"]
     values: list[Finite] = Field(min_length=1)
-    weights: list[Annotated[float, Field(ge=0, allow_inf_nan=False)]] | None = None
+    weights: list[Annotated[float, Field(ge=0, le=1e12, allow_inf_nan=False), NOT_BOOL]] | None = None
 
     @model_validator(mode="after")
     def _weights(self) -> Choice:

@@ -7,6 +7,10 @@ evaluated; the chain checks them again for scenarios built in code.
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from rackcost.inputs import SystemInputs
 from rackcost.operating_point import feasible
 from rackcost.routing import RoutingNotAnalytic, check_routing
@@ -70,6 +74,10 @@ def feasibility_problems(
                     f"{between}",
                 )
             )
+        else:
+            falling = _latency_falls_with_load(system.name, inp, ok, slo, osl)
+            if falling:
+                out.append((("systems", i, "performance"), f"systems[{i}].performance", falling))
         allowed = nodes_per_rack_allowed(
             inp.nodes_per_rack, inp.node_rated_w, inp.rack_overhead_w, inp.rack_power_limit_w
         )
@@ -84,3 +92,35 @@ def feasibility_problems(
                 )
             )
     return out
+
+
+def _latency_falls_with_load(name: str, inp: SystemInputs, ok_coarse: np.ndarray, slo: Any, osl: float) -> str | None:
+    """A point that misses the SLO at a lower concurrency than one that meets it, or None.
+
+    A lighter demand runs the fleet at a lower concurrency than the chosen one (step 6): on a curve whose latency
+    falls as the load rises, it would land on a point that misses the SLO and accept nothing there, a cost per
+    accepted request without end. Real serving curves do not do this: the operating points are then wrong (a TTFT
+    or a concurrency mistyped), and saying so beats a result with an infinite cost in it.
+    """
+    for curve, ok, what in (
+        (inp.curve, feasible(inp.curve.ttft_ms, inp.curve.tpot_ms, osl, *_limits(slo)), "measured point"),
+        (inp.coarse, ok_coarse, "interpolated point"),
+    ):
+        feasible_at = np.flatnonzero(ok)
+        if feasible_at.size == 0:
+            continue
+        below = np.flatnonzero(~ok[: feasible_at[-1]])
+        if below.size:
+            j, k = below[0], feasible_at[-1]
+            return (
+                f"{name!r} misses the SLO at the {what} of concurrency {curve.concurrency[j]:.4g} (TTFT "
+                f"{curve.ttft_ms[j]:.4g} ms, TPOT {curve.tpot_ms[j]:.3g} ms) but meets it at concurrency "
+                f"{curve.concurrency[k]:.4g} (TTFT {curve.ttft_ms[k]:.4g} ms, TPOT {curve.tpot_ms[k]:.3g} ms): latency "
+                "that falls as load rises is not a serving curve, and a lighter demand would run at the missing point; "
+                "check the operating points' concurrency and latencies"
+            )
+    return None
+
+
+def _limits(slo: Any) -> tuple[float, float, float | None]:
+    return slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms

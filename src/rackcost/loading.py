@@ -34,27 +34,122 @@ DEFAULT_SCENARIO = "deepseek-r1-jalapeno-vs-gb300.yaml"
 # plain values only, never Python objects
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_SCENARIO_BYTES = 1_000_000
+"""Largest scenario file or text read [bytes]; checked before reading (stat) and before parsing."""
+MAX_EXPANDED_NODES = 200_000
+"""Most YAML nodes a document may expand to through aliases [nodes]. The bundled scenarios have 400-1,500 and a
+scenario with 1,000 demand points about 4,000; an anchor bomb of 9 levels expands to 9**9 (387 million)."""
+_COUNT_CAP = 10**15  # counting stops here: the count stays a small integer, however deep the aliases nest
+MAX_NUMBER_CHARS = 40
+"""Longest integer literal read [characters]: no figure of a scenario needs more (the bounds are below 1e12)."""
 
 
-def _line_map(text: str) -> dict[YamlPath, int]:
-    """Map each YAML path of a document to the 1-based line where its value (or key) starts."""
+def _expanded_nodes(root: yaml.Node) -> int:
+    """Nodes the document has once every alias is expanded, counted without expanding any.
+
+    Composition shares an aliased node, so a memoised walk of the node graph costs one visit per distinct node
+    (an anchor bomb of 9 levels has about 100 nodes and expands to 9**9). A node that contains itself (``&a [*a]``)
+    expands to infinitely many: reported as more than the limit.
+
+    Parameters
+    ----------
+    root
+        The composed document.
+
+    Returns
+    -------
+    int
+        Expanded node count [nodes], capped at ``_COUNT_CAP``; ``-1`` for a node that contains itself.
+    """
+    done: dict[int, int] = {}
+    cap = _COUNT_CAP
+    on_path: set[int] = set()
+    # iterative post-order walk: a deep document must not hit Python's recursion limit
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            on_path.discard(key)
+            total = 1
+            for child in _children(node):
+                total = min(cap, total + done[id(child)])
+            done[key] = total
+            continue
+        if key in done:
+            continue
+        if key in on_path:
+            return -1  # a cycle: infinite expansion
+        on_path.add(key)
+        stack.append((node, True))
+        for child in _children(node):
+            if id(child) in on_path:
+                return -1
+            if id(child) not in done:
+                stack.append((child, False))
+    return done[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _scan(root: yaml.Node, file: str) -> tuple[dict[YamlPath, int], list[Problem]]:
+    """Lines of each YAML path, and the problems a parser lets through: duplicate keys, numbers of absurd length.
+
+    Each distinct node is entered once: a path through an alias takes the line of the nearest path that leads to
+    the node first (a scenario's aliases repeat whole blocks), and an anchor bomb cannot make this walk expand.
+
+    Returns
+    -------
+    lines
+        YAML path -> 1-based line where its value (or key) starts.
+    problems
+        Duplicate mapping keys (at the repeat, naming the first line) and integers too long to be a figure.
+    """
     lines: dict[YamlPath, int] = {}
-    root = yaml.compose(text, Loader=SAFE_LOADER)
-
-    def walk(node: yaml.Node, path: YamlPath) -> None:
-        lines[path] = node.start_mark.line + 1
+    problems: list[Problem] = []
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, YamlPath]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        lines.setdefault(path, node.start_mark.line + 1)
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
+            first: dict[str, int] = {}
+            children: list[tuple[yaml.Node, YamlPath]] = []
             for key, value in node.value:
-                child = (*path, str(key.value))
-                walk(value, child)
-                lines[child] = key.start_mark.line + 1
+                name = str(key.value)
+                child = (*path, name)
+                line = key.start_mark.line + 1
+                if key.tag == "tag:yaml.org,2002:merge":  # '<<: *base' merges a mapping's keys into this one
+                    children.append((value, path))
+                    continue
+                if name in first:
+                    message = f"duplicate key {name!r} (first at line {first[name]})"
+                    problems.append(Problem(format_path(child), message, file, line))
+                    continue
+                first[name] = line
+                lines[child] = line
+                children.append((value, child))
+            stack.extend(reversed(children))  # popped in file order: an anchor is entered where it is defined
         elif isinstance(node, yaml.SequenceNode):
-            for i, value in enumerate(node.value):
-                walk(value, (*path, i))
-
-    if root is not None:
-        walk(root, ())
-    return lines
+            stack.extend(reversed([(value, (*path, i)) for i, value in enumerate(node.value)]))
+        elif path and node.tag == "tag:yaml.org,2002:int" and len(node.value) > MAX_NUMBER_CHARS:
+            problems.append(
+                Problem(
+                    format_path(path),
+                    f"must be a number of ordinary size, got an integer of {len(node.value):,} characters",
+                    file,
+                    node.start_mark.line + 1,
+                )
+            )
+    return lines, problems
 
 
 def _line_for(lines: dict[YamlPath, int], loc: YamlPath) -> int | None:
@@ -66,6 +161,8 @@ def _line_for(lines: dict[YamlPath, int], loc: YamlPath) -> int | None:
 
 
 def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"  # as the file spells it
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -86,6 +183,13 @@ def _message(error: dict[str, Any], model_fields: list[str] | None) -> str:
     if kind == "extra_forbidden":
         allowed = f" (allowed here: {', '.join(model_fields)})" if model_fields else ""
         return f"unknown key{allowed}"
+    if kind == "too_short":
+        least = ctx.get("min_length", 1)
+        return f"must list at least {least} item{'s' if least != 1 else ''}, got {ctx.get('actual_length', 0)}"
+    if kind == "string_too_long":
+        return f"must be at most {ctx.get('max_length')} characters, got {len(str(got)):,}"
+    if kind == "string_too_short":
+        return f"must not be empty, got {_describe(got)}"
     if kind == "finite_number":
         return f"must be a finite number, got {_describe(got)}"
     if kind in {"float_parsing", "float_type", "int_parsing", "int_type", "int_from_float"}:
@@ -118,6 +222,8 @@ def _fields_at(loc: YamlPath) -> list[str] | None:
     return None
 
 
+_REQUIRED_ITEM = {("systems",): "system", ("demand",): "demand point"}
+
 _RELATIVE_PROBLEM = re.compile(r"^([A-Za-z_]\w*(?:\[\d+\])?(?:\.[A-Za-z_][\w.\[\]]*)?): (.*)$")
 
 
@@ -139,10 +245,13 @@ def problems_from_validation(
                     sub = (*loc, "figures", match.group(1).removeprefix("figures."))
                 problems.append(Problem(format_path(sub), message, file, _line_for(lines, sub) if lines else None))
             continue
+        message = _message(error, _fields_at(loc) if error["type"] == "extra_forbidden" else None)
+        if error["type"] == "too_short" and loc in _REQUIRED_ITEM:
+            message = f"at least one {_REQUIRED_ITEM[loc]} is required; {message}"
         problems.append(
             Problem(
                 path=format_path(loc),
-                message=_message(error, _fields_at(loc) if error["type"] == "extra_forbidden" else None),
+                message=message,
                 file=file,
                 line=_line_for(lines, loc) if lines else None,
             )
@@ -163,7 +272,7 @@ def scenario_from_dict(data: Any, file: str = "<scenario>", lines: dict[YamlPath
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        raise ScenarioError(problems_from_validation(exc, file, lines)) from None
+        raise ScenarioError(_in_file_order(problems_from_validation(exc, file, lines))) from None
     from rackcost.feasibility import feasibility_problems  # imports numpy and scipy: only once the fields pass
 
     problems = [
@@ -198,10 +307,48 @@ def _assign(data: Any, loc: YamlPath, value: Any) -> None:
 
 
 def scenario_from_yaml(text: str, file: str = "<scenario>") -> Scenario:
-    """Parse YAML text (safe loader only) and validate it as a scenario."""
+    """Parse YAML text (safe loader only) and validate it as a scenario.
+
+    The text is refused before parsing when over ``MAX_SCENARIO_BYTES``; the document is composed (aliases share
+    their node), refused when it expands to more than ``MAX_EXPANDED_NODES`` nodes, scanned for duplicate keys, and
+    only then constructed and validated. Every problem found is reported at once, in file order.
+
+    Raises
+    ------
+    ScenarioError
+        Listing every problem, each with the file, YAML path and line.
+    """
+    size = len(text.encode("utf-8", errors="replace"))
+    if size > MAX_SCENARIO_BYTES:
+        raise ScenarioError([_too_big(size, file)])
+    loader = SAFE_LOADER(text)
     try:
-        data = yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - a safe loader (CSafeLoader or SafeLoader)
-        lines = _line_map(text)
+        root = loader.get_single_node()
+        if root is None:
+            raise ScenarioError([Problem("", "the file is empty; expected a scenario mapping", file)])
+        expanded = _expanded_nodes(root)
+        if expanded < 0 or expanded > MAX_EXPANDED_NODES:
+            size = (
+                "without end (an anchor that contains its own alias)"
+                if expanded < 0
+                else f"to more than {_COUNT_CAP:,} nodes"
+                if expanded >= _COUNT_CAP
+                else f"to {expanded:,} nodes"
+            )
+            message = (
+                f"expands {size} through YAML aliases (&anchor / *alias); the limit is {MAX_EXPANDED_NODES:,} "
+                "(a scenario has a few thousand)"
+            )
+            raise ScenarioError([Problem("", message, file)])
+        lines, problems = _scan(root, file)
+        try:
+            data = loader.construct_document(root)
+        except (ValueError, OverflowError):  # e.g. Python's limit on digits in an int, found by the scan already
+            if problems:
+                raise ScenarioError(problems) from None
+            raise
+    except ScenarioError:
+        raise
     except yaml.constructor.ConstructorError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark else None
         tag = f" ({exc.problem})" if exc.problem else ""
@@ -220,9 +367,27 @@ def scenario_from_yaml(text: str, file: str = "<scenario>") -> Scenario:
         line = mark.line + 1 if mark is not None else None
         what = getattr(exc, "problem", None) or str(exc)
         raise ScenarioError([Problem("", f"not valid YAML: {what}", file, line)]) from None
-    if data is None:
-        raise ScenarioError([Problem("", "the file is empty; expected a scenario mapping", file)])
+    except (ValueError, OverflowError, RecursionError) as exc:  # e.g. Python's limit on digits in an int
+        raise ScenarioError([Problem("", f"a value cannot be read: {exc}", file)]) from None
+    finally:
+        loader.dispose()
+    if problems:
+        try:
+            scenario_from_dict(data, file, lines)
+        except ScenarioError as exc:
+            said = {p.path for p in problems}  # the scan's problem is the root cause of one at the same path
+            problems += [p for p in exc.problems if p.path not in said]
+        raise ScenarioError(_in_file_order(problems))
     return scenario_from_dict(data, file, lines)
+
+
+def _too_big(size: int, file: str) -> Problem:
+    return Problem("", f"file is {size:,} bytes; scenarios are limited to {MAX_SCENARIO_BYTES / 1e6:g} MB", file)
+
+
+def _in_file_order(problems: list[Problem]) -> list[Problem]:
+    """Problems sorted by line (whole-file problems first); equal lines keep their order (root cause first)."""
+    return sorted(problems, key=lambda p: 0 if p.line is None else p.line)
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -255,7 +420,7 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioError([Problem("", "is a directory, expected a scenario YAML file", name)])
     size = file.stat().st_size
     if size > MAX_SCENARIO_BYTES:
-        raise ScenarioError([Problem("", f"file is {size:,} bytes; scenarios are limited to 1 MB", name)])
+        raise ScenarioError([_too_big(size, name)])
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError:

@@ -10,13 +10,23 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 
-from rackcost.distributions import Distribution
-from rackcost.yaml_paths import MISSING, lookup, parse_path
+from rackcost.distributions import NOT_BOOL, Distribution
+from rackcost.yaml_paths import MISSING, format_path, lookup, parse_path
 
 __all__ = [
     "Claim",
@@ -45,9 +55,55 @@ __all__ = [
     "is_uncertain_path",
 ]
 
-PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-NonNegativeFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+# Every number has a range a real deployment never leaves: besides catching typos, the ranges keep every quotient
+# of the model finite (a 1e-308 arrival rate made the cost per accepted token inf, a 1e308 throughput NaN service
+# times). Bounds are wide on purpose: a factor of 100 or more beyond the largest deployment known in 2026.
+# A YAML boolean is never a number (pydantic's lax mode would read true as 1): NOT_BOOL refuses it first.
+
+
+def _number(low: float, high: float, *, low_open: bool = False, high_open: bool = False) -> Any:
+    """A finite float in [low, high] (open ends where asked), never a boolean."""
+    bounds = {"gt" if low_open else "ge": low, "lt" if high_open else "le": high}
+    return Annotated[float, Field(allow_inf_nan=False, **bounds), NOT_BOOL]
+
+
+def _integer(low: int, high: int) -> Any:
+    """An integer in [low, high], never a boolean."""
+    return Annotated[int, Field(ge=low, le=high), NOT_BOOL]
+
+
+Fraction = _number(0, 1)
+Tokens = _number(1, 1e7)  # tokens per request: 10 million is beyond any context window
+LatencyMs = _number(1e-3, 1e7)  # 1 microsecond to about 2.8 hours
+Concurrency = _number(1e-3, 1e7)
+Throughput = _number(1e-3, 1e10)  # tokens/s: a millitoken per second to ten billion
+AcceleratorW = _number(1, 1e5)
+AcceleratorIdleW = _number(0, 1e5)
+HostW = _number(0, 1e6)
+Years = _number(0.1, 100)
+Usd = _number(0, 1e9)  # one item's price: a billion dollars
+UsdPerYear = _number(0, 1e9)
+Pue = _number(1, 5)
+UsdPerKwh = _number(0, 10)
+RackKw = _number(0.1, 1e4)  # a 100 W shelf to a 10 MW rack
+UsdPerKwMonth = _number(0, 1e5)
+UsdPerKw = _number(0, 1e7)
+Count = _integer(1, 1_000_000)
+MAX_NAME_CHARS = 200
+"""Longest scenario, system or demand-point name [characters]."""
+
+
+def _printable(value: str) -> str:
+    """A name is not blank and has no control characters (tabs, newlines, NUL, line separators)."""
+    if not value.strip():
+        raise ValueError(f"must not be blank, got {value!r}")
+    bad = [c for c in value if unicodedata.category(c) in {"Cc", "Cs", "Zl", "Zp"}]
+    if bad:
+        raise ValueError(f"must be printable (no control characters such as {bad[0]!r}), got {value!r}")
+    return value
+
+
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_printable)]
 Source = Annotated[str | None, Field(default=None, description="Where the figures of this block come from.")]
 
 
@@ -110,13 +166,13 @@ class Workload(_Block):
     model: str = Field(description="Model name, e.g. deepseek-ai/DeepSeek-R1.")
     revision: str | None = Field(default=None, description="Model revision or release date.")
     precision: str = Field(description="Numeric format of weights/activations, e.g. fp8, mxfp4.")
-    input_tokens_per_request: PositiveFloat = Field(description="Input (prompt) tokens per request, ISL [tokens].")
-    output_tokens_per_request: PositiveFloat = Field(description="Output tokens per request, OSL [tokens].")
-    output_tokens_cv_fraction: NonNegativeFloat | None = Field(
+    input_tokens_per_request: Tokens = Field(description="Input (prompt) tokens per request, ISL; 1 to 1e7 [tokens].")
+    output_tokens_per_request: Tokens = Field(description="Output tokens per request, OSL; 1 to 1e7 [tokens].")
+    output_tokens_cv_fraction: _number(0, 10) | None = Field(
         default=None,
         description="Coefficient of variation of output length (OSL spread) [-]. Scales the reported p99 queueing "
         "wait by the Allen-Cunneen factor (1 + min(cv, 1)^2) / 2; never used for sizing or acceptance, where it was "
-        "found optimistic for small pools and heavy tails. Absent: exponential service, as the M/M/k assumes.",
+        "found optimistic for small pools and heavy tails. Absent: exponential service, as the M/M/k assumes. 0 to 10.",
     )
     source: Source = None
 
@@ -124,17 +180,16 @@ class Workload(_Block):
 class SLO(_Block):
     """Latency service-level objective; a request served within it is *accepted*."""
 
-    ttft_limit_ms: PositiveFloat = Field(description="Time-to-first-token limit, queueing included [ms].")
-    tpot_limit_ms: PositiveFloat = Field(description="Time-per-output-token (inter-token) limit [ms].")
-    e2e_limit_ms: PositiveFloat | None = Field(
-        default=None, description="Optional end-to-end latency limit, queueing included [ms]."
+    ttft_limit_ms: LatencyMs = Field(description="Time-to-first-token limit, queueing included; 1e-3 to 1e7 [ms].")
+    tpot_limit_ms: LatencyMs = Field(description="Time-per-output-token (inter-token) limit; 1e-3 to 1e7 [ms].")
+    e2e_limit_ms: LatencyMs | None = Field(
+        default=None, description="Optional end-to-end latency limit, queueing included; 1e-3 to 1e7 [ms]."
     )
-    attainment_fraction: float = Field(
+    # an objective met by fewer than half the requests is no objective (and 1 - 1e-308 rounds to 1: no tail left);
+    # closer to 1 than 1 - 1e-9 asks for a wait quantile no queue model resolves in double precision
+    attainment_fraction: _number(0.5, 1 - 1e-9) = Field(
         default=0.99,
-        gt=0,
-        lt=1,
-        allow_inf_nan=False,
-        description="Share of requests that must be accepted at the sizing (peak) demand, e.g. 0.99.",
+        description="Share of requests that must be accepted at the sizing (peak) demand, e.g. 0.99; 0.5 to 1 - 1e-9.",
     )
     source: Source = None
 
@@ -142,10 +197,11 @@ class SLO(_Block):
 class DemandPoint(_Block):
     """One level of demand and how many hours a day the fleet sees it."""
 
-    name: str = Field(min_length=1, description="Name, conventionally quiet, normal or peak.")
-    arrival_rps: PositiveFloat = Field(description="Poisson arrival rate of requests [requests/s].")
-    hours_per_day: Annotated[float, Field(gt=0, le=24, allow_inf_nan=False)] = Field(
-        description="Hours per day at this demand [h]; all points add up to 24."
+    name: Name = Field(description="Name, conventionally quiet, normal or peak; printable, at most 200 characters.")
+    # one request every 11.6 days to ten million a second
+    arrival_rps: _number(1e-6, 1e7) = Field(description="Poisson arrival rate of requests; 1e-6 to 1e7 [requests/s].")
+    hours_per_day: _number(1e-3, 24) = Field(
+        description="Hours per day at this demand; 1e-3 (3.6 s) to 24 [h]; all points add up to 24."
     )
     source: Source = None
 
@@ -153,34 +209,34 @@ class DemandPoint(_Block):
 class FacilityOverride(_Block):
     """Facility figures that differ for one system (e.g. a liquid-cooled hall); unset fields inherit."""
 
-    pue: Annotated[float, Field(ge=1, le=5, allow_inf_nan=False)] | None = None
-    electricity_usd_per_kwh: NonNegativeFloat | None = None
-    rack_power_limit_kw: PositiveFloat | None = None
-    colocation_usd_per_kw_month: NonNegativeFloat | None = None
-    build_usd_per_kw: NonNegativeFloat | None = None
-    build_life_years: PositiveFloat | None = None
+    pue: Pue | None = Field(default=None, description="As facility.pue; 1 to 5 [-].")
+    electricity_usd_per_kwh: UsdPerKwh | None = Field(default=None, description="As facility; 0 to 10 [USD/kWh].")
+    rack_power_limit_kw: RackKw | None = Field(default=None, description="As facility; 0.1 to 1e4 [kW].")
+    colocation_usd_per_kw_month: UsdPerKwMonth | None = Field(
+        default=None, description="As facility; 0 to 1e5 [USD/kW-month]."
+    )
+    build_usd_per_kw: UsdPerKw | None = Field(default=None, description="As facility; 0 to 1e7 [USD/kW].")
+    build_life_years: Years | None = Field(default=None, description="As facility; 0.1 to 100 [years].")
     source: Source = None
 
 
 class Facility(_Block):
     """The building the fleet stands in."""
 
-    pue: Annotated[float, Field(ge=1, le=5, allow_inf_nan=False)] = Field(
-        description="Power usage effectiveness: facility power / IT power [-]."
+    pue: Pue = Field(description="Power usage effectiveness: facility power / IT power; 1 to 5 [-].")
+    electricity_usd_per_kwh: UsdPerKwh = Field(description="Electricity price; 0 to 10 [USD/kWh].")
+    rack_power_limit_kw: RackKw = Field(description="Power a rack position may be provisioned for; 0.1 to 1e4 [kW].")
+    max_racks: Count | None = Field(
+        default=None, description="Rack positions available; a fleet that needs more is flagged; 1 to 1e6."
     )
-    electricity_usd_per_kwh: NonNegativeFloat = Field(description="Electricity price [USD/kWh].")
-    rack_power_limit_kw: PositiveFloat = Field(description="Power a rack position may be provisioned for [kW].")
-    max_racks: Annotated[int, Field(ge=1)] | None = Field(
-        default=None, description="Rack positions available; a fleet that needs more is flagged."
+    colocation_usd_per_kw_month: UsdPerKwMonth = Field(
+        default=0.0, description="Colocation charge per provisioned (rated) IT kW per month; 0 to 1e5 [USD/kW-month]."
     )
-    colocation_usd_per_kw_month: NonNegativeFloat = Field(
-        default=0.0, description="Colocation charge per provisioned (rated) IT kW per month [USD/kW-month]."
+    build_usd_per_kw: UsdPerKw = Field(
+        default=0.0, description="Cost to build facility capacity per provisioned IT kW; 0 to 1e7 [USD/kW]."
     )
-    build_usd_per_kw: NonNegativeFloat = Field(
-        default=0.0, description="Cost to build facility capacity per provisioned IT kW [USD/kW]."
-    )
-    build_life_years: PositiveFloat = Field(
-        default=15.0, description="Life over which facility build cost is recovered [years]."
+    build_life_years: Years = Field(
+        default=15.0, description="Life over which facility build cost is recovered; 0.1 to 100 [years]."
     )
     source: Source = None
 
@@ -202,19 +258,20 @@ class Fleet(_Block):
         "power_of_two (the less loaded of two random replicas) and round_robin (replicas in turn): no analytic "
         "form, evaluated only by rackcost simulate.",
     )
-    spare_replicas: Annotated[int, Field(ge=0)] = Field(default=0, description="Replicas added for redundancy.")
-    replica_availability_fraction: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = Field(
-        default=1.0, description="Share of time a replica is up; the sized fleet is divided by it."
+    spare_replicas: _integer(0, 1_000_000) = Field(default=0, description="Replicas added for redundancy; 0 to 1e6.")
+    # the fleet is divided by these two: a share near zero would size an endless fleet
+    replica_availability_fraction: _number(0.01, 1) = Field(
+        default=1.0, description="Share of time a replica is up; the sized fleet is divided by it; 0.01 to 1."
     )
-    max_utilization_fraction: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = Field(
-        default=1.0, description="Ceiling on slot utilisation at the sizing demand."
+    max_utilization_fraction: _number(0.01, 1) = Field(
+        default=1.0, description="Ceiling on slot utilisation at the sizing demand; 0.01 to 1."
     )
-    power_utilization_exponent: PositiveFloat = Field(
-        default=1.0, description="Accelerator power = idle + (busy - idle) * utilisation ** exponent."
+    power_utilization_exponent: _number(0.1, 10) = Field(
+        default=1.0, description="Accelerator power = idle + (busy - idle) * utilisation ** exponent; 0.1 to 10."
     )
-    replicas: Annotated[int, Field(ge=1)] | None = Field(
+    replicas: Count | None = Field(
         default=None,
-        description="Evaluate an existing fleet of this many replicas per system instead of sizing one.",
+        description="Evaluate an existing fleet of this many replicas per system instead of sizing one; 1 to 1e6.",
     )
     sizing_demand_point: str | None = Field(
         default=None, description="Demand point the fleet is sized for; default the highest arrival rate."
@@ -243,21 +300,23 @@ class Provenance(_Block):
 class OperatingPoint(_Block):
     """One measured operating point of a serving replica."""
 
-    concurrency: PositiveFloat | None = Field(
+    concurrency: Concurrency | None = Field(
         default=None,
-        description="Requests in flight per replica [requests]; derived by Little's law when omitted.",
+        description="Requests in flight per replica; derived by Little's law when omitted; 1e-3 to 1e7 [requests].",
     )
-    throughput_tokens_per_s: PositiveFloat = Field(
-        description="Throughput on the block's token basis, per replica or per accelerator [tokens/s]."
+    throughput_tokens_per_s: Throughput = Field(
+        description="Throughput on the block's token basis, per replica or per accelerator; 1e-3 to 1e10 [tokens/s]."
     )
-    tpot_ms: PositiveFloat | None = Field(default=None, description="Time per output token [ms].")
-    interactivity_tokens_per_s: PositiveFloat | None = Field(
-        default=None, description="Output tokens per second per user = 1000 / TPOT [tokens/s]."
+    tpot_ms: LatencyMs | None = Field(default=None, description="Time per output token; 1e-3 to 1e7 [ms].")
+    interactivity_tokens_per_s: _number(1e-4, 1e6) | None = Field(
+        default=None, description="Output tokens per second per user = 1000 / TPOT; 1e-4 to 1e6 [tokens/s]."
     )
-    ttft_ms: PositiveFloat = Field(description="Time to first token at this point, without fleet queueing [ms].")
-    power_w_per_accelerator: PositiveFloat | None = Field(
+    ttft_ms: LatencyMs = Field(
+        description="Time to first token at this point, without fleet queueing; 1e-3 to 1e7 [ms]."
+    )
+    power_w_per_accelerator: AcceleratorW | None = Field(
         default=None,
-        description="Measured accelerator (board) power at this point; overrides busy power [W].",
+        description="Measured accelerator (board) power at this point; overrides busy power; 1 to 1e5 [W].",
     )
 
     @model_validator(mode="after")
@@ -275,18 +334,20 @@ class OperatingPoint(_Block):
 class Claim(_Block):
     """A vendor's headline: tokens per second per kW on a stated power basis."""
 
-    tokens_per_s_per_kw: PositiveFloat = Field(description="Headline throughput per kW [tokens/s/kW].")
+    tokens_per_s_per_kw: Throughput = Field(description="Headline throughput per kW; 1e-3 to 1e10 [tokens/s/kW].")
     token_basis: TokenBasis = Field(default=TokenBasis.total, description="Which tokens the claim counts.")
     power_basis: str = Field(description="What the kW counts, e.g. package, board, all-in, facility.")
-    power_basis_kw_per_accelerator: PositiveFloat = Field(
-        description="kW per accelerator on that basis, to turn the claim into throughput [kW]."
+    power_basis_kw_per_accelerator: _number(1e-3, 1e3) = Field(
+        description="kW per accelerator on that basis, to turn the claim into throughput; 1e-3 to 1e3 [kW]."
     )
-    tpot_ms: PositiveFloat | None = Field(
+    tpot_ms: LatencyMs | None = Field(
         default=None,
-        description="TPOT at the claimed point; with ttft_ms makes the claim an operating point [ms].",
+        description="TPOT at the claimed point; with ttft_ms makes the claim an operating point; 1e-3 to 1e7 [ms].",
     )
-    ttft_ms: PositiveFloat | None = Field(default=None, description="TTFT at the claimed point [ms].")
-    concurrency: PositiveFloat | None = Field(default=None, description="Concurrency at the claimed point.")
+    ttft_ms: LatencyMs | None = Field(default=None, description="TTFT at the claimed point; 1e-3 to 1e7 [ms].")
+    concurrency: Concurrency | None = Field(
+        default=None, description="Concurrency at the claimed point; 1e-3 to 1e7 [requests]."
+    )
     source: Source = None
 
     @model_validator(mode="after")
@@ -308,11 +369,11 @@ class Performance(_Block):
     benchmark_model: str | None = Field(default=None, description="Model the curve was measured on.")
     benchmark_revision: str | None = None
     benchmark_precision: str | None = None
-    benchmark_input_tokens: PositiveFloat | None = Field(
-        default=None, description="ISL the curve was measured at; default the workload's [tokens]."
+    benchmark_input_tokens: Tokens | None = Field(
+        default=None, description="ISL the curve was measured at; default the workload's; 1 to 1e7 [tokens]."
     )
-    benchmark_output_tokens: PositiveFloat | None = Field(
-        default=None, description="OSL the curve was measured at; default the workload's [tokens]."
+    benchmark_output_tokens: Tokens | None = Field(
+        default=None, description="OSL the curve was measured at; default the workload's; 1 to 1e7 [tokens]."
     )
     framework: str | None = None
     speculative_decoding: str | None = None
@@ -333,30 +394,32 @@ class Performance(_Block):
 class Hardware(_Block):
     """Packaging and power of one system."""
 
-    accelerators_per_replica: Annotated[int, Field(ge=1)] = Field(description="Accelerators one replica spans.")
-    accelerators_per_node: Annotated[int, Field(ge=1)] = Field(description="Accelerators in one node (tray).")
-    nodes_per_rack: Annotated[int, Field(ge=1)] = Field(description="Node slots in one rack.")
-    accelerator_rated_w: PositiveFloat = Field(
-        description="Rated (nameplate) accelerator power; provisioning only [W]."
+    accelerators_per_replica: _integer(1, 100_000) = Field(description="Accelerators one replica spans; 1 to 1e5.")
+    accelerators_per_node: _integer(1, 10_000) = Field(description="Accelerators in one node (tray); 1 to 1e4.")
+    nodes_per_rack: _integer(1, 10_000) = Field(description="Node slots in one rack; 1 to 1e4.")
+    accelerator_rated_w: AcceleratorW = Field(
+        description="Rated (nameplate) accelerator power; provisioning only; 1 to 1e5 [W]."
     )
-    accelerator_busy_w: PositiveFloat = Field(description="Sustained accelerator power when every slot is busy [W].")
-    accelerator_idle_w: NonNegativeFloat = Field(description="Accelerator power when powered and idle [W].")
-    accelerator_parked_w: NonNegativeFloat | None = Field(
-        default=None, description="Accelerator power when parked (sleep); default the idle power [W]."
+    accelerator_busy_w: AcceleratorW = Field(
+        description="Sustained accelerator power when every slot is busy; 1 to 1e5 [W]."
     )
-    host_w_per_node: NonNegativeFloat = Field(
-        default=0.0, description="CPUs, memory, NICs, fans of one node while it is on [W]."
+    accelerator_idle_w: AcceleratorIdleW = Field(description="Accelerator power when powered and idle; 0 to 1e5 [W].")
+    accelerator_parked_w: AcceleratorIdleW | None = Field(
+        default=None, description="Accelerator power when parked (sleep); default the idle power; 0 to 1e5 [W]."
     )
-    host_rated_w_per_node: NonNegativeFloat | None = Field(
-        default=None, description="Host nameplate power for provisioning; default host_w_per_node [W]."
+    host_w_per_node: HostW = Field(
+        default=0.0, description="CPUs, memory, NICs, fans of one node while it is on; 0 to 1e6 [W]."
     )
-    host_parked_w_per_node: NonNegativeFloat | None = Field(
+    host_rated_w_per_node: HostW | None = Field(
+        default=None, description="Host nameplate power for provisioning; default host_w_per_node; 0 to 1e6 [W]."
+    )
+    host_parked_w_per_node: HostW | None = Field(
         default=None,
         description="Host power of a parked node; default host_w_per_node (parking saves nothing "
-        "on the host unless stated) [W].",
+        "on the host unless stated); 0 to 1e6 [W].",
     )
-    rack_overhead_w: NonNegativeFloat = Field(
-        default=0.0, description="Switches, fans, CDU and power conversion of one rack, always on [W]."
+    rack_overhead_w: _number(0, 1e7) = Field(
+        default=0.0, description="Switches, fans, CDU and power conversion of one rack, always on; 0 to 1e7 [W]."
     )
     source: Source = None
 
@@ -386,10 +449,10 @@ class Hardware(_Block):
 class Costs(_Block):
     """Capital and operating costs of one system."""
 
-    capex_usd_per_accelerator: NonNegativeFloat = Field(description="Accelerator purchase price [USD].")
-    capex_usd_per_node: NonNegativeFloat = Field(default=0.0, description="Node chassis, CPUs, memory [USD].")
-    capex_usd_per_rack: NonNegativeFloat = Field(
-        default=0.0, description="Rack, in-rack switches, power shelves, CDU [USD]."
+    capex_usd_per_accelerator: Usd = Field(description="Accelerator purchase price; 0 to 1e9 [USD].")
+    capex_usd_per_node: Usd = Field(default=0.0, description="Node chassis, CPUs, memory; 0 to 1e9 [USD].")
+    capex_usd_per_rack: Usd = Field(
+        default=0.0, description="Rack, in-rack switches, power shelves, CDU; 0 to 1e9 [USD]."
     )
     networking_capex_fraction: Fraction = Field(
         default=0.0, description="Scale-out networking as a share of hardware capex [-]."
@@ -397,18 +460,18 @@ class Costs(_Block):
     installation_capex_fraction: Fraction = Field(
         default=0.0, description="Installation and integration as a share of hardware capex [-]."
     )
-    service_life_years: PositiveFloat = Field(description="Years over which capex is recovered [years].")
-    cost_of_capital_fraction: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] = Field(
+    service_life_years: Years = Field(description="Years over which capex is recovered; 0.1 to 100 [years].")
+    cost_of_capital_fraction: Fraction = Field(
         default=0.0, description="Annual cost of capital (discount rate) [1/year]."
     )
     maintenance_fraction_per_year: Fraction = Field(
         default=0.0, description="Maintenance and support per year as a share of capex [1/year]."
     )
-    software_usd_per_accelerator_year: NonNegativeFloat = Field(
-        default=0.0, description="Software licences per accelerator per year [USD/year]."
+    software_usd_per_accelerator_year: UsdPerYear = Field(
+        default=0.0, description="Software licences per accelerator per year; 0 to 1e9 [USD/year]."
     )
-    operations_usd_per_rack_year: NonNegativeFloat = Field(
-        default=0.0, description="Operations labour per rack per year [USD/year]."
+    operations_usd_per_rack_year: UsdPerYear = Field(
+        default=0.0, description="Operations labour per rack per year; 0 to 1e9 [USD/year]."
     )
     source: Source = None
 
@@ -416,7 +479,7 @@ class Costs(_Block):
 class System(_Block):
     """One system compared: its performance, who measured it, its hardware and its costs."""
 
-    name: str = Field(min_length=1)
+    name: Name = Field(description="Name of the system; printable, at most 200 characters.")
     performance: Performance
     provenance: Provenance
     hardware: Hardware
@@ -441,10 +504,12 @@ class Figure(_Block):
 class Uncertainty(_Block):
     """Scenario-wide uncertainty settings."""
 
-    throughput_derate: dict[ProvenanceClass, Annotated[float, Field(gt=0, le=2, allow_inf_nan=False)]] = Field(
+    # throughput is multiplied by the derate: near zero it would size an endless fleet
+    throughput_derate: dict[ProvenanceClass, _number(0.01, 2)] = Field(
         default_factory=dict,
         description="Multiplier on the throughput of every system whose provenance class is the key, e.g. "
-        "{vendor: {dist: triangular, low: 0.7, mode: 0.9, high: 1.0}}: figures not independently repeated [-].",
+        "{vendor: {dist: triangular, low: 0.7, mode: 0.9, high: 1.0}}: figures not independently repeated; "
+        "0.01 to 2 [-].",
     )
     source: Source = None
 
@@ -482,12 +547,20 @@ def is_uncertain_path(path: str) -> bool:
 _DISTRIBUTION = TypeAdapter(Distribution)
 
 
-def _extract_distributions(data: Any, path: str, found: dict[str, Any], problems: list[tuple[str, str]]) -> Any:
-    """Copy of ``data`` with every ``{dist: ...}`` mapping replaced by its central value, collected in ``found``."""
+def _extract_distributions(
+    data: Any, path: str, found: dict[str, Any], problems: list[tuple[str, str]], bad: set[str] | None = None
+) -> Any:
+    """Copy of ``data`` with every ``{dist: ...}`` mapping replaced by its central value, collected in ``found``.
+
+    An invalid distribution adds its problems and its path to ``bad``; its place holds 0.0, so the rest of the
+    scenario can still be validated (the field errors at a ``bad`` path are then left out: one root cause).
+    """
     if isinstance(data, dict) and "dist" in data:
         try:
             dist = _DISTRIBUTION.validate_python(data)
         except ValidationError as exc:
+            if bad is not None:
+                bad.add(path)
             for err in exc.errors(include_url=False):
                 loc = [
                     str(p)
@@ -506,10 +579,11 @@ def _extract_distributions(data: Any, path: str, found: dict[str, Any], problems
         return dist.central
     if isinstance(data, dict):
         return {
-            k: _extract_distributions(v, f"{path}.{k}" if path else str(k), found, problems) for k, v in data.items()
+            k: _extract_distributions(v, f"{path}.{k}" if path else str(k), found, problems, bad)
+            for k, v in data.items()
         }
     if isinstance(data, list):
-        return [_extract_distributions(v, f"{path}[{i}]", found, problems) for i, v in enumerate(data)]
+        return [_extract_distributions(v, f"{path}[{i}]", found, problems, bad) for i, v in enumerate(data)]
     return data
 
 
@@ -522,7 +596,7 @@ class Scenario(_Block):
 
     _distributions: dict[str, Any] = PrivateAttr(default_factory=dict)
 
-    name: str = Field(min_length=1)
+    name: Name = Field(description="Name of the scenario; printable, at most 200 characters.")
     description: str | None = None
     workload: Workload
     slo: SLO
@@ -541,35 +615,28 @@ class Scenario(_Block):
     @model_validator(mode="wrap")
     @classmethod
     def _distributions_to_central(cls, data: Any, handler: Any) -> Scenario:
-        if not isinstance(data, dict):
+        """Distributions out (central values in), ``figures`` keys checked, then every field: all problems at once."""
+        if not isinstance(data, dict) or "dist" in data:  # a whole file that is one distribution: not a scenario
             return handler(data)
         found: dict[str, Any] = {}
         problems: list[tuple[str, str]] = []
-        central = _extract_distributions(data, "", found, problems)
-        _raise(problems)
-        model = handler(central)
+        bad: set[str] = set()
+        central = _extract_distributions(data, "", found, problems, bad)
+        problems += _figure_problems(central)
+        try:
+            model = handler(central)
+        except ValidationError as exc:
+            if not problems:
+                raise
+            raise _merged(exc, problems, bad, central) from None
         model._distributions = found
-        _raise(_support_problems(model, found))
+        _raise(problems + _support_problems(model, found))
         return model
 
     @property
     def distributions(self) -> dict[str, Any]:
         """Inputs given as distributions: YAML path -> distribution (their central value is in the field)."""
         return dict(self._distributions)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _figures_name_given_values(cls, data: object) -> object:
-        """Each key of ``figures`` must name a value the scenario itself gives (not a default)."""
-        if isinstance(data, dict) and isinstance(data.get("figures"), dict):
-            _raise(
-                [
-                    (f"figures.{path}", "not a YAML path at which this scenario gives a value")
-                    for path in data["figures"]
-                    if lookup(data, str(path)) is MISSING
-                ]
-            )
-        return data
 
     @model_validator(mode="after")
     def _cross_checks(self) -> Scenario:
@@ -606,6 +673,73 @@ class Scenario(_Block):
         if self.fleet.sizing_demand_point is not None:
             return next(d for d in self.demand if d.name == self.fleet.sizing_demand_point)
         return max(self.demand, key=lambda d: d.arrival_rps)
+
+
+def _figure_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each key of ``figures`` must name a value the scenario itself gives (not a default).
+
+    A key is not reported when it misses only because a list on its way is empty or not a list, or a block on its
+    way is not a mapping (``systems: []`` with figures of ``systems[0]``): that list or block has its own problem,
+    the root cause, and one line for it says more than one per figure.
+    """
+    figures = data.get("figures")
+    if not isinstance(figures, dict):
+        return []
+    return [
+        (f"figures.{path}", "not a YAML path at which this scenario gives a value")
+        for path in figures
+        if lookup(data, str(path)) is MISSING and not _parent_invalid(data, str(path))
+    ]
+
+
+def _parent_invalid(data: Any, path: str) -> bool:
+    """Whether ``path`` misses because a list on the way is empty or not a list, or a block is not a mapping."""
+    for part in parse_path(path):
+        if isinstance(part, int):
+            if not isinstance(data, list) or not data:
+                return True
+            if part >= len(data):
+                return False
+        elif not isinstance(data, dict):
+            return data is None or isinstance(data, list)  # a block given empty or as a list: its own problem
+        elif part not in data:
+            return False
+        data = data[part]
+    return False
+
+
+def _merged(exc: ValidationError, problems: list[tuple[str, str]], bad: set[str], data: Any) -> ValidationError:
+    """One ValidationError with pydantic's field errors and the scenario-level ``problems`` (as one value error).
+
+    Field errors at the path of an invalid distribution are left out: the distribution's own problem says why.
+    """
+    errors = [
+        {"type": e["type"], "loc": e["loc"], "input": e["input"], **({"ctx": e["ctx"]} if "ctx" in e else {})}
+        for e in exc.errors(include_url=False)
+        if _plain_path(e["loc"]) not in bad
+    ]
+    lines = "\n".join(f"{path}: {message}" for path, message in problems)
+    errors.append({"type": "value_error", "loc": (), "input": data, "ctx": {"error": ValueError(lines)}})
+    try:
+        return ValidationError.from_exception_data(exc.title, errors)
+    except (TypeError, KeyError, ValueError):  # an error type that cannot be rebuilt: keep the problems, say them
+        extra = [f"{_plain_path(e['loc'])}: {e['msg']}" for e in exc.errors(include_url=False)]
+        return ValidationError.from_exception_data(
+            exc.title,
+            [
+                {
+                    "type": "value_error",
+                    "loc": (),
+                    "input": data,
+                    "ctx": {"error": ValueError(lines + "\n" + "\n".join(extra))},
+                }
+            ],
+        )
+
+
+def _plain_path(loc: tuple[Any, ...]) -> str:
+    """A pydantic error location as a YAML path (union branch names dropped)."""
+    return format_path(tuple(p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith("function-")))))
 
 
 def _support_problems(model: BaseModel, found: dict[str, Any]) -> list[tuple[str, str]]:
