@@ -176,6 +176,15 @@ BAD_UPLOADS = {
     "fails validation": (None, "invalid.yaml", "must be >= 1.0, got 0.5"),
     "over 1 MB": (b"# " + b"x" * 1_000_000, "huge.yaml", "limited to 1 MB"),
     "python tag": (b"name: !!python/object/apply:os.system ['true']\n", "tag.yaml", "tag not allowed"),
+    # a 9-level YAML anchor bomb (~350 bytes, 490 million nodes once expanded) is refused before it is expanded
+    "anchor bomb": (
+        (
+            "a: &a [l,l,l,l,l,l,l,l,l]\n"
+            + "".join(f"{n}: &{n} [" + ",".join([f"*{p}"] * 9) + "]\n" for p, n in zip("abcdefgh", "bcdefghi"))
+        ).encode(),
+        "bomb.yaml",
+        "through YAML aliases",
+    ),
 }
 
 
