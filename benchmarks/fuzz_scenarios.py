@@ -90,5 +90,7 @@ def main(n: int) -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and not sys.argv[1].isdigit():
+        sys.exit(f"usage: {sys.argv[0]} [EXAMPLES]   (default 2000)")
     anchor_bombs()
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
