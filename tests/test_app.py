@@ -180,7 +180,9 @@ BAD_UPLOADS = {
     "anchor bomb": (
         (
             "a: &a [l,l,l,l,l,l,l,l,l]\n"
-            + "".join(f"{n}: &{n} [" + ",".join([f"*{p}"] * 9) + "]\n" for p, n in zip("abcdefgh", "bcdefghi"))
+            + "".join(
+                f"{n}: &{n} [" + ",".join([f"*{p}"] * 9) + "]\n" for p, n in zip("abcdefgh", "bcdefghi", strict=True)
+            )
         ).encode(),
         "bomb.yaml",
         "through YAML aliases",
