@@ -178,10 +178,10 @@ def test_a_distribution_is_kept_and_its_central_value_is_in_the_field() -> None:
         ({"dist": "triangular", "low": 0.1, "high": 0.2}, ".mode", "required"),
         ({"dist": "uniform", "low": 0.2, "high": 0.1}, "", "low < high"),
         ({"dist": "uniform", "low": 0.1, "high": 0.1}, "", "low < high"),
-        ({"dist": "normal", "mean": 0.1, "sd": 0}, ".sd", "greater than 0"),
-        ({"dist": "normal", "mean": 0.1, "sd": -0.01}, ".sd", "greater than 0"),
-        ({"dist": "lognormal", "median": 0.1, "sigma": 0}, ".sigma", "greater than 0"),
-        ({"dist": "lognormal", "median": -0.1, "sigma": 0.3}, ".median", "greater than 0"),
+        ({"dist": "normal", "mean": 0.1, "sd": 0}, ".sd", "must be > 0"),
+        ({"dist": "normal", "mean": 0.1, "sd": -0.01}, ".sd", "must be > 0"),
+        ({"dist": "lognormal", "median": 0.1, "sigma": 0}, ".sigma", "must be > 0"),
+        ({"dist": "lognormal", "median": -0.1, "sigma": 0.3}, ".median", "must be > 0"),
         ({"dist": "choice", "values": [0.1, 0.2], "weights": [1]}, "", "one weight per value"),
         ({"dist": "choice", "values": [0.1, 0.2], "weights": [0, 0]}, "", "weights must not all be zero"),
         ({"dist": "choice", "values": []}, ".values", "at least 1"),
@@ -269,7 +269,7 @@ def test_normal_truncated_at_zero_is_refused_where_the_range_starts_above_zero()
         lambda d: d["demand"][2].update(arrival_rps={"dist": "normal", "mean": 20, "sd": 10, "truncate_at_zero": True})
     )
     assert [p for p, _ in problems] == ["demand[2].arrival_rps"]
-    assert "reaches 4.94066e-324" in problems[0][1] and "greater than or equal to 0.000001" in problems[0][1]
+    assert "reaches 4.94066e-324" in problems[0][1] and "must be >= 0.000001" in problems[0][1]
 
 
 @pytest.mark.parametrize(

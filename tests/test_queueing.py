@@ -19,6 +19,7 @@ from rackcost.queueing import (
     replicas_needed,
     wait_exceedance,
     wait_quantile,
+    wait_tail,
 )
 
 SETTINGS = settings(max_examples=60, deadline=None)
@@ -417,3 +418,12 @@ def test_incomplete_gamma_is_computed_near_saturation_and_above_k() -> None:
     k = np.array([15_000.0, 15_000.0, 100.0])
     a = np.array([0.959 * 15_000.0, 15_000.5, 101.0])
     assert _incomplete_gamma_needed(k, a, np.exp(_log_poisson_pmf(k, a))).all()
+
+
+def test_wait_tail_with_a_negative_budget_is_a_certain_miss_without_overflow() -> None:
+    # Every wait is >= 0, so P(W > t) = 1 for t < 0; before the guard exp(-rate * t) overflowed (a RuntimeWarning,
+    # an error under the test suite's warnings-as-errors) for a large negative budget.
+    exceedance, quantile = wait_tail(np.array([-1e6, -1.0, 0.0]), 0.99, 10, 5.0, 1.0)
+    assert exceedance[0] == 1.0 and exceedance[1] == 1.0
+    assert float(exceedance[2]) == pytest.approx(float(erlang_c(10, 5.0)), rel=1e-15)  # t = 0: P(W > 0) = C
+    assert np.all(np.isfinite(quantile))

@@ -2,9 +2,36 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-__all__ = ["Problem", "ScenarioError"]
+__all__ = ["Problem", "ScenarioError", "plain_message"]
+
+_COMPARISONS = (
+    ("greater than or equal to", ">="),
+    ("less than or equal to", "<="),
+    ("greater than", ">"),
+    ("less than", "<"),
+)
+
+
+def plain_message(message: str) -> str:
+    """A validation library's sentence in the project's words: what is expected, from a lower-case start.
+
+    Examples
+    --------
+    >>> plain_message("Input should be less than or equal to 5")
+    'must be <= 5'
+    >>> plain_message("Input should be a valid number")
+    'must be a valid number'
+    >>> plain_message("Value error, low must not exceed high")
+    'low must not exceed high'
+    """
+    text = re.sub(r"^Value error, ", "", message.strip())
+    text = re.sub(r"^Input should be ", "must be ", text)
+    for words, symbol in _COMPARISONS:
+        text = text.replace(f"must be {words} ", f"must be {symbol} ")
+    return text[:1].lower() + text[1:]
 
 
 @dataclass(frozen=True)

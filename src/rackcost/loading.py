@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from rackcost.errors import Problem, ScenarioError
+from rackcost.errors import Problem, ScenarioError, plain_message
 from rackcost.schema import Scenario, model_in
 from rackcost.yaml_paths import YamlPath, format_path, parse_path
 
@@ -201,7 +201,7 @@ def _message(error: dict[str, Any], model_fields: list[str] | None) -> str:
         return f"must be a list (YAML '- ' items), got {_describe(got)}"
     if kind == "value_error":
         return str(ctx.get("error", error["msg"]))
-    msg = error["msg"]
+    msg = plain_message(error["msg"])
     if kind.endswith("_type") or kind in {"enum", "literal_error"}:
         return f"{msg[0].lower()}{msg[1:]}, got {_describe(got)}"
     return msg[0].lower() + msg[1:]

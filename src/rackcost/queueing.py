@@ -462,7 +462,8 @@ def wait_tail(
     c = _erlang_c_checked(k_arr, a)
     rate = k_arr / s - lam
     tail = 1.0 - q_fraction
-    exceedance = c * np.exp(-rate * t)
+    # every wait is >= 0, so P(W > t) = 1 for a negative budget (an infeasible point), without exp overflowing
+    exceedance = np.where(t >= 0, c * np.exp(-rate * np.maximum(t, 0.0)), 1.0)
     quantile = np.where(c > tail, np.log(np.maximum(c, tail) / tail) / rate, 0.0)
     return exceedance, quantile
 

@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from rackcost.distributions import NOT_BOOL, Distribution
+from rackcost.errors import plain_message
 from rackcost.yaml_paths import MISSING, format_path, lookup, parse_path
 
 __all__ = [
@@ -568,7 +569,7 @@ def _extract_distributions(
                     if not str(p).startswith(("triangular", "uniform", "normal", "lognormal", "choice"))
                 ]
                 where = ".".join([path, *loc]) if loc else path
-                message = str(err.get("ctx", {}).get("error", err["msg"]))
+                message = plain_message(str(err.get("ctx", {}).get("error", err["msg"])))
                 if err["type"] == "union_tag_invalid":
                     message = "dist must be one of triangular, uniform, normal, lognormal, choice"
                 problems.append((where, message))
@@ -754,7 +755,7 @@ def _support_problems(model: BaseModel, found: dict[str, Any]) -> list[tuple[str
             try:
                 adapter.validate_python(end)
             except ValidationError as exc:
-                msg = exc.errors(include_url=False)[0]["msg"]
+                msg = plain_message(exc.errors(include_url=False)[0]["msg"])
                 problems.append((path, f"the distribution reaches {end:g}, outside the field's range ({msg})"))
                 break
     return problems

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from rackcost.chain import plan
 from rackcost.display import input_unit, input_value, num
-from rackcost.errors import Problem, ScenarioError
+from rackcost.errors import Problem, ScenarioError, plain_message
 from rackcost.montecarlo import evaluate_samples
 from rackcost.schema import UNCERTAIN_WHERE, Scenario, annotation_at, is_uncertain_path
 from rackcost.yaml_paths import lookup
@@ -274,7 +274,7 @@ def _range_problems(scenario: Scenario, path: str, low: float, high: float) -> l
         except ValidationError as exc:
             return [
                 f"the search range [{low:g}, {high:g}] leaves the input's allowed values at {end:g} "
-                f"({exc.errors(include_url=False)[0]['msg']})"
+                f"({plain_message(exc.errors(include_url=False)[0]['msg'])})"
             ]
     return []
 
