@@ -148,3 +148,19 @@ def test_system_outcome_views_read_the_one_sample() -> None:
         assert o.demand.accepted_rps.shape == (len(SCENARIO.demand),)
         assert np.array_equal(o.facility_power_kw, o.fleet.facility_power_kw[0])
         assert o.busy_w == o.chosen.busy_w
+
+
+def test_cost_per_million_input_and_total_tokens_are_the_closed_forms() -> None:
+    """The fixture's requests carry 1,000 input and 500 output tokens: per million input tokens the cost is that per
+    million output tokens x 500 / 1,000, per million total tokens x 500 / 1,500; the same over the day."""
+    result = rackcost.evaluate(SCENARIO)
+    for r in result.records["points"]:
+        per_output = r["usd_per_million_accepted_output_tokens"]
+        assert r["usd_per_million_accepted_input_tokens"] == pytest.approx(per_output * 500 / 1000, rel=RTOL_FLOAT)
+        assert r["usd_per_million_accepted_total_tokens"] == pytest.approx(per_output * 500 / 1500, rel=RTOL_FLOAT)
+        per_request = r["usd_per_accepted_request"]
+        assert r["usd_per_million_accepted_total_tokens"] == pytest.approx(per_request / 1500 * 1e6, rel=RTOL_FLOAT)
+    for r in result.records["systems"]:
+        per_output = r["blended_usd_per_million_accepted_output_tokens"]
+        assert r["blended_usd_per_million_accepted_input_tokens"] == pytest.approx(per_output / 2, rel=RTOL_FLOAT)
+        assert r["blended_usd_per_million_accepted_total_tokens"] == pytest.approx(per_output / 3, rel=RTOL_FLOAT)

@@ -51,6 +51,8 @@ class Plan:
         Demand the fleet is sized for [requests/s].
     hours_per_day
         Hours of each demand point [h].
+    input_tokens
+        Input tokens per request, ISL [tokens].
     systems
         Each system's central inputs.
     chosen
@@ -61,6 +63,7 @@ class Plan:
     policy: FleetPolicy
     sizing_rps: float
     hours_per_day: NDArray[np.float64]
+    input_tokens: float
     systems: tuple[SystemInputs, ...]
     chosen: tuple[ChosenPoint, ...]
 
@@ -86,6 +89,7 @@ def plan(scenario: Scenario) -> Plan:
         policy=policy,
         sizing_rps=sizing_rps,
         hours_per_day=np.array([d.hours_per_day for d in scenario.demand]),
+        input_tokens=float(scenario.workload.input_tokens_per_request),
         systems=inputs,
         chosen=tuple(choose_point(inp, slo, sizing_rps, max_utilization, policy.routing) for inp in inputs),
     )
@@ -111,7 +115,8 @@ def run_samples(
     for index, (inp, chosen) in enumerate(zip(planned.systems, planned.chosen, strict=True)):
         sampled = sampled_inputs(scenario, index, inp, values, n)
         fleet = run_fleet(inp, chosen, sampled, planned.policy, planned.slo, resize)
-        out.append((fleet, derive(fleet, chosen.ttft_ms, planned.slo.output_tokens, planned.hours_per_day)))
+        metrics = derive(fleet, chosen.ttft_ms, planned.slo.output_tokens, planned.hours_per_day, planned.input_tokens)
+        out.append((fleet, metrics))
     return out
 
 

@@ -20,7 +20,9 @@ Array = NDArray[np.float64]
 PER_MILLION = 1e6
 
 
-def derive(fleet: FleetOutcome, point_ttft_ms: float, output_tokens: int, hours_per_day: Array) -> Metrics:
+def derive(
+    fleet: FleetOutcome, point_ttft_ms: float, output_tokens: float, hours_per_day: Array, input_tokens: float = 0.0
+) -> Metrics:
     """The derived figures of a fleet's outcome (see :class:`rackcost.outcomes.Metrics`).
 
     Parameters
@@ -29,8 +31,9 @@ def derive(fleet: FleetOutcome, point_ttft_ms: float, output_tokens: int, hours_
         Steps 5 to 8 for ``n`` samples.
     point_ttft_ms
         TTFT at the chosen operating point, before queueing [ms].
-    output_tokens
-        Output tokens per request, OSL [tokens].
+    output_tokens, input_tokens
+        Output and input tokens per request, OSL and ISL [tokens]; without an ISL the per-input-token figures are
+        0.
     hours_per_day
         Hours of each demand point [h].
 
@@ -55,11 +58,22 @@ def derive(fleet: FleetOutcome, point_ttft_ms: float, output_tokens: int, hours_
     total = fleet.capital_usd_per_hour + fleet.fixed_opex_usd_per_hour + fleet.energy_usd_per_hour
     output_tps = d.accepted_rps * output_tokens
     usd_per_day = (total * hours_per_day).sum(axis=-1)
+
+    def per_input(cost: Array, requests: Array) -> Array:
+        """Cost per million input tokens of ``requests`` (0 without input tokens) [USD/M tokens]."""
+        if input_tokens <= 0:
+            return np.zeros_like(cost)
+        return cost / (requests * input_tokens) * PER_MILLION
+
     accepted_per_day = (d.accepted_rps * hours_per_day).sum(axis=-1) * SECONDS_PER_HOUR
     return Metrics(
         total_usd_per_hour=total,
         usd_per_accepted_request=total / (d.accepted_rps * SECONDS_PER_HOUR),
         usd_per_million_accepted_output_tokens=total / (output_tps * SECONDS_PER_HOUR) * PER_MILLION,
+        usd_per_million_accepted_input_tokens=per_input(total, d.accepted_rps * SECONDS_PER_HOUR),
+        usd_per_million_accepted_total_tokens=total
+        / (d.accepted_rps * (input_tokens + output_tokens) * SECONDS_PER_HOUR)
+        * PER_MILLION,
         useful_output_tokens_per_s=output_tps,
         output_tokens_per_kwh=output_tps * SECONDS_PER_HOUR / fleet.facility_power_kw,
         ttft_p99_ms=(point_ttft_ms if d.ttft_ms is None else d.ttft_ms) + d.wait_p99_ms,
@@ -68,4 +82,8 @@ def derive(fleet: FleetOutcome, point_ttft_ms: float, output_tokens: int, hours_
         facility_energy_kwh_per_day=(fleet.facility_power_kw * hours_per_day).sum(axis=-1),
         blended_usd_per_accepted_request=usd_per_day / accepted_per_day,
         blended_usd_per_million_accepted_output_tokens=usd_per_day / (accepted_per_day * output_tokens) * PER_MILLION,
+        blended_usd_per_million_accepted_input_tokens=per_input(usd_per_day, accepted_per_day),
+        blended_usd_per_million_accepted_total_tokens=usd_per_day
+        / (accepted_per_day * (input_tokens + output_tokens))
+        * PER_MILLION,
     )

@@ -61,6 +61,8 @@ POINT_COLUMNS = (
     "total_usd_per_hour",
     "usd_per_accepted_request",
     "usd_per_million_accepted_output_tokens",
+    "usd_per_million_accepted_input_tokens",
+    "usd_per_million_accepted_total_tokens",
     "output_tokens_per_kwh",
     "provisioned_replicas",
     "racks",
@@ -75,6 +77,8 @@ SYSTEM_COLUMNS = (
     "slo_point_total_tokens_per_facility_kwh",
     "blended_usd_per_accepted_request",
     "blended_usd_per_million_accepted_output_tokens",
+    "blended_usd_per_million_accepted_input_tokens",
+    "blended_usd_per_million_accepted_total_tokens",
 )
 
 
@@ -154,6 +158,8 @@ def evaluate_samples(
             "total_usd_per_hour": m.total_usd_per_hour,
             "usd_per_accepted_request": m.usd_per_accepted_request,
             "usd_per_million_accepted_output_tokens": m.usd_per_million_accepted_output_tokens,
+            "usd_per_million_accepted_input_tokens": m.usd_per_million_accepted_input_tokens,
+            "usd_per_million_accepted_total_tokens": m.usd_per_million_accepted_total_tokens,
             "output_tokens_per_kwh": m.output_tokens_per_kwh,
             "provisioned_replicas": np.broadcast_to(replicas, shape),
             "racks": np.broadcast_to(racks, shape),
@@ -162,6 +168,8 @@ def evaluate_samples(
             cols[name + "@system"] = np.asarray(column, dtype=float).reshape(n)
         cols["blended_usd_per_accepted_request@system"] = m.blended_usd_per_accepted_request
         cols["blended_usd_per_million_accepted_output_tokens@system"] = m.blended_usd_per_million_accepted_output_tokens
+        cols["blended_usd_per_million_accepted_input_tokens@system"] = m.blended_usd_per_million_accepted_input_tokens
+        cols["blended_usd_per_million_accepted_total_tokens@system"] = m.blended_usd_per_million_accepted_total_tokens
         out[inp.name] = cols
     return out
 

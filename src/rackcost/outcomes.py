@@ -155,8 +155,10 @@ class Metrics:
         Capital + fixed opex + energy [USD/h].
     usd_per_accepted_request
         total / accepted requests per hour [USD/request].
-    usd_per_million_accepted_output_tokens
-        total / accepted output tokens per hour x 1e6 [USD/M tokens].
+    usd_per_million_accepted_output_tokens, usd_per_million_accepted_input_tokens
+        total / accepted output (input) tokens per hour x 1e6 [USD/M tokens].
+    usd_per_million_accepted_total_tokens
+        total / accepted input + output tokens per hour x 1e6 [USD/M tokens].
     useful_output_tokens_per_s
         Output tokens of accepted requests [tokens/s].
     output_tokens_per_kwh
@@ -166,12 +168,15 @@ class Metrics:
     usd_per_day, accepted_requests_per_day, facility_energy_kwh_per_day
         Sums over the day, each demand point weighted by its hours [USD, requests, kWh].
     blended_usd_per_accepted_request, blended_usd_per_million_accepted_output_tokens
+    blended_usd_per_million_accepted_input_tokens, blended_usd_per_million_accepted_total_tokens
         The day's cost over the day's accepted requests, and output tokens x 1e6 [USD/request, USD/M tokens].
     """
 
     total_usd_per_hour: Array
     usd_per_accepted_request: Array
     usd_per_million_accepted_output_tokens: Array
+    usd_per_million_accepted_input_tokens: Array
+    usd_per_million_accepted_total_tokens: Array
     useful_output_tokens_per_s: Array
     output_tokens_per_kwh: Array
     ttft_p99_ms: Array
@@ -180,6 +185,8 @@ class Metrics:
     facility_energy_kwh_per_day: Array
     blended_usd_per_accepted_request: Array
     blended_usd_per_million_accepted_output_tokens: Array
+    blended_usd_per_million_accepted_input_tokens: Array
+    blended_usd_per_million_accepted_total_tokens: Array
 
 
 @dataclass(frozen=True)

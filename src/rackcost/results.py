@@ -168,6 +168,8 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[dict[s
                 "total_usd_per_hour": m.total_usd_per_hour[0],
                 "usd_per_accepted_request": m.usd_per_accepted_request[0],
                 "usd_per_million_accepted_output_tokens": m.usd_per_million_accepted_output_tokens[0],
+                "usd_per_million_accepted_input_tokens": m.usd_per_million_accepted_input_tokens[0],
+                "usd_per_million_accepted_total_tokens": m.usd_per_million_accepted_total_tokens[0],
                 "output_tokens_per_kwh": m.output_tokens_per_kwh[0],
                 "provenance": np.full(n, system.provenance.provenance_class.value, dtype=object),
                 "routing": np.full(n, scenario.fleet.routing.value, dtype=object),
@@ -218,6 +220,12 @@ def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand
                 "blended_usd_per_accepted_request": float(m.blended_usd_per_accepted_request[0]),
                 "blended_usd_per_million_accepted_output_tokens": float(
                     m.blended_usd_per_million_accepted_output_tokens[0]
+                ),
+                "blended_usd_per_million_accepted_input_tokens": float(
+                    m.blended_usd_per_million_accepted_input_tokens[0]
+                ),
+                "blended_usd_per_million_accepted_total_tokens": float(
+                    m.blended_usd_per_million_accepted_total_tokens[0]
                 ),
             }
         )
