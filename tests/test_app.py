@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 import rackcost
 from rackcost.cli import app as cli_app
+from reference import TWO_SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app" / "streamlit_app.py")
@@ -714,3 +715,21 @@ def test_the_simulate_button_shows_analytic_beside_simulated():
     assert "TTFT p99 ms" in set(table["figure"])
     shown = " ".join(m.value for m in at.markdown)
     assert "routing **pooled**" in shown and "at **quiet**" in shown
+
+
+def test_a_scenario_with_owned_and_rented_systems_runs_on_every_page():
+    """Issue 12: a rented system (no costs block, a rent block) is edited and shown like an owned one."""
+    data = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
+    rented = copy.deepcopy(data["systems"][0])
+    rented["name"] = "A rented"
+    del rented["costs"]
+    rented["rent"] = {"usd_per_accelerator_hour": 2.5, "billing": "on_demand"}
+    data["systems"].append(rented)
+    at = start()
+    at.session_state["pending_upload"] = (yaml.safe_dump(data, sort_keys=False).encode("utf-8"), "rented.yaml")
+    at.run()
+    ok(at)
+    assert at.session_state["valid"]["systems"][2]["rent"]["billing"] == "on_demand"
+    for page in PAGES[1:]:
+        at.switch_page(page).run()
+        ok(at)

@@ -25,6 +25,7 @@ POINT_COLUMNS: dict[str, tuple[str, str]] = {
     "capital_usd_per_hour": ("capital [USD/h]", "usd"),
     "fixed_opex_usd_per_hour": ("fixed opex [USD/h]", "usd"),
     "energy_usd_per_hour": ("energy [USD/h]", "usd"),
+    "rent_usd_per_hour": ("rent [USD/h]", "usd"),
     "total_usd_per_hour": ("total [USD/h]", "usd"),
     "status": ("status", "text"),
     "offered_rps": ("offered [requests/s]", "num"),

@@ -20,7 +20,7 @@ to 8 on many samples at once (:func:`run_samples`), the same functions with a lo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -114,7 +114,9 @@ def run_samples(
     out = []
     for index, (inp, chosen) in enumerate(zip(planned.systems, planned.chosen, strict=True)):
         sampled = sampled_inputs(scenario, index, inp, values, n)
-        fleet = run_fleet(inp, chosen, sampled, planned.policy, planned.slo, resize)
+        # rented on demand: the provider scales to what each point needs, so only those replicas run (and are billed)
+        policy = replace(planned.policy, idle_policy="park") if inp.payment == "rent on_demand" else planned.policy
+        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize)
         metrics = derive(fleet, chosen.ttft_ms, planned.slo.output_tokens, planned.hours_per_day, planned.input_tokens)
         out.append((fleet, metrics))
     return out

@@ -8,7 +8,8 @@
 3. :func:`pack_fleet`: nodes and racks under the rack power limit, provisioned IT power (step 5);
 4. :func:`rackcost.demand.serve_demand`: the same fleet at each demand point (step 6);
 5. :func:`wall_power`: IT and facility power at each demand point (step 7);
-6. :func:`fleet_costs`: capex, capital, fixed opex and energy per hour (step 8).
+6. :func:`fleet_costs`, :func:`rent_usd_per_hour`: capex, capital, fixed opex and energy per hour, or the rent of a
+   rented system (step 8).
 
 The leading sample axis is ``n = 1`` for :func:`rackcost.evaluate` and many for :mod:`rackcost.montecarlo`;
 sharing these steps is what makes a degenerate distribution give exactly the deterministic result.
@@ -35,6 +36,7 @@ __all__ = [
     "fleet_costs",
     "load_curve",
     "pack_fleet",
+    "rent_usd_per_hour",
     "performance_at_point",
     "run_fleet",
     "size_fleet",
@@ -249,6 +251,22 @@ def fleet_costs(
     return capex, capital, fixed, energy
 
 
+def rent_usd_per_hour(
+    inp: SystemInputs, sampled: SampledInputs, replicas: NDArray[np.int64], active_replicas: NDArray[np.int64]
+) -> Array:
+    """What a rented system pays per hour at each demand point (DESIGN.md step 8, payment models) [USD/h].
+
+    Reserved: the provisioned accelerators, every hour. On demand: the accelerators of the replicas each demand
+    point needs (the park rule; scaled per replica, the granularity at which a serving stack adds capacity). Zero
+    for an owned system.
+    """
+    price = sampled.rent_usd_per_accelerator_hour
+    if price is None:
+        return np.zeros(active_replicas.shape)
+    billed = active_replicas if inp.payment == "rent on_demand" else np.broadcast_to(replicas, active_replicas.shape)
+    return price * billed * inp.accelerators_per_replica
+
+
 def slo_point_tokens_per_facility_kwh(
     inp: SystemInputs,
     sampled: SampledInputs,
@@ -309,6 +327,7 @@ def run_fleet(
     )
     it_kw, facility_kw = wall_power(inp, sampled, policy, load, busy_w, replicas, packing, demand)
     capex, capital, fixed, energy = fleet_costs(inp, sampled, replicas, packing, facility_kw)
+    rent = rent_usd_per_hour(inp, sampled, replicas, demand.active_replicas)
     return FleetOutcome(
         request_rps=request_rps,
         service_s=service_s,
@@ -327,6 +346,7 @@ def run_fleet(
         capital_usd_per_hour=capital,
         fixed_opex_usd_per_hour=fixed,
         energy_usd_per_hour=energy,
+        rent_usd_per_hour=rent,
         slo_point_total_tokens_per_facility_kwh=slo_point_tokens_per_facility_kwh(
             inp, sampled, chosen, request_rps, busy_w, packing.nodes_per_rack_effective
         ),

@@ -111,6 +111,12 @@ class SystemInputs:
     headline_tokens_per_s_per_kw, headline_power_basis, headline_is_claim
         The headline figure of the claim-vs-decision table [tokens/s/kW], its power basis, and whether a vendor
         claimed it (else it is derived from the curve's peak on rated accelerator power).
+    payment
+        ``own`` (capex and opex), ``rent reserved`` or ``rent on_demand``.
+    rent_includes_power_and_facility
+        For a rented system: whether the rental price covers energy and facility.
+
+    Attributes below ``headline_is_claim`` have defaults so that code building inputs by hand need not name them.
     """
 
     name: str
@@ -137,6 +143,8 @@ class SystemInputs:
     headline_tokens_per_s_per_kw: float
     headline_power_basis: str
     headline_is_claim: bool
+    payment: str = "own"
+    rent_includes_power_and_facility: bool = True
 
     @property
     def node_rated_w(self) -> float:
@@ -187,7 +195,9 @@ class SampledInputs:
     pue, electricity_usd_per_kwh, colocation_usd_per_kw_month, build_usd_per_kw, build_life_years
         Facility figures as this system sees them [-, USD/kWh, USD/kW-month, USD/kW, years].
     costs
-        Cost figures.
+        Cost figures (zero for a rented system).
+    rent_usd_per_accelerator_hour
+        Rental price of a rented system, or None [USD/accelerator-h].
     """
 
     n: int
@@ -209,3 +219,4 @@ class SampledInputs:
     build_usd_per_kw: Column
     build_life_years: Column
     costs: CostInputs
+    rent_usd_per_accelerator_hour: Column | None = None

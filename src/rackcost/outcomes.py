@@ -120,6 +120,8 @@ class FleetOutcome:
         Step 7: wall power at each demand point, IT and facility (x PUE) [kW].
     capex_usd, capital_usd_per_hour, fixed_opex_usd_per_hour, energy_usd_per_hour
         Step 8: fleet capex [USD], its annualised cost, fixed opex and energy [USD/h].
+    rent_usd_per_hour
+        Step 8 for a rented system: the rent at each demand point (zero when owned) [USD/h].
     slo_point_total_tokens_per_facility_kwh
         Step 9's modelled efficiency: total tokens per facility kWh of one replica flat out at the chosen point,
         with its share of hosts and rack overhead [tokens/kWh].
@@ -142,6 +144,7 @@ class FleetOutcome:
     capital_usd_per_hour: NDArray[np.float64]
     fixed_opex_usd_per_hour: NDArray[np.float64]
     energy_usd_per_hour: NDArray[np.float64]
+    rent_usd_per_hour: NDArray[np.float64]
     slo_point_total_tokens_per_facility_kwh: NDArray[np.float64]
 
 
@@ -152,7 +155,7 @@ class Metrics:
     Attributes
     ----------
     total_usd_per_hour
-        Capital + fixed opex + energy [USD/h].
+        Capital + fixed opex + energy (+ rent, for a rented system) [USD/h].
     usd_per_accepted_request
         total / accepted requests per hour [USD/request].
     usd_per_million_accepted_output_tokens, usd_per_million_accepted_input_tokens
@@ -295,6 +298,11 @@ class SystemOutcome:
     def energy_usd_per_hour(self) -> NDArray[np.float64]:
         """Energy cost at each demand point [USD/h]."""
         return self.fleet.energy_usd_per_hour[0]
+
+    @property
+    def rent_usd_per_hour(self) -> NDArray[np.float64]:
+        """Rent at each demand point (zero when owned) [USD/h]."""
+        return self.fleet.rent_usd_per_hour[0]
 
     @property
     def slo_point_total_tokens_per_facility_kwh(self) -> float:

@@ -43,6 +43,8 @@ __all__ = [
     "Provenance",
     "ProvenanceClass",
     "ROUTING_WORDS",
+    "Billing",
+    "Rent",
     "Routing",
     "SLO",
     "Scenario",
@@ -477,15 +479,56 @@ class Costs(_Block):
     source: Source = None
 
 
+class Billing(StrEnum):
+    """How rented accelerators are billed."""
+
+    reserved = "reserved"
+    on_demand = "on_demand"
+
+
+class Rent(_Block):
+    """Renting the same accelerators from a cloud instead of owning them."""
+
+    usd_per_accelerator_hour: _number(0.01, 1000) = Field(
+        description="Rental price per accelerator-hour; 0.01 to 1,000 [USD/accelerator-h]."
+    )
+    billing: Billing = Field(
+        default=Billing.reserved,
+        description="reserved: the provisioned fleet is paid 24 h a day; on_demand: only the replicas each demand "
+        "point needs (the park rule decides how many; replicas for availability are the provider's).",
+    )
+    includes_power_and_facility: bool = Field(
+        default=True,
+        description="The price covers power, cooling and space (no energy or colocation line); false adds the "
+        "scenario's energy and facility cost on top.",
+    )
+    source: Source = None
+
+
 class System(_Block):
-    """One system compared: its performance, who measured it, its hardware and its costs."""
+    """One system compared: its performance, who measured it, its hardware and how it is paid for."""
 
     name: Name = Field(description="Name of the system; printable, at most 200 characters.")
     performance: Performance
     provenance: Provenance
     hardware: Hardware
-    costs: Costs
+    costs: Costs | None = Field(default=None, description="Owning it: capex and opex (give costs or rent).")
+    rent: Rent | None = Field(
+        default=None, description="Renting it: a price per accelerator-hour (give costs or rent)."
+    )
     facility: FacilityOverride | None = None
+
+    @model_validator(mode="after")
+    def _one_way_to_pay(self) -> System:
+        if (self.costs is None) == (self.rent is None):
+            given = "both costs and rent" if self.costs is not None else "neither costs nor rent"
+            raise ValueError(f"a system is either owned (costs) or rented (rent): give exactly one, got {given}")
+        return self
+
+    @property
+    def payment(self) -> str:
+        """How the system is paid for: ``own``, ``rent reserved`` or ``rent on_demand``."""
+        return "own" if self.rent is None else f"rent {self.rent.billing.value}"
 
 
 class Figure(_Block):
@@ -529,12 +572,14 @@ UNCERTAIN_PATHS = [
     r"|networking_capex_fraction|installation_capex_fraction|service_life_years|cost_of_capital_fraction"
     r"|maintenance_fraction_per_year|software_usd_per_accelerator_year|operations_usd_per_rack_year)",
     r"systems\[\d+\]\.performance\.points\[\d+\]\.(throughput_tokens_per_s|power_w_per_accelerator)",
+    r"systems\[\d+\]\.rent\.usd_per_accelerator_hour",
     r"uncertainty\.throughput_derate\.(vendor|collaborative|independent|assumption)",
 ]
 UNCERTAIN_WHERE = (
     "distributions are allowed on demand arrival rates; facility PUE, electricity price and facility costs; fleet "
     "availability, utilisation ceiling and power exponent; accelerator busy/idle/parked power, host power and rack "
-    "overhead; every cost figure; operating-point throughput and measured power; and uncertainty.throughput_derate "
+    "overhead; every cost figure and rental price; operating-point throughput and measured power; and "
+    "uncertainty.throughput_derate "
     "(the operating point, packaging, latencies and SLO are decided on central values)"
 )
 _UNCERTAIN = re.compile("|".join(f"(?:{p})" for p in UNCERTAIN_PATHS))

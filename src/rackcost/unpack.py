@@ -136,6 +136,8 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
         headline_tokens_per_s_per_kw=headline,
         headline_power_basis=basis,
         headline_is_claim=is_claim,
+        payment=system.payment,
+        rent_includes_power_and_facility=system.rent is None or system.rent.includes_power_and_facility,
     )
 
 
@@ -171,7 +173,15 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
         return get(f"{prefix}.hardware.{name}", central)
 
     def cost(name: str) -> NDArray[np.float64]:
+        if system.costs is None:  # rented: no capex or opex of the owner's (a life of 1 year keeps the CRF defined)
+            return np.full((n, 1), 1.0 if name == "service_life_years" else 0.0)
         return get(f"{prefix}.costs.{name}", getattr(system.costs, name))
+
+    def facility_cost(name: str) -> NDArray[np.float64]:
+        """A facility figure, or nothing where a rental price already covers power and facility."""
+        if system.rent is not None and system.rent.includes_power_and_facility and name != "pue":
+            return np.full((n, 1), 1.0 if name == "build_life_years" else 0.0)
+        return facility(name)
 
     def along_curve(name: str) -> NDArray[np.float64]:
         """Sampled / central value of a figure at each measured point, in the curve's order, ``(n, K)``."""
@@ -207,9 +217,12 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
         host_parked_w=hardware("host_parked_w_per_node", inp.host_parked_w),
         rack_overhead_w=hardware("rack_overhead_w", inp.rack_overhead_w),
         pue=facility("pue"),
-        electricity_usd_per_kwh=facility("electricity_usd_per_kwh"),
-        colocation_usd_per_kw_month=facility("colocation_usd_per_kw_month"),
-        build_usd_per_kw=facility("build_usd_per_kw"),
-        build_life_years=facility("build_life_years"),
+        electricity_usd_per_kwh=facility_cost("electricity_usd_per_kwh"),
+        colocation_usd_per_kw_month=facility_cost("colocation_usd_per_kw_month"),
+        build_usd_per_kw=facility_cost("build_usd_per_kw"),
+        build_life_years=facility_cost("build_life_years"),
         costs=CostInputs(**{name: cost(name) for name in CostInputs.__dataclass_fields__}),
+        rent_usd_per_accelerator_hour=None
+        if system.rent is None
+        else get(f"{prefix}.rent.usd_per_accelerator_hour", system.rent.usd_per_accelerator_hour),
     )

@@ -123,6 +123,7 @@ _POINT_ROWS: list[tuple[str, object, object]] = [
     ("capital $/h", "capital_usd_per_hour", money),
     ("fixed opex $/h", "fixed_opex_usd_per_hour", money),
     ("energy $/h", "energy_usd_per_hour", money),
+    ("rent $/h", "rent_usd_per_hour", money),
     ("total $/h", "total_usd_per_hour", money),
     (PER_1K_ACCEPTED, "usd_per_accepted_request", usd_per_1k_requests),
     ("$ per million accepted output tokens", "usd_per_million_accepted_output_tokens", money),
