@@ -111,3 +111,20 @@ def test_own_against_rent_break_even_on_the_rental_price() -> None:
         for s in rackcost.evaluate(rackcost.scenario_from_dict(data)).records["systems"]
     }
     assert blended["A rented"] == pytest.approx(blended["A"], rel=1e-6)
+
+
+def test_cost_against_demand_scale_meets_evaluate_at_scale_one_and_shows_each_payment() -> None:
+    from rackcost.explore import cost_against_demand_scale
+
+    scenario = rackcost.scenario_from_dict(own_and_rent("on_demand", 2.5))
+    rows_ = cost_against_demand_scale(scenario, low=0.5, high=2.0, points=3)
+    assert {(r["system"], r["payment"]) for r in rows_} == {("A", "own"), ("A rented", "rent on_demand")}
+    blended = {
+        s["system"]: s["blended_usd_per_accepted_request"] for s in rackcost.evaluate(scenario).records["systems"]
+    }
+    for r in rows_:
+        if r["demand_scale"] == pytest.approx(1.0, rel=1e-12):
+            # the fleet sized again at scale 1 is the one evaluate sized: the same blended cost
+            assert r["blended_usd_per_accepted_request"] == pytest.approx(blended[r["system"]], rel=1e-9)
+    with pytest.raises(ValueError, match="0 < low < high"):
+        cost_against_demand_scale(scenario, low=2.0, high=1.0)

@@ -98,6 +98,31 @@ cost_chart = (
 )
 charts.show(st, "cost", key, cost_chart)
 
+st.header("Cost per accepted request against demand scale: own, rent reserved, rent on demand")
+scale = pd.DataFrame(compute.demand_scale(key))
+scale["usd_per_1k"] = scale["blended_usd_per_accepted_request"] * display.REQUESTS_PER_1K
+scale["label"] = scale["system"] + " (" + scale["payment"] + ")"
+scale_chart = (
+    alt.Chart(scale)
+    .mark_line(point=True)
+    .encode(
+        x=alt.X("demand_scale:Q", scale=alt.Scale(type="log"), title="demand scale [x every demand point] (log)"),
+        y=alt.Y("usd_per_1k:Q", title="blended cost per 1,000 accepted requests [USD]"),
+        color=alt.Color("label:N", title="system (payment)", legend=alt.Legend(orient="bottom", columns=2)),
+        tooltip=[
+            alt.Tooltip("label:N", title="system"),
+            alt.Tooltip("demand_scale:Q", title="demand scale", format=".3~g"),
+            alt.Tooltip("usd_per_1k:Q", title="USD per 1,000 accepted requests", format="$.3~g"),
+        ],
+    )
+    .properties(width=COST_PLOT_PX + COST_LABEL_PX, height=260)
+)
+charts.show(st, "demand_scale", key, scale_chart)
+st.caption(
+    "Every demand point scaled by one factor, the fleet sized again for each (the operating point stays the one "
+    "chosen for the scenario's demand): where the lines cross, owning and renting cost the same per accepted request."
+)
+
 st.header("Capacity at SLO against demand: where the latency cliff is")
 cliff = pd.DataFrame(compute.cliff(key))
 # each demand point's label on a row of its own, above the panel: labels never overlap one another (rows

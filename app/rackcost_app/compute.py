@@ -13,7 +13,7 @@ import streamlit as st
 
 import rackcost
 from rackcost.chain import evaluate_systems
-from rackcost.explore import latency_cliff, operating_curves
+from rackcost.explore import cost_against_demand_scale, latency_cliff, operating_curves
 from rackcost.outcomes import SystemOutcome
 from rackcost.results import result_tables
 
@@ -47,6 +47,12 @@ def curves(scenario_json: str) -> list[dict[str, Any]]:
 def cliff(scenario_json: str) -> list[dict[str, Any]]:
     """:func:`rackcost.explore.latency_cliff` of the scenario."""
     return latency_cliff(scenario(scenario_json), outcomes=outcomes(scenario_json))
+
+
+@st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
+def demand_scale(scenario_json: str) -> list[dict[str, Any]]:
+    """:func:`rackcost.explore.cost_against_demand_scale` of the scenario."""
+    return cost_against_demand_scale(scenario(scenario_json))
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)

@@ -19,7 +19,7 @@ from rackcost.schema import Scenario
 from rackcost.units import MS_PER_S
 from rackcost.unpack import slo_inputs
 
-__all__ = ["latency_cliff", "operating_curves"]
+__all__ = ["DEMAND_SCALE_RANGE", "cost_against_demand_scale", "latency_cliff", "operating_curves"]
 
 
 def operating_curves(
@@ -147,4 +147,54 @@ def latency_cliff(
                     "overloaded": bool(served.overloaded[i]),
                 }
             )
+    return rows
+
+
+DEMAND_SCALE_RANGE = (0.25, 4.0)
+"""Default range of the demand-scale chart: a quarter to four times the scenario's demand [-]."""
+
+
+def cost_against_demand_scale(
+    scenario: Scenario, low: float = DEMAND_SCALE_RANGE[0], high: float = DEMAND_SCALE_RANGE[1], points: int = 17
+) -> list[dict[str, Any]]:
+    """Blended cost per accepted request of each system as every demand point is scaled by one factor.
+
+    The fleet is sized again for each scale (the operating point stays the one chosen for the scenario's own
+    demand), so the chart shows where owning, renting reserved and renting on demand cross as demand grows. All
+    scales are evaluated in one vectorised call (:func:`rackcost.montecarlo.evaluate_samples`, one "sample" per
+    scale).
+
+    Parameters
+    ----------
+    scenario
+        A validated scenario.
+    low, high
+        Smallest and largest factor on every demand point's arrival rate [-].
+    points
+        Log-spaced factors between them [-].
+
+    Returns
+    -------
+    list of dict
+        Rows with ``system``, ``payment``, ``demand_scale``, ``blended_usd_per_accepted_request``.
+    """
+    from rackcost.montecarlo import evaluate_samples
+
+    if not 0 < low < high:
+        raise ValueError(f"the demand scale range must have 0 < low < high, got [{low:g}, {high:g}]")
+    scales = np.geomspace(low, high, points)
+    values = {f"demand[{j}].arrival_rps": d.arrival_rps * scales for j, d in enumerate(scenario.demand)}
+    result = evaluate_samples(scenario, values, points)
+    rows: list[dict[str, Any]] = []
+    for system in scenario.systems:
+        blended = result[system.name]["blended_usd_per_accepted_request@system"]
+        rows.extend(
+            {
+                "system": system.name,
+                "payment": system.payment,
+                "demand_scale": float(scale),
+                "blended_usd_per_accepted_request": float(cost),
+            }
+            for scale, cost in zip(scales, blended, strict=True)
+        )
     return rows
