@@ -143,3 +143,17 @@ def test_a_folder_without_json_files_says_so_in_one_line(tmp_path: Path):
 def test_a_folder_with_json_files_beside_an_empty_one_imports(tmp_path: Path):
     result = _run("inferencex", str(tmp_path), GAUDI)
     assert result.exit_code == 0, result.output
+
+
+def test_summary_says_measured_or_nominal_tokens_per_request():
+    short = str(BAD / "raw_short_requests_1k1k_fp8_vllm_tp8_conc16.json")  # 160 requests of 517 + 469 tokens
+    result = _run("inferencex", short, GAUDI, "--isl", "1024", "--osl", "1024")
+    assert result.exit_code == 0, result.output
+    summary = " ".join(result.stderr.split())  # the table and notes wrap
+    assert "tokens per request are the measured means 517.0 input + 469.0 output, not the nominal 1024/1024" in summary
+    assert "ISL/OSL nominal for 7 curve(s)" in summary
+    entries = yaml.safe_load(result.stdout)
+    short_entry = next(e for label, e in entries.items() if "DeepSeek-R1" in label)
+    assert short_entry["performance"]["benchmark_input_tokens"] == 517
+    assert short_entry["performance"]["benchmark_output_tokens"] == 469
+    assert "measured mean 517.0 input + 469.0 output" in short_entry["provenance"]["notes"]

@@ -98,7 +98,7 @@ def test_stage_a_numbers_match_the_file(percentile: str):
     assert point["ttft_ms"] == raw[f"{percentile}_ttft_ms"]  # already ms
     assert point["tpot_ms"] == raw[f"{percentile}_tpot_ms"]
     assert curve.key.gpus_per_replica == 8 and "file name: tp8" in curve.gpus_source
-    assert curve.key.input_tokens == 1024 and curve.isl_osl_source == "file name (1k1k)"
+    assert curve.key.input_tokens == 1024 and curve.isl_osl_source.endswith("nominal from file name (1k1k)")
     assert curve.key.hardware is None  # stage A does not name the hardware: unstated, not guessed
     assert "runner in the file name: MI355-gbt350-odcdh5-wbb3" in curve.provenance["notes"]
     assert curve.provenance["date"] == "2026-05-27"
@@ -322,7 +322,9 @@ def test_yaml_of_every_inferencex_file_pastes_into_a_scenario():
         scenario = rackcost.scenario_from_dict(data, "pasted.yaml")
         rackcost.evaluate(scenario)
         perf = scenario.systems[0].performance
-        assert perf.benchmark_input_tokens in (1024, 8192) and perf.framework == "vllm"
+        assert perf.framework == "vllm"
+        # Kimi K2.5 runs carry their measured mean lengths (37068 / 40 = 926.7 tokens), the Gaudi rows do not
+        assert perf.benchmark_input_tokens in (1024, 926.7, 7350.19), label
 
 
 def re_search(pattern: str, text: str) -> str:
@@ -644,3 +646,162 @@ def test_what_the_map_says_a_file_name_gives_it_gives():
 
 def test_docs_print_the_mapping_table():
     assert field_map_markdown() in DOCS.read_text(encoding="utf-8"), "regenerate with field_map_markdown()"
+
+
+# --- measured tokens per request (issue 12): the request rate rackcost derives is the one the run measured ---
+
+SHORT = BAD / "raw_short_requests_1k1k_fp8_vllm_tp8_conc16.json"  # synthetic: 160 requests of 517 + 469 tokens
+RATE_RTOL = 1e-9  # the brief's bound; rounding a mean length to 10 significant digits moves the rate <= 5e-10
+
+
+def _derived_rps(curve) -> list[float]:
+    """Requests/s per point as the model derives them from the imported curve (step 1, through the scenario)."""
+    from rackcost.unpack import system_inputs
+
+    data = _scenario_with([{"name": "imported", "performance": curve.performance}])
+    gpus = curve.key.gpus_per_replica
+    data["systems"][0]["hardware"] = {**data["systems"][0]["hardware"], "accelerators_per_replica": gpus}
+    scenario = rackcost.scenario_from_dict(data, "pasted.yaml")
+    return [float(x) for x in system_inputs(scenario, scenario.systems[0]).curve.request_rps]
+
+
+def _stage_a(name: str = "x_1k1k_fp8_vllm_tp8_conc4.json", **fields) -> tuple[str, bytes]:
+    """A small synthetic stage-A record (conc 4); ``fields`` add or replace client fields (None drops one)."""
+    record = {"model_id": "m", "max_concurrency": 4, "total_token_throughput": 650.0, "p99_ttft_ms": 100.0}
+    record |= {"p99_tpot_ms": 20.0, "completed": 10, "total_input_tokens": 9000, "total_output_tokens": 4000}
+    record |= {"request_throughput": 0.5, "output_throughput": 200.0}
+    record |= fields
+    return name, json.dumps({k: v for k, v in record.items() if v is not None}).encode()
+
+
+@pytest.mark.parametrize("raw", [RAW_4, RAW_32, SHORT], ids=["1k1k", "8k1k", "short"])
+def test_stage_a_curve_gives_the_measured_request_rate(raw: Path):
+    measured = _json(raw)
+    curve, _ = _only_point(read_inferencex_paths([raw]))
+    perf = curve.performance
+    assert curve.token_lengths == "measured"
+    assert perf["benchmark_input_tokens"] == pytest.approx(measured["total_input_tokens"] / measured["completed"])
+    assert perf["benchmark_output_tokens"] == pytest.approx(measured["total_output_tokens"] / measured["completed"])
+    (rps,) = _derived_rps(curve)
+    assert rps == pytest.approx(measured["request_throughput"], rel=RATE_RTOL)
+    # the throughput itself is the file's, untouched: only the tokens per request changed
+    assert perf["points"][0]["throughput_tokens_per_s"] == measured["total_token_throughput"]
+
+
+def test_short_requests_no_longer_halve_the_request_rate():
+    # the issue's case: 986 tokens per request (469 output) under a nominal 1k/1k; the nominal 2048 gave 0.48x
+    curve, _ = _only_point(read_inferencex_paths([SHORT]))
+    assert (curve.performance["benchmark_input_tokens"], curve.performance["benchmark_output_tokens"]) == (517, 469)
+    assert _derived_rps(curve) == [pytest.approx(1.6, rel=RATE_RTOL)]  # 1577.6 tokens/s / 986 tokens
+    assert curve.key.input_tokens == 1024 and curve.key.output_tokens == 1024  # the curve is still the 1k/1k one
+    notes = curve.provenance["notes"]
+    assert "measured mean 517.0 input + 469.0 output" in notes and "not the nominal 1024/1024" in notes
+    assert curve.isl_osl_source == "measured mean 517.0/469.0 over 160 requests; nominal from file name (1k1k)"
+
+
+def test_a_stage_b_aggregate_takes_the_counts_of_its_raw_twin():
+    raw = _json(RAW_4)
+    result = read_inferencex_paths([AGG_4, RAW_4])
+    curve, _ = _only_point(result)
+    assert curve.stages == ["B"] and curve.token_lengths == "measured"
+    assert _derived_rps(curve) == [pytest.approx(raw["request_throughput"], rel=RATE_RTOL)]
+    assert f"completed of {RAW_4.name}" in curve.provenance["notes"]
+
+
+@pytest.mark.parametrize("path", [AGG_4, AGG_32, GAUDI], ids=["agg-1k1k", "agg-8k1k", "gaudi"])
+def test_without_measured_counts_the_lengths_stay_nominal(path: Path):
+    result = read_inferencex_paths([path], isl=1024, osl=1024)
+    for curve in result.curves:
+        perf = curve.performance
+        assert curve.token_lengths == "nominal"
+        assert (perf["benchmark_input_tokens"], perf["benchmark_output_tokens"]) == (
+            curve.key.input_tokens,
+            curve.key.output_tokens,
+        )
+        nominal = curve.key.input_tokens + curve.key.output_tokens
+        expected = [p["throughput_tokens_per_s"] / nominal for p in curve.points]  # today's behaviour
+        assert _derived_rps(curve) == pytest.approx(expected, rel=1e-12)
+        assert f"Tokens per request: nominal ISL/OSL {curve.key.input_tokens}/" in curve.provenance["notes"]
+    assert any(n.startswith(f"ISL/OSL nominal for {len(result.curves)} curve(s)") for n in result.notes)
+
+
+def test_synthetic_stage_a_counts_give_the_means_and_the_rate():
+    # 10 requests, 9000 input and 4000 output tokens: 900 + 400 per request; 650 tokens/s / 1300 = 0.5 requests/s
+    curve, _ = _only_point(read_inferencex([_stage_a()]))
+    assert (curve.performance["benchmark_input_tokens"], curve.performance["benchmark_output_tokens"]) == (900, 400)
+    assert _derived_rps(curve) == [pytest.approx(0.5, rel=RATE_RTOL)]
+
+
+def test_synthetic_stage_a_rates_alone_give_the_means():
+    # no counts: OSL = 200 output tokens/s / 0.5 requests/s = 400, ISL = (650 - 200) / 0.5 = 900
+    data = _stage_a(completed=None, total_input_tokens=None, total_output_tokens=None)
+    curve, _ = _only_point(read_inferencex([data]))
+    assert curve.token_lengths == "measured"
+    assert curve.performance["benchmark_input_tokens"] == pytest.approx(900, rel=1e-12)
+    assert curve.performance["benchmark_output_tokens"] == pytest.approx(400, rel=1e-12)
+    assert _derived_rps(curve) == [pytest.approx(0.5, rel=RATE_RTOL)]
+    assert "total_token_throughput and output_throughput / request_throughput" in curve.provenance["notes"]
+
+
+def test_synthetic_stage_a_without_measured_fields_stays_nominal():
+    measured = ("completed", "total_input_tokens", "total_output_tokens", "request_throughput", "output_throughput")
+    data = _stage_a(**dict.fromkeys(measured))
+    result = read_inferencex([data])
+    curve, _ = _only_point(result)
+    assert curve.token_lengths == "nominal" and curve.performance["benchmark_input_tokens"] == 1024
+    assert _derived_rps(curve) == [pytest.approx(650 / 2048, rel=1e-12)]
+    assert "ISL/OSL nominal for 1 curve(s)" in result.notes[-1]
+
+
+def test_a_request_rate_that_disagrees_with_the_counts_is_said():
+    curve, _ = _only_point(read_inferencex([_stage_a(request_throughput=0.6)]))
+    assert curve.performance["benchmark_input_tokens"] == 900  # the counts are kept
+    assert (
+        "request_throughput 0.6/s differs from total_token_throughput / measured mean length = 0.5/s"
+        in (curve.provenance["notes"])
+    )
+
+
+def test_runs_of_one_curve_pool_their_lengths_over_their_requests():
+    # conc 4: 10 requests of 900 + 400; conc 8: 30 requests of 700 + 300 (650 tokens/s / 1000 = 0.65 requests/s)
+    a = _stage_a("x_1k1k_fp8_vllm_tp8_conc4.json")
+    b = _stage_a(
+        "x_1k1k_fp8_vllm_tp8_conc8.json",
+        max_concurrency=8,
+        completed=30,
+        total_input_tokens=21000,
+        total_output_tokens=9000,
+        request_throughput=0.65,
+        output_throughput=195.0,
+    )
+    (curve,) = read_inferencex([a, b]).curves
+    mean_in, mean_out = (9000 + 21000) / 40, (4000 + 9000) / 40  # 750 + 325 = 1075 tokens per request
+    assert (curve.performance["benchmark_input_tokens"], curve.performance["benchmark_output_tokens"]) == (
+        mean_in,
+        mean_out,
+    )
+    assert _derived_rps(curve) == pytest.approx([650 / 1075, 650 / 1075], rel=1e-12)
+    gap = max(abs(1300 / 1075 - 1), abs(1000 / 1075 - 1))  # each run's own rate against the pooled length
+    assert f"to within {gap:.2%} at each point" in curve.provenance["notes"]
+
+
+def test_a_curve_with_some_points_unmeasured_stays_nominal():
+    a = _stage_a("x_1k1k_fp8_vllm_tp8_conc4.json")
+    b = _stage_a(
+        "x_1k1k_fp8_vllm_tp8_conc8.json",
+        max_concurrency=8,
+        completed=None,
+        total_input_tokens=None,
+        total_output_tokens=None,
+        request_throughput=None,
+    )
+    (curve,) = read_inferencex([a, b]).curves
+    assert curve.token_lengths == "nominal" and curve.performance["benchmark_input_tokens"] == 1024
+    assert "only 1 of 2 points carry measured token counts" in curve.provenance["notes"]
+
+
+def test_yaml_writes_measured_lengths_to_six_digits():
+    (curve,) = read_inferencex_paths([RAW_32]).curves  # 2352062 / 320 = 7350.19375 input tokens per request
+    (entry,) = _entries(curves_to_yaml([curve])).values()
+    assert entry["performance"]["benchmark_input_tokens"] == 7350.19
+    assert curve.performance["benchmark_input_tokens"] == 7350.19375  # the curve keeps them exact

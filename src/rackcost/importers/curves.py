@@ -29,8 +29,10 @@ __all__ = [
     "PRECISIONS",
     "TOKENS_PER_K",
     "CurveKey",
+    "MEASURED_LENGTH_DIGITS",
     "ImportResult",
     "ImportedCurve",
+    "MeasuredLengths",
     "Row",
     "RunSignature",
     "Skipped",
@@ -45,6 +47,11 @@ TOKENS_PER_K = 1024
 
 DAY_CHARS = len("YYYY-MM-DD")
 """Characters of an ISO 8601 date at the start of a date-time: the day a run is dated by."""
+
+MEASURED_LENGTH_DIGITS = 10
+"""Significant digits a measured mean request length keeps in a curve: the request rate it gives (throughput /
+tokens per request) then differs from the measured one by at most 5e-10 relative, while a mean like 37068 / 40
+tokens stays 926.7 (the YAML writes it to the points' six digits)."""
 
 SORT_DIGITS = 12
 """Whole numbers in a curve key are zero-padded to this many digits so that text order is numeric order (far more
@@ -160,6 +167,30 @@ class RunSignature(NamedTuple):
     ttft_ms: float
 
 
+@dataclass(frozen=True)
+class MeasuredLengths:
+    """Mean tokens per request a benchmark run measured (not the nominal ISL/OSL it was asked for).
+
+    Attributes
+    ----------
+    input_tokens, output_tokens
+        Measured mean input and output tokens per completed request [tokens].
+    requests
+        Requests the means are over (the run's completed count), for pooling runs; ``None`` when not given
+        [requests].
+    request_rate
+        The run's measured request rate, when the file gives it [requests/s].
+    source
+        Which fields the means come from (the source's own names), for notes.
+    """
+
+    input_tokens: float
+    output_tokens: float
+    requests: float | None
+    request_rate: float | None
+    source: str
+
+
 @dataclass
 class Row:
     """One operating point as a reader read it, under our names, before grouping into curves."""
@@ -176,6 +207,7 @@ class Row:
     source_file: str | None = None
     extra_notes: list[str] = field(default_factory=list)
     match: RunSignature | None = None
+    measured: MeasuredLengths | None = None
 
 
 @dataclass
@@ -202,6 +234,9 @@ class ImportedCurve:
         Source stages of the points (``A``, ``B``, ``C`` or ``csv``).
     files
         Files the points came from.
+    token_lengths
+        ``measured`` when ``performance.benchmark_input_tokens``/``benchmark_output_tokens`` are the measured mean
+        tokens per request of every point's run, ``nominal`` when they are the ISL/OSL the run was asked for.
     """
 
     key: CurveKey
@@ -212,6 +247,7 @@ class ImportedCurve:
     gpus_source: str
     stages: list[str]
     files: list[str]
+    token_lengths: str = "nominal"
 
     @property
     def label(self) -> str:
@@ -446,6 +482,9 @@ def _curve(key: CurveKey, rows: list[Row], percentile: str, provenance_class: st
         if value is not None:
             performance[ours] = value
     performance["points"] = points
+    lengths = _measured_lengths(rows)
+    if lengths is not None:
+        performance["benchmark_input_tokens"], performance["benchmark_output_tokens"] = lengths
 
     files = list(dict.fromkeys(r.file for r in rows))
     sources = []
@@ -467,6 +506,7 @@ def _curve(key: CurveKey, rows: list[Row], percentile: str, provenance_class: st
         if importer == "inferencex"
         else f"Imported by rackcost ({importer}).",
         f"ISL/OSL from {'; '.join(isl_sources)}.",
+        _lengths_note(key, rows, lengths),
     ]
     if key.throughput_per == "replica" and key.gpus_per_replica is not None:
         notes.append(f"Throughput per replica of {key.gpus_per_replica} GPUs ({'; '.join(gpu_sources)}).")
@@ -489,16 +529,102 @@ def _curve(key: CurveKey, rows: list[Row], percentile: str, provenance_class: st
         "software_stack": stack,
         "notes": " ".join(notes),
     }
+    isl_osl_source = "; ".join(isl_sources)
+    if lengths is not None:
+        requests = _requests(rows)
+        over = f" over {requests:g} requests" if requests is not None else ""
+        isl_osl_source = (
+            f"measured mean {_tokens(lengths[0])}/{_tokens(lengths[1])}{over}; nominal from {isl_osl_source}"
+        )
     return ImportedCurve(
         key=key,
         performance=performance,
         provenance=provenance,
         percentile=percentile,
-        isl_osl_source="; ".join(isl_sources),
+        isl_osl_source=isl_osl_source,
         gpus_source="; ".join(gpu_sources),
         stages=stages,
         files=files,
+        token_lengths="nominal" if lengths is None else "measured",
     )
+
+
+def _requests(rows: list[Row]) -> float | None:
+    """Requests all rows' measured means are over, or ``None`` when a row does not say [requests]."""
+    counts = [r.measured.requests for r in rows if r.measured is not None]
+    return None if len(counts) < len(rows) or None in counts else float(sum(counts))
+
+
+def _round_length(tokens: float) -> float:
+    """A measured mean length to :data:`MEASURED_LENGTH_DIGITS` significant digits [tokens]."""
+    return float(f"{tokens:.{MEASURED_LENGTH_DIGITS}g}")
+
+
+def _tokens(tokens: float) -> str:
+    """A mean length for text: one decimal (``926.7``) [tokens]."""
+    return f"{tokens:.1f}"
+
+
+def _measured_lengths(rows: list[Row]) -> tuple[float, float] | None:
+    """Measured mean input and output tokens per request of a curve, or ``None`` unless every row measured them.
+
+    One curve has one pair (``performance.benchmark_input_tokens``/``benchmark_output_tokens``): the means of its
+    rows' runs pooled over their requests (sum of tokens / sum of requests), or averaged when a row does not give
+    its request count. A curve whose rows do not all carry measured lengths keeps the nominal ISL/OSL: lengths
+    measured at some points are not evidence about the others.
+    """
+    measured = [r.measured for r in rows]
+    if not measured or any(m is None for m in measured):
+        return None
+    ms = [m for m in measured if m is not None]
+    requests = _requests(rows)
+    if requests is not None:
+        mean_in = sum(m.input_tokens * m.requests for m in ms if m.requests is not None) / requests
+        mean_out = sum(m.output_tokens * m.requests for m in ms if m.requests is not None) / requests
+    else:
+        mean_in = sum(m.input_tokens for m in ms) / len(ms)
+        mean_out = sum(m.output_tokens for m in ms) / len(ms)
+    return _round_length(mean_in), _round_length(mean_out)
+
+
+def _lengths_note(key: CurveKey, rows: list[Row], lengths: tuple[float, float] | None) -> str:
+    """What ``benchmark_input_tokens``/``benchmark_output_tokens`` are (measured or nominal) and why, for notes."""
+    nominal = f"{key.input_tokens}/{key.output_tokens}"
+    if lengths is None:
+        have = sum(r.measured is not None for r in rows)
+        why = (
+            "the files carry no measured token counts or request rate"
+            if have == 0
+            else f"only {have} of {len(rows)} points carry measured token counts"
+        )
+        return (
+            f"Tokens per request: nominal ISL/OSL {nominal} ({why}); the request rate is throughput / "
+            f"{key.input_tokens + key.output_tokens} tokens."
+            if key.input_tokens is not None and key.output_tokens is not None
+            else f"Tokens per request: nominal ({why})."
+        )
+    mean_in, mean_out = lengths
+    sources = "; ".join(dict.fromkeys(r.measured.source for r in rows if r.measured is not None))
+    requests = _requests(rows)
+    over = f", {requests:g} requests" if requests is not None else ""
+    note = (
+        f"Tokens per request: measured mean {_tokens(mean_in)} input + {_tokens(mean_out)} output ({sources}{over}), "
+        f"not the nominal {nominal}: benchmark_input_tokens/benchmark_output_tokens are these measured means, so the "
+        "request rate rackcost derives (throughput / tokens per request) is the measured one"
+    )
+    gaps = []
+    for r in rows:
+        m = r.measured
+        assert m is not None  # _measured_lengths returned lengths: every row measured them
+        rate = r.point["throughput_tokens_per_s"] / (mean_in + mean_out)
+        measured_rate = m.request_rate or r.point["throughput_tokens_per_s"] / (m.input_tokens + m.output_tokens)
+        gaps.append(abs(rate / measured_rate - 1))
+    if len(rows) > 1 and max(gaps) > 1 / 10**MEASURED_LENGTH_DIGITS:
+        note += (
+            f" to within {max(gaps):.2%} at each point (one mean length per curve; each run's own mean differs "
+            "a little)"
+        )
+    return note + "."
 
 
 def differing_keys(curves: list[ImportedCurve]) -> dict[str, list[str]]:

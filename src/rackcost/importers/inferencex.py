@@ -24,13 +24,15 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from rackcost.importers.curves import (
     CurveKey,
+    ImportedCurve,
     ImportResult,
+    MeasuredLengths,
     Row,
     RunSignature,
     Skipped,
@@ -70,6 +72,11 @@ _STAGE_B_MARKERS = tuple(FIELD_MAP[n].stage_b for n in ("throughput_tokens_per_s
 _STAGE_B_LATENCY_SUFFIXES = tuple(
     FIELD_MAP[n].stage_b.removeprefix(PCT) for n in ("ttft_ms", "interactivity_tokens_per_s", "tpot_ms")
 )
+
+# vLLM's client computes the request rate and the token throughputs over one duration from the same completed
+# requests, so throughput / mean length equals the request rate to rounding (1e-15); 1e-6 flags a file whose
+# fields were edited or come from different windows without flagging float noise.
+_RATE_CHECK_RTOL = 1e-6
 
 # Stage B/C is derived from stage A by exact arithmetic (division by the GPU count, ms -> s); a raw file and its
 # aggregate agree to the last few bits, so 1e-9 relative tells "the same run" from any other run.
@@ -368,13 +375,7 @@ def _row_a(file: str, raw: Mapping[str, Any], opts: _Options) -> Row:
         "Stage A files do not name the hardware"
         + (f" (runner in the file name: {runner.group(1)})." if runner else ".")
     )
-    done = number(d, "requests_completed", required=False)
-    tin = number(d, "input_tokens_measured", required=False)
-    tout = number(d, "output_tokens_measured", required=False)
-    if done and tin and tout:
-        extra.append(
-            f"Measured mean lengths {tin / done:.0f}/{tout / done:.0f} tokens per request (nominal {isl}/{osl})."
-        )
+    measured = _measured_lengths(d, total, extra)
     key = CurveKey(
         hardware=None,
         model=_text(d, "benchmark_model"),
@@ -401,7 +402,44 @@ def _row_a(file: str, raw: Mapping[str, Any], opts: _Options) -> Row:
         date=_iso_date(d.get("date")),
         extra_notes=extra,
         match=RunSignature(key.model, concurrency, total / gpus, ttft_ms),
+        measured=measured,
     )
+
+
+def _measured_lengths(d: Record, total_tokens_per_s: float, notes: list[str]) -> MeasuredLengths | None:
+    """Mean tokens per request a stage-A run measured, or ``None`` when the file does not give them.
+
+    From the token counts over the completed requests (``total_input_tokens / completed``), else from the measured
+    rates (output tokens/s / requests/s). With both, a request rate that disagrees with throughput / mean length
+    by more than :data:`_RATE_CHECK_RTOL` is said in ``notes`` (the counts are kept: they are what was counted).
+    """
+    done = number(d, "requests_completed", required=False)
+    tin = number(d, "input_tokens_measured", required=False)
+    tout = number(d, "output_tokens_measured", required=False)
+    rate = number(d, "request_rate_measured", required=False)
+    out_tps = number(d, "output_throughput_tokens_per_s", required=False)
+    rate_name = d.source_name("request_rate_measured")
+    if done and tin and tout:
+        mean_in, mean_out = tin / done, tout / done
+        source = (
+            f"{d.source_name('input_tokens_measured')} and {d.source_name('output_tokens_measured')} / "
+            f"{d.source_name('requests_completed')}"
+        )
+        if rate is not None:
+            implied = total_tokens_per_s / (mean_in + mean_out)
+            if not math.isclose(implied, rate, rel_tol=_RATE_CHECK_RTOL):
+                notes.append(
+                    f"The file's {rate_name} {rate:.6g}/s differs from {d.source_name('throughput_tokens_per_s')} / "
+                    f"measured mean length = {implied:.6g}/s by {implied / rate - 1:+.2%}; the token counts are used."
+                )
+        return MeasuredLengths(mean_in, mean_out, done, rate, source)
+    if rate is not None and out_tps is not None and out_tps < total_tokens_per_s:
+        source = (
+            f"{d.source_name('throughput_tokens_per_s')} and {d.source_name('output_throughput_tokens_per_s')} / "
+            f"{rate_name}"
+        )
+        return MeasuredLengths((total_tokens_per_s - out_tps) / rate, out_tps / rate, None, rate, source)
+    return None
 
 
 def _same_run(a: RunSignature, b: RunSignature) -> bool:
@@ -504,7 +542,32 @@ def read_inferencex(
         importer="inferencex",
         only=only_keys,
     )
+    result.notes.extend(_lengths_summary(result.curves))
     return result
+
+
+def _lengths_summary(curves: list[ImportedCurve]) -> list[str]:
+    """Summary lines: which curves carry measured mean tokens per request, and that the others are nominal."""
+    lines = []
+    for c in curves:
+        if c.token_lengths == "measured":
+            p = c.performance
+            lines.append(
+                f"{c.label}: tokens per request are the measured means {p['benchmark_input_tokens']:.1f} input + "
+                f"{p['benchmark_output_tokens']:.1f} output, not the nominal {c.key.input_tokens}/"
+                f"{c.key.output_tokens}; the request rate is the measured one."
+            )
+    nominal = [c for c in curves if c.token_lengths == "nominal"]
+    if nominal:
+        fields = ", ".join(
+            FIELD_MAP[n].stage_a for n in ("requests_completed", "input_tokens_measured", "output_tokens_measured")
+        )
+        lines.append(
+            f"ISL/OSL nominal for {len(nominal)} curve(s): the request rate is throughput / (ISL + OSL) as the run "
+            f"was configured, since the files give no measured tokens per request (stage A's {fields} or "
+            f"{FIELD_MAP['request_rate_measured'].stage_a}); the runs' real requests may be shorter."
+        )
+    return lines
 
 
 def _drop_raw_twins(rows: list[Row], skipped: list[Skipped]) -> list[Row]:
@@ -517,6 +580,8 @@ def _drop_raw_twins(rows: list[Row], skipped: list[Skipped]) -> list[Row]:
             out.append(r)
             continue
         where = Path(twin.file).name + (f"[row {twin.row}]" if twin.row is not None else "")
+        if twin.measured is None and r.measured is not None:  # stage B has no counts: its raw twin's are the run's
+            twin.measured = replace(r.measured, source=f"{r.measured.source} of {Path(r.file).name}")
         skipped.append(
             Skipped(
                 r.file,

@@ -184,7 +184,7 @@ FIELD_MAP: dict[str, FieldName] = {
             "isl",
             "benchmark_input_tokens",
             "8k1k",
-            "nominal maximum; file name 1k = 1024",
+            "nominal maximum; file name 1k = 1024; the measured mean instead when the run gives it",
         ),
         FieldName(
             "benchmark_output_tokens",
@@ -193,7 +193,7 @@ FIELD_MAP: dict[str, FieldName] = {
             "osl",
             "benchmark_output_tokens",
             "8k1k",
-            "nominal maximum; file name 1k = 1024",
+            "nominal maximum; file name 1k = 1024; the measured mean instead when the run gives it",
         ),
         FieldName("speculative_decoding", "-", "spec_decoding", "-", "speculative_decoding", "spec-NAME", "as is"),
         FieldName("token_basis", "-", "-", "-", "token_basis", "-", "total or output; else the option"),
@@ -222,7 +222,7 @@ FIELD_MAP: dict[str, FieldName] = {
             "total_input_tokens",
             "-",
             "-",
-            "/ requests_completed = measured mean ISL, into provenance.notes",
+            "/ requests_completed = measured mean ISL: performance.benchmark_input_tokens (nominal ISL in notes)",
         ),
         FieldName(
             "output_tokens_measured",
@@ -231,7 +231,26 @@ FIELD_MAP: dict[str, FieldName] = {
             "total_output_tokens",
             "-",
             "-",
-            "/ requests_completed = measured mean OSL, into provenance.notes",
+            "/ requests_completed = measured mean OSL: performance.benchmark_output_tokens (nominal OSL in notes)",
+        ),
+        FieldName(
+            "request_rate_measured",
+            "requests/s",
+            "-",
+            "request_throughput",
+            "-",
+            "-",
+            "without the token counts: measured mean ISL = (total - output throughput) / it, OSL = output / it; "
+            "with them: checked against throughput / mean length",
+        ),
+        FieldName(
+            "output_throughput_tokens_per_s",
+            "output tokens/s per replica",
+            "-",
+            "output_throughput",
+            "-",
+            "-",
+            "/ request_rate_measured = measured mean OSL (without the token counts)",
         ),
     )
 }

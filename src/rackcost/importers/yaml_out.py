@@ -49,7 +49,12 @@ def _dump(data: Any) -> str:
 def _with_flow_points(performance: dict[str, Any]) -> dict[str, Any]:
     """Points on one line each, numbers to six significant digits (the API keeps them exact)."""
     points = [_Flow({k: v if k == "concurrency" else _sig(v) for k, v in p.items()}) for p in performance["points"]]
-    return {**performance, "points": points}
+    lengths = {  # measured mean lengths (926.7) to the points' digits; nominal ones are whole and stay so
+        k: _sig(performance[k])
+        for k in ("benchmark_input_tokens", "benchmark_output_tokens")
+        if isinstance(performance.get(k), float)
+    }
+    return {**performance, **lengths, "points": points}
 
 
 HARDWARE_FILL_IN = [
