@@ -343,3 +343,17 @@ def test_a_user_mistake_is_one_error_line_and_exit_code_1(args, message):
     assert result.exit_code == 1, result.output
     assert message in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+
+
+def test_the_worked_example_in_docs_model_md_is_what_the_code_gives():
+    text = (Path(__file__).resolve().parents[1] / "docs" / "model.md").read_text(encoding="utf-8")
+    r = reconcile(_scenario(), "DGX B200", "b200:hyperscaler-owned")
+    quiet = {row.step: row.multiplier for row in r.rows_at("quiet")}
+    figures = r.rackcost_usd_per_million_accepted_output_tokens
+    example = (
+        f"InferenceX's ${r.inferencex_usd_per_million_output_tokens:.2f} per M output tokens (at "
+        f"{r.output_tokens_per_s_per_gpu:.0f} output tokens/s per GPU) becomes ${figures['peak']:.2f} at peak and "
+        f"${figures['quiet']:.2f} at quiet:\nx{quiet['utilisation']:.0f} of it is the quiet hours' utilisation, "
+        f"x{quiet['fixed_opex']:.2f} the fixed opex"
+    )
+    assert example in text
