@@ -627,7 +627,7 @@ def _reconcile(
             accepted = sum(float(d.accepted_rps[i]) * h for i, h in enumerate(hours)) / sum(hours)
             energy = sum(float(o.energy_usd_per_hour[i]) * h for i, h in enumerate(hours)) / sum(hours)
             final = float(m.blended_usd_per_million_accepted_output_tokens[0])
-            where = "the day's mean (demand points weighted by their hours)"
+            where = "the day's mean, demand points weighted by their hours"
         else:
             offered, accepted = float(d.offered_rps[j]), float(d.accepted_rps[j])
             energy = float(o.energy_usd_per_hour[j])
