@@ -12,7 +12,7 @@ import sys
 
 import typer
 
-from rackcost.cli import evaluate, importing, simulate, uncertainty
+from rackcost.cli import evaluate, importing, simulate, site, uncertainty
 from rackcost.launch import run_app
 
 __all__ = ["app", "main"]
@@ -32,6 +32,8 @@ app.add_typer(importing.import_app, name="import")
 for command in uncertainty.COMMANDS:
     app.command()(command)
 for command in simulate.COMMANDS:
+    app.command()(command)
+for command in site.COMMANDS:
     app.command()(command)
 app.command("app")(run_app)
 del command
