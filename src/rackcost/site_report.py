@@ -63,7 +63,9 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
     """
     site_kw = scenario.facility.max_it_power_kw if max_it_power_kw is None else float(max_it_power_kw)
     if site_kw is None:
-        raise ScenarioError([Problem(SITE_PATH, "not set: the site budget needs the site's IT power in kW")])
+        raise ScenarioError(
+            [Problem(SITE_PATH, "not set: give the site's IT power in kW there, or with --max-it-power-kw")]
+        )
     if not site_kw > 0:
         raise ScenarioError([Problem(SITE_PATH, f"must be > 0 kW, got {site_kw:g}")])
     fleet = scenario.fleet
