@@ -28,6 +28,7 @@ CORE = {
     "rackcost.yaml_paths",
     "rackcost.routing",
     "rackcost.simulation",
+    "rackcost.site",
 }
 
 

@@ -37,6 +37,7 @@ _LAZY = {
     "breakeven": "rackcost.sensitivity",
     "tornado": "rackcost.sensitivity",
     "simulate": "rackcost.referee",
+    "site_budget": "rackcost.site_report",
     "uncertainty": "rackcost.montecarlo",
     "finance": "rackcost.finance",
     "power": "rackcost.power",
@@ -60,6 +61,7 @@ __all__ = [
     "scenario_from_yaml",
     "scenario_to_yaml",
     "simulate",
+    "site_budget",
     "tornado",
     "uncertainty",
 ]
@@ -81,6 +83,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from rackcost.results import Result
     from rackcost.schema import Scenario
     from rackcost.sensitivity import breakeven, tornado
+    from rackcost.site_report import site_budget
 
 
 def __getattr__(name: str) -> Any:

@@ -235,7 +235,7 @@ def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand
 
 
 def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[str]:
-    """Named outcomes that are not errors: overload, too many racks, derived concurrency, edge of the curve."""
+    """Named outcomes that are not errors: overload, too many racks or kW, derived concurrency, edge of the curve."""
     out = []
     for o in outcomes:
         name = o.inputs.name
@@ -251,6 +251,12 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
             out.append(
                 f"{name}: the fleet needs {o.racks} racks; the facility has {scenario.facility.max_racks} "
                 "(facility.max_racks)"
+            )
+        site_kw = scenario.facility.max_it_power_kw
+        if site_kw is not None and o.provisioned_it_kw > site_kw * (1 + 1e-12):
+            out.append(
+                f"{name}: the fleet is provisioned for {o.provisioned_it_kw:,.4g} kW of rated IT power; the site has "
+                f"{site_kw:,.4g} kW (facility.max_it_power_kw); rackcost site gives the largest fleet that fits"
             )
         if o.nodes_per_rack_effective < o.inputs.nodes_per_rack:
             out.append(

@@ -232,6 +232,11 @@ class Facility(_Block):
     max_racks: Count | None = Field(
         default=None, description="Rack positions available; a fleet that needs more is flagged; 1 to 1e6."
     )
+    max_it_power_kw: _number(1, 1e7) | None = Field(
+        default=None,
+        description="IT power the site is provisioned for, on rated power (the rack rule); a sized fleet over it is "
+        "flagged, and rackcost site finds the largest fleet of each system within it; 1 to 1e7 [kW].",
+    )
     colocation_usd_per_kw_month: UsdPerKwMonth = Field(
         default=0.0, description="Colocation charge per provisioned (rated) IT kW per month; 0 to 1e5 [USD/kW-month]."
     )

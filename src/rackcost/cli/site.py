@@ -1,0 +1,113 @@
+"""``rackcost site``: the largest fleet of each system within the site's IT power (:func:`rackcost.site_budget`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from rackcost.cli.common import (
+    FormatOpt,
+    OutputFormat,
+    OutputOpt,
+    ScenarioArg,
+    emit,
+    emit_table,
+    fail,
+    load,
+    table_console,
+)
+from rackcost.display import num
+from rackcost.errors import ScenarioError
+from rackcost.loading import DEFAULT_SCENARIO
+from rackcost.results import records_to_csv
+
+__all__ = ["COMMANDS", "flat_rows", "site"]
+
+
+def flat_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Site rows with each demand point's unserved rate as its own column, ``unserved_rps[POINT]``."""
+    out = []
+    for row in rows:
+        flat = {k: v for k, v in row.items() if k != "unserved_rps"}
+        flat.update({f"unserved_rps[{name}]": value for name, value in row["unserved_rps"].items()})
+        out.append(flat)
+    return out
+
+
+def site(
+    scenario: ScenarioArg = None,
+    max_it_power_kw: Annotated[
+        float | None,
+        typer.Option(
+            "--max-it-power-kw",
+            min=1.0,
+            max=1e7,
+            help="The site's IT power budget in kW (default: the scenario's facility.max_it_power_kw).",
+        ),
+    ] = None,
+    fmt: FormatOpt = OutputFormat.table,
+    output: OutputOpt = None,
+) -> None:
+    """The largest fleet of each system the site's IT power holds (rated power), and what it serves within the SLO."""
+    from rackcost.site_report import site_budget
+
+    sc = load(scenario)
+    try:
+        rows = site_budget(sc, max_it_power_kw)
+    except ScenarioError as exc:
+        file = str(scenario) if scenario is not None else DEFAULT_SCENARIO
+        fail(ScenarioError([replace(p, file=file) if p.file == "<scenario>" else p for p in exc.problems]))
+    if fmt is OutputFormat.json:
+        emit(json.dumps({"scenario": sc.name, "site": rows}, indent=2, allow_nan=False) + "\n", output)
+        return
+    if fmt is OutputFormat.csv:
+        emit(records_to_csv(flat_rows(rows)), output)
+        return
+    out = table_console(output)
+    _print(out, sc.name, rows)
+    emit_table(out, output)
+
+
+def _print(out: Any, scenario_name: str, rows: list[dict[str, Any]]) -> None:
+    site_kw = rows[0]["max_it_power_kw"]
+    t = Table(
+        title=f"{escape(scenario_name)}: the largest fleet within {site_kw:,.6g} kW of IT power (rated), "
+        "and what it serves within the SLO",
+        title_justify="left",
+    )
+    points = list(rows[0]["unserved_rps"])
+    columns = [
+        "system",
+        "replicas (serving)",
+        "accelerators",
+        "racks",
+        "rated kW",
+        "capacity at SLO rps",
+        "accepted rps / MW",
+        "output tok/s / MW",
+        *(f"unserved rps at {escape(p)}" for p in points),
+    ]
+    for col in columns:
+        t.add_column(col, justify="left" if col == "system" else "right")
+    for row in rows:
+        t.add_row(
+            escape(row["system"]),
+            f"{row['max_replicas']:,} ({row['serving_replicas']:,})",
+            f"{row['accelerators']:,}",
+            f"{row['racks']:,}",
+            num(row["rated_it_kw"]),
+            num(row["capacity_at_slo_rps"]),
+            num(row["accepted_rps_per_mw"]),
+            num(row["output_tokens_per_s_per_mw"]),
+            *(num(row["unserved_rps"][p]) for p in points),
+        )
+    out.print(t)
+
+
+COMMANDS = (site,)
+"""The commands of this module, in the order ``rackcost --help`` lists them."""
