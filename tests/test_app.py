@@ -733,3 +733,24 @@ def test_a_scenario_with_owned_and_rented_systems_runs_on_every_page():
     for page in PAGES[1:]:
         at.switch_page(page).run()
         ok(at)
+
+
+def test_api_and_rented_systems_get_their_own_forms_and_an_edit_reaches_the_result():
+    """Issue 12: an API system is edited by its prices, a rented one by its rent (no hardware or costs forms)."""
+    at = start()
+    load(at, "deepseek-r1-own-vs-rent-vs-api.yaml")
+    assert widget(at, "number_input", "systems[1].rent.usd_per_accelerator_hour").value == 3.3
+    price = widget(at, "number_input", "systems[3].api.usd_per_million_output_tokens")
+    assert not [w for w in at.number_input if w.key and w.key.endswith("systems[3].hardware.accelerators_per_node")]
+    before = compute_blended(at, "DeepSeek API (deepseek-reasoner)")
+    price.set_value(4.38).run()
+    ok(at)
+    assert at.session_state["valid"]["systems"][3]["api"]["usd_per_million_output_tokens"] == 4.38
+    assert compute_blended(at, "DeepSeek API (deepseek-reasoner)") > before  # a dearer API costs more per request
+
+
+def compute_blended(at: AppTest, system: str) -> float:
+    """The blended cost per accepted request the dashboard shows for a system (from the last valid scenario)."""
+    scenario = rackcost.scenario_from_dict(at.session_state["valid"])
+    (row,) = [r for r in rackcost.evaluate(scenario).records["systems"] if r["system"] == system]
+    return row["blended_usd_per_accepted_request"]

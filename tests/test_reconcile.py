@@ -122,7 +122,8 @@ def _every_bundled_system():
     for path in bundled_scenarios():
         scenario = rackcost.load_scenario(path)
         for system in scenario.systems:
-            yield pytest.param(path.stem, system.name, id=f"{path.stem}:{system.name}")
+            if system.api is None:  # an API system has no GPUs to reconcile (its refusal is tested below)
+                yield pytest.param(path.stem, system.name, id=f"{path.stem}:{system.name}")
 
 
 @pytest.mark.parametrize(("name", "system"), list(_every_bundled_system()))
@@ -357,3 +358,9 @@ def test_the_worked_example_in_docs_model_md_is_what_the_code_gives():
         f"x{quiet['fixed_opex']:.2f} the fixed opex"
     )
     assert example in text
+
+
+def test_an_api_system_is_refused_with_a_reason():
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path("deepseek-r1-own-vs-rent-vs-api.yaml"))
+    with pytest.raises(ValueError, match="API system"):
+        reconcile(scenario, "DeepSeek API (deepseek-reasoner)", 3.3)

@@ -36,14 +36,18 @@ else:
     for system, baseline in pairs:
         pair = [r for r in rows if r["system"] == system and r["baseline"] == baseline]
         st.header(f"{system} vs {baseline}")
-        head = next(r for r in pair if r["kind"] in ("claim", "derived"))
+        head = next((r for r in pair if r["kind"] in ("claim", "derived")), None)
         blended = next(r for r in pair if r["metric"].startswith("blended"))
         c1, c2, c3 = st.columns(3)
-        c1.metric(
-            "headline: peak tokens per kW" + (" (vendor claim)" if head["kind"] == "claim" else " (derived)"),
-            display.ratio(head["advantage_ratio"]),
-        )
-        c2.metric("modelled: tokens per wall kWh at the SLO point", display.ratio(pair[1]["advantage_ratio"]))
+        if head is None:  # an API on either side: compared on cost alone, no tokens per kW
+            c1.metric("headline: peak tokens per kW", "n/a (API)")
+            c2.metric("modelled: tokens per wall kWh at the SLO point", "n/a (API)")
+        else:
+            c1.metric(
+                "headline: peak tokens per kW" + (" (vendor claim)" if head["kind"] == "claim" else " (derived)"),
+                display.ratio(head["advantage_ratio"]),
+            )
+            c2.metric("modelled: tokens per wall kWh at the SLO point", display.ratio(pair[1]["advantage_ratio"]))
         c3.metric("decision: blended cost per accepted request", display.ratio(blended["advantage_ratio"]))
 
         frame = pd.DataFrame(pair)

@@ -417,63 +417,73 @@ for i, name in enumerate(system_names):
             with st.expander("Edit provenance"):
                 fields.block(schema.Provenance, f"{path}.provenance", columns=2)
 
-            st.subheader("Performance: operating points")
-            perf = system.get("performance") or {}
-            per = perf.get("throughput_per", "replica")
-            basis = perf.get("token_basis", "total")
-            fields.table(
-                f"{path}.performance.points",
-                {
-                    "concurrency": st.column_config.NumberColumn("concurrency [requests in flight]", format="%g"),
-                    "throughput_tokens_per_s": st.column_config.NumberColumn(
-                        f"throughput [{basis} tokens/s per {per}]", required=True, format="%g"
-                    ),
-                    "tpot_ms": st.column_config.NumberColumn("TPOT [ms]", format="%g"),
-                    "interactivity_tokens_per_s": st.column_config.NumberColumn(
-                        "interactivity [tokens/s per user]", format="%g"
-                    ),
-                    "ttft_ms": st.column_config.NumberColumn("TTFT [ms]", required=True, format="%g"),
-                    "power_w_per_accelerator": st.column_config.NumberColumn(
-                        "measured power [W per accelerator]", format="%g"
-                    ),
-                },
-                help_text="Give TPOT or interactivity on each row, and concurrency on every row or on none "
-                "(then Little's law derives it). Curves are interpolated in log(concurrency), never extrapolated.",
-            )
-            fields.block(
-                schema.Performance,
-                f"{path}.performance",
-                columns=2,
-                skip=(
-                    "benchmark_model",
-                    "benchmark_revision",
-                    "benchmark_precision",
-                    "benchmark_input_tokens",
-                    "benchmark_output_tokens",
-                    "framework",
-                    "speculative_decoding",
-                ),
-            )
-            with st.expander("What the curve was measured on"):
+            if system.get("api") is not None:
+                st.subheader("API prices (no hardware: the provider's fleet)")
+                fields.block(schema.Api, f"{path}.api", columns=3)
+            else:
+                st.subheader("Performance: operating points")
+                perf = system.get("performance") or {}
+                per = perf.get("throughput_per", "replica")
+                basis = perf.get("token_basis", "total")
+                fields.table(
+                    f"{path}.performance.points",
+                    {
+                        "concurrency": st.column_config.NumberColumn("concurrency [requests in flight]", format="%g"),
+                        "throughput_tokens_per_s": st.column_config.NumberColumn(
+                            f"throughput [{basis} tokens/s per {per}]", required=True, format="%g"
+                        ),
+                        "tpot_ms": st.column_config.NumberColumn("TPOT [ms]", format="%g"),
+                        "interactivity_tokens_per_s": st.column_config.NumberColumn(
+                            "interactivity [tokens/s per user]", format="%g"
+                        ),
+                        "ttft_ms": st.column_config.NumberColumn("TTFT [ms]", required=True, format="%g"),
+                        "power_w_per_accelerator": st.column_config.NumberColumn(
+                            "measured power [W per accelerator]", format="%g"
+                        ),
+                    },
+                    help_text="Give TPOT or interactivity on each row, and concurrency on every row or on none "
+                    "(then Little's law derives it). Curves are interpolated in log(concurrency), never extrapolated.",
+                )
                 fields.block(
                     schema.Performance,
                     f"{path}.performance",
-                    columns=3,
-                    skip=("token_basis", "throughput_per"),
+                    columns=2,
+                    skip=(
+                        "benchmark_model",
+                        "benchmark_revision",
+                        "benchmark_precision",
+                        "benchmark_input_tokens",
+                        "benchmark_output_tokens",
+                        "framework",
+                        "speculative_decoding",
+                    ),
                 )
-            if perf.get("claim") is not None:
-                st.subheader("Vendor claim (headline)")
-                fields.block(schema.Claim, f"{path}.performance.claim", columns=4)
-            else:
-                st.caption("No vendor claim: the headline is derived from the curve (peak tokens/s per rated kW).")
+                with st.expander("What the curve was measured on"):
+                    fields.block(
+                        schema.Performance,
+                        f"{path}.performance",
+                        columns=3,
+                        skip=("token_basis", "throughput_per"),
+                    )
+                if perf.get("claim") is not None:
+                    st.subheader("Vendor claim (headline)")
+                    fields.block(schema.Claim, f"{path}.performance.claim", columns=4)
+                else:
+                    st.caption("No vendor claim: the headline is derived from the curve (peak tokens/s per rated kW).")
 
-            st.subheader("Hardware and power")
-            fields.block(schema.Hardware, f"{path}.hardware", columns=4)
-            st.subheader("Costs")
-            fields.block(schema.Costs, f"{path}.costs", columns=4)
-            with st.expander("Facility for this system only (empty: the scenario's facility)"):
-                fields.block(schema.FacilityOverride, f"{path}.facility", columns=3)
-            fields.block_problems(path, ("name", "performance", "provenance", "hardware", "costs", "facility"))
+                st.subheader("Hardware and power")
+                fields.block(schema.Hardware, f"{path}.hardware", columns=4)
+                if system.get("rent") is not None:
+                    st.subheader("Rent (instead of owning)")
+                    fields.block(schema.Rent, f"{path}.rent", columns=3)
+                else:
+                    st.subheader("Costs")
+                    fields.block(schema.Costs, f"{path}.costs", columns=4)
+                with st.expander("Facility for this system only (empty: the scenario's facility)"):
+                    fields.block(schema.FacilityOverride, f"{path}.facility", columns=3)
+            fields.block_problems(
+                path, ("name", "performance", "provenance", "hardware", "costs", "rent", "api", "facility")
+            )
 
             figs = [
                 {"figure": key.removeprefix(path + "."), **fig}

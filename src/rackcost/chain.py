@@ -53,6 +53,8 @@ class Plan:
         Hours of each demand point [h].
     input_tokens
         Input tokens per request, ISL [tokens].
+    indices
+        Index in ``scenario.systems`` of each system that runs hardware (API systems have no plan).
     systems
         Each system's central inputs.
     chosen
@@ -64,6 +66,7 @@ class Plan:
     sizing_rps: float
     hours_per_day: NDArray[np.float64]
     input_tokens: float
+    indices: tuple[int, ...]
     systems: tuple[SystemInputs, ...]
     chosen: tuple[ChosenPoint, ...]
 
@@ -76,7 +79,8 @@ def plan(scenario: Scenario) -> Plan:
     ScenarioError
         If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
     """
-    inputs = tuple(system_inputs(scenario, s) for s in scenario.systems)
+    indices = tuple(scenario.hardware_indices)
+    inputs = tuple(system_inputs(scenario, scenario.systems[i]) for i in indices)
     problems = feasibility_problems(scenario, list(inputs))
     if problems:
         raise ScenarioError([Problem(path, message) for _, path, message in problems])
@@ -90,6 +94,7 @@ def plan(scenario: Scenario) -> Plan:
         sizing_rps=sizing_rps,
         hours_per_day=np.array([d.hours_per_day for d in scenario.demand]),
         input_tokens=float(scenario.workload.input_tokens_per_request),
+        indices=indices,
         systems=inputs,
         chosen=tuple(choose_point(inp, slo, sizing_rps, max_utilization, policy.routing) for inp in inputs),
     )
@@ -112,7 +117,7 @@ def run_samples(
         Size the fleet per sample (the Monte Carlo); False keeps each chosen point's SLO replica count.
     """
     out = []
-    for index, (inp, chosen) in enumerate(zip(planned.systems, planned.chosen, strict=True)):
+    for index, inp, chosen in zip(planned.indices, planned.systems, planned.chosen, strict=True):
         sampled = sampled_inputs(scenario, index, inp, values, n)
         # rented on demand: the provider scales to what each point needs, so only those replicas run (and are billed)
         policy = replace(planned.policy, idle_policy="park") if inp.payment == "rent on_demand" else planned.policy

@@ -55,33 +55,36 @@ def comparison_rows(
         if name == base:
             continue
         s = by_name[name]
+        hardware_pair = "api" not in (s["payment"], b["payment"])
         basis = s["headline_power_basis"]
         if basis != b["headline_power_basis"]:
             basis = f"{basis} vs {b['headline_power_basis']}"
-        rows.append(
-            _row(
-                name,
-                base,
-                f"headline peak tokens/s per kW ({basis})",
-                "tokens/s/kW",
-                s["headline_tokens_per_s_per_kw"],
-                b["headline_tokens_per_s_per_kw"],
-                True,
-                "claim" if s["headline_is_vendor_claim"] and b["headline_is_vendor_claim"] else "derived",
+        # an API system has no power figure: it is compared on cost alone
+        if hardware_pair:
+            rows.append(
+                _row(
+                    name,
+                    base,
+                    f"headline peak tokens/s per kW ({basis})",
+                    "tokens/s/kW",
+                    s["headline_tokens_per_s_per_kw"],
+                    b["headline_tokens_per_s_per_kw"],
+                    True,
+                    "claim" if s["headline_is_vendor_claim"] and b["headline_is_vendor_claim"] else "derived",
+                )
             )
-        )
-        rows.append(
-            _row(
-                name,
-                base,
-                "tokens per facility kWh at the SLO operating point",
-                "tokens/kWh",
-                s["slo_point_total_tokens_per_facility_kwh"],
-                b["slo_point_total_tokens_per_facility_kwh"],
-                True,
-                "modelled",
+            rows.append(
+                _row(
+                    name,
+                    base,
+                    "tokens per facility kWh at the SLO operating point",
+                    "tokens/kWh",
+                    s["slo_point_total_tokens_per_facility_kwh"],
+                    b["slo_point_total_tokens_per_facility_kwh"],
+                    True,
+                    "modelled",
+                )
             )
-        )
         for d in scenario.demand:
             sv, bv = cost[name, d.name], cost[base, d.name]
             rows.append(
@@ -152,10 +155,12 @@ def comparability_warnings(scenario: Scenario) -> list[str]:
     """
     w = scenario.workload
     base = next(s for s in scenario.systems if s.name == scenario.baseline_name)
-    base_cond = _conditions(scenario, base)
+    base_cond = None if base.api is not None else _conditions(scenario, base)
     workload_isl_osl = f"{w.input_tokens_per_request:g}/{w.output_tokens_per_request:g}"
     out = []
     for system in scenario.systems:
+        if system.api is not None:  # no curve: nothing measured to compare
+            continue
         cond = _conditions(scenario, system)
         if cond["ISL/OSL"] != workload_isl_osl:
             out.append(
@@ -169,7 +174,7 @@ def comparability_warnings(scenario: Scenario) -> list[str]:
                 f"{system.name}: its results depend on proprietary software; buying the hardware alone "
                 "may not reproduce them"
             )
-        if system.name == base.name:
+        if system.name == base.name or base_cond is None:
             continue
         for key, value in cond.items():
             if value != base_cond[key] and "unstated" not in (value, base_cond[key]):
@@ -197,15 +202,21 @@ def headline_sentences(comparison: list[dict]) -> list[str]:
     out = []
     prefix = "cost per accepted request at "
     for (system, baseline), rows in by_pair.items():
-        claim = next(r for r in rows if r["kind"] in ("claim", "derived"))["advantage_ratio"]
+        headline = next((r for r in rows if r["kind"] in ("claim", "derived")), None)
         parts = [
             f"{_ratio_words(r['advantage_ratio'])} at {r['metric'].removeprefix(prefix)}"
             for r in rows
             if r["metric"].startswith(prefix)
         ]
         blended = next(r for r in rows if r["metric"].startswith("blended"))["advantage_ratio"]
+        if headline is None:  # an API on either side: no tokens per kW to start from
+            out.append(
+                f"{system} vs {baseline}: {', '.join(parts)} and {_ratio_words(blended)} blended over the day, in "
+                "cost per accepted request."
+            )
+            continue
         out.append(
-            f"{system} vs {baseline}: {claim:.2f}x the headline tokens per kW at peak becomes "
+            f"{system} vs {baseline}: {headline['advantage_ratio']:.2f}x the headline tokens per kW at peak becomes "
             f"{', '.join(parts)} and {_ratio_words(blended)} blended over the day, in cost per accepted request."
         )
     return out

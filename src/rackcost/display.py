@@ -58,6 +58,7 @@ COST_COMPONENTS = {
     "fixed_opex_usd_per_hour": "fixed opex",
     "energy_usd_per_hour": "energy",
     "rent_usd_per_hour": "rent",
+    "api_usd_per_hour": "API",
 }
 
 SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"))
@@ -359,7 +360,7 @@ def cost_components_per_request(points: list[dict[str, Any]]) -> list[dict[str, 
     for p in points:
         total = p["total_usd_per_hour"]
         for column, name in COST_COMPONENTS.items():
-            if column == "rent_usd_per_hour" and not p.get(column):  # owned systems have no rent line
+            if column in ("rent_usd_per_hour", "api_usd_per_hour") and not p.get(column):  # only where paid
                 continue
             share = p[column] / total if total else 0.0
             rows.append(

@@ -46,7 +46,9 @@ def operating_curves(
     slo, osl = scenario.slo, scenario.workload.output_tokens_per_request
     outcomes = outcomes if outcomes is not None else evaluate_systems(scenario)
     rows: list[dict[str, Any]] = []
-    for system, outcome in zip(scenario.systems, outcomes, strict=True):
+    names = {s.name: s for s in scenario.systems}
+    for outcome in outcomes:  # the systems that run hardware (an API system has no curve)
+        system = names[outcome.inputs.name]
         inp = outcome.inputs
         measured = inp.curve.concurrency
         grid = np.unique(np.concatenate([np.geomspace(measured[0], measured[-1], points_per_curve), measured]))
@@ -106,7 +108,9 @@ def latency_cliff(
     slo = slo_inputs(scenario)
     low = min(d.arrival_rps for d in scenario.demand) / 20.0
     rows: list[dict[str, Any]] = []
-    for system, o in zip(scenario.systems, outcomes, strict=True):
+    names = {s.name: s for s in scenario.systems}
+    for o in outcomes:  # the systems that run hardware (an API system has no fleet to load)
+        system = names[o.inputs.name]
         capacity = float(o.demand.capacity_at_slo_rps[0])
         high = max_load_factor * max(capacity, max(d.arrival_rps for d in scenario.demand))
         rates = np.geomspace(low, high, points)

@@ -47,8 +47,9 @@ def feasibility_problems(
     except RoutingNotAnalytic as exc:
         out.append((("fleet", "routing"), "fleet.routing", str(exc)))
     if inputs is None:
-        inputs = [system_inputs(scenario, s) for s in scenario.systems]
-    for i, (system, inp) in enumerate(zip(scenario.systems, inputs, strict=True)):
+        inputs = [system_inputs(scenario, scenario.systems[i]) for i in scenario.hardware_indices]
+    for i, inp in zip(scenario.hardware_indices, inputs, strict=True):
+        system = scenario.systems[i]
         cand = inp.coarse  # the curve where the operating-point search looks: every integer concurrency
         ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
         if not ok.any():

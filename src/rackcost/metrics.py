@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from rackcost.api import ApiOutcome
 from rackcost.outcomes import FleetOutcome, Metrics
 from rackcost.units import SECONDS_PER_HOUR
 
-__all__ = ["PER_MILLION", "derive"]
+__all__ = ["PER_MILLION", "derive", "derive_api"]
 
 Array = NDArray[np.float64]
 PER_MILLION = 1e6
@@ -81,6 +82,45 @@ def derive(
         usd_per_day=usd_per_day,
         accepted_requests_per_day=accepted_per_day,
         facility_energy_kwh_per_day=(fleet.facility_power_kw * hours_per_day).sum(axis=-1),
+        blended_usd_per_accepted_request=usd_per_day / accepted_per_day,
+        blended_usd_per_million_accepted_output_tokens=usd_per_day / (accepted_per_day * output_tokens) * PER_MILLION,
+        blended_usd_per_million_accepted_input_tokens=per_input(usd_per_day, accepted_per_day),
+        blended_usd_per_million_accepted_total_tokens=usd_per_day
+        / (accepted_per_day * (input_tokens + output_tokens))
+        * PER_MILLION,
+    )
+
+
+def derive_api(out: ApiOutcome, output_tokens: float, hours_per_day: Array, input_tokens: float = 0.0) -> Metrics:
+    """The derived figures of an API system: the same definitions as :func:`derive`, with the API's cost per hour.
+
+    Figures an API does not have (p99 TTFT, output tokens per facility kWh, facility energy) are 0 here; the
+    tables show them as not applicable.
+    """
+    total = out.api_usd_per_hour
+    zeros = np.zeros_like(total)
+    output_tps = out.accepted_rps * output_tokens
+    usd_per_day = (total * hours_per_day).sum(axis=-1)
+    accepted_per_day = (out.accepted_rps * hours_per_day).sum(axis=-1) * SECONDS_PER_HOUR
+    per_input = (
+        (lambda cost, requests: cost / (requests * input_tokens) * PER_MILLION)
+        if input_tokens > 0
+        else (lambda cost, requests: np.zeros_like(cost))
+    )
+    return Metrics(
+        total_usd_per_hour=total,
+        usd_per_accepted_request=total / (out.accepted_rps * SECONDS_PER_HOUR),
+        usd_per_million_accepted_output_tokens=total / (output_tps * SECONDS_PER_HOUR) * PER_MILLION,
+        usd_per_million_accepted_input_tokens=per_input(total, out.accepted_rps * SECONDS_PER_HOUR),
+        usd_per_million_accepted_total_tokens=total
+        / (out.accepted_rps * (input_tokens + output_tokens) * SECONDS_PER_HOUR)
+        * PER_MILLION,
+        useful_output_tokens_per_s=output_tps,
+        output_tokens_per_kwh=zeros,
+        ttft_p99_ms=zeros,
+        usd_per_day=usd_per_day,
+        accepted_requests_per_day=accepted_per_day,
+        facility_energy_kwh_per_day=np.zeros_like(usd_per_day),
         blended_usd_per_accepted_request=usd_per_day / accepted_per_day,
         blended_usd_per_million_accepted_output_tokens=usd_per_day / (accepted_per_day * output_tokens) * PER_MILLION,
         blended_usd_per_million_accepted_input_tokens=per_input(usd_per_day, accepted_per_day),

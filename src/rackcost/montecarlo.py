@@ -25,7 +25,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from rackcost.api import ApiOutcome
+from rackcost.api_systems import run_api_samples
 from rackcost.chain import Plan, plan, run_samples
+from rackcost.outcomes import Metrics
 from rackcost.schema import Scenario
 from rackcost.unpack import Samples
 
@@ -57,6 +60,7 @@ POINT_COLUMNS = (
     "facility_power_kw",
     "energy_usd_per_hour",
     "rent_usd_per_hour",
+    "api_usd_per_hour",
     "capital_usd_per_hour",
     "fixed_opex_usd_per_hour",
     "total_usd_per_hour",
@@ -68,7 +72,7 @@ POINT_COLUMNS = (
     "provisioned_replicas",
     "racks",
 )
-SYSTEM_COLUMNS = (
+FLEET_COLUMNS = (
     "provisioned_replicas",
     "racks",
     "provisioned_it_kw",
@@ -76,11 +80,16 @@ SYSTEM_COLUMNS = (
     "capital_usd_per_hour",
     "fixed_opex_usd_per_hour",
     "slo_point_total_tokens_per_facility_kwh",
+)
+"""Per-system figures of the fleet (0 for an API system)."""
+BLENDED_COLUMNS = (
     "blended_usd_per_accepted_request",
     "blended_usd_per_million_accepted_output_tokens",
     "blended_usd_per_million_accepted_input_tokens",
     "blended_usd_per_million_accepted_total_tokens",
 )
+"""Per-system figures over the day."""
+SYSTEM_COLUMNS = FLEET_COLUMNS + BLENDED_COLUMNS
 
 
 def draw_samples(scenario: Scenario, samples: int, seed: int) -> dict[str, NDArray[np.float64]]:
@@ -125,7 +134,9 @@ def evaluate_samples(
         :data:`SYSTEM_COLUMNS` as ``name@system`` of shape ``(n,)``.
     """
     planned = planned or plan(scenario)
-    out = {}
+    found: dict[str, SystemColumns] = {}
+    for index, served, m in run_api_samples(scenario, values, n):
+        found[scenario.systems[index].name] = _api_columns(served, m, n)
     for inp, (fleet, m) in zip(planned.systems, run_samples(scenario, planned, values, n), strict=True):
         d = fleet.demand
         shape = m.total_usd_per_hour.shape
@@ -155,6 +166,7 @@ def evaluate_samples(
             "facility_power_kw": fleet.facility_power_kw,
             "energy_usd_per_hour": fleet.energy_usd_per_hour,
             "rent_usd_per_hour": fleet.rent_usd_per_hour,
+            "api_usd_per_hour": np.zeros(shape),
             "capital_usd_per_hour": np.broadcast_to(fleet.capital_usd_per_hour, shape),
             "fixed_opex_usd_per_hour": np.broadcast_to(fleet.fixed_opex_usd_per_hour, shape),
             "total_usd_per_hour": m.total_usd_per_hour,
@@ -168,12 +180,47 @@ def evaluate_samples(
         }
         for name, column in per_system.items():
             cols[name + "@system"] = np.asarray(column, dtype=float).reshape(n)
-        cols["blended_usd_per_accepted_request@system"] = m.blended_usd_per_accepted_request
-        cols["blended_usd_per_million_accepted_output_tokens@system"] = m.blended_usd_per_million_accepted_output_tokens
-        cols["blended_usd_per_million_accepted_input_tokens@system"] = m.blended_usd_per_million_accepted_input_tokens
-        cols["blended_usd_per_million_accepted_total_tokens@system"] = m.blended_usd_per_million_accepted_total_tokens
-        out[inp.name] = cols
-    return out
+        for name in BLENDED_COLUMNS:
+            cols[name + "@system"] = getattr(m, name)
+        found[inp.name] = cols
+    return {s.name: found[s.name] for s in scenario.systems}  # in the scenario's order
+
+
+def _api_columns(served: ApiOutcome, m: Metrics, n: int) -> SystemColumns:
+    """The columns of :func:`evaluate_samples` for an API system: what it serves and costs; 0 for a fleet, power,
+    latency or capacity it does not have."""
+    shape = m.total_usd_per_hour.shape
+    zeros = np.zeros(shape)
+    cols: SystemColumns = {
+        "offered_rps": served.offered_rps,
+        "accepted_rps": served.accepted_rps,
+        "rejected_rps": served.rejected_rps,
+        "rejected_fraction": served.rejected_rps / served.offered_rps,
+        "utilization_fraction": zeros,
+        "capacity_at_slo_rps": zeros,
+        "spare_capacity_fraction": zeros,
+        "ttft_p99_ms": zeros,
+        "it_power_kw": zeros,
+        "facility_power_kw": zeros,
+        "energy_usd_per_hour": zeros,
+        "rent_usd_per_hour": zeros,
+        "api_usd_per_hour": served.api_usd_per_hour,
+        "capital_usd_per_hour": zeros,
+        "fixed_opex_usd_per_hour": zeros,
+        "total_usd_per_hour": m.total_usd_per_hour,
+        "usd_per_accepted_request": m.usd_per_accepted_request,
+        "usd_per_million_accepted_output_tokens": m.usd_per_million_accepted_output_tokens,
+        "usd_per_million_accepted_input_tokens": m.usd_per_million_accepted_input_tokens,
+        "usd_per_million_accepted_total_tokens": m.usd_per_million_accepted_total_tokens,
+        "output_tokens_per_kwh": zeros,
+        "provisioned_replicas": zeros,
+        "racks": zeros,
+    }
+    for name in FLEET_COLUMNS:
+        cols[name + "@system"] = np.zeros(n)
+    for name in BLENDED_COLUMNS:
+        cols[name + "@system"] = getattr(m, name)
+    return cols
 
 
 @dataclass

@@ -451,7 +451,10 @@ def _find_system(scenario: Scenario, system: str | int) -> int:
         return system
     if system not in names:
         raise ValueError(f"no system named {system!r}; the scenario has: {', '.join(names)}")
-    return names.index(system)
+    index = names.index(system)
+    if scenario.systems[index].api is not None:
+        raise ValueError(f"{system!r} is an API system: it has no GPUs or benchmark point to reconcile")
+    return index
 
 
 def _benchmark_index(concurrency: Any, target: float) -> int:

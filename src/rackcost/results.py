@@ -135,7 +135,13 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[dict[s
     hours = [p.hours_per_day for p in scenario.demand]
     n = len(names)
     rows = []
-    for system, o in zip(scenario.systems, outcomes, strict=True):
+    by_name = {o.inputs.name: o for o in outcomes}
+    apis = _api_runs(scenario)
+    for index, system in enumerate(scenario.systems):
+        if system.api is not None:
+            rows += _api_point_rows(scenario, system, *apis[index])
+            continue
+        o = by_name[system.name]
         d, m = o.demand, o.metrics
         rows += _rows(
             {
@@ -164,6 +170,7 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[dict[s
                 "facility_power_kw": o.facility_power_kw,
                 "energy_usd_per_hour": o.energy_usd_per_hour,
                 "rent_usd_per_hour": o.rent_usd_per_hour,
+                "api_usd_per_hour": np.zeros(n),
                 "capital_usd_per_hour": np.full(n, o.capital_usd_per_hour),
                 "fixed_opex_usd_per_hour": np.full(n, o.fixed_opex_usd_per_hour),
                 "total_usd_per_hour": m.total_usd_per_hour[0],
@@ -182,7 +189,13 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[dict[s
 def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand_point: str) -> list[dict[str, Any]]:
     """One row per system: chosen operating point, fleet, provisioned power, capital and blended cost."""
     rows = []
-    for system, o in zip(scenario.systems, outcomes, strict=True):
+    by_name = {o.inputs.name: o for o in outcomes}
+    apis = _api_runs(scenario)
+    for index, system in enumerate(scenario.systems):
+        if system.api is not None:
+            rows.append(_api_system_row(scenario, system, apis[index][1], sizing_demand_point))
+            continue
+        o = by_name[system.name]
         pt, m = o.point, o.metrics
         rows.append(
             {
@@ -232,6 +245,111 @@ def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand
             }
         )
     return [{key: _plain(value) for key, value in row.items()} for row in rows]
+
+
+def _api_runs(scenario: Scenario) -> dict[int, tuple[Any, Any]]:
+    """Each API system's outcome and metrics, by its index (an empty dict when the scenario has none)."""
+    if all(s.api is None for s in scenario.systems):
+        return {}
+    from rackcost.api_systems import run_api_samples  # the model's modules, only for a scenario with API systems
+
+    return {index: (served, m) for index, served, m in run_api_samples(scenario, {}, 1)}
+
+
+def _api_point_rows(scenario: Scenario, system: Any, served: Any, m: Any) -> list[dict[str, Any]]:
+    """Rows of the ``points`` table for an API system: what it is offered, accepts and costs; no fleet (None where
+    a figure does not apply, 0 for a fleet it does not have)."""
+    names = [p.name for p in scenario.demand]
+    n = len(names)
+    limit = system.api.rate_limit_rps
+    rows = []
+    for j in range(n):
+        offered, accepted = float(served.offered_rps[0, j]), float(served.accepted_rps[0, j])
+        rejected = float(served.rejected_rps[0, j])
+        rows.append(
+            {
+                "system": system.name,
+                "demand_point": names[j],
+                "hours_per_day": scenario.demand[j].hours_per_day,
+                "status": "rate limited: the API refuses the excess" if rejected > 0 else "ok",
+                "offered_rps": offered,
+                "admitted_rps": accepted,
+                "accepted_rps": accepted,
+                "rejected_rps": rejected,
+                "rejected_fraction": rejected / offered,
+                "useful_output_tokens_per_s": float(m.useful_output_tokens_per_s[0, j]),
+                "utilization_fraction": None,
+                "in_service_concurrency": None,
+                "ttft_ms": None,
+                "tpot_ms": None,
+                "service_s": None,
+                "active_replicas": 0,
+                "provisioned_replicas": 0,
+                "racks": 0,
+                "capacity_at_slo_rps": limit,
+                "spare_capacity_fraction": None if limit is None else (limit - offered) / limit,
+                "ttft_p99_ms": None,
+                "it_power_kw": 0.0,
+                "facility_power_kw": 0.0,
+                "energy_usd_per_hour": 0.0,
+                "rent_usd_per_hour": 0.0,
+                "api_usd_per_hour": float(served.api_usd_per_hour[0, j]),
+                "capital_usd_per_hour": 0.0,
+                "fixed_opex_usd_per_hour": 0.0,
+                "total_usd_per_hour": float(m.total_usd_per_hour[0, j]),
+                "usd_per_accepted_request": float(m.usd_per_accepted_request[0, j]),
+                "usd_per_million_accepted_output_tokens": float(m.usd_per_million_accepted_output_tokens[0, j]),
+                "usd_per_million_accepted_input_tokens": float(m.usd_per_million_accepted_input_tokens[0, j]),
+                "usd_per_million_accepted_total_tokens": float(m.usd_per_million_accepted_total_tokens[0, j]),
+                "output_tokens_per_kwh": None,
+                "provenance": system.provenance.provenance_class.value,
+                "routing": "api",
+            }
+        )
+    return rows
+
+
+def _api_system_row(scenario: Scenario, system: Any, m: Any, sizing_demand_point: str) -> dict[str, Any]:
+    """The ``systems`` row of an API system: its cost over the day; no operating point, fleet or power."""
+    return {
+        "system": system.name,
+        "provenance": system.provenance.provenance_class.value,
+        "source": system.provenance.source,
+        "payment": system.payment,
+        "concurrency": None,
+        "tpot_ms": None,
+        "interactivity_tokens_per_s": None,
+        "ttft_ms": None,
+        "total_tokens_per_s_per_replica": None,
+        "output_tokens_per_s_per_replica": None,
+        "requests_per_s_per_replica": None,
+        "service_s": None,
+        "queueing_budget_ms": None,
+        "busy_power_w_per_accelerator": None,
+        "sizing_demand_point": sizing_demand_point,
+        "routing": "api",
+        "slo_replicas": 0,
+        "serving_replicas": 0,
+        "provisioned_replicas": 0,
+        "accelerators": 0,
+        "nodes": 0,
+        "racks": 0,
+        "provisioned_it_kw": 0.0,
+        "capex_usd": 0.0,
+        "capital_usd_per_hour": 0.0,
+        "fixed_opex_usd_per_hour": 0.0,
+        "headline_tokens_per_s_per_kw": None,
+        "headline_power_basis": "api (no hardware)",
+        "headline_is_vendor_claim": False,
+        "slo_point_total_tokens_per_facility_kwh": None,
+        "accepted_requests_per_day": float(m.accepted_requests_per_day[0]),
+        "facility_energy_kwh_per_day": 0.0,
+        "usd_per_day": float(m.usd_per_day[0]),
+        "blended_usd_per_accepted_request": float(m.blended_usd_per_accepted_request[0]),
+        "blended_usd_per_million_accepted_output_tokens": float(m.blended_usd_per_million_accepted_output_tokens[0]),
+        "blended_usd_per_million_accepted_input_tokens": float(m.blended_usd_per_million_accepted_input_tokens[0]),
+        "blended_usd_per_million_accepted_total_tokens": float(m.blended_usd_per_million_accepted_total_tokens[0]),
+    }
 
 
 def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[str]:

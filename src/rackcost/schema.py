@@ -43,6 +43,7 @@ __all__ = [
     "Provenance",
     "ProvenanceClass",
     "ROUTING_WORDS",
+    "Api",
     "Billing",
     "Rent",
     "Routing",
@@ -510,13 +511,41 @@ class Rent(_Block):
     source: Source = None
 
 
+class Api(_Block):
+    """Calling a model API instead of running hardware: a price per million tokens, no fleet of one's own."""
+
+    usd_per_million_input_tokens: _number(0, 1e4) = Field(description="Price of input tokens; 0 to 10,000 [USD/M].")
+    usd_per_million_output_tokens: _number(0, 1e4) = Field(description="Price of output tokens; 0 to 10,000 [USD/M].")
+    usd_per_million_cached_input_tokens: _number(0, 1e4) | None = Field(
+        default=None, description="Price of input tokens served from the provider's prompt cache [USD/M]."
+    )
+    cached_input_fraction: _number(0, 1) = Field(
+        default=0.0, description="Share of input tokens that hit the prompt cache (needs the cached price) [-]."
+    )
+    rate_limit_rps: _number(1e-6, 1e7) | None = Field(
+        default=None,
+        description="Requests per second the provider accepts; above it requests are refused (default: no limit) "
+        "[requests/s].",
+    )
+    source: Source = None
+
+    @model_validator(mode="after")
+    def _cached_price_when_cached(self) -> Api:
+        if self.cached_input_fraction > 0 and self.usd_per_million_cached_input_tokens is None:
+            raise ValueError(
+                "cached_input_fraction: a share of cached input tokens needs usd_per_million_cached_input_tokens"
+            )
+        return self
+
+
 class System(_Block):
-    """One system compared: its performance, who measured it, its hardware and how it is paid for."""
+    """One system compared: its performance, who measured it, its hardware and how it is paid for, or an API."""
 
     name: Name = Field(description="Name of the system; printable, at most 200 characters.")
-    performance: Performance
+    performance: Performance | None = Field(default=None, description="Operating points (not for an API system).")
     provenance: Provenance
-    hardware: Hardware
+    hardware: Hardware | None = Field(default=None, description="The hardware (not for an API system).")
+    api: Api | None = Field(default=None, description="An API called instead of hardware: prices per million tokens.")
     costs: Costs | None = Field(default=None, description="Owning it: capex and opex (give costs or rent).")
     rent: Rent | None = Field(
         default=None, description="Renting it: a price per accelerator-hour (give costs or rent)."
@@ -525,6 +554,14 @@ class System(_Block):
 
     @model_validator(mode="after")
     def _one_way_to_pay(self) -> System:
+        if self.api is not None:
+            extra = [name for name in ("performance", "hardware", "costs", "rent", "facility") if getattr(self, name)]
+            if extra:
+                raise ValueError(f"an API system has prices, not {', '.join(extra)}: remove them or remove api")
+            return self
+        missing = [name for name in ("performance", "hardware") if getattr(self, name) is None]
+        if missing:
+            raise ValueError(f"a system needs {' and '.join(missing)} (or an api block, for an API)")
         if (self.costs is None) == (self.rent is None):
             given = "both costs and rent" if self.costs is not None else "neither costs nor rent"
             raise ValueError(f"a system is either owned (costs) or rented (rent): give exactly one, got {given}")
@@ -532,7 +569,9 @@ class System(_Block):
 
     @property
     def payment(self) -> str:
-        """How the system is paid for: ``own``, ``rent reserved`` or ``rent on_demand``."""
+        """How the system is paid for: ``own``, ``rent reserved``, ``rent on_demand`` or ``api``."""
+        if self.api is not None:
+            return "api"
         return "own" if self.rent is None else f"rent {self.rent.billing.value}"
 
 
@@ -578,6 +617,8 @@ UNCERTAIN_PATHS = [
     r"|maintenance_fraction_per_year|software_usd_per_accelerator_year|operations_usd_per_rack_year)",
     r"systems\[\d+\]\.performance\.points\[\d+\]\.(throughput_tokens_per_s|power_w_per_accelerator)",
     r"systems\[\d+\]\.rent\.usd_per_accelerator_hour",
+    r"systems\[\d+\]\.api\.(usd_per_million_input_tokens|usd_per_million_output_tokens"
+    r"|usd_per_million_cached_input_tokens|cached_input_fraction)",
     r"uncertainty\.throughput_derate\.(vendor|collaborative|independent|assumption)",
 ]
 UNCERTAIN_WHERE = (
@@ -717,6 +758,11 @@ class Scenario(_Block):
     def baseline_name(self) -> str:
         """Name of the baseline system [-]."""
         return self.baseline_system or self.systems[0].name
+
+    @property
+    def hardware_indices(self) -> list[int]:
+        """Indices of the systems that run hardware (every system but the API ones) [-]."""
+        return [i for i, s in enumerate(self.systems) if s.api is None]
 
     @property
     def sizing_point(self) -> DemandPoint:

@@ -16,7 +16,7 @@ from rackcost.performance import build_curve
 from rackcost.schema import Scenario, System
 from rackcost.units import W_PER_KW
 
-__all__ = ["Samples", "fleet_policy", "sampled_inputs", "sizing_demand", "slo_inputs", "system_inputs"]
+__all__ = ["Samples", "api_inputs", "fleet_policy", "sampled_inputs", "sizing_demand", "slo_inputs", "system_inputs"]
 
 Samples = dict[str, NDArray[np.float64]]
 """Sampled inputs: YAML path -> array of ``n`` values; inputs not in it keep their central value."""
@@ -226,3 +226,43 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
         if system.rent is None
         else get(f"{prefix}.rent.usd_per_accelerator_hour", system.rent.usd_per_accelerator_hour),
     )
+
+
+def api_inputs(
+    scenario: Scenario, index: int, values: Samples, n: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float | None]:
+    """An API system's inputs per sample: offered load ``(n, points)``, price per request ``(n, 1)``, rate limit.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    index
+        The API system's index in ``scenario.systems``.
+    values
+        Sampled inputs by YAML path (demand rates and the API's prices may be sampled).
+    n
+        Samples [-].
+    """
+    from rackcost.api import api_usd_per_request
+
+    system = scenario.systems[index]
+    api = system.api
+    assert api is not None  # the caller iterates API systems only
+    prefix = f"systems[{index}].api"
+
+    def get(path: str, central: float) -> NDArray[np.float64]:
+        sample = values.get(path)
+        return np.full((n, 1), float(central)) if sample is None else np.asarray(sample, float).reshape(n, 1)
+
+    offered = np.hstack([get(f"demand[{j}].arrival_rps", d.arrival_rps) for j, d in enumerate(scenario.demand)])
+    cached = api.usd_per_million_cached_input_tokens
+    price = api_usd_per_request(
+        scenario.workload.input_tokens_per_request,
+        scenario.workload.output_tokens_per_request,
+        get(f"{prefix}.usd_per_million_input_tokens", api.usd_per_million_input_tokens),
+        get(f"{prefix}.usd_per_million_output_tokens", api.usd_per_million_output_tokens),
+        get(f"{prefix}.usd_per_million_cached_input_tokens", 0.0 if cached is None else cached),
+        get(f"{prefix}.cached_input_fraction", api.cached_input_fraction),
+    )
+    return offered, price, api.rate_limit_rps

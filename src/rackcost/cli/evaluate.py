@@ -143,10 +143,35 @@ def _print_points(console: Console, result: Result) -> None:
         for r in rows:
             flag = "\n[red]overloaded[/red]" if r["status"] != "ok" else ""
             t.add_column(f"{escape(r['demand_point'])} ({r['hours_per_day']:g} h/day){flag}", justify="right")
+        api = rows[0]["routing"] == "api"
         for label, column, fmt in _POINT_ROWS:
+            if api and label in _NOT_FOR_API:  # an API system has no fleet: its rows would be all "-" or 0
+                continue
             values = [column(r) if callable(column) else r[column] for r in rows]
-            t.add_row(label, *(fmt(v) for v in values))
+            t.add_row(label, *(_NOT_APPLICABLE if v is None else fmt(v) for v in values))
+        if api:
+            t.add_row("API $/h", *(money(r["api_usd_per_hour"]) for r in rows))
         console.print(t)
+
+
+_NOT_APPLICABLE = "-"
+"""What a table shows where a figure does not apply (an API system's latency or fleet)."""
+_NOT_FOR_API = {
+    "requests in service per replica",
+    "slot utilisation",
+    "spare capacity",
+    "TPOT ms at this load",
+    "TTFT p99 with queueing ms",
+    "active / provisioned replicas",
+    "racks",
+    "IT power kW",
+    "wall (facility) power kW",
+    "capital $/h",
+    "fixed opex $/h",
+    "energy $/h",
+    "rent $/h",
+    "accepted output tokens per kWh",
+}
 
 
 def _print_systems(console: Console, result: Result) -> None:
@@ -167,7 +192,7 @@ def _print_systems(console: Console, result: Result) -> None:
     for label, _ in columns.values():
         t.add_column(label, justify="left" if label == "system" else "right")
     for row in result.records["systems"]:
-        t.add_row(*(fmt(row[key]) for key, (_, fmt) in columns.items()))
+        t.add_row(*(_NOT_APPLICABLE if row[key] is None else fmt(row[key]) for key, (_, fmt) in columns.items()))
     console.print(t)
 
 
