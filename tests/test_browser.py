@@ -298,7 +298,7 @@ def test_the_layout_fits_with_six_systems_and_no_label_is_cut_or_broken(tmp_path
                     data = yaml.safe_load(rackcost.bundled_scenario_path(scenario).read_text(encoding="utf-8"))
                     demand = data["demand"]
                 boxes = page.evaluate(TEXT_BOXES_JS, [d["name"] for d in demand])
-                cliff = boxes[1:3]  # the two latency-cliff panels
+                cliff = boxes[2:4]  # the two latency-cliff panels (after the cost and demand-scale charts)
                 assert all(len(chart) == len(demand) for chart in cliff), cliff
                 assert [overlapping(chart) for chart in cliff] == [[], []], cliff
             page.screenshot(path=str(tmp_path / "results.png"))
