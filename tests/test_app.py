@@ -754,3 +754,26 @@ def compute_blended(at: AppTest, system: str) -> float:
     scenario = rackcost.scenario_from_dict(at.session_state["valid"])
     (row,) = [r for r in rackcost.evaluate(scenario).records["systems"] if r["system"] == system]
     return row["blended_usd_per_accepted_request"]
+
+
+def test_the_breakeven_form_offers_the_rental_and_api_prices_and_finds_own_against_rent():
+    """Issue 12: own against rent on the dashboard: the rental price at which they cost the same."""
+    at = start()
+    load(at, "deepseek-r1-own-vs-rent-vs-api.yaml")
+    at.switch_page("app_pages/uncertainty.py").run()
+    ok(at)
+    options = " ".join(at.selectbox(key="breakeven_input").options)
+    assert "rental price [USD/accelerator-h] · systems[1].rent.usd_per_accelerator_hour" in options
+    assert "output token price [USD/M tokens] · systems[3].api.usd_per_million_output_tokens" in options
+    at.selectbox(key="breakeven_system").select("GB200 NVL72 rented, reserved")
+    find_breakeven(at, "systems[1].rent.usd_per_accelerator_hour", 0.5, 10.0)
+    found = "\n".join(s.value for s in at.success)
+    expected = rackcost.breakeven(
+        rackcost.scenario_from_dict(at.session_state["valid"]),
+        "systems[1].rent.usd_per_accelerator_hour",
+        system="GB200 NVL72 rented, reserved",
+        low=0.5,
+        high=10.0,
+    )
+    assert expected.value is not None and expected.value < 3.3  # renting at $3.30 costs more than owning
+    assert "GB200 NVL72 rented, reserved and GB200 NVL72 owned cost the same per accepted request" in found

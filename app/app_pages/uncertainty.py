@@ -379,7 +379,14 @@ if not others:
 else:
     options = [d["input"] for d in dists]
     common = ["facility.electricity_usd_per_kwh", "facility.pue"]
-    common += [f"systems[{i}].costs.capex_usd_per_accelerator" for i in range(len(names))]
+    # each system's own price: capex when owned, the rental price when rented, the output-token price of an API
+    for i, spec in enumerate(scenario.systems):
+        if spec.api is not None:
+            common.append(f"systems[{i}].api.usd_per_million_output_tokens")
+        elif spec.rent is not None:
+            common.append(f"systems[{i}].rent.usd_per_accelerator_hour")
+        else:
+            common.append(f"systems[{i}].costs.capex_usd_per_accelerator")
     classes = sorted({str(s.provenance.provenance_class.value) for s in scenario.systems})
     common += [f"uncertainty.throughput_derate.{c}" for c in classes]
     options += [p for p in common if p not in options]

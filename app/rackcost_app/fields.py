@@ -46,6 +46,11 @@ _SUFFIXES = [
     ("_w", "", "W"),
 ]
 _UNITS = {
+    "usd_per_million_input_tokens": "USD/M tokens",
+    "usd_per_million_output_tokens": "USD/M tokens",
+    "usd_per_million_cached_input_tokens": "USD/M tokens",
+    "usd_per_accelerator_hour": "USD/accelerator-h",
+    "rate_limit_rps": "requests/s",
     "pue": "-",
     "power_utilization_exponent": "-",
     "spare_replicas": "replicas",
@@ -58,6 +63,10 @@ _UNITS = {
     "hours_per_day": "h/day",
 }
 _LABELS = {
+    "usd_per_million_input_tokens": "input token price",
+    "usd_per_million_output_tokens": "output token price",
+    "usd_per_million_cached_input_tokens": "cached input token price",
+    "usd_per_accelerator_hour": "rental price",
     "pue": "PUE",
     "electricity_usd_per_kwh": "electricity price",
     "ttft_limit_ms": "TTFT limit (queueing included)",

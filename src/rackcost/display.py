@@ -228,6 +228,10 @@ def ratio(x: float) -> str:
 
 # unit of an input from the suffix of its YAML field name, longest suffix first: (suffix, kind, words)
 _UNIT_SUFFIXES = (
+    ("usd_per_million_input_tokens", "usd", " per million input tokens"),
+    ("usd_per_million_output_tokens", "usd", " per million output tokens"),
+    ("usd_per_million_cached_input_tokens", "usd", " per million cached input tokens"),
+    ("usd_per_accelerator_hour", "usd", " per accelerator-hour"),
     ("_usd_per_accelerator_year", "usd", " per accelerator-year"),
     ("_usd_per_rack_year", "usd", " per rack-year"),
     ("_usd_per_kw_month", "usd", " per kW-month"),
