@@ -111,3 +111,27 @@ def test_the_bundled_own_rent_api_scenario_prints_the_ways_side_by_side() -> Non
     # DeepSeek's published prices: 8,192 x $0.55 + 1,024 x $2.19 per million = $0.00674816 a request
     api = [s for s in result.records["systems"] if s["payment"] == "api"][0]
     assert api["blended_usd_per_accepted_request"] == pytest.approx(0.00674816, rel=RTOL_FLOAT)
+
+
+def test_revenue_margin_and_payback_are_their_closed_forms() -> None:
+    data = with_api()
+    data["revenue"] = {"usd_per_million_input_tokens": 1.0, "usd_per_million_output_tokens": 4.0}
+    result = rackcost.evaluate(rackcost.scenario_from_dict(data))
+    per_request = (ISL * 1.0 + OSL * 4.0) / 1e6  # $0.003 a request
+    for p in result.records["points"]:
+        assert p["revenue_usd_per_hour"] == pytest.approx(p["accepted_rps"] * 3600 * per_request, rel=RTOL_FLOAT)
+        assert p["margin_usd_per_hour"] == pytest.approx(p["revenue_usd_per_hour"] - p["total_usd_per_hour"])
+    hours = {d["name"]: d["hours_per_day"] for d in data["demand"]}
+    for s in result.records["systems"]:
+        points = [p for p in result.records["points"] if p["system"] == s["system"]]
+        revenue = sum(p["revenue_usd_per_hour"] * hours[p["demand_point"]] for p in points)
+        assert s["revenue_usd_per_day"] == pytest.approx(revenue, rel=RTOL_FLOAT)
+        assert s["margin_usd_per_year"] == pytest.approx((revenue - s["usd_per_day"]) * 365, rel=RTOL_FLOAT)
+        if s["payment"] == "own":
+            cash = sum((p["total_usd_per_hour"] - p["capital_usd_per_hour"]) * hours[p["demand_point"]] for p in points)
+            assert s["payback_years"] == pytest.approx(s["capex_usd"] / ((revenue - cash) * 365), rel=RTOL_FLOAT)
+        else:
+            assert s["payback_years"] is None  # nothing bought: nothing to pay back
+    # without a revenue block the columns are not there
+    plain = rackcost.evaluate(rackcost.scenario_from_dict(with_api()))
+    assert "revenue_usd_per_hour" not in plain.records["points"][0]

@@ -18,7 +18,7 @@ import numpy as np
 
 from rackcost.compare import comparability_warnings, comparison_rows
 from rackcost.outcomes import SystemOutcome
-from rackcost.units import MS_PER_S, W_PER_KW
+from rackcost.units import MS_PER_S, SECONDS_PER_HOUR, W_PER_KW
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -406,6 +406,43 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
     return out
 
 
+DAYS_PER_YEAR = 365.0
+
+
+def add_revenue(scenario: Scenario, points: list[dict[str, Any]], systems: list[dict[str, Any]]) -> None:
+    """Revenue and margin columns, when the scenario states what tokens sell for (``revenue``).
+
+    Per point: ``revenue_usd_per_hour`` = accepted requests x 3,600 x (ISL x p_in + OSL x p_out) / 10^6 and
+    ``margin_usd_per_hour`` = revenue - total cost. Per system: revenue and margin per day (hour-weighted) and per
+    year (x 365), and for an owned system ``payback_years`` = capex / (yearly revenue - yearly cash cost, i.e. fixed
+    opex and energy without the capital charge); None when the cash margin is not positive or nothing was bought.
+    """
+    r = scenario.revenue
+    assert r is not None
+    w = scenario.workload
+    per_request = (
+        w.input_tokens_per_request * r.usd_per_million_input_tokens
+        + w.output_tokens_per_request * r.usd_per_million_output_tokens
+    ) / 1e6
+    by_system: dict[str, dict[str, float]] = {}
+    for p in points:
+        revenue = p["accepted_rps"] * SECONDS_PER_HOUR * per_request
+        p["revenue_usd_per_hour"] = revenue
+        p["margin_usd_per_hour"] = revenue - p["total_usd_per_hour"]
+        day = by_system.setdefault(p["system"], {"revenue": 0.0, "cash_cost": 0.0})
+        day["revenue"] += revenue * p["hours_per_day"]
+        cash = p["total_usd_per_hour"] - p["capital_usd_per_hour"]
+        day["cash_cost"] += cash * p["hours_per_day"]
+    for s in systems:
+        day = by_system[s["system"]]
+        s["revenue_usd_per_day"] = day["revenue"]
+        s["margin_usd_per_day"] = day["revenue"] - s["usd_per_day"]
+        s["margin_usd_per_year"] = s["margin_usd_per_day"] * DAYS_PER_YEAR
+        cash_margin_per_year = (day["revenue"] - day["cash_cost"]) * DAYS_PER_YEAR
+        owned = s["payment"] == "own" and s["capex_usd"] > 0
+        s["payback_years"] = s["capex_usd"] / cash_margin_per_year if owned and cash_margin_per_year > 0 else None
+
+
 def result_tables(scenario: Scenario, outcomes: list[SystemOutcome]) -> Result:
     """Tables, comparison and warnings of already evaluated systems (:func:`rackcost.chain.evaluate_systems`).
 
@@ -414,6 +451,8 @@ def result_tables(scenario: Scenario, outcomes: list[SystemOutcome]) -> Result:
     sizing_name = scenario.sizing_point.name
     points = point_rows(scenario, outcomes)
     systems = system_rows(scenario, outcomes, sizing_name)
+    if scenario.revenue is not None:
+        add_revenue(scenario, points, systems)
     warnings = comparability_warnings(scenario) + outcome_warnings(scenario, outcomes)
     comparison = comparison_rows(scenario, systems, points)
     return Result(

@@ -46,6 +46,7 @@ __all__ = [
     "Api",
     "Billing",
     "Rent",
+    "Revenue",
     "Routing",
     "SLO",
     "Scenario",
@@ -589,6 +590,14 @@ class Figure(_Block):
         return self
 
 
+class Revenue(_Block):
+    """What the served tokens sell for: a market price per million tokens (optional)."""
+
+    usd_per_million_input_tokens: _number(0, 1e4) = Field(description="Price of input tokens; 0 to 10,000 [USD/M].")
+    usd_per_million_output_tokens: _number(0, 1e4) = Field(description="Price of output tokens; 0 to 10,000 [USD/M].")
+    source: Source = None
+
+
 class Uncertainty(_Block):
     """Scenario-wide uncertainty settings."""
 
@@ -698,6 +707,11 @@ class Scenario(_Block):
     systems: list[System] = Field(min_length=1)
     baseline_system: str | None = Field(default=None, description="System others are compared with; default the first.")
     uncertainty: Uncertainty = Field(default_factory=Uncertainty)
+    revenue: Revenue | None = Field(
+        default=None,
+        description="What accepted tokens sell for; gives revenue and margin per hour, day and year, and the owned "
+        "fleet's payback period.",
+    )
     figures: dict[str, Figure] = Field(
         default_factory=dict,
         description="Source and provenance of figures, keyed by YAML path (e.g. 'systems[0].hardware' covers every "
