@@ -59,6 +59,19 @@ def derive(
     total = fleet.capital_usd_per_hour + fleet.fixed_opex_usd_per_hour + fleet.energy_usd_per_hour
     total = total + fleet.rent_usd_per_hour
     output_tps = d.accepted_rps * output_tokens
+    return Metrics(
+        **_cost_figures(total, d.accepted_rps, output_tokens, hours_per_day, input_tokens),
+        output_tokens_per_kwh=output_tps * SECONDS_PER_HOUR / fleet.facility_power_kw,
+        ttft_p99_ms=(point_ttft_ms if d.ttft_ms is None else d.ttft_ms) + d.wait_p99_ms,
+        facility_energy_kwh_per_day=(fleet.facility_power_kw * hours_per_day).sum(axis=-1),
+    )
+
+
+def _cost_figures(
+    total: Array, accepted_rps: Array, output_tokens: float, hours_per_day: Array, input_tokens: float
+) -> dict[str, Array]:
+    """The cost figures every system has, whatever it runs on: per hour, per request and token, and blended."""
+    output_tps = accepted_rps * output_tokens
     usd_per_day = (total * hours_per_day).sum(axis=-1)
 
     def per_input(cost: Array, requests: Array) -> Array:
@@ -67,28 +80,27 @@ def derive(
             return np.zeros_like(cost)
         return cost / (requests * input_tokens) * PER_MILLION
 
-    accepted_per_day = (d.accepted_rps * hours_per_day).sum(axis=-1) * SECONDS_PER_HOUR
-    return Metrics(
-        total_usd_per_hour=total,
-        usd_per_accepted_request=total / (d.accepted_rps * SECONDS_PER_HOUR),
-        usd_per_million_accepted_output_tokens=total / (output_tps * SECONDS_PER_HOUR) * PER_MILLION,
-        usd_per_million_accepted_input_tokens=per_input(total, d.accepted_rps * SECONDS_PER_HOUR),
-        usd_per_million_accepted_total_tokens=total
-        / (d.accepted_rps * (input_tokens + output_tokens) * SECONDS_PER_HOUR)
+    accepted_per_day = (accepted_rps * hours_per_day).sum(axis=-1) * SECONDS_PER_HOUR
+    return {
+        "total_usd_per_hour": total,
+        "usd_per_accepted_request": total / (accepted_rps * SECONDS_PER_HOUR),
+        "usd_per_million_accepted_output_tokens": total / (output_tps * SECONDS_PER_HOUR) * PER_MILLION,
+        "usd_per_million_accepted_input_tokens": per_input(total, accepted_rps * SECONDS_PER_HOUR),
+        "usd_per_million_accepted_total_tokens": total
+        / (accepted_rps * (input_tokens + output_tokens) * SECONDS_PER_HOUR)
         * PER_MILLION,
-        useful_output_tokens_per_s=output_tps,
-        output_tokens_per_kwh=output_tps * SECONDS_PER_HOUR / fleet.facility_power_kw,
-        ttft_p99_ms=(point_ttft_ms if d.ttft_ms is None else d.ttft_ms) + d.wait_p99_ms,
-        usd_per_day=usd_per_day,
-        accepted_requests_per_day=accepted_per_day,
-        facility_energy_kwh_per_day=(fleet.facility_power_kw * hours_per_day).sum(axis=-1),
-        blended_usd_per_accepted_request=usd_per_day / accepted_per_day,
-        blended_usd_per_million_accepted_output_tokens=usd_per_day / (accepted_per_day * output_tokens) * PER_MILLION,
-        blended_usd_per_million_accepted_input_tokens=per_input(usd_per_day, accepted_per_day),
-        blended_usd_per_million_accepted_total_tokens=usd_per_day
+        "useful_output_tokens_per_s": output_tps,
+        "usd_per_day": usd_per_day,
+        "accepted_requests_per_day": accepted_per_day,
+        "blended_usd_per_accepted_request": usd_per_day / accepted_per_day,
+        "blended_usd_per_million_accepted_output_tokens": usd_per_day
+        / (accepted_per_day * output_tokens)
+        * PER_MILLION,
+        "blended_usd_per_million_accepted_input_tokens": per_input(usd_per_day, accepted_per_day),
+        "blended_usd_per_million_accepted_total_tokens": usd_per_day
         / (accepted_per_day * (input_tokens + output_tokens))
         * PER_MILLION,
-    )
+    }
 
 
 def derive_api(out: ApiOutcome, output_tokens: float, hours_per_day: Array, input_tokens: float = 0.0) -> Metrics:
@@ -98,33 +110,10 @@ def derive_api(out: ApiOutcome, output_tokens: float, hours_per_day: Array, inpu
     tables show them as not applicable.
     """
     total = out.api_usd_per_hour
-    zeros = np.zeros_like(total)
-    output_tps = out.accepted_rps * output_tokens
-    usd_per_day = (total * hours_per_day).sum(axis=-1)
-    accepted_per_day = (out.accepted_rps * hours_per_day).sum(axis=-1) * SECONDS_PER_HOUR
-    per_input = (
-        (lambda cost, requests: cost / (requests * input_tokens) * PER_MILLION)
-        if input_tokens > 0
-        else (lambda cost, requests: np.zeros_like(cost))
-    )
+    figures = _cost_figures(total, out.accepted_rps, output_tokens, hours_per_day, input_tokens)
     return Metrics(
-        total_usd_per_hour=total,
-        usd_per_accepted_request=total / (out.accepted_rps * SECONDS_PER_HOUR),
-        usd_per_million_accepted_output_tokens=total / (output_tps * SECONDS_PER_HOUR) * PER_MILLION,
-        usd_per_million_accepted_input_tokens=per_input(total, out.accepted_rps * SECONDS_PER_HOUR),
-        usd_per_million_accepted_total_tokens=total
-        / (out.accepted_rps * (input_tokens + output_tokens) * SECONDS_PER_HOUR)
-        * PER_MILLION,
-        useful_output_tokens_per_s=output_tps,
-        output_tokens_per_kwh=zeros,
-        ttft_p99_ms=zeros,
-        usd_per_day=usd_per_day,
-        accepted_requests_per_day=accepted_per_day,
-        facility_energy_kwh_per_day=np.zeros_like(usd_per_day),
-        blended_usd_per_accepted_request=usd_per_day / accepted_per_day,
-        blended_usd_per_million_accepted_output_tokens=usd_per_day / (accepted_per_day * output_tokens) * PER_MILLION,
-        blended_usd_per_million_accepted_input_tokens=per_input(usd_per_day, accepted_per_day),
-        blended_usd_per_million_accepted_total_tokens=usd_per_day
-        / (accepted_per_day * (input_tokens + output_tokens))
-        * PER_MILLION,
+        **figures,
+        output_tokens_per_kwh=np.zeros_like(total),
+        ttft_p99_ms=np.zeros_like(total),
+        facility_energy_kwh_per_day=np.zeros_like(figures["usd_per_day"]),
     )
