@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import rackcost
@@ -463,6 +463,8 @@ def test_property_no_integer_needs_fewer_replicas(case: tuple[Curve, SloInputs],
     curve, slo = case
     inp = _system(curve)
     ints, n, power = _brute_force(inp, slo, rps, u_max)
+    # a range holding no integer is searched over its measured points instead (documented, tested on its own)
+    assume(ints.size > 0)
     if not (n > 0).any():
         with pytest.raises(ValueError, match="no operating point meets the SLO"):
             choose_point(inp, slo, rps, u_max)
