@@ -128,3 +128,35 @@ def test_cost_against_demand_scale_meets_evaluate_at_scale_one_and_shows_each_pa
             assert r["blended_usd_per_accepted_request"] == pytest.approx(blended[r["system"]], rel=1e-9)
     with pytest.raises(ValueError, match="0 < low < high"):
         cost_against_demand_scale(scenario, low=2.0, high=1.0)
+
+
+def test_a_daily_minimum_bills_every_started_replica_at_least_that_many_hours() -> None:
+    hours = [d["hours_per_day"] for d in BASE["demand"]]
+
+    def daily_rent(minimum: float) -> tuple[float, list[int]]:
+        result = rackcost.evaluate(
+            rackcost.scenario_from_dict(own_and_rent("on_demand", 2.5, minimum_hours_per_day=minimum))
+        )
+        points = rows(result, "A rented")
+        return sum(r["rent_usd_per_hour"] * h for r, h in zip(points, hours, strict=True)), [
+            r["active_replicas"] for r in points
+        ]
+
+    used, active = daily_rent(0.0)
+    assert used == pytest.approx(2.5 * 8 * sum(a * h for a, h in zip(active, hours, strict=True)), rel=RTOL_FLOAT)
+    # a 24 h minimum bills every replica ever started for the whole day: the busiest point's replicas x 24 h
+    whole_day, _ = daily_rent(24.0)
+    assert whole_day == pytest.approx(2.5 * 8 * max(active) * 24.0, rel=RTOL_FLOAT)
+    # in between, more than what runs and at most the whole day; never less with a longer minimum
+    some, _ = daily_rent(12.0)
+    assert used <= some <= whole_day
+
+
+def test_minimum_hours_shortfall_closed_form() -> None:
+    from rackcost.fleet import minimum_hours_shortfall
+
+    # replicas 1-2 run 24 h, 3-5 run 16 h, 6-8 run 6 h: with a 20 h minimum 3 x 4 + 3 x 14 = 54 replica-hours more
+    assert minimum_hours_shortfall([[2, 5, 8]], [8.0, 10.0, 6.0], 20.0).tolist() == [[54.0]]
+    # points in any order give the same; no minimum, no shortfall
+    assert minimum_hours_shortfall([[8, 2, 5]], [6.0, 8.0, 10.0], 20.0).tolist() == [[54.0]]
+    assert minimum_hours_shortfall([[2, 5, 8]], [8.0, 10.0, 6.0], 0.0).tolist() == [[0.0]]

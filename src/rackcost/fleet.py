@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from rackcost import finance, power, routing
 from rackcost.demand import serve_demand
@@ -28,13 +28,14 @@ from rackcost.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
 from rackcost.performance import LoadCurve, piecewise_linear
 from rackcost.sizing import nodes_per_rack_allowed, pack_racks, provisioned_replicas, sized_replicas
-from rackcost.units import SECONDS_PER_HOUR, W_PER_KW
+from rackcost.units import HOURS_PER_DAY, SECONDS_PER_HOUR, W_PER_KW
 
 __all__ = [
     "FleetSize",
     "Packing",
     "fleet_costs",
     "load_curve",
+    "minimum_hours_shortfall",
     "pack_fleet",
     "rent_usd_per_hour",
     "performance_at_point",
@@ -252,19 +253,70 @@ def fleet_costs(
 
 
 def rent_usd_per_hour(
-    inp: SystemInputs, sampled: SampledInputs, replicas: NDArray[np.int64], active_replicas: NDArray[np.int64]
+    inp: SystemInputs,
+    sampled: SampledInputs,
+    replicas: NDArray[np.int64],
+    active_replicas: NDArray[np.int64],
+    hours_per_day: ArrayLike = (),
 ) -> Array:
     """What a rented system pays per hour at each demand point (DESIGN.md step 8, payment models) [USD/h].
 
     Reserved: the provisioned accelerators, every hour. On demand: the accelerators of the replicas each demand
-    point needs (the park rule; scaled per replica, the granularity at which a serving stack adds capacity). Zero
-    for an owned system.
+    point needs (the park rule; scaled per replica, the granularity at which a serving stack adds capacity), plus,
+    with a minimum of hours a day per started replica, the replica-hours that minimum adds
+    (:func:`minimum_hours_shortfall`) as a charge spread over the day. Zero for an owned system.
     """
     price = sampled.rent_usd_per_accelerator_hour
     if price is None:
         return np.zeros(active_replicas.shape)
-    billed = active_replicas if inp.payment == "rent on_demand" else np.broadcast_to(replicas, active_replicas.shape)
-    return price * billed * inp.accelerators_per_replica
+    if inp.payment != "rent on_demand":
+        return price * np.broadcast_to(replicas, active_replicas.shape) * inp.accelerators_per_replica
+    usage = price * active_replicas * inp.accelerators_per_replica
+    if inp.rent_minimum_hours_per_day <= 0:
+        return usage
+    shortfall_h = minimum_hours_shortfall(active_replicas, hours_per_day, inp.rent_minimum_hours_per_day)
+    # the replica-hours the minimum adds, a charge of the day: spread over its 24 hours
+    return usage + price * inp.accelerators_per_replica * shortfall_h / HOURS_PER_DAY
+
+
+def minimum_hours_shortfall(active_replicas: ArrayLike, hours_per_day: ArrayLike, minimum_h: float) -> Array:
+    """Replica-hours a day that a per-replica minimum adds to the hours replicas really run [replica-h].
+
+    Replica ``j`` (counting from the first started) runs in every demand point where more than ``j`` replicas are
+    active, so ``H_j = sum of those points' hours``; it is billed ``max(H_j, minimum)``. With the points sorted by
+    their active count ``a_(1) <= ... <= a_(P)``, the replicas between ``a_(k-1)`` and ``a_(k)`` all run the hours
+    of points ``k..P``, so the shortfall is ``sum_k (a_(k) - a_(k-1)) max(minimum - sum_{i>=k} h_(i), 0)``.
+
+    Parameters
+    ----------
+    active_replicas
+        Replicas active at each demand point, ``(n, points)`` [-].
+    hours_per_day
+        Hours of each demand point [h].
+    minimum_h
+        Hours a day each started replica is billed at least [h].
+
+    Returns
+    -------
+    ndarray ``(n, 1)``
+        Replica-hours a day billed beyond use [replica-h].
+
+    Examples
+    --------
+    2 replicas for 8 h, 5 for 10 h, 8 for 6 h, a 12 h minimum: replicas 1-2 run 24 h, 3-5 run 16 h, 6-8 run 6 h
+    and are billed 6 h more each: 18 replica-hours.
+
+    >>> minimum_hours_shortfall([[2, 5, 8]], [8.0, 10.0, 6.0], 12.0).tolist()
+    [[18.0]]
+    """
+    active = np.atleast_2d(np.asarray(active_replicas, dtype=float))
+    hours = np.broadcast_to(np.asarray(hours_per_day, dtype=float), active.shape)
+    order = np.argsort(active, axis=1, kind="stable")
+    a = np.take_along_axis(active, order, axis=1)
+    h = np.take_along_axis(hours, order, axis=1)
+    run_h = np.cumsum(h[:, ::-1], axis=1)[:, ::-1]  # hours of points k..P
+    steps = np.diff(a, axis=1, prepend=0.0)
+    return (steps * np.maximum(minimum_h - run_h, 0.0)).sum(axis=1, keepdims=True)
 
 
 def slo_point_tokens_per_facility_kwh(
@@ -327,7 +379,7 @@ def run_fleet(
     )
     it_kw, facility_kw = wall_power(inp, sampled, policy, load, busy_w, replicas, packing, demand)
     capex, capital, fixed, energy = fleet_costs(inp, sampled, replicas, packing, facility_kw)
-    rent = rent_usd_per_hour(inp, sampled, replicas, demand.active_replicas)
+    rent = rent_usd_per_hour(inp, sampled, replicas, demand.active_replicas, policy.hours_per_day)
     return FleetOutcome(
         request_rps=request_rps,
         service_s=service_s,

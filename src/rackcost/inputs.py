@@ -73,6 +73,8 @@ class FleetPolicy:
         Index of the demand point the fleet is sized for, or None for the highest arrival rate.
     routing
         How the load balancer spreads requests (:mod:`rackcost.routing`): which queue the model solves.
+    hours_per_day
+        Hours of each demand point [h] (a rented fleet's daily minimum needs them).
     """
 
     idle_policy: str
@@ -80,6 +82,7 @@ class FleetPolicy:
     spare_replicas: int
     sizing_index: int | None
     routing: str = "least_outstanding"
+    hours_per_day: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,8 @@ class SystemInputs:
         ``own`` (capex and opex), ``rent reserved`` or ``rent on_demand``.
     rent_includes_power_and_facility
         For a rented system: whether the rental price covers energy and facility.
+    rent_minimum_hours_per_day
+        Rented on demand: the hours a day every replica started that day is billed at least [h].
 
     Attributes below ``headline_is_claim`` have defaults so that code building inputs by hand need not name them.
     """
@@ -145,6 +150,7 @@ class SystemInputs:
     headline_is_claim: bool
     payment: str = "own"
     rent_includes_power_and_facility: bool = True
+    rent_minimum_hours_per_day: float = 0.0
 
     @property
     def node_rated_w(self) -> float:

@@ -504,6 +504,11 @@ class Rent(_Block):
         description="reserved: the provisioned fleet is paid 24 h a day; on_demand: only the replicas each demand "
         "point needs (the park rule decides how many; replicas for availability are the provider's).",
     )
+    minimum_hours_per_day: _number(0, 24) = Field(
+        default=0.0,
+        description="On demand: every replica started in a day is billed at least this many hours that day (a "
+        "provider's minimum commitment); 0 to 24 [h].",
+    )
     includes_power_and_facility: bool = Field(
         default=True,
         description="The price covers power, cooling and space (no energy or colocation line); false adds the "

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["HOURS_PER_YEAR", "MS_PER_S", "SECONDS_PER_HOUR", "W_PER_KW"]
+__all__ = ["HOURS_PER_DAY", "HOURS_PER_YEAR", "MS_PER_S", "SECONDS_PER_HOUR", "W_PER_KW"]
 
 SECONDS_PER_HOUR: Final = 3600.0
+HOURS_PER_DAY: Final = 24.0
 HOURS_PER_YEAR: Final = 8760.0
 """A 365-day year, as capital recovery and yearly opex are quoted [h/year]."""
 MS_PER_S: Final = 1000.0

@@ -54,6 +54,7 @@ def fleet_policy(scenario: Scenario) -> FleetPolicy:
         spare_replicas=fleet.spare_replicas,
         sizing_index=None if fleet.sizing_demand_point is None else names.index(fleet.sizing_demand_point),
         routing=fleet.routing.value,
+        hours_per_day=tuple(d.hours_per_day for d in scenario.demand),
     )
 
 
@@ -138,6 +139,7 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
         headline_is_claim=is_claim,
         payment=system.payment,
         rent_includes_power_and_facility=system.rent is None or system.rent.includes_power_and_facility,
+        rent_minimum_hours_per_day=0.0 if system.rent is None else system.rent.minimum_hours_per_day,
     )
 
 
