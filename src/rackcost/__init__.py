@@ -37,6 +37,7 @@ _LAZY = {
     "breakeven": "rackcost.sensitivity",
     "tornado": "rackcost.sensitivity",
     "simulate": "rackcost.referee",
+    "sweep": "rackcost.sweep_run",
     "site_budget": "rackcost.site_report",
     "uncertainty": "rackcost.montecarlo",
     "finance": "rackcost.finance",
@@ -62,6 +63,7 @@ __all__ = [
     "scenario_to_yaml",
     "simulate",
     "site_budget",
+    "sweep",
     "tornado",
     "uncertainty",
 ]
@@ -84,6 +86,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from rackcost.schema import Scenario
     from rackcost.sensitivity import breakeven, tornado
     from rackcost.site_report import site_budget
+    from rackcost.sweep_run import sweep
 
 
 def __getattr__(name: str) -> Any:

@@ -22,7 +22,10 @@ __all__ = [
     "bundled_scenario_path",
     "bundled_scenarios",
     "DEFAULT_SCENARIO",
+    "in_file_order",
     "load_scenario",
+    "read_text_file",
+    "read_yaml_document",
     "scenario_from_dict",
     "scenario_from_yaml",
     "scenario_to_data",
@@ -272,7 +275,7 @@ def scenario_from_dict(data: Any, file: str = "<scenario>", lines: dict[YamlPath
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        raise ScenarioError(_in_file_order(problems_from_validation(exc, file, lines))) from None
+        raise ScenarioError(in_file_order(problems_from_validation(exc, file, lines))) from None
     from rackcost.feasibility import feasibility_problems  # imports numpy and scipy: only once the fields pass
 
     problems = [
@@ -306,26 +309,38 @@ def _assign(data: Any, loc: YamlPath, value: Any) -> None:
     data[loc[-1]] = value
 
 
-def scenario_from_yaml(text: str, file: str = "<scenario>") -> Scenario:
-    """Parse YAML text (safe loader only) and validate it as a scenario.
+def read_yaml_document(text: str, file: str, what: str = "scenario") -> tuple[Any, dict[YamlPath, int], list[Problem]]:
+    """Parse YAML text safely: the plain data, the line of each YAML path, and the problems the scan found.
 
     The text is refused before parsing when over ``MAX_SCENARIO_BYTES``; the document is composed (aliases share
-    their node), refused when it expands to more than ``MAX_EXPANDED_NODES`` nodes, scanned for duplicate keys, and
-    only then constructed and validated. Every problem found is reported at once, in file order.
+    their node), refused when it expands to more than ``MAX_EXPANDED_NODES`` nodes, scanned for duplicate keys and
+    absurd integers, and only then constructed. Scenario and sweep files are read by it.
+
+    Parameters
+    ----------
+    text, file
+        The YAML text and the file it came from (for messages).
+    what
+        What the file should hold, for messages (``"scenario"``, ``"sweep"``).
+
+    Returns
+    -------
+    data, lines, problems
+        The document as plain data, YAML path -> line, and the scan's problems (the caller adds its own to them).
 
     Raises
     ------
     ScenarioError
-        Listing every problem, each with the file, YAML path and line.
+        When the text cannot be read as YAML at all (too big, empty, an alias bomb, a tag, a syntax error).
     """
     size = len(text.encode("utf-8", errors="replace"))
     if size > MAX_SCENARIO_BYTES:
-        raise ScenarioError([_too_big(size, file)])
+        raise ScenarioError([_too_big(size, file, what)])
     loader = SAFE_LOADER(text)
     try:
         root = loader.get_single_node()
         if root is None:
-            raise ScenarioError([Problem("", "the file is empty; expected a scenario mapping", file)])
+            raise ScenarioError([Problem("", f"the file is empty; expected a {what} mapping", file)])
         expanded = _expanded_nodes(root)
         if expanded < 0 or expanded > MAX_EXPANDED_NODES:
             size = (
@@ -337,7 +352,7 @@ def scenario_from_yaml(text: str, file: str = "<scenario>") -> Scenario:
             )
             message = (
                 f"expands {size} through YAML aliases (&anchor / *alias); the limit is {MAX_EXPANDED_NODES:,} "
-                "(a scenario has a few thousand)"
+                f"(a {what} has a few thousand)"
             )
             raise ScenarioError([Problem("", message, file)])
         lines, problems = _scan(root, file)
@@ -365,27 +380,41 @@ def scenario_from_yaml(text: str, file: str = "<scenario>") -> Scenario:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        what = getattr(exc, "problem", None) or str(exc)
-        raise ScenarioError([Problem("", f"not valid YAML: {what}", file, line)]) from None
+        what_went_wrong = getattr(exc, "problem", None) or str(exc)
+        raise ScenarioError([Problem("", f"not valid YAML: {what_went_wrong}", file, line)]) from None
     except (ValueError, OverflowError, RecursionError) as exc:  # e.g. Python's limit on digits in an int
         raise ScenarioError([Problem("", f"a value cannot be read: {exc}", file)]) from None
     finally:
         loader.dispose()
+    return data, lines, problems
+
+
+def scenario_from_yaml(text: str, file: str = "<scenario>") -> Scenario:
+    """Parse YAML text (safe loader only, :func:`read_yaml_document`) and validate it as a scenario.
+
+    Every problem found is reported at once, in file order.
+
+    Raises
+    ------
+    ScenarioError
+        Listing every problem, each with the file, YAML path and line.
+    """
+    data, lines, problems = read_yaml_document(text, file)
     if problems:
         try:
             scenario_from_dict(data, file, lines)
         except ScenarioError as exc:
             said = {p.path for p in problems}  # the scan's problem is the root cause of one at the same path
             problems += [p for p in exc.problems if p.path not in said]
-        raise ScenarioError(_in_file_order(problems))
+        raise ScenarioError(in_file_order(problems))
     return scenario_from_dict(data, file, lines)
 
 
-def _too_big(size: int, file: str) -> Problem:
-    return Problem("", f"file is {size:,} bytes; scenarios are limited to {MAX_SCENARIO_BYTES / 1e6:g} MB", file)
+def _too_big(size: int, file: str, what: str = "scenario") -> Problem:
+    return Problem("", f"file is {size:,} bytes; {what}s are limited to {MAX_SCENARIO_BYTES / 1e6:g} MB", file)
 
 
-def _in_file_order(problems: list[Problem]) -> list[Problem]:
+def in_file_order(problems: list[Problem]) -> list[Problem]:
     """Problems sorted by line (whole-file problems first); equal lines keep their order (root cause first)."""
     return sorted(problems, key=lambda p: 0 if p.line is None else p.line)
 
@@ -408,26 +437,47 @@ def load_scenario(path: str | Path) -> Scenario:
     ScenarioError
         One problem per line, each naming the file, YAML path and line, and what was expected.
     """
+    name, text = read_text_file(path, bundled_scenario_path)
+    return scenario_from_yaml(text, name)
+
+
+def read_text_file(path: str | Path, bundled: Any = None, what: str = "scenario") -> tuple[str, str]:
+    """The name to report and the UTF-8 text of a scenario or sweep file, refused early when unreadable.
+
+    Parameters
+    ----------
+    path
+        A file, or (when ``bundled`` is given) the name of a bundled file.
+    bundled
+        ``bundled(name, missing_ok=True) -> Path | None``: where a bundled file of that name is.
+    what
+        What the file should hold, for messages.
+
+    Raises
+    ------
+    ScenarioError
+        When the file is missing, a folder, too big (checked before reading), not UTF-8 or not readable.
+    """
     file = Path(path)
-    if not file.exists() and file.name == str(path):
-        bundled = bundled_scenario_path(str(path), missing_ok=True)
-        if bundled is not None:
-            file = bundled
+    if bundled is not None and not file.exists() and file.name == str(path):
+        found = bundled(str(path), missing_ok=True)
+        if found is not None:
+            file = found
     name = str(path)
     if not file.exists():
         raise ScenarioError([Problem("", "no such file", name)])
     if file.is_dir():
-        raise ScenarioError([Problem("", "is a directory, expected a scenario YAML file", name)])
+        raise ScenarioError([Problem("", f"is a directory, expected a {what} YAML file", name)])
     size = file.stat().st_size
     if size > MAX_SCENARIO_BYTES:
-        raise ScenarioError([_too_big(size, name)])
+        raise ScenarioError([_too_big(size, name, what)])
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise ScenarioError([Problem("", "not a UTF-8 text file", name)]) from None
     except OSError as exc:
         raise ScenarioError([Problem("", f"cannot be read: {exc.strerror}", name)]) from None
-    return scenario_from_yaml(text, name)
+    return name, text
 
 
 def _scenario_dir() -> Path:

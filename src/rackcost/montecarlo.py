@@ -56,6 +56,7 @@ POINT_COLUMNS = (
     "capacity_at_slo_rps",
     "spare_capacity_fraction",
     "ttft_p99_ms",
+    "tpot_ms",
     "it_power_kw",
     "facility_power_kw",
     "energy_usd_per_hour",
@@ -112,7 +113,7 @@ SystemColumns = dict[str, NDArray[np.float64]]
 
 
 def evaluate_samples(
-    scenario: Scenario, values: Samples, n: int, planned: Plan | None = None
+    scenario: Scenario, values: Samples, n: int, planned: Plan | None = None, resize: bool = True
 ) -> dict[str, SystemColumns]:
     """Evaluate every system for ``n`` samples of the inputs at once.
 
@@ -126,6 +127,9 @@ def evaluate_samples(
         Number of samples [-].
     planned
         The scenario's :func:`rackcost.chain.plan`, when the caller has it already.
+    resize
+        Size the fleet per sample (True), or keep each chosen point's replica count (False: only right when the
+        sampled inputs leave the sizing unchanged, as prices do; :mod:`rackcost.sweep_run` uses it so).
 
     Returns
     -------
@@ -137,7 +141,8 @@ def evaluate_samples(
     found: dict[str, SystemColumns] = {}
     for index, served, m in run_api_samples(scenario, values, n):
         found[scenario.systems[index].name] = _api_columns(served, m, n)
-    for inp, (fleet, m) in zip(planned.systems, run_samples(scenario, planned, values, n), strict=True):
+    runs = run_samples(scenario, planned, values, n, resize)
+    for inp, chosen, (fleet, m) in zip(planned.systems, planned.chosen, runs, strict=True):
         d = fleet.demand
         shape = m.total_usd_per_hour.shape
         replicas = np.asarray(fleet.provisioned_replicas, dtype=float)
@@ -162,6 +167,8 @@ def evaluate_samples(
             "capacity_at_slo_rps": d.capacity_at_slo_rps,
             "spare_capacity_fraction": d.spare_capacity_fraction,
             "ttft_p99_ms": m.ttft_p99_ms,
+            # where the load puts the operating point, or the chosen point's when it does not move with load
+            "tpot_ms": d.tpot_ms if d.tpot_ms is not None else np.broadcast_to(float(chosen.point.tpot_ms[0]), shape),
             "it_power_kw": fleet.it_power_kw,
             "facility_power_kw": fleet.facility_power_kw,
             "energy_usd_per_hour": fleet.energy_usd_per_hour,
@@ -200,6 +207,7 @@ def _api_columns(served: ApiOutcome, m: Metrics, n: int) -> SystemColumns:
         "capacity_at_slo_rps": zeros,
         "spare_capacity_fraction": zeros,
         "ttft_p99_ms": zeros,
+        "tpot_ms": zeros,
         "it_power_kw": zeros,
         "facility_power_kw": zeros,
         "energy_usd_per_hour": zeros,
