@@ -145,7 +145,9 @@ class Design:
         return tuple(i for i, a in enumerate(self.axes) if a.vector)
 
 
-def design(spec: SweepSpec, folder: Path | None = None, source: str = "<sweep>") -> Design:
+def design(
+    spec: SweepSpec, folder: Path | None = None, source: str = "<sweep>", base: Scenario | None = None
+) -> Design:
     """Resolve a sweep against its base scenario: every axis's values, checked.
 
     Parameters
@@ -156,6 +158,8 @@ def design(spec: SweepSpec, folder: Path | None = None, source: str = "<sweep>")
         Where relative paths (the scenario, imports) are read from; default the current folder.
     source
         The sweep's file, for messages.
+    base
+        The base scenario itself (the dashboard's edited scenario), in place of the one ``spec.scenario`` names.
 
     Raises
     ------
@@ -163,7 +167,7 @@ def design(spec: SweepSpec, folder: Path | None = None, source: str = "<sweep>")
         An axis path the scenario does not have or that is not a number, a value out of the field's range, an
         unknown system, a variant that does not validate: each naming the sweep file and the axis.
     """
-    base = _load_base(spec.scenario, folder, source)
+    base = base if base is not None else _load_base(spec.scenario, folder, source)
     data = scenario_to_data(base)
     problems: list[Problem] = []
     imported = [i for i, a in enumerate(spec.axes) if a.axis == SYSTEMS and a.import_file is not None]

@@ -218,14 +218,15 @@ def sweep(
     return result.frame
 
 
-def resolve(spec: SweepSpec | str | Path | dict[str, Any]) -> Design:
-    """The :class:`Design` of a sweep given as a file, bundled name, plain data or :class:`SweepSpec`."""
+def resolve(spec: SweepSpec | str | Path | dict[str, Any], base: Scenario | None = None) -> Design:
+    """The :class:`Design` of a sweep given as a file, bundled name, plain data or :class:`SweepSpec`; ``base``, when
+    given, is the base scenario in place of the one the sweep names."""
     if isinstance(spec, SweepSpec):
-        return design(spec)
+        return design(spec, base=base)
     if isinstance(spec, dict):
-        return design(sweep_from_dict(spec))
+        return design(sweep_from_dict(spec), base=base)
     loaded, folder = load_sweep(spec)
-    return design(loaded, folder, str(spec))
+    return design(loaded, folder, str(spec), base)
 
 
 def run_sweep(
