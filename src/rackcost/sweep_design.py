@@ -292,6 +292,7 @@ def group_scenario(d: Design, values: tuple[int, ...]) -> GroupScenario:
             for path, new in axis.edits[value].items():
                 _apply(data, path, new)
     where = ", ".join(said) or "the base scenario"
+    _prune_figures(data)
     if subset is not None:
         data = _subset_systems(data, subset)
     scenario = _validated(data, d.source, where)
@@ -440,7 +441,7 @@ def _resolve(
             for path, new in change.items():
                 _apply(trial, path, new)
             try:
-                _validated(trial, source)
+                _validated(_prune_figures(trial), source)
             except ScenarioError as exc:
                 raise _axis_error(source, index, f"variant {labels[k]!r} does not make a valid scenario", exc) from None
         return axis_values
@@ -503,6 +504,13 @@ def _apply(data: Any, path: str, value: Any) -> None:
     node[loc[-1]] = copy.deepcopy(value)
 
 
+def _prune_figures(data: dict[str, Any]) -> dict[str, Any]:
+    """Drop the ``figures:`` entries of values an edit removed (a variant that rents a system drops its costs)."""
+    if isinstance(data.get("figures"), dict):
+        data["figures"] = {k: v for k, v in data["figures"].items() if lookup(data, k) is not MISSING}
+    return data
+
+
 def _demand_scale_edits(data: dict[str, Any], scale: float) -> dict[str, Any]:
     """Edits that multiply every demand point's arrival rate (a distribution's location and scale with it)."""
     out: dict[str, Any] = {}
@@ -535,7 +543,7 @@ def _tier_edits(tier: Tier, base: Scenario, where: str, source: str) -> dict[str
     return {
         f"systems[{i}].costs": None,
         f"systems[{i}].rent": {
-            "usd_per_accelerator_hour": float(tiers[key]),
+            "usd_per_accelerator_hour": float(tiers[key].usd_per_gpu_hour),
             "billing": "reserved",
             "includes_power_and_facility": True,
         },

@@ -481,18 +481,18 @@ def _run_distributed(
             results: dict[int, dict[str, NDArray[Any]]] = {}
             failed = []
             done = 0
-            for future in as_completed(futures):
-                chunk = futures[future]
-                try:
-                    results[chunk.number] = future.result()
-                except Exception as exc:  # noqa: BLE001 - any failure of a chunk is reported, the rest kept
-                    configs = np.concatenate([p[2] for p in chunk.parts])
-                    failed.append(
-                        (chunk.number, int(configs.min()), int(configs.max()), f"{type(exc).__name__}: {exc}")
-                    )
-                done += chunk.configurations
-                if progress is not None:
-                    progress(done)
+            with client.as_current():  # as_completed finds the client it waits on here
+                for future in as_completed(futures):
+                    chunk = futures[future]
+                    try:
+                        results[chunk.number] = future.result()
+                    except Exception as exc:  # noqa: BLE001 - any failure of a chunk is reported, the rest kept
+                        configs = np.concatenate([p[2] for p in chunk.parts])
+                        first, last = int(configs.min()), int(configs.max())
+                        failed.append((chunk.number, first, last, f"{type(exc).__name__}: {exc}"))
+                    done += chunk.configurations
+                    if progress is not None:
+                        progress(done)
             return results, sorted(failed)
         finally:
             client.close()

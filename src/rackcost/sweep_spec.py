@@ -39,7 +39,7 @@ __all__ = [
     "Axis",
     "LatinHypercube",
     "Range",
-    "Summary",
+    "SweepSummary",
     "SweepSpec",
     "Tier",
     "Variant",
@@ -175,7 +175,7 @@ class Axis(_SweepBlock):
         return "variants" if self.variants is not None else "numeric"
 
 
-class Summary(_SweepBlock):
+class SweepSummary(_SweepBlock):
     """What the printed summary groups by and compares."""
 
     by: list[Label] | None = Field(
@@ -201,7 +201,7 @@ class SweepSpec(_SweepBlock):
     seed: Annotated[int, Field(ge=0, le=2**63 - 1), NOT_BOOL] = Field(
         default=0, description="Seed of the Latin hypercube and the Monte Carlo draws."
     )
-    summary: Summary = Field(default_factory=Summary)
+    summary: SweepSummary = Field(default_factory=SweepSummary)
     system_attributes: dict[Annotated[str, Field(pattern=r"^[A-Za-z_]\w*$")], str] = Field(
         default_factory=dict,
         description="Column name -> regular expression: a column read off each system's name (its first group, "

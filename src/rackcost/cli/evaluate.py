@@ -248,31 +248,51 @@ def validate(
 
 def schema(
     output: OutputOpt = None,
+    sweep: Annotated[bool, typer.Option("--sweep", help="The schema of sweep files instead.")] = False,
 ) -> None:
-    """Print the JSON Schema of scenario files (for editors that validate and complete YAML)."""
+    """Print the JSON Schema of scenario files, or of sweep files (for editors that validate and complete YAML)."""
+    if sweep:
+        from rackcost.sweep_spec import sweep_json_schema
+
+        emit(json.dumps(sweep_json_schema(), indent=2) + "\n", output)
+        return
     from rackcost.schema import Scenario
 
     emit(json.dumps(Scenario.model_json_schema(by_alias=True), indent=2) + "\n", output)
 
 
 def scenarios() -> None:
-    """List the bundled scenario files."""
-    import yaml
-
+    """List the bundled scenario and sweep files."""
     t = Table(title="Bundled scenarios", title_justify="left")
     t.add_column("file")
     t.add_column("name")
     for path in bundled_scenarios():
-        try:
-            data = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)  # noqa: S506 - safe loader
-            name = str(data.get("name", "")) if isinstance(data, dict) else "(not a scenario mapping)"
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            name = f"(unreadable: {type(exc).__name__}; run rackcost validate on it)"
+        name = _name_of(path)
         default = " (default)" if path.name == DEFAULT_SCENARIO else ""
         t.add_row(escape(path.name + default), escape(name))
     out = console()
     out.print(t)
     out.print(f"folder: {bundled_scenarios()[0].parent}" if bundled_scenarios() else "no bundled scenarios")
+    from rackcost.sweep_spec import bundled_sweeps
+
+    t = Table(title="Bundled sweeps (rackcost sweep NAME)", title_justify="left")
+    t.add_column("file")
+    t.add_column("name")
+    for path in bundled_sweeps():
+        t.add_row(escape(path.name), escape(_name_of(path)))
+    out.print(t)
+    out.print(f"folder: {bundled_sweeps()[0].parent}" if bundled_sweeps() else "no bundled sweeps")
+
+
+def _name_of(path: Path) -> str:
+    """The ``name:`` of a bundled YAML file, or why it cannot be read."""
+    import yaml
+
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)  # noqa: S506 - safe loader
+        return str(data.get("name", "")) if isinstance(data, dict) else "(not a mapping)"
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        return f"(unreadable: {type(exc).__name__}; run rackcost validate on it)"
 
 
 COMMANDS = (evaluate, compare, validate, schema, scenarios)

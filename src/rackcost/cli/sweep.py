@@ -1,0 +1,243 @@
+"""``rackcost sweep``: every configuration of a sweep file, on Dask, to Parquet or CSV, with a printed summary."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from rackcost.cli.common import console, error, fail
+from rackcost.display import count, input_value, num, pct, usd_per_1k_requests
+from rackcost.errors import ScenarioError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from rackcost.sweep_run import SweepResult
+
+__all__ = ["COMMANDS", "sweep"]
+
+LOCAL_SCHEDULERS = ("threads", "processes", "synchronous")
+SUFFIXES = (".parquet", ".csv")
+PARETO_ROWS = 12
+"""Rows of each Pareto front printed (the whole front is in the output file) [-]."""
+WINNER_ROWS = 40
+"""Cells of the winner table printed before it is cut (the whole table is in ``--summary``) [-]."""
+
+
+def sweep(
+    sweep_file: Annotated[
+        Path, typer.Argument(metavar="SWEEP", help="Sweep YAML file, or the name of a bundled sweep.")
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the table (one row per configuration x system x demand point) to this .parquet or .csv file.",
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str,
+        typer.Option(
+            "--scheduler",
+            help="Dask scheduler: threads (default), processes, synchronous, or the address of a distributed "
+            "scheduler (tcp://host:8786).",
+        ),
+    ] = "threads",
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", min=1, help="Run on a new local Dask cluster of this many worker processes."),
+    ] = None,
+    chunk_configs: Annotated[
+        int | None,
+        typer.Option("--chunk-configs", min=1, help="Configurations per Dask task (the result does not depend on it)."),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Run a sweep of more than 10^8 configurations.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
+) -> None:
+    """Evaluate every configuration of a sweep: the cheapest system per cell, its margin, and the Pareto fronts."""
+    from rackcost.sweep_run import SweepError, resolve, run_sweep
+
+    address = scheduler if "://" in scheduler else None
+    if address is None and scheduler not in LOCAL_SCHEDULERS:
+        error(
+            f"--scheduler must be one of {', '.join(LOCAL_SCHEDULERS)} or an address such as tcp://host:8786, "
+            f"got {scheduler!r}"
+        )
+        raise typer.Exit(code=1)
+    if address is not None and workers is not None:
+        error("give --scheduler ADDRESS or --workers N, not both")
+        raise typer.Exit(code=1)
+    if output is not None:
+        _check_output(output, force)
+    try:
+        d = resolve(sweep_file)
+    except ScenarioError as exc:
+        fail(exc)
+    out = console(stderr=True)
+    where = address or (f"a local Dask cluster of {workers} workers" if workers else f"Dask's {scheduler} scheduler")
+    out.print(
+        f"{escape(d.spec.name)}: {d.configurations:,} configurations x {len(d.base.systems)} systems x "
+        f"{len(d.base.demand)} demand points on {escape(where)}",
+        highlight=False,
+    )
+    from rich.progress import Progress
+
+    started = time.perf_counter()
+    try:
+        with Progress(console=out, transient=True) as bar:
+            task = bar.add_task("configurations", total=d.configurations)
+            result = run_sweep(
+                d,
+                scheduler=scheduler if address is None else "threads",
+                workers=workers,
+                address=address,
+                chunk_configs=chunk_configs,
+                confirm=yes,
+                progress=lambda done: bar.update(task, completed=done),
+            )
+    except ScenarioError as exc:
+        fail(exc)
+    except SweepError as exc:
+        error(str(exc))
+        raise typer.Exit(code=1) from None
+    except KeyboardInterrupt:
+        error("interrupted: no table written (worker processes were stopped)")
+        raise typer.Exit(code=130) from None
+    elapsed = time.perf_counter() - started
+    out.print(
+        f"evaluated in {elapsed:.2f} s ({d.configurations / max(elapsed, 1e-9):,.0f} configurations/s)", highlight=False
+    )
+    _print_summary(result)
+    if output is not None:
+        _write(result.frame, output)
+    if result.failed_chunks:
+        for number, first, last, message in result.failed_chunks:
+            error(f"chunk {number} (configurations {first}-{last}) failed after retries: {message}")
+        error(
+            f"{len(result.failed_chunks)} chunk(s) failed; the rows of the others are kept"
+            + (f" in {output}" if output is not None else "")
+        )
+        raise typer.Exit(code=1)
+
+
+def _check_output(output: Path, force: bool) -> None:
+    """Refuse an output the sweep could not write, before it runs."""
+    if output.suffix.lower() not in SUFFIXES:
+        error(f"{output}: --output must end in .parquet or .csv")
+        raise typer.Exit(code=1)
+    folder = output.parent if str(output.parent) else Path(".")
+    if not folder.is_dir():
+        error(f"{output}: the folder {folder} does not exist")
+        raise typer.Exit(code=1)
+    if not os.access(folder, os.W_OK):
+        error(f"{output}: the folder {folder} is not writable")
+        raise typer.Exit(code=1)
+    if output.exists() and not force:
+        error(f"{output}: exists; add --force to overwrite it")
+        raise typer.Exit(code=1)
+
+
+def _write(frame: pd.DataFrame, output: Path) -> None:
+    """Write the table next to ``output`` and rename it into place, so that no half-written file is left."""
+    partial = output.with_name(f".{output.name}.partial")
+    try:
+        if output.suffix.lower() == ".parquet":
+            frame.to_parquet(partial, engine="pyarrow", index=False)
+        else:
+            frame.to_csv(partial, index=False)
+        partial.replace(output)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        error(f"{output}: cannot write: {exc.strerror or exc}")
+        raise typer.Exit(code=1) from None
+    console(stderr=True).print(f"wrote {escape(str(output))} ({len(frame):,} rows)", highlight=False)
+
+
+def _label(value: Any, axis: str) -> str:
+    """An axis value as the CLI shows it: with its unit where the axis is a scenario input."""
+    from rackcost.sweep_spec import DEMAND_SCALE
+
+    if not isinstance(value, float):
+        return str(value)
+    return f"{num(value)}x" if axis == DEMAND_SCALE else input_value(value, axis)
+
+
+def _print_summary(result: SweepResult) -> None:
+    """The winner of each cell and the Pareto fronts, as Rich tables on stdout."""
+    from rackcost.sweep_summary import pareto_front, winners
+
+    d = result.design
+    out = console()
+    frame = result.frame
+    for row in result.skipped:
+        out.print(
+            f"[yellow]note:[/yellow] {escape(row['system'])} left out of {row['configurations']:,} configuration(s): "
+            f"{escape(row['reason'])}",
+            highlight=False,
+        )
+    if not len(frame):
+        out.print("no configuration could be evaluated")
+        return
+    by = d.spec.summary.by if d.spec.summary.by is not None else [a.name for a in d.axes if a.kind != "systems"]
+    point = d.spec.summary.demand_point
+    table = winners(frame, by, point)
+    t = Table(
+        title=f"Cheapest per accepted request ({point}), by {', '.join(by) or 'the whole sweep'}", title_justify="left"
+    )
+    for name in by:
+        t.add_column(escape(name))
+    t.add_column("cheapest")
+    t.add_column("USD / 1k accepted", justify="right")
+    t.add_column("runner-up")
+    t.add_column("margin", justify="right")
+    t.add_column("configs", justify="right")
+    for _, row in table.head(WINNER_ROWS).iterrows():
+        margin = row["margin_fraction"]
+        t.add_row(
+            *[escape(_label(row[name], name)) for name in by],
+            escape(row["cheapest"]),
+            usd_per_1k_requests(row["usd_per_accepted_request"]),
+            escape(row["runner_up"] or "-"),
+            "-" if margin is None or margin != margin else pct(float(margin)),
+            count(row["configurations"]),
+        )
+    out.print(t)
+    if len(table) > WINNER_ROWS:
+        out.print(f"... {len(table) - WINNER_ROWS:,} more cells (all rows are in the --output table)")
+    shares = table["cheapest"].value_counts()
+    out.print("cells won: " + ", ".join(f"{escape(str(k))} {v:,}" for k, v in shares.items()), highlight=False)
+    peak = d.base.sizing_point.name
+    axes = [a.name for a in d.axes]
+    for against, better, title in (
+        ("interactivity_tokens_per_s", True, "interactivity (tokens/s per user)"),
+        ("facility_power_kw", False, "facility power (kW)"),
+    ):
+        front = pareto_front(frame, against, peak, better)
+        t = Table(
+            title=f"Pareto front at {peak}: cost per accepted request vs {title}, {len(front):,} rows",
+            title_justify="left",
+        )
+        for name in ("configuration", *axes, "system"):
+            t.add_column(escape(name))
+        t.add_column("USD / 1k accepted", justify="right")
+        t.add_column(escape(title), justify="right")
+        for _, row in front.head(PARETO_ROWS).iterrows():
+            t.add_row(
+                str(row["configuration"]),
+                *[escape(_label(row[a], a)) for a in axes],
+                escape(str(row["system"])),
+                usd_per_1k_requests(row["usd_per_accepted_request"]),
+                f"{float(row[against]):,.1f}",
+            )
+        out.print(t)
+
+
+COMMANDS = (sweep,)
+"""The commands of this module, in the order ``rackcost --help`` lists them."""
