@@ -62,6 +62,12 @@ def scenario_yaml(scenario_json: str) -> str:
     return rackcost.scenario_to_yaml(scenario(scenario_json))
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def report_html(scenario_json: str, samples: int | None, seed: int, date: str) -> bytes:
+    """:func:`rackcost.report` of the scenario as HTML bytes (the same bytes as the library's for the same date)."""
+    return rackcost.report(scenario(scenario_json), samples=samples, seed=seed, date=date).encode("utf-8")
+
+
 # ---- uncertainty, tornado, break-even ---------------------------------------------------------------------------
 
 UNCERTAINTY_ENTRIES = 16

@@ -24,6 +24,7 @@ __all__ = [
     "format_of",
     "images_dir_of",
     "report",
+    "writable",
     "write_atomically",
 ]
 
@@ -98,7 +99,7 @@ def check_output(output: str | os.PathLike[str], force: bool = False) -> Path:
     folder = output.parent
     if not folder.is_dir():
         raise ReportPathError(f"{output}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
+    if not writable(folder):
         raise ReportPathError(f"{output}: the folder {folder} is not writable")
     taken = [output] + ([images_dir_of(output)] if fmt == "markdown" else [])
     for path in taken:
@@ -107,6 +108,11 @@ def check_output(output: str | os.PathLike[str], force: bool = False) -> Path:
         if path.exists() and not force:
             raise ReportPathError(f"{path} exists: use --force (force=True) to overwrite it")
     return output
+
+
+def writable(folder: Path) -> bool:
+    """Whether this process may create files in ``folder`` (``os.access``; root may write anywhere)."""
+    return os.access(folder, os.W_OK | os.X_OK)
 
 
 def _temporary(near: Path) -> Path:
