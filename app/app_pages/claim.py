@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
-from rackcost import display
+from rackcost import charts, display
 from rackcost.compare import headline_sentences
 from rackcost_app import compute, state
 
@@ -51,27 +50,7 @@ else:
         c3.metric("decision: blended cost per accepted request", display.ratio(blended["advantage_ratio"]))
 
         frame = pd.DataFrame(pair)
-        frame["step"] = range(len(frame))
-        chart = (
-            alt.Chart(frame)
-            .mark_bar()
-            .encode(
-                y=alt.Y("metric:N", sort=alt.SortField("step"), title=None, axis=alt.Axis(labelLimit=420)),
-                x=alt.X("advantage_ratio:Q", title=f"advantage of {system} over {baseline} [x]"),
-                color=alt.Color(
-                    "kind:N",
-                    title="kind",
-                    scale=alt.Scale(domain=["claim", "derived", "modelled"], range=["#e45756", "#f58518", "#4c78a8"]),
-                ),
-                tooltip=[
-                    alt.Tooltip("metric:N"),
-                    alt.Tooltip("advantage_ratio:Q", title="advantage [x]", format=".2f"),
-                    alt.Tooltip("kind:N"),
-                ],
-            )
-        )
-        parity = alt.Chart(pd.DataFrame([{"x": 1.0}])).mark_rule(color="black", strokeDash=[4, 4]).encode(x="x:Q")
-        st.altair_chart((chart + parity).properties(height=40 * len(frame)), width="stretch")
+        st.altair_chart(charts.claim_chart(pair, system, baseline), width="stretch")
 
         shown = pd.DataFrame(
             {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import streamlit as st
 
 from rackcost.results import TABLES
@@ -45,6 +47,30 @@ if ss[state.PROBLEMS]:
         mime="application/x-yaml",
         key="download_draft",
     )
+
+st.header("Report")
+with st.spinner("Writing the report..."):
+    has_distributions = bool(compute.scenario(key).distributions)
+    report = compute.report_html(
+        key,
+        int(ss.get("uncertainty_samples", 10_000)) if has_distributions else None,
+        int(ss.get("uncertainty_seed", 0)),
+        dt.date.today().isoformat(),
+    )
+st.download_button(
+    "Download report (HTML)",
+    data=report,
+    file_name=f"{stem}-report.html",
+    mime="text/html",
+    icon=":material/article:",
+    key="download_report",
+)
+st.caption(
+    "One self-contained HTML file for people who will never run rackcost: the answer in a sentence, the tables and "
+    "charts behind it, the uncertainty (with the Uncertainty page's samples and seed), every figure's source and "
+    "the scenario itself. It opens offline and prints a section per page. The same file as "
+    "`rackcost report FILE.yaml --samples N --seed S` on the exported YAML."
+)
 
 st.header("Results")
 st.download_button(

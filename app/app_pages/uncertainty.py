@@ -6,11 +6,10 @@ Every number comes from :func:`rackcost.uncertainty`, :func:`rackcost.tornado` a
 
 from __future__ import annotations
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 
 import rackcost
+from rackcost import charts as chart_specs
 from rackcost import display
 from rackcost.yaml_paths import parse_path
 from rackcost_app import compute, state, tables
@@ -180,59 +179,20 @@ else:
             format_func=lambda p: "blended over the day" if p == BLENDED else f"{p} demand",
         )
         ss[POINT] = chosen
-        hist = pd.DataFrame([r for r in summary["histogram"] if r["demand_point"] == chosen])
+        hist = [r for r in summary["histogram"] if r["demand_point"] == chosen]
         pcts = summary["percentiles"]
         column, where = (
             ("blended_usd_per_accepted_request", "system")
             if chosen == BLENDED
             else ("usd_per_accepted_request", chosen)
         )
-        marks = pd.DataFrame(
-            [
-                {"system": r["system"], "percentile": q.upper(), "usd": r[q]}
-                for r in pcts
-                if r["column"] == column and r["demand_point"] == where
-                for q in ("p5", "p50", "p95")
-            ]
-        )
-        x = alt.X("x0:Q", title="cost per accepted request [USD]", axis=alt.Axis(format="$.2~g"))
-        color = alt.Color("system:N", title="system", sort=names, scale=alt.Scale(domain=names, scheme="tableau10"))
-        bars = (
-            alt.Chart(hist)
-            .mark_rect(opacity=0.45)
-            .encode(
-                x=x,
-                x2="x1:Q",
-                y=alt.Y("density:Q", title="probability density [1/USD]", axis=alt.Axis(format="~s")),
-                y2=alt.datum(0),
-                color=color,
-                tooltip=[
-                    alt.Tooltip("system:N"),
-                    alt.Tooltip("x0:Q", title="from [USD]", format="$.3~g"),
-                    alt.Tooltip("x1:Q", title="to [USD]", format="$.3~g"),
-                ],
-            )
-        )
-        rules = (
-            alt.Chart(marks)
-            .mark_rule(strokeWidth=2)
-            .encode(
-                x=alt.X("usd:Q"),
-                color=color,
-                strokeDash=alt.StrokeDash(
-                    "percentile:N",
-                    title="percentile",
-                    sort=["P5", "P50", "P95"],
-                    scale=alt.Scale(domain=["P5", "P50", "P95"], range=[[4, 4], [1, 0], [4, 4]]),
-                ),
-                tooltip=[
-                    alt.Tooltip("system:N"),
-                    alt.Tooltip("percentile:N"),
-                    alt.Tooltip("usd:Q", title="USD per accepted request", format="$.3~g"),
-                ],
-            )
-        )
-        st.altair_chart((bars + rules).properties(height=320), width="stretch")
+        marks = [
+            {"system": r["system"], "percentile": q.upper(), "usd": r[q]}
+            for r in pcts
+            if r["column"] == column and r["demand_point"] == where
+            for q in ("p5", "p50", "p95")
+        ]
+        st.altair_chart(chart_specs.cost_distribution_chart(hist, marks, names), width="stretch")
         st.caption(
             f"Histogram of {n:,} samples (central 99% shown, {compute.HISTOGRAM_BINS} bins per system); solid line "
             "the median (P50), dashed lines P5 and P95."
@@ -308,56 +268,7 @@ else:
             r["system"]: r["blended_usd_per_accepted_request"]
             for r in compute.evaluate(ss[state.VALID_JSON]).records["systems"]
         }
-        bars_rows = [
-            {
-                "input": input_label(r["input"]),
-                "rank": rank,
-                "system": system,
-                "end": end,
-                "usd": r[f"{system}@{which}"],
-                "central_usd": central_cost[system],
-                "value": display.input_value(r[f"{which}_value"], r["input"]),
-            }
-            for rank, r in enumerate(tornado)
-            for system in names
-            for which, end in (("low", "input at its P5"), ("high", "input at its P95"))
-        ]
-        frame = pd.DataFrame(bars_rows)
-        order = [input_label(r["input"]) for r in tornado]
-        ends = ["input at its P5", "input at its P95"]
-        charts = []
-        for system in names:
-            mine = frame[frame["system"] == system]
-            y = alt.Y("input:N", sort=order, title=None, axis=alt.Axis(labelLimit=260))
-            tornado_bars = (
-                alt.Chart(mine)
-                .mark_bar(opacity=0.85)
-                .encode(
-                    y=y,
-                    yOffset=alt.YOffset("end:N", sort=ends),
-                    x=alt.X(
-                        "usd:Q",
-                        title="blended cost per accepted request [USD]",
-                        scale=alt.Scale(zero=False),
-                        axis=alt.Axis(format="$.2~g", tickCount=4),
-                    ),
-                    x2="central_usd:Q",
-                    color=alt.Color("end:N", title=None, scale=alt.Scale(domain=ends, range=["#4c78a8", "#f58518"])),
-                    tooltip=[
-                        alt.Tooltip("system:N"),
-                        alt.Tooltip("input:N"),
-                        alt.Tooltip("end:N", title="input"),
-                        alt.Tooltip("value:N", title="input value"),
-                        alt.Tooltip("usd:Q", title="blended USD per accepted request", format="$.3~g"),
-                    ],
-                )
-            )
-            center = (
-                alt.Chart(pd.DataFrame([{"central_usd": central_cost[system]}]))
-                .mark_rule(color="black", strokeWidth=1.5)
-                .encode(x="central_usd:Q")
-            )
-            charts.append((tornado_bars + center).properties(title=system, height=alt.Step(18)))
+        charts = chart_specs.tornado_charts(tornado, names, central_cost, input_label)
         per_row = 2
         for start in range(0, len(charts), per_row):
             cols = st.columns(per_row)

@@ -12,6 +12,7 @@ from typing import Any
 import streamlit as st
 
 import rackcost
+from rackcost import explore
 from rackcost.chain import evaluate_systems
 from rackcost.explore import cost_against_demand_scale, latency_cliff, operating_curves
 from rackcost.outcomes import SystemOutcome
@@ -61,10 +62,16 @@ def scenario_yaml(scenario_json: str) -> str:
     return rackcost.scenario_to_yaml(scenario(scenario_json))
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def report_html(scenario_json: str, samples: int | None, seed: int, date: str) -> bytes:
+    """:func:`rackcost.report` of the scenario as HTML bytes (the same bytes as the library's for the same date)."""
+    return rackcost.report(scenario(scenario_json), samples=samples, seed=seed, date=date).encode("utf-8")
+
+
 # ---- uncertainty, tornado, break-even ---------------------------------------------------------------------------
 
 UNCERTAINTY_ENTRIES = 16
-HISTOGRAM_BINS = 40
+HISTOGRAM_BINS = explore.HISTOGRAM_BINS
 # columns summarised for the page (the library summarises every column; the page shows these)
 SUMMARY_POINT_COLUMNS = ("usd_per_accepted_request", "accepted_rps", "facility_power_kw", "total_usd_per_hour")
 SUMMARY_SYSTEM_COLUMNS = ("blended_usd_per_accepted_request",)
@@ -88,19 +95,6 @@ def distributions(scenario_json: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _histogram(values: Any, bins: int) -> list[tuple[float, float, float]]:
-    """(bin start, bin end, density [1/USD]) over the central 99% of the samples (a constant is one thin bin)."""
-    import numpy as np
-
-    lo, hi = (float(v) for v in np.quantile(values, [0.005, 0.995]))
-    if not hi > lo:
-        width = abs(lo) * 1e-3 or 1e-12
-        return [(lo - width / 2, lo + width / 2, 1.0 / width)]
-    counts, edges = np.histogram(values, bins=bins, range=(lo, hi))
-    density = counts / (values.size * (edges[1] - edges[0]))
-    return [(float(a), float(b), float(d)) for a, b, d in zip(edges[:-1], edges[1:], density, strict=True)]
-
-
 @st.cache_data(max_entries=UNCERTAINTY_ENTRIES, show_spinner=False)
 def uncertainty_summary(scenario_json: str, samples: int, seed: int) -> dict[str, Any]:
     """:func:`rackcost.uncertainty` of the scenario, reduced to what the page shows (plain, picklable data).
@@ -121,17 +115,9 @@ def uncertainty_summary(scenario_json: str, samples: int, seed: int) -> dict[str
         for row in result.percentiles
         if row["column"] in keep
     ]
-    points = [d.name for d in sc.demand]
-    histogram = []
-    for system in (s.name for s in sc.systems):
-        cols = result.samples[system]
-        series = [("blended", cols["blended_usd_per_accepted_request@system"])]
-        series += [(point, cols["usd_per_accepted_request"][:, j]) for j, point in enumerate(points)]
-        for point, values in series:
-            histogram += [
-                {"system": system, "demand_point": point, "x0": a, "x1": b, "density": d}
-                for a, b, d in _histogram(values, HISTOGRAM_BINS)
-            ]
+    histogram = explore.cost_histograms(
+        result.samples, [s.name for s in sc.systems], [d.name for d in sc.demand], HISTOGRAM_BINS
+    )
     return {
         "percentiles": percentiles,
         "probability_cheaper": [dict(r) for r in result.probability_cheaper],

@@ -35,6 +35,7 @@ _LAZY = {
     "scenario_from_yaml": "rackcost.loading",
     "scenario_to_yaml": "rackcost.loading",
     "breakeven": "rackcost.sensitivity",
+    "report": "rackcost.reporting",
     "tornado": "rackcost.sensitivity",
     "simulate": "rackcost.referee",
     "sweep": "rackcost.sweep_run",
@@ -58,6 +59,7 @@ __all__ = [
     "load_scenario",
     "power",
     "queueing",
+    "report",
     "scenario_from_dict",
     "scenario_from_yaml",
     "scenario_to_yaml",
@@ -82,6 +84,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     )
     from rackcost.montecarlo import uncertainty
     from rackcost.referee import simulate
+    from rackcost.reporting import report
     from rackcost.results import Result
     from rackcost.schema import Scenario
     from rackcost.sensitivity import breakeven, tornado

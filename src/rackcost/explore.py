@@ -1,4 +1,5 @@
-"""Data behind the charts: each system's operating-point curve against the SLO, and its latency cliff.
+"""Data behind the charts: each system's operating-point curve against the SLO, its latency cliff, its cost against
+a demand scale, and histograms of sampled costs.
 
 Both are computed by the same pure steps as :func:`rackcost.evaluate`; they return plain records (one dict per
 row) that a dashboard or a notebook turns into charts.
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rackcost.chain import evaluate_systems
 from rackcost.demand import serve_demand
@@ -19,7 +21,15 @@ from rackcost.schema import Scenario
 from rackcost.units import MS_PER_S
 from rackcost.unpack import slo_inputs
 
-__all__ = ["DEMAND_SCALE_RANGE", "cost_against_demand_scale", "latency_cliff", "operating_curves"]
+__all__ = [
+    "DEMAND_SCALE_RANGE",
+    "HISTOGRAM_BINS",
+    "cost_against_demand_scale",
+    "cost_histograms",
+    "histogram",
+    "latency_cliff",
+    "operating_curves",
+]
 
 
 def operating_curves(
@@ -201,4 +211,80 @@ def cost_against_demand_scale(
             }
             for scale, cost in zip(scales, blended, strict=True)
         )
+    return rows
+
+
+HISTOGRAM_BINS = 40
+"""Bins of a histogram of sampled costs, per system [-]."""
+HISTOGRAM_QUANTILES = (0.005, 0.995)
+"""A histogram spans the samples between these quantiles (the central 99%), so one extreme sample does not squash
+the rest into a single bin [-]."""
+
+
+def histogram(values: NDArray[np.float64], bins: int = HISTOGRAM_BINS) -> list[tuple[float, float, float]]:
+    """Histogram of samples over their central 99% (:data:`HISTOGRAM_QUANTILES`), as densities.
+
+    Parameters
+    ----------
+    values
+        Samples [any unit X].
+    bins
+        Number of equal bins [-].
+
+    Returns
+    -------
+    list of tuple
+        ``(bin start, bin end, density)`` [X, X, 1/X]; samples that are all equal give one thin bin.
+
+    Examples
+    --------
+    >>> [round(d, 3) for _, _, d in histogram(np.linspace(0.0, 1.0, 1001), bins=4)]
+    [1.001, 0.997, 1.001, 1.001]
+    >>> histogram(np.full(3, 2.0))  # all equal: one thin bin
+    [(1.999, 2.001, 500.0)]
+    """
+    lo, hi = (float(v) for v in np.quantile(values, HISTOGRAM_QUANTILES))
+    if not hi > lo:
+        width = abs(lo) * 1e-3 or 1e-12
+        return [(lo - width / 2, lo + width / 2, 1.0 / width)]
+    counts, edges = np.histogram(values, bins=bins, range=(lo, hi))
+    density = counts / (values.size * (edges[1] - edges[0]))
+    return [(float(a), float(b), float(d)) for a, b, d in zip(edges[:-1], edges[1:], density, strict=True)]
+
+
+def cost_histograms(
+    samples: dict[str, dict[str, NDArray[np.float64]]],
+    systems: list[str],
+    demand: list[str],
+    bins: int = HISTOGRAM_BINS,
+) -> list[dict[str, Any]]:
+    """Histograms of each system's sampled cost per accepted request, blended over the day and at each point.
+
+    Parameters
+    ----------
+    samples
+        ``UncertaintyResult.samples`` of :func:`rackcost.uncertainty` (system -> column -> samples).
+    systems
+        The systems, in the order of the rows.
+    demand
+        The scenario's demand point names, in order.
+    bins
+        Bins per histogram [-].
+
+    Returns
+    -------
+    list of dict
+        Rows ``system``, ``demand_point`` (a point or ``blended``), ``x0``, ``x1`` [USD per accepted request],
+        ``density`` [1/USD]: :func:`histogram` of each series (not the samples themselves).
+    """
+    rows: list[dict[str, Any]] = []
+    for system in systems:
+        cols = samples[system]
+        series = [("blended", cols["blended_usd_per_accepted_request@system"])]
+        series += [(point, cols["usd_per_accepted_request"][:, j]) for j, point in enumerate(demand)]
+        for point, values in series:
+            rows += [
+                {"system": system, "demand_point": point, "x0": a, "x1": b, "density": d}
+                for a, b, d in histogram(values, bins)
+            ]
     return rows

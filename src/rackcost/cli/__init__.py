@@ -12,7 +12,7 @@ import sys
 
 import typer
 
-from rackcost.cli import evaluate, importing, reconcile, simulate, site, sweep, uncertainty
+from rackcost.cli import evaluate, importing, reconcile, report, simulate, site, sweep, uncertainty
 from rackcost.launch import run_app
 
 __all__ = ["app", "main"]
@@ -38,6 +38,8 @@ for command in reconcile.COMMANDS:
 for command in site.COMMANDS:
     app.command()(command)
 for command in sweep.COMMANDS:
+    app.command()(command)
+for command in report.COMMANDS:
     app.command()(command)
 app.command("app")(run_app)
 del command

@@ -1,0 +1,74 @@
+"""``rackcost report``: the decision report of a scenario, as one HTML file or as Markdown with PNG charts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from rackcost.cli.common import ScenarioArg, console, error, fail, load
+from rackcost.errors import ScenarioError
+from rackcost.loading import DEFAULT_SCENARIO
+from rackcost.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
+
+__all__ = ["COMMANDS", "report"]
+
+
+def report(
+    scenario: ScenarioArg = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="The report file: .html (one self-contained file) or .md (Markdown, charts as PNG files in "
+            "<name>_files/ beside it). Default: <scenario>-report.html in the current folder.",
+        ),
+    ] = None,
+    samples: Annotated[
+        int | None,
+        typer.Option(
+            "--samples",
+            "-n",
+            min=1,
+            help=f"Monte Carlo samples for the uncertainty section (at most {MAX_SAMPLES:,}); default 10,000 when "
+            "the scenario has distributions.",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed; the same seed gives the same report.")] = 0,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite the output file if it exists.")] = False,
+) -> None:
+    """Write a decision report: the answer in a sentence, the tables and charts behind it, every figure's source."""
+    from rackcost.reporting import ReportPathError, check_output, default_output, format_of, report
+
+    name = scenario if scenario is not None and scenario.suffix else None
+    target = output if output is not None else default_output(name or Path(str(scenario or DEFAULT_SCENARIO)))
+    if samples is not None and samples > MAX_SAMPLES:
+        error(f"--samples {samples:,} is more than the maximum of {MAX_SAMPLES:,}")
+        raise typer.Exit(code=1)
+    sc = load(scenario)  # a bad scenario: the same lines as rackcost validate, nothing written
+    try:
+        check_output(target, force)
+    except ReportPathError as exc:
+        error(str(exc))
+        raise typer.Exit(code=1) from None
+    if samples is not None and sc.distributions and cells(sc, samples) > MAX_CELLS:
+        error(
+            f"{samples:,} samples x {len(sc.demand):,} demand points x {len(sc.systems):,} systems is more than "
+            f"{MAX_CELLS:,} cells: lower --samples"
+        )
+        raise typer.Exit(code=1)
+    try:
+        report(sc, samples=samples, seed=seed, format=format_of(target), output=target, force=force)
+    except ScenarioError as exc:
+        fail(exc)
+    except (ReportPathError, OSError) as exc:
+        error(f"{target}: cannot write: {getattr(exc, 'strerror', None) or exc}")
+        raise typer.Exit(code=1) from None
+    console(stderr=True).print(f"wrote {escape(str(target))}", highlight=False)
+
+
+COMMANDS = (report,)
+"""The commands of this module."""

@@ -1,0 +1,378 @@
+"""The decision report (issue 14): for every bundled scenario the HTML parses strictly, holds its sections, at least
+four SVG charts and no reference to the network, and its tables show ``rackcost.evaluate``'s numbers as
+``rackcost.display`` formats them; the Markdown's links resolve; bad input writes nothing; the dashboard's button
+gives the library's bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from urllib.parse import unquote
+
+import html5lib
+import pytest
+from typer.testing import CliRunner
+
+import rackcost
+from rackcost import display
+from rackcost.cli import app as cli_app
+from rackcost.report_content import NOT_APPLICABLE, SECTIONS
+from rackcost.reporting import ReportPathError, check_output
+from reference import TWO_SYSTEMS
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = [p.name for p in rackcost.bundled_scenarios()]
+DATE = "2026-01-02"
+SAMPLES = 2_000  # Monte Carlo samples in these tests (the report's default is 10,000): enough for every section
+XHTML = "{http://www.w3.org/1999/xhtml}"
+runner = CliRunner()
+
+_reports: dict[str, str] = {}
+
+
+def html_of(name: str) -> str:
+    """The HTML report of a bundled scenario, made once per test session."""
+    if name not in _reports:
+        _reports[name] = rackcost.report(rackcost.bundled_scenario_path(name), samples=SAMPLES, date=DATE)
+    return _reports[name]
+
+
+def parse(html: str):
+    """The document as an element tree, parsed by html5lib in strict mode: an unclosed or stray tag is an error."""
+    return html5lib.HTMLParser(strict=True, namespaceHTMLElements=True).parse(html)
+
+
+def text_of(element) -> str:
+    return "".join(element.itertext()).strip()
+
+
+def table(doc, table_id: str) -> tuple[list[str], list[list[str]]]:
+    """``(data-key of each column, rows of cell texts)`` of the table with this id."""
+    found = [t for t in doc.iter(f"{XHTML}table") if t.get("id") == f"table-{table_id}"]
+    assert len(found) == 1, f"no single table {table_id}"
+    keys = [th.get("data-key") for th in found[0].iter(f"{XHTML}th")]
+    rows = [[text_of(td) for td in tr.iter(f"{XHTML}td")] for tr in found[0].find(f"{XHTML}tbody")]
+    return keys, rows
+
+
+# ---- HTML of every bundled scenario --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_html_parses_strictly_and_holds_every_section_and_four_charts(name: str) -> None:
+    html = html_of(name)
+    doc = parse(html)
+    headings = [text_of(h) for h in doc.iter(f"{XHTML}h2")]
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path(name))
+    assert headings == list(SECTIONS.values())  # samples asked for: an uncertainty section, distributions or not
+    assert html.count("<svg") >= 4
+    assert len(list(doc.iter("{http://www.w3.org/2000/svg}svg"))) == html.count("<svg")
+    assert f"rackcost {rackcost.__version__}" in html and DATE in html
+    # the appendix is the scenario: it loads back to the same one
+    (code,) = doc.iter(f"{XHTML}code")
+    assert rackcost.scenario_from_yaml(text_of(code), "appendix.yaml") == scenario
+
+
+REFERENCE_ATTRIBUTES = {"src", "href", "{http://www.w3.org/1999/xlink}href", "action", "poster", "data", "srcset"}
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_html_references_nothing_outside_itself(name: str) -> None:
+    html = html_of(name)
+    doc = parse(html)
+    references = []
+    for element in doc.iter():
+        for attribute, value in element.attrib.items():
+            if attribute in REFERENCE_ATTRIBUTES:
+                references.append(value)
+            if attribute == "style":
+                references += re.findall(r"url\(([^)]*)\)", value)
+    styles = "".join(text_of(s) for s in doc.iter(f"{XHTML}style"))
+    references += re.findall(r"url\(([^)]*)\)", styles) + re.findall(r"@import\s+([^;]+)", styles)
+    references += re.findall(r"url\(([^)]*)\)", html)  # any url() anywhere, SVG presentation attributes included
+    assert references, "the table of contents links to the sections: the search found no reference at all"
+    assert [r for r in references if not r.strip("'\" ").startswith("#")] == []
+    for tag in ("script", "link", "img", "iframe", "object", "embed"):
+        assert list(doc.iter(f"{XHTML}{tag}")) == [], tag
+    # what remains of http(s) is the SVG and XLink namespace names, which are not fetched
+    assert set(re.findall(r"https?://[^\s\"'<>)]*", html)) <= {
+        "http://www.w3.org/2000/svg",
+        "http://www.w3.org/1999/xlink",
+    }
+
+
+POINT_FORMATS = {
+    "hours_per_day": display.num,
+    "offered_rps": display.num,
+    "accepted_rps": display.num,
+    "rejected_fraction": display.pct,
+    "utilization_fraction": display.pct,
+    "facility_power_kw": display.num,
+    "capital_usd_per_hour": display.money,
+    "fixed_opex_usd_per_hour": display.money,
+    "energy_usd_per_hour": display.money,
+    "rent_usd_per_hour": display.money,
+    "api_usd_per_hour": display.money,
+    "total_usd_per_hour": display.money,
+    "usd_per_accepted_request": display.usd_per_1k_requests,
+    "usd_per_million_accepted_output_tokens": display.money,
+}
+SYSTEM_FORMATS = {
+    "concurrency": display.num,
+    "tpot_ms": display.num,
+    "ttft_ms": display.num,
+    "total_tokens_per_s_per_replica": display.num,
+    "provisioned_replicas": display.count,
+    "accelerators": display.count,
+    "racks": display.count,
+    "provisioned_it_kw": display.num,
+    "capex_usd": display.money,
+    "blended_usd_per_accepted_request": display.usd_per_1k_requests,
+}
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_html_tables_show_the_numbers_of_evaluate(name: str) -> None:
+    doc = parse(html_of(name))
+    result = rackcost.evaluate(rackcost.load_scenario(rackcost.bundled_scenario_path(name)))
+    apis = {r["system"] for r in result.records["systems"] if r["payment"] == "api"}
+
+    keys, rows = table(doc, "points")
+    by_point = {(r["system"], r["demand_point"]): r for r in result.records["points"]}
+    assert len(rows) == len(by_point)
+    assert {"usd_per_accepted_request", "total_usd_per_hour", "facility_power_kw", "accepted_rps"} <= set(keys)
+    for row in rows:
+        cells = dict(zip(keys, row, strict=True))
+        expected = by_point[(cells["system"], cells["demand_point"])]
+        for key, fmt in POINT_FORMATS.items():
+            if key not in cells:
+                assert not any(r.get(key) for r in result.records["points"]), f"{key} is paid but not shown"
+                continue
+            if cells["system"] in apis and key in ("utilization_fraction", "facility_power_kw"):
+                assert cells[key] == NOT_APPLICABLE
+            else:
+                assert cells[key] == fmt(expected[key]), (cells["system"], cells["demand_point"], key)
+
+    keys, rows = table(doc, "systems")
+    by_system = {r["system"]: r for r in result.records["systems"]}
+    assert [r[0] for r in rows] == list(by_system)
+    for row in rows:
+        cells = dict(zip(keys, row, strict=True))
+        expected = by_system[cells["system"]]
+        for key, fmt in SYSTEM_FORMATS.items():
+            value = expected[key]
+            assert cells[key] == (NOT_APPLICABLE if value is None else fmt(value)), (cells["system"], key)
+
+    comparison = result.records["comparison"]
+    claim_rows = []
+    for i in range(len({(r["system"], r["baseline"]) for r in comparison})):
+        keys, rows = table(doc, f"claim-{i}")
+        claim_rows += [dict(zip(keys, row, strict=True)) for row in rows]
+    assert [c["advantage_ratio"] for c in claim_rows] == [display.ratio(r["advantage_ratio"]) for r in comparison]
+    assert [c["metric"] for c in claim_rows] == [r["metric"] for r in comparison]
+
+
+def test_probability_and_percentiles_are_the_monte_carlos() -> None:
+    name = "deepseek-r1-jalapeno-vs-gb300.yaml"
+    doc = parse(html_of(name))
+    mc = rackcost.uncertainty(rackcost.load_scenario(rackcost.bundled_scenario_path(name)), SAMPLES, 0)
+    keys, rows = table(doc, "probability-cheaper")
+    (blended,) = [r for r in mc.probability_cheaper if r["demand_point"] == "blended"]
+    cells = dict(zip(keys, rows[0], strict=True))
+    assert cells["system"] == blended["system"]
+    assert cells["probability_fraction:blended"] == display.pct(blended["probability_fraction"])
+    keys, rows = table(doc, "percentiles")
+    pcts = {(r["system"], r["demand_point"], r["column"]): r for r in mc.percentiles}
+    for row in rows:
+        cells = dict(zip(keys, row, strict=True))
+        point, column = cells["demand_point"], "usd_per_accepted_request"
+        if point == "blended over the day":
+            point, column = "system", "blended_usd_per_accepted_request"
+        for q in ("p5", "p50", "p95"):
+            assert cells[q] == display.usd_per_1k_requests(pcts[(cells["system"], point, column)][q])
+
+
+def test_the_same_scenario_seed_and_date_give_the_same_bytes_and_the_date_is_the_one_given() -> None:
+    scenario = rackcost.load_scenario(TWO_SYSTEMS)
+    first = rackcost.report(scenario, date="2030-05-06")
+    assert first == rackcost.report(TWO_SYSTEMS, date="2030-05-06")
+    assert "2030-05-06" in first
+    # the exported YAML of the dashboard (the appendix) gives the same report
+    back = rackcost.scenario_from_yaml(rackcost.scenario_to_yaml(scenario), "exported.yaml")
+    assert rackcost.report(back, date="2030-05-06") == first
+
+
+def test_a_scenario_without_distributions_has_no_uncertainty_section_unless_samples_are_asked_for() -> None:
+    scenario = rackcost.load_scenario(TWO_SYSTEMS)
+    assert not scenario.distributions
+    assert SECTIONS["uncertainty"] not in rackcost.report(scenario, date=DATE)
+    asked = rackcost.report(scenario, samples=100, date=DATE)
+    assert SECTIONS["uncertainty"] in asked and "This scenario has no distributions" in asked
+
+
+def test_text_from_the_scenario_is_escaped_in_html_and_markdown(tmp_path: Path) -> None:
+    data = rackcost.loading.scenario_to_data(rackcost.load_scenario(TWO_SYSTEMS))
+    hostile = '<script>alert("x")</script> *A* [B](https://example.com) | $1'
+    data["name"] = "Scenario " + hostile
+    data["systems"][0]["name"] = "Sys " + hostile
+    scenario = rackcost.scenario_from_dict(data)
+    html = rackcost.report(scenario, date=DATE)
+    doc = parse(html)
+    assert list(doc.iter(f"{XHTML}script")) == []
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "https://example.com" in html  # as text: no element links to it (checked by the reference test's rule)
+    assert [a.get("href") for a in doc.iter(f"{XHTML}a") if not a.get("href", "").startswith("#")] == []
+    text = rackcost.report(scenario, format="markdown", output=tmp_path / "r.md", date=DATE)
+    prose = re.sub(r"^```yaml$.*?^```$", "", text, flags=re.M | re.S)  # the appendix shows the YAML as written
+    assert "```yaml" in text and "```yaml" not in prose
+    assert "<script>" not in prose and "\\[B\\](https://example.com)" in prose and "\\*A\\*" in prose
+
+
+# ---- Markdown ------------------------------------------------------------------------------------------------------
+
+
+def test_markdown_links_resolve_to_png_files_beside_it(tmp_path: Path) -> None:
+    out = tmp_path / "decision.md"
+    text = rackcost.report(rackcost.bundled_scenario_path(), format="markdown", output=out, samples=SAMPLES, date=DATE)
+    assert out.read_text(encoding="utf-8") == text
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert len(targets) >= 4
+    for target in targets:
+        path = out.parent / unquote(target)
+        assert path.is_file(), target
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", target
+        assert path.parent == tmp_path / "decision_files"
+    assert sorted(p.name for p in (tmp_path / "decision_files").iterdir()) == sorted(
+        Path(unquote(t)).name for t in targets
+    )
+    headings = re.findall(r"^## (.*)$", text, re.M)
+    assert headings == list(SECTIONS.values())
+    # the same tables: the blended cost of each system as display formats it
+    for row in rackcost.evaluate(rackcost.load_scenario(rackcost.bundled_scenario_path())).records["systems"]:
+        assert display.usd_per_1k_requests(row["blended_usd_per_accepted_request"]).replace("$", "\\$") in text
+
+
+def test_markdown_needs_an_output_path() -> None:
+    with pytest.raises(ReportPathError, match="needs an output path"):
+        rackcost.report(TWO_SYSTEMS, format="markdown")
+
+
+# ---- the command and bad input -------------------------------------------------------------------------------------
+
+
+def invoke(*args: object):
+    return runner.invoke(cli_app, [str(a) for a in args])
+
+
+def test_rackcost_report_writes_the_html_of_the_library(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = invoke("report", TWO_SYSTEMS)
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "two_systems-report.html"  # the default: <scenario stem>-report.html here
+    assert f"wrote {out.name}" in result.stderr
+    html = out.read_text(encoding="utf-8")
+    date = re.search(r"on (\d{4}-\d{2}-\d{2})\.", html).group(1)
+    assert html == rackcost.report(TWO_SYSTEMS, date=date)
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no temporary file left
+
+
+def test_an_invalid_scenario_gives_the_messages_of_validate_and_writes_nothing(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        TWO_SYSTEMS.read_text(encoding="utf-8").replace("pue: ", "pue: -", 1).replace("name: ", "name: [", 1),
+        encoding="utf-8",
+    )
+    validate = invoke("validate", bad)
+    assert validate.exit_code == 1
+    out = tmp_path / "out.html"
+    result = invoke("report", bad, "--output", out)
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stderr == validate.stderr and "error:" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
+
+
+def test_a_missing_folder_is_a_clear_message(tmp_path: Path) -> None:
+    result = invoke("report", TWO_SYSTEMS, "-o", tmp_path / "nowhere" / "r.html")
+    assert result.exit_code == 1
+    assert "the folder" in result.stderr and "does not exist" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_an_unwritable_folder_is_a_clear_message(tmp_path: Path, monkeypatch) -> None:
+    # the tests may run as root, which may write anywhere: the check asks os.access, so ask it to refuse
+    monkeypatch.setattr("rackcost.reporting.writable", lambda folder: False)
+    with pytest.raises(ReportPathError, match="is not writable"):
+        check_output(tmp_path / "r.html")
+    result = invoke("report", TWO_SYSTEMS, "-o", tmp_path / "r.html")
+    assert result.exit_code == 1 and "is not writable" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_file_is_replaced_only_with_force(tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    out.write_text("mine", encoding="utf-8")
+    result = invoke("report", TWO_SYSTEMS, "-o", out)
+    assert result.exit_code == 1 and "exists" in result.stderr and "--force" in result.stderr
+    assert out.read_text(encoding="utf-8") == "mine"
+    result = invoke("report", TWO_SYSTEMS, "-o", out, "--force")
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    md = tmp_path / "r.md"
+    (tmp_path / "r_files").mkdir()
+    result = invoke("report", TWO_SYSTEMS, "-o", md)
+    assert result.exit_code == 1 and "r_files exists" in result.stderr
+    assert not md.exists()
+
+
+def test_a_suffix_that_is_neither_html_nor_markdown_is_refused(tmp_path: Path) -> None:
+    result = invoke("report", TWO_SYSTEMS, "-o", tmp_path / "r.pdf")
+    assert result.exit_code == 1 and ".html" in result.stderr and ".md" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_write_leaves_no_partial_file(tmp_path: Path, monkeypatch) -> None:
+    def refuse(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("rackcost.reporting.os.replace", refuse)
+    result = invoke("report", TWO_SYSTEMS, "-o", tmp_path / "r.html")
+    assert result.exit_code == 1 and "No space left on device" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---- the dashboard's button ------------------------------------------------------------------------------------------
+
+
+def test_the_dashboards_report_is_the_librarys_for_the_edited_scenario() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app" / "streamlit_app.py"), default_timeout=120)
+    at.session_state["uncertainty_samples"] = SAMPLES
+    at.run()
+    assert not at.exception
+    edited = rackcost.load_scenario(rackcost.bundled_scenario_path())
+    draft = rackcost.loading.scenario_to_data(edited)
+    draft["facility"]["rack_power_limit_kw"] = 150.0
+    at.session_state["pending_upload"] = (rackcost.loading.yaml.safe_dump(draft).encode(), "edited.yaml")
+    at.run()
+    at.switch_page("app_pages/export.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    buttons = [e for e in at.get("download_button") if e.proto.label == "Download report (HTML)"]
+    assert len(buttons) == 1
+    sys.path.insert(0, str(ROOT / "app"))
+    from rackcost_app import compute
+
+    key = at.session_state["valid_json"]
+    scenario = compute.scenario(key)
+    assert scenario.facility.rack_power_limit_kw == 150.0
+    made = compute.report_html(key, SAMPLES, 0, DATE)
+    assert made == rackcost.report(scenario, samples=SAMPLES, seed=0, date=DATE).encode("utf-8")
+    assert "150 kW" in made.decode("utf-8")
+
+
+def test_no_report_file_is_left_in_the_repository() -> None:
+    assert not [p for p in os.listdir(ROOT) if p.endswith("-report.html")]
