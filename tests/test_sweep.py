@@ -496,3 +496,50 @@ def test_bundled_sweeps_load_run_and_carry_their_sources():
                 assert axis.why, (path.name, axis.axis)
         result = run_sweep(path)
         assert len(result.frame) and not result.failed_chunks
+
+
+def test_ctrl_c_stops_the_sweep_and_its_worker_processes(tmp_path):
+    """SIGINT in the middle of a LocalCluster sweep: exit code 130, a one-line message, no worker process left."""
+    import signal
+    import subprocess
+    import sys
+
+    big = tmp_path / "big.yaml"
+    big.write_text(
+        yaml.safe_dump(
+            {
+                "name": "slow",
+                "scenario": DEFAULT,
+                "samples": 2000,
+                "axes": [
+                    {"axis": "demand.scale", "range": {"from": 0.1, "to": 10, "steps": 60, "scale": "log"}},
+                    {"axis": "facility.pue", "range": {"from": 1.05, "to": 1.5, "steps": 100}},
+                ],
+            }
+        )
+    )
+    rackcost_cli = Path(sys.executable).with_name("rackcost")
+    process = subprocess.Popen(
+        [str(rackcost_cli), "sweep", str(big), "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background job may inherit SIG_IGN
+    )
+
+    def workers() -> list[str]:
+        found = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()
+        return [pid for pid in found if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")]
+
+    deadline = time.monotonic() + 60
+    while len(workers()) < 2 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.2)
+    started = workers()
+    assert len(started) == 2, "the LocalCluster's workers did not start"
+    time.sleep(2)  # let them work on chunks
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 130, output
+    assert "interrupted" in output and "Traceback" not in output
+    time.sleep(0.5)
+    assert not [pid for pid in started if Path(f"/proc/{pid}").exists()], "worker processes were left behind"

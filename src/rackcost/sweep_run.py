@@ -22,6 +22,7 @@ scheduler (a test checks the local scheduler against a 2-worker ``LocalCluster``
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -479,10 +480,12 @@ def _run_distributed(
             )
             client = Client(cluster, set_as_default=False)
         try:
-            futures = {
-                client.submit(evaluate, c, key=f"sweep-chunk-{c.number}", retries=RETRIES, pure=False): c
-                for c in chunks
-            }
+            with warnings.catch_warnings():  # each chunk carries its groups' scenarios and plans, by design
+                warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+                futures = {
+                    client.submit(evaluate, c, key=f"sweep-chunk-{c.number}", retries=RETRIES, pure=False): c
+                    for c in chunks
+                }
             results: dict[int, dict[str, NDArray[Any]]] = {}
             failed = []
             done = 0
