@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import rackcost
+from rackcost import sweep_run
 from rackcost.cli import app
 from rackcost.errors import ScenarioError
 from rackcost.loading import load_scenario, scenario_from_dict, scenario_to_data
@@ -30,21 +31,7 @@ DEFAULT = "deepseek-r1-jalapeno-vs-gb300"
 GAUDI = "llama-3.3-70b-gaudi25-tp-precision"
 RENT_API = "deepseek-r1-own-vs-rent-vs-api"
 # columns of a sweep row and of rackcost.evaluate's points table that must agree exactly
-POINT_COLUMNS = [
-    "offered_rps",
-    "accepted_rps",
-    "rejected_fraction",
-    "utilization_fraction",
-    "ttft_p99_ms",
-    "tpot_ms",
-    "it_power_kw",
-    "facility_power_kw",
-    "total_usd_per_hour",
-    "usd_per_accepted_request",
-    "usd_per_million_accepted_output_tokens",
-    "provisioned_replicas",
-    "racks",
-]
+POINT_COLUMNS = [*sweep_run.POINT_COLUMNS, "provisioned_replicas", "racks"]
 SYSTEM_COLUMNS = ["blended_usd_per_accepted_request", "blended_usd_per_million_accepted_output_tokens", "capex_usd"]
 
 runner = CliRunner()

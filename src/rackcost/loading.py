@@ -480,25 +480,36 @@ def read_text_file(path: str | Path, bundled: Any = None, what: str = "scenario"
     return name, text
 
 
-def _scenario_dir() -> Path:
-    """Folder of bundled scenarios: inside the installed package, or the repository's ``scenarios/``."""
-    packaged = resources.files("rackcost") / "scenarios"
+def bundled_folder(kind: str) -> Path:
+    """Folder of bundled files of a kind (``scenarios``, ``sweeps``): inside the installed package, or the
+    repository's folder of that name."""
+    packaged = resources.files("rackcost") / kind
     if packaged.is_dir():
         return Path(str(packaged))
-    return Path(__file__).resolve().parents[2] / "scenarios"
+    return Path(__file__).resolve().parents[2] / kind
 
 
-def bundled_scenarios() -> list[Path]:
-    """Bundled scenario files, sorted by name."""
-    folder = _scenario_dir()
+def bundled_files(kind: str) -> list[Path]:
+    """Bundled YAML files of a kind (``scenarios``, ``sweeps``), sorted by name."""
+    folder = bundled_folder(kind)
     return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
 
 
-def bundled_scenario_path(name: str = DEFAULT_SCENARIO, missing_ok: bool = False) -> Path | None:
-    """Path of a bundled scenario by file name (``.yaml`` may be omitted)."""
-    for path in bundled_scenarios():
+def bundled_file(kind: str, name: str, missing_ok: bool = False) -> Path | None:
+    """Path of a bundled file of a kind by file name (``.yaml`` may be omitted)."""
+    for path in bundled_files(kind):
         if name in (path.name, path.stem):
             return path
     if missing_ok:
         return None
-    raise ScenarioError([Problem("", "no bundled scenario of that name", name)])
+    raise ScenarioError([Problem("", f"no bundled {kind.removesuffix('s')} of that name", name)])
+
+
+def bundled_scenarios() -> list[Path]:
+    """Bundled scenario files, sorted by name."""
+    return bundled_files("scenarios")
+
+
+def bundled_scenario_path(name: str = DEFAULT_SCENARIO, missing_ok: bool = False) -> Path | None:
+    """Path of a bundled scenario by file name (``.yaml`` may be omitted)."""
+    return bundled_file("scenarios", name, missing_ok)

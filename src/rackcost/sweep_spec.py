@@ -30,7 +30,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from rackcost.distributions import NOT_BOOL, Distribution
 from rackcost.errors import Problem, ScenarioError
-from rackcost.loading import in_file_order, problems_from_validation, read_text_file, read_yaml_document
+from rackcost.loading import (
+    bundled_file,
+    bundled_files,
+    in_file_order,
+    problems_from_validation,
+    read_text_file,
+    read_yaml_document,
+)
 
 __all__ = [
     "DEMAND_SCALE",
@@ -284,27 +291,11 @@ def load_sweep(path: str | Path) -> tuple[SweepSpec, Path | None]:
     return spec, file.resolve().parent
 
 
-def _sweep_dir() -> Path:
-    """Folder of bundled sweeps: inside the installed package, or the repository's ``sweeps/``."""
-    from importlib import resources
-
-    packaged = resources.files("rackcost") / "sweeps"
-    if packaged.is_dir():
-        return Path(str(packaged))
-    return Path(__file__).resolve().parents[2] / "sweeps"
-
-
 def bundled_sweeps() -> list[Path]:
     """Bundled sweep files, sorted by name."""
-    folder = _sweep_dir()
-    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+    return bundled_files("sweeps")
 
 
 def bundled_sweep_path(name: str, missing_ok: bool = False) -> Path | None:
     """Path of a bundled sweep by file name (``.yaml`` may be omitted)."""
-    for path in bundled_sweeps():
-        if name in (path.name, path.stem):
-            return path
-    if missing_ok:
-        return None
-    raise ScenarioError([Problem("", "no bundled sweep of that name", name)])
+    return bundled_file("sweeps", name, missing_ok)

@@ -117,7 +117,14 @@ def pareto_front(frame: pd.DataFrame, against: str, demand_point: str, higher_is
     pandas.DataFrame
         The front's rows, by cost ascending; rows without a value of ``against`` (API systems) are left out.
         Of rows equal on both, the first configuration is kept.
+
+    Raises
+    ------
+    ValueError
+        For ``blended``: interactivity and power belong to a demand point, so the front is drawn at one.
     """
+    if demand_point == BLENDED:
+        raise ValueError("a Pareto front is drawn at one demand point (interactivity and power are per point)")
     rows = _at_point(frame, demand_point).dropna(subset=[against])
     cost = rows["usd_per_accepted_request"].to_numpy(float)
     other = rows[against].to_numpy(float)
