@@ -83,6 +83,12 @@ def pareto_rows(scenario_json: str, axes_json: str, against: str, demand_point: 
     return sweep_view.pareto_rows(frame, against, demand_point, higher, [a["path"] for a in axes])
 
 
+@st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
+def table_csv(scenario_json: str, axes_json: str) -> str:
+    """The sweep's table as CSV text (made once per sweep, not on every run of the page)."""
+    return run_sweep(scenario_json, axes_json)["frame"].to_csv(index=False)
+
+
 def show_problems(exc: rackcost.ScenarioError) -> None:
     for problem in exc.problems:
         where = f"{problem.path}: " if problem.path else ""
@@ -292,7 +298,7 @@ c1, c2 = st.columns(2)
 if result is not None:
     c1.download_button(
         "Sweep table (CSV)",
-        result["frame"].to_csv(index=False),
+        table_csv(key, axes_json),
         file_name=f"{stem}-sweep.csv",
         mime="text/csv",
         help="One row per configuration x system x demand point; units in the column names (usd, kw, ms, rps).",
