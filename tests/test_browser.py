@@ -305,5 +305,17 @@ def test_the_layout_fits_with_six_systems_and_no_label_is_cut_or_broken(tmp_path
 
             go(page, "Claim vs decision")
             assert page.evaluate(CUT_METRICS_JS) == []
+
+            # the Sweep page: its winner map and both Pareto charts drawn inside their columns, no label broken
+            go(page, "Sweep")
+            page.get_by_test_id("stVegaLiteChart").nth(2).locator("svg, canvas").first.wait_for(timeout=WAIT_MS)
+            for width in (1600, 1024):
+                page.set_viewport_size({"width": width, "height": 1000})
+                settle(page)
+                widths = page.evaluate(CHART_WIDTHS_JS)
+                assert len(widths) == 3
+                assert all(0 < chart <= column + 1 for chart, column in widths), (width, widths)
+                assert page.evaluate(SPLIT_WORDS_JS) == [], width
+            page.screenshot(path=str(tmp_path / "sweep.png"))
         finally:
             browser.close()
