@@ -101,7 +101,7 @@ def plan(scenario: Scenario) -> Plan:
 
 
 def run_samples(
-    scenario: Scenario, planned: Plan, values: Samples, n: int, resize: bool = True
+    scenario: Scenario, planned: Plan, values: Samples, n: int, resize: bool = True, serve_once: bool = False
 ) -> list[tuple[FleetOutcome, Metrics]]:
     """Steps 4 to 8 and the derived figures of every system, for ``n`` samples of the inputs at once.
 
@@ -115,13 +115,19 @@ def run_samples(
         Samples [-].
     resize
         Size the fleet per sample (the Monte Carlo); False keeps each chosen point's SLO replica count.
+    serve_once
+        The sampled inputs are prices only (a sweep's vector axes): size, pack and serve each fleet once, on the
+        central values, and cost it per sample (``run_fleet``'s ``serve_with``). Needs ``resize=False``.
     """
+    if serve_once and resize:
+        raise ValueError("serve_once needs resize=False: a fleet sized per sample is not served once")
     out = []
     for index, inp, chosen in zip(planned.indices, planned.systems, planned.chosen, strict=True):
         sampled = sampled_inputs(scenario, index, inp, values, n)
         # rented on demand: the provider scales to what each point needs, so only those replicas run (and are billed)
         policy = replace(planned.policy, idle_policy="park") if inp.payment == "rent on_demand" else planned.policy
-        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize)
+        central = sampled_inputs(scenario, index, inp, {}, 1) if serve_once else None
+        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize, central)
         metrics = derive(fleet, chosen.ttft_ms, planned.slo.output_tokens, planned.hours_per_day, planned.input_tokens)
         out.append((fleet, metrics))
     return out

@@ -17,7 +17,8 @@ sharing these steps is what makes a degenerate distribution give exactly the det
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -335,6 +336,16 @@ def slo_point_tokens_per_facility_kwh(
     return request_rps * tokens_per_request * SECONDS_PER_HOUR / power.facility_power_kw(replica_w, sampled.pue)
 
 
+def _as_samples(outcome: Any, n: int) -> Any:
+    """A dataclass of one sample's arrays as ``n`` samples: each ``(1, m)`` array a read-only ``(n, m)`` view."""
+    views = {
+        f.name: np.broadcast_to(value, (n, value.shape[1]))
+        for f in fields(outcome)
+        if isinstance(value := getattr(outcome, f.name), np.ndarray) and value.ndim == 2 and value.shape[0] == 1
+    }
+    return replace(outcome, **views)
+
+
 def run_fleet(
     inp: SystemInputs,
     chosen: ChosenPoint,
@@ -342,6 +353,7 @@ def run_fleet(
     policy: FleetPolicy,
     slo: SloInputs,
     resize: bool = True,
+    serve_with: SampledInputs | None = None,
 ) -> FleetOutcome:
     """Steps 5 to 8 at a chosen operating point for every sample (see the module docstring for the steps).
 
@@ -356,27 +368,39 @@ def run_fleet(
     resize
         Size the fleet per sample (the Monte Carlo); False keeps the chosen point's SLO replica count (central
         values, where it is already known).
+    serve_with
+        One sample (``n = 1``) of the inputs that the sizing, packing and serving read, when every sample shares
+        them (a sweep over prices): those steps then run once and their arrays are broadcast to the ``n`` samples,
+        and only power and cost are evaluated per sample. The figures are the same as evaluating every sample
+        (each step is elementwise), at a fraction of the cost: the Erlang C of each demand point runs once.
     """
     c = chosen.concurrency
-    load = load_curve(inp, chosen, sampled)
-    service_s, request_rps, busy_w = performance_at_point(load, sampled)
-    size = size_fleet(sampled, policy, slo, c, service_s, chosen.budget_s, None if resize else chosen.slo_replicas)
-    replicas = size.provisioned_replicas
-    packing = pack_fleet(inp, sampled, replicas)
+    serve = sampled if serve_with is None else serve_with
+    load = load_curve(inp, chosen, serve)
+    service_s, request_rps, busy_w = performance_at_point(load, serve)
+    size = size_fleet(serve, policy, slo, c, service_s, chosen.budget_s, None if resize else chosen.slo_replicas)
+    packing = pack_fleet(inp, serve, size.provisioned_replicas)
     demand = serve_demand(
-        sampled.arrival_rps,
+        serve.arrival_rps,
         size.serving_replicas,
         c,
         service_s,
         chosen.budget_s,
         slo.attainment_fraction,
         policy.idle_policy,
-        sampled.max_utilization_fraction,
+        serve.max_utilization_fraction,
         feasible_rps=None if policy.fixed_replicas is not None else size.sizing_rps,
         load=load,
         slo=slo,
         routing=policy.routing,
     )
+    if serve_with is not None:  # one sample served: the same for all n
+        n = sampled.n
+        load, size, packing, demand = (_as_samples(x, n) for x in (load, size, packing, demand))
+        service_s, request_rps, busy_w = (
+            np.broadcast_to(a, (n, *a.shape[1:])) for a in (service_s, request_rps, busy_w)
+        )
+    replicas = size.provisioned_replicas
     it_kw, facility_kw = wall_power(inp, sampled, policy, load, busy_w, replicas, packing, demand)
     capex, capital, fixed, energy = fleet_costs(inp, sampled, replicas, packing, facility_kw)
     rent = rent_usd_per_hour(inp, sampled, replicas, demand.active_replicas, policy.hours_per_day)

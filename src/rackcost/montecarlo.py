@@ -113,7 +113,12 @@ SystemColumns = dict[str, NDArray[np.float64]]
 
 
 def evaluate_samples(
-    scenario: Scenario, values: Samples, n: int, planned: Plan | None = None, resize: bool = True
+    scenario: Scenario,
+    values: Samples,
+    n: int,
+    planned: Plan | None = None,
+    resize: bool = True,
+    serve_once: bool = False,
 ) -> dict[str, SystemColumns]:
     """Evaluate every system for ``n`` samples of the inputs at once.
 
@@ -130,6 +135,8 @@ def evaluate_samples(
     resize
         Size the fleet per sample (True), or keep each chosen point's replica count (False: only right when the
         sampled inputs leave the sizing unchanged, as prices do; :mod:`rackcost.sweep_run` uses it so).
+    serve_once
+        Serve each fleet once and cost it per sample (:func:`rackcost.chain.run_samples`); only for prices.
 
     Returns
     -------
@@ -141,7 +148,7 @@ def evaluate_samples(
     found: dict[str, SystemColumns] = {}
     for index, served, m in run_api_samples(scenario, values, n):
         found[scenario.systems[index].name] = _api_columns(served, m, n)
-    runs = run_samples(scenario, planned, values, n, resize)
+    runs = run_samples(scenario, planned, values, n, resize, serve_once)
     for inp, chosen, (fleet, m) in zip(planned.systems, planned.chosen, runs, strict=True):
         d = fleet.demand
         shape = m.total_usd_per_hour.shape

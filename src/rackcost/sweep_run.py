@@ -355,7 +355,8 @@ def evaluate_chunk(chunk: Chunk) -> dict[str, NDArray[Any]]:
             for path, v in draw_samples(scenario, chunk.samples, chunk.seed).items():
                 if path not in values:  # an axis's value takes the place of the input's distribution
                     values[path] = np.tile(v, m)
-        res = evaluate_samples(scenario, values, m * draws, planned, resize=chunk.samples is not None)
+        sampled = chunk.samples is not None  # draws may move the sizing; prices alone never do
+        res = evaluate_samples(scenario, values, m * draws, planned, resize=sampled, serve_once=not sampled)
         systems = list(res)
         cost = {s: res[s]["usd_per_accepted_request"].reshape(m, draws, points) for s in systems}
         blended = {s: res[s]["blended_usd_per_accepted_request@system"].reshape(m, draws, 1) for s in systems}
