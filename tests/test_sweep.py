@@ -138,7 +138,7 @@ def test_payment_tier_variant_rents_at_the_inferencex_price():
         "scenario": RENT_API,
         "axes": [
             {
-                "axis": "payment",
+                "axis": "pricing",
                 "variants": [
                     {"label": "as in the scenario"},
                     {
@@ -530,3 +530,24 @@ def test_ctrl_c_stops_the_sweep_and_its_worker_processes(tmp_path):
     assert "interrupted" in output and "Traceback" not in output
     time.sleep(0.5)
     assert not [pid for pid in started if Path(f"/proc/{pid}").exists()], "worker processes were left behind"
+
+
+def test_an_axis_cannot_take_the_name_of_a_table_column():
+    with pytest.raises(ScenarioError, match="is a column every sweep table has already"):
+        sweep({"name": "t", "scenario": GAUDI, "axes": [{"axis": "payment", "variants": [{"label": "a"}]}]})
+
+
+def test_configurations_are_numbered_with_structural_axes_outermost():
+    """Each group of configurations sharing a scenario is a run of consecutive numbers (the table needs no sort),
+    and the numbers follow itertools.product within each kind."""
+    spec = {
+        "name": "t",
+        "scenario": GAUDI,
+        "axes": [
+            {"axis": "facility.pue", "values": [1.1, 1.2]},
+            {"axis": "demand.scale", "values": [1.0, 2.0, 3.0]},
+        ],
+    }
+    per = sweep(spec, chunk_configs=1).groupby("configuration").first()
+    expected = [(scale, pue) for scale in (1.0, 2.0, 3.0) for pue in (1.1, 1.2)]
+    assert list(zip(per["demand.scale"], per["facility.pue"], strict=True)) == expected

@@ -212,13 +212,19 @@ def design(
         if len(dim) > 1 and any(not axes[i].vector for i in dim):
             for i in dim:
                 axes[i] = AxisValues(axes[i].name, axes[i].kind, axes[i].labels, False, axes[i].edits, axes[i].subsets)
+    # configurations are numbered with the structural dimensions outermost: each group is then a run of
+    # consecutive configurations, and the chunks hold the rows in order (no sort of the table)
+    outer = sorted(range(len(dims)), key=lambda k: all(axes[i].vector for i in dims[k]))
+    dims = tuple(dims[k] for k in outer)
+    shape = tuple(shape[k] for k in outer)
     return Design(spec, base, data, tuple(axes), dims, shape, source, names)
 
 
 def configuration_indices(d: Design, configs: NDArray[np.int64]) -> NDArray[np.int64]:
     """Index of each axis's value in each configuration, shape ``(len(configs), axes)``.
 
-    Configurations are numbered as :func:`itertools.product` orders the dimensions: the last dimension fastest.
+    Configurations are numbered as :func:`itertools.product` orders the dimensions, the last fastest; the
+    dimensions of structural axes come first, each kind in the sweep's order.
     """
     multi = np.unravel_index(configs, d.shape) if len(d.shape) > 1 else (configs,)
     out = np.empty((len(configs), len(d.axes)), dtype=np.int64)

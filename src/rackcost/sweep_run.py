@@ -116,8 +116,8 @@ class Chunk:
     number
         The chunk's number (for messages and task keys).
     parts
-        ``(scenario, plan, configurations, vector values)`` per group: the vector axes' values by YAML path, one
-        per configuration.
+        ``(scenario, plan, configurations, vector values, axis values)`` per group: the vector axes' values by
+        YAML path, and every axis's value (a label axis's code), one per configuration.
     samples
         Monte Carlo draws per configuration, or None.
     seed
@@ -127,7 +127,7 @@ class Chunk:
     """
 
     number: int
-    parts: tuple[tuple[Scenario, Plan, NDArray[np.int64], dict[str, NDArray[np.float64]]], ...]
+    parts: tuple[tuple[Scenario, Plan, NDArray[np.int64], dict[str, NDArray[np.float64]], dict[str, NDArray[Any]]], ...]
     samples: int | None
     seed: int
     system_codes: dict[str, int]
@@ -309,7 +309,7 @@ def plan_chunks(d: Design, chunk_configs: int | None = None) -> tuple[list[Chunk
     system_codes = {name: k for k, name in enumerate(d.system_names)}
     payment_codes: dict[str, int] = {}
     skipped: dict[tuple[str, str], int] = {}
-    parts: list[tuple[Any, Any, NDArray[np.int64], dict[str, NDArray[np.float64]]]] = []
+    parts: list[Any] = []
     vector = d.vector_axes
     for values, members in structural_groups(d, configs):
         group = group_scenario(d, values)
@@ -323,8 +323,14 @@ def plan_chunks(d: Design, chunk_configs: int | None = None) -> tuple[list[Chunk
         idx = configuration_indices(d, members)
         for start in range(0, len(members), size):
             part = members[start : start + size]
-            vals = {d.axes[a].name: np.asarray(d.axes[a].labels, float)[idx[start : start + size, a]] for a in vector}
-            parts.append((group.scenario, planned, part, vals))
+            rows = idx[start : start + size]
+            vals = {d.axes[a].name: np.asarray(d.axes[a].labels, float)[rows[:, a]] for a in vector}
+            # every axis's value (a label axis by its code), repeated on the configuration's rows
+            shown = {
+                axis.name: rows[:, a].astype(np.int32) if axis.labels.dtype == object else axis.labels[rows[:, a]]
+                for a, axis in enumerate(d.axes)
+            }
+            parts.append((group.scenario, planned, part, vals, shown))
     chunks: list[Chunk] = []
     pending: list[Any] = []
     count = 0
@@ -341,12 +347,15 @@ def plan_chunks(d: Design, chunk_configs: int | None = None) -> tuple[list[Chunk
 
 
 def evaluate_chunk(chunk: Chunk) -> dict[str, NDArray[Any]]:
-    """Evaluate one chunk: its rows as columns (configuration, system and payment codes, demand point index, and
-    the figures), in configuration x system x point order within each group."""
+    """Evaluate one chunk: its rows as columns, in configuration x system x demand point order.
+
+    Columns: ``configuration``; each axis's value (a float, or the code of a label); the codes of ``system``,
+    ``payment`` and ``point``; ``api`` (an API system's row); and the figures.
+    """
     from rackcost.montecarlo import draw_samples, evaluate_samples
 
     out: dict[str, list[NDArray[Any]]] = {}
-    for scenario, planned, configs, vector in chunk.parts:
+    for scenario, planned, configs, vector, axis_values in chunk.parts:
         m = len(configs)
         points = len(scenario.demand)
         draws = chunk.samples or 1
@@ -358,46 +367,55 @@ def evaluate_chunk(chunk: Chunk) -> dict[str, NDArray[Any]]:
         sampled = chunk.samples is not None  # draws may move the sizing; prices alone never do
         res = evaluate_samples(scenario, values, m * draws, planned, resize=sampled, serve_once=not sampled)
         systems = list(res)
-        cost = {s: res[s]["usd_per_accepted_request"].reshape(m, draws, points) for s in systems}
-        blended = {s: res[s]["blended_usd_per_accepted_request@system"].reshape(m, draws, 1) for s in systems}
-        cheapest = np.argmin(np.stack([cost[s] for s in systems]), axis=0)
-        cheapest_blended = np.argmin(np.stack([blended[s] for s in systems]), axis=0)
+        per_row = len(systems) * points
+        cells: dict[str, list[NDArray[Any]]] = {}  # column -> one (m, points) array per system
         for k, system in enumerate(systems):
             cols = res[system]
-            api = scenario.systems[k].api is not None
-            add = out.setdefault
-            add("configuration", []).append(np.repeat(configs, points))
-            add("system", []).append(np.full(m * points, chunk.system_codes[system], dtype=np.int32))
-            add("payment", []).append(np.full(m * points, chunk.payment_codes[scenario.systems[k].payment], np.int32))
-            add("point", []).append(np.tile(np.arange(points, dtype=np.int32), m))
-            add("api", []).append(np.full(m * points, api))
-            add("rank", []).append(np.full(m * points, k, dtype=np.int32))  # the system's place in its group
             for name in POINT_COLUMNS:
-                _add(out, name, np.asarray(cols[name], dtype=float).reshape(m, draws, points), chunk.samples)
+                _summarise(cells, name, np.asarray(cols[name], dtype=float).reshape(m, draws, points), chunk.samples)
             for name in SYSTEM_COLUMNS:
                 source = cols[f"{name}@system"] if f"{name}@system" in cols else cols[name][:, 0]
                 per_system = np.asarray(source, dtype=float).reshape(m, draws, 1)
-                _add(out, name, np.broadcast_to(per_system, (m, draws, points)), chunk.samples, name in MC_SPREAD)
+                _summarise(cells, name, np.broadcast_to(per_system, (m, draws, points)), chunk.samples)
             if chunk.samples is not None:
-                share = np.mean(cheapest == k, axis=1).reshape(-1)
-                add("probability_cheapest_fraction", []).append(share)
-                share = np.mean(cheapest_blended == k, axis=1)  # (m, 1)
-                add("blended_probability_cheapest_fraction", []).append(np.repeat(share.reshape(-1), points))
-    return {name: np.concatenate(parts) for name, parts in out.items()}
+                cost = np.stack([res[s]["usd_per_accepted_request"].reshape(m, draws, points) for s in systems])
+                blended = np.stack(
+                    [res[s]["blended_usd_per_accepted_request@system"].reshape(m, draws) for s in systems]
+                )
+                share = np.mean(np.argmin(cost, axis=0) == k, axis=1)
+                cells.setdefault("probability_cheapest_fraction", []).append(share)
+                share = np.mean(np.argmin(blended, axis=0) == k, axis=1)
+                cells.setdefault("blended_probability_cheapest_fraction", []).append(
+                    np.broadcast_to(share[:, None], (m, points))
+                )
+        # configuration-major: (m, systems, points)
+        for name, per_system in cells.items():
+            out.setdefault(name, []).append(np.stack(per_system, axis=1).reshape(-1))
+        add = out.setdefault
+        add("configuration", []).append(np.repeat(configs, per_row))
+        for name, v in axis_values.items():
+            add(name, []).append(np.repeat(v, per_row))
+        codes = [chunk.system_codes[s] for s in systems]
+        add("system", []).append(np.tile(np.repeat(np.asarray(codes, np.int32), points), m))
+        payments = [chunk.payment_codes[s.payment] for s in scenario.systems]
+        add("payment", []).append(np.tile(np.repeat(np.asarray(payments, np.int32), points), m))
+        add("point", []).append(np.tile(np.arange(points, dtype=np.int32), m * len(systems)))
+        api = [s.api is not None for s in scenario.systems]
+        add("api", []).append(np.tile(np.repeat(np.asarray(api, bool), points), m))
+    return {name: parts[0] if len(parts) == 1 else np.concatenate(parts) for name, parts in out.items()}
 
 
-def _add(
-    out: dict[str, list[NDArray[Any]]], name: str, a: NDArray[np.float64], samples: int | None, spread: bool = True
-) -> None:
-    """Append a column ``(m, draws, points)`` as rows: the value, or the mean over draws (and p5 / p95)."""
+def _summarise(cells: dict[str, list[NDArray[Any]]], name: str, a: NDArray[np.float64], samples: int | None) -> None:
+    """Add one system's column ``(m, draws, points)`` as ``(m, points)``: the value, or the mean over the draws
+    (and, for the cost columns, p5 and p95)."""
     if samples is None:
-        out.setdefault(name, []).append(a.reshape(-1))
+        cells.setdefault(name, []).append(a[:, 0, :])
         return
-    out.setdefault(name, []).append(a.mean(axis=1).reshape(-1))
-    if name in MC_SPREAD and spread:
+    cells.setdefault(name, []).append(a.mean(axis=1))
+    if name in MC_SPREAD:
         p5, p95 = np.percentile(a, [5.0, 95.0], axis=1)
-        out.setdefault(f"{name}_p5", []).append(p5.reshape(-1))
-        out.setdefault(f"{name}_p95", []).append(p95.reshape(-1))
+        cells.setdefault(f"{name}_p5", []).append(p5)
+        cells.setdefault(f"{name}_p95", []).append(p95)
 
 
 def _schedule(
@@ -520,56 +538,63 @@ def _attribute(match: re.Match[str] | None) -> str:
 def _frame(d: Design, chunks: list[Chunk], results: dict[int, dict[str, NDArray[Any]]]) -> pd.DataFrame:
     """The tidy table: rows in order of configuration, system (the base's order) and demand point.
 
-    Each chunk's rows are written straight to their place (a configuration's rows start after those of every
-    configuration before it) in one block of float columns that becomes the frame without a copy: sorting and
-    gathering the concatenated chunks took 6 of 8.6 s at 6 x 10^6 rows (measured, benchmarks/bench_sweep.py).
+    Configurations are numbered with the structural axes outermost, so each group is a run of consecutive
+    configurations and the chunks, in order, hold the rows in order: the table is their columns copied once into
+    one float block that becomes the frame without another copy (sorting the rows and stacking columns took 6 of
+    8.6 s at 6 x 10^6 rows; measured, benchmarks/bench_sweep.py).
     """
     import pandas as pd
 
     found = [results[c.number] for c in chunks if c.number in results]
-    names = list(d.system_names)
-    points = len(d.base.demand)
     payments = list(chunks[0].payment_codes) if chunks else []
-    skip = ("configuration", "system", "payment", "point", "api", "rank")
-    measures = [n for n in (found[0] if found else (*POINT_COLUMNS, *SYSTEM_COLUMNS)) if n not in skip]
+    label_axes = [a for a in d.axes if a.labels.dtype == object]
+    float_axes = [a.name for a in d.axes if a.labels.dtype != object]
+    fixed = {"configuration", "system", "payment", "point", "api", *(a.name for a in d.axes)}
+    measures = [n for n in found[0] if n not in fixed] if found else [*POINT_COLUMNS, *SYSTEM_COLUMNS]
     at_tpot = measures.index("tpot_ms") + 1
-    float_names = [*measures[:at_tpot], "interactivity_tokens_per_s", *measures[at_tpot:]]
-    counts = np.zeros(d.configurations, dtype=np.int64)
-    for f in found:
-        counts += np.bincount(f["configuration"], minlength=d.configurations)
-    offset = np.cumsum(counts) - counts
-    rows = int(counts.sum())
+    float_names = [*float_axes, *measures[:at_tpot], "interactivity_tokens_per_s", *measures[at_tpot:]]
+    sizes = [len(f["configuration"]) for f in found]
+    rows = int(sum(sizes))
     block = np.empty((len(float_names), rows))
-    codes = {name: np.empty(rows, dtype=np.int32) for name in ("system", "payment", "point")}
-    api = np.empty(rows, dtype=bool)
-    for f in found:
-        dest = offset[f["configuration"]] + f["rank"].astype(np.int64) * points + f["point"]
+    other: dict[str, list[NDArray[Any]]] = {}
+    start = 0
+    for f, size in zip(found, sizes, strict=True):
+        stop = start + size
         for j, name in enumerate(float_names):
             if name == "interactivity_tokens_per_s":
                 with np.errstate(divide="ignore"):
-                    block[j, dest] = MS_PER_S / f["tpot_ms"]
+                    np.divide(MS_PER_S, f["tpot_ms"], out=block[j, start:stop])
             else:
-                block[j, dest] = f[name]
-        for name, column in codes.items():
-            column[dest] = f[name]
-        api[dest] = f["api"]
-    evaluated = np.flatnonzero(counts)
-    per_config = counts[evaluated]
-    idx = configuration_indices(d, evaluated)
-    lead: dict[str, Any] = {"configuration": np.repeat(evaluated, per_config)}
+                block[j, start:stop] = f[name]
+        for name in ("configuration", "system", "payment", "point", "api", *(a.name for a in label_axes)):
+            other.setdefault(name, []).append(f[name])
+        start = stop
+
+    def joined(name: str, dtype: Any) -> NDArray[Any]:
+        parts = other.get(name, [])
+        return np.concatenate(parts) if parts else np.empty(0, dtype)
+
+    config = joined("configuration", np.int64)
+    out = pd.DataFrame(block.T, columns=float_names, copy=False)
+    if config.size > 1 and not bool(np.all(config[1:] >= config[:-1])):  # pragma: no cover - numbering guarantees it
+        raise AssertionError("sweep rows out of configuration order")
+    out.insert(0, "configuration", config)
     for a, axis in enumerate(d.axes):
-        labels = axis.labels
-        if labels.dtype == object:
-            lead[axis.name] = pd.Categorical.from_codes(np.repeat(idx[:, a], per_config), categories=list(labels))
-        else:
-            lead[axis.name] = np.repeat(np.asarray(labels, dtype=float)[idx[:, a]], per_config)
-    lead["system"] = pd.Categorical.from_codes(codes["system"], categories=names)
+        if axis.labels.dtype == object:
+            codes = joined(axis.name, np.int32)
+            out.insert(a + 1, axis.name, pd.Categorical.from_codes(codes, categories=list(axis.labels)))
+    system = joined("system", np.int32)
+    at = len(d.axes) + 1
+    names = list(d.system_names)
+    out.insert(at, "system", pd.Categorical.from_codes(system, categories=names))
     for column, pattern in d.spec.system_attributes.items():
+        at += 1
         values = [_attribute(re.search(pattern, name)) for name in names]
-        lead[column] = pd.Categorical(np.asarray(values, dtype=object)[codes["system"]])
-    lead["payment"] = pd.Categorical.from_codes(codes["payment"], categories=payments)
-    lead["demand_point"] = pd.Categorical.from_codes(codes["point"], categories=[p.name for p in d.base.demand])
-    out = pd.concat([pd.DataFrame(lead), pd.DataFrame(block.T, columns=float_names, copy=False)], axis=1)
+        out.insert(at, column, pd.Categorical(np.asarray(values, dtype=object)[system]))
+    out.insert(at + 1, "payment", pd.Categorical.from_codes(joined("payment", np.int32), categories=payments))
+    points = [p.name for p in d.base.demand]
+    out.insert(at + 2, "demand_point", pd.Categorical.from_codes(joined("point", np.int32), categories=points))
+    api = joined("api", bool)
     for name in ("provisioned_replicas", "racks"):
         if not (api.any() or (d.spec.samples is not None)):
             out[name] = out[name].astype(np.int64)

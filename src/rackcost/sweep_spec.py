@@ -10,7 +10,7 @@ An axis is either
 - **``systems``**: which systems take part, as ``subsets: [[name, ...], ...]`` or ``each: true`` (each system on its
   own), optionally with systems added from another file (``import: FILE``, a scenario or the output of
   ``rackcost import``), so that imported curves become alternatives;
-- a **variant axis** (``slo``, ``payment`` or any name that is not a path): ``variants: [{label, set: {YAML path:
+- a **variant axis** (``slo``, ``pricing`` or any name that is not a path): ``variants: [{label, set: {YAML path:
   value}, tier: {system, gpu, tier}}]``, each variant a set of edits of the base scenario (``null`` removes a
   block). ``tier`` pays a system by an InferenceX price tier (the rental price of ``rackcost reconcile --tier``).
 
@@ -218,6 +218,12 @@ class SweepSpec(_SweepBlock):
     @model_validator(mode="after")
     def _axes(self) -> SweepSpec:
         names = [a.axis for a in self.axes]
+        taken = [n for n in names if n in RESERVED_COLUMNS]
+        if taken:
+            raise ValueError(
+                f"axes: {taken[0]!r} is a column every sweep table has already; name the axis otherwise "
+                "(e.g. pricing for payment variants)"
+            )
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"axes: each axis once, got {dupes[0]!r} twice")
