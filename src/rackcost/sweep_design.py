@@ -266,10 +266,13 @@ class GroupScenario:
         The base with the group's edits, the systems that cannot be evaluated there left out; None when none can.
     skipped
         ``(system, reason)`` for each system left out.
+    planned
+        The scenario's :func:`rackcost.chain.plan` (None with the scenario).
     """
 
     scenario: Scenario | None
     skipped: tuple[tuple[str, str], ...]
+    planned: Any = None
 
 
 def group_scenario(d: Design, values: tuple[int, ...]) -> GroupScenario:
@@ -303,8 +306,7 @@ def group_scenario(d: Design, values: tuple[int, ...]) -> GroupScenario:
         data = _subset_systems(data, subset)
     scenario = _validated(data, d.source, where)
     try:
-        plan(scenario)
-        return GroupScenario(scenario, ())
+        return GroupScenario(scenario, (), plan(scenario))
     except ScenarioError:
         pass
     keep, skipped = [], []
@@ -316,7 +318,8 @@ def group_scenario(d: Design, values: tuple[int, ...]) -> GroupScenario:
             skipped.append((system.name, "; ".join(p.message for p in exc.problems)))
     if not keep:
         return GroupScenario(None, tuple(skipped))
-    return GroupScenario(_validated(_subset_systems(data, tuple(keep)), d.source, where), tuple(skipped))
+    scenario = _validated(_subset_systems(data, tuple(keep)), d.source, where)
+    return GroupScenario(scenario, tuple(skipped), plan(scenario))
 
 
 def _validated(data: dict[str, Any], source: str, where: str | None = None) -> Scenario:

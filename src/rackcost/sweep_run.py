@@ -298,7 +298,6 @@ def plan_chunks(d: Design, chunk_configs: int | None = None) -> tuple[list[Chunk
     chunks, skipped
         The chunks in configuration order, and the systems left out of some groups (see :class:`SweepResult`).
     """
-    from rackcost.chain import plan
 
     total = d.configurations
     per_config = max(1, len(d.base.systems) * len(d.base.demand) * (d.spec.samples or 1))
@@ -319,7 +318,7 @@ def plan_chunks(d: Design, chunk_configs: int | None = None) -> tuple[list[Chunk
             continue
         for s in group.scenario.systems:
             payment_codes.setdefault(s.payment, len(payment_codes))
-        planned = plan(group.scenario)
+        planned = group.planned
         idx = configuration_indices(d, members)
         for start in range(0, len(members), size):
             part = members[start : start + size]
@@ -551,6 +550,9 @@ def _frame(d: Design, chunks: list[Chunk], results: dict[int, dict[str, NDArray[
     float_axes = [a.name for a in d.axes if a.labels.dtype != object]
     fixed = {"configuration", "system", "payment", "point", "api", *(a.name for a in d.axes)}
     measures = [n for n in found[0] if n not in fixed] if found else [*POINT_COLUMNS, *SYSTEM_COLUMNS]
+    # counts are set apart, as integers: replacing a column of the float block would copy the whole block
+    counted = ("provisioned_replicas", "racks")
+    measures = [n for n in measures if n not in counted]
     at_tpot = measures.index("tpot_ms") + 1
     float_names = [*float_axes, *measures[:at_tpot], "interactivity_tokens_per_s", *measures[at_tpot:]]
     sizes = [len(f["configuration"]) for f in found]
@@ -566,7 +568,7 @@ def _frame(d: Design, chunks: list[Chunk], results: dict[int, dict[str, NDArray[
                     np.divide(MS_PER_S, f["tpot_ms"], out=block[j, start:stop])
             else:
                 block[j, start:stop] = f[name]
-        for name in ("configuration", "system", "payment", "point", "api", *(a.name for a in label_axes)):
+        for name in ("configuration", "system", "payment", "point", "api", *counted, *(a.name for a in label_axes)):
             other.setdefault(name, []).append(f[name])
         start = stop
 
@@ -595,9 +597,11 @@ def _frame(d: Design, chunks: list[Chunk], results: dict[int, dict[str, NDArray[
     points = [p.name for p in d.base.demand]
     out.insert(at + 2, "demand_point", pd.Categorical.from_codes(joined("point", np.int32), categories=points))
     api = joined("api", bool)
-    for name in ("provisioned_replicas", "racks"):
-        if not (api.any() or (d.spec.samples is not None)):
-            out[name] = out[name].astype(np.int64)
+    at = out.columns.get_loc("provisioned_it_kw")
+    for k, name in enumerate(counted):
+        column = joined(name, float)
+        whole = not (api.any() or d.spec.samples is not None)  # a mean over draws need not be whole
+        out.insert(at + k, name, column.astype(np.int64) if whole else column)
     if api.any():
         for name in NOT_FOR_API:
             if name in out:
