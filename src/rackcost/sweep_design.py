@@ -306,9 +306,11 @@ def group_scenario(d: Design, values: tuple[int, ...]) -> GroupScenario:
         data = _subset_systems(data, subset)
     scenario = _validated(data, d.source, where)
     try:
-        return GroupScenario(scenario, (), plan(scenario))
-    except ScenarioError:
-        pass
+        planned = plan(scenario)
+    except ScenarioError:  # some system cannot be evaluated here: find which, and keep the others
+        planned = None
+    if planned is not None:
+        return GroupScenario(scenario, (), planned)
     keep, skipped = [], []
     for system in scenario.systems:
         try:

@@ -301,9 +301,9 @@ def plan_chunks(d: Design, chunk_configs: int | None = None) -> tuple[list[Chunk
 
     total = d.configurations
     per_config = max(1, len(d.base.systems) * len(d.base.demand) * (d.spec.samples or 1))
+    if chunk_configs is not None and chunk_configs < 1:
+        raise SweepError(f"chunk_configs must be >= 1, got {chunk_configs}")
     size = chunk_configs or max(1, CHUNK_ELEMENTS // per_config)
-    if size < 1:
-        raise SweepError(f"chunk_configs must be >= 1, got {size}")
     configs = np.arange(total, dtype=np.int64)
     system_codes = {name: k for k, name in enumerate(d.system_names)}
     payment_codes: dict[str, int] = {}
@@ -368,6 +368,10 @@ def evaluate_chunk(chunk: Chunk) -> dict[str, NDArray[Any]]:
         systems = list(res)
         per_row = len(systems) * points
         cells: dict[str, list[NDArray[Any]]] = {}  # column -> one (m, points) array per system
+        if chunk.samples is not None:  # which system is cheapest in each draw, once for all systems
+            cost = np.stack([res[s]["usd_per_accepted_request"].reshape(m, draws, points) for s in systems])
+            blended = np.stack([res[s]["blended_usd_per_accepted_request@system"].reshape(m, draws) for s in systems])
+            cheapest, cheapest_blended = np.argmin(cost, axis=0), np.argmin(blended, axis=0)
         for k, system in enumerate(systems):
             cols = res[system]
             for name in POINT_COLUMNS:
@@ -377,13 +381,8 @@ def evaluate_chunk(chunk: Chunk) -> dict[str, NDArray[Any]]:
                 per_system = np.asarray(source, dtype=float).reshape(m, draws, 1)
                 _summarise(cells, name, np.broadcast_to(per_system, (m, draws, points)), chunk.samples)
             if chunk.samples is not None:
-                cost = np.stack([res[s]["usd_per_accepted_request"].reshape(m, draws, points) for s in systems])
-                blended = np.stack(
-                    [res[s]["blended_usd_per_accepted_request@system"].reshape(m, draws) for s in systems]
-                )
-                share = np.mean(np.argmin(cost, axis=0) == k, axis=1)
-                cells.setdefault("probability_cheapest_fraction", []).append(share)
-                share = np.mean(np.argmin(blended, axis=0) == k, axis=1)
+                cells.setdefault("probability_cheapest_fraction", []).append(np.mean(cheapest == k, axis=1))
+                share = np.mean(cheapest_blended == k, axis=1)
                 cells.setdefault("blended_probability_cheapest_fraction", []).append(
                     np.broadcast_to(share[:, None], (m, points))
                 )
