@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 import rackcost
-from rackcost import queueing
+from rackcost.model import queueing
 from timing import median_s
 
 

@@ -21,9 +21,9 @@ import importlib.util
 import numpy as np
 
 import rackcost
-from rackcost import queueing
-from rackcost import simulation as sim
-from rackcost.chain import evaluate_systems
+from rackcost.evaluation.chain import evaluate_systems
+from rackcost.model import queueing
+from rackcost.model import simulation as sim
 from timing import median_s
 
 SLOTS = 4096

@@ -22,10 +22,10 @@ import time
 
 import numpy as np
 
-from rackcost import queueing
-from rackcost.chain import plan, run_samples
-from rackcost.sweep_design import group_scenario, structural_groups
-from rackcost.sweep_run import plan_chunks, resolve, run_sweep
+from rackcost.analysis.sweep.design import group_scenario, structural_groups
+from rackcost.analysis.sweep.run import plan_chunks, resolve, run_sweep
+from rackcost.evaluation.chain import plan, run_samples
+from rackcost.model import queueing
 
 
 def spec(configurations: int) -> dict:

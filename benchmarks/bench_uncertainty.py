@@ -26,8 +26,9 @@ import numpy as np
 import yaml
 
 import rackcost
-from rackcost import montecarlo, queueing
-from rackcost.chain import plan, run_samples
+from rackcost.analysis import montecarlo
+from rackcost.evaluation.chain import plan, run_samples
+from rackcost.model import queueing
 from timing import median_s
 
 SAMPLES = 100_000

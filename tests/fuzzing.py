@@ -28,8 +28,8 @@ from pydantic import TypeAdapter
 
 import rackcost
 from rackcost import ScenarioError
-from rackcost.schema import annotation_at
-from rackcost.yaml_paths import format_path
+from rackcost.scenario.schema import annotation_at
+from rackcost.scenario.yaml_paths import format_path
 from reference import find_non_finite
 
 SCENARIOS: dict[str, Any] = {

@@ -368,7 +368,7 @@ def test_every_form_label_names_its_unit():
 
 def test_rackcost_app_runs_streamlit_on_the_app(monkeypatch):
     calls = []
-    monkeypatch.setattr("rackcost.launch.serve", lambda command: calls.append(command) or 0)
+    monkeypatch.setattr("rackcost.cli.launch.serve", lambda command: calls.append(command) or 0)
     result = CliRunner().invoke(cli_app, ["app", "--port", "8600"])
     assert result.exit_code == 0, result.output
     assert calls[0][1:4] == ["-m", "streamlit", "run"]
@@ -443,7 +443,7 @@ def test_sigterm_to_rackcost_app_stops_the_streamlit_server():
 
 
 def test_rackcost_app_without_streamlit_says_how_to_install(monkeypatch):
-    monkeypatch.setattr("rackcost.launch.importlib.util.find_spec", lambda name: None)
+    monkeypatch.setattr("rackcost.cli.launch.importlib.util.find_spec", lambda name: None)
     result = CliRunner().invoke(cli_app, ["app"])
     assert result.exit_code == 1
     assert "pip install -e '.[app]'" in result.output

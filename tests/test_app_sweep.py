@@ -2,7 +2,7 @@
 
 The charts are read back from the page's Vega-Lite elements (their datasets are Arrow tables), so the tests check
 what the user is shown: the winner map against the per-cell minimum of the library's own table, the Pareto fronts
-against :func:`rackcost.sweep_summary.pareto_front`, and every bad input as a message, never a traceback.
+against :func:`rackcost.analysis.sweep.summary.pareto_front`, and every bad input as a message, never a traceback.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import rackcost
-from rackcost.loading import scenario_to_data
-from rackcost.sweep_run import resolve, run_sweep
-from rackcost.sweep_summary import pareto_front
+from rackcost.analysis.sweep.run import resolve, run_sweep
+from rackcost.analysis.sweep.summary import pareto_front
+from rackcost.scenario.loading import scenario_to_data
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app" / "streamlit_app.py")

@@ -13,22 +13,22 @@ PACKAGE = ROOT / "src" / "rackcost"
 
 # the numeric core: pure functions and plain containers over numpy arrays (DESIGN.md section 2's steps)
 CORE = {
-    "rackcost.performance",
-    "rackcost.queueing",
-    "rackcost.sizing",
-    "rackcost.power",
-    "rackcost.finance",
-    "rackcost.demand",
-    "rackcost.operating_point",
-    "rackcost.inputs",
-    "rackcost.outcomes",
-    "rackcost.fleet",
-    "rackcost.metrics",
+    "rackcost.model.performance",
+    "rackcost.model.queueing",
+    "rackcost.model.sizing",
+    "rackcost.model.power",
+    "rackcost.model.finance",
+    "rackcost.model.demand",
+    "rackcost.model.operating_point",
+    "rackcost.model.inputs",
+    "rackcost.model.outcomes",
+    "rackcost.model.fleet",
+    "rackcost.model.metrics",
     "rackcost.units",
-    "rackcost.yaml_paths",
-    "rackcost.routing",
-    "rackcost.simulation",
-    "rackcost.site",
+    "rackcost.scenario.yaml_paths",
+    "rackcost.model.routing",
+    "rackcost.model.simulation",
+    "rackcost.model.site",
 }
 
 
@@ -118,7 +118,9 @@ def test_the_numeric_core_never_sees_pydantic(module: str) -> None:
             if dep not in reachable:
                 reachable.add(dep)
                 todo.append(dep)
-    assert not reachable & {"rackcost.schema", "rackcost.loading", "rackcost.unpack"}, reachable
+    assert not reachable & {"rackcost.scenario.schema", "rackcost.scenario.loading", "rackcost.scenario.unpack"}, (
+        reachable
+    )
     for mod in {module} | reachable:
         assert not any(m.split(".")[0] in {"pydantic", "yaml", "pandas"} for m, _ in _imports(MODULES[mod])), mod
 

@@ -1,4 +1,4 @@
-"""Tests for rackcost.chain.evaluate: the whole method end to end (DESIGN.md section 2, steps 1-10)."""
+"""Tests for rackcost.evaluation.chain.evaluate: the whole method end to end (DESIGN.md section 2, steps 1-10)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import rackcost
 from rackcost import ScenarioError
-from rackcost.loading import scenario_to_data
-from rackcost.schema import Scenario
+from rackcost.scenario.loading import scenario_to_data
+from rackcost.scenario.schema import Scenario
 from reference import TWO_SYSTEMS, crf, find_non_finite, smallest_replicas, wait_exceedance, wait_quantile
 
 BASE: Scenario = rackcost.load_scenario(TWO_SYSTEMS)

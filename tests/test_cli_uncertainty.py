@@ -115,7 +115,7 @@ def test_uncertainty_is_reproducible_from_the_command_line(uncertain: Path) -> N
 
 
 def test_uncertainty_output_does_not_depend_on_workers(uncertain: Path, monkeypatch) -> None:
-    from rackcost import montecarlo
+    from rackcost.analysis import montecarlo
 
     monkeypatch.setattr(montecarlo, "MIN_SAMPLES_PER_WORKER", 1)  # so that 200 samples really use the threads
     one = invoke("uncertainty", uncertain, "-n", 200, "--seed", 9, "-f", "json", "--workers", 1)

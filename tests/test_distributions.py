@@ -1,4 +1,4 @@
-"""Distributions a scenario input may take (rackcost.distributions) and their validation in the schema.
+"""Distributions a scenario input may take (rackcost.scenario.distributions) and their validation in the schema.
 
 Oracles: the triangular quantile in closed form, and scipy.stats (triang, uniform, norm, truncnorm, lognorm), an
 implementation independent of the library's own (which uses scipy.special.ndtri and its own formulas).
@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from scipy import stats
 
 import rackcost
-from rackcost.distributions import Choice, LogNormal, Normal, Triangular, Uniform
+from rackcost.scenario.distributions import Choice, LogNormal, Normal, Triangular, Uniform
 from reference import TWO_SYSTEMS
 
 BASE = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))

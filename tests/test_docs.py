@@ -9,7 +9,7 @@ import yaml
 from pydantic import BaseModel
 
 import rackcost
-from rackcost import schema
+from rackcost.scenario import schema
 
 ROOT = Path(__file__).resolve().parents[1]
 GLOSSARY = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")

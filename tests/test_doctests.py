@@ -13,7 +13,7 @@ from types import ModuleType
 
 import pytest
 
-from rackcost import finance, power, queueing
+from rackcost.model import finance, power, queueing
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""rackcost.edits: values at YAML paths, provenance of edited values, imported curves put into a scenario."""
+"""rackcost.scenario.edits: values at YAML paths, provenance of edited values, imported curves put into a scenario."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 import rackcost
-from rackcost import edits
 from rackcost.importers import CurveKey, ImportedCurve
+from rackcost.scenario import edits
 
 TWO_SYSTEMS = Path(__file__).parent / "data" / "two_systems.yaml"
 EIA = "EIA Electric Power Monthly, table 5.6.A"

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rackcost
-from rackcost.chain import evaluate_systems, plan, run_samples
-from rackcost.fleet import load_curve, performance_at_point
-from rackcost.loading import scenario_to_data
-from rackcost.performance import LoadCurve, in_service_concurrency, piecewise_linear
-from rackcost.unpack import sampled_inputs, system_inputs
+from rackcost.evaluation.chain import evaluate_systems, plan, run_samples
+from rackcost.model.fleet import load_curve, performance_at_point
+from rackcost.model.performance import LoadCurve, in_service_concurrency, piecewise_linear
+from rackcost.scenario.loading import scenario_to_data
+from rackcost.scenario.unpack import sampled_inputs, system_inputs
 from reference import TWO_SYSTEMS
 
 SCENARIO = rackcost.load_scenario(TWO_SYSTEMS)

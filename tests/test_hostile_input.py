@@ -18,8 +18,8 @@ import rackcost
 from fuzzing import Case, check_outcome, field_range, mutated_scenarios
 from rackcost import ScenarioError
 from rackcost.cli import app
-from rackcost.loading import MAX_EXPANDED_NODES, MAX_SCENARIO_BYTES
-from rackcost.yaml_paths import format_path
+from rackcost.scenario.loading import MAX_EXPANDED_NODES, MAX_SCENARIO_BYTES
+from rackcost.scenario.yaml_paths import format_path
 from reference import TWO_SYSTEMS
 
 BASE = TWO_SYSTEMS.read_text(encoding="utf-8")
@@ -193,7 +193,7 @@ def test_extreme_values_are_clear_errors(tmp_path: Path, change: tuple[str, str]
 
 
 def test_schema_shows_the_ranges() -> None:
-    schema = rackcost.schema.Scenario.model_json_schema()
+    schema = rackcost.scenario.schema.Scenario.model_json_schema()
     demand = schema["$defs"]["DemandPoint"]["properties"]["arrival_rps"]
     assert "minimum" in demand or "exclusiveMinimum" in demand
     assert "maximum" in demand

@@ -75,8 +75,8 @@ def test_every_inferencex_file_imports_on_its_own(path: Path):
     result = read_inferencex_paths([path])
     assert result.curves, [str(s) for s in result.skipped]
     for curve in result.curves:
-        rackcost.schema.Performance.model_validate(curve.performance)
-        rackcost.schema.Provenance.model_validate(curve.provenance)
+        rackcost.scenario.schema.Performance.model_validate(curve.performance)
+        rackcost.scenario.schema.Provenance.model_validate(curve.provenance)
 
 
 def test_stages_are_detected_by_content_not_by_name():
@@ -656,7 +656,7 @@ RATE_RTOL = 1e-9  # the brief's bound; rounding a mean length to 10 significant 
 
 def _derived_rps(curve) -> list[float]:
     """Requests/s per point as the model derives them from the imported curve (step 1, through the scenario)."""
-    from rackcost.unpack import system_inputs
+    from rackcost.scenario.unpack import system_inputs
 
     data = _scenario_with([{"name": "imported", "performance": curve.performance}])
     gpus = curve.key.gpus_per_replica

@@ -1,4 +1,4 @@
-"""Tests for rackcost.loading: bad input gives one named problem per mistake (DESIGN.md section 5)."""
+"""Tests for rackcost.scenario.loading: bad input gives one named problem per mistake (DESIGN.md section 5)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import yaml
 
 import rackcost
 from rackcost import ScenarioError
-from rackcost.schema import Scenario
+from rackcost.scenario.schema import Scenario
 from reference import TWO_SYSTEMS
 
 BASE = TWO_SYSTEMS.read_text(encoding="utf-8")
@@ -170,7 +170,7 @@ def test_python_object_tag_is_not_executed(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "tag", ["!!python/object:rackcost.schema.Scenario {}", "!!python/name:os.system", "!!binary aGk="]
+    "tag", ["!!python/object:rackcost.scenario.schema.Scenario {}", "!!python/name:os.system", "!!binary aGk="]
 )
 def test_other_non_plain_tags(tmp_path: Path, tag: str) -> None:
     path, _ = edited(tmp_path, "  pue: 1.2", f"  pue: {tag}")

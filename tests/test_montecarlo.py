@@ -1,4 +1,5 @@
-"""Monte Carlo, tornado and break-even (rackcost.montecarlo) against closed forms and the deterministic model."""
+"""Monte Carlo, tornado and break-even (rackcost.analysis.montecarlo) against closed forms and the deterministic
+model."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rackcost
-from rackcost.montecarlo import POINT_COLUMNS, SYSTEM_COLUMNS, evaluate_samples
+from rackcost.analysis.montecarlo import POINT_COLUMNS, SYSTEM_COLUMNS, evaluate_samples
 from reference import TWO_SYSTEMS
 
 BASE = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
@@ -163,7 +164,7 @@ def _assert_identical(a, b) -> None:
 def test_chunks_and_threads_give_bit_for_bit_the_same_result(monkeypatch) -> None:
     # every step is elementwise along the sample axis, so blocks of samples evaluated apart (for progress, or on
     # several threads) and joined must reproduce the single pass exactly, not merely closely
-    from rackcost import montecarlo
+    from rackcost.analysis import montecarlo
 
     sc = scenario(many_inputs)
     whole = rackcost.uncertainty(sc, 250, seed=1, workers=1)
@@ -181,7 +182,7 @@ def test_chunks_and_threads_give_bit_for_bit_the_same_result(monkeypatch) -> Non
 
 def test_large_runs_are_always_evaluated_in_blocks_bit_for_bit(monkeypatch) -> None:
     """Issue 11: memory bounded by chunking whether or not progress is reported; the result does not change."""
-    from rackcost import montecarlo
+    from rackcost.analysis import montecarlo
 
     sc = scenario(many_inputs)
     whole = rackcost.uncertainty(sc, 250, seed=1, workers=1)
@@ -203,7 +204,7 @@ def test_large_runs_are_always_evaluated_in_blocks_bit_for_bit(monkeypatch) -> N
 
 
 def test_block_size() -> None:
-    from rackcost.montecarlo import CHUNK_CELLS, CHUNK_SAMPLES, _block_size
+    from rackcost.analysis.montecarlo import CHUNK_CELLS, CHUNK_SAMPLES, _block_size
 
     assert _block_size(10_000, 6, 1, None) == 10_000
     assert _block_size(10_000, 6, 2, None) == 5_000
@@ -501,7 +502,7 @@ def test_breakeven_refuses_a_range_it_cannot_search(kwargs: dict, expected: str)
 
 def test_scenario_to_data_keeps_distributions_in_place() -> None:
     # the dashboard's cache key and export are built from this: a distribution must not collapse to its centre
-    from rackcost.loading import scenario_to_data
+    from rackcost.scenario.loading import scenario_to_data
 
     scenario = rackcost.load_scenario("deepseek-r1-jalapeno-vs-gb300")
     data = scenario_to_data(scenario)

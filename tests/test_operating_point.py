@@ -1,4 +1,4 @@
-"""Tests for rackcost.operating_point: SLO feasibility, queueing budget, the chosen point (DESIGN.md step 3)."""
+"""Tests for rackcost.model.operating_point: SLO feasibility, queueing budget, the chosen point (DESIGN.md step 3)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import rackcost
-from rackcost import ScenarioError, queueing
-from rackcost.chain import plan
-from rackcost.inputs import SloInputs, SystemInputs
-from rackcost.operating_point import (
+from rackcost import ScenarioError
+from rackcost.evaluation.chain import plan
+from rackcost.model import queueing
+from rackcost.model.inputs import SloInputs, SystemInputs
+from rackcost.model.operating_point import (
     FIRST_BATCH_CANDIDATES,
     MAX_INTEGER_CANDIDATES,
     candidate_curve,
@@ -27,8 +28,8 @@ from rackcost.operating_point import (
     search_concurrencies,
     search_operating_point,
 )
-from rackcost.performance import Curve, build_curve, interpolate_curve
-from rackcost.sizing import sized_replicas
+from rackcost.model.performance import Curve, build_curve, interpolate_curve
+from rackcost.model.sizing import sized_replicas
 from reference import TWO_SYSTEMS
 
 RTOL_FLOAT = 1e-12

@@ -28,7 +28,7 @@ def test_every_public_name_resolves_to_its_module_object() -> None:
     for name in rackcost.__all__:
         value = getattr(rackcost, name)
         module = importlib.import_module(rackcost._LAZY[name])
-        assert value is (module if rackcost._LAZY[name] == f"rackcost.{name}" else getattr(module, name)), name
+        assert value is (module if rackcost._LAZY[name] == f"rackcost.model.{name}" else getattr(module, name)), name
     assert set(rackcost.__all__) == set(rackcost._LAZY)
     assert set(rackcost.__all__) <= set(dir(rackcost))
 
@@ -40,16 +40,31 @@ def test_unknown_name_is_an_attribute_error() -> None:
 
 def test_from_import_of_a_lazy_name_works_in_a_fresh_interpreter() -> None:
     out = _run("from rackcost import evaluate, queueing, ScenarioError; print(evaluate.__module__, queueing.__name__)")
-    assert out == "rackcost.chain rackcost.queueing"
+    assert out == "rackcost.evaluation.chain rackcost.model.queueing"
 
 
 def test_console_entry_runs_the_command_with_the_collector_on_and_the_imports_frozen() -> None:
     code = (
         "import gc, sys\n"
-        "import rackcost.cli as cli\n"
-        "cli.main = lambda: print(gc.isenabled(), gc.get_freeze_count() > 0)\n"
-        "from rackcost import console\n"
+        "import rackcost.cli.entry as entry\n"
+        "entry.main = lambda: print(gc.isenabled(), gc.get_freeze_count() > 0)\n"
+        "from rackcost.cli import console\n"
         "gc.unfreeze()\n"
         "console.main()\n"
     )
     assert _run(code) == "True True"
+
+
+def test_the_core_modules_keep_their_documented_short_names() -> None:
+    """``rackcost.queueing`` and the other documented building blocks are the modules of ``rackcost.model``, as
+    attributes after ``import rackcost`` and as import paths, in a fresh interpreter."""
+    code = (
+        "import rackcost\n"
+        "mods = [rackcost.sizing, rackcost.performance, rackcost.queueing, rackcost.power, rackcost.finance]\n"
+        "import rackcost.finance, rackcost.model.finance\n"
+        "from rackcost.queueing import erlang_c\n"
+        "from rackcost.model.queueing import erlang_c as core_erlang_c\n"
+        "print([m.__name__ for m in mods], rackcost.finance is rackcost.model.finance, erlang_c is core_erlang_c)\n"
+    )
+    names = ["rackcost.model." + n for n in ("sizing", "performance", "queueing", "power", "finance")]
+    assert _run(code) == f"{names} True True"

@@ -1,4 +1,5 @@
-"""Tests for rackcost.reconcile and ``rackcost reconcile``: InferenceX's $/M tokens, its price tiers, and the factors
+"""Tests for rackcost.analysis.reconcile and ``rackcost reconcile``: InferenceX's $/M tokens, its price tiers, and the
+factors
 that take it to rackcost's $/M accepted output tokens (issue 12, item 3; docs/model.md, Reconciling with InferenceX)."""
 
 from __future__ import annotations
@@ -14,10 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 import rackcost
-from rackcost.cli import app
-from rackcost.importers import read_inferencex_paths
-from rackcost.loading import bundled_scenario_path, bundled_scenarios, scenario_from_dict, scenario_to_data
-from rackcost.reconcile import (
+from rackcost.analysis.reconcile import (
     BLENDED,
     DATA_DIR,
     PRICE_TIERS_FILE,
@@ -26,7 +24,10 @@ from rackcost.reconcile import (
     reconcile,
     resolve_price,
 )
-from rackcost.schema import ProvenanceClass
+from rackcost.cli import app
+from rackcost.importers import read_inferencex_paths
+from rackcost.scenario.loading import bundled_scenario_path, bundled_scenarios, scenario_from_dict, scenario_to_data
+from rackcost.scenario.schema import ProvenanceClass
 
 runner = CliRunner()
 IX = Path(__file__).parent / "data" / "inferencex"
@@ -169,7 +170,7 @@ def test_each_factor_is_the_ratio_of_the_figures_it_names():
         assert f["fixed_opex"] == pytest.approx(own / p["capital_usd_per_hour"], rel=1e-12)
         assert f["energy"] == pytest.approx(p["total_usd_per_hour"] / own, rel=1e-12)
     f = {row.step: row.multiplier for row in r.rows_at("peak")}
-    o = rackcost.chain.evaluate_systems(scenario)[0]
+    o = rackcost.evaluation.chain.evaluate_systems(scenario)[0]
     assert f["redundancy"] == pytest.approx(o.provisioned_replicas / o.serving_replicas, rel=1e-12)
     # the SLO's point against the benchmark's: request rates per replica (Little's law on the measured point)
     assert f["slo_operating_point"] == pytest.approx(
@@ -215,7 +216,9 @@ def test_the_benchmark_point_is_the_measured_one_nearest_the_chosen_point_or_a_g
     scenario = _scenario()
     chosen = reconcile(scenario, "GB200 NVL72", 3.3)
     assert chosen.benchmark_concurrency == pytest.approx(chosen.chosen_concurrency, rel=1e-2)
-    concurrencies = sorted(float(c) for c in rackcost.chain.evaluate_systems(scenario)[1].inputs.curve.concurrency)
+    concurrencies = sorted(
+        float(c) for c in rackcost.evaluation.chain.evaluate_systems(scenario)[1].inputs.curve.concurrency
+    )
     low = reconcile(scenario, "GB200 NVL72", 3.3, point=1.0)
     assert low.benchmark_concurrency == concurrencies[0]
     assert low.total_tokens_per_s_per_gpu == 818  # the measured point at 164 tok/s per user

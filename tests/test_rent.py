@@ -114,7 +114,7 @@ def test_own_against_rent_break_even_on_the_rental_price() -> None:
 
 
 def test_cost_against_demand_scale_meets_evaluate_at_scale_one_and_shows_each_payment() -> None:
-    from rackcost.explore import cost_against_demand_scale
+    from rackcost.analysis.explore import cost_against_demand_scale
 
     scenario = rackcost.scenario_from_dict(own_and_rent("on_demand", 2.5))
     rows_ = cost_against_demand_scale(scenario, low=0.5, high=2.0, points=3)
@@ -153,7 +153,7 @@ def test_a_daily_minimum_bills_every_started_replica_at_least_that_many_hours() 
 
 
 def test_minimum_hours_shortfall_closed_form() -> None:
-    from rackcost.fleet import minimum_hours_shortfall
+    from rackcost.model.fleet import minimum_hours_shortfall
 
     # replicas 1-2 run 24 h, 3-5 run 16 h, 6-8 run 6 h: with a 20 h minimum 3 x 4 + 3 x 14 = 54 replica-hours more
     assert minimum_hours_shortfall([[2, 5, 8]], [8.0, 10.0, 6.0], 20.0).tolist() == [[54.0]]

@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 import rackcost
 from rackcost import display
 from rackcost.cli import app as cli_app
-from rackcost.report_content import NOT_APPLICABLE, SECTIONS
-from rackcost.reporting import ReportPathError, check_output
+from rackcost.reporting.content import NOT_APPLICABLE, SECTIONS
+from rackcost.reporting.write import ReportPathError, check_output
 from reference import TWO_SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -214,7 +214,7 @@ def test_a_scenario_without_distributions_has_no_uncertainty_section_unless_samp
 
 
 def test_text_from_the_scenario_is_escaped_in_html_and_markdown(tmp_path: Path) -> None:
-    data = rackcost.loading.scenario_to_data(rackcost.load_scenario(TWO_SYSTEMS))
+    data = rackcost.scenario.loading.scenario_to_data(rackcost.load_scenario(TWO_SYSTEMS))
     hostile = '<script>alert("x")</script> *A* [B](https://example.com) | $1'
     data["name"] = "Scenario " + hostile
     data["systems"][0]["name"] = "Sys " + hostile
@@ -304,7 +304,7 @@ def test_a_missing_folder_is_a_clear_message(tmp_path: Path) -> None:
 
 def test_an_unwritable_folder_is_a_clear_message(tmp_path: Path, monkeypatch) -> None:
     # the tests may run as root, which may write anywhere: the check asks os.access, so ask it to refuse
-    monkeypatch.setattr("rackcost.reporting.writable", lambda folder: False)
+    monkeypatch.setattr("rackcost.reporting.write.writable", lambda folder: False)
     with pytest.raises(ReportPathError, match="is not writable"):
         check_output(tmp_path / "r.html")
     result = invoke("report", TWO_SYSTEMS, "-o", tmp_path / "r.html")
@@ -338,7 +338,7 @@ def test_a_failed_write_leaves_no_partial_file(tmp_path: Path, monkeypatch) -> N
     def refuse(src, dst):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("rackcost.reporting.os.replace", refuse)
+    monkeypatch.setattr("rackcost.reporting.write.os.replace", refuse)
     result = invoke("report", TWO_SYSTEMS, "-o", tmp_path / "r.html")
     assert result.exit_code == 1 and "No space left on device" in result.stderr
     assert list(tmp_path.iterdir()) == []
@@ -355,9 +355,9 @@ def test_the_dashboards_report_is_the_librarys_for_the_edited_scenario() -> None
     at.run()
     assert not at.exception
     edited = rackcost.load_scenario(rackcost.bundled_scenario_path())
-    draft = rackcost.loading.scenario_to_data(edited)
+    draft = rackcost.scenario.loading.scenario_to_data(edited)
     draft["facility"]["rack_power_limit_kw"] = 150.0
-    at.session_state["pending_upload"] = (rackcost.loading.yaml.safe_dump(draft).encode(), "edited.yaml")
+    at.session_state["pending_upload"] = (rackcost.scenario.loading.yaml.safe_dump(draft).encode(), "edited.yaml")
     at.run()
     at.switch_page("app_pages/export.py").run()
     assert not at.exception, [e.value for e in at.exception]

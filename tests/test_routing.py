@@ -1,4 +1,4 @@
-"""Tests for rackcost.routing: which queue each router makes of the fleet (issue 10, item 2).
+"""Tests for rackcost.model.routing: which queue each router makes of the fleet (issue 10, item 2).
 
 Oracles: ``reference`` (textbook Erlang C by recursion, the M/M/k wait tail and quantile), the Erlang C sum
 written out below, a small exact simulation of the FIFO many-server queue, and the Pollaczek-Khinchin formula.
@@ -20,9 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rackcost
-from rackcost import queueing, routing, schema
 from rackcost.errors import ScenarioError
-from rackcost.routing import RoutingNotAnalytic
+from rackcost.model import queueing, routing
+from rackcost.model.routing import RoutingNotAnalytic
+from rackcost.scenario import schema
 from reference import TWO_SYSTEMS, wait_exceedance, wait_quantile
 
 SETTINGS = settings(max_examples=60, deadline=None)
@@ -127,7 +128,8 @@ def test_an_unknown_routing_is_a_scenario_error_at_its_path() -> None:
 
 
 def test_the_numeric_core_module_needs_no_pydantic() -> None:
-    code = "import sys, rackcost.routing; bad = {'pydantic', 'yaml', 'pandas', 'rackcost.schema'} & set(sys.modules); "
+    code = "import sys, rackcost.model.routing; "
+    code += "bad = {'pydantic', 'yaml', 'pandas', 'rackcost.scenario.schema'} & set(sys.modules); "
     code += "assert not bad, bad"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parent)
 

@@ -1,4 +1,5 @@
-"""The fleet simulator (rackcost.simulation, rackcost.referee, ``rackcost simulate``) against closed forms.
+"""The fleet simulator (rackcost.model.simulation, rackcost.analysis.referee, ``rackcost simulate``) against closed
+forms.
 
 Small request counts and fixed seeds keep the file fast. A comparison with an exact value asks for it inside the
 simulation's own 99.9% confidence interval (independent replications, Student t): with about twenty such checks a
@@ -26,11 +27,11 @@ from scipy.special import stdtrit
 from typer.testing import CliRunner
 
 import rackcost
-from rackcost import queueing
-from rackcost import simulation as sim
+from rackcost.analysis.referee import TAIL_NOTE, capacity_check, figure_rows, read_trace, tail_note_applies
 from rackcost.cli import app
-from rackcost.performance import build_curve
-from rackcost.referee import TAIL_NOTE, capacity_check, figure_rows, read_trace, tail_note_applies
+from rackcost.model import queueing
+from rackcost.model import simulation as sim
+from rackcost.model.performance import build_curve
 from reference import TWO_SYSTEMS
 
 runner = CliRunner()

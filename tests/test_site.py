@@ -1,4 +1,4 @@
-"""Site power budget (issue 12, item 6): :mod:`rackcost.site`, :func:`rackcost.site_budget`, ``rackcost site`` and
+"""Site power budget (issue 12, item 6): :mod:`rackcost.model.site`, :func:`rackcost.site_budget`, ``rackcost site`` and
 the ``facility.max_it_power_kw`` warning of evaluate.
 
 Closed forms from the test scenario (tests/data/two_systems.yaml): system A's node is rated 8 x 700 + 1,500 =
@@ -24,16 +24,16 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import rackcost
-from rackcost import routing
 from rackcost.cli import app
-from rackcost.site import (
+from rackcost.model import routing
+from rackcost.model.site import (
     fleet_rated_w,
     max_replicas_within_power,
     per_megawatt,
     serving_replicas_within,
     unserved_rps,
 )
-from rackcost.sizing import provisioned_replicas
+from rackcost.model.sizing import provisioned_replicas
 from reference import TWO_SYSTEMS
 
 BASE: dict[str, Any] = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
@@ -154,14 +154,14 @@ def test_a_bigger_budget_never_serves_less(apr, npr, slots, service, budget, lim
 
 
 def test_the_pure_module_imports_only_the_numeric_core() -> None:
-    source = Path(rackcost.__file__).with_name("site.py").read_text(encoding="utf-8")
+    source = Path(rackcost.__file__).parent.joinpath("model", "site.py").read_text(encoding="utf-8")
     imported = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module:
             imported.add(node.module)
         elif isinstance(node, ast.Import):
             imported.update(a.name for a in node.names)
-    assert imported <= {"__future__", "numpy", "numpy.typing", "rackcost.power", "rackcost.sizing"}
+    assert imported <= {"__future__", "numpy", "numpy.typing", "rackcost.model.power", "rackcost.model.sizing"}
 
 
 # --------------------------------------------------------------------------- rackcost.site_budget

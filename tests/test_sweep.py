@@ -18,14 +18,14 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import rackcost
-from rackcost import sweep_run
+from rackcost.analysis.sweep import run as sweep_run
+from rackcost.analysis.sweep.design import VECTOR_PATH
+from rackcost.analysis.sweep.run import CONFIRM_CONFIGURATIONS, SweepError, evaluate_chunk, run_sweep, sweep
+from rackcost.analysis.sweep.spec import bundled_sweeps, load_sweep, sweep_json_schema
+from rackcost.analysis.sweep.summary import pareto_front, winners
 from rackcost.cli import app
 from rackcost.errors import ScenarioError
-from rackcost.loading import load_scenario, scenario_from_dict, scenario_to_data
-from rackcost.sweep_design import VECTOR_PATH
-from rackcost.sweep_run import CONFIRM_CONFIGURATIONS, SweepError, evaluate_chunk, run_sweep, sweep
-from rackcost.sweep_spec import bundled_sweeps, load_sweep, sweep_json_schema
-from rackcost.sweep_summary import pareto_front, winners
+from rackcost.scenario.loading import load_scenario, scenario_from_dict, scenario_to_data
 
 DEFAULT = "deepseek-r1-jalapeno-vs-gb300"
 GAUDI = "llama-3.3-70b-gaudi25-tp-precision"
@@ -39,7 +39,7 @@ runner = CliRunner()
 
 def set_path(data: dict, path: str, value) -> None:
     """Set a value by YAML path in plain data (independently of the sweep's own edit function)."""
-    from rackcost.yaml_paths import parse_path
+    from rackcost.scenario.yaml_paths import parse_path
 
     loc = parse_path(path)
     node = data
@@ -131,7 +131,7 @@ def test_rent_and_api_price_axes_equal_evaluate():
 
 
 def test_payment_tier_variant_rents_at_the_inferencex_price():
-    from rackcost.reconcile import price_tiers
+    from rackcost.analysis.reconcile import price_tiers
 
     spec = {
         "name": "t",

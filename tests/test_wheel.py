@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from rackcost import launch
 from rackcost.cli import app as cli_app
+from rackcost.cli import launch
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app"
@@ -58,12 +58,12 @@ def test_the_wheel_carries_every_bundled_scenario_and_library_module(wheel):
     scenarios = {f"rackcost/scenarios/{p.name}" for p in (ROOT / "scenarios").glob("*.yaml")}
     assert len(scenarios) >= 5 and scenarios <= names
     modules = {f"rackcost/{name}" for name in _repo_files(ROOT / "src" / "rackcost")}
-    assert "rackcost/edits.py" in modules and modules <= names
+    assert "rackcost/scenario/edits.py" in modules and modules <= names
 
 
 def test_the_wheel_declares_the_console_script_and_the_app_extra(wheel):
     dist_info = next(n.split("/")[0] for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
-    assert "rackcost = rackcost.console:main" in wheel.read(f"{dist_info}/entry_points.txt").decode()
+    assert "rackcost = rackcost.cli.console:main" in wheel.read(f"{dist_info}/entry_points.txt").decode()
     metadata = wheel.read(f"{dist_info}/METADATA").decode()
     assert "Provides-Extra: app" in metadata
     assert re.search(r"Requires-Dist: streamlit.*; extra == 'app'", metadata)
@@ -74,7 +74,7 @@ def test_the_wheel_declares_the_console_script_and_the_app_extra(wheel):
 
 def _invoke(monkeypatch, *args: str) -> list[str]:
     calls: list[list[str]] = []
-    monkeypatch.setattr("rackcost.launch.serve", lambda command: calls.append(command) or 0)
+    monkeypatch.setattr("rackcost.cli.launch.serve", lambda command: calls.append(command) or 0)
     result = CliRunner().invoke(cli_app, ["app", *args])
     assert result.exit_code == 0, result.output
     (command,) = calls
@@ -102,7 +102,7 @@ def test_rackcost_app_prefers_the_packaged_app_and_does_not_watch_it(monkeypatch
 
 
 def test_the_packaged_app_is_where_the_wheel_puts_it():
-    assert launch.packaged_script().relative_to(Path(launch.__file__).parent) == Path("app", "streamlit_app.py")
+    assert launch.packaged_script().relative_to(Path(launch.__file__).parents[1]) == Path("app", "streamlit_app.py")
 
 
 def test_rackcost_app_without_an_app_says_so(monkeypatch):

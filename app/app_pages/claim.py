@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rackcost import charts, display
-from rackcost.compare import headline_sentences
+from rackcost import display
+from rackcost.evaluation.compare import headline_sentences
+from rackcost.reporting import charts
 from rackcost_app import compute, state
 
 ss = st.session_state

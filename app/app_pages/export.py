@@ -6,7 +6,7 @@ import datetime as dt
 
 import streamlit as st
 
-from rackcost.results import TABLES
+from rackcost.evaluation.results import TABLES
 from rackcost_app import compute, state
 
 ss = st.session_state

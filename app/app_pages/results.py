@@ -7,11 +7,11 @@ import pandas as pd
 import streamlit as st
 
 import rackcost
-from rackcost import charts as chart_specs
 from rackcost import display
-from rackcost.referee import DEFAULT_ROUTING, figure_rows
-from rackcost.schema import ROUTING_WORDS
-from rackcost.simulation import ROUTINGS
+from rackcost.analysis.referee import DEFAULT_ROUTING, figure_rows
+from rackcost.model.simulation import ROUTINGS
+from rackcost.reporting import charts as chart_specs
+from rackcost.scenario.schema import ROUTING_WORDS
 from rackcost_app import charts, compute, layout, state, tables
 
 ss = st.session_state

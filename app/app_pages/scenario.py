@@ -9,8 +9,9 @@ import streamlit as st
 import yaml
 
 import rackcost
-from rackcost import display, edits, schema
-from rackcost.loading import DEFAULT_SCENARIO
+from rackcost import display
+from rackcost.scenario import edits, schema
+from rackcost.scenario.loading import DEFAULT_SCENARIO
 from rackcost_app import compute, fields, imports, layout, state
 
 ss = st.session_state

@@ -1,6 +1,6 @@
 """Sweep page: a small sweep of the edited scenario, run here, shown as a winner map and Pareto fronts.
 
-Every number comes from :mod:`rackcost.sweep_run` and :mod:`rackcost.sweep_summary` (through
+Every number comes from :mod:`rackcost.analysis.sweep.run` and :mod:`rackcost.analysis.sweep.summary` (through
 :mod:`rackcost_app.sweep_view`, cached here on the scenario's JSON and the axes); this page only words and draws
 them. The work is bounded (:data:`sweep_view.MAX_CONFIGURATIONS`, :data:`sweep_view.MAX_SIZINGS`): a larger sweep is
 refused with a message, and runs with ``rackcost sweep FILE``.
@@ -15,9 +15,9 @@ import streamlit as st
 
 import rackcost
 from rackcost import display
-from rackcost.loading import scenario_to_data
-from rackcost.sweep_run import SweepError
-from rackcost.sweep_summary import BLENDED
+from rackcost.analysis.sweep.run import SweepError
+from rackcost.analysis.sweep.summary import BLENDED
+from rackcost.scenario.loading import scenario_to_data
 from rackcost_app import compute, state, sweep_view, tables
 
 # persisted settings (plain keys: widget state is dropped when the user leaves the page)
@@ -43,7 +43,7 @@ def run_sweep(scenario_json: str, axes_json: str) -> dict[str, Any]:
     -------
     dict
         ``refused``: the reason when over the bounds (nothing run), else None; ``configurations``, ``sizings``
-        [count]; ``frame``: the tidy table of :func:`rackcost.sweep_run.run_sweep`; ``skipped``: its rows;
+        [count]; ``frame``: the tidy table of :func:`rackcost.analysis.sweep.run.run_sweep`; ``skipped``: its rows;
         ``seconds``: the library's time [s].
 
     Raises :class:`rackcost.ScenarioError` (not cached) for an axis the scenario cannot take.

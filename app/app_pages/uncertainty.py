@@ -9,9 +9,9 @@ from __future__ import annotations
 import streamlit as st
 
 import rackcost
-from rackcost import charts as chart_specs
 from rackcost import display
-from rackcost.yaml_paths import parse_path
+from rackcost.reporting import charts as chart_specs
+from rackcost.scenario.yaml_paths import parse_path
 from rackcost_app import compute, state, tables
 from rackcost_app.fields import label
 

@@ -12,11 +12,11 @@ from typing import Any
 import streamlit as st
 
 import rackcost
-from rackcost import explore
-from rackcost.chain import evaluate_systems
-from rackcost.explore import cost_against_demand_scale, latency_cliff, operating_curves
-from rackcost.outcomes import SystemOutcome
-from rackcost.results import result_tables
+from rackcost.analysis import explore
+from rackcost.analysis.explore import cost_against_demand_scale, latency_cliff, operating_curves
+from rackcost.evaluation.chain import evaluate_systems
+from rackcost.evaluation.results import result_tables
+from rackcost.model.outcomes import SystemOutcome
 
 CACHE_ENTRIES = 64
 
@@ -28,7 +28,8 @@ def scenario(scenario_json: str) -> rackcost.Scenario:
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def outcomes(scenario_json: str) -> list[SystemOutcome]:
-    """:func:`rackcost.chain.evaluate_systems` of the scenario: the model runs once per edit, for every page."""
+    """:func:`rackcost.evaluation.chain.evaluate_systems` of the scenario: the model runs once per edit, for every
+    page."""
     return evaluate_systems(scenario(scenario_json))
 
 
@@ -40,19 +41,19 @@ def evaluate(scenario_json: str) -> rackcost.Result:
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def curves(scenario_json: str) -> list[dict[str, Any]]:
-    """:func:`rackcost.explore.operating_curves` of the scenario."""
+    """:func:`rackcost.analysis.explore.operating_curves` of the scenario."""
     return operating_curves(scenario(scenario_json), outcomes=outcomes(scenario_json))
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def cliff(scenario_json: str) -> list[dict[str, Any]]:
-    """:func:`rackcost.explore.latency_cliff` of the scenario."""
+    """:func:`rackcost.analysis.explore.latency_cliff` of the scenario."""
     return latency_cliff(scenario(scenario_json), outcomes=outcomes(scenario_json))
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def demand_scale(scenario_json: str) -> list[dict[str, Any]]:
-    """:func:`rackcost.explore.cost_against_demand_scale` of the scenario."""
+    """:func:`rackcost.analysis.explore.cost_against_demand_scale` of the scenario."""
     return cost_against_demand_scale(scenario(scenario_json))
 
 

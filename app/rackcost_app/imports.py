@@ -27,8 +27,8 @@ from typing import Any
 
 import streamlit as st
 
-from rackcost import edits
 from rackcost.importers import ImportedCurve, Skipped, read_csv_table, read_inferencex
+from rackcost.scenario import edits
 from rackcost_app import state
 
 PENDING_IMPORT = "pending_import"
@@ -203,7 +203,7 @@ def workload_differences(curve: ImportedCurve, workload: dict[str, Any]) -> list
 
 
 def _apply(change: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]) -> None:
-    """Apply an edit of :mod:`rackcost.edits` to the draft and to the provenance baseline alike, then validate.
+    """Apply an edit of :mod:`rackcost.scenario.edits` to the draft and to the provenance baseline alike, then validate.
 
     ``change(data, draft)`` returns the edited ``data``; ``draft`` is the draft with its figures up to date, the
     one to copy values from. Editing the baseline too keeps the import from reading as the user's edit.

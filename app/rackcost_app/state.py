@@ -29,9 +29,9 @@ import streamlit as st
 import yaml
 
 import rackcost
-from rackcost import edits
 from rackcost.errors import Problem
-from rackcost.loading import DEFAULT_SCENARIO, MAX_SCENARIO_BYTES, SAFE_LOADER
+from rackcost.scenario import edits
+from rackcost.scenario.loading import DEFAULT_SCENARIO, MAX_SCENARIO_BYTES, SAFE_LOADER
 
 DRAFT = "draft"
 PROBLEMS = "problems"
@@ -59,7 +59,7 @@ def init() -> None:
 
 def canonical_json(scenario: rackcost.Scenario) -> str:
     """The validated scenario as JSON text, distributions included: hashable, the argument of every cached call."""
-    from rackcost.loading import scenario_to_data
+    from rackcost.scenario.loading import scenario_to_data
 
     return json.dumps(scenario_to_data(scenario), sort_keys=True, ensure_ascii=False)
 
@@ -169,7 +169,8 @@ def export_stem(name: str | None) -> str:
     return stem or "scenario"
 
 
-# ---- the draft, edited with the library's pure edits (rackcost.edits) ----------------------------------------
+# ---- the draft, edited with the library's pure edits (rackcost.scenario.edits)
+# ----------------------------------------
 
 get_at = edits.get_at  # the pages and fields read values of the draft through this module
 
@@ -181,13 +182,14 @@ def set_value(path: str, value: Any) -> None:
 
 
 def sync_figures() -> None:
-    """Keep the draft's ``figures:`` true to its values (:func:`rackcost.edits.sync_figures` against ``original``)."""
+    """Keep the draft's ``figures:`` true to its values (:func:`rackcost.scenario.edits.sync_figures` against
+    ``original``)."""
     ss = st.session_state
     ss[DRAFT] = edits.sync_figures(ss[DRAFT], ss[ORIGINAL])
 
 
 def figure_for(path: str) -> tuple[str, dict[str, Any]] | None:
-    """The draft's ``figures:`` entry covering a path, with its key (:func:`rackcost.edits.figure_for`)."""
+    """The draft's ``figures:`` entry covering a path, with its key (:func:`rackcost.scenario.edits.figure_for`)."""
     return edits.figure_for(st.session_state[DRAFT], path)
 
 

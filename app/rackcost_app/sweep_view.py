@@ -1,8 +1,10 @@
 """The Sweep page's data and charts: pure functions (plain data in, a DataFrame or an Altair chart out).
 
 The page (``app_pages/sweep.py``) only draws what these return, so everything here is testable without Streamlit.
-Every number comes from the library: :func:`rackcost.sweep_run.resolve` and :func:`rackcost.sweep_run.run_sweep`
-evaluate the configurations, :func:`rackcost.sweep_summary.winners` and :func:`rackcost.sweep_summary.pareto_front`
+Every number comes from the library: :func:`rackcost.analysis.sweep.run.resolve` and
+:func:`rackcost.analysis.sweep.run.run_sweep`
+evaluate the configurations, :func:`rackcost.analysis.sweep.summary.winners` and
+:func:`rackcost.analysis.sweep.summary.pareto_front`
 say what the table means; this module picks the axes a user may sweep, bounds the work, and shapes the results for
 Altair (costs per request shown per 1,000 requests, labels formatted by :mod:`rackcost.display`).
 """
@@ -14,8 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rackcost import display
-from rackcost.sweep_spec import DEMAND_SCALE
-from rackcost.yaml_paths import MISSING, lookup
+from rackcost.analysis.sweep.spec import DEMAND_SCALE
+from rackcost.scenario.yaml_paths import MISSING, lookup
 from rackcost_app.fields import label
 
 if TYPE_CHECKING:
@@ -23,8 +25,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     import rackcost
-    from rackcost.sweep_design import Design
-    from rackcost.sweep_run import SweepResult
+    from rackcost.analysis.sweep.design import Design
+    from rackcost.analysis.sweep.run import SweepResult
 
 MAX_CONFIGURATIONS = 2_000
 """Most configurations the page runs in the dashboard's process [-]: a run of 2,000 configurations of the default
@@ -90,7 +92,7 @@ def axis_options(scenario: rackcost.Scenario, data: dict[str, Any]) -> list[Axis
     scenario
         The validated scenario (its distributions give the central value of an uncertain input).
     data
-        Its plain data (:func:`rackcost.loading.scenario_to_data`).
+        Its plain data (:func:`rackcost.scenario.loading.scenario_to_data`).
     """
     names = [s.name for s in scenario.systems]
     paths = [
@@ -132,7 +134,8 @@ def default_axis(option: AxisOption) -> dict[str, Any]:
 
 
 def spec(axes: list[dict[str, Any]]) -> dict[str, Any]:
-    """The sweep's plain data for :func:`rackcost.sweep_run.resolve` (the base scenario is passed separately)."""
+    """The sweep's plain data for :func:`rackcost.analysis.sweep.run.resolve` (the base scenario is passed
+    separately)."""
     return {
         "name": "dashboard",
         "scenario": SCENARIO_NAME,
@@ -178,14 +181,14 @@ def over_bound(d: Design) -> str | None:
 
 def resolve(scenario: rackcost.Scenario, axes: list[dict[str, Any]]) -> Design:
     """The sweep of the edited scenario over ``axes``; raises :class:`rackcost.ScenarioError` for a bad axis."""
-    from rackcost.sweep_run import resolve as resolve_sweep
+    from rackcost.analysis.sweep.run import resolve as resolve_sweep
 
     return resolve_sweep(spec(axes), base=scenario)
 
 
 def run(d: Design) -> SweepResult:
     """Run a resolved sweep in this process (Dask's synchronous scheduler: no threads left behind)."""
-    from rackcost.sweep_run import run_sweep
+    from rackcost.analysis.sweep.run import run_sweep
 
     return run_sweep(d, scheduler="synchronous")
 
@@ -210,7 +213,7 @@ def axis_text(value: float, path: str) -> str:
 
 
 def winner_table(frame: pd.DataFrame, axes: list[str], demand_point: str) -> pd.DataFrame:
-    """:func:`rackcost.sweep_summary.winners` over the axes, with columns for the winner map.
+    """:func:`rackcost.analysis.sweep.summary.winners` over the axes, with columns for the winner map.
 
     Returns
     -------
@@ -222,7 +225,7 @@ def winner_table(frame: pd.DataFrame, axes: list[str], demand_point: str) -> pd.
     """
     import pandas as pd
 
-    from rackcost.sweep_summary import winners
+    from rackcost.analysis.sweep.summary import winners
 
     table = winners(frame, by=list(axes), demand_point=demand_point)
     out = pd.DataFrame()
@@ -290,7 +293,7 @@ def pareto_rows(
     frame: pd.DataFrame, against: str, demand_point: str, higher_is_better: bool, axes: list[str]
 ) -> pd.DataFrame:
     """Every row at a demand point with a value of ``against`` and whether it is on the Pareto front
-    (:func:`rackcost.sweep_summary.pareto_front`), ready for :func:`pareto_chart`.
+    (:func:`rackcost.analysis.sweep.summary.pareto_front`), ready for :func:`pareto_chart`.
 
     Returns
     -------
@@ -301,7 +304,7 @@ def pareto_rows(
     """
     import pandas as pd
 
-    from rackcost.sweep_summary import pareto_front
+    from rackcost.analysis.sweep.summary import pareto_front
 
     rows = frame[frame["demand_point"] == demand_point].dropna(subset=[against])
     front = pareto_front(frame, against, demand_point, higher_is_better)

@@ -8,7 +8,14 @@ Library face::
     result.points, result.systems, result.comparison, result.warnings
 
 Building blocks are plain functions over numpy arrays in :mod:`rackcost.queueing`, :mod:`rackcost.power`,
-:mod:`rackcost.finance`, :mod:`rackcost.performance` and :mod:`rackcost.sizing`.
+:mod:`rackcost.finance`, :mod:`rackcost.performance` and :mod:`rackcost.sizing`: short names of modules of
+:mod:`rackcost.model`, the numeric core (``rackcost.queueing is rackcost.model.queueing``), both as attributes and
+as import paths (``from rackcost.queueing import erlang_c``).
+
+The package is layered, one subpackage per layer (docs/architecture.md): :mod:`rackcost.scenario` (files in, their
+checks, the bridge to the model), :mod:`rackcost.model` (the pure core), :mod:`rackcost.evaluation` (the chain and
+its tables), :mod:`rackcost.analysis` (Monte Carlo, sensitivity, sweeps, the referee), :mod:`rackcost.reporting`,
+:mod:`rackcost.importers` and :mod:`rackcost.cli`, over three leaf modules (``units``, ``errors``, ``display``).
 
 The names below are loaded on first use (PEP 562), so ``import rackcost`` is cheap and a command or a building
 block pulls in only the libraries it needs (``rackcost schema`` needs neither numpy nor scipy).
@@ -17,33 +24,39 @@ block pulls in only the libraries it needs (``rackcost schema`` needs neither nu
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.util
+import sys
+from importlib.machinery import ModuleSpec
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-# public name -> module that defines it (a submodule maps to itself)
+# the documented short paths of the numeric core's modules: rackcost.<name> is rackcost.model.<name>
+_CORE_MODULES = ("finance", "performance", "power", "queueing", "sizing")
+
+# public name -> module that defines it (a module maps to itself)
 _LAZY = {
     "Problem": "rackcost.errors",
     "ScenarioError": "rackcost.errors",
-    "Result": "rackcost.results",
-    "Scenario": "rackcost.schema",
-    "evaluate": "rackcost.chain",
-    "bundled_scenario_path": "rackcost.loading",
-    "bundled_scenarios": "rackcost.loading",
-    "load_scenario": "rackcost.loading",
-    "scenario_from_dict": "rackcost.loading",
-    "scenario_from_yaml": "rackcost.loading",
-    "scenario_to_yaml": "rackcost.loading",
-    "breakeven": "rackcost.sensitivity",
-    "report": "rackcost.reporting",
-    "tornado": "rackcost.sensitivity",
-    "simulate": "rackcost.referee",
-    "sweep": "rackcost.sweep_run",
-    "site_budget": "rackcost.site_report",
-    "uncertainty": "rackcost.montecarlo",
-    "finance": "rackcost.finance",
-    "power": "rackcost.power",
-    "queueing": "rackcost.queueing",
+    "Result": "rackcost.evaluation.results",
+    "Scenario": "rackcost.scenario.schema",
+    "evaluate": "rackcost.evaluation.chain",
+    "bundled_scenario_path": "rackcost.scenario.loading",
+    "bundled_scenarios": "rackcost.scenario.loading",
+    "load_scenario": "rackcost.scenario.loading",
+    "scenario_from_dict": "rackcost.scenario.loading",
+    "scenario_from_yaml": "rackcost.scenario.loading",
+    "scenario_to_yaml": "rackcost.scenario.loading",
+    "breakeven": "rackcost.analysis.sensitivity",
+    "report": "rackcost.reporting.write",
+    "tornado": "rackcost.analysis.sensitivity",
+    "simulate": "rackcost.analysis.referee",
+    "sweep": "rackcost.analysis.sweep.run",
+    "site_budget": "rackcost.analysis.site_budget",
+    "uncertainty": "rackcost.analysis.montecarlo",
+    **{name: f"rackcost.model.{name}" for name in _CORE_MODULES},
 }
 
 __all__ = [
@@ -57,6 +70,7 @@ __all__ = [
     "evaluate",
     "finance",
     "load_scenario",
+    "performance",
     "power",
     "queueing",
     "report",
@@ -65,16 +79,24 @@ __all__ = [
     "scenario_to_yaml",
     "simulate",
     "site_budget",
+    "sizing",
     "sweep",
     "tornado",
     "uncertainty",
 ]
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ loads these on first use
-    from rackcost import finance, power, queueing
-    from rackcost.chain import evaluate
+    from rackcost.analysis.montecarlo import uncertainty
+    from rackcost.analysis.referee import simulate
+    from rackcost.analysis.sensitivity import breakeven, tornado
+    from rackcost.analysis.site_budget import site_budget
+    from rackcost.analysis.sweep.run import sweep
     from rackcost.errors import Problem, ScenarioError
-    from rackcost.loading import (
+    from rackcost.evaluation.chain import evaluate
+    from rackcost.evaluation.results import Result
+    from rackcost.model import finance, performance, power, queueing, sizing
+    from rackcost.reporting.write import report
+    from rackcost.scenario.loading import (
         bundled_scenario_path,
         bundled_scenarios,
         load_scenario,
@@ -82,14 +104,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
         scenario_from_yaml,
         scenario_to_yaml,
     )
-    from rackcost.montecarlo import uncertainty
-    from rackcost.referee import simulate
-    from rackcost.reporting import report
-    from rackcost.results import Result
-    from rackcost.schema import Scenario
-    from rackcost.sensitivity import breakeven, tornado
-    from rackcost.site_report import site_budget
-    from rackcost.sweep_run import sweep
+    from rackcost.scenario.schema import Scenario
 
 
 def __getattr__(name: str) -> Any:
@@ -98,10 +113,29 @@ def __getattr__(name: str) -> Any:
     if module_name is None:
         raise AttributeError(f"module 'rackcost' has no attribute {name!r}")
     module = importlib.import_module(module_name)
-    value = module if module_name == f"rackcost.{name}" else getattr(module, name)
+    value = module if name in _CORE_MODULES else getattr(module, name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+class _CoreAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``import rackcost.queueing`` gives the module ``rackcost.model.queueing`` itself (one module, two names)."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: ModuleType | None = None) -> ModuleSpec | None:
+        if fullname.startswith("rackcost.") and fullname[len("rackcost.") :] in _CORE_MODULES:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
+        return importlib.import_module(f"rackcost.model.{spec.name.rpartition('.')[2]}")
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Nothing to run: the module was imported under its own name by :meth:`create_module`."""
+
+
+if not any(isinstance(finder, _CoreAlias) for finder in sys.meta_path):
+    sys.meta_path.append(_CoreAlias())

@@ -1,63 +1,23 @@
-"""Command-line face: the ``rackcost`` Typer app, with the commands of the modules of this package.
+"""Command-line face: the ``rackcost`` command (Typer), one module per group of commands.
 
-``evaluate`` (evaluate, compare, validate, schema, scenarios), ``uncertainty`` (uncertainty, tornado, breakeven) and
-``importing`` (``rackcost import inferencex | csv``) hold the commands; ``common`` holds what they share. User
-mistakes (a bad scenario, a missing file) end with exit code 1 and one line per problem on stderr, never a traceback.
+``entry`` holds the Typer app and :func:`main`; ``common`` what every command shares; ``console`` the console-script
+entry (it imports the rest with the garbage collector paused, which is why this file imports nothing itself);
+``launch`` starts the dashboard (``rackcost app``). ``app`` and ``main`` are loaded from ``entry`` on first use.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-
-import typer
-
-from rackcost.cli import evaluate, importing, reconcile, report, simulate, site, sweep, uncertainty
-from rackcost.launch import run_app
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __all__ = ["app", "main"]
 
-app = typer.Typer(
-    name="rackcost",
-    help="What an inference system really costs per accepted request, at quiet, normal and peak demand.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-
-# in the order ``rackcost --help`` lists them
-for command in evaluate.COMMANDS:
-    app.command()(command)
-app.add_typer(importing.import_app, name="import")
-for command in uncertainty.COMMANDS:
-    app.command()(command)
-for command in simulate.COMMANDS:
-    app.command()(command)
-for command in reconcile.COMMANDS:
-    app.command()(command)
-for command in site.COMMANDS:
-    app.command()(command)
-for command in sweep.COMMANDS:
-    app.command()(command)
-for command in report.COMMANDS:
-    app.command()(command)
-app.command("app")(run_app)
-del command
+if TYPE_CHECKING:
+    from rackcost.cli.entry import app, main
 
 
-def main() -> None:
-    """Entry point of the ``rackcost`` command.
-
-    Ends the process with ``os._exit`` once the output is flushed: tearing down numpy, scipy and pydantic at
-    interpreter exit costs about 0.2 s on a small machine and does nothing a finished command needs (results are
-    written and closed before this point).
-    """
-    code: int = 0
-    try:
-        app()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    os._exit(code)
+def __getattr__(name: str) -> Any:
+    """``app`` and ``main`` from :mod:`rackcost.cli.entry`, imported on first use."""
+    if name in __all__:
+        return getattr(importlib.import_module("rackcost.cli.entry"), name)
+    raise AttributeError(f"module 'rackcost.cli' has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """``python -m rackcost.cli``: the ``rackcost`` command."""
 
-from rackcost.cli import main
+from rackcost.cli.entry import main
 
 if __name__ == "__main__":
     main()

@@ -17,10 +17,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from rackcost.errors import ScenarioError
-from rackcost.loading import DEFAULT_SCENARIO, bundled_scenario_path, load_scenario
+from rackcost.scenario.loading import DEFAULT_SCENARIO, bundled_scenario_path, load_scenario
 
 if TYPE_CHECKING:
-    from rackcost.schema import Scenario
+    from rackcost.scenario.schema import Scenario
 
 __all__ = [
     "PIPED_WIDTH",

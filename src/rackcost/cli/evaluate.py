@@ -26,20 +26,20 @@ from rackcost.cli.common import (
     print_problems,
     table_console,
 )
-from rackcost.compare import headline_sentences
 from rackcost.display import PER_1K_ACCEPTED, PER_1K_REQUESTS, count, money, num, pct, ratio, usd_per_1k_requests
 from rackcost.errors import ScenarioError
-from rackcost.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_scenarios, load_scenario
-from rackcost.schema import ROUTING_WORDS
+from rackcost.evaluation.compare import headline_sentences
+from rackcost.scenario.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_scenarios, load_scenario
+from rackcost.scenario.schema import ROUTING_WORDS
 
 if TYPE_CHECKING:
-    from rackcost.results import Result
+    from rackcost.evaluation.results import Result
 
 __all__ = ["COMMANDS", "compare", "evaluate", "scenarios", "schema", "validate"]
 
 
 def _load_and_evaluate(scenario: Path | None) -> Result:
-    from rackcost.chain import evaluate
+    from rackcost.evaluation.chain import evaluate
 
     sc = load(scenario)
     try:
@@ -252,11 +252,11 @@ def schema(
 ) -> None:
     """Print the JSON Schema of scenario files, or of sweep files (for editors that validate and complete YAML)."""
     if sweep:
-        from rackcost.sweep_spec import sweep_json_schema
+        from rackcost.analysis.sweep.spec import sweep_json_schema
 
         emit(json.dumps(sweep_json_schema(), indent=2) + "\n", output)
         return
-    from rackcost.schema import Scenario
+    from rackcost.scenario.schema import Scenario
 
     emit(json.dumps(Scenario.model_json_schema(by_alias=True), indent=2) + "\n", output)
 
@@ -273,7 +273,7 @@ def scenarios() -> None:
     out = console()
     out.print(t)
     out.print(f"folder: {bundled_scenarios()[0].parent}" if bundled_scenarios() else "no bundled scenarios")
-    from rackcost.sweep_spec import bundled_sweeps
+    from rackcost.analysis.sweep.spec import bundled_sweeps
 
     t = Table(title="Bundled sweeps (rackcost sweep NAME)", title_justify="left")
     t.add_column("file")

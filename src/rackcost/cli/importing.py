@@ -20,7 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rackcost.cli.common import console, error, write
-from rackcost.schema import ProvenanceClass, TokenBasis
+from rackcost.scenario.schema import ProvenanceClass, TokenBasis
 
 if TYPE_CHECKING:  # the importers load only when an import command runs, to keep other commands' start fast
     from rackcost.importers.curves import ImportResult

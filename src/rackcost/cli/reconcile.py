@@ -1,6 +1,6 @@
 """``rackcost reconcile``: InferenceX's $/M tokens for a system, factor by factor to rackcost's figure.
 
-The work is :func:`rackcost.reconcile.reconcile`; this module parses the options, prints and writes.
+The work is :func:`rackcost.analysis.reconcile.reconcile`; this module parses the options, prints and writes.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from rackcost.errors import ScenarioError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from rackcost.reconcile import Reconciliation
+    from rackcost.analysis.reconcile import Reconciliation
 
 __all__ = ["COMMANDS", "reconcile"]
 
@@ -61,7 +61,7 @@ def reconcile(
 ) -> None:
     """InferenceX's $/M tokens at a benchmark point, and the factors that take it to rackcost's $/M accepted output
     tokens at each demand point."""
-    from rackcost.reconcile import reconcile as run
+    from rackcost.analysis.reconcile import reconcile as run
 
     if (tier is None) == (usd_per_gpu_hour is None):
         error("give exactly one of --tier NAME and --usd-per-gpu-hour X")
@@ -80,7 +80,7 @@ def reconcile(
     if fmt is OutputFormat.json:
         emit(json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n", output)
     elif fmt is OutputFormat.csv:
-        from rackcost.results import records_to_csv
+        from rackcost.evaluation.results import records_to_csv
 
         emit(records_to_csv(result.records()), output)
     else:
@@ -90,7 +90,7 @@ def reconcile(
 
 
 def _print(out: Console, r: Reconciliation) -> None:
-    from rackcost.reconcile import BLENDED
+    from rackcost.analysis.reconcile import BLENDED
 
     out.print(
         f"{escape(r.scenario)}: [bold]{escape(r.system)}[/bold] at {escape(r.price_label)}"

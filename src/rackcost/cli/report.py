@@ -8,10 +8,10 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from rackcost.analysis.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
 from rackcost.cli.common import ScenarioArg, console, error, fail, load
 from rackcost.errors import ScenarioError
-from rackcost.loading import DEFAULT_SCENARIO
-from rackcost.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
+from rackcost.scenario.loading import DEFAULT_SCENARIO
 
 __all__ = ["COMMANDS", "report"]
 
@@ -41,7 +41,7 @@ def report(
     force: Annotated[bool, typer.Option("--force", help="Overwrite the output file if it exists.")] = False,
 ) -> None:
     """Write a decision report: the answer in a sentence, the tables and charts behind it, every figure's source."""
-    from rackcost.reporting import ReportPathError, check_output, default_output, format_of, report
+    from rackcost.reporting.write import ReportPathError, check_output, default_output, format_of, report
 
     name = scenario if scenario is not None and scenario.suffix else None
     target = output if output is not None else default_output(name or Path(str(scenario or DEFAULT_SCENARIO)))

@@ -27,8 +27,8 @@ from rackcost.cli.common import (
 )
 from rackcost.display import num, pct
 from rackcost.errors import ScenarioError
-from rackcost.results import records_to_csv
-from rackcost.schema import Routing
+from rackcost.evaluation.results import records_to_csv
+from rackcost.scenario.schema import Routing
 
 __all__ = ["COMMANDS", "simulate"]
 
@@ -130,7 +130,7 @@ def _value(key: str, x: Any) -> str:
 
 
 def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None:
-    from rackcost.referee import figure_rows
+    from rackcost.analysis.referee import figure_rows
 
     if not rows:
         return
@@ -166,8 +166,8 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
 
 
 def _capacity(sc, system, requests, seed, routing, replications, fmt, output) -> None:
-    """``rackcost simulate --capacity``: the capacity bracket of :func:`rackcost.referee.capacity_check`."""
-    from rackcost.referee import capacity_check
+    """``rackcost simulate --capacity``: the capacity bracket of :func:`rackcost.analysis.referee.capacity_check`."""
+    from rackcost.analysis.referee import capacity_check
 
     try:
         with console(stderr=True).status("simulating around each fleet's capacity at SLO"):

@@ -23,8 +23,8 @@ from rackcost.cli.common import (
 )
 from rackcost.display import num
 from rackcost.errors import ScenarioError
-from rackcost.loading import DEFAULT_SCENARIO
-from rackcost.results import records_to_csv
+from rackcost.evaluation.results import records_to_csv
+from rackcost.scenario.loading import DEFAULT_SCENARIO
 
 __all__ = ["COMMANDS", "flat_rows", "site"]
 
@@ -54,7 +54,7 @@ def site(
     output: OutputOpt = None,
 ) -> None:
     """The largest fleet of each system the site's IT power holds (rated power), and what it serves within the SLO."""
-    from rackcost.site_report import site_budget
+    from rackcost.analysis.site_budget import site_budget
 
     sc = load(scenario)
     try:

@@ -18,7 +18,7 @@ from rackcost.errors import ScenarioError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rackcost.sweep_run import SweepResult
+    from rackcost.analysis.sweep.run import SweepResult
 
 __all__ = ["COMMANDS", "sweep"]
 
@@ -62,7 +62,7 @@ def sweep(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
 ) -> None:
     """Evaluate every configuration of a sweep: the cheapest system per cell, its margin, and the Pareto fronts."""
-    from rackcost.sweep_run import SweepError, resolve, run_sweep
+    from rackcost.analysis.sweep.run import SweepError, resolve, run_sweep
 
     address = scheduler if "://" in scheduler else None
     if address is None and scheduler not in LOCAL_SCHEDULERS:
@@ -162,7 +162,7 @@ def _write(frame: pd.DataFrame, output: Path) -> None:
 
 def _label(value: Any, axis: str) -> str:
     """An axis value as the CLI shows it: with its unit where the axis is a scenario input."""
-    from rackcost.sweep_spec import DEMAND_SCALE
+    from rackcost.analysis.sweep.spec import DEMAND_SCALE
 
     if not isinstance(value, float):
         return str(value)
@@ -171,7 +171,7 @@ def _label(value: Any, axis: str) -> str:
 
 def _print_summary(result: SweepResult) -> None:
     """The winner of each cell and the Pareto fronts, as Rich tables on stdout."""
-    from rackcost.sweep_summary import pareto_front, winners
+    from rackcost.analysis.sweep.summary import pareto_front, winners
 
     d = result.design
     out = console()

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from rackcost.analysis.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
 from rackcost.cli.common import (
     FormatOpt,
     OutputFormat,
@@ -36,14 +37,13 @@ from rackcost.display import (
     usd_per_1k_requests,
 )
 from rackcost.errors import ScenarioError
-from rackcost.loading import DEFAULT_SCENARIO
-from rackcost.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
-from rackcost.results import records_to_csv
-from rackcost.yaml_paths import parse_path
+from rackcost.evaluation.results import records_to_csv
+from rackcost.scenario.loading import DEFAULT_SCENARIO
+from rackcost.scenario.yaml_paths import parse_path
 
 if TYPE_CHECKING:
-    from rackcost.schema import Scenario
-    from rackcost.sensitivity import BreakEven
+    from rackcost.analysis.sensitivity import BreakEven
+    from rackcost.scenario.schema import Scenario
 
 __all__ = ["COMMANDS", "breakeven", "breakeven_rows", "tornado", "uncertainty"]
 
@@ -173,7 +173,7 @@ NOTHING_UNCERTAIN = (
 
 def _nothing_uncertain(sc: Scenario, samples: int, seed: int, fmt: OutputFormat, output: Path | None) -> None:
     """What ``uncertainty`` says of a scenario without distributions: that sentence and the evaluated figures."""
-    from rackcost.chain import evaluate
+    from rackcost.evaluation.chain import evaluate
 
     if fmt is OutputFormat.json:
         data = {

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from rackcost.schema import Performance, Provenance
+from rackcost.scenario.schema import Performance, Provenance
 
 __all__ = [
     "FRAMEWORKS",
@@ -212,7 +212,7 @@ class Row:
 
 @dataclass
 class ImportedCurve:
-    """One imported operating-point curve (not the model's :class:`rackcost.performance.Curve`).
+    """One imported operating-point curve (not the model's :class:`rackcost.model.performance.Curve`).
 
     Attributes
     ----------

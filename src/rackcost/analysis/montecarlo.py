@@ -1,0 +1,502 @@
+"""Monte Carlo over every distribution in a scenario (DESIGN.md section 3); tornado and break-even build on it.
+
+Vectorised: one numpy array per uncertain input, and the steps 4 to 8 of :func:`rackcost.evaluation.chain.run_samples`
+run once on all samples (no Python loop per sample). The operating point of each system is chosen once, on central
+values (:func:`rackcost.evaluation.chain.plan`: it is the operator's serving configuration); its throughput and power
+then vary with the samples, and the fleet is sized for each sample.
+
+- :func:`draw_samples`: one array of draws per uncertain input, seeded.
+- :func:`evaluate_samples`: every result column of every system for ``n`` samples at once.
+- :func:`uncertainty`: percentiles of every result column, probability that each system is cheaper per accepted
+  request than the baseline, and the samples.
+
+Sensitivity (tornado, break-even) is in :mod:`rackcost.analysis.sensitivity`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rackcost.evaluation.api_systems import run_api_samples
+from rackcost.evaluation.chain import Plan, plan, run_samples
+from rackcost.model.api import ApiOutcome
+from rackcost.model.outcomes import Metrics
+from rackcost.scenario.schema import Scenario
+from rackcost.scenario.unpack import Samples
+
+__all__ = [
+    "POINT_COLUMNS",
+    "SYSTEM_COLUMNS",
+    "CHUNK_CELLS",
+    "MAX_CELLS",
+    "MAX_SAMPLES",
+    "UncertaintyResult",
+    "cells",
+    "default_workers",
+    "draw_samples",
+    "evaluate_samples",
+    "uncertainty",
+]
+
+PERCENTILES = (5.0, 50.0, 95.0)
+POINT_COLUMNS = (
+    "offered_rps",
+    "accepted_rps",
+    "rejected_rps",
+    "rejected_fraction",
+    "utilization_fraction",
+    "capacity_at_slo_rps",
+    "spare_capacity_fraction",
+    "ttft_p99_ms",
+    "tpot_ms",
+    "it_power_kw",
+    "facility_power_kw",
+    "energy_usd_per_hour",
+    "rent_usd_per_hour",
+    "api_usd_per_hour",
+    "capital_usd_per_hour",
+    "fixed_opex_usd_per_hour",
+    "total_usd_per_hour",
+    "usd_per_accepted_request",
+    "usd_per_million_accepted_output_tokens",
+    "usd_per_million_accepted_input_tokens",
+    "usd_per_million_accepted_total_tokens",
+    "output_tokens_per_kwh",
+    "provisioned_replicas",
+    "racks",
+)
+FLEET_COLUMNS = (
+    "provisioned_replicas",
+    "racks",
+    "provisioned_it_kw",
+    "capex_usd",
+    "capital_usd_per_hour",
+    "fixed_opex_usd_per_hour",
+    "slo_point_total_tokens_per_facility_kwh",
+)
+"""Per-system figures of the fleet (0 for an API system)."""
+BLENDED_COLUMNS = (
+    "blended_usd_per_accepted_request",
+    "blended_usd_per_million_accepted_output_tokens",
+    "blended_usd_per_million_accepted_input_tokens",
+    "blended_usd_per_million_accepted_total_tokens",
+)
+"""Per-system figures over the day."""
+SYSTEM_COLUMNS = FLEET_COLUMNS + BLENDED_COLUMNS
+
+
+def draw_samples(scenario: Scenario, samples: int, seed: int) -> dict[str, NDArray[np.float64]]:
+    """One array of ``samples`` draws per uncertain input, reproducible from ``seed``.
+
+    Inputs are drawn in sorted order of their YAML paths, each from its own stream of uniforms put through the
+    distribution's quantile function, so adding an input does not change the draws of the others.
+    """
+    root = np.random.SeedSequence(seed)
+    out = {}
+    for path in sorted(scenario.distributions):
+        # a child stream per input, keyed by its path, independent of the other inputs
+        key = [int.from_bytes(path.encode()[i : i + 4].ljust(4, b"\0"), "little") for i in range(0, len(path), 4)]
+        rng = np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=key))
+        out[path] = np.asarray(scenario.distributions[path].ppf(rng.random(samples)), dtype=float)
+    return out
+
+
+SystemColumns = dict[str, NDArray[np.float64]]
+
+
+def evaluate_samples(
+    scenario: Scenario,
+    values: Samples,
+    n: int,
+    planned: Plan | None = None,
+    resize: bool = True,
+    serve_once: bool = False,
+) -> dict[str, SystemColumns]:
+    """Evaluate every system for ``n`` samples of the inputs at once.
+
+    Parameters
+    ----------
+    scenario
+        A validated scenario.
+    values
+        YAML path -> array of ``n`` values; inputs not given keep their central value.
+    n
+        Number of samples [-].
+    planned
+        The scenario's :func:`rackcost.evaluation.chain.plan`, when the caller has it already.
+    resize
+        Size the fleet per sample (True), or keep each chosen point's replica count (False: only right when the
+        sampled inputs leave the sizing unchanged, as prices do; :mod:`rackcost.analysis.sweep.run` uses it so).
+    serve_once
+        Serve each fleet once and cost it per sample (:func:`rackcost.evaluation.chain.run_samples`); only for prices.
+
+    Returns
+    -------
+    dict
+        System name -> column -> array: the :data:`POINT_COLUMNS` of shape ``(n, points)``, and the
+        :data:`SYSTEM_COLUMNS` as ``name@system`` of shape ``(n,)``.
+    """
+    planned = planned or plan(scenario)
+    found: dict[str, SystemColumns] = {}
+    for index, served, m in run_api_samples(scenario, values, n):
+        found[scenario.systems[index].name] = _api_columns(served, m, n)
+    runs = run_samples(scenario, planned, values, n, resize, serve_once)
+    for inp, chosen, (fleet, m) in zip(planned.systems, planned.chosen, runs, strict=True):
+        d = fleet.demand
+        shape = m.total_usd_per_hour.shape
+        replicas = np.asarray(fleet.provisioned_replicas, dtype=float)
+        racks = np.asarray(fleet.racks, dtype=float)
+        # per-system figures repeated at each point are read-only views of one float array, which the percentile
+        # step recognises and summarises once (so are the "@system" columns below)
+        per_system = {
+            "provisioned_replicas": replicas,
+            "racks": racks,
+            "provisioned_it_kw": fleet.provisioned_it_kw,
+            "capex_usd": fleet.capex_usd,
+            "capital_usd_per_hour": fleet.capital_usd_per_hour,
+            "fixed_opex_usd_per_hour": fleet.fixed_opex_usd_per_hour,
+            "slo_point_total_tokens_per_facility_kwh": fleet.slo_point_total_tokens_per_facility_kwh,
+        }
+        cols: SystemColumns = {
+            "offered_rps": d.offered_rps,
+            "accepted_rps": d.accepted_rps,
+            "rejected_rps": d.rejected_rps,
+            "rejected_fraction": d.rejected_fraction,
+            "utilization_fraction": d.utilization_fraction,
+            "capacity_at_slo_rps": d.capacity_at_slo_rps,
+            "spare_capacity_fraction": d.spare_capacity_fraction,
+            "ttft_p99_ms": m.ttft_p99_ms,
+            # where the load puts the operating point, or the chosen point's when it does not move with load
+            "tpot_ms": d.tpot_ms if d.tpot_ms is not None else np.broadcast_to(float(chosen.point.tpot_ms[0]), shape),
+            "it_power_kw": fleet.it_power_kw,
+            "facility_power_kw": fleet.facility_power_kw,
+            "energy_usd_per_hour": fleet.energy_usd_per_hour,
+            "rent_usd_per_hour": fleet.rent_usd_per_hour,
+            "api_usd_per_hour": np.zeros(shape),
+            "capital_usd_per_hour": np.broadcast_to(fleet.capital_usd_per_hour, shape),
+            "fixed_opex_usd_per_hour": np.broadcast_to(fleet.fixed_opex_usd_per_hour, shape),
+            "total_usd_per_hour": m.total_usd_per_hour,
+            "usd_per_accepted_request": m.usd_per_accepted_request,
+            "usd_per_million_accepted_output_tokens": m.usd_per_million_accepted_output_tokens,
+            "usd_per_million_accepted_input_tokens": m.usd_per_million_accepted_input_tokens,
+            "usd_per_million_accepted_total_tokens": m.usd_per_million_accepted_total_tokens,
+            "output_tokens_per_kwh": m.output_tokens_per_kwh,
+            "provisioned_replicas": np.broadcast_to(replicas, shape),
+            "racks": np.broadcast_to(racks, shape),
+        }
+        for name, column in per_system.items():
+            cols[name + "@system"] = np.asarray(column, dtype=float).reshape(n)
+        for name in BLENDED_COLUMNS:
+            cols[name + "@system"] = getattr(m, name)
+        found[inp.name] = cols
+    return {s.name: found[s.name] for s in scenario.systems}  # in the scenario's order
+
+
+def _api_columns(served: ApiOutcome, m: Metrics, n: int) -> SystemColumns:
+    """The columns of :func:`evaluate_samples` for an API system: what it serves and costs; 0 for a fleet, power,
+    latency or capacity it does not have."""
+    shape = m.total_usd_per_hour.shape
+    zeros = np.zeros(shape)
+    cols: SystemColumns = {
+        "offered_rps": served.offered_rps,
+        "accepted_rps": served.accepted_rps,
+        "rejected_rps": served.rejected_rps,
+        "rejected_fraction": served.rejected_rps / served.offered_rps,
+        "utilization_fraction": zeros,
+        "capacity_at_slo_rps": zeros,
+        "spare_capacity_fraction": zeros,
+        "ttft_p99_ms": zeros,
+        "tpot_ms": zeros,
+        "it_power_kw": zeros,
+        "facility_power_kw": zeros,
+        "energy_usd_per_hour": zeros,
+        "rent_usd_per_hour": zeros,
+        "api_usd_per_hour": served.api_usd_per_hour,
+        "capital_usd_per_hour": zeros,
+        "fixed_opex_usd_per_hour": zeros,
+        "total_usd_per_hour": m.total_usd_per_hour,
+        "usd_per_accepted_request": m.usd_per_accepted_request,
+        "usd_per_million_accepted_output_tokens": m.usd_per_million_accepted_output_tokens,
+        "usd_per_million_accepted_input_tokens": m.usd_per_million_accepted_input_tokens,
+        "usd_per_million_accepted_total_tokens": m.usd_per_million_accepted_total_tokens,
+        "output_tokens_per_kwh": zeros,
+        "provisioned_replicas": zeros,
+        "racks": zeros,
+    }
+    for name in FLEET_COLUMNS:
+        cols[name + "@system"] = np.zeros(n)
+    for name in BLENDED_COLUMNS:
+        cols[name + "@system"] = getattr(m, name)
+    return cols
+
+
+@dataclass
+class UncertaintyResult:
+    """What :func:`uncertainty` returns.
+
+    Attributes
+    ----------
+    percentiles
+        Rows (dicts) with ``system``, ``demand_point`` (``"blended"``/``"system"`` for system columns), ``column``,
+        ``p5``, ``p50``, ``p95``, ``mean``.
+    probability_cheaper
+        Rows with ``system``, ``baseline``, ``demand_point`` (and ``blended``), ``probability_fraction``: the share
+        of samples in which the system costs less per accepted request than the baseline.
+    samples
+        System -> column -> array, as from :func:`evaluate_samples`, plus the drawn inputs under ``"inputs"``.
+        A per-system figure repeated at every demand point is a read-only view (copy it to modify it).
+    n, seed
+        Sample count and seed.
+    """
+
+    percentiles: list[dict[str, Any]]
+    probability_cheaper: list[dict[str, Any]]
+    samples: dict[str, dict[str, NDArray[np.float64]]]
+    n: int
+    seed: int
+
+    def samples_frame(self):
+        """The samples as a long pandas DataFrame: sample, system, demand_point, column, value."""
+        import pandas as pd
+
+        frames = []
+        for system, cols in self.samples.items():
+            if system == "inputs":
+                continue
+            for name, arr in cols.items():
+                if arr.ndim == 1:
+                    frames.append(
+                        pd.DataFrame(
+                            {
+                                "sample": np.arange(arr.shape[0]),
+                                "system": system,
+                                "demand_point": "system",
+                                "column": name.removesuffix("@system"),
+                                "value": arr,
+                            }
+                        )
+                    )
+                else:
+                    for j, point in enumerate(self._points):
+                        frames.append(
+                            pd.DataFrame(
+                                {
+                                    "sample": np.arange(arr.shape[0]),
+                                    "system": system,
+                                    "demand_point": point,
+                                    "column": name,
+                                    "value": arr[:, j],
+                                }
+                            )
+                        )
+        return pd.concat(frames, ignore_index=True)
+
+    _points: tuple[str, ...] = ()
+
+
+CHUNK_SAMPLES = 25_000
+"""Samples per block when progress is reported [-]."""
+CHUNK_CELLS = 1_000_000
+"""Samples x demand points x systems per block at most [-]: a large run is always evaluated in blocks of this size,
+so that the model's intermediate arrays stay about 0.5 GB whatever the run (the kept samples are the rest)."""
+MIN_SAMPLES_PER_WORKER = 10_000
+MAX_SAMPLES = 1_000_000
+"""Most samples a run may draw [-]: P5 and P95 are stable to well under 1% by 100,000 samples."""
+MAX_CELLS = 5_000_000
+"""Default cap of samples x demand points x systems [-] (the CLI's ``--max-cells``): each cell keeps about 112 bytes
+of samples (0.56 GB at the cap) and takes about 1 us to evaluate."""
+Mapper = Callable[[Callable[[Any], Any], Iterable[Any]], Iterator[Any]]  # map, or a thread pool's map
+
+
+def cells(scenario: Scenario, samples: int) -> int:
+    """The size of a Monte Carlo run: samples x demand points x systems [-] (compare with :data:`MAX_CELLS`)."""
+    return samples * len(scenario.demand) * len(scenario.systems)
+
+
+def default_workers() -> int:
+    """Threads :func:`uncertainty` uses by default: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+def _block_size(samples: int, per_sample: int, workers: int, progress: Any) -> int:
+    """Samples per block: one block per worker, at most :data:`CHUNK_SAMPLES` when reporting progress and at most
+    :data:`CHUNK_CELLS` cells (``per_sample`` cells per sample) always."""
+    size = -(-samples // workers)
+    if progress is not None:
+        size = min(size, CHUNK_SAMPLES)
+    return max(1, min(size, CHUNK_CELLS // max(1, per_sample)))
+
+
+def _evaluate_blocks(
+    scenario: Scenario,
+    values: dict[str, NDArray[np.float64]],
+    samples: int,
+    planned: Plan,
+    run: Mapper,
+    workers: int,
+    progress: Any,
+) -> dict[str, dict[str, NDArray[np.float64]]]:
+    """:func:`evaluate_samples` on contiguous blocks of samples (see :func:`_block_size`), mapped by ``run``
+    (``map``, or a thread pool's) and written into arrays of all samples allocated once, so that the peak memory
+    is the result plus the blocks in flight (joining kept blocks would hold the result twice)."""
+    size = _block_size(samples, cells(scenario, 1), workers, progress)
+    bounds = [(start, min(start + size, samples)) for start in range(0, samples, size)]
+
+    def block(bound: tuple[int, int]) -> dict[str, dict[str, NDArray[np.float64]]]:
+        start, stop = bound
+        return evaluate_samples(scenario, {p: v[start:stop] for p, v in values.items()}, stop - start, planned)
+
+    first = block(bounds[0])
+    if progress is not None:
+        progress(bounds[0][1])
+    if len(bounds) == 1:
+        return first
+    # a per-system figure repeated at every point (a broadcast view, stride 0 along the points) is stored once per
+    # sample and stays a view, so that the percentile step still summarises it once
+    repeated = {
+        (sy, name) for sy, cols in first.items() for name, a in cols.items() if a.ndim == 2 and not a.strides[1]
+    }
+    out = {
+        sy: {
+            name: np.empty((samples, 1) if (sy, name) in repeated else (samples, *a.shape[1:]), dtype=a.dtype)
+            for name, a in cols.items()
+        }
+        for sy, cols in first.items()
+    }
+
+    def store(bound: tuple[int, int], result: dict[str, dict[str, NDArray[np.float64]]]) -> int:
+        start, stop = bound
+        for sy, cols in result.items():
+            for name, a in cols.items():
+                out[sy][name][start:stop] = a[:, :1] if (sy, name) in repeated else a
+        return stop
+
+    def evaluate_and_store(bound: tuple[int, int]) -> int:
+        return store(bound, block(bound))
+
+    store(bounds[0], first)
+    del first
+    for stop in run(evaluate_and_store, bounds[1:]):
+        if progress is not None:
+            progress(stop)
+    for sy, name in repeated:
+        base = out[sy][name]
+        out[sy][name] = np.broadcast_to(base, (samples, len(scenario.demand)))
+    return out
+
+
+def uncertainty(
+    scenario: Scenario, samples: int = 10_000, seed: int = 0, progress: Any = None, workers: int | None = None
+) -> UncertaintyResult:
+    """Monte Carlo over every distribution in the scenario, all samples at once.
+
+    Parameters
+    ----------
+    scenario
+        A validated scenario; inputs given as distributions are sampled, the rest stay as they are.
+    samples
+        Number of samples [-].
+    seed
+        Seed of the random streams; the same seed gives the same result.
+    progress
+        Optional callable, called with the number of samples done after each chunk of 25,000 (the draws are made
+        up front, so chunking does not change the result).
+    workers
+        Threads that evaluate contiguous blocks of samples side by side (numpy and scipy release the GIL inside
+        their array loops, so blocks run on separate cores). Default :func:`default_workers`; at most one per
+        10,000 samples. Every step is elementwise along the sample axis, so the result is bit for bit the same
+        for any number of workers and any chunking.
+
+    Returns
+    -------
+    UncertaintyResult
+    """
+    if samples < 1:
+        raise ValueError(f"samples must be >= 1, got {samples}")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    values = draw_samples(scenario, samples, seed)
+    planned = plan(scenario)
+    workers = max(1, min(workers or default_workers(), samples // MIN_SAMPLES_PER_WORKER))
+    with ThreadPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
+        run: Mapper = map if pool is None else pool.map
+        result = _evaluate_blocks(scenario, values, samples, planned, run, workers, progress)
+        points = [d.name for d in scenario.demand]
+        labels, columns = [], []
+        for system, cols in result.items():
+            for name, arr in cols.items():
+                if arr.ndim == 1:
+                    labels.append((system, "system", name.removesuffix("@system")))
+                    columns.append(arr)
+                else:
+                    for j, point in enumerate(points):
+                        labels.append((system, point, name))
+                        columns.append(arr[:, j])
+        p5, p50, p95, mean = _summaries(columns, run)
+    rows = [
+        {"system": sy, "demand_point": pt, "column": col, "p5": p5[i], "p50": p50[i], "p95": p95[i], "mean": mean[i]}
+        for i, (sy, pt, col) in enumerate(labels)
+    ]
+    base = scenario.baseline_name
+    cheaper = []
+    for system, cols in result.items():
+        if system == base:
+            continue
+        b = result[base]
+        for j, point in enumerate(points):
+            share = np.mean(cols["usd_per_accepted_request"][:, j] < b["usd_per_accepted_request"][:, j])
+            cheaper.append(
+                {"system": system, "baseline": base, "demand_point": point, "probability_fraction": float(share)}
+            )
+        share = np.mean(cols["blended_usd_per_accepted_request@system"] < b["blended_usd_per_accepted_request@system"])
+        cheaper.append(
+            {"system": system, "baseline": base, "demand_point": "blended", "probability_fraction": float(share)}
+        )
+    result["inputs"] = values
+    out = UncertaintyResult(percentiles=rows, probability_cheaper=cheaper, samples=result, n=samples, seed=seed)
+    out._points = tuple(points)
+    return out
+
+
+def _summaries(
+    columns: list[NDArray[np.float64]], run: Mapper = map
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """P5, P50, P95 (numpy's default linear interpolation) and mean of each column.
+
+    Constant columns (a per-system figure repeated at every point, an input that is not uncertain) skip the sort,
+    columns that are views of the same array are summarised once, and ``run`` (a thread pool's ``map``) may run the
+    sorts side by side.
+    """
+    distinct: dict[tuple[int, int, int], NDArray[np.float64]] = {}
+    keys = []
+    for col in columns:
+        key = (col.__array_interface__["data"][0], col.strides[0], col.shape[0])
+        distinct.setdefault(key, col)
+        keys.append(key)
+    stats = dict(zip(distinct, run(_summary, distinct.values()), strict=True))
+    p5, p50, p95, mean = zip(*(stats[key] for key in keys), strict=True)
+    return list(p5), list(p50), list(p95), list(mean)
+
+
+def _summary(col: NDArray[np.float64]) -> tuple[float, float, float, float]:
+    """P5, P50, P95 and mean of one column (see :func:`_summaries`)."""
+    lo, hi = float(col.min()), float(col.max())
+    if lo == hi:
+        return lo, lo, lo, lo
+    ordered = np.sort(col)
+    pos = np.array(PERCENTILES) / 100.0 * (col.size - 1)
+    below = np.floor(pos).astype(int)
+    above = np.minimum(below + 1, col.size - 1)
+    q = ordered[below] + (pos - below) * (ordered[above] - ordered[below])
+    return float(q[0]), float(q[1]), float(q[2]), float(col.mean())

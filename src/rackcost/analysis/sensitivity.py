@@ -1,0 +1,308 @@
+"""Sensitivity of the cost per accepted request: a tornado of the uncertain inputs, and break-even values.
+
+Both evaluate many variants of a scenario in one vectorised call of
+:func:`rackcost.analysis.montecarlo.evaluate_samples` (each variant a "sample" whose inputs are set rather than drawn).
+
+- :func:`tornado`: each uncertain input at its P5 and P95 with the others central, ranked by the swing.
+- :func:`breakeven`: the value of one input at which two systems cost the same per accepted request.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rackcost.analysis.montecarlo import evaluate_samples
+from rackcost.display import input_unit, input_value, num
+from rackcost.errors import Problem, ScenarioError, plain_message
+from rackcost.evaluation.chain import plan
+from rackcost.scenario.schema import UNCERTAIN_WHERE, Scenario, annotation_at, is_uncertain_path
+from rackcost.scenario.yaml_paths import lookup
+
+__all__ = ["BreakEven", "breakeven", "first_root", "tornado"]
+
+BREAKEVEN_DEFAULT_RANGE = (0.25, 4.0)
+"""Search range of an input without a distribution, as multiples of its value: from a quarter to four times, wide
+enough for any price or power a scenario is likely to be wrong by, narrow enough that a 65-point grid resolves it."""
+BREAKEVEN_DEFAULT_QUANTILES = (0.01, 0.99)
+"""Search range of an input with a distribution: its P1 to P99."""
+BREAKEVEN_GRID = 65
+"""Grid points of the first pass, one vectorised call; the first sign change of the cost gap is refined [-]."""
+BISECTION_POINTS = 7
+"""Interior points per refinement step, one vectorised call: each step narrows the bracket 8x [-]."""
+BISECTION_MAX_STEPS = 60
+"""Refinement steps at most: 8**60 is far past double precision, so the tolerance always stops it first [-]."""
+BISECTION_TOLERANCE_FRACTION = 1e-9
+"""The refinement stops when the bracket is this share of the searched range [-]."""
+
+
+def tornado(scenario: Scenario, low_q: float = 0.05, high_q: float = 0.95) -> list[dict[str, Any]]:
+    """Each uncertain input at its low and high quantile, the others at their central value.
+
+    Returns
+    -------
+    list of dict
+        One row per uncertain input, sorted by ``relative_swing``, the largest swing of any system's blended cost
+        per accepted request relative to its central value (largest first): ``input``, ``low_value``,
+        ``high_value``, and per system ``blended_usd_per_accepted_request`` at low and high
+        (``{system}@low``, ``{system}@high``), the ``swing``
+        of each, and ``advantage_low``/``advantage_high``: the advantage of the first other system over the
+        baseline, baseline cost / system cost (> 1: the system is cheaper; the direction of every ratio in
+        rackcost), and ``advantage_swing`` (for two systems or more).
+    """
+    dists = scenario.distributions
+    paths = sorted(dists)
+    if not paths:
+        return []
+    m = len(paths)
+    values = {}
+    for k, path in enumerate(paths):
+        central = dists[path].central
+        arr = np.full(2 * m, central)
+        arr[2 * k] = float(dists[path].ppf(low_q))
+        arr[2 * k + 1] = float(dists[path].ppf(high_q))
+        values[path] = arr
+    result = evaluate_samples(scenario, values, 2 * m)
+    base = scenario.baseline_name
+    others = [s.name for s in scenario.systems if s.name != base] or [base]
+    rows = []
+    for k, path in enumerate(paths):
+        row: dict[str, Any] = {
+            "input": path,
+            "low_value": values[path][2 * k],
+            "high_value": values[path][2 * k + 1],
+            "central_value": dists[path].central,
+        }
+        for system, cols in result.items():
+            blended = cols["blended_usd_per_accepted_request@system"]
+            row[f"{system}@low"] = float(blended[2 * k])
+            row[f"{system}@high"] = float(blended[2 * k + 1])
+            row[f"{system}@swing"] = abs(row[f"{system}@high"] - row[f"{system}@low"])
+        if len(result) > 1:
+            b = result[base]["blended_usd_per_accepted_request@system"]
+            a = result[others[0]]["blended_usd_per_accepted_request@system"]
+            row["advantage_low"] = float(b[2 * k] / a[2 * k])
+            row["advantage_high"] = float(b[2 * k + 1] / a[2 * k + 1])
+            row["advantage_swing"] = abs(row["advantage_high"] - row["advantage_low"])
+        rows.append(row)
+    # rank by the largest relative swing of any system's blended cost (an input that moves only the baseline's
+    # cost, such as its rack price, decides the comparison as much as one that moves the other system's)
+    central = evaluate_samples(scenario, {}, 1)
+    for row in rows:
+        row["relative_swing"] = max(
+            row[f"{system}@swing"] / float(cols["blended_usd_per_accepted_request@system"][0])
+            for system, cols in central.items()
+        )
+    rows.sort(key=lambda r: -r["relative_swing"])
+    return rows
+
+
+@dataclass
+class BreakEven:
+    """Where two systems cost the same per accepted request, or why no value in the range does.
+
+    Attributes
+    ----------
+    input
+        YAML path of the input varied.
+    value
+        The break-even value, or None.
+    low, high
+        The range searched.
+    message
+        One sentence for the reader.
+    """
+
+    input: str
+    system: str
+    baseline: str
+    demand_point: str
+    value: float | None
+    low: float
+    high: float
+    message: str
+
+
+def breakeven(
+    scenario: Scenario,
+    input_path: str,
+    system: str | None = None,
+    demand_point: str = "blended",
+    low: float | None = None,
+    high: float | None = None,
+    grid: int = BREAKEVEN_GRID,
+) -> BreakEven:
+    """The value of one input at which ``system`` and the baseline cost the same per accepted request.
+
+    The difference of costs is evaluated on a grid over [low, high] in one vectorised call, the first sign change
+    is located, and vectorised bisection refines it to 1e-9 of the range.
+
+    Parameters
+    ----------
+    scenario
+        A validated scenario.
+    input_path
+        YAML path of a numeric input where a distribution is allowed (e.g. ``facility.electricity_usd_per_kwh``,
+        ``systems[1].costs.capex_usd_per_accelerator``, ``uncertainty.throughput_derate.collaborative``).
+    system
+        The system compared with the baseline; default the first other system.
+    demand_point
+        A demand point's name, or ``blended``.
+    low, high
+        Range searched; default the input's distribution P1 to P99, or 0.25x to 4x its value.
+    """
+    if not is_uncertain_path(input_path):
+        raise ScenarioError(
+            [Problem(input_path, f"break-even needs an input where a distribution is allowed; {UNCERTAIN_WHERE}")]
+        )
+    base = scenario.baseline_name
+    names = [s.name for s in scenario.systems]
+    system = system or next((s for s in names if s != base), None)
+    if system is None or system not in names or system == base:
+        raise ScenarioError(
+            [Problem("", f"break-even needs a system other than the baseline {base!r}; systems: {names}")]
+        )
+    points = [d.name for d in scenario.demand]
+    if demand_point != "blended" and demand_point not in points:
+        raise ScenarioError([Problem("", f"demand point must be one of {points} or 'blended', got {demand_point!r}")])
+    central = _central(scenario, input_path)
+    dist = scenario.distributions.get(input_path)
+    q_low, q_high = BREAKEVEN_DEFAULT_QUANTILES
+    f_low, f_high = BREAKEVEN_DEFAULT_RANGE
+    if low is None:
+        low = float(dist.ppf(q_low)) if dist is not None else f_low * central
+    if high is None:
+        high = float(dist.ppf(q_high)) if dist is not None else f_high * central
+    problems = _range_problems(scenario, input_path, low, high)
+    if problems:
+        raise ScenarioError([Problem(input_path, p) for p in problems])
+    planned = plan(scenario)
+
+    def gap(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        res = evaluate_samples(scenario, {input_path: x}, x.size, planned)
+        if demand_point == "blended":
+            a = res[system]["blended_usd_per_accepted_request@system"]
+            b = res[base]["blended_usd_per_accepted_request@system"]
+        else:
+            j = points.index(demand_point)
+            a = res[system]["usd_per_accepted_request"][:, j]
+            b = res[base]["usd_per_accepted_request"][:, j]
+        return a - b
+
+    where = f"{system} vs {base} at {demand_point}"
+    value, gap_low = first_root(gap, low, high, grid)
+    if value is None:
+        cheaper = system if gap_low < 0 else base
+        message = (
+            f"no value of {input_path} in [{input_value(low, input_path)}, {input_value(high, input_path)}] makes "
+            f"{where} cost the same: "
+            f"{cheaper} is cheaper throughout"
+        )
+    else:
+        message = f"{where}: equal cost per accepted request at {input_path} = {_precise(value, input_path)}"
+    return BreakEven(input_path, system, base, demand_point, value, low, high, message)
+
+
+def first_root(
+    gap: Callable[[NDArray[np.float64]], NDArray[np.float64]], low: float, high: float, grid: int = BREAKEVEN_GRID
+) -> tuple[float | None, float]:
+    """The lowest root of a vectorised function on [low, high]: a grid, then bisection of the first sign change.
+
+    Parameters
+    ----------
+    gap
+        Function evaluated on an array of points at once.
+    low, high
+        Range searched.
+    grid
+        Points of the first pass [-].
+
+    Returns
+    -------
+    root : float or None
+        Within :data:`BISECTION_TOLERANCE_FRACTION` of the range, or None when the sign never changes.
+    gap_low : float
+        ``gap(low)`` (its sign tells which side wins when there is no root).
+
+    Examples
+    --------
+    >>> root, _ = first_root(lambda x: x**2 - 2.0, 0.0, 2.0)
+    >>> round(root, 8)
+    1.41421356
+    """
+    xs = np.linspace(low, high, grid)
+    g = gap(xs)
+    change = np.flatnonzero(np.sign(g[:-1]) * np.sign(g[1:]) <= 0)
+    if change.size == 0:
+        return None, float(g[0])
+    lo, hi = xs[change[0]], xs[change[0] + 1]
+    g_lo = g[change[0]]
+    for _ in range(BISECTION_MAX_STEPS):
+        if hi - lo <= BISECTION_TOLERANCE_FRACTION * max(abs(high - low), 1e-300):
+            break
+        mids = np.linspace(lo, hi, BISECTION_POINTS + 2)[1:-1]
+        gm = gap(mids)
+        edges = np.concatenate([[lo], mids, [hi]])
+        vals = np.concatenate([[g_lo], gm, [gap(np.array([hi]))[0]]])
+        k = int(np.flatnonzero(np.sign(vals[:-1]) * np.sign(vals[1:]) <= 0)[0])
+        lo, hi, g_lo = edges[k], edges[k + 1], vals[k]
+    return float(0.5 * (lo + hi)), float(g[0])
+
+
+def _range_problems(scenario: Scenario, path: str, low: float, high: float) -> list[str]:
+    """Why a break-even search range cannot be used: reversed, or outside the input's allowed values."""
+    from pydantic import TypeAdapter, ValidationError
+
+    if not low < high:
+        return [f"the search range must have low < high, got [{low:g}, {high:g}]"]
+    if path.startswith("uncertainty.throughput_derate."):
+        cls = path.rsplit(".", 1)[1]
+        if all(s.provenance.provenance_class.value != cls for s in scenario.systems):
+            return [f"no system has provenance class {cls!r}: its derate changes nothing"]
+    annotation = annotation_at(scenario, path)
+    if annotation is None:
+        return []
+    adapter = TypeAdapter(annotation)
+    for end in (low, high):
+        try:
+            adapter.validate_python(end)
+        except ValidationError as exc:
+            return [
+                f"the search range [{low:g}, {high:g}] leaves the input's allowed values at {end:g} "
+                f"({plain_message(exc.errors(include_url=False)[0]['msg'])})"
+            ]
+    return []
+
+
+def _precise(value: float, path: str) -> str:
+    """A break-even value with six significant digits (it is found to 1e-9 of the range) and the input's unit.
+
+    >>> _precise(44948.23, "systems[1].costs.capex_usd_per_rack")
+    '$44,948.2 per rack'
+    >>> _precise(0.0851234, "facility.electricity_usd_per_kwh")
+    '$0.0851234 per kWh'
+    """
+    kind, words = input_unit(path)
+    if kind == "pct":
+        return num(100 * value, 4) + "%" + words
+    m = abs(value)
+    text = f"{value:,.{max(0, 5 - math.floor(math.log10(m)))}f}" if 1000 <= m < 1e15 else num(value, 6)
+    return f"${text}{words}" if kind == "usd" else text + words
+
+
+def _central(scenario: Scenario, path: str) -> float:
+    if path in scenario.distributions:
+        return float(scenario.distributions[path].central)
+    if path.startswith("uncertainty.throughput_derate."):
+        from rackcost.scenario.schema import ProvenanceClass
+
+        return float(scenario.uncertainty.throughput_derate.get(ProvenanceClass(path.rsplit(".", 1)[1]), 1.0))
+    value = lookup(scenario.model_dump(by_alias=True), path)
+    if not isinstance(value, int | float):
+        raise ScenarioError([Problem(path, "not a numeric input of this scenario")])
+    return float(value)

@@ -1,0 +1,307 @@
+"""Sweep files: a base scenario and the axes to vary, validated like scenarios (``rackcost schema --sweep``).
+
+A sweep file names a base scenario (a path, relative to the sweep file, or a bundled name) and a list of axes.
+An axis is either
+
+- a **numeric input by YAML path** (``facility.electricity_usd_per_kwh``, ``systems[1].costs.capex_usd_per_node``),
+  with ``values: [...]``, ``range: {from, to, steps, scale: linear|log}`` or ``latin_hypercube: {dist: ...,
+  samples: N}`` (every Latin-hypercube axis of a sweep is drawn in one joint design of ``samples`` points);
+- **``demand.scale``**, which multiplies every demand point's arrival rate, with the same three forms;
+- **``systems``**: which systems take part, as ``subsets: [[name, ...], ...]`` or ``each: true`` (each system on its
+  own), optionally with systems added from another file (``import: FILE``, a scenario or the output of
+  ``rackcost import``), so that imported curves become alternatives;
+- a **variant axis** (``slo``, ``pricing`` or any name that is not a path): ``variants: [{label, set: {YAML path:
+  value}, tier: {system, gpu, tier}}]``, each variant a set of edits of the base scenario (``null`` removes a
+  block). ``tier`` pays a system by an InferenceX price tier (the rental price of ``rackcost reconcile --tier``).
+
+``mode: grid`` (the default) takes every combination; ``mode: zip`` takes the i-th value of every axis together
+(all axes of the same length). ``samples: N`` adds N Monte Carlo draws of the scenario's distributions to every
+configuration (the same draws in each: common random numbers). It is resolved by :mod:`rackcost.analysis.sweep.design`
+and run by :mod:`rackcost.analysis.sweep.run`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rackcost.errors import Problem, ScenarioError
+from rackcost.scenario.distributions import NOT_BOOL, Distribution
+from rackcost.scenario.loading import (
+    bundled_file,
+    bundled_files,
+    in_file_order,
+    problems_from_validation,
+    read_text_file,
+    read_yaml_document,
+)
+
+__all__ = [
+    "DEMAND_SCALE",
+    "MAX_AXIS_VALUES",
+    "SYSTEMS",
+    "Axis",
+    "LatinHypercube",
+    "Range",
+    "SweepSummary",
+    "SweepSpec",
+    "Tier",
+    "Variant",
+    "bundled_sweeps",
+    "load_sweep",
+    "sweep_from_dict",
+    "sweep_json_schema",
+]
+
+DEMAND_SCALE = "demand.scale"
+"""The named axis that multiplies every demand point's arrival rate."""
+SYSTEMS = "systems"
+"""The named axis that chooses which systems take part."""
+MAX_AXIS_VALUES = 10_000_000
+"""Most values one axis may have [-]: far above a useful grid, low enough that a typo cannot exhaust memory."""
+
+RESERVED_COLUMNS = frozenset({"configuration", "system", "payment", "demand_point"})
+"""Columns every sweep table has, which no axis or attribute may be named."""
+_PATH = re.compile(r"^[A-Za-z_]\w*(\[\d+\])?(\.[A-Za-z_]\w*(\[\d+\])?)*$")
+Number = Annotated[float, Field(ge=-1e12, le=1e12, allow_inf_nan=False), NOT_BOOL]
+Label = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]*\S[^\x00-\x1f\x7f]*$")]
+
+
+class _SweepBlock(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Range(_SweepBlock):
+    """Evenly spaced values from ``from`` to ``to`` (both included), on a linear or a log scale."""
+
+    start: Number = Field(alias="from", description="First value.")
+    stop: Number = Field(alias="to", description="Last value.")
+    steps: Annotated[int, Field(ge=1, le=MAX_AXIS_VALUES), NOT_BOOL] = Field(
+        description="Number of values, both ends included (1 gives `from` alone)."
+    )
+    scale: Literal["linear", "log"] = Field(default="linear", description="Spacing: linear, or log (from, to > 0).")
+
+    @model_validator(mode="after")
+    def _log_positive(self) -> Range:
+        if self.scale == "log" and (self.start <= 0 or self.stop <= 0):
+            raise ValueError(f"a log range needs from and to > 0, got from {self.start:g}, to {self.stop:g}")
+        if self.steps > 1 and self.start == self.stop:
+            raise ValueError(f"from and to are both {self.start:g}: {self.steps} steps would repeat one value")
+        return self
+
+
+class LatinHypercube(_SweepBlock):
+    """Values drawn by Latin-hypercube sampling of a distribution (joint with the sweep's other such axes)."""
+
+    dist: Distribution = Field(description="The distribution, as in a scenario: {dist: uniform, low, high}, ...")
+    samples: Annotated[int, Field(ge=1, le=MAX_AXIS_VALUES), NOT_BOOL] = Field(description="Number of draws.")
+
+
+class Tier(_SweepBlock):
+    """Pay one system by an InferenceX price tier: rented at the tier's price per GPU-hour, power included."""
+
+    system: Label = Field(description="Name of the system the tier prices.")
+    gpu: Label = Field(description="InferenceX GPU key, e.g. b200 (rackcost reconcile lists them).")
+    tier: Label = Field(description="Tier name, e.g. hyperscaler-owned, neocloud-owned, rental-3-year.")
+
+
+class Variant(_SweepBlock):
+    """One value of a variant axis: a label and the edits it makes to the base scenario."""
+
+    label: Label = Field(description="The value's name in tables and charts.")
+    edits: dict[str, Any] = Field(
+        default_factory=dict,
+        alias="set",
+        description="YAML path -> value (a number, a block, or null to remove the block), applied to the base.",
+    )
+    tier: Tier | None = Field(default=None, description="Pay a system by an InferenceX price tier.")
+
+    @model_validator(mode="after")
+    def _paths(self) -> Variant:
+        bad = [key for key in self.edits if not _PATH.match(key)]
+        if bad:
+            raise ValueError(f"set: keys must be YAML paths such as slo.ttft_ms, got {bad[0]!r}")
+        return self
+
+
+class Axis(_SweepBlock):
+    """One axis of a sweep (see the module docstring for the forms)."""
+
+    axis: Label = Field(description="A YAML path of a numeric input, demand.scale, systems, or a variant axis name.")
+    values: list[Number] | None = Field(default=None, min_length=1, max_length=MAX_AXIS_VALUES)
+    range: Range | None = None
+    latin_hypercube: LatinHypercube | None = None
+    variants: list[Variant] | None = Field(default=None, min_length=1, max_length=10_000)
+    subsets: list[list[Label]] | None = Field(default=None, min_length=1, max_length=10_000)
+    each: bool = Field(default=False, description="systems axis: each system on its own.")
+    import_file: str | None = Field(
+        default=None, alias="import", description="systems axis: a YAML file whose systems are added to the base's."
+    )
+    provenance: Literal["vendor", "collaborative", "independent", "assumption"] | None = Field(
+        default=None, description="Where the axis's values come from (required in bundled sweeps)."
+    )
+    source: str | None = Field(default=None, description="Publisher, document and date of the values.")
+    why: str | None = Field(default=None, description="For an assumption: why these values.")
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Axis:
+        numeric = [f for f in ("values", "range", "latin_hypercube") if getattr(self, f) is not None]
+        if self.axis == SYSTEMS:
+            forms = [f for f in ("subsets",) if getattr(self, f) is not None] + (["each"] if self.each else [])
+            if len(forms) != 1 or numeric or self.variants is not None:
+                raise ValueError("a systems axis takes exactly one of subsets: [[name, ...], ...] or each: true")
+            if self.subsets is not None and any(len(s) == 0 for s in self.subsets):
+                raise ValueError("subsets: every subset needs at least one system")
+            return self
+        if self.subsets is not None or self.each or self.import_file is not None:
+            raise ValueError("subsets, each and import belong to the systems axis only")
+        if self.variants is not None:
+            if numeric:
+                raise ValueError("a variant axis takes variants only, not values, range or latin_hypercube")
+            labels = [v.label for v in self.variants]
+            if len(set(labels)) != len(labels):
+                raise ValueError(f"variants: labels must differ, got {labels}")
+            return self
+        if len(numeric) != 1:
+            raise ValueError(
+                "a numeric axis takes exactly one of values: [...], range: {from, to, steps, scale}, "
+                f"latin_hypercube: {{dist, samples}}; got {len(numeric)}"
+            )
+        if not (self.axis == DEMAND_SCALE or _PATH.match(self.axis)):
+            raise ValueError(f"must be a YAML path such as facility.pue, or demand.scale, got {self.axis!r}")
+        return self
+
+    @property
+    def kind(self) -> Literal["numeric", "systems", "variants"]:
+        """Which form the axis takes."""
+        if self.axis == SYSTEMS:
+            return "systems"
+        return "variants" if self.variants is not None else "numeric"
+
+
+class SweepSummary(_SweepBlock):
+    """What the printed summary groups by and compares."""
+
+    by: list[Label] | None = Field(
+        default=None, description="Axes whose cells the winner table has (default: every axis but systems)."
+    )
+    demand_point: Label = Field(
+        default="blended",
+        description="Demand point the winner is judged at: a point's name, or blended (cost over the day).",
+    )
+
+
+class SweepSpec(_SweepBlock):
+    """A sweep: the base scenario, its axes, how they combine, and optional Monte Carlo draws per configuration."""
+
+    name: Label = Field(description="Name of the sweep.")
+    description: str | None = None
+    scenario: Label = Field(description="Base scenario: a YAML file (relative to the sweep file) or a bundled name.")
+    axes: list[Axis] = Field(min_length=1, max_length=32)
+    mode: Literal["grid", "zip"] = Field(default="grid", description="grid: every combination; zip: i-th together.")
+    samples: Annotated[int, Field(ge=1, le=100_000), NOT_BOOL] | None = Field(
+        default=None, description="Monte Carlo draws of the scenario's distributions per configuration."
+    )
+    seed: Annotated[int, Field(ge=0, le=2**63 - 1), NOT_BOOL] = Field(
+        default=0, description="Seed of the Latin hypercube and the Monte Carlo draws."
+    )
+    summary: SweepSummary = Field(default_factory=SweepSummary)
+    system_attributes: dict[Annotated[str, Field(pattern=r"^[A-Za-z_]\w*$")], str] = Field(
+        default_factory=dict,
+        description="Column name -> regular expression: a column read off each system's name (its first group, "
+        "else the whole match; empty where it does not match), e.g. {tp_size: 'TP(\\d+)'}.",
+    )
+
+    @model_validator(mode="after")
+    def _axes(self) -> SweepSpec:
+        names = [a.axis for a in self.axes]
+        taken = [n for n in names if n in RESERVED_COLUMNS]
+        if taken:
+            raise ValueError(
+                f"axes: {taken[0]!r} is a column every sweep table has already; name the axis otherwise "
+                "(e.g. pricing for payment variants)"
+            )
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"axes: each axis once, got {dupes[0]!r} twice")
+        sizes = {a.latin_hypercube.samples for a in self.axes if a.latin_hypercube is not None}
+        if len(sizes) > 1:
+            raise ValueError(
+                f"axes: Latin-hypercube axes are drawn together and need the same samples, got {sorted(sizes)}"
+            )
+        for column, pattern in self.system_attributes.items():
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"system_attributes.{column}: not a regular expression ({exc})") from None
+            if column in names or column in RESERVED_COLUMNS:
+                raise ValueError(f"system_attributes.{column}: the table has a column of that name already")
+        if self.summary.by is not None:
+            unknown = [b for b in self.summary.by if b not in names and b not in self.system_attributes]
+            if unknown:
+                raise ValueError(f"summary.by: {unknown[0]!r} is not an axis ({names})")
+        return self
+
+
+def sweep_json_schema() -> dict[str, Any]:
+    """JSON Schema of sweep files (``rackcost schema --sweep``)."""
+    schema = SweepSpec.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "rackcost sweep"
+    return schema
+
+
+def sweep_from_dict(data: Any, file: str = "<sweep>", lines: dict | None = None) -> SweepSpec:
+    """Validate plain data as a sweep.
+
+    Raises
+    ------
+    ScenarioError
+        Every problem, with the file, YAML path and line.
+    """
+    if not isinstance(data, dict):
+        raise ScenarioError(
+            [Problem("", f"expected a mapping (name, scenario, axes), got {type(data).__name__}", file)]
+        )
+    try:
+        return SweepSpec.model_validate(data)
+    except ValidationError as exc:
+        raise ScenarioError(in_file_order(problems_from_validation(exc, file, lines))) from None
+
+
+def load_sweep(path: str | Path) -> tuple[SweepSpec, Path | None]:
+    """Load and validate a sweep file (or a bundled sweep by name).
+
+    Returns
+    -------
+    spec, folder
+        The sweep, and the folder its relative paths (scenario, imports) are read from.
+
+    Raises
+    ------
+    ScenarioError
+        One problem per line, each naming the file, YAML path and line.
+    """
+    name, text = read_text_file(path, bundled_sweep_path, what="sweep")
+    data, lines, problems = read_yaml_document(text, name, what="sweep")
+    if problems:
+        raise ScenarioError(problems)
+    spec = sweep_from_dict(data, name, lines)
+    file = Path(path)
+    if not file.exists():
+        found = bundled_sweep_path(str(path), missing_ok=True)
+        file = found if found is not None else file
+    return spec, file.resolve().parent
+
+
+def bundled_sweeps() -> list[Path]:
+    """Bundled sweep files, sorted by name."""
+    return bundled_files("sweeps")
+
+
+def bundled_sweep_path(name: str, missing_ok: bool = False) -> Path | None:
+    """Path of a bundled sweep by file name (``.yaml`` may be omitted)."""
+    return bundled_file("sweeps", name, missing_ok)

@@ -1,0 +1,136 @@
+"""What a sweep's table says: the cheapest system in each cell, its margin, and the Pareto fronts.
+
+Pure functions of the tidy table :func:`rackcost.analysis.sweep.run.sweep` returns (pandas in, pandas out), used by the
+CLI's summary and the dashboard's winner map and Pareto chart alike.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["BLENDED", "cost_column", "pareto_front", "winners"]
+
+BLENDED = "blended"
+"""The demand point name that stands for the whole day (blended cost per accepted request)."""
+
+
+def cost_column(demand_point: str) -> str:
+    """The cost column a winner is judged by: blended over the day, or at one demand point [USD/request]."""
+    return "blended_usd_per_accepted_request" if demand_point == BLENDED else "usd_per_accepted_request"
+
+
+def _at_point(frame: pd.DataFrame, demand_point: str) -> pd.DataFrame:
+    """Rows of one demand point (for ``blended``: the first point's row of each configuration and system, which
+    carries the blended figures)."""
+    points = list(frame["demand_point"].cat.categories) if len(frame) else []
+    if demand_point != BLENDED and demand_point not in points:
+        raise ValueError(f"no demand point named {demand_point!r} (points: {points + [BLENDED]})")
+    if not len(frame):
+        return frame
+    name = points[0] if demand_point == BLENDED else demand_point
+    return frame[frame["demand_point"] == name]
+
+
+def winners(frame: pd.DataFrame, by: list[str], demand_point: str = BLENDED) -> pd.DataFrame:
+    """The cheapest system per accepted request in each cell of the ``by`` axes, and its margin over the next.
+
+    A cell holds every configuration with the same values of ``by``; each system's best configuration in the cell
+    competes. Ties go to the system listed first.
+
+    Parameters
+    ----------
+    frame
+        A sweep's table.
+    by
+        Axis columns whose combinations are the cells (none: one cell, the whole sweep).
+    demand_point
+        A demand point's name, or ``blended`` (cost over the day).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell: the ``by`` values, ``configurations`` in the cell, ``cheapest``, ``usd_per_accepted_request``
+        (its cost), ``runner_up`` and its cost (missing when one system competes), ``margin_fraction`` (runner-up
+        / cheapest - 1), ``configuration`` (where the cheapest was found).
+    """
+    import pandas as pd
+
+    cost = cost_column(demand_point)
+    rows = _at_point(frame, demand_point)
+    keys = list(by)
+    # each system's cheapest configuration in each cell
+    order = rows.sort_values([*keys, "system", cost, "configuration"], kind="stable")
+    best = order.drop_duplicates([*keys, "system"], keep="first")
+    best = best.sort_values([*keys, cost, "system"], kind="stable")
+    counts = rows.drop_duplicates([*keys, "configuration"]).groupby(keys, observed=True).size() if keys else None
+    out = []
+    groups = best.groupby(keys, observed=True, sort=True) if keys else [((), best)]
+    for key, cell in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        first = cell.iloc[0]
+        row = dict(zip(keys, key, strict=True))
+        row["configurations"] = (
+            int(counts.loc[key if len(key) > 1 else key[0]]) if keys else int(rows["configuration"].nunique())
+        )
+        row["cheapest"] = str(first["system"])
+        row["usd_per_accepted_request"] = float(first[cost])
+        if len(cell) > 1:
+            second = cell.iloc[1]
+            row["runner_up"] = str(second["system"])
+            row["runner_up_usd_per_accepted_request"] = float(second[cost])
+            row["margin_fraction"] = float(second[cost]) / float(first[cost]) - 1.0
+        else:
+            row["runner_up"] = None
+            row["runner_up_usd_per_accepted_request"] = np.nan
+            row["margin_fraction"] = np.nan
+        row["configuration"] = int(first["configuration"])
+        out.append(row)
+    table = pd.DataFrame(out)
+    if len(table):
+        for name in ("runner_up_usd_per_accepted_request", "margin_fraction"):
+            table[name] = pd.array(table[name].to_numpy(float), dtype="Float64")
+            table.loc[table["runner_up"].isna(), name] = pd.NA
+    return table
+
+
+def pareto_front(frame: pd.DataFrame, against: str, demand_point: str, higher_is_better: bool) -> pd.DataFrame:
+    """Rows no other row beats on both cost per accepted request (lower) and ``against``.
+
+    Parameters
+    ----------
+    frame
+        A sweep's table.
+    against
+        The other objective: ``interactivity_tokens_per_s`` (higher is better) or ``facility_power_kw`` (lower).
+    demand_point
+        The demand point compared (each point has its own interactivity and power).
+    higher_is_better
+        Whether a larger ``against`` is better.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The front's rows, by cost ascending; rows without a value of ``against`` (API systems) are left out.
+        Of rows equal on both, the first configuration is kept.
+
+    Raises
+    ------
+    ValueError
+        For ``blended``: interactivity and power belong to a demand point, so the front is drawn at one.
+    """
+    if demand_point == BLENDED:
+        raise ValueError("a Pareto front is drawn at one demand point (interactivity and power are per point)")
+    rows = _at_point(frame, demand_point).dropna(subset=[against])
+    cost = rows["usd_per_accepted_request"].to_numpy(float)
+    other = rows[against].to_numpy(float)
+    other = -other if higher_is_better else other
+    order = np.lexsort((rows["configuration"].to_numpy(), other, cost))
+    # by cost, then the other objective: a row is on the front when it beats every row before it on the other
+    ordered = other[order]
+    best_before = np.concatenate(([np.inf], np.minimum.accumulate(ordered)[:-1]))
+    return rows.iloc[order[ordered < best_before]]

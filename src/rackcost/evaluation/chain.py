@@ -1,0 +1,171 @@
+"""The evaluation chain: a validated scenario in, result tables out (DESIGN.md section 2, steps 1 to 10).
+
+:func:`evaluate` is a short run of named steps, each writing a documented field of :class:`SystemOutcome`:
+
+====================================  ==============================================  ========================
+step                                  function                                        writes
+====================================  ==============================================  ========================
+1-2 inputs and performance curve      :func:`rackcost.scenario.unpack.system_inputs`           ``inputs``
+3 SLO-feasible operating point        :func:`rackcost.model.operating_point.choose_point`   ``chosen``
+4-8 queueing, sizing, demand,         :func:`rackcost.model.fleet.run_fleet`                ``fleet``
+power and cost
+8 cost per accepted request,          :func:`rackcost.model.metrics.derive`                 ``metrics``
+blended
+9-10 claim vs decision, warnings      :func:`rackcost.evaluation.results.result_tables`          the :class:`Result`
+====================================  ==============================================  ========================
+
+Steps 1 to 3 are decided once on central values (:func:`plan`); the Monte Carlo reuses the plan and runs steps 4
+to 8 on many samples at once (:func:`run_samples`), the same functions with a longer sample axis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rackcost.errors import Problem, ScenarioError
+from rackcost.evaluation.results import Result, result_tables
+from rackcost.model.fleet import run_fleet
+from rackcost.model.inputs import FleetPolicy, SloInputs, SystemInputs
+from rackcost.model.metrics import derive
+from rackcost.model.operating_point import choose_point
+from rackcost.model.outcomes import ChosenPoint, FleetOutcome, Metrics, SystemOutcome
+from rackcost.scenario.feasibility import feasibility_problems
+from rackcost.scenario.schema import Scenario
+from rackcost.scenario.unpack import Samples, fleet_policy, sampled_inputs, sizing_demand, slo_inputs, system_inputs
+
+__all__ = ["Plan", "evaluate", "evaluate_systems", "plan", "run_samples"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What is decided once per scenario, on central values (steps 1 to 3).
+
+    Attributes
+    ----------
+    slo, policy
+        The SLO and the fleet policy.
+    sizing_rps
+        Demand the fleet is sized for [requests/s].
+    hours_per_day
+        Hours of each demand point [h].
+    input_tokens
+        Input tokens per request, ISL [tokens].
+    indices
+        Index in ``scenario.systems`` of each system that runs hardware (API systems have no plan).
+    systems
+        Each system's central inputs.
+    chosen
+        Each system's chosen operating point.
+    """
+
+    slo: SloInputs
+    policy: FleetPolicy
+    sizing_rps: float
+    hours_per_day: NDArray[np.float64]
+    input_tokens: float
+    indices: tuple[int, ...]
+    systems: tuple[SystemInputs, ...]
+    chosen: tuple[ChosenPoint, ...]
+
+
+def plan(scenario: Scenario) -> Plan:
+    """Steps 1 to 3: unpack each system, check it can be evaluated, and choose its operating point.
+
+    Raises
+    ------
+    ScenarioError
+        If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
+    """
+    indices = tuple(scenario.hardware_indices)
+    inputs = tuple(system_inputs(scenario, scenario.systems[i]) for i in indices)
+    problems = feasibility_problems(scenario, list(inputs))
+    if problems:
+        raise ScenarioError([Problem(path, message) for _, path, message in problems])
+    policy = fleet_policy(scenario)
+    slo = slo_inputs(scenario)
+    _, sizing_rps = sizing_demand(scenario)
+    max_utilization = scenario.fleet.max_utilization_fraction
+    return Plan(
+        slo=slo,
+        policy=policy,
+        sizing_rps=sizing_rps,
+        hours_per_day=np.array([d.hours_per_day for d in scenario.demand]),
+        input_tokens=float(scenario.workload.input_tokens_per_request),
+        indices=indices,
+        systems=inputs,
+        chosen=tuple(choose_point(inp, slo, sizing_rps, max_utilization, policy.routing) for inp in inputs),
+    )
+
+
+def run_samples(
+    scenario: Scenario, planned: Plan, values: Samples, n: int, resize: bool = True, serve_once: bool = False
+) -> list[tuple[FleetOutcome, Metrics]]:
+    """Steps 4 to 8 and the derived figures of every system, for ``n`` samples of the inputs at once.
+
+    Parameters
+    ----------
+    scenario, planned
+        The scenario and its :func:`plan`.
+    values
+        Sampled inputs: YAML path -> array of ``n`` values; inputs not in it keep their central value.
+    n
+        Samples [-].
+    resize
+        Size the fleet per sample (the Monte Carlo); False keeps each chosen point's SLO replica count.
+    serve_once
+        The sampled inputs are prices only (a sweep's vector axes): size, pack and serve each fleet once, on the
+        central values, and cost it per sample (``run_fleet``'s ``serve_with``). Needs ``resize=False``.
+    """
+    if serve_once and resize:
+        raise ValueError("serve_once needs resize=False: a fleet sized per sample is not served once")
+    out = []
+    for index, inp, chosen in zip(planned.indices, planned.systems, planned.chosen, strict=True):
+        sampled = sampled_inputs(scenario, index, inp, values, n)
+        # rented on demand: the provider scales to what each point needs, so only those replicas run (and are billed)
+        policy = replace(planned.policy, idle_policy="park") if inp.payment == "rent on_demand" else planned.policy
+        central = sampled_inputs(scenario, index, inp, {}, 1) if serve_once else None
+        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize, central)
+        metrics = derive(fleet, chosen.ttft_ms, planned.slo.output_tokens, planned.hours_per_day, planned.input_tokens)
+        out.append((fleet, metrics))
+    return out
+
+
+def evaluate_systems(scenario: Scenario) -> list[SystemOutcome]:
+    """Run steps 1 to 8 for every system and return the numbers (no tables); :func:`evaluate` builds on it.
+
+    Raises
+    ------
+    ScenarioError
+        If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
+    """
+    planned = plan(scenario)
+    runs = run_samples(scenario, planned, {}, 1, resize=False)
+    return [
+        SystemOutcome(inp, chosen, fleet, metrics)
+        for inp, chosen, (fleet, metrics) in zip(planned.systems, planned.chosen, runs, strict=True)
+    ]
+
+
+def evaluate(scenario: Scenario) -> Result:
+    """Evaluate a scenario: cost per accepted request of each system at each demand point.
+
+    Parameters
+    ----------
+    scenario
+        A validated scenario (:func:`rackcost.load_scenario`).
+
+    Returns
+    -------
+    Result
+        ``points`` (one row per system and demand point), ``systems`` (one row per system), ``comparison``
+        (each system against the baseline) and ``warnings``.
+
+    Raises
+    ------
+    ScenarioError
+        If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
+    """
+    return result_tables(scenario, evaluate_systems(scenario))

@@ -1,0 +1,228 @@
+"""Claim vs decision, and comparability warnings (DESIGN.md steps 9 and 10).
+
+For each system against the baseline the comparison puts the vendor's headline ratio (peak tokens/s per kW on
+the benchmark's own power basis) beside the modelled ratios: tokens per facility kWh at the SLO operating point,
+and cost per accepted request at each demand point and blended over the day. ``advantage_ratio`` reads the same
+way on every row: how many times better the system is than the baseline (more tokens, or lower cost).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rackcost.scenario.schema import Scenario, System
+
+__all__ = ["COMPARISON_COLUMNS", "comparability_warnings", "comparison_rows", "headline_sentences"]
+
+COMPARISON_COLUMNS = [
+    "system",
+    "baseline",
+    "metric",
+    "unit",
+    "system_value",
+    "baseline_value",
+    "advantage_ratio",
+    "kind",
+]
+
+
+def comparison_rows(
+    scenario: Scenario, systems: list[dict[str, Any]], points: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Claim-vs-decision table: one row per (system, metric) for every system other than the baseline.
+
+    Parameters
+    ----------
+    scenario
+        The scenario (for the baseline and the demand points).
+    systems, points
+        Rows of the ``systems`` and ``points`` tables.
+
+    Returns
+    -------
+    list of dict
+        Rows with keys ``COMPARISON_COLUMNS``. ``kind`` is ``claim`` for the headline row when both systems state a
+        vendor claim, ``derived`` when a headline had to be derived from a curve, and ``modelled`` for the
+        model's own ratios.
+    """
+    base = scenario.baseline_name
+    by_name = {row["system"]: row for row in systems}
+    cost = {(p["system"], p["demand_point"]): p["usd_per_accepted_request"] for p in points}
+    rows = []
+    b = by_name[base]
+    for name in by_name:
+        if name == base:
+            continue
+        s = by_name[name]
+        hardware_pair = "api" not in (s["payment"], b["payment"])
+        basis = s["headline_power_basis"]
+        if basis != b["headline_power_basis"]:
+            basis = f"{basis} vs {b['headline_power_basis']}"
+        # an API system has no power figure: it is compared on cost alone
+        if hardware_pair:
+            rows.append(
+                _row(
+                    name,
+                    base,
+                    f"headline peak tokens/s per kW ({basis})",
+                    "tokens/s/kW",
+                    s["headline_tokens_per_s_per_kw"],
+                    b["headline_tokens_per_s_per_kw"],
+                    True,
+                    "claim" if s["headline_is_vendor_claim"] and b["headline_is_vendor_claim"] else "derived",
+                )
+            )
+            rows.append(
+                _row(
+                    name,
+                    base,
+                    "tokens per facility kWh at the SLO operating point",
+                    "tokens/kWh",
+                    s["slo_point_total_tokens_per_facility_kwh"],
+                    b["slo_point_total_tokens_per_facility_kwh"],
+                    True,
+                    "modelled",
+                )
+            )
+        for d in scenario.demand:
+            sv, bv = cost[name, d.name], cost[base, d.name]
+            rows.append(
+                _row(
+                    name,
+                    base,
+                    f"cost per accepted request at {d.name}",
+                    "USD/request",
+                    sv,
+                    bv,
+                    False,
+                    "modelled",
+                )
+            )
+        rows.append(
+            _row(
+                name,
+                base,
+                "blended cost per accepted request over the day",
+                "USD/request",
+                s["blended_usd_per_accepted_request"],
+                b["blended_usd_per_accepted_request"],
+                False,
+                "modelled",
+            )
+        )
+    return rows
+
+
+def _row(
+    system: str, base: str, metric: str, unit: str, sv: float, bv: float, higher_is_better: bool, kind: str
+) -> dict[str, object]:
+    sv, bv = float(sv), float(bv)
+    return {
+        "system": system,
+        "baseline": base,
+        "metric": metric,
+        "unit": unit,
+        "system_value": sv,
+        "baseline_value": bv,
+        "advantage_ratio": sv / bv if higher_is_better else bv / sv,
+        "kind": kind,
+    }
+
+
+def _conditions(scenario: Scenario, system: System) -> dict[str, str]:
+    """What a system's figures were measured on, defaulting to the scenario's workload."""
+    w, p = scenario.workload, system.performance
+    isl = p.benchmark_input_tokens or w.input_tokens_per_request
+    osl = p.benchmark_output_tokens or w.output_tokens_per_request
+    return {
+        "model": p.benchmark_model or w.model,
+        "model revision": p.benchmark_revision or w.revision or "unstated",
+        "precision": (p.benchmark_precision or w.precision).lower(),
+        "ISL/OSL": f"{isl:g}/{osl:g}",
+        "framework": p.framework or "unstated",
+        "speculative decoding": p.speculative_decoding or "unstated",
+        "provenance class": system.provenance.provenance_class.value,
+    }
+
+
+def comparability_warnings(scenario: Scenario) -> list[str]:
+    """Differences that make two systems' results not like for like, said next to the result.
+
+    Each system is compared with the baseline on model, revision, precision, ISL/OSL, framework, speculative
+    decoding, provenance class and the claim's power basis; each curve is compared with the scenario's workload;
+    gains that depend on proprietary software are named.
+    """
+    w = scenario.workload
+    base = next(s for s in scenario.systems if s.name == scenario.baseline_name)
+    base_cond = None if base.api is not None else _conditions(scenario, base)
+    workload_isl_osl = f"{w.input_tokens_per_request:g}/{w.output_tokens_per_request:g}"
+    out = []
+    for system in scenario.systems:
+        if system.api is not None:  # no curve: nothing measured to compare
+            continue
+        cond = _conditions(scenario, system)
+        if cond["ISL/OSL"] != workload_isl_osl:
+            out.append(
+                f"{system.name}: curve measured at ISL/OSL {cond['ISL/OSL']}, the workload is "
+                f"{workload_isl_osl}; its request rates are taken as they were measured"
+            )
+        if cond["model"] != w.model:
+            out.append(f"{system.name}: curve measured on model {cond['model']}, the workload is {w.model}")
+        if system.provenance.proprietary_software:
+            out.append(
+                f"{system.name}: its results depend on proprietary software; buying the hardware alone "
+                "may not reproduce them"
+            )
+        if system.name == base.name or base_cond is None:
+            continue
+        for key, value in cond.items():
+            if value != base_cond[key] and "unstated" not in (value, base_cond[key]):
+                out.append(f"{system.name} vs {base.name}: different {key} ({value} vs {base_cond[key]})")
+        sc, bc = system.performance.claim, base.performance.claim
+        if sc is not None and bc is not None and sc.power_basis != bc.power_basis:
+            out.append(
+                f"{system.name} vs {base.name}: headline claims use different power bases "
+                f"({sc.power_basis} vs {bc.power_basis})"
+            )
+    return out
+
+
+def headline_sentences(comparison: list[dict]) -> list[str]:
+    """One sentence per system that a buyer reads in ten seconds: the headline ratio and what survives of it.
+
+    Parameters
+    ----------
+    comparison
+        Rows of the comparison table (``Result.records["comparison"]``).
+    """
+    by_pair: dict[tuple[str, str], list[dict]] = {}
+    for r in comparison:
+        by_pair.setdefault((r["system"], r["baseline"]), []).append(r)
+    out = []
+    prefix = "cost per accepted request at "
+    for (system, baseline), rows in by_pair.items():
+        headline = next((r for r in rows if r["kind"] in ("claim", "derived")), None)
+        parts = [
+            f"{_ratio_words(r['advantage_ratio'])} at {r['metric'].removeprefix(prefix)}"
+            for r in rows
+            if r["metric"].startswith(prefix)
+        ]
+        blended = next(r for r in rows if r["metric"].startswith("blended"))["advantage_ratio"]
+        if headline is None:  # an API on either side: no tokens per kW to start from
+            out.append(
+                f"{system} vs {baseline}: {', '.join(parts)} and {_ratio_words(blended)} blended over the day, in "
+                "cost per accepted request."
+            )
+            continue
+        out.append(
+            f"{system} vs {baseline}: {headline['advantage_ratio']:.2f}x the headline tokens per kW at peak becomes "
+            f"{', '.join(parts)} and {_ratio_words(blended)} blended over the day, in cost per accepted request."
+        )
+    return out
+
+
+def _ratio_words(advantage: float) -> str:
+    if advantage >= 1:
+        return f"{advantage:.2f}x lower"
+    return f"{1 / advantage:.2f}x higher"

@@ -1,0 +1,466 @@
+"""Result tables: the numbers of the chain as records, and as DataFrames whose column names carry their units.
+
+Column names are listed, with units, in ``docs/glossary.md``. The tables are held as plain records and turned
+into pandas DataFrames only when asked for, so that the command line does not pay for importing pandas.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rackcost.evaluation.compare import comparability_warnings, comparison_rows
+from rackcost.model.outcomes import SystemOutcome
+from rackcost.units import MS_PER_S, SECONDS_PER_HOUR, W_PER_KW
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from rackcost.scenario.schema import Scenario
+
+__all__ = ["Result", "TABLES", "outcome_warnings", "point_rows", "records_to_csv", "result_tables", "system_rows"]
+
+TABLES = ("points", "systems", "comparison")
+OVERLOADED_STATUS = "overloaded: admission control rejects the excess"
+KNIFE_EDGE_FRACTION = 0.01
+"""A chosen point whose queueing budget is under this share of the TTFT limit sits on a knife edge: benchmark
+run-to-run noise in TTFT is larger, so a warning says the choice depends on it [-]."""
+
+
+@dataclass
+class Result:
+    """What :func:`rackcost.evaluate` returns.
+
+    Attributes
+    ----------
+    scenario_name
+        Name of the scenario evaluated.
+    records
+        The three tables as lists of plain dicts: ``points``, ``systems``, ``comparison``.
+    warnings
+        Comparability warnings and named outcomes (overload, rack limits), one sentence each.
+    routing
+        The router the answer assumes (``fleet.routing``; :mod:`rackcost.model.routing`).
+    points
+        One row per system and demand point (DataFrame).
+    systems
+        One row per system: chosen operating point, fleet, capital, blended cost (DataFrame).
+    comparison
+        Each system against the baseline: the vendor's headline ratio beside the modelled ratios (DataFrame).
+    """
+
+    scenario_name: str
+    records: dict[str, list[dict[str, Any]]]
+    warnings: list[str] = field(default_factory=list)
+    routing: str = "least_outstanding"
+
+    def __post_init__(self) -> None:
+        for table, rows in self.records.items():
+            for row in rows:
+                for key, value in row.items():
+                    if isinstance(value, float) and not math.isfinite(value):
+                        raise ValueError(f"{table}.{key} is not finite ({value}); this is a bug in rackcost")
+
+    def _frame(self, table: str) -> pd.DataFrame:
+        import pandas as pd
+
+        from rackcost.evaluation.compare import COMPARISON_COLUMNS
+
+        columns = COMPARISON_COLUMNS if table == "comparison" else None
+        return pd.DataFrame(self.records[table], columns=columns)
+
+    @cached_property
+    def points(self) -> pd.DataFrame:
+        """One row per system and demand point."""
+        return self._frame("points")
+
+    @cached_property
+    def systems(self) -> pd.DataFrame:
+        """One row per system."""
+        return self._frame("systems")
+
+    @cached_property
+    def comparison(self) -> pd.DataFrame:
+        """Each system against the baseline."""
+        return self._frame("comparison")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dictionary: ``scenario``, ``routing``, the three tables and ``warnings``."""
+        return {
+            "scenario": self.scenario_name,
+            "routing": self.routing,
+            **self.records,
+            "warnings": list(self.warnings),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """JSON text of :meth:`to_dict` (no NaN or infinity: the chain never produces them)."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def to_csv(self, table: str = "points") -> str:
+        """CSV text of one table (``points``, ``systems`` or ``comparison``)."""
+        return records_to_csv(self.records[table])
+
+
+def records_to_csv(rows: list[dict[str, Any]]) -> str:
+    """CSV text of a list of records, the first record's keys as the header ('' for no records)."""
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return out.getvalue()
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _rows(columns: dict[str, Any]) -> list[dict[str, Any]]:
+    """Records of equal-length columns, numpy scalars turned into plain Python values."""
+    lists = {key: np.asarray(values).tolist() for key, values in columns.items()}
+    return [dict(zip(lists, values, strict=True)) for values in zip(*lists.values(), strict=True)]
+
+
+def point_rows(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[dict[str, Any]]:
+    """Rows of the ``points`` table: one per system and demand point."""
+    names = np.array([p.name for p in scenario.demand], dtype=object)
+    hours = [p.hours_per_day for p in scenario.demand]
+    n = len(names)
+    rows = []
+    by_name = {o.inputs.name: o for o in outcomes}
+    apis = _api_runs(scenario)
+    for index, system in enumerate(scenario.systems):
+        if system.api is not None:
+            rows += _api_point_rows(scenario, system, *apis[index])
+            continue
+        o = by_name[system.name]
+        d, m = o.demand, o.metrics
+        rows += _rows(
+            {
+                "system": np.full(n, o.inputs.name, dtype=object),
+                "demand_point": names,
+                "hours_per_day": hours,
+                "status": np.where(d.overloaded, OVERLOADED_STATUS, "ok").astype(object),
+                "offered_rps": d.offered_rps,
+                "admitted_rps": d.admitted_rps,
+                "accepted_rps": d.accepted_rps,
+                "rejected_rps": d.rejected_rps,
+                "rejected_fraction": d.rejected_fraction,
+                "useful_output_tokens_per_s": m.useful_output_tokens_per_s[0],
+                "utilization_fraction": d.utilization_fraction,
+                "in_service_concurrency": d.in_service_concurrency,
+                "ttft_ms": d.ttft_ms if d.ttft_ms is not None else np.full(n, o.chosen.ttft_ms),
+                "tpot_ms": d.tpot_ms if d.tpot_ms is not None else np.full(n, float(o.point.tpot_ms[0])),
+                "service_s": d.service_s,
+                "active_replicas": d.active_replicas,
+                "provisioned_replicas": np.full(n, o.provisioned_replicas),
+                "racks": np.full(n, o.racks),
+                "capacity_at_slo_rps": d.capacity_at_slo_rps,
+                "spare_capacity_fraction": d.spare_capacity_fraction,
+                "ttft_p99_ms": m.ttft_p99_ms[0],
+                "it_power_kw": o.it_power_kw,
+                "facility_power_kw": o.facility_power_kw,
+                "energy_usd_per_hour": o.energy_usd_per_hour,
+                "rent_usd_per_hour": o.rent_usd_per_hour,
+                "api_usd_per_hour": np.zeros(n),
+                "capital_usd_per_hour": np.full(n, o.capital_usd_per_hour),
+                "fixed_opex_usd_per_hour": np.full(n, o.fixed_opex_usd_per_hour),
+                "total_usd_per_hour": m.total_usd_per_hour[0],
+                "usd_per_accepted_request": m.usd_per_accepted_request[0],
+                "usd_per_million_accepted_output_tokens": m.usd_per_million_accepted_output_tokens[0],
+                "usd_per_million_accepted_input_tokens": m.usd_per_million_accepted_input_tokens[0],
+                "usd_per_million_accepted_total_tokens": m.usd_per_million_accepted_total_tokens[0],
+                "output_tokens_per_kwh": m.output_tokens_per_kwh[0],
+                "provenance": np.full(n, system.provenance.provenance_class.value, dtype=object),
+                "routing": np.full(n, scenario.fleet.routing.value, dtype=object),
+            }
+        )
+    return rows
+
+
+def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand_point: str) -> list[dict[str, Any]]:
+    """One row per system: chosen operating point, fleet, provisioned power, capital and blended cost."""
+    rows = []
+    by_name = {o.inputs.name: o for o in outcomes}
+    apis = _api_runs(scenario)
+    for index, system in enumerate(scenario.systems):
+        if system.api is not None:
+            rows.append(_api_system_row(scenario, system, apis[index][1], sizing_demand_point))
+            continue
+        o = by_name[system.name]
+        pt, m = o.point, o.metrics
+        rows.append(
+            {
+                "system": o.inputs.name,
+                "provenance": system.provenance.provenance_class.value,
+                "source": system.provenance.source,
+                "payment": system.payment,
+                "concurrency": float(pt.concurrency[0]),
+                "tpot_ms": float(pt.tpot_ms[0]),
+                "interactivity_tokens_per_s": MS_PER_S / float(pt.tpot_ms[0]),
+                "ttft_ms": float(pt.ttft_ms[0]),
+                "total_tokens_per_s_per_replica": float(pt.total_tokens_per_s[0]),
+                "output_tokens_per_s_per_replica": float(pt.output_tokens_per_s[0]),
+                "requests_per_s_per_replica": float(pt.request_rps[0]),
+                "service_s": float(pt.service_s[0]),
+                "queueing_budget_ms": o.budget_s * MS_PER_S,
+                "busy_power_w_per_accelerator": o.busy_w,
+                "sizing_demand_point": sizing_demand_point,
+                "routing": scenario.fleet.routing.value,
+                "slo_replicas": o.slo_replicas,
+                "serving_replicas": o.serving_replicas,
+                "provisioned_replicas": o.provisioned_replicas,
+                "accelerators": o.provisioned_replicas * o.inputs.accelerators_per_replica,
+                "nodes": o.nodes,
+                "racks": o.racks,
+                "provisioned_it_kw": o.provisioned_it_kw,
+                "capex_usd": o.capex_usd,
+                "capital_usd_per_hour": o.capital_usd_per_hour,
+                "fixed_opex_usd_per_hour": o.fixed_opex_usd_per_hour,
+                "headline_tokens_per_s_per_kw": o.inputs.headline_tokens_per_s_per_kw,
+                "headline_power_basis": o.inputs.headline_power_basis,
+                "headline_is_vendor_claim": o.inputs.headline_is_claim,
+                "slo_point_total_tokens_per_facility_kwh": o.slo_point_total_tokens_per_facility_kwh,
+                "accepted_requests_per_day": float(m.accepted_requests_per_day[0]),
+                "facility_energy_kwh_per_day": float(m.facility_energy_kwh_per_day[0]),
+                "usd_per_day": float(m.usd_per_day[0]),
+                "blended_usd_per_accepted_request": float(m.blended_usd_per_accepted_request[0]),
+                "blended_usd_per_million_accepted_output_tokens": float(
+                    m.blended_usd_per_million_accepted_output_tokens[0]
+                ),
+                "blended_usd_per_million_accepted_input_tokens": float(
+                    m.blended_usd_per_million_accepted_input_tokens[0]
+                ),
+                "blended_usd_per_million_accepted_total_tokens": float(
+                    m.blended_usd_per_million_accepted_total_tokens[0]
+                ),
+            }
+        )
+    return [{key: _plain(value) for key, value in row.items()} for row in rows]
+
+
+def _api_runs(scenario: Scenario) -> dict[int, tuple[Any, Any]]:
+    """Each API system's outcome and metrics, by its index (an empty dict when the scenario has none)."""
+    if all(s.api is None for s in scenario.systems):
+        return {}
+    from rackcost.evaluation.api_systems import (
+        run_api_samples,  # the model's modules, only for a scenario with API systems
+    )
+
+    return {index: (served, m) for index, served, m in run_api_samples(scenario, {}, 1)}
+
+
+def _api_point_rows(scenario: Scenario, system: Any, served: Any, m: Any) -> list[dict[str, Any]]:
+    """Rows of the ``points`` table for an API system: what it is offered, accepts and costs; no fleet (None where
+    a figure does not apply, 0 for a fleet it does not have)."""
+    names = [p.name for p in scenario.demand]
+    n = len(names)
+    limit = system.api.rate_limit_rps
+    rows = []
+    for j in range(n):
+        offered, accepted = float(served.offered_rps[0, j]), float(served.accepted_rps[0, j])
+        rejected = float(served.rejected_rps[0, j])
+        rows.append(
+            {
+                "system": system.name,
+                "demand_point": names[j],
+                "hours_per_day": scenario.demand[j].hours_per_day,
+                "status": "rate limited: the API refuses the excess" if rejected > 0 else "ok",
+                "offered_rps": offered,
+                "admitted_rps": accepted,
+                "accepted_rps": accepted,
+                "rejected_rps": rejected,
+                "rejected_fraction": rejected / offered,
+                "useful_output_tokens_per_s": float(m.useful_output_tokens_per_s[0, j]),
+                "utilization_fraction": None,
+                "in_service_concurrency": None,
+                "ttft_ms": None,
+                "tpot_ms": None,
+                "service_s": None,
+                "active_replicas": 0,
+                "provisioned_replicas": 0,
+                "racks": 0,
+                "capacity_at_slo_rps": limit,
+                "spare_capacity_fraction": None if limit is None else (limit - offered) / limit,
+                "ttft_p99_ms": None,
+                "it_power_kw": 0.0,
+                "facility_power_kw": 0.0,
+                "energy_usd_per_hour": 0.0,
+                "rent_usd_per_hour": 0.0,
+                "api_usd_per_hour": float(served.api_usd_per_hour[0, j]),
+                "capital_usd_per_hour": 0.0,
+                "fixed_opex_usd_per_hour": 0.0,
+                "total_usd_per_hour": float(m.total_usd_per_hour[0, j]),
+                "usd_per_accepted_request": float(m.usd_per_accepted_request[0, j]),
+                "usd_per_million_accepted_output_tokens": float(m.usd_per_million_accepted_output_tokens[0, j]),
+                "usd_per_million_accepted_input_tokens": float(m.usd_per_million_accepted_input_tokens[0, j]),
+                "usd_per_million_accepted_total_tokens": float(m.usd_per_million_accepted_total_tokens[0, j]),
+                "output_tokens_per_kwh": None,
+                "provenance": system.provenance.provenance_class.value,
+                "routing": "api",
+            }
+        )
+    return rows
+
+
+def _api_system_row(scenario: Scenario, system: Any, m: Any, sizing_demand_point: str) -> dict[str, Any]:
+    """The ``systems`` row of an API system: its cost over the day; no operating point, fleet or power."""
+    return {
+        "system": system.name,
+        "provenance": system.provenance.provenance_class.value,
+        "source": system.provenance.source,
+        "payment": system.payment,
+        "concurrency": None,
+        "tpot_ms": None,
+        "interactivity_tokens_per_s": None,
+        "ttft_ms": None,
+        "total_tokens_per_s_per_replica": None,
+        "output_tokens_per_s_per_replica": None,
+        "requests_per_s_per_replica": None,
+        "service_s": None,
+        "queueing_budget_ms": None,
+        "busy_power_w_per_accelerator": None,
+        "sizing_demand_point": sizing_demand_point,
+        "routing": "api",
+        "slo_replicas": 0,
+        "serving_replicas": 0,
+        "provisioned_replicas": 0,
+        "accelerators": 0,
+        "nodes": 0,
+        "racks": 0,
+        "provisioned_it_kw": 0.0,
+        "capex_usd": 0.0,
+        "capital_usd_per_hour": 0.0,
+        "fixed_opex_usd_per_hour": 0.0,
+        "headline_tokens_per_s_per_kw": None,
+        "headline_power_basis": "api (no hardware)",
+        "headline_is_vendor_claim": False,
+        "slo_point_total_tokens_per_facility_kwh": None,
+        "accepted_requests_per_day": float(m.accepted_requests_per_day[0]),
+        "facility_energy_kwh_per_day": 0.0,
+        "usd_per_day": float(m.usd_per_day[0]),
+        "blended_usd_per_accepted_request": float(m.blended_usd_per_accepted_request[0]),
+        "blended_usd_per_million_accepted_output_tokens": float(m.blended_usd_per_million_accepted_output_tokens[0]),
+        "blended_usd_per_million_accepted_input_tokens": float(m.blended_usd_per_million_accepted_input_tokens[0]),
+        "blended_usd_per_million_accepted_total_tokens": float(m.blended_usd_per_million_accepted_total_tokens[0]),
+    }
+
+
+def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[str]:
+    """Named outcomes that are not errors: overload, too many racks or kW, derived concurrency, edge of the curve."""
+    out = []
+    for o in outcomes:
+        name = o.inputs.name
+        demand = o.demand
+        for i, d in enumerate(scenario.demand):
+            if demand.overloaded[i]:
+                out.append(
+                    f"{name} at {d.name}: demand {d.arrival_rps:.4g} rps is above the fleet's capacity at SLO "
+                    f"({demand.capacity_at_slo_rps[i]:.4g} rps); admission control rejects "
+                    f"{demand.rejected_rps[i]:.4g} rps"
+                )
+        if scenario.facility.max_racks is not None and o.racks > scenario.facility.max_racks:
+            out.append(
+                f"{name}: the fleet needs {o.racks} racks; the facility has {scenario.facility.max_racks} "
+                "(facility.max_racks)"
+            )
+        site_kw = scenario.facility.max_it_power_kw
+        if site_kw is not None and o.provisioned_it_kw > site_kw * (1 + 1e-12):
+            out.append(
+                f"{name}: the fleet is provisioned for {o.provisioned_it_kw:,.4g} kW of rated IT power; the site has "
+                f"{site_kw:,.4g} kW (facility.max_it_power_kw); rackcost site gives the largest fleet that fits"
+            )
+        if o.nodes_per_rack_effective < o.inputs.nodes_per_rack:
+            out.append(
+                f"{name}: the rack power limit ({o.inputs.rack_power_limit_w / W_PER_KW:.4g} kW) allows only "
+                f"{o.nodes_per_rack_effective} of {o.inputs.nodes_per_rack} node slots per rack on rated power"
+            )
+        lowest = float(o.inputs.curve.concurrency[0])
+        held = [d.name for d, c in zip(scenario.demand, demand.in_service_concurrency, strict=True) if c < lowest]
+        if held and len(o.inputs.curve) > 1:
+            out.append(
+                f"{name} at {', '.join(held)}: the load puts fewer requests in service per replica than the lowest "
+                f"measured concurrency ({lowest:.4g}); TTFT, TPOT and service time are held at that point's "
+                "(never extrapolated), so they are upper bounds there"
+            )
+        limit_ms = scenario.slo.ttft_limit_ms
+        if o.budget_s * MS_PER_S < KNIFE_EDGE_FRACTION * limit_ms:
+            out.append(
+                f"{name}: the chosen point's TTFT ({o.chosen.ttft_ms:.5g} ms) is within {KNIFE_EDGE_FRACTION:.0%} "
+                f"of the limit ({limit_ms:g} ms), leaving {o.budget_s * MS_PER_S:.3g} ms for queueing; a measurement "
+                "error that small in TTFT moves the choice and the fleet"
+            )
+        if o.inputs.concurrency_derived:
+            out.append(f"{name}: concurrency not given; derived by Little's law from throughput and latency")
+        if len(o.inputs.curve) == 1:
+            out.append(
+                f"{name}: a single operating point; the curve cannot be interpolated, the SLO is met there "
+                "or not at all, and its latencies and service time hold at every load"
+            )
+    return out
+
+
+DAYS_PER_YEAR = 365.0
+
+
+def add_revenue(scenario: Scenario, points: list[dict[str, Any]], systems: list[dict[str, Any]]) -> None:
+    """Revenue and margin columns, when the scenario states what tokens sell for (``revenue``).
+
+    Per point: ``revenue_usd_per_hour`` = accepted requests x 3,600 x (ISL x p_in + OSL x p_out) / 10^6 and
+    ``margin_usd_per_hour`` = revenue - total cost. Per system: revenue and margin per day (hour-weighted) and per
+    year (x 365), and for an owned system ``payback_years`` = capex / (yearly revenue - yearly cash cost, i.e. fixed
+    opex and energy without the capital charge); None when the cash margin is not positive or nothing was bought.
+    """
+    r = scenario.revenue
+    assert r is not None
+    w = scenario.workload
+    per_request = (
+        w.input_tokens_per_request * r.usd_per_million_input_tokens
+        + w.output_tokens_per_request * r.usd_per_million_output_tokens
+    ) / 1e6
+    by_system: dict[str, dict[str, float]] = {}
+    for p in points:
+        revenue = p["accepted_rps"] * SECONDS_PER_HOUR * per_request
+        p["revenue_usd_per_hour"] = revenue
+        p["margin_usd_per_hour"] = revenue - p["total_usd_per_hour"]
+        day = by_system.setdefault(p["system"], {"revenue": 0.0, "cash_cost": 0.0})
+        day["revenue"] += revenue * p["hours_per_day"]
+        cash = p["total_usd_per_hour"] - p["capital_usd_per_hour"]
+        day["cash_cost"] += cash * p["hours_per_day"]
+    for s in systems:
+        day = by_system[s["system"]]
+        s["revenue_usd_per_day"] = day["revenue"]
+        s["margin_usd_per_day"] = day["revenue"] - s["usd_per_day"]
+        s["margin_usd_per_year"] = s["margin_usd_per_day"] * DAYS_PER_YEAR
+        cash_margin_per_year = (day["revenue"] - day["cash_cost"]) * DAYS_PER_YEAR
+        owned = s["payment"] == "own" and s["capex_usd"] > 0
+        s["payback_years"] = s["capex_usd"] / cash_margin_per_year if owned and cash_margin_per_year > 0 else None
+
+
+def result_tables(scenario: Scenario, outcomes: list[SystemOutcome]) -> Result:
+    """Tables, comparison and warnings of already evaluated systems
+    (:func:`rackcost.evaluation.chain.evaluate_systems`).
+
+    Lets a caller that also needs the raw outcomes (the dashboard's charts) evaluate only once.
+    """
+    sizing_name = scenario.sizing_point.name
+    points = point_rows(scenario, outcomes)
+    systems = system_rows(scenario, outcomes, sizing_name)
+    if scenario.revenue is not None:
+        add_revenue(scenario, points, systems)
+    warnings = comparability_warnings(scenario) + outcome_warnings(scenario, outcomes)
+    comparison = comparison_rows(scenario, systems, points)
+    return Result(
+        scenario_name=scenario.name,
+        records={"points": points, "systems": systems, "comparison": comparison},
+        warnings=warnings,
+        routing=scenario.fleet.routing.value,
+    )

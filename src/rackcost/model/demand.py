@@ -1,0 +1,147 @@
+"""One provisioned fleet at each demand point (DESIGN.md step 6).
+
+The fleet's size is fixed; demand varies. With the ``powered`` idle policy every serving replica is on and serving
+(replicas held for availability stand by); with ``park`` only the replicas the point needs serve and the rest are
+parked. At each point the operating point moves with the load: the batch in service, and so the service time, TTFT
+and TPOT, are those of the curve at the concurrency the load sustains. Offered load above what the serving
+replicas carry within the SLO is dropped by admission control; below it, requests that wait longer than the
+queueing budget are served late and count as SLO misses. Everything vectorises over demand points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from rackcost.model import routing as routes
+from rackcost.model.inputs import SloInputs
+from rackcost.model.operating_point import queueing_budget_s
+from rackcost.model.outcomes import DemandOutcome
+from rackcost.model.performance import LoadCurve, in_service_concurrency
+from rackcost.model.sizing import sized_replicas
+from rackcost.units import MS_PER_S
+
+__all__ = ["OVERLOAD_TOLERANCE_FRACTION", "TTFT_PERCENTILE_FRACTION", "serve_demand"]
+
+TTFT_PERCENTILE_FRACTION = 0.99
+"""The TTFT percentile reported at each demand point (p99) [-]."""
+OVERLOAD_TOLERANCE_FRACTION = 1e-12
+"""A point is overloaded when its rate exceeds the capacity at SLO by more than this share: a rate equal to the
+capacity up to rounding (the sizing demand of a fleet sized exactly for it) is not overload [-]."""
+
+
+def serve_demand(
+    offered_rps: ArrayLike,
+    serving_replicas: ArrayLike,
+    concurrency: ArrayLike,
+    service_s: ArrayLike,
+    budget_s: ArrayLike,
+    attainment_fraction: float,
+    idle_policy: str = "powered",
+    max_utilization_fraction: ArrayLike = 1.0,
+    feasible_rps: ArrayLike | None = None,
+    load: LoadCurve | None = None,
+    slo: SloInputs | None = None,
+    routing: str = "pooled",
+) -> DemandOutcome:
+    """Serve each demand point with the same fleet; the operating point moves with the load (DESIGN.md step 6).
+
+    The fleet's capacity at SLO, and under ``park`` the replicas a point needs, are those of the chosen operating
+    point (the scheduler's concurrency limit, where the fleet was sized). At each point the replicas that serve
+    admit what the SLO allows; the concurrency in service per replica is the fixed point of Little's law on the
+    replica's curve (:func:`rackcost.model.performance.in_service_concurrency`), and the service time, TTFT and TPOT are
+    read there; the wait tail, and so acceptance and p99 TTFT, use them.
+
+    Parameters
+    ----------
+    offered_rps
+        Arrival rate at each demand point [requests/s].
+    serving_replicas
+        Replicas that serve; replicas held for availability stand by [-].
+    concurrency
+        Slots per replica: the chosen point's concurrency, the scheduler's limit [requests].
+    service_s, budget_s
+        Slot holding time and queueing budget at the chosen point [s].
+    attainment_fraction
+        SLO attainment target, used for capacity at SLO and, under ``park``, for how many replicas serve [-].
+    idle_policy
+        ``"powered"`` or ``"park"``.
+    max_utilization_fraction
+        Utilisation ceiling that ``park`` keeps when deciding how many replicas serve [-].
+    feasible_rps
+        Optional: a rate the serving replicas are known to serve within the SLO (the demand they were sized for);
+        it speeds up the search for the capacity at SLO [requests/s].
+    load, slo
+        The replica's load curve and the SLO, to move the operating point with the load; without them the chosen
+        point holds at every load (a curve of one point). The SLO's output-length spread, when given, scales the
+        reported p99 wait (Allen-Cunneen), never acceptance.
+    routing
+        How requests are spread over the replicas (:mod:`rackcost.model.routing`); ``pooled`` is one M/M/k over all
+        slots.
+
+    The fleet arguments may carry a leading sample axis (shape ``(n, 1)`` against ``offered_rps`` of shape
+    ``(n, points)``): everything broadcasts.
+
+    Returns
+    -------
+    DemandOutcome
+    """
+    lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
+    miss_target = 1.0 - attainment_fraction
+    serving = np.asarray(serving_replicas, dtype=np.int64)
+    service_s = np.asarray(service_s, dtype=float)
+    concurrency = np.asarray(concurrency, dtype=float)
+    # capacity at SLO of the serving fleet (one value per sample when the inputs carry a sample axis)
+    capacity = routes.capacity_at_slo(routing, serving, concurrency, service_s, budget_s, miss_target, feasible_rps)
+    if idle_policy == "powered":
+        active = np.broadcast_to(serving, lam.shape).astype(np.int64)
+        capacity_active = np.broadcast_to(capacity, lam.shape)
+    elif idle_policy == "park":
+        needed = sized_replicas(
+            routes.replicas_needed(routing, lam, service_s, concurrency, budget_s, miss_target),
+            lam,
+            service_s,
+            concurrency,
+            max_utilization_fraction,
+        )
+        active = np.minimum(needed, serving)
+        capacity_active = routes.capacity_at_slo(routing, active, concurrency, service_s, budget_s, miss_target)
+    else:
+        raise ValueError(f"idle_policy must be 'powered' or 'park', got {idle_policy!r}")
+    slots_active = active * concurrency
+    admitted = np.minimum(lam, capacity_active)
+    if load is None or slo is None:
+        in_service = admitted * service_s / active
+        point_service_s = np.broadcast_to(service_s, lam.shape)
+        point_budget_s = np.broadcast_to(np.asarray(budget_s, dtype=float), lam.shape)
+        ttft_ms = tpot_ms = None
+    else:
+        in_service = in_service_concurrency(load, admitted / active)
+        point_service_s = load.service_at(in_service)
+        ttft_ms, tpot_ms = load.ttft_at(in_service), load.tpot_at(in_service)
+        point_budget_s = queueing_budget_s(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.e2e_limit_ms)
+    miss, wait_p99_s = routes.wait_tail(
+        routing, point_budget_s, TTFT_PERCENTILE_FRACTION, active, concurrency, admitted, point_service_s
+    )
+    if slo is not None and slo.output_tokens_cv_fraction is not None:
+        wait_p99_s = wait_p99_s * routes.reported_wait_scale(slo.output_tokens_cv_fraction)
+    accepted = admitted * (1.0 - miss)
+    rejected = lam - accepted
+    shape = lam.shape
+    return DemandOutcome(
+        offered_rps=lam,
+        admitted_rps=admitted,
+        accepted_rps=accepted,
+        rejected_rps=rejected,
+        rejected_fraction=rejected / lam,
+        active_replicas=active,
+        utilization_fraction=admitted * point_service_s / slots_active,
+        capacity_at_slo_rps=np.broadcast_to(np.asarray(capacity, dtype=float), shape),  # read-only view
+        spare_capacity_fraction=(capacity - lam) / capacity,
+        wait_p99_ms=np.asarray(wait_p99_s, dtype=float) * MS_PER_S,
+        overloaded=lam > capacity_active * (1 + OVERLOAD_TOLERANCE_FRACTION),
+        in_service_concurrency=np.broadcast_to(in_service, shape),
+        service_s=np.broadcast_to(point_service_s, shape),
+        ttft_ms=None if ttft_ms is None else np.broadcast_to(ttft_ms, shape),
+        tpot_ms=None if tpot_ms is None else np.broadcast_to(tpot_ms, shape),
+    )

@@ -1,0 +1,429 @@
+"""Steps 5 to 8 of the model at a chosen operating point, for ``n`` samples at once.
+
+:func:`run_fleet` runs the named steps in order, each a small function over plain arrays:
+
+1. :func:`load_curve`, :func:`performance_at_point`: the curve with sampled figures, and the chosen point on it
+   (step 2);
+2. :func:`size_fleet`: replicas for the sizing demand, then redundancy (step 5);
+3. :func:`pack_fleet`: nodes and racks under the rack power limit, provisioned IT power (step 5);
+4. :func:`rackcost.model.demand.serve_demand`: the same fleet at each demand point (step 6);
+5. :func:`wall_power`: IT and facility power at each demand point (step 7);
+6. :func:`fleet_costs`, :func:`rent_usd_per_hour`: capex, capital, fixed opex and energy per hour, or the rent of a
+   rented system (step 8).
+
+The leading sample axis is ``n = 1`` for :func:`rackcost.evaluate` and many for :mod:`rackcost.analysis.montecarlo`;
+sharing these steps is what makes a degenerate distribution give exactly the deterministic result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from rackcost.model import finance, power, routing
+from rackcost.model.demand import serve_demand
+from rackcost.model.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
+from rackcost.model.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
+from rackcost.model.performance import LoadCurve, piecewise_linear
+from rackcost.model.sizing import nodes_per_rack_allowed, pack_racks, provisioned_replicas, sized_replicas
+from rackcost.units import HOURS_PER_DAY, SECONDS_PER_HOUR, W_PER_KW
+
+__all__ = [
+    "FleetSize",
+    "Packing",
+    "fleet_costs",
+    "load_curve",
+    "minimum_hours_shortfall",
+    "pack_fleet",
+    "rent_usd_per_hour",
+    "performance_at_point",
+    "run_fleet",
+    "size_fleet",
+    "slo_point_tokens_per_facility_kwh",
+    "wall_power",
+]
+
+Array = NDArray[np.float64]
+
+
+def load_curve(inp: SystemInputs, chosen: ChosenPoint, sampled: SampledInputs) -> LoadCurve:
+    """The system's curve with its sampled service times and power, limited at the chosen concurrency (step 2)."""
+    curve = inp.curve
+    return LoadCurve(
+        concurrency=curve.concurrency,
+        service_s=sampled.service_s_points,
+        ttft_ms=curve.ttft_ms,
+        tpot_ms=curve.tpot_ms,
+        power_w_per_accelerator=sampled.power_w_points,
+        limit=chosen.concurrency,
+    )
+
+
+def performance_at_point(load: LoadCurve, sampled: SampledInputs) -> tuple[Array, Array, Array]:
+    """Slot holding time, request rate per replica and accelerator busy power at the chosen point, per sample.
+
+    Returns
+    -------
+    service_s, request_rps, busy_w : ndarray ``(n, 1)``
+        [s, requests/s, W]: busy power is the measured power at the point where the curve has it, else the
+        hardware's.
+    """
+    service_s = load.service_at(np.full((sampled.n, 1), load.limit))
+    if load.power_w_per_accelerator is None:
+        busy_w = sampled.busy_w
+    else:
+        busy_w = piecewise_linear(load.concurrency, load.power_w_per_accelerator, np.full((sampled.n, 1), load.limit))
+    return service_s, load.limit / service_s, busy_w
+
+
+@dataclass(frozen=True)
+class FleetSize:
+    """Replicas of a fleet per sample, ``(n, 1)`` each (see :func:`size_fleet`)."""
+
+    sizing_rps: Array
+    slo_replicas: NDArray[np.int64]
+    serving_replicas: NDArray[np.int64]
+    provisioned_replicas: NDArray[np.int64]
+
+
+def size_fleet(
+    sampled: SampledInputs,
+    policy: FleetPolicy,
+    slo: SloInputs,
+    concurrency: float,
+    service_s: Array,
+    budget_s: float,
+    slo_replicas: int | None = None,
+) -> FleetSize:
+    """Replicas for the sizing demand (SLO and utilisation ceiling), then redundancy (DESIGN.md step 5).
+
+    The replicas the SLO needs serve; those added for availability (``/ availability``) and the spares stand by,
+    so capacity is never counted on a replica that is down for repair. A replica count given by the scenario
+    serves whole.
+
+    Parameters
+    ----------
+    sampled, policy, slo
+        The system's sampled inputs, the fleet policy and the SLO.
+    concurrency, service_s, budget_s
+        Slots per replica [requests], slot holding time per sample [s], queueing budget [s].
+    slo_replicas
+        The replicas the SLO needs, when already known (central values); else sized per sample.
+    """
+    rates = sampled.arrival_rps
+    n = sampled.n
+    if policy.sizing_index is None:
+        sizing_rps = rates.max(axis=1, keepdims=True)
+    else:
+        sizing_rps = rates[:, [policy.sizing_index]]
+    if slo_replicas is not None:
+        slo_n = np.full((n, 1), slo_replicas, dtype=np.int64)
+    else:
+        needed = routing.replicas_needed(
+            policy.routing, sizing_rps, service_s, concurrency, budget_s, slo.miss_target_fraction
+        )
+        slo_n = sized_replicas(needed, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)
+    if policy.fixed_replicas is not None:
+        n_prov = np.full((n, 1), int(policy.fixed_replicas), dtype=np.int64)
+        serving = n_prov
+    else:
+        n_prov = provisioned_replicas(slo_n, sampled.availability_fraction, policy.spare_replicas)
+        serving = slo_n
+    return FleetSize(sizing_rps, slo_n, serving, n_prov)
+
+
+@dataclass(frozen=True)
+class Packing:
+    """Nodes and racks of a fleet per sample, ``(n, 1)`` each (see :func:`pack_fleet`)."""
+
+    nodes_per_rack_effective: NDArray[np.int64]
+    nodes: NDArray[np.int64]
+    racks: NDArray[np.int64]
+    provisioned_it_kw: Array
+
+
+def pack_fleet(inp: SystemInputs, sampled: SampledInputs, replicas: NDArray[np.int64]) -> Packing:
+    """Replicas into nodes and racks, by node slots and by the rack power limit on rated power (DESIGN.md step 5).
+
+    A node rated over the rack limit is refused when the scenario loads; here at least one node fits a rack.
+    """
+    apr, apn = inp.accelerators_per_replica, inp.accelerators_per_node
+    overhead = sampled.rack_overhead_w
+    per_rack = np.maximum(
+        nodes_per_rack_allowed(inp.nodes_per_rack, inp.node_rated_w, overhead, inp.rack_power_limit_w), 1
+    )
+    nodes, racks = pack_racks(replicas, apr, apn, per_rack)
+    rated_w = power.provisioned_it_power_w(replicas * apr, nodes, racks, inp.rated_w, inp.host_rated_w, overhead)
+    return Packing(per_rack, nodes, racks, rated_w / W_PER_KW)
+
+
+def wall_power(
+    inp: SystemInputs,
+    sampled: SampledInputs,
+    policy: FleetPolicy,
+    load: LoadCurve,
+    busy_w: Array,
+    replicas: NDArray[np.int64],
+    packing: Packing,
+    demand: DemandOutcome,
+) -> tuple[Array, Array]:
+    """IT and facility power at each demand point (DESIGN.md step 7) [kW, kW].
+
+    A serving accelerator draws the measured power at the concurrency in service where the curve has measured
+    power (from idle at zero load to the lowest measured point, then along the curve), else
+    ``idle + (busy - idle) * u**exponent`` at its slot utilisation. Standby replicas draw idle power under the
+    ``powered`` policy; under ``park`` every replica a point does not need is parked. Hosts count whole nodes;
+    facility power is IT power times PUE. Rated power never enters energy.
+    """
+    active = demand.active_replicas
+    if load.power_w_per_accelerator is None:
+        active_w = power.accelerator_power_w(
+            demand.utilization_fraction, sampled.idle_w, busy_w, sampled.power_utilization_exponent
+        )
+    else:
+        knots = np.concatenate([[0.0], load.concurrency])
+        values = np.hstack([np.broadcast_to(sampled.idle_w, (sampled.n, 1)), load.power_w_per_accelerator])
+        active_w = piecewise_linear(knots, values, demand.in_service_concurrency)
+    others = replicas - active
+    idle, parked = (others, 0) if policy.idle_policy == "powered" else (0, others)
+    it_w = power.fleet_it_power_w(
+        active,
+        idle,
+        parked,
+        inp.accelerators_per_replica,
+        inp.accelerators_per_node,
+        packing.nodes,
+        packing.racks,
+        active_w,
+        sampled.idle_w,
+        sampled.parked_w,
+        sampled.host_w,
+        sampled.host_parked_w,
+        sampled.rack_overhead_w,
+    )
+    return it_w / W_PER_KW, power.facility_power_kw(it_w, sampled.pue)
+
+
+def fleet_costs(
+    inp: SystemInputs,
+    sampled: SampledInputs,
+    replicas: NDArray[np.int64],
+    packing: Packing,
+    facility_power_kw: Array,
+) -> tuple[Array, Array, Array, Array]:
+    """Capex, and capital, fixed opex and energy per hour (DESIGN.md step 8).
+
+    Returns
+    -------
+    capex_usd, capital_usd_per_hour, fixed_opex_usd_per_hour : ndarray ``(n, 1)``
+        [USD, USD/h, USD/h].
+    energy_usd_per_hour : ndarray ``(n, points)``
+        [USD/h].
+    """
+    k = sampled.costs
+    accelerators = replicas * inp.accelerators_per_replica
+    capex = finance.fleet_capex_usd(
+        accelerators,
+        packing.nodes,
+        packing.racks,
+        k.capex_usd_per_accelerator,
+        k.capex_usd_per_node,
+        k.capex_usd_per_rack,
+        k.networking_capex_fraction,
+        k.installation_capex_fraction,
+    )
+    capital = finance.capital_usd_per_hour(capex, k.cost_of_capital_fraction, k.service_life_years)
+    fixed = finance.fixed_opex_usd_per_hour(
+        capex,
+        k.maintenance_fraction_per_year,
+        accelerators,
+        k.software_usd_per_accelerator_year,
+        packing.racks,
+        k.operations_usd_per_rack_year,
+        packing.provisioned_it_kw,
+        sampled.colocation_usd_per_kw_month,
+        sampled.build_usd_per_kw,
+        k.cost_of_capital_fraction,
+        sampled.build_life_years,
+    )
+    energy = finance.energy_usd_per_hour(facility_power_kw, sampled.electricity_usd_per_kwh)
+    return capex, capital, fixed, energy
+
+
+def rent_usd_per_hour(
+    inp: SystemInputs,
+    sampled: SampledInputs,
+    replicas: NDArray[np.int64],
+    active_replicas: NDArray[np.int64],
+    hours_per_day: ArrayLike = (),
+) -> Array:
+    """What a rented system pays per hour at each demand point (DESIGN.md step 8, payment models) [USD/h].
+
+    Reserved: the provisioned accelerators, every hour. On demand: the accelerators of the replicas each demand
+    point needs (the park rule; scaled per replica, the granularity at which a serving stack adds capacity), plus,
+    with a minimum of hours a day per started replica, the replica-hours that minimum adds
+    (:func:`minimum_hours_shortfall`) as a charge spread over the day. Zero for an owned system.
+    """
+    price = sampled.rent_usd_per_accelerator_hour
+    if price is None:
+        return np.zeros(active_replicas.shape)
+    if inp.payment != "rent on_demand":
+        return price * np.broadcast_to(replicas, active_replicas.shape) * inp.accelerators_per_replica
+    usage = price * active_replicas * inp.accelerators_per_replica
+    if inp.rent_minimum_hours_per_day <= 0:
+        return usage
+    shortfall_h = minimum_hours_shortfall(active_replicas, hours_per_day, inp.rent_minimum_hours_per_day)
+    # the replica-hours the minimum adds, a charge of the day: spread over its 24 hours
+    return usage + price * inp.accelerators_per_replica * shortfall_h / HOURS_PER_DAY
+
+
+def minimum_hours_shortfall(active_replicas: ArrayLike, hours_per_day: ArrayLike, minimum_h: float) -> Array:
+    """Replica-hours a day that a per-replica minimum adds to the hours replicas really run [replica-h].
+
+    Replica ``j`` (counting from the first started) runs in every demand point where more than ``j`` replicas are
+    active, so ``H_j = sum of those points' hours``; it is billed ``max(H_j, minimum)``. With the points sorted by
+    their active count ``a_(1) <= ... <= a_(P)``, the replicas between ``a_(k-1)`` and ``a_(k)`` all run the hours
+    of points ``k..P``, so the shortfall is ``sum_k (a_(k) - a_(k-1)) max(minimum - sum_{i>=k} h_(i), 0)``.
+
+    Parameters
+    ----------
+    active_replicas
+        Replicas active at each demand point, ``(n, points)`` [-].
+    hours_per_day
+        Hours of each demand point [h].
+    minimum_h
+        Hours a day each started replica is billed at least [h].
+
+    Returns
+    -------
+    ndarray ``(n, 1)``
+        Replica-hours a day billed beyond use [replica-h].
+
+    Examples
+    --------
+    2 replicas for 8 h, 5 for 10 h, 8 for 6 h, a 12 h minimum: replicas 1-2 run 24 h, 3-5 run 16 h, 6-8 run 6 h
+    and are billed 6 h more each: 18 replica-hours.
+
+    >>> minimum_hours_shortfall([[2, 5, 8]], [8.0, 10.0, 6.0], 12.0).tolist()
+    [[18.0]]
+    """
+    active = np.atleast_2d(np.asarray(active_replicas, dtype=float))
+    hours = np.broadcast_to(np.asarray(hours_per_day, dtype=float), active.shape)
+    order = np.argsort(active, axis=1, kind="stable")
+    a = np.take_along_axis(active, order, axis=1)
+    h = np.take_along_axis(hours, order, axis=1)
+    run_h = np.cumsum(h[:, ::-1], axis=1)[:, ::-1]  # hours of points k..P
+    steps = np.diff(a, axis=1, prepend=0.0)
+    return (steps * np.maximum(minimum_h - run_h, 0.0)).sum(axis=1, keepdims=True)
+
+
+def slo_point_tokens_per_facility_kwh(
+    inp: SystemInputs,
+    sampled: SampledInputs,
+    chosen: ChosenPoint,
+    request_rps: Array,
+    busy_w: Array,
+    nodes_per_rack: NDArray[np.int64],
+) -> Array:
+    """Total tokens per facility kWh of one replica flat out at the chosen point, with its share of hosts and
+    rack overhead (the modelled side of DESIGN.md step 9) [tokens/kWh]."""
+    apr, apn = inp.accelerators_per_replica, inp.accelerators_per_node
+    replica_w = apr * busy_w + sampled.host_w * apr / apn + sampled.rack_overhead_w * apr / (apn * nodes_per_rack)
+    tokens_per_request = chosen.point.total_tokens_per_s[0] / chosen.point.request_rps[0]
+    return request_rps * tokens_per_request * SECONDS_PER_HOUR / power.facility_power_kw(replica_w, sampled.pue)
+
+
+def _as_samples(outcome: Any, n: int) -> Any:
+    """A dataclass of one sample's arrays as ``n`` samples: each ``(1, m)`` array a read-only ``(n, m)`` view."""
+    views = {
+        f.name: np.broadcast_to(value, (n, value.shape[1]))
+        for f in fields(outcome)
+        if isinstance(value := getattr(outcome, f.name), np.ndarray) and value.ndim == 2 and value.shape[0] == 1
+    }
+    return replace(outcome, **views)
+
+
+def run_fleet(
+    inp: SystemInputs,
+    chosen: ChosenPoint,
+    sampled: SampledInputs,
+    policy: FleetPolicy,
+    slo: SloInputs,
+    resize: bool = True,
+    serve_with: SampledInputs | None = None,
+) -> FleetOutcome:
+    """Steps 5 to 8 at a chosen operating point for every sample (see the module docstring for the steps).
+
+    Parameters
+    ----------
+    inp, chosen
+        The system's central inputs and its chosen operating point.
+    sampled
+        The inputs that vary per sample.
+    policy, slo
+        Fleet policy and SLO.
+    resize
+        Size the fleet per sample (the Monte Carlo); False keeps the chosen point's SLO replica count (central
+        values, where it is already known).
+    serve_with
+        One sample (``n = 1``) of the inputs that the sizing, packing and serving read, when every sample shares
+        them (a sweep over prices): those steps then run once and their arrays are broadcast to the ``n`` samples,
+        and only power and cost are evaluated per sample. The figures are the same as evaluating every sample
+        (each step is elementwise), at a fraction of the cost: the Erlang C of each demand point runs once.
+    """
+    c = chosen.concurrency
+    serve = sampled if serve_with is None else serve_with
+    load = load_curve(inp, chosen, serve)
+    service_s, request_rps, busy_w = performance_at_point(load, serve)
+    size = size_fleet(serve, policy, slo, c, service_s, chosen.budget_s, None if resize else chosen.slo_replicas)
+    packing = pack_fleet(inp, serve, size.provisioned_replicas)
+    demand = serve_demand(
+        serve.arrival_rps,
+        size.serving_replicas,
+        c,
+        service_s,
+        chosen.budget_s,
+        slo.attainment_fraction,
+        policy.idle_policy,
+        serve.max_utilization_fraction,
+        feasible_rps=None if policy.fixed_replicas is not None else size.sizing_rps,
+        load=load,
+        slo=slo,
+        routing=policy.routing,
+    )
+    if serve_with is not None:  # one sample served: the same for all n
+        n = sampled.n
+        load, size, packing, demand = (_as_samples(x, n) for x in (load, size, packing, demand))
+        service_s, request_rps, busy_w = (
+            np.broadcast_to(a, (n, *a.shape[1:])) for a in (service_s, request_rps, busy_w)
+        )
+    replicas = size.provisioned_replicas
+    it_kw, facility_kw = wall_power(inp, sampled, policy, load, busy_w, replicas, packing, demand)
+    capex, capital, fixed, energy = fleet_costs(inp, sampled, replicas, packing, facility_kw)
+    rent = rent_usd_per_hour(inp, sampled, replicas, demand.active_replicas, policy.hours_per_day)
+    return FleetOutcome(
+        request_rps=request_rps,
+        service_s=service_s,
+        busy_w=busy_w,
+        slo_replicas=size.slo_replicas,
+        serving_replicas=size.serving_replicas,
+        provisioned_replicas=replicas,
+        nodes=packing.nodes,
+        racks=packing.racks,
+        nodes_per_rack_effective=packing.nodes_per_rack_effective,
+        provisioned_it_kw=packing.provisioned_it_kw,
+        demand=demand,
+        it_power_kw=it_kw,
+        facility_power_kw=facility_kw,
+        capex_usd=capex,
+        capital_usd_per_hour=capital,
+        fixed_opex_usd_per_hour=fixed,
+        energy_usd_per_hour=energy,
+        rent_usd_per_hour=rent,
+        slo_point_total_tokens_per_facility_kwh=slo_point_tokens_per_facility_kwh(
+            inp, sampled, chosen, request_rps, busy_w, packing.nodes_per_rack_effective
+        ),
+    )

@@ -1,0 +1,230 @@
+"""The model's inputs as plain numbers and numpy arrays: what the numeric core reads, and nothing pydantic.
+
+:mod:`rackcost.scenario.unpack` fills these from a validated :class:`~rackcost.scenario.schema.Scenario`; the steps of
+the model
+(:mod:`rackcost.model.operating_point`, :mod:`rackcost.model.fleet`, :mod:`rackcost.model.metrics`) read only these. Two
+kinds:
+
+- central values, decided once per scenario (the curve, the packaging, the SLO): :class:`SystemInputs`,
+  :class:`SloInputs`, :class:`FleetPolicy`;
+- values that may vary from sample to sample in the Monte Carlo: :class:`SampledInputs`, every figure an array with a
+  leading sample axis of length ``n`` (``n = 1`` for :func:`rackcost.evaluate`). Per-system figures have shape
+  ``(n, 1)`` and per-demand-point figures ``(n, points)``, so that they broadcast against each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rackcost.model.performance import Curve
+
+__all__ = ["CostInputs", "FleetPolicy", "SampledInputs", "SloInputs", "SystemInputs"]
+
+Column = NDArray[np.float64]
+"""A figure per sample, shape ``(n, 1)``."""
+
+
+@dataclass(frozen=True)
+class SloInputs:
+    """The latency SLO and the workload's output length (DESIGN.md step 3).
+
+    Attributes
+    ----------
+    ttft_limit_ms, tpot_limit_ms
+        Time-to-first-token limit, queueing included, and inter-token limit [ms].
+    e2e_limit_ms
+        End-to-end limit, or None [ms].
+    attainment_fraction
+        Share of requests that must meet the SLO at the sizing demand [-].
+    output_tokens
+        Output tokens per request, OSL [tokens].
+    output_tokens_cv_fraction
+        Coefficient of variation of the output length, or None (exponential service) [-]; it only scales the
+        reported p99 wait (Allen-Cunneen).
+    """
+
+    ttft_limit_ms: float
+    tpot_limit_ms: float
+    e2e_limit_ms: float | None
+    attainment_fraction: float
+    output_tokens: int
+    output_tokens_cv_fraction: float | None = None
+
+    @property
+    def miss_target_fraction(self) -> float:
+        """Share of requests allowed to miss the SLO at the sizing demand [-]."""
+        return 1.0 - self.attainment_fraction
+
+
+@dataclass(frozen=True)
+class FleetPolicy:
+    """How the fleet is provisioned and run, beyond the sampled fractions (DESIGN.md steps 5 and 6).
+
+    Attributes
+    ----------
+    idle_policy
+        ``"powered"`` (every replica on and serving) or ``"park"`` (replicas a demand point does not need park).
+    fixed_replicas
+        A replica count given by the scenario instead of sizing, or None.
+    spare_replicas
+        Replicas added for redundancy [-].
+    sizing_index
+        Index of the demand point the fleet is sized for, or None for the highest arrival rate.
+    routing
+        How the load balancer spreads requests (:mod:`rackcost.model.routing`): which queue the model solves.
+    hours_per_day
+        Hours of each demand point [h] (a rented fleet's daily minimum needs them).
+    """
+
+    idle_policy: str
+    fixed_replicas: int | None
+    spare_replicas: int
+    sizing_index: int | None
+    routing: str = "least_outstanding"
+    hours_per_day: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class SystemInputs:
+    """One system's central inputs: its performance curve, packaging, power and facility figures.
+
+    Attributes
+    ----------
+    name
+        The system's name.
+    curve
+        Operating points of one replica, throughput already per replica and derated (DESIGN.md steps 1, 2).
+    coarse
+        ``curve`` at the candidate concurrencies of the operating-point search (every integer in its measured
+        range: :func:`rackcost.model.operating_point.candidate_curve`), computed once.
+    concurrency_derived
+        True where the file gave no concurrency and Little's law derived it.
+    accelerators_per_replica, accelerators_per_node, nodes_per_rack
+        Packaging [-].
+    rated_w, busy_w, idle_w, parked_w
+        Accelerator power: rated (provisioning only), busy, idle and parked [W].
+    host_w, host_rated_w, host_parked_w
+        Host power per node: running, rated and parked [W].
+    rack_overhead_w
+        Switches, fans, CDU and conversion per rack [W].
+    pue, price_usd_per_kwh, rack_power_limit_w, colocation_usd_per_kw_month, build_usd_per_kw, build_life_years
+        The facility as this system sees it (its override, else the scenario's) [-, USD/kWh, W, USD/kW-month,
+        USD/kW, years].
+    headline_tokens_per_s_per_kw, headline_power_basis, headline_is_claim
+        The headline figure of the claim-vs-decision table [tokens/s/kW], its power basis, and whether a vendor
+        claimed it (else it is derived from the curve's peak on rated accelerator power).
+    payment
+        ``own`` (capex and opex), ``rent reserved`` or ``rent on_demand``.
+    rent_includes_power_and_facility
+        For a rented system: whether the rental price covers energy and facility.
+    rent_minimum_hours_per_day
+        Rented on demand: the hours a day every replica started that day is billed at least [h].
+
+    Attributes below ``headline_is_claim`` have defaults so that code building inputs by hand need not name them.
+    """
+
+    name: str
+    curve: Curve
+    coarse: Curve
+    concurrency_derived: bool
+    accelerators_per_replica: int
+    accelerators_per_node: int
+    nodes_per_rack: int
+    rated_w: float
+    busy_w: float
+    idle_w: float
+    parked_w: float
+    host_w: float
+    host_rated_w: float
+    host_parked_w: float
+    rack_overhead_w: float
+    pue: float
+    price_usd_per_kwh: float
+    rack_power_limit_w: float
+    colocation_usd_per_kw_month: float
+    build_usd_per_kw: float
+    build_life_years: float
+    headline_tokens_per_s_per_kw: float
+    headline_power_basis: str
+    headline_is_claim: bool
+    payment: str = "own"
+    rent_includes_power_and_facility: bool = True
+    rent_minimum_hours_per_day: float = 0.0
+
+    @property
+    def node_rated_w(self) -> float:
+        """Rated power of one node: accelerators plus host [W]."""
+        return self.accelerators_per_node * self.rated_w + self.host_rated_w
+
+    @property
+    def host_w_per_replica(self) -> float:
+        """A replica's share of its nodes' host power [W]."""
+        return self.host_w * self.accelerators_per_replica / self.accelerators_per_node
+
+
+@dataclass(frozen=True)
+class CostInputs:
+    """One system's cost figures per sample, each of shape ``(n, 1)`` (DESIGN.md step 8; units in the names)."""
+
+    capex_usd_per_accelerator: Column
+    capex_usd_per_node: Column
+    capex_usd_per_rack: Column
+    networking_capex_fraction: Column
+    installation_capex_fraction: Column
+    service_life_years: Column
+    cost_of_capital_fraction: Column
+    maintenance_fraction_per_year: Column
+    software_usd_per_accelerator_year: Column
+    operations_usd_per_rack_year: Column
+
+
+@dataclass(frozen=True)
+class SampledInputs:
+    """One system's inputs that may vary per sample; every array has a leading sample axis of length ``n``.
+
+    Attributes
+    ----------
+    n
+        Samples [-].
+    arrival_rps
+        Arrival rate at each demand point, ``(n, points)`` [requests/s].
+    availability_fraction, max_utilization_fraction, power_utilization_exponent
+        Fleet fractions and the exponent of utilisation in accelerator power [-].
+    service_s_points
+        Slot holding time at each measured point of the curve (sorted by concurrency), ``(n, K)``: the central
+        ``c / mu`` over the sampled / central throughput of the point and of the provenance class's derate [s].
+    power_w_points
+        Measured accelerator power at each point of the curve, ``(n, K)``, or None when the points carry none [W].
+    busy_w, idle_w, parked_w, host_w, host_parked_w, rack_overhead_w
+        Accelerator, host and rack power figures [W].
+    pue, electricity_usd_per_kwh, colocation_usd_per_kw_month, build_usd_per_kw, build_life_years
+        Facility figures as this system sees them [-, USD/kWh, USD/kW-month, USD/kW, years].
+    costs
+        Cost figures (zero for a rented system).
+    rent_usd_per_accelerator_hour
+        Rental price of a rented system, or None [USD/accelerator-h].
+    """
+
+    n: int
+    arrival_rps: NDArray[np.float64]
+    availability_fraction: Column
+    max_utilization_fraction: Column
+    power_utilization_exponent: Column
+    service_s_points: NDArray[np.float64]
+    power_w_points: NDArray[np.float64] | None
+    busy_w: Column
+    idle_w: Column
+    parked_w: Column
+    host_w: Column
+    host_parked_w: Column
+    rack_overhead_w: Column
+    pue: Column
+    electricity_usd_per_kwh: Column
+    colocation_usd_per_kw_month: Column
+    build_usd_per_kw: Column
+    build_life_years: Column
+    costs: CostInputs
+    rent_usd_per_accelerator_hour: Column | None = None

@@ -1,0 +1,398 @@
+"""SLO-feasible operating point of a replica (DESIGN.md step 3).
+
+Feasible points have TPOT <= the TPOT limit, TTFT < the TTFT limit and, when an end-to-end limit is set,
+an end-to-end latency below it. What is left of the TTFT (and end-to-end) limit is the budget a request may
+wait in the fleet's queue. Among feasible points the chosen one needs the fewest replicas for the sizing demand;
+ties go to the lower power at the sizing demand, then to the higher concurrency.
+
+**The rule: the chosen concurrency is an integer.** It is the serving engine's limit on requests in flight per
+replica (vLLM's ``max_num_seqs``, TensorRT-LLM's ``max_batch_size``, TGI's ``max_concurrent_requests``), an
+integer, for every system and every curve. The candidates (:func:`search_concurrencies`) are every integer inside
+a curve's measured range, whether its measured concurrencies are integers or not (Little's law derives
+non-integer ones, e.g. 17.448); the curve is evaluated at each of them, so feasibility there is exact. Two
+exceptions, where no integer can be searched: a single-point curve (a vendor claim) cannot move, so its one point
+is used as it is, and a multi-point curve whose range holds no integer (e.g. 2.3 to 2.9 requests) uses its
+measured points.
+
+**The search is exact** (:func:`search_operating_point`): among all feasible candidates, the fewest replicas,
+found by branch and bound on a closed-form lower bound of each candidate's count, so that the exact count (an
+integer bisection, :func:`rackcost.model.queueing.replicas_needed`) is computed only for candidates that could still
+beat the best so far. :func:`choose_operating_point` is the same choice computed exhaustively.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from rackcost.model import routing as routes
+from rackcost.model.inputs import SloInputs, SystemInputs
+from rackcost.model.outcomes import ChosenPoint
+from rackcost.model.performance import Curve, interpolate_curve
+from rackcost.model.sizing import sized_replicas
+
+__all__ = [
+    "FIRST_BATCH_CANDIDATES",
+    "MAX_INTEGER_CANDIDATES",
+    "candidate_curve",
+    "choose_operating_point",
+    "choose_point",
+    "e2e_ms",
+    "feasible",
+    "queueing_budget_s",
+    "replicas_lower_bound",
+    "search_concurrencies",
+    "search_operating_point",
+]
+
+MAX_INTEGER_CANDIDATES = 100_000
+"""Integer concurrencies searched one by one at most [-]. Measured curves span a few thousand integers at most
+(InferenceX measures up to 1,024 requests in flight; Little's law gives a few thousand for large NVL racks), and
+evaluating the curve at 10^5 integers takes a few ms. A wider range is searched on this many log-spaced integers
+instead (consecutive where the spacing is below one, 0.01% apart and more at the top of a range of 10^6): the
+result is then the best of those, not proven the fewest."""
+FIRST_BATCH_CANDIDATES = 16
+"""Candidates whose replica count the branch and bound computes exactly in its first vectorised call [-]; each
+further call takes twice as many. One call of :func:`rackcost.model.queueing.replicas_needed` costs about 0.14 ms for
+one candidate, 0.26 ms for 8, 0.28 ms for 64 and 2 ms for 4,096 (measured on this 2-core machine): a batch of a
+few dozen costs little more than one, and the lower bound usually settles the search within the first batch."""
+
+
+def e2e_ms(ttft_ms: ArrayLike, tpot_ms: ArrayLike, output_tokens: ArrayLike) -> NDArray[np.float64]:
+    """End-to-end latency of one request without queueing: TTFT + (OSL - 1) * TPOT [ms]."""
+    return np.asarray(ttft_ms, float) + (np.asarray(output_tokens, float) - 1.0) * np.asarray(tpot_ms, float)
+
+
+def feasible(
+    ttft_ms: ArrayLike,
+    tpot_ms: ArrayLike,
+    output_tokens: float,
+    ttft_limit_ms: float,
+    tpot_limit_ms: float,
+    e2e_limit_ms: float | None = None,
+) -> NDArray[np.bool_]:
+    """Whether each point meets the SLO before any queueing.
+
+    Parameters
+    ----------
+    ttft_ms, tpot_ms
+        Latencies at each point [ms].
+    output_tokens
+        OSL [tokens].
+    ttft_limit_ms, tpot_limit_ms, e2e_limit_ms
+        SLO limits [ms]; ``e2e_limit_ms`` None means no end-to-end limit.
+
+    Returns
+    -------
+    ndarray of bool
+        True where TPOT <= limit, TTFT < limit and end-to-end < limit.
+    """
+    ok = (np.asarray(tpot_ms) <= tpot_limit_ms) & (np.asarray(ttft_ms) < ttft_limit_ms)
+    if e2e_limit_ms is not None:
+        ok &= e2e_ms(ttft_ms, tpot_ms, output_tokens) < e2e_limit_ms
+    return ok
+
+
+def queueing_budget_s(
+    ttft_ms: ArrayLike,
+    tpot_ms: ArrayLike,
+    output_tokens: float,
+    ttft_limit_ms: float,
+    e2e_limit_ms: float | None = None,
+) -> NDArray[np.float64]:
+    """Time a request may wait in the fleet's queue and still be accepted [s].
+
+    ``budget = TTFT limit - TTFT at the point``, or the end-to-end slack when that is smaller. Negative where the
+    point is infeasible.
+    """
+    budget_ms = ttft_limit_ms - np.asarray(ttft_ms, dtype=float)
+    if e2e_limit_ms is not None:
+        budget_ms = np.minimum(budget_ms, e2e_limit_ms - e2e_ms(ttft_ms, tpot_ms, output_tokens))
+    return budget_ms / 1000.0
+
+
+def _fleet_power_w(
+    replicas: NDArray[np.int64],
+    concurrency: NDArray[np.float64],
+    service_s: NDArray[np.float64],
+    power_w_per_replica_busy: NDArray[np.float64],
+    power_w_per_replica_idle: float,
+    sizing_rps: float,
+) -> NDArray[np.float64]:
+    """Power of ``replicas`` replicas at the sizing demand, the tie-break between equal counts [W].
+
+    ``N (P_idle + (P_busy - P_idle) u)`` with slot utilisation ``u = lambda S / (N c)``. The one expression both
+    searches use, so that their keys compare bit for bit.
+    """
+    utilization = sizing_rps * service_s / (replicas * concurrency)
+    return replicas * (power_w_per_replica_idle + (power_w_per_replica_busy - power_w_per_replica_idle) * utilization)
+
+
+def _exact_replicas(
+    concurrency: NDArray[np.float64],
+    service_s: NDArray[np.float64],
+    budget_s: NDArray[np.float64],
+    sizing_rps: float,
+    attainment_fraction: float,
+    max_utilization_fraction: float,
+    routing: str = "pooled",
+) -> NDArray[np.int64]:
+    """Replicas the wait SLO and the utilisation ceiling need at each candidate, under a routing [-]."""
+    n = routes.replicas_needed(routing, sizing_rps, service_s, concurrency, budget_s, 1.0 - attainment_fraction)
+    return sized_replicas(n, sizing_rps, service_s, concurrency, max_utilization_fraction)
+
+
+def choose_operating_point(
+    concurrency: NDArray[np.float64],
+    service_s: NDArray[np.float64],
+    budget_s: NDArray[np.float64],
+    is_feasible: NDArray[np.bool_],
+    power_w_per_replica_busy: NDArray[np.float64],
+    power_w_per_replica_idle: float,
+    sizing_rps: float,
+    attainment_fraction: float,
+    max_utilization_fraction: float = 1.0,
+    routing: str = "pooled",
+) -> tuple[int, NDArray[np.int64]]:
+    """Pick the feasible candidate that needs the fewest replicas for the sizing demand, counting every one.
+
+    The exhaustive reference of :func:`search_operating_point`: the same choice, with the replica count of every
+    feasible candidate. Ties on replicas go to the lower power at the sizing demand, then to the higher
+    concurrency.
+
+    Parameters
+    ----------
+    concurrency, service_s, budget_s
+        Per candidate: slots per replica [requests], slot holding time [s], queueing budget [s].
+    is_feasible
+        Per candidate: whether it meets the SLO before queueing.
+    power_w_per_replica_busy, power_w_per_replica_idle
+        Replica power with every slot busy (per candidate) and idle [W], for the tie-break.
+    sizing_rps
+        Demand the fleet is sized for [requests/s].
+    attainment_fraction
+        Share of requests that must wait no longer than the budget [-].
+    max_utilization_fraction
+        Ceiling on slot utilisation at the sizing demand [-].
+    routing
+        How requests are spread over the replicas (:mod:`rackcost.model.routing`); ``pooled`` by default.
+
+    Returns
+    -------
+    index : int
+        Index of the chosen candidate.
+    replicas : ndarray of int
+        Replicas each candidate needs (0 where infeasible).
+
+    Raises
+    ------
+    ValueError
+        If no candidate is feasible (the loader reports this as a scenario problem first).
+    """
+    idx = np.flatnonzero(is_feasible)
+    if idx.size == 0:
+        raise ValueError("no operating point meets the SLO")
+    c, s = concurrency[idx], service_s[idx]
+    n = _exact_replicas(c, s, budget_s[idx], sizing_rps, attainment_fraction, max_utilization_fraction, routing)
+    power = _fleet_power_w(n, c, s, power_w_per_replica_busy[idx], power_w_per_replica_idle, sizing_rps)
+    best = idx[np.lexsort((-c, power, n))[0]]
+    replicas = np.zeros(concurrency.shape, dtype=np.int64)
+    replicas[idx] = n
+    return int(best), replicas
+
+
+def replicas_lower_bound(
+    concurrency: ArrayLike, service_s: ArrayLike, sizing_rps: float, max_utilization_fraction: float
+) -> NDArray[np.int64]:
+    """A lower bound, in closed form, on the replicas a candidate needs (:func:`choose_operating_point`) [-].
+
+    ``max(floor(a / c) + 1, ceil(a / (c u_max)))`` with the offered load ``a = lambda S``: the queue is stable only
+    with more slots than erlangs (``N c > a``), and the utilisation ceiling asks ``N >= a / (c u_max)``. Computed
+    with the same floating-point operations as :func:`rackcost.model.queueing.replicas_needed` (whose bisection starts
+    above ``floor(a / c)``) and :func:`rackcost.model.sizing.sized_replicas`, so the bound holds for the counts they
+    return, not only for the exact numbers.
+
+    Examples
+    --------
+    10 requests/s holding a slot 4 s on 8-slot replicas: 40 erlangs need more than 40 / 8 = 5 replicas for a
+    stable queue, so 6; a 0.8 utilisation ceiling asks for 40 / (8 x 0.8) = 6.25, so 7:
+
+    >>> replicas_lower_bound(8.0, 4.0, 10.0, 1.0).tolist(), replicas_lower_bound(8.0, 4.0, 10.0, 0.8).tolist()
+    (6, 7)
+    """
+    c = np.asarray(concurrency, dtype=float)
+    load = sizing_rps * np.asarray(service_s, dtype=float)
+    stable = np.floor(load / c).astype(np.int64) + 1
+    return np.maximum(stable, sized_replicas(1, sizing_rps, service_s, c, max_utilization_fraction))
+
+
+def _lex_less(n: NDArray, power: NDArray, concurrency: NDArray, best: tuple[int, float, float]) -> NDArray[np.bool_]:
+    """Whether each key (replicas, power, -concurrency) sorts before ``best`` (given as (n, power, concurrency))."""
+    bn, bp, bc = best
+    return (n < bn) | ((n == bn) & ((power < bp) | ((power == bp) & (concurrency > bc))))
+
+
+def search_operating_point(
+    concurrency: NDArray[np.float64],
+    service_s: NDArray[np.float64],
+    budget_s: NDArray[np.float64],
+    is_feasible: NDArray[np.bool_],
+    power_w_per_replica_busy: NDArray[np.float64],
+    power_w_per_replica_idle: float,
+    sizing_rps: float,
+    attainment_fraction: float,
+    max_utilization_fraction: float = 1.0,
+    routing: str = "pooled",
+) -> tuple[int, int]:
+    """The choice of :func:`choose_operating_point`, by branch and bound.
+
+    Each feasible candidate's key, (replicas, power at the sizing demand, -concurrency), is bounded below by the
+    key at :func:`replicas_lower_bound`: where the exact count equals the bound the keys are the same, computed
+    the same way, and where it is larger the key already sorts later. Candidates are taken in the order of their
+    bound keys, in vectorised batches of :data:`FIRST_BATCH_CANDIDATES`, then twice as many each time, and their
+    exact counts computed; the search stops at the first candidate whose bound key does not sort before the best
+    key found, since neither it nor any later one can beat it. The result is the exhaustive choice, exactly, ties
+    included.
+
+    Parameters
+    ----------
+    concurrency, service_s, budget_s, is_feasible, power_w_per_replica_busy, power_w_per_replica_idle
+        As for :func:`choose_operating_point`.
+    sizing_rps, attainment_fraction, max_utilization_fraction, routing
+        As for :func:`choose_operating_point`.
+
+    Returns
+    -------
+    index : int
+        Index of the chosen candidate.
+    replicas : int
+        Replicas it needs [-].
+
+    Raises
+    ------
+    ValueError
+        If no candidate is feasible.
+    """
+    idx = np.flatnonzero(is_feasible)
+    if idx.size == 0:
+        raise ValueError("no operating point meets the SLO")
+    c, s, busy = concurrency[idx], service_s[idx], power_w_per_replica_busy[idx]
+    bound = replicas_lower_bound(c, s, sizing_rps, max_utilization_fraction)
+    bound_power = _fleet_power_w(bound, c, s, busy, power_w_per_replica_idle, sizing_rps)
+    order = np.lexsort((-c, bound_power, bound))
+    best: tuple[int, float, float] | None = None
+    best_index = -1
+    start, batch = 0, FIRST_BATCH_CANDIDATES
+    while start < order.size:
+        take = order[start : start + batch]
+        if best is not None:  # keys sort as their bounds do: those that may beat the best are a prefix
+            take = take[: np.count_nonzero(_lex_less(bound[take], bound_power[take], c[take], best))]
+            if take.size == 0:
+                break
+        n = _exact_replicas(
+            c[take], s[take], budget_s[idx[take]], sizing_rps, attainment_fraction, max_utilization_fraction, routing
+        )
+        power = _fleet_power_w(n, c[take], s[take], busy[take], power_w_per_replica_idle, sizing_rps)
+        i = int(np.lexsort((-c[take], power, n))[0])
+        if best is None or bool(_lex_less(n[i : i + 1], power[i : i + 1], c[take][i : i + 1], best)[0]):
+            best, best_index = (int(n[i]), float(power[i]), float(c[take][i])), int(idx[take[i]])
+        start += batch
+        batch *= 2
+    assert best is not None
+    return best_index, best[0]
+
+
+def search_concurrencies(curve: Curve) -> NDArray[np.float64]:
+    """The concurrencies at which the operating-point search evaluates a curve [requests].
+
+    Every integer in the measured range ``[c_min, c_max]`` (the serving engine's limit is an integer), including
+    the measured points that are integers and none that are not. A curve of one point (a vendor claim) keeps it as
+    it is: it cannot move, integer or not. A curve whose range holds no integer keeps its measured points: an
+    integer outside the range would extrapolate. Beyond :data:`MAX_INTEGER_CANDIDATES` integers, that many
+    log-spaced integers over the range.
+
+    Examples
+    --------
+    >>> from rackcost.model.performance import build_curve
+    >>> def curve(*conc):
+    ...     n = len(conc)
+    ...     return build_curve(conc, [100.0 * (i + 1) for i in range(n)], "output", [20.0] * n, [200.0] * n, 1, 1)
+    >>> search_concurrencies(curve(3.7, 8.2)).tolist()
+    [4.0, 5.0, 6.0, 7.0, 8.0]
+    >>> search_concurrencies(curve(17.448)).tolist(), search_concurrencies(curve(2.3, 2.9)).tolist()
+    ([17.448], [2.3, 2.9])
+    """
+    measured = curve.concurrency
+    low, high = np.ceil(measured[0]), np.floor(measured[-1])
+    if len(measured) == 1 or high < low:
+        return measured.copy()
+    if high - low + 1 <= MAX_INTEGER_CANDIDATES:
+        return np.arange(low, high + 1.0)
+    return np.unique(np.round(np.exp(np.linspace(np.log(low), np.log(high), MAX_INTEGER_CANDIDATES))))
+
+
+def candidate_curve(curve: Curve) -> Curve:
+    """The curve at the concurrencies of the search (:func:`search_concurrencies`).
+
+    Parameters
+    ----------
+    curve
+        Measured points, sorted by concurrency.
+    """
+    return interpolate_curve(curve, search_concurrencies(curve))
+
+
+def choose_point(
+    inp: SystemInputs,
+    slo: SloInputs,
+    sizing_rps: float,
+    max_utilization_fraction: float,
+    routing: str = "pooled",
+) -> ChosenPoint:
+    """The SLO-feasible point of a system's curve that needs the fewest replicas for the sizing demand.
+
+    Searches ``inp.coarse``, the curve at every integer concurrency of its measured range
+    (:func:`candidate_curve`, computed once by :func:`rackcost.scenario.unpack.system_inputs`), exactly
+    (:func:`search_operating_point`).
+
+    Parameters
+    ----------
+    inp
+        The system's central inputs.
+    slo
+        The SLO.
+    sizing_rps
+        Demand the fleet is sized for [requests/s].
+    max_utilization_fraction
+        Utilisation ceiling at the sizing demand [-].
+    routing
+        How requests are spread over the replicas (:mod:`rackcost.model.routing`).
+
+    Raises
+    ------
+    ValueError
+        If no candidate meets the SLO (the loader reports this as a scenario problem first).
+    """
+    cand = inp.coarse
+    apr = inp.accelerators_per_replica
+    host_share_w = inp.host_w_per_replica
+    if cand.power_w_per_accelerator is not None:
+        busy = cand.power_w_per_accelerator
+    else:
+        busy = np.full(cand.concurrency.shape, inp.busy_w)
+    osl = slo.output_tokens
+    ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+    budget = queueing_budget_s(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.e2e_limit_ms)
+    best, n = search_operating_point(
+        cand.concurrency,
+        cand.service_s,
+        np.where(ok, budget, 0.0),
+        ok,
+        apr * busy + host_share_w,
+        apr * inp.idle_w + host_share_w,
+        sizing_rps,
+        slo.attainment_fraction,
+        max_utilization_fraction,
+        routing,
+    )
+    return ChosenPoint(cand.take(np.array([best])), float(busy[best]), float(budget[best]), n)

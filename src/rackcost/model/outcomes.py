@@ -1,0 +1,310 @@
+"""What the steps of the model compute, as typed containers (the results object of the evaluation chain).
+
+Each field is written by one named step; the step is named beside it. The containers hold numbers only, so the
+chain (:mod:`rackcost.evaluation.chain`), the Monte Carlo (:mod:`rackcost.analysis.montecarlo`) and the tables
+(:mod:`rackcost.evaluation.results`) share them without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rackcost.model.inputs import SystemInputs
+from rackcost.model.performance import Curve
+
+__all__ = ["ChosenPoint", "DemandOutcome", "FleetOutcome", "Metrics", "SystemOutcome"]
+
+Array = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class ChosenPoint:
+    """The SLO-feasible operating point that needs the fewest replicas for the sizing demand (DESIGN.md step 3).
+
+    Attributes
+    ----------
+    point
+        The chosen point, as a one-point curve.
+    busy_w
+        Accelerator power at the point with every slot busy: the measured power there, else the hardware's [W].
+    budget_s
+        Queueing budget the SLO leaves at the point [s].
+    slo_replicas
+        Replicas the SLO and the utilisation ceiling need at the sizing demand [-].
+    """
+
+    point: Curve
+    busy_w: float
+    budget_s: float
+    slo_replicas: int
+
+    @property
+    def concurrency(self) -> float:
+        """Slots per replica at the point [requests]."""
+        return float(self.point.concurrency[0])
+
+    @property
+    def ttft_ms(self) -> float:
+        """TTFT at the point, before queueing [ms]."""
+        return float(self.point.ttft_ms[0])
+
+
+@dataclass(frozen=True)
+class DemandOutcome:
+    """What a fleet does at each demand point; one entry per point.
+
+    Attributes
+    ----------
+    offered_rps, admitted_rps, accepted_rps, rejected_rps
+        Arrivals; admitted by admission control; served within the SLO; not served within it [requests/s].
+    rejected_fraction
+        rejected / offered [-].
+    active_replicas
+        Replicas serving [-].
+    utilization_fraction
+        Slot utilisation of the serving replicas [-].
+    capacity_at_slo_rps
+        Largest arrival rate every provisioned replica together serves within the SLO [requests/s].
+    spare_capacity_fraction
+        (capacity - offered) / capacity; negative when the point is above capacity [-].
+    wait_p99_ms
+        99th percentile of the queueing wait at the admitted rate [ms].
+    overloaded
+        True where admission control drops load.
+    in_service_concurrency
+        Requests in service per serving replica: where the load puts the operating point [requests].
+    service_s
+        Slot holding time there [s].
+    ttft_ms, tpot_ms
+        TTFT before fleet queueing and TPOT there, or None when the operating point does not move with load [ms].
+    """
+
+    offered_rps: NDArray[np.float64]
+    admitted_rps: NDArray[np.float64]
+    accepted_rps: NDArray[np.float64]
+    rejected_rps: NDArray[np.float64]
+    rejected_fraction: NDArray[np.float64]
+    active_replicas: NDArray[np.int64]
+    utilization_fraction: NDArray[np.float64]
+    capacity_at_slo_rps: NDArray[np.float64]
+    spare_capacity_fraction: NDArray[np.float64]
+    wait_p99_ms: NDArray[np.float64]
+    overloaded: NDArray[np.bool_]
+    in_service_concurrency: NDArray[np.float64]
+    service_s: NDArray[np.float64]
+    ttft_ms: NDArray[np.float64] | None = None
+    tpot_ms: NDArray[np.float64] | None = None
+
+
+@dataclass(frozen=True)
+class FleetOutcome:
+    """Steps 5 to 8 for ``n`` samples: per-system arrays ``(n, 1)``, per-demand-point arrays ``(n, points)``.
+
+    Attributes
+    ----------
+    request_rps, service_s, busy_w
+        At the chosen point, per sample (step 2 with sampled throughput and power): requests/s per replica
+        [requests/s], slot holding time [s], accelerator busy power [W].
+    slo_replicas, serving_replicas, provisioned_replicas
+        Step 5: replicas the SLO needs at the sizing demand, those that serve (the SLO's; replicas added for
+        availability stand by), and installed with redundancy [-].
+    nodes, racks, nodes_per_rack_effective, provisioned_it_kw
+        Step 5, rack packing: nodes, racks, node slots used per rack under the rack power limit [-], and IT power
+        provisioned on rated power [kW].
+    demand
+        Step 6: what the fleet does at each demand point.
+    it_power_kw, facility_power_kw
+        Step 7: wall power at each demand point, IT and facility (x PUE) [kW].
+    capex_usd, capital_usd_per_hour, fixed_opex_usd_per_hour, energy_usd_per_hour
+        Step 8: fleet capex [USD], its annualised cost, fixed opex and energy [USD/h].
+    rent_usd_per_hour
+        Step 8 for a rented system: the rent at each demand point (zero when owned) [USD/h].
+    slo_point_total_tokens_per_facility_kwh
+        Step 9's modelled efficiency: total tokens per facility kWh of one replica flat out at the chosen point,
+        with its share of hosts and rack overhead [tokens/kWh].
+    """
+
+    request_rps: NDArray[np.float64]
+    service_s: NDArray[np.float64]
+    busy_w: NDArray[np.float64]
+    slo_replicas: NDArray[np.int64]
+    serving_replicas: NDArray[np.int64]
+    provisioned_replicas: NDArray[np.int64]
+    nodes: NDArray[np.int64]
+    racks: NDArray[np.int64]
+    nodes_per_rack_effective: NDArray[np.int64]
+    provisioned_it_kw: NDArray[np.float64]
+    demand: DemandOutcome
+    it_power_kw: NDArray[np.float64]
+    facility_power_kw: NDArray[np.float64]
+    capex_usd: NDArray[np.float64]
+    capital_usd_per_hour: NDArray[np.float64]
+    fixed_opex_usd_per_hour: NDArray[np.float64]
+    energy_usd_per_hour: NDArray[np.float64]
+    rent_usd_per_hour: NDArray[np.float64]
+    slo_point_total_tokens_per_facility_kwh: NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Derived figures of one system: per demand point ``(n, points)``, per day ``(n,)``.
+
+    Attributes
+    ----------
+    total_usd_per_hour
+        Capital + fixed opex + energy (+ rent, for a rented system) [USD/h].
+    usd_per_accepted_request
+        total / accepted requests per hour [USD/request].
+    usd_per_million_accepted_output_tokens, usd_per_million_accepted_input_tokens
+        total / accepted output (input) tokens per hour x 1e6 [USD/M tokens].
+    usd_per_million_accepted_total_tokens
+        total / accepted input + output tokens per hour x 1e6 [USD/M tokens].
+    useful_output_tokens_per_s
+        Output tokens of accepted requests [tokens/s].
+    output_tokens_per_kwh
+        Useful output tokens per facility kWh [tokens/kWh].
+    ttft_p99_ms
+        TTFT at the chosen point plus the p99 queueing wait [ms].
+    usd_per_day, accepted_requests_per_day, facility_energy_kwh_per_day
+        Sums over the day, each demand point weighted by its hours [USD, requests, kWh].
+    blended_usd_per_accepted_request, blended_usd_per_million_accepted_output_tokens
+    blended_usd_per_million_accepted_input_tokens, blended_usd_per_million_accepted_total_tokens
+        The day's cost over the day's accepted requests, and output tokens x 1e6 [USD/request, USD/M tokens].
+    """
+
+    total_usd_per_hour: Array
+    usd_per_accepted_request: Array
+    usd_per_million_accepted_output_tokens: Array
+    usd_per_million_accepted_input_tokens: Array
+    usd_per_million_accepted_total_tokens: Array
+    useful_output_tokens_per_s: Array
+    output_tokens_per_kwh: Array
+    ttft_p99_ms: Array
+    usd_per_day: Array
+    accepted_requests_per_day: Array
+    facility_energy_kwh_per_day: Array
+    blended_usd_per_accepted_request: Array
+    blended_usd_per_million_accepted_output_tokens: Array
+    blended_usd_per_million_accepted_input_tokens: Array
+    blended_usd_per_million_accepted_total_tokens: Array
+
+
+@dataclass(frozen=True)
+class SystemOutcome:
+    """Everything :func:`rackcost.evaluate` computed for one system (one sample: the central values).
+
+    Attributes
+    ----------
+    inputs
+        The system's central inputs.
+    chosen
+        Step 3: the chosen operating point.
+    fleet
+        Steps 5 to 8 with a sample axis of length 1 (the scalar views below read it).
+    metrics
+        The derived figures (:func:`rackcost.model.metrics.derive`), sample axis of length 1.
+    """
+
+    inputs: SystemInputs
+    chosen: ChosenPoint
+    fleet: FleetOutcome
+    metrics: Metrics
+
+    @property
+    def point(self) -> Curve:
+        """The chosen operating point (a one-point curve)."""
+        return self.chosen.point
+
+    @property
+    def busy_w(self) -> float:
+        """Accelerator busy power at the chosen point [W]."""
+        return self.chosen.busy_w
+
+    @property
+    def budget_s(self) -> float:
+        """Queueing budget at the chosen point [s]."""
+        return self.chosen.budget_s
+
+    @property
+    def slo_replicas(self) -> int:
+        """Replicas the SLO needs at the sizing demand [-]."""
+        return int(self.fleet.slo_replicas[0, 0])
+
+    @property
+    def serving_replicas(self) -> int:
+        """Replicas that serve (the rest stand by for availability) [-]."""
+        return int(self.fleet.serving_replicas[0, 0])
+
+    @property
+    def provisioned_replicas(self) -> int:
+        """Replicas installed [-]."""
+        return int(self.fleet.provisioned_replicas[0, 0])
+
+    @property
+    def nodes(self) -> int:
+        """Nodes installed [-]."""
+        return int(self.fleet.nodes[0, 0])
+
+    @property
+    def racks(self) -> int:
+        """Racks installed [-]."""
+        return int(self.fleet.racks[0, 0])
+
+    @property
+    def nodes_per_rack_effective(self) -> int:
+        """Node slots used per rack under the rack power limit [-]."""
+        return int(self.fleet.nodes_per_rack_effective[0, 0])
+
+    @property
+    def provisioned_it_kw(self) -> float:
+        """IT power provisioned on rated power [kW]."""
+        return float(self.fleet.provisioned_it_kw[0, 0])
+
+    @property
+    def capex_usd(self) -> float:
+        """Fleet capex [USD]."""
+        return float(self.fleet.capex_usd[0, 0])
+
+    @property
+    def capital_usd_per_hour(self) -> float:
+        """Annualised capital per hour [USD/h]."""
+        return float(self.fleet.capital_usd_per_hour[0, 0])
+
+    @property
+    def fixed_opex_usd_per_hour(self) -> float:
+        """Fixed opex per hour [USD/h]."""
+        return float(self.fleet.fixed_opex_usd_per_hour[0, 0])
+
+    @property
+    def demand(self) -> DemandOutcome:
+        """What the fleet does at each demand point (one entry per point)."""
+        d = self.fleet.demand
+        return DemandOutcome(**{k: None if v is None else v[0] for k, v in vars(d).items()})
+
+    @property
+    def it_power_kw(self) -> NDArray[np.float64]:
+        """IT power at each demand point [kW]."""
+        return self.fleet.it_power_kw[0]
+
+    @property
+    def facility_power_kw(self) -> NDArray[np.float64]:
+        """Facility power at each demand point [kW]."""
+        return self.fleet.facility_power_kw[0]
+
+    @property
+    def energy_usd_per_hour(self) -> NDArray[np.float64]:
+        """Energy cost at each demand point [USD/h]."""
+        return self.fleet.energy_usd_per_hour[0]
+
+    @property
+    def rent_usd_per_hour(self) -> NDArray[np.float64]:
+        """Rent at each demand point (zero when owned) [USD/h]."""
+        return self.fleet.rent_usd_per_hour[0]
+
+    @property
+    def slo_point_total_tokens_per_facility_kwh(self) -> float:
+        """Total tokens per facility kWh at the chosen point [tokens/kWh]."""
+        return float(self.fleet.slo_point_total_tokens_per_facility_kwh[0, 0])

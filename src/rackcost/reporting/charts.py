@@ -1,0 +1,437 @@
+"""Chart specifications shared by the dashboard and the report: result records in, Altair charts out.
+
+Each function is pure: it takes the records of :mod:`rackcost.evaluation.results`, :mod:`rackcost.analysis.explore`,
+:mod:`rackcost.analysis.montecarlo` or :mod:`rackcost.analysis.sensitivity` (lists of plain dicts) and returns an
+``alt.Chart`` (or a layered / faceted one) without drawing it. The dashboard draws them with Streamlit, the report
+(:mod:`rackcost.report`) renders them to SVG or PNG with ``vl-convert``, so both show *the same* specifications.
+Widths are fixed where the dashboard fixed them; a caller may set a width on a chart that leaves it open
+(``chart.properties(width=...)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from rackcost import display
+
+__all__ = [
+    "CLAIM_COLORS",
+    "COST_BAR_PX",
+    "COST_LABEL_PX",
+    "COST_PLOT_PX",
+    "LABEL_ROW_PX",
+    "TORNADO_ENDS",
+    "claim_chart",
+    "cliff_charts",
+    "cost_chart",
+    "cost_distribution_chart",
+    "curves_chart",
+    "demand_scale_chart",
+    "tornado_charts",
+]
+
+COST_PLOT_PX = 480
+"""Width of the cost bars' panel [px]: with the labels, about 800 px in all, inside a 1,100 px column."""
+COST_LABEL_PX = 160
+"""Longest system or demand point label before it is cut with an ellipsis [px]."""
+COST_BAR_PX = 22
+"""Height of a bar's band in the cost chart [px]."""
+LABEL_ROW_PX = 18
+"""Vertical distance between the demand points' labels above the latency-cliff panels [px] (more than a label's
+height, so that they never overlap one another nor the curves)."""
+CLAIM_COLORS = {"claim": "#e45756", "derived": "#f58518", "modelled": "#4c78a8"}
+"""Colour of each kind of row in the claim-vs-decision chart."""
+TORNADO_ENDS = ("input at its P5", "input at its P95")
+"""The two ends of each tornado bar."""
+
+
+def cost_chart(points: list[dict[str, Any]], systems: Sequence[str], demand: Sequence[str]) -> alt.FacetChart:
+    """Cost per accepted request of each system at each demand point, stacked by cost component.
+
+    Horizontal bars, one row of panels per demand point: the chart's width does not grow with the number of
+    systems (six systems side by side in a panel per point made it 1,868 px wide in a 1,100 px column); it grows
+    downwards.
+
+    Parameters
+    ----------
+    points
+        Rows of the ``points`` table (``Result.records["points"]``).
+    systems
+        System names, in the order of the bars.
+    demand
+        Demand point names, in the order of the panels.
+    """
+    parts = pd.DataFrame(display.cost_components_per_request(points))
+    component_order = list(display.COST_COMPONENTS.values())
+    parts["order"] = parts["component"].map(component_order.index)
+    return (
+        alt.Chart(parts)
+        .mark_bar()
+        .encode(
+            y=alt.Y("system:N", title=None, sort=list(systems), axis=alt.Axis(labelLimit=COST_LABEL_PX)),
+            x=alt.X(
+                "sum(usd_per_accepted_request):Q",
+                title="cost per accepted request [USD]",
+                axis=alt.Axis(format="$.2~g"),
+            ),
+            color=alt.Color(
+                "component:N",
+                sort=component_order,
+                title="cost component",
+                legend=alt.Legend(orient="bottom", direction="horizontal"),
+            ),
+            order=alt.Order("order:Q"),
+            tooltip=[
+                alt.Tooltip("system:N"),
+                alt.Tooltip("demand_point:N", title="demand point"),
+                alt.Tooltip("component:N"),
+                alt.Tooltip("usd_per_accepted_request:Q", title="USD per accepted request", format="$.3~g"),
+            ],
+        )
+        .properties(width=COST_PLOT_PX, height=alt.Step(COST_BAR_PX))
+        .facet(
+            row=alt.Row(
+                "demand_point:N",
+                sort=list(demand),
+                title="demand point",
+                header=alt.Header(labelAngle=0, labelAlign="left", labelLimit=COST_LABEL_PX),
+            )
+        )
+    )
+
+
+def demand_scale_chart(scale: list[dict[str, Any]]) -> alt.Chart:
+    """Blended cost per 1,000 accepted requests against a factor on every demand point, one line per system.
+
+    Parameters
+    ----------
+    scale
+        Rows of :func:`rackcost.analysis.explore.cost_against_demand_scale`.
+    """
+    frame = pd.DataFrame(scale)
+    frame["usd_per_1k"] = frame["blended_usd_per_accepted_request"] * display.REQUESTS_PER_1K
+    frame["label"] = frame["system"] + " (" + frame["payment"] + ")"
+    return (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("demand_scale:Q", scale=alt.Scale(type="log"), title="demand scale [x every demand point] (log)"),
+            y=alt.Y("usd_per_1k:Q", title="blended cost per 1,000 accepted requests [USD]"),
+            color=alt.Color("label:N", title="system (payment)", legend=alt.Legend(orient="bottom", columns=2)),
+            tooltip=[
+                alt.Tooltip("label:N", title="system"),
+                alt.Tooltip("demand_scale:Q", title="demand scale", format=".3~g"),
+                alt.Tooltip("usd_per_1k:Q", title="USD per 1,000 accepted requests", format="$.3~g"),
+            ],
+        )
+        .properties(width=COST_PLOT_PX + COST_LABEL_PX, height=260)
+    )
+
+
+def cliff_charts(
+    cliff: list[dict[str, Any]], demand: list[dict[str, Any]], ttft_limit_ms: float, height_px: int = 320
+) -> tuple[alt.LayerChart, alt.LayerChart]:
+    """The latency cliff: accepted share and p99 TTFT of each provisioned fleet against the arrival rate.
+
+    Each demand point is a dashed rule with its label on a row of its own above the panel (labels never overlap
+    one another nor the curves); the TTFT panel has the limit as a red rule.
+
+    Parameters
+    ----------
+    cliff
+        Rows of :func:`rackcost.analysis.explore.latency_cliff`.
+    demand
+        The scenario's demand points as dicts with ``name`` and ``arrival_rps`` [requests/s].
+    ttft_limit_ms
+        The SLO's TTFT limit [ms].
+    height_px
+        Height of each panel [px].
+
+    Returns
+    -------
+    accepted, ttft : alt.LayerChart
+        Accepted within SLO [share of offered], and p99 TTFT incl. queueing [ms], against arrival rate (log).
+    """
+    frame = pd.DataFrame(cliff)
+    by_rate = sorted(demand, key=lambda d: d["arrival_rps"])
+    rules = pd.DataFrame(
+        [
+            {"demand_point": d["name"], "arrival_rps": d["arrival_rps"], "label_y": -LABEL_ROW_PX * (len(by_rate) - i)}
+            for i, d in enumerate(by_rate)
+        ]
+    )
+    x = alt.X("arrival_rps:Q", title="arrival rate [requests/s] (log)", scale=alt.Scale(type="log"))
+    demand_rules = alt.Chart(rules).mark_rule(strokeDash=[4, 4], color="gray").encode(x=x)
+    demand_labels = (
+        alt.Chart(rules)
+        .mark_text(align="left", dx=3, dy=-5, color="gray")
+        .encode(x=x, y=alt.Y("label_y:Q", scale=None), text="demand_point:N")
+    )
+    tooltip = [
+        alt.Tooltip("system:N"),
+        alt.Tooltip("arrival_rps:Q", title="arrival [requests/s]", format=",.4~g"),
+        alt.Tooltip("accepted_fraction:Q", title="accepted", format=".2%"),
+        alt.Tooltip("ttft_p99_ms:Q", title="p99 TTFT [ms]", format=",.0f"),
+        alt.Tooltip("capacity_at_slo_rps:Q", title="capacity at SLO [requests/s]", format=",.4~g"),
+    ]
+    accepted = (
+        alt.Chart(frame)
+        .mark_line()
+        .encode(
+            x=x,
+            y=alt.Y("accepted_fraction:Q", title="accepted within SLO [share of offered]", axis=alt.Axis(format="%")),
+            color=alt.Color("system:N", title="system"),
+            tooltip=tooltip,
+        )
+    )
+    ttft = (
+        alt.Chart(frame)
+        .mark_line()
+        .encode(
+            x=x,
+            y=alt.Y(
+                "ttft_p99_ms:Q",
+                title="p99 TTFT incl. queueing [ms]",
+                scale=alt.Scale(domain=[0, 1.5 * ttft_limit_ms], clamp=True),
+            ),
+            color=alt.Color("system:N", title="system"),
+            tooltip=tooltip,
+        )
+    )
+    limit_rule = (
+        alt.Chart(pd.DataFrame([{"ttft_limit_ms": ttft_limit_ms}]))
+        .mark_rule(color="firebrick")
+        .encode(y="ttft_limit_ms:Q")
+    )
+    return (
+        (accepted + demand_rules + demand_labels).properties(height=height_px),
+        (ttft + limit_rule + demand_rules + demand_labels).properties(height=height_px),
+    )
+
+
+def curves_chart(curves: list[dict[str, Any]], tpot_limit_ms: float, height_px: int = 380) -> alt.LayerChart:
+    """Each system's throughput against interactivity, which points meet the SLO, and the chosen point (diamond).
+
+    Parameters
+    ----------
+    curves
+        Rows of :func:`rackcost.analysis.explore.operating_curves`.
+    tpot_limit_ms
+        The SLO's TPOT limit [ms] (a red rule at the interactivity it allows).
+    height_px
+        Height of the panel [px].
+    """
+    curve = pd.DataFrame(curves)
+    curve["meets"] = curve["meets_slo"].map({True: "meets SLO", False: "misses SLO"})
+    limit = display.slo_interactivity_limit(tpot_limit_ms)
+    xi = alt.X(
+        "interactivity_tokens_per_s:Q", title="interactivity [tokens/s per user] (log)", scale=alt.Scale(type="log")
+    )
+    yi = alt.Y("total_tokens_per_s_per_accelerator:Q", title="throughput [total tokens/s per accelerator]")
+    ctip = [
+        alt.Tooltip("system:N"),
+        alt.Tooltip("kind:N"),
+        alt.Tooltip("concurrency:Q", format=",.4~g"),
+        alt.Tooltip("interactivity_tokens_per_s:Q", title="interactivity [tokens/s per user]", format=",.3~g"),
+        alt.Tooltip("total_tokens_per_s_per_accelerator:Q", title="tokens/s per accelerator", format=",.4~g"),
+        alt.Tooltip("ttft_ms:Q", title="TTFT [ms]", format=",.0f"),
+        alt.Tooltip("meets:N", title="SLO (before queueing)"),
+    ]
+    line = (
+        alt.Chart(curve[curve["kind"] != "chosen"])
+        .mark_line()
+        .encode(x=xi, y=yi, color=alt.Color("system:N"), order="concurrency:Q", tooltip=ctip)
+    )
+    measured = (
+        alt.Chart(curve[curve["kind"] == "measured"])
+        .mark_point(filled=True, size=60)
+        .encode(
+            x=xi,
+            y=yi,
+            color="system:N",
+            opacity=alt.Opacity("meets:N", scale=alt.Scale(domain=["meets SLO", "misses SLO"], range=[1.0, 0.35])),
+            tooltip=ctip,
+        )
+    )
+    chosen = (
+        alt.Chart(curve[curve["kind"] == "chosen"])
+        .mark_point(shape="diamond", size=260, filled=True, stroke="black", strokeWidth=1.5)
+        .encode(x=xi, y=yi, color="system:N", tooltip=ctip)
+    )
+    slo = pd.DataFrame([{"interactivity_tokens_per_s": limit, "label": f"TPOT limit ({limit:.3g} tokens/s per user)"}])
+    slo_rule = alt.Chart(slo).mark_rule(color="firebrick", strokeWidth=2).encode(x=xi)
+    slo_label = (
+        alt.Chart(slo)
+        .mark_text(align="left", dx=4, dy=-6, color="firebrick")
+        .encode(x=xi, y=alt.value(10), text="label:N")
+    )
+    return (line + measured + chosen + slo_rule + slo_label).properties(height=height_px)
+
+
+def claim_chart(pair: list[dict[str, Any]], system: str, baseline: str) -> alt.LayerChart:
+    """The claim-vs-decision rows of one system against the baseline as bars of advantage, parity dashed at 1x.
+
+    Parameters
+    ----------
+    pair
+        The comparison rows (``Result.records["comparison"]``) of this system and baseline, in table order.
+    system, baseline
+        Their names.
+    """
+    frame = pd.DataFrame(pair)
+    frame["step"] = range(len(frame))
+    bars = (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            y=alt.Y("metric:N", sort=alt.SortField("step"), title=None, axis=alt.Axis(labelLimit=420)),
+            x=alt.X("advantage_ratio:Q", title=f"advantage of {system} over {baseline} [x]"),
+            color=alt.Color(
+                "kind:N",
+                title="kind",
+                scale=alt.Scale(domain=list(CLAIM_COLORS), range=list(CLAIM_COLORS.values())),
+            ),
+            tooltip=[
+                alt.Tooltip("metric:N"),
+                alt.Tooltip("advantage_ratio:Q", title="advantage [x]", format=".2f"),
+                alt.Tooltip("kind:N"),
+            ],
+        )
+    )
+    parity = alt.Chart(pd.DataFrame([{"x": 1.0}])).mark_rule(color="black", strokeDash=[4, 4]).encode(x="x:Q")
+    return (bars + parity).properties(height=40 * len(frame))
+
+
+def cost_distribution_chart(
+    histogram: list[dict[str, Any]], marks: list[dict[str, Any]], systems: Sequence[str], height_px: int = 320
+) -> alt.LayerChart:
+    """Histogram of the sampled cost per accepted request of each system, with P5 / P50 / P95 as rules.
+
+    Parameters
+    ----------
+    histogram
+        Rows ``system``, ``x0``, ``x1`` [USD per accepted request], ``density`` [1/USD] of one demand point (or
+        blended): :func:`rackcost.analysis.explore.cost_histograms`.
+    marks
+        Rows ``system``, ``percentile`` (``P5``, ``P50``, ``P95``), ``usd`` [USD per accepted request].
+    systems
+        System names (the colour domain, so that each system keeps its colour).
+    height_px
+        Height of the panel [px].
+    """
+    names = list(systems)
+    x = alt.X("x0:Q", title="cost per accepted request [USD]", axis=alt.Axis(format="$.2~g"))
+    color = alt.Color("system:N", title="system", sort=names, scale=alt.Scale(domain=names, scheme="tableau10"))
+    bars = (
+        alt.Chart(pd.DataFrame(histogram))
+        .mark_rect(opacity=0.45)
+        .encode(
+            x=x,
+            x2="x1:Q",
+            y=alt.Y("density:Q", title="probability density [1/USD]", axis=alt.Axis(format="~s")),
+            y2=alt.datum(0),
+            color=color,
+            tooltip=[
+                alt.Tooltip("system:N"),
+                alt.Tooltip("x0:Q", title="from [USD]", format="$.3~g"),
+                alt.Tooltip("x1:Q", title="to [USD]", format="$.3~g"),
+            ],
+        )
+    )
+    rules = (
+        alt.Chart(pd.DataFrame(marks))
+        .mark_rule(strokeWidth=2)
+        .encode(
+            x=alt.X("usd:Q"),
+            color=color,
+            strokeDash=alt.StrokeDash(
+                "percentile:N",
+                title="percentile",
+                sort=["P5", "P50", "P95"],
+                scale=alt.Scale(domain=["P5", "P50", "P95"], range=[[4, 4], [1, 0], [4, 4]]),
+            ),
+            tooltip=[
+                alt.Tooltip("system:N"),
+                alt.Tooltip("percentile:N"),
+                alt.Tooltip("usd:Q", title="USD per accepted request", format="$.3~g"),
+            ],
+        )
+    )
+    return (bars + rules).properties(height=height_px)
+
+
+def tornado_charts(
+    tornado: list[dict[str, Any]],
+    systems: Sequence[str],
+    central_usd: dict[str, float],
+    input_label: Callable[[str], str],
+) -> list[alt.LayerChart]:
+    """One tornado per system: its blended cost with each input at its P5 and at its P95, the central cost a rule.
+
+    Parameters
+    ----------
+    tornado
+        Rows of :func:`rackcost.tornado`, ranked by swing.
+    systems
+        System names (one chart each, in this order).
+    central_usd
+        Each system's blended cost per accepted request at central values [USD/request].
+    input_label
+        A readable name of an input from its YAML path.
+    """
+    frame = pd.DataFrame(
+        [
+            {
+                "input": input_label(r["input"]),
+                "rank": rank,
+                "system": system,
+                "end": end,
+                "usd": r[f"{system}@{which}"],
+                "central_usd": central_usd[system],
+                "value": display.input_value(r[f"{which}_value"], r["input"]),
+            }
+            for rank, r in enumerate(tornado)
+            for system in systems
+            for which, end in zip(("low", "high"), TORNADO_ENDS, strict=True)
+        ]
+    )
+    order = [input_label(r["input"]) for r in tornado]
+    ends = list(TORNADO_ENDS)
+    charts = []
+    for system in systems:
+        mine = frame[frame["system"] == system]
+        y = alt.Y("input:N", sort=order, title=None, axis=alt.Axis(labelLimit=260))
+        bars = (
+            alt.Chart(mine)
+            .mark_bar(opacity=0.85)
+            .encode(
+                y=y,
+                yOffset=alt.YOffset("end:N", sort=ends),
+                x=alt.X(
+                    "usd:Q",
+                    title="blended cost per accepted request [USD]",
+                    scale=alt.Scale(zero=False),
+                    axis=alt.Axis(format="$.2~g", tickCount=4),
+                ),
+                x2="central_usd:Q",
+                color=alt.Color("end:N", title=None, scale=alt.Scale(domain=ends, range=["#4c78a8", "#f58518"])),
+                tooltip=[
+                    alt.Tooltip("system:N"),
+                    alt.Tooltip("input:N"),
+                    alt.Tooltip("end:N", title="input"),
+                    alt.Tooltip("value:N", title="input value"),
+                    alt.Tooltip("usd:Q", title="blended USD per accepted request", format="$.3~g"),
+                ],
+            )
+        )
+        center = (
+            alt.Chart(pd.DataFrame([{"central_usd": central_usd[system]}]))
+            .mark_rule(color="black", strokeWidth=1.5)
+            .encode(x="central_usd:Q")
+        )
+        charts.append((bars + center).properties(title=system, height=alt.Step(18)))
+    return charts

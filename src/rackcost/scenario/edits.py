@@ -1,0 +1,492 @@
+"""Edits of a scenario as plain data: values at YAML paths, provenance of changed values, imported curves.
+
+The dashboard's edits without the dashboard: each function takes the scenario as the plain dict YAML gives
+(``yaml.safe_load`` of a scenario file) and returns a new dict, leaving its arguments untouched; none validates
+(:func:`rackcost.scenario_from_dict` does that).
+
+- :func:`get_at` and :func:`set_at` read and write one value at a YAML path (``systems[0].hardware.tdp_w``).
+- :func:`sync_figures` keeps ``figures:`` true to the values: a number or distribution that differs from the
+  scenario as loaded is relabelled as the user's assumption (:func:`edited_figure`), so an exported file never
+  credits a source with a number it did not publish.
+- :func:`replace_points` and :func:`add_system` put an imported curve (:class:`rackcost.importers.ImportedCurve`) into
+  a system, with its provenance.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+from rackcost.scenario.yaml_paths import MISSING, format_path, lookup, parse_path
+
+if TYPE_CHECKING:
+    from rackcost.importers import ImportedCurve
+
+__all__ = [
+    "COPIED",
+    "MISSING",
+    "TEXT_LEAVES",
+    "add_system",
+    "curve_figure",
+    "curve_gpus_per_replica",
+    "edited_figure",
+    "figure_for",
+    "get_at",
+    "leaf_values",
+    "replace_points",
+    "set_at",
+    "sync_figures",
+]
+
+
+TEXT_LEAVES = frozenset({"name", "description", "source", "notes", "why", "reported_by", "date", "software_stack"})
+"""Keys whose values are free text, not figures: changing them writes no ``figures:`` entry."""
+
+COPIED = "copied in the rackcost dashboard from system"
+"""Start of the ``source`` of a figure :func:`add_system` copies from the template system."""
+
+
+# ---- values at YAML paths ------------------------------------------------------------------------------------
+
+
+def _parts(path: str) -> tuple[str | int, ...]:
+    """The parts of a YAML path, or ValueError when ``path`` is not one as :func:`format_path` writes it."""
+    parts = parse_path(path)
+    if not parts or format_path(parts) != path:
+        raise ValueError(
+            f"{path!r} is not a YAML path: keys joined by '.', list indices in brackets, "
+            "e.g. 'systems[0].hardware.accelerator_idle_w'"
+        )
+    return parts
+
+
+def get_at(data: Any, path: str, default: Any = None) -> Any:
+    """The value at a YAML path, or ``default`` when the data does not give it.
+
+    Parameters
+    ----------
+    data
+        Plain data (mappings, lists, scalars), e.g. a scenario dict.
+    path
+        YAML path such as ``systems[0].hardware.accelerator_idle_w``.
+    default
+        Returned when a key is absent or an index is out of range.
+
+    Returns
+    -------
+    Any
+        The value itself, not a copy.
+
+    Raises
+    ------
+    ValueError
+        ``path`` is not a YAML path (e.g. ``systems[0`` or ``a..b``).
+    """
+    value = lookup(data, _parts(path))
+    return default if value is MISSING else value
+
+
+def set_at(data: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """A copy of ``data`` with ``value`` at a YAML path; ``None`` removes the key, so the default applies.
+
+    Missing mappings on the way are created; list items are not (an index must exist).
+
+    Parameters
+    ----------
+    data
+        A mapping, e.g. a scenario dict; not modified.
+    path
+        YAML path such as ``demand[1].arrival_rps``.
+    value
+        Plain data to put there (copied), or ``None`` to remove the key.
+
+    Returns
+    -------
+    dict
+        The edited copy.
+
+    Raises
+    ------
+    ValueError
+        ``path`` is not a YAML path.
+    IndexError
+        An index of ``path`` is beyond its list.
+    TypeError
+        ``path`` goes through a value that is not a mapping (for a key) or a list (for an index), or ``value``
+        is ``None`` at a list index (an item cannot be removed this way).
+    """
+    parts = _parts(path)
+    out = copy.deepcopy(data)
+    node: Any = out
+    for depth, part in enumerate(parts):
+        here = format_path(parts[:depth]) or "the scenario"
+        last = depth == len(parts) - 1
+        if isinstance(part, int):
+            if not isinstance(node, list):
+                raise TypeError(f"{path}: {here} is {_kind(node)}, not a list, so it has no item [{part}]")
+            if part >= len(node):
+                raise IndexError(f"{path}: {here} has {len(node)} item(s), so there is no item [{part}]")
+            if last and value is None:
+                raise TypeError(f"{path}: None removes a key; a list item cannot be removed with set_at")
+        elif not isinstance(node, dict):
+            raise TypeError(f"{path}: {here} is {_kind(node)}, not a mapping, so it has no key {part!r}")
+        if last:
+            if value is None:
+                node.pop(part, None)
+            else:
+                node[part] = copy.deepcopy(value)
+        elif isinstance(part, str) and node.get(part) is None:
+            if value is None:  # nothing to remove below a missing key: create nothing
+                return out
+            if isinstance(parts[depth + 1], int):
+                raise IndexError(f"{path}: {format_path(parts[: depth + 1])} is not given, so it has no item")
+            node[part] = {}
+            node = node[part]
+        else:
+            node = node[part]
+    return out
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else f"a {type(value).__name__}"
+
+
+def leaf_values(data: Any, prefix: str = "") -> dict[str, Any]:
+    """Every value of a scenario by YAML path, a distribution (a mapping with ``dist``) counting as one value.
+
+    Parameters
+    ----------
+    data
+        A scenario dict (its top-level ``figures`` is left out) or any part of one.
+    prefix
+        YAML path of ``data``.
+
+    Returns
+    -------
+    dict
+        YAML path -> scalar or distribution, in document order.
+    """
+    out: dict[str, Any] = {}
+    if isinstance(data, dict) and "dist" in data:
+        out[prefix] = data
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            if prefix == "" and key == "figures":
+                continue
+            out |= leaf_values(value, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            out |= leaf_values(value, f"{prefix}[{i}]")
+    else:
+        out[prefix] = data
+    return out
+
+
+# ---- provenance of edited values -----------------------------------------------------------------------------
+
+
+def edited_figure(was: Any, source: str | None) -> dict[str, str]:
+    """The ``figures:`` entry of a value the user changed.
+
+    Parameters
+    ----------
+    was
+        The value as loaded; :data:`MISSING` or ``None`` when the file did not give it.
+    source
+        The ``source`` of the value's figure as loaded, if it had one.
+
+    Returns
+    -------
+    dict
+        ``{provenance: assumption, source: "edited in the rackcost dashboard; the file gave ...", why: ...}``.
+    """
+    if was is MISSING or was is None:
+        what = "not given in the file"
+    else:
+        what = f"the file gave {was!r}" + (f" ({source})" if source else "")
+    return {
+        "provenance": "assumption",
+        "source": f"edited in the rackcost dashboard; {what}",
+        "why": "set by the user of the dashboard",
+    }
+
+
+def sync_figures(draft: dict[str, Any], original: dict[str, Any]) -> dict[str, Any]:
+    """The draft with ``figures:`` true to its values: a changed value is labelled as the user's assumption.
+
+    A figure whose value is unchanged keeps its original entry (so setting a value back restores it); one whose
+    value is gone loses its entry; a block-level entry (``systems[0].hardware``) stays while the block exists,
+    and each value changed under it gets its own entry. Free text (:data:`TEXT_LEAVES`) is not a figure.
+
+    Parameters
+    ----------
+    draft
+        The scenario being edited.
+    original
+        The scenario as loaded (the baseline that says what changed), with its ``figures:``.
+
+    Returns
+    -------
+    dict
+        A copy of the draft whose ``figures`` is rebuilt (absent when neither has figures).
+    """
+    orig_figs = original.get("figures") if isinstance(original.get("figures"), dict) else {}
+    new_leaves, old_leaves = leaf_values(draft), leaf_values(original)
+    figures: dict[str, Any] = {}
+    for key, fig in orig_figs.items():
+        try:
+            value = get_at(draft, key, MISSING)
+        except ValueError:  # a key written unlike format_path ('systems.0.x') that validation let through: keep it
+            figures[key] = fig
+            continue
+        if value is MISSING:
+            continue
+        is_block = isinstance(value, list) or (isinstance(value, dict) and "dist" not in value)
+        if is_block or value == get_at(original, key, MISSING):
+            figures[key] = fig
+        else:
+            figures[key] = edited_figure(get_at(original, key, MISSING), _figure_source(fig))
+    for path, value in new_leaves.items():
+        if parse_path(path)[-1] in TEXT_LEAVES or path in figures:
+            continue
+        if old_leaves.get(path, MISSING) != value:
+            figures[path] = edited_figure(old_leaves.get(path, MISSING), _figure_source(orig_figs.get(path)))
+    out = dict(draft)
+    if figures or "figures" in draft:
+        out["figures"] = figures  # where the draft had it, else last
+    return copy.deepcopy(out)
+
+
+def _figure_source(fig: Any) -> str | None:
+    return fig.get("source") if isinstance(fig, dict) else None
+
+
+def figure_for(scenario: dict[str, Any], path: str) -> tuple[str, dict[str, Any]] | None:
+    """The ``figures:`` entry covering a path: its own, or its nearest ancestor's.
+
+    Parameters
+    ----------
+    scenario
+        A scenario dict.
+    path
+        YAML path of a value, e.g. ``systems[0].hardware.accelerator_idle_w``.
+
+    Returns
+    -------
+    tuple or None
+        ``(key, entry)`` (e.g. ``("systems[0].hardware", {...})``), or ``None`` when no entry covers the path.
+
+    Raises
+    ------
+    ValueError
+        ``path`` is not a YAML path.
+    """
+    figures = scenario.get("figures") or {}
+    parts = _parts(path)
+    for end in range(len(parts), 0, -1):
+        key = format_path(parts[:end])
+        if key in figures and isinstance(figures[key], dict):
+            return key, figures[key]
+    return None
+
+
+# ---- imported curves -------------------------------------------------------------------------------------------
+
+
+def curve_figure(curve: ImportedCurve) -> dict[str, str]:
+    """The ``figures:`` entry of an imported performance block: the importer's class, the files and the run date.
+
+    Parameters
+    ----------
+    curve
+        An imported curve.
+
+    Returns
+    -------
+    dict
+        ``provenance`` (the curve's class, ``assumption`` when it has none), ``source`` and, for an assumption,
+        ``why``.
+    """
+    prov = curve.provenance
+    figure = {
+        "provenance": str(prov.get("class", "assumption")),
+        "source": f"{prov.get('source', 'uploaded result files')}; run date {prov.get('date', 'unstated')}; "
+        f"curve {curve.label}, TTFT and TPOT {_at(curve.percentile)}; imported in the rackcost dashboard",
+    }
+    if figure["provenance"] == "assumption":
+        figure["why"] = (
+            "imported results that do not say who measured them (a CSV table, or the class chosen on import); "
+            "set the provenance class when you know it"
+        )
+    return figure
+
+
+def _at(percentile: str) -> str:
+    return "as the table gives them" if percentile == "as given" else f"at {percentile}"
+
+
+def curve_gpus_per_replica(curve: ImportedCurve) -> int | None:
+    """GPUs per replica the curve's throughput is for, when it is per replica and the files say it [GPUs]."""
+    return curve.key.gpus_per_replica if curve.key.throughput_per == "replica" else None
+
+
+def _gpus_figure(curve: ImportedCurve) -> dict[str, str]:
+    figure = curve_figure(curve)
+    figure["source"] = f"GPUs per replica of the benchmark run ({curve.gpus_source}); " + figure["source"]
+    return figure
+
+
+def _under(key: str, path: str) -> bool:
+    return key == path or key.startswith(path + ".") or key.startswith(path + "[")
+
+
+def _systems(scenario: dict[str, Any]) -> list[Any]:
+    systems = scenario.get("systems")
+    return systems if isinstance(systems, list) else []
+
+
+def _system_at(scenario: dict[str, Any], index: int, what: str) -> dict[str, Any]:
+    systems = _systems(scenario)
+    if not 0 <= index < len(systems) or not isinstance(systems[index], dict):
+        raise IndexError(f"{what}: the scenario has {len(systems)} system(s), so there is no systems[{index}]")
+    return systems[index]
+
+
+def replace_points(scenario: dict[str, Any], index: int, curve: ImportedCurve) -> dict[str, Any]:
+    """The scenario with system ``index``'s performance and provenance replaced by the curve's.
+
+    Hardware, power, costs and the vendor claim (``performance.claim``, the vendor's headline, not an operating
+    point) are kept; ``hardware.accelerators_per_replica`` becomes the benchmark's GPUs per replica when the
+    curve gives it (:func:`curve_gpus_per_replica`), since its throughput is per replica of that many GPUs. The
+    system's figures under ``performance`` (but its claim) and ``provenance`` give way to one entry for the
+    curve (:func:`curve_figure`); other systems and their figures are untouched.
+
+    Parameters
+    ----------
+    scenario
+        A scenario dict; not modified.
+    index
+        Index of the system in ``systems``.
+    curve
+        The imported curve.
+
+    Returns
+    -------
+    dict
+        The edited copy.
+
+    Raises
+    ------
+    IndexError
+        The scenario has no system ``index``.
+    """
+    _system_at(scenario, index, "replace_points")
+    data = copy.deepcopy(scenario)
+    system = data["systems"][index]
+    gpus = curve_gpus_per_replica(curve)
+    prefix = f"systems[{index}]"
+    old = system.get("performance") if isinstance(system.get("performance"), dict) else {}
+    performance = copy.deepcopy(curve.performance)
+    if old.get("claim") is not None:
+        performance["claim"] = old["claim"]
+    system["performance"] = performance
+    system["provenance"] = copy.deepcopy(curve.provenance)
+    if gpus is not None:
+        data["systems"][index] = set_at(system, "hardware.accelerators_per_replica", gpus)
+    figures = data.get("figures") if isinstance(data.get("figures"), dict) else {}
+    figures = {
+        k: v
+        for k, v in figures.items()
+        if not (_under(k, f"{prefix}.performance") and not _under(k, f"{prefix}.performance.claim"))
+        and not _under(k, f"{prefix}.provenance")
+        and not (gpus is not None and k == f"{prefix}.hardware.accelerators_per_replica")
+    }
+    figures[f"{prefix}.performance"] = curve_figure(curve)
+    if gpus is not None:
+        figures[f"{prefix}.hardware.accelerators_per_replica"] = _gpus_figure(curve)
+    data["figures"] = figures
+    return data
+
+
+def add_system(
+    scenario: dict[str, Any],
+    curve: ImportedCurve,
+    name: str,
+    template: int,
+    *,
+    source: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The scenario with the curve added as a new last system, hardware and costs copied from a template system.
+
+    The new system gets the curve's performance and provenance, and copies of the template's ``hardware``,
+    ``costs`` and ``facility`` override (not its vendor claim); ``hardware.accelerators_per_replica`` is the
+    benchmark's when the curve gives it. Benchmark results hold no hardware or costs, so every copied block, and
+    every figure under it, gets a ``figures:`` entry under the new index labelled ``assumption``, "copied ... to
+    be reviewed", citing the template's figure.
+
+    Parameters
+    ----------
+    scenario
+        A scenario dict; not modified.
+    curve
+        The imported curve.
+    name
+        Name of the new system.
+    template
+        Index of the system whose hardware and costs are copied, in ``source``.
+    source
+        The scenario the template system and its figures are read from; ``scenario`` by default. (The dashboard
+        adds the system to the draft and to its baseline alike, both copying the draft's template, so that
+        nothing reads as edited.)
+
+    Returns
+    -------
+    dict
+        The edited copy.
+
+    Raises
+    ------
+    IndexError
+        ``source`` has no system ``template``.
+    """
+    source = scenario if source is None else source
+    base = _system_at(source, template, "add_system")
+    template_name = str(base.get("name", f"system {template + 1}"))
+    template_figures = source.get("figures") if isinstance(source.get("figures"), dict) else {}
+    data = copy.deepcopy(scenario)
+    if not isinstance(data.get("systems"), list):
+        data["systems"] = []
+    origin = f"systems[{template}]"
+    target = f"systems[{len(data['systems'])}]"
+    gpus = curve_gpus_per_replica(curve)
+    why = (
+        f"benchmark results hold no hardware or costs: copied from {template_name} as a starting point, to be reviewed"
+    )
+
+    def copied(fig: Any) -> dict[str, str]:
+        was = f" (its figure: {fig.get('provenance')}, {fig.get('source')})" if isinstance(fig, dict) else ""
+        return {"provenance": "assumption", "source": f"{COPIED} {template_name}{was}", "why": why}
+
+    system: dict[str, Any] = {
+        "name": name,
+        "provenance": copy.deepcopy(curve.provenance),
+        "performance": copy.deepcopy(curve.performance),
+    }
+    blocks = [b for b in ("hardware", "costs", "facility") if base.get(b) is not None]
+    for block in blocks:
+        system[block] = copy.deepcopy(base[block])
+    if gpus is not None:
+        system = set_at(system, "hardware.accelerators_per_replica", gpus)
+    data["systems"].append(system)
+    figures = data.get("figures") if isinstance(data.get("figures"), dict) else {}
+    for block in blocks:
+        covering = next((template_figures[k] for k in (f"{origin}.{block}", origin) if k in template_figures), None)
+        figures[f"{target}.{block}"] = copied(covering)
+        for key, fig in template_figures.items():
+            if key.startswith(f"{origin}.{block}."):
+                figures[target + key.removeprefix(origin)] = copied(fig)
+    figures[f"{target}.performance"] = curve_figure(curve)
+    if gpus is not None:
+        figures[f"{target}.hardware.accelerators_per_replica"] = _gpus_figure(curve)
+    data["figures"] = figures
+    return data

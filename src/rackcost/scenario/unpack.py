@@ -1,0 +1,270 @@
+"""From a validated :class:`~rackcost.scenario.schema.Scenario` to the plain inputs of :mod:`rackcost.model.inputs`.
+
+The only module of the model that reads the pydantic scenario, and the only one that knows which YAML path feeds
+which input: the Monte Carlo hands it sampled values by YAML path (``values``) and gets arrays back, so the steps of
+the model never see a path or a pydantic object.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rackcost.model.inputs import CostInputs, FleetPolicy, SampledInputs, SloInputs, SystemInputs
+from rackcost.model.operating_point import candidate_curve
+from rackcost.model.performance import build_curve
+from rackcost.scenario.schema import Scenario, System
+from rackcost.units import W_PER_KW
+
+__all__ = ["Samples", "api_inputs", "fleet_policy", "sampled_inputs", "sizing_demand", "slo_inputs", "system_inputs"]
+
+Samples = dict[str, NDArray[np.float64]]
+"""Sampled inputs: YAML path -> array of ``n`` values; inputs not in it keep their central value."""
+
+FACILITY_FIELDS = {
+    "pue": "pue",
+    "electricity_usd_per_kwh": "price_usd_per_kwh",
+    "colocation_usd_per_kw_month": "colocation_usd_per_kw_month",
+    "build_usd_per_kw": "build_usd_per_kw",
+    "build_life_years": "build_life_years",
+}
+"""Facility fields a system may override, and the :class:`SystemInputs` attribute holding each."""
+
+
+def slo_inputs(scenario: Scenario) -> SloInputs:
+    """The scenario's SLO and output length as plain numbers."""
+    slo = scenario.slo
+    return SloInputs(
+        ttft_limit_ms=slo.ttft_limit_ms,
+        tpot_limit_ms=slo.tpot_limit_ms,
+        e2e_limit_ms=slo.e2e_limit_ms,
+        attainment_fraction=slo.attainment_fraction,
+        output_tokens=scenario.workload.output_tokens_per_request,
+        output_tokens_cv_fraction=scenario.workload.output_tokens_cv_fraction,
+    )
+
+
+def fleet_policy(scenario: Scenario) -> FleetPolicy:
+    """The scenario's fleet policy as plain values."""
+    fleet = scenario.fleet
+    names = [d.name for d in scenario.demand]
+    return FleetPolicy(
+        idle_policy=fleet.idle_policy,
+        fixed_replicas=fleet.replicas,
+        spare_replicas=fleet.spare_replicas,
+        sizing_index=None if fleet.sizing_demand_point is None else names.index(fleet.sizing_demand_point),
+        routing=fleet.routing.value,
+        hours_per_day=tuple(d.hours_per_day for d in scenario.demand),
+    )
+
+
+def sizing_demand(scenario: Scenario) -> tuple[str, float]:
+    """Name and arrival rate of the demand point the fleet is sized for [-, requests/s]."""
+    d = scenario.sizing_point
+    return d.name, d.arrival_rps
+
+
+def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
+    """Unpack one system of a scenario into plain numbers (the only place the core's central inputs are read)."""
+    perf, hw = system.performance, system.hardware
+    isl = perf.benchmark_input_tokens or scenario.workload.input_tokens_per_request
+    osl = perf.benchmark_output_tokens or scenario.workload.output_tokens_per_request
+    derate = scenario.uncertainty.throughput_derate.get(system.provenance.provenance_class, 1.0)
+    scale = (hw.accelerators_per_replica if perf.throughput_per == "accelerator" else 1) * derate
+    if perf.points:
+        pts = perf.points
+        conc = None if pts[0].concurrency is None else [p.concurrency for p in pts]
+        powers = [p.power_w_per_accelerator for p in pts]
+        curve = build_curve(
+            conc,
+            [p.throughput_tokens_per_s * scale for p in pts],
+            perf.token_basis.value,
+            [p.tpot_ms_value for p in pts],
+            [p.ttft_ms for p in pts],
+            isl,
+            osl,
+            None if any(w is None for w in powers) else powers,
+        )
+        derived = conc is None
+    else:
+        claim = perf.claim
+        assert claim is not None and claim.tpot_ms is not None and claim.ttft_ms is not None  # schema guarantees
+        tps = claim.tokens_per_s_per_kw * claim.power_basis_kw_per_accelerator * hw.accelerators_per_replica * derate
+        curve = build_curve(
+            None if claim.concurrency is None else [claim.concurrency],
+            [tps],
+            claim.token_basis.value,
+            [claim.tpot_ms],
+            [claim.ttft_ms],
+            isl,
+            osl,
+        )
+        derived = claim.concurrency is None
+    if perf.claim is not None:
+        headline, basis, is_claim = perf.claim.tokens_per_s_per_kw, perf.claim.power_basis, True
+    else:
+        # no claim: the curve's peak total throughput per kW of rated accelerator power, labelled as derived
+        peak = float(np.max(curve.total_tokens_per_s))
+        headline = peak / (hw.accelerators_per_replica * hw.accelerator_rated_w / W_PER_KW)
+        basis, is_claim = "rated accelerator power (derived from the curve)", False
+
+    def facility(name: str) -> float:
+        value = getattr(system.facility, name) if system.facility is not None else None
+        return float(getattr(scenario.facility, name) if value is None else value)
+
+    return SystemInputs(
+        name=system.name,
+        curve=curve,
+        coarse=candidate_curve(curve),
+        concurrency_derived=derived,
+        accelerators_per_replica=hw.accelerators_per_replica,
+        accelerators_per_node=hw.accelerators_per_node,
+        nodes_per_rack=hw.nodes_per_rack,
+        rated_w=hw.accelerator_rated_w,
+        busy_w=hw.accelerator_busy_w,
+        idle_w=hw.accelerator_idle_w,
+        parked_w=hw.accelerator_idle_w if hw.accelerator_parked_w is None else hw.accelerator_parked_w,
+        host_w=hw.host_w_per_node,
+        host_rated_w=hw.host_w_per_node if hw.host_rated_w_per_node is None else hw.host_rated_w_per_node,
+        host_parked_w=hw.host_w_per_node if hw.host_parked_w_per_node is None else hw.host_parked_w_per_node,
+        rack_overhead_w=hw.rack_overhead_w,
+        pue=facility("pue"),
+        price_usd_per_kwh=facility("electricity_usd_per_kwh"),
+        rack_power_limit_w=facility("rack_power_limit_kw") * W_PER_KW,
+        colocation_usd_per_kw_month=facility("colocation_usd_per_kw_month"),
+        build_usd_per_kw=facility("build_usd_per_kw"),
+        build_life_years=facility("build_life_years"),
+        headline_tokens_per_s_per_kw=headline,
+        headline_power_basis=basis,
+        headline_is_claim=is_claim,
+        payment=system.payment,
+        rent_includes_power_and_facility=system.rent is None or system.rent.includes_power_and_facility,
+        rent_minimum_hours_per_day=0.0 if system.rent is None else system.rent.minimum_hours_per_day,
+    )
+
+
+def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Samples, n: int) -> SampledInputs:
+    """One system's per-sample inputs: the sampled value where ``values`` has its YAML path, else the central one.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    index
+        The system's index in ``scenario.systems``.
+    inp
+        The system's central inputs (:func:`system_inputs`).
+    values
+        Sampled inputs by YAML path.
+    n
+        Samples [-].
+    """
+    system = scenario.systems[index]
+    prefix = f"systems[{index}]"
+
+    def get(path: str, central: float) -> NDArray[np.float64]:
+        sample = values.get(path)
+        return np.full((n, 1), float(central)) if sample is None else np.asarray(sample, float).reshape(n, 1)
+
+    def facility(name: str) -> NDArray[np.float64]:
+        override = system.facility is not None and getattr(system.facility, name) is not None
+        path = f"{prefix}.facility.{name}" if override else f"facility.{name}"
+        return get(path, getattr(inp, FACILITY_FIELDS[name]))
+
+    def hardware(name: str, central: float) -> NDArray[np.float64]:
+        return get(f"{prefix}.hardware.{name}", central)
+
+    def cost(name: str) -> NDArray[np.float64]:
+        if system.costs is None:  # rented: no capex or opex of the owner's (a life of 1 year keeps the CRF defined)
+            return np.full((n, 1), 1.0 if name == "service_life_years" else 0.0)
+        return get(f"{prefix}.costs.{name}", getattr(system.costs, name))
+
+    def facility_cost(name: str) -> NDArray[np.float64]:
+        """A facility figure, or nothing where a rental price already covers power and facility."""
+        if system.rent is not None and system.rent.includes_power_and_facility and name != "pue":
+            return np.full((n, 1), 1.0 if name == "build_life_years" else 0.0)
+        return facility(name)
+
+    def along_curve(name: str) -> NDArray[np.float64]:
+        """Sampled / central value of a figure at each measured point, in the curve's order, ``(n, K)``."""
+        pts = system.performance.points
+        ratios = [
+            get(f"{prefix}.performance.points[{k}].{name}", getattr(p, name)) / getattr(p, name)
+            for k, p in enumerate(pts)
+        ]
+        return np.hstack([ratios[k] for k in inp.curve.source_index])
+
+    cls = system.provenance.provenance_class
+    derate = scenario.uncertainty.throughput_derate.get(cls, 1.0)
+    derate_ratio = get(f"uncertainty.throughput_derate.{cls.value}", derate) / derate
+    service_s = inp.curve.service_s[None, :] / derate_ratio
+    power_w = None
+    if system.performance.points:
+        service_s = service_s / along_curve("throughput_tokens_per_s")
+        if inp.curve.power_w_per_accelerator is not None:
+            power_w = inp.curve.power_w_per_accelerator[None, :] * along_curve("power_w_per_accelerator")
+    fleet = scenario.fleet
+    return SampledInputs(
+        n=n,
+        arrival_rps=np.hstack([get(f"demand[{j}].arrival_rps", d.arrival_rps) for j, d in enumerate(scenario.demand)]),
+        availability_fraction=get("fleet.replica_availability_fraction", fleet.replica_availability_fraction),
+        max_utilization_fraction=get("fleet.max_utilization_fraction", fleet.max_utilization_fraction),
+        power_utilization_exponent=get("fleet.power_utilization_exponent", fleet.power_utilization_exponent),
+        service_s_points=service_s,
+        power_w_points=power_w,
+        busy_w=hardware("accelerator_busy_w", inp.busy_w),
+        idle_w=hardware("accelerator_idle_w", inp.idle_w),
+        parked_w=hardware("accelerator_parked_w", inp.parked_w),
+        host_w=hardware("host_w_per_node", inp.host_w),
+        host_parked_w=hardware("host_parked_w_per_node", inp.host_parked_w),
+        rack_overhead_w=hardware("rack_overhead_w", inp.rack_overhead_w),
+        pue=facility("pue"),
+        electricity_usd_per_kwh=facility_cost("electricity_usd_per_kwh"),
+        colocation_usd_per_kw_month=facility_cost("colocation_usd_per_kw_month"),
+        build_usd_per_kw=facility_cost("build_usd_per_kw"),
+        build_life_years=facility_cost("build_life_years"),
+        costs=CostInputs(**{name: cost(name) for name in CostInputs.__dataclass_fields__}),
+        rent_usd_per_accelerator_hour=None
+        if system.rent is None
+        else get(f"{prefix}.rent.usd_per_accelerator_hour", system.rent.usd_per_accelerator_hour),
+    )
+
+
+def api_inputs(
+    scenario: Scenario, index: int, values: Samples, n: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float | None]:
+    """An API system's inputs per sample: offered load ``(n, points)``, price per request ``(n, 1)``, rate limit.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    index
+        The API system's index in ``scenario.systems``.
+    values
+        Sampled inputs by YAML path (demand rates and the API's prices may be sampled).
+    n
+        Samples [-].
+    """
+    from rackcost.model.api import api_usd_per_request
+
+    system = scenario.systems[index]
+    api = system.api
+    assert api is not None  # the caller iterates API systems only
+    prefix = f"systems[{index}].api"
+
+    def get(path: str, central: float) -> NDArray[np.float64]:
+        sample = values.get(path)
+        return np.full((n, 1), float(central)) if sample is None else np.asarray(sample, float).reshape(n, 1)
+
+    offered = np.hstack([get(f"demand[{j}].arrival_rps", d.arrival_rps) for j, d in enumerate(scenario.demand)])
+    cached = api.usd_per_million_cached_input_tokens
+    price = api_usd_per_request(
+        scenario.workload.input_tokens_per_request,
+        scenario.workload.output_tokens_per_request,
+        get(f"{prefix}.usd_per_million_input_tokens", api.usd_per_million_input_tokens),
+        get(f"{prefix}.usd_per_million_output_tokens", api.usd_per_million_output_tokens),
+        get(f"{prefix}.usd_per_million_cached_input_tokens", 0.0 if cached is None else cached),
+        get(f"{prefix}.cached_input_fraction", api.cached_input_fraction),
+    )
+    return offered, price, api.rate_limit_rps
