@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 import rackcost
 from rackcost import display
 from rackcost.cli import app as cli_app
-from rackcost.reporting.content import NOT_APPLICABLE, SECTIONS
+from rackcost.reporting.blocks import NOT_APPLICABLE, SECTIONS
 from rackcost.reporting.write import ReportPathError, check_output
 from reference import TWO_SYSTEMS
 

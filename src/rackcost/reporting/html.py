@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from html import escape
 
-from rackcost.reporting.content import (
+from rackcost.reporting.blocks import (
     Bullets,
     Chart,
     Code,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from rackcost.reporting.content import (
+from rackcost.reporting.blocks import (
     Bullets,
     Chart,
     Code,

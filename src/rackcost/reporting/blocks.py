@@ -1,0 +1,196 @@
+"""The blocks a decision report is made of (paragraphs, tables, charts), its sections and the report itself, with
+the few formatting helpers every section shares. No model here: :mod:`rackcost.reporting.content` runs the model and
+the section modules fill these blocks; :mod:`rackcost.reporting.html` and :mod:`rackcost.reporting.markdown` render
+them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rackcost import display
+
+__all__ = [
+    "NOT_APPLICABLE",
+    "REPORT_CHART_PX",
+    "SECTIONS",
+    "Block",
+    "Bullets",
+    "Chart",
+    "Code",
+    "KeyFigures",
+    "Paragraph",
+    "Report",
+    "Section",
+    "Subheading",
+    "Table",
+    "cell",
+    "ms",
+    "section",
+    "width",
+]
+
+NOT_APPLICABLE = "-"
+"""What a table shows where a figure does not apply (an API system's latency or fleet)."""
+
+# section id -> heading, in the order of the report (the uncertainty section only when there is something to say)
+SECTIONS = {
+    "summary": "Summary",
+    "scenario": "The scenario",
+    "systems": "Systems: operating point, fleet, racks and wall power",
+    "cost": "Cost per accepted request at each demand point",
+    "cliff": "Latency cliff",
+    "claim": "Claim vs decision",
+    "uncertainty": "Uncertainty",
+    "provenance": "Provenance of every figure",
+    "warnings": "Warnings",
+    "appendix": "Appendix: the scenario file",
+}
+
+REPORT_CHART_PX = 560
+"""Width of a report chart whose specification leaves it open [px]: fits an A4 or Letter page and scales down on a
+phone (the SVG keeps its viewBox)."""
+
+
+# ---- blocks --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """A paragraph of plain text (escaped by the renderer); ``strong`` for the sentence a reader must not miss."""
+
+    text: str
+    strong: bool = False
+
+
+@dataclass(frozen=True)
+class Subheading:
+    """A heading inside a section."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Bullets:
+    """A list of plain-text items."""
+
+    items: list[str]
+
+
+@dataclass(frozen=True)
+class KeyFigures:
+    """Figures shown large: ``(label, value)`` pairs, the value formatted with its unit."""
+
+    figures: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of formatted cells.
+
+    Attributes
+    ----------
+    id
+        A name unique in the report (the HTML ``id``, so that a reader or a test can find it).
+    columns
+        ``(key, header)`` per column: ``key`` names the result column the cells come from (``data-key`` in HTML),
+        ``header`` says what it is, with its unit in brackets.
+    rows
+        Cells as shown, one list per row.
+    """
+
+    id: str
+    columns: list[tuple[str, str]]
+    rows: list[list[str]]
+
+
+@dataclass(frozen=True)
+class Chart:
+    """An Altair chart of :mod:`rackcost.reporting.charts`; ``name`` becomes its file name, ``description`` its alt
+    text."""
+
+    name: str
+    chart: Any
+    description: str
+
+
+@dataclass(frozen=True)
+class Code:
+    """A block of text shown as written (the scenario YAML)."""
+
+    text: str
+    language: str = "yaml"
+
+
+Block = Paragraph | Subheading | Bullets | KeyFigures | Table | Chart | Code
+
+
+@dataclass
+class Section:
+    """One section of the report: an id from :data:`SECTIONS`, its heading and its blocks."""
+
+    id: str
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    """A whole report, ready for a renderer.
+
+    Attributes
+    ----------
+    title
+        The scenario's name.
+    subtitle
+        What the report answers, in one line.
+    sections
+        In order.
+    version
+        rackcost's version.
+    date
+        The day the report was made (ISO 8601).
+    """
+
+    title: str
+    subtitle: str
+    sections: list[Section]
+    version: str
+    date: str
+
+    @property
+    def colophon(self) -> str:
+        """The closing line: who made the report, when, and how to make it again."""
+        return (
+            f"Made with rackcost {self.version} on {self.date}. To reproduce it, save the appendix as scenario.yaml "
+            "and run: rackcost report scenario.yaml"
+        )
+
+
+# ---- helpers --------------------------------------------------------------------------------------------------------
+
+
+def ms(x: float) -> str:
+    """Milliseconds for reading: a whole number in full (``2,000``), else as :func:`rackcost.display.num`.
+
+    >>> ms(2000), ms(12.5)
+    ('2,000', '12.5')
+    """
+    return display.count(x) if float(x).is_integer() and abs(x) < 1e15 else display.num(x)
+
+
+def cell(value: Any, fmt: Callable[[float], str]) -> str:
+    """A table cell: ``fmt(value)``, or :data:`NOT_APPLICABLE` where the figure does not apply (None)."""
+    return NOT_APPLICABLE if value is None else fmt(value)
+
+
+def section(key: str, blocks: list[Block]) -> Section:
+    """The section ``key`` of :data:`SECTIONS`, with its heading."""
+    return Section(key, SECTIONS[key], blocks)
+
+
+def width(chart: Any) -> Any:
+    """A chart at the report's width (:data:`REPORT_CHART_PX`)."""
+    return chart.properties(width=REPORT_CHART_PX)

@@ -1,0 +1,345 @@
+"""The report's sections about the result: the answer, the systems and their fleets, the cost at each demand point,
+the latency cliff, the claim against the decision, and the warnings. Each takes the evaluated tables (and the
+outcomes, for charts) and returns a :class:`~rackcost.reporting.blocks.Section`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rackcost import display
+from rackcost.analysis.explore import cost_against_demand_scale, latency_cliff, operating_curves
+from rackcost.evaluation.columns import BLENDED
+from rackcost.evaluation.compare import headline_sentences
+from rackcost.reporting import charts
+from rackcost.reporting.blocks import (
+    NOT_APPLICABLE,
+    Block,
+    Bullets,
+    Chart,
+    KeyFigures,
+    Paragraph,
+    Section,
+    Subheading,
+    Table,
+    cell,
+    section,
+    width,
+)
+from rackcost.scenario.schema import Scenario
+
+__all__ = [
+    "POINT_COLUMNS",
+    "SYSTEM_COLUMNS",
+    "claim_section",
+    "cliff_section",
+    "cost_section",
+    "probability_rows",
+    "summary_section",
+    "systems_section",
+    "warnings_section",
+]
+
+
+def probability_rows(mc: Any) -> list[dict[str, Any]]:
+    """The Monte Carlo's P(cheaper) rows blended over the day."""
+    return [r for r in mc.probability_cheaper if r["demand_point"] == BLENDED]
+
+
+def summary_section(scenario: Scenario, result: Any, mc: Any) -> Section:
+    rows = result.records["systems"]
+    by_cost = sorted(rows, key=lambda r: r["blended_usd_per_accepted_request"])
+    cheapest = by_cost[0]
+    blocks: list[Block] = []
+    if len(rows) == 1:
+        sentence = (
+            f"{cheapest['system']} costs {display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} "
+            "per 1,000 accepted requests, blended over the demand day."
+        )
+    else:
+        others = ", ".join(
+            f"{display.usd_per_1k_requests(r['blended_usd_per_accepted_request'])} for {r['system']}"
+            for r in by_cost[1:]
+        )
+        sentence = (
+            f"Over the demand day, {cheapest['system']} is the cheapest per accepted request: "
+            f"{display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} per 1,000 accepted "
+            f"requests, against {others}."
+        )
+    blocks.append(Paragraph(sentence, strong=True))
+    blocks += [Paragraph(s) for s in headline_sentences(result.records["comparison"])]
+    if mc is not None:
+        blocks += [
+            Paragraph(
+                f"{r['system']} is cheaper per accepted request than {r['baseline']} in "
+                f"{display.pct(r['probability_fraction'], 0)} of {mc.n:,} Monte Carlo samples of the uncertain inputs "
+                "(blended over the day)."
+            )
+            for r in probability_rows(mc)
+        ]
+    blocks.append(
+        KeyFigures(
+            [
+                (
+                    f"{r['system']}: blended cost [{display.PER_1K_ACCEPTED}]",
+                    display.usd_per_1k_requests(r["blended_usd_per_accepted_request"]),
+                )
+                for r in rows
+            ]
+            + [
+                (f"{r['system']}: fleet", f"{display.count(r['racks'])} racks, {display.money(r['capex_usd'])} capex")
+                for r in rows
+                if r["payment"] != "api"
+            ]
+        )
+    )
+    if result.warnings:
+        blocks.append(
+            Paragraph(
+                f"{len(result.warnings)} warning{'s' if len(result.warnings) > 1 else ''} say where the comparison "
+                "is not like for like (section Warnings)."
+            )
+        )
+    return section("summary", blocks)
+
+
+SYSTEM_COLUMNS: list[tuple[str, str, Callable[[float], str]]] = [
+    ("payment", "paid as", str),
+    ("provenance", "provenance class", str),
+    ("concurrency", "concurrency at the SLO point [requests/replica]", display.num),
+    ("tpot_ms", "TPOT at the point [ms]", display.num),
+    ("ttft_ms", "TTFT at the point [ms]", display.num),
+    ("total_tokens_per_s_per_replica", "throughput [tokens/s per replica]", display.num),
+    ("provisioned_replicas", "provisioned replicas [count]", display.count),
+    ("accelerators", "accelerators [count]", display.count),
+    ("racks", "racks [count]", display.count),
+    ("provisioned_it_kw", "provisioned IT power [kW]", display.num),
+    ("capex_usd", "capex [USD]", display.money),
+    ("blended_usd_per_accepted_request", f"blended cost [{display.PER_1K_ACCEPTED}]", display.usd_per_1k_requests),
+]
+"""Columns of the per-system table: result column, header with unit, format."""
+
+POINT_COLUMNS: list[tuple[str, str, Callable[[float], str]]] = [
+    ("hours_per_day", "hours [h/day]", display.num),
+    ("offered_rps", "offered [requests/s]", display.num),
+    ("accepted_rps", "accepted within SLO [requests/s]", display.num),
+    ("rejected_fraction", "rejected [% of offered]", display.pct),
+    ("utilization_fraction", "slot utilisation [%]", display.pct),
+    ("facility_power_kw", "wall power [kW]", display.num),
+    ("capital_usd_per_hour", "capital [USD/h]", display.money),
+    ("fixed_opex_usd_per_hour", "fixed opex [USD/h]", display.money),
+    ("energy_usd_per_hour", "energy [USD/h]", display.money),
+    ("rent_usd_per_hour", "rent [USD/h]", display.money),
+    ("api_usd_per_hour", "API [USD/h]", display.money),
+    ("total_usd_per_hour", "total [USD/h]", display.money),
+    ("usd_per_accepted_request", f"cost [{display.PER_1K_ACCEPTED}]", display.usd_per_1k_requests),
+    ("usd_per_million_accepted_output_tokens", "cost [USD per million accepted output tokens]", display.money),
+]
+"""Columns of the cost table, after system and demand point: result column, header with unit, format."""
+
+
+def systems_section(scenario: Scenario, result: Any, outcomes: list[Any]) -> Section:
+    rows = result.records["systems"]
+    points = result.records["points"]
+    sizing = scenario.sizing_point.name
+    wall = {p["system"]: p["facility_power_kw"] for p in points if p["demand_point"] == sizing}
+    table = Table(
+        "systems",
+        [("system", "system")]
+        + [(key, header) for key, header, _ in SYSTEM_COLUMNS]
+        + [("facility_power_kw", f"wall power at {sizing} demand [kW]")],
+        [
+            [r["system"]]
+            + [cell(r[key], fmt) for key, _, fmt in SYSTEM_COLUMNS]
+            + [NOT_APPLICABLE if r["payment"] == "api" else display.num(wall[r["system"]])]
+            for r in rows
+        ],
+    )
+    blocks: list[Block] = [
+        Paragraph(
+            "Each system runs at the operating point that meets the SLO with the fewest replicas for the sizing "
+            f"demand ({sizing}); the fleet is that many replicas, divided by availability, plus spares, packed into "
+            "racks by node slots and by the rack power limit. Wall power is IT power (accelerators, hosts, rack "
+            "overheads) times PUE. An API system has no fleet: its cells are '-'."
+        ),
+        table,
+    ]
+    if outcomes:
+        blocks += [
+            Chart(
+                "operating-curves",
+                width(charts.curves_chart(operating_curves(scenario, outcomes=outcomes), scenario.slo.tpot_limit_ms)),
+                "Throughput per accelerator against interactivity for each system, the TPOT limit as a red line and "
+                "the chosen operating point as a diamond.",
+            ),
+            Paragraph(
+                "Right of the red line the TPOT limit is met. Measured points are dots (faded where TPOT or TTFT "
+                "misses the SLO before queueing); the diamond is the chosen operating point."
+            ),
+        ]
+    return section("systems", blocks)
+
+
+def cost_section(scenario: Scenario, result: Any) -> Section:
+    points = result.records["points"]
+    systems = [s.name for s in scenario.systems]
+    demand = [d.name for d in scenario.demand]
+    apis = {s.name for s in scenario.systems if s.api is not None}
+    # rent and API columns only where some system pays them
+    columns = [
+        (k, h, f)
+        for k, h, f in POINT_COLUMNS
+        if k not in ("rent_usd_per_hour", "api_usd_per_hour") or any(p.get(k) for p in points)
+    ]
+    table = Table(
+        "points",
+        [("system", "system"), ("demand_point", "demand point")] + [(k, h) for k, h, _ in columns],
+        [
+            [p["system"], p["demand_point"]]
+            + [
+                NOT_APPLICABLE
+                if p["system"] in apis and key in ("utilization_fraction", "facility_power_kw")
+                else cell(p.get(key), fmt)
+                for key, _, fmt in columns
+            ]
+            for p in points
+        ],
+    )
+    return section(
+        "cost",
+        [
+            Paragraph(
+                "Cost per hour = capital (capex x capital recovery factor / 8,760 h) + fixed opex + energy (wall kW x "
+                "price), or rent, or the API's price; divided by the requests accepted within the SLO. Rejected = "
+                "offered - accepted (late, or refused by admission control above capacity)."
+            ),
+            table,
+            Chart(
+                "cost-by-component",
+                charts.cost_chart(points, systems, demand),
+                "Cost per accepted request of each system at each demand point, stacked by cost component.",
+            ),
+            Chart(
+                "cost-against-demand-scale",
+                charts.demand_scale_chart(cost_against_demand_scale(scenario)),
+                "Blended cost per 1,000 accepted requests of each system as every demand point is scaled by one "
+                "factor, the fleet sized again for each.",
+            ),
+            Paragraph(
+                "Every demand point scaled by one factor, the fleet sized again for each (the operating point stays "
+                "the one chosen for the scenario's demand): where lines cross, the systems cost the same."
+            ),
+        ],
+    )
+
+
+def cliff_section(scenario: Scenario, result: Any, outcomes: list[Any]) -> Section:
+    if not outcomes:
+        return section("cliff", [Paragraph("No system runs hardware here (APIs only): there is no fleet to load.")])
+    demand = [{"name": d.name, "arrival_rps": d.arrival_rps} for d in scenario.demand]
+    accepted, ttft = charts.cliff_charts(latency_cliff(scenario, outcomes=outcomes), demand, scenario.slo.ttft_limit_ms)
+    points = [p for p in result.records["points"] if p["routing"] != "api"]
+    return section(
+        "cliff",
+        [
+            Paragraph(
+                "The provisioned fleet of each system as demand rises: the share of requests accepted within the SLO "
+                "and the p99 time to first token, queueing included. Past capacity at SLO, admission control "
+                "rejects the excess. Dashed lines are the scenario's demand points, the red line the TTFT limit."
+            ),
+            Chart("cliff-accepted", width(accepted), "Share of offered requests accepted against arrival rate."),
+            Chart("cliff-ttft", width(ttft), "p99 TTFT including queueing against arrival rate."),
+            Table(
+                "cliff",
+                [
+                    ("system", "system"),
+                    ("demand_point", "demand point"),
+                    ("offered_rps", "offered [requests/s]"),
+                    ("capacity_at_slo_rps", "capacity at SLO [requests/s]"),
+                    ("spare_capacity_fraction", "spare capacity [% of capacity]"),
+                    ("ttft_p99_ms", "p99 TTFT incl. queueing [ms]"),
+                    ("status", "status"),
+                ],
+                [
+                    [
+                        p["system"],
+                        p["demand_point"],
+                        display.num(p["offered_rps"]),
+                        display.num(p["capacity_at_slo_rps"]),
+                        display.pct(p["spare_capacity_fraction"]),
+                        cell(p["ttft_p99_ms"], display.num),
+                        p["status"],
+                    ]
+                    for p in points
+                ],
+            ),
+        ],
+    )
+
+
+def _claim_value(value: float, unit: str) -> str:
+    return display.usd_per_1k_requests(value) if unit == "USD/request" else display.num(value)
+
+
+def claim_section(result: Any) -> Section:
+    rows = result.records["comparison"]
+    if not rows:
+        return section("claim", [Paragraph("One system only: there is nothing to compare.")])
+    blocks: list[Block] = [
+        Paragraph(
+            "The vendor's headline (peak tokens/s per kW) beside what the model finds: tokens per wall kWh at the "
+            "SLO operating point, and cost per accepted request at each demand point and over the day. Advantage > "
+            "1 means the system beats the baseline (more tokens, or lower cost)."
+        )
+    ]
+    blocks += [Paragraph(s, strong=True) for s in headline_sentences(rows)]
+    order = [r["system"] for r in rows]
+    pairs = sorted({(r["system"], r["baseline"]) for r in rows}, key=lambda p: order.index(p[0]))
+    for number, (system, baseline) in enumerate(pairs):
+        pair = [r for r in rows if r["system"] == system and r["baseline"] == baseline]
+        blocks += [
+            Subheading(f"{system} vs {baseline}"),
+            Table(
+                f"claim-{number}",
+                [
+                    ("metric", "metric"),
+                    ("kind", "kind"),
+                    ("unit", "unit of the values"),
+                    ("system_value", f"{system} [unit]"),
+                    ("baseline_value", f"{baseline} [unit]"),
+                    ("advantage_ratio", "advantage [x]"),
+                ],
+                [
+                    [
+                        r["metric"],
+                        r["kind"],
+                        display.PER_1K_REQUESTS if r["unit"] == "USD/request" else r["unit"],
+                        _claim_value(r["system_value"], r["unit"]),
+                        _claim_value(r["baseline_value"], r["unit"]),
+                        display.ratio(r["advantage_ratio"]),
+                    ]
+                    for r in pair
+                ],
+            ),
+            Chart(
+                f"claim-{number}",
+                width(charts.claim_chart(pair, system, baseline)),
+                f"Advantage of {system} over {baseline}: the headline claim beside the modelled ratios.",
+            ),
+        ]
+    return section("claim", blocks)
+
+
+def warnings_section(result: Any) -> Section:
+    if not result.warnings:
+        return section(
+            "warnings", [Paragraph("No warning: the systems were measured and are compared under the same conditions.")]
+        )
+    return section(
+        "warnings",
+        [
+            Paragraph("What makes the comparison not like for like, or an outcome to know about:"),
+            Bullets(list(result.warnings)),
+        ],
+    )

@@ -1,0 +1,283 @@
+"""The report's uncertainty section: the uncertain inputs, the probability of being cheaper, the distribution of cost,
+the tornado and the break-even values, from one Monte Carlo run (and the tornado and break-even of
+:mod:`rackcost.analysis.sensitivity`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rackcost import display
+from rackcost.analysis.explore import cost_histograms
+from rackcost.evaluation.columns import BLENDED
+from rackcost.reporting import charts
+from rackcost.reporting.blocks import (
+    NOT_APPLICABLE,
+    REPORT_CHART_PX,
+    Block,
+    Chart,
+    Paragraph,
+    Section,
+    Subheading,
+    Table,
+    section,
+    width,
+)
+from rackcost.reporting.input_sections import distribution_words
+from rackcost.scenario.loading import scenario_to_data
+from rackcost.scenario.schema import Scenario
+from rackcost.scenario.yaml_paths import MISSING, lookup, parse_path
+
+__all__ = ["input_name", "uncertainty_section"]
+
+
+def input_name(path: str, systems: list[str], demand: list[str]) -> str:
+    """A readable name of an input's YAML path: the system or demand point named, the field kept as written.
+
+    Examples
+    --------
+    >>> input_name("systems[1].costs.capex_usd_per_accelerator", ["GB300", "Jalapeño"], ["peak"])
+    'Jalapeño: costs.capex_usd_per_accelerator'
+    >>> input_name("demand[0].arrival_rps", [], ["quiet"]), input_name("facility.pue", [], [])
+    ('quiet demand: arrival_rps', 'facility.pue')
+    """
+    parts = parse_path(path)
+    rest = ".".join(str(p) for p in parts[2:] if not isinstance(p, int))
+    if parts[0] == "systems" and len(parts) > 2 and isinstance(parts[1], int) and parts[1] < len(systems):
+        if "points" in parts:
+            point = parts[parts.index("points") + 1]
+            return f"{systems[parts[1]]}: operating point {point + 1}, {parts[-1]}"
+        return f"{systems[parts[1]]}: {rest}"
+    if parts[0] == "demand" and len(parts) > 2 and isinstance(parts[1], int) and parts[1] < len(demand):
+        return f"{demand[parts[1]]} demand: {rest}"
+    return path
+
+
+def uncertainty_section(scenario: Scenario, result: Any, mc: Any, systems: list[str], demand: list[str]) -> Section:
+    if mc is None:
+        return section(
+            "uncertainty",
+            [
+                Paragraph(
+                    "This scenario has no distributions: every input is a single number, so there is no spread to "
+                    "sample, no probability to state and no tornado. The figures above are its only outcome."
+                )
+            ],
+        )
+    from rackcost.analysis.sensitivity import breakeven, tornado
+
+    def name(path: str) -> str:
+        return input_name(path, systems, demand)
+
+    baseline = scenario.baseline_name
+    blocks: list[Block] = [
+        Paragraph(
+            f"{mc.n:,} samples (seed {mc.seed}) of every input given as a distribution, drawn independently; the "
+            "operating point is chosen on central values and the fleet is sized again for each sample."
+        ),
+        Subheading("Uncertain inputs"),
+        Table(
+            "uncertain-inputs",
+            [
+                ("input", "input"),
+                ("path", "YAML path"),
+                ("distribution", "distribution"),
+                ("central", "central value [unit of the input]"),
+                ("p5", "P5 [unit of the input]"),
+                ("p95", "P95 [unit of the input]"),
+            ],
+            [
+                [
+                    name(path),
+                    path,
+                    distribution_words(dist),
+                    display.input_value(float(dist.central), path),
+                    display.input_value(float(dist.ppf(0.05)), path),
+                    display.input_value(float(dist.ppf(0.95)), path),
+                ]
+                for path, dist in sorted(scenario.distributions.items())
+            ],
+        ),
+    ]
+    cheaper = mc.probability_cheaper
+    if cheaper:
+        blocks += [
+            Subheading(f"Probability of being cheaper than {baseline}"),
+            Table(
+                "probability-cheaper",
+                [("system", "system")]
+                + [(f"probability_fraction:{p}", f"at {p} demand [% of samples]") for p in demand]
+                + [("probability_fraction:blended", "blended over the day [% of samples]")],
+                [
+                    [system]
+                    + [
+                        display.pct(r["probability_fraction"])
+                        for p in [*demand, BLENDED]
+                        for r in cheaper
+                        if r["system"] == system and r["demand_point"] == p
+                    ]
+                    for system in dict.fromkeys(r["system"] for r in cheaper)
+                ],
+            ),
+        ]
+    pcts = mc.percentiles
+    by = {(r["system"], r["demand_point"], r["column"]): r for r in pcts}
+    marks = [
+        {"system": s, "percentile": q.upper(), "usd": by[(s, "system", "blended_usd_per_accepted_request")][q]}
+        for s in systems
+        for q in ("p5", "p50", "p95")
+    ]
+    histogram = [
+        r
+        for r in cost_histograms(mc.samples, systems, demand)
+        if r["demand_point"] == BLENDED  # the blended cost: one chart (each point's percentiles are in the table)
+    ]
+    blocks += [
+        Subheading("Distribution of cost per accepted request"),
+        Chart(
+            "cost-distribution",
+            width(charts.cost_distribution_chart(histogram, marks, systems)),
+            "Histogram of the sampled blended cost per accepted request of each system, with P5, P50 and P95.",
+        ),
+        Paragraph(
+            f"Blended over the day: histogram of {mc.n:,} samples (central 99% shown); solid line the median (P50), "
+            "dashed lines P5 and P95."
+        ),
+        Table(
+            "percentiles",
+            [
+                ("system", "system"),
+                ("demand_point", "demand point"),
+                ("p5", f"P5 [{display.PER_1K_ACCEPTED}]"),
+                ("p50", f"P50 [{display.PER_1K_ACCEPTED}]"),
+                ("p95", f"P95 [{display.PER_1K_ACCEPTED}]"),
+            ],
+            [
+                [s, p]
+                + [display.usd_per_1k_requests(by[(s, p, "usd_per_accepted_request")][q]) for q in ("p5", "p50", "p95")]
+                for s in systems
+                for p in demand
+            ]
+            + [
+                [s, "blended over the day"]
+                + [
+                    display.usd_per_1k_requests(by[(s, "system", "blended_usd_per_accepted_request")][q])
+                    for q in ("p5", "p50", "p95")
+                ]
+                for s in systems
+            ],
+        ),
+    ]
+    ranked = tornado(scenario)
+    others = [s for s in systems if s != baseline]
+    if ranked:
+        central = {r["system"]: r["blended_usd_per_accepted_request"] for r in result.records["systems"]}
+        columns = [
+            ("input", "input"),
+            ("low_value", "input at its P5 [unit of the input]"),
+            ("high_value", "input at its P95 [unit of the input]"),
+        ]
+        for s in systems:
+            columns += [
+                (f"{s}@low", f"{s}: blended cost at P5 [{display.PER_1K_ACCEPTED}]"),
+                (f"{s}@high", f"{s}: blended cost at P95 [{display.PER_1K_ACCEPTED}]"),
+            ]
+        if others:
+            columns += [
+                ("advantage_low", f"advantage of {others[0]} over {baseline} at P5 [x]"),
+                ("advantage_high", f"advantage of {others[0]} over {baseline} at P95 [x]"),
+            ]
+        columns.append(("relative_swing", "largest swing [% of central cost]"))
+        rows = []
+        for r in ranked:
+            row = [
+                name(r["input"]),
+                display.input_value(r["low_value"], r["input"]),
+                display.input_value(r["high_value"], r["input"]),
+            ]
+            for s in systems:
+                row += [display.usd_per_1k_requests(r[f"{s}@low"]), display.usd_per_1k_requests(r[f"{s}@high"])]
+            if others:
+                row += [display.ratio(r["advantage_low"]), display.ratio(r["advantage_high"])]
+            row.append(display.pct(r["relative_swing"]))
+            rows.append(row)
+        tornado_chart = charts.tornado_charts(ranked, systems, central, name)
+        import altair as alt
+
+        blocks += [
+            Subheading("Which inputs decide it: tornado"),
+            Table("tornado", columns, rows),
+            Chart(
+                "tornado",
+                alt.vconcat(*(c.properties(width=REPORT_CHART_PX - 160) for c in tornado_chart)).configure_legend(
+                    orient="bottom"
+                ),
+                "Each system's blended cost with each uncertain input at its P5 and at its P95.",
+            ),
+            Paragraph(
+                "Each input at its P5 and at its P95 with every other input at its central value; the black line is "
+                "the central cost. Ranked by the largest swing of any system's blended cost."
+            ),
+        ]
+    if others:
+        blocks += [Subheading("Break-even values"), breakeven_table(scenario, others, breakeven, name)]
+    return section("uncertainty", blocks)
+
+
+def own_price_path(scenario: Scenario, system: str) -> str:
+    """The YAML path of a system's own price: capex when owned, the rental price when rented, an API's output price."""
+    index = next(i for i, s in enumerate(scenario.systems) if s.name == system)
+    spec = scenario.systems[index]
+    if spec.api is not None:
+        return f"systems[{index}].api.usd_per_million_output_tokens"
+    if spec.rent is not None:
+        return f"systems[{index}].rent.usd_per_accelerator_hour"
+    return f"systems[{index}].costs.capex_usd_per_accelerator"
+
+
+def breakeven_table(scenario: Scenario, others: list[str], breakeven: Any, name: Callable[[str], str]) -> Table:
+    """Each other system's own price, and the electricity price, at which it costs what the baseline does."""
+    from rackcost.errors import ScenarioError
+
+    data = scenario_to_data(scenario)
+    rows = []
+    for system in others:
+        for path in (own_price_path(scenario, system), "facility.electricity_usd_per_kwh"):
+            central = display.input_value(central_value(scenario, path, lookup(data, path)), path)
+            try:
+                found = breakeven(scenario, path, system, BLENDED)
+            except (ScenarioError, ValueError, ArithmeticError) as exc:  # e.g. a zero price: no range to search
+                rows.append([system, name(path), central, NOT_APPLICABLE, NOT_APPLICABLE, str(exc)])
+                continue
+            rows.append(
+                [
+                    system,
+                    name(path),
+                    central,
+                    NOT_APPLICABLE if found.value is None else display.input_value(found.value, path),
+                    f"{display.input_value(found.low, path)} to {display.input_value(found.high, path)}",
+                    found.message if found.value is None else "the two cost the same at this value",
+                ]
+            )
+    return Table(
+        "breakeven",
+        [
+            ("system", f"system (against {scenario.baseline_name})"),
+            ("input", "input"),
+            ("central_value", "value in the scenario [unit of the input]"),
+            ("value", "break-even value [unit of the input]"),
+            ("range", "range searched [unit of the input]"),
+            ("message", "result"),
+        ],
+        rows,
+    )
+
+
+def central_value(scenario: Scenario, path: str, found: Any) -> float:
+    """The value of an input as the model uses it: a distribution's central value, else the number in the file."""
+    dist = scenario.distributions.get(path)
+    if dist is not None:
+        return float(dist.central)
+    if found is MISSING or isinstance(found, dict):
+        raise KeyError(f"{path} is not a number of the scenario")
+    return float(found)
