@@ -15,18 +15,12 @@ import pytest
 from typer.testing import CliRunner
 
 import rackcost
-from rackcost.analysis.reconcile import (
-    BLENDED,
-    DATA_DIR,
-    PRICE_TIERS_FILE,
-    inferencex_usd_per_million_tokens,
-    price_tiers,
-    reconcile,
-    resolve_price,
-)
+from rackcost.analysis.reconcile import inferencex_usd_per_million_tokens, reconcile
 from rackcost.cli import app
+from rackcost.evaluation.columns import BLENDED
 from rackcost.importers import read_inferencex_paths
 from rackcost.scenario.loading import bundled_scenario_path, bundled_scenarios, scenario_from_dict, scenario_to_data
+from rackcost.scenario.price_tiers import DATA_DIR, PRICE_TIERS_FILE, price_tiers, resolve_price
 from rackcost.scenario.schema import ProvenanceClass
 
 runner = CliRunner()

@@ -131,7 +131,7 @@ def test_rent_and_api_price_axes_equal_evaluate():
 
 
 def test_payment_tier_variant_rents_at_the_inferencex_price():
-    from rackcost.analysis.reconcile import price_tiers
+    from rackcost.scenario.price_tiers import price_tiers
 
     spec = {
         "name": "t",

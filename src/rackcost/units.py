@@ -4,11 +4,26 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["HOURS_PER_DAY", "HOURS_PER_YEAR", "MS_PER_S", "SECONDS_PER_HOUR", "W_PER_KW"]
+__all__ = [
+    "DAYS_PER_YEAR",
+    "HOURS_PER_DAY",
+    "HOURS_PER_YEAR",
+    "MONTHS_PER_YEAR",
+    "MS_PER_S",
+    "SECONDS_PER_HOUR",
+    "TOKENS_PER_MILLION",
+    "W_PER_KW",
+]
 
 SECONDS_PER_HOUR: Final = 3600.0
 HOURS_PER_DAY: Final = 24.0
 HOURS_PER_YEAR: Final = 8760.0
 """A 365-day year, as capital recovery and yearly opex are quoted [h/year]."""
+DAYS_PER_YEAR: Final = 365.0
+"""The same 365-day year in days [day/year]."""
+MONTHS_PER_YEAR: Final = 12.0
+"""Colocation is quoted per kW-month [month/year]."""
 MS_PER_S: Final = 1000.0
 W_PER_KW: Final = 1000.0
+TOKENS_PER_MILLION: Final = 1e6
+"""Prices are quoted per million tokens [tokens/Mtoken]."""

@@ -5,7 +5,8 @@ InferenceX (SemiAnalysis's open inference benchmark) prices every benchmark poin
     $/M tokens = $/GPU-hour / (tokens per GPU per second x 3600 / 1e6)
 
 at 100% utilisation, with a published price per GPU-hour in three tiers (:func:`price_tiers`, from the data file
-``rackcost/data/inferencex_price_tiers.yaml``). rackcost answers a different question: what a fleet sized for the
+``rackcost/data/inferencex_price_tiers.yaml``, read by
+:mod:`rackcost.scenario.price_tiers`). rackcost answers a different question: what a fleet sized for the
 peak under a latency SLO costs per million *accepted* output tokens at each demand point. :func:`reconcile` starts
 from the first figure and multiplies it by one named factor per difference until it lands exactly on the second
 (docs/model.md, "Reconciling with InferenceX"):
@@ -30,41 +31,22 @@ explicit residual row, never hidden in another factor.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-import yaml
-
 from rackcost.evaluation.chain import evaluate_systems
-from rackcost.model.metrics import PER_MILLION
+from rackcost.evaluation.columns import BLENDED
 from rackcost.model.outcomes import SystemOutcome
+from rackcost.scenario.price_tiers import PriceTier, resolve_price
 from rackcost.scenario.schema import Scenario
-from rackcost.units import SECONDS_PER_HOUR
+from rackcost.units import SECONDS_PER_HOUR, TOKENS_PER_MILLION
 
 __all__ = [
-    "BLENDED",
-    "DATA_DIR",
-    "PRICE_TIERS_FILE",
-    "PriceTier",
     "ReconcileRow",
     "Reconciliation",
     "inferencex_usd_per_million_tokens",
-    "price_tiers",
     "reconcile",
-    "resolve_price",
 ]
-
-DATA_DIR = Path(__file__).resolve().parents[1] / "data"
-"""Folder of the data files the package ships (the wheel carries it with the modules)."""
-
-PRICE_TIERS_FILE = "inferencex_price_tiers.yaml"
-"""Name of the price-tier data file in the ``rackcost.data`` folder."""
-
-BLENDED = "blended"
-"""Name of the day's blended figure beside the demand points."""
 
 RESIDUAL_TOLERANCE = 1e-9
 """Relative gap between the itemised cost and rackcost's total above which a residual row is shown [-]."""
@@ -114,205 +96,9 @@ def inferencex_usd_per_million_tokens(
         if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
             raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return (
-        usd_per_gpu_hour / (total_tokens_per_s_per_gpu * SECONDS_PER_HOUR / PER_MILLION),
-        usd_per_gpu_hour / (output_tokens_per_s_per_gpu * SECONDS_PER_HOUR / PER_MILLION),
+        usd_per_gpu_hour / (total_tokens_per_s_per_gpu * SECONDS_PER_HOUR / TOKENS_PER_MILLION),
+        usd_per_gpu_hour / (output_tokens_per_s_per_gpu * SECONDS_PER_HOUR / TOKENS_PER_MILLION),
     )
-
-
-# ---- the price tiers ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PriceTier:
-    """One of InferenceX's published prices: a GPU at a tier.
-
-    Attributes
-    ----------
-    gpu
-        InferenceX's base GPU key (``b200``, ``gb200``, ``mi355x``...).
-    tier
-        ``hyperscaler-owned``, ``neocloud-owned`` or ``rental-3-year``.
-    usd_per_gpu_hour
-        The price [USD/GPU-h].
-    meaning
-        What the tier stands for.
-    publisher, document, date
-        Where the figure was published.
-    provenance
-        rackcost's provenance class of the figure (``independent``: SemiAnalysis is independent of the vendors).
-    tag
-        docs/sources.md's tag (``E`` estimate, ``D`` derived).
-    note
-        Where the figure departs from the others (a temporary price), or None.
-    """
-
-    gpu: str
-    tier: str
-    usd_per_gpu_hour: float
-    meaning: str
-    publisher: str
-    document: str
-    date: str
-    provenance: str
-    tag: str
-    note: str | None = None
-
-    @property
-    def name(self) -> str:
-        """``gpu:tier``, the name ``--tier`` takes."""
-        return f"{self.gpu}:{self.tier}"
-
-    @property
-    def source(self) -> str:
-        """Publisher, document and date in one line."""
-        return f"{self.publisher}, {self.document}, {self.date}"
-
-
-def _bad(file: str, path: str, expected: str, got: Any) -> ValueError:
-    return ValueError(f"{file}: {path}: expected {expected}, got {got!r}")
-
-
-def _text(data: dict[str, Any], key: str, file: str, path: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise _bad(file, f"{path}{key}", "non-empty text", value)
-    return value
-
-
-def _mapping(value: Any, file: str, path: str) -> dict[str, Any]:
-    if not isinstance(value, dict) or not value:
-        raise _bad(file, path, "a mapping", value)
-    return value
-
-
-def _parse_tiers(data: Any, file: str) -> dict[str, PriceTier]:
-    root = _mapping(data, file, "(top level)")
-    source = _mapping(root.get("source"), file, "source")
-    publisher, document = _text(source, "publisher", file, "source."), _text(source, "document", file, "source.")
-    date = _text(source, "date", file, "source.")
-    provenance, tag = _text(root, "provenance", file, ""), _text(root, "tag", file, "")
-    meanings = _mapping(root.get("tiers"), file, "tiers")
-    out: dict[str, PriceTier] = {}
-    for gpu, entry in _mapping(root.get("gpus"), file, "gpus").items():
-        entry = _mapping(entry, file, f"gpus.{gpu}")
-        prices = _mapping(entry.get("usd_per_gpu_hour"), file, f"gpus.{gpu}.usd_per_gpu_hour")
-        for tier, price in prices.items():
-            path = f"gpus.{gpu}.usd_per_gpu_hour.{tier}"
-            if tier not in meanings:
-                raise _bad(file, path, f"a tier named under tiers ({', '.join(meanings)})", tier)
-            if isinstance(price, bool) or not isinstance(price, int | float) or not math.isfinite(price) or price <= 0:
-                raise _bad(file, path, "a price > 0 [USD/GPU-h]", price)
-            out[f"{gpu}:{tier}"] = PriceTier(
-                gpu=str(gpu),
-                tier=str(tier),
-                usd_per_gpu_hour=float(price),
-                meaning=str(meanings[tier]),
-                publisher=publisher,
-                document=document,
-                date=str(date),
-                provenance=provenance,
-                tag=str(entry.get("tag", tag)),
-                note=entry.get("note"),
-            )
-    return out
-
-
-@lru_cache(maxsize=4)
-def _load_tiers(path: str | None) -> dict[str, PriceTier]:
-    file = path if path is not None else PRICE_TIERS_FILE
-    try:
-        text = Path(path if path is not None else DATA_DIR / PRICE_TIERS_FILE).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{file}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{file}: not valid YAML: {str(exc).splitlines()[0]}") from None
-    return _parse_tiers(data, file)
-
-
-def price_tiers(path: str | Path | None = None) -> dict[str, PriceTier]:
-    """InferenceX's published price tiers, by name (``b200:hyperscaler-owned``).
-
-    Parameters
-    ----------
-    path
-        A tier file of the same form; default the one the package ships (``rackcost/data/{PRICE_TIERS_FILE}``).
-
-    Returns
-    -------
-    dict of str to PriceTier
-        Every GPU's tiers, with their source and provenance.
-
-    Raises
-    ------
-    ValueError
-        If the file is not of the expected form (one line naming the file, the YAML path and what was expected).
-
-    Examples
-    --------
-    >>> price_tiers()["b200:hyperscaler-owned"].usd_per_gpu_hour
-    1.95
-    """
-    return dict(_load_tiers(None if path is None else str(path)))
-
-
-def _words(text: str) -> set[str]:
-    return set(re.split(r"[^a-z0-9]+", text.lower())) - {""}
-
-
-def resolve_price(tier_or_price: str | float, system_name: str = "") -> tuple[float, str, PriceTier | None]:
-    """The $/GPU-hour a tier name or a number stands for.
-
-    Parameters
-    ----------
-    tier_or_price
-        ``GPU:TIER`` (``b200:neocloud-owned``; ``/`` or a space also separate them, case does not matter), a bare
-        ``TIER`` when ``system_name`` names exactly one InferenceX GPU as a word (``DGX B200`` -> ``b200``), or a
-        price [USD/GPU-h].
-    system_name
-        The system the price is for, to find the GPU of a bare tier name.
-
-    Returns
-    -------
-    usd_per_gpu_hour, label, tier
-        The price [USD/GPU-h], how to name it, and the tier (None for a number).
-
-    Raises
-    ------
-    ValueError
-        An unknown tier or GPU, a bare tier for a system that names no GPU (or several), a price that is not > 0.
-    """
-    if not isinstance(tier_or_price, str):
-        price = tier_or_price
-        if isinstance(price, bool) or not isinstance(price, int | float) or not math.isfinite(price) or price <= 0:
-            raise ValueError(f"the price per GPU-hour must be a finite number > 0, got {price!r}")
-        return float(price), f"${float(price):g} per GPU-hour (given)", None
-    tiers = price_tiers()
-    gpus = sorted({t.gpu for t in tiers.values()})
-    tier_names = list(dict.fromkeys(t.tier for t in tiers.values()))
-    text = tier_or_price.strip().lower()
-    parts = [p for p in re.split(r"[:/\s]+", text) if p]
-    if len(parts) == 1 and parts[0] in tier_names:
-        named = sorted(_words(system_name) & set(gpus))
-        if len(named) != 1:
-            which = "names no InferenceX GPU" if not named else f"names several ({', '.join(named)})"
-            raise ValueError(
-                f"tier {tier_or_price!r}: the system {system_name!r} {which}; give GPU:TIER, e.g. "
-                f"{gpus[0]}:{parts[0]} (GPUs: {', '.join(gpus)})"
-            )
-        parts = [named[0], parts[0]]
-    key = ":".join(parts)
-    if len(parts) != 2 or key not in tiers:
-        gpu_ok = len(parts) == 2 and parts[0] in gpus
-        hint = (
-            f"{parts[0]} has {', '.join(t.tier for t in tiers.values() if t.gpu == parts[0])}"
-            if gpu_ok
-            else f"GPUs: {', '.join(gpus)}; tiers: {', '.join(tier_names)}"
-        )
-        raise ValueError(f"unknown price tier {tier_or_price!r}: give GPU:TIER ({hint})")
-    tier = tiers[key]
-    return tier.usd_per_gpu_hour, f"InferenceX {tier.name} ${tier.usd_per_gpu_hour:g} per GPU-hour", tier
 
 
 # ---- the reconciliation ------------------------------------------------------------------------------------------
@@ -535,22 +321,61 @@ def _measured_per_gpu(scenario: Scenario, index: int, outcome: SystemOutcome, k:
     return per_gpu * (isl + osl) / osl, per_gpu, "measured (the scenario's throughput counts output tokens)"
 
 
-def _reconcile(
-    scenario: Scenario,
-    index: int,
-    o: SystemOutcome,
-    price: float,
-    label: str,
-    tier: PriceTier | None,
-    point: float | None,
-    measured_output: float | None,
-) -> Reconciliation:
+@dataclass(frozen=True)
+class _PointFigures:
+    """The figures of one demand point (or the day's blend) that the per-point steps are ratios of."""
+
+    name: str
+    where: str
+    offered_rps: float
+    accepted_rps: float
+    energy_usd_per_hour: float
+    final_usd_per_million_output_tokens: float
+
+
+@dataclass(frozen=True)
+class _Figures:
+    """Every number of one reconciliation, before any sentence is made of them (:func:`_figures`)."""
+
+    price: float
+    accelerators_per_replica: int
+    benchmark_osl: float
+    osl: float
+    derate: float
+    benchmark_concurrency: float
+    chosen_concurrency: float
+    total_gpu: float
+    nominal_out_gpu: float
+    out_gpu: float
+    output_basis: str
+    ix_total: float
+    ix_output: float
+    r_bench: float
+    r_chosen: float
+    r_derated: float
+    serving: int
+    provisioned: int
+    gpus: int
+    sizing_name: str
+    sizing_rps: float
+    rent: float
+    capital: float
+    fixed: float
+    points: list[_PointFigures]
+
+
+def _per_million(usd_per_hour: float, output_tokens_per_s: float) -> float:
+    """USD per million output tokens of a cost per hour spread over an output rate [USD/M tokens]."""
+    return usd_per_hour / (output_tokens_per_s * SECONDS_PER_HOUR) * TOKENS_PER_MILLION
+
+
+def _figures(
+    scenario: Scenario, index: int, o: SystemOutcome, price: float, point: float | None, measured_output: float | None
+) -> _Figures:
+    """The numbers of the reconciliation: the benchmark point's, the fleet's, and each demand point's."""
     spec = scenario.systems[index]
     perf = spec.performance
     apr = o.inputs.accelerators_per_replica
-    osl_bench = float(perf.benchmark_output_tokens or scenario.workload.output_tokens_per_request)
-    osl = float(scenario.workload.output_tokens_per_request)
-    derate = float(scenario.uncertainty.throughput_derate.get(spec.provenance.provenance_class, 1.0))
     curve = o.inputs.curve
     k = _benchmark_index(curve.concurrency, o.chosen.concurrency if point is None else point)
     total_gpu, nominal_out_gpu, output_basis = _measured_per_gpu(scenario, index, o, k)
@@ -558,137 +383,174 @@ def _reconcile(
     if measured_output is not None:
         output_basis = "measured (given)"
     ix_total, ix_output = inferencex_usd_per_million_tokens(total_gpu, out_gpu, price)
-
-    def per_m(usd_per_hour: float, output_tokens_per_s: float) -> float:
-        return usd_per_hour / (output_tokens_per_s * SECONDS_PER_HOUR) * PER_MILLION
-
-    # request rates per replica [requests/s]: at the benchmark point and the chosen point as measured, then derated
-    r_bench = nominal_out_gpu * apr / osl_bench
-    r_chosen = float(o.chosen.point.request_rps[0]) / derate
-    r_derated = float(o.fleet.request_rps[0, 0])
-    serving, provisioned = o.serving_replicas, o.provisioned_replicas
-    gpus = provisioned * apr
-    sizing_name, sizing_rps = scenario.sizing_point.name, scenario.sizing_point.arrival_rps
-    rent = price * gpus
-    capital, fixed = o.capital_usd_per_hour, o.fixed_opex_usd_per_hour
-    d = o.demand
+    osl_bench = float(perf.benchmark_output_tokens or scenario.workload.output_tokens_per_request)
+    derate = float(scenario.uncertainty.throughput_derate.get(spec.provenance.provenance_class, 1.0))
+    provisioned = o.provisioned_replicas
+    d, m = o.demand, o.metrics
     hours = [p.hours_per_day for p in scenario.demand]
-    m = o.metrics
-
-    start = _Step(
-        "inferencex",
-        f"InferenceX $/M output tokens at the benchmark point (concurrency {float(curve.concurrency[k]):g}), "
-        f"100% utilisation",
-        ix_output,
-        f"${price:g}/GPU-h / ({out_gpu:.6g} output tokens/s per GPU x 3600 / 1e6)",
+    points = [
+        _PointFigures(
+            p.name,
+            f"{p.name}",
+            float(d.offered_rps[j]),
+            float(d.accepted_rps[j]),
+            float(o.energy_usd_per_hour[j]),
+            float(m.usd_per_million_accepted_output_tokens[0, j]),
+        )
+        for j, p in enumerate(scenario.demand)
+    ]
+    points.append(
+        _PointFigures(
+            BLENDED,
+            "the day's mean, demand points weighted by their hours",
+            sum(float(d.offered_rps[i]) * h for i, h in enumerate(hours)) / sum(hours),
+            sum(float(d.accepted_rps[i]) * h for i, h in enumerate(hours)) / sum(hours),
+            sum(float(o.energy_usd_per_hour[i]) * h for i, h in enumerate(hours)) / sum(hours),
+            float(m.blended_usd_per_million_accepted_output_tokens[0]),
+        )
     )
-    head = [
+    return _Figures(
+        price=price,
+        accelerators_per_replica=apr,
+        benchmark_osl=osl_bench,
+        osl=float(scenario.workload.output_tokens_per_request),
+        derate=derate,
+        benchmark_concurrency=float(curve.concurrency[k]),
+        chosen_concurrency=o.chosen.concurrency,
+        total_gpu=total_gpu,
+        nominal_out_gpu=nominal_out_gpu,
+        out_gpu=out_gpu,
+        output_basis=output_basis,
+        ix_total=ix_total,
+        ix_output=ix_output,
+        # request rates per replica [requests/s]: at the benchmark point and the chosen point as measured, derated
+        r_bench=nominal_out_gpu * apr / osl_bench,
+        r_chosen=float(o.chosen.point.request_rps[0]) / derate,
+        r_derated=float(o.fleet.request_rps[0, 0]),
+        serving=o.serving_replicas,
+        provisioned=provisioned,
+        gpus=provisioned * apr,
+        sizing_name=scenario.sizing_point.name,
+        sizing_rps=scenario.sizing_point.arrival_rps,
+        rent=price * provisioned * apr,
+        capital=o.capital_usd_per_hour,
+        fixed=o.fixed_opex_usd_per_hour,
+        points=points,
+    )
+
+
+def _start_step(f: _Figures) -> _Step:
+    """InferenceX's own figure, where every chain starts."""
+    return _Step(
+        "inferencex",
+        f"InferenceX $/M output tokens at the benchmark point (concurrency {f.benchmark_concurrency:g}), "
+        f"100% utilisation",
+        f.ix_output,
+        f"${f.price:g}/GPU-h / ({f.out_gpu:.6g} output tokens/s per GPU x 3600 / 1e6)",
+    )
+
+
+def _fleet_steps(f: _Figures, provenance_class: str) -> list[_Step]:
+    """The steps every demand point shares: from the benchmark point to the provisioned fleet at the sizing demand."""
+    apr, osl = f.accelerators_per_replica, f.osl
+    return [
         _Step(
             "token_split",
             "token split: the nominal ISL/OSL share of output tokens rackcost counts with",
-            price / (nominal_out_gpu * SECONDS_PER_HOUR) * PER_MILLION,
-            f"{out_gpu:.6g} output tokens/s per GPU ({output_basis}) -> {nominal_out_gpu:.6g} (nominal)",
+            f.price / (f.nominal_out_gpu * SECONDS_PER_HOUR) * TOKENS_PER_MILLION,
+            f"{f.out_gpu:.6g} output tokens/s per GPU ({f.output_basis}) -> {f.nominal_out_gpu:.6g} (nominal)",
         ),
         _Step(
             "output_length",
             "output length: the workload's output tokens per request against the benchmark's",
-            per_m(price * apr, r_bench * osl),
-            f"{osl_bench:g} -> {osl:g} output tokens per request",
+            _per_million(f.price * apr, f.r_bench * osl),
+            f"{f.benchmark_osl:g} -> {osl:g} output tokens per request",
         ),
         _Step(
             "slo_operating_point",
             "SLO: the operating point the SLO chose against the benchmark point",
-            per_m(price * apr, r_chosen * osl),
-            f"concurrency {float(curve.concurrency[k]):g} -> {o.chosen.concurrency:g}: "
-            f"{r_bench:.6g} -> {r_chosen:.6g} requests/s per replica",
+            _per_million(f.price * apr, f.r_chosen * osl),
+            f"concurrency {f.benchmark_concurrency:g} -> {f.chosen_concurrency:g}: "
+            f"{f.r_bench:.6g} -> {f.r_chosen:.6g} requests/s per replica",
         ),
         _Step(
             "throughput_derate",
-            f"throughput derate of {spec.provenance.provenance_class.value} figures (uncertainty.throughput_derate)",
-            per_m(price * apr, r_derated * osl),
-            f"x {derate:g} on throughput",
+            f"throughput derate of {provenance_class} figures (uncertainty.throughput_derate)",
+            _per_million(f.price * apr, f.r_derated * osl),
+            f"x {f.derate:g} on throughput",
         ),
         _Step(
             "sizing_headroom",
-            f"headroom at the sizing demand ({sizing_name}): SLO queueing, utilisation ceiling, whole replicas",
-            per_m(price * apr * serving, sizing_rps * osl),
-            f"{serving:,} serving replicas x {r_derated:.6g} requests/s flat out for {sizing_rps:g} requests/s",
+            f"headroom at the sizing demand ({f.sizing_name}): SLO queueing, utilisation ceiling, whole replicas",
+            _per_million(f.price * apr * f.serving, f.sizing_rps * osl),
+            f"{f.serving:,} serving replicas x {f.r_derated:.6g} requests/s flat out for {f.sizing_rps:g} requests/s",
         ),
         _Step(
             "redundancy",
             "redundancy: replicas installed (availability, spares) against replicas serving",
-            per_m(rent, sizing_rps * osl),
-            f"{serving:,} -> {provisioned:,} replicas ({gpus:,} GPUs, all paid for)",
+            _per_million(f.rent, f.sizing_rps * osl),
+            f"{f.serving:,} -> {f.provisioned:,} replicas ({f.gpus:,} GPUs, all paid for)",
         ),
     ]
-    rows: list[ReconcileRow] = []
-    rackcost_figures: dict[str, float] = {}
-    points = [(p.name, j) for j, p in enumerate(scenario.demand)] + [(BLENDED, None)]
-    for name, j in points:
-        if j is None:
-            offered = sum(float(d.offered_rps[i]) * h for i, h in enumerate(hours)) / sum(hours)
-            accepted = sum(float(d.accepted_rps[i]) * h for i, h in enumerate(hours)) / sum(hours)
-            energy = sum(float(o.energy_usd_per_hour[i]) * h for i, h in enumerate(hours)) / sum(hours)
-            final = float(m.blended_usd_per_million_accepted_output_tokens[0])
-            where = "the day's mean, demand points weighted by their hours"
-        else:
-            offered, accepted = float(d.offered_rps[j]), float(d.accepted_rps[j])
-            energy = float(o.energy_usd_per_hour[j])
-            final = float(m.usd_per_million_accepted_output_tokens[0, j])
-            where = f"{name}"
-        if not (accepted > 0 and math.isfinite(final)):
-            raise ValueError(f"{spec.name} accepts no request at {name}: there is no cost per accepted token there")
-        own = capital + fixed + energy
-        steps = [
-            *head,
+
+
+def _point_steps(f: _Figures, p: _PointFigures) -> list[_Step]:
+    """The steps of one demand point: its load, its accepted requests, and owning instead of renting."""
+    osl, accepted = f.osl, p.accepted_rps
+    own = f.capital + f.fixed + p.energy_usd_per_hour
+    steps = [
+        _Step(
+            "utilisation",
+            "utilisation: the fleet sized for the peak serves the offered load of this demand point",
+            _per_million(f.rent, p.offered_rps * osl),
+            f"{f.sizing_rps:g} -> {p.offered_rps:.6g} offered requests/s ({p.where})",
+        ),
+        _Step(
+            "accepted",
+            "SLO: only accepted requests count (rejected and late ones earn nothing)",
+            _per_million(f.rent, accepted * osl),
+            f"{p.offered_rps:.6g} offered -> {accepted:.6g} accepted requests/s",
+        ),
+        _Step(
+            "capital",
+            "owning instead of paying the $/GPU-h price: capital through the capital recovery factor",
+            _per_million(f.capital, accepted * osl),
+            f"${f.rent:,.2f}/h at ${f.price:g}/GPU-h -> ${f.capital:,.2f}/h capital",
+        ),
+        _Step(
+            "fixed_opex",
+            "owning: fixed opex (maintenance, software, operations, facility space)",
+            _per_million(f.capital + f.fixed, accepted * osl),
+            f"+ ${f.fixed:,.2f}/h",
+        ),
+        _Step(
+            "energy",
+            "owning: wall power and facility (energy at PUE)",
+            _per_million(own, accepted * osl),
+            f"+ ${p.energy_usd_per_hour:,.2f}/h",
+        ),
+    ]
+    final = p.final_usd_per_million_output_tokens
+    if abs(final - steps[-1].value) > RESIDUAL_TOLERANCE * abs(final):
+        steps.append(
             _Step(
-                "utilisation",
-                "utilisation: the fleet sized for the peak serves the offered load of this demand point",
-                per_m(rent, offered * osl),
-                f"{sizing_rps:g} -> {offered:.6g} offered requests/s ({where})",
-            ),
-            _Step(
-                "accepted",
-                "SLO: only accepted requests count (rejected and late ones earn nothing)",
-                per_m(rent, accepted * osl),
-                f"{offered:.6g} offered -> {accepted:.6g} accepted requests/s",
-            ),
-            _Step(
-                "capital",
-                "owning instead of paying the $/GPU-h price: capital through the capital recovery factor",
-                per_m(capital, accepted * osl),
-                f"${rent:,.2f}/h at ${price:g}/GPU-h -> ${capital:,.2f}/h capital",
-            ),
-            _Step(
-                "fixed_opex",
-                "owning: fixed opex (maintenance, software, operations, facility space)",
-                per_m(capital + fixed, accepted * osl),
-                f"+ ${fixed:,.2f}/h",
-            ),
-            _Step(
-                "energy",
-                "owning: wall power and facility (energy at PUE)",
-                per_m(own, accepted * osl),
-                f"+ ${energy:,.2f}/h",
-            ),
-        ]
-        if abs(final - steps[-1].value) > RESIDUAL_TOLERANCE * abs(final):
-            steps.append(
-                _Step(
-                    "residual",
-                    "residual: cost lines of the system none of the factors above itemises",
-                    final,
-                    f"rackcost's total ${final * accepted * osl * SECONDS_PER_HOUR / PER_MILLION:,.2f}/h against "
-                    f"${own:,.2f}/h itemised",
-                )
+                "residual",
+                "residual: cost lines of the system none of the factors above itemises",
+                final,
+                f"rackcost's total ${final * accepted * osl * SECONDS_PER_HOUR / TOKENS_PER_MILLION:,.2f}/h against "
+                f"${own:,.2f}/h itemised",
             )
-        rows.extend(_chain(name, start, steps))
-        rackcost_figures[name] = final
+        )
+    return steps
+
+
+def _notes(f: _Figures, tier: PriceTier | None, measured_output: float | None) -> list[str]:
+    """What a reader must know to read the table."""
     notes = [
         "InferenceX prices one benchmark point at 100% utilisation of every GPU; rackcost prices a fleet sized for the "
         "peak under the SLO, per accepted output token, at each demand point.",
     ]
-    if measured_output is None and output_basis.startswith("nominal"):
+    if measured_output is None and f.output_basis.startswith("nominal"):
         notes.append(
             "InferenceX's own output figure uses the measured output throughput (output_tput_per_gpu); without it the "
             "nominal ISL/OSL split stands in and the token-split factor is 1 (give the measured value to see it)."
@@ -700,20 +562,46 @@ def _reconcile(
             f"{tier.name} is InferenceX's own TCO of owning the GPU (power and facility included); the owning "
             "factors compare rackcost's cost of ownership, itemised, against it."
         )
+    return notes
+
+
+def _reconcile(
+    scenario: Scenario,
+    index: int,
+    o: SystemOutcome,
+    price: float,
+    label: str,
+    tier: PriceTier | None,
+    point: float | None,
+    measured_output: float | None,
+) -> Reconciliation:
+    """The figures (:func:`_figures`), worded step by step, at each demand point and blended."""
+    spec = scenario.systems[index]
+    f = _figures(scenario, index, o, price, point, measured_output)
+    start = _start_step(f)
+    head = _fleet_steps(f, spec.provenance.provenance_class.value)
+    rows: list[ReconcileRow] = []
+    for p in f.points:
+        final = p.final_usd_per_million_output_tokens
+        if not (p.accepted_rps > 0 and math.isfinite(final)):
+            raise ValueError(f"{spec.name} accepts no request at {p.name}: there is no cost per accepted token there")
+        rows.extend(_chain(p.name, start, [*head, *_point_steps(f, p)]))
     return Reconciliation(
         scenario=scenario.name,
         system=spec.name,
         usd_per_gpu_hour=price,
         price_label=label,
         tier=tier,
-        benchmark_concurrency=float(curve.concurrency[k]),
-        chosen_concurrency=o.chosen.concurrency,
-        total_tokens_per_s_per_gpu=total_gpu,
-        output_tokens_per_s_per_gpu=out_gpu,
-        output_basis=output_basis,
-        inferencex_usd_per_million_total_tokens=ix_total,
-        inferencex_usd_per_million_output_tokens=ix_output,
+        benchmark_concurrency=f.benchmark_concurrency,
+        chosen_concurrency=f.chosen_concurrency,
+        total_tokens_per_s_per_gpu=f.total_gpu,
+        output_tokens_per_s_per_gpu=f.out_gpu,
+        output_basis=f.output_basis,
+        inferencex_usd_per_million_total_tokens=f.ix_total,
+        inferencex_usd_per_million_output_tokens=f.ix_output,
         rows=rows,
-        rackcost_usd_per_million_accepted_output_tokens=rackcost_figures,
-        notes=notes,
+        rackcost_usd_per_million_accepted_output_tokens={
+            p.name: p.final_usd_per_million_output_tokens for p in f.points
+        },
+        notes=_notes(f, tier, measured_output),
     )

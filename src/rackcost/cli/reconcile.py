@@ -90,7 +90,7 @@ def reconcile(
 
 
 def _print(out: Console, r: Reconciliation) -> None:
-    from rackcost.analysis.reconcile import BLENDED
+    from rackcost.evaluation.columns import BLENDED
 
     out.print(
         f"{escape(r.scenario)}: [bold]{escape(r.system)}[/bold] at {escape(r.price_label)}"

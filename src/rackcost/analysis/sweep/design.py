@@ -539,7 +539,7 @@ def _demand_scale_edits(data: dict[str, Any], scale: float) -> dict[str, Any]:
 
 def _tier_edits(tier: Tier, base: Scenario, where: str, source: str) -> dict[str, Any]:
     """Edits that rent a system at an InferenceX price tier (reserved, power and facility included)."""
-    from rackcost.analysis.reconcile import price_tiers
+    from rackcost.scenario.price_tiers import price_tiers
 
     names = [s.name for s in base.systems]
     if tier.system not in names:
