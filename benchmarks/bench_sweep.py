@@ -22,8 +22,9 @@ import time
 
 import numpy as np
 
+from rackcost.analysis.sweep.chunks import plan_chunks
 from rackcost.analysis.sweep.design import group_scenario, structural_groups
-from rackcost.analysis.sweep.run import plan_chunks, resolve, run_sweep
+from rackcost.analysis.sweep.run import resolve, run_sweep
 from rackcost.evaluation.chain import plan, run_samples
 from rackcost.model import queueing
 

@@ -1,0 +1,126 @@
+"""The sweep's tidy table: one row per configuration x system x demand point, from the chunks' columns.
+
+Pure layout (numpy and pandas, no Dask): :func:`sweep_table` copies the chunks' columns, in order, into one float
+block that becomes the frame without another copy, with the axes' labels, the systems, the payment models and the
+demand points as categoricals.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rackcost.analysis.sweep.chunks import POINT_COLUMNS, SYSTEM_COLUMNS, Chunk
+from rackcost.analysis.sweep.design import Design
+from rackcost.units import MS_PER_S
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["NOT_FOR_API", "bytes_per_configuration", "sweep_table"]
+
+NOT_FOR_API = (
+    "utilization_fraction",
+    "ttft_p99_ms",
+    "tpot_ms",
+    "interactivity_tokens_per_s",
+    "it_power_kw",
+    "facility_power_kw",
+    "provisioned_replicas",
+    "racks",
+    "provisioned_it_kw",
+    "capex_usd",
+)
+"""Columns an API system has no value for: missing (<NA>) in its rows, as the CLI shows '-'."""
+
+
+def bytes_per_configuration(d: Design) -> int:
+    """Bytes of the table's rows per configuration (8 per cell) [bytes]."""
+    columns = len(POINT_COLUMNS) + len(SYSTEM_COLUMNS) + len(d.axes) + 6
+    return 8 * columns * len(d.base.systems) * len(d.base.demand)
+
+
+def _attribute(match: re.Match[str] | None) -> str:
+    """A system attribute: the pattern's first group, else the whole match, else empty."""
+    if match is None:
+        return ""
+    return match.group(1) if match.re.groups else match.group(0)
+
+
+def sweep_table(d: Design, chunks: list[Chunk], results: dict[int, dict[str, NDArray[Any]]]) -> pd.DataFrame:
+    """The tidy table: rows in order of configuration, system (the base's order) and demand point.
+
+    Configurations are numbered with the structural axes outermost, so each group is a run of consecutive
+    configurations and the chunks, in order, hold the rows in order: the table is their columns copied once into
+    one float block that becomes the frame without another copy (sorting the rows and stacking columns took 6 of
+    8.6 s at 6 x 10^6 rows; measured, benchmarks/bench_sweep.py).
+    """
+    import pandas as pd
+
+    found = [results[c.number] for c in chunks if c.number in results]
+    payments = list(chunks[0].payment_codes) if chunks else []
+    label_axes = [a for a in d.axes if a.labels.dtype == object]
+    float_axes = [a.name for a in d.axes if a.labels.dtype != object]
+    fixed = {"configuration", "system", "payment", "point", "api", *(a.name for a in d.axes)}
+    measures = [n for n in found[0] if n not in fixed] if found else [*POINT_COLUMNS, *SYSTEM_COLUMNS]
+    # counts are set apart, as integers: replacing a column of the float block would copy the whole block
+    counted = ("provisioned_replicas", "racks")
+    measures = [n for n in measures if n not in counted]
+    at_tpot = measures.index("tpot_ms") + 1
+    float_names = [*float_axes, *measures[:at_tpot], "interactivity_tokens_per_s", *measures[at_tpot:]]
+    sizes = [len(f["configuration"]) for f in found]
+    rows = int(sum(sizes))
+    block = np.empty((len(float_names), rows))
+    other: dict[str, list[NDArray[Any]]] = {}
+    start = 0
+    for f, size in zip(found, sizes, strict=True):
+        stop = start + size
+        for j, name in enumerate(float_names):
+            if name == "interactivity_tokens_per_s":
+                with np.errstate(divide="ignore"):
+                    np.divide(MS_PER_S, f["tpot_ms"], out=block[j, start:stop])
+            else:
+                block[j, start:stop] = f[name]
+        for name in ("configuration", "system", "payment", "point", "api", *counted, *(a.name for a in label_axes)):
+            other.setdefault(name, []).append(f[name])
+        start = stop
+
+    def joined(name: str, dtype: Any) -> NDArray[Any]:
+        parts = other.get(name, [])
+        return np.concatenate(parts) if parts else np.empty(0, dtype)
+
+    config = joined("configuration", np.int64)
+    out = pd.DataFrame(block.T, columns=float_names, copy=False)
+    if config.size > 1 and not bool(np.all(config[1:] >= config[:-1])):  # pragma: no cover - numbering guarantees it
+        raise AssertionError("sweep rows out of configuration order")
+    out.insert(0, "configuration", config)
+    for a, axis in enumerate(d.axes):
+        if axis.labels.dtype == object:
+            codes = joined(axis.name, np.int32)
+            out.insert(a + 1, axis.name, pd.Categorical.from_codes(codes, categories=list(axis.labels)))
+    system = joined("system", np.int32)
+    at = len(d.axes) + 1
+    names = list(d.system_names)
+    out.insert(at, "system", pd.Categorical.from_codes(system, categories=names))
+    for column, pattern in d.spec.system_attributes.items():
+        at += 1
+        values = [_attribute(re.search(pattern, name)) for name in names]
+        out.insert(at, column, pd.Categorical(np.asarray(values, dtype=object)[system]))
+    out.insert(at + 1, "payment", pd.Categorical.from_codes(joined("payment", np.int32), categories=payments))
+    points = [p.name for p in d.base.demand]
+    out.insert(at + 2, "demand_point", pd.Categorical.from_codes(joined("point", np.int32), categories=points))
+    api = joined("api", bool)
+    at = out.columns.get_loc("provisioned_it_kw")
+    for k, name in enumerate(counted):
+        column = joined(name, float)
+        whole = not (api.any() or d.spec.samples is not None)  # a mean over draws need not be whole
+        out.insert(at + k, name, column.astype(np.int64) if whole else column)
+    if api.any():
+        for name in NOT_FOR_API:
+            if name in out:
+                out[name] = pd.array(np.where(api, 0.0, out[name].to_numpy(float)), dtype="Float64")
+                out.loc[api, name] = pd.NA
+    return out
