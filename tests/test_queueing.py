@@ -397,7 +397,7 @@ def test_skipped_incomplete_gamma_is_exactly_one_and_erlang_b_is_unchanged() -> 
     # plain pmf / Q formula bit for bit. Random pairs over k in [0.05, 2e6] and every load below k + 1.
     from scipy.special import gammaincc
 
-    from rackcost.model.queueing import _incomplete_gamma_needed, _log_poisson_pmf
+    from rackcost.model.erlang import _incomplete_gamma_needed, _log_poisson_pmf
 
     rng = np.random.default_rng(20261130)
     n = 300_000
@@ -412,7 +412,7 @@ def test_skipped_incomplete_gamma_is_exactly_one_and_erlang_b_is_unchanged() -> 
 
 
 def test_incomplete_gamma_is_computed_near_saturation_and_above_k() -> None:
-    from rackcost.model.queueing import _incomplete_gamma_needed, _log_poisson_pmf
+    from rackcost.model.erlang import _incomplete_gamma_needed, _log_poisson_pmf
 
     # k = 15,000 slots at 95.9% load is 5 standard deviations from saturation: P(k+1, a) ~ 3e-7, Q != 1
     k = np.array([15_000.0, 15_000.0, 100.0])

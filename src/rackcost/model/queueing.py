@@ -1,37 +1,46 @@
-"""Pooled M/M/k queueing formulas for an inference fleet.
+"""The M/M/k fleet's waiting time, capacity at SLO and replicas needed, on Erlang C (:mod:`rackcost.model.erlang`).
 
-The fleet is modelled as a single M/M/k queue: ``N`` replicas with ``c`` request
-slots each give ``k = N * c`` servers (``k`` may be non-integer), each request
-holds a slot for an exponentially distributed service time with mean ``S``
-seconds, and requests arrive as a Poisson process with rate ``lambda``
-[requests/s].  The offered load is ``a = lambda * S`` [erlang].
+The fleet is one M/M/k queue of ``k = N * c`` slots (``N`` replicas of ``c`` slots each; ``k`` may be non-integer)
+with Poisson arrivals at ``lambda`` [requests/s] and exponential service of mean ``S`` [s]. The waiting-time tail is
+``P(W > t) = C(k, a) * exp(-(k/S - lambda) * t)`` with ``a = lambda * S`` (Kleinrock [1], Sec. 3.5); from it follow
+the wait quantile, the largest arrival rate whose tail meets the SLO at a budget (the capacity at SLO: a safeguarded
+Newton iteration in the arrival rate, bisection where Newton would leave the bracket) and the fewest replicas that
+serve a rate within the SLO (integer bisection after doubling, from a square-root staffing guess [4]).
 
-All functions are vectorised: every argument broadcasts against the others and
-the result is a float64 (or int64) ndarray of the broadcast shape (0-d for
-scalar input).
+``erlang_b``, ``erlang_c`` and ``offered_load`` are re-exported from :mod:`rackcost.model.erlang` so that
+``rackcost.queueing`` holds every documented queueing function.
+
+All functions are vectorised: every argument broadcasts against the others and the result is a float64 (or int64)
+ndarray of the broadcast shape (0-d for scalar input).
 
 References
 ----------
-.. [1] L. Kleinrock, *Queueing Systems, Volume 1: Theory*, Wiley, 1975,
-       Sec. 3.6 (M/m/m/m, Erlang B) and Sec. 3.5 (M/M/m, Erlang C and the
+.. [1] L. Kleinrock, *Queueing Systems, Volume 1: Theory*, Wiley, 1975, Sec. 3.5 (M/M/m, Erlang C and the
        waiting-time distribution).
-.. [2] D. L. Jagerman, "Some properties of the Erlang loss function",
-       *Bell System Technical Journal* 53(3), 525-551, 1974 (continuous
-       extension of Erlang B through the incomplete gamma function).
-.. [3] W. H. Press, S. A. Teukolsky, W. T. Vetterling, B. P. Flannery,
-       *Numerical Recipes*, 3rd ed., Cambridge University Press, 2007,
-       Sec. 5.2 (modified Lentz method) and Sec. 6.2 (continued fraction for
-       the incomplete gamma function).
-.. [4] S. Halfin and W. Whitt, "Heavy-traffic limits for queues with many
-       exponential servers", *Operations Research* 29(3), 567-588, 1981
-       (square-root staffing).
+.. [4] S. Halfin and W. Whitt, "Heavy-traffic limits for queues with many exponential servers", *Operations
+       Research* 29(3), 567-588, 1981 (square-root staffing).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import gammaincc, gammaln
+from scipy.special import gammaincc
+
+from rackcost.model.erlang import (
+    ArrayLike,
+    FloatArray,
+    IntArray,
+    as_float,
+    check_nonnegative,
+    check_open_unit,
+    check_positive,
+    erlang_b,
+    erlang_c,
+    erlang_c_checked,
+    offered_load,
+    stirling_error,
+)
 
 __all__ = [
     "capacity_at_slo",
@@ -44,17 +53,6 @@ __all__ = [
     "wait_tail",
 ]
 
-ArrayLike = npt.ArrayLike
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-
-_CF_MAX_ITER = 10_000
-"""Cap on the Lentz iterations of the continued fraction; it converges in O(sqrt(k)) terms near a = k, so a
-million slots need a few thousand at most."""
-_CF_EPS = 1e-15
-"""Relative change of the continued fraction at which Lentz's method stops: about five ulps of a double."""
-_FPMIN = 1e-300
-"""Lentz's guard against a zero denominator: near the smallest normal double, far below any term's size."""
 _CAPACITY_BISECTION_ITER = 200
 """Cap on the safeguarded Newton/bisection steps of the capacity at SLO: Newton needs 3 or 4, bisection alone reaches
 the relative tolerance below in about 35 halvings, so the cap only bounds a pathological case."""
@@ -62,314 +60,15 @@ _REPLICA_BISECTION_ITER = 64
 """Cap on the integer bisection of the replica count: 64 halvings span any int64 bracket."""
 _CAPACITY_RTOL = 1e-10
 """Relative accuracy of the capacity at SLO; the root is returned this far on the feasible side."""
-_Q_IS_ONE_BOUND = 1e-17
-"""Below this bound on P(k+1, a), Q(k+1, a) = 1 - P rounds to exactly 1.0 (see _incomplete_gamma_needed)."""
 _MAX_DOUBLINGS = 64
 """Cap on the doublings that bracket the replica count: 2**64 replicas is past any int64."""
-
-
-# --------------------------------------------------------------------------- validation
-
-
-def _as_float(name: str, x: ArrayLike) -> FloatArray:
-    arr = np.asarray(x, dtype=np.float64)
-    if np.any(np.isnan(arr)):
-        raise ValueError(f"{name} must not contain NaN")
-    return arr
-
-
-def _check_positive(name: str, x: FloatArray) -> None:
-    if np.any(~(x > 0)) or np.any(~np.isfinite(x)):
-        raise ValueError(f"{name} must be finite and > 0, got min {np.min(x)!r}")
-
-
-def _check_nonnegative(name: str, x: FloatArray) -> None:
-    if np.any(~(x >= 0)) or np.any(~np.isfinite(x)):
-        raise ValueError(f"{name} must be finite and >= 0, got min {np.min(x)!r}")
-
-
-def _check_open_unit(name: str, x: FloatArray) -> None:
-    if np.any(~((x > 0) & (x < 1))):
-        raise ValueError(f"{name} must lie in the open interval (0, 1)")
-
-
-# --------------------------------------------------------------------------- core formulas
-
-
-def offered_load(arrival_rps: ArrayLike, service_s: ArrayLike) -> FloatArray:
-    """Offered load of a Poisson stream (Little's law).
-
-    Parameters
-    ----------
-    arrival_rps : array_like
-        Arrival rate lambda, >= 0 [requests/s].
-    service_s : array_like
-        Mean service time S per request, > 0 [s].
-
-    Returns
-    -------
-    ndarray
-        Offered load ``a = lambda * S`` [erlang].
-
-    References
-    ----------
-    Kleinrock (1975), *Queueing Systems Vol. 1*, Sec. 2.1 (Little's result).
-
-    Examples
-    --------
-    Two requests per second holding a slot for half a second each keep one slot busy on average:
-
-    >>> float(offered_load(2.0, 0.5))
-    1.0
-    """
-    lam = _as_float("arrival_rps", arrival_rps)
-    s = _as_float("service_s", service_s)
-    _check_nonnegative("arrival_rps", lam)
-    _check_positive("service_s", s)
-    return np.asarray(lam * s, dtype=np.float64)
-
-
-def _legendre_cf(s: FloatArray, x: FloatArray) -> FloatArray:
-    """Legendre continued fraction of the upper incomplete gamma function.
-
-    ``Gamma(s, x) = exp(-x) * x**s * CF(s, x)`` with
-    ``CF = 1/(x+1-s - 1*(1-s)/(x+3-s - 2*(2-s)/(x+5-s - ...)))``, evaluated by
-    the modified Lentz method (Numerical Recipes, 3rd ed., Sec. 5.2 and 6.2,
-    routine ``gcf``).  Vectorised over 1-d arrays ``s`` and ``x`` (x > 0);
-    only unconverged elements keep iterating, up to ``_CF_MAX_ITER`` terms.
-    """
-    b = x + 1.0 - s
-    b = np.where(np.abs(b) < _FPMIN, _FPMIN, b)
-    c = np.full_like(x, 1.0 / _FPMIN)
-    d = 1.0 / b
-    h = d.copy()
-    active = np.arange(x.size)
-    for i in range(1, _CF_MAX_ITER + 1):
-        if active.size == 0:
-            break
-        si = s[active]
-        an = -i * (i - si)
-        bi = b[active] + 2.0
-        b[active] = bi
-        di = an * d[active] + bi
-        di = np.where(np.abs(di) < _FPMIN, _FPMIN, di)
-        ci = bi + an / c[active]
-        ci = np.where(np.abs(ci) < _FPMIN, _FPMIN, ci)
-        di = 1.0 / di
-        delta = di * ci
-        h[active] *= delta
-        d[active] = di
-        c[active] = ci
-        active = active[np.abs(delta - 1.0) >= _CF_EPS]
-    return h
-
-
-def _stirling_error(k: FloatArray) -> FloatArray:
-    """``log Gamma(k+1) - (k + 1/2) log k + k - log(2 pi)/2`` for k > 0.
-
-    Direct evaluation for k < 15 and the Stirling (de Moivre) series otherwise,
-    which avoids the cancellation of the direct form at large k.
-    C. Loader, "Fast and accurate computation of binomial probabilities", 2000.
-    """
-    if k.min(initial=np.inf) >= 15.0:  # hot path: the series alone
-        inv2 = 1.0 / (k * k)
-        return (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0 - inv2 / 1680.0))) / k
-    big = k >= 15.0
-    kd = np.where(big, 1.0, k)
-    direct = gammaln(kd + 1.0) - (kd + 0.5) * np.log(kd) + kd - 0.5 * np.log(2.0 * np.pi)
-    kb = np.where(big, k, 15.0)
-    inv2 = 1.0 / (kb * kb)
-    series = (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0 - inv2 / 1680.0))) / kb
-    return np.where(big, series, direct)
-
-
-def _log_poisson_pmf(k: FloatArray, a: FloatArray) -> FloatArray:
-    """``log(a**k exp(-a) / Gamma(k+1))`` for real k > 0 and a > 0.
-
-    Saddle-point form ``-stirlerr(k) - bd0(k, a) - log(2 pi k)/2`` with
-    ``bd0 = k (x - log1p(x))``, ``x = (a - k)/k``, which keeps the relative error
-    of the result near machine precision even for k ~ 1e7 (the naive
-    ``k log a - a - gammaln(k+1)`` loses ~k * eps).
-    Loader (2000), "Fast and accurate computation of binomial probabilities".
-    """
-    x = (a - k) / k
-    bd0 = k * (x - np.log1p(x))
-    return -_stirling_error(k) - bd0 - 0.5 * np.log(2.0 * np.pi * k)
-
-
-def erlang_b(k: ArrayLike, a: ArrayLike) -> FloatArray:
-    """Erlang B (loss) probability for a real number of servers.
-
-    Uses the continuous extension through the incomplete gamma function,
-    ``B(k, a) = p / Q(k+1, a)`` with ``p = a**k exp(-a) / Gamma(k+1)`` (in
-    log space) and ``Q`` the regularised upper incomplete gamma function, for
-    ``a <= k + 1 + sqrt(k + 1)``.  Above that, where ``Q`` underflows at large
-    ``k`` (e.g. k = 1e6, a = 1.05e6), the exact identity
-    ``1/B = a * CF(k+1, a)`` with the Legendre continued fraction of
-    ``Gamma(k+1, a)`` is used instead.  (The switch is slightly above ``a = k``
-    because the continued fraction converges slowly for ``a`` near ``k`` or
-    below 1, where the incomplete-gamma form is still safe.)
-
-    Parameters
-    ----------
-    k : array_like
-        Number of servers (slots), real and > 0 [slots].
-    a : array_like
-        Offered load, >= 0 [erlang].
-
-    Returns
-    -------
-    ndarray
-        Blocking probability in [0, 1]; 0 where ``a == 0`` [fraction].
-
-    Raises
-    ------
-    ValueError
-        If ``k <= 0``, ``a < 0`` or any input is NaN or infinite.
-
-    References
-    ----------
-    Kleinrock (1975), *Queueing Systems Vol. 1*, Eq. (3.44) (Erlang B);
-    Jagerman (1974), Bell Syst. Tech. J. 53, 525-551 (continuous Erlang B);
-    Press et al. (2007), *Numerical Recipes* 3rd ed., Sec. 6.2 (continued
-    fraction, modified Lentz).
-
-    Examples
-    --------
-    One server: ``B = a / (1 + a)``; two servers: ``B = (a^2/2) / (1 + a + a^2/2)``, 0.2 at a = 1:
-
-    >>> float(erlang_b(1, 1.0))
-    0.5
-    >>> round(float(erlang_b(2, 1.0)), 12)
-    0.2
-    """
-    k_arr = _as_float("k", k)
-    a_arr = _as_float("a", a)
-    _check_positive("k", k_arr)
-    _check_nonnegative("a", a_arr)
-    kb, ab = np.broadcast_arrays(k_arr, a_arr)
-    return _erlang_b_core(kb.ravel(), ab.ravel()).reshape(kb.shape)
-
-
-def _incomplete_gamma_needed(k: FloatArray, a: FloatArray, pmf: FloatArray) -> npt.NDArray[np.bool_]:
-    """Where ``Q(k+1, a)`` must be computed for Erlang B, given the Poisson term ``pmf = a**k exp(-a) / Gamma(k+1)``.
-
-    Elsewhere ``Q(k+1, a) = 1 - P(k+1, a)`` is exactly 1.0 in double precision. The series of the lower incomplete
-    gamma function, ``P(s, x) = x**s exp(-x) / Gamma(s+1) * sum_n x**n / ((s+1)...(s+n))``, is bounded term by
-    term by a geometric series, so for ``x < s + 1``::
-
-        P(k+1, a) <= pmf * a / (k+1) * (k+2) / (k+2-a)
-
-    Where this bound is below 1e-17, less than half the spacing of doubles below 1 (2**-54 = 5.6e-17) with room
-    for the rounding of ``pmf``, ``1 - P`` rounds to exactly 1.0, and so does scipy's ``gammaincc`` (a test checks
-    this on a million random pairs): skipping it changes no bit of the result. The skipped case is common: a
-    pool of thousands of slots a few standard deviations below saturation, where scipy sums a series of hundreds
-    of terms per element. Where ``pmf`` underflows to 0, ``B`` is 0 whatever ``Q`` is.
-    """
-    below = a < k + 1.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bound = pmf * (a / (k + 1.0)) * ((k + 2.0) / np.where(below, k + 2.0 - a, 1.0))
-    return (pmf > 0.0) & (~below | (bound >= _Q_IS_ONE_BOUND))
-
-
-def _erlang_b_core(kf: FloatArray, af: FloatArray) -> FloatArray:
-    """Erlang B for validated 1-d float arrays of equal length (no input checks: the hot path)."""
-    high = af > kf + 1.0 + np.sqrt(kf + 1.0)
-    if (af / kf).min(initial=np.inf) > 1e-15 and not high.any():
-        # hot path (every load not negligible and at most a little above k): Q(k+1, a) >= ~0.15, no underflow possible
-        pmf = np.exp(_log_poisson_pmf(kf, af))
-        need = _incomplete_gamma_needed(kf, af, pmf)
-        if need.all():
-            return np.minimum(pmf / gammaincc(kf + 1.0, af), 1.0)
-        # elsewhere Q(k+1, a) is exactly 1.0 in double precision, so B = pmf (0 where it underflows): the costly
-        # incomplete gamma is skipped for a lightly or moderately loaded pool of many slots
-        out = pmf.copy()
-        out[need] = np.minimum(pmf[need] / gammaincc(kf[need] + 1.0, af[need]), 1.0)
-        return out
-    out = np.zeros(kf.shape, dtype=np.float64)
-    # The continued fraction converges slowly for a close to (or below) k + 1, where
-    # Q(k+1, a) is still of order one; it is only needed far above k, where Q underflows.
-    with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
-        if not high.any():
-            # Q(k+1, a) >= ~0.15 here, so the denominator cannot underflow.
-            pos = af > 0
-            a_safe = np.where(pos, af, 1.0)
-            out = np.where(pos, np.exp(_log_poisson_pmf(kf, a_safe)) / gammaincc(kf + 1.0, a_safe), 0.0)
-        else:
-            low = (af > 0) & ~high
-            kl, al = kf[low], af[low]
-            out[low] = np.exp(_log_poisson_pmf(kl, al)) / gammaincc(kl + 1.0, al)
-            kh, ah = kf[high], af[high]
-            out[high] = 1.0 / (ah * _legendre_cf(kh + 1.0, ah))
-    return np.clip(out, 0.0, 1.0)
-
-
-def _erlang_c_checked(k: FloatArray, a: FloatArray) -> FloatArray:
-    """Erlang C for already validated, broadcast float arrays."""
-    stable = a < k
-    if stable.all() and k.shape == a.shape:  # hot path: a stable queue everywhere
-        b = _erlang_b_core(k.ravel(), a.ravel()).reshape(k.shape)
-        return np.minimum(b / (1.0 - (a / k) * (1.0 - b)), 1.0)
-    k_safe = np.where(stable, k, np.maximum(a, 1.0) * 2.0)
-    shape = np.broadcast_shapes(k_safe.shape, a.shape)
-    b = _erlang_b_core(np.broadcast_to(k_safe, shape).ravel(), np.broadcast_to(a, shape).ravel()).reshape(shape)
-    rho = a / k_safe
-    c = b / (1.0 - rho * (1.0 - b))
-    return np.where(stable, np.clip(c, 0.0, 1.0), 1.0)
-
-
-def erlang_c(k: ArrayLike, a: ArrayLike) -> FloatArray:
-    """Erlang C: probability that an arriving request has to wait in M/M/k.
-
-    ``C = B / (1 - (a/k) (1 - B))`` with ``B = erlang_b(k, a)`` for ``a < k``;
-    exactly 1 where ``a >= k`` (unstable queue).
-
-    Parameters
-    ----------
-    k : array_like
-        Number of servers (slots), real and > 0 [slots].
-    a : array_like
-        Offered load, >= 0 [erlang].
-
-    Returns
-    -------
-    ndarray
-        Probability of waiting in [0, 1] [fraction].
-
-    Raises
-    ------
-    ValueError
-        If ``k <= 0``, ``a < 0`` or any input is NaN or infinite.
-
-    References
-    ----------
-    Kleinrock (1975), *Queueing Systems Vol. 1*, Eq. (3.40) (Erlang C) and
-    the Erlang B/C relation.
-
-    Examples
-    --------
-    One server (M/M/1): an arrival waits with probability ``a``; two servers at a = 1: ``0.2 / (1 - 0.5 * 0.8)``:
-
-    >>> round(float(erlang_c(1, 0.5)), 12)
-    0.5
-    >>> round(float(erlang_c(2, 1.0)), 12)
-    0.333333333333
-    >>> float(erlang_c(2, 2.5))  # a >= k: the queue grows without bound, every arrival waits
-    1.0
-    """
-    k_arr = _as_float("k", k)
-    a_arr = _as_float("a", a)
-    _check_positive("k", k_arr)
-    _check_nonnegative("a", a_arr)
-    kb, ab = np.broadcast_arrays(k_arr, a_arr)
-    return np.asarray(_erlang_c_checked(kb, ab), dtype=np.float64)
 
 
 def _exceedance_checked(t: FloatArray, k: FloatArray, lam: FloatArray, s: FloatArray) -> FloatArray:
     """P(W > t) for validated, broadcast arrays."""
     a = lam * s
     stable = a < k
-    c = _erlang_c_checked(k, a)
+    c = erlang_c_checked(k, a)
     if stable.all():  # hot path
         return c * np.exp(-(k / s - lam) * t)
     with np.errstate(under="ignore"):
@@ -416,14 +115,14 @@ def wait_exceedance(t_s: ArrayLike, k: ArrayLike, arrival_rps: ArrayLike, servic
     >>> round(float(wait_exceedance(2.0, 1, 0.5, 1.0)), 12)
     0.183939720586
     """
-    t = _as_float("t_s", t_s)
-    k_arr = _as_float("k", k)
-    lam = _as_float("arrival_rps", arrival_rps)
-    s = _as_float("service_s", service_s)
-    _check_nonnegative("t_s", t)
-    _check_positive("k", k_arr)
-    _check_nonnegative("arrival_rps", lam)
-    _check_positive("service_s", s)
+    t = as_float("t_s", t_s)
+    k_arr = as_float("k", k)
+    lam = as_float("arrival_rps", arrival_rps)
+    s = as_float("service_s", service_s)
+    check_nonnegative("t_s", t)
+    check_positive("k", k_arr)
+    check_nonnegative("arrival_rps", lam)
+    check_positive("service_s", s)
     t, k_arr, lam, s = np.broadcast_arrays(t, k_arr, lam, s)
     return np.asarray(_exceedance_checked(t, k_arr, lam, s), dtype=np.float64)
 
@@ -451,15 +150,15 @@ def wait_tail(
     >>> round(float(exceedance), 12), round(float(quantile), 9)
     (0.183939720586, 7.824046011)
     """
-    t = _as_float("t_s", t_s)
-    k_arr = _as_float("k", k)
-    lam = _as_float("arrival_rps", arrival_rps)
-    s = _as_float("service_s", service_s)
+    t = as_float("t_s", t_s)
+    k_arr = as_float("k", k)
+    lam = as_float("arrival_rps", arrival_rps)
+    s = as_float("service_s", service_s)
     t, k_arr, lam, s = np.broadcast_arrays(t, k_arr, lam, s)
     a = lam * s
     if not (a < k_arr).all():
         raise ValueError("wait_tail needs a stable queue everywhere (arrival_rps * service_s < k)")
-    c = _erlang_c_checked(k_arr, a)
+    c = erlang_c_checked(k_arr, a)
     rate = k_arr / s - lam
     tail = 1.0 - q_fraction
     # every wait is >= 0, so P(W > t) = 1 for a negative budget (an infeasible point), without exp overflowing
@@ -510,19 +209,19 @@ def wait_quantile(q_fraction: ArrayLike, k: ArrayLike, arrival_rps: ArrayLike, s
     >>> float(wait_quantile(0.4, 1, 0.5, 1.0))
     0.0
     """
-    q = _as_float("q_fraction", q_fraction)
+    q = as_float("q_fraction", q_fraction)
     if np.any(~((q >= 0) & (q < 1))):
         raise ValueError("q_fraction must lie in [0, 1)")
-    k_arr = _as_float("k", k)
-    lam = _as_float("arrival_rps", arrival_rps)
-    s = _as_float("service_s", service_s)
-    _check_positive("k", k_arr)
-    _check_nonnegative("arrival_rps", lam)
-    _check_positive("service_s", s)
+    k_arr = as_float("k", k)
+    lam = as_float("arrival_rps", arrival_rps)
+    s = as_float("service_s", service_s)
+    check_positive("k", k_arr)
+    check_nonnegative("arrival_rps", lam)
+    check_positive("service_s", s)
     q, k_arr, lam, s = np.broadcast_arrays(q, k_arr, lam, s)
     a = lam * s
     stable = a < k_arr
-    c = _erlang_c_checked(k_arr, a)
+    c = erlang_c_checked(k_arr, a)
     tail = 1.0 - q
     waits = c > tail
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -539,7 +238,7 @@ def _fixed_slots_exceedance(t: FloatArray, k: FloatArray, s: FloatArray):
 
     Valid for 0 < lambda < k/S (a stable queue); elsewhere it falls back to the general path.
     """
-    stirling = _stirling_error(k)
+    stirling = stirling_error(k)
     half_log = 0.5 * np.log(2.0 * np.pi * k)
     k_plus_1 = k + 1.0
     rate = k / s
@@ -621,14 +320,14 @@ def capacity_at_slo(
     >>> round(float(capacity_at_slo(1, 1.0, 0.0, 0.5)), 6)
     0.5
     """
-    k_arr = _as_float("k", k)
-    s = _as_float("service_s", service_s)
-    t = _as_float("budget_s", budget_s)
-    eps = _as_float("max_exceedance_fraction", max_exceedance_fraction)
-    _check_positive("k", k_arr)
-    _check_positive("service_s", s)
-    _check_nonnegative("budget_s", t)
-    _check_open_unit("max_exceedance_fraction", eps)
+    k_arr = as_float("k", k)
+    s = as_float("service_s", service_s)
+    t = as_float("budget_s", budget_s)
+    eps = as_float("max_exceedance_fraction", max_exceedance_fraction)
+    check_positive("k", k_arr)
+    check_positive("service_s", s)
+    check_nonnegative("budget_s", t)
+    check_open_unit("max_exceedance_fraction", eps)
     k_arr, s, t, eps = np.broadcast_arrays(k_arr, s, t, eps)
     hi = k_arr / s
     # C <= 1, so a <= k - (S/t) log(1/eps) already meets the SLO: a feasible lower end of the bracket
@@ -747,16 +446,16 @@ def replicas_needed(
     >>> int(replicas_needed(1.0, 1.0, 1, 0.0, 0.3))
     3
     """
-    lam = _as_float("arrival_rps", arrival_rps)
-    s = _as_float("service_s", service_s)
-    c = _as_float("slots_per_replica", slots_per_replica)
-    t = _as_float("budget_s", budget_s)
-    eps = _as_float("max_exceedance_fraction", max_exceedance_fraction)
-    _check_nonnegative("arrival_rps", lam)
-    _check_positive("service_s", s)
-    _check_positive("slots_per_replica", c)
-    _check_nonnegative("budget_s", t)
-    _check_open_unit("max_exceedance_fraction", eps)
+    lam = as_float("arrival_rps", arrival_rps)
+    s = as_float("service_s", service_s)
+    c = as_float("slots_per_replica", slots_per_replica)
+    t = as_float("budget_s", budget_s)
+    eps = as_float("max_exceedance_fraction", max_exceedance_fraction)
+    check_nonnegative("arrival_rps", lam)
+    check_positive("service_s", s)
+    check_positive("slots_per_replica", c)
+    check_nonnegative("budget_s", t)
+    check_open_unit("max_exceedance_fraction", eps)
     lam, s, c, t, eps = np.broadcast_arrays(lam, s, c, t, eps)
     a = lam * s
     log_inv = np.log(1.0 / eps)
