@@ -18,6 +18,9 @@ INFERENCEX = Path(__file__).parent / "data" / "inferencex"
 FORBIDDEN = ("../shared", "/work/", "FIGURES.md")
 # Files that name the forbidden strings to explain this rule.
 EXPLAINS_THE_RULE = {"tests/test_self_contained.py"}
+# Files that say where the optional real data files are (tests marked `data` read them there and are skipped where
+# the folder is absent, so a clone still stands on its own): they may name that folder, and nothing else forbidden.
+NAMES_THE_SHARED_DATA = {"tests/conftest.py": ("../shared",), "pyproject.toml": ("../shared",)}
 # Never part of a clone: the virtual environment, git's own files and caches.
 NOT_IN_A_CLONE = {".venv", ".git", "__pycache__", ".pytest_cache", ".ruff_cache", "build", "dist"}
 CITATION = re.compile(r"docs/sources\.md §(\d+)(?:-(\d+))?")
@@ -48,7 +51,8 @@ def _mentions(root: Path, files: list[str]) -> list[tuple[str, str]]:
         if name in EXPLAINS_THE_RULE:
             continue
         data = (root / name).read_bytes()
-        found += [(name, s) for s in FORBIDDEN if s.encode("utf-8") in data]
+        allowed = NAMES_THE_SHARED_DATA.get(name, ())
+        found += [(name, s) for s in FORBIDDEN if s not in allowed and s.encode("utf-8") in data]
     return found
 
 
@@ -78,12 +82,15 @@ def test_the_check_finds_a_mention_and_skips_the_caches(tmp_path: Path):
     (tmp_path / ".venv").mkdir()
     (tmp_path / ".venv" / "c.py").write_text("'../shared'\n", encoding="utf-8")
     (tmp_path / "clean.md").write_text("docs/sources.md §4\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "conftest.py").write_text("'../shared/data' '/work/x'\n", encoding="utf-8")
     files = _tracked_files(tmp_path)  # no .git here: the walk
-    assert sorted(files) == ["b.yaml", "clean.md", "docs/a.md"]
+    assert sorted(files) == ["b.yaml", "clean.md", "docs/a.md", "tests/conftest.py"]
     assert sorted(_mentions(tmp_path, files)) == [
         ("b.yaml", "/work/"),
         ("b.yaml", "FIGURES.md"),
         ("docs/a.md", "../shared"),
+        ("tests/conftest.py", "/work/"),  # it may name the shared data folder, not the build machine's paths
     ]
 
 
