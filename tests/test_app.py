@@ -17,6 +17,7 @@ import yaml
 from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
+import inferencex_files
 import rackcost
 from rackcost.cli import app as cli_app
 from reference import TWO_SYSTEMS
@@ -532,8 +533,8 @@ def test_uncertainty_page_without_distributions_says_so_and_still_works():
 
 # ---- Scenario page: import benchmark results ---------------------------------------------------------------------
 
-INFERENCEX = Path(__file__).parent / "data" / "inferencex"  # real InferenceX files, copied into the repository
-GAUDI_FILE = INFERENCEX / "gaudi25-h100-llama33-70b-results.json"
+# invented InferenceX-format array (inferencex_files.py): four MI300X curves of three points and an H100 row
+RESULTS_FILE = inferencex_files.ARRAY
 GAUDI_SCENARIO = "llama-3.3-70b-gaudi25-tp-precision.yaml"
 
 
@@ -573,30 +574,32 @@ def numeric_leaves_uncovered(data: dict) -> list[str]:
     ]
 
 
-def test_importing_the_gaudi_results_shows_six_curves_and_the_skipped_h100_row():
+def test_importing_a_results_array_shows_its_curves_and_the_skipped_h100_row():
+    rows = json.loads(RESULTS_FILE.read_text(encoding="utf-8"))
     at = start()
-    upload_results(at, [(GAUDI_FILE.name, GAUDI_FILE.read_bytes())])
+    upload_results(at, [(RESULTS_FILE.name, RESULTS_FILE.read_bytes())])
     assert errors(at) == ""
-    assert any(m.value.startswith("**6 curves found**") for m in at.markdown)
+    assert any(m.value.startswith("**4 curves found**") for m in at.markdown)
     curves = next(d.value for d in at.dataframe if "curve" in d.value.columns)
-    assert len(curves) == 6
-    assert set(curves["hardware"]) == {"gaudi25"}
+    assert len(curves) == 4
+    assert set(curves["hardware"]) == {"mi300x"}
     assert sorted(zip(curves["precision"], curves["tp"], strict=True)) == [
-        ("bf16", 2), ("bf16", 4), ("bf16", 8), ("fp8", 2), ("fp8", 4), ("fp8", 8)
+        ("bf16", 2), ("bf16", 4), ("fp8", 2), ("fp8", 4)
     ]  # fmt: skip
-    assert set(curves["points"]) == {5} and set(curves["isl_osl"]) == {"1024/1024"}
+    assert set(curves["points"]) == {3} and set(curves["isl_osl"]) == {"1024/1024"}
     assert set(curves["concurrency"]) == {"4 to 64"}
     assert all("1k1k" in source for source in curves["isl_osl_from"])
     skipped = next(d.value for d in at.dataframe if "reason" in d.value.columns)
     assert len(skipped) == 1
-    assert skipped["row"][0] == "30" and skipped["field"][0] == "isl/osl"
+    h100_row = next(i for i, r in enumerate(rows) if r["hw"] == "h100")
+    assert skipped["row"][0] == str(h100_row) and skipped["field"][0] == "isl/osl"
     assert "not in the file and not in its file name" in skipped["reason"][0]
-    # with ISL/OSL given as options, the H100 row becomes a seventh curve, and the summary says where they came from
+    # with ISL/OSL given as options, the H100 row becomes a fifth curve, and the summary says where they came from
     at.number_input(key="w_import_isl").set_value(1024)
     at.number_input(key="w_import_osl").set_value(1024).run()
     ok(at)
     curves = next(d.value for d in at.dataframe if "curve" in d.value.columns)
-    assert len(curves) == 7 and "h100" in set(curves["hardware"])
+    assert len(curves) == 5 and "h100" in set(curves["hardware"])
     assert "option --isl/--osl" in set(curves["isl_osl_from"])
     assert not any("reason" in d.value.columns for d in at.dataframe)
 
@@ -606,7 +609,7 @@ def test_replacing_a_systems_points_with_an_imported_curve_changes_its_points_an
     load(at, GAUDI_SCENARIO)
     before = at.session_state["valid_json"]
     results_before = points_table(at)
-    upload_results(at, [(GAUDI_FILE.name, GAUDI_FILE.read_bytes())])
+    upload_results(at, [(RESULTS_FILE.name, RESULTS_FILE.read_bytes())])
     curve = keyed(at.selectbox, "import_curve")
     curve.set_value(next(i for i, label in enumerate(curve.options) if "fp8 vllm tp2 " in label))
     keyed(at.selectbox, "import_target").set_value(0)  # Gaudi 2.5 TP8 BF16
@@ -616,15 +619,15 @@ def test_replacing_a_systems_points_with_an_imported_curve_changes_its_points_an
     system = at.session_state["draft"]["systems"][0]
     assert system["name"] == "Gaudi 2.5 TP8 BF16"  # the system stays; its curve and replica size are the benchmark's
     assert system["performance"]["benchmark_precision"] == "fp8"
-    assert [p["concurrency"] for p in system["performance"]["points"]] == [4, 8, 16, 32, 64]
+    assert [p["concurrency"] for p in system["performance"]["points"]] == [4, 16, 64]
     assert system["hardware"]["accelerators_per_replica"] == 2
     assert system["costs"] == rackcost.load_scenario(GAUDI_SCENARIO).systems[0].costs.model_dump(exclude_unset=True)
     assert any("Replaced the operating points of Gaudi 2.5 TP8 BF16" in s.value for s in at.success)
     # provenance: the curve's class, the file and the run date; nothing labelled as edited by the user
     figures = at.session_state["draft"]["figures"]
     assert figures["systems[0].performance"]["provenance"] == "independent"
-    assert GAUDI_FILE.name in figures["systems[0].performance"]["source"]
-    assert "2025-10-15" in figures["systems[0].performance"]["source"]
+    assert RESULTS_FILE.name in figures["systems[0].performance"]["source"]
+    assert "2025-11-20" in figures["systems[0].performance"]["source"]  # the TP2 rows' timestamp
     assert not [k for k, f in figures.items() if "edited in the rackcost dashboard" in f["source"]]
     assert numeric_leaves_uncovered(at.session_state["draft"]) == []
     results_after = points_table(at)
@@ -640,7 +643,7 @@ def test_adding_an_imported_curve_as_a_new_system_copies_hardware_flagged_for_re
     at = start()  # the default scenario: two systems, so that each rerun is quick
     n = len(at.session_state["draft"]["systems"])
     template = at.session_state["draft"]["systems"][1]
-    upload_results(at, [(GAUDI_FILE.name, GAUDI_FILE.read_bytes())])
+    upload_results(at, [(RESULTS_FILE.name, RESULTS_FILE.read_bytes())])
     curve = keyed(at.selectbox, "import_curve")
     curve.set_value(next(i for i, label in enumerate(curve.options) if "bf16 vllm tp4 " in label))
     at.radio(key="w_import_action").set_value("add").run()
@@ -653,8 +656,8 @@ def test_adding_an_imported_curve_as_a_new_system_copies_hardware_flagged_for_re
     assert len(draft["systems"]) == n + 1 and not at.session_state["problems"]
     new = draft["systems"][-1]
     assert new["name"] == "Gaudi 2.5 TP4 BF16"
-    assert new["performance"]["benchmark_precision"] == "bf16" and len(new["performance"]["points"]) == 5
-    assert new["provenance"]["class"] == "independent" and GAUDI_FILE.name in new["provenance"]["source"]
+    assert new["performance"]["benchmark_precision"] == "bf16" and len(new["performance"]["points"]) == 3
+    assert new["provenance"]["class"] == "independent" and RESULTS_FILE.name in new["provenance"]["source"]
     assert new["hardware"]["accelerators_per_replica"] == 4
     assert new["costs"] == template["costs"]
     assert {k: v for k, v in new["hardware"].items() if k != "accelerators_per_replica"} == {

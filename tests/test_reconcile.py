@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import inferencex_files
 import rackcost
 from rackcost.analysis.reconcile import inferencex_usd_per_million_tokens, reconcile
 from rackcost.cli import app
@@ -24,11 +25,9 @@ from rackcost.scenario.price_tiers import DATA_DIR, PRICE_TIERS_FILE, price_tier
 from rackcost.scenario.schema import ProvenanceClass
 
 runner = CliRunner()
-IX = Path(__file__).parent / "data" / "inferencex"
-KIMI_8K1K = (
-    IX / "agg_kimik2.5_8k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc32_MI355-gbt350-odcdh5-wbb3.json"
-)
-GAUDI = IX / "gaudi25-h100-llama33-70b-results.json"
+# invented InferenceX-format fixtures (inferencex_files.py): an 8k/1k aggregate on MI355X, an array with an H100 row
+AGG_8K1K = inferencex_files.AGG_32
+ARRAY = inferencex_files.ARRAY
 B200_GB200 = "deepseek-r1-b200-vs-gb200-inferencex"
 
 
@@ -79,10 +78,9 @@ def _imported_scenario(path: Path, gpus: int, **options) -> tuple[rackcost.Scena
     return scenario_from_dict(data), curve.performance
 
 
-@pytest.mark.parametrize("tier", ["mi355x:hyperscaler-owned", "mi355x:neocloud-owned", "mi355x:rental-3-year"])
-def test_an_imported_inferencex_file_reproduces_inferencexs_figures_exactly(tier):
-    raw = json.loads(KIMI_8K1K.read_text())
-    scenario, _ = _imported_scenario(KIMI_8K1K, raw["tp"])
+def _assert_reproduces_inferencex(path: Path, tier: str) -> None:
+    raw = json.loads(path.read_text())
+    scenario, _ = _imported_scenario(path, raw["tp"])
     price = price_tiers()[tier].usd_per_gpu_hour
     r = reconcile(scenario, "imported", tier, output_tokens_per_s_per_gpu=raw["output_tput_per_gpu"])
     assert r.total_tokens_per_s_per_gpu == pytest.approx(raw["tput_per_gpu"], rel=1e-12)
@@ -92,17 +90,39 @@ def test_an_imported_inferencex_file_reproduces_inferencexs_figures_exactly(tier
     assert r.inferencex_usd_per_million_output_tokens == pytest.approx(
         price / (raw["output_tput_per_gpu"] * 3600 / 1e6), rel=1e-12
     )
-    # the measured output share (17.57 of 157.12 tokens/s) against the nominal 1024 / (8192 + 1024)
+    # the measured output share against the nominal 1024 / (8192 + 1024)
     (split,) = [row for row in r.rows_at("peak") if row.step == "token_split"]
     nominal = raw["tput_per_gpu"] * 1024 / (8192 + 1024)
     assert split.multiplier == pytest.approx(raw["output_tput_per_gpu"] / nominal, rel=1e-12)
     assert split.multiplier != pytest.approx(1.0, rel=1e-3)
 
 
+@pytest.mark.parametrize("tier", ["mi355x:hyperscaler-owned", "mi355x:neocloud-owned", "mi355x:rental-3-year"])
+def test_an_imported_inferencex_file_reproduces_inferencexs_figures_exactly(tier):
+    _assert_reproduces_inferencex(AGG_8K1K, tier)
+
+
+def test_the_imported_fixtures_figures_by_hand():
+    # $1.48 per GPU-hour; the invented run's 830.019375 tokens/s per GPU are 2.98806975 M tokens per GPU-hour
+    scenario, _ = _imported_scenario(AGG_8K1K, 8)
+    r = reconcile(scenario, "imported", "mi355x:hyperscaler-owned", output_tokens_per_s_per_gpu=90.0)
+    assert r.usd_per_gpu_hour == 1.48
+    assert r.inferencex_usd_per_million_total_tokens == pytest.approx(1.48 / 2.98806975, rel=1e-12)
+    # its output share, 90 of 830.019375 tokens/s, against the nominal 1024 / (8192 + 1024) = 1/9 of them
+    (split,) = [row for row in r.rows_at("peak") if row.step == "token_split"]
+    assert split.multiplier == pytest.approx(90 * 9 / 830.019375, rel=1e-12)
+
+
+@pytest.mark.data
+def test_an_imported_real_inferencex_file_reproduces_inferencexs_figures_exactly(real_inferencex: Path):
+    # the measured output share of the real Kimi-K2.5 8k/1k run: 17.57 of 157.12 tokens/s
+    _assert_reproduces_inferencex(real_inferencex / inferencex_files.REAL_AGG_32, "mi355x:neocloud-owned")
+
+
 def test_a_stage_c_row_with_lengths_given_on_import_reproduces_inferencex_too():
-    rows = json.loads(GAUDI.read_text())
+    rows = json.loads(ARRAY.read_text())
     (h100,) = [row for row in rows if row["hw"] == "h100"]
-    scenario, _ = _imported_scenario(GAUDI, h100["tp"], isl=1024, osl=1024, only=["hw=h100"])
+    scenario, _ = _imported_scenario(ARRAY, h100["tp"], isl=1024, osl=1024, only=["hw=h100"])
     r = reconcile(scenario, "imported", "h100:neocloud-owned", output_tokens_per_s_per_gpu=h100["output_tput_per_gpu"])
     assert r.inferencex_usd_per_million_total_tokens == pytest.approx(1.69 / (h100["tput_per_gpu"] * 3.6e-3), rel=1e-12)
     assert r.inferencex_usd_per_million_output_tokens == pytest.approx(

@@ -1,7 +1,11 @@
-"""A clone stands on its own: no file points outside the repository, and every cited source is in it (issue 9)."""
+"""A clone stands on its own: no file points outside the repository, and every cited source is in it (issue 9).
+
+It carries only files the project wrote (issue 18): no copy of a fetched data file.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import subprocess
@@ -11,13 +15,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "docs" / "sources.md"
-INFERENCEX = Path(__file__).parent / "data" / "inferencex"
 
 # What a file must not mention: the folder that sat beside the repository on the build machine, that machine's
 # absolute paths, and the reference table that lived there (now docs/sources.md).
 FORBIDDEN = ("../shared", "/work/", "FIGURES.md")
 # Files that name the forbidden strings to explain this rule.
 EXPLAINS_THE_RULE = {"tests/test_self_contained.py"}
+# Files that say where the optional real data files are (tests marked `data` read them there and are skipped where
+# the folder is absent, so a clone still stands on its own): they may name that folder, and nothing else forbidden.
+NAMES_THE_SHARED_DATA = {"tests/conftest.py": ("../shared",), "pyproject.toml": ("../shared",)}
 # Never part of a clone: the virtual environment, git's own files and caches.
 NOT_IN_A_CLONE = {".venv", ".git", "__pycache__", ".pytest_cache", ".ruff_cache", "build", "dist"}
 CITATION = re.compile(r"docs/sources\.md §(\d+)(?:-(\d+))?")
@@ -48,7 +54,8 @@ def _mentions(root: Path, files: list[str]) -> list[tuple[str, str]]:
         if name in EXPLAINS_THE_RULE:
             continue
         data = (root / name).read_bytes()
-        found += [(name, s) for s in FORBIDDEN if s.encode("utf-8") in data]
+        allowed = NAMES_THE_SHARED_DATA.get(name, ())
+        found += [(name, s) for s in FORBIDDEN if s not in allowed and s.encode("utf-8") in data]
     return found
 
 
@@ -78,12 +85,15 @@ def test_the_check_finds_a_mention_and_skips_the_caches(tmp_path: Path):
     (tmp_path / ".venv").mkdir()
     (tmp_path / ".venv" / "c.py").write_text("'../shared'\n", encoding="utf-8")
     (tmp_path / "clean.md").write_text("docs/sources.md §4\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "conftest.py").write_text("'../shared/data' '/work/x'\n", encoding="utf-8")
     files = _tracked_files(tmp_path)  # no .git here: the walk
-    assert sorted(files) == ["b.yaml", "clean.md", "docs/a.md"]
+    assert sorted(files) == ["b.yaml", "clean.md", "docs/a.md", "tests/conftest.py"]
     assert sorted(_mentions(tmp_path, files)) == [
         ("b.yaml", "/work/"),
         ("b.yaml", "FIGURES.md"),
         ("docs/a.md", "../shared"),
+        ("tests/conftest.py", "/work/"),  # it may name the shared data folder, not the build machine's paths
     ]
 
 
@@ -103,10 +113,34 @@ def test_docs_sources_keeps_the_nine_sections_of_the_reference_table():
     assert _sections(SOURCES.read_text(encoding="utf-8")) == set(range(1, 10))
 
 
-def test_every_inferencex_copy_is_described_in_its_readme():
-    # where each real file came from, what it is and its licence travel with the copies
-    readme = (INFERENCEX / "README.md").read_text(encoding="utf-8")
-    copies = sorted(INFERENCEX.glob("*.json"))
-    assert len(copies) == 5
-    for copy in copies:
-        assert f"`{copy.name}`" in readme, f"{copy.name} is not described in {INFERENCEX / 'README.md'}"
+def _sha1(path: Path) -> str:
+    return hashlib.sha1(path.read_bytes(), usedforsecurity=False).hexdigest()
+
+
+def _copies(root: Path, files: list[str], data: Path) -> list[tuple[str, str]]:
+    """``(tracked file, data file)`` pairs with equal bytes; the data folders' READMEs are not data."""
+    fetched = {}
+    for path in sorted(data.rglob("*")):
+        if path.is_file() and path.name != "README.md":
+            fetched.setdefault(_sha1(path), path.relative_to(data).as_posix())
+    return [(name, fetched[h]) for name in files if (h := _sha1(root / name)) in fetched]
+
+
+@pytest.mark.data
+def test_the_repository_carries_no_copy_of_a_fetched_data_file(shared_data: Path):
+    files = _tracked_files(ROOT)
+    assert "README.md" in files and "tests/data/importers/other_schema.json" in files, "not the repository's files"
+    assert _copies(ROOT, files, shared_data) == []
+
+
+def test_the_copy_check_finds_a_copy_by_content(tmp_path: Path):
+    data, repo = tmp_path / "data", tmp_path / "repo"
+    (data / "x").mkdir(parents=True)
+    (repo / "tests").mkdir(parents=True)
+    (data / "x" / "run.json").write_bytes(b'{"conc": 4}')
+    (data / "x" / "README.md").write_bytes(b"# notes\n")
+    (repo / "tests" / "renamed.json").write_bytes(b'{"conc": 4}')  # a copy under another name
+    (repo / "tests" / "edited.json").write_bytes(b'{"conc": 8}')
+    (repo / "README.md").write_bytes(b"# notes\n")  # equal to a README of the data: not a data file
+    files = _tracked_files(repo)
+    assert _copies(repo, files, data) == [("tests/renamed.json", "x/run.json")]
