@@ -1,5 +1,8 @@
 """Scenario schema: every input of the model, validated by pydantic.
 
+The blocks of the scenario live here; the systems it compares in :mod:`rackcost.scenario.systems` and the field
+types both use in :mod:`rackcost.scenario.fields` (re-exported here, so this module is the schema's one face).
+
 All checks happen here (DESIGN.md section 1 and 5). Units live in field names (``_w``, ``_kw``, ``_usd``,
 ``_ms``, ``_s``, ``_per_kwh``, ``_years``, ``_rps``) and shares end in ``_fraction`` and lie in [0, 1].
 Cross-field rules name both fields and both values. The numeric core never sees these objects: the
@@ -10,23 +13,53 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    TypeAdapter,
-    ValidationError,
-    model_validator,
-)
+from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
 
 from rackcost.errors import plain_message
-from rackcost.scenario.distributions import NOT_BOOL, Distribution
+from rackcost.scenario.distributions import Distribution
+from rackcost.scenario.fields import (
+    AttainmentFraction,
+    Count,
+    CvFraction,
+    Derate,
+    Exponent,
+    HoursPerDay,
+    LatencyMs,
+    Name,
+    PositiveFraction,
+    Pue,
+    RackKw,
+    Rps,
+    ScenarioBlock,
+    SiteKw,
+    Source,
+    SpareCount,
+    Tokens,
+    UsdPerKw,
+    UsdPerKwh,
+    UsdPerKwMonth,
+    UsdPerMillionTokens,
+    Years,
+    raise_problems,
+)
+from rackcost.scenario.systems import (
+    Api,
+    Billing,
+    Claim,
+    Costs,
+    FacilityOverride,
+    Hardware,
+    OperatingPoint,
+    Performance,
+    Provenance,
+    ProvenanceClass,
+    Rent,
+    System,
+    TokenBasis,
+)
 from rackcost.scenario.yaml_paths import MISSING, format_path, lookup, parse_path
 
 __all__ = [
@@ -51,6 +84,7 @@ __all__ = [
     "SLO",
     "Scenario",
     "System",
+    "TokenBasis",
     "UNCERTAIN_PATHS",
     "UNCERTAIN_WHERE",
     "Uncertainty",
@@ -59,89 +93,6 @@ __all__ = [
     "model_in",
     "is_uncertain_path",
 ]
-
-# Every number has a range a real deployment never leaves: besides catching typos, the ranges keep every quotient
-# of the model finite (a 1e-308 arrival rate made the cost per accepted token inf, a 1e308 throughput NaN service
-# times). Bounds are wide on purpose: a factor of 100 or more beyond the largest deployment known in 2026.
-# A YAML boolean is never a number (pydantic's lax mode would read true as 1): NOT_BOOL refuses it first.
-
-
-def _number(low: float, high: float, *, low_open: bool = False, high_open: bool = False) -> Any:
-    """A finite float in [low, high] (open ends where asked), never a boolean."""
-    bounds = {"gt" if low_open else "ge": low, "lt" if high_open else "le": high}
-    return Annotated[float, Field(allow_inf_nan=False, **bounds), NOT_BOOL]
-
-
-def _integer(low: int, high: int) -> Any:
-    """An integer in [low, high], never a boolean."""
-    return Annotated[int, Field(ge=low, le=high), NOT_BOOL]
-
-
-Fraction = _number(0, 1)
-Tokens = _number(1, 1e7)  # tokens per request: 10 million is beyond any context window
-LatencyMs = _number(1e-3, 1e7)  # 1 microsecond to about 2.8 hours
-Concurrency = _number(1e-3, 1e7)
-Throughput = _number(1e-3, 1e10)  # tokens/s: a millitoken per second to ten billion
-AcceleratorW = _number(1, 1e5)
-AcceleratorIdleW = _number(0, 1e5)
-HostW = _number(0, 1e6)
-Years = _number(0.1, 100)
-Usd = _number(0, 1e9)  # one item's price: a billion dollars
-UsdPerYear = _number(0, 1e9)
-Pue = _number(1, 5)
-UsdPerKwh = _number(0, 10)
-RackKw = _number(0.1, 1e4)  # a 100 W shelf to a 10 MW rack
-UsdPerKwMonth = _number(0, 1e5)
-UsdPerKw = _number(0, 1e7)
-Count = _integer(1, 1_000_000)
-MAX_NAME_CHARS = 200
-"""Longest scenario, system or demand-point name [characters]."""
-
-
-def _printable(value: str) -> str:
-    """A name is not blank and has no control characters (tabs, newlines, NUL, line separators)."""
-    if not value.strip():
-        raise ValueError(f"must not be blank, got {value!r}")
-    bad = [c for c in value if unicodedata.category(c) in {"Cc", "Cs", "Zl", "Zp"}]
-    if bad:
-        raise ValueError(f"must be printable (no control characters such as {bad[0]!r}), got {value!r}")
-    return value
-
-
-Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_printable)]
-Source = Annotated[str | None, Field(default=None, description="Where the figures of this block come from.")]
-
-
-def _raise(problems: list[tuple[str, str]]) -> None:
-    """Raise one ValueError listing cross-field problems, one ``path: message`` per line.
-
-    ``path`` is relative to the model being validated; the loader turns each line into its own problem with the
-    full YAML path and line.
-    """
-    if problems:
-        raise ValueError("\n".join(f"{path}: {message}" for path, message in problems))
-
-
-class _Block(BaseModel):
-    """Base of every scenario block: unknown keys are errors, values are checked on assignment too."""
-
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
-
-
-class ProvenanceClass(StrEnum):
-    """Who ran the benchmark behind a figure."""
-
-    vendor = "vendor"
-    collaborative = "collaborative"
-    independent = "independent"
-    assumption = "assumption"
-
-
-class TokenBasis(StrEnum):
-    """Which tokens a throughput figure counts."""
-
-    total = "total"
-    output = "output"
 
 
 class Routing(StrEnum):
@@ -165,7 +116,7 @@ ROUTING_WORDS = {
 """What each router does and how the model treats it, in words, for output headers."""
 
 
-class Workload(_Block):
+class Workload(ScenarioBlock):
     """The requests the fleet serves."""
 
     model: str = Field(description="Model name, e.g. deepseek-ai/DeepSeek-R1.")
@@ -173,7 +124,7 @@ class Workload(_Block):
     precision: str = Field(description="Numeric format of weights/activations, e.g. fp8, mxfp4.")
     input_tokens_per_request: Tokens = Field(description="Input (prompt) tokens per request, ISL; 1 to 1e7 [tokens].")
     output_tokens_per_request: Tokens = Field(description="Output tokens per request, OSL; 1 to 1e7 [tokens].")
-    output_tokens_cv_fraction: _number(0, 10) | None = Field(
+    output_tokens_cv_fraction: CvFraction | None = Field(
         default=None,
         description="Coefficient of variation of output length (OSL spread) [-]. Scales the reported p99 queueing "
         "wait by the Allen-Cunneen factor (1 + min(cv, 1)^2) / 2; never used for sizing or acceptance, where it was "
@@ -182,7 +133,7 @@ class Workload(_Block):
     source: Source = None
 
 
-class SLO(_Block):
+class SLO(ScenarioBlock):
     """Latency service-level objective; a request served within it is *accepted*."""
 
     ttft_limit_ms: LatencyMs = Field(description="Time-to-first-token limit, queueing included; 1e-3 to 1e7 [ms].")
@@ -192,40 +143,26 @@ class SLO(_Block):
     )
     # an objective met by fewer than half the requests is no objective (and 1 - 1e-308 rounds to 1: no tail left);
     # closer to 1 than 1 - 1e-9 asks for a wait quantile no queue model resolves in double precision
-    attainment_fraction: _number(0.5, 1 - 1e-9) = Field(
+    attainment_fraction: AttainmentFraction = Field(
         default=0.99,
         description="Share of requests that must be accepted at the sizing (peak) demand, e.g. 0.99; 0.5 to 1 - 1e-9.",
     )
     source: Source = None
 
 
-class DemandPoint(_Block):
+class DemandPoint(ScenarioBlock):
     """One level of demand and how many hours a day the fleet sees it."""
 
     name: Name = Field(description="Name, conventionally quiet, normal or peak; printable, at most 200 characters.")
     # one request every 11.6 days to ten million a second
-    arrival_rps: _number(1e-6, 1e7) = Field(description="Poisson arrival rate of requests; 1e-6 to 1e7 [requests/s].")
-    hours_per_day: _number(1e-3, 24) = Field(
+    arrival_rps: Rps = Field(description="Poisson arrival rate of requests; 1e-6 to 1e7 [requests/s].")
+    hours_per_day: HoursPerDay = Field(
         description="Hours per day at this demand; 1e-3 (3.6 s) to 24 [h]; all points add up to 24."
     )
     source: Source = None
 
 
-class FacilityOverride(_Block):
-    """Facility figures that differ for one system (e.g. a liquid-cooled hall); unset fields inherit."""
-
-    pue: Pue | None = Field(default=None, description="As facility.pue; 1 to 5 [-].")
-    electricity_usd_per_kwh: UsdPerKwh | None = Field(default=None, description="As facility; 0 to 10 [USD/kWh].")
-    rack_power_limit_kw: RackKw | None = Field(default=None, description="As facility; 0.1 to 1e4 [kW].")
-    colocation_usd_per_kw_month: UsdPerKwMonth | None = Field(
-        default=None, description="As facility; 0 to 1e5 [USD/kW-month]."
-    )
-    build_usd_per_kw: UsdPerKw | None = Field(default=None, description="As facility; 0 to 1e7 [USD/kW].")
-    build_life_years: Years | None = Field(default=None, description="As facility; 0.1 to 100 [years].")
-    source: Source = None
-
-
-class Facility(_Block):
+class Facility(ScenarioBlock):
     """The building the fleet stands in."""
 
     pue: Pue = Field(description="Power usage effectiveness: facility power / IT power; 1 to 5 [-].")
@@ -234,7 +171,7 @@ class Facility(_Block):
     max_racks: Count | None = Field(
         default=None, description="Rack positions available; a fleet that needs more is flagged; 1 to 1e6."
     )
-    max_it_power_kw: _number(1, 1e7) | None = Field(
+    max_it_power_kw: SiteKw | None = Field(
         default=None,
         description="IT power the site is provisioned for, on rated power (the rack rule); a sized fleet over it is "
         "flagged, and rackcost site finds the largest fleet of each system within it; 1 to 1e7 [kW].",
@@ -251,7 +188,7 @@ class Facility(_Block):
     source: Source = None
 
 
-class Fleet(_Block):
+class Fleet(ScenarioBlock):
     """How the fleet is sized and run."""
 
     idle_policy: Literal["powered", "park"] = Field(
@@ -268,15 +205,15 @@ class Fleet(_Block):
         "power_of_two (the less loaded of two random replicas) and round_robin (replicas in turn): no analytic "
         "form, evaluated only by rackcost simulate.",
     )
-    spare_replicas: _integer(0, 1_000_000) = Field(default=0, description="Replicas added for redundancy; 0 to 1e6.")
+    spare_replicas: SpareCount = Field(default=0, description="Replicas added for redundancy; 0 to 1e6.")
     # the fleet is divided by these two: a share near zero would size an endless fleet
-    replica_availability_fraction: _number(0.01, 1) = Field(
+    replica_availability_fraction: PositiveFraction = Field(
         default=1.0, description="Share of time a replica is up; the sized fleet is divided by it; 0.01 to 1."
     )
-    max_utilization_fraction: _number(0.01, 1) = Field(
+    max_utilization_fraction: PositiveFraction = Field(
         default=1.0, description="Ceiling on slot utilisation at the sizing demand; 0.01 to 1."
     )
-    power_utilization_exponent: _number(0.1, 10) = Field(
+    power_utilization_exponent: Exponent = Field(
         default=1.0, description="Accelerator power = idle + (busy - idle) * utilisation ** exponent; 0.1 to 10."
     )
     replicas: Count | None = Field(
@@ -289,299 +226,7 @@ class Fleet(_Block):
     source: Source = None
 
 
-class Provenance(_Block):
-    """Who produced a system's figures, so a reader knows what has and has not been reproduced."""
-
-    provenance_class: ProvenanceClass = Field(
-        alias="class", description="vendor, collaborative, independent or assumption."
-    )
-    reported_by: str | None = None
-    date: str | None = None
-    source: str = Field(min_length=1, description="Where the figures were published.")
-    software_stack: str | None = None
-    proprietary_software: bool = Field(
-        default=False, description="Whether the gains depend on software a buyer cannot get."
-    )
-    notes: str | None = None
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_assignment=True)
-
-
-class OperatingPoint(_Block):
-    """One measured operating point of a serving replica."""
-
-    concurrency: Concurrency | None = Field(
-        default=None,
-        description="Requests in flight per replica; derived by Little's law when omitted; 1e-3 to 1e7 [requests].",
-    )
-    throughput_tokens_per_s: Throughput = Field(
-        description="Throughput on the block's token basis, per replica or per accelerator; 1e-3 to 1e10 [tokens/s]."
-    )
-    tpot_ms: LatencyMs | None = Field(default=None, description="Time per output token; 1e-3 to 1e7 [ms].")
-    interactivity_tokens_per_s: _number(1e-4, 1e6) | None = Field(
-        default=None, description="Output tokens per second per user = 1000 / TPOT; 1e-4 to 1e6 [tokens/s]."
-    )
-    ttft_ms: LatencyMs = Field(
-        description="Time to first token at this point, without fleet queueing; 1e-3 to 1e7 [ms]."
-    )
-    power_w_per_accelerator: AcceleratorW | None = Field(
-        default=None,
-        description="Measured accelerator (board) power at this point; overrides busy power; 1 to 1e5 [W].",
-    )
-
-    @model_validator(mode="after")
-    def _one_latency_form(self) -> OperatingPoint:
-        if (self.tpot_ms is None) == (self.interactivity_tokens_per_s is None):
-            raise ValueError("give exactly one of tpot_ms and interactivity_tokens_per_s")
-        return self
-
-    @property
-    def tpot_ms_value(self) -> float:
-        """Time per output token [ms], whichever way it was given."""
-        return self.tpot_ms if self.tpot_ms is not None else 1000.0 / self.interactivity_tokens_per_s
-
-
-class Claim(_Block):
-    """A vendor's headline: tokens per second per kW on a stated power basis."""
-
-    tokens_per_s_per_kw: Throughput = Field(description="Headline throughput per kW; 1e-3 to 1e10 [tokens/s/kW].")
-    token_basis: TokenBasis = Field(default=TokenBasis.total, description="Which tokens the claim counts.")
-    power_basis: str = Field(description="What the kW counts, e.g. package, board, all-in, facility.")
-    power_basis_kw_per_accelerator: _number(1e-3, 1e3) = Field(
-        description="kW per accelerator on that basis, to turn the claim into throughput; 1e-3 to 1e3 [kW]."
-    )
-    tpot_ms: LatencyMs | None = Field(
-        default=None,
-        description="TPOT at the claimed point; with ttft_ms makes the claim an operating point; 1e-3 to 1e7 [ms].",
-    )
-    ttft_ms: LatencyMs | None = Field(default=None, description="TTFT at the claimed point; 1e-3 to 1e7 [ms].")
-    concurrency: Concurrency | None = Field(
-        default=None, description="Concurrency at the claimed point; 1e-3 to 1e7 [requests]."
-    )
-    source: Source = None
-
-    @model_validator(mode="after")
-    def _latency_pair(self) -> Claim:
-        if (self.tpot_ms is None) != (self.ttft_ms is None):
-            raise ValueError("give both tpot_ms and ttft_ms (the claim becomes an operating point) or neither")
-        return self
-
-
-class Performance(_Block):
-    """Operating points of one serving replica, and/or a vendor claim that becomes one."""
-
-    token_basis: TokenBasis = Field(default=TokenBasis.total, description="Tokens counted by throughput figures.")
-    throughput_per: Literal["replica", "accelerator"] = Field(
-        default="replica", description="Whether throughput figures are per replica or per accelerator."
-    )
-    points: list[OperatingPoint] = Field(default_factory=list)
-    claim: Claim | None = None
-    benchmark_model: str | None = Field(default=None, description="Model the curve was measured on.")
-    benchmark_revision: str | None = None
-    benchmark_precision: str | None = None
-    benchmark_input_tokens: Tokens | None = Field(
-        default=None, description="ISL the curve was measured at; default the workload's; 1 to 1e7 [tokens]."
-    )
-    benchmark_output_tokens: Tokens | None = Field(
-        default=None, description="OSL the curve was measured at; default the workload's; 1 to 1e7 [tokens]."
-    )
-    framework: str | None = None
-    speculative_decoding: str | None = None
-
-    @model_validator(mode="after")
-    def _has_a_point(self) -> Performance:
-        if not self.points and (self.claim is None or self.claim.tpot_ms is None):
-            raise ValueError("give operating points, or a claim with tpot_ms and ttft_ms so it becomes one")
-        concurrencies = [p.concurrency for p in self.points]
-        if any(c is None for c in concurrencies) and any(c is not None for c in concurrencies):
-            raise ValueError("give concurrency for every operating point or for none")
-        known = [c for c in concurrencies if c is not None]
-        if len(set(known)) != len(known):
-            raise ValueError(f"operating points repeat a concurrency: {sorted(known)}")
-        return self
-
-
-class Hardware(_Block):
-    """Packaging and power of one system."""
-
-    accelerators_per_replica: _integer(1, 100_000) = Field(description="Accelerators one replica spans; 1 to 1e5.")
-    accelerators_per_node: _integer(1, 10_000) = Field(description="Accelerators in one node (tray); 1 to 1e4.")
-    nodes_per_rack: _integer(1, 10_000) = Field(description="Node slots in one rack; 1 to 1e4.")
-    accelerator_rated_w: AcceleratorW = Field(
-        description="Rated (nameplate) accelerator power; provisioning only; 1 to 1e5 [W]."
-    )
-    accelerator_busy_w: AcceleratorW = Field(
-        description="Sustained accelerator power when every slot is busy; 1 to 1e5 [W]."
-    )
-    accelerator_idle_w: AcceleratorIdleW = Field(description="Accelerator power when powered and idle; 0 to 1e5 [W].")
-    accelerator_parked_w: AcceleratorIdleW | None = Field(
-        default=None, description="Accelerator power when parked (sleep); default the idle power; 0 to 1e5 [W]."
-    )
-    host_w_per_node: HostW = Field(
-        default=0.0, description="CPUs, memory, NICs, fans of one node while it is on; 0 to 1e6 [W]."
-    )
-    host_rated_w_per_node: HostW | None = Field(
-        default=None, description="Host nameplate power for provisioning; default host_w_per_node; 0 to 1e6 [W]."
-    )
-    host_parked_w_per_node: HostW | None = Field(
-        default=None,
-        description="Host power of a parked node; default host_w_per_node (parking saves nothing "
-        "on the host unless stated); 0 to 1e6 [W].",
-    )
-    rack_overhead_w: _number(0, 1e7) = Field(
-        default=0.0, description="Switches, fans, CDU and power conversion of one rack, always on; 0 to 1e7 [W]."
-    )
-    source: Source = None
-
-    @model_validator(mode="after")
-    def _power_order(self) -> Hardware:
-        problems = []
-        if self.accelerator_idle_w > self.accelerator_busy_w:
-            problems.append(
-                (
-                    "accelerator_idle_w",
-                    f"must not exceed accelerator_busy_w ({self.accelerator_busy_w:g}), "
-                    f"got {self.accelerator_idle_w:g}",
-                )
-            )
-        if self.accelerator_busy_w > self.accelerator_rated_w:
-            problems.append(
-                (
-                    "accelerator_busy_w",
-                    f"must not exceed accelerator_rated_w ({self.accelerator_rated_w:g}), "
-                    f"got {self.accelerator_busy_w:g}",
-                )
-            )
-        _raise(problems)
-        return self
-
-
-class Costs(_Block):
-    """Capital and operating costs of one system."""
-
-    capex_usd_per_accelerator: Usd = Field(description="Accelerator purchase price; 0 to 1e9 [USD].")
-    capex_usd_per_node: Usd = Field(default=0.0, description="Node chassis, CPUs, memory; 0 to 1e9 [USD].")
-    capex_usd_per_rack: Usd = Field(
-        default=0.0, description="Rack, in-rack switches, power shelves, CDU; 0 to 1e9 [USD]."
-    )
-    networking_capex_fraction: Fraction = Field(
-        default=0.0, description="Scale-out networking as a share of hardware capex [-]."
-    )
-    installation_capex_fraction: Fraction = Field(
-        default=0.0, description="Installation and integration as a share of hardware capex [-]."
-    )
-    service_life_years: Years = Field(description="Years over which capex is recovered; 0.1 to 100 [years].")
-    cost_of_capital_fraction: Fraction = Field(
-        default=0.0, description="Annual cost of capital (discount rate) [1/year]."
-    )
-    maintenance_fraction_per_year: Fraction = Field(
-        default=0.0, description="Maintenance and support per year as a share of capex [1/year]."
-    )
-    software_usd_per_accelerator_year: UsdPerYear = Field(
-        default=0.0, description="Software licences per accelerator per year; 0 to 1e9 [USD/year]."
-    )
-    operations_usd_per_rack_year: UsdPerYear = Field(
-        default=0.0, description="Operations labour per rack per year; 0 to 1e9 [USD/year]."
-    )
-    source: Source = None
-
-
-class Billing(StrEnum):
-    """How rented accelerators are billed."""
-
-    reserved = "reserved"
-    on_demand = "on_demand"
-
-
-class Rent(_Block):
-    """Renting the same accelerators from a cloud instead of owning them."""
-
-    usd_per_accelerator_hour: _number(0.01, 1000) = Field(
-        description="Rental price per accelerator-hour; 0.01 to 1,000 [USD/accelerator-h]."
-    )
-    billing: Billing = Field(
-        default=Billing.reserved,
-        description="reserved: the provisioned fleet is paid 24 h a day; on_demand: only the replicas each demand "
-        "point needs (the park rule decides how many; replicas for availability are the provider's).",
-    )
-    minimum_hours_per_day: _number(0, 24) = Field(
-        default=0.0,
-        description="On demand: every replica started in a day is billed at least this many hours that day (a "
-        "provider's minimum commitment); 0 to 24 [h].",
-    )
-    includes_power_and_facility: bool = Field(
-        default=True,
-        description="The price covers power, cooling and space (no energy or colocation line); false adds the "
-        "scenario's energy and facility cost on top.",
-    )
-    source: Source = None
-
-
-class Api(_Block):
-    """Calling a model API instead of running hardware: a price per million tokens, no fleet of one's own."""
-
-    usd_per_million_input_tokens: _number(0, 1e4) = Field(description="Price of input tokens; 0 to 10,000 [USD/M].")
-    usd_per_million_output_tokens: _number(0, 1e4) = Field(description="Price of output tokens; 0 to 10,000 [USD/M].")
-    usd_per_million_cached_input_tokens: _number(0, 1e4) | None = Field(
-        default=None, description="Price of input tokens served from the provider's prompt cache [USD/M]."
-    )
-    cached_input_fraction: _number(0, 1) = Field(
-        default=0.0, description="Share of input tokens that hit the prompt cache (needs the cached price) [-]."
-    )
-    rate_limit_rps: _number(1e-6, 1e7) | None = Field(
-        default=None,
-        description="Requests per second the provider accepts; above it requests are refused (default: no limit) "
-        "[requests/s].",
-    )
-    source: Source = None
-
-    @model_validator(mode="after")
-    def _cached_price_when_cached(self) -> Api:
-        if self.cached_input_fraction > 0 and self.usd_per_million_cached_input_tokens is None:
-            raise ValueError(
-                "cached_input_fraction: a share of cached input tokens needs usd_per_million_cached_input_tokens"
-            )
-        return self
-
-
-class System(_Block):
-    """One system compared: its performance, who measured it, its hardware and how it is paid for, or an API."""
-
-    name: Name = Field(description="Name of the system; printable, at most 200 characters.")
-    performance: Performance | None = Field(default=None, description="Operating points (not for an API system).")
-    provenance: Provenance
-    hardware: Hardware | None = Field(default=None, description="The hardware (not for an API system).")
-    api: Api | None = Field(default=None, description="An API called instead of hardware: prices per million tokens.")
-    costs: Costs | None = Field(default=None, description="Owning it: capex and opex (give costs or rent).")
-    rent: Rent | None = Field(
-        default=None, description="Renting it: a price per accelerator-hour (give costs or rent)."
-    )
-    facility: FacilityOverride | None = None
-
-    @model_validator(mode="after")
-    def _one_way_to_pay(self) -> System:
-        if self.api is not None:
-            extra = [name for name in ("performance", "hardware", "costs", "rent", "facility") if getattr(self, name)]
-            if extra:
-                raise ValueError(f"an API system has prices, not {', '.join(extra)}: remove them or remove api")
-            return self
-        missing = [name for name in ("performance", "hardware") if getattr(self, name) is None]
-        if missing:
-            raise ValueError(f"a system needs {' and '.join(missing)} (or an api block, for an API)")
-        if (self.costs is None) == (self.rent is None):
-            given = "both costs and rent" if self.costs is not None else "neither costs nor rent"
-            raise ValueError(f"a system is either owned (costs) or rented (rent): give exactly one, got {given}")
-        return self
-
-    @property
-    def payment(self) -> str:
-        """How the system is paid for: ``own``, ``rent reserved``, ``rent on_demand`` or ``api``."""
-        if self.api is not None:
-            return "api"
-        return "own" if self.rent is None else f"rent {self.rent.billing.value}"
-
-
-class Figure(_Block):
+class Figure(ScenarioBlock):
     """Where one figure (or every figure under a YAML path) comes from."""
 
     provenance: ProvenanceClass = Field(description="vendor, collaborative, independent or assumption.")
@@ -595,19 +240,21 @@ class Figure(_Block):
         return self
 
 
-class Revenue(_Block):
+class Revenue(ScenarioBlock):
     """What the served tokens sell for: a market price per million tokens (optional)."""
 
-    usd_per_million_input_tokens: _number(0, 1e4) = Field(description="Price of input tokens; 0 to 10,000 [USD/M].")
-    usd_per_million_output_tokens: _number(0, 1e4) = Field(description="Price of output tokens; 0 to 10,000 [USD/M].")
+    usd_per_million_input_tokens: UsdPerMillionTokens = Field(description="Price of input tokens; 0 to 10,000 [USD/M].")
+    usd_per_million_output_tokens: UsdPerMillionTokens = Field(
+        description="Price of output tokens; 0 to 10,000 [USD/M]."
+    )
     source: Source = None
 
 
-class Uncertainty(_Block):
+class Uncertainty(ScenarioBlock):
     """Scenario-wide uncertainty settings."""
 
     # throughput is multiplied by the derate: near zero it would size an endless fleet
-    throughput_derate: dict[ProvenanceClass, _number(0.01, 2)] = Field(
+    throughput_derate: dict[ProvenanceClass, Derate] = Field(
         default_factory=dict,
         description="Multiplier on the throughput of every system whose provenance class is the key, e.g. "
         "{vendor: {dist: triangular, low: 0.7, mode: 0.9, high: 1.0}}: figures not independently repeated; "
@@ -693,7 +340,7 @@ def _extract_distributions(
     return data
 
 
-class Scenario(_Block):
+class Scenario(ScenarioBlock):
     """One scenario file: a workload, an SLO, a day of demand, a facility and the systems compared.
 
     Numeric inputs given as distributions are validated, replaced by their central value for the deterministic
@@ -741,7 +388,7 @@ class Scenario(_Block):
                 raise
             raise _merged(exc, problems, bad, central) from None
         model._distributions = found
-        _raise(problems + _support_problems(model, found))
+        raise_problems(problems + _support_problems(model, found))
         return model
 
     @property
@@ -770,7 +417,7 @@ class Scenario(_Block):
                     f"must name a demand point ({names}), got {self.fleet.sizing_demand_point!r}",
                 )
             )
-        _raise(problems)
+        raise_problems(problems)
         return self
 
     @property

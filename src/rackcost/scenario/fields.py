@@ -1,0 +1,141 @@
+"""The field types of scenario files: bounded numbers, names and sources, and the base every block derives from.
+
+Every number has a range a real deployment never leaves: besides catching typos, the ranges keep every quotient of
+the model finite (a 1e-308 arrival rate made the cost per accepted token inf, a 1e308 throughput NaN service times).
+Bounds are wide on purpose: a factor of 100 or more beyond the largest deployment known in 2026. A YAML boolean is
+never a number (pydantic's lax mode would read true as 1): ``NOT_BOOL`` refuses it first. Each type is a plain
+``Annotated`` alias, so a type checker reads it as the ``float`` or ``int`` it is.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from rackcost.scenario.distributions import NOT_BOOL
+
+__all__ = [
+    "MAX_NAME_CHARS",
+    "AcceleratorCount",
+    "AcceleratorIdleW",
+    "AcceleratorW",
+    "AttainmentFraction",
+    "Concurrency",
+    "Count",
+    "CvFraction",
+    "Derate",
+    "Exponent",
+    "Fraction",
+    "HostW",
+    "HoursPerDay",
+    "Interactivity",
+    "KwPerAccelerator",
+    "LatencyMs",
+    "MinimumHoursPerDay",
+    "Name",
+    "PositiveFraction",
+    "Pue",
+    "RackKw",
+    "RackOverheadW",
+    "Rps",
+    "ScenarioBlock",
+    "SiteKw",
+    "SlotCount",
+    "Source",
+    "SpareCount",
+    "Throughput",
+    "Tokens",
+    "Usd",
+    "UsdPerAcceleratorHour",
+    "UsdPerKw",
+    "UsdPerKwMonth",
+    "UsdPerKwh",
+    "UsdPerMillionTokens",
+    "UsdPerYear",
+    "Years",
+    "raise_problems",
+]
+
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False), NOT_BOOL]
+"""A share in [0, 1]."""
+Tokens = Annotated[float, Field(ge=1, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
+"""Tokens per request: 10 million is beyond any context window."""
+LatencyMs = Annotated[float, Field(ge=0.001, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
+"""1 microsecond to about 2.8 hours."""
+Concurrency = Annotated[float, Field(ge=0.001, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
+Throughput = Annotated[float, Field(ge=0.001, le=10000000000.0, allow_inf_nan=False), NOT_BOOL]
+"""Tokens/s: a millitoken per second to ten billion."""
+AcceleratorW = Annotated[float, Field(ge=1, le=100000.0, allow_inf_nan=False), NOT_BOOL]
+AcceleratorIdleW = Annotated[float, Field(ge=0, le=100000.0, allow_inf_nan=False), NOT_BOOL]
+HostW = Annotated[float, Field(ge=0, le=1000000.0, allow_inf_nan=False), NOT_BOOL]
+Years = Annotated[float, Field(ge=0.1, le=100, allow_inf_nan=False), NOT_BOOL]
+Usd = Annotated[float, Field(ge=0, le=1000000000.0, allow_inf_nan=False), NOT_BOOL]
+"""One item's price: a billion dollars."""
+UsdPerYear = Annotated[float, Field(ge=0, le=1000000000.0, allow_inf_nan=False), NOT_BOOL]
+Pue = Annotated[float, Field(ge=1, le=5, allow_inf_nan=False), NOT_BOOL]
+UsdPerKwh = Annotated[float, Field(ge=0, le=10, allow_inf_nan=False), NOT_BOOL]
+RackKw = Annotated[float, Field(ge=0.1, le=10000.0, allow_inf_nan=False), NOT_BOOL]
+"""A 100 W shelf to a 10 MW rack."""
+UsdPerKwMonth = Annotated[float, Field(ge=0, le=100000.0, allow_inf_nan=False), NOT_BOOL]
+UsdPerKw = Annotated[float, Field(ge=0, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
+Count = Annotated[int, Field(ge=1, le=1_000_000), NOT_BOOL]
+CvFraction = Annotated[float, Field(ge=0, le=10, allow_inf_nan=False), NOT_BOOL]
+"""A coefficient of variation."""
+AttainmentFraction = Annotated[float, Field(ge=0.5, le=1 - 1e-9, allow_inf_nan=False), NOT_BOOL]
+"""P50 to just under 1."""
+Rps = Annotated[float, Field(ge=1e-06, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
+"""One request every 11.6 days to ten million a second."""
+HoursPerDay = Annotated[float, Field(ge=0.001, le=24, allow_inf_nan=False), NOT_BOOL]
+"""3.6 s to a whole day."""
+SiteKw = Annotated[float, Field(ge=1, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
+"""1 kW to 10 GW of IT power."""
+SpareCount = Annotated[int, Field(ge=0, le=1_000_000), NOT_BOOL]
+PositiveFraction = Annotated[float, Field(ge=0.01, le=1, allow_inf_nan=False), NOT_BOOL]
+"""A share the fleet is divided by: near zero it would size an endless fleet."""
+Exponent = Annotated[float, Field(ge=0.1, le=10, allow_inf_nan=False), NOT_BOOL]
+Interactivity = Annotated[float, Field(ge=0.0001, le=1000000.0, allow_inf_nan=False), NOT_BOOL]
+"""Output tokens/s per user."""
+KwPerAccelerator = Annotated[float, Field(ge=0.001, le=1000.0, allow_inf_nan=False), NOT_BOOL]
+AcceleratorCount = Annotated[int, Field(ge=1, le=100_000), NOT_BOOL]
+SlotCount = Annotated[int, Field(ge=1, le=10_000), NOT_BOOL]
+RackOverheadW = Annotated[float, Field(ge=0, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
+UsdPerAcceleratorHour = Annotated[float, Field(ge=0.01, le=1000, allow_inf_nan=False), NOT_BOOL]
+MinimumHoursPerDay = Annotated[float, Field(ge=0, le=24, allow_inf_nan=False), NOT_BOOL]
+UsdPerMillionTokens = Annotated[float, Field(ge=0, le=10000.0, allow_inf_nan=False), NOT_BOOL]
+Derate = Annotated[float, Field(ge=0.01, le=2, allow_inf_nan=False), NOT_BOOL]
+"""Throughput is multiplied by it: near zero it would size an endless fleet."""
+
+MAX_NAME_CHARS = 200
+"""Longest scenario, system or demand-point name [characters]."""
+
+
+def _printable(value: str) -> str:
+    """A name is not blank and has no control characters (tabs, newlines, NUL, line separators)."""
+    if not value.strip():
+        raise ValueError(f"must not be blank, got {value!r}")
+    bad = [c for c in value if unicodedata.category(c) in {"Cc", "Cs", "Zl", "Zp"}]
+    if bad:
+        raise ValueError(f"must be printable (no control characters such as {bad[0]!r}), got {value!r}")
+    return value
+
+
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_printable)]
+Source = Annotated[str | None, Field(default=None, description="Where the figures of this block come from.")]
+
+
+def raise_problems(problems: list[tuple[str, str]]) -> None:
+    """Raise one ValueError listing cross-field problems, one ``path: message`` per line (nothing when empty).
+
+    ``path`` is relative to the model being validated; the loader turns each line into its own problem with the
+    full YAML path and line.
+    """
+    if problems:
+        raise ValueError("\n".join(f"{path}: {message}" for path, message in problems))
+
+
+class ScenarioBlock(BaseModel):
+    """Base of every scenario block: unknown keys are errors, values are checked on assignment too."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)

@@ -1,0 +1,381 @@
+"""The systems a scenario compares: who measured them, their operating points or claim, hardware, costs, and how
+they are paid for (owned, rented or an API). Part of the scenario schema (:mod:`rackcost.scenario.schema`)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import ConfigDict, Field, model_validator
+
+from rackcost.scenario.fields import (
+    AcceleratorCount,
+    AcceleratorIdleW,
+    AcceleratorW,
+    Concurrency,
+    Fraction,
+    HostW,
+    Interactivity,
+    KwPerAccelerator,
+    LatencyMs,
+    MinimumHoursPerDay,
+    Name,
+    Pue,
+    RackKw,
+    RackOverheadW,
+    Rps,
+    ScenarioBlock,
+    SlotCount,
+    Source,
+    Throughput,
+    Tokens,
+    Usd,
+    UsdPerAcceleratorHour,
+    UsdPerKw,
+    UsdPerKwh,
+    UsdPerKwMonth,
+    UsdPerMillionTokens,
+    UsdPerYear,
+    Years,
+    raise_problems,
+)
+
+__all__ = [
+    "Api",
+    "Billing",
+    "Claim",
+    "Costs",
+    "FacilityOverride",
+    "Hardware",
+    "OperatingPoint",
+    "Performance",
+    "Provenance",
+    "ProvenanceClass",
+    "Rent",
+    "System",
+    "TokenBasis",
+]
+
+
+class ProvenanceClass(StrEnum):
+    """Who ran the benchmark behind a figure."""
+
+    vendor = "vendor"
+    collaborative = "collaborative"
+    independent = "independent"
+    assumption = "assumption"
+
+
+class TokenBasis(StrEnum):
+    """Which tokens a throughput figure counts."""
+
+    total = "total"
+    output = "output"
+
+
+class FacilityOverride(ScenarioBlock):
+    """Facility figures that differ for one system (e.g. a liquid-cooled hall); unset fields inherit."""
+
+    pue: Pue | None = Field(default=None, description="As facility.pue; 1 to 5 [-].")
+    electricity_usd_per_kwh: UsdPerKwh | None = Field(default=None, description="As facility; 0 to 10 [USD/kWh].")
+    rack_power_limit_kw: RackKw | None = Field(default=None, description="As facility; 0.1 to 1e4 [kW].")
+    colocation_usd_per_kw_month: UsdPerKwMonth | None = Field(
+        default=None, description="As facility; 0 to 1e5 [USD/kW-month]."
+    )
+    build_usd_per_kw: UsdPerKw | None = Field(default=None, description="As facility; 0 to 1e7 [USD/kW].")
+    build_life_years: Years | None = Field(default=None, description="As facility; 0.1 to 100 [years].")
+    source: Source = None
+
+
+class Provenance(ScenarioBlock):
+    """Who produced a system's figures, so a reader knows what has and has not been reproduced."""
+
+    provenance_class: ProvenanceClass = Field(
+        alias="class", description="vendor, collaborative, independent or assumption."
+    )
+    reported_by: str | None = None
+    date: str | None = None
+    source: str = Field(min_length=1, description="Where the figures were published.")
+    software_stack: str | None = None
+    proprietary_software: bool = Field(
+        default=False, description="Whether the gains depend on software a buyer cannot get."
+    )
+    notes: str | None = None
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_assignment=True)
+
+
+class OperatingPoint(ScenarioBlock):
+    """One measured operating point of a serving replica."""
+
+    concurrency: Concurrency | None = Field(
+        default=None,
+        description="Requests in flight per replica; derived by Little's law when omitted; 1e-3 to 1e7 [requests].",
+    )
+    throughput_tokens_per_s: Throughput = Field(
+        description="Throughput on the block's token basis, per replica or per accelerator; 1e-3 to 1e10 [tokens/s]."
+    )
+    tpot_ms: LatencyMs | None = Field(default=None, description="Time per output token; 1e-3 to 1e7 [ms].")
+    interactivity_tokens_per_s: Interactivity | None = Field(
+        default=None, description="Output tokens per second per user = 1000 / TPOT; 1e-4 to 1e6 [tokens/s]."
+    )
+    ttft_ms: LatencyMs = Field(
+        description="Time to first token at this point, without fleet queueing; 1e-3 to 1e7 [ms]."
+    )
+    power_w_per_accelerator: AcceleratorW | None = Field(
+        default=None,
+        description="Measured accelerator (board) power at this point; overrides busy power; 1 to 1e5 [W].",
+    )
+
+    @model_validator(mode="after")
+    def _one_latency_form(self) -> OperatingPoint:
+        if (self.tpot_ms is None) == (self.interactivity_tokens_per_s is None):
+            raise ValueError("give exactly one of tpot_ms and interactivity_tokens_per_s")
+        return self
+
+    @property
+    def tpot_ms_value(self) -> float:
+        """Time per output token [ms], whichever way it was given."""
+        return self.tpot_ms if self.tpot_ms is not None else 1000.0 / self.interactivity_tokens_per_s
+
+
+class Claim(ScenarioBlock):
+    """A vendor's headline: tokens per second per kW on a stated power basis."""
+
+    tokens_per_s_per_kw: Throughput = Field(description="Headline throughput per kW; 1e-3 to 1e10 [tokens/s/kW].")
+    token_basis: TokenBasis = Field(default=TokenBasis.total, description="Which tokens the claim counts.")
+    power_basis: str = Field(description="What the kW counts, e.g. package, board, all-in, facility.")
+    power_basis_kw_per_accelerator: KwPerAccelerator = Field(
+        description="kW per accelerator on that basis, to turn the claim into throughput; 1e-3 to 1e3 [kW]."
+    )
+    tpot_ms: LatencyMs | None = Field(
+        default=None,
+        description="TPOT at the claimed point; with ttft_ms makes the claim an operating point; 1e-3 to 1e7 [ms].",
+    )
+    ttft_ms: LatencyMs | None = Field(default=None, description="TTFT at the claimed point; 1e-3 to 1e7 [ms].")
+    concurrency: Concurrency | None = Field(
+        default=None, description="Concurrency at the claimed point; 1e-3 to 1e7 [requests]."
+    )
+    source: Source = None
+
+    @model_validator(mode="after")
+    def _latency_pair(self) -> Claim:
+        if (self.tpot_ms is None) != (self.ttft_ms is None):
+            raise ValueError("give both tpot_ms and ttft_ms (the claim becomes an operating point) or neither")
+        return self
+
+
+class Performance(ScenarioBlock):
+    """Operating points of one serving replica, and/or a vendor claim that becomes one."""
+
+    token_basis: TokenBasis = Field(default=TokenBasis.total, description="Tokens counted by throughput figures.")
+    throughput_per: Literal["replica", "accelerator"] = Field(
+        default="replica", description="Whether throughput figures are per replica or per accelerator."
+    )
+    points: list[OperatingPoint] = Field(default_factory=list)
+    claim: Claim | None = None
+    benchmark_model: str | None = Field(default=None, description="Model the curve was measured on.")
+    benchmark_revision: str | None = None
+    benchmark_precision: str | None = None
+    benchmark_input_tokens: Tokens | None = Field(
+        default=None, description="ISL the curve was measured at; default the workload's; 1 to 1e7 [tokens]."
+    )
+    benchmark_output_tokens: Tokens | None = Field(
+        default=None, description="OSL the curve was measured at; default the workload's; 1 to 1e7 [tokens]."
+    )
+    framework: str | None = None
+    speculative_decoding: str | None = None
+
+    @model_validator(mode="after")
+    def _has_a_point(self) -> Performance:
+        if not self.points and (self.claim is None or self.claim.tpot_ms is None):
+            raise ValueError("give operating points, or a claim with tpot_ms and ttft_ms so it becomes one")
+        concurrencies = [p.concurrency for p in self.points]
+        if any(c is None for c in concurrencies) and any(c is not None for c in concurrencies):
+            raise ValueError("give concurrency for every operating point or for none")
+        known = [c for c in concurrencies if c is not None]
+        if len(set(known)) != len(known):
+            raise ValueError(f"operating points repeat a concurrency: {sorted(known)}")
+        return self
+
+
+class Hardware(ScenarioBlock):
+    """Packaging and power of one system."""
+
+    accelerators_per_replica: AcceleratorCount = Field(description="Accelerators one replica spans; 1 to 1e5.")
+    accelerators_per_node: SlotCount = Field(description="Accelerators in one node (tray); 1 to 1e4.")
+    nodes_per_rack: SlotCount = Field(description="Node slots in one rack; 1 to 1e4.")
+    accelerator_rated_w: AcceleratorW = Field(
+        description="Rated (nameplate) accelerator power; provisioning only; 1 to 1e5 [W]."
+    )
+    accelerator_busy_w: AcceleratorW = Field(
+        description="Sustained accelerator power when every slot is busy; 1 to 1e5 [W]."
+    )
+    accelerator_idle_w: AcceleratorIdleW = Field(description="Accelerator power when powered and idle; 0 to 1e5 [W].")
+    accelerator_parked_w: AcceleratorIdleW | None = Field(
+        default=None, description="Accelerator power when parked (sleep); default the idle power; 0 to 1e5 [W]."
+    )
+    host_w_per_node: HostW = Field(
+        default=0.0, description="CPUs, memory, NICs, fans of one node while it is on; 0 to 1e6 [W]."
+    )
+    host_rated_w_per_node: HostW | None = Field(
+        default=None, description="Host nameplate power for provisioning; default host_w_per_node; 0 to 1e6 [W]."
+    )
+    host_parked_w_per_node: HostW | None = Field(
+        default=None,
+        description="Host power of a parked node; default host_w_per_node (parking saves nothing "
+        "on the host unless stated); 0 to 1e6 [W].",
+    )
+    rack_overhead_w: RackOverheadW = Field(
+        default=0.0, description="Switches, fans, CDU and power conversion of one rack, always on; 0 to 1e7 [W]."
+    )
+    source: Source = None
+
+    @model_validator(mode="after")
+    def _power_order(self) -> Hardware:
+        problems = []
+        if self.accelerator_idle_w > self.accelerator_busy_w:
+            problems.append(
+                (
+                    "accelerator_idle_w",
+                    f"must not exceed accelerator_busy_w ({self.accelerator_busy_w:g}), "
+                    f"got {self.accelerator_idle_w:g}",
+                )
+            )
+        if self.accelerator_busy_w > self.accelerator_rated_w:
+            problems.append(
+                (
+                    "accelerator_busy_w",
+                    f"must not exceed accelerator_rated_w ({self.accelerator_rated_w:g}), "
+                    f"got {self.accelerator_busy_w:g}",
+                )
+            )
+        raise_problems(problems)
+        return self
+
+
+class Costs(ScenarioBlock):
+    """Capital and operating costs of one system."""
+
+    capex_usd_per_accelerator: Usd = Field(description="Accelerator purchase price; 0 to 1e9 [USD].")
+    capex_usd_per_node: Usd = Field(default=0.0, description="Node chassis, CPUs, memory; 0 to 1e9 [USD].")
+    capex_usd_per_rack: Usd = Field(
+        default=0.0, description="Rack, in-rack switches, power shelves, CDU; 0 to 1e9 [USD]."
+    )
+    networking_capex_fraction: Fraction = Field(
+        default=0.0, description="Scale-out networking as a share of hardware capex [-]."
+    )
+    installation_capex_fraction: Fraction = Field(
+        default=0.0, description="Installation and integration as a share of hardware capex [-]."
+    )
+    service_life_years: Years = Field(description="Years over which capex is recovered; 0.1 to 100 [years].")
+    cost_of_capital_fraction: Fraction = Field(
+        default=0.0, description="Annual cost of capital (discount rate) [1/year]."
+    )
+    maintenance_fraction_per_year: Fraction = Field(
+        default=0.0, description="Maintenance and support per year as a share of capex [1/year]."
+    )
+    software_usd_per_accelerator_year: UsdPerYear = Field(
+        default=0.0, description="Software licences per accelerator per year; 0 to 1e9 [USD/year]."
+    )
+    operations_usd_per_rack_year: UsdPerYear = Field(
+        default=0.0, description="Operations labour per rack per year; 0 to 1e9 [USD/year]."
+    )
+    source: Source = None
+
+
+class Billing(StrEnum):
+    """How rented accelerators are billed."""
+
+    reserved = "reserved"
+    on_demand = "on_demand"
+
+
+class Rent(ScenarioBlock):
+    """Renting the same accelerators from a cloud instead of owning them."""
+
+    usd_per_accelerator_hour: UsdPerAcceleratorHour = Field(
+        description="Rental price per accelerator-hour; 0.01 to 1,000 [USD/accelerator-h]."
+    )
+    billing: Billing = Field(
+        default=Billing.reserved,
+        description="reserved: the provisioned fleet is paid 24 h a day; on_demand: only the replicas each demand "
+        "point needs (the park rule decides how many; replicas for availability are the provider's).",
+    )
+    minimum_hours_per_day: MinimumHoursPerDay = Field(
+        default=0.0,
+        description="On demand: every replica started in a day is billed at least this many hours that day (a "
+        "provider's minimum commitment); 0 to 24 [h].",
+    )
+    includes_power_and_facility: bool = Field(
+        default=True,
+        description="The price covers power, cooling and space (no energy or colocation line); false adds the "
+        "scenario's energy and facility cost on top.",
+    )
+    source: Source = None
+
+
+class Api(ScenarioBlock):
+    """Calling a model API instead of running hardware: a price per million tokens, no fleet of one's own."""
+
+    usd_per_million_input_tokens: UsdPerMillionTokens = Field(description="Price of input tokens; 0 to 10,000 [USD/M].")
+    usd_per_million_output_tokens: UsdPerMillionTokens = Field(
+        description="Price of output tokens; 0 to 10,000 [USD/M]."
+    )
+    usd_per_million_cached_input_tokens: UsdPerMillionTokens | None = Field(
+        default=None, description="Price of input tokens served from the provider's prompt cache [USD/M]."
+    )
+    cached_input_fraction: Fraction = Field(
+        default=0.0, description="Share of input tokens that hit the prompt cache (needs the cached price) [-]."
+    )
+    rate_limit_rps: Rps | None = Field(
+        default=None,
+        description="Requests per second the provider accepts; above it requests are refused (default: no limit) "
+        "[requests/s].",
+    )
+    source: Source = None
+
+    @model_validator(mode="after")
+    def _cached_price_when_cached(self) -> Api:
+        if self.cached_input_fraction > 0 and self.usd_per_million_cached_input_tokens is None:
+            raise ValueError(
+                "cached_input_fraction: a share of cached input tokens needs usd_per_million_cached_input_tokens"
+            )
+        return self
+
+
+class System(ScenarioBlock):
+    """One system compared: its performance, who measured it, its hardware and how it is paid for, or an API."""
+
+    name: Name = Field(description="Name of the system; printable, at most 200 characters.")
+    performance: Performance | None = Field(default=None, description="Operating points (not for an API system).")
+    provenance: Provenance
+    hardware: Hardware | None = Field(default=None, description="The hardware (not for an API system).")
+    api: Api | None = Field(default=None, description="An API called instead of hardware: prices per million tokens.")
+    costs: Costs | None = Field(default=None, description="Owning it: capex and opex (give costs or rent).")
+    rent: Rent | None = Field(
+        default=None, description="Renting it: a price per accelerator-hour (give costs or rent)."
+    )
+    facility: FacilityOverride | None = None
+
+    @model_validator(mode="after")
+    def _one_way_to_pay(self) -> System:
+        if self.api is not None:
+            extra = [name for name in ("performance", "hardware", "costs", "rent", "facility") if getattr(self, name)]
+            if extra:
+                raise ValueError(f"an API system has prices, not {', '.join(extra)}: remove them or remove api")
+            return self
+        missing = [name for name in ("performance", "hardware") if getattr(self, name) is None]
+        if missing:
+            raise ValueError(f"a system needs {' and '.join(missing)} (or an api block, for an API)")
+        if (self.costs is None) == (self.rent is None):
+            given = "both costs and rent" if self.costs is not None else "neither costs nor rent"
+            raise ValueError(f"a system is either owned (costs) or rented (rent): give exactly one, got {given}")
+        return self
+
+    @property
+    def payment(self) -> str:
+        """How the system is paid for: ``own``, ``rent reserved``, ``rent on_demand`` or ``api``."""
+        if self.api is not None:
+            return "api"
+        return "own" if self.rent is None else f"rent {self.rent.billing.value}"
