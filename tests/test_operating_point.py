@@ -14,12 +14,12 @@ import rackcost
 from rackcost import ScenarioError
 from rackcost.evaluation.chain import plan
 from rackcost.model import queueing
+from rackcost.model import routing as routes
 from rackcost.model.inputs import SloInputs, SystemInputs
 from rackcost.model.operating_point import (
     FIRST_BATCH_CANDIDATES,
     MAX_INTEGER_CANDIDATES,
     candidate_curve,
-    choose_operating_point,
     choose_point,
     e2e_ms,
     feasible,
@@ -81,6 +81,27 @@ def test_budget_negative_where_infeasible() -> None:
 
 
 # --------------------------------------------------------------------------- choice
+
+
+def choose_operating_point(
+    concurrency, service_s, budget_s, is_feasible, busy_w, idle_w, sizing_rps, attainment, u_max=1.0, routing="pooled"
+):
+    """The exhaustive reference of :func:`search_operating_point`: every feasible candidate's replica count (the
+    public :func:`rackcost.model.routing.replicas_needed` and :func:`sized_replicas`), then the fewest replicas, the
+    lower power at the sizing demand ``N (P_idle + (P_busy - P_idle) lambda S / (N c))``, the higher concurrency.
+    The power is written in the library's order of operations, so that equal keys compare bit for bit."""
+    idx = np.flatnonzero(is_feasible)
+    if idx.size == 0:
+        raise ValueError("no operating point meets the SLO")
+    c, s = concurrency[idx], service_s[idx]
+    n = routes.replicas_needed(routing, sizing_rps, s, c, budget_s[idx], 1.0 - attainment)
+    n = sized_replicas(n, sizing_rps, s, c, u_max)
+    utilization = sizing_rps * s / (n * c)
+    power = n * (idle_w + (busy_w[idx] - idle_w) * utilization)
+    best = idx[np.lexsort((-c, power, n))[0]]
+    replicas = np.zeros(concurrency.shape, dtype=np.int64)
+    replicas[idx] = n
+    return int(best), replicas
 
 
 def _choose(conc, service, budget, ok, busy_w, idle_w=100.0, rps=100.0, u_max=0.5, search=choose_operating_point):

@@ -17,7 +17,7 @@ import pytest
 
 import rackcost
 from app_server import CHROMIUM, launch_chromium, missing_chromium_message
-from rackcost.reporting.content import SECTIONS
+from rackcost.reporting.blocks import SECTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOT = ROOT / "docs" / "screenshots" / "report.png"

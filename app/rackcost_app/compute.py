@@ -14,7 +14,7 @@ import streamlit as st
 import rackcost
 from rackcost.analysis import explore
 from rackcost.analysis.explore import cost_against_demand_scale, latency_cliff, operating_curves
-from rackcost.evaluation.chain import evaluate_systems
+from rackcost.evaluation.chain import evaluate_apis, evaluate_systems
 from rackcost.evaluation.results import result_tables
 from rackcost.model.outcomes import SystemOutcome
 
@@ -36,7 +36,8 @@ def outcomes(scenario_json: str) -> list[SystemOutcome]:
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def evaluate(scenario_json: str) -> rackcost.Result:
     """:func:`rackcost.evaluate` of the scenario (its tables, from the cached outcomes)."""
-    return result_tables(scenario(scenario_json), outcomes(scenario_json))
+    sc = scenario(scenario_json)
+    return result_tables(sc, outcomes(scenario_json), evaluate_apis(sc))
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)

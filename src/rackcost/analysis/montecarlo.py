@@ -146,8 +146,8 @@ def evaluate_samples(
     """
     planned = planned or plan(scenario)
     found: dict[str, SystemColumns] = {}
-    for index, served, m in run_api_samples(scenario, values, n):
-        found[scenario.systems[index].name] = _api_columns(served, m, n)
+    for api in run_api_samples(scenario, values, n):
+        found[scenario.systems[api.index].name] = _api_columns(api.served, api.metrics, n)
     runs = run_samples(scenario, planned, values, n, resize, serve_once)
     for inp, chosen, (fleet, m) in zip(planned.systems, planned.chosen, runs, strict=True):
         d = fleet.demand

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from rackcost.model.api import ApiOutcome, serve_api
+from rackcost.model.api import serve_api
 from rackcost.model.metrics import derive_api
-from rackcost.model.outcomes import Metrics
+from rackcost.model.outcomes import ApiSystemOutcome
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import Samples, api_inputs
 
 __all__ = ["run_api_samples"]
 
 
-def run_api_samples(scenario: Scenario, values: Samples, n: int) -> list[tuple[int, ApiOutcome, Metrics]]:
+def run_api_samples(scenario: Scenario, values: Samples, n: int) -> list[ApiSystemOutcome]:
     """Every API system of the scenario for ``n`` samples: its index, what it serves and its derived figures."""
     hours = np.array([d.hours_per_day for d in scenario.demand])
     osl = scenario.workload.output_tokens_per_request
@@ -28,5 +28,5 @@ def run_api_samples(scenario: Scenario, values: Samples, n: int) -> list[tuple[i
             continue
         offered, price, limit = api_inputs(scenario, index, values, n)
         served = serve_api(offered, price, limit)
-        out.append((index, served, derive_api(served, osl, hours, isl)))
+        out.append(ApiSystemOutcome(index, served, derive_api(served, osl, hours, isl)))
     return out

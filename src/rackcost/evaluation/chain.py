@@ -14,6 +14,9 @@ blended
 9-10 claim vs decision, warnings      :func:`rackcost.evaluation.results.result_tables`          the :class:`Result`
 ====================================  ==============================================  ========================
 
+API systems have no operating point and no fleet: :func:`evaluate_apis` runs their whole chain
+(:func:`rackcost.evaluation.api_systems.run_api_samples`), once per evaluation.
+
 Steps 1 to 3 are decided once on central values (:func:`plan`); the Monte Carlo reuses the plan and runs steps 4
 to 8 on many samples at once (:func:`run_samples`), the same functions with a longer sample axis.
 """
@@ -26,17 +29,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.errors import Problem, ScenarioError
+from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.results import Result, result_tables
 from rackcost.model.fleet import run_fleet
 from rackcost.model.inputs import FleetPolicy, SloInputs, SystemInputs
 from rackcost.model.metrics import derive
 from rackcost.model.operating_point import choose_point
-from rackcost.model.outcomes import ChosenPoint, FleetOutcome, Metrics, SystemOutcome
+from rackcost.model.outcomes import ApiSystemOutcome, ChosenPoint, FleetOutcome, Metrics, SystemOutcome
 from rackcost.scenario.feasibility import feasibility_problems
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import Samples, fleet_policy, sampled_inputs, sizing_demand, slo_inputs, system_inputs
 
-__all__ = ["Plan", "evaluate", "evaluate_systems", "plan", "run_samples"]
+__all__ = ["Plan", "evaluate", "evaluate_apis", "evaluate_systems", "plan", "run_samples"]
 
 
 @dataclass(frozen=True)
@@ -149,6 +153,16 @@ def evaluate_systems(scenario: Scenario) -> list[SystemOutcome]:
     ]
 
 
+def evaluate_apis(scenario: Scenario) -> list[ApiSystemOutcome]:
+    """Every API system of the scenario, once: what it serves and costs at each demand point (no plan, no fleet).
+
+    An empty list when the scenario has none (and then the model's API module is not even imported).
+    """
+    if all(s.api is None for s in scenario.systems):
+        return []
+    return run_api_samples(scenario, {}, 1)
+
+
 def evaluate(scenario: Scenario) -> Result:
     """Evaluate a scenario: cost per accepted request of each system at each demand point.
 
@@ -168,4 +182,4 @@ def evaluate(scenario: Scenario) -> Result:
     ScenarioError
         If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
     """
-    return result_tables(scenario, evaluate_systems(scenario))
+    return result_tables(scenario, evaluate_systems(scenario), evaluate_apis(scenario))

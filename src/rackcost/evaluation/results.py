@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
-from rackcost.model.outcomes import SystemOutcome
+from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
 from rackcost.units import MS_PER_S, SECONDS_PER_HOUR, W_PER_KW
 
 if TYPE_CHECKING:
@@ -129,17 +129,17 @@ def _rows(columns: dict[str, Any]) -> list[dict[str, Any]]:
     return [dict(zip(lists, values, strict=True)) for values in zip(*lists.values(), strict=True)]
 
 
-def point_rows(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[dict[str, Any]]:
-    """Rows of the ``points`` table: one per system and demand point."""
+def point_rows(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[ApiSystemOutcome]) -> list[dict[str, Any]]:
+    """Rows of the ``points`` table: one per system and demand point, in the scenario's order of systems."""
     names = np.array([p.name for p in scenario.demand], dtype=object)
     hours = [p.hours_per_day for p in scenario.demand]
     n = len(names)
     rows = []
     by_name = {o.inputs.name: o for o in outcomes}
-    apis = _api_runs(scenario)
+    by_index = {a.index: a for a in apis}
     for index, system in enumerate(scenario.systems):
         if system.api is not None:
-            rows += _api_point_rows(scenario, system, *apis[index])
+            rows += _api_point_rows(scenario, system, by_index[index])
             continue
         o = by_name[system.name]
         d, m = o.demand, o.metrics
@@ -186,14 +186,16 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[dict[s
     return rows
 
 
-def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand_point: str) -> list[dict[str, Any]]:
+def system_rows(
+    scenario: Scenario, outcomes: list[SystemOutcome], apis: list[ApiSystemOutcome], sizing_demand_point: str
+) -> list[dict[str, Any]]:
     """One row per system: chosen operating point, fleet, provisioned power, capital and blended cost."""
     rows = []
     by_name = {o.inputs.name: o for o in outcomes}
-    apis = _api_runs(scenario)
+    by_index = {a.index: a for a in apis}
     for index, system in enumerate(scenario.systems):
         if system.api is not None:
-            rows.append(_api_system_row(scenario, system, apis[index][1], sizing_demand_point))
+            rows.append(_api_system_row(system, by_index[index], sizing_demand_point))
             continue
         o = by_name[system.name]
         pt, m = o.point, o.metrics
@@ -247,20 +249,10 @@ def system_rows(scenario: Scenario, outcomes: list[SystemOutcome], sizing_demand
     return [{key: _plain(value) for key, value in row.items()} for row in rows]
 
 
-def _api_runs(scenario: Scenario) -> dict[int, tuple[Any, Any]]:
-    """Each API system's outcome and metrics, by its index (an empty dict when the scenario has none)."""
-    if all(s.api is None for s in scenario.systems):
-        return {}
-    from rackcost.evaluation.api_systems import (
-        run_api_samples,  # the model's modules, only for a scenario with API systems
-    )
-
-    return {index: (served, m) for index, served, m in run_api_samples(scenario, {}, 1)}
-
-
-def _api_point_rows(scenario: Scenario, system: Any, served: Any, m: Any) -> list[dict[str, Any]]:
+def _api_point_rows(scenario: Scenario, system: Any, api: ApiSystemOutcome) -> list[dict[str, Any]]:
     """Rows of the ``points`` table for an API system: what it is offered, accepts and costs; no fleet (None where
     a figure does not apply, 0 for a fleet it does not have)."""
+    served, m = api.served, api.metrics
     names = [p.name for p in scenario.demand]
     n = len(names)
     limit = system.api.rate_limit_rps
@@ -311,8 +303,9 @@ def _api_point_rows(scenario: Scenario, system: Any, served: Any, m: Any) -> lis
     return rows
 
 
-def _api_system_row(scenario: Scenario, system: Any, m: Any, sizing_demand_point: str) -> dict[str, Any]:
+def _api_system_row(system: Any, api: ApiSystemOutcome, sizing_demand_point: str) -> dict[str, Any]:
     """The ``systems`` row of an API system: its cost over the day; no operating point, fleet or power."""
+    m = api.metrics
     return {
         "system": system.name,
         "provenance": system.provenance.provenance_class.value,
@@ -445,15 +438,16 @@ def add_revenue(scenario: Scenario, points: list[dict[str, Any]], systems: list[
         s["payback_years"] = s["capex_usd"] / cash_margin_per_year if owned and cash_margin_per_year > 0 else None
 
 
-def result_tables(scenario: Scenario, outcomes: list[SystemOutcome]) -> Result:
-    """Tables, comparison and warnings of already evaluated systems
-    (:func:`rackcost.evaluation.chain.evaluate_systems`).
+def result_tables(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[ApiSystemOutcome]) -> Result:
+    """Tables, comparison and warnings of already evaluated systems: formatting only.
 
-    Lets a caller that also needs the raw outcomes (the dashboard's charts) evaluate only once.
+    ``outcomes`` and ``apis`` are the chain's (:func:`rackcost.evaluation.chain.evaluate_systems` and
+    :func:`~rackcost.evaluation.chain.evaluate_apis`), so a caller that also needs the raw outcomes (the dashboard's
+    charts, the report) evaluates only once.
     """
     sizing_name = scenario.sizing_point.name
-    points = point_rows(scenario, outcomes)
-    systems = system_rows(scenario, outcomes, sizing_name)
+    points = point_rows(scenario, outcomes, apis)
+    systems = system_rows(scenario, outcomes, apis, sizing_name)
     if scenario.revenue is not None:
         add_revenue(scenario, points, systems)
     warnings = comparability_warnings(scenario) + outcome_warnings(scenario, outcomes)

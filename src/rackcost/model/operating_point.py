@@ -17,7 +17,7 @@ measured points.
 **The search is exact** (:func:`search_operating_point`): among all feasible candidates, the fewest replicas,
 found by branch and bound on a closed-form lower bound of each candidate's count, so that the exact count (an
 integer bisection, :func:`rackcost.model.queueing.replicas_needed`) is computed only for candidates that could still
-beat the best so far. :func:`choose_operating_point` is the same choice computed exhaustively.
+beat the best so far. The tests check it against the same choice computed exhaustively.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ __all__ = [
     "FIRST_BATCH_CANDIDATES",
     "MAX_INTEGER_CANDIDATES",
     "candidate_curve",
-    "choose_operating_point",
     "choose_point",
     "e2e_ms",
     "feasible",
@@ -142,69 +141,10 @@ def _exact_replicas(
     return sized_replicas(n, sizing_rps, service_s, concurrency, max_utilization_fraction)
 
 
-def choose_operating_point(
-    concurrency: NDArray[np.float64],
-    service_s: NDArray[np.float64],
-    budget_s: NDArray[np.float64],
-    is_feasible: NDArray[np.bool_],
-    power_w_per_replica_busy: NDArray[np.float64],
-    power_w_per_replica_idle: float,
-    sizing_rps: float,
-    attainment_fraction: float,
-    max_utilization_fraction: float = 1.0,
-    routing: str = "pooled",
-) -> tuple[int, NDArray[np.int64]]:
-    """Pick the feasible candidate that needs the fewest replicas for the sizing demand, counting every one.
-
-    The exhaustive reference of :func:`search_operating_point`: the same choice, with the replica count of every
-    feasible candidate. Ties on replicas go to the lower power at the sizing demand, then to the higher
-    concurrency.
-
-    Parameters
-    ----------
-    concurrency, service_s, budget_s
-        Per candidate: slots per replica [requests], slot holding time [s], queueing budget [s].
-    is_feasible
-        Per candidate: whether it meets the SLO before queueing.
-    power_w_per_replica_busy, power_w_per_replica_idle
-        Replica power with every slot busy (per candidate) and idle [W], for the tie-break.
-    sizing_rps
-        Demand the fleet is sized for [requests/s].
-    attainment_fraction
-        Share of requests that must wait no longer than the budget [-].
-    max_utilization_fraction
-        Ceiling on slot utilisation at the sizing demand [-].
-    routing
-        How requests are spread over the replicas (:mod:`rackcost.model.routing`); ``pooled`` by default.
-
-    Returns
-    -------
-    index : int
-        Index of the chosen candidate.
-    replicas : ndarray of int
-        Replicas each candidate needs (0 where infeasible).
-
-    Raises
-    ------
-    ValueError
-        If no candidate is feasible (the loader reports this as a scenario problem first).
-    """
-    idx = np.flatnonzero(is_feasible)
-    if idx.size == 0:
-        raise ValueError("no operating point meets the SLO")
-    c, s = concurrency[idx], service_s[idx]
-    n = _exact_replicas(c, s, budget_s[idx], sizing_rps, attainment_fraction, max_utilization_fraction, routing)
-    power = _fleet_power_w(n, c, s, power_w_per_replica_busy[idx], power_w_per_replica_idle, sizing_rps)
-    best = idx[np.lexsort((-c, power, n))[0]]
-    replicas = np.zeros(concurrency.shape, dtype=np.int64)
-    replicas[idx] = n
-    return int(best), replicas
-
-
 def replicas_lower_bound(
     concurrency: ArrayLike, service_s: ArrayLike, sizing_rps: float, max_utilization_fraction: float
 ) -> NDArray[np.int64]:
-    """A lower bound, in closed form, on the replicas a candidate needs (:func:`choose_operating_point`) [-].
+    """A lower bound, in closed form, on the replicas a candidate needs (at every candidate) [-].
 
     ``max(floor(a / c) + 1, ceil(a / (c u_max)))`` with the offered load ``a = lambda S``: the queue is stable only
     with more slots than erlangs (``N c > a``), and the utilisation ceiling asks ``N >= a / (c u_max)``. Computed
@@ -244,7 +184,7 @@ def search_operating_point(
     max_utilization_fraction: float = 1.0,
     routing: str = "pooled",
 ) -> tuple[int, int]:
-    """The choice of :func:`choose_operating_point`, by branch and bound.
+    """The feasible candidate that needs the fewest replicas for the sizing demand, by branch and bound.
 
     Each feasible candidate's key, (replicas, power at the sizing demand, -concurrency), is bounded below by the
     key at :func:`replicas_lower_bound`: where the exact count equals the bound the keys are the same, computed
@@ -256,10 +196,21 @@ def search_operating_point(
 
     Parameters
     ----------
-    concurrency, service_s, budget_s, is_feasible, power_w_per_replica_busy, power_w_per_replica_idle
-        As for :func:`choose_operating_point`.
-    sizing_rps, attainment_fraction, max_utilization_fraction, routing
-        As for :func:`choose_operating_point`.
+    concurrency, service_s, budget_s
+        Per candidate: slots per replica [requests], slot holding time [s], queueing budget [s].
+    is_feasible
+        Per candidate: whether it meets the SLO before queueing.
+    power_w_per_replica_busy, power_w_per_replica_idle
+        Replica power with every slot busy (per candidate) and idle [W], for the tie-break: fewest replicas, then
+        the lower power at the sizing demand, then the higher concurrency.
+    sizing_rps
+        Demand the fleet is sized for [requests/s].
+    attainment_fraction
+        Share of requests that must wait no longer than the budget [-].
+    max_utilization_fraction
+        Ceiling on slot utilisation at the sizing demand [-].
+    routing
+        How requests are spread over the replicas (:mod:`rackcost.model.routing`); ``pooled`` by default.
 
     Returns
     -------

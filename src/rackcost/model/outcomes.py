@@ -12,10 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from rackcost.model.api import ApiOutcome
 from rackcost.model.inputs import SystemInputs
 from rackcost.model.performance import Curve
 
-__all__ = ["ChosenPoint", "DemandOutcome", "FleetOutcome", "Metrics", "SystemOutcome"]
+__all__ = ["ApiSystemOutcome", "ChosenPoint", "DemandOutcome", "FleetOutcome", "Metrics", "SystemOutcome"]
 
 Array = NDArray[np.float64]
 
@@ -308,3 +309,22 @@ class SystemOutcome:
     def slo_point_total_tokens_per_facility_kwh(self) -> float:
         """Total tokens per facility kWh at the chosen point [tokens/kWh]."""
         return float(self.fleet.slo_point_total_tokens_per_facility_kwh[0, 0])
+
+
+@dataclass(frozen=True)
+class ApiSystemOutcome:
+    """Everything :func:`rackcost.evaluate` computed for one API system: no plan, no fleet, only what it serves.
+
+    Attributes
+    ----------
+    index
+        The system's index in the scenario's ``systems``.
+    served
+        What it is offered, accepts (up to a rate limit) and pays at each demand point (sample axis of length 1).
+    metrics
+        The derived figures (:func:`rackcost.model.metrics.derive_api`), sample axis of length 1.
+    """
+
+    index: int
+    served: ApiOutcome
+    metrics: Metrics

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from rackcost.evaluation.chain import evaluate_systems
+from rackcost.evaluation.chain import evaluate_apis, evaluate_systems
 from rackcost.evaluation.results import result_tables
 from rackcost.reporting.blocks import Report
 from rackcost.reporting.input_sections import appendix_section, provenance_section, scenario_section
@@ -62,7 +62,7 @@ def build_report(scenario: Scenario, samples: int | None = None, seed: int = 0, 
     from rackcost import __version__
 
     outcomes = evaluate_systems(scenario)
-    result = result_tables(scenario, outcomes)
+    result = result_tables(scenario, outcomes, evaluate_apis(scenario))
     systems = [s.name for s in scenario.systems]
     demand = [d.name for d in scenario.demand]
     uncertain = bool(scenario.distributions)
