@@ -22,13 +22,15 @@ from hypothesis import strategies as st
 import rackcost
 from rackcost.errors import ScenarioError
 from rackcost.model import queueing, routing
+from rackcost.model import simulation as sim
 from rackcost.model.routing import RoutingNotAnalytic
+from rackcost.model.strategies import Routing
 from rackcost.scenario import schema
 from reference import TWO_SYSTEMS, wait_exceedance, wait_quantile
 
 SETTINGS = settings(max_examples=60, deadline=None)
-ANALYTIC = sorted(routing.ANALYTIC_ROUTINGS)
-POOLED = sorted(routing.POOLED_ROUTINGS)
+ANALYTIC = sorted(r.value for r in Routing if r.analytic)
+POOLED = sorted(r.value for r in Routing if r.one_queue)
 REFUSED = ["power_of_two", "round_robin"]
 
 slots = st.integers(min_value=1, max_value=48)
@@ -93,9 +95,14 @@ def fifo_waits(arrivals_s: np.ndarray, services_s: np.ndarray, servers: int) -> 
 # --------------------------------------------------------------------------- the names
 
 
-def test_schema_and_routing_name_the_same_routers() -> None:
-    assert [r.value for r in schema.Routing] == list(routing.ROUTINGS)
-    assert routing.ANALYTIC_ROUTINGS | set(REFUSED) == set(routing.ROUTINGS)
+def test_one_enum_names_the_routers_for_the_schema_the_model_and_the_simulator() -> None:
+    assert schema.Routing is Routing and sim.ROUTINGS == tuple(Routing)
+    assert [r.value for r in Routing] == ["pooled", "least_outstanding", "power_of_two", "round_robin", "random"]
+    assert set(ANALYTIC) | set(REFUSED) == {r.value for r in Routing}
+    assert POOLED == ["least_outstanding", "pooled"] and ANALYTIC == ["least_outstanding", "pooled", "random"]
+    assert [r.value for r in Routing if r.state_blind] == ["round_robin", "random"]
+    assert [r.value for r in Routing if r.central_queue] == ["pooled"]
+    assert all(r.words and r.value in str(r) for r in Routing)
     assert schema.Fleet().routing == "least_outstanding"
 
 
@@ -105,14 +112,13 @@ def _two_systems(**fleet: object) -> dict:
     return data
 
 
-@pytest.mark.parametrize("name", sorted(routing.ANALYTIC_ROUTINGS))
+@pytest.mark.parametrize("name", ANALYTIC)
 def test_a_scenario_names_its_routing(name: str) -> None:
     scenario = rackcost.scenario_from_dict(_two_systems(routing=name), "two_systems.yaml")
-    assert scenario.fleet.routing == name
-    assert scenario.fleet.routing in routing.ROUTINGS  # the plain string the numeric core is given
+    assert scenario.fleet.routing == name and scenario.fleet.routing is Routing(name)
 
 
-@pytest.mark.parametrize("name", sorted(set(routing.ROUTINGS) - routing.ANALYTIC_ROUTINGS))
+@pytest.mark.parametrize("name", REFUSED)
 def test_a_scenario_naming_a_router_without_analytic_form_is_refused_at_load(name: str) -> None:
     with pytest.raises(ScenarioError) as info:
         rackcost.scenario_from_dict(_two_systems(routing=name), "two_systems.yaml")
@@ -166,7 +172,7 @@ def test_an_unknown_routing_is_a_value_error_listing_the_routers(call: str) -> N
     with pytest.raises(ValueError, match="routing must be one of") as info:
         CALLS[call]("sticky")
     assert not isinstance(info.value, RoutingNotAnalytic)
-    assert all(name in str(info.value) for name in routing.ROUTINGS)
+    assert all(name in str(info.value) for name in Routing)
 
 
 @pytest.mark.parametrize("name", ANALYTIC)

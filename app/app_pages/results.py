@@ -9,9 +9,8 @@ import streamlit as st
 import rackcost
 from rackcost import display
 from rackcost.analysis.referee import DEFAULT_ROUTING, figure_rows
-from rackcost.model.simulation import ROUTINGS
+from rackcost.model.strategies import Routing
 from rackcost.reporting import charts as chart_specs
-from rackcost.scenario.schema import ROUTING_WORDS
 from rackcost_app import charts, compute, layout, state, tables
 
 ss = st.session_state
@@ -24,7 +23,7 @@ demand = [d["name"] for d in valid["demand"]]
 st.title("Results")
 st.caption(
     f"{state.get_at(valid, 'name')} · the fleet is sized for {systems[0]['sizing_demand_point']} demand · routing "
-    f"{result.routing}: {ROUTING_WORDS[result.routing]}"
+    f"{result.routing}: {Routing(result.routing).words}"
 )
 if ss[state.PROBLEMS]:
     st.warning(
@@ -100,8 +99,10 @@ with st.expander("Run a discrete-event simulation of one system at one demand po
     )
     sim_routing = right.selectbox(
         "routing",
-        ROUTINGS,
-        index=ROUTINGS.index(getattr(sim_scenario.fleet, "routing", DEFAULT_ROUTING) or DEFAULT_ROUTING),
+        [r.value for r in Routing],
+        index=[r.value for r in Routing].index(
+            getattr(sim_scenario.fleet, "routing", DEFAULT_ROUTING) or DEFAULT_ROUTING
+        ),
         key="simulate_routing",
         help="pooled: one central queue; least_outstanding: the replica with the fewest requests; power_of_two: the "
         "better of two drawn at random; round_robin; random.",

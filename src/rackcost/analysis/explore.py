@@ -205,7 +205,7 @@ def cost_against_demand_scale(
         rows.extend(
             {
                 "system": system.name,
-                "payment": system.payment,
+                "payment": system.payment.value,
                 "demand_scale": float(scale),
                 "blended_usd_per_accepted_request": float(cost),
             }

@@ -30,6 +30,7 @@ from rackcost.model.simulation import (
     replica_model,
     replicate,
 )
+from rackcost.model.strategies import Routing
 from rackcost.units import MS_PER_S
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ __all__ = [
     "simulate",
 ]
 
-DEFAULT_ROUTING = "least_outstanding"
+DEFAULT_ROUTING = Routing.least_outstanding
 """The router when the scenario names none (``fleet.routing``'s default)."""
 SERVICE_MODELS = ("load_dependent", "fixed")
 """``load_dependent``: service time and TTFT read from the curve at the replica's occupancy; ``fixed``: the chosen

@@ -29,8 +29,8 @@ from rackcost.cli.common import (
 from rackcost.display import PER_1K_ACCEPTED, PER_1K_REQUESTS, count, money, num, pct, ratio, usd_per_1k_requests
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.compare import headline_sentences
+from rackcost.model.strategies import Routing
 from rackcost.scenario.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_scenarios, load_scenario
-from rackcost.scenario.schema import ROUTING_WORDS
 
 if TYPE_CHECKING:
     from rackcost.evaluation.results import Result
@@ -78,7 +78,7 @@ def _emit(result: Result, fmt: OutputFormat, output: Path | None, table: TableNa
     else:
         out = table_console(output)
         out.print(
-            f"Routing [bold]{result.routing}[/bold] (fleet.routing): {ROUTING_WORDS[result.routing]}",
+            f"Routing [bold]{result.routing}[/bold] (fleet.routing): {Routing(result.routing).words}",
             highlight=False,
         )
         if full:

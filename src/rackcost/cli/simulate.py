@@ -28,7 +28,7 @@ from rackcost.cli.common import (
 from rackcost.display import num, pct
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.results import records_to_csv
-from rackcost.scenario.schema import Routing
+from rackcost.model.strategies import Routing
 
 __all__ = ["COMMANDS", "simulate"]
 

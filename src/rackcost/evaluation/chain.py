@@ -36,6 +36,7 @@ from rackcost.model.inputs import FleetPolicy, SloInputs, SystemInputs
 from rackcost.model.metrics import derive
 from rackcost.model.operating_point import choose_point
 from rackcost.model.outcomes import ApiSystemOutcome, ChosenPoint, FleetOutcome, Metrics, SystemOutcome
+from rackcost.model.strategies import IdlePolicy
 from rackcost.scenario.feasibility import feasibility_problems
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import Samples, fleet_policy, sampled_inputs, sizing_demand, slo_inputs, system_inputs
@@ -129,7 +130,7 @@ def run_samples(
     for index, inp, chosen in zip(planned.indices, planned.systems, planned.chosen, strict=True):
         sampled = sampled_inputs(scenario, index, inp, values, n)
         # rented on demand: the provider scales to what each point needs, so only those replicas run (and are billed)
-        policy = replace(planned.policy, idle_policy="park") if inp.payment == "rent on_demand" else planned.policy
+        policy = replace(planned.policy, idle_policy=IdlePolicy.park) if inp.payment.active_only else planned.policy
         central = sampled_inputs(scenario, index, inp, {}, 1) if serve_once else None
         fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize, central)
         metrics = derive(fleet, chosen.ttft_ms, planned.slo.output_tokens, planned.hours_per_day, planned.input_tokens)

@@ -18,6 +18,7 @@ import numpy as np
 
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
+from rackcost.model.strategies import Payment
 from rackcost.units import MS_PER_S, SECONDS_PER_HOUR, W_PER_KW
 
 if TYPE_CHECKING:
@@ -204,7 +205,7 @@ def system_rows(
                 "system": o.inputs.name,
                 "provenance": system.provenance.provenance_class.value,
                 "source": system.provenance.source,
-                "payment": system.payment,
+                "payment": system.payment.value,
                 "concurrency": float(pt.concurrency[0]),
                 "tpot_ms": float(pt.tpot_ms[0]),
                 "interactivity_tokens_per_s": MS_PER_S / float(pt.tpot_ms[0]),
@@ -310,7 +311,7 @@ def _api_system_row(system: Any, api: ApiSystemOutcome, sizing_demand_point: str
         "system": system.name,
         "provenance": system.provenance.provenance_class.value,
         "source": system.provenance.source,
-        "payment": system.payment,
+        "payment": system.payment.value,
         "concurrency": None,
         "tpot_ms": None,
         "interactivity_tokens_per_s": None,
@@ -434,7 +435,7 @@ def add_revenue(scenario: Scenario, points: list[dict[str, Any]], systems: list[
         s["margin_usd_per_day"] = day["revenue"] - s["usd_per_day"]
         s["margin_usd_per_year"] = s["margin_usd_per_day"] * DAYS_PER_YEAR
         cash_margin_per_year = (day["revenue"] - day["cash_cost"]) * DAYS_PER_YEAR
-        owned = s["payment"] == "own" and s["capex_usd"] > 0
+        owned = Payment(s["payment"]).owned and s["capex_usd"] > 0
         s["payback_years"] = s["capex_usd"] / cash_margin_per_year if owned and cash_margin_per_year > 0 else None
 
 

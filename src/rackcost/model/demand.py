@@ -19,6 +19,7 @@ from rackcost.model.operating_point import queueing_budget_s
 from rackcost.model.outcomes import DemandOutcome
 from rackcost.model.performance import LoadCurve, in_service_concurrency
 from rackcost.model.sizing import sized_replicas
+from rackcost.model.strategies import IdlePolicy, Routing
 from rackcost.units import MS_PER_S
 
 __all__ = ["OVERLOAD_TOLERANCE_FRACTION", "TTFT_PERCENTILE_FRACTION", "serve_demand"]
@@ -37,12 +38,12 @@ def serve_demand(
     service_s: ArrayLike,
     budget_s: ArrayLike,
     attainment_fraction: float,
-    idle_policy: str = "powered",
+    idle_policy: IdlePolicy | str = IdlePolicy.powered,
     max_utilization_fraction: ArrayLike = 1.0,
     feasible_rps: ArrayLike | None = None,
     load: LoadCurve | None = None,
     slo: SloInputs | None = None,
-    routing: str = "pooled",
+    routing: Routing | str = Routing.pooled,
 ) -> DemandOutcome:
     """Serve each demand point with the same fleet; the operating point moves with the load (DESIGN.md step 6).
 
@@ -65,7 +66,8 @@ def serve_demand(
     attainment_fraction
         SLO attainment target, used for capacity at SLO and, under ``park``, for how many replicas serve [-].
     idle_policy
-        ``"powered"`` or ``"park"``.
+        :class:`~rackcost.model.strategies.IdlePolicy` (or its name): under ``park`` only the replicas a point
+        needs serve.
     max_utilization_fraction
         Utilisation ceiling that ``park`` keeps when deciding how many replicas serve [-].
     feasible_rps
@@ -93,10 +95,12 @@ def serve_demand(
     concurrency = np.asarray(concurrency, dtype=float)
     # capacity at SLO of the serving fleet (one value per sample when the inputs carry a sample axis)
     capacity = routes.capacity_at_slo(routing, serving, concurrency, service_s, budget_s, miss_target, feasible_rps)
-    if idle_policy == "powered":
+    if idle_policy not in tuple(IdlePolicy):
+        raise ValueError(f"idle_policy must be 'powered' or 'park', got {idle_policy!r}")
+    if not IdlePolicy(idle_policy).parks:
         active = np.broadcast_to(serving, lam.shape).astype(np.int64)
         capacity_active = np.broadcast_to(capacity, lam.shape)
-    elif idle_policy == "park":
+    else:
         needed = sized_replicas(
             routes.replicas_needed(routing, lam, service_s, concurrency, budget_s, miss_target),
             lam,
@@ -106,8 +110,6 @@ def serve_demand(
         )
         active = np.minimum(needed, serving)
         capacity_active = routes.capacity_at_slo(routing, active, concurrency, service_s, budget_s, miss_target)
-    else:
-        raise ValueError(f"idle_policy must be 'powered' or 'park', got {idle_policy!r}")
     slots_active = active * concurrency
     admitted = np.minimum(lam, capacity_active)
     if load is None or slo is None:

@@ -188,7 +188,7 @@ def wall_power(
         values = np.hstack([np.broadcast_to(sampled.idle_w, (sampled.n, 1)), load.power_w_per_accelerator])
         active_w = piecewise_linear(knots, values, demand.in_service_concurrency)
     others = replicas - active
-    idle, parked = (others, 0) if policy.idle_policy == "powered" else (0, others)
+    idle, parked = (0, others) if policy.idle_policy.parks else (others, 0)
     it_w = power.fleet_it_power_w(
         active,
         idle,
@@ -270,7 +270,7 @@ def rent_usd_per_hour(
     price = sampled.rent_usd_per_accelerator_hour
     if price is None:
         return np.zeros(active_replicas.shape)
-    if inp.payment != "rent on_demand":
+    if not inp.payment.active_only:
         return price * np.broadcast_to(replicas, active_replicas.shape) * inp.accelerators_per_replica
     usage = price * active_replicas * inp.accelerators_per_replica
     if inp.rent_minimum_hours_per_day <= 0:

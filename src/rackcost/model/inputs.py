@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.model.performance import Curve
+from rackcost.model.strategies import IdlePolicy, Payment, Routing
 
 __all__ = ["CostInputs", "FleetPolicy", "SampledInputs", "SloInputs", "SystemInputs"]
 
@@ -66,7 +67,7 @@ class FleetPolicy:
     Attributes
     ----------
     idle_policy
-        ``"powered"`` (every replica on and serving) or ``"park"`` (replicas a demand point does not need park).
+        What replicas a demand point does not need do (:class:`~rackcost.model.strategies.IdlePolicy`).
     fixed_replicas
         A replica count given by the scenario instead of sizing, or None.
     spare_replicas
@@ -79,11 +80,11 @@ class FleetPolicy:
         Hours of each demand point [h] (a rented fleet's daily minimum needs them).
     """
 
-    idle_policy: str
+    idle_policy: IdlePolicy
     fixed_replicas: int | None
     spare_replicas: int
     sizing_index: int | None
-    routing: str = "least_outstanding"
+    routing: Routing = Routing.least_outstanding
     hours_per_day: tuple[float, ...] = ()
 
 
@@ -150,7 +151,7 @@ class SystemInputs:
     headline_tokens_per_s_per_kw: float
     headline_power_basis: str
     headline_is_claim: bool
-    payment: str = "own"
+    payment: Payment = Payment.own
     rent_includes_power_and_facility: bool = True
     rent_minimum_hours_per_day: float = 0.0
 

@@ -39,11 +39,9 @@ import numpy as np
 import numpy.typing as npt
 
 from rackcost.model import queueing
+from rackcost.model.strategies import Routing
 
 __all__ = [
-    "ANALYTIC_ROUTINGS",
-    "POOLED_ROUTINGS",
-    "ROUTINGS",
     "RoutingNotAnalytic",
     "capacity_at_slo",
     "check_routing",
@@ -55,13 +53,6 @@ __all__ = [
 ArrayLike = npt.ArrayLike
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-ROUTINGS = ("pooled", "least_outstanding", "power_of_two", "round_robin", "random")
-"""Every router ``fleet.routing`` may name (the schema's ``Routing`` lists the same)."""
-POOLED_ROUTINGS = frozenset({"pooled", "least_outstanding"})
-"""Routers the model treats as one M/M/k queue over all slots."""
-ANALYTIC_ROUTINGS = frozenset({*POOLED_ROUTINGS, "random"})
-"""Routers with an analytic form here; the others need the simulator."""
 
 
 class RoutingNotAnalytic(ValueError):
@@ -78,22 +69,22 @@ class RoutingNotAnalytic(ValueError):
         super().__init__(
             f"routing {routing!r} has no analytic form in the model (no closed-form queue exists for it, and the "
             f"pooled M/M/k would be optimistic); run `rackcost simulate --routing {routing}` to evaluate it, or "
-            f"choose one of {', '.join(sorted(ANALYTIC_ROUTINGS))}"
+            f"choose one of {', '.join(sorted(r.value for r in Routing if r.analytic))}"
         )
 
 
-def check_routing(routing: str) -> str:
+def check_routing(routing: str) -> Routing:
     """Check that a routing is known and has an analytic form.
 
     Parameters
     ----------
-    routing : str
-        One of :data:`ROUTINGS`.
+    routing : str or Routing
+        A :class:`~rackcost.model.strategies.Routing` or its name.
 
     Returns
     -------
-    str
-        The routing, unchanged.
+    Routing
+        The routing.
 
     Raises
     ------
@@ -104,8 +95,8 @@ def check_routing(routing: str) -> str:
 
     Examples
     --------
-    >>> check_routing("least_outstanding")
-    'least_outstanding'
+    >>> check_routing("least_outstanding") is Routing.least_outstanding
+    True
     >>> check_routing("round_robin")
     Traceback (most recent call last):
     ...
@@ -113,11 +104,12 @@ def check_routing(routing: str) -> str:
 queue exists for it, and the pooled M/M/k would be optimistic); run `rackcost simulate --routing round_robin` to \
 evaluate it, or choose one of least_outstanding, pooled, random
     """
-    if routing not in ROUTINGS:
-        raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}, got {routing!r}")
-    if routing not in ANALYTIC_ROUTINGS:
-        raise RoutingNotAnalytic(routing)
-    return routing
+    if routing not in tuple(Routing):
+        raise ValueError(f"routing must be one of {', '.join(Routing)}, got {routing!r}")
+    known = Routing(routing)
+    if not known.analytic:
+        raise RoutingNotAnalytic(known.value)
+    return known
 
 
 def _replica_counts(replicas: ArrayLike) -> IntArray:
@@ -150,7 +142,7 @@ def replicas_needed(
     Parameters
     ----------
     routing : str
-        One of :data:`ANALYTIC_ROUTINGS`.
+        One of a routing with an analytic form (:attr:`~rackcost.model.strategies.Routing.analytic`).
     arrival_rps : array_like
         Arrival rate lambda at the whole fleet, >= 0 [requests/s].
     service_s : array_like
@@ -190,8 +182,7 @@ def replicas_needed(
     >>> int(replicas_needed("pooled", 1.0, 1.0, 1, 0.0, 0.3)), int(replicas_needed("random", 1.0, 1.0, 1, 0.0, 0.3))
     (3, 4)
     """
-    check_routing(routing)
-    if routing in POOLED_ROUTINGS:
+    if check_routing(routing).one_queue:
         return queueing.replicas_needed(arrival_rps, service_s, slots_per_replica, budget_s, max_exceedance_fraction)
     lam = np.asarray(arrival_rps, dtype=np.float64)
     if np.any(~(lam >= 0)) or np.any(~np.isfinite(lam)):
@@ -231,7 +222,7 @@ def capacity_at_slo(
     Parameters
     ----------
     routing : str
-        One of :data:`ANALYTIC_ROUTINGS`.
+        One of a routing with an analytic form (:attr:`~rackcost.model.strategies.Routing.analytic`).
     replicas : array_like of int
         Serving replicas N, >= 1 [replicas].
     slots_per_replica : array_like
@@ -269,10 +260,10 @@ def capacity_at_slo(
     >>> round(float(capacity_at_slo("pooled", 2, 1, 1.0, 0.0, 0.5)), 6)
     1.280776
     """
-    check_routing(routing)
+    one_queue = check_routing(routing).one_queue
     n = _replica_counts(replicas)
     c = np.asarray(slots_per_replica, dtype=np.float64)
-    if routing in POOLED_ROUTINGS:
+    if one_queue:
         return queueing.capacity_at_slo(n * c, service_s, budget_s, max_exceedance_fraction, feasible_rps)
     per_replica_hint = None if feasible_rps is None else np.asarray(feasible_rps, dtype=np.float64) / n
     per_replica_rps = queueing.capacity_at_slo(c, service_s, budget_s, max_exceedance_fraction, per_replica_hint)
@@ -297,7 +288,7 @@ def wait_tail(
     Parameters
     ----------
     routing : str
-        One of :data:`ANALYTIC_ROUTINGS`.
+        One of a routing with an analytic form (:attr:`~rackcost.model.strategies.Routing.analytic`).
     t_s : array_like
         Wait budget t, >= 0 [s].
     q_fraction : float
@@ -338,10 +329,10 @@ def wait_tail(
     >>> round(float(exceedance), 12), round(float(p99), 9)
     (0.045111761079, 3.506557897)
     """
-    check_routing(routing)
+    one_queue = check_routing(routing).one_queue
     n = _replica_counts(replicas)
     c = np.asarray(slots_per_replica, dtype=np.float64)
-    if routing in POOLED_ROUTINGS:
+    if one_queue:
         return queueing.wait_tail(t_s, q_fraction, n * c, arrival_rps, service_s)
     lam = np.asarray(arrival_rps, dtype=np.float64)
     return queueing.wait_tail(t_s, q_fraction, c, lam / n, service_s)

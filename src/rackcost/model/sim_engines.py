@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.model.performance import Curve, interpolate_curve
+from rackcost.model.strategies import Routing
 
 __all__ = [
     "ROUTINGS",
@@ -40,7 +41,7 @@ __all__ = [
 
 Array = NDArray[np.float64]
 
-ROUTINGS = ("pooled", "least_outstanding", "power_of_two", "round_robin", "random")
+ROUTINGS = tuple(Routing)
 """Routers: ``pooled`` one central FIFO queue over every slot (a free slot anywhere takes the next request; among
 replicas with a free slot the least occupied); ``least_outstanding`` join the replica with the fewest requests in
 service plus queued; ``power_of_two`` two replicas drawn at random, the one with fewer outstanding;
@@ -208,9 +209,9 @@ def fifo_recursion(
     arrivals = arrival_s.tolist()
     start = [0.0] * len(arrivals)
     busy0 = np.zeros((replicas, 0)) if initial_work is None else initial_work * service
-    if routing == "pooled":
+    if Routing(routing).central_queue:
         groups = [(range(len(arrivals)), busy0.ravel().tolist(), replicas * model.slots)]
-    elif routing in ("random", "round_robin"):
+    elif Routing(routing).state_blind:
         assert route is not None
         order = np.argsort(route, kind="stable")
         bounds = np.searchsorted(route[order], np.arange(replicas + 1))
@@ -326,16 +327,16 @@ def event_engine(
     for r in range(replicas):
         if n_in[r]:
             push(events, (tags[r][0][0] * svc[n_in[r]], r, 0))
-    pooled = routing == "pooled"
+    pooled = Routing(routing).central_queue
     central: deque[int] = deque()
     queues: list[deque[int]] = [deque() for _ in range(replicas)]
     # pooled: buckets by occupancy (least-occupied free replica); least_outstanding: by in service + queued
-    buckets = _MinBuckets(list(n_in)) if routing in ("pooled", "least_outstanding") else None
+    buckets = _MinBuckets(list(n_in)) if routing in (Routing.pooled, Routing.least_outstanding) else None
     outstanding = list(n_in)
     first = second = None
     if choices is not None:
         first = choices[0].tolist()
-        second = choices[1].tolist() if routing == "power_of_two" else None
+        second = choices[1].tolist() if routing == Routing.power_of_two else None
 
     def begin(i: int, r: int, t: float) -> None:
         # bring replica r's virtual time to t at its old occupancy, then add request i
@@ -398,9 +399,9 @@ def event_engine(
             else:
                 dropped[i] = True
         else:
-            if routing == "least_outstanding":
+            if routing == Routing.least_outstanding:
                 r = buckets.least()
-            elif routing == "power_of_two":
+            elif routing == Routing.power_of_two:
                 a, b = first[i], second[i]
                 r = a if outstanding[a] <= outstanding[b] else b
             else:

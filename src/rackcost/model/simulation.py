@@ -58,6 +58,7 @@ from rackcost.model.sim_engines import (
     residual_work,
     steady_occupancy,
 )
+from rackcost.model.strategies import Routing
 
 __all__ = [
     "DEFAULT_OUTPUT_TOKENS_CV_FRACTION",
@@ -204,14 +205,18 @@ def run_fleet_once(
     m0 = initial_in_service(replicas, model.slots, initial_busy_fraction)
     initial = residual_work(rng, replicas * m0, cv_fraction).reshape(replicas, m0)
     first = second = None
-    if routing == "random":
+    if routing == Routing.random:
         first = rng.integers(replicas, size=n)
-    elif routing == "round_robin":
+    elif routing == Routing.round_robin:
         first = np.arange(n) % replicas
-    elif routing == "power_of_two":
+    elif routing == Routing.power_of_two:
         first = rng.integers(replicas, size=n)
         second = (first + 1 + rng.integers(max(replicas - 1, 1), size=n)) % replicas if replicas > 1 else first
-    recursion_fits = model.load_independent and routing in ("pooled", "random", "round_robin") and queue_cap is None
+    recursion_fits = (
+        model.load_independent
+        and (Routing(routing).central_queue or Routing(routing).state_blind)
+        and queue_cap is None
+    )
     if engine == "recursion" and not recursion_fits:
         raise ValueError("the FIFO recursion needs load-independent service, no queue cap, and a state-blind router")
     if engine not in ("auto", "recursion", "event"):

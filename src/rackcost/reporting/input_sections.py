@@ -19,7 +19,7 @@ from rackcost.reporting.blocks import (
     section,
 )
 from rackcost.scenario.loading import scenario_to_data, scenario_to_yaml
-from rackcost.scenario.schema import ROUTING_WORDS, Scenario
+from rackcost.scenario.schema import Scenario
 from rackcost.scenario.yaml_paths import MISSING, lookup
 
 __all__ = ["appendix_section", "distribution_words", "provenance_section", "scenario_section"]
@@ -79,8 +79,7 @@ def scenario_section(scenario: Scenario) -> Section:
                 f"PUE {display.num(f.pue)}; electricity {display.money(f.electricity_usd_per_kwh)} per kWh.",
                 f"Racks provisioned up to {display.num(f.rack_power_limit_kw)} kW each (rated power); {site} of "
                 "provisioned IT power.",
-                f"Replicas {'stay powered when idle' if fleet.idle_policy == 'powered' else 'park when not needed'}; "
-                f"routing {fleet.routing.value}: {ROUTING_WORDS[fleet.routing.value]}.",
+                f"Replicas {fleet.idle_policy.words}; routing {fleet.routing.value}: {fleet.routing.words}.",
                 f"Replica availability {display.pct(fleet.replica_availability_fraction)}, "
                 f"{display.count(fleet.spare_replicas)} spare replicas, slot utilisation at most "
                 f"{display.pct(fleet.max_utilization_fraction)} at the sizing demand.",

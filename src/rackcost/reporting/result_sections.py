@@ -12,6 +12,7 @@ from rackcost import display
 from rackcost.analysis.explore import cost_against_demand_scale, latency_cliff, operating_curves
 from rackcost.evaluation.columns import BLENDED
 from rackcost.evaluation.compare import headline_sentences
+from rackcost.model.strategies import Payment
 from rackcost.reporting import charts
 from rackcost.reporting.blocks import (
     NOT_APPLICABLE,
@@ -90,7 +91,7 @@ def summary_section(scenario: Scenario, result: Any, mc: Any) -> Section:
             + [
                 (f"{r['system']}: fleet", f"{display.count(r['racks'])} racks, {display.money(r['capex_usd'])} capex")
                 for r in rows
-                if r["payment"] != "api"
+                if Payment(r["payment"]).has_fleet
             ]
         )
     )
@@ -152,7 +153,7 @@ def systems_section(scenario: Scenario, result: Any, outcomes: list[Any]) -> Sec
         [
             [r["system"]]
             + [cell(r[key], fmt) for key, _, fmt in SYSTEM_COLUMNS]
-            + [NOT_APPLICABLE if r["payment"] == "api" else display.num(wall[r["system"]])]
+            + [display.num(wall[r["system"]]) if Payment(r["payment"]).has_fleet else NOT_APPLICABLE]
             for r in rows
         ],
     )

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 import re
-from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
 
 from rackcost.errors import plain_message
+from rackcost.model.strategies import IdlePolicy, Routing
 from rackcost.scenario.distributions import Distribution
 from rackcost.scenario.fields import (
     AttainmentFraction,
@@ -75,11 +75,11 @@ __all__ = [
     "Performance",
     "Provenance",
     "ProvenanceClass",
-    "ROUTING_WORDS",
     "Api",
     "Billing",
     "Rent",
     "Revenue",
+    "IdlePolicy",
     "Routing",
     "SLO",
     "Scenario",
@@ -93,27 +93,6 @@ __all__ = [
     "model_in",
     "is_uncertain_path",
 ]
-
-
-class Routing(StrEnum):
-    """How the load balancer spreads requests over a fleet's replicas, and so which queue the model solves."""
-
-    pooled = "pooled"
-    least_outstanding = "least_outstanding"
-    power_of_two = "power_of_two"
-    round_robin = "round_robin"
-    random = "random"
-
-
-ROUTING_WORDS = {
-    "pooled": "one central queue over every slot of the fleet (M/M/k)",
-    "least_outstanding": "each request to the replica with the fewest outstanding requests, modelled as one M/M/k "
-    "over every slot",
-    "power_of_two": "each request to the less loaded of two replicas drawn at random (simulation only)",
-    "round_robin": "requests to the replicas in turn (simulation only)",
-    "random": "each request to a replica drawn at random: independent M/M/c queues at lambda / N (exact)",
-}
-"""What each router does and how the model treats it, in words, for output headers."""
 
 
 class Workload(ScenarioBlock):
@@ -191,8 +170,8 @@ class Facility(ScenarioBlock):
 class Fleet(ScenarioBlock):
     """How the fleet is sized and run."""
 
-    idle_policy: Literal["powered", "park"] = Field(
-        default="powered",
+    idle_policy: IdlePolicy = Field(
+        default=IdlePolicy.powered,
         description="powered: every replica is on and serving; park: replicas beyond what a demand point needs "
         "draw parked power.",
     )

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
+from rackcost.model.strategies import Payment
 from rackcost.scenario.fields import (
     AcceleratorCount,
     AcceleratorIdleW,
@@ -374,8 +375,10 @@ class System(ScenarioBlock):
         return self
 
     @property
-    def payment(self) -> str:
+    def payment(self) -> Payment:
         """How the system is paid for: ``own``, ``rent reserved``, ``rent on_demand`` or ``api``."""
         if self.api is not None:
-            return "api"
-        return "own" if self.rent is None else f"rent {self.rent.billing.value}"
+            return Payment.api
+        if self.rent is None:
+            return Payment.own
+        return Payment.rent_on_demand if self.rent.billing is Billing.on_demand else Payment.rent_reserved

@@ -53,7 +53,7 @@ def fleet_policy(scenario: Scenario) -> FleetPolicy:
         fixed_replicas=fleet.replicas,
         spare_replicas=fleet.spare_replicas,
         sizing_index=None if fleet.sizing_demand_point is None else names.index(fleet.sizing_demand_point),
-        routing=fleet.routing.value,
+        routing=fleet.routing,
         hours_per_day=tuple(d.hours_per_day for d in scenario.demand),
     )
 

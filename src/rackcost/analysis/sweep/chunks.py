@@ -121,7 +121,7 @@ def plan_chunks(d: Design, chunk_configs: int | None = None) -> tuple[list[Chunk
         if group.scenario is None:
             continue
         for s in group.scenario.systems:
-            payment_codes.setdefault(s.payment, len(payment_codes))
+            payment_codes.setdefault(s.payment.value, len(payment_codes))
         planned = group.planned
         idx = configuration_indices(d, members)
         for start in range(0, len(members), size):
@@ -199,7 +199,7 @@ def evaluate_chunk(chunk: Chunk) -> dict[str, NDArray[Any]]:
             add(name, []).append(np.repeat(v, per_row))
         codes = [chunk.system_codes[s] for s in systems]
         add("system", []).append(np.tile(np.repeat(np.asarray(codes, np.int32), points), m))
-        payments = [chunk.payment_codes[s.payment] for s in scenario.systems]
+        payments = [chunk.payment_codes[s.payment.value] for s in scenario.systems]
         add("payment", []).append(np.tile(np.repeat(np.asarray(payments, np.int32), points), m))
         add("point", []).append(np.tile(np.arange(points, dtype=np.int32), m * len(systems)))
         api = [s.api is not None for s in scenario.systems]

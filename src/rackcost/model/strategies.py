@@ -1,0 +1,117 @@
+"""The pluggable strategies of the model, one enum each, carrying their properties: how requests are routed to
+replicas (:class:`Routing`), how a system is paid for (:class:`Payment`) and what idle replicas do
+(:class:`IdlePolicy`).
+
+Every module that must know what a strategy means asks its member (``routing.analytic``, ``payment.has_fleet``,
+``policy.parks``) instead of comparing names; the scenario schema uses the same enums as its field types. The
+members are :class:`enum.StrEnum`, so each equals its name as text (``Routing.pooled == "pooled"``) and is written
+as that text in every table and file.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = ["IdlePolicy", "Payment", "Routing"]
+
+
+class Routing(StrEnum):
+    """How the load balancer spreads requests over a fleet's replicas, and so which queue the model solves."""
+
+    # pooled and least_outstanding are solved as one M/M/k over every slot (one_queue; a discrete-event simulation
+    # puts least-outstanding within about 2% of pooled on capacity at SLO), random as N independent M/M/c queues at
+    # lambda / N (independent_queues, exact); power_of_two and round_robin have no analytic form: only the simulator
+    # evaluates them. (A comment, not the docstring: the docstring is the JSON Schema's description.)
+
+    pooled = "pooled"
+    least_outstanding = "least_outstanding"
+    power_of_two = "power_of_two"
+    round_robin = "round_robin"
+    random = "random"
+
+    @property
+    def words(self) -> str:
+        """What the router does and how the model treats it, in words (for output headers)."""
+        return _ROUTING_WORDS[self]
+
+    @property
+    def one_queue(self) -> bool:
+        """Solved as one M/M/k queue over every slot of the fleet."""
+        return self in (Routing.pooled, Routing.least_outstanding)
+
+    @property
+    def independent_queues(self) -> bool:
+        """Solved as independent M/M/c queues, one per replica, each at ``lambda / N``."""
+        return self is Routing.random
+
+    @property
+    def analytic(self) -> bool:
+        """The model has a closed form for it (else only the simulator evaluates it)."""
+        return self.one_queue or self.independent_queues
+
+    @property
+    def central_queue(self) -> bool:
+        """In the simulator: one FIFO queue in front of every slot (else each replica queues its own requests)."""
+        return self is Routing.pooled
+
+    @property
+    def state_blind(self) -> bool:
+        """In the simulator: the replica is chosen without looking at the replicas' state."""
+        return self in (Routing.random, Routing.round_robin)
+
+
+_ROUTING_WORDS = {
+    Routing.pooled: "one central queue over every slot of the fleet (M/M/k)",
+    Routing.least_outstanding: "each request to the replica with the fewest outstanding requests, modelled as one "
+    "M/M/k over every slot",
+    Routing.power_of_two: "each request to the less loaded of two replicas drawn at random (simulation only)",
+    Routing.round_robin: "requests to the replicas in turn (simulation only)",
+    Routing.random: "each request to a replica drawn at random: independent M/M/c queues at lambda / N (exact)",
+}
+
+
+class Payment(StrEnum):
+    """How a system is paid for: owned, rented (reserved for the provisioned fleet, or on demand for what each
+    demand point needs), or per token through an API."""
+
+    own = "own"
+    rent_reserved = "rent reserved"
+    rent_on_demand = "rent on_demand"
+    api = "api"
+
+    @property
+    def has_fleet(self) -> bool:
+        """Runs hardware the model sizes (everything but an API)."""
+        return self is not Payment.api
+
+    @property
+    def owned(self) -> bool:
+        """Bought: capex through the capital recovery factor."""
+        return self is Payment.own
+
+    @property
+    def rented(self) -> bool:
+        """Paid per accelerator-hour."""
+        return self in (Payment.rent_reserved, Payment.rent_on_demand)
+
+    @property
+    def active_only(self) -> bool:
+        """Only the replicas a demand point needs run and are billed (the provider scales): idle ones park."""
+        return self is Payment.rent_on_demand
+
+
+class IdlePolicy(StrEnum):
+    """What the replicas a demand point does not need do: stay powered (and serve), or park."""
+
+    powered = "powered"
+    park = "park"
+
+    @property
+    def parks(self) -> bool:
+        """Replicas beyond what a demand point needs draw parked power and do not serve."""
+        return self is IdlePolicy.park
+
+    @property
+    def words(self) -> str:
+        """In words, for a report."""
+        return "park when not needed" if self.parks else "stay powered when idle"
