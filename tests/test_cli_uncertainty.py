@@ -76,7 +76,7 @@ def test_uncertainty_shows_capex_as_evaluate_does(uncertain: Path) -> None:
     sampled = invoke("uncertainty", uncertain, "-n", 50).stdout
     lib = rackcost.evaluate(rackcost.load_scenario(uncertain)).records["systems"]
     capex_a = next(r["capex_usd"] for r in lib if r["system"] == "A")  # A's capex is not uncertain
-    assert f"capex: {money(capex_a)} / {money(capex_a)} / {money(capex_a)}" in sampled
+    assert f"capex [USD]: {money(capex_a)} / {money(capex_a)} / {money(capex_a)}" in sampled
     assert f" {money(capex_a)} " in evaluated
     assert money(41_909_657) == "$41.9M"
 

@@ -16,7 +16,7 @@ import streamlit as st
 import rackcost
 from rackcost import display
 from rackcost.analysis.sweep.run import SweepError
-from rackcost.analysis.sweep.summary import BLENDED
+from rackcost.evaluation.columns import BLENDED
 from rackcost.scenario.loading import scenario_to_data
 from rackcost_app import compute, state, sweep_view, tables
 

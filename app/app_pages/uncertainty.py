@@ -10,6 +10,7 @@ import streamlit as st
 
 import rackcost
 from rackcost import display
+from rackcost.evaluation.columns import BLENDED
 from rackcost.reporting import charts as chart_specs
 from rackcost.scenario.yaml_paths import parse_path
 from rackcost_app import compute, state, tables
@@ -18,7 +19,6 @@ from rackcost_app.fields import label
 DEFAULT_SAMPLES, MIN_SAMPLES, MAX_SAMPLES = 10_000, 1_000, 200_000
 # persisted settings (plain keys: widget state is dropped when the user leaves the page)
 SAMPLES, SEED, POINT, REQUEST = "uncertainty_samples", "uncertainty_seed", "uncertainty_point", "breakeven_request"
-BLENDED = "blended"
 
 ss = st.session_state
 ss.setdefault(SAMPLES, DEFAULT_SAMPLES)

@@ -8,64 +8,83 @@ import pandas as pd
 import streamlit as st
 
 from rackcost import display
+from rackcost.evaluation.columns import column as registry_column
 
-# column -> (header with unit, kind): kind is usd, usd_per_1k (a cost per request, shown per 1,000 requests so that
-# it never needs a string of zeros), pct, num, int (an exact count), ratio (an advantage) or text
-POINT_COLUMNS: dict[str, tuple[str, str]] = {
-    "system": ("system", "text"),
-    "demand_point": ("demand point", "text"),
-    "hours_per_day": ("hours [h/day]", "num"),
-    "usd_per_accepted_request": ("cost per 1,000 accepted requests [USD]", "usd_per_1k"),
-    "accepted_rps": ("accepted within SLO [requests/s]", "num"),
-    "rejected_rps": ("rejected [requests/s]", "num"),
-    "rejected_fraction": ("rejected [% of offered]", "pct"),
-    "utilization_fraction": ("slot utilisation [%]", "pct"),
-    "spare_capacity_fraction": ("spare capacity [% of capacity]", "pct"),
-    "facility_power_kw": ("wall power [kW]", "num"),
-    "capital_usd_per_hour": ("capital [USD/h]", "usd"),
-    "fixed_opex_usd_per_hour": ("fixed opex [USD/h]", "usd"),
-    "energy_usd_per_hour": ("energy [USD/h]", "usd"),
-    "rent_usd_per_hour": ("rent [USD/h]", "usd"),
-    "total_usd_per_hour": ("total [USD/h]", "usd"),
-    "status": ("status", "text"),
-    "offered_rps": ("offered [requests/s]", "num"),
-    "capacity_at_slo_rps": ("capacity at SLO [requests/s]", "num"),
-    "ttft_p99_ms": ("p99 TTFT incl. queueing [ms]", "num"),
-    "active_replicas": ("active replicas [count]", "int"),
-    "provisioned_replicas": ("provisioned replicas [count]", "int"),
-    "racks": ("racks [count]", "int"),
-    "it_power_kw": ("IT power [kW]", "num"),
-    "usd_per_million_accepted_output_tokens": ("cost per M accepted output tokens [USD]", "usd"),
-    "useful_output_tokens_per_s": ("accepted output [tokens/s]", "num"),
-    "output_tokens_per_kwh": ("accepted output per wall kWh [tokens/kWh]", "num"),
-}
+# how each registry kind is shown here: a cost per request in dollars per 1,000 requests (``usd_per_1k``, so that it
+# never needs a string of zeros), an exact count as an integer (``int``), words and yes/no as text
+_SHOWN_KIND = {"usd_per_request": "usd_per_1k", "count": "int", "bool": "text", "by_point": "text"}
 
-SYSTEM_COLUMNS: dict[str, tuple[str, str]] = {
-    "system": ("system", "text"),
-    "provenance": ("provenance", "text"),
-    "concurrency": ("concurrency at SLO point [requests/replica]", "num"),
-    "tpot_ms": ("TPOT [ms]", "num"),
-    "ttft_ms": ("TTFT at the point [ms]", "num"),
-    "interactivity_tokens_per_s": ("interactivity [tokens/s per user]", "num"),
-    "total_tokens_per_s_per_replica": ("throughput [tokens/s per replica]", "num"),
-    "queueing_budget_ms": ("queueing budget [ms]", "num"),
-    "busy_power_w_per_accelerator": ("busy power [W per accelerator]", "num"),
-    "sizing_demand_point": ("sized for", "text"),
-    "slo_replicas": ("replicas for SLO [count]", "int"),
-    "provisioned_replicas": ("provisioned replicas [count]", "int"),
-    "accelerators": ("accelerators [count]", "int"),
-    "nodes": ("nodes [count]", "int"),
-    "racks": ("racks [count]", "int"),
-    "provisioned_it_kw": ("provisioned IT power [kW]", "num"),
-    "capex_usd": ("capex [USD]", "usd"),
-    "capital_usd_per_hour": ("capital [USD/h]", "usd"),
-    "fixed_opex_usd_per_hour": ("fixed opex [USD/h]", "usd"),
-    "facility_energy_kwh_per_day": ("wall energy [kWh/day]", "num"),
-    "usd_per_day": ("cost [USD/day]", "usd"),
-    "accepted_requests_per_day": ("accepted [requests/day]", "num"),
-    "blended_usd_per_accepted_request": ("blended cost per 1,000 accepted requests [USD]", "usd_per_1k"),
-    "blended_usd_per_million_accepted_output_tokens": ("blended cost per M output tokens [USD]", "usd"),
-}
+
+def from_registry(table: str, names: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+    """Columns of a result table as shown here: name -> (header with unit, kind), from the registry of columns
+    (:mod:`rackcost.evaluation.columns`)."""
+    found = (registry_column(table, name) for name in names)
+    return {c.name: (c.header, _SHOWN_KIND.get(c.kind, c.kind)) for c in found}
+
+
+POINT_COLUMNS = from_registry(
+    "points",
+    (
+        "system",
+        "demand_point",
+        "hours_per_day",
+        "usd_per_accepted_request",
+        "accepted_rps",
+        "rejected_rps",
+        "rejected_fraction",
+        "utilization_fraction",
+        "spare_capacity_fraction",
+        "facility_power_kw",
+        "capital_usd_per_hour",
+        "fixed_opex_usd_per_hour",
+        "energy_usd_per_hour",
+        "rent_usd_per_hour",
+        "total_usd_per_hour",
+        "status",
+        "offered_rps",
+        "capacity_at_slo_rps",
+        "ttft_p99_ms",
+        "active_replicas",
+        "provisioned_replicas",
+        "racks",
+        "it_power_kw",
+        "usd_per_million_accepted_output_tokens",
+        "useful_output_tokens_per_s",
+        "output_tokens_per_kwh",
+    ),
+)
+"""The points table as the Results page shows it: kind is usd, usd_per_1k, pct, num, int, ratio or text."""
+
+SYSTEM_COLUMNS = from_registry(
+    "systems",
+    (
+        "system",
+        "provenance",
+        "concurrency",
+        "tpot_ms",
+        "ttft_ms",
+        "interactivity_tokens_per_s",
+        "total_tokens_per_s_per_replica",
+        "queueing_budget_ms",
+        "busy_power_w_per_accelerator",
+        "sizing_demand_point",
+        "slo_replicas",
+        "provisioned_replicas",
+        "accelerators",
+        "nodes",
+        "racks",
+        "provisioned_it_kw",
+        "capex_usd",
+        "capital_usd_per_hour",
+        "fixed_opex_usd_per_hour",
+        "facility_energy_kwh_per_day",
+        "usd_per_day",
+        "accepted_requests_per_day",
+        "blended_usd_per_accepted_request",
+        "blended_usd_per_million_accepted_output_tokens",
+    ),
+)
+"""The systems table as the Results page shows it."""
 
 
 def column_config(rows: list[dict[str, Any]], columns: dict[str, tuple[str, str]]) -> dict[str, Any]:

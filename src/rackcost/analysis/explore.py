@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.evaluation.chain import evaluate_systems
+from rackcost.evaluation.columns import BLENDED
 from rackcost.model.demand import serve_demand
 from rackcost.model.operating_point import feasible
 from rackcost.model.outcomes import DemandOutcome, SystemOutcome
@@ -280,7 +281,7 @@ def cost_histograms(
     rows: list[dict[str, Any]] = []
     for system in systems:
         cols = samples[system]
-        series = [("blended", cols["blended_usd_per_accepted_request@system"])]
+        series = [(BLENDED, cols["blended_usd_per_accepted_request@system"])]
         series += [(point, cols["usd_per_accepted_request"][:, j]) for j, point in enumerate(demand)]
         for point, values in series:
             rows += [

@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 
 from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.chain import Plan, plan, run_samples
+from rackcost.evaluation.columns import BLENDED, select
 from rackcost.model.api import ApiOutcome
 from rackcost.model.outcomes import Metrics
 from rackcost.scenario.schema import Scenario
@@ -47,47 +48,56 @@ __all__ = [
 ]
 
 PERCENTILES = (5.0, 50.0, 95.0)
-POINT_COLUMNS = (
-    "offered_rps",
-    "accepted_rps",
-    "rejected_rps",
-    "rejected_fraction",
-    "utilization_fraction",
-    "capacity_at_slo_rps",
-    "spare_capacity_fraction",
-    "ttft_p99_ms",
-    "tpot_ms",
-    "it_power_kw",
-    "facility_power_kw",
-    "energy_usd_per_hour",
-    "rent_usd_per_hour",
-    "api_usd_per_hour",
-    "capital_usd_per_hour",
-    "fixed_opex_usd_per_hour",
-    "total_usd_per_hour",
-    "usd_per_accepted_request",
-    "usd_per_million_accepted_output_tokens",
-    "usd_per_million_accepted_input_tokens",
-    "usd_per_million_accepted_total_tokens",
-    "output_tokens_per_kwh",
-    "provisioned_replicas",
-    "racks",
+POINT_COLUMNS = select(
+    "points",
+    (
+        "offered_rps",
+        "accepted_rps",
+        "rejected_rps",
+        "rejected_fraction",
+        "utilization_fraction",
+        "capacity_at_slo_rps",
+        "spare_capacity_fraction",
+        "ttft_p99_ms",
+        "tpot_ms",
+        "it_power_kw",
+        "facility_power_kw",
+        "energy_usd_per_hour",
+        "rent_usd_per_hour",
+        "api_usd_per_hour",
+        "capital_usd_per_hour",
+        "fixed_opex_usd_per_hour",
+        "total_usd_per_hour",
+        "usd_per_accepted_request",
+        "usd_per_million_accepted_output_tokens",
+        "usd_per_million_accepted_input_tokens",
+        "usd_per_million_accepted_total_tokens",
+        "output_tokens_per_kwh",
+        "provisioned_replicas",
+        "racks",
+    ),
 )
-FLEET_COLUMNS = (
-    "provisioned_replicas",
-    "racks",
-    "provisioned_it_kw",
-    "capex_usd",
-    "capital_usd_per_hour",
-    "fixed_opex_usd_per_hour",
-    "slo_point_total_tokens_per_facility_kwh",
+FLEET_COLUMNS = select(
+    "systems",
+    (
+        "provisioned_replicas",
+        "racks",
+        "provisioned_it_kw",
+        "capex_usd",
+        "capital_usd_per_hour",
+        "fixed_opex_usd_per_hour",
+        "slo_point_total_tokens_per_facility_kwh",
+    ),
 )
 """Per-system figures of the fleet (0 for an API system)."""
-BLENDED_COLUMNS = (
-    "blended_usd_per_accepted_request",
-    "blended_usd_per_million_accepted_output_tokens",
-    "blended_usd_per_million_accepted_input_tokens",
-    "blended_usd_per_million_accepted_total_tokens",
+BLENDED_COLUMNS = select(
+    "systems",
+    (
+        "blended_usd_per_accepted_request",
+        "blended_usd_per_million_accepted_output_tokens",
+        "blended_usd_per_million_accepted_input_tokens",
+        "blended_usd_per_million_accepted_total_tokens",
+    ),
 )
 """Per-system figures over the day."""
 SYSTEM_COLUMNS = FLEET_COLUMNS + BLENDED_COLUMNS
@@ -461,7 +471,7 @@ def uncertainty(
             )
         share = np.mean(cols["blended_usd_per_accepted_request@system"] < b["blended_usd_per_accepted_request@system"])
         cheaper.append(
-            {"system": system, "baseline": base, "demand_point": "blended", "probability_fraction": float(share)}
+            {"system": system, "baseline": base, "demand_point": BLENDED, "probability_fraction": float(share)}
         )
     result["inputs"] = values
     out = UncertaintyResult(percentiles=rows, probability_cheaper=cheaper, samples=result, n=samples, seed=seed)

@@ -21,6 +21,7 @@ from rackcost.analysis.montecarlo import evaluate_samples
 from rackcost.display import input_unit, input_value, num
 from rackcost.errors import Problem, ScenarioError, plain_message
 from rackcost.evaluation.chain import plan
+from rackcost.evaluation.columns import BLENDED
 from rackcost.scenario.schema import UNCERTAIN_WHERE, Scenario, annotation_at, is_uncertain_path
 from rackcost.scenario.yaml_paths import lookup
 
@@ -132,7 +133,7 @@ def breakeven(
     scenario: Scenario,
     input_path: str,
     system: str | None = None,
-    demand_point: str = "blended",
+    demand_point: str = BLENDED,
     low: float | None = None,
     high: float | None = None,
     grid: int = BREAKEVEN_GRID,
@@ -168,7 +169,7 @@ def breakeven(
             [Problem("", f"break-even needs a system other than the baseline {base!r}; systems: {names}")]
         )
     points = [d.name for d in scenario.demand]
-    if demand_point != "blended" and demand_point not in points:
+    if demand_point != BLENDED and demand_point not in points:
         raise ScenarioError([Problem("", f"demand point must be one of {points} or 'blended', got {demand_point!r}")])
     central = _central(scenario, input_path)
     dist = scenario.distributions.get(input_path)
@@ -185,7 +186,7 @@ def breakeven(
 
     def gap(x: NDArray[np.float64]) -> NDArray[np.float64]:
         res = evaluate_samples(scenario, {input_path: x}, x.size, planned)
-        if demand_point == "blended":
+        if demand_point == BLENDED:
             a = res[system]["blended_usd_per_accepted_request@system"]
             b = res[base]["blended_usd_per_accepted_request@system"]
         else:

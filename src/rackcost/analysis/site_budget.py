@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rackcost.errors import Problem, ScenarioError
 from rackcost.evaluation.chain import evaluate_systems
+from rackcost.evaluation.columns import column_names, in_order
 from rackcost.model import routing
 from rackcost.model.site import (
     fleet_rated_w,
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
     from rackcost.scenario.schema import Scenario
 
 __all__ = ["SITE_PATH", "site_budget"]
+
+SITE_NAMES = column_names("site")
 
 SITE_PATH = "facility.max_it_power_kw"
 """YAML path of the site's IT power budget."""
@@ -105,21 +108,24 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
         nodes, racks = pack_racks(replicas, *packing[:3])
         unserved = unserved_rps([d.arrival_rps for d in scenario.demand], capacity)
         rows.append(
-            {
-                "system": inp.name,
-                "max_it_power_kw": site_kw,
-                "max_replicas": replicas,
-                "serving_replicas": serving,
-                "accelerators": replicas * inp.accelerators_per_replica,
-                "nodes": int(nodes),
-                "racks": int(racks),
-                "rated_it_kw": float(fleet_rated_w(replicas, *packing)) / W_PER_KW,
-                "sized_rated_it_kw": o.provisioned_it_kw,
-                "capacity_at_slo_rps": capacity,
-                "accepted_rps_per_mw": float(per_megawatt(capacity, site_kw)),
-                "output_tokens_per_s_per_mw": float(per_megawatt(capacity * output_tokens, site_kw)),
-                "unserved_rps": {d.name: float(u) for d, u in zip(scenario.demand, unserved, strict=True)},
-            }
+            in_order(
+                {
+                    "system": inp.name,
+                    "max_it_power_kw": site_kw,
+                    "max_replicas": replicas,
+                    "serving_replicas": serving,
+                    "accelerators": replicas * inp.accelerators_per_replica,
+                    "nodes": int(nodes),
+                    "racks": int(racks),
+                    "rated_it_kw": float(fleet_rated_w(replicas, *packing)) / W_PER_KW,
+                    "sized_rated_it_kw": o.provisioned_it_kw,
+                    "capacity_at_slo_rps": capacity,
+                    "accepted_rps_per_mw": float(per_megawatt(capacity, site_kw)),
+                    "output_tokens_per_s_per_mw": float(per_megawatt(capacity * output_tokens, site_kw)),
+                    "unserved_rps": {d.name: float(u) for d, u in zip(scenario.demand, unserved, strict=True)},
+                },
+                SITE_NAMES,
+            )
         )
     if problems:
         raise ScenarioError(problems)

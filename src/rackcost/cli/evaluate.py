@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -26,8 +27,9 @@ from rackcost.cli.common import (
     print_problems,
     table_console,
 )
-from rackcost.display import PER_1K_ACCEPTED, PER_1K_REQUESTS, count, money, num, pct, ratio, usd_per_1k_requests
+from rackcost.display import PER_1K_REQUESTS, count, num, pct, ratio, usd_per_1k_requests
 from rackcost.errors import ScenarioError
+from rackcost.evaluation.columns import column
 from rackcost.evaluation.compare import headline_sentences
 from rackcost.model.strategies import Routing
 from rackcost.scenario.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_scenarios, load_scenario
@@ -105,29 +107,46 @@ def _rejected(rps: float, share: float) -> str:
     return f"{'<0.001' if small else num(rps)} ({'<0.01%' if share < 1e-4 else pct(share)})"
 
 
-# rows of the per-system table: label, points column (or a function of the row), formatter
-_POINT_ROWS: list[tuple[str, object, object]] = [
-    ("offered rps", "offered_rps", num),
-    ("accepted rps (within SLO)", "accepted_rps", num),
-    ("rejected rps (share)", lambda r: (r["rejected_rps"], r["rejected_fraction"]), lambda v: _rejected(*v)),
-    ("requests in service per replica", "in_service_concurrency", num),
-    ("slot utilisation", "utilization_fraction", pct),
-    ("capacity at SLO rps", "capacity_at_slo_rps", num),
-    ("spare capacity", "spare_capacity_fraction", pct),
-    ("TPOT ms at this load", "tpot_ms", num),
-    ("TTFT p99 with queueing ms", "ttft_p99_ms", lambda x: _ms(x)),
-    ("active / provisioned replicas", lambda r: (r["active_replicas"], r["provisioned_replicas"]), lambda v: _pair(*v)),
-    ("racks", "racks", count),
-    ("IT power kW", "it_power_kw", num),
-    ("wall (facility) power kW", "facility_power_kw", num),
-    ("capital $/h", "capital_usd_per_hour", money),
-    ("fixed opex $/h", "fixed_opex_usd_per_hour", money),
-    ("energy $/h", "energy_usd_per_hour", money),
-    ("rent $/h", "rent_usd_per_hour", money),
-    ("total $/h", "total_usd_per_hour", money),
-    (PER_1K_ACCEPTED, "usd_per_accepted_request", usd_per_1k_requests),
-    ("$ per million accepted output tokens", "usd_per_million_accepted_output_tokens", money),
-    ("accepted output tokens per kWh", "output_tokens_per_kwh", num),
+def _point_row(name: str, fmt: Callable[[Any], str] | None = None) -> tuple[str, Callable[[dict], Any], Any, bool]:
+    """A row of the per-system table for one points column: its header, value, format and whether an API has it."""
+    c = column("points", name)
+    return c.header, lambda r: r[name], fmt or c.format, c.fleet_only
+
+
+_REJECTED, _ACTIVE = column("points", "rejected_rps"), column("points", "active_replicas")
+_COST_LINES = ("capital_usd_per_hour", "fixed_opex_usd_per_hour", "energy_usd_per_hour", "rent_usd_per_hour")
+
+# rows of the per-system table: header, value of a points row, format, and whether an API system has no such figure
+_POINT_ROWS: list[tuple[str, Callable[[dict], Any], Any, bool]] = [
+    _point_row("offered_rps"),
+    _point_row("accepted_rps"),
+    (
+        f"{_REJECTED.header} (share)",
+        lambda r: (r["rejected_rps"], r["rejected_fraction"]),
+        lambda v: _rejected(*v),
+        False,
+    ),
+    _point_row("in_service_concurrency"),
+    _point_row("utilization_fraction"),
+    _point_row("capacity_at_slo_rps"),
+    _point_row("spare_capacity_fraction"),
+    _point_row("tpot_ms"),
+    _point_row("ttft_p99_ms", _ms),
+    (
+        f"{_ACTIVE.label} / provisioned [{_ACTIVE.unit}]",
+        lambda r: (r["active_replicas"], r["provisioned_replicas"]),
+        lambda v: _pair(*v),
+        True,
+    ),
+    _point_row("racks"),
+    _point_row("it_power_kw"),
+    _point_row("facility_power_kw"),
+    # an API system pays none of these cost lines: its rows would be all zeros
+    *((header, value, fmt, True) for header, value, fmt, _ in map(_point_row, _COST_LINES)),
+    _point_row("total_usd_per_hour"),
+    _point_row("usd_per_accepted_request"),
+    _point_row("usd_per_million_accepted_output_tokens"),
+    _point_row("output_tokens_per_kwh"),
 ]
 
 
@@ -144,53 +163,40 @@ def _print_points(console: Console, result: Result) -> None:
             flag = "\n[red]overloaded[/red]" if r["status"] != "ok" else ""
             t.add_column(f"{escape(r['demand_point'])} ({r['hours_per_day']:g} h/day){flag}", justify="right")
         api = rows[0]["routing"] == "api"
-        for label, column, fmt in _POINT_ROWS:
-            if api and label in _NOT_FOR_API:  # an API system has no fleet: its rows would be all "-" or 0
+        for label, value, fmt, fleet_only in _POINT_ROWS:
+            if api and fleet_only:  # an API system has no fleet: its rows would be all "-" or 0
                 continue
-            values = [column(r) if callable(column) else r[column] for r in rows]
-            t.add_row(label, *(_NOT_APPLICABLE if v is None else fmt(v) for v in values))
+            values = [value(r) for r in rows]
+            t.add_row(escape(label), *(_NOT_APPLICABLE if v is None else fmt(v) for v in values))
         if api:
-            t.add_row("API $/h", *(money(r["api_usd_per_hour"]) for r in rows))
+            api_cost = column("points", "api_usd_per_hour")
+            t.add_row(escape(api_cost.header), *(api_cost.format(r[api_cost.name]) for r in rows))
         console.print(t)
 
 
 _NOT_APPLICABLE = "-"
 """What a table shows where a figure does not apply (an API system's latency or fleet)."""
-_NOT_FOR_API = {
-    "requests in service per replica",
-    "slot utilisation",
-    "spare capacity",
-    "TPOT ms at this load",
-    "TTFT p99 with queueing ms",
-    "active / provisioned replicas",
-    "racks",
-    "IT power kW",
-    "wall (facility) power kW",
-    "capital $/h",
-    "fixed opex $/h",
-    "energy $/h",
-    "rent $/h",
-    "accepted output tokens per kWh",
-}
 
 
 def _print_systems(console: Console, result: Result) -> None:
     t = Table(title="Fleet and SLO operating point per system", title_justify="left")
-    columns = {
-        "system": ("system", escape),
-        "concurrency": ("concurrency", count),
-        "tpot_ms": ("TPOT ms", num),
-        "ttft_ms": ("TTFT ms", _ms),
-        "total_tokens_per_s_per_replica": ("tokens/s per replica", num),
-        "provisioned_replicas": ("replicas", count),
-        "accelerators": ("accelerators", count),
-        "racks": ("racks", count),
-        "provisioned_it_kw": ("provisioned kW", num),
-        "capex_usd": ("capex", money),
-        "blended_usd_per_accepted_request": (f"blended {PER_1K_ACCEPTED}", usd_per_1k_requests),
-    }
-    for label, _ in columns.values():
-        t.add_column(label, justify="left" if label == "system" else "right")
+    names = (
+        "system",
+        "concurrency",
+        "tpot_ms",
+        "ttft_ms",
+        "total_tokens_per_s_per_replica",
+        "provisioned_replicas",
+        "accelerators",
+        "racks",
+        "provisioned_it_kw",
+        "capex_usd",
+        "blended_usd_per_accepted_request",
+    )
+    special = {"system": escape, "concurrency": count, "ttft_ms": _ms}
+    columns = {n: (column("systems", n).header, special.get(n, column("systems", n).format)) for n in names}
+    for key, (label, _) in columns.items():
+        t.add_column(escape(label), justify="left" if key == "system" else "right")
     for row in result.records["systems"]:
         t.add_row(*(_NOT_APPLICABLE if row[key] is None else fmt(row[key]) for key, (_, fmt) in columns.items()))
     console.print(t)

@@ -14,6 +14,7 @@ from rich.table import Table
 from rackcost.cli.common import console, error, fail
 from rackcost.display import count, input_value, num, pct, usd_per_1k_requests
 from rackcost.errors import ScenarioError
+from rackcost.evaluation.columns import column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -169,6 +170,9 @@ def _label(value: Any, axis: str) -> str:
     return f"{num(value)}x" if axis == DEMAND_SCALE else input_value(value, axis)
 
 
+_COST = column("points", "usd_per_accepted_request")
+
+
 def _print_summary(result: SweepResult) -> None:
     """The winner of each cell and the Pareto fronts, as Rich tables on stdout."""
     from rackcost.analysis.sweep.summary import pareto_front, winners
@@ -194,7 +198,7 @@ def _print_summary(result: SweepResult) -> None:
     for name in by:
         t.add_column(escape(name))
     t.add_column("cheapest")
-    t.add_column("USD / 1k accepted", justify="right")
+    t.add_column(escape(_COST.header), justify="right")
     t.add_column("runner-up")
     t.add_column("margin", justify="right")
     t.add_column("configs", justify="right")
@@ -216,17 +220,17 @@ def _print_summary(result: SweepResult) -> None:
     peak = d.base.sizing_point.name
     axes = [a.name for a in d.axes]
     for against, better, title in (
-        ("interactivity_tokens_per_s", True, "interactivity (tokens/s per user)"),
-        ("facility_power_kw", False, "facility power (kW)"),
+        ("interactivity_tokens_per_s", True, column("systems", "interactivity_tokens_per_s").header),
+        ("facility_power_kw", False, column("points", "facility_power_kw").header),
     ):
         front = pareto_front(frame, against, peak, better)
         t = Table(
-            title=f"Pareto front at {peak}: cost per accepted request vs {title}, {len(front):,} rows",
+            title=f"Pareto front at {peak}: cost per accepted request vs {escape(title)}, {len(front):,} rows",
             title_justify="left",
         )
         for name in ("configuration", *axes, "system"):
             t.add_column(escape(name))
-        t.add_column("USD / 1k accepted", justify="right")
+        t.add_column(escape(_COST.header), justify="right")
         t.add_column(escape(title), justify="right")
         for _, row in front.head(PARETO_ROWS).iterrows():
             t.add_row(

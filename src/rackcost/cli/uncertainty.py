@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -28,15 +29,14 @@ from rackcost.cli.common import (
 )
 from rackcost.display import (
     PER_1K_ACCEPTED,
-    count,
     input_value,
     money,
-    num,
     pct,
     ratio,
     usd_per_1k_requests,
 )
 from rackcost.errors import ScenarioError
+from rackcost.evaluation.columns import BLENDED, column, column_names
 from rackcost.evaluation.results import records_to_csv
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 from rackcost.scenario.yaml_paths import parse_path
@@ -56,17 +56,13 @@ PROGRESS_CELLS = 100_000
 SPINNER_CELLS = 200
 """Tornado and break-even on at least this many demand points x systems show a spinner [-]."""
 
-KEY_COLUMNS = (
-    ("usd_per_accepted_request", PER_1K_ACCEPTED),
-    ("accepted_rps", "accepted requests/s"),
-    ("facility_power_kw", "wall power kW"),
-    ("total_usd_per_hour", "total $/h"),
+KEY_COLUMNS = tuple(
+    (name, column("points", name).header)
+    for name in ("usd_per_accepted_request", "accepted_rps", "facility_power_kw", "total_usd_per_hour")
 )
-SYSTEM_KEY_COLUMNS = (
-    ("blended_usd_per_accepted_request", f"blended {PER_1K_ACCEPTED}"),
-    ("provisioned_replicas", "replicas"),
-    ("racks", "racks"),
-    ("capex_usd", "capex"),
+SYSTEM_KEY_COLUMNS = tuple(
+    (name, column("systems", name).header)
+    for name in ("blended_usd_per_accepted_request", "provisioned_replicas", "racks", "capex_usd")
 )
 
 
@@ -276,7 +272,7 @@ def breakeven(
         str, typer.Option("--input", help="YAML path of the input, e.g. facility.electricity_usd_per_kwh.")
     ] = "facility.electricity_usd_per_kwh",
     system: Annotated[str | None, typer.Option("--system", help="System compared with the baseline.")] = None,
-    point: Annotated[str, typer.Option("--point", help="Demand point name, or blended.")] = "blended",
+    point: Annotated[str, typer.Option("--point", help="Demand point name, or blended.")] = BLENDED,
     low: Annotated[float | None, typer.Option("--low", help="Lower end of the search range.")] = None,
     high: Annotated[float | None, typer.Option("--high", help="Upper end of the search range.")] = None,
     fmt: FormatOpt = OutputFormat.table,
@@ -348,23 +344,18 @@ def _print_percentiles(out: Console, rows: list[dict]) -> None:
         t.add_column("")
         for p in points:
             t.add_column(escape(p), justify="right")
-        for column, label in KEY_COLUMNS:
-            t.add_row(label, *(_band(index[(system, p, column)], _formatter(column)) for p in points))
+        for name, label in KEY_COLUMNS:
+            t.add_row(escape(label), *(_band(index[(system, p, name)], _formatter(name)) for p in points))
         out.print(t)
-        for column, label in SYSTEM_KEY_COLUMNS:
-            fmt = _formatter(column)
-            out.print(f"  {label}: {_band(index[(system, 'system', column)], fmt)}", highlight=False)
+        for name, label in SYSTEM_KEY_COLUMNS:
+            fmt = _formatter(name)
+            out.print(f"  {escape(label)}: {_band(index[(system, 'system', name)], fmt)}", highlight=False)
 
 
-def _formatter(column: str):
-    """The formatter of a result column, as in ``rackcost evaluate``."""
-    if column.endswith("usd_per_accepted_request"):
-        return usd_per_1k_requests
-    if "usd" in column:
-        return money
-    if column in ("provisioned_replicas", "racks"):
-        return count
-    return num
+def _formatter(name: str) -> Callable[[Any], str]:
+    """The format of a points or systems column, from the registry of columns (as ``rackcost evaluate`` shows it)."""
+    table = "points" if name in column_names("points") else "systems"
+    return column(table, name).format
 
 
 def _band(r: dict, fmt) -> str:

@@ -1,8 +1,415 @@
-"""The registry of result columns: each column's name, unit, table and meaning, defined once."""
+"""The registry of result columns: each column's name, table, unit, label, meaning and display kind, defined once.
+
+Every table the project writes reads its columns here: :mod:`rackcost.evaluation.results` lays out the ``points``,
+``systems`` and ``comparison`` tables in this order, the Monte Carlo and the sweeps name the columns they carry by
+these names, the CLI, the dashboard and the report take their headers (label and unit) and number formats from
+:attr:`Column.header` and :meth:`Column.format`, and ``docs/glossary.md``'s "Result columns" section is written from
+:func:`glossary_markdown` (a test keeps the two equal).
+
+Examples
+--------
+>>> column("points", "accepted_rps").header
+'accepted within SLO [requests/s]'
+>>> column("points", "usd_per_accepted_request").format(0.000792)
+'$0.792'
+>>> [c.name for c in columns("comparison")][:3]
+['system', 'baseline', 'metric']
+"""
 
 from __future__ import annotations
 
-__all__ = ["BLENDED"]
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from rackcost import display
+
+__all__ = [
+    "BLENDED",
+    "KINDS",
+    "TABLES",
+    "Column",
+    "column",
+    "column_names",
+    "columns",
+    "glossary_markdown",
+    "in_order",
+    "select",
+]
 
 BLENDED = "blended"
 """The demand point of figures blended over the day (hour-weighted), where a table has a demand-point column."""
+
+TABLES = ("points", "systems", "comparison", "site")
+"""The tables of results: one row per system and demand point, per system, per system and metric against the
+baseline, and per system of ``rackcost site``."""
+
+Kind = Literal["text", "bool", "num", "count", "usd", "usd_per_request", "pct", "ratio", "by_point"]
+KINDS: tuple[str, ...] = get_args(Kind)
+"""How a column is shown: words, a yes/no, a number, a whole count, an amount in dollars, a cost per request (per
+1,000 requests), a share as a percentage, an advantage ratio, or one number per demand point."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a result table.
+
+    Attributes
+    ----------
+    name
+        The column's name in records, DataFrames, JSON and CSV (its unit in the name, as everywhere).
+    table
+        One of :data:`TABLES`.
+    unit
+        Its unit as the glossary writes it (``requests/s``, ``USD/request``; ``-`` for none).
+    label
+        Words for a header, without the unit.
+    meaning
+        What it is, in a sentence (the glossary's).
+    kind
+        How it is shown (:data:`KINDS`).
+    when
+        ``"revenue"`` for a column only a scenario with a ``revenue`` block has; else None (always there).
+    fleet_only
+        An API system has no value for it (it has no fleet, operating point or power): None or a zero in its rows,
+        missing in a sweep's.
+    """
+
+    name: str
+    table: str
+    unit: str
+    label: str
+    meaning: str
+    kind: Kind = "num"
+    when: str | None = None
+    fleet_only: bool = False
+
+    @property
+    def header(self) -> str:
+        """The label with the unit the column is shown in: ``accepted within SLO [requests/s]``.
+
+        A share is shown in percent, a cost per request per 1,000 requests, words and yes/no without a unit.
+        """
+        if self.kind in ("text", "bool") or self.unit == self.label:
+            return self.label
+        if self.kind == "pct":
+            return f"{self.label} [%{self.unit.removeprefix('fraction')}]"
+        if self.kind == "usd_per_request":
+            return f"{self.label} [{display.PER_1K_ACCEPTED}]"
+        if self.kind == "ratio":
+            return f"{self.label} [x]"
+        return f"{self.label} [{self.unit}]"
+
+    def format(self, value: Any) -> str:
+        """The value as the CLI, the dashboard and the report show it (:mod:`rackcost.display`); ``-`` for None."""
+        if value is None:
+            return "-"
+        if self.kind == "text":
+            return str(value)
+        if self.kind == "bool":
+            return "yes" if value else "no"
+        if self.kind == "by_point":
+            return ", ".join(f"{point}: {display.num(v)}" for point, v in value.items())
+        formatter = {
+            "num": display.num,
+            "count": display.count,
+            "usd": display.money,
+            "usd_per_request": display.usd_per_1k_requests,
+            "pct": display.pct,
+            "ratio": display.ratio,
+        }[self.kind]
+        return formatter(float(value))
+
+
+def _c(
+    table: str,
+    name: str,
+    unit: str,
+    label: str,
+    meaning: str,
+    kind: Kind = "num",
+    when: str | None = None,
+    fleet_only: bool = False,
+) -> Column:
+    return Column(name, table, unit, label, meaning, kind, when, fleet_only)
+
+
+# fmt: off
+_POINTS = [
+    _c("points", "system", "-", "system", "which system", kind="text"),
+    _c("points", "demand_point", "-", "demand point", "which demand point", kind="text"),
+    _c("points", "hours_per_day", "h/day", "hours", "hours a day at this demand point"),
+    _c("points", "status", "-", "status",
+        "`ok`, or overloaded (admission control rejects the excess), or rate limited (an API)", kind="text"),
+    _c("points", "offered_rps", "requests/s", "offered", "arrivals"),
+    _c("points", "admitted_rps", "requests/s", "admitted",
+        "admitted by admission control (an API: up to its rate limit)"),
+    _c("points", "accepted_rps", "requests/s", "accepted within SLO", "served within the SLO"),
+    _c("points", "rejected_rps", "requests/s", "rejected", "offered - accepted"),
+    _c("points", "rejected_fraction", "fraction of offered", "rejected", "rejected / offered", kind="pct"),
+    _c("points", "useful_output_tokens_per_s", "tokens/s", "accepted output", "accepted output tokens per second"),
+    _c("points", "utilization_fraction", "fraction of slots", "slot utilisation",
+        "busy share of the serving slots: requests in service / the chosen concurrency", kind="pct", fleet_only=True),
+    _c("points", "in_service_concurrency", "requests/replica", "requests in service per replica",
+        "requests in service per serving replica at this load: where the operating point sits", fleet_only=True),
+    _c("points", "ttft_ms", "ms", "TTFT at this load",
+        "TTFT before fleet queueing at the in-service concurrency", fleet_only=True),
+    _c("points", "tpot_ms", "ms", "TPOT at this load", "TPOT at the in-service concurrency", fleet_only=True),
+    _c("points", "service_s", "s", "service time", "slot holding time at the in-service concurrency", fleet_only=True),
+    _c("points", "active_replicas", "replicas", "active replicas",
+        "replicas serving at this point", kind="count", fleet_only=True),
+    _c("points", "provisioned_replicas", "replicas", "provisioned replicas",
+        "replicas installed", kind="count", fleet_only=True),
+    _c("points", "racks", "racks", "racks", "racks installed", kind="count", fleet_only=True),
+    _c("points", "capacity_at_slo_rps", "requests/s", "capacity at SLO",
+        "the largest arrival rate the serving replicas carry within the SLO (an API: its rate limit)"),
+    _c("points", "spare_capacity_fraction", "fraction of capacity", "spare capacity",
+        "(capacity - offered) / capacity; negative above capacity", kind="pct"),
+    _c("points", "ttft_p99_ms", "ms", "p99 TTFT incl. queueing",
+        "p99 TTFT: the point's TTFT plus the p99 queueing wait", fleet_only=True),
+    _c("points", "it_power_kw", "kW", "IT power", "accelerators, hosts and rack overheads", fleet_only=True),
+    _c("points", "facility_power_kw", "kW", "wall power", "IT power x PUE", fleet_only=True),
+    _c("points", "energy_usd_per_hour", "USD/h", "energy",
+        "wall power x the electricity price (0 when rented with power)", kind="usd"),
+    _c("points", "rent_usd_per_hour", "USD/h", "rent",
+        "what a rented system pays at this point (reserved: the provisioned accelerators; on demand: those the point "
+        "needs); 0 when owned", kind="usd"),
+    _c("points", "api_usd_per_hour", "USD/h", "API",
+        "what an API system pays for the accepted requests' tokens at this point; 0 otherwise", kind="usd"),
+    _c("points", "capital_usd_per_hour", "USD/h", "capital", "capex x capital recovery factor / 8,760 h", kind="usd"),
+    _c("points", "fixed_opex_usd_per_hour", "USD/h", "fixed opex",
+        "maintenance, software, operations and facility per provisioned kW, per hour", kind="usd"),
+    _c("points", "total_usd_per_hour", "USD/h", "total", "every cost line per hour", kind="usd"),
+    _c("points", "usd_per_accepted_request", "USD/request", "cost",
+        "total per hour / accepted requests per hour", kind="usd_per_request"),
+    _c("points", "usd_per_million_accepted_output_tokens", "USD/Mtoken", "cost per M accepted output tokens",
+        "per million accepted output tokens", kind="usd"),
+    _c("points", "usd_per_million_accepted_input_tokens", "USD/Mtoken", "cost per M accepted input tokens",
+        "per million accepted input tokens", kind="usd"),
+    _c("points", "usd_per_million_accepted_total_tokens", "USD/Mtoken", "cost per M accepted tokens",
+        "per million accepted input + output tokens", kind="usd"),
+    _c("points", "output_tokens_per_kwh", "tokens/kWh", "accepted output per wall kWh",
+        "accepted output tokens per facility kWh", fleet_only=True),
+    _c("points", "provenance", "-", "provenance class", "the system's provenance class", kind="text"),
+    _c("points", "routing", "-", "routing",
+        "the router the answer assumes (`fleet.routing`; `api` for an API system)", kind="text"),
+    _c("points", "revenue_usd_per_hour", "USD/h", "revenue",
+        "with `revenue`: the accepted requests' tokens at its prices", kind="usd", when="revenue"),
+    _c("points", "margin_usd_per_hour", "USD/h", "margin",
+        "with `revenue`: revenue - total cost", kind="usd", when="revenue"),
+]
+# fmt: on
+
+# fmt: off
+_SYSTEMS = [
+    _c("systems", "system", "-", "system", "which system", kind="text"),
+    _c("systems", "provenance", "-", "provenance class",
+        "who measured it: vendor, collaborative, independent or assumption", kind="text"),
+    _c("systems", "source", "-", "source", "where its figures were published", kind="text"),
+    _c("systems", "payment", "-", "paid as", "`own`, `rent reserved`, `rent on_demand` or `api`", kind="text"),
+    _c("systems", "concurrency", "requests/replica", "concurrency at the SLO point",
+        "at the SLO operating point, per replica: an integer (the scheduler's limit), except a single-point curve's",
+        fleet_only=True),
+    _c("systems", "tpot_ms", "ms", "TPOT at the SLO point", "TPOT at the SLO operating point", fleet_only=True),
+    _c("systems", "interactivity_tokens_per_s", "tokens/s per user", "interactivity", "1000 / TPOT", fleet_only=True),
+    _c("systems", "ttft_ms", "ms", "TTFT at the SLO point",
+        "TTFT at the SLO operating point, before queueing", fleet_only=True),
+    _c("systems", "total_tokens_per_s_per_replica", "tokens/s", "throughput per replica",
+        "input + output tokens per second of one replica at the point", fleet_only=True),
+    _c("systems", "output_tokens_per_s_per_replica", "tokens/s", "output throughput per replica",
+        "output tokens per second of one replica at the point", fleet_only=True),
+    _c("systems", "requests_per_s_per_replica", "requests/s", "requests per replica",
+        "requests per second of one replica at the point", fleet_only=True),
+    _c("systems", "service_s", "s", "service time", "slot holding time at the point (Little's law)", fleet_only=True),
+    _c("systems", "queueing_budget_ms", "ms", "queueing budget",
+        "the wait the SLO allows after the point's TTFT", fleet_only=True),
+    _c("systems", "busy_power_w_per_accelerator", "W", "busy power per accelerator",
+        "busy (or measured) power of one accelerator at the point", fleet_only=True),
+    _c("systems", "sizing_demand_point", "-", "sized for", "the demand point the fleet is sized for", kind="text"),
+    _c("systems", "routing", "-", "routing",
+        "the router the answer assumes (`fleet.routing`; `api` for an API system)", kind="text"),
+    _c("systems", "slo_replicas", "replicas", "replicas for the SLO",
+        "the SLO and utilisation ceiling, before redundancy", kind="count", fleet_only=True),
+    _c("systems", "serving_replicas", "replicas", "serving replicas",
+        "replicas that serve: the SLO's; those added for availability and spares stand by",
+        kind="count", fleet_only=True),
+    _c("systems", "provisioned_replicas", "replicas", "provisioned replicas",
+        "the fleet installed", kind="count", fleet_only=True),
+    _c("systems", "accelerators", "count", "accelerators", "accelerators installed", kind="count", fleet_only=True),
+    _c("systems", "nodes", "count", "nodes", "nodes installed", kind="count", fleet_only=True),
+    _c("systems", "racks", "count", "racks", "racks installed", kind="count", fleet_only=True),
+    _c("systems", "provisioned_it_kw", "kW", "provisioned IT power", "rated IT power of the fleet", fleet_only=True),
+    _c("systems", "capex_usd", "USD", "capex", "the fleet's capital expense", kind="usd", fleet_only=True),
+    _c("systems", "capital_usd_per_hour", "USD/h", "capital", "capex x capital recovery factor / 8,760 h", kind="usd"),
+    _c("systems", "fixed_opex_usd_per_hour", "USD/h", "fixed opex",
+        "maintenance, software, operations and facility per provisioned kW, per hour", kind="usd"),
+    _c("systems", "headline_tokens_per_s_per_kw", "tokens/s/kW", "headline throughput per kW",
+        "the vendor's claim, or derived from the curve", fleet_only=True),
+    _c("systems", "headline_power_basis", "-", "headline power basis", "what the headline's kW counts", kind="text"),
+    _c("systems", "headline_is_vendor_claim", "bool", "headline is a vendor claim",
+        "claim (true) or derived from the curve (false)", kind="bool"),
+    _c("systems", "slo_point_total_tokens_per_facility_kwh", "tokens/kWh", "tokens per wall kWh at the SLO point",
+        "one replica flat out at the SLO point, on facility power", fleet_only=True),
+    _c("systems", "accepted_requests_per_day", "requests/day", "accepted per day",
+        "accepted requests over the demand day"),
+    _c("systems", "facility_energy_kwh_per_day", "kWh/day", "wall energy per day",
+        "facility energy over the demand day", fleet_only=True),
+    _c("systems", "usd_per_day", "USD/day", "cost per day", "every cost line over the demand day", kind="usd"),
+    _c("systems", "blended_usd_per_accepted_request", "USD/request", "blended cost",
+        "cost per accepted request over the day (the demand points weighted by their hours)", kind="usd_per_request"),
+    _c("systems", "blended_usd_per_million_accepted_output_tokens", "USD/Mtoken", "blended cost per M output tokens",
+        "over the day, per million accepted output tokens", kind="usd"),
+    _c("systems", "blended_usd_per_million_accepted_input_tokens", "USD/Mtoken", "blended cost per M input tokens",
+        "over the day, per million accepted input tokens", kind="usd"),
+    _c("systems", "blended_usd_per_million_accepted_total_tokens", "USD/Mtoken", "blended cost per M tokens",
+        "over the day, per million accepted input + output tokens", kind="usd"),
+    _c("systems", "revenue_usd_per_day", "USD/day", "revenue per day",
+        "with `revenue`: over the day, hour-weighted", kind="usd", when="revenue"),
+    _c("systems", "margin_usd_per_day", "USD/day", "margin per day",
+        "with `revenue`: revenue - cost over the day", kind="usd", when="revenue"),
+    _c("systems", "margin_usd_per_year", "USD/year", "margin per year",
+        "with `revenue`: the day's margin x 365", kind="usd", when="revenue"),
+    _c("systems", "payback_years", "years", "payback",
+        "with `revenue`, owned systems: capex / (yearly revenue - fixed opex and energy); empty when that is not "
+        "positive", when="revenue"),
+]
+# fmt: on
+
+# fmt: off
+_COMPARISON = [
+    _c("comparison", "system", "-", "system", "the system compared", kind="text"),
+    _c("comparison", "baseline", "-", "baseline", "the system it is compared with", kind="text"),
+    _c("comparison", "metric", "-", "metric", "what is compared", kind="text"),
+    _c("comparison", "unit", "-", "unit", "the unit of the two values", kind="text"),
+    _c("comparison", "system_value", "as `unit`", "system", "the system's value"),
+    _c("comparison", "baseline_value", "as `unit`", "baseline", "the baseline's value"),
+    _c("comparison", "advantage_ratio", "-", "advantage",
+        "> 1: the system is better (more tokens or lower cost)", kind="ratio"),
+    _c("comparison", "kind", "-", "kind",
+        "`claim` (vendor headlines), `derived` (headline from a curve), `modelled`", kind="text"),
+]
+# fmt: on
+
+# fmt: off
+_SITE = [
+    _c("site", "system", "-", "system", "the system", kind="text"),
+    _c("site", "max_it_power_kw", "kW", "site IT power", "the site's IT power budget used"),
+    _c("site", "max_replicas", "replicas", "replicas that fit",
+        "the most replicas whose rated IT power, packed as the fleet is, fits the budget", kind="count"),
+    _c("site", "serving_replicas", "replicas", "serving replicas",
+        "of those, the replicas that serve once availability and spares hold some back", kind="count"),
+    _c("site", "accelerators", "count", "accelerators", "accelerators of that fleet", kind="count"),
+    _c("site", "nodes", "count", "nodes", "nodes of that fleet", kind="count"),
+    _c("site", "racks", "count", "racks", "racks of that fleet", kind="count"),
+    _c("site", "rated_it_kw", "kW", "rated IT power", "its rated (provisioned) IT power, at most the budget"),
+    _c("site", "sized_rated_it_kw", "kW", "rated IT power as sized",
+        "rated IT power of the fleet `rackcost evaluate` sizes for the demand, for comparison"),
+    _c("site", "capacity_at_slo_rps", "requests/s", "capacity at SLO",
+        "the largest arrival rate the serving replicas carry within the SLO"),
+    _c("site", "accepted_rps_per_mw", "requests/s/MW", "capacity per MW", "`capacity_at_slo_rps` per MW of the budget"),
+    _c("site", "output_tokens_per_s_per_mw", "tokens/s/MW", "output per MW",
+        "the same in output tokens (x output tokens per request)"),
+    _c("site", "unserved_rps", "requests/s", "unserved",
+        "per demand point (CSV: `unserved_rps[POINT]`): demand above the capacity at SLO", kind="by_point"),
+]
+# fmt: on
+
+_REGISTRY: dict[str, tuple[Column, ...]] = {
+    "points": tuple(_POINTS),
+    "systems": tuple(_SYSTEMS),
+    "comparison": tuple(_COMPARISON),
+    "site": tuple(_SITE),
+}
+_BY_NAME = {(c.table, c.name): c for cols in _REGISTRY.values() for c in cols}
+
+
+def columns(table: str, revenue: bool = True) -> tuple[Column, ...]:
+    """The columns of a table in order (:data:`TABLES`); without the ``revenue`` columns when ``revenue`` is False.
+
+    Raises
+    ------
+    KeyError
+        For a table that is not one of :data:`TABLES`.
+    """
+    return tuple(c for c in _REGISTRY[table] if revenue or c.when != "revenue")
+
+
+def column_names(table: str, revenue: bool = True) -> tuple[str, ...]:
+    """The names of :func:`columns`, in order."""
+    return tuple(c.name for c in columns(table, revenue))
+
+
+def in_order(row: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """A row's values in the registry's order (:func:`column_names`): every column, and no other.
+
+    Raises
+    ------
+    AssertionError
+        When the row's columns are not the names given (a bug in the code that made the row).
+
+    Examples
+    --------
+    >>> in_order({"b": 2, "a": 1}, ("a", "b"))
+    {'a': 1, 'b': 2}
+    """
+    if len(row) != len(names) or not all(name in row for name in names):
+        extra, missing = sorted(set(row) - set(names)), sorted(set(names) - set(row))
+        raise AssertionError(f"a row does not match the registry of columns: extra {extra}, missing {missing}")
+    return {name: row[name] for name in names}
+
+
+def select(table: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    """Column names of a table that a caller carries (a Monte Carlo's, a sweep's), checked against the registry.
+
+    Raises
+    ------
+    KeyError
+        For a name that is not a column of the table.
+    """
+    for name in names:
+        column(table, name)
+    return names
+
+
+def column(table: str, name: str) -> Column:
+    """One column of a table.
+
+    Raises
+    ------
+    KeyError
+        Naming the table and the column, for a column the registry does not have.
+    """
+    try:
+        return _BY_NAME[(table, name)]
+    except KeyError:
+        raise KeyError(f"no column {name!r} in the {table} table (rackcost.evaluation.columns)") from None
+
+
+_GLOSSARY_HEADINGS = {
+    "points": "### `points` (one row per system and demand point)",
+    "systems": "### `systems` (one row per system)",
+    "comparison": "### `comparison` (one row per system other than the baseline and metric)",
+    "site": "### `rackcost site` (one row per system; library: `rackcost.site_budget`)",
+}
+
+
+def glossary_markdown() -> str:
+    """The "Result columns" section of ``docs/glossary.md``: one table per result table, one row per column."""
+    out = [
+        "## Result columns",
+        "",
+        "Written from the registry of result columns, `rackcost.evaluation.columns` (every table, export, header and "
+        "chart reads it); `tests/test_docs.py` checks that this section is what `glossary_markdown()` writes.",
+        "",
+    ]
+    for table in TABLES:
+        out += [_GLOSSARY_HEADINGS[table], ""]
+        if table == "site":
+            out += [
+                "The largest fleet of each system within `facility.max_it_power_kw` (or `--max-it-power-kw`), at its "
+                "chosen operating point (model.md, Site power budget).",
+                "",
+            ]
+        out += ["| column | unit | meaning |", "|---|---|---|"]
+        out += [f"| `{c.name}` | {c.unit} | {c.meaning} |" for c in columns(table)]
+        out.append("")
+    return "\n".join(out)

@@ -10,21 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rackcost.evaluation.columns import column_names, in_order
+
 if TYPE_CHECKING:
     from rackcost.scenario.schema import Scenario, System
 
-__all__ = ["COMPARISON_COLUMNS", "comparability_warnings", "comparison_rows", "headline_sentences"]
+__all__ = ["comparability_warnings", "comparison_rows", "headline_sentences"]
 
-COMPARISON_COLUMNS = [
-    "system",
-    "baseline",
-    "metric",
-    "unit",
-    "system_value",
-    "baseline_value",
-    "advantage_ratio",
-    "kind",
-]
+COMPARISON_NAMES = column_names("comparison")
 
 
 def comparison_rows(
@@ -42,9 +35,9 @@ def comparison_rows(
     Returns
     -------
     list of dict
-        Rows with keys ``COMPARISON_COLUMNS``. ``kind`` is ``claim`` for the headline row when both systems state a
-        vendor claim, ``derived`` when a headline had to be derived from a curve, and ``modelled`` for the
-        model's own ratios.
+        Rows with the ``comparison`` columns of :mod:`rackcost.evaluation.columns`. ``kind`` is ``claim`` for the
+        headline row when both systems state a vendor claim, ``derived`` when a headline had to be derived from a
+        curve, and ``modelled`` for the model's own ratios.
     """
     base = scenario.baseline_name
     by_name = {row["system"]: row for row in systems}
@@ -118,7 +111,7 @@ def _row(
     system: str, base: str, metric: str, unit: str, sv: float, bv: float, higher_is_better: bool, kind: str
 ) -> dict[str, object]:
     sv, bv = float(sv), float(bv)
-    return {
+    row = {
         "system": system,
         "baseline": base,
         "metric": metric,
@@ -128,6 +121,7 @@ def _row(
         "advantage_ratio": sv / bv if higher_is_better else bv / sv,
         "kind": kind,
     }
+    return in_order(row, COMPARISON_NAMES)
 
 
 def _conditions(scenario: Scenario, system: System) -> dict[str, str]:

@@ -16,19 +16,30 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rackcost.evaluation.columns import column_names, in_order
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
 from rackcost.model.strategies import Payment
-from rackcost.units import MS_PER_S, SECONDS_PER_HOUR, W_PER_KW
+from rackcost.units import DAYS_PER_YEAR, MS_PER_S, SECONDS_PER_HOUR, TOKENS_PER_MILLION, W_PER_KW
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from rackcost.scenario.schema import Scenario
 
-__all__ = ["Result", "TABLES", "outcome_warnings", "point_rows", "records_to_csv", "result_tables", "system_rows"]
+__all__ = [
+    "Result",
+    "TABLES",
+    "outcome_warnings",
+    "point_rows",
+    "records_to_csv",
+    "result_tables",
+    "system_rows",
+]
 
 TABLES = ("points", "systems", "comparison")
+POINT_NAMES = column_names("points", revenue=False)
+SYSTEM_NAMES = column_names("systems", revenue=False)
 OVERLOADED_STATUS = "overloaded: admission control rejects the excess"
 KNIFE_EDGE_FRACTION = 0.01
 """A chosen point whose queueing budget is under this share of the TTFT limit sits on a knife edge: benchmark
@@ -72,9 +83,7 @@ class Result:
     def _frame(self, table: str) -> pd.DataFrame:
         import pandas as pd
 
-        from rackcost.evaluation.compare import COMPARISON_COLUMNS
-
-        columns = COMPARISON_COLUMNS if table == "comparison" else None
+        columns = list(column_names("comparison")) if table == "comparison" else None
         return pd.DataFrame(self.records[table], columns=columns)
 
     @cached_property
@@ -144,46 +153,45 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[Api
             continue
         o = by_name[system.name]
         d, m = o.demand, o.metrics
-        rows += _rows(
-            {
-                "system": np.full(n, o.inputs.name, dtype=object),
-                "demand_point": names,
-                "hours_per_day": hours,
-                "status": np.where(d.overloaded, OVERLOADED_STATUS, "ok").astype(object),
-                "offered_rps": d.offered_rps,
-                "admitted_rps": d.admitted_rps,
-                "accepted_rps": d.accepted_rps,
-                "rejected_rps": d.rejected_rps,
-                "rejected_fraction": d.rejected_fraction,
-                "useful_output_tokens_per_s": m.useful_output_tokens_per_s[0],
-                "utilization_fraction": d.utilization_fraction,
-                "in_service_concurrency": d.in_service_concurrency,
-                "ttft_ms": d.ttft_ms if d.ttft_ms is not None else np.full(n, o.chosen.ttft_ms),
-                "tpot_ms": d.tpot_ms if d.tpot_ms is not None else np.full(n, float(o.point.tpot_ms[0])),
-                "service_s": d.service_s,
-                "active_replicas": d.active_replicas,
-                "provisioned_replicas": np.full(n, o.provisioned_replicas),
-                "racks": np.full(n, o.racks),
-                "capacity_at_slo_rps": d.capacity_at_slo_rps,
-                "spare_capacity_fraction": d.spare_capacity_fraction,
-                "ttft_p99_ms": m.ttft_p99_ms[0],
-                "it_power_kw": o.it_power_kw,
-                "facility_power_kw": o.facility_power_kw,
-                "energy_usd_per_hour": o.energy_usd_per_hour,
-                "rent_usd_per_hour": o.rent_usd_per_hour,
-                "api_usd_per_hour": np.zeros(n),
-                "capital_usd_per_hour": np.full(n, o.capital_usd_per_hour),
-                "fixed_opex_usd_per_hour": np.full(n, o.fixed_opex_usd_per_hour),
-                "total_usd_per_hour": m.total_usd_per_hour[0],
-                "usd_per_accepted_request": m.usd_per_accepted_request[0],
-                "usd_per_million_accepted_output_tokens": m.usd_per_million_accepted_output_tokens[0],
-                "usd_per_million_accepted_input_tokens": m.usd_per_million_accepted_input_tokens[0],
-                "usd_per_million_accepted_total_tokens": m.usd_per_million_accepted_total_tokens[0],
-                "output_tokens_per_kwh": m.output_tokens_per_kwh[0],
-                "provenance": np.full(n, system.provenance.provenance_class.value, dtype=object),
-                "routing": np.full(n, scenario.fleet.routing.value, dtype=object),
-            }
-        )
+        cols = {
+            "system": np.full(n, o.inputs.name, dtype=object),
+            "demand_point": names,
+            "hours_per_day": hours,
+            "status": np.where(d.overloaded, OVERLOADED_STATUS, "ok").astype(object),
+            "offered_rps": d.offered_rps,
+            "admitted_rps": d.admitted_rps,
+            "accepted_rps": d.accepted_rps,
+            "rejected_rps": d.rejected_rps,
+            "rejected_fraction": d.rejected_fraction,
+            "useful_output_tokens_per_s": m.useful_output_tokens_per_s[0],
+            "utilization_fraction": d.utilization_fraction,
+            "in_service_concurrency": d.in_service_concurrency,
+            "ttft_ms": d.ttft_ms if d.ttft_ms is not None else np.full(n, o.chosen.ttft_ms),
+            "tpot_ms": d.tpot_ms if d.tpot_ms is not None else np.full(n, float(o.point.tpot_ms[0])),
+            "service_s": d.service_s,
+            "active_replicas": d.active_replicas,
+            "provisioned_replicas": np.full(n, o.provisioned_replicas),
+            "racks": np.full(n, o.racks),
+            "capacity_at_slo_rps": d.capacity_at_slo_rps,
+            "spare_capacity_fraction": d.spare_capacity_fraction,
+            "ttft_p99_ms": m.ttft_p99_ms[0],
+            "it_power_kw": o.it_power_kw,
+            "facility_power_kw": o.facility_power_kw,
+            "energy_usd_per_hour": o.energy_usd_per_hour,
+            "rent_usd_per_hour": o.rent_usd_per_hour,
+            "api_usd_per_hour": np.zeros(n),
+            "capital_usd_per_hour": np.full(n, o.capital_usd_per_hour),
+            "fixed_opex_usd_per_hour": np.full(n, o.fixed_opex_usd_per_hour),
+            "total_usd_per_hour": m.total_usd_per_hour[0],
+            "usd_per_accepted_request": m.usd_per_accepted_request[0],
+            "usd_per_million_accepted_output_tokens": m.usd_per_million_accepted_output_tokens[0],
+            "usd_per_million_accepted_input_tokens": m.usd_per_million_accepted_input_tokens[0],
+            "usd_per_million_accepted_total_tokens": m.usd_per_million_accepted_total_tokens[0],
+            "output_tokens_per_kwh": m.output_tokens_per_kwh[0],
+            "provenance": np.full(n, system.provenance.provenance_class.value, dtype=object),
+            "routing": np.full(n, scenario.fleet.routing.value, dtype=object),
+        }
+        rows += _rows(in_order(cols, POINT_NAMES))
     return rows
 
 
@@ -200,53 +208,48 @@ def system_rows(
             continue
         o = by_name[system.name]
         pt, m = o.point, o.metrics
-        rows.append(
-            {
-                "system": o.inputs.name,
-                "provenance": system.provenance.provenance_class.value,
-                "source": system.provenance.source,
-                "payment": system.payment.value,
-                "concurrency": float(pt.concurrency[0]),
-                "tpot_ms": float(pt.tpot_ms[0]),
-                "interactivity_tokens_per_s": MS_PER_S / float(pt.tpot_ms[0]),
-                "ttft_ms": float(pt.ttft_ms[0]),
-                "total_tokens_per_s_per_replica": float(pt.total_tokens_per_s[0]),
-                "output_tokens_per_s_per_replica": float(pt.output_tokens_per_s[0]),
-                "requests_per_s_per_replica": float(pt.request_rps[0]),
-                "service_s": float(pt.service_s[0]),
-                "queueing_budget_ms": o.budget_s * MS_PER_S,
-                "busy_power_w_per_accelerator": o.busy_w,
-                "sizing_demand_point": sizing_demand_point,
-                "routing": scenario.fleet.routing.value,
-                "slo_replicas": o.slo_replicas,
-                "serving_replicas": o.serving_replicas,
-                "provisioned_replicas": o.provisioned_replicas,
-                "accelerators": o.provisioned_replicas * o.inputs.accelerators_per_replica,
-                "nodes": o.nodes,
-                "racks": o.racks,
-                "provisioned_it_kw": o.provisioned_it_kw,
-                "capex_usd": o.capex_usd,
-                "capital_usd_per_hour": o.capital_usd_per_hour,
-                "fixed_opex_usd_per_hour": o.fixed_opex_usd_per_hour,
-                "headline_tokens_per_s_per_kw": o.inputs.headline_tokens_per_s_per_kw,
-                "headline_power_basis": o.inputs.headline_power_basis,
-                "headline_is_vendor_claim": o.inputs.headline_is_claim,
-                "slo_point_total_tokens_per_facility_kwh": o.slo_point_total_tokens_per_facility_kwh,
-                "accepted_requests_per_day": float(m.accepted_requests_per_day[0]),
-                "facility_energy_kwh_per_day": float(m.facility_energy_kwh_per_day[0]),
-                "usd_per_day": float(m.usd_per_day[0]),
-                "blended_usd_per_accepted_request": float(m.blended_usd_per_accepted_request[0]),
-                "blended_usd_per_million_accepted_output_tokens": float(
-                    m.blended_usd_per_million_accepted_output_tokens[0]
-                ),
-                "blended_usd_per_million_accepted_input_tokens": float(
-                    m.blended_usd_per_million_accepted_input_tokens[0]
-                ),
-                "blended_usd_per_million_accepted_total_tokens": float(
-                    m.blended_usd_per_million_accepted_total_tokens[0]
-                ),
-            }
-        )
+        row = {
+            "system": o.inputs.name,
+            "provenance": system.provenance.provenance_class.value,
+            "source": system.provenance.source,
+            "payment": system.payment.value,
+            "concurrency": float(pt.concurrency[0]),
+            "tpot_ms": float(pt.tpot_ms[0]),
+            "interactivity_tokens_per_s": MS_PER_S / float(pt.tpot_ms[0]),
+            "ttft_ms": float(pt.ttft_ms[0]),
+            "total_tokens_per_s_per_replica": float(pt.total_tokens_per_s[0]),
+            "output_tokens_per_s_per_replica": float(pt.output_tokens_per_s[0]),
+            "requests_per_s_per_replica": float(pt.request_rps[0]),
+            "service_s": float(pt.service_s[0]),
+            "queueing_budget_ms": o.budget_s * MS_PER_S,
+            "busy_power_w_per_accelerator": o.busy_w,
+            "sizing_demand_point": sizing_demand_point,
+            "routing": scenario.fleet.routing.value,
+            "slo_replicas": o.slo_replicas,
+            "serving_replicas": o.serving_replicas,
+            "provisioned_replicas": o.provisioned_replicas,
+            "accelerators": o.provisioned_replicas * o.inputs.accelerators_per_replica,
+            "nodes": o.nodes,
+            "racks": o.racks,
+            "provisioned_it_kw": o.provisioned_it_kw,
+            "capex_usd": o.capex_usd,
+            "capital_usd_per_hour": o.capital_usd_per_hour,
+            "fixed_opex_usd_per_hour": o.fixed_opex_usd_per_hour,
+            "headline_tokens_per_s_per_kw": o.inputs.headline_tokens_per_s_per_kw,
+            "headline_power_basis": o.inputs.headline_power_basis,
+            "headline_is_vendor_claim": o.inputs.headline_is_claim,
+            "slo_point_total_tokens_per_facility_kwh": o.slo_point_total_tokens_per_facility_kwh,
+            "accepted_requests_per_day": float(m.accepted_requests_per_day[0]),
+            "facility_energy_kwh_per_day": float(m.facility_energy_kwh_per_day[0]),
+            "usd_per_day": float(m.usd_per_day[0]),
+            "blended_usd_per_accepted_request": float(m.blended_usd_per_accepted_request[0]),
+            "blended_usd_per_million_accepted_output_tokens": float(
+                m.blended_usd_per_million_accepted_output_tokens[0]
+            ),
+            "blended_usd_per_million_accepted_input_tokens": float(m.blended_usd_per_million_accepted_input_tokens[0]),
+            "blended_usd_per_million_accepted_total_tokens": float(m.blended_usd_per_million_accepted_total_tokens[0]),
+        }
+        rows.append(in_order(row, SYSTEM_NAMES))
     return [{key: _plain(value) for key, value in row.items()} for row in rows]
 
 
@@ -262,44 +265,47 @@ def _api_point_rows(scenario: Scenario, system: Any, api: ApiSystemOutcome) -> l
         offered, accepted = float(served.offered_rps[0, j]), float(served.accepted_rps[0, j])
         rejected = float(served.rejected_rps[0, j])
         rows.append(
-            {
-                "system": system.name,
-                "demand_point": names[j],
-                "hours_per_day": scenario.demand[j].hours_per_day,
-                "status": "rate limited: the API refuses the excess" if rejected > 0 else "ok",
-                "offered_rps": offered,
-                "admitted_rps": accepted,
-                "accepted_rps": accepted,
-                "rejected_rps": rejected,
-                "rejected_fraction": rejected / offered,
-                "useful_output_tokens_per_s": float(m.useful_output_tokens_per_s[0, j]),
-                "utilization_fraction": None,
-                "in_service_concurrency": None,
-                "ttft_ms": None,
-                "tpot_ms": None,
-                "service_s": None,
-                "active_replicas": 0,
-                "provisioned_replicas": 0,
-                "racks": 0,
-                "capacity_at_slo_rps": limit,
-                "spare_capacity_fraction": None if limit is None else (limit - offered) / limit,
-                "ttft_p99_ms": None,
-                "it_power_kw": 0.0,
-                "facility_power_kw": 0.0,
-                "energy_usd_per_hour": 0.0,
-                "rent_usd_per_hour": 0.0,
-                "api_usd_per_hour": float(served.api_usd_per_hour[0, j]),
-                "capital_usd_per_hour": 0.0,
-                "fixed_opex_usd_per_hour": 0.0,
-                "total_usd_per_hour": float(m.total_usd_per_hour[0, j]),
-                "usd_per_accepted_request": float(m.usd_per_accepted_request[0, j]),
-                "usd_per_million_accepted_output_tokens": float(m.usd_per_million_accepted_output_tokens[0, j]),
-                "usd_per_million_accepted_input_tokens": float(m.usd_per_million_accepted_input_tokens[0, j]),
-                "usd_per_million_accepted_total_tokens": float(m.usd_per_million_accepted_total_tokens[0, j]),
-                "output_tokens_per_kwh": None,
-                "provenance": system.provenance.provenance_class.value,
-                "routing": "api",
-            }
+            in_order(
+                {
+                    "system": system.name,
+                    "demand_point": names[j],
+                    "hours_per_day": scenario.demand[j].hours_per_day,
+                    "status": "rate limited: the API refuses the excess" if rejected > 0 else "ok",
+                    "offered_rps": offered,
+                    "admitted_rps": accepted,
+                    "accepted_rps": accepted,
+                    "rejected_rps": rejected,
+                    "rejected_fraction": rejected / offered,
+                    "useful_output_tokens_per_s": float(m.useful_output_tokens_per_s[0, j]),
+                    "utilization_fraction": None,
+                    "in_service_concurrency": None,
+                    "ttft_ms": None,
+                    "tpot_ms": None,
+                    "service_s": None,
+                    "active_replicas": 0,
+                    "provisioned_replicas": 0,
+                    "racks": 0,
+                    "capacity_at_slo_rps": limit,
+                    "spare_capacity_fraction": None if limit is None else (limit - offered) / limit,
+                    "ttft_p99_ms": None,
+                    "it_power_kw": 0.0,
+                    "facility_power_kw": 0.0,
+                    "energy_usd_per_hour": 0.0,
+                    "rent_usd_per_hour": 0.0,
+                    "api_usd_per_hour": float(served.api_usd_per_hour[0, j]),
+                    "capital_usd_per_hour": 0.0,
+                    "fixed_opex_usd_per_hour": 0.0,
+                    "total_usd_per_hour": float(m.total_usd_per_hour[0, j]),
+                    "usd_per_accepted_request": float(m.usd_per_accepted_request[0, j]),
+                    "usd_per_million_accepted_output_tokens": float(m.usd_per_million_accepted_output_tokens[0, j]),
+                    "usd_per_million_accepted_input_tokens": float(m.usd_per_million_accepted_input_tokens[0, j]),
+                    "usd_per_million_accepted_total_tokens": float(m.usd_per_million_accepted_total_tokens[0, j]),
+                    "output_tokens_per_kwh": None,
+                    "provenance": system.provenance.provenance_class.value,
+                    "routing": "api",
+                },
+                POINT_NAMES,
+            )
         )
     return rows
 
@@ -307,7 +313,7 @@ def _api_point_rows(scenario: Scenario, system: Any, api: ApiSystemOutcome) -> l
 def _api_system_row(system: Any, api: ApiSystemOutcome, sizing_demand_point: str) -> dict[str, Any]:
     """The ``systems`` row of an API system: its cost over the day; no operating point, fleet or power."""
     m = api.metrics
-    return {
+    row = {
         "system": system.name,
         "provenance": system.provenance.provenance_class.value,
         "source": system.provenance.source,
@@ -346,6 +352,7 @@ def _api_system_row(system: Any, api: ApiSystemOutcome, sizing_demand_point: str
         "blended_usd_per_million_accepted_input_tokens": float(m.blended_usd_per_million_accepted_input_tokens[0]),
         "blended_usd_per_million_accepted_total_tokens": float(m.blended_usd_per_million_accepted_total_tokens[0]),
     }
+    return in_order(row, SYSTEM_NAMES)
 
 
 def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[str]:
@@ -402,9 +409,6 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
     return out
 
 
-DAYS_PER_YEAR = 365.0
-
-
 def add_revenue(scenario: Scenario, points: list[dict[str, Any]], systems: list[dict[str, Any]]) -> None:
     """Revenue and margin columns, when the scenario states what tokens sell for (``revenue``).
 
@@ -419,7 +423,7 @@ def add_revenue(scenario: Scenario, points: list[dict[str, Any]], systems: list[
     per_request = (
         w.input_tokens_per_request * r.usd_per_million_input_tokens
         + w.output_tokens_per_request * r.usd_per_million_output_tokens
-    ) / 1e6
+    ) / TOKENS_PER_MILLION
     by_system: dict[str, dict[str, float]] = {}
     for p in points:
         revenue = p["accepted_rps"] * SECONDS_PER_HOUR * per_request

@@ -5,12 +5,11 @@ outcomes, for charts) and returns a :class:`~rackcost.reporting.blocks.Section`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rackcost import display
 from rackcost.analysis.explore import cost_against_demand_scale, latency_cliff, operating_curves
-from rackcost.evaluation.columns import BLENDED
+from rackcost.evaluation.columns import BLENDED, column
 from rackcost.evaluation.compare import headline_sentences
 from rackcost.model.strategies import Payment
 from rackcost.reporting import charts
@@ -24,13 +23,13 @@ from rackcost.reporting.blocks import (
     Section,
     Subheading,
     Table,
-    cell,
     section,
     width,
 )
 from rackcost.scenario.schema import Scenario
 
 __all__ = [
+    "CLIFF_COLUMNS",
     "POINT_COLUMNS",
     "SYSTEM_COLUMNS",
     "claim_section",
@@ -105,39 +104,59 @@ def summary_section(scenario: Scenario, result: Any, mc: Any) -> Section:
     return section("summary", blocks)
 
 
-SYSTEM_COLUMNS: list[tuple[str, str, Callable[[float], str]]] = [
-    ("payment", "paid as", str),
-    ("provenance", "provenance class", str),
-    ("concurrency", "concurrency at the SLO point [requests/replica]", display.num),
-    ("tpot_ms", "TPOT at the point [ms]", display.num),
-    ("ttft_ms", "TTFT at the point [ms]", display.num),
-    ("total_tokens_per_s_per_replica", "throughput [tokens/s per replica]", display.num),
-    ("provisioned_replicas", "provisioned replicas [count]", display.count),
-    ("accelerators", "accelerators [count]", display.count),
-    ("racks", "racks [count]", display.count),
-    ("provisioned_it_kw", "provisioned IT power [kW]", display.num),
-    ("capex_usd", "capex [USD]", display.money),
-    ("blended_usd_per_accepted_request", f"blended cost [{display.PER_1K_ACCEPTED}]", display.usd_per_1k_requests),
-]
-"""Columns of the per-system table: result column, header with unit, format."""
+SYSTEM_COLUMNS = tuple(
+    column("systems", name)
+    for name in (
+        "payment",
+        "provenance",
+        "concurrency",
+        "tpot_ms",
+        "ttft_ms",
+        "total_tokens_per_s_per_replica",
+        "provisioned_replicas",
+        "accelerators",
+        "racks",
+        "provisioned_it_kw",
+        "capex_usd",
+        "blended_usd_per_accepted_request",
+    )
+)
+"""Columns of the per-system table, after the system (headers and formats from the registry)."""
 
-POINT_COLUMNS: list[tuple[str, str, Callable[[float], str]]] = [
-    ("hours_per_day", "hours [h/day]", display.num),
-    ("offered_rps", "offered [requests/s]", display.num),
-    ("accepted_rps", "accepted within SLO [requests/s]", display.num),
-    ("rejected_fraction", "rejected [% of offered]", display.pct),
-    ("utilization_fraction", "slot utilisation [%]", display.pct),
-    ("facility_power_kw", "wall power [kW]", display.num),
-    ("capital_usd_per_hour", "capital [USD/h]", display.money),
-    ("fixed_opex_usd_per_hour", "fixed opex [USD/h]", display.money),
-    ("energy_usd_per_hour", "energy [USD/h]", display.money),
-    ("rent_usd_per_hour", "rent [USD/h]", display.money),
-    ("api_usd_per_hour", "API [USD/h]", display.money),
-    ("total_usd_per_hour", "total [USD/h]", display.money),
-    ("usd_per_accepted_request", f"cost [{display.PER_1K_ACCEPTED}]", display.usd_per_1k_requests),
-    ("usd_per_million_accepted_output_tokens", "cost [USD per million accepted output tokens]", display.money),
-]
-"""Columns of the cost table, after system and demand point: result column, header with unit, format."""
+POINT_COLUMNS = tuple(
+    column("points", name)
+    for name in (
+        "hours_per_day",
+        "offered_rps",
+        "accepted_rps",
+        "rejected_fraction",
+        "utilization_fraction",
+        "facility_power_kw",
+        "capital_usd_per_hour",
+        "fixed_opex_usd_per_hour",
+        "energy_usd_per_hour",
+        "rent_usd_per_hour",
+        "api_usd_per_hour",
+        "total_usd_per_hour",
+        "usd_per_accepted_request",
+        "usd_per_million_accepted_output_tokens",
+    )
+)
+"""Columns of the cost table, after system and demand point."""
+
+CLIFF_COLUMNS = tuple(
+    column("points", name)
+    for name in (
+        "system",
+        "demand_point",
+        "offered_rps",
+        "capacity_at_slo_rps",
+        "spare_capacity_fraction",
+        "ttft_p99_ms",
+        "status",
+    )
+)
+"""Columns of the latency-cliff table."""
 
 
 def systems_section(scenario: Scenario, result: Any, outcomes: list[Any]) -> Section:
@@ -148,11 +167,11 @@ def systems_section(scenario: Scenario, result: Any, outcomes: list[Any]) -> Sec
     table = Table(
         "systems",
         [("system", "system")]
-        + [(key, header) for key, header, _ in SYSTEM_COLUMNS]
+        + [(c.name, c.header) for c in SYSTEM_COLUMNS]
         + [("facility_power_kw", f"wall power at {sizing} demand [kW]")],
         [
             [r["system"]]
-            + [cell(r[key], fmt) for key, _, fmt in SYSTEM_COLUMNS]
+            + [c.format(r[c.name]) for c in SYSTEM_COLUMNS]
             + [display.num(wall[r["system"]]) if Payment(r["payment"]).has_fleet else NOT_APPLICABLE]
             for r in rows
         ],
@@ -188,22 +207,17 @@ def cost_section(scenario: Scenario, result: Any) -> Section:
     demand = [d.name for d in scenario.demand]
     apis = {s.name for s in scenario.systems if s.api is not None}
     # rent and API columns only where some system pays them
-    columns = [
-        (k, h, f)
-        for k, h, f in POINT_COLUMNS
-        if k not in ("rent_usd_per_hour", "api_usd_per_hour") or any(p.get(k) for p in points)
+    shown = [
+        c
+        for c in POINT_COLUMNS
+        if c.name not in ("rent_usd_per_hour", "api_usd_per_hour") or any(p.get(c.name) for p in points)
     ]
     table = Table(
         "points",
-        [("system", "system"), ("demand_point", "demand point")] + [(k, h) for k, h, _ in columns],
+        [("system", "system"), ("demand_point", "demand point")] + [(c.name, c.header) for c in shown],
         [
             [p["system"], p["demand_point"]]
-            + [
-                NOT_APPLICABLE
-                if p["system"] in apis and key in ("utilization_fraction", "facility_power_kw")
-                else cell(p.get(key), fmt)
-                for key, _, fmt in columns
-            ]
+            + [NOT_APPLICABLE if p["system"] in apis and c.fleet_only else c.format(p.get(c.name)) for c in shown]
             for p in points
         ],
     )
@@ -253,27 +267,8 @@ def cliff_section(scenario: Scenario, result: Any, outcomes: list[Any]) -> Secti
             Chart("cliff-ttft", width(ttft), "p99 TTFT including queueing against arrival rate."),
             Table(
                 "cliff",
-                [
-                    ("system", "system"),
-                    ("demand_point", "demand point"),
-                    ("offered_rps", "offered [requests/s]"),
-                    ("capacity_at_slo_rps", "capacity at SLO [requests/s]"),
-                    ("spare_capacity_fraction", "spare capacity [% of capacity]"),
-                    ("ttft_p99_ms", "p99 TTFT incl. queueing [ms]"),
-                    ("status", "status"),
-                ],
-                [
-                    [
-                        p["system"],
-                        p["demand_point"],
-                        display.num(p["offered_rps"]),
-                        display.num(p["capacity_at_slo_rps"]),
-                        display.pct(p["spare_capacity_fraction"]),
-                        cell(p["ttft_p99_ms"], display.num),
-                        p["status"],
-                    ]
-                    for p in points
-                ],
+                [(c.name, c.header) for c in CLIFF_COLUMNS],
+                [[c.format(p[c.name]) for c in CLIFF_COLUMNS] for p in points],
             ),
         ],
     )

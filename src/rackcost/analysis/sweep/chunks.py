@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.analysis.sweep.design import Design, configuration_indices, group_scenario, structural_groups
+from rackcost.evaluation.columns import select
 
 if TYPE_CHECKING:
     from rackcost.evaluation.chain import Plan
@@ -35,27 +36,33 @@ CHUNK_ELEMENTS = 600_000
 per-call overhead is small, small enough that a chunk's intermediates stay near 1 GB (measured in
 benchmarks/bench_sweep.py)."""
 
-POINT_COLUMNS = (
-    "offered_rps",
-    "accepted_rps",
-    "rejected_fraction",
-    "utilization_fraction",
-    "ttft_p99_ms",
-    "tpot_ms",
-    "it_power_kw",
-    "facility_power_kw",
-    "total_usd_per_hour",
-    "usd_per_accepted_request",
-    "usd_per_million_accepted_output_tokens",
+POINT_COLUMNS = select(
+    "points",
+    (
+        "offered_rps",
+        "accepted_rps",
+        "rejected_fraction",
+        "utilization_fraction",
+        "ttft_p99_ms",
+        "tpot_ms",
+        "it_power_kw",
+        "facility_power_kw",
+        "total_usd_per_hour",
+        "usd_per_accepted_request",
+        "usd_per_million_accepted_output_tokens",
+    ),
 )
 """Per demand point columns of a sweep row (as :func:`rackcost.evaluate`'s points table)."""
-SYSTEM_COLUMNS = (
-    "provisioned_replicas",
-    "racks",
-    "provisioned_it_kw",
-    "capex_usd",
-    "blended_usd_per_accepted_request",
-    "blended_usd_per_million_accepted_output_tokens",
+SYSTEM_COLUMNS = select(
+    "systems",
+    (
+        "provisioned_replicas",
+        "racks",
+        "provisioned_it_kw",
+        "capex_usd",
+        "blended_usd_per_accepted_request",
+        "blended_usd_per_million_accepted_output_tokens",
+    ),
 )
 """Per system columns, repeated on each of its demand points' rows."""
 MC_SPREAD = ("usd_per_accepted_request", "blended_usd_per_accepted_request")

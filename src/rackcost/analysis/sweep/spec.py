@@ -29,6 +29,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from rackcost.errors import Problem, ScenarioError
+from rackcost.evaluation.columns import BLENDED
 from rackcost.scenario.distributions import NOT_BOOL, Distribution
 from rackcost.scenario.loading import (
     bundled_file,
@@ -189,7 +190,7 @@ class SweepSummary(_SweepBlock):
         default=None, description="Axes whose cells the winner table has (default: every axis but systems)."
     )
     demand_point: Label = Field(
-        default="blended",
+        default=BLENDED,
         description="Demand point the winner is judged at: a point's name, or blended (cost over the day).",
     )
 

@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rackcost.evaluation.columns import BLENDED
+
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["BLENDED", "cost_column", "pareto_front", "winners"]
 
-BLENDED = "blended"
 """The demand point name that stands for the whole day (blended cost per accepted request)."""
 
 

@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from rackcost.analysis.sweep.chunks import POINT_COLUMNS, SYSTEM_COLUMNS, Chunk
 from rackcost.analysis.sweep.design import Design
+from rackcost.evaluation.columns import column
 from rackcost.units import MS_PER_S
 
 if TYPE_CHECKING:
@@ -22,17 +23,10 @@ if TYPE_CHECKING:
 
 __all__ = ["NOT_FOR_API", "bytes_per_configuration", "sweep_table"]
 
-NOT_FOR_API = (
-    "utilization_fraction",
-    "ttft_p99_ms",
-    "tpot_ms",
-    "interactivity_tokens_per_s",
-    "it_power_kw",
-    "facility_power_kw",
-    "provisioned_replicas",
-    "racks",
-    "provisioned_it_kw",
-    "capex_usd",
+NOT_FOR_API = tuple(
+    name
+    for name in (*POINT_COLUMNS, "interactivity_tokens_per_s", *SYSTEM_COLUMNS)
+    if column("points" if name in POINT_COLUMNS else "systems", name).fleet_only
 )
 """Columns an API system has no value for: missing (<NA>) in its rows, as the CLI shows '-'."""
 
@@ -105,10 +99,10 @@ def sweep_table(d: Design, chunks: list[Chunk], results: dict[int, dict[str, NDA
     at = len(d.axes) + 1
     names = list(d.system_names)
     out.insert(at, "system", pd.Categorical.from_codes(system, categories=names))
-    for column, pattern in d.spec.system_attributes.items():
+    for attribute, pattern in d.spec.system_attributes.items():
         at += 1
         values = [_attribute(re.search(pattern, name)) for name in names]
-        out.insert(at, column, pd.Categorical(np.asarray(values, dtype=object)[system]))
+        out.insert(at, attribute, pd.Categorical(np.asarray(values, dtype=object)[system]))
     out.insert(at + 1, "payment", pd.Categorical.from_codes(joined("payment", np.int32), categories=payments))
     points = [p.name for p in d.base.demand]
     out.insert(at + 2, "demand_point", pd.Categorical.from_codes(joined("point", np.int32), categories=points))
