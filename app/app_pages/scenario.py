@@ -10,7 +10,8 @@ import yaml
 
 import rackcost
 from rackcost import display
-from rackcost.scenario import edits, schema
+from rackcost.importers import into_scenario
+from rackcost.scenario import schema
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 from rackcost_app import compute, fields, imports, layout, state
 
@@ -405,7 +406,7 @@ for i, name in enumerate(system_names):
                 for key, fig in (draft.get("figures") or {}).items()
                 if key.startswith(path + ".")
                 and isinstance(fig, dict)
-                and str(fig.get("source", "")).startswith(edits.COPIED)
+                and str(fig.get("source", "")).startswith(into_scenario.COPIED)
             ]
             if copied:
                 st.warning(

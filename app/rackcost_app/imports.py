@@ -27,8 +27,7 @@ from typing import Any
 
 import streamlit as st
 
-from rackcost.importers import ImportedCurve, Skipped, read_csv_table, read_inferencex
-from rackcost.scenario import edits
+from rackcost.importers import ImportedCurve, Skipped, into_scenario, read_csv_table, read_inferencex
 from rackcost_app import state
 
 PENDING_IMPORT = "pending_import"
@@ -259,8 +258,8 @@ def replace_points(curve: ImportedCurve, index: int) -> str:
         return _say("error", f"No system {index + 1} in the scenario: nothing changed.")
     name = str(systems[index].get("name", f"system {index + 1}"))
     old_gpus = state.get_at(systems[index], "hardware.accelerators_per_replica")
-    gpus = edits.curve_gpus_per_replica(curve)
-    _apply(lambda data, _draft: edits.replace_points(data, index, curve))
+    gpus = into_scenario.curve_gpus_per_replica(curve)
+    _apply(lambda data, _draft: into_scenario.replace_points(data, index, curve))
     text = f"Replaced the operating points of {name} with {curve.label} ({len(curve.points)} points)"
     text += "; its provenance is now the curve's"
     if gpus is not None and gpus != old_gpus:
@@ -286,9 +285,9 @@ def add_system(curve: ImportedCurve, name: str, template: int) -> str:
     if not 0 <= template < len(systems):
         return _say("error", f"No system {template + 1} to copy hardware and costs from: nothing changed.")
     template_name = str(systems[template].get("name", f"system {template + 1}"))
-    gpus = edits.curve_gpus_per_replica(curve)
+    gpus = into_scenario.curve_gpus_per_replica(curve)
     # the template's values and figures are the draft's, in the draft and in the baseline alike
-    _apply(lambda data, draft: edits.add_system(data, curve, name, template, source=draft))
+    _apply(lambda data, draft: into_scenario.add_system(data, curve, name, template, source=draft))
     text = (
         f"Added the system {name or '(no name)'} with {curve.label} ({len(curve.points)} points). Its hardware, "
         f"power and costs are copied from {template_name} as a starting point: review them in its tab "

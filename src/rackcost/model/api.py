@@ -13,11 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rackcost.units import SECONDS_PER_HOUR
+from rackcost.units import SECONDS_PER_HOUR, TOKENS_PER_MILLION
 
 __all__ = ["ApiOutcome", "api_usd_per_request", "serve_api"]
 
-PER_MILLION = 1e6
 
 
 def api_usd_per_request(
@@ -44,7 +43,7 @@ def api_usd_per_request(
     return (
         np.asarray(input_tokens, dtype=float) * input_price
         + np.asarray(output_tokens, dtype=float) * np.asarray(usd_per_million_output_tokens, dtype=float)
-    ) / PER_MILLION
+    ) / TOKENS_PER_MILLION
 
 
 @dataclass(frozen=True)

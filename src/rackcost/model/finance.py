@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rackcost.units import HOURS_PER_YEAR
+from rackcost.units import HOURS_PER_YEAR, MONTHS_PER_YEAR
 
 __all__ = [
     "HOURS_PER_YEAR",
@@ -129,7 +129,7 @@ def fixed_opex_usd_per_hour(
         np.asarray(capex_usd, float) * np.asarray(maintenance_fraction_per_year, float)
         + np.asarray(accelerators, float) * np.asarray(software_usd_per_accelerator_year, float)
         + np.asarray(racks, float) * np.asarray(operations_usd_per_rack_year, float)
-        + kw * np.asarray(colocation_usd_per_kw_month, float) * 12.0
+        + kw * np.asarray(colocation_usd_per_kw_month, float) * MONTHS_PER_YEAR
         + kw
         * np.asarray(facility_build_usd_per_kw, float)
         * capital_recovery_factor(facility_rate_fraction, facility_life_years)

@@ -13,12 +13,11 @@ from numpy.typing import NDArray
 
 from rackcost.model.api import ApiOutcome
 from rackcost.model.outcomes import FleetOutcome, Metrics
-from rackcost.units import SECONDS_PER_HOUR
+from rackcost.units import SECONDS_PER_HOUR, TOKENS_PER_MILLION
 
-__all__ = ["PER_MILLION", "derive", "derive_api"]
+__all__ = ["derive", "derive_api"]
 
 Array = NDArray[np.float64]
-PER_MILLION = 1e6
 
 
 def derive(
@@ -78,28 +77,28 @@ def _cost_figures(
         """Cost per million input tokens of ``requests`` (0 without input tokens) [USD/M tokens]."""
         if input_tokens <= 0:
             return np.zeros_like(cost)
-        return cost / (requests * input_tokens) * PER_MILLION
+        return cost / (requests * input_tokens) * TOKENS_PER_MILLION
 
     accepted_per_day = (accepted_rps * hours_per_day).sum(axis=-1) * SECONDS_PER_HOUR
     return {
         "total_usd_per_hour": total,
         "usd_per_accepted_request": total / (accepted_rps * SECONDS_PER_HOUR),
-        "usd_per_million_accepted_output_tokens": total / (output_tps * SECONDS_PER_HOUR) * PER_MILLION,
+        "usd_per_million_accepted_output_tokens": total / (output_tps * SECONDS_PER_HOUR) * TOKENS_PER_MILLION,
         "usd_per_million_accepted_input_tokens": per_input(total, accepted_rps * SECONDS_PER_HOUR),
         "usd_per_million_accepted_total_tokens": total
         / (accepted_rps * (input_tokens + output_tokens) * SECONDS_PER_HOUR)
-        * PER_MILLION,
+        * TOKENS_PER_MILLION,
         "useful_output_tokens_per_s": output_tps,
         "usd_per_day": usd_per_day,
         "accepted_requests_per_day": accepted_per_day,
         "blended_usd_per_accepted_request": usd_per_day / accepted_per_day,
         "blended_usd_per_million_accepted_output_tokens": usd_per_day
         / (accepted_per_day * output_tokens)
-        * PER_MILLION,
+        * TOKENS_PER_MILLION,
         "blended_usd_per_million_accepted_input_tokens": per_input(usd_per_day, accepted_per_day),
         "blended_usd_per_million_accepted_total_tokens": usd_per_day
         / (accepted_per_day * (input_tokens + output_tokens))
-        * PER_MILLION,
+        * TOKENS_PER_MILLION,
     }
 
 

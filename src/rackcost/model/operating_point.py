@@ -30,6 +30,7 @@ from rackcost.model.inputs import SloInputs, SystemInputs
 from rackcost.model.outcomes import ChosenPoint
 from rackcost.model.performance import Curve, interpolate_curve
 from rackcost.model.sizing import sized_replicas
+from rackcost.units import MS_PER_S
 
 __all__ = [
     "FIRST_BATCH_CANDIDATES",
@@ -107,7 +108,7 @@ def queueing_budget_s(
     budget_ms = ttft_limit_ms - np.asarray(ttft_ms, dtype=float)
     if e2e_limit_ms is not None:
         budget_ms = np.minimum(budget_ms, e2e_limit_ms - e2e_ms(ttft_ms, tpot_ms, output_tokens))
-    return budget_ms / 1000.0
+    return budget_ms / MS_PER_S
 
 
 def _fleet_power_w(

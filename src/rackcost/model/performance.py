@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from rackcost.units import MS_PER_S
+
 __all__ = [
     "Curve",
     "candidate_concurrencies",
@@ -91,7 +93,7 @@ def littles_law_concurrency(
     hold_s = (
         np.asarray(ttft_ms, dtype=float)
         + (np.asarray(output_tokens, dtype=float) - 1.0) * np.asarray(tpot_ms, dtype=float)
-    ) / 1000.0
+    ) / MS_PER_S
     return np.asarray(request_rps, dtype=float) * hold_s
 
 

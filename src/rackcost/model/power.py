@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from rackcost.units import W_PER_KW
+
 __all__ = ["accelerator_power_w", "facility_power_kw", "fleet_it_power_w", "provisioned_it_power_w"]
 
 
@@ -149,4 +151,4 @@ def facility_power_kw(it_power_w: ArrayLike, pue: ArrayLike) -> NDArray[np.float
     >>> float(facility_power_kw(100_000.0, 1.2))
     120.0
     """
-    return np.asarray(it_power_w, float) * np.asarray(pue, float) / 1000.0
+    return np.asarray(it_power_w, float) * np.asarray(pue, float) / W_PER_KW

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from rackcost.model.performance import Curve, interpolate_curve
 from rackcost.model.strategies import Routing
+from rackcost.units import MS_PER_S
 
 __all__ = [
     "ROUTINGS",
@@ -98,7 +99,7 @@ def replica_model(curve: Curve, slots: int) -> ReplicaModel:
     lo, hi = curve.concurrency[0], curve.concurrency[-1]
     points = interpolate_curve(curve, np.clip(n, lo, hi))
     service = points.service_s
-    ttft = points.ttft_ms / 1000.0
+    ttft = points.ttft_ms / MS_PER_S
     return ReplicaModel(slots, np.concatenate([service[:1], service]), np.concatenate([ttft[:1], ttft]))
 
 

@@ -21,6 +21,7 @@ from rackcost.reporting.blocks import (
 from rackcost.scenario.loading import scenario_to_data, scenario_to_yaml
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.yaml_paths import MISSING, lookup
+from rackcost.units import SECONDS_PER_HOUR
 
 __all__ = ["appendix_section", "distribution_words", "provenance_section", "scenario_section"]
 
@@ -60,7 +61,7 @@ def scenario_section(scenario: Scenario) -> Section:
                     d.name,
                     display.num(d.arrival_rps),
                     display.num(d.hours_per_day),
-                    display.num(d.arrival_rps * d.hours_per_day * 3600.0),
+                    display.num(d.arrival_rps * d.hours_per_day * SECONDS_PER_HOUR),
                 ]
                 for d in scenario.demand
             ],

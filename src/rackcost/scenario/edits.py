@@ -1,4 +1,4 @@
-"""Edits of a scenario as plain data: values at YAML paths, provenance of changed values, imported curves.
+"""Edits of a scenario as plain data: values at YAML paths and the provenance of changed values.
 
 The dashboard's edits without the dashboard: each function takes the scenario as the plain dict YAML gives
 (``yaml.safe_load`` of a scenario file) and returns a new dict, leaving its arguments untouched; none validates
@@ -8,32 +8,24 @@ The dashboard's edits without the dashboard: each function takes the scenario as
 - :func:`sync_figures` keeps ``figures:`` true to the values: a number or distribution that differs from the
   scenario as loaded is relabelled as the user's assumption (:func:`edited_figure`), so an exported file never
   credits a source with a number it did not publish.
-- :func:`replace_points` and :func:`add_system` put an imported curve (:class:`rackcost.importers.ImportedCurve`) into
-  a system, with its provenance.
+
+Putting an imported curve into a scenario is :mod:`rackcost.importers.into_scenario`'s.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rackcost.scenario.yaml_paths import MISSING, format_path, lookup, parse_path
 
-if TYPE_CHECKING:
-    from rackcost.importers import ImportedCurve
-
 __all__ = [
-    "COPIED",
     "MISSING",
     "TEXT_LEAVES",
-    "add_system",
-    "curve_figure",
-    "curve_gpus_per_replica",
     "edited_figure",
     "figure_for",
     "get_at",
     "leaf_values",
-    "replace_points",
     "set_at",
     "sync_figures",
 ]
@@ -41,10 +33,6 @@ __all__ = [
 
 TEXT_LEAVES = frozenset({"name", "description", "source", "notes", "why", "reported_by", "date", "software_stack"})
 """Keys whose values are free text, not figures: changing them writes no ``figures:`` entry."""
-
-COPIED = "copied in the rackcost dashboard from system"
-"""Start of the ``source`` of a figure :func:`add_system` copies from the template system."""
-
 
 # ---- values at YAML paths ------------------------------------------------------------------------------------
 
@@ -288,205 +276,3 @@ def figure_for(scenario: dict[str, Any], path: str) -> tuple[str, dict[str, Any]
         if key in figures and isinstance(figures[key], dict):
             return key, figures[key]
     return None
-
-
-# ---- imported curves -------------------------------------------------------------------------------------------
-
-
-def curve_figure(curve: ImportedCurve) -> dict[str, str]:
-    """The ``figures:`` entry of an imported performance block: the importer's class, the files and the run date.
-
-    Parameters
-    ----------
-    curve
-        An imported curve.
-
-    Returns
-    -------
-    dict
-        ``provenance`` (the curve's class, ``assumption`` when it has none), ``source`` and, for an assumption,
-        ``why``.
-    """
-    prov = curve.provenance
-    figure = {
-        "provenance": str(prov.get("class", "assumption")),
-        "source": f"{prov.get('source', 'uploaded result files')}; run date {prov.get('date', 'unstated')}; "
-        f"curve {curve.label}, TTFT and TPOT {_at(curve.percentile)}; imported in the rackcost dashboard",
-    }
-    if figure["provenance"] == "assumption":
-        figure["why"] = (
-            "imported results that do not say who measured them (a CSV table, or the class chosen on import); "
-            "set the provenance class when you know it"
-        )
-    return figure
-
-
-def _at(percentile: str) -> str:
-    return "as the table gives them" if percentile == "as given" else f"at {percentile}"
-
-
-def curve_gpus_per_replica(curve: ImportedCurve) -> int | None:
-    """GPUs per replica the curve's throughput is for, when it is per replica and the files say it [GPUs]."""
-    return curve.key.gpus_per_replica if curve.key.throughput_per == "replica" else None
-
-
-def _gpus_figure(curve: ImportedCurve) -> dict[str, str]:
-    figure = curve_figure(curve)
-    figure["source"] = f"GPUs per replica of the benchmark run ({curve.gpus_source}); " + figure["source"]
-    return figure
-
-
-def _under(key: str, path: str) -> bool:
-    return key == path or key.startswith(path + ".") or key.startswith(path + "[")
-
-
-def _systems(scenario: dict[str, Any]) -> list[Any]:
-    systems = scenario.get("systems")
-    return systems if isinstance(systems, list) else []
-
-
-def _system_at(scenario: dict[str, Any], index: int, what: str) -> dict[str, Any]:
-    systems = _systems(scenario)
-    if not 0 <= index < len(systems) or not isinstance(systems[index], dict):
-        raise IndexError(f"{what}: the scenario has {len(systems)} system(s), so there is no systems[{index}]")
-    return systems[index]
-
-
-def replace_points(scenario: dict[str, Any], index: int, curve: ImportedCurve) -> dict[str, Any]:
-    """The scenario with system ``index``'s performance and provenance replaced by the curve's.
-
-    Hardware, power, costs and the vendor claim (``performance.claim``, the vendor's headline, not an operating
-    point) are kept; ``hardware.accelerators_per_replica`` becomes the benchmark's GPUs per replica when the
-    curve gives it (:func:`curve_gpus_per_replica`), since its throughput is per replica of that many GPUs. The
-    system's figures under ``performance`` (but its claim) and ``provenance`` give way to one entry for the
-    curve (:func:`curve_figure`); other systems and their figures are untouched.
-
-    Parameters
-    ----------
-    scenario
-        A scenario dict; not modified.
-    index
-        Index of the system in ``systems``.
-    curve
-        The imported curve.
-
-    Returns
-    -------
-    dict
-        The edited copy.
-
-    Raises
-    ------
-    IndexError
-        The scenario has no system ``index``.
-    """
-    _system_at(scenario, index, "replace_points")
-    data = copy.deepcopy(scenario)
-    system = data["systems"][index]
-    gpus = curve_gpus_per_replica(curve)
-    prefix = f"systems[{index}]"
-    old = system.get("performance") if isinstance(system.get("performance"), dict) else {}
-    performance = copy.deepcopy(curve.performance)
-    if old.get("claim") is not None:
-        performance["claim"] = old["claim"]
-    system["performance"] = performance
-    system["provenance"] = copy.deepcopy(curve.provenance)
-    if gpus is not None:
-        data["systems"][index] = set_at(system, "hardware.accelerators_per_replica", gpus)
-    figures = data.get("figures") if isinstance(data.get("figures"), dict) else {}
-    figures = {
-        k: v
-        for k, v in figures.items()
-        if not (_under(k, f"{prefix}.performance") and not _under(k, f"{prefix}.performance.claim"))
-        and not _under(k, f"{prefix}.provenance")
-        and not (gpus is not None and k == f"{prefix}.hardware.accelerators_per_replica")
-    }
-    figures[f"{prefix}.performance"] = curve_figure(curve)
-    if gpus is not None:
-        figures[f"{prefix}.hardware.accelerators_per_replica"] = _gpus_figure(curve)
-    data["figures"] = figures
-    return data
-
-
-def add_system(
-    scenario: dict[str, Any],
-    curve: ImportedCurve,
-    name: str,
-    template: int,
-    *,
-    source: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The scenario with the curve added as a new last system, hardware and costs copied from a template system.
-
-    The new system gets the curve's performance and provenance, and copies of the template's ``hardware``,
-    ``costs`` and ``facility`` override (not its vendor claim); ``hardware.accelerators_per_replica`` is the
-    benchmark's when the curve gives it. Benchmark results hold no hardware or costs, so every copied block, and
-    every figure under it, gets a ``figures:`` entry under the new index labelled ``assumption``, "copied ... to
-    be reviewed", citing the template's figure.
-
-    Parameters
-    ----------
-    scenario
-        A scenario dict; not modified.
-    curve
-        The imported curve.
-    name
-        Name of the new system.
-    template
-        Index of the system whose hardware and costs are copied, in ``source``.
-    source
-        The scenario the template system and its figures are read from; ``scenario`` by default. (The dashboard
-        adds the system to the draft and to its baseline alike, both copying the draft's template, so that
-        nothing reads as edited.)
-
-    Returns
-    -------
-    dict
-        The edited copy.
-
-    Raises
-    ------
-    IndexError
-        ``source`` has no system ``template``.
-    """
-    source = scenario if source is None else source
-    base = _system_at(source, template, "add_system")
-    template_name = str(base.get("name", f"system {template + 1}"))
-    template_figures = source.get("figures") if isinstance(source.get("figures"), dict) else {}
-    data = copy.deepcopy(scenario)
-    if not isinstance(data.get("systems"), list):
-        data["systems"] = []
-    origin = f"systems[{template}]"
-    target = f"systems[{len(data['systems'])}]"
-    gpus = curve_gpus_per_replica(curve)
-    why = (
-        f"benchmark results hold no hardware or costs: copied from {template_name} as a starting point, to be reviewed"
-    )
-
-    def copied(fig: Any) -> dict[str, str]:
-        was = f" (its figure: {fig.get('provenance')}, {fig.get('source')})" if isinstance(fig, dict) else ""
-        return {"provenance": "assumption", "source": f"{COPIED} {template_name}{was}", "why": why}
-
-    system: dict[str, Any] = {
-        "name": name,
-        "provenance": copy.deepcopy(curve.provenance),
-        "performance": copy.deepcopy(curve.performance),
-    }
-    blocks = [b for b in ("hardware", "costs", "facility") if base.get(b) is not None]
-    for block in blocks:
-        system[block] = copy.deepcopy(base[block])
-    if gpus is not None:
-        system = set_at(system, "hardware.accelerators_per_replica", gpus)
-    data["systems"].append(system)
-    figures = data.get("figures") if isinstance(data.get("figures"), dict) else {}
-    for block in blocks:
-        covering = next((template_figures[k] for k in (f"{origin}.{block}", origin) if k in template_figures), None)
-        figures[f"{target}.{block}"] = copied(covering)
-        for key, fig in template_figures.items():
-            if key.startswith(f"{origin}.{block}."):
-                figures[target + key.removeprefix(origin)] = copied(fig)
-    figures[f"{target}.performance"] = curve_figure(curve)
-    if gpus is not None:
-        figures[f"{target}.hardware.accelerators_per_replica"] = _gpus_figure(curve)
-    data["figures"] = figures
-    return data
