@@ -179,3 +179,14 @@ def test_the_json_keys_the_readme_names_are_those_the_command_writes(command, af
     result = CliRunner().invoke(cli_app, [command, "--format", "json"])
     assert result.exit_code == 0, result.output
     assert set(json.loads(result.stdout)) == _readme_keys(after)
+
+
+def test_the_example_sweep_file_of_docs_sweeps_resolves():
+    # every axis kind in one file: it must stay a sweep the library accepts (it named a price tier that does not exist)
+    from rackcost.analysis.sweep.design import design
+    from rackcost.analysis.sweep.spec import sweep_from_dict
+
+    text = (ROOT / "docs" / "sweeps.md").read_text(encoding="utf-8")
+    block = re.search(r"## The sweep file\n\n```yaml\n(.*?)```", text, re.S).group(1)
+    resolved = design(sweep_from_dict(yaml.safe_load(block), "docs/sweeps.md"))
+    assert resolved.configurations == 13 * 4 * 50 * 2 * 2 * 2
