@@ -72,6 +72,9 @@ def test_the_wheel_declares_the_console_script_and_the_app_extra(wheel):
 # ---- rackcost app ------------------------------------------------------------------------------------------------
 
 
+NO_USAGE_STATS = ["--browser.gatherUsageStats", "false"]
+
+
 def _invoke(monkeypatch, *args: str) -> list[str]:
     calls: list[list[str]] = []
     monkeypatch.setattr("rackcost.cli.launch.serve", lambda command: calls.append(command) or 0)
@@ -85,8 +88,24 @@ def test_rackcost_app_passes_headless_address_and_port_to_streamlit(monkeypatch)
     command = _invoke(monkeypatch, "--headless", "--address", "127.0.0.1", "--port", "8611")
     assert command[:4] == [sys.executable, "-m", "streamlit", "run"]
     assert Path(command[4]) == APP / "streamlit_app.py"  # an editable install runs the repository's app
-    assert command[5:] == ["--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", "8611"]
-    assert _invoke(monkeypatch)[5:] == []  # Streamlit's defaults: opens a browser, port 8501
+    assert command[5:] == [
+        *NO_USAGE_STATS,
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        "8611",
+    ]
+    assert _invoke(monkeypatch)[5:] == NO_USAGE_STATS  # else Streamlit's defaults: opens a browser, port 8501
+
+
+def test_rackcost_app_turns_streamlit_usage_statistics_off(monkeypatch):
+    # without it Streamlit prints "Collecting usage statistics" at start and reports to its servers
+    for args in ([], ["--headless"], ["--port", "8613", "--address", "127.0.0.1"]):
+        command = _invoke(monkeypatch, *args)
+        i = command.index("--browser.gatherUsageStats")
+        assert command[i + 1] == "false"
 
 
 def test_rackcost_app_prefers_the_packaged_app_and_does_not_watch_it(monkeypatch, tmp_path):
@@ -98,7 +117,7 @@ def test_rackcost_app_prefers_the_packaged_app_and_does_not_watch_it(monkeypatch
     assert launch.app_script() == packaged
     command = _invoke(monkeypatch, "--port", "8612")
     assert command[4] == str(packaged)
-    assert command[5:] == ["--server.fileWatcherType", "none", "--server.port", "8612"]
+    assert command[5:] == [*NO_USAGE_STATS, "--server.fileWatcherType", "none", "--server.port", "8612"]
 
 
 def test_the_packaged_app_is_where_the_wheel_puts_it():

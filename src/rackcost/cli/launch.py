@@ -61,10 +61,12 @@ def streamlit_command(
     Returns
     -------
     list of str
-        The command, run with this interpreter. The packaged app is not watched for changes
+        The command, run with this interpreter. Streamlit's usage statistics are off
+        (``--browser.gatherUsageStats false``): the dashboard sends nothing anywhere, and Streamlit no longer
+        prints "Collecting usage statistics" at start. The packaged app is not watched for changes
         (``--server.fileWatcherType none``): nobody edits site-packages, and watching it costs CPU.
     """
-    command = [sys.executable, "-m", "streamlit", "run", str(script)]
+    command = [sys.executable, "-m", "streamlit", "run", str(script), "--browser.gatherUsageStats", "false"]
     if headless:
         command += ["--server.headless", "true"]
     if address is not None:
