@@ -144,18 +144,7 @@ def test_every_option_the_readme_shows_exists(name):
     assert _readme_command_lines()[name] - spellings == set(), f"rackcost {name}: options the command does not have"
 
 
-# the README's "Importing benchmark results" section is maintained separately; until it shows every option of the
-# import commands, those two are expected to fail here (not strict: they pass once it does)
-_IMPORT_SECTION_PENDING = pytest.mark.xfail(reason="README 'Importing benchmark results' lacks options", strict=False)
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(name, marks=_IMPORT_SECTION_PENDING) if name.startswith("import ") else name
-        for name in sorted(_cli_commands())
-    ],
-)
+@pytest.mark.parametrize("name", sorted(_cli_commands()))
 def test_the_readme_shows_every_option_of_each_command(name):
     shown = _readme_command_lines().get(name, set())
     missing = sorted(opts[0] for opts in _opts(_cli_commands()[name]).values() if not shown & set(opts))
