@@ -444,7 +444,8 @@ for i, name in enumerate(system_names):
                         ),
                     },
                     help_text="Give TPOT or interactivity on each row, and concurrency on every row or on none "
-                    "(then Little's law derives it). Curves are interpolated in log(concurrency), never extrapolated.",
+                    "(then Little's law derives it). Service time and latencies are interpolated linearly in "
+                    "concurrency, never extrapolated.",
                 )
                 fields.block(
                     schema.Performance,
