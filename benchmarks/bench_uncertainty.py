@@ -2,8 +2,8 @@
 
 Run: ``.venv/bin/python benchmarks/bench_uncertainty.py``
 
-On the default scenario (2 systems, 3 demand points) with four uncertain inputs (electricity price, PUE, Jalapeño
-capex, throughput derate):
+On the default scenario (2 systems, 3 demand points) with its five uncertain inputs (electricity price, PUE,
+Jalapeño capex, GB300 rack price, throughput derate):
 1. ``rackcost.uncertainty`` with 100,000 samples: median wall time with the default workers (one thread per core)
    and with one thread (target: under 1 s).
 2. The cost of one vectorised Erlang C evaluation per sample, system and point (600,000 elements, one thread), and

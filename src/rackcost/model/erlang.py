@@ -263,7 +263,7 @@ def _incomplete_gamma_needed(k: FloatArray, a: FloatArray, pmf: FloatArray) -> n
 
     Where this bound is below 1e-17, less than half the spacing of doubles below 1 (2**-54 = 5.6e-17) with room
     for the rounding of ``pmf``, ``1 - P`` rounds to exactly 1.0, and so does scipy's ``gammaincc`` (a test checks
-    this on a million random pairs): skipping it changes no bit of the result. The skipped case is common: a
+    this on 300,000 random pairs): skipping it changes no bit of the result. The skipped case is common: a
     pool of thousands of slots a few standard deviations below saturation, where scipy sums a series of hundreds
     of terms per element. Where ``pmf`` underflows to 0, ``B`` is 0 whatever ``Q`` is.
     """

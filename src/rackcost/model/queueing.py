@@ -280,8 +280,12 @@ def capacity_at_slo(
 
     Returns the largest lambda with ``P(W > budget) <= max_exceedance``.
     ``P(W > t)`` increases with lambda on ``[0, k/S)`` and equals 1 at
-    ``k/S``, so a vectorised bisection on ``[0, k/S]`` with a fixed number of
-    iterations is used; the lower (feasible) end is returned.
+    ``k/S``, so the root of ``log P(W > t) - log eps`` in ``[0, k/S]`` is found
+    by a vectorised, safeguarded Newton iteration (a step that leaves the
+    bracket is replaced by bisection; each element stops once its step or its
+    bracket is within a relative 1e-10), started from the closed-form feasible
+    end ``k - (S/t) log(1/eps)`` or the caller's feasible rate; the largest
+    rate verified to meet the SLO, less a relative 1e-9, is returned.
 
     Parameters
     ----------
@@ -400,12 +404,12 @@ def replicas_needed(
     """Smallest number of replicas meeting a wait SLO.
 
     Finds the smallest integer ``N >= 1`` such that ``k = N * c > a`` and
-    ``P(W > budget) <= max_exceedance`` by an integer bisection with a fixed
-    number of iterations.  The infeasible lower end is ``floor(a / c)``; the
-    upper end comes from ``C <= 1``: ``k >= a + (S/t) log(1/eps)`` is
-    sufficient when ``t > 0``, and from square-root staffing
-    ``k = a + beta sqrt(a)`` with a generous ``beta`` otherwise; the upper end
-    is verified and enlarged where needed.
+    ``P(W > budget) <= max_exceedance`` by an integer bisection that stops per
+    element once its bracket closes (at most 64 halvings).  The infeasible
+    lower end is ``floor(a / c)``; the upper end is the smaller of the bound
+    from ``C <= 1``, ``k >= a + (S/t) log(1/eps)`` (sufficient when ``t > 0``),
+    and square-root staffing ``k = a + beta sqrt(a)`` with a generous
+    ``beta``; a square-root end is verified and doubled until feasible.
 
     Parameters
     ----------
