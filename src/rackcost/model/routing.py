@@ -36,9 +36,9 @@ References
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
 from rackcost.model import queueing
+from rackcost.model.erlang import ArrayLike, FloatArray, IntArray
 from rackcost.model.strategies import Routing
 
 __all__ = [
@@ -49,11 +49,6 @@ __all__ = [
     "reported_wait_scale",
     "wait_tail",
 ]
-
-ArrayLike = npt.ArrayLike
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-
 
 class RoutingNotAnalytic(ValueError):
     """The routing has no analytic form in the model: only the simulator evaluates it.
