@@ -38,6 +38,8 @@ sys.path.insert(0, str(ROOT / "app"))
 from rackcost_app.fields import apply_editor_delta, label  # noqa: E402
 from rackcost_app.state import get_at  # noqa: E402
 
+pytestmark = pytest.mark.app
+
 
 def start() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)

@@ -29,6 +29,8 @@ GAUDI = "llama-3.3-70b-gaudi25-tp-precision.yaml"  # six systems; the cheapest c
 sys.path.insert(0, str(ROOT / "app"))
 from rackcost_app import sweep_view  # noqa: E402
 
+pytestmark = pytest.mark.app
+
 
 def ok(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]

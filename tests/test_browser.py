@@ -17,6 +17,8 @@ import yaml
 import rackcost
 from app_server import CHROMIUM, launch_chromium, missing_chromium_message, streamlit_app
 
+pytestmark = pytest.mark.browser
+
 SCENARIO = "gpt-oss-120b-jalapeno-vs-gb200.yaml"
 GAUDI = "llama-3.3-70b-gaudi25-tp-precision.yaml"  # six systems: the widest layout of the bundled scenarios
 WAIT_MS = 60_000

@@ -19,6 +19,8 @@ import rackcost
 from app_server import CHROMIUM, launch_chromium, missing_chromium_message
 from rackcost.reporting.content import SECTIONS
 
+pytestmark = pytest.mark.browser
+
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOT = ROOT / "docs" / "screenshots" / "report.png"
 PHONE_PX = (390, 844)  # a phone's CSS viewport [px]
