@@ -184,6 +184,29 @@ def test_erlang_b_non_integer_k_continuous_and_monotone() -> None:
         assert b[-1] == pytest.approx(erlang_b_recursion(4, a), rel=1e-12)
 
 
+def test_erlang_b_on_an_array_that_takes_every_path_matches_the_recursion() -> None:
+    # one array with no load, a negligible load (a/k < 1e-15), loads at or below 1, loads near k and loads far above
+    # k + 1 + sqrt(k + 1) (the continued fraction): the elements of each kind are found in one pass, and each must
+    # still be the textbook value. rtol 1e-12: the library is within 2e-12 of the recursion at these points.
+    k = np.array([3.0, 1e3, 1.0, 2.0, 5.0, 1.0, 4.0, 20.0, 2.0, 10.0])
+    a = np.array([0.0, 1e-13, 0.5, 1.0, 4.9, 10.0, 60.0, 21.0, 0.01, 9.5])
+    expected = [erlang_b_recursion(int(ki), float(ai)) if ai > 0 else 0.0 for ki, ai in zip(k, a, strict=True)]
+    assert (a > k + 1 + np.sqrt(k + 1)).any() and ((a > 0) & (a <= 1)).any()  # the mix meant
+    np.testing.assert_allclose(erlang_b(k, a), expected, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("smallest_k", [1, 15])
+def test_erlang_b_from_fifteen_slots_up_is_exact_to_the_stirling_series(smallest_k: int) -> None:
+    # From k = 15 on, log k! comes from the Stirling series 1/(12k) - 1/(360k^3) + 1/(1260k^5) - 1/(1680k^7)
+    # (Abramowitz and Stegun 1964, 6.1.41); its last term is 3.5e-12 of B at k = 15 and the one before 1.0e-9.
+    # Against the recursion (exact to a few ulps over 40 steps) the library is within 2.5e-14 here (measured), so
+    # rtol 2e-13 sees a wrong term of the series, on an array of k >= 15 only (one code path) and one from k = 1.
+    ns = np.arange(smallest_k, 41)
+    for a in (3.0, 8.0, 15.0, 20.0):
+        expected = np.array([erlang_b_recursion(int(n), a) for n in ns])
+        np.testing.assert_allclose(erlang_b(ns, a), expected, rtol=2e-13, atol=0)
+
+
 @pytest.mark.parametrize(
     ("k", "a"), [(0.5, 0.3), (2.5, 3.0), (7.25, 4.0), (0.01, 2.0), (12.3, 40.0), (1e-3, 2e-3), (0.3, 0.35)]
 )
@@ -234,6 +257,17 @@ def test_erlang_c_on_an_array_mixing_stable_and_unstable_queues_matches_the_sum(
     assert grid.shape == (10, 10)
     kk, aa = np.broadcast_arrays(MIXED_K[:, None], MIXED_A[None, :])
     np.testing.assert_allclose(grid.ravel(), _erlang_c_expected(kk.ravel(), aa.ravel()), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("k", [1.0, 2.0, 30.0, 19.409465973890086, 402.92472755952576, 4590.870093378721])
+def test_erlang_c_at_saturation_is_exactly_one_alone_and_beside_stable_queues(k: float) -> None:
+    # a = k is unstable: C = 1 exactly (the docstring's promise). The stable formula B / (1 - (a/k)(1 - B)) is 1 at
+    # a = k only up to rounding: at these k it gives 1 - 1.2e-15 (k = 402.9...) or 1 - 2.2e-16, so the queue must
+    # be classed unstable, not merely computed.
+    assert float(erlang_c(k, k)) == 1.0
+    mixed = erlang_c([k, k, 1.0], [k, 0.5 * k, 0.5])
+    assert mixed[0] == 1.0
+    np.testing.assert_allclose(mixed[1:], [float(erlang_c(k, 0.5 * k)), 0.5], rtol=1e-14)
 
 
 def test_erlang_c_of_zero_load_is_zero_beside_any_load() -> None:
@@ -365,6 +399,12 @@ def test_wait_quantile_matches_the_closed_form_on_mixed_arrays() -> None:
     np.testing.assert_allclose(got.ravel(), expected, rtol=1e-12, atol=0)
 
 
+def test_wait_quantile_of_a_saturated_queue_is_infinite_even_at_q_zero() -> None:
+    # a = k (S = 1 s so that lambda S is k exactly): the queue grows without bound, so every quantile of the wait is
+    # inf, the 0-quantile included (a stable queue's is 0)
+    np.testing.assert_array_equal(wait_quantile(0.0, [2.0, 3.0, 3.0], [2.0, 3.0, 1.0], 1.0), [np.inf, np.inf, 0.0])
+
+
 # stable queues only, as wait_tail requires: C from 0 to nearly 1
 TAIL_K = np.array([1.0, 2.0, 3.0, 5.0, 8.0, 20.0, 4.0])
 TAIL_A = np.array([0.5, 1.0, 0.3, 4.5, 0.0, 19.0, 3.999])
@@ -422,6 +462,14 @@ def test_wait_tail_refuses_an_unstable_queue(k, a) -> None:
         wait_tail(0.5, 0.99, k, np.asarray(a) / SERVICE_S, SERVICE_S)
 
 
+def test_wait_tail_refuses_nan_anywhere() -> None:
+    # wait_tail checks no range (it is the fast path of the sizing) but must not let a NaN through
+    with pytest.raises(ValueError, match="NaN"):
+        wait_tail([0.1, np.nan], 0.99, 2.0, 1.0, SERVICE_S)
+    with pytest.raises(ValueError, match="NaN"):
+        wait_tail(0.1, 0.99, [2.0, np.nan], 1.0, SERVICE_S)
+
+
 def test_offered_load_is_rate_times_service_time() -> None:
     # Little's law a = lambda S (Kleinrock 1975, Sec. 2.1) on values where lambda / S would differ
     np.testing.assert_allclose(offered_load([2.0, 0.0, 3.0], [0.5, 4.0, 1.5]), [1.0, 0.0, 4.5], rtol=1e-15)
@@ -467,7 +515,17 @@ def _capacity_bounds(root_at: Callable[[float], float], eps: float, k: float, se
     return root_at(eps * (1 - MARGIN)) * (1 - MARGIN) - 2e-10 * k / service_s, root_at(eps)
 
 
-@pytest.mark.parametrize(("service_s", "budget", "eps"), [(0.8, 1.0, 0.01), (2.0, 0.5, 0.2), (0.5, 3.0, 1e-4)])
+@pytest.mark.parametrize("service_s", [0.05, 2.0, 100.0])  # k/S from 20 down to 0.01: the bracket's scale
+@pytest.mark.parametrize("eps", [1e-5, 0.1, 0.3])
+def test_capacity_at_slo_mm1_without_a_budget_is_eps_over_s(service_s: float, eps: float) -> None:
+    # M/M/1 (Kleinrock 1975, Sec. 3.2): C = rho, so with t = 0 the SLO rho <= eps gives lambda* = eps / S
+    low, high = _capacity_bounds(lambda e: e / service_s, eps, 1.0, service_s)
+    assert low <= float(capacity_at_slo(1.0, service_s, 0.0, eps)) <= high
+
+
+@pytest.mark.parametrize(
+    ("service_s", "budget", "eps"), [(0.8, 1.0, 0.01), (2.0, 0.5, 0.2), (0.5, 3.0, 1e-4), (20.0, 0.5, 1e-4)]
+)
 def test_capacity_at_slo_mm1_with_a_budget_is_the_lambert_w_root(service_s: float, budget: float, eps: float) -> None:
     # M/M/1 (Kleinrock 1975, Sec. 3.2): P(W > t) = rho exp(-(1 - rho) t / S) = eps. With u = rho t / S this is
     # u e^u = eps (t/S) e^(t/S), so rho = (S/t) W0(eps (t/S) e^(t/S)) and lambda* = rho / S
@@ -495,7 +553,11 @@ def test_capacity_at_slo_mm2_without_a_budget_is_the_quadratic_root(eps: float) 
 
 
 CAPACITY_CASES = [
-    (k, t, eps) for k in (1, 3, 20, 100, 1000) for t in (0.0, 0.05, 1.0) for eps in (1e-4, 0.01, 0.2, 0.7)
+    (k, s, t, eps)
+    for k in (1, 3, 20, 100, 1000)
+    for s in (0.8, 2.5)  # above and below 1 s, so that a / S and a * S differ in either direction
+    for t in (0.0, 0.05, 1.0)
+    for eps in (1e-4, 0.01, 0.2, 0.7)
 ]
 
 
@@ -512,12 +574,11 @@ def _brent_root(k: int, service_s: float, t: float) -> Callable[[float], float]:
 def test_capacity_at_slo_matches_the_root_of_the_closed_form_in_one_vectorised_call() -> None:
     # every case in one call, so that elements converge at different iterations and the feasibility check of the
     # last step runs on a subset
-    service_s = 0.8
-    k, t, eps = (np.array(x, dtype=float) for x in zip(*CAPACITY_CASES, strict=True))
-    got = capacity_at_slo(k, service_s, t, eps)
-    for i, (ki, ti, ei) in enumerate(CAPACITY_CASES):
-        low, high = _capacity_bounds(_brent_root(ki, service_s, ti), ei, ki, service_s)
-        assert low <= got[i] <= high, (ki, ti, ei)
+    k, s, t, eps = (np.array(x, dtype=float) for x in zip(*CAPACITY_CASES, strict=True))
+    got = capacity_at_slo(k, s, t, eps)
+    for i, (ki, si, ti, ei) in enumerate(CAPACITY_CASES):
+        low, high = _capacity_bounds(_brent_root(ki, si, ti), ei, ki, si)
+        assert low <= got[i] <= high, (ki, si, ti, ei)
 
 
 @pytest.mark.parametrize("hint", [0.0, 0.5, 0.999999, 1.0, 1.5, 3.0])
@@ -581,6 +642,8 @@ def _feasible(n: int, lam: float, s: float, c: float, t: float, eps: float) -> b
         (1e5, 3.0, 16.0, 2.0, 1e-3),
         (1e6, 1.0, 64.0, 0.0, 0.01),
         (1e6, 1.0, 100.0, 1e-3, 0.05),
+        # fewer than one slot per replica, with a budget of a few service times: the bound from C <= 1 decides
+        (375.0, 0.8, 0.5, 0.8 * math.log(100) / 5, 0.01),
     ],
 )
 def test_replicas_needed_is_minimal(lam: float, s: float, c: float, t: float, eps: float) -> None:
