@@ -187,7 +187,7 @@ def test_erlang_b_non_integer_k_continuous_and_monotone() -> None:
 def test_erlang_b_on_an_array_that_takes_every_path_matches_the_recursion() -> None:
     # one array with no load, a negligible load (a/k < 1e-15), loads at or below 1, loads near k and loads far above
     # k + 1 + sqrt(k + 1) (the continued fraction): the elements of each kind are found in one pass, and each must
-    # still be the textbook value. rtol 1e-12: the library is within 2e-12 of the recursion at these points.
+    # still be the textbook value. rtol 1e-12: the library is within 3e-15 of the recursion here (measured).
     k = np.array([3.0, 1e3, 1.0, 2.0, 5.0, 1.0, 4.0, 20.0, 2.0, 10.0])
     a = np.array([0.0, 1e-13, 0.5, 1.0, 4.9, 10.0, 60.0, 21.0, 0.01, 9.5])
     expected = [erlang_b_recursion(int(ki), float(ai)) if ai > 0 else 0.0 for ki, ai in zip(k, a, strict=True)]
