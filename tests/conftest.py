@@ -6,7 +6,7 @@ Tiers (markers registered in pyproject.toml; ``--strict-markers`` refuses any ot
     .venv/bin/python -m pytest -m app                               # the Streamlit dashboard (AppTest)
     .venv/bin/python -m pytest -m browser                           # Chromium via Playwright
     .venv/bin/python -m pytest -m wheel                             # builds the wheel
-    .venv/bin/python -m pytest -m data                              # real public files in ../shared/data/
+    .venv/bin/python -m pytest -m data                              # real public data files beside the repository
     .venv/bin/python -m pytest -m "app or browser or wheel or data" # everything but the fast tier
     .venv/bin/python -m pytest                                      # the whole suite
 
