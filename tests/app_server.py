@@ -29,7 +29,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 HOST = "127.0.0.1"
-START_TIMEOUT_S = 60.0
+START_TIMEOUT_S = 120.0
+"""A hang guard: the server answers in a few seconds, more on a busy machine [s]."""
 
 
 def free_port() -> int:

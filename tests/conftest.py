@@ -1,14 +1,31 @@
-"""Test-suite settings: property tests are reproducible in CI, and where the real public data files are.
+"""Test-suite settings: test tiers, property tests that are reproducible in CI, and where the real data files are.
 
-Locally hypothesis draws new examples on every run (and keeps the ones that failed in its database), which is how
-new counterexamples are found. CI (``CI`` set, as ``.ci/run`` is run) derives the examples from each test's name
-instead, so a run of the same commit gives the same verdict and a landing never hangs on a newly drawn example; a
-counterexample found locally is fixed and kept as an explicit case.
+Tiers (markers registered in pyproject.toml; ``--strict-markers`` refuses any other)::
 
-The repository carries only files the project wrote (issue 18). Real public files (InferenceX results, ...) live
-in ``../shared/data`` beside the repository, which CI has and a lone clone does not: tests that read them are
-marked ``data`` and take the :func:`shared_data` or :func:`real_inferencex` fixture, which skips them with a reason
-where the folder is absent. Tests that must always run read the invented fixtures in ``tests/data/``.
+    .venv/bin/python -m pytest -m unit                              # the fast tier: library, CLI, doctests
+    .venv/bin/python -m pytest -m app                               # the Streamlit dashboard (AppTest)
+    .venv/bin/python -m pytest -m browser                           # Chromium via Playwright
+    .venv/bin/python -m pytest -m wheel                             # builds the wheel
+    .venv/bin/python -m pytest -m data                              # real public data files beside the repository
+    .venv/bin/python -m pytest -m "app or browser or wheel or data" # everything but the fast tier
+    .venv/bin/python -m pytest                                      # the whole suite
+
+A module of a tier other than ``unit`` says so with ``pytestmark = pytest.mark.app`` (or ``browser``, ``wheel``,
+``data``), a single test with the decorator; every item that carries none of them, the doctests of
+``src/rackcost`` included, is marked ``unit`` below, so ``-m unit`` and ``-m "app or browser or wheel or data"``
+split the suite with nothing left out. (Run from the repository root, as above: the hook lives in this file, so a
+run that collects nothing under ``tests/`` does not load it and leaves the doctests unmarked.)
+
+Property tests: locally hypothesis draws new examples on every run (and keeps the ones that failed in its
+database), which is how new counterexamples are found. CI (``CI`` set, as ``.ci/run`` is run) derives the examples
+from each test's name instead, so a run of the same commit gives the same verdict and a landing never hangs on a
+newly drawn example; a counterexample found locally is fixed and kept as an explicit case. In both, nothing depends
+on the machine's speed: no deadline per example and no health check that times data generation.
+
+Real data: the repository carries only files the project wrote (issue 18). Real public files (InferenceX results,
+...) live in ``../shared/data`` beside the repository, which CI has and a lone clone does not: tests that read them
+are marked ``data`` and take the :func:`shared_data` or :func:`real_inferencex` fixture, which skips them with a
+reason where the folder is absent. Tests that must always run read the invented fixtures in ``tests/data/``.
 """
 
 from __future__ import annotations
@@ -17,11 +34,13 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
-settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+OTHER_TIERS = ("app", "browser", "wheel", "data")
+
+settings.register_profile("rackcost", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", parent=settings.get_profile("rackcost"), derandomize=True, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "rackcost")
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 """Real public data files beside the repository (``../shared/data``); absent in a lone clone."""
@@ -31,6 +50,13 @@ ABSENT = {
     "inferencex": "needs ../shared/data/inferencex (the real InferenceX files beside the project; CI has them)",
 }
 """Why a ``data`` test was skipped, by the folder it needs."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects anything
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if not any(item.get_closest_marker(tier) for tier in OTHER_TIERS):
+            item.add_marker(pytest.mark.unit)
 
 
 def _folder(request: pytest.FixtureRequest, folder: Path, reason: str) -> Path:

@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "app"))
 from rackcost_app import tables  # noqa: E402
 
+pytestmark = pytest.mark.app
+
 
 @pytest.fixture(scope="module")
 def records() -> dict:

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.integrate import quad
+from scipy.optimize import brentq
+from scipy.special import lambertw
 
 from rackcost.model.queueing import (
     capacity_at_slo,
@@ -59,6 +61,43 @@ def erlang_c_sum(k: int, a: float) -> float:
     """
     top = a**k / math.factorial(k) * k / (k - a)
     return top / (math.fsum(a**i / math.factorial(i) for i in range(k)) + top)
+
+
+def erlang_c_from_b(k: int, a: float) -> float:
+    """C = B / (1 - (a/k)(1 - B)) with B from the recursion above, a < k: the sum's value without its overflow at
+    large k.
+
+    Source: Kleinrock (1975), Queueing Systems Vol. 1, Sec. 3.5 (the Erlang B/C relation); Gross, Shortle, Thompson
+    and Harris, Fundamentals of Queueing Theory, 4th ed. (Wiley, 2008), Sec. 2.3 (M/M/c).
+    """
+    b = erlang_b_recursion(k, a)
+    return b / (1.0 - (a / k) * (1.0 - b))
+
+
+def exceedance_closed_form(t: float, k: float, lam: float, s: float) -> float:
+    """P(W > t) = C(k, a) exp(-(k/S - lambda) t) in M/M/k, a = lambda S < k, t >= 0; 1 for a >= k (the queue grows
+    without bound) and for t < 0 (every wait is >= 0).
+
+    Source: Kleinrock (1975), Queueing Systems Vol. 1, Sec. 3.5 (waiting-time distribution of M/M/m); Gross,
+    Shortle, Thompson and Harris, Fundamentals of Queueing Theory, 4th ed. (Wiley, 2008), Sec. 2.3 (M/M/c,
+    W_q(t) = 1 - C exp(-(c mu - lambda) t)).
+    """
+    a = lam * s
+    if a >= k or t < 0:
+        return 1.0
+    assert k == int(k), "the recursion is for a whole number of servers"
+    return erlang_c_from_b(int(k), a) * math.exp(-(k / s - lam) * t)
+
+
+def quantile_closed_form(q: float, k: float, lam: float, s: float) -> float:
+    """The q-quantile of W, the inverse of the tail above: 0 where C <= 1 - q (P(W = 0) = 1 - C >= q), else
+    ln(C / (1 - q)) / (k/S - lambda); inf for a >= k. Source: as :func:`exceedance_closed_form`."""
+    a = lam * s
+    if a >= k:
+        return math.inf
+    assert k == int(k), "the recursion is for a whole number of servers"
+    c = erlang_c_from_b(int(k), a)
+    return math.log(c / (1.0 - q)) / (k / s - lam) if c > 1.0 - q else 0.0
 
 
 # --------------------------------------------------------------------------- Erlang B
@@ -145,6 +184,29 @@ def test_erlang_b_non_integer_k_continuous_and_monotone() -> None:
         assert b[-1] == pytest.approx(erlang_b_recursion(4, a), rel=1e-12)
 
 
+def test_erlang_b_on_an_array_that_takes_every_path_matches_the_recursion() -> None:
+    # one array with no load, a negligible load (a/k < 1e-15), loads at or below 1, loads near k and loads far above
+    # k + 1 + sqrt(k + 1) (the continued fraction): the elements of each kind are found in one pass, and each must
+    # still be the textbook value. rtol 1e-12: the library is within 3e-15 of the recursion here (measured).
+    k = np.array([3.0, 1e3, 1.0, 2.0, 5.0, 1.0, 4.0, 20.0, 2.0, 10.0])
+    a = np.array([0.0, 1e-13, 0.5, 1.0, 4.9, 10.0, 60.0, 21.0, 0.01, 9.5])
+    expected = [erlang_b_recursion(int(ki), float(ai)) if ai > 0 else 0.0 for ki, ai in zip(k, a, strict=True)]
+    assert (a > k + 1 + np.sqrt(k + 1)).any() and ((a > 0) & (a <= 1)).any()  # the mix meant
+    np.testing.assert_allclose(erlang_b(k, a), expected, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("smallest_k", [1, 15])
+def test_erlang_b_from_fifteen_slots_up_is_exact_to_the_stirling_series(smallest_k: int) -> None:
+    # From k = 15 on, log k! comes from the Stirling series 1/(12k) - 1/(360k^3) + 1/(1260k^5) - 1/(1680k^7)
+    # (Abramowitz and Stegun 1964, 6.1.41); its last term is 3.5e-12 of B at k = 15 and the one before 1.0e-9.
+    # Against the recursion (exact to a few ulps over 40 steps) the library is within 2.5e-14 here (measured), so
+    # rtol 2e-13 sees a wrong term of the series, on an array of k >= 15 only (one code path) and one from k = 1.
+    ns = np.arange(smallest_k, 41)
+    for a in (3.0, 8.0, 15.0, 20.0):
+        expected = np.array([erlang_b_recursion(int(n), a) for n in ns])
+        np.testing.assert_allclose(erlang_b(ns, a), expected, rtol=2e-13, atol=0)
+
+
 @pytest.mark.parametrize(
     ("k", "a"), [(0.5, 0.3), (2.5, 3.0), (7.25, 4.0), (0.01, 2.0), (12.3, 40.0), (1e-3, 2e-3), (0.3, 0.35)]
 )
@@ -166,6 +228,61 @@ def test_erlang_c_matches_sum(k: int) -> None:
 
 def test_erlang_c_unstable_is_one() -> None:
     np.testing.assert_array_equal(erlang_c(4.0, [4.0, 5.0, 1e8]), [1.0, 1.0, 1.0])
+
+
+# A mix of stable and unstable queues in one array (a >= k is unstable: every arrival waits), with a = 0 (no one
+# waits), a == k exactly and loads just below k, over small k where the textbook sum is exact to a few ulps.
+MIXED_K = np.array([2.0, 2.0, 1.0, 3.0, 5.0, 2.0, 4.0, 7.0, 30.0, 1.0])
+MIXED_A = np.array([1.0, 3.0, 0.5, 3.0, 0.0, 2.0, 3.999, 6.3, 29.0, 7.5])
+
+
+def _erlang_c_expected(k: np.ndarray, a: np.ndarray) -> np.ndarray:
+    return np.array([erlang_c_sum(int(ki), float(ai)) if ai < ki else 1.0 for ki, ai in zip(k, a, strict=True)])
+
+
+def test_erlang_c_beside_an_unstable_queue_is_still_the_textbook_value() -> None:
+    # C(2, 1) = 1/3 (Kleinrock 1975, Eq. (3.40), worked in test_mm2_hand_worked_example) whether or not the array
+    # also holds an unstable queue such as k = 2, a = 3, which takes another code path for the whole array.
+    np.testing.assert_allclose(erlang_c([2.0, 2.0], [1.0, 3.0]), [1 / 3, 1.0], rtol=1e-14)
+    np.testing.assert_allclose(erlang_c([2.0, 2.0], [3.0, 1.0]), [1.0, 1 / 3], rtol=1e-14)
+
+
+def test_erlang_c_on_an_array_mixing_stable_and_unstable_queues_matches_the_sum() -> None:
+    # rtol 1e-12: the sum and the library agree to ~3e-16 here; a changed formula moves C by far more
+    expected = _erlang_c_expected(MIXED_K, MIXED_A)
+    assert set(expected) >= {0.0, 1.0}  # the array does mix the cases
+    np.testing.assert_allclose(erlang_c(MIXED_K, MIXED_A), expected, rtol=1e-12, atol=0)
+    # and every pair of a k column against an a row, most of them unstable
+    grid = erlang_c(MIXED_K[:, None], MIXED_A[None, :])
+    assert grid.shape == (10, 10)
+    kk, aa = np.broadcast_arrays(MIXED_K[:, None], MIXED_A[None, :])
+    np.testing.assert_allclose(grid.ravel(), _erlang_c_expected(kk.ravel(), aa.ravel()), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("k", [1.0, 2.0, 30.0, 19.409465973890086, 402.92472755952576, 4590.870093378721])
+def test_erlang_c_at_saturation_is_exactly_one_alone_and_beside_stable_queues(k: float) -> None:
+    # a = k is unstable: C = 1 exactly (the docstring's promise). The stable formula B / (1 - (a/k)(1 - B)) is 1 at
+    # a = k only up to rounding: at these k it gives 1 - 1.2e-15 (k = 402.9...) or 1 - 2.2e-16, so the queue must
+    # be classed unstable, not merely computed.
+    assert float(erlang_c(k, k)) == 1.0
+    mixed = erlang_c([k, k, 1.0], [k, 0.5 * k, 0.5])
+    assert mixed[0] == 1.0
+    np.testing.assert_allclose(mixed[1:], [float(erlang_c(k, 0.5 * k)), 0.5], rtol=1e-14)
+
+
+def test_erlang_c_of_zero_load_is_zero_beside_any_load() -> None:
+    # no arrivals, no wait: C(k, 0) = 0 exactly, alone, beside a stable load and beside an unstable one
+    assert float(erlang_c(3.0, 0.0)) == 0.0
+    np.testing.assert_array_equal(erlang_c(3.0, [0.0, 1.0])[0], 0.0)
+    np.testing.assert_array_equal(erlang_c(3.0, [0.0, 9.0]), [0.0, 1.0])
+
+
+def test_erlang_c_two_servers_closed_form() -> None:
+    # C(2, a) = a^2 / (2 + a) for a < 2: Kleinrock (1975), Eq. (3.40) with m = 2, summed by hand:
+    # (a^2/2 * 2/(2-a)) / (1 + a + a^2/(2-a)) = a^2 / ((1+a)(2-a) + a^2) = a^2 / (2 + a)
+    a = np.array([0.0, 0.1, 0.5, 1.0, 1.5, 1.99, 2.0, 2.5])
+    expected = np.where(a < 2, a**2 / (2 + a), 1.0)
+    np.testing.assert_allclose(erlang_c(2.0, a), expected, rtol=1e-13, atol=0)
 
 
 def test_mm2_hand_worked_example() -> None:
@@ -250,6 +367,114 @@ def test_wait_quantile_inverts_exceedance(k: float, rho: float, service_s: float
         assert float(wait_exceedance(w, k, lam, service_s)) == pytest.approx(1 - q, rel=1e-8)
 
 
+# --------------------------------------------------------------------------- the M/M/k wait against its closed form
+
+SERVICE_S = 0.8  # not 1 s, so that k/S and k*S, lambda*S and lambda/S differ
+
+
+def test_wait_exceedance_matches_the_closed_form_on_mixed_arrays() -> None:
+    # P(W > t) = C exp(-(k/S - lambda) t), 1 where a >= k (Kleinrock 1975, Sec. 3.5; Gross et al. 2008, Sec. 2.3).
+    # rtol 1e-12: C as in the Erlang C tests, the exponential to an ulp.
+    t = np.array([0.0, 0.05, 0.3, 2.0])[:, None]
+    k = MIXED_K[None, :]
+    lam = MIXED_A[None, :] / SERVICE_S
+    got = wait_exceedance(t, k, lam, SERVICE_S)
+    assert got.shape == (4, 10)
+    tt, kk, ll = np.broadcast_arrays(t, k, lam)
+    expected = [exceedance_closed_form(*x, SERVICE_S) for x in zip(tt.ravel(), kk.ravel(), ll.ravel(), strict=True)]
+    np.testing.assert_allclose(got.ravel(), expected, rtol=1e-12, atol=0)
+
+
+def test_wait_quantile_matches_the_closed_form_on_mixed_arrays() -> None:
+    # q = 0 is allowed (the 0-quantile is no wait), quantiles on both sides of C, inf where a >= k
+    q = np.array([0.0, 0.5, 0.9, 0.999])[:, None]
+    k = MIXED_K[None, :]
+    lam = MIXED_A[None, :] / SERVICE_S
+    got = wait_quantile(q, k, lam, SERVICE_S)
+    qq, kk, ll = np.broadcast_arrays(q, k, lam)
+    expected = np.array(
+        [quantile_closed_form(*x, SERVICE_S) for x in zip(qq.ravel(), kk.ravel(), ll.ravel(), strict=True)]
+    )
+    assert np.isinf(expected).any() and (expected == 0).any() and ((expected > 0) & np.isfinite(expected)).any()
+    np.testing.assert_allclose(got.ravel(), expected, rtol=1e-12, atol=0)
+
+
+def test_wait_quantile_of_a_saturated_queue_is_infinite_even_at_q_zero() -> None:
+    # a = k (S = 1 s so that lambda S is k exactly): the queue grows without bound, so every quantile of the wait is
+    # inf, the 0-quantile included (a stable queue's is 0)
+    np.testing.assert_array_equal(wait_quantile(0.0, [2.0, 3.0, 3.0], [2.0, 3.0, 1.0], 1.0), [np.inf, np.inf, 0.0])
+
+
+# stable queues only, as wait_tail requires: C from 0 to nearly 1
+TAIL_K = np.array([1.0, 2.0, 3.0, 5.0, 8.0, 20.0, 4.0])
+TAIL_A = np.array([0.5, 1.0, 0.3, 4.5, 0.0, 19.0, 3.999])
+
+
+@pytest.mark.parametrize("q", [0.0, 0.5, 0.9, 0.99, 0.9999])
+def test_wait_tail_matches_the_closed_forms(q: float) -> None:
+    # the tail P(W > t) and the q-quantile in one call; t < 0 is a certain miss (every wait is >= 0)
+    t = np.array([-3.0, 0.0, 0.1, 1.0, 7.0])[:, None]
+    lam = TAIL_A / SERVICE_S
+    exceedance, quantile = wait_tail(t, q, TAIL_K, lam, SERVICE_S)
+    assert exceedance.shape == quantile.shape == (5, 7)
+    tt, kk, ll = np.broadcast_arrays(t, TAIL_K, lam)
+    cases = list(zip(tt.ravel(), kk.ravel(), ll.ravel(), strict=True))
+    np.testing.assert_allclose(
+        exceedance.ravel(), [exceedance_closed_form(ti, ki, li, SERVICE_S) for ti, ki, li in cases], rtol=1e-12
+    )
+    expected_q = [quantile_closed_form(q, ki, li, SERVICE_S) for _, ki, li in cases]
+    np.testing.assert_allclose(quantile.ravel(), expected_q, rtol=1e-12, atol=0)
+
+
+def test_wait_tail_quantile_is_zero_where_c_is_at_most_one_minus_q_and_positive_past_it() -> None:
+    # P(W = 0) = 1 - C: with 1 - q a hair (1e-12) above C the q-quantile is no wait; a hair below, it is the closed
+    # form ln(C / (1 - q)) / (k/S - lambda), about 1e-12 / (k/S - lambda) (to 1e-3: rounding of a ratio 1 + 1e-12)
+    k, lam = 2.0, 1.0 / SERVICE_S
+    c = float(erlang_c(k, 1.0))
+    _, at = wait_tail(0.0, 1 - c * (1 + 1e-12), k, lam, SERVICE_S)
+    assert float(at) == 0.0
+    _, past = wait_tail(0.0, 1 - c * (1 - 1e-12), k, lam, SERVICE_S)
+    assert float(past) == pytest.approx(-math.log1p(-1e-12) / (k / SERVICE_S - lam), rel=1e-3)
+    _, above = wait_tail(0.0, 0.9, k, lam, SERVICE_S)
+    assert float(above) == pytest.approx(quantile_closed_form(0.9, 2, lam, SERVICE_S), rel=1e-13)
+
+
+def test_wait_tail_is_wait_exceedance_and_wait_quantile_in_one_call() -> None:
+    # its docstring's promise; the quantile is the same formula rearranged (S/(k - a) vs 1/(k/S - lambda)), so it
+    # agrees to rounding: k - a = 0.001 at k = 4 amplifies an ulp of k/S 4,000 times (4e-13 measured); the tail to
+    # the bit
+    t = np.array([0.0, 0.2, 1.5])[:, None]
+    lam = TAIL_A / SERVICE_S
+    exceedance, quantile = wait_tail(t, 0.95, TAIL_K, lam, SERVICE_S)
+    np.testing.assert_array_equal(exceedance, wait_exceedance(t, TAIL_K, lam, SERVICE_S))
+    np.testing.assert_allclose(
+        quantile, np.broadcast_to(wait_quantile(0.95, TAIL_K, lam, SERVICE_S), (3, 7)), rtol=1e-11
+    )
+
+
+@pytest.mark.parametrize(
+    ("k", "a"),
+    [(2.0, 2.0), (2.0, 2.5), ([2.0, 2.0], [1.0, 2.0]), ([3.0, 1.0], [1.0, 1.0 + 1e-12])],
+    ids=["a == k", "a > k", "one saturated element", "one element just over"],
+)
+def test_wait_tail_refuses_an_unstable_queue(k, a) -> None:
+    with pytest.raises(ValueError, match="stable queue"):
+        wait_tail(0.5, 0.99, k, np.asarray(a) / SERVICE_S, SERVICE_S)
+
+
+def test_wait_tail_refuses_nan_anywhere() -> None:
+    # wait_tail checks no range (it is the fast path of the sizing) but must not let a NaN through
+    with pytest.raises(ValueError, match="NaN"):
+        wait_tail([0.1, np.nan], 0.99, 2.0, 1.0, SERVICE_S)
+    with pytest.raises(ValueError, match="NaN"):
+        wait_tail(0.1, 0.99, [2.0, np.nan], 1.0, SERVICE_S)
+
+
+def test_offered_load_is_rate_times_service_time() -> None:
+    # Little's law a = lambda S (Kleinrock 1975, Sec. 2.1) on values where lambda / S would differ
+    np.testing.assert_allclose(offered_load([2.0, 0.0, 3.0], [0.5, 4.0, 1.5]), [1.0, 0.0, 4.5], rtol=1e-15)
+
+
 # --------------------------------------------------------------------------- capacity_at_slo
 
 
@@ -278,6 +503,127 @@ def test_capacity_at_slo_broadcasts() -> None:
     assert np.all(out[1] > out[0])
 
 
+MARGIN = 2e-9
+"""capacity_at_slo keeps its answer on the feasible side: the root less a relative margin of 1e-9, verified against
+eps less 1e-9 of it (its comments); 2e-9 of each leaves room for the root's own accuracy."""
+
+
+def _capacity_bounds(root_at: Callable[[float], float], eps: float, k: float, service_s: float) -> tuple[float, float]:
+    """Where capacity_at_slo's answer must lie, given the rate root_at(e) at which P(W > t) = e: at most the root
+    at eps (it meets the SLO), at least the root at eps (1 - MARGIN) less MARGIN of itself, less 2e-10 of the
+    bracket k/S, to which the iteration finds the root (1e-10 of it, doubled)."""
+    return root_at(eps * (1 - MARGIN)) * (1 - MARGIN) - 2e-10 * k / service_s, root_at(eps)
+
+
+@pytest.mark.parametrize("service_s", [0.05, 2.0, 100.0])  # k/S from 20 down to 0.01: the bracket's scale
+@pytest.mark.parametrize("eps", [1e-5, 0.1, 0.3])
+def test_capacity_at_slo_mm1_without_a_budget_is_eps_over_s(service_s: float, eps: float) -> None:
+    # M/M/1 (Kleinrock 1975, Sec. 3.2): C = rho, so with t = 0 the SLO rho <= eps gives lambda* = eps / S
+    low, high = _capacity_bounds(lambda e: e / service_s, eps, 1.0, service_s)
+    assert low <= float(capacity_at_slo(1.0, service_s, 0.0, eps)) <= high
+
+
+@pytest.mark.parametrize(
+    ("service_s", "budget", "eps"), [(0.8, 1.0, 0.01), (2.0, 0.5, 0.2), (0.5, 3.0, 1e-4), (20.0, 0.5, 1e-4)]
+)
+def test_capacity_at_slo_mm1_with_a_budget_is_the_lambert_w_root(service_s: float, budget: float, eps: float) -> None:
+    # M/M/1 (Kleinrock 1975, Sec. 3.2): P(W > t) = rho exp(-(1 - rho) t / S) = eps. With u = rho t / S this is
+    # u e^u = eps (t/S) e^(t/S), so rho = (S/t) W0(eps (t/S) e^(t/S)) and lambda* = rho / S
+    # (W0: the principal branch of Lambert's W; Corless et al., Adv. Comput. Math. 5, 329-359, 1996).
+    x = budget / service_s
+
+    def root_at(e: float) -> float:
+        return float(lambertw(e * x * math.exp(x)).real) / budget
+
+    low, high = _capacity_bounds(root_at, eps, 1.0, service_s)
+    assert low <= float(capacity_at_slo(1.0, service_s, budget, eps)) <= high
+
+
+@pytest.mark.parametrize("eps", [1e-4, 0.01, 0.3, 0.9])
+def test_capacity_at_slo_mm2_without_a_budget_is_the_quadratic_root(eps: float) -> None:
+    # With t = 0 the SLO is C(2, a) = a^2 / (2 + a) <= eps (see test_erlang_c_two_servers_closed_form), so
+    # a* = (eps + sqrt(eps^2 + 8 eps)) / 2 and lambda* = a* / S.
+    service_s = 0.8
+
+    def root_at(e: float) -> float:
+        return (e + math.sqrt(e * e + 8 * e)) / 2 / service_s
+
+    low, high = _capacity_bounds(root_at, eps, 2.0, service_s)
+    assert low <= float(capacity_at_slo(2.0, service_s, 0.0, eps)) <= high
+
+
+CAPACITY_CASES = [
+    (k, s, t, eps)
+    for k in (1, 3, 20, 100, 1000)
+    for s in (0.8, 2.5)  # above and below 1 s, so that a / S and a * S differ in either direction
+    for t in (0.0, 0.05, 1.0)
+    for eps in (1e-4, 0.01, 0.2, 0.7)
+]
+
+
+def _brent_root(k: int, service_s: float, t: float) -> Callable[[float], float]:
+    """The rate at which the closed-form P(W > t) equals e, by Brent's method to 1e-15 (scipy's brentq)."""
+
+    def root_at(e: float) -> float:
+        f = lambda lam: exceedance_closed_form(t, k, lam, service_s) - e  # noqa: E731
+        return brentq(f, 0.0, k / service_s * (1 - 1e-15), rtol=1e-15)
+
+    return root_at
+
+
+def test_capacity_at_slo_matches_the_root_of_the_closed_form_in_one_vectorised_call() -> None:
+    # every case in one call, so that elements converge at different iterations and the feasibility check of the
+    # last step runs on a subset
+    k, s, t, eps = (np.array(x, dtype=float) for x in zip(*CAPACITY_CASES, strict=True))
+    got = capacity_at_slo(k, s, t, eps)
+    for i, (ki, si, ti, ei) in enumerate(CAPACITY_CASES):
+        low, high = _capacity_bounds(_brent_root(ki, si, ti), ei, ki, si)
+        assert low <= got[i] <= high, (ki, si, ti, ei)
+
+
+@pytest.mark.parametrize("hint", [0.0, 0.5, 0.999999, 1.0, 1.5, 3.0])
+def test_capacity_at_slo_with_a_feasible_rps_hint_right_or_wrong_has_the_same_answer(hint: float) -> None:
+    # the hint is a fraction of the true capacity: below it (a feasible start), at it, or above it (wrong: checked
+    # and only used to narrow the bracket); the answer meets the same bounds
+    service_s = 0.8
+    cases = [(3, 0.05, 0.01), (100, 0.0, 0.2), (1000, 1.0, 1e-4), (20, 0.05, 0.7)]
+    roots = [_brent_root(k, service_s, t) for k, t, _ in cases]
+    k, t, eps = (np.array(x, dtype=float) for x in zip(*cases, strict=True))
+    hints = hint * np.array([root_at(e) for root_at, e in zip(roots, eps, strict=True)])
+    got = capacity_at_slo(k, service_s, t, eps, feasible_rps=hints)
+    for i, root_at in enumerate(roots):
+        low, high = _capacity_bounds(root_at, eps[i], k[i], service_s)
+        assert low <= got[i] <= high, (cases[i], hint)
+
+
+def test_capacity_at_slo_hint_outside_the_bracket_is_ignored() -> None:
+    # a hint at or past k/S (where the queue is unstable), or below 0, is clipped into the bracket, not trusted
+    service_s, k, t, eps = 0.8, 20.0, 0.05, 0.01
+    low, high = _capacity_bounds(_brent_root(20, service_s, t), eps, k, service_s)
+    for hint in (k / service_s, 10 * k / service_s, -1.0):
+        assert low <= float(capacity_at_slo(k, service_s, t, eps, feasible_rps=hint)) <= high
+
+
+@pytest.mark.parametrize(("k", "rho"), [(3.0, 0.3), (3.0, 0.9), (50.0, 0.5), (50.0, 0.95), (2000.5, 0.97)])
+@pytest.mark.parametrize("t", [0.0, 0.2])
+def test_newton_slope_of_the_capacity_search_is_the_derivative_of_log_exceedance(k: float, rho: float, t: float):
+    # capacity_at_slo's Newton step uses d log P(W > t) / d lambda in closed form (the Erlang B equation
+    # dB/da = B (k/a - 1 + B), Jagerman 1974). Against a central difference of wait_exceedance with step
+    # h = 1e-5 lambda: truncation error O(h^2) and rounding 1e-16 / h are both below 1e-7 of the slope.
+    from rackcost.model.queueing import _fixed_slots_exceedance
+
+    service_s = 0.7
+    lam = rho * k / service_s
+    exceed = _fixed_slots_exceedance(np.array([t]), np.array([k]), np.array([service_s]))
+    log_p, slope = exceed(np.array([lam]), with_slope=True)
+    h = 1e-5 * lam
+    up, down = (math.log(float(wait_exceedance(t, k, x, service_s))) for x in (lam + h, lam - h))
+    assert float(log_p[0]) == pytest.approx(math.log(float(wait_exceedance(t, k, lam, service_s))), rel=1e-12)
+    assert float(slope[0]) == pytest.approx((up - down) / (2 * h), rel=1e-7)
+    # without the slope it is P itself
+    assert float(exceed(np.array([lam]))[0]) == pytest.approx(float(wait_exceedance(t, k, lam, service_s)), rel=1e-12)
+
+
 # --------------------------------------------------------------------------- replicas_needed
 
 
@@ -296,6 +642,8 @@ def _feasible(n: int, lam: float, s: float, c: float, t: float, eps: float) -> b
         (1e5, 3.0, 16.0, 2.0, 1e-3),
         (1e6, 1.0, 64.0, 0.0, 0.01),
         (1e6, 1.0, 100.0, 1e-3, 0.05),
+        # fewer than one slot per replica, with a budget of a few service times: the bound from C <= 1 decides
+        (375.0, 0.8, 0.5, 0.8 * math.log(100) / 5, 0.01),
     ],
 )
 def test_replicas_needed_is_minimal(lam: float, s: float, c: float, t: float, eps: float) -> None:
@@ -354,6 +702,55 @@ def test_replicas_needed_monotone_in_demand(
     assert n[1] >= n[0]
 
 
+def _meets_slo(n: int, lam: float, s: float, c: int, t: float, eps: float) -> bool:
+    """N replicas of c slots meet P(W > t) <= eps, by the closed form (integer k = N c only); 0 replicas never do."""
+    return n >= 1 and exceedance_closed_form(t, n * c, lam, s) <= eps
+
+
+def _budget_bound(a: float, s: float, c: int, t: float, eps: float) -> int:
+    """Replicas that meet the SLO whatever C is (C <= 1): k >= a + (S/t) ln(1/eps), for t > 0."""
+    return math.ceil((a + s / t * math.log(1 / eps)) / c)
+
+
+# lambda, S, c, t, eps. Loose SLOs (where one replica more than the load is enough), a load that is a whole
+# number of replicas, and heavy loads with a budget of a few service times (where the bound k >= a + (S/t) ln(1/eps)
+# from C <= 1 is itself the answer) next to the usual cases.
+REPLICA_CASES = [
+    (lam, s, c, t, eps)
+    for lam in (0.0, 0.4, 3.0, 10.5, 47.0)
+    for s in (0.7, 2.0)
+    for c in (1, 2, 8)
+    for t in (0.0, 0.1, 2.0)
+    for eps in (1e-3, 0.05, 0.5, 0.95)
+] + [
+    (a / 0.8, 0.8, 1, 0.8 * math.log(1 / eps) / delta, eps)
+    for a in (400.2, 2500.7)
+    for eps in (0.01, 0.1)
+    for delta in (3.0, 5.0, 8.0)
+]
+
+
+def test_replicas_needed_is_the_least_n_that_meets_the_closed_form_slo() -> None:
+    # N meets the SLO and N - 1 does not (Kleinrock 1975, Sec. 3.5, through exceedance_closed_form), on every case
+    # in one vectorised call
+    lam, s, c, t, eps = (np.array(x, dtype=float) for x in zip(*REPLICA_CASES, strict=True))
+    got = replicas_needed(lam, s, c, t, eps)
+    assert got.dtype == np.int64 and got.shape == (len(REPLICA_CASES),)
+    kinds = set()
+    for n, (lam_i, s_i, c_i, t_i, eps_i) in zip(got.tolist(), REPLICA_CASES, strict=True):
+        assert _meets_slo(n, lam_i, s_i, c_i, t_i, eps_i), (n, lam_i, s_i, c_i, t_i, eps_i)
+        assert not _meets_slo(n - 1, lam_i, s_i, c_i, t_i, eps_i), (n, lam_i, s_i, c_i, t_i, eps_i)
+        a_per_replica = lam_i * s_i / c_i
+        if n == math.ceil(a_per_replica) and a_per_replica % 1:
+            kinds.add("just enough replicas for the load")
+        if n == math.floor(a_per_replica) + 1 and n > 1:
+            kinds.add("one replica more than the load")
+        if t_i > 0 and n == _budget_bound(lam_i * s_i, s_i, c_i, t_i, eps_i) and n > math.floor(a_per_replica) + 1:
+            kinds.add("the bound from C <= 1")
+    # the cases that catch an off-by-one at either end of the search are there
+    assert kinds == {"just enough replicas for the load", "one replica more than the load", "the bound from C <= 1"}
+
+
 # --------------------------------------------------------------------------- validation
 
 
@@ -374,6 +771,24 @@ def test_replicas_needed_monotone_in_demand(
         lambda: replicas_needed(1.0, 1.0, 1.0, -0.1, 0.01),
         lambda: replicas_needed(1.0, 1.0, 1.0, 0.1, 1.5),
         lambda: offered_load(-1.0, 1.0),
+        # infinities, and one bad element in an otherwise valid array
+        lambda: erlang_b(np.inf, 1.0),
+        lambda: erlang_b(1.0, np.inf),
+        lambda: erlang_b([1.0, np.nan], 1.0),
+        lambda: erlang_b([1.0, 0.0], 1.0),
+        lambda: erlang_b([1.0, np.inf], 1.0),
+        lambda: erlang_b(1.0, [1.0, -1.0]),
+        lambda: erlang_b(1.0, [1.0, np.inf]),
+        lambda: erlang_c(2.0, np.inf),
+        lambda: wait_exceedance(np.inf, 2.0, 1.0, 1.0),
+        lambda: wait_exceedance(1.0, 2.0, 1.0, np.inf),
+        lambda: wait_quantile([0.5, -0.1], 2.0, 1.0, 1.0),
+        lambda: wait_quantile(0.5, np.inf, 1.0, 1.0),
+        lambda: capacity_at_slo(2.0, 1.0, 0.1, [0.1, 1.0]),
+        lambda: capacity_at_slo(2.0, 1.0, 0.1, [0.1, 0.0]),
+        lambda: replicas_needed(np.inf, 1.0, 1.0, 0.1, 0.01),
+        lambda: offered_load(np.inf, 1.0),
+        lambda: offered_load(1.0, np.inf),
     ],
 )
 def test_invalid_inputs_raise(call: Callable[[], object]) -> None:

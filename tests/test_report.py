@@ -347,6 +347,7 @@ def test_a_failed_write_leaves_no_partial_file(tmp_path: Path, monkeypatch) -> N
 # ---- the dashboard's button ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.app  # a Streamlit AppTest of the dashboard
 def test_the_dashboards_report_is_the_librarys_for_the_edited_scenario() -> None:
     from streamlit.testing.v1 import AppTest
 

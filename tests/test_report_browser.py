@@ -19,10 +19,13 @@ import rackcost
 from app_server import CHROMIUM, launch_chromium, missing_chromium_message
 from rackcost.reporting.blocks import SECTIONS
 
+pytestmark = pytest.mark.browser
+
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOT = ROOT / "docs" / "screenshots" / "report.png"
 PHONE_PX = (390, 844)  # a phone's CSS viewport [px]
 DESKTOP_PX = (1100, 1400)
+WAIT_MS = 120_000  # a hang guard per browser action (Playwright's default, 30 s, is short on a busy machine)
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +50,7 @@ def test_the_report_opens_offline_without_error_fits_a_phone_and_prints_a_page_p
         browser = launch_chromium(playwright)
         try:
             context = browser.new_context(viewport={"width": DESKTOP_PX[0], "height": DESKTOP_PX[1]})
+            context.set_default_timeout(WAIT_MS)
             context.route("http://**/*", block)
             context.route("https://**/*", block)
             page = context.new_page()

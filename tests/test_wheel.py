@@ -18,6 +18,8 @@ from typer.testing import CliRunner
 from rackcost.cli import app as cli_app
 from rackcost.cli import launch
 
+pytestmark = pytest.mark.wheel
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app"
 
