@@ -137,7 +137,10 @@ class OperatingPoint(ScenarioBlock):
     @property
     def tpot_ms_value(self) -> float:
         """Time per output token [ms], whichever way it was given."""
-        return self.tpot_ms if self.tpot_ms is not None else 1000.0 / self.interactivity_tokens_per_s
+        if self.tpot_ms is not None:
+            return self.tpot_ms
+        assert self.interactivity_tokens_per_s is not None  # _one_latency_form: one of the two is given
+        return 1000.0 / self.interactivity_tokens_per_s
 
 
 class Claim(ScenarioBlock):
