@@ -377,6 +377,12 @@ class System(ScenarioBlock):
             raise ValueError(f"a system is either owned (costs) or rented (rent): give exactly one, got {given}")
         return self
 
+    def hardware_blocks(self) -> tuple[Performance, Hardware]:
+        """Its performance and hardware blocks, which every system but an API one has (``_one_way_to_pay``)."""
+        if self.performance is None or self.hardware is None:
+            raise ValueError(f"{self.name!r} is an API system: it has no performance or hardware")
+        return self.performance, self.hardware
+
     @property
     def payment(self) -> Payment:
         """How the system is paid for: ``own``, ``rent reserved``, ``rent on_demand`` or ``api``."""

@@ -14,7 +14,6 @@ from rackcost.model.inputs import CostInputs, FleetPolicy, SampledInputs, SloInp
 from rackcost.model.operating_point import candidate_curve
 from rackcost.model.performance import build_curve
 from rackcost.scenario.schema import Scenario, System
-from rackcost.scenario.systems import Hardware, Performance
 from rackcost.units import W_PER_KW
 
 __all__ = ["Samples", "api_inputs", "fleet_policy", "sampled_inputs", "sizing_demand", "slo_inputs", "system_inputs"]
@@ -65,16 +64,9 @@ def sizing_demand(scenario: Scenario) -> tuple[str, float]:
     return d.name, d.arrival_rps
 
 
-def _hardware_blocks(system: System) -> tuple[Performance, Hardware]:
-    """A hardware system's performance and hardware blocks (System's validator requires both unless it is an API)."""
-    if system.performance is None or system.hardware is None:
-        raise ValueError(f"{system.name!r} is an API system: it has no performance or hardware to unpack")
-    return system.performance, system.hardware
-
-
 def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
     """Unpack one system of a scenario into plain numbers (the only place the core's central inputs are read)."""
-    perf, hw = _hardware_blocks(system)
+    perf, hw = system.hardware_blocks()
     isl = perf.benchmark_input_tokens or scenario.workload.input_tokens_per_request
     osl = perf.benchmark_output_tokens or scenario.workload.output_tokens_per_request
     derate = scenario.uncertainty.throughput_derate.get(system.provenance.provenance_class, 1.0)
@@ -196,7 +188,7 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
 
     def along_curve(name: str) -> NDArray[np.float64]:
         """Sampled / central value of a figure at each measured point, in the curve's order, ``(n, K)``."""
-        pts = _hardware_blocks(system)[0].points
+        pts = system.hardware_blocks()[0].points
         ratios = [
             get(f"{prefix}.performance.points[{k}].{name}", getattr(p, name)) / getattr(p, name)
             for k, p in enumerate(pts)
@@ -210,7 +202,7 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
     derate_ratio = get(f"uncertainty.throughput_derate.{cls.value}", derate) / derate
     service_s = inp.curve.service_s[None, :] / derate_ratio
     power_w = None
-    if _hardware_blocks(system)[0].points:
+    if system.hardware_blocks()[0].points:
         service_s = service_s / along_curve("throughput_tokens_per_s")
         if inp.curve.power_w_per_accelerator is not None:
             power_w = inp.curve.power_w_per_accelerator[None, :] * along_curve("power_w_per_accelerator")
