@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from rackcost.errors import Problem, ScenarioError, plain_message
 from rackcost.scenario.schema import Scenario, model_in
@@ -173,7 +174,7 @@ def _describe(value: Any) -> str:
 _COMPARE = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
 
 
-def _message(error: dict[str, Any], model_fields: list[str] | None) -> str:
+def _message(error: ErrorDetails, model_fields: list[str] | None) -> str:
     """Turn one pydantic error into 'what was expected, got what'."""
     kind = error["type"]
     ctx = error.get("ctx") or {}
@@ -343,7 +344,7 @@ def read_yaml_document(text: str, file: str, what: str = "scenario") -> tuple[An
             raise ScenarioError([Problem("", f"the file is empty; expected a {what} mapping", file)])
         expanded = _expanded_nodes(root)
         if expanded < 0 or expanded > MAX_EXPANDED_NODES:
-            size = (
+            how_far = (
                 "without end (an anchor that contains its own alias)"
                 if expanded < 0
                 else f"to more than {_COUNT_CAP:,} nodes"
@@ -351,7 +352,7 @@ def read_yaml_document(text: str, file: str, what: str = "scenario") -> tuple[An
                 else f"to {expanded:,} nodes"
             )
             message = (
-                f"expands {size} through YAML aliases (&anchor / *alias); the limit is {MAX_EXPANDED_NODES:,} "
+                f"expands {how_far} through YAML aliases (&anchor / *alias); the limit is {MAX_EXPANDED_NODES:,} "
                 f"(a {what} has a few thousand)"
             )
             raise ScenarioError([Problem("", message, file)])
