@@ -379,15 +379,12 @@ def _latin_hypercube(spec: SweepSpec) -> dict[int, NDArray[np.float64]]:
     """Values of the Latin-hypercube axes: one joint design, each column through its distribution's quantiles."""
     from scipy.stats import qmc
 
-    axes = [i for i, a in enumerate(spec.axes) if a.latin_hypercube is not None]
+    axes = [(i, a.latin_hypercube) for i, a in enumerate(spec.axes) if a.latin_hypercube is not None]
     if not axes:
         return {}
-    n = spec.axes[axes[0]].latin_hypercube.samples  # type: ignore[union-attr]  # the spec checks they agree
+    n = axes[0][1].samples  # the spec checks they agree
     u = qmc.LatinHypercube(d=len(axes), rng=np.random.default_rng(spec.seed)).random(n)
-    return {
-        i: np.asarray(spec.axes[i].latin_hypercube.dist.ppf(u[:, k]), dtype=float)  # type: ignore[union-attr]
-        for k, i in enumerate(axes)
-    }
+    return {i: np.asarray(lhs.dist.ppf(u[:, k]), dtype=float) for k, (i, lhs) in enumerate(axes)}
 
 
 def _numeric_values(axis: Axis, lhs: dict[int, NDArray[np.float64]], index: int) -> NDArray[np.float64]:
