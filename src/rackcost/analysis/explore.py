@@ -16,7 +16,7 @@ from rackcost.evaluation.chain import evaluate_systems
 from rackcost.evaluation.columns import BLENDED
 from rackcost.model.demand import serve_demand
 from rackcost.model.operating_point import feasible
-from rackcost.model.outcomes import DemandOutcome, SystemOutcome
+from rackcost.model.outcomes import SystemOutcome
 from rackcost.model.performance import Curve, LoadCurve, interpolate_curve
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import slo_inputs
@@ -147,7 +147,8 @@ def latency_cliff(
             slo=slo,
             routing=scenario.fleet.routing.value,
         )
-        served = DemandOutcome(**{k: None if v is None else v[0] for k, v in vars(served).items()})
+        served = served.first_sample()
+        assert served.ttft_ms is not None  # serve_demand gives the TTFT along the load curve it is handed
         ttft = served.ttft_ms + served.wait_p99_ms
         for i in range(points):
             rows.append(

@@ -302,13 +302,14 @@ def reconcile(
 
 def _measured_per_gpu(scenario: Scenario, index: int, outcome: SystemOutcome, k: int) -> tuple[float, float, str]:
     """Total and output tokens/s per GPU at curve point ``k`` as the scenario gives it (not derated)."""
-    spec = scenario.systems[index]
-    perf = spec.performance
-    apr = spec.hardware.accelerators_per_replica
+    perf, hw = scenario.systems[index].hardware_blocks()
+    apr = hw.accelerators_per_replica
     isl = perf.benchmark_input_tokens or scenario.workload.input_tokens_per_request
     osl = perf.benchmark_output_tokens or scenario.workload.output_tokens_per_request
     if perf.points:
-        raw = perf.points[int(outcome.inputs.curve.source_index[k])].throughput_tokens_per_s
+        source_index = outcome.inputs.curve.source_index
+        assert source_index is not None  # build_curve numbers the measured points; only interpolation drops it
+        raw = perf.points[int(source_index[k])].throughput_tokens_per_s
         per_gpu = raw if perf.throughput_per == "accelerator" else raw / apr
         basis = perf.token_basis.value
     else:  # a vendor's per-kW claim: its one point
@@ -374,7 +375,7 @@ def _figures(
 ) -> _Figures:
     """The numbers of the reconciliation: the benchmark point's, the fleet's, and each demand point's."""
     spec = scenario.systems[index]
-    perf = spec.performance
+    perf = spec.hardware_blocks()[0]
     apr = o.inputs.accelerators_per_replica
     curve = o.inputs.curve
     k = _benchmark_index(curve.concurrency, o.chosen.concurrency if point is None else point)

@@ -149,4 +149,6 @@ def emit(text: str, output: Path | None) -> None:
 def emit_table(table_out: Console, output: Path | None) -> None:
     """Finish what was printed on :func:`table_console`: nothing for stdout, or write the buffer to ``output``."""
     if output is not None:
-        write(output, table_out.file.getvalue())
+        buffer = table_out.file
+        assert isinstance(buffer, io.StringIO)  # table_console gives a buffer whenever there is an output
+        write(output, buffer.getvalue())

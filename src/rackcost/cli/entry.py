@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
@@ -26,6 +28,7 @@ app = typer.Typer(
 )
 
 # in the order ``rackcost --help`` lists them
+command: Callable[..., Any]
 for command in evaluate.COMMANDS:
     app.command()(command)
 app.add_typer(importing.import_app, name="import")

@@ -193,7 +193,7 @@ def _print_systems(console: Console, result: Result) -> None:
         "capex_usd",
         "blended_usd_per_accepted_request",
     )
-    special = {"system": escape, "concurrency": count, "ttft_ms": _ms}
+    special: dict[str, Callable[[Any], str]] = {"system": escape, "concurrency": count, "ttft_ms": _ms}
     columns = {n: (column("systems", n).header, special.get(n, column("systems", n).format)) for n in names}
     for key, (label, _) in columns.items():
         t.add_column(escape(label), justify="left" if key == "system" else "right")

@@ -63,7 +63,8 @@ def reconcile(
     tokens at each demand point."""
     from rackcost.analysis.reconcile import reconcile as run
 
-    if (tier is None) == (usd_per_gpu_hour is None):
+    price = tier if tier is not None else usd_per_gpu_hour
+    if price is None or (tier is not None and usd_per_gpu_hour is not None):
         error("give exactly one of --tier NAME and --usd-per-gpu-hour X")
         raise typer.Exit(code=1)
     if not system:
@@ -71,7 +72,7 @@ def reconcile(
         raise typer.Exit(code=1)
     sc = load(scenario)
     try:
-        result = run(sc, system, tier if tier is not None else usd_per_gpu_hour, point=concurrency)
+        result = run(sc, system, price, point=concurrency)
     except ScenarioError as exc:
         fail(exc)
     except ValueError as exc:

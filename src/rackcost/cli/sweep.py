@@ -180,10 +180,10 @@ def _print_summary(result: SweepResult) -> None:
     d = result.design
     out = console()
     frame = result.frame
-    for row in result.skipped:
+    for left_out in result.skipped:
         out.print(
-            f"[yellow]note:[/yellow] {escape(row['system'])} left out of {row['configurations']:,} configuration(s): "
-            f"{escape(row['reason'])}",
+            f"[yellow]note:[/yellow] {escape(left_out['system'])} left out of {left_out['configurations']:,} "
+            f"configuration(s): {escape(left_out['reason'])}",
             highlight=False,
         )
     if not len(frame):

@@ -126,7 +126,7 @@ def _row(
 
 def _conditions(scenario: Scenario, system: System) -> dict[str, str]:
     """What a system's figures were measured on, defaulting to the scenario's workload."""
-    w, p = scenario.workload, system.performance
+    w, p = scenario.workload, system.hardware_blocks()[0]
     isl = p.benchmark_input_tokens or w.input_tokens_per_request
     osl = p.benchmark_output_tokens or w.output_tokens_per_request
     return {
@@ -173,7 +173,7 @@ def comparability_warnings(scenario: Scenario) -> list[str]:
         for key, value in cond.items():
             if value != base_cond[key] and "unstated" not in (value, base_cond[key]):
                 out.append(f"{system.name} vs {base.name}: different {key} ({value} vs {base_cond[key]})")
-        sc, bc = system.performance.claim, base.performance.claim
+        sc, bc = system.hardware_blocks()[0].claim, base.hardware_blocks()[0].claim
         if sc is not None and bc is not None and sc.power_basis != bc.power_basis:
             out.append(
                 f"{system.name} vs {base.name}: headline claims use different power bases "

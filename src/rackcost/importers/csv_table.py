@@ -100,20 +100,18 @@ def _row(file: str, line: int, raw: Mapping[str, str], names: dict[str, Any], de
     tpot_ms = number(d, "tpot_ms", required=False)
     intvty = number(d, "interactivity_tokens_per_s", required=False)
     tpot_name, intvty_name = d.source_name("tpot_ms"), d.source_name("interactivity_tokens_per_s")
-    if tpot_ms is None and intvty is None:
-        raise SkipError(tpot_name, f"missing (and no {intvty_name}): no time per output token")
-    if (
-        tpot_ms is not None
-        and intvty is not None
-        and not math.isclose(tpot_ms, MS_PER_S / intvty, rel_tol=_LATENCY_RTOL)
-    ):
+    if tpot_ms is None:
+        if intvty is None:
+            raise SkipError(tpot_name, f"missing (and no {intvty_name}): no time per output token")
+        tpot_ms = tpot_ms_from_interactivity(intvty)
+    elif intvty is not None and not math.isclose(tpot_ms, MS_PER_S / intvty, rel_tol=_LATENCY_RTOL):
         raise SkipError(
             tpot_name,
             f"{tpot_ms:g} ms disagrees with {intvty_name} {intvty:g} (1000 / it = {MS_PER_S / intvty:.4g} ms)",
         )
     point = {
         "throughput_tokens_per_s": throughput,
-        "tpot_ms": tpot_ms or tpot_ms_from_interactivity(intvty),
+        "tpot_ms": tpot_ms,
         "ttft_ms": ttft_ms,
     }
     concurrency = number(d, "concurrency", required=False)

@@ -551,8 +551,8 @@ def _curve(key: CurveKey, rows: list[Row], percentile: str, provenance_class: st
 
 def _requests(rows: list[Row]) -> float | None:
     """Requests all rows' measured means are over, or ``None`` when a row does not say [requests]."""
-    counts = [r.measured.requests for r in rows if r.measured is not None]
-    return None if len(counts) < len(rows) or None in counts else float(sum(counts))
+    counts = [r.measured.requests for r in rows if r.measured is not None and r.measured.requests is not None]
+    return None if len(counts) < len(rows) else float(sum(counts))
 
 
 def _round_length(tokens: float) -> float:

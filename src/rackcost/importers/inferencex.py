@@ -442,10 +442,15 @@ def _measured_lengths(d: Record, total_tokens_per_s: float, notes: list[str]) ->
     return None
 
 
-def _same_run(a: RunSignature, b: RunSignature) -> bool:
-    """Whether two rows are one run: equal model and concurrency, throughput and TTFT equal to rounding."""
+def _same_run(a: RunSignature | None, b: RunSignature | None) -> bool:
+    """Whether two rows are one run: equal model and concurrency, throughput and TTFT equal to rounding.
+
+    Every InferenceX row has a signature; a row without one (a CSV row) is no run's twin.
+    """
     return (
-        a.model == b.model
+        a is not None
+        and b is not None
+        and a.model == b.model
         and a.concurrency == b.concurrency
         and math.isclose(a.throughput_tokens_per_s_per_gpu, b.throughput_tokens_per_s_per_gpu, rel_tol=_SAME_RUN_RTOL)
         and math.isclose(a.ttft_ms, b.ttft_ms, rel_tol=_SAME_RUN_RTOL)
@@ -517,6 +522,7 @@ def read_inferencex(
         except SkipError as exc:
             result.skipped.append(Skipped(file, None, exc.field, exc.reason))
             continue
+        entries: list[tuple[int | None, Any]]
         if stage == "A":
             entries = [(None, obj)]
         elif stage == "B":

@@ -112,7 +112,7 @@ def replace_points(scenario: dict[str, Any], index: int, curve: ImportedCurve) -
     system = data["systems"][index]
     gpus = curve_gpus_per_replica(curve)
     prefix = f"systems[{index}]"
-    old = system.get("performance") if isinstance(system.get("performance"), dict) else {}
+    old = given if isinstance(given := system.get("performance"), dict) else {}
     performance = copy.deepcopy(curve.performance)
     if old.get("claim") is not None:
         performance["claim"] = old["claim"]
@@ -120,7 +120,7 @@ def replace_points(scenario: dict[str, Any], index: int, curve: ImportedCurve) -
     system["provenance"] = copy.deepcopy(curve.provenance)
     if gpus is not None:
         data["systems"][index] = set_at(system, "hardware.accelerators_per_replica", gpus)
-    figures = data.get("figures") if isinstance(data.get("figures"), dict) else {}
+    figures = given if isinstance(given := data.get("figures"), dict) else {}
     figures = {
         k: v
         for k, v in figures.items()
@@ -179,7 +179,7 @@ def add_system(
     source = scenario if source is None else source
     base = _system_at(source, template, "add_system")
     template_name = str(base.get("name", f"system {template + 1}"))
-    template_figures = source.get("figures") if isinstance(source.get("figures"), dict) else {}
+    template_figures = given if isinstance(given := source.get("figures"), dict) else {}
     data = copy.deepcopy(scenario)
     if not isinstance(data.get("systems"), list):
         data["systems"] = []
@@ -205,7 +205,7 @@ def add_system(
     if gpus is not None:
         system = set_at(system, "hardware.accelerators_per_replica", gpus)
     data["systems"].append(system)
-    figures = data.get("figures") if isinstance(data.get("figures"), dict) else {}
+    figures = given if isinstance(given := data.get("figures"), dict) else {}
     for block in blocks:
         covering = next((template_figures[k] for k in (f"{origin}.{block}", origin) if k in template_figures), None)
         figures[f"{target}.{block}"] = copied(covering)

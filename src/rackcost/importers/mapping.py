@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from rackcost.units import MS_PER_S  # InferenceX stage B gives latencies in s, we keep ms
 
@@ -269,13 +269,14 @@ def source_names(source: Source, percentile: str | None = None) -> dict[str, tup
     Quantities the source does not have are left out, and so are templated names (``{pct}_ttft``) when no
     percentile is given.
     """
-    out = {}
+    out: dict[str, tuple[str, ...]] = {}
     for f in FIELD_MAP.values():
         cell = getattr(f, source)
         if cell == NOT_IN_SOURCE:
             continue
-        names = tuple(_resolve(n, percentile) for n in cell.split(ALTERNATIVES))
-        if None not in names:
+        resolved = [_resolve(n, percentile) for n in cell.split(ALTERNATIVES)]
+        names = tuple(n for n in resolved if n is not None)
+        if len(names) == len(resolved):
             out[f.ours] = names
     return out
 
@@ -380,6 +381,14 @@ class SkipError(Exception):
         super().__init__(f"{field_name}: {reason}")
         self.field = field_name
         self.reason = reason
+
+
+@overload
+def number(record: Record, ours: str, *, positive: bool = True, required: Literal[True] = True) -> float: ...
+
+
+@overload
+def number(record: Record, ours: str, *, positive: bool = True, required: bool) -> float | None: ...
 
 
 def number(record: Record, ours: str, *, positive: bool = True, required: bool = True) -> float | None:

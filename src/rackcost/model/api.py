@@ -18,7 +18,6 @@ from rackcost.units import SECONDS_PER_HOUR, TOKENS_PER_MILLION
 __all__ = ["ApiOutcome", "api_usd_per_request", "serve_api"]
 
 
-
 def api_usd_per_request(
     input_tokens: ArrayLike,
     output_tokens: ArrayLike,

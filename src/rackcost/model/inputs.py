@@ -51,7 +51,7 @@ class SloInputs:
     tpot_limit_ms: float
     e2e_limit_ms: float | None
     attainment_fraction: float
-    output_tokens: int
+    output_tokens: float
     output_tokens_cv_fraction: float | None = None
 
     @property

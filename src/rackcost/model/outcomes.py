@@ -8,6 +8,7 @@ chain (:mod:`rackcost.evaluation.chain`), the Monte Carlo (:mod:`rackcost.analys
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -98,6 +99,12 @@ class DemandOutcome:
     service_s: NDArray[np.float64]
     ttft_ms: NDArray[np.float64] | None = None
     tpot_ms: NDArray[np.float64] | None = None
+
+    def first_sample(self) -> DemandOutcome:
+        """The first sample's row of every ``(n, points)`` array: one entry per demand point."""
+        # every field is an array or None, and its row keeps the field's type
+        rows: dict[str, Any] = {k: None if v is None else v[0] for k, v in vars(self).items()}
+        return DemandOutcome(**rows)
 
 
 @dataclass(frozen=True)
@@ -282,8 +289,7 @@ class SystemOutcome:
     @property
     def demand(self) -> DemandOutcome:
         """What the fleet does at each demand point (one entry per point)."""
-        d = self.fleet.demand
-        return DemandOutcome(**{k: None if v is None else v[0] for k, v in vars(d).items()})
+        return self.fleet.demand.first_sample()
 
     @property
     def it_power_kw(self) -> NDArray[np.float64]:

@@ -143,8 +143,8 @@ class Curve:
     def __len__(self) -> int:
         return int(self.concurrency.size)
 
-    def take(self, index: ArrayLike) -> Curve:
-        """The points at ``index``."""
+    def take(self, index: NDArray[np.intp]) -> Curve:
+        """The points at the positions ``index``."""
         power = None if self.power_w_per_accelerator is None else self.power_w_per_accelerator[index]
         source = None if self.source_index is None else self.source_index[index]
         return replace(

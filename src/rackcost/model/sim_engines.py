@@ -334,10 +334,13 @@ def event_engine(
     # pooled: buckets by occupancy (least-occupied free replica); least_outstanding: by in service + queued
     buckets = _MinBuckets(list(n_in)) if routing in (Routing.pooled, Routing.least_outstanding) else None
     outstanding = list(n_in)
-    first = second = None
+    # the pre-drawn replicas: random and round_robin read first, power_of_two both; the others neither
+    first: list[int] = []
+    second: list[int] = []
     if choices is not None:
         first = choices[0].tolist()
-        second = choices[1].tolist() if routing == Routing.power_of_two else None
+        if routing == Routing.power_of_two:
+            second = choices[1].tolist()
 
     def begin(i: int, r: int, t: float) -> None:
         # bring replica r's virtual time to t at its old occupancy, then add request i
@@ -390,6 +393,7 @@ def event_engine(
             break
         t = next_arrival
         if pooled:
+            assert buckets is not None  # pooled routing keeps buckets (above)
             r = buckets.least()
             if buckets.count[r] < slots:
                 buckets.up(r)
@@ -401,6 +405,7 @@ def event_engine(
                 dropped[i] = True
         else:
             if routing == Routing.least_outstanding:
+                assert buckets is not None  # least_outstanding routing keeps buckets (above)
                 r = buckets.least()
             elif routing == Routing.power_of_two:
                 a, b = first[i], second[i]

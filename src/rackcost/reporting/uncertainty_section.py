@@ -44,8 +44,7 @@ def input_name(path: str, systems: list[str], demand: list[str]) -> str:
     parts = parse_path(path)
     rest = ".".join(str(p) for p in parts[2:] if not isinstance(p, int))
     if parts[0] == "systems" and len(parts) > 2 and isinstance(parts[1], int) and parts[1] < len(systems):
-        if "points" in parts:
-            point = parts[parts.index("points") + 1]
+        if "points" in parts and isinstance(point := parts[parts.index("points") + 1], int):
             return f"{systems[parts[1]]}: operating point {point + 1}, {parts[-1]}"
         return f"{systems[parts[1]]}: {rest}"
     if parts[0] == "demand" and len(parts) > 2 and isinstance(parts[1], int) and parts[1] < len(demand):

@@ -171,8 +171,8 @@ class LogNormal(_Dist):
     def ppf(self, q: ArrayLike) -> NDArray[np.float64]:
         from scipy.special import ndtri
 
-        q = np.clip(np.asarray(q, dtype=float), SIX_SIGMA_TAIL, 1 - SIX_SIGMA_TAIL)
-        return np.clip(self.median * np.exp(self.sigma * ndtri(q)), *self.support())
+        clipped = np.clip(np.asarray(q, dtype=float), SIX_SIGMA_TAIL, 1 - SIX_SIGMA_TAIL)
+        return np.clip(self.median * np.exp(self.sigma * ndtri(clipped)), *self.support())
 
     def support(self) -> tuple[float, float]:
         """Practical support: six log-standard deviations."""

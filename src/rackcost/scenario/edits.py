@@ -218,7 +218,7 @@ def sync_figures(draft: dict[str, Any], original: dict[str, Any]) -> dict[str, A
     dict
         A copy of the draft whose ``figures`` is rebuilt (absent when neither has figures).
     """
-    orig_figs = original.get("figures") if isinstance(original.get("figures"), dict) else {}
+    orig_figs = given if isinstance(given := original.get("figures"), dict) else {}
     new_leaves, old_leaves = leaf_values(draft), leaf_values(original)
     figures: dict[str, Any] = {}
     for key, fig in orig_figs.items():

@@ -6,13 +6,15 @@ knows it, and what was expected: ``fleet.yaml:41: systems[1].hardware.accelerato
 
 from __future__ import annotations
 
+import os
 import re
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from rackcost.errors import Problem, ScenarioError, plain_message
 from rackcost.scenario.schema import Scenario, model_in
@@ -173,7 +175,7 @@ def _describe(value: Any) -> str:
 _COMPARE = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
 
 
-def _message(error: dict[str, Any], model_fields: list[str] | None) -> str:
+def _message(error: ErrorDetails, model_fields: list[str] | None) -> str:
     """Turn one pydantic error into 'what was expected, got what'."""
     kind = error["type"]
     ctx = error.get("ctx") or {}
@@ -343,7 +345,7 @@ def read_yaml_document(text: str, file: str, what: str = "scenario") -> tuple[An
             raise ScenarioError([Problem("", f"the file is empty; expected a {what} mapping", file)])
         expanded = _expanded_nodes(root)
         if expanded < 0 or expanded > MAX_EXPANDED_NODES:
-            size = (
+            how_far = (
                 "without end (an anchor that contains its own alias)"
                 if expanded < 0
                 else f"to more than {_COUNT_CAP:,} nodes"
@@ -351,7 +353,7 @@ def read_yaml_document(text: str, file: str, what: str = "scenario") -> tuple[An
                 else f"to {expanded:,} nodes"
             )
             message = (
-                f"expands {size} through YAML aliases (&anchor / *alias); the limit is {MAX_EXPANDED_NODES:,} "
+                f"expands {how_far} through YAML aliases (&anchor / *alias); the limit is {MAX_EXPANDED_NODES:,} "
                 f"(a {what} has a few thousand)"
             )
             raise ScenarioError([Problem("", message, file)])
@@ -419,7 +421,7 @@ def in_file_order(problems: list[Problem]) -> list[Problem]:
     return sorted(problems, key=lambda p: 0 if p.line is None else p.line)
 
 
-def load_scenario(path: str | Path) -> Scenario:
+def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     """Load and validate a scenario file.
 
     Parameters
@@ -441,7 +443,7 @@ def load_scenario(path: str | Path) -> Scenario:
     return scenario_from_yaml(text, name)
 
 
-def read_text_file(path: str | Path, bundled: Any = None, what: str = "scenario") -> tuple[str, str]:
+def read_text_file(path: str | os.PathLike[str], bundled: Any = None, what: str = "scenario") -> tuple[str, str]:
     """The name to report and the UTF-8 text of a scenario or sweep file, refused early when unreadable.
 
     Parameters
@@ -459,11 +461,11 @@ def read_text_file(path: str | Path, bundled: Any = None, what: str = "scenario"
         When the file is missing, a folder, too big (checked before reading), not UTF-8 or not readable.
     """
     file = Path(path)
-    if bundled is not None and not file.exists() and file.name == str(path):
-        found = bundled(str(path), missing_ok=True)
+    name = os.fspath(path)  # the path as given (str() of a Path)
+    if bundled is not None and not file.exists() and file.name == name:
+        found = bundled(name, missing_ok=True)
         if found is not None:
             file = found
-    name = str(path)
     if not file.exists():
         raise ScenarioError([Problem("", "no such file", name)])
     if file.is_dir():
@@ -495,6 +497,14 @@ def bundled_files(kind: str) -> list[Path]:
     return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
 
 
+@overload
+def bundled_file(kind: str, name: str, missing_ok: Literal[False] = False) -> Path: ...
+
+
+@overload
+def bundled_file(kind: str, name: str, missing_ok: bool) -> Path | None: ...
+
+
 def bundled_file(kind: str, name: str, missing_ok: bool = False) -> Path | None:
     """Path of a bundled file of a kind by file name (``.yaml`` may be omitted)."""
     for path in bundled_files(kind):
@@ -508,6 +518,14 @@ def bundled_file(kind: str, name: str, missing_ok: bool = False) -> Path | None:
 def bundled_scenarios() -> list[Path]:
     """Bundled scenario files, sorted by name."""
     return bundled_files("scenarios")
+
+
+@overload
+def bundled_scenario_path(name: str = DEFAULT_SCENARIO, missing_ok: Literal[False] = False) -> Path: ...
+
+
+@overload
+def bundled_scenario_path(name: str, missing_ok: bool) -> Path | None: ...
 
 
 def bundled_scenario_path(name: str = DEFAULT_SCENARIO, missing_ok: bool = False) -> Path | None:

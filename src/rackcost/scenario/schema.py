@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
+from pydantic_core import ErrorDetails, InitErrorDetails
 
 from rackcost.errors import plain_message
 from rackcost.model.strategies import IdlePolicy, Routing
@@ -455,11 +456,7 @@ def _merged(exc: ValidationError, problems: list[tuple[str, str]], bad: set[str]
 
     Field errors at the path of an invalid distribution are left out: the distribution's own problem says why.
     """
-    errors = [
-        {"type": e["type"], "loc": e["loc"], "input": e["input"], **({"ctx": e["ctx"]} if "ctx" in e else {})}
-        for e in exc.errors(include_url=False)
-        if _plain_path(e["loc"]) not in bad
-    ]
+    errors = [_init_details(e) for e in exc.errors(include_url=False) if _plain_path(e["loc"]) not in bad]
     lines = "\n".join(f"{path}: {message}" for path, message in problems)
     errors.append({"type": "value_error", "loc": (), "input": data, "ctx": {"error": ValueError(lines)}})
     try:
@@ -477,6 +474,14 @@ def _merged(exc: ValidationError, problems: list[tuple[str, str]], bad: set[str]
                 }
             ],
         )
+
+
+def _init_details(e: ErrorDetails) -> InitErrorDetails:
+    """A field error as ValidationError.from_exception_data takes it back."""
+    out: InitErrorDetails = {"type": e["type"], "loc": e["loc"], "input": e["input"]}
+    if "ctx" in e:
+        out["ctx"] = e["ctx"]
+    return out
 
 
 def _plain_path(loc: tuple[Any, ...]) -> str:
@@ -513,7 +518,7 @@ def annotation_at(model: BaseModel, path: str) -> Any:
             return None
         field = owner.model_fields[part]
         if i == len(parts) - 2 and getattr(field.annotation, "__origin__", None) is dict:
-            return field.annotation.__args__[1]  # a mapping keyed by name (uncertainty.throughput_derate.vendor)
+            return get_args(field.annotation)[1]  # a mapping keyed by name (uncertainty.throughput_derate.vendor)
         if i == len(parts) - 1:
             return Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
         owner = model_in(field.annotation)

@@ -137,7 +137,10 @@ class OperatingPoint(ScenarioBlock):
     @property
     def tpot_ms_value(self) -> float:
         """Time per output token [ms], whichever way it was given."""
-        return self.tpot_ms if self.tpot_ms is not None else 1000.0 / self.interactivity_tokens_per_s
+        if self.tpot_ms is not None:
+            return self.tpot_ms
+        assert self.interactivity_tokens_per_s is not None  # _one_latency_form: one of the two is given
+        return 1000.0 / self.interactivity_tokens_per_s
 
 
 class Claim(ScenarioBlock):
@@ -373,6 +376,12 @@ class System(ScenarioBlock):
             given = "both costs and rent" if self.costs is not None else "neither costs nor rent"
             raise ValueError(f"a system is either owned (costs) or rented (rent): give exactly one, got {given}")
         return self
+
+    def hardware_blocks(self) -> tuple[Performance, Hardware]:
+        """Its performance and hardware blocks, which every system but an API one has (``_one_way_to_pay``)."""
+        if self.performance is None or self.hardware is None:
+            raise ValueError(f"{self.name!r} is an API system: it has no performance or hardware")
+        return self.performance, self.hardware
 
     @property
     def payment(self) -> Payment:

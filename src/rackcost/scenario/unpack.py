@@ -66,15 +66,16 @@ def sizing_demand(scenario: Scenario) -> tuple[str, float]:
 
 def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
     """Unpack one system of a scenario into plain numbers (the only place the core's central inputs are read)."""
-    perf, hw = system.performance, system.hardware
+    perf, hw = system.hardware_blocks()
     isl = perf.benchmark_input_tokens or scenario.workload.input_tokens_per_request
     osl = perf.benchmark_output_tokens or scenario.workload.output_tokens_per_request
     derate = scenario.uncertainty.throughput_derate.get(system.provenance.provenance_class, 1.0)
     scale = (hw.accelerators_per_replica if perf.throughput_per == "accelerator" else 1) * derate
     if perf.points:
         pts = perf.points
-        conc = None if pts[0].concurrency is None else [p.concurrency for p in pts]
-        powers = [p.power_w_per_accelerator for p in pts]
+        # Performance._has_a_point: every point gives a concurrency or none does
+        conc = None if pts[0].concurrency is None else [p.concurrency for p in pts if p.concurrency is not None]
+        powers = [p.power_w_per_accelerator for p in pts if p.power_w_per_accelerator is not None]
         curve = build_curve(
             conc,
             [p.throughput_tokens_per_s * scale for p in pts],
@@ -83,7 +84,7 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
             [p.ttft_ms for p in pts],
             isl,
             osl,
-            None if any(w is None for w in powers) else powers,
+            powers if len(powers) == len(pts) else None,
         )
         derived = conc is None
     else:
@@ -187,19 +188,21 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
 
     def along_curve(name: str) -> NDArray[np.float64]:
         """Sampled / central value of a figure at each measured point, in the curve's order, ``(n, K)``."""
-        pts = system.performance.points
+        pts = system.hardware_blocks()[0].points
         ratios = [
             get(f"{prefix}.performance.points[{k}].{name}", getattr(p, name)) / getattr(p, name)
             for k, p in enumerate(pts)
         ]
-        return np.hstack([ratios[k] for k in inp.curve.source_index])
+        source_index = inp.curve.source_index
+        assert source_index is not None  # build_curve numbers the measured points; only interpolation drops it
+        return np.hstack([ratios[k] for k in source_index])
 
     cls = system.provenance.provenance_class
     derate = scenario.uncertainty.throughput_derate.get(cls, 1.0)
     derate_ratio = get(f"uncertainty.throughput_derate.{cls.value}", derate) / derate
     service_s = inp.curve.service_s[None, :] / derate_ratio
     power_w = None
-    if system.performance.points:
+    if system.hardware_blocks()[0].points:
         service_s = service_s / along_curve("throughput_tokens_per_s")
         if inp.curve.power_w_per_accelerator is not None:
             power_w = inp.curve.power_w_per_accelerator[None, :] * along_curve("power_w_per_accelerator")

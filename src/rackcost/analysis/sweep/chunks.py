@@ -152,8 +152,8 @@ def plan_chunks(d: Design, chunk_configs: int | None = None) -> tuple[list[Chunk
         count += len(part[2])
     if pending:
         chunks.append(Chunk(len(chunks), tuple(pending), d.spec.samples, d.spec.seed, system_codes, payment_codes))
-    rows = [{"configurations": n, "system": s, "reason": r} for (s, r), n in skipped.items()]
-    return chunks, rows
+    skipped_rows = [{"configurations": n, "system": s, "reason": r} for (s, r), n in skipped.items()]
+    return chunks, skipped_rows
 
 
 def evaluate_chunk(chunk: Chunk) -> dict[str, NDArray[Any]]:
@@ -189,8 +189,8 @@ def evaluate_chunk(chunk: Chunk) -> dict[str, NDArray[Any]]:
                 _summarise(cells, name, np.asarray(cols[name], dtype=float).reshape(m, draws, points), chunk.samples)
             for name in SYSTEM_COLUMNS:
                 source = cols[f"{name}@system"] if f"{name}@system" in cols else cols[name][:, 0]
-                per_system = np.asarray(source, dtype=float).reshape(m, draws, 1)
-                _summarise(cells, name, np.broadcast_to(per_system, (m, draws, points)), chunk.samples)
+                one_per_system = np.asarray(source, dtype=float).reshape(m, draws, 1)
+                _summarise(cells, name, np.broadcast_to(one_per_system, (m, draws, points)), chunk.samples)
             if chunk.samples is not None:
                 cells.setdefault("probability_cheapest_fraction", []).append(np.mean(cheapest == k, axis=1))
                 share = np.mean(cheapest_blended == k, axis=1)

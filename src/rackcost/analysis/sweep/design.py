@@ -379,15 +379,12 @@ def _latin_hypercube(spec: SweepSpec) -> dict[int, NDArray[np.float64]]:
     """Values of the Latin-hypercube axes: one joint design, each column through its distribution's quantiles."""
     from scipy.stats import qmc
 
-    axes = [i for i, a in enumerate(spec.axes) if a.latin_hypercube is not None]
+    axes = [(i, a.latin_hypercube) for i, a in enumerate(spec.axes) if a.latin_hypercube is not None]
     if not axes:
         return {}
-    n = spec.axes[axes[0]].latin_hypercube.samples  # type: ignore[union-attr]  # the spec checks they agree
+    n = axes[0][1].samples  # the spec checks they agree
     u = qmc.LatinHypercube(d=len(axes), rng=np.random.default_rng(spec.seed)).random(n)
-    return {
-        i: np.asarray(spec.axes[i].latin_hypercube.dist.ppf(u[:, k]), dtype=float)  # type: ignore[union-attr]
-        for k, i in enumerate(axes)
-    }
+    return {i: np.asarray(lhs.dist.ppf(u[:, k]), dtype=float) for k, (i, lhs) in enumerate(axes)}
 
 
 def _numeric_values(axis: Axis, lhs: dict[int, NDArray[np.float64]], index: int) -> NDArray[np.float64]:
@@ -460,8 +457,8 @@ def _resolve(
     if axis.axis == DEMAND_SCALE:
         if np.any(values <= 0):
             raise ScenarioError([Problem(where, f"demand.scale must be > 0, got {values.min():g}", source)])
-        edits = tuple(_demand_scale_edits(data, float(v)) for v in values)
-        return AxisValues(axis.axis, "demand_scale", values, edits=edits)
+        scale_edits = tuple(_demand_scale_edits(data, float(v)) for v in values)
+        return AxisValues(axis.axis, "demand_scale", values, edits=scale_edits)
     central = lookup(data, axis.axis)
     if central is MISSING:
         raise ScenarioError([Problem(f"{where}.axis", f"the scenario has no input at {axis.axis!r}", source)])
@@ -473,7 +470,7 @@ def _resolve(
     vector = bool(VECTOR_PATH.match(axis.axis))
     if vector and ".facility." in axis.axis and axis.axis.startswith("systems["):
         vector = number or isinstance(central, dict)  # a system's own facility figure: read per sample where set
-    edits = tuple({axis.axis: float(v)} for v in values)
+    value_edits = tuple({axis.axis: float(v)} for v in values)
     # the field's own range: a vector axis is never validated per configuration, so check its ends here (every
     # field's range is an interval); a structural axis is validated with each group
     for end in {float(values.min()), float(values.max())}:
@@ -484,7 +481,7 @@ def _resolve(
         except ScenarioError as exc:
             bad = [p for p in exc.problems if p.path == axis.axis] or exc.problems
             raise _axis_error(source, index, f"the value {end:g} is not allowed there", ScenarioError(bad)) from None
-    return AxisValues(axis.axis, "numeric", values, vector=vector, edits=edits)
+    return AxisValues(axis.axis, "numeric", values, vector=vector, edits=value_edits)
 
 
 def _kind(value: Any) -> str:

@@ -256,7 +256,12 @@ def _run_local(
     from dask.multiprocessing import get as get_processes
     from dask.threaded import get as get_threads
 
-    get = {"threads": get_threads, "processes": get_processes, "synchronous": get_sync}[scheduler]
+    getters: dict[str, Callable[..., Any]] = {
+        "threads": get_threads,
+        "processes": get_processes,
+        "synchronous": get_sync,
+    }
+    get = getters[scheduler]
     with _Progress():
         values = get(graph, list(keys))
     return {c.number: v for c, v in zip(chunks, values, strict=True)}

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -301,6 +301,14 @@ def load_sweep(path: str | Path) -> tuple[SweepSpec, Path | None]:
 def bundled_sweeps() -> list[Path]:
     """Bundled sweep files, sorted by name."""
     return bundled_files("sweeps")
+
+
+@overload
+def bundled_sweep_path(name: str, missing_ok: Literal[False] = False) -> Path: ...
+
+
+@overload
+def bundled_sweep_path(name: str, missing_ok: bool) -> Path | None: ...
 
 
 def bundled_sweep_path(name: str, missing_ok: bool = False) -> Path | None:

@@ -6,7 +6,7 @@ CLI's summary and the dashboard's winner map and Pareto chart alike.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -71,12 +71,14 @@ def winners(frame: pd.DataFrame, by: list[str], demand_point: str = BLENDED) -> 
     counts = rows.drop_duplicates([*keys, "configuration"]).groupby(keys, observed=True).size() if keys else None
     out = []
     groups = best.groupby(keys, observed=True, sort=True) if keys else [((), best)]
-    for key, cell in groups:
-        key = key if isinstance(key, tuple) else (key,)
+    for group_key, cell in groups:
+        key: tuple[Any, ...] = group_key if isinstance(group_key, tuple) else (group_key,)
         first = cell.iloc[0]
         row = dict(zip(keys, key, strict=True))
         row["configurations"] = (
-            int(counts.loc[key if len(key) > 1 else key[0]]) if keys else int(rows["configuration"].nunique())
+            int(counts.loc[key if len(key) > 1 else key[0]])
+            if counts is not None  # grouped by keys
+            else int(rows["configuration"].nunique())
         )
         row["cheapest"] = str(first["system"])
         row["usd_per_accepted_request"] = float(first[cost])

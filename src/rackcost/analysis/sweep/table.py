@@ -44,6 +44,11 @@ def _attribute(match: re.Match[str] | None) -> str:
     return match.group(1) if match.re.groups else match.group(0)
 
 
+def _insert_categorical(frame: pd.DataFrame, at: int, name: str, values: pd.Categorical[Any]) -> None:
+    """``frame.insert`` of a categorical column (kept as it is: no copy into an object column)."""
+    frame.insert(at, name, values)  # type: ignore[arg-type]  # pandas-stubs: insert takes an ExtensionArray too
+
+
 def sweep_table(d: Design, chunks: list[Chunk], results: dict[int, dict[str, NDArray[Any]]]) -> pd.DataFrame:
     """The tidy table: rows in order of configuration, system (the base's order) and demand point.
 
@@ -93,25 +98,27 @@ def sweep_table(d: Design, chunks: list[Chunk], results: dict[int, dict[str, NDA
     out.insert(0, "configuration", config)
     for a, axis in enumerate(d.axes):
         if axis.labels.dtype == object:
-            codes = joined(axis.name, np.int32)
-            out.insert(a + 1, axis.name, pd.Categorical.from_codes(codes, categories=list(axis.labels)))
+            labels = pd.Categorical.from_codes(joined(axis.name, np.int32), categories=pd.Index(list(axis.labels)))
+            _insert_categorical(out, a + 1, axis.name, labels)
     system = joined("system", np.int32)
     at = len(d.axes) + 1
     names = list(d.system_names)
-    out.insert(at, "system", pd.Categorical.from_codes(system, categories=names))
+    _insert_categorical(out, at, "system", pd.Categorical.from_codes(system, categories=pd.Index(names)))
     for attribute, pattern in d.spec.system_attributes.items():
         at += 1
         values = [_attribute(re.search(pattern, name)) for name in names]
-        out.insert(at, attribute, pd.Categorical(np.asarray(values, dtype=object)[system]))
-    out.insert(at + 1, "payment", pd.Categorical.from_codes(joined("payment", np.int32), categories=payments))
-    points = [p.name for p in d.base.demand]
-    out.insert(at + 2, "demand_point", pd.Categorical.from_codes(joined("point", np.int32), categories=points))
+        _insert_categorical(out, at, attribute, pd.Categorical(np.asarray(values, dtype=object)[system]))
+    payment = pd.Categorical.from_codes(joined("payment", np.int32), categories=pd.Index(payments))
+    _insert_categorical(out, at + 1, "payment", payment)
+    point = pd.Categorical.from_codes(joined("point", np.int32), categories=pd.Index([p.name for p in d.base.demand]))
+    _insert_categorical(out, at + 2, "demand_point", point)
     api = joined("api", bool)
-    at = out.columns.get_loc("provisioned_it_kw")
+    first_count = out.columns.get_loc("provisioned_it_kw")
+    assert isinstance(first_count, int)  # the column names are unique: get_loc gives a position
     for k, name in enumerate(counted):
         column = joined(name, float)
         whole = not (api.any() or d.spec.samples is not None)  # a mean over draws need not be whole
-        out.insert(at + k, name, column.astype(np.int64) if whole else column)
+        out.insert(first_count + k, name, column.astype(np.int64) if whole else column)
     if api.any():
         for name in NOT_FOR_API:
             if name in out:
