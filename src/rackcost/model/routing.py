@@ -50,6 +50,7 @@ __all__ = [
     "wait_tail",
 ]
 
+
 class RoutingNotAnalytic(ValueError):
     """The routing has no analytic form in the model: only the simulator evaluates it.
 
