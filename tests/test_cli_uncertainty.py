@@ -303,7 +303,7 @@ def test_breakeven_output_writes_the_file(uncertain: Path, tmp_path: Path, fmt: 
 def test_breakeven_output_to_an_unwritable_place_is_a_one_line_error(uncertain: Path, tmp_path: Path) -> None:
     target = tmp_path / "no_such_folder" / "breakeven.csv"
     result = invoke("breakeven", uncertain, "--input", CAPEX_B, "-f", "csv", "-o", target)
-    assert_user_error(result, str(target), "cannot write")
+    assert_user_error(result, str(target), "does not exist")
     assert len(result.stderr.strip().splitlines()) == 1
     assert not target.exists()
 

@@ -304,7 +304,7 @@ def test_a_missing_folder_is_a_clear_message(tmp_path: Path) -> None:
 
 def test_an_unwritable_folder_is_a_clear_message(tmp_path: Path, monkeypatch) -> None:
     # the tests may run as root, which may write anywhere: the check asks os.access, so ask it to refuse
-    monkeypatch.setattr("rackcost.reporting.write.writable", lambda folder: False)
+    monkeypatch.setattr("rackcost.files.writable", lambda folder: False)
     with pytest.raises(ReportPathError, match="is not writable"):
         check_output(tmp_path / "r.html")
     result = invoke("report", TWO_SYSTEMS, "-o", tmp_path / "r.html")

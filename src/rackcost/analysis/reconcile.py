@@ -522,13 +522,13 @@ def _point_steps(f: _Figures, p: _PointFigures) -> list[_Step]:
             "fixed_opex",
             "owning: fixed opex (maintenance, software, operations, facility space)",
             _per_million(f.capital + f.fixed, accepted * osl),
-            f"+ ${f.fixed:,.2f}/h",
+            f"plus ${f.fixed:,.2f}/h",
         ),
         _Step(
             "energy",
             "owning: wall power and facility (energy at PUE)",
             _per_million(own, accepted * osl),
-            f"+ ${p.energy_usd_per_hour:,.2f}/h",
+            f"plus ${p.energy_usd_per_hour:,.2f}/h",
         ),
     ]
     final = p.final_usd_per_million_output_tokens

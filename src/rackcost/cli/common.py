@@ -7,7 +7,9 @@ stderr, never a traceback.
 from __future__ import annotations
 
 import io
+import os
 import sys
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn, TextIO
@@ -16,6 +18,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from rackcost import files
 from rackcost.errors import ScenarioError
 from rackcost.scenario.loading import DEFAULT_SCENARIO, bundled_scenario_path, load_scenario
 
@@ -24,13 +27,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PIPED_WIDTH",
+    "STDOUT",
+    "Destination",
+    "ForceOpt",
     "FormatOpt",
     "OutputFormat",
     "OutputOpt",
     "ScenarioArg",
     "TableName",
     "TableOpt",
+    "check_output",
     "console",
+    "destination",
     "emit",
     "emit_table",
     "error",
@@ -39,6 +47,7 @@ __all__ = [
     "print_problems",
     "table_console",
     "write",
+    "write_stdout",
 ]
 
 PIPED_WIDTH = 200
@@ -63,6 +72,7 @@ ScenarioArg = Annotated[
 ]
 FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="table (Rich), json or csv.")]
 OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing --output file (never an input file).")]
 TableOpt = Annotated[TableName, typer.Option("--table", help="Which table --format csv writes.")]
 
 
@@ -88,9 +98,32 @@ def console(stderr: bool = False, file: TextIO | None = None) -> Console:
     return Console(stderr=stderr, width=None if probe.is_terminal else PIPED_WIDTH)
 
 
-def table_console(output: Path | None) -> Console:
-    """The console a table goes to: stdout, or a buffer that :func:`emit_table` writes to ``output``."""
-    return console() if output is None else console(file=io.StringIO())
+@dataclass(frozen=True)
+class Destination:
+    """Where a command's result goes: stdout (``path`` None) or an ``--output`` file, with what may be replaced.
+
+    Made by :func:`destination` at the start of a command, so that an output that must not be written is refused
+    before any work is done.
+    """
+
+    path: Path | None = None
+    force: bool = False
+    inputs: tuple[Path | None, ...] = ()
+
+
+def destination(output: Path | None, force: bool = False, *inputs: Path | None) -> Destination:
+    """The command's :class:`Destination`, checked now (:func:`check_output`): ``inputs`` are never replaced."""
+    check_output(output, force, inputs)
+    return Destination(output, force, inputs)
+
+
+STDOUT = Destination()
+"""A command's result on stdout."""
+
+
+def table_console(output: Destination) -> Console:
+    """The console a table goes to: stdout, or a buffer that :func:`emit_table` writes to the output file."""
+    return console() if output.path is None else console(file=io.StringIO())
 
 
 def error(message: str) -> None:
@@ -118,37 +151,82 @@ def load(scenario: Path | None) -> Scenario:
         fail(exc)
 
 
-def write(output: Path, text: str, report: Console | None = None) -> None:
-    """Write ``text`` to ``output`` and say so, or end with exit code 1 and a one-line error if it cannot be written.
+def check_output(output: Path | None, force: bool = False, inputs: tuple[Path | None, ...] = ()) -> None:
+    """Refuse, before any work, an ``--output`` that exists (without ``--force``), is an input, a folder, or in a
+    missing or read-only folder (:func:`rackcost.files.check_output`): one error line and exit code 1."""
+    if output is None:
+        return
+    try:
+        files.check_output(output, force, inputs)
+    except files.OutputPathError as exc:
+        error(str(exc))
+        raise typer.Exit(code=1) from None
+
+
+def write(
+    output: Path,
+    text: str,
+    report: Console | None = None,
+    force: bool = False,
+    inputs: tuple[Path | None, ...] = (),
+) -> None:
+    """Write ``text`` to ``output`` atomically and say so, or end with exit code 1 and a one-line error.
 
     Parameters
     ----------
     output
-        File to write (UTF-8).
+        File to write (UTF-8), through a temporary file and a rename (:func:`rackcost.files.write_atomically`): a
+        full disk or Ctrl-C leaves the old file as it was, never a part.
     text
         Its whole content.
     report
         Console that says ``wrote PATH``; default stderr, so that stdout stays clean.
+    force, inputs
+        As :func:`check_output`, checked again here (the command may have run for a while).
     """
+    check_output(output, force, inputs)
     try:
-        output.write_text(text, encoding="utf-8")
+        files.write_atomically(output, text)
     except OSError as exc:
         error(f"{output}: cannot write: {exc.strerror or exc}")
         raise typer.Exit(code=1) from None
     (report or console(stderr=True)).print(f"wrote {escape(str(output))}", highlight=False)
 
 
-def emit(text: str, output: Path | None) -> None:
-    """Send a command's result text to stdout, or :func:`write` it to ``output`` (the ``--output`` file)."""
-    if output is None:
-        sys.stdout.write(text)
+def emit(text: str, output: Destination) -> None:
+    """Send a command's result text to stdout, or :func:`write` it to the ``--output`` file."""
+    if output.path is None:
+        write_stdout(text)
     else:
-        write(output, text)
+        write(output.path, text, force=output.force, inputs=output.inputs)
 
 
-def emit_table(table_out: Console, output: Path | None) -> None:
-    """Finish what was printed on :func:`table_console`: nothing for stdout, or write the buffer to ``output``."""
-    if output is not None:
+def write_stdout(text: str) -> None:
+    """Write to stdout; a closed pipe (``| head``) ends quietly, a full or unwritable stdout with one error line."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+        raise typer.Exit(code=0) from None
+    except OSError as exc:
+        _quiet_stdout()
+        error(f"cannot write to standard output: {exc.strerror or exc}")
+        raise typer.Exit(code=1) from None
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's own flush at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def emit_table(table_out: Console, output: Destination) -> None:
+    """Finish what was printed on :func:`table_console`: nothing for stdout, or write the buffer to the file."""
+    if output.path is not None:
         buffer = table_out.file
         assert isinstance(buffer, io.StringIO)  # table_console gives a buffer whenever there is an output
-        write(output, buffer.getvalue())
+        write(output.path, buffer.getvalue(), force=output.force, inputs=output.inputs)

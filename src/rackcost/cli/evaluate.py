@@ -13,6 +13,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from rackcost.cli.common import (
+    Destination,
+    ForceOpt,
     FormatOpt,
     OutputFormat,
     OutputOpt,
@@ -20,6 +22,7 @@ from rackcost.cli.common import (
     TableName,
     TableOpt,
     console,
+    destination,
     emit,
     emit_table,
     fail,
@@ -54,24 +57,28 @@ def evaluate(
     scenario: ScenarioArg = None,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
+    force: ForceOpt = False,
     table: TableOpt = TableName.points,
 ) -> None:
     """Evaluate a scenario: each system at each demand point, the fleet, and the claim-vs-decision table."""
+    dest = destination(output, force, scenario)
     result = _load_and_evaluate(scenario)
-    _emit(result, fmt, output, table, full=True)
+    _emit(result, fmt, dest, table, full=True)
 
 
 def compare(
     scenario: ScenarioArg = None,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Only the claim-vs-decision table: the vendor's headline ratio beside the modelled ratios."""
+    dest = destination(output, force, scenario)
     result = _load_and_evaluate(scenario)
-    _emit(result, fmt, output, TableName.comparison, full=False)
+    _emit(result, fmt, dest, TableName.comparison, full=False)
 
 
-def _emit(result: Result, fmt: OutputFormat, output: Path | None, table: TableName, full: bool) -> None:
+def _emit(result: Result, fmt: OutputFormat, output: Destination, table: TableName, full: bool) -> None:
     if fmt is OutputFormat.json:
         data = result.to_dict() if full else {"comparison": result.to_dict()["comparison"], "warnings": result.warnings}
         emit(json.dumps(data, indent=2, allow_nan=False) + "\n", output)
@@ -254,17 +261,19 @@ def validate(
 
 def schema(
     output: OutputOpt = None,
+    force: ForceOpt = False,
     sweep: Annotated[bool, typer.Option("--sweep", help="The schema of sweep files instead.")] = False,
 ) -> None:
     """Print the JSON Schema of scenario files, or of sweep files (for editors that validate and complete YAML)."""
+    dest = destination(output, force)
     if sweep:
         from rackcost.analysis.sweep.spec import sweep_json_schema
 
-        emit(json.dumps(sweep_json_schema(), indent=2) + "\n", output)
+        emit(json.dumps(sweep_json_schema(), indent=2) + "\n", dest)
         return
     from rackcost.scenario.schema import Scenario
 
-    emit(json.dumps(Scenario.model_json_schema(by_alias=True), indent=2) + "\n", output)
+    emit(json.dumps(Scenario.model_json_schema(by_alias=True), indent=2) + "\n", dest)
 
 
 def scenarios() -> None:

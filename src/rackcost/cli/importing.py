@@ -8,7 +8,6 @@ imported, 1 when none was (or when ``--system`` is given files of several curves
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path, PurePath
@@ -19,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from rackcost.cli.common import console, error, write
+from rackcost.cli.common import Destination, ForceOpt, console, destination, error, write, write_stdout
 from rackcost.scenario.schema import ProvenanceClass, TokenBasis
 
 if TYPE_CHECKING:  # the importers load only when an import command runs, to keep other commands' start fast
@@ -86,6 +85,7 @@ def inferencex(
         Percentile, typer.Option("--percentile", help="TTFT and TPOT at this percentile (TPOT = 1 / interactivity).")
     ] = Percentile.p99,
     output: OutputOpt = None,
+    force: ForceOpt = False,
     isl: IslOpt = None,
     osl: OslOpt = None,
     gpus_per_replica: GpusOpt = None,
@@ -98,6 +98,7 @@ def inferencex(
     """Import InferenceX result files: stage A (raw client, ms), B (aggregate, s, per GPU) or C (array of B)."""
     from rackcost.importers.inferencex import read_inferencex_paths
 
+    dest = destination(output, force, *files)
     _check_pair(isl, osl)
     _check_folders(files)
     _run(
@@ -111,7 +112,7 @@ def inferencex(
             only=only,
         ),
         system,
-        output,
+        dest,
         "inferencex",
         files=_count_files(files),
     )
@@ -122,6 +123,7 @@ def csv_table(
     file: Annotated[Path, typer.Argument(help="CSV table, one operating point per row (see docs/importers.md).")],
     system: SystemOpt = None,
     output: OutputOpt = None,
+    force: ForceOpt = False,
     token_basis: Annotated[
         TokenBasis, typer.Option("--token-basis", help="Tokens the throughput counts, where no column says.")
     ] = TokenBasis.total,
@@ -144,6 +146,7 @@ def csv_table(
     from rackcost.importers.csv_table import read_csv_table_path
 
     _check_pair(isl, osl)
+    dest = destination(output, force, file)
     _run(
         lambda: read_csv_table_path(
             file,
@@ -156,7 +159,7 @@ def csv_table(
             only=only,
         ),
         system,
-        output,
+        dest,
         "csv",
     )
 
@@ -180,7 +183,7 @@ def _count_files(files: list[Path]) -> int:
 
 
 def _run(
-    read: Callable[[], ImportResult], system: str | None, output: Path | None, importer: str, files: int = 1
+    read: Callable[[], ImportResult], system: str | None, output: Destination, importer: str, files: int = 1
 ) -> None:
     """Read with the importer, turning a bad option into a one-line error, then report and write the YAML.
 
@@ -205,11 +208,11 @@ def _check_pair(isl: int | None, osl: int | None) -> None:
         raise typer.Exit(code=1)
 
 
-def _finish(result: ImportResult, system: str | None, output: Path | None, importer: str) -> None:
+def _finish(result: ImportResult, system: str | None, output: Destination, importer: str) -> None:
     from rackcost.importers.curves import differing_keys
     from rackcost.importers.yaml_out import curves_to_yaml
 
-    summary = console(stderr=output is None)
+    summary = console(stderr=output.path is None)
     print_summary(summary, result, importer)
     if not result.curves:
         error("nothing imported: no file or row gave a usable operating point (see the skipped table above)")
@@ -223,10 +226,10 @@ def _finish(result: ImportResult, system: str | None, output: Path | None, impor
         )
         raise typer.Exit(code=1)
     text = curves_to_yaml(result.curves, system_name=system, command=f"rackcost import {importer}")
-    if output is None:
-        sys.stdout.write(text)
+    if output.path is None:
+        write_stdout(text)
         return
-    write(output, text, report=summary)
+    write(output.path, text, report=summary, force=output.force, inputs=output.inputs)
 
 
 def print_summary(console: Console, result: ImportResult, importer: str = "inferencex") -> None:

@@ -13,10 +13,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from rackcost.cli.common import (
+    ForceOpt,
     FormatOpt,
     OutputFormat,
     OutputOpt,
     ScenarioArg,
+    destination,
     emit,
     emit_table,
     error,
@@ -58,9 +60,11 @@ def reconcile(
     ] = None,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """InferenceX's $/M tokens at a benchmark point, and the factors that take it to rackcost's $/M accepted output
     tokens at each demand point."""
+    dest = destination(output, force, scenario)
     from rackcost.analysis.reconcile import reconcile as run
 
     price = tier if tier is not None else usd_per_gpu_hour
@@ -79,15 +83,15 @@ def reconcile(
         error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         raise typer.Exit(code=1) from None
     if fmt is OutputFormat.json:
-        emit(json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n", output)
+        emit(json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n", dest)
     elif fmt is OutputFormat.csv:
-        from rackcost.evaluation.results import records_to_csv
+        from rackcost.files import csv_text
 
-        emit(records_to_csv(result.records()), output)
+        emit(csv_text(result.records()), dest)
     else:
-        out = table_console(output)
+        out = table_console(dest)
         _print(out, result)
-        emit_table(out, output)
+        emit_table(out, dest)
 
 
 def _print(out: Console, r: Reconciliation) -> None:

@@ -13,11 +13,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from rackcost.cli.common import (
+    ForceOpt,
     FormatOpt,
     OutputFormat,
     OutputOpt,
     ScenarioArg,
     console,
+    destination,
     emit,
     emit_table,
     error,
@@ -27,7 +29,7 @@ from rackcost.cli.common import (
 )
 from rackcost.display import num, pct
 from rackcost.errors import ScenarioError
-from rackcost.evaluation.results import records_to_csv
+from rackcost.files import csv_text
 from rackcost.model.strategies import Routing
 
 __all__ = ["COMMANDS", "simulate"]
@@ -79,15 +81,17 @@ def simulate(
     ] = False,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Simulate the sized fleets (discrete events) and print the analytic figures beside the simulated ones."""
+    dest = destination(output, force, scenario)
     from rich.progress import Progress
 
     import rackcost
 
     sc = load(scenario)
     if capacity:
-        _capacity(sc, system, requests, seed, routing, replications, fmt, output)
+        _capacity(sc, system, requests, seed, routing, replications, fmt, dest)
         return
     try:
         with Progress(console=console(stderr=True), transient=True, disable=requests < PROGRESS_FROM_REQUESTS) as bar:
@@ -110,13 +114,13 @@ def simulate(
         error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         raise typer.Exit(code=1) from None
     if fmt is OutputFormat.json:
-        emit(json.dumps({"scenario": sc.name, "rows": rows}, indent=2, allow_nan=False) + "\n", output)
+        emit(json.dumps({"scenario": sc.name, "rows": rows}, indent=2, allow_nan=False) + "\n", dest)
     elif fmt is OutputFormat.csv:
-        emit(records_to_csv(rows), output)
+        emit(csv_text(rows), dest)
     else:
-        out = table_console(output)
+        out = table_console(dest)
         _print(out, sc.name, rows)
-        emit_table(out, output)
+        emit_table(out, dest)
 
 
 def _value(key: str, x: Any) -> str:
@@ -188,7 +192,7 @@ def _capacity(sc, system, requests, seed, routing, replications, fmt, output) ->
         emit(json.dumps({"scenario": sc.name, "capacity": rows}, indent=2, allow_nan=False) + "\n", output)
         return
     if fmt is OutputFormat.csv:
-        emit(records_to_csv(rows), output)
+        emit(csv_text(rows), output)
         return
     out = table_console(output)
     t = Table(

@@ -11,10 +11,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from rackcost.cli.common import (
+    ForceOpt,
     FormatOpt,
     OutputFormat,
     OutputOpt,
     ScenarioArg,
+    destination,
     emit,
     emit_table,
     fail,
@@ -23,7 +25,7 @@ from rackcost.cli.common import (
 )
 from rackcost.display import num
 from rackcost.errors import ScenarioError
-from rackcost.evaluation.results import records_to_csv
+from rackcost.files import csv_text
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 
 __all__ = ["COMMANDS", "flat_rows", "site"]
@@ -52,8 +54,10 @@ def site(
     ] = None,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """The largest fleet of each system the site's IT power holds (rated power), and what it serves within the SLO."""
+    dest = destination(output, force, scenario)
     from rackcost.analysis.site_budget import site_budget
 
     sc = load(scenario)
@@ -63,14 +67,14 @@ def site(
         file = str(scenario) if scenario is not None else DEFAULT_SCENARIO
         fail(ScenarioError([replace(p, file=file) if p.file == "<scenario>" else p for p in exc.problems]))
     if fmt is OutputFormat.json:
-        emit(json.dumps({"scenario": sc.name, "site": rows}, indent=2, allow_nan=False) + "\n", output)
+        emit(json.dumps({"scenario": sc.name, "site": rows}, indent=2, allow_nan=False) + "\n", dest)
         return
     if fmt is OutputFormat.csv:
-        emit(records_to_csv(flat_rows(rows)), output)
+        emit(csv_text(flat_rows(rows)), dest)
         return
-    out = table_console(output)
+    out = table_console(dest)
     _print(out, sc.name, rows)
-    emit_table(out, output)
+    emit_table(out, dest)
 
 
 def _print(out: Any, scenario_name: str, rows: list[dict[str, Any]]) -> None:

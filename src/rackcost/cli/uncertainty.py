@@ -15,11 +15,14 @@ from rich.table import Table
 
 from rackcost.analysis.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
 from rackcost.cli.common import (
+    Destination,
+    ForceOpt,
     FormatOpt,
     OutputFormat,
     OutputOpt,
     ScenarioArg,
     console,
+    destination,
     emit,
     emit_table,
     error,
@@ -37,7 +40,7 @@ from rackcost.display import (
 )
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import BLENDED, column, column_names
-from rackcost.evaluation.results import records_to_csv
+from rackcost.files import csv_text
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 from rackcost.scenario.yaml_paths import parse_path
 
@@ -80,6 +83,7 @@ def uncertainty(
     seed: Annotated[int, typer.Option("--seed", help="Seed; the same seed gives the same result.")] = 0,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
+    force: ForceOpt = False,
     workers: Annotated[
         int | None,
         typer.Option("--workers", min=1, help="Threads (default: every core); the result is the same for any number."),
@@ -95,6 +99,7 @@ def uncertainty(
     ] = MAX_CELLS,
 ) -> None:
     """Monte Carlo over every distribution in the scenario: P5/P50/P95 and the chance each system is cheaper."""
+    dest = destination(output, force, scenario)
     from rich.progress import Progress
 
     import rackcost
@@ -107,7 +112,7 @@ def uncertainty(
         raise typer.Exit(code=1)
     sc = load(scenario)
     if not sc.distributions:
-        _nothing_uncertain(sc, samples, seed, fmt, output)
+        _nothing_uncertain(sc, samples, seed, fmt, dest)
         return
     size = cells(sc, samples)
     if size > max_cells:
@@ -134,11 +139,11 @@ def uncertainty(
         "probability_cheaper": result.probability_cheaper,
     }
     if fmt is OutputFormat.json:
-        emit(json.dumps(data, indent=2, allow_nan=False) + "\n", output)
+        emit(json.dumps(data, indent=2, allow_nan=False) + "\n", dest)
     elif fmt is OutputFormat.csv:
-        emit(records_to_csv(result.percentiles), output)
+        emit(csv_text(result.percentiles), dest)
     else:
-        out = table_console(output)
+        out = table_console(dest)
         out.print(
             f"{samples:,} samples, seed {seed}, routing {sc.fleet.routing.value}; uncertain inputs: "
             f"{escape(', '.join(sorted(sc.distributions)))}",
@@ -158,7 +163,7 @@ def uncertainty(
                 pct(r["probability_fraction"]),
             )
         out.print(t)
-        emit_table(out, output)
+        emit_table(out, dest)
 
 
 NOTHING_UNCERTAIN = (
@@ -167,7 +172,7 @@ NOTHING_UNCERTAIN = (
 )
 
 
-def _nothing_uncertain(sc: Scenario, samples: int, seed: int, fmt: OutputFormat, output: Path | None) -> None:
+def _nothing_uncertain(sc: Scenario, samples: int, seed: int, fmt: OutputFormat, output: Destination) -> None:
     """What ``uncertainty`` says of a scenario without distributions: that sentence and the evaluated figures."""
     from rackcost.evaluation.chain import evaluate
 
@@ -206,8 +211,10 @@ def tornado(
     scenario: ScenarioArg = None,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Each uncertain input at its P5 and P95, the others central, ranked by the swing in blended cost."""
+    dest = destination(output, force, scenario)
     import rackcost
 
     sc = load(scenario)
@@ -218,15 +225,15 @@ def tornado(
         _fail_naming(exc, scenario)
     rows = [{k: (float(v) if hasattr(v, "item") else v) for k, v in r.items()} for r in rows]
     if fmt is OutputFormat.json:
-        emit(json.dumps({"scenario": sc.name, "tornado": rows}, indent=2, allow_nan=False) + "\n", output)
+        emit(json.dumps({"scenario": sc.name, "tornado": rows}, indent=2, allow_nan=False) + "\n", dest)
         return
     if fmt is OutputFormat.csv:
-        emit(records_to_csv(rows), output)
+        emit(csv_text(rows), dest)
         return
-    out = table_console(output)
+    out = table_console(dest)
     if not rows:
         out.print("[yellow]This scenario has no distributions: nothing to rank.[/yellow]")
-        emit_table(out, output)
+        emit_table(out, dest)
         return
     systems = [s.name for s in sc.systems]
     t = Table(
@@ -253,7 +260,7 @@ def tornado(
             cells.append(f"{ratio(r['advantage_low'])} / {ratio(r['advantage_high'])}")
         t.add_row(*cells)
     out.print(t)
-    emit_table(out, output)
+    emit_table(out, dest)
 
 
 def _working(what: str, sc: Scenario):
@@ -277,8 +284,10 @@ def breakeven(
     high: Annotated[float | None, typer.Option("--high", help="Upper end of the search range.")] = None,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """The value of one input at which a system and the baseline cost the same per accepted request."""
+    dest = destination(output, force, scenario)
     import rackcost
 
     sc = load(scenario)
@@ -288,13 +297,13 @@ def breakeven(
     except ScenarioError as exc:
         _fail_naming(exc, scenario)
     if fmt is OutputFormat.json:
-        emit(json.dumps(vars(result), indent=2, allow_nan=False) + "\n", output)
+        emit(json.dumps(vars(result), indent=2, allow_nan=False) + "\n", dest)
     elif fmt is OutputFormat.csv:
-        emit(records_to_csv(breakeven_rows(result)), output)
+        emit(csv_text(breakeven_rows(result)), dest)
     else:
-        out = table_console(output)
+        out = table_console(dest)
         out.print(f"{escape(result.message)} (routing {sc.fleet.routing.value})", highlight=False)
-        emit_table(out, output)
+        emit_table(out, dest)
 
 
 def breakeven_rows(result: BreakEven) -> list[dict[str, object]]:

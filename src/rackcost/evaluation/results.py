@@ -6,8 +6,6 @@ into pandas DataFrames only when asked for, so that the command line does not pa
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from dataclasses import dataclass, field
@@ -17,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rackcost.evaluation.columns import column_names, in_order
+from rackcost.files import csv_text
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
 from rackcost.model.strategies import Payment
@@ -32,7 +31,6 @@ __all__ = [
     "TABLES",
     "outcome_warnings",
     "point_rows",
-    "records_to_csv",
     "result_tables",
     "system_rows",
 ]
@@ -115,18 +113,9 @@ class Result:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def to_csv(self, table: str = "points") -> str:
-        """CSV text of one table (``points``, ``systems`` or ``comparison``)."""
-        return records_to_csv(self.records[table])
-
-
-def records_to_csv(rows: list[dict[str, Any]]) -> str:
-    """CSV text of a list of records, the first record's keys as the header ('' for no records)."""
-    out = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    return out.getvalue()
+        """CSV text of one table (``points``, ``systems`` or ``comparison``), safe to open in a spreadsheet
+        (:func:`rackcost.files.csv_text`)."""
+        return csv_text(self.records[table])
 
 
 def _plain(value: Any) -> Any:

@@ -8,10 +8,11 @@ so a failed or interrupted run never leaves a partial report, and an existing fi
 from __future__ import annotations
 
 import os
-import secrets
-import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
+from rackcost import files
+from rackcost.files import write_atomically, write_folder_atomically
 from rackcost.reporting.content import build_report
 from rackcost.scenario.loading import load_scenario
 from rackcost.scenario.schema import Scenario
@@ -24,16 +25,15 @@ __all__ = [
     "format_of",
     "images_dir_of",
     "report",
-    "writable",
-    "write_atomically",
 ]
 
 FORMAT_OF_SUFFIX = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown"}
 """The format of a report file from its suffix."""
 
 
-class ReportPathError(ValueError):
-    """An output path a report cannot be written to: no such folder, not writable, or taken (without force)."""
+class ReportPathError(files.OutputPathError):
+    """An output path a report cannot be written to: no such folder, not writable, the input, or taken (without
+    force)."""
 
 
 def format_of(output: str | os.PathLike[str]) -> str:
@@ -74,7 +74,9 @@ def images_dir_of(output: str | os.PathLike[str]) -> Path:
     return output.with_name(f"{output.stem}_files")
 
 
-def check_output(output: str | os.PathLike[str], force: bool = False) -> Path:
+def check_output(
+    output: str | os.PathLike[str], force: bool = False, inputs: Iterable[str | os.PathLike[str] | None] = ()
+) -> Path:
     """Check that a report can be written at ``output`` before any work is done.
 
     Parameters
@@ -83,6 +85,8 @@ def check_output(output: str | os.PathLike[str], force: bool = False) -> Path:
         The report's file (``.html`` or ``.md``).
     force
         Replace an existing file (and, for Markdown, its charts folder).
+    inputs
+        The scenario file the report is made of: never replaced.
 
     Returns
     -------
@@ -91,70 +95,23 @@ def check_output(output: str | os.PathLike[str], force: bool = False) -> Path:
     Raises
     ------
     ReportPathError
-        The suffix is neither HTML nor Markdown, the folder does not exist or is not writable, the path is a
-        folder, or the file (or its charts folder) exists and ``force`` is false.
+        The suffix is neither HTML nor Markdown, or :func:`rackcost.files.check_output` refuses the file (or, for
+        Markdown, its charts folder): it is the input, a folder, exists without ``force``, or its folder is
+        missing or not writable.
     """
     output = Path(output)
     fmt = format_of(output)
-    folder = output.parent
-    if not folder.is_dir():
-        raise ReportPathError(f"{output}: the folder {folder} does not exist")
-    if not writable(folder):
-        raise ReportPathError(f"{output}: the folder {folder} is not writable")
-    taken = [output] + ([images_dir_of(output)] if fmt == "markdown" else [])
-    for path in taken:
-        if path.is_dir() and path == output:
-            raise ReportPathError(f"{output}: is a folder")
-        if path.exists() and not force:
-            raise ReportPathError(f"{path} exists: use --force (force=True) to overwrite it")
+    try:
+        files.check_output(output, force, inputs)
+        if fmt == "markdown":
+            charts = images_dir_of(output)
+            if charts.exists() and not charts.is_dir():
+                raise ReportPathError(f"{charts}: exists and is not the report's charts folder")
+            if charts.exists() and not force:
+                raise ReportPathError(f"{charts} exists: use --force (force=True) to overwrite it")
+    except files.OutputPathError as exc:
+        raise ReportPathError(str(exc)) from None
     return output
-
-
-def writable(folder: Path) -> bool:
-    """Whether this process may create files in ``folder`` (``os.access``; root may write anywhere)."""
-    return os.access(folder, os.W_OK | os.X_OK)
-
-
-def _temporary(near: Path) -> Path:
-    return near.with_name(f".{near.name}.{secrets.token_hex(4)}.tmp")
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename: never a partial file.
-
-    The file gets the usual permissions (0666 less the umask), not a temporary file's 0600.
-    """
-    temporary = _temporary(path)
-    try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
-def _write_folder(folder: Path, files: dict[str, bytes]) -> None:
-    """Write ``files`` (relative paths, all inside ``folder``: only their names are used) into a new folder, then
-    swap it in for ``folder`` (an old one is removed after)."""
-    temporary = _temporary(folder)
-    old = _temporary(folder)
-    try:
-        temporary.mkdir()
-        for relative, data in files.items():
-            (temporary / Path(relative).name).write_bytes(data)
-        if folder.exists():
-            folder.rename(old)
-        temporary.rename(folder)
-    except BaseException:
-        shutil.rmtree(temporary, ignore_errors=True)
-        if old.exists() and not folder.exists():
-            old.rename(folder)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def report(
@@ -208,7 +165,7 @@ def report(
     if format not in ("html", "markdown"):
         raise ValueError(f"format must be 'html' or 'markdown', got {format!r}")
     if output is not None:
-        output = check_output(output, force)
+        output = check_output(output, force, [None if isinstance(scenario, Scenario) else scenario])
         if format_of(output) != format:
             raise ReportPathError(f"{output}: the suffix says {format_of(output)}, the format asked is {format}")
     elif format == "markdown":
@@ -227,6 +184,6 @@ def report(
     assert output is not None
     folder = images_dir_of(output)
     text, files = render_markdown(content, folder.name)
-    _write_folder(folder, files)
+    write_folder_atomically(folder, files)
     write_atomically(output, text.encode("utf-8"))
     return text
