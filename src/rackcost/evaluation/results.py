@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rackcost.evaluation.columns import column_names, in_order
-from rackcost.files import csv_text
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
+from rackcost.files import csv_text
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
 from rackcost.model.strategies import Payment
 from rackcost.units import DAYS_PER_YEAR, MS_PER_S, SECONDS_PER_HOUR, TOKENS_PER_MILLION, W_PER_KW
