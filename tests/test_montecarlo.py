@@ -268,7 +268,8 @@ def test_breakeven_at_one_demand_point() -> None:
 def test_breakeven_default_range_is_the_distributions_p1_to_p99() -> None:
     def mutate(d):
         _pricier_b(d)
-        d["facility"]["electricity_usd_per_kwh"] = {"dist": "uniform", "low": 0.05, "high": 0.45}
+        # the range is chosen so that the break-even ($0.031/kWh with the fitted power law) lies inside it
+        d["facility"]["electricity_usd_per_kwh"] = {"dist": "uniform", "low": 0.01, "high": 0.45}
 
     sc = scenario(mutate)
     be = rackcost.breakeven(sc, PRICE)
@@ -374,8 +375,13 @@ def test_tornado_rows_are_ranked_and_use_the_p5_p95_of_each_input() -> None:
     rows = rackcost.tornado(sc)
     dists = sc.distributions
     assert sorted(r["input"] for r in rows) == sorted(dists)
-    swings = [r["B@swing"] for r in rows]  # ranked by the first non-baseline system's blended cost
-    assert swings == sorted(swings, reverse=True)
+    # ranked by the largest swing of any system's blended cost relative to its central value (an input of one
+    # system moves only that system: ranking by one system's swing would bury the other's inputs)
+    central = rackcost.evaluate(sc)
+    blended = {r["system"]: r["blended_usd_per_accepted_request"] for r in central.records["systems"]}
+    relative = [max(r[f"{s}@swing"] / blended[s] for s in ("A", "B")) for r in rows]
+    assert [r["relative_swing"] for r in rows] == pytest.approx(relative, rel=1e-9)
+    assert relative == sorted(relative, reverse=True)
     for r in rows:
         d = dists[r["input"]]
         assert r["low_value"] == float(d.ppf(0.05))

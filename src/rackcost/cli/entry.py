@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from rackcost.cli import evaluate, importing, reconcile, report, simulate, site, sweep, uncertainty
+from rackcost.cli import evaluate, importing, power, reconcile, report, simulate, site, sweep, uncertainty
 from rackcost.cli.common import error
 from rackcost.cli.launch import run_app
 
@@ -46,6 +46,7 @@ for command in sweep.COMMANDS:
     app.command()(command)
 for command in report.COMMANDS:
     app.command()(command)
+app.add_typer(power.power_app, name="power")
 app.command("app")(run_app)
 del command
 

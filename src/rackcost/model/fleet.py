@@ -173,8 +173,10 @@ def wall_power(
     """IT and facility power at each demand point (DESIGN.md step 7) [kW, kW].
 
     A serving accelerator draws the measured power at the concurrency in service where the curve has measured
-    power (from idle at zero load to the lowest measured point, then along the curve), else
-    ``idle + (busy - idle) * u**exponent`` at its slot utilisation. Standby replicas draw idle power under the
+    power (rising from idle at zero load to the lowest measured point by the power law, then linearly between the
+    measured points), else ``idle + (busy - idle) * u**exponent`` at its slot utilisation, the exponent the
+    system's (:func:`rackcost.scenario.unpack.power_exponent`: by default the law fitted to public measurements).
+    Standby replicas draw idle power under the
     ``powered`` policy; under ``park`` every replica a point does not need is parked. Hosts count whole nodes;
     facility power is IT power times PUE. Rated power never enters energy.
     """
@@ -184,9 +186,16 @@ def wall_power(
             demand.utilization_fraction, sampled.idle_w, busy_w, sampled.power_utilization_exponent
         )
     else:
-        knots = np.concatenate([[0.0], load.concurrency])
-        values = np.hstack([np.broadcast_to(sampled.idle_w, (sampled.n, 1)), load.power_w_per_accelerator])
-        active_w = piecewise_linear(knots, values, demand.in_service_concurrency)
+        in_service = demand.in_service_concurrency
+        lowest = float(load.concurrency[0])
+        rise = power.accelerator_power_w(
+            in_service / lowest,
+            sampled.idle_w,
+            load.power_w_per_accelerator[:, :1],
+            sampled.power_utilization_exponent,
+        )
+        along = piecewise_linear(load.concurrency, load.power_w_per_accelerator, np.maximum(in_service, lowest))
+        active_w = np.where(in_service < lowest, rise, along)
     others = replicas - active
     idle, parked = (0, others) if policy.idle_policy.parks else (others, 0)
     it_w = power.fleet_it_power_w(

@@ -94,7 +94,8 @@ SiteKw = Annotated[float, Field(ge=1, le=10000000.0, allow_inf_nan=False), NOT_B
 SpareCount = Annotated[int, Field(ge=0, le=1_000_000), NOT_BOOL]
 PositiveFraction = Annotated[float, Field(ge=0.01, le=1, allow_inf_nan=False), NOT_BOOL]
 """A share the fleet is divided by: near zero it would size an endless fleet."""
-Exponent = Annotated[float, Field(ge=0.1, le=10, allow_inf_nan=False), NOT_BOOL]
+Exponent = Annotated[float, Field(ge=0, le=10, allow_inf_nan=False), NOT_BOOL]
+"""Of the power law: 0 is flat at the busy power, 1 linear in slot utilisation."""
 Interactivity = Annotated[float, Field(ge=0.0001, le=1000000.0, allow_inf_nan=False), NOT_BOOL]
 """Output tokens/s per user."""
 KwPerAccelerator = Annotated[float, Field(ge=0.001, le=1000.0, allow_inf_nan=False), NOT_BOOL]

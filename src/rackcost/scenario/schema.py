@@ -193,8 +193,11 @@ class Fleet(ScenarioBlock):
     max_utilization_fraction: PositiveFraction = Field(
         default=1.0, description="Ceiling on slot utilisation at the sizing demand; 0.01 to 1."
     )
-    power_utilization_exponent: Exponent = Field(
-        default=1.0, description="Accelerator power = idle + (busy - idle) * utilisation ** exponent; 0.1 to 10."
+    power_utilization_exponent: Exponent | None = Field(
+        default=None,
+        description="Accelerator power = idle + (busy - idle) * utilisation ** exponent, for every system without "
+        "measured power or its own hardware.power_exponent; default the law fitted to public measurements for "
+        "each system's hardware.accelerator (rackcost power fit); 1 is linear; 0 to 10.",
     )
     replicas: Count | None = Field(
         default=None,
@@ -252,7 +255,7 @@ UNCERTAIN_PATHS = [
     rf"systems\[\d+\]\.facility\.{_FACILITY_UNCERTAIN}",
     r"fleet\.(replica_availability_fraction|max_utilization_fraction|power_utilization_exponent)",
     r"systems\[\d+\]\.hardware\.(accelerator_busy_w|accelerator_idle_w|accelerator_parked_w|host_w_per_node"
-    r"|host_parked_w_per_node|rack_overhead_w)",
+    r"|host_parked_w_per_node|rack_overhead_w|power_exponent)",
     r"systems\[\d+\]\.costs\.(capex_usd_per_accelerator|capex_usd_per_node|capex_usd_per_rack"
     r"|networking_capex_fraction|installation_capex_fraction|service_life_years|cost_of_capital_fraction"
     r"|maintenance_fraction_per_year|software_usd_per_accelerator_year|operations_usd_per_rack_year)",
@@ -264,8 +267,8 @@ UNCERTAIN_PATHS = [
 ]
 UNCERTAIN_WHERE = (
     "distributions are allowed on demand arrival rates; facility PUE, electricity price and facility costs; fleet "
-    "availability, utilisation ceiling and power exponent; accelerator busy/idle/parked power, host power and rack "
-    "overhead; every cost figure and rental price; operating-point throughput and measured power; and "
+    "availability, utilisation ceiling and power exponent; accelerator busy/idle/parked power, power exponent, host "
+    "power and rack overhead; every cost figure and rental price; operating-point throughput and measured power; and "
     "uncertainty.throughput_derate "
     "(the operating point, packaging, latencies and SLO are decided on central values)"
 )

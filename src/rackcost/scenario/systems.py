@@ -14,6 +14,7 @@ from rackcost.scenario.fields import (
     AcceleratorIdleW,
     AcceleratorW,
     Concurrency,
+    Exponent,
     Fraction,
     HostW,
     Interactivity,
@@ -206,6 +207,12 @@ class Performance(ScenarioBlock):
 class Hardware(ScenarioBlock):
     """Packaging and power of one system."""
 
+    accelerator: Name | None = Field(
+        default=None,
+        description="The accelerator (e.g. H100, H200, B200, GB300, MI355X): chooses the fitted power law where "
+        "the curve has no measured power (Hopper parts take the H100 fit, Blackwell the B200 fit, others the "
+        "fit of both).",
+    )
     accelerators_per_replica: AcceleratorCount = Field(description="Accelerators one replica spans; 1 to 1e5.")
     accelerators_per_node: SlotCount = Field(description="Accelerators in one node (tray); 1 to 1e4.")
     nodes_per_rack: SlotCount = Field(description="Node slots in one rack; 1 to 1e4.")
@@ -218,6 +225,11 @@ class Hardware(ScenarioBlock):
     accelerator_idle_w: AcceleratorIdleW = Field(description="Accelerator power when powered and idle; 0 to 1e5 [W].")
     accelerator_parked_w: AcceleratorIdleW | None = Field(
         default=None, description="Accelerator power when parked (sleep); default the idle power; 0 to 1e5 [W]."
+    )
+    power_exponent: Exponent | None = Field(
+        default=None,
+        description="This system's exponent of slot utilisation in accelerator power (idle + (busy - idle) * "
+        "u ** exponent); overrides fleet.power_utilization_exponent and the fitted law; 0 to 10.",
     )
     host_w_per_node: HostW = Field(
         default=0.0, description="CPUs, memory, NICs, fans of one node while it is on; 0 to 1e6 [W]."

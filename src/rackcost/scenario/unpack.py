@@ -7,16 +7,28 @@ the model never see a path or a pydantic object.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.model.inputs import CostInputs, FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.operating_point import candidate_curve
 from rackcost.model.performance import build_curve
+from rackcost.model.power_law import fit_for
 from rackcost.scenario.schema import Scenario, System
 from rackcost.units import W_PER_KW
 
-__all__ = ["Samples", "api_inputs", "fleet_policy", "sampled_inputs", "sizing_demand", "slo_inputs", "system_inputs"]
+__all__ = [
+    "Samples",
+    "api_inputs",
+    "fleet_policy",
+    "power_exponent",
+    "sampled_inputs",
+    "sizing_demand",
+    "slo_inputs",
+    "system_inputs",
+]
 
 Samples = dict[str, NDArray[np.float64]]
 """Sampled inputs: YAML path -> array of ``n`` values; inputs not in it keep their central value."""
@@ -212,7 +224,7 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
         arrival_rps=np.hstack([get(f"demand[{j}].arrival_rps", d.arrival_rps) for j, d in enumerate(scenario.demand)]),
         availability_fraction=get("fleet.replica_availability_fraction", fleet.replica_availability_fraction),
         max_utilization_fraction=get("fleet.max_utilization_fraction", fleet.max_utilization_fraction),
-        power_utilization_exponent=get("fleet.power_utilization_exponent", fleet.power_utilization_exponent),
+        power_utilization_exponent=_power_exponent(scenario, index, get),
         service_s_points=service_s,
         power_w_points=power_w,
         busy_w=hardware("accelerator_busy_w", inp.busy_w),
@@ -231,6 +243,32 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
         if system.rent is None
         else get(f"{prefix}.rent.usd_per_accelerator_hour", system.rent.usd_per_accelerator_hour),
     )
+
+
+def power_exponent(scenario: Scenario, index: int) -> tuple[float, str]:
+    """The central exponent of slot utilisation in system ``index``'s accelerator power, and where it comes from.
+
+    The system's own ``hardware.power_exponent``, else ``fleet.power_utilization_exponent``, else the law fitted
+    to public measurements for its ``hardware.accelerator`` (:func:`rackcost.model.power_law.fit_for`). Measured
+    power at the curve's points takes precedence over all three above its lowest point (the exponent then shapes
+    only the rise from idle to that point).
+    """
+    hw = scenario.systems[index].hardware_blocks()[1]
+    if hw.power_exponent is not None:
+        return float(hw.power_exponent), f"systems[{index}].hardware.power_exponent"
+    if scenario.fleet.power_utilization_exponent is not None:
+        return float(scenario.fleet.power_utilization_exponent), "fleet.power_utilization_exponent"
+    law = fit_for(hw.accelerator)
+    return law.exponent, f"fitted law ({law.family})"
+
+
+def _power_exponent(
+    scenario: Scenario, index: int, get: Callable[[str, float], NDArray[np.float64]]
+) -> NDArray[np.float64]:
+    """:func:`power_exponent` per sample: drawn where its source is a field given as a distribution (a fitted law's
+    source is no YAML path, so it keeps its central value)."""
+    central, source = power_exponent(scenario, index)
+    return get(source, central)
 
 
 def api_inputs(

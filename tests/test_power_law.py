@@ -1,0 +1,271 @@
+"""The power law fitted to public measurements (issue 20, item 3): its closed form, its fit, its check and its
+effect on the default scenario.
+
+Source of the measurements: the ML.ENERGY leaderboard's compiled data (ML.ENERGY initiative,
+github.com/ml-energy/leaderboard, public/data/models/*.json, Apache-2.0); tests of the real file (marked ``data``)
+read it through the ``shared_data`` fixture and skip where it is absent. The always-run tests use small curves
+written here.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import rackcost
+from rackcost.cli.entry import app
+from rackcost.importers.power_csv import PowerCsvError, read_power_curves
+from rackcost.model import power_law
+from rackcost.model.power import accelerator_power_w
+from rackcost.model.power_law import FITTED, GENERIC, PowerCurve, family_of, fit_exponent, fit_for
+
+runner = CliRunner()
+MEASUREMENTS = Path("mlenergy") / "power_vs_batch.csv"
+COLUMNS = "model,task,gpu,num_gpus,max_num_seqs,avg_batch_size,avg_power_w_all_gpus\n"
+
+
+def law_curve(model: str, alpha: float, idle: float = 75.0, top: float = 600.0, gpus: int = 1) -> list[str]:
+    """CSV rows of a curve that follows the law exactly, with ``gpus`` accelerators per replica."""
+    rows = []
+    for batch in (1, 4, 16, 64, 256):
+        power = idle + (top - idle) * (batch / 256) ** alpha
+        rows.append(f"{model},chat,H100,{gpus},{batch},{batch * gpus},{power * gpus}")
+    return rows
+
+
+def write_csv(tmp_path: Path, rows: list[str], name: str = "power.csv") -> Path:
+    path = tmp_path / name
+    path.write_text(COLUMNS + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_law_is_idle_at_zero_and_the_top_power_at_the_operating_point():
+    # closed form: idle + (top - idle) * u ** alpha
+    assert accelerator_power_w(0.0, 75.0, 700.0, 0.1) == 75.0
+    assert accelerator_power_w(1.0, 75.0, 700.0, 0.1) == 700.0
+    assert float(accelerator_power_w(0.25, 75.0, 700.0, 0.5)) == pytest.approx(75.0 + 625.0 * 0.5, rel=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    u=st.floats(0.0, 1.0),
+    du=st.floats(0.0, 1.0),
+    alpha=st.floats(0.0, 3.0),
+    idle=st.floats(0.0, 500.0),
+    rise=st.floats(0.0, 1000.0),
+)
+def test_more_requests_in_service_never_draw_less_power(u, du, alpha, idle, rise):
+    low = float(accelerator_power_w(u, idle, idle + rise, alpha))
+    high = float(accelerator_power_w(min(1.0, u + du), idle, idle + rise, alpha))
+    assert idle - 1e-9 <= low <= high + 1e-9 <= idle + rise + 2e-9
+
+
+def test_a_smaller_exponent_draws_more_power_below_the_operating_point():
+    # the fitted laws are concave: at a batch of 8 of 256 the H100 fit draws 74% of the way from idle to the top,
+    # the linear law 3%
+    u = 8 / 256
+    fitted = float(accelerator_power_w(u, 75.0, 700.0, FITTED["H100"].exponent))
+    linear = float(accelerator_power_w(u, 75.0, 700.0, 1.0))
+    assert (fitted - 75.0) / 625.0 == pytest.approx(u ** FITTED["H100"].exponent, rel=1e-12)
+    assert fitted > 0.7 * 700.0 and linear < 0.2 * 700.0
+
+
+def test_families_of_accelerator_names():
+    assert [family_of(n) for n in ("H100", "h200 SXM", "GH200", "B200", "GB300 NVL72", "MI355X", "", None)] == [
+        "H100",
+        "H100",
+        "H100",
+        "B200",
+        "B200",
+        "generic",
+        "generic",
+        "generic",
+    ]
+    assert fit_for("Jalapeño") is GENERIC and fit_for("GB200") is FITTED["B200"]
+
+
+def test_the_fit_recovers_the_exponent_of_curves_that_follow_the_law(tmp_path):
+    rows = law_curve("m1", 0.2) + law_curve("m2", 0.2, top=500.0, gpus=8)
+    curves = read_power_curves(write_csv(tmp_path, rows), {"H100": 75.0})
+    assert [c.key for c in curves] == [("m1", "chat", "H100", "1"), ("m2", "chat", "H100", "8")]
+    assert curves[1].in_service.tolist() == [1, 4, 16, 64, 256]  # per accelerator: divided by the 8 GPUs
+    assert fit_exponent(curves) == pytest.approx(0.2, abs=1e-4)
+    assert power_law.mean_absolute_percentage_error(curves, 0.2) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_the_error_of_a_wrong_exponent_is_the_closed_form():
+    n = np.array([128.0, 256.0])
+    curve = PowerCurve(("m", "t", "H100", "1"), "H100", "H100", n, np.array([400.0, 700.0]), 100.0)
+    # linear law at half the top batch: 100 + 600 * 0.5 = 400, exact; with alpha = 0: 700, |700 - 400| / 400
+    assert power_law.curve_errors(curve, 1.0).tolist() == [0.0, 0.0]
+    assert power_law.curve_errors(curve, 0.0).tolist() == [0.75, 0.0]
+
+
+def test_the_held_out_error_is_zero_when_every_model_follows_one_law(tmp_path):
+    rows = [r for k in range(6) for r in law_curve(f"m{k}", 0.15, top=500.0 + 20 * k)]
+    curves = read_power_curves(write_csv(tmp_path, rows), {"H100": 75.0})
+    held = power_law.held_out_errors(curves, splits=5, seed=1)
+    assert held.shape == (5,) and float(held.max()) < 1e-5
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ("m,chat,H100,1,8,0,300", "column avg_batch_size: expected a number > 0, got '0'"),
+        ("m,chat,H100,1,8,8,-5", "column avg_power_w_all_gpus: expected a number > 0, got '-5'"),
+        ("m,chat,H100,1,8,8,", "column avg_power_w_all_gpus: expected a number, got ''"),
+        ("m,chat,H100,1.5,8,8,300", "column num_gpus: expected a whole number of accelerators, got '1.5'"),
+        ("m,chat,TPU,1,8,8,300", "no idle power for GPU 'TPU'; give one with --idle-w TPU=WATTS"),
+    ],
+)
+def test_a_bad_row_names_the_file_the_line_and_the_column(tmp_path, row, expected):
+    path = write_csv(tmp_path, [*law_curve("ok", 0.1), row])
+    with pytest.raises(PowerCsvError) as info:
+        read_power_curves(path, {"H100": 75.0})
+    assert str(info.value) == f"{path}:7: {expected}"
+
+
+def test_missing_columns_are_named(tmp_path):
+    path = tmp_path / "p.csv"
+    path.write_text("model,task,gpu,num_gpus\nm,chat,H100,1\n", encoding="utf-8")
+    result = runner.invoke(app, ["power", "check", str(path)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "missing columns avg_batch_size, avg_power_w_all_gpus" in result.output
+
+
+def test_power_check_prints_the_error_per_gpu_as_json(tmp_path):
+    # curves that follow the H100 fit exactly have no error; one at the linear law has the closed-form error
+    alpha = FITTED["H100"].exponent
+    rows = law_curve("a", alpha) + law_curve("b", alpha)
+    result = runner.invoke(app, ["power", "check", str(write_csv(tmp_path, rows)), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["points_by_gpu"] == {"H100": 10}
+    assert payload["mape_by_gpu"]["H100"] == pytest.approx(0.0, abs=1e-12)
+    linear = law_curve("c", 1.0)
+    result = runner.invoke(app, ["power", "check", str(write_csv(tmp_path, linear, "lin.csv")), "-f", "json"])
+    errors = []
+    for batch in (1, 4, 16, 64, 256):
+        measured = 75.0 + 525.0 * batch / 256
+        predicted = 75.0 + 525.0 * (batch / 256) ** alpha
+        errors.append(abs(predicted - measured) / measured)
+    assert json.loads(result.output)["mape_by_gpu"]["H100"] == pytest.approx(float(np.mean(errors)), rel=1e-12)
+
+
+def test_an_idle_power_option_that_is_not_gpu_equals_watts_is_one_line(tmp_path):
+    path = write_csv(tmp_path, law_curve("a", 0.1))
+    result = runner.invoke(app, ["power", "check", str(path), "--idle-w", "H100:75"])
+    assert result.exit_code == 1 and "expected GPU=WATTS" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.data
+def test_the_packaged_coefficients_are_what_power_fit_gives_on_the_measurements(shared_data):
+    result = runner.invoke(app, ["power", "fit", str(shared_data / MEASUREMENTS), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    fits = {f["family"]: f for f in json.loads(result.output)["fits"]}
+    for family, law in FITTED.items():
+        assert fits[family]["exponent"] == pytest.approx(law.exponent, abs=5e-5)
+        assert fits[family]["exponent_high"] == pytest.approx(law.exponent_high, abs=5e-5)
+        assert (fits[family]["curves"], fits[family]["points"]) == (law.curves, law.points)
+        assert fits[family]["mape_held_out"] == pytest.approx(law.mape_held_out, abs=5e-5)
+    assert fits["all"]["exponent"] == pytest.approx(GENERIC.exponent, abs=5e-5)
+
+
+@pytest.mark.data
+def test_power_check_on_the_measurements_states_the_error_per_gpu(shared_data):
+    # the goal of issue 20: at most 8% on H100 and 12% on B200 for models not in the fit. Measured here: H100 meets
+    # it (7.6% held out over 20 random halves); B200 does not (13.9%): its curves are not monotone (9 of 29 fall
+    # at their largest batches), so no law anchored at the largest batch does better than 12.6% even in sample.
+    result = runner.invoke(app, ["power", "check", str(shared_data / MEASUREMENTS), "--format", "json"])
+    payload = json.loads(result.output)
+    assert payload["points_by_gpu"] == {"B200": 241, "H100": 242}
+    assert payload["mape_by_gpu"]["H100"] == pytest.approx(FITTED["H100"].mape, abs=5e-5)
+    assert payload["mape_by_gpu"]["B200"] == pytest.approx(FITTED["B200"].mape, abs=5e-5)
+    assert FITTED["H100"].mape_held_out <= 0.08
+    # the linear law it replaces is several times worse on the same points
+    curves = read_power_curves(shared_data / MEASUREMENTS, power_law.DEFAULT_IDLE_W)
+    for gpu in ("H100", "B200"):
+        mine = [c for c in curves if c.accelerator == gpu]
+        linear = power_law.mean_absolute_percentage_error(mine, 1.0)
+        assert linear > 3 * power_law.mean_absolute_percentage_error(mine, FITTED[gpu].exponent)
+
+
+# ------------------------------------------------------------------- the default scenario, before and after
+
+
+def _default(exponent: float | None) -> rackcost.Result:
+    data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
+    data = copy.deepcopy(data)
+    if exponent is not None:
+        data["fleet"]["power_utilization_exponent"] = exponent
+    return rackcost.evaluate(rackcost.scenario_from_dict(data))
+
+
+def test_quiet_hour_power_and_tokens_per_kwh_on_the_default_scenario_before_and_after():
+    # Before: the linear law (exponent 1, rackcost 0.x's default). After: the fitted law (GB300 takes the B200 fit,
+    # u ** 0.0315; Jalapeño, an accelerator without a fit, the fit of both, u ** 0.0523). At the quiet hour a
+    # replica's slots are 4.5-4.8% busy: the linear law put its accelerators at 5% of the way from idle to busy,
+    # the fitted law at 85-91%, so the quiet hour's facility power about doubles and its tokens per kWh halve.
+    before, after = _default(1.0), _default(None)
+
+    def quiet(result, system):
+        (row,) = [r for r in result.records["points"] if r["system"] == system and r["demand_point"] == "quiet"]
+        return row
+
+    figures = {
+        # system: (facility kW before, after, output tokens per kWh before, after)
+        "GB300 NVL72": (540.528, 1042.391, 2_046_000, 1_060_945),
+        "Jalapeño": (382.783, 780.440, 2_889_154, 1_417_046),
+    }
+    for system, (kw_before, kw_after, tok_before, tok_after) in figures.items():
+        b, a = quiet(before, system), quiet(after, system)
+        assert b["facility_power_kw"] == pytest.approx(kw_before, rel=1e-5)
+        assert a["facility_power_kw"] == pytest.approx(kw_after, rel=1e-5)
+        assert b["output_tokens_per_kwh"] == pytest.approx(tok_before, rel=1e-5)
+        assert a["output_tokens_per_kwh"] == pytest.approx(tok_after, rel=1e-5)
+        # the same fleet serves the same requests: only the power moved
+        assert (a["accepted_rps"], a["provisioned_replicas"]) == (b["accepted_rps"], b["provisioned_replicas"])
+        # and the closed form: the serving accelerators' share of the rise is u ** alpha instead of u
+        alpha = fit_for("GB300" if system.startswith("GB300") else "Jalapeño").exponent
+        assert a["utilization_fraction"] ** alpha > 0.85
+    assert math.isclose(FITTED["B200"].exponent, 0.0315) and math.isclose(GENERIC.exponent, 0.0523)
+
+
+def test_a_systems_own_exponent_overrides_the_fleets_and_the_fitted_law():
+    data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
+    data["fleet"]["power_utilization_exponent"] = 1.0
+    data["systems"][0]["hardware"]["power_exponent"] = 0.5
+    mixed = rackcost.evaluate(rackcost.scenario_from_dict(data))
+    linear, half = _default(1.0), _default(0.5)
+
+    def power(result, system):
+        return [r["facility_power_kw"] for r in result.records["points"] if r["system"] == system]
+
+    assert power(mixed, "GB300 NVL72") == power(half, "GB300 NVL72")
+    assert power(mixed, "Jalapeño") == power(linear, "Jalapeño")
+
+
+def test_the_exponent_may_be_a_distribution_the_monte_carlo_draws():
+    # the law's spread: the 5th-95th percentiles of the exponents fitted to each curve alone (B200: 0 to 0.278)
+    data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
+    law = FITTED["B200"]
+    data["systems"][0]["hardware"]["power_exponent"] = {
+        "dist": "triangular",
+        "low": law.exponent_low,
+        "mode": law.exponent,
+        "high": law.exponent_high,
+    }
+    sc = rackcost.scenario_from_dict(data)
+    assert "systems[0].hardware.power_exponent" in sc.distributions
+    rows = rackcost.tornado(sc)
+    (row,) = [r for r in rows if r["input"] == "systems[0].hardware.power_exponent"]
+    assert row["GB300 NVL72@swing"] > 0 and row["Jalapeño@swing"] == 0
