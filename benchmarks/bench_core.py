@@ -7,6 +7,9 @@ Run: ``.venv/bin/python benchmarks/bench_core.py``
    (target: under 1 s).
 3. Fleet sizing at k = 100 vs k = 10**6 slots: the median time of a vectorised ``replicas_needed`` call of the
    same size, and their ratio (target: about 1, the same time for both).
+4. The fitted power law's cost (issue 20): ``rackcost.evaluate`` of every bundled scenario with its default law
+   (``u ** alpha``) against the same scenario with ``fleet.power_utilization_exponent: 1`` (the linear law, the
+   default before; ``u ** 1`` skips the power), interleaved, and their ratio (target: at most 1.10).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 import rackcost
 from rackcost.model import queueing
@@ -64,6 +68,22 @@ def main() -> None:
         f"3. fleet sizing, {n} problems per call (median of 30): k=100 {timings[100] * 1e3:.2f} ms, "
         f"k=10^6 {timings[10**6] * 1e3:.2f} ms, ratio {ratio:.2f}"
     )
+
+    print("4. evaluate with the fitted power law / with the linear law (medians of 9 x 20, interleaved)")
+    for path in rackcost.bundled_scenarios():
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        fitted = rackcost.scenario_from_dict(data)
+        data["fleet"]["power_utilization_exponent"] = 1.0
+        linear = rackcost.scenario_from_dict(data)
+        law, floor_s = [], []
+        for _ in range(9):
+            law.append(median_s(lambda s=fitted: rackcost.evaluate(s), 20))
+            floor_s.append(median_s(lambda s=linear: rackcost.evaluate(s), 20))
+        ratio = statistics.median(law) / statistics.median(floor_s)
+        print(
+            f"   {path.name:<48} fitted {statistics.median(law) * 1e3:6.2f} ms, "
+            f"linear {statistics.median(floor_s) * 1e3:6.2f} ms, ratio {ratio:.3f}"
+        )
 
 
 if __name__ == "__main__":
