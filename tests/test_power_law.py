@@ -269,3 +269,60 @@ def test_the_exponent_may_be_a_distribution_the_monte_carlo_draws():
     rows = rackcost.tornado(sc)
     (row,) = [r for r in rows if r["input"] == "systems[0].hardware.power_exponent"]
     assert row["GB300 NVL72@swing"] > 0 and row["Jalapeño@swing"] == 0
+
+
+# ------------------------------------------------------------------------------------- peak power (item 4)
+
+
+def test_peak_power_is_the_mean_times_the_ratio_held_at_rated_power():
+    from rackcost.model.power import PEAK_TO_MEAN_POWER, peak_accelerator_power_w
+
+    # InferenceX's measured B200 DeepSeek-R1 FP4 peaks over means at concurrency 16 / 64 / 128 / 256:
+    # 626.4 / 429.7, 741.0 / 497.0, 770.9 / 571.7, 862.7 / 566.9; the default is their mean
+    ratios = [626.4 / 429.7, 741.0 / 497.0, 770.9 / 571.7, 862.7 / 566.9]
+    assert PEAK_TO_MEAN_POWER == pytest.approx(sum(ratios) / 4, abs=0.005)
+    assert peak_accelerator_power_w(400.0, 1000.0).tolist() == pytest.approx(580.0)
+    assert float(peak_accelerator_power_w(900.0, 1000.0)) == 1000.0  # the board's power limit
+    assert float(peak_accelerator_power_w(1100.0, 1000.0)) == 1100.0  # a measured mean above the rating stands
+
+
+def test_peak_it_power_adds_each_serving_accelerators_rise_to_its_peak():
+    # closed form: peak IT - mean IT = serving accelerators x (min(m x 1.45, max(rated, m)) - m), m the mean power
+    # of a serving accelerator at the point (the fitted law at its utilisation); idle, hosts, racks unchanged
+    from rackcost.model.power import PEAK_TO_MEAN_POWER
+
+    data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
+    result = rackcost.evaluate(rackcost.scenario_from_dict(data))
+    for system in data["systems"]:
+        hw = system["hardware"]
+        idle, busy, rated = hw["accelerator_idle_w"], hw["accelerator_busy_w"], hw["accelerator_rated_w"]
+        alpha = fit_for(hw["accelerator"]).exponent
+        rows = [r for r in result.records["points"] if r["system"] == system["name"]]
+        for r in rows:
+            m = idle + (busy - idle) * r["utilization_fraction"] ** alpha
+            rise = min(m * PEAK_TO_MEAN_POWER, max(rated, m)) - m
+            serving = r["active_replicas"] * hw["accelerators_per_replica"]
+            assert (r["peak_it_power_kw"] - r["it_power_kw"]) * 1000 == pytest.approx(serving * rise, rel=1e-9)
+            pue = r["facility_power_kw"] / r["it_power_kw"]
+            assert r["peak_facility_power_kw"] == pytest.approx(r["peak_it_power_kw"] * pue, rel=1e-12)
+            assert r["peak_it_power_kw_per_rack"] == pytest.approx(r["peak_it_power_kw"] / r["racks"], rel=1e-12)
+            assert r["it_power_kw"] <= r["peak_it_power_kw"]
+
+
+def test_the_site_check_holds_the_peak_and_says_so():
+    data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
+    result = rackcost.evaluate(rackcost.scenario_from_dict(data))
+    peak = max(r["peak_it_power_kw"] for r in result.records["points"] if r["system"] == "Jalapeño")
+    rated = next(r["provisioned_it_kw"] for r in result.records["systems"] if r["system"] == "Jalapeño")
+    assert peak < rated
+    # a site between the peak and the rated power: the fleet fits at its peak, not on its nameplate
+    data["facility"]["max_it_power_kw"] = (peak + rated) / 2
+    (warning,) = [
+        w for w in rackcost.evaluate(rackcost.scenario_from_dict(data)).warnings if w.startswith("Jalapeño: the fleet")
+    ]
+    assert "of rated IT power, above the site's" in warning and "peak IT power is" in warning and "fits" in warning
+    data["facility"]["max_it_power_kw"] = peak * 0.99
+    (warning,) = [
+        w for w in rackcost.evaluate(rackcost.scenario_from_dict(data)).warnings if w.startswith("Jalapeño: the fleet")
+    ]
+    assert f"its peak IT power is {peak:,.4g} kW" in warning and "rackcost site gives the largest fleet" in warning

@@ -249,8 +249,9 @@ def site_warnings(result: rackcost.Result) -> list[str]:
 def test_a_sized_fleet_over_the_site_budget_is_warned_about() -> None:
     result = rackcost.evaluate(scenario(max_it_power_kw=20))
     assert site_warnings(result) == [
-        "A: the fleet is provisioned for 22.3 kW of rated IT power; the site has 20 kW (facility.max_it_power_kw); "
-        "rackcost site gives the largest fleet that fits"
+        "A: the fleet is provisioned for 22.3 kW of rated IT power and its peak IT power is 22.3 kW at quiet (serving "
+        "accelerators at their peak: mean x 1.45, held at rated power); the site has 20 kW "
+        "(facility.max_it_power_kw); rackcost site gives the largest fleet that fits"
     ]  # B's 15 kW fits
     assert result.records == rackcost.evaluate(scenario()).records  # a warning, not a change
 

@@ -18,6 +18,7 @@ from rackcost.evaluation.columns import column_names, in_order
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.files import csv_text
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
+from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.strategies import Payment
 from rackcost.units import DAYS_PER_YEAR, MS_PER_S, SECONDS_PER_HOUR, TOKENS_PER_MILLION, W_PER_KW
 
@@ -166,6 +167,10 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[Api
             "ttft_p99_ms": m.ttft_p99_ms[0],
             "it_power_kw": o.it_power_kw,
             "facility_power_kw": o.facility_power_kw,
+            "peak_it_power_kw": o.peak_it_power_kw,
+            "peak_facility_power_kw": o.peak_facility_power_kw,
+            "it_power_kw_per_rack": o.it_power_kw / o.racks,
+            "peak_it_power_kw_per_rack": o.peak_it_power_kw / o.racks,
             "energy_usd_per_hour": o.energy_usd_per_hour,
             "rent_usd_per_hour": o.rent_usd_per_hour,
             "api_usd_per_hour": np.zeros(n),
@@ -279,6 +284,10 @@ def _api_point_rows(scenario: Scenario, system: Any, api: ApiSystemOutcome) -> l
                     "ttft_p99_ms": None,
                     "it_power_kw": 0.0,
                     "facility_power_kw": 0.0,
+                    "peak_it_power_kw": 0.0,
+                    "peak_facility_power_kw": 0.0,
+                    "it_power_kw_per_rack": 0.0,
+                    "peak_it_power_kw_per_rack": 0.0,
                     "energy_usd_per_hour": 0.0,
                     "rent_usd_per_hour": 0.0,
                     "api_usd_per_hour": float(served.api_usd_per_hour[0, j]),
@@ -363,10 +372,30 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
                 "(facility.max_racks)"
             )
         site_kw = scenario.facility.max_it_power_kw
-        if site_kw is not None and o.provisioned_it_kw > site_kw * (1 + 1e-12):
+        peak_kw = o.peak_it_power_kw
+        at = int(np.argmax(peak_kw))
+        peak = (
+            f"its peak IT power is {peak_kw[at]:,.4g} kW at {scenario.demand[at].name} (serving accelerators at their "
+            f"peak: mean x {PEAK_TO_MEAN_POWER:g}, held at rated power)"
+        )
+        if site_kw is not None and peak_kw[at] > site_kw * (1 + 1e-12):
             out.append(
-                f"{name}: the fleet is provisioned for {o.provisioned_it_kw:,.4g} kW of rated IT power; the site has "
-                f"{site_kw:,.4g} kW (facility.max_it_power_kw); rackcost site gives the largest fleet that fits"
+                f"{name}: the fleet is provisioned for {o.provisioned_it_kw:,.4g} kW of rated IT power and {peak}; "
+                f"the site has {site_kw:,.4g} kW (facility.max_it_power_kw); rackcost site gives the largest fleet "
+                "that fits"
+            )
+        elif site_kw is not None and o.provisioned_it_kw > site_kw * (1 + 1e-12):
+            out.append(
+                f"{name}: the fleet is provisioned for {o.provisioned_it_kw:,.4g} kW of rated IT power, above the "
+                f"site's {site_kw:,.4g} kW (facility.max_it_power_kw), though {peak} fits; rackcost site gives the "
+                "largest fleet whose rated power fits"
+            )
+        rack_peak_kw = float(np.max(peak_kw)) / max(o.racks, 1)
+        if rack_peak_kw > o.inputs.rack_power_limit_w / W_PER_KW * (1 + 1e-12):
+            out.append(
+                f"{name}: a rack's peak IT power is {rack_peak_kw:,.4g} kW, above the rack power limit "
+                f"({o.inputs.rack_power_limit_w / W_PER_KW:.4g} kW): racks are packed on rated power, and the "
+                "measured power is above it"
             )
         if o.nodes_per_rack_effective < o.inputs.nodes_per_rack:
             out.append(

@@ -169,8 +169,8 @@ def wall_power(
     replicas: NDArray[np.int64],
     packing: Packing,
     demand: DemandOutcome,
-) -> tuple[Array, Array]:
-    """IT and facility power at each demand point (DESIGN.md step 7) [kW, kW].
+) -> tuple[Array, Array, Array, Array]:
+    """IT and facility power at each demand point, mean and peak (DESIGN.md step 7) [kW, kW, kW, kW].
 
     A serving accelerator draws the measured power at the concurrency in service where the curve has measured
     power (rising from idle at zero load to the lowest measured point by the power law, then linearly between the
@@ -179,6 +179,11 @@ def wall_power(
     Standby replicas draw idle power under the
     ``powered`` policy; under ``park`` every replica a point does not need is parked. Hosts count whole nodes;
     facility power is IT power times PUE. Rated power never enters energy.
+
+    The peak is the same sum with each serving accelerator at its peak
+    (:func:`rackcost.model.power.peak_accelerator_power_w`: the mean times
+    :data:`~rackcost.model.power.PEAK_TO_MEAN_POWER`, held at the rated power); idle and parked accelerators,
+    hosts and rack overheads at their power.
     """
     active = demand.active_replicas
     if load.power_w_per_accelerator is None:
@@ -198,22 +203,31 @@ def wall_power(
         active_w = np.where(in_service < lowest, rise, along)
     others = replicas - active
     idle, parked = (0, others) if policy.idle_policy.parks else (others, 0)
-    it_w = power.fleet_it_power_w(
-        active,
-        idle,
-        parked,
-        inp.accelerators_per_replica,
-        inp.accelerators_per_node,
-        packing.nodes,
-        packing.racks,
-        active_w,
-        sampled.idle_w,
-        sampled.parked_w,
-        sampled.host_w,
-        sampled.host_parked_w,
-        sampled.rack_overhead_w,
+
+    def it_w(serving_w: Array) -> Array:
+        return power.fleet_it_power_w(
+            active,
+            idle,
+            parked,
+            inp.accelerators_per_replica,
+            inp.accelerators_per_node,
+            packing.nodes,
+            packing.racks,
+            serving_w,
+            sampled.idle_w,
+            sampled.parked_w,
+            sampled.host_w,
+            sampled.host_parked_w,
+            sampled.rack_overhead_w,
+        )
+
+    mean_w, peak_w = it_w(active_w), it_w(power.peak_accelerator_power_w(active_w, inp.rated_w))
+    return (
+        mean_w / W_PER_KW,
+        power.facility_power_kw(mean_w, sampled.pue),
+        peak_w / W_PER_KW,
+        power.facility_power_kw(peak_w, sampled.pue),
     )
-    return it_w / W_PER_KW, power.facility_power_kw(it_w, sampled.pue)
 
 
 def fleet_costs(
@@ -410,7 +424,9 @@ def run_fleet(
             np.broadcast_to(a, (n, *a.shape[1:])) for a in (service_s, request_rps, busy_w)
         )
     replicas = size.provisioned_replicas
-    it_kw, facility_kw = wall_power(inp, sampled, policy, load, busy_w, replicas, packing, demand)
+    it_kw, facility_kw, peak_it_kw, peak_facility_kw = wall_power(
+        inp, sampled, policy, load, busy_w, replicas, packing, demand
+    )
     capex, capital, fixed, energy = fleet_costs(inp, sampled, replicas, packing, facility_kw)
     rent = rent_usd_per_hour(inp, sampled, replicas, demand.active_replicas, policy.hours_per_day)
     return FleetOutcome(
@@ -427,6 +443,8 @@ def run_fleet(
         demand=demand,
         it_power_kw=it_kw,
         facility_power_kw=facility_kw,
+        peak_it_power_kw=peak_it_kw,
+        peak_facility_power_kw=peak_facility_kw,
         capex_usd=capex,
         capital_usd_per_hour=capital,
         fixed_opex_usd_per_hour=fixed,

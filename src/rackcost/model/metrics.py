@@ -48,7 +48,7 @@ def derive(
     >>> from rackcost.model.outcomes import FleetOutcome, Metrics
     >>> d = serve_demand([1.0, 0.5], 10, 1.0, 1.0, 10.0, 0.99)
     >>> one = np.ones((1, 1))
-    >>> f = FleetOutcome(one, one, one, one, one, one, one, one, one, one, d, one, one, one,
+    >>> f = FleetOutcome(one, one, one, one, one, one, one, one, one, one, d, one, one, one, one, one,
     ...                  one, one, np.array([[8.0, 2.0]]), np.zeros((1, 2)), one)
     >>> m = derive(f, 100.0, 1000, np.array([6.0, 18.0]))
     >>> round(float(m.blended_usd_per_accepted_request[0]), 7)

@@ -126,6 +126,8 @@ class FleetOutcome:
         Step 6: what the fleet does at each demand point.
     it_power_kw, facility_power_kw
         Step 7: wall power at each demand point, IT and facility (x PUE) [kW].
+    peak_it_power_kw, peak_facility_power_kw
+        Step 7: the same at the serving accelerators' peak power [kW].
     capex_usd, capital_usd_per_hour, fixed_opex_usd_per_hour, energy_usd_per_hour
         Step 8: fleet capex [USD], its annualised cost, fixed opex and energy [USD/h].
     rent_usd_per_hour
@@ -148,6 +150,8 @@ class FleetOutcome:
     demand: DemandOutcome
     it_power_kw: NDArray[np.float64]
     facility_power_kw: NDArray[np.float64]
+    peak_it_power_kw: NDArray[np.float64]
+    peak_facility_power_kw: NDArray[np.float64]
     capex_usd: NDArray[np.float64]
     capital_usd_per_hour: NDArray[np.float64]
     fixed_opex_usd_per_hour: NDArray[np.float64]
@@ -300,6 +304,16 @@ class SystemOutcome:
     def facility_power_kw(self) -> NDArray[np.float64]:
         """Facility power at each demand point [kW]."""
         return self.fleet.facility_power_kw[0]
+
+    @property
+    def peak_it_power_kw(self) -> NDArray[np.float64]:
+        """IT power at each demand point with the serving accelerators at their peak [kW]."""
+        return self.fleet.peak_it_power_kw[0]
+
+    @property
+    def peak_facility_power_kw(self) -> NDArray[np.float64]:
+        """Facility power at each demand point with the serving accelerators at their peak [kW]."""
+        return self.fleet.peak_facility_power_kw[0]
 
     @property
     def energy_usd_per_hour(self) -> NDArray[np.float64]:

@@ -14,7 +14,20 @@ from numpy.typing import ArrayLike, NDArray
 
 from rackcost.units import W_PER_KW
 
-__all__ = ["accelerator_power_w", "facility_power_kw", "fleet_it_power_w", "provisioned_it_power_w"]
+__all__ = [
+    "PEAK_TO_MEAN_POWER",
+    "accelerator_power_w",
+    "facility_power_kw",
+    "fleet_it_power_w",
+    "peak_accelerator_power_w",
+    "provisioned_it_power_w",
+]
+
+PEAK_TO_MEAN_POWER = 1.45
+"""Peak over mean board power of a serving accelerator where the curve does not measure it [-]: the mean of the
+ratios SemiAnalysis's InferenceX measured on 8 x B200 serving DeepSeek-R1 FP4 (SGLang, 1k/1k, concurrency 16, 64, 128
+and 256: 1.46, 1.49, 1.35, 1.52; InferenceX ``together_runner/baselines/b200/``, 2026-06-12; independent
+measurement). A peak is held by the board's power limit: see :func:`peak_accelerator_power_w`."""
 
 
 def accelerator_power_w(
@@ -51,6 +64,23 @@ def accelerator_power_w(
     return idle + (np.asarray(busy_w, dtype=float) - idle) * np.broadcast_to(
         shape, np.broadcast_shapes(u.shape, exponent.shape)
     )
+
+
+def peak_accelerator_power_w(
+    mean_w: ArrayLike, rated_w: ArrayLike, peak_to_mean: ArrayLike = PEAK_TO_MEAN_POWER
+) -> NDArray[np.float64]:
+    """Peak power of one serving accelerator: its mean times the peak-to-mean ratio, held at the rated power.
+
+    The board's power limit holds a sustained peak at the rated (nameplate) power, so the peak is at most the
+    larger of the rated power and the mean (a mean above the rating is a measurement to trust over the nameplate).
+
+    Examples
+    --------
+    >>> float(peak_accelerator_power_w(500.0, 1000.0)), float(peak_accelerator_power_w(800.0, 1000.0))
+    (725.0, 1000.0)
+    """
+    mean = np.asarray(mean_w, dtype=float)
+    return np.minimum(mean * np.asarray(peak_to_mean, dtype=float), np.maximum(np.asarray(rated_w, float), mean))
 
 
 def fleet_it_power_w(
