@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rackcost_app import state
+from rackcost_app.safe import md
 
 st.set_page_config(page_title="rackcost", page_icon=":material/bolt:", layout="wide")
 state.init()
@@ -26,8 +27,8 @@ page = st.navigation(pages)
 
 with st.sidebar:
     valid_name = state.get_at(st.session_state[state.VALID], "name")
-    st.markdown(f"**{valid_name}**")
-    st.caption(f"from {st.session_state[state.FILE_NAME]}")
+    st.markdown(f"**{md(valid_name)}**")
+    st.caption(f"from {md(st.session_state[state.FILE_NAME])}")
     problems = st.session_state[state.PROBLEMS]
     if problems:
         st.error(

@@ -9,6 +9,7 @@ from rackcost import display
 from rackcost.evaluation.compare import headline_sentences
 from rackcost.reporting import charts
 from rackcost_app import compute, state
+from rackcost_app.safe import md
 
 ss = st.session_state
 result = compute.evaluate(ss[state.VALID_JSON])
@@ -30,12 +31,12 @@ if not rows:
     st.info("Only one system in this scenario: nothing to compare. Add a system in the Scenario page's YAML tab.")
 else:
     for sentence in headline_sentences(rows):
-        st.subheader(sentence)
+        st.subheader(md(sentence))
 
     pairs = sorted({(r["system"], r["baseline"]) for r in rows}, key=lambda p: [r["system"] for r in rows].index(p[0]))
     for system, baseline in pairs:
         pair = [r for r in rows if r["system"] == system and r["baseline"] == baseline]
-        st.header(f"{system} vs {baseline}")
+        st.header(f"{md(system)} vs {md(baseline)}")
         head = next((r for r in pair if r["kind"] in ("claim", "derived")), None)
         blended = next(r for r in pair if r["metric"].startswith("blended"))
         c1, c2, c3 = st.columns(3)
@@ -86,6 +87,6 @@ else:
 st.header("Comparability warnings")
 if result.warnings:
     for warning in result.warnings:
-        st.warning(warning, icon=":material/warning:")
+        st.warning(md(warning), icon=":material/warning:")
 else:
     st.success("No comparability warning: the systems were measured under the same conditions.")

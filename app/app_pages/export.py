@@ -8,6 +8,7 @@ import streamlit as st
 
 from rackcost.evaluation.results import TABLES
 from rackcost_app import compute, state
+from rackcost_app.safe import md
 
 ss = st.session_state
 key = ss[state.VALID_JSON]
@@ -17,7 +18,7 @@ stem = state.export_stem(name)
 
 st.title("Export")
 st.caption(
-    f"Everything here is for *{name}*, the last valid scenario, with your edits. Loading the YAML back "
+    f"Everything here is for *{md(name)}*, the last valid scenario, with your edits. Loading the YAML back "
     "(`rackcost evaluate FILE`, or the Scenario page) gives the same scenario and the same results."
 )
 

@@ -12,6 +12,7 @@ from rackcost.analysis.referee import DEFAULT_ROUTING, figure_rows
 from rackcost.model.strategies import Routing
 from rackcost.reporting import charts as chart_specs
 from rackcost_app import charts, compute, layout, state, tables
+from rackcost_app.safe import md
 
 ss = st.session_state
 key = ss[state.VALID_JSON]
@@ -22,7 +23,8 @@ demand = [d["name"] for d in valid["demand"]]
 
 st.title("Results")
 st.caption(
-    f"{state.get_at(valid, 'name')} · the fleet is sized for {systems[0]['sizing_demand_point']} demand · routing "
+    f"{md(state.get_at(valid, 'name'))} · the fleet is sized for {md(systems[0]['sizing_demand_point'])} demand · "
+    "routing "
     f"{result.routing}: {Routing(result.routing).words}"
 )
 if ss[state.PROBLEMS]:
@@ -33,9 +35,9 @@ if ss[state.PROBLEMS]:
 
 st.markdown("**Blended cost per 1,000 accepted requests** over the demand day, per system")
 for col, row in layout.in_rows(systems):
-    col.metric(row["system"], display.usd_per_1k_requests(row["blended_usd_per_accepted_request"]))
+    col.metric(md(row["system"]), display.usd_per_1k_requests(row["blended_usd_per_accepted_request"]))
     col.caption(
-        f"{row['provenance']} figures · {display.count(row['racks'])} racks · "
+        f"{md(row['provenance'])} figures · {display.count(row['racks'])} racks · "
         f"{display.count(row['accelerators'])} accelerators · "
         f"capex {display.money(row['capex_usd'])} · {display.num(row['provisioned_it_kw'])} kW provisioned"
     )
@@ -43,7 +45,7 @@ for col, row in layout.in_rows(systems):
 if result.warnings:
     with st.expander(f"Warnings ({len(result.warnings)}): what makes the comparison not like for like", expanded=True):
         for warning in result.warnings:
-            st.markdown(f"- {warning}")
+            st.markdown(f"- {md(warning)}")
 
 st.header("Each system at each demand point")
 tables.show(points, tables.POINT_COLUMNS)
@@ -132,7 +134,7 @@ with st.expander("Run a discrete-event simulation of one system at one demand po
     if done is not None and done[0] == key:
         row = done[1][0]
         st.markdown(
-            f"**{row['system']}** at **{row['demand_point']}**: {row['replicas_serving']} replicas x "
+            f"**{md(row['system'])}** at **{md(row['demand_point'])}**: {row['replicas_serving']} replicas x "
             f"{row['slots_per_replica']} slots, {display.num(row['arrival_rps'])} requests/s, routing "
             f"**{row['routing']}**, {row['requests']:,} requests in {row['replications']} {row['ci_method']}"
         )
@@ -162,7 +164,7 @@ with st.expander("Run a discrete-event simulation of one system at one demand po
             hide_index=True,
         )
         if row["note"]:
-            st.info(row["note"], icon=":material/info:")
+            st.info(md(row["note"]), icon=":material/info:")
     st.caption(
         "The serving replicas at the point, each with the chosen concurrency's slots, service read from the curve at "
         "the replica's occupancy, Poisson arrivals at the admitted rate; accepted = waited within the queueing "
