@@ -6,12 +6,17 @@ the library (:mod:`rackcost`), through the cached calls of :mod:`rackcost_app.co
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from rackcost_app import state
 from rackcost_app.safe import md
 
-st.set_page_config(page_title="rackcost", page_icon=":material/bolt:", layout="wide")
+# the page icon is a file served by the app's own server: a Material icon as favicon is fetched from Google's fonts
+# server, and the browser makes no request to any other host (tests/test_browser.py)
+ICON = Path(__file__).resolve().parent / "rackcost_app" / "icon.png"
+st.set_page_config(page_title="rackcost", page_icon=str(ICON), layout="wide")
 state.init()
 state.process_pending_upload()  # before the sidebar, which names the scenario: an upload shows at once
 
