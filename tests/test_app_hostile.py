@@ -198,3 +198,56 @@ def test_md_escapes_markdown_html_and_streamlit_directives():
         assert md(text).replace("\\", "") == text  # shown as written: only backslashes added
     assert md("Gaudi 2.5\n\n# TP8") == "Gaudi 2\\.5 \\# TP8"
     assert md("Jalapeño 推理") == "Jalapeño 推理"
+
+
+# ---- CSV downloads ---------------------------------------------------------------------------------------------
+
+FORMULAS = {"system0": "=cmd|' /C calc'!A0", "system1": "@SUM(1+1)*cmd|' /C calc'!A0", "point0": "+1+cmd|' /C calc'!A0"}
+
+
+def formula_yaml() -> str:
+    """The default scenario with systems and a demand point named as spreadsheet formulas."""
+    data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
+    data["systems"][0]["name"] = FORMULAS["system0"]
+    data["systems"][1]["name"] = FORMULAS["system1"]
+    data["demand"][0]["name"] = FORMULAS["point0"]
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def test_every_csv_download_is_safe_to_open_in_a_spreadsheet(monkeypatch):
+    import csv
+    import io
+
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    downloads: dict[str, bytes | str] = {}
+    add = MediaFileManager.add
+
+    def recording(self, data, mimetype, *args, **kwargs):
+        if kwargs.get("file_name"):
+            downloads[kwargs["file_name"]] = data
+        return add(self, data, mimetype, *args, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add", recording)
+    at = AppTest.from_file(str(ROOT / "app" / "streamlit_app.py"), default_timeout=120)
+    at.run()
+    at.session_state["pending_upload"] = (formula_yaml().encode("utf-8"), "formulas.yaml")
+    at.run()
+    assert not at.session_state["load_problems"]
+    for page in ("app_pages/export.py", "app_pages/sweep.py"):
+        at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+    csvs = {name: data for name, data in downloads.items() if name.endswith(".csv")}
+    assert {"points", "systems", "comparison", "sweep"} <= {n.rsplit("-", 1)[-1].removesuffix(".csv") for n in csvs}
+    for name, data in csvs.items():
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        cells = [cell for row in csv.reader(io.StringIO(text)) for cell in row]
+        dangerous = []
+        for cell in cells:
+            if cell.startswith(("=", "+", "-", "@", "\t", "\r")):
+                try:
+                    float(cell)  # a negative number stays a number
+                except ValueError:
+                    dangerous.append(cell)
+        assert dangerous == [], (name, dangerous[:5])
+        assert "'" + FORMULAS["system0"] in cells, name  # the name is there, as text

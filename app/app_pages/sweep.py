@@ -86,8 +86,8 @@ def pareto_rows(scenario_json: str, axes_json: str, against: str, demand_point: 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def table_csv(scenario_json: str, axes_json: str) -> str:
-    """The sweep's table as CSV text (made once per sweep, not on every run of the page)."""
-    return run_sweep(scenario_json, axes_json)["frame"].to_csv(index=False)
+    """The sweep's table as CSV text, safe to open in a spreadsheet (made once per sweep, not on every run)."""
+    return sweep_view.table_csv(run_sweep(scenario_json, axes_json)["frame"])
 
 
 def show_problems(exc: rackcost.ScenarioError) -> None:

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rackcost import display
+from rackcost import display, files
 from rackcost.analysis.sweep.spec import DEMAND_SCALE
 from rackcost.scenario.yaml_paths import MISSING, lookup
 from rackcost_app.fields import label
@@ -191,6 +191,13 @@ def run(d: Design) -> SweepResult:
     from rackcost.analysis.sweep.run import run_sweep
 
     return run_sweep(d, scheduler="synchronous")
+
+
+def table_csv(frame: pd.DataFrame) -> str:
+    """The sweep's table as CSV text that a spreadsheet cannot execute: headers and text cells that begin like a
+    formula (``=``, ``+``, ``-``, ``@``) get a ``'`` in front (:func:`rackcost.files.neutralise_frame`, the project's
+    CSV rule); numbers are written as they are, and a missing figure (an API system's power) as an empty cell."""
+    return files.neutralise_frame(frame).to_csv(index=False)
 
 
 def sweep_yaml(scenario_file: str, axes: list[dict[str, Any]]) -> str:
