@@ -33,6 +33,14 @@ else:
     for sentence in headline_sentences(rows):
         st.subheader(md(sentence))
 
+    # at most 12 demand points in a chart (the report's rule); the table under it gives every one
+    valid = ss[state.VALID]
+    subset = charts.chart_subset(
+        result.records["systems"],
+        compute.scenario(ss[state.VALID_JSON]).baseline_name,
+        valid["demand"],
+        result.records["systems"][0]["sizing_demand_point"],
+    )
     pairs = sorted({(r["system"], r["baseline"]) for r in rows}, key=lambda p: [r["system"] for r in rows].index(p[0]))
     for system, baseline in pairs:
         pair = [r for r in rows if r["system"] == system and r["baseline"] == baseline]
@@ -52,7 +60,9 @@ else:
         c3.metric("decision: blended cost per accepted request", display.ratio(blended["advantage_ratio"]))
 
         frame = pd.DataFrame(pair)
-        st.altair_chart(charts.claim_chart(pair, system, baseline), width="stretch")
+        st.altair_chart(charts.claim_chart(pair, system, baseline, subset.points), width="stretch")
+        if subset.points_note:
+            st.caption(md(subset.points_note))
 
         shown = pd.DataFrame(
             {
