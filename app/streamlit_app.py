@@ -6,11 +6,17 @@ the library (:mod:`rackcost`), through the cached calls of :mod:`rackcost_app.co
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from rackcost_app import state
+from rackcost_app.safe import md
 
-st.set_page_config(page_title="rackcost", page_icon=":material/bolt:", layout="wide")
+# the page icon is a file served by the app's own server: a Material icon as favicon is fetched from Google's fonts
+# server, and the browser makes no request to any other host (tests/test_browser.py)
+ICON = Path(__file__).resolve().parent / "rackcost_app" / "icon.png"
+st.set_page_config(page_title="rackcost", page_icon=str(ICON), layout="wide")
 state.init()
 state.process_pending_upload()  # before the sidebar, which names the scenario: an upload shows at once
 
@@ -26,8 +32,8 @@ page = st.navigation(pages)
 
 with st.sidebar:
     valid_name = state.get_at(st.session_state[state.VALID], "name")
-    st.markdown(f"**{valid_name}**")
-    st.caption(f"from {st.session_state[state.FILE_NAME]}")
+    st.markdown(f"**{md(valid_name)}**")
+    st.caption(f"from {md(st.session_state[state.FILE_NAME])}")
     problems = st.session_state[state.PROBLEMS]
     if problems:
         st.error(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -104,8 +105,13 @@ def points_table(at: AppTest):
     return at.dataframe[0].value
 
 
+def shown(text: str) -> str:
+    """Markdown the app sent, as the browser shows it: user text comes backslash-escaped (rackcost_app.safe.md)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
+
+
 def errors(at: AppTest) -> str:
-    return "\n".join(e.value for e in at.error)
+    return "\n".join(shown(e.value) for e in at.error)
 
 
 @pytest.mark.parametrize("path", rackcost.bundled_scenarios(), ids=lambda p: p.stem)
@@ -241,7 +247,7 @@ def test_an_invalid_edit_keeps_its_tab_open_with_the_error_under_the_field():
     ok(at)
     assert at.session_state[TAB_KEY] == "Facility and fleet"
     tabs = {t.label: t for t in at.tabs}
-    assert "must be >= 1.0, got 0.5" in " ".join(e.value for e in tabs["Facility and fleet"].error)
+    assert "must be >= 1.0, got 0.5" in " ".join(shown(e.value) for e in tabs["Facility and fleet"].error)
     # the open tab is the one built: the first tab, where the page used to jump, is empty
     assert not tabs["Workload and SLO"].number_input
 
@@ -267,8 +273,8 @@ def test_a_refused_yaml_text_keeps_the_yaml_tab_open_with_its_problems():
     at.button(key="apply_yaml").click().run()
     ok(at)
     assert at.session_state[TAB_KEY] == "YAML"
-    shown = " ".join(e.value for e in {t.label: t for t in at.tabs}["YAML"].error)
-    assert "Not applied" in shown and "must be >= 1.0, got 0.5" in shown
+    yaml_errors = " ".join(shown(e.value) for e in {t.label: t for t in at.tabs}["YAML"].error)
+    assert "Not applied" in yaml_errors and "must be >= 1.0, got 0.5" in yaml_errors
 
 
 def test_the_sidebar_names_an_uploaded_scenario_at_once():
@@ -277,8 +283,8 @@ def test_the_sidebar_names_an_uploaded_scenario_at_once():
     at.session_state["pending_upload"] = (path.read_bytes(), "mine.yaml")
     at.run()
     ok(at)
-    assert [m.value for m in at.sidebar.markdown] == [f"**{rackcost.load_scenario(path).name}**"]
-    assert [c.value for c in at.sidebar.caption] == ["from mine.yaml"]
+    assert [shown(m.value) for m in at.sidebar.markdown] == [f"**{rackcost.load_scenario(path).name}**"]
+    assert [shown(c.value) for c in at.sidebar.caption] == ["from mine.yaml"]
 
 
 def test_every_refused_upload_shows_its_own_message():
@@ -298,9 +304,9 @@ def test_every_refused_upload_shows_its_own_message():
         at.session_state["pending_upload"] = (data, name)
         at.run()
         ok(at)
-        shown = errors(at)
-        assert f"Not loaded: {name}" in shown and message in shown
-        assert not [other for _, other, _ in refused if other != name and other in shown]
+        messages = errors(at)
+        assert f"Not loaded: {name}" in messages and message in messages
+        assert not [other for _, other, _ in refused if other != name and other in messages]
 
 
 def test_export_file_names_keep_the_letters_of_the_scenario_name():
@@ -480,13 +486,13 @@ def test_uncertainty_page_shows_the_probability_that_jalapeno_is_cheaper_and_the
     scenario = rackcost.load_scenario(rackcost.bundled_scenario_path())
     expected = rackcost.uncertainty(scenario, TEST_SAMPLES, 0).probability_cheaper
     blended = next(r["probability_fraction"] for r in expected if r["demand_point"] == "blended")
-    headline = at.subheader[0].value
+    headline = shown(at.subheader[0].value)
     assert headline.startswith("Jalapeño is cheaper per accepted request than GB300 NVL72 in ")
     assert f"{100 * blended:.0f}% of {TEST_SAMPLES:,} samples" in headline
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = {shown(m.label): m.value for m in at.metric}
     for row in expected:
-        shown = "blended over the day" if row["demand_point"] == "blended" else f"at {row['demand_point']} demand"
-        assert metrics[shown] == f"{100 * row['probability_fraction']:.1f}%"
+        label_text = "blended over the day" if row["demand_point"] == "blended" else f"at {row['demand_point']} demand"
+        assert metrics[label_text] == f"{100 * row['probability_fraction']:.1f}%"
     # the uncertain inputs, the percentile table and the tornado (ranked as the library ranks it)
     inputs, percentiles, tornado = (d.value for d in at.dataframe[:3])
     assert sorted(inputs["path"]) == sorted(scenario.distributions)
@@ -510,12 +516,13 @@ def test_uncertainty_page_finds_a_break_even_and_says_when_there_is_none():
     find_breakeven(at, path)
     expected = rackcost.breakeven(rackcost.load_scenario(rackcost.bundled_scenario_path()), path)
     assert expected.value is not None
-    found = "\n".join(s.value for s in at.success)
+    found = "\n".join(shown(s.value) for s in at.success)
     assert "Jalapeño and GB300 NVL72 cost the same per accepted request (blended over the day)" in found
     assert f"${expected.value:,.0f}" in found
     # a range without a break-even is said plainly
     find_breakeven(at, path, 5.0, 10.0)
-    assert any("No break-even in range" in i.value and "Jalapeño is cheaper throughout" in i.value for i in at.info)
+    infos = [shown(i.value) for i in at.info]
+    assert any("No break-even in range" in i and "Jalapeño is cheaper throughout" in i for i in infos)
     # a range the model cannot take, or the wrong way round: a message, not a traceback
     find_breakeven(at, "uncertainty.throughput_derate.collaborative", -5.0, 1.0)
     assert "leaves the input's allowed values" in errors(at)  # the library names the bad range
@@ -626,7 +633,7 @@ def test_replacing_a_systems_points_with_an_imported_curve_changes_its_points_an
     assert [p["concurrency"] for p in system["performance"]["points"]] == [4, 16, 64]
     assert system["hardware"]["accelerators_per_replica"] == 2
     assert system["costs"] == rackcost.load_scenario(GAUDI_SCENARIO).systems[0].costs.model_dump(exclude_unset=True)
-    assert any("Replaced the operating points of Gaudi 2.5 TP8 BF16" in s.value for s in at.success)
+    assert any("Replaced the operating points of Gaudi 2.5 TP8 BF16" in shown(s.value) for s in at.success)
     # provenance: the curve's class, the file and the run date; nothing labelled as edited by the user
     figures = at.session_state["draft"]["figures"]
     assert figures["systems[0].performance"]["provenance"] == "independent"
@@ -653,7 +660,7 @@ def test_adding_an_imported_curve_as_a_new_system_copies_hardware_flagged_for_re
     at.radio(key="w_import_action").set_value("add").run()
     keyed(at.text_input, "import_name").set_value("Gaudi 2.5 TP4 BF16")
     keyed(at.selectbox, "import_template").set_value(1).run()
-    assert any(f"starts with those of **{template['name']}**" in w.value for w in at.warning)
+    assert any(f"starts with those of **{template['name']}**" in shown(w.value) for w in at.warning)
     at.button(key="import_add").click().run()
     ok(at)
     draft = at.session_state["draft"]
@@ -701,9 +708,9 @@ def test_a_bad_result_file_shows_a_message_and_changes_nothing(case):
     at = start()
     draft = copy.deepcopy(at.session_state["draft"])
     upload_results(at, files)
-    shown = errors(at) + "\n".join(w.value for w in at.warning)
-    shown += "\n".join(reason for d in at.dataframe if "reason" in d.value.columns for reason in d.value["reason"])
-    assert message in shown
+    messages = errors(at) + "\n".join(shown(w.value) for w in at.warning)
+    messages += "\n".join(reason for d in at.dataframe if "reason" in d.value.columns for reason in d.value["reason"])
+    assert message in messages
     assert at.session_state["draft"] == draft
     assert not [b for b in at.button if b.key in ("import_replace", "import_add")]
 
@@ -720,8 +727,8 @@ def test_the_simulate_button_shows_analytic_beside_simulated():
     table = at.dataframe[-1].value
     assert list(table.columns) == ["figure", "analytic", "simulated", "± 95%", "relative error"]
     assert "TTFT p99 ms" in set(table["figure"])
-    shown = " ".join(m.value for m in at.markdown)
-    assert "routing **pooled**" in shown and "at **quiet**" in shown
+    markdown = " ".join(shown(m.value) for m in at.markdown)
+    assert "routing **pooled**" in markdown and "at **quiet**" in markdown
 
 
 def test_a_scenario_with_owned_and_rented_systems_runs_on_every_page():
@@ -774,7 +781,7 @@ def test_the_breakeven_form_offers_the_rental_and_api_prices_and_finds_own_again
     assert "output token price [USD/M tokens] · systems[3].api.usd_per_million_output_tokens" in options
     at.selectbox(key="breakeven_system").select("GB200 NVL72 rented, reserved")
     find_breakeven(at, "systems[1].rent.usd_per_accelerator_hour", 0.5, 10.0)
-    found = "\n".join(s.value for s in at.success)
+    found = "\n".join(shown(s.value) for s in at.success)
     expected = rackcost.breakeven(
         rackcost.scenario_from_dict(at.session_state["valid"]),
         "systems[1].rent.usd_per_accelerator_hour",

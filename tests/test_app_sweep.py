@@ -8,6 +8,7 @@ against :func:`rackcost.analysis.sweep.summary.pareto_front`, and every bad inpu
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -37,7 +38,8 @@ def ok(at: AppTest) -> None:
 
 
 def errors(at: AppTest) -> str:
-    return "\n".join(e.value for e in at.error)
+    """The error messages as the browser shows them (user text comes backslash-escaped: rackcost_app.safe.md)."""
+    return "\n".join(re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", e.value) for e in at.error)
 
 
 def sweep_page(scenario: str | None = None) -> AppTest:

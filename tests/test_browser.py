@@ -328,3 +328,93 @@ def test_the_layout_fits_with_six_systems_and_no_label_is_cut_or_broken(tmp_path
             page.screenshot(path=str(tmp_path / "sweep.png"))
         finally:
             browser.close()
+
+
+def hostile(tag: str) -> str:
+    """A name that Markdown would turn into images and links to other hosts, a relative URL, HTML and directives."""
+    return (
+        f"{tag} ![i](http://attacker.example/{tag}.png) ![r](attacker-relative-{tag}.png) "
+        f"<img src=//attacker.example/{tag}-h.png> [l](javascript:alert(1)) :red[{tag}] :material/home: $x$"
+    )
+
+
+# a file name holds no slash: an image at https:host (a scheme unlike the page's is read as https://host)
+HOSTILE_FILE = "![f](https:attacker.example) <img src=https:attacker.example> :red[f] attacker-file.yaml"
+
+
+def hostile_yaml() -> str:
+    """The default scenario with every name, source and note replaced by hostile text."""
+    data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
+    data["name"] = hostile("scenario")
+    data["description"] = hostile("description")
+    for i, system in enumerate(data["systems"]):
+        system["name"] = hostile(f"system{i}")
+        for field in ("source", "notes", "reported_by", "software_stack"):
+            system["provenance"][field] = hostile(f"{field}{i}")
+    for i, point in enumerate(data["demand"]):
+        point["name"] = hostile(f"point{i}")
+    for i, figure in enumerate(data["figures"].values()):
+        figure["source"] = hostile(f"source{i}")
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def hover_help_icons(page) -> None:
+    """Show every help tooltip of the page (their Markdown is rendered only when shown)."""
+    for icon in page.get_by_test_id("stTooltipIcon").all():
+        if icon.is_visible():
+            icon.hover()
+            page.wait_for_timeout(50)
+    page.mouse.move(0, 0)
+
+
+def test_hostile_names_make_no_request_to_any_other_host(tmp_path):
+    if not CHROMIUM.exists():
+        pytest.fail(missing_chromium_message())
+    from urllib.parse import urlsplit
+
+    from playwright.sync_api import sync_playwright
+
+    requests: list[str] = []
+    with streamlit_app(tmp_path / "streamlit.log") as url, sync_playwright() as p:
+        server = urlsplit(url).netloc
+        browser = launch_chromium(p)
+        try:
+            context = browser.new_context(viewport={"width": 1600, "height": 1000})
+
+            def record(route) -> None:
+                requests.append(route.request.url)
+                if urlsplit(route.request.url).netloc == server:
+                    route.continue_()
+                else:
+                    route.abort()
+
+            context.route("**/*", record)
+            page = context.new_page()
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(url)
+            page.get_by_role("heading", name="Scenario", exact=True).first.wait_for(timeout=WAIT_MS)
+            settle(page)
+            (tmp_path / HOSTILE_FILE).write_text(hostile_yaml(), encoding="utf-8")
+            page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(tmp_path / HOSTILE_FILE))
+            page.get_by_role("tab", name=re.compile("system1")).first.wait_for(timeout=WAIT_MS)
+            settle(page)
+            sidebar_text = page.get_by_test_id("stSidebar").inner_text()
+            tabs = page.get_by_role("tab").all_inner_texts()
+            for i in range(len(tabs)):
+                page.get_by_role("tab").nth(i).click()
+                page.locator("[role=tab][aria-selected=true]").nth(0).wait_for(timeout=WAIT_MS)
+                settle(page)
+                hover_help_icons(page)
+            for title in ("Results", "Claim vs decision", "Uncertainty", "Sweep", "Export"):
+                go(page, title)
+                hover_help_icons(page)
+            page.wait_for_timeout(500)
+        finally:
+            browser.close()
+    elsewhere = sorted({u for u in requests if urlsplit(u).netloc != server})
+    from_the_file = sorted({u for u in requests if "attacker" in u})
+    assert elsewhere == [] and from_the_file == [], (elsewhere, from_the_file)
+    assert len(requests) > 10  # the listener saw the app's own requests
+    # and the names are shown as written: text, not Markdown
+    assert hostile("scenario") in sidebar_text and HOSTILE_FILE in sidebar_text, sidebar_text
+    assert f"System: {hostile('system1')}" in tabs, tabs

@@ -362,6 +362,8 @@ def test_the_dashboards_report_is_the_librarys_for_the_edited_scenario() -> None
     at.run()
     at.switch_page("app_pages/export.py").run()
     assert not at.exception, [e.value for e in at.exception]
+    at.button(key="build_report").click().run()  # built on request only (issue 19, item 5)
+    assert not at.exception, [e.value for e in at.exception]
     buttons = [e for e in at.get("download_button") if e.proto.label == "Download report (HTML)"]
     assert len(buttons) == 1
     sys.path.insert(0, str(ROOT / "app"))

@@ -9,6 +9,7 @@ from rackcost import display
 from rackcost.evaluation.compare import headline_sentences
 from rackcost.reporting import charts
 from rackcost_app import compute, state
+from rackcost_app.safe import md
 
 ss = st.session_state
 result = compute.evaluate(ss[state.VALID_JSON])
@@ -30,12 +31,20 @@ if not rows:
     st.info("Only one system in this scenario: nothing to compare. Add a system in the Scenario page's YAML tab.")
 else:
     for sentence in headline_sentences(rows):
-        st.subheader(sentence)
+        st.subheader(md(sentence))
 
+    # at most 12 demand points in a chart (the report's rule); the table under it gives every one
+    valid = ss[state.VALID]
+    subset = charts.chart_subset(
+        result.records["systems"],
+        compute.scenario(ss[state.VALID_JSON]).baseline_name,
+        valid["demand"],
+        result.records["systems"][0]["sizing_demand_point"],
+    )
     pairs = sorted({(r["system"], r["baseline"]) for r in rows}, key=lambda p: [r["system"] for r in rows].index(p[0]))
     for system, baseline in pairs:
         pair = [r for r in rows if r["system"] == system and r["baseline"] == baseline]
-        st.header(f"{system} vs {baseline}")
+        st.header(f"{md(system)} vs {md(baseline)}")
         head = next((r for r in pair if r["kind"] in ("claim", "derived")), None)
         blended = next(r for r in pair if r["metric"].startswith("blended"))
         c1, c2, c3 = st.columns(3)
@@ -51,7 +60,9 @@ else:
         c3.metric("decision: blended cost per accepted request", display.ratio(blended["advantage_ratio"]))
 
         frame = pd.DataFrame(pair)
-        st.altair_chart(charts.claim_chart(pair, system, baseline), width="stretch")
+        st.altair_chart(charts.claim_chart(pair, system, baseline, subset.points), width="stretch")
+        if subset.points_note:
+            st.caption(md(subset.points_note))
 
         shown = pd.DataFrame(
             {
@@ -86,6 +97,6 @@ else:
 st.header("Comparability warnings")
 if result.warnings:
     for warning in result.warnings:
-        st.warning(warning, icon=":material/warning:")
+        st.warning(md(warning), icon=":material/warning:")
 else:
     st.success("No comparability warning: the systems were measured under the same conditions.")

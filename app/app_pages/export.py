@@ -6,10 +6,14 @@ import datetime as dt
 
 import streamlit as st
 
+from rackcost.analysis.montecarlo import MAX_CELLS, cells
 from rackcost.evaluation.results import TABLES
 from rackcost_app import compute, state
+from rackcost_app.safe import md
 
 ss = st.session_state
+REPORT = "export_report"
+"""Session key of the last report built: ``((scenario JSON, samples, seed, date), HTML bytes)``."""
 key = ss[state.VALID_JSON]
 result = compute.evaluate(key)
 name = state.get_at(ss[state.VALID], "name") or "scenario"
@@ -17,7 +21,7 @@ stem = state.export_stem(name)
 
 st.title("Export")
 st.caption(
-    f"Everything here is for *{name}*, the last valid scenario, with your edits. Loading the YAML back "
+    f"Everything here is for *{md(name)}*, the last valid scenario, with your edits. Loading the YAML back "
     "(`rackcost evaluate FILE`, or the Scenario page) gives the same scenario and the same results."
 )
 
@@ -49,23 +53,40 @@ if ss[state.PROBLEMS]:
     )
 
 st.header("Report")
-with st.spinner("Writing the report..."):
-    has_distributions = bool(compute.scenario(key).distributions)
-    report = compute.report_html(
-        key,
-        int(ss.get("uncertainty_samples", 10_000)) if has_distributions else None,
-        int(ss.get("uncertainty_seed", 0)),
-        dt.date.today().isoformat(),
-    )
-st.download_button(
-    "Download report (HTML)",
-    data=report,
-    file_name=f"{stem}-report.html",
-    mime="text/html",
-    icon=":material/article:",
-    key="download_report",
+# the report runs the model, a Monte Carlo and a tornado and draws every chart (seconds for a large scenario): it is
+# built when asked for, once per scenario, samples, seed and day, and kept for this session (not on every visit)
+has_distributions = bool(compute.scenario(key).distributions)
+page_samples = int(ss.get("uncertainty_samples", 10_000))
+# at most the Monte Carlo's cell bound (samples x systems x demand points), as the report itself chooses
+most = max(1, MAX_CELLS // cells(compute.scenario(key), 1))
+asked = (
+    key,
+    min(page_samples, most) if has_distributions else None,
+    int(ss.get("uncertainty_seed", 0)),
+    dt.date.today().isoformat(),
 )
+if has_distributions and page_samples > most:
+    st.caption(
+        f"The report draws {most:,} samples, not the Uncertainty page's {page_samples:,}: a report draws at most "
+        f"{MAX_CELLS:,} samples x systems x demand points."
+    )
+built = ss.get(REPORT)
+if st.button("Build the report", key="build_report", icon=":material/article:"):
+    with st.spinner("Writing the report..."):
+        ss[REPORT] = built = (asked, compute.report_html(*asked))
+if built is not None and built[0] == asked:
+    st.download_button(
+        "Download report (HTML)",
+        data=built[1],
+        file_name=f"{stem}-report.html",
+        mime="text/html",
+        icon=":material/download:",
+        key="download_report",
+    )
+elif built is not None:
+    st.info("The scenario, samples or seed changed since the report was built: build it again.", icon=":material/info:")
 st.caption(
+    "Built when you press the button (it takes seconds for a large scenario), then offered for download. "
     "One self-contained HTML file for people who will never run rackcost: the answer in a sentence, the tables and "
     "charts behind it, the uncertainty (with the Uncertainty page's samples and seed), every figure's source and "
     "the scenario itself. It opens offline and prints a section per page. The same file as "

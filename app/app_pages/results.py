@@ -12,6 +12,7 @@ from rackcost.analysis.referee import DEFAULT_ROUTING, figure_rows
 from rackcost.model.strategies import Routing
 from rackcost.reporting import charts as chart_specs
 from rackcost_app import charts, compute, layout, state, tables
+from rackcost_app.safe import md
 
 ss = st.session_state
 key = ss[state.VALID_JSON]
@@ -22,7 +23,8 @@ demand = [d["name"] for d in valid["demand"]]
 
 st.title("Results")
 st.caption(
-    f"{state.get_at(valid, 'name')} · the fleet is sized for {systems[0]['sizing_demand_point']} demand · routing "
+    f"{md(state.get_at(valid, 'name'))} · the fleet is sized for {md(systems[0]['sizing_demand_point'])} demand · "
+    "routing "
     f"{result.routing}: {Routing(result.routing).words}"
 )
 if ss[state.PROBLEMS]:
@@ -33,9 +35,9 @@ if ss[state.PROBLEMS]:
 
 st.markdown("**Blended cost per 1,000 accepted requests** over the demand day, per system")
 for col, row in layout.in_rows(systems):
-    col.metric(row["system"], display.usd_per_1k_requests(row["blended_usd_per_accepted_request"]))
+    col.metric(md(row["system"]), display.usd_per_1k_requests(row["blended_usd_per_accepted_request"]))
     col.caption(
-        f"{row['provenance']} figures · {display.count(row['racks'])} racks · "
+        f"{md(row['provenance'])} figures · {display.count(row['racks'])} racks · "
         f"{display.count(row['accelerators'])} accelerators · "
         f"capex {display.money(row['capex_usd'])} · {display.num(row['provisioned_it_kw'])} kW provisioned"
     )
@@ -43,7 +45,7 @@ for col, row in layout.in_rows(systems):
 if result.warnings:
     with st.expander(f"Warnings ({len(result.warnings)}): what makes the comparison not like for like", expanded=True):
         for warning in result.warnings:
-            st.markdown(f"- {warning}")
+            st.markdown(f"- {md(warning)}")
 
 st.header("Each system at each demand point")
 tables.show(points, tables.POINT_COLUMNS)
@@ -52,13 +54,29 @@ st.caption(
     "Cost per hour = capital (capex x capital recovery factor / 8,760 h) + fixed opex + energy (wall kW x price)."
 )
 
+# a chart draws at most 10 systems and 12 demand points (the report's rule, rackcost.reporting.charts); the
+# tables above and below give every one, and each chart's caption says what it leaves out
+subset = chart_specs.chart_subset(
+    systems, compute.scenario(key).baseline_name, valid["demand"], systems[0]["sizing_demand_point"]
+)
+drawn = set(subset.systems)
+
+
+def left_out(points_too: bool = False) -> None:
+    """A caption under a chart that leaves systems (or demand points) out."""
+    if note := subset.note(points_too):
+        st.caption(md(note))
+
+
 st.header("Cost per accepted request, by cost component")
-cost_chart = chart_specs.cost_chart(points, [row["system"] for row in systems], demand)
+cost_chart = chart_specs.cost_chart(points, subset.systems, subset.points)
 charts.show(st, "cost", key, cost_chart)
+left_out(points_too=True)
 
 st.header("Cost per accepted request against demand scale: own, rent reserved, rent on demand")
-scale_chart = chart_specs.demand_scale_chart(compute.demand_scale(key))
+scale_chart = chart_specs.demand_scale_chart([r for r in compute.demand_scale(key) if r["system"] in drawn])
 charts.show(st, "demand_scale", key, scale_chart)
+left_out()
 st.caption(
     "Every demand point scaled by one factor, the fleet sized again for each (the operating point stays the one "
     "chosen for the scenario's demand): where the lines cross, owning and renting cost the same per accepted request."
@@ -66,20 +84,23 @@ st.caption(
 
 st.header("Capacity at SLO against demand: where the latency cliff is")
 cliff_accepted, cliff_ttft = chart_specs.cliff_charts(
-    compute.cliff(key), valid["demand"], valid["slo"]["ttft_limit_ms"]
+    [r for r in compute.cliff(key) if r["system"] in drawn],
+    [d for d in valid["demand"] if d["name"] in set(subset.points)],
+    valid["slo"]["ttft_limit_ms"],
 )
 left, right = st.columns(2)
 charts.show(left, "cliff accepted", key, cliff_accepted, width="stretch")
 charts.show(right, "cliff ttft", key, cliff_ttft, width="stretch")
+left_out(points_too=True)
 st.caption(
     "The provisioned fleet of each system as demand rises; dashed lines are the scenario's demand points, the red "
     "line the TTFT limit. Past capacity at SLO, admission control rejects the excess."
 )
 
 st.header("Operating-point curves against the SLO")
-charts.show(
-    st, "curves", key, chart_specs.curves_chart(compute.curves(key), valid["slo"]["tpot_limit_ms"]), width="stretch"
-)
+curves = [r for r in compute.curves(key) if r["system"] in drawn]
+charts.show(st, "curves", key, chart_specs.curves_chart(curves, valid["slo"]["tpot_limit_ms"]), width="stretch")
+left_out()
 st.caption(
     "Right of the red line the TPOT limit is met. Measured points are dots (faded where TPOT or TTFT misses the "
     "SLO before queueing); the diamond is the operating point rackcost chose: the feasible point that needs the "
@@ -132,7 +153,7 @@ with st.expander("Run a discrete-event simulation of one system at one demand po
     if done is not None and done[0] == key:
         row = done[1][0]
         st.markdown(
-            f"**{row['system']}** at **{row['demand_point']}**: {row['replicas_serving']} replicas x "
+            f"**{md(row['system'])}** at **{md(row['demand_point'])}**: {row['replicas_serving']} replicas x "
             f"{row['slots_per_replica']} slots, {display.num(row['arrival_rps'])} requests/s, routing "
             f"**{row['routing']}**, {row['requests']:,} requests in {row['replications']} {row['ci_method']}"
         )
@@ -162,7 +183,7 @@ with st.expander("Run a discrete-event simulation of one system at one demand po
             hide_index=True,
         )
         if row["note"]:
-            st.info(row["note"], icon=":material/info:")
+            st.info(md(row["note"]), icon=":material/info:")
     st.caption(
         "The serving replicas at the point, each with the chosen concurrency's slots, service read from the curve at "
         "the replica's occupancy, Poisson arrivals at the admitted rate; accepted = waited within the queueing "

@@ -14,6 +14,7 @@ from rackcost.importers import into_scenario
 from rackcost.scenario import schema
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 from rackcost_app import compute, fields, imports, layout, state
+from rackcost_app.safe import md
 
 ss = st.session_state
 imports.process_pending()  # (a pending scenario upload was read by streamlit_app.py, before the sidebar)
@@ -143,7 +144,7 @@ with st.expander(
     )
     if said := imports.message():
         kind, text = said
-        {"success": st.success, "warning": st.warning}.get(kind, st.error)(text)
+        {"success": st.success, "warning": st.warning}.get(kind, st.error)(md(text))
     if import_files:
         reading = imports.read_files(
             import_files,
@@ -154,11 +155,11 @@ with st.expander(
             provenance_class=None if ss["import_class"] == imports.DEFAULT_CLASS else ss["import_class"],
         )
         for message in reading.errors:
-            st.error(message, icon=":material/block:")
+            st.error(md(message), icon=":material/block:")
         names_read = ", ".join(name.rsplit("/", 1)[-1] for name, _ in import_files)
         if not reading.errors:
             n = len(reading.curves)
-            st.markdown(f"**{n} curve{'' if n == 1 else 's'} found** in {names_read}")
+            st.markdown(f"**{n} curve{'' if n == 1 else 's'} found** in {md(names_read)}")
         st.button(
             "Forget these files",
             key="import_forget",
@@ -196,7 +197,7 @@ with st.expander(
                 "Where a reason names `--isl`/`--osl` or `--gpus-per-replica`, give the value in the options above."
             )
         for note in reading.notes:
-            st.caption(note)
+            st.caption(md(note))
         if not reading.curves and not reading.errors:
             st.warning("No curve could be read from these files: see the skipped list for why.")
 
@@ -210,7 +211,7 @@ with st.expander(
             differences = imports.workload_differences(curve, draft_now.get("workload") or {})
             if differences:
                 st.caption(
-                    f"This curve differs from the scenario's workload in {'; '.join(differences)}. The results "
+                    f"This curve differs from the scenario's workload in {md('; '.join(differences))}. The results "
                     "will warn that it is not like for like."
                 )
             sys_names = [str(s.get("name", f"system {i + 1}")) for i, s in enumerate(draft_now.get("systems") or [])]
@@ -253,7 +254,7 @@ with st.expander(
                 )
                 st.warning(
                     "Benchmark results hold no hardware, power or costs: the new system starts with those of "
-                    f"**{sys_names[ss[template_key]]}**, labelled as assumptions *to be reviewed*. Check them in "
+                    f"**{md(sys_names[ss[template_key]])}**, labelled as assumptions *to be reviewed*. Check them in "
                     "its tab before trusting its results.",
                     icon=":material/rate_review:",
                 )
@@ -266,22 +267,23 @@ with st.expander(
                 )
 
 if ss.get(state.NOTICE):
-    st.toast(ss[state.NOTICE])
+    st.toast(md(ss[state.NOTICE]))
     ss[state.NOTICE] = None
 if ss.get(state.LOAD_PROBLEMS):
     problems = ss[state.LOAD_PROBLEMS]
-    lines = "\n".join(f"- {p}" for p in problems)
+    lines = "\n".join(f"- {md(p)}" for p in problems)
     rejected = ss.get(state.REJECTED_TEXT)
     tail = " Its text is in the *YAML* tab below, where you can fix it and apply it again." if rejected else ""
     st.error(
-        f"**Not loaded: {problems[0].file or 'the text'}**, {len(problems)} problem{'s' if len(problems) > 1 else ''}. "
-        f"You are still working on *{state.get_at(ss[state.VALID], 'name')}*.{tail}\n\n{lines}",
+        f"**Not loaded: {md(problems[0].file or 'the text')}**, {len(problems)} "
+        f"problem{'s' if len(problems) > 1 else ''}. "
+        f"You are still working on *{md(state.get_at(ss[state.VALID], 'name'))}*.{tail}\n\n{lines}",
         icon=":material/block:",
     )
 
 problems = ss[state.PROBLEMS]
 if problems:
-    lines = "\n".join(f"- `{p.path or '(scenario)'}`: {p.message}" for p in problems)
+    lines = "\n".join(f"- {md(p.path or '(scenario)')}: {md(p.message)}" for p in problems)
     st.error(
         f"**Your edits have {len(problems)} problem{'s' if len(problems) > 1 else ''}.** They are kept in the "
         f"forms below, each under its field; the results show the last valid scenario until they are fixed.\n\n"
@@ -297,7 +299,7 @@ for col, row in layout.in_rows(result.records["systems"]):
     peak = [p for p in result.records["points"] if p["system"] == row["system"]]
     peak_kw = max(p["facility_power_kw"] for p in peak)
     col.metric(
-        row["system"],
+        md(row["system"]),
         display.usd_per_1k_requests(row["blended_usd_per_accepted_request"]),
         help="Over the demand day, from the last valid scenario. Details on the Results page.",
     )
@@ -318,7 +320,7 @@ def scenario_tab_labels(system_names: list[str]) -> list[str]:
     systems_tabs = []
     for n in system_names:
         counts[n] = counts.get(n, 0) + 1
-        systems_tabs.append(f"System: {n}" + (f" ({counts[n]})" if counts[n] > 1 else ""))
+        systems_tabs.append(f"System: {md(n)}" + (f" ({counts[n]})" if counts[n] > 1 else ""))
     return ["Workload and SLO", "Demand", "Facility and fleet", *systems_tabs, "YAML"]
 
 
@@ -389,15 +391,15 @@ for i, name in enumerate(system_names):
         with tabs[3 + i]:
             prov = system.get("provenance") or {}
             badge = prov.get("class", "?")
-            who = " · ".join(str(prov[k]) for k in ("reported_by", "date") if prov.get(k))
-            body = f"**Provenance: {badge}**" + (f" · {who}" if who else "")
-            body += f"\n\nSource: {prov.get('source', 'not given')}"
+            who = " · ".join(md(prov[k]) for k in ("reported_by", "date") if prov.get(k))
+            body = f"**Provenance: {md(badge)}**" + (f" · {who}" if who else "")
+            body += f"\n\nSource: {md(prov.get('source', 'not given'))}"
             if prov.get("software_stack"):
-                body += f"\n\nSoftware: {prov['software_stack']}"
+                body += f"\n\nSoftware: {md(prov['software_stack'])}"
             if prov.get("proprietary_software"):
                 body += "\n\n:orange[The results depend on proprietary software a buyer may not get.]"
             if prov.get("notes"):
-                body += f"\n\n{prov['notes']}"
+                body += f"\n\n{md(prov['notes'])}"
             (st.warning if badge in ("vendor", "collaborative", "assumption") else st.info)(
                 body, icon=":material/verified:"
             )
@@ -493,7 +495,7 @@ for i, name in enumerate(system_names):
                 for key, fig in (draft.get("figures") or {}).items()
                 if (key.startswith(path + ".") or key == path) and isinstance(fig, dict)
             ]
-            with st.expander(f"Sources of {name}'s figures ({len(figs)})", expanded=False):
+            with st.expander(f"Sources of {md(name)}'s figures ({len(figs)})", expanded=False):
                 if figs:
                     st.dataframe(
                         pd.DataFrame(figs, columns=["figure", "provenance", "source", "why"]),
@@ -534,6 +536,6 @@ if tabs[-1].open:
             st.error(
                 f"**Not applied:** {len(ss[state.LOAD_PROBLEMS])} problem"
                 f"{'s' if len(ss[state.LOAD_PROBLEMS]) > 1 else ''}; the text stays above for you to fix.\n\n"
-                + "\n".join(f"- {p}" for p in ss[state.LOAD_PROBLEMS]),
+                + "\n".join(f"- {md(p)}" for p in ss[state.LOAD_PROBLEMS]),
                 icon=":material/block:",
             )

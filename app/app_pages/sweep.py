@@ -19,6 +19,7 @@ from rackcost.analysis.sweep.run import SweepError
 from rackcost.evaluation.columns import BLENDED
 from rackcost.scenario.loading import scenario_to_data
 from rackcost_app import compute, state, sweep_view, tables
+from rackcost_app.safe import md
 
 # persisted settings (plain keys: widget state is dropped when the user leaves the page)
 AXES, POINT, PARETO_POINT, AXES_GENERATION = "sweep_axes", "sweep_point", "sweep_pareto_point", "sweep_generation"
@@ -85,17 +86,18 @@ def pareto_rows(scenario_json: str, axes_json: str, against: str, demand_point: 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def table_csv(scenario_json: str, axes_json: str) -> str:
-    """The sweep's table as CSV text (made once per sweep, not on every run of the page)."""
-    return run_sweep(scenario_json, axes_json)["frame"].to_csv(index=False)
+    """The sweep's table as CSV text, safe to open in a spreadsheet (made once per sweep, not on every run)."""
+    return sweep_view.table_csv(run_sweep(scenario_json, axes_json)["frame"])
 
 
 def show_problems(exc: rackcost.ScenarioError) -> None:
     for problem in exc.problems:
-        where = f"{problem.path}: " if problem.path else ""
-        st.error(f"{where}{problem.message}", icon=":material/error:")
+        where = f"{md(problem.path)}: " if problem.path else ""
+        st.error(f"{where}{md(problem.message)}", icon=":material/error:")
 
 
 def point_text(point: str) -> str:
+    """Where the cost is judged, in words (plain text: for charts)."""
     return "blended over the day" if point == BLENDED else f"at {point} demand"
 
 
@@ -195,15 +197,15 @@ else:
     except rackcost.ScenarioError as exc:
         show_problems(exc)
     except SweepError as exc:
-        st.error(f"The sweep could not run: {exc}", icon=":material/error:")
+        st.error(f"The sweep could not run: {md(exc)}", icon=":material/error:")
     except (ValueError, ArithmeticError) as exc:  # a range outside what the model accepts
         st.error(
-            f"The model cannot be evaluated over these ranges: {exc}. Choose values the inputs can take.",
+            f"The model cannot be evaluated over these ranges: {md(exc)}. Choose values the inputs can take.",
             icon=":material/error:",
         )
     if result is not None and result["refused"] is not None:
         st.error(
-            f"**Too large to run here:** {result['refused']}. Use fewer steps on the demand scale or SLO axes, or "
+            f"**Too large to run here:** {md(result['refused'])}. Use fewer steps on the demand scale or SLO axes, or "
             "download the sweep file below and run `rackcost sweep FILE`.",
             icon=":material/block:",
         )
@@ -220,7 +222,7 @@ if result is not None:
     )
     for row in result["skipped"]:
         st.warning(
-            f"{row['system']} is left out of {row['configurations']:,} configurations: {row['reason']}",
+            f"{md(row['system'])} is left out of {row['configurations']:,} configurations: {md(row['reason'])}",
             icon=":material/warning:",
         )
 
@@ -234,7 +236,7 @@ if result is not None:
         index=point_choices.index(ss[POINT]),
         horizontal=True,
         key="w_sweep_point",
-        format_func=lambda p: "blended over the day" if p == BLENDED else f"{p} demand",
+        format_func=lambda p: "blended over the day" if p == BLENDED else f"{md(p)} demand",
     )
     if len(chosen) < 2:
         st.info("Choose a second axis to draw the winner map.", icon=":material/info:")
@@ -243,7 +245,7 @@ if result is not None:
         st.altair_chart(sweep_view.winner_map(table, titles, names, point_text(ss[POINT])), width="stretch")
         st.caption(
             "Each cell is one combination of the axes' values, coloured by the system with the lowest cost per "
-            f"accepted request {point_text(ss[POINT])}; the tooltip gives its cost, the runner-up and the margin "
+            f"accepted request {md(point_text(ss[POINT]))}; the tooltip gives its cost, the runner-up and the margin "
             "(runner-up's cost / cheapest's - 1)."
         )
         with st.expander("Winner table"):
@@ -271,7 +273,7 @@ if result is not None:
         index=pareto_choices.index(ss[PARETO_POINT]),
         horizontal=True,
         key="w_sweep_pareto_point",
-        format_func=lambda p: f"{p} demand",
+        format_func=lambda p: f"{md(p)} demand",
     )
     fronts = [
         ("interactivity_tokens_per_s", "interactivity [tokens/s per user]", True),
@@ -287,7 +289,7 @@ if result is not None:
             continue
         col.altair_chart(sweep_view.pareto_chart(rows, against_title, names, higher), width="stretch")
         col.caption(
-            f"Every row {point_text(ss[PARETO_POINT])} (faded) and the Pareto front (outlined, joined): no other "
+            f"Every row {md(point_text(ss[PARETO_POINT]))} (faded) and the Pareto front (outlined, joined): no other "
             f"configuration is both cheaper per accepted request and {worse} in {against_title}. "
             f"{int(rows['front'].sum()):,} of {len(rows):,} rows are on it."
         )

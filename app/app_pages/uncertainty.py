@@ -15,6 +15,7 @@ from rackcost.reporting import charts as chart_specs
 from rackcost.scenario.yaml_paths import parse_path
 from rackcost_app import compute, state, tables
 from rackcost_app.fields import label
+from rackcost_app.safe import md
 
 DEFAULT_SAMPLES, MIN_SAMPLES, MAX_SAMPLES = 10_000, 1_000, 200_000
 # persisted settings (plain keys: widget state is dropped when the user leaves the page)
@@ -73,8 +74,8 @@ def in_words(share: float) -> str:
 
 def show_problems(exc: rackcost.ScenarioError) -> None:
     for problem in exc.problems:
-        where = f"{problem.path}: " if problem.path else ""
-        st.error(f"{where}{problem.message}", icon=":material/error:")
+        where = f"{md(problem.path)}: " if problem.path else ""
+        st.error(f"{where}{md(problem.message)}", icon=":material/error:")
 
 
 st.title("Uncertainty")
@@ -154,16 +155,17 @@ else:
             mine = {r["demand_point"]: r["probability_fraction"] for r in cheaper if r["system"] == system}
             share = mine[BLENDED]
             st.subheader(
-                f"{system} is cheaper per accepted request than {baseline} in {display.pct(share, 0)} of "
+                f"{md(system)} is cheaper per accepted request than {md(baseline)} in {display.pct(share, 0)} of "
                 f"{n:,} samples over the day: {in_words(share)}."
             )
             cols = st.columns(len(points) + 1)
             cols[0].metric("blended over the day", display.pct(share, 1))
             for col, point in zip(cols[1:], points, strict=True):
-                col.metric(f"at {point} demand", display.pct(mine[point], 1))
+                col.metric(f"at {md(point)} demand", display.pct(mine[point], 1))
         st.caption(
             "Share of the samples in which the system's cost per accepted request is below the baseline's "
-            f"({baseline}), at each demand point and blended over the day (cost per day / accepted requests per day)."
+            f"({md(baseline)}), at each demand point and blended over the day (cost per day / accepted requests per "
+            "day)."
         )
 
         st.subheader("Distribution of cost per accepted request")
@@ -176,7 +178,7 @@ else:
             index=choices.index(ss[POINT]),
             horizontal=True,
             key="w_uncertainty_point",
-            format_func=lambda p: "blended over the day" if p == BLENDED else f"{p} demand",
+            format_func=lambda p: "blended over the day" if p == BLENDED else f"{md(p)} demand",
         )
         ss[POINT] = chosen
         hist = [r for r in summary["histogram"] if r["demand_point"] == chosen]
@@ -302,14 +304,14 @@ else:
     common += [f"uncertainty.throughput_derate.{c}" for c in classes]
     options += [p for p in common if p not in options]
     st.caption(
-        f"The value of one input at which a system and the baseline ({baseline}) cost the same per accepted "
+        f"The value of one input at which a system and the baseline ({md(baseline)}) cost the same per accepted "
         "request. The range defaults to the input's P1 to P99 when it is a distribution, else 0.25x to 4x its "
         "value."
     )
     with st.form("breakeven"):
         c1, c2, c3 = st.columns([3, 2, 2])
         path = c1.selectbox("input", options, format_func=lambda p: f"{input_label(p)} · {p}", key="breakeven_input")
-        system = c2.selectbox(f"system (against {baseline})", others, key="breakeven_system")
+        system = c2.selectbox(f"system (against {md(baseline)})", others, key="breakeven_system")
         point = c3.selectbox(
             "demand point",
             [BLENDED, *points],
@@ -334,26 +336,28 @@ else:
                 show_problems(exc)
             except (ValueError, ArithmeticError) as exc:  # a range outside what the model accepts (e.g. <= 0)
                 st.error(
-                    f"The model cannot be evaluated over this range of {request['path']}: {exc}. "
+                    f"The model cannot be evaluated over this range of {md(request['path'])}: {md(exc)}. "
                     "Choose a range of values the input can take.",
                     icon=":material/error:",
                 )
             else:
                 where = (
-                    "blended over the day" if found["demand_point"] == BLENDED else f"at {found['demand_point']} demand"
+                    "blended over the day"
+                    if found["demand_point"] == BLENDED
+                    else f"at {md(found['demand_point'])} demand"
                 )
                 name = input_label(found["input"])
                 if found["value"] is None:
-                    st.info(f"**No break-even in range.** {found['message']}.", icon=":material/info:")
+                    st.info(f"**No break-even in range.** {md(found['message'])}.", icon=":material/info:")
                 else:
                     value = found["value"]
                     shown = (
                         display.money(value) if "usd" in found["input"].rsplit(".", 1)[-1] else display.num(value, 4)
                     )
                     st.success(
-                        f"**{found['system']} and {found['baseline']} cost the same per accepted request ({where}) "
-                        f"when {name} is {shown}.** Searched "
+                        f"**{md(found['system'])} and {md(found['baseline'])} cost the same per accepted request "
+                        f"({where}) when {md(name)} is {shown}.** Searched "
                         f"{display.num(found['low'])} to {display.num(found['high'])} (`{found['input']}`).",
                         icon=":material/balance:",
                     )
-                    st.metric(f"break-even {name}", shown)
+                    st.metric(f"break-even {md(name)}", shown)

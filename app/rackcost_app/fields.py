@@ -17,6 +17,7 @@ import streamlit as st
 from pydantic import BaseModel
 
 from rackcost_app import state
+from rackcost_app.safe import md
 
 # unit suffixes of field names (longest first) -> (text left in the label, unit shown in brackets)
 _SUFFIXES = [
@@ -131,18 +132,20 @@ def _step(value: float | None, integer: bool) -> float | int:
     return 10.0 ** (math.floor(math.log10(abs(value))) - 1)
 
 
-def figure_note(path: str) -> str | None:
-    """'provenance: source (why)' of the figure covering a path, for help texts and captions."""
+def figure_note(path: str) -> tuple[str, str] | None:
+    """The provenance class of the figure covering a path, and 'provenance: source (why)' for help texts and
+    captions; both Markdown, the figure's texts escaped (:func:`rackcost_app.safe.md`)."""
     found = state.figure_for(path)
     if found is None:
         return None
     key, fig = found
-    note = f"{fig.get('provenance', '?')}: {fig.get('source', '')}"
+    provenance = md(fig.get("provenance", "?"))
+    note = f"{provenance}: {md(fig.get('source', ''))}"
     if fig.get("why"):
-        note += f" (why: {fig['why']})"
+        note += f" (why: {md(fig['why'])})"
     if key != path:
-        note += f" [entry for {key}]"
-    return note
+        note += f" [entry for {md(key)}]"
+    return provenance, note
 
 
 def _on_change(path: str, key: str, kind: str, optional: bool) -> None:
@@ -180,14 +183,14 @@ def field(model: type[BaseModel], name: str, path: str, *, choices: list[str] | 
     default = None if info.is_required() else info.get_default(call_default_factory=True)
     key = state.widget_key(path)
     help_text = info.description or ""
-    note = figure_note(path)
-    if note:
-        help_text += f"\n\nSource ({note})"
+    found = figure_note(path)
+    if found:
+        help_text += f"\n\nSource ({found[1]})"
     if not info.is_required() and default is not None:
         help_text += f"\n\nDefault when not set: {default}"
     text = label(name)
-    if note:
-        text += f" · {note.split(':', 1)[0]}"
+    if found:
+        text += f" · {found[0]}"
     if isinstance(current, dict) and "dist" in current:
         distribution(text, path, current, help_text, label(name))
         return
@@ -243,7 +246,7 @@ def field(model: type[BaseModel], name: str, path: str, *, choices: list[str] | 
             **common,
         )
     for problem in state.problems_at(path):
-        st.error(problem.message, icon=":material/error:")
+        st.error(md(problem.message), icon=":material/error:")
 
 
 def distribution(text: str, path: str, value: dict[str, Any], help_text: str, short: str) -> None:
@@ -252,24 +255,24 @@ def distribution(text: str, path: str, value: dict[str, Any], help_text: str, sh
     Lists (``choice`` values and weights) are edited in the YAML tab.
     """
     params = [k for k, v in value.items() if k != "dist" and isinstance(v, int | float) and not isinstance(v, bool)]
-    st.markdown(f"{text}  \n:violet-badge[{value['dist']} distribution] :gray[(results use its central value)]")
+    st.markdown(f"{text}  \n:violet-badge[{md(value['dist'])} distribution] :gray[(results use its central value)]")
     # one parameter under the other, each labelled by its name alone: side by side in a form column, each input
     # was a few dozen pixels wide and its label ("electricity price [USD/kWh]: mode") broke in the middle of words
     for param in params:
         key = state.widget_key(f"{path}.{param}")
         st.number_input(
-            param,
+            md(param),
             value=float(value[param]),
             step=_step(float(value[param]), False),
             format="%g",
             key=key,
-            help=f"{param} of {short}" + (f"\n\n{help_text}" if help_text else ""),
+            help=f"{md(param)} of {short}" + (f"\n\n{help_text}" if help_text else ""),
             on_change=_on_change,
             args=(f"{path}.{param}", key, "float", False),
         )
     for problem in state.problems_at(path) + state.problems_at(path, exact=False):
         where = problem.path.removeprefix(path).lstrip(".") or "distribution"
-        st.error(f"{where}: {problem.message}", icon=":material/error:")
+        st.error(f"{md(where)}: {md(problem.message)}", icon=":material/error:")
 
 
 def block(
@@ -291,7 +294,7 @@ def block(
             field(model, name, f"{path}.{name}", choices=choices.get(name))
     source = state.get_at(state.st.session_state[state.DRAFT], f"{path}.source")
     if source:
-        st.caption(f"Source of this block: {source}")
+        st.caption(f"Source of this block: {md(source)}")
     block_problems(path, names)
 
 
@@ -301,7 +304,7 @@ def block_problems(path: str, shown_fields: list[str] | tuple[str, ...] = ()) ->
     for problem in state.problems_at(path, exact=False) + state.problems_at(path):
         if problem.path not in shown:
             where = problem.path.removeprefix(path).lstrip(".") or "this block"
-            st.error(f"{where}: {problem.message}", icon=":material/error:")
+            st.error(f"{md(where)}: {md(problem.message)}", icon=":material/error:")
 
 
 # ---- tables (demand points, operating points) ------------------------------------------------------------------
@@ -390,4 +393,4 @@ def table(path: str, columns: dict[str, Any], text_columns: tuple[str, ...] = ()
                 label_text += f", {label(column)}"
         else:
             label_text = "table"
-        st.error(f"{label_text}: {problem.message}", icon=":material/error:")
+        st.error(f"{md(label_text)}: {md(problem.message)}", icon=":material/error:")

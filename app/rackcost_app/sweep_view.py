@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rackcost import display
+from rackcost import display, files
 from rackcost.analysis.sweep.spec import DEMAND_SCALE
 from rackcost.scenario.yaml_paths import MISSING, lookup
 from rackcost_app.fields import label
@@ -191,6 +191,24 @@ def run(d: Design) -> SweepResult:
     from rackcost.analysis.sweep.run import run_sweep
 
     return run_sweep(d, scheduler="synchronous")
+
+
+def table_csv(frame: pd.DataFrame) -> str:
+    """The sweep's table as CSV text that a spreadsheet cannot execute, written by the project's one CSV writer,
+    :func:`rackcost.files.csv_text` (headers and text cells that begin like a formula, ``=``, ``+``, ``-``, ``@``,
+    tab or CR, get a ``'`` in front; numbers are written as Python writes them), a missing figure (an API system's
+    power) as an empty cell.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(table_csv(pd.DataFrame({"system": ["=1+1", "b"], "kw": [1.5, float("nan")]})), end="")
+    system,kw
+    '=1+1,1.5
+    b,
+    """
+    plain = frame.astype(object).where(frame.notna(), None)  # NaN -> None: an empty cell
+    return files.csv_text(plain.to_dict("records"), [str(c) for c in frame.columns])
 
 
 def sweep_yaml(scenario_file: str, axes: list[dict[str, Any]]) -> str:

@@ -2,11 +2,15 @@
 a demand scale, and histograms of sampled costs.
 
 Both are computed by the same pure steps as :func:`rackcost.evaluate`; they return plain records (one dict per
-row) that a dashboard or a notebook turns into charts.
+row) that a dashboard or a notebook turns into charts. :func:`with_systems` narrows a scenario to some of its
+systems, so that what is drawn of a few systems (or asked of a pair, such as a break-even) is computed for them
+alone: every system is evaluated on its own, so its figures are the same in the narrower scenario.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -18,6 +22,7 @@ from rackcost.model.demand import serve_demand
 from rackcost.model.operating_point import feasible
 from rackcost.model.outcomes import SystemOutcome
 from rackcost.model.performance import Curve, LoadCurve, interpolate_curve
+from rackcost.scenario.loading import scenario_from_dict, scenario_to_data
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import slo_inputs
 from rackcost.units import MS_PER_S
@@ -30,6 +35,8 @@ __all__ = [
     "histogram",
     "latency_cliff",
     "operating_curves",
+    "path_in",
+    "with_systems",
 ]
 
 
@@ -290,3 +297,71 @@ def cost_histograms(
                 for a, b, d in histogram(values, bins)
             ]
     return rows
+
+
+_SYSTEM_PATH = re.compile(r"^systems\[(\d+)\]")
+
+
+def with_systems(scenario: Scenario, names: Sequence[str]) -> tuple[Scenario, dict[int, int]]:
+    """The scenario with only the named systems (in the scenario's order), and where each of them was.
+
+    Each system is evaluated on its own (its fleet, operating point and costs depend on the shared inputs and its
+    own), so a system's figures in the narrower scenario are those of the whole one, bit for bit; the work is that
+    of the systems kept. The baseline must be one of them.
+
+    Parameters
+    ----------
+    scenario
+        A validated scenario.
+    names
+        The systems to keep.
+
+    Returns
+    -------
+    narrower : Scenario
+        The scenario itself when every system is kept; else one validated anew from its plain data with the other
+        systems and their ``figures:`` entries left out (the kept systems' entries follow them to their new index).
+    index : dict of int to int
+        Index of each kept system in ``narrower`` -> its index in ``scenario`` (to read a YAML path of the narrower
+        scenario, such as a break-even's input, in the whole one: :func:`path_in`).
+
+    Raises
+    ------
+    ValueError
+        When a name is not a system of the scenario, or the baseline is not kept.
+    """
+    all_names = [s.name for s in scenario.systems]
+    wanted = set(names)
+    if unknown := wanted - set(all_names):
+        raise ValueError(f"no system {sorted(unknown)[0]!r} in the scenario")
+    if scenario.baseline_name not in wanted:
+        raise ValueError(f"the baseline {scenario.baseline_name!r} must be kept")
+    keep = [i for i, name in enumerate(all_names) if name in wanted]
+    if len(keep) == len(all_names):
+        return scenario, {i: i for i in keep}
+    data = scenario_to_data(scenario)
+    new = {old: k for k, old in enumerate(keep)}
+    data["systems"] = [data["systems"][i] for i in keep]
+    data["baseline_system"] = scenario.baseline_name
+    figures = {}
+    for key, figure in (data.get("figures") or {}).items():
+        found = _SYSTEM_PATH.match(key)
+        if found is None:
+            figures[key] = figure
+        elif int(found[1]) in new:
+            figures[f"systems[{new[int(found[1])]}]{key[found.end() :]}"] = figure
+    if "figures" in data:
+        data["figures"] = figures
+    return scenario_from_dict(data, "<systems of the scenario>"), {k: old for old, k in new.items()}
+
+
+def path_in(path: str, index: dict[int, int]) -> str:
+    """A YAML path of a narrower scenario (:func:`with_systems`) as the path of the same input in the whole one.
+
+    Examples
+    --------
+    >>> path_in("systems[1].costs.capex_usd_per_accelerator", {0: 0, 1: 57}), path_in("facility.pue", {0: 3})
+    ('systems[57].costs.capex_usd_per_accelerator', 'facility.pue')
+    """
+    found = _SYSTEM_PATH.match(path)
+    return path if found is None else f"systems[{index[int(found[1])]}]{path[found.end() :]}"

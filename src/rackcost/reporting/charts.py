@@ -6,11 +6,19 @@ Each function is pure: it takes the records of :mod:`rackcost.evaluation.results
 (:mod:`rackcost.report`) renders them to SVG or PNG with ``vl-convert``, so both show *the same* specifications.
 Widths are fixed where the dashboard fixed them; a caller may set a width on a chart that leaves it open
 (``chart.properties(width=...)``).
+
+**Size limits.** A chart draws at most :data:`MAX_CHART_SYSTEMS` systems (the baseline and the cheapest others over
+the day), :data:`MAX_CHART_POINTS` demand points (spread over the arrival rates, the sizing point among them),
+:data:`MAX_CURVE_POINTS` measured operating points per curve and :data:`MAX_TORNADO_INPUTS` inputs per tornado: the
+caller chooses them with :func:`chart_subset` and says so in the chart's caption (:attr:`ChartSubset.note`), the
+tables keep every row. So every chart's data stay far below Altair's row limit (5,000 rows a dataset) and a
+drawing's cost does not grow with the scenario: 300 systems or 10,000 demand points draw the same size of chart.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import altair as alt
@@ -20,6 +28,12 @@ from rackcost import display
 
 __all__ = [
     "CLAIM_COLORS",
+    "MAX_CHART_POINTS",
+    "MAX_CHART_SYSTEMS",
+    "MAX_CURVE_POINTS",
+    "MAX_TORNADO_INPUTS",
+    "ChartSubset",
+    "chart_subset",
     "COST_BAR_PX",
     "COST_LABEL_PX",
     "COST_PLOT_PX",
@@ -48,6 +62,137 @@ CLAIM_COLORS = {"claim": "#e45756", "derived": "#f58518", "modelled": "#4c78a8"}
 TORNADO_ENDS = ("input at its P5", "input at its P95")
 """The two ends of each tornado bar."""
 
+MAX_CHART_SYSTEMS = 10
+"""Most systems a chart draws [-]: the baseline and the cheapest others (blended cost per accepted request at central
+values). Ten keep the colours of the ``tableau10`` scheme distinct and a bar chart readable; the bundled scenarios
+have at most six, so their charts draw every system."""
+MAX_CHART_POINTS = 12
+"""Most demand points a chart draws (a panel of the cost chart, a rule of the latency cliff, a bar of the claim
+chart) [-], spread evenly over the arrival rates."""
+MAX_CURVE_POINTS = 200
+"""Most measured operating points drawn per curve [-] (evenly by concurrency, both ends kept); the chosen point is
+always drawn."""
+MAX_TORNADO_INPUTS = 20
+"""Most inputs a tornado chart draws [-]: those with the largest swing (the table lists every input)."""
+
+
+@dataclass(frozen=True)
+class ChartSubset:
+    """What the charts of a scenario draw: which systems and demand points, out of how many.
+
+    Attributes
+    ----------
+    systems
+        The systems drawn, in the scenario's order.
+    points
+        The demand points drawn, in the scenario's order.
+    total_systems, total_points
+        How many the scenario has.
+    baseline
+        The baseline's name (always drawn).
+    sizing
+        The sizing demand point's name (always drawn).
+    """
+
+    systems: tuple[str, ...]
+    points: tuple[str, ...]
+    total_systems: int
+    total_points: int
+    baseline: str
+    sizing: str
+
+    @property
+    def systems_note(self) -> str:
+        """The sentence that says which systems a chart draws, or '' when it draws them all."""
+        if len(self.systems) == self.total_systems:
+            return ""
+        return (
+            f"The chart shows {len(self.systems)} of the {self.total_systems:,} systems (at most "
+            f"{MAX_CHART_SYSTEMS}): the baseline, {self.baseline}, and the {len(self.systems) - 1} cheapest per "
+            "accepted request over the day; the tables give every system."
+        )
+
+    @property
+    def points_note(self) -> str:
+        """The sentence that says which demand points a chart draws, or '' when it draws them all."""
+        if len(self.points) == self.total_points:
+            return ""
+        return (
+            f"It shows {len(self.points)} of the {self.total_points:,} demand points (at most {MAX_CHART_POINTS}), "
+            f"spread evenly over the arrival rates, the sizing point ({self.sizing}) among them; the tables give "
+            "every point."
+        )
+
+    def note(self, points: bool = False) -> str:
+        """What a chart of systems (and, with ``points``, of demand points) leaves out, in words; '' when nothing."""
+        return " ".join(n for n in (self.systems_note, self.points_note if points else "") if n)
+
+    def only(self, rows: Sequence[dict[str, Any]], by_point: bool = False) -> list[dict[str, Any]]:
+        """The rows of the systems drawn (and, with ``by_point``, of the demand points drawn, by ``demand_point``)."""
+        systems, points = set(self.systems), set(self.points)
+        return [r for r in rows if r["system"] in systems and (not by_point or r["demand_point"] in points)]
+
+
+def chart_subset(
+    systems: Sequence[dict[str, Any]],
+    baseline: str,
+    demand: Sequence[dict[str, Any]],
+    sizing: str,
+    max_systems: int = MAX_CHART_SYSTEMS,
+    max_points: int = MAX_CHART_POINTS,
+) -> ChartSubset:
+    """The systems and demand points a scenario's charts draw.
+
+    Parameters
+    ----------
+    systems
+        Rows of the ``systems`` table (``system``, ``blended_usd_per_accepted_request``), in the scenario's order.
+    baseline
+        The baseline system's name.
+    demand
+        The demand points as dicts with ``name`` and ``arrival_rps`` [requests/s], in the scenario's order.
+    sizing
+        The sizing demand point's name.
+    max_systems, max_points
+        The limits (:data:`MAX_CHART_SYSTEMS`, :data:`MAX_CHART_POINTS`).
+
+    Returns
+    -------
+    ChartSubset
+        Every system when there are at most ``max_systems``, else the baseline and the ``max_systems - 1`` cheapest
+        others by blended cost (ties: the first in the scenario); every demand point when there are at most
+        ``max_points``, else ``max_points`` of them evenly spaced in the order of their arrival rates (the lowest and
+        the highest included), the sizing point among them.
+
+    Examples
+    --------
+    >>> rows = [{"system": s, "blended_usd_per_accepted_request": c} for s, c in [("a", 3), ("b", 1), ("c", 2)]]
+    >>> demand = [{"name": f"p{i}", "arrival_rps": float(i)} for i in range(5)]
+    >>> sub = chart_subset(rows, "a", demand, "p4", max_systems=2, max_points=3)
+    >>> sub.systems, sub.points
+    (('a', 'b'), ('p0', 'p2', 'p4'))
+    """
+    names = [r["system"] for r in systems]
+    if len(names) > max_systems:
+        others = sorted(
+            (i for i, r in enumerate(systems) if r["system"] != baseline),
+            key=lambda i: (systems[i]["blended_usd_per_accepted_request"], i),
+        )
+        keep = {names.index(baseline), *others[: max_systems - 1]}
+        names = [n for i, n in enumerate(names) if i in keep]
+    points = [d["name"] for d in demand]
+    if len(points) > max_points:
+        by_rate = sorted(range(len(demand)), key=lambda i: (demand[i]["arrival_rps"], i))
+        picks = [by_rate[round(k * (len(demand) - 1) / (max_points - 1))] for k in range(max_points)]
+        at = points.index(sizing)
+        if at not in picks:  # the sizing point replaces the pick nearest to it in rate order
+            rank = by_rate.index(at)
+            nearest = min(range(max_points), key=lambda k: abs(by_rate.index(picks[k]) - rank))
+            picks[nearest] = at
+        chosen = set(picks)
+        points = [p for i, p in enumerate(points) if i in chosen]
+    return ChartSubset(tuple(names), tuple(points), len(systems), len(demand), baseline, sizing)
+
 
 def cost_chart(points: list[dict[str, Any]], systems: Sequence[str], demand: Sequence[str]) -> alt.FacetChart:
     """Cost per accepted request of each system at each demand point, stacked by cost component.
@@ -61,10 +206,12 @@ def cost_chart(points: list[dict[str, Any]], systems: Sequence[str], demand: Seq
     points
         Rows of the ``points`` table (``Result.records["points"]``).
     systems
-        System names, in the order of the bars.
+        System names, in the order of the bars (rows of other systems are left out).
     demand
-        Demand point names, in the order of the panels.
+        Demand point names, in the order of the panels (rows of other points are left out).
     """
+    shown_systems, shown_points = set(systems), set(demand)
+    points = [p for p in points if p["system"] in shown_systems and p["demand_point"] in shown_points]
     parts = pd.DataFrame(display.cost_components_per_request(points))
     component_order = list(display.COST_COMPONENTS.values())
     parts["order"] = parts["component"].map(component_order.index)
@@ -219,13 +366,14 @@ def curves_chart(curves: list[dict[str, Any]], tpot_limit_ms: float, height_px: 
     Parameters
     ----------
     curves
-        Rows of :func:`rackcost.analysis.explore.operating_curves`.
+        Rows of :func:`rackcost.analysis.explore.operating_curves` (at most :data:`MAX_CURVE_POINTS` measured points
+        per system are drawn).
     tpot_limit_ms
         The SLO's TPOT limit [ms] (a red rule at the interactivity it allows).
     height_px
         Height of the panel [px].
     """
-    curve = pd.DataFrame(curves)
+    curve = pd.DataFrame(_thinned(curves, MAX_CURVE_POINTS))
     curve["meets"] = curve["meets_slo"].map({True: "meets SLO", False: "misses SLO"})
     limit = display.slo_interactivity_limit(tpot_limit_ms)
     xi = alt.X(
@@ -272,7 +420,28 @@ def curves_chart(curves: list[dict[str, Any]], tpot_limit_ms: float, height_px: 
     return (line + measured + chosen + slo_rule + slo_label).properties(height=height_px)
 
 
-def claim_chart(pair: list[dict[str, Any]], system: str, baseline: str) -> alt.LayerChart:
+def _thinned(curves: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """The curve rows with at most ``limit`` measured points per system, evenly spaced by concurrency (both ends
+    kept); the same rows, in the same order, when no system has more."""
+    measured: dict[str, list[int]] = {}
+    for i, r in enumerate(curves):
+        if r["kind"] == "measured":
+            measured.setdefault(r["system"], []).append(i)
+    drop: set[int] = set()
+    for rows in measured.values():
+        if len(rows) > limit:
+            rows = sorted(rows, key=lambda i: curves[i]["concurrency"])
+            keep = {rows[round(k * (len(rows) - 1) / (limit - 1))] for k in range(limit)}
+            drop |= set(rows) - keep
+    return [r for i, r in enumerate(curves) if i not in drop] if drop else curves
+
+
+_AT_POINT = "cost per accepted request at "  # the comparison's metric at one demand point (evaluation.compare)
+
+
+def claim_chart(
+    pair: list[dict[str, Any]], system: str, baseline: str, points: Sequence[str] | None = None
+) -> alt.LayerChart:
     """The claim-vs-decision rows of one system against the baseline as bars of advantage, parity dashed at 1x.
 
     Parameters
@@ -281,7 +450,13 @@ def claim_chart(pair: list[dict[str, Any]], system: str, baseline: str) -> alt.L
         The comparison rows (``Result.records["comparison"]``) of this system and baseline, in table order.
     system, baseline
         Their names.
+    points
+        The demand points whose cost rows are drawn (default every one): the headline, the tokens per kWh and the
+        blended cost are always drawn.
     """
+    if points is not None:
+        shown = {f"{_AT_POINT}{p}" for p in points}
+        pair = [r for r in pair if not r["metric"].startswith(_AT_POINT) or r["metric"] in shown]
     frame = pd.DataFrame(pair)
     frame["step"] = range(len(frame))
     bars = (
@@ -319,11 +494,15 @@ def cost_distribution_chart(
     marks
         Rows ``system``, ``percentile`` (``P5``, ``P50``, ``P95``), ``usd`` [USD per accepted request].
     systems
-        System names (the colour domain, so that each system keeps its colour).
+        System names (the colour domain, so that each system keeps its colour); rows of other systems are left
+        out.
     height_px
         Height of the panel [px].
     """
     names = list(systems)
+    shown = set(names)
+    histogram = [r for r in histogram if r["system"] in shown]
+    marks = [r for r in marks if r["system"] in shown]
     x = alt.X("x0:Q", title="cost per accepted request [USD]", axis=alt.Axis(format="$.2~g"))
     color = alt.Color("system:N", title="system", sort=names, scale=alt.Scale(domain=names, scheme="tableau10"))
     bars = (
@@ -375,7 +554,7 @@ def tornado_charts(
     Parameters
     ----------
     tornado
-        Rows of :func:`rackcost.tornado`, ranked by swing.
+        Rows of :func:`rackcost.tornado`, ranked by swing (the first :data:`MAX_TORNADO_INPUTS` are drawn).
     systems
         System names (one chart each, in this order).
     central_usd
@@ -383,6 +562,7 @@ def tornado_charts(
     input_label
         A readable name of an input from its YAML path.
     """
+    tornado = tornado[:MAX_TORNADO_INPUTS]
     frame = pd.DataFrame(
         [
             {

@@ -7,6 +7,13 @@ samples are asked for) once, and puts the sections in order: :mod:`rackcost.repo
 blocks of :mod:`rackcost.reporting.blocks`; :mod:`rackcost.reporting.html` and :mod:`rackcost.reporting.markdown`
 turn them into a file. Every number is formatted by :mod:`rackcost.display`, every header carries its unit, and
 every chart is a specification of :mod:`rackcost.reporting.charts` (the dashboard's).
+
+**Size.** The work grows in proportion to the systems and demand points: the charts draw at most
+:data:`~rackcost.reporting.charts.MAX_CHART_SYSTEMS` systems and :data:`~rackcost.reporting.charts.MAX_CHART_POINTS`
+demand points (:func:`~rackcost.reporting.charts.chart_subset`, said in each chart's caption), the break-even values
+are those of the charted systems, each computed on its pair alone, and the default Monte Carlo draws at most
+:data:`~rackcost.analysis.montecarlo.MAX_CELLS` cells (:func:`report_samples`). The tables give every system and
+demand point.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import datetime as dt
 from rackcost.evaluation.chain import evaluate_apis, evaluate_systems
 from rackcost.evaluation.results import result_tables
 from rackcost.reporting.blocks import Report
+from rackcost.reporting.charts import chart_subset
 from rackcost.reporting.input_sections import appendix_section, provenance_section, scenario_section
 from rackcost.reporting.result_sections import (
     claim_section,
@@ -28,11 +36,37 @@ from rackcost.reporting.result_sections import (
 from rackcost.reporting.uncertainty_section import uncertainty_section
 from rackcost.scenario.schema import Scenario
 
-__all__ = ["DEFAULT_SAMPLES", "build_report"]
+__all__ = ["DEFAULT_SAMPLES", "build_report", "report_samples"]
 
 DEFAULT_SAMPLES = 10_000
 """Monte Carlo samples of a report when the scenario has distributions and no number is asked for (the dashboard's
 default too) [-]."""
+
+
+def report_samples(scenario: Scenario) -> tuple[int, str]:
+    """The Monte Carlo samples of a report whose samples were not asked for, and why, when fewer than the default.
+
+    :data:`DEFAULT_SAMPLES`, unless that many samples of every system at every demand point would be more than
+    :data:`~rackcost.analysis.montecarlo.MAX_CELLS` (the Monte Carlo's bound on samples x demand points x systems):
+    then as many as fit (at least one).
+
+    Examples
+    --------
+    >>> import rackcost
+    >>> report_samples(rackcost.load_scenario(rackcost.bundled_scenario_path()))
+    (10000, '')
+    """
+    from rackcost.analysis.montecarlo import MAX_CELLS, cells
+
+    per_sample = cells(scenario, 1)
+    if DEFAULT_SAMPLES * per_sample <= MAX_CELLS:
+        return DEFAULT_SAMPLES, ""
+    n = max(1, MAX_CELLS // per_sample)
+    return n, (
+        f"{n:,} samples rather than the default {DEFAULT_SAMPLES:,}: a report draws at most {MAX_CELLS:,} cells "
+        f"(samples x systems x demand points, the Monte Carlo's bound), and each sample here is {per_sample:,}; "
+        "rackcost uncertainty draws more (--samples, --max-cells)."
+    )
 
 
 def build_report(scenario: Scenario, samples: int | None = None, seed: int = 0, date: str | None = None) -> Report:
@@ -43,8 +77,9 @@ def build_report(scenario: Scenario, samples: int | None = None, seed: int = 0, 
     scenario
         A validated scenario.
     samples
-        Monte Carlo samples [-]; default :data:`DEFAULT_SAMPLES` when the scenario has distributions, none when it
-        has not (the uncertainty section then says so, if samples were asked for).
+        Monte Carlo samples [-]; default :func:`report_samples` (:data:`DEFAULT_SAMPLES`, fewer for a scenario
+        too large for them) when the scenario has distributions, none when it has not (the uncertainty section
+        then says so, if samples were asked for).
     seed
         Seed of the Monte Carlo (same seed, same report).
     date
@@ -65,23 +100,30 @@ def build_report(scenario: Scenario, samples: int | None = None, seed: int = 0, 
     result = result_tables(scenario, outcomes, evaluate_apis(scenario))
     systems = [s.name for s in scenario.systems]
     demand = [d.name for d in scenario.demand]
+    subset = chart_subset(
+        result.records["systems"],
+        scenario.baseline_name,
+        [{"name": d.name, "arrival_rps": d.arrival_rps} for d in scenario.demand],
+        scenario.sizing_point.name,
+    )
     uncertain = bool(scenario.distributions)
-    n = (samples if samples is not None else DEFAULT_SAMPLES) if uncertain else None
+    asked, samples_note = (samples, "") if samples is not None else report_samples(scenario)
+    n = asked if uncertain else None
     mc = None
     if n is not None:
         from rackcost.analysis.montecarlo import uncertainty
 
         mc = uncertainty(scenario, n, seed)
     sections = [
-        summary_section(scenario, result, mc),
+        summary_section(scenario, result, mc, subset),
         scenario_section(scenario),
-        systems_section(scenario, result, outcomes),
-        cost_section(scenario, result),
-        cliff_section(scenario, result, outcomes),
-        claim_section(result),
+        systems_section(scenario, result, outcomes, subset),
+        cost_section(scenario, result, subset),
+        cliff_section(scenario, result, outcomes, subset),
+        claim_section(result, subset),
     ]
     if uncertain or samples is not None:
-        sections.append(uncertainty_section(scenario, result, mc, systems, demand))
+        sections.append(uncertainty_section(scenario, result, mc, systems, demand, subset, samples_note))
     sections += [provenance_section(scenario), warnings_section(result), appendix_section(scenario)]
     return Report(
         title=scenario.name,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from rackcost import display
-from rackcost.analysis.explore import cost_against_demand_scale, latency_cliff, operating_curves
+from rackcost.analysis.explore import cost_against_demand_scale, latency_cliff, operating_curves, with_systems
 from rackcost.evaluation.columns import BLENDED, column
 from rackcost.evaluation.compare import headline_sentences
 from rackcost.model.strategies import Payment
@@ -26,6 +26,7 @@ from rackcost.reporting.blocks import (
     section,
     width,
 )
+from rackcost.reporting.charts import ChartSubset
 from rackcost.scenario.schema import Scenario
 
 __all__ = [
@@ -35,6 +36,8 @@ __all__ = [
     "claim_section",
     "cliff_section",
     "cost_section",
+    "described",
+    "drawn_outcomes",
     "probability_rows",
     "summary_section",
     "systems_section",
@@ -47,8 +50,27 @@ def probability_rows(mc: Any) -> list[dict[str, Any]]:
     return [r for r in mc.probability_cheaper if r["demand_point"] == BLENDED]
 
 
-def summary_section(scenario: Scenario, result: Any, mc: Any) -> Section:
-    rows = result.records["systems"]
+def described(description: str, subset: ChartSubset, points: bool = False) -> str:
+    """A chart's description, with what it leaves out when the scenario is larger than a chart shows."""
+    note = subset.note(points)
+    return f"{description} {note}" if note else description
+
+
+def drawn_outcomes(outcomes: list[Any], subset: ChartSubset) -> list[Any]:
+    """The outcomes of the systems the charts draw (the same objects: their charts' data are computed from them)."""
+    drawn = set(subset.systems)
+    return [o for o in outcomes if o.inputs.name in drawn]
+
+
+def summary_section(scenario: Scenario, result: Any, mc: Any, subset: ChartSubset) -> Section:
+    """The answer: the cheapest system, the claim against the decision, P(cheaper), each system's cost and fleet.
+
+    Above :data:`~rackcost.reporting.charts.MAX_CHART_SYSTEMS` systems it speaks of those the charts draw (the
+    baseline and the cheapest), and says how many more the Systems section gives.
+    """
+    every = result.records["systems"]
+    drawn = set(subset.systems)
+    rows = [r for r in every if r["system"] in drawn]
     by_cost = sorted(rows, key=lambda r: r["blended_usd_per_accepted_request"])
     cheapest = by_cost[0]
     blocks: list[Block] = []
@@ -62,13 +84,19 @@ def summary_section(scenario: Scenario, result: Any, mc: Any) -> Section:
             f"{display.usd_per_1k_requests(r['blended_usd_per_accepted_request'])} for {r['system']}"
             for r in by_cost[1:]
         )
+        if left_out := [r["blended_usd_per_accepted_request"] for r in every if r["system"] not in drawn]:
+            others += (
+                f", and {len(left_out):,} more systems, each at {display.usd_per_1k_requests(min(left_out))} or "
+                "more (the Systems section gives each)"
+            )
         sentence = (
             f"Over the demand day, {cheapest['system']} is the cheapest per accepted request: "
             f"{display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} per 1,000 accepted "
             f"requests, against {others}."
         )
     blocks.append(Paragraph(sentence, strong=True))
-    blocks += [Paragraph(s) for s in headline_sentences(result.records["comparison"])]
+    comparison = [r for r in result.records["comparison"] if r["system"] in drawn]
+    blocks += [Paragraph(s) for s in headline_sentences(comparison)]
     if mc is not None:
         blocks += [
             Paragraph(
@@ -77,6 +105,7 @@ def summary_section(scenario: Scenario, result: Any, mc: Any) -> Section:
                 "(blended over the day)."
             )
             for r in probability_rows(mc)
+            if r["system"] in drawn
         ]
     blocks.append(
         KeyFigures(
@@ -159,7 +188,7 @@ CLIFF_COLUMNS = tuple(
 """Columns of the latency-cliff table."""
 
 
-def systems_section(scenario: Scenario, result: Any, outcomes: list[Any]) -> Section:
+def systems_section(scenario: Scenario, result: Any, outcomes: list[Any], subset: ChartSubset) -> Section:
     rows = result.records["systems"]
     points = result.records["points"]
     sizing = scenario.sizing_point.name
@@ -186,12 +215,16 @@ def systems_section(scenario: Scenario, result: Any, outcomes: list[Any]) -> Sec
         table,
     ]
     if outcomes:
+        drawn = drawn_outcomes(outcomes, subset)
         blocks += [
             Chart(
                 "operating-curves",
-                width(charts.curves_chart(operating_curves(scenario, outcomes=outcomes), scenario.slo.tpot_limit_ms)),
-                "Throughput per accelerator against interactivity for each system, the TPOT limit as a red line and "
-                "the chosen operating point as a diamond.",
+                width(charts.curves_chart(operating_curves(scenario, outcomes=drawn), scenario.slo.tpot_limit_ms)),
+                described(
+                    "Throughput per accelerator against interactivity for each system, the TPOT limit as a red line "
+                    "and the chosen operating point as a diamond.",
+                    subset,
+                ),
             ),
             Paragraph(
                 "Right of the red line the TPOT limit is met. Measured points are dots (faded where TPOT or TTFT "
@@ -201,10 +234,8 @@ def systems_section(scenario: Scenario, result: Any, outcomes: list[Any]) -> Sec
     return section("systems", blocks)
 
 
-def cost_section(scenario: Scenario, result: Any) -> Section:
+def cost_section(scenario: Scenario, result: Any, subset: ChartSubset) -> Section:
     points = result.records["points"]
-    systems = [s.name for s in scenario.systems]
-    demand = [d.name for d in scenario.demand]
     apis = {s.name for s in scenario.systems if s.api is not None}
     # rent and API columns only where some system pays them
     shown = [
@@ -232,14 +263,22 @@ def cost_section(scenario: Scenario, result: Any) -> Section:
             table,
             Chart(
                 "cost-by-component",
-                charts.cost_chart(points, systems, demand),
-                "Cost per accepted request of each system at each demand point, stacked by cost component.",
+                charts.cost_chart(points, subset.systems, subset.points),
+                described(
+                    "Cost per accepted request of each system at each demand point, stacked by cost component.",
+                    subset,
+                    points=True,
+                ),
             ),
             Chart(
                 "cost-against-demand-scale",
-                charts.demand_scale_chart(cost_against_demand_scale(scenario)),
-                "Blended cost per 1,000 accepted requests of each system as every demand point is scaled by one "
-                "factor, the fleet sized again for each.",
+                # of the systems drawn alone: the same figures, for their work only
+                charts.demand_scale_chart(cost_against_demand_scale(with_systems(scenario, subset.systems)[0])),
+                described(
+                    "Blended cost per 1,000 accepted requests of each system as every demand point is scaled by one "
+                    "factor, the fleet sized again for each.",
+                    subset,
+                ),
             ),
             Paragraph(
                 "Every demand point scaled by one factor, the fleet sized again for each (the operating point stays "
@@ -249,11 +288,13 @@ def cost_section(scenario: Scenario, result: Any) -> Section:
     )
 
 
-def cliff_section(scenario: Scenario, result: Any, outcomes: list[Any]) -> Section:
+def cliff_section(scenario: Scenario, result: Any, outcomes: list[Any], subset: ChartSubset) -> Section:
     if not outcomes:
         return section("cliff", [Paragraph("No system runs hardware here (APIs only): there is no fleet to load.")])
-    demand = [{"name": d.name, "arrival_rps": d.arrival_rps} for d in scenario.demand]
-    accepted, ttft = charts.cliff_charts(latency_cliff(scenario, outcomes=outcomes), demand, scenario.slo.ttft_limit_ms)
+    drawn_points = set(subset.points)
+    demand = [{"name": d.name, "arrival_rps": d.arrival_rps} for d in scenario.demand if d.name in drawn_points]
+    cliff = latency_cliff(scenario, outcomes=drawn_outcomes(outcomes, subset))
+    accepted, ttft = charts.cliff_charts(cliff, demand, scenario.slo.ttft_limit_ms)
     points = [p for p in result.records["points"] if p["routing"] != "api"]
     return section(
         "cliff",
@@ -263,8 +304,16 @@ def cliff_section(scenario: Scenario, result: Any, outcomes: list[Any]) -> Secti
                 "and the p99 time to first token, queueing included. Past capacity at SLO, admission control "
                 "rejects the excess. Dashed lines are the scenario's demand points, the red line the TTFT limit."
             ),
-            Chart("cliff-accepted", width(accepted), "Share of offered requests accepted against arrival rate."),
-            Chart("cliff-ttft", width(ttft), "p99 TTFT including queueing against arrival rate."),
+            Chart(
+                "cliff-accepted",
+                width(accepted),
+                described("Share of offered requests accepted against arrival rate.", subset, points=True),
+            ),
+            Chart(
+                "cliff-ttft",
+                width(ttft),
+                described("p99 TTFT including queueing against arrival rate.", subset, points=True),
+            ),
             Table(
                 "cliff",
                 [(c.name, c.header) for c in CLIFF_COLUMNS],
@@ -278,7 +327,7 @@ def _claim_value(value: float, unit: str) -> str:
     return display.usd_per_1k_requests(value) if unit == "USD/request" else display.num(value)
 
 
-def claim_section(result: Any) -> Section:
+def claim_section(result: Any, subset: ChartSubset) -> Section:
     rows = result.records["comparison"]
     if not rows:
         return section("claim", [Paragraph("One system only: there is nothing to compare.")])
@@ -290,6 +339,15 @@ def claim_section(result: Any) -> Section:
         )
     ]
     blocks += [Paragraph(s, strong=True) for s in headline_sentences(rows)]
+    drawn = set(subset.systems)
+    if subset.systems_note:
+        blocks.append(
+            Paragraph(
+                f"Each of the {subset.total_systems - 1:,} systems has its table against the baseline; a chart is "
+                f"drawn for the {len(drawn) - 1} cheapest (the systems the other charts draw, at most "
+                f"{charts.MAX_CHART_SYSTEMS} with the baseline)."
+            )
+        )
     order = [r["system"] for r in rows]
     pairs = sorted({(r["system"], r["baseline"]) for r in rows}, key=lambda p: order.index(p[0]))
     for number, (system, baseline) in enumerate(pairs):
@@ -318,12 +376,16 @@ def claim_section(result: Any) -> Section:
                     for r in pair
                 ],
             ),
-            Chart(
-                f"claim-{number}",
-                width(charts.claim_chart(pair, system, baseline)),
-                f"Advantage of {system} over {baseline}: the headline claim beside the modelled ratios.",
-            ),
         ]
+        if system in drawn:
+            blocks.append(
+                Chart(
+                    f"claim-{number}",
+                    width(charts.claim_chart(pair, system, baseline, subset.points)),
+                    f"Advantage of {system} over {baseline}: the headline claim beside the modelled ratios."
+                    + (f" {subset.points_note}" if subset.points_note else ""),
+                )
+            )
     return section("claim", blocks)
 
 

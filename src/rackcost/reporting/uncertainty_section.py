@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rackcost import display
-from rackcost.analysis.explore import cost_histograms
+from rackcost.analysis.explore import cost_histograms, path_in, with_systems
 from rackcost.evaluation.columns import BLENDED
 from rackcost.reporting import charts
 from rackcost.reporting.blocks import (
@@ -23,6 +23,7 @@ from rackcost.reporting.blocks import (
     section,
     width,
 )
+from rackcost.reporting.charts import MAX_CHART_POINTS, MAX_TORNADO_INPUTS, ChartSubset
 from rackcost.reporting.input_sections import distribution_words
 from rackcost.scenario.loading import scenario_to_data
 from rackcost.scenario.schema import Scenario
@@ -52,7 +53,22 @@ def input_name(path: str, systems: list[str], demand: list[str]) -> str:
     return path
 
 
-def uncertainty_section(scenario: Scenario, result: Any, mc: Any, systems: list[str], demand: list[str]) -> Section:
+def uncertainty_section(
+    scenario: Scenario,
+    result: Any,
+    mc: Any,
+    systems: list[str],
+    demand: list[str],
+    subset: ChartSubset,
+    samples_note: str = "",
+) -> Section:
+    """The Monte Carlo's answer, the tornado and the break-even values.
+
+    The tables give every system and demand point; the charts those of ``subset``, the tornado's columns (one pair
+    per system) and the break-even values the systems of ``subset`` (each break-even is computed on its pair alone,
+    :func:`rackcost.analysis.explore.with_systems`: the same value, for the work of two systems). ``samples_note``
+    says why there are fewer samples than asked for, if there are.
+    """
     if mc is None:
         return section(
             "uncertainty",
@@ -69,10 +85,12 @@ def uncertainty_section(scenario: Scenario, result: Any, mc: Any, systems: list[
         return input_name(path, systems, demand)
 
     baseline = scenario.baseline_name
+    drawn = [s for s in systems if s in set(subset.systems)]
     blocks: list[Block] = [
         Paragraph(
             f"{mc.n:,} samples (seed {mc.seed}) of every input given as a distribution, drawn independently; the "
             "operating point is chosen on central values and the fleet is sized again for each sample."
+            + (f" {samples_note}" if samples_note else "")
         ),
         Subheading("Uncertain inputs"),
         Table(
@@ -99,7 +117,24 @@ def uncertainty_section(scenario: Scenario, result: Any, mc: Any, systems: list[
         ),
     ]
     cheaper = mc.probability_cheaper
-    if cheaper:
+    if cheaper and len(demand) > MAX_CHART_POINTS:  # one row per system and point, not a column per point
+        blocks += [
+            Subheading(f"Probability of being cheaper than {baseline}"),
+            Table(
+                "probability-cheaper",
+                [
+                    ("system", "system"),
+                    ("demand_point", "demand point"),
+                    ("probability_fraction", "cheaper [% of samples]"),
+                ],
+                [
+                    [r["system"], "blended over the day" if r["demand_point"] == BLENDED else r["demand_point"]]
+                    + [display.pct(r["probability_fraction"])]
+                    for r in cheaper
+                ],
+            ),
+        ]
+    elif cheaper:
         blocks += [
             Subheading(f"Probability of being cheaper than {baseline}"),
             Table(
@@ -123,20 +158,20 @@ def uncertainty_section(scenario: Scenario, result: Any, mc: Any, systems: list[
     by = {(r["system"], r["demand_point"], r["column"]): r for r in pcts}
     marks = [
         {"system": s, "percentile": q.upper(), "usd": by[(s, "system", "blended_usd_per_accepted_request")][q]}
-        for s in systems
+        for s in drawn
         for q in ("p5", "p50", "p95")
     ]
-    histogram = [
-        r
-        for r in cost_histograms(mc.samples, systems, demand)
-        if r["demand_point"] == BLENDED  # the blended cost: one chart (each point's percentiles are in the table)
-    ]
+    # the blended cost only (no demand point): one chart, each point's percentiles are in the table
+    histogram = cost_histograms(mc.samples, drawn, [])
     blocks += [
         Subheading("Distribution of cost per accepted request"),
         Chart(
             "cost-distribution",
-            width(charts.cost_distribution_chart(histogram, marks, systems)),
-            "Histogram of the sampled blended cost per accepted request of each system, with P5, P50 and P95.",
+            width(charts.cost_distribution_chart(histogram, marks, drawn)),
+            _described(
+                "Histogram of the sampled blended cost per accepted request of each system, with P5, P50 and P95.",
+                subset,
+            ),
         ),
         Paragraph(
             f"Blended over the day: histogram of {mc.n:,} samples (central 99% shown); solid line the median (P50), "
@@ -176,7 +211,7 @@ def uncertainty_section(scenario: Scenario, result: Any, mc: Any, systems: list[
             ("low_value", "input at its P5 [unit of the input]"),
             ("high_value", "input at its P95 [unit of the input]"),
         ]
-        for s in systems:
+        for s in drawn:  # a pair of columns per system: those the charts draw
             columns += [
                 (f"{s}@low", f"{s}: blended cost at P5 [{display.PER_1K_ACCEPTED}]"),
                 (f"{s}@high", f"{s}: blended cost at P95 [{display.PER_1K_ACCEPTED}]"),
@@ -194,33 +229,63 @@ def uncertainty_section(scenario: Scenario, result: Any, mc: Any, systems: list[
                 display.input_value(r["low_value"], r["input"]),
                 display.input_value(r["high_value"], r["input"]),
             ]
-            for s in systems:
+            for s in drawn:
                 row += [display.usd_per_1k_requests(r[f"{s}@low"]), display.usd_per_1k_requests(r[f"{s}@high"])]
             if others:
                 row += [display.ratio(r["advantage_low"]), display.ratio(r["advantage_high"])]
             row.append(display.pct(r["relative_swing"]))
             rows.append(row)
-        tornado_chart = charts.tornado_charts(ranked, systems, central, name)
+        tornado_chart = charts.tornado_charts(ranked, drawn, central, name)
         import altair as alt
 
+        inputs_note = (
+            f" It draws the {MAX_TORNADO_INPUTS} inputs of largest swing of the {len(ranked):,}; the table gives "
+            "every input."
+            if len(ranked) > MAX_TORNADO_INPUTS
+            else ""
+        )
+        blocks += [Subheading("Which inputs decide it: tornado")]
+        if subset.systems_note:
+            blocks.append(
+                Paragraph(
+                    f"The table gives the blended cost of the {len(drawn)} systems the charts draw (the baseline "
+                    f"and the cheapest) at each end; the ranking and the largest swing are over all "
+                    f"{len(systems):,} systems."
+                )
+            )
         blocks += [
-            Subheading("Which inputs decide it: tornado"),
             Table("tornado", columns, rows),
             Chart(
                 "tornado",
                 alt.vconcat(*(c.properties(width=REPORT_CHART_PX - 160) for c in tornado_chart)).configure_legend(
                     orient="bottom"
                 ),
-                "Each system's blended cost with each uncertain input at its P5 and at its P95.",
+                _described("Each system's blended cost with each uncertain input at its P5 and at its P95.", subset)
+                + inputs_note,
             ),
             Paragraph(
                 "Each input at its P5 and at its P95 with every other input at its central value; the black line is "
                 "the central cost. Ranked by the largest swing of any system's blended cost."
             ),
         ]
-    if others:
-        blocks += [Subheading("Break-even values"), breakeven_table(scenario, others, breakeven, name)]
+    shown_others = [s for s in others if s in set(drawn)]
+    if shown_others:
+        blocks.append(Subheading("Break-even values"))
+        if len(shown_others) < len(others):
+            blocks.append(
+                Paragraph(
+                    f"For the {len(shown_others)} cheapest systems against the baseline (the systems the charts "
+                    "draw); rackcost breakeven gives the value for any of the other "
+                    f"{len(others) - len(shown_others):,}."
+                )
+            )
+        blocks.append(breakeven_table(scenario, shown_others, breakeven, name))
     return section("uncertainty", blocks)
+
+
+def _described(description: str, subset: ChartSubset) -> str:
+    note = subset.systems_note
+    return f"{description} {note}" if note else description
 
 
 def own_price_path(scenario: Scenario, system: str) -> str:
@@ -235,18 +300,27 @@ def own_price_path(scenario: Scenario, system: str) -> str:
 
 
 def breakeven_table(scenario: Scenario, others: list[str], breakeven: Any, name: Callable[[str], str]) -> Table:
-    """Each other system's own price, and the electricity price, at which it costs what the baseline does."""
+    """Each other system's own price, and the electricity price, at which it costs what the baseline does.
+
+    Each value is found on the scenario of the system and the baseline alone (the cost of either depends on the
+    shared inputs and its own only, so the value is the same, and the work is that of two systems, not of all).
+    """
     from rackcost.errors import ScenarioError
 
     data = scenario_to_data(scenario)
     rows = []
     for system in others:
+        pair, index = with_systems(scenario, [scenario.baseline_name, system])
         for path in (own_price_path(scenario, system), "facility.electricity_usd_per_kwh"):
             central = display.input_value(central_value(scenario, path, lookup(data, path)), path)
+            there = own_price_path(pair, system) if path != "facility.electricity_usd_per_kwh" else path
+            assert path_in(there, index) == path
             try:
-                found = breakeven(scenario, path, system, BLENDED)
+                found = breakeven(pair, there, system, BLENDED)
             except (ScenarioError, ValueError, ArithmeticError) as exc:  # e.g. a zero price: no range to search
-                rows.append([system, name(path), central, NOT_APPLICABLE, NOT_APPLICABLE, str(exc)])
+                rows.append(
+                    [system, name(path), central, NOT_APPLICABLE, NOT_APPLICABLE, _in_whole(str(exc), there, path)]
+                )
                 continue
             rows.append(
                 [
@@ -255,7 +329,9 @@ def breakeven_table(scenario: Scenario, others: list[str], breakeven: Any, name:
                     central,
                     NOT_APPLICABLE if found.value is None else display.input_value(found.value, path),
                     f"{display.input_value(found.low, path)} to {display.input_value(found.high, path)}",
-                    found.message if found.value is None else "the two cost the same at this value",
+                    _in_whole(found.message, there, path)
+                    if found.value is None
+                    else "the two cost the same at this value",
                 ]
             )
     return Table(
@@ -270,6 +346,11 @@ def breakeven_table(scenario: Scenario, others: list[str], breakeven: Any, name:
         ],
         rows,
     )
+
+
+def _in_whole(message: str, there: str, path: str) -> str:
+    """A message about an input of a narrower scenario, naming the input by its path in the whole one."""
+    return message.replace(there, path) if there != path else message
 
 
 def central_value(scenario: Scenario, path: str, found: Any) -> float:
