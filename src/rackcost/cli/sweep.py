@@ -61,6 +61,14 @@ def sweep(
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Run a sweep of more than 10^8 configurations.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
+    allow_outside: Annotated[
+        bool,
+        typer.Option(
+            "--allow-outside",
+            help="Let the sweep read a scenario or import outside the sweep file's folder (default: only files under "
+            "it, or a bundled scenario by name).",
+        ),
+    ] = False,
 ) -> None:
     """Evaluate every configuration of a sweep: the cheapest system per cell, its margin, and the Pareto fronts."""
     from rackcost.analysis.sweep.run import SweepError, resolve, run_sweep
@@ -78,7 +86,7 @@ def sweep(
     if output is not None:
         _check_output(output, force)
     try:
-        d = resolve(sweep_file)
+        d = resolve(sweep_file, allow_outside=allow_outside)
     except ScenarioError as exc:
         fail(exc)
     out = console(stderr=True)

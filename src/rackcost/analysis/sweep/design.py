@@ -31,6 +31,7 @@ from rackcost.analysis.sweep.spec import DEMAND_SCALE, SYSTEMS, Axis, SweepSpec,
 from rackcost.errors import Problem, ScenarioError
 from rackcost.model.inputs import CostInputs
 from rackcost.scenario.loading import (
+    bundled_scenario_path,
     in_file_order,
     load_scenario,
     problems_from_validation,
@@ -43,6 +44,7 @@ from rackcost.scenario.unpack import FACILITY_FIELDS
 from rackcost.scenario.yaml_paths import MISSING, format_path, lookup, parse_path
 
 __all__ = [
+    "ALLOW_OUTSIDE",
     "AxisValues",
     "Design",
     "GroupScenario",
@@ -64,6 +66,8 @@ VECTOR_PATH = re.compile(
 )
 """Paths evaluated as a sample axis: read per sample by :func:`rackcost.scenario.unpack.sampled_inputs` or
 :func:`rackcost.scenario.unpack.api_inputs`, and read by neither the operating-point choice nor the fleet sizing."""
+ALLOW_OUTSIDE = "run with --allow-outside (allow_outside=True in Python) to read it"
+"""How a file outside the sweep's folder is allowed (said in the refusal)."""
 _SCALED_FIELDS = ("low", "mode", "high", "mean", "sd", "median", "values")
 """Parameters of a distribution that scale with the variable (a lognormal's sigma and a choice's weights do not)."""
 
@@ -118,6 +122,11 @@ class Design:
         Length of each dimension [-].
     source
         Where the sweep came from (for messages).
+    system_names
+        The systems of the base scenario (imports included), in order: the table's ``system`` categories.
+    inputs
+        The files the sweep read (its base scenario, bundled or not, and imported files; the sweep file itself
+        when :func:`rackcost.analysis.sweep.run.resolve` loaded one): an output never replaces one.
     """
 
     spec: SweepSpec
@@ -128,6 +137,7 @@ class Design:
     shape: tuple[int, ...]
     source: str = "<sweep>"
     system_names: tuple[str, ...] = field(default=())
+    inputs: tuple[Path, ...] = field(default=())
 
     @property
     def configurations(self) -> int:
@@ -146,7 +156,11 @@ class Design:
 
 
 def design(
-    spec: SweepSpec, folder: Path | None = None, source: str = "<sweep>", base: Scenario | None = None
+    spec: SweepSpec,
+    folder: Path | None = None,
+    source: str = "<sweep>",
+    base: Scenario | None = None,
+    allow_outside: bool = False,
 ) -> Design:
     """Resolve a sweep against its base scenario: every axis's values, checked.
 
@@ -155,24 +169,33 @@ def design(
     spec
         A validated sweep.
     folder
-        Where relative paths (the scenario, imports) are read from; default the current folder.
+        Where relative paths (the scenario, imports) are read from; default the current folder. A file the sweep
+        names must be under this folder (after symlinks and ``..`` are resolved), or the scenario a bundled name.
     source
         The sweep's file, for messages.
     base
         The base scenario itself (the dashboard's edited scenario), in place of the one ``spec.scenario`` names.
+    allow_outside
+        Read files outside ``folder`` too.
 
     Raises
     ------
     ScenarioError
-        An axis path the scenario does not have or that is not a number, a value out of the field's range, an
-        unknown system, a variant that does not validate: each naming the sweep file and the axis.
+        A file outside the folder (without ``allow_outside``), an axis path the scenario does not have or that is
+        not a number, a value out of the field's range, an unknown system, a variant that does not validate: each
+        naming the sweep file and the axis.
     """
-    base = base if base is not None else _load_base(spec.scenario, folder, source)
+    inputs: list[Path] = []
+    if base is None:
+        base = _load_base(spec.scenario, folder, source, allow_outside, inputs)
     data = scenario_to_data(base)
     problems: list[Problem] = []
     imported = [i for i, a in enumerate(spec.axes) if a.axis == SYSTEMS and a.import_file is not None]
     for i in imported:
-        data["systems"] += _imported_systems(spec.axes[i].import_file or "", folder, source, f"axes[{i}].import")
+        where = f"axes[{i}].import"
+        file = _confined(spec.axes[i].import_file or "", folder, source, where, allow_outside)
+        inputs.append(file)
+        data["systems"] += _imported_systems(file, source, where)
         try:
             base = _validated(data, source)
         except ScenarioError as exc:
@@ -217,7 +240,7 @@ def design(
     outer = sorted(range(len(dims)), key=lambda k: all(axes[i].vector for i in dims[k]))
     dims = tuple(dims[k] for k in outer)
     shape = tuple(shape[k] for k in outer)
-    return Design(spec, base, data, tuple(axes), dims, shape, source, names)
+    return Design(spec, base, data, tuple(axes), dims, shape, source, names, tuple(inputs))
 
 
 def configuration_indices(d: Design, configs: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -338,27 +361,43 @@ def _validated(data: dict[str, Any], source: str, where: str | None = None) -> S
         raise ScenarioError(problems) from None
 
 
-def _load_base(name: str, folder: Path | None, source: str) -> Scenario:
-    """The base scenario: a file relative to the sweep's folder, or a bundled scenario by name."""
-    path = Path(name)
-    if folder is not None and not path.is_absolute() and (folder / path).exists():
-        path = folder / path
-    try:
-        return load_scenario(path if path.exists() else name)
-    except ScenarioError as exc:
-        first = exc.problems[0]
-        if len(exc.problems) == 1 and first.message == "no such file":
-            raise ScenarioError(
-                [Problem("scenario", f"no scenario file or bundled scenario named {name!r}", source)]
-            ) from None
-        raise
+def _confined(name: str, folder: Path | None, source: str, where: str, allow_outside: bool) -> Path:
+    """The file a sweep names at ``where``, resolved (symlinks and ``..``) against the sweep's folder (default the
+    current folder), and refused when it lies outside that folder unless ``allow_outside``.
+
+    The refusal comes before the file is opened or even looked for, so that a sweep cannot tell whether a file
+    outside exists, let alone read it.
+    """
+    root = (folder if folder is not None else Path.cwd()).resolve()
+    real = (root / name).resolve()  # an absolute name stays itself; symlinks resolved as far as the path exists
+    if not allow_outside and not real.is_relative_to(root):
+        raise ScenarioError(
+            [
+                Problem(
+                    where,
+                    f"{name!r} is outside the sweep's folder {root}: a sweep reads only files under its own folder "
+                    f"(or a bundled scenario by name); {ALLOW_OUTSIDE}",
+                    source,
+                )
+            ]
+        )
+    return real
 
 
-def _imported_systems(name: str, folder: Path | None, source: str, path: str) -> list[dict[str, Any]]:
-    """The systems of another file (a scenario, or what ``rackcost import`` writes)."""
-    file = Path(name)
-    if folder is not None and not file.is_absolute():
-        file = folder / file
+def _load_base(name: str, folder: Path | None, source: str, allow_outside: bool, inputs: list[Path]) -> Scenario:
+    """The base scenario: a file under the sweep's folder (:func:`_confined`), or a bundled scenario by name."""
+    path = _confined(name, folder, source, "scenario", allow_outside)
+    if not path.exists():
+        bundled = bundled_scenario_path(name, missing_ok=True) if Path(name).name == name else None
+        if bundled is None:
+            raise ScenarioError([Problem("scenario", f"no scenario file or bundled scenario named {name!r}", source)])
+        path = bundled
+    inputs.append(path)
+    return load_scenario(path)
+
+
+def _imported_systems(file: Path, source: str, path: str) -> list[dict[str, Any]]:
+    """The systems of another file (a scenario, or what ``rackcost import`` writes), already confined."""
     shown, text = read_text_file(file, what="systems")
     data, _, problems = read_yaml_document(text, shown, what="systems")
     if problems:

@@ -26,7 +26,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 
 from rackcost.analysis.sweep.chunks import Chunk, evaluate_chunk, plan_chunks
 from rackcost.analysis.sweep.design import Design, design
-from rackcost.analysis.sweep.spec import SweepSpec, load_sweep, sweep_from_dict
+from rackcost.analysis.sweep.spec import SweepSpec, bundled_sweep_path, load_sweep, sweep_from_dict
 from rackcost.analysis.sweep.table import bytes_per_configuration, sweep_table
 
 if TYPE_CHECKING:
@@ -98,6 +98,7 @@ def sweep(
     address: str | None = None,
     chunk_configs: int | None = None,
     confirm: bool = False,
+    allow_outside: bool = False,
 ) -> pd.DataFrame:
     """Evaluate every configuration of a sweep.
 
@@ -105,7 +106,7 @@ def sweep(
     ----------
     spec
         A sweep file or bundled sweep name, its plain data, or a :class:`SweepSpec`.
-    scheduler, workers, address, chunk_configs, confirm
+    scheduler, workers, address, chunk_configs, confirm, allow_outside
         As :func:`run_sweep`.
 
     Returns
@@ -137,7 +138,13 @@ def sweep(
     12
     """
     result = run_sweep(
-        spec, scheduler=scheduler, workers=workers, address=address, chunk_configs=chunk_configs, confirm=confirm
+        spec,
+        scheduler=scheduler,
+        workers=workers,
+        address=address,
+        chunk_configs=chunk_configs,
+        confirm=confirm,
+        allow_outside=allow_outside,
     )
     if result.failed_chunks:
         number, first, last, error = result.failed_chunks[0]
@@ -147,15 +154,23 @@ def sweep(
     return result.frame
 
 
-def resolve(spec: SweepSpec | str | Path | dict[str, Any], base: Scenario | None = None) -> Design:
-    """The :class:`Design` of a sweep given as a file, bundled name, plain data or :class:`SweepSpec`; ``base``, when
-    given, is the base scenario in place of the one the sweep names."""
+def resolve(
+    spec: SweepSpec | str | Path | dict[str, Any], base: Scenario | None = None, *, allow_outside: bool = False
+) -> Design:
+    """The :class:`Design` of a sweep given as a file, bundled name, plain data or :class:`SweepSpec`.
+
+    ``base``, when given, is the base scenario in place of the one the sweep names. The files a sweep names (its
+    scenario, imports) must lie under the sweep file's folder (the current folder for plain data), after symlinks
+    and ``..`` are resolved, or the scenario be a bundled name; ``allow_outside=True`` lifts that.
+    """
     if isinstance(spec, SweepSpec):
-        return design(spec, base=base)
+        return design(spec, base=base, allow_outside=allow_outside)
     if isinstance(spec, dict):
-        return design(sweep_from_dict(spec), base=base)
+        return design(sweep_from_dict(spec), base=base, allow_outside=allow_outside)
     loaded, folder = load_sweep(spec)
-    return design(loaded, folder, str(spec), base)
+    d = design(loaded, folder, str(spec), base, allow_outside)
+    file = Path(spec) if Path(spec).exists() else bundled_sweep_path(str(spec), missing_ok=True)
+    return replace(d, inputs=(file, *d.inputs)) if file is not None else d
 
 
 def run_sweep(
@@ -166,6 +181,7 @@ def run_sweep(
     address: str | None = None,
     chunk_configs: int | None = None,
     confirm: bool = False,
+    allow_outside: bool = False,
     progress: Callable[[int], None] | None = None,
     evaluate: Callable[[Chunk], dict[str, NDArray[Any]]] | None = None,
 ) -> SweepResult:
@@ -187,6 +203,8 @@ def run_sweep(
         chunk. The result does not depend on it.
     confirm
         Run a sweep of more than :data:`CONFIRM_CONFIGURATIONS` configurations.
+    allow_outside
+        Let the sweep read files outside its own folder (see :func:`resolve`).
     progress
         Called with the number of configurations done after each chunk.
     evaluate
@@ -197,7 +215,7 @@ def run_sweep(
     ScenarioError, SweepError
         As :func:`sweep` (a failed chunk is reported in the result instead).
     """
-    d = spec if isinstance(spec, Design) else resolve(spec)
+    d = spec if isinstance(spec, Design) else resolve(spec, allow_outside=allow_outside)
     total = d.configurations
     if total > CONFIRM_CONFIGURATIONS and not confirm:
         raise SweepError(

@@ -1,0 +1,104 @@
+"""Hostile sweep files (issue 19, round two): a sweep reads only files under its own folder, writes its table whole
+or not at all, never hangs on a silent scheduler or a runaway regular expression, refuses work past its bounds
+before it starts, and ends with a clear error (never a traceback) where its names collide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from rackcost.analysis.sweep.run import resolve, run_sweep, sweep
+from rackcost.cli import app
+from rackcost.errors import ScenarioError
+from rackcost.scenario.loading import load_scenario, scenario_to_data
+
+DEFAULT = "deepseek-r1-jalapeno-vs-gb300"
+GAUDI = "llama-3.3-70b-gaudi25-tp-precision"
+SECRET = "SECRET-LINE-do-not-print"
+ONE_AXIS = [{"axis": "facility.pue", "values": [1.1]}]
+
+runner = CliRunner()
+
+
+def write_sweep(folder: Path, data: dict, name: str = "s.yaml") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def problems_text(exc: pytest.ExceptionInfo[ScenarioError]) -> str:
+    return "\n".join(str(p) for p in exc.value.problems)
+
+
+# ---- 1. confinement: a sweep reads files under its own folder, or a bundled scenario by name ---------------------
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A folder of the sweep (tmp_path/sweeps) and, beside it, a secret file and a valid scenario."""
+    (tmp_path / "secret.txt").write_text(f"{SECRET}\nsecond line\n", encoding="utf-8")
+    data = scenario_to_data(load_scenario(GAUDI))
+    (tmp_path / "scenario.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    (tmp_path / "sweeps").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize("name", ["../secret.txt", "{root}/secret.txt", "/etc/passwd", "sub/../../secret.txt"])
+def test_a_scenario_outside_the_sweeps_folder_is_refused_naming_the_file_and_the_option(outside, name):
+    sweep_file = write_sweep(outside / "sweeps", {"name": "t", "scenario": name.format(root=outside), "axes": ONE_AXIS})
+    with pytest.raises(ScenarioError) as info:
+        resolve(sweep_file)
+    text = problems_text(info)
+    assert f"{sweep_file}: scenario:" in text and "outside the sweep's folder" in text
+    assert "--allow-outside" in text and "allow_outside=True" in text
+    assert SECRET not in text and "root:" not in text
+    result = runner.invoke(app, ["sweep", str(sweep_file)])
+    assert result.exit_code == 1, result.output
+    assert "outside the sweep's folder" in result.output and SECRET not in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_symlink_out_of_the_sweeps_folder_is_refused(outside):
+    (outside / "sweeps" / "link.yaml").symlink_to(outside / "secret.txt")
+    sweep_file = write_sweep(outside / "sweeps", {"name": "t", "scenario": "link.yaml", "axes": ONE_AXIS})
+    with pytest.raises(ScenarioError, match="outside the sweep's folder") as info:
+        resolve(sweep_file)
+    assert SECRET not in problems_text(info)
+
+
+def test_an_import_outside_the_sweeps_folder_is_refused(outside):
+    axes = [{"axis": "systems", "each": True, "import": "../secret.txt"}]
+    sweep_file = write_sweep(outside / "sweeps", {"name": "t", "scenario": GAUDI, "axes": axes})
+    with pytest.raises(ScenarioError) as info:
+        resolve(sweep_file)
+    text = problems_text(info)
+    assert f"{sweep_file}: axes[0].import:" in text and "outside the sweep's folder" in text
+    assert "--allow-outside" in text and SECRET not in text
+
+
+def test_allow_outside_reads_a_file_beside_the_folder(outside):
+    sweep_file = write_sweep(outside / "sweeps", {"name": "t", "scenario": "../scenario.yaml", "axes": ONE_AXIS})
+    assert resolve(sweep_file, allow_outside=True).configurations == 1
+    assert len(sweep(sweep_file, allow_outside=True)) == len(run_sweep(sweep_file, allow_outside=True).frame)
+    result = runner.invoke(app, ["sweep", str(sweep_file), "--allow-outside"])
+    assert result.exit_code == 0, result.output
+
+
+def test_files_inside_the_folder_and_bundled_names_need_no_option(outside):
+    (outside / "sweeps" / "sub").mkdir()
+    (outside / "sweeps" / "sub" / "base.yaml").write_bytes((outside / "scenario.yaml").read_bytes())
+    inside = write_sweep(outside / "sweeps", {"name": "t", "scenario": "sub/base.yaml", "axes": ONE_AXIS})
+    assert resolve(inside).configurations == 1
+    bundled = write_sweep(outside / "sweeps", {"name": "t", "scenario": GAUDI, "axes": ONE_AXIS}, "b.yaml")
+    assert resolve(bundled).configurations == 1
+
+
+def test_a_sweep_given_as_data_reads_only_under_the_current_folder(outside, monkeypatch):
+    monkeypatch.chdir(outside / "sweeps")
+    with pytest.raises(ScenarioError, match="outside the sweep's folder"):
+        resolve({"name": "t", "scenario": str(outside / "secret.txt"), "axes": ONE_AXIS})
+    assert resolve({"name": "t", "scenario": "../scenario.yaml", "axes": ONE_AXIS}, allow_outside=True)
