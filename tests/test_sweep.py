@@ -469,7 +469,7 @@ def test_cli_writes_parquet_and_csv_equal_to_the_library(tmp_path):
     back = pd.read_csv(csv)
     np.testing.assert_array_equal(back["usd_per_accepted_request"], reference["usd_per_accepted_request"])
     again = runner.invoke(app, ["sweep", "gaudi-tp-precision-x-demand", "-o", str(csv)])
-    assert again.exit_code == 1 and "exists; add --force" in again.output
+    assert again.exit_code == 1 and "exists; use --force" in again.output
     assert runner.invoke(app, ["sweep", "gaudi-tp-precision-x-demand", "-o", str(csv), "--force"]).exit_code == 0
     for bad, message in (
         (tmp_path / "x.json", "must end in .parquet or .csv"),

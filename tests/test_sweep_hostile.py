@@ -102,3 +102,102 @@ def test_a_sweep_given_as_data_reads_only_under_the_current_folder(outside, monk
     with pytest.raises(ScenarioError, match="outside the sweep's folder"):
         resolve({"name": "t", "scenario": str(outside / "secret.txt"), "axes": ONE_AXIS})
     assert resolve({"name": "t", "scenario": "../scenario.yaml", "axes": ONE_AXIS}, allow_outside=True)
+
+
+# ---- 2. the table is written whole or not at all; CSV a spreadsheet cannot execute; inputs never replaced --------
+
+
+def test_ctrl_c_while_the_table_is_written_leaves_no_file_and_says_so(tmp_path, monkeypatch):
+    import pandas as pd
+
+    def interrupted(self, path, *args, **kwargs):
+        Path(path).write_bytes(b"PAR1 half a table")  # the write has begun when Ctrl-C comes
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", interrupted)
+    monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted)
+    for name in ("t.parquet", "t.csv"):
+        result = runner.invoke(app, ["sweep", "gaudi-tp-precision-x-demand", "-o", str(tmp_path / name)])
+        assert result.exit_code == 130, result.output
+        lines = [line for line in result.output.splitlines() if "interrupted" in line]
+        assert len(lines) == 1 and "no table" in lines[0] and "written" in lines[0], result.output
+        assert "Traceback" not in result.output and "Aborted" not in result.output
+        assert sorted(p.name for p in tmp_path.iterdir()) == [], name  # no .partial left behind
+
+
+def test_a_failed_write_leaves_the_old_table_as_it_was(tmp_path, monkeypatch):
+    import pandas as pd
+
+    out = tmp_path / "t.csv"
+    out.write_text("old\n")
+
+    def full_disk(self, path, *args, **kwargs):
+        Path(path).write_bytes(b"half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", full_disk)
+    result = runner.invoke(app, ["sweep", "gaudi-tp-precision-x-demand", "-o", str(out), "--force"])
+    assert result.exit_code == 1 and "No space left on device" in result.output, result.output
+    assert out.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+def formula_sweep(folder: Path) -> Path:
+    return write_sweep(
+        folder,
+        {
+            "name": "t",
+            "scenario": GAUDI,
+            "axes": [
+                {"axis": "=HYPERLINK(1)", "variants": [{"label": "=cmd|' /C calc'!A0"}, {"label": "@SUM(1+1)"}]},
+                {"axis": "systems", "subsets": [["Gaudi 2.5 TP2 BF16"], ["Gaudi 2.5 TP2 BF16", "Gaudi 2.5 TP4 FP8"]]},
+            ],
+            "system_attributes": {"tp": "TP(\\d)"},
+        },
+    )
+
+
+def test_the_csv_table_neutralises_every_text_cell_that_a_spreadsheet_would_run(tmp_path):
+    import csv
+
+    sweep_file = formula_sweep(tmp_path)
+    out = tmp_path / "t.csv"
+    result = runner.invoke(app, ["sweep", str(sweep_file), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.reader(out.read_text(encoding="utf-8").splitlines()))
+    assert "'=HYPERLINK(1)" in rows[0]
+    cells = [cell for row in rows for cell in row]
+    assert "'=cmd|' /C calc'!A0" in cells and "'@SUM(1+1)" in cells
+    for cell in cells:  # numbers may be negative; no text cell may start a formula
+        try:
+            float(cell)
+        except ValueError:
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
+    parquet = tmp_path / "t.parquet"  # Parquet is typed data, not a spreadsheet: the labels stay as they are
+    assert runner.invoke(app, ["sweep", str(sweep_file), "-o", str(parquet)]).exit_code == 0
+    import pandas as pd
+
+    assert set(pd.read_parquet(parquet)["=HYPERLINK(1)"].astype(str)) == {"=cmd|' /C calc'!A0", "@SUM(1+1)"}
+
+
+def test_labels_that_collide_once_neutralised_are_still_written(tmp_path):
+    sweep_file = write_sweep(
+        tmp_path,
+        {"name": "t", "scenario": GAUDI, "axes": [{"axis": "v", "variants": [{"label": "=a"}, {"label": "'=a"}]}]},
+    )
+    out = tmp_path / "t.csv"
+    result = runner.invoke(app, ["sweep", str(sweep_file), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    assert out.read_text(encoding="utf-8").splitlines()[1].startswith("0,'=a,")
+
+
+def test_the_output_is_never_the_sweep_file_or_its_base_scenario_even_with_force(tmp_path):
+    data = scenario_to_data(load_scenario(GAUDI))
+    (tmp_path / "base.csv").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    sweep_file = write_sweep(tmp_path, {"name": "t", "scenario": "base.csv", "axes": ONE_AXIS}, "s.csv")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    for target in (sweep_file, tmp_path / "base.csv"):
+        result = runner.invoke(app, ["sweep", str(sweep_file), "-o", str(target), "--force"])
+        assert result.exit_code == 1, result.output
+        assert "is the input file" in result.output, result.output
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
