@@ -243,11 +243,12 @@ def test_the_wait_for_a_scheduler_is_bounded_by_the_connect_timeout(monkeypatch)
 
     asked = []
 
-    def client(address, **kwargs):
+    def client(self, address, **kwargs):
         asked.append((address, kwargs.get("timeout")))
         raise TimeoutError("no answer")
 
-    monkeypatch.setattr(distributed, "Client", client)
+    monkeypatch.setattr(distributed.Client, "__init__", client)
+    monkeypatch.setattr(distributed.Client, "close", lambda self, timeout=None: None)
     spec = {"name": "t", "scenario": GAUDI, "axes": [{"axis": "facility.pue", "values": [1.1]}]}
     with pytest.raises(SweepError, match=f"did not answer within {CONNECT_TIMEOUT_S:g} s"):
         sweep(spec, address="tcp://127.0.0.1:9")

@@ -201,3 +201,50 @@ def test_the_output_is_never_the_sweep_file_or_its_base_scenario_even_with_force
         assert result.exit_code == 1, result.output
         assert "is the input file" in result.output, result.output
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+# ---- 3. no hangs: a listener that is not a Dask scheduler, a runaway regular expression -------------------------
+
+
+SILENT_LISTENER = """
+import socket, sys, threading
+kind = sys.argv[1]
+server = socket.socket()
+server.bind(("127.0.0.1", 0))
+server.listen(16)
+print(server.getsockname()[1], flush=True)
+held = []
+while True:
+    conn, _ = server.accept()
+    held.append(conn)  # accepted, and never a byte sent back
+    if kind == "http":  # python -m http.server's answer to what is not HTTP: one line, then the connection closes
+        conn.recv(4096)
+        conn.sendall(b"HTTP/1.0 400 Bad request\\r\\n\\r\\n")
+        conn.close()
+"""
+
+
+@pytest.mark.parametrize("kind", ["silent", "http"])
+def test_a_listener_that_is_not_a_dask_scheduler_is_an_error_after_the_connect_timeout(tmp_path, kind):
+    import subprocess
+    import sys
+
+    listener = subprocess.Popen(
+        [sys.executable, "-c", SILENT_LISTENER, kind], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        port = int(listener.stdout.readline())
+        rackcost_cli = Path(sys.executable).with_name("rackcost")
+        done = subprocess.run(
+            [str(rackcost_cli), "sweep", "gaudi-tp-precision-x-demand", "--scheduler", f"tcp://127.0.0.1:{port}"],
+            capture_output=True,
+            text=True,
+            timeout=120,  # a hang guard only (it waited over 400 s)
+        )
+    finally:
+        listener.kill()
+        listener.wait()
+        listener.stdout.close()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "did not answer within 5 s" in done.stderr, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr

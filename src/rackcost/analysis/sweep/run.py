@@ -25,7 +25,7 @@ import signal
 import threading
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,7 +55,10 @@ __all__ = [
 CONFIRM_CONFIGURATIONS = 10**8
 """Sweeps with more configurations run only when confirmed (``--yes``, ``confirm=True``) [-]."""
 CONNECT_TIMEOUT_S = 5.0
-"""How long to wait for a ``distributed`` scheduler to answer [s]."""
+"""How long to wait for a ``distributed`` scheduler to answer, its handshake included [s]."""
+CONNECT_GRACE_S = 1.0
+"""Time given past :data:`CONNECT_TIMEOUT_S` for ``distributed``'s own timeout to report, and for a half-made
+client to close [s]."""
 RETRIES = 2
 """Times ``distributed`` reruns a chunk whose worker died [-]."""
 INTERRUPT_POLL_S = 0.05
@@ -336,6 +339,54 @@ def _silence_distributed() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
+def _connect(address: str) -> Any:
+    """A ``distributed`` client of the scheduler at ``address``, ready within :data:`CONNECT_TIMEOUT_S`.
+
+    ``Client(address, timeout=...)`` bounds the TCP connect but not Dask's handshake after it: a listener that
+    accepts and never speaks (a plain ``socket.listen()``, ``python -m http.server``) held the sweep for over
+    400 s, and one that answers with other bytes is read as a frame of any length (an allocation of exabytes). So
+    the client is made on a thread of its own; when it is not ready in time, or fails in any way, the half-made
+    client is closed (its event loop thread and socket with it) and the sweep ends with a :class:`SweepError`.
+    """
+    from distributed import Client
+
+    made: list[Any] = []  # the client, as soon as it exists: so that it can be closed while it still connects
+    outcome: dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            client = Client.__new__(Client)
+            made.append(client)
+            client.__init__(address, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)  # type: ignore[misc]
+            outcome["client"] = client
+        except BaseException as exc:  # noqa: BLE001 - any failure to connect is the one error below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=connect, name="rackcost-sweep-connect", daemon=True)
+    thread.start()
+    try:
+        thread.join(CONNECT_TIMEOUT_S + CONNECT_GRACE_S)
+    finally:
+        if thread.is_alive() or "client" not in outcome:
+            for client in made:
+                with suppress(Exception):
+                    client.close(timeout=CONNECT_GRACE_S)
+            thread.join(CONNECT_GRACE_S)
+    if "client" in outcome:
+        return outcome["client"]
+    exc = outcome.get("error")
+    if exc is None:
+        why = "it accepted the connection but did not complete Dask's handshake: is it a Dask scheduler?"
+    elif isinstance(exc, OSError | TimeoutError | ValueError):
+        why = str(exc) or type(exc).__name__
+    else:  # bytes that are not Dask's, read as a frame (a MemoryError of exabytes, a decoding error)
+        why = f"it answered, but not as a Dask scheduler does ({type(exc).__name__})"
+    raise SweepError(
+        f"the Dask scheduler at {address} did not answer within {CONNECT_TIMEOUT_S:g} s ({why}); start it with "
+        "`dask scheduler` and workers with `dask worker ADDRESS`, or run without --scheduler"
+    )
+
+
 def _run_distributed(
     chunks: list[Chunk],
     evaluate: Callable[[Chunk], dict[str, NDArray[Any]]],
@@ -356,14 +407,7 @@ def _run_distributed(
     cluster = None
     logging.getLogger("distributed").setLevel(logging.ERROR)
     if address is not None:
-        try:
-            client = Client(address, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise SweepError(
-                f"the Dask scheduler at {address} did not answer within {CONNECT_TIMEOUT_S:g} s ({exc}); "
-                "start it with `dask scheduler` and workers with `dask worker ADDRESS`, or run without "
-                "--scheduler"
-            ) from None
+        client = _connect(address)
     else:
         with _interrupts_held_off():
             cluster = LocalCluster(
