@@ -248,3 +248,30 @@ def test_a_listener_that_is_not_a_dask_scheduler_is_an_error_after_the_connect_t
     assert done.returncode == 1, done.stdout + done.stderr
     assert "did not answer within 5 s" in done.stderr, done.stderr
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_a_regular_expression_that_does_not_compile_names_the_file_path_and_line(tmp_path):
+    sweep_file = write_sweep(
+        tmp_path, {"name": "t", "scenario": GAUDI, "axes": ONE_AXIS, "system_attributes": {"tp": "TP(\\d"}}
+    )
+    result = runner.invoke(app, ["sweep", str(sweep_file)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert f"{sweep_file}:" in result.output and "system_attributes.tp: not a regular expression" in result.output
+
+
+def test_a_runaway_regular_expression_is_stopped_and_named_before_the_run(tmp_path):
+    # (\w|\w)*$ backtracks 2^n ways on a name of n word characters that does not end where $ wants: ~30 characters
+    # took minutes, and the attributes were read only once the whole sweep had run
+    data = scenario_to_data(load_scenario(GAUDI))
+    long_name = "x" * 40 + "!"
+    data["systems"][-1]["name"] = long_name  # not the baseline
+    (tmp_path / "base.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    spec = {"name": "t", "scenario": "base.yaml", "axes": ONE_AXIS, "system_attributes": {"slow": "^(\\w|\\w)*$"}}
+    sweep_file = write_sweep(tmp_path, spec)
+    with pytest.raises(ScenarioError) as info:
+        resolve(sweep_file)
+    text = problems_text(info)
+    assert f"{sweep_file}: system_attributes.slow:" in text and "'^(\\\\w|\\\\w)*$'" in text
+    assert long_name in text and "took more than" in text
+    result = runner.invoke(app, ["sweep", str(sweep_file)])
+    assert result.exit_code == 1 and "took more than" in result.output and "Traceback" not in result.output

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost.analysis.sweep.spec import DEMAND_SCALE, SYSTEMS, Axis, SweepSpec, Tier
+from rackcost.analysis.sweep.spec import DEMAND_SCALE, REGEX_TIMEOUT_S, SYSTEMS, Axis, SweepSpec, Tier
 from rackcost.errors import Problem, ScenarioError
 from rackcost.model.inputs import CostInputs
 from rackcost.scenario.loading import (
@@ -52,6 +52,7 @@ __all__ = [
     "design",
     "group_scenario",
     "structural_groups",
+    "system_attributes",
 ]
 
 _FACILITY = "|".join(FACILITY_FIELDS)
@@ -127,6 +128,8 @@ class Design:
     inputs
         The files the sweep read (its base scenario, bundled or not, and imported files; the sweep file itself
         when :func:`rackcost.analysis.sweep.run.resolve` loaded one): an output never replaces one.
+    attributes
+        Each ``system_attributes`` column's value for each of ``system_names`` (see :func:`system_attributes`).
     """
 
     spec: SweepSpec
@@ -138,6 +141,7 @@ class Design:
     source: str = "<sweep>"
     system_names: tuple[str, ...] = field(default=())
     inputs: tuple[Path, ...] = field(default=())
+    attributes: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
 
     @property
     def configurations(self) -> int:
@@ -240,7 +244,46 @@ def design(
     outer = sorted(range(len(dims)), key=lambda k: all(axes[i].vector for i in dims[k]))
     dims = tuple(dims[k] for k in outer)
     shape = tuple(shape[k] for k in outer)
-    return Design(spec, base, data, tuple(axes), dims, shape, source, names, tuple(inputs))
+    attributes = system_attributes(spec, names, source)
+    return Design(spec, base, data, tuple(axes), dims, shape, source, names, tuple(inputs), attributes)
+
+
+def system_attributes(spec: SweepSpec, names: tuple[str, ...], source: str) -> dict[str, tuple[str | None, ...]]:
+    """Each ``system_attributes`` column's value for each system name: the pattern's first group, else the whole
+    match, else '' (None where the first group took no part in the match).
+
+    Read once per system name, before anything runs, by the ``regex`` package with a time limit of
+    :data:`~rackcost.analysis.sweep.spec.REGEX_TIMEOUT_S` per name: a user's pattern can backtrack for hours.
+
+    Raises
+    ------
+    ScenarioError
+        A pattern that took longer on some name, naming the pattern and the name.
+    """
+    import regex
+
+    out: dict[str, tuple[str | None, ...]] = {}
+    for column, pattern in spec.system_attributes.items():
+        compiled = regex.compile(pattern)  # the spec checked that it compiles
+        values: list[str | None] = []
+        for name in names:
+            try:
+                match = compiled.search(name, timeout=REGEX_TIMEOUT_S)
+            except TimeoutError:
+                raise ScenarioError(
+                    [
+                        Problem(
+                            f"system_attributes.{column}",
+                            f"the regular expression {pattern!r} took more than {REGEX_TIMEOUT_S:g} s on the system "
+                            f"name {name!r} (nested repetition such as (a+)+ or (\\w|\\w)* backtracks without "
+                            "end); write it without nested repetition",
+                            source,
+                        )
+                    ]
+                ) from None
+            values.append("" if match is None else match.group(1) if compiled.groups else match.group(0))
+        out[column] = tuple(values)
+    return out
 
 
 def configuration_indices(d: Design, configs: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, overload
 
+import regex
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from rackcost.errors import Problem, ScenarioError
@@ -43,6 +44,8 @@ from rackcost.scenario.loading import (
 __all__ = [
     "DEMAND_SCALE",
     "MAX_AXIS_VALUES",
+    "MAX_PATTERN_CHARS",
+    "REGEX_TIMEOUT_S",
     "SYSTEMS",
     "Axis",
     "LatinHypercube",
@@ -63,6 +66,12 @@ SYSTEMS = "systems"
 """The named axis that chooses which systems take part."""
 MAX_AXIS_VALUES = 10_000_000
 """Most values one axis may have [-]: far above a useful grid, low enough that a typo cannot exhaust memory."""
+
+MAX_PATTERN_CHARS = 1_000
+"""Longest regular expression of ``system_attributes`` [characters]."""
+REGEX_TIMEOUT_S = 1.0
+"""Longest a ``system_attributes`` regular expression may take on one system name [s]: a pattern that backtracks
+catastrophically (``(\\w|\\w)*$`` on a long name) is stopped and named instead of running for hours."""
 
 RESERVED_COLUMNS = frozenset({"configuration", "system", "payment", "demand_point"})
 """Columns every sweep table has, which no axis or attribute may be named."""
@@ -210,10 +219,13 @@ class SweepSpec(_SweepBlock):
         default=0, description="Seed of the Latin hypercube and the Monte Carlo draws."
     )
     summary: SweepSummary = Field(default_factory=SweepSummary)
-    system_attributes: dict[Annotated[str, Field(pattern=r"^[A-Za-z_]\w*$")], str] = Field(
+    system_attributes: dict[
+        Annotated[str, Field(pattern=r"^[A-Za-z_]\w*$")], Annotated[str, Field(max_length=MAX_PATTERN_CHARS)]
+    ] = Field(
         default_factory=dict,
-        description="Column name -> regular expression: a column read off each system's name (its first group, "
-        "else the whole match; empty where it does not match), e.g. {tp_size: 'TP(\\d+)'}.",
+        description="Column name -> regular expression (Python's syntax, run by the regex package with a time "
+        "limit): a column read off each system's name (its first group, else the whole match; empty where it does "
+        "not match), e.g. {tp_size: 'TP(\\d+)'}.",
     )
 
     @model_validator(mode="after")
@@ -235,8 +247,8 @@ class SweepSpec(_SweepBlock):
             )
         for column, pattern in self.system_attributes.items():
             try:
-                re.compile(pattern)
-            except re.error as exc:
+                regex.compile(pattern)
+            except (regex.error, OverflowError, RecursionError) as exc:
                 raise ValueError(f"system_attributes.{column}: not a regular expression ({exc})") from None
             if column in names or column in RESERVED_COLUMNS:
                 raise ValueError(f"system_attributes.{column}: the table has a column of that name already")

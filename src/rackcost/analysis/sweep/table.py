@@ -7,7 +7,6 @@ demand points as categoricals.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,13 +34,6 @@ def bytes_per_configuration(d: Design) -> int:
     """Bytes of the table's rows per configuration (8 per cell) [bytes]."""
     columns = len(POINT_COLUMNS) + len(SYSTEM_COLUMNS) + len(d.axes) + 6
     return 8 * columns * len(d.base.systems) * len(d.base.demand)
-
-
-def _attribute(match: re.Match[str] | None) -> str:
-    """A system attribute: the pattern's first group, else the whole match, else empty."""
-    if match is None:
-        return ""
-    return match.group(1) if match.re.groups else match.group(0)
 
 
 def _insert_categorical(frame: pd.DataFrame, at: int, name: str, values: pd.Categorical[Any]) -> None:
@@ -104,9 +96,8 @@ def sweep_table(d: Design, chunks: list[Chunk], results: dict[int, dict[str, NDA
     at = len(d.axes) + 1
     names = list(d.system_names)
     _insert_categorical(out, at, "system", pd.Categorical.from_codes(system, categories=pd.Index(names)))
-    for attribute, pattern in d.spec.system_attributes.items():
+    for attribute, values in d.attributes.items():  # read off the names when the sweep was resolved
         at += 1
-        values = [_attribute(re.search(pattern, name)) for name in names]
         _insert_categorical(out, at, attribute, pd.Categorical(np.asarray(values, dtype=object)[system]))
     payment = pd.Categorical.from_codes(joined("payment", np.int32), categories=pd.Index(payments))
     _insert_categorical(out, at + 1, "payment", payment)
