@@ -275,3 +275,32 @@ def test_a_runaway_regular_expression_is_stopped_and_named_before_the_run(tmp_pa
     assert long_name in text and "took more than" in text
     result = runner.invoke(app, ["sweep", str(sweep_file)])
     assert result.exit_code == 1 and "took more than" in result.output and "Traceback" not in result.output
+
+
+# ---- 4. work past its bounds: refused before the run, not after it ----------------------------------------------
+
+
+def test_a_typo_in_the_summarys_demand_point_is_refused_before_the_run(tmp_path):
+    spec = {"name": "t", "scenario": DEFAULT, "axes": ONE_AXIS, "summary": {"demand_point": "peek"}}
+    sweep_file = write_sweep(tmp_path, spec)
+    with pytest.raises(ScenarioError) as info:
+        resolve(sweep_file)
+    text = problems_text(info)
+    assert f"{sweep_file}: summary.demand_point: no demand point named 'peek'" in text
+    assert "'peak'" in text and "'blended'" in text
+    result = runner.invoke(app, ["sweep", str(sweep_file), "-o", str(tmp_path / "t.csv")])
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "evaluated in" not in result.output  # nothing ran
+
+
+def test_the_table_is_written_before_the_summary_is_printed(tmp_path, monkeypatch):
+    from rackcost.cli import sweep as sweep_cli
+
+    def broken(result):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweep_cli, "_print_summary", broken)
+    out = tmp_path / "t.parquet"
+    result = runner.invoke(app, ["sweep", "gaudi-tp-precision-x-demand", "-o", str(out)])
+    assert result.exit_code == 130 and out.exists(), result.output
+    assert f"interrupted: the table is written ({out})" in result.output

@@ -126,12 +126,16 @@ def sweep(
     out.print(
         f"evaluated in {elapsed:.2f} s ({d.configurations / max(elapsed, 1e-9):,.0f} configurations/s)", highlight=False
     )
+    if output is not None:  # first: the table is what the run was for, the summary can be printed from it again
+        try:
+            _write(result.frame, output, force, d.inputs)
+        except KeyboardInterrupt:
+            error("interrupted: no table written")
+            raise typer.Exit(code=130) from None
     try:
         _print_summary(result)
-        if output is not None:
-            _write(result.frame, output, force, d.inputs)
     except KeyboardInterrupt:
-        error("interrupted: no table written")
+        error("interrupted: " + (f"the table is written ({output})" if output is not None else "no table written"))
         raise typer.Exit(code=130) from None
     if result.failed_chunks:
         for number, first, last, message in result.failed_chunks:

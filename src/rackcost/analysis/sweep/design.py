@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 
 from rackcost.analysis.sweep.spec import DEMAND_SCALE, REGEX_TIMEOUT_S, SYSTEMS, Axis, SweepSpec, Tier
 from rackcost.errors import Problem, ScenarioError
+from rackcost.evaluation.columns import BLENDED
 from rackcost.model.inputs import CostInputs
 from rackcost.scenario.loading import (
     bundled_scenario_path,
@@ -244,8 +245,24 @@ def design(
     outer = sorted(range(len(dims)), key=lambda k: all(axes[i].vector for i in dims[k]))
     dims = tuple(dims[k] for k in outer)
     shape = tuple(shape[k] for k in outer)
+    _check_summary(spec, base, source)
     attributes = system_attributes(spec, names, source)
     return Design(spec, base, data, tuple(axes), dims, shape, source, names, tuple(inputs), attributes)
+
+
+def _check_summary(spec: SweepSpec, base: Scenario, source: str) -> None:
+    """The summary's demand point and cells, checked against the base scenario and the axes before anything runs
+    (a typo found by the summary came after the whole run, and the table was lost)."""
+    points = [p.name for p in base.demand]
+    point = spec.summary.demand_point
+    if point != BLENDED and point not in points:
+        raise ScenarioError(
+            [Problem("summary.demand_point", f"no demand point named {point!r} (points: {[*points, BLENDED]})", source)]
+        )
+    known = [a.axis for a in spec.axes] + list(spec.system_attributes)
+    for k, name in enumerate(spec.summary.by or []):
+        if name not in known:
+            raise ScenarioError([Problem(f"summary.by[{k}]", f"{name!r} is not an axis ({known})", source)])
 
 
 def system_attributes(spec: SweepSpec, names: tuple[str, ...], source: str) -> dict[str, tuple[str | None, ...]]:
