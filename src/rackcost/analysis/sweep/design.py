@@ -27,25 +27,26 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost.analysis.sweep.spec import DEMAND_SCALE, REGEX_TIMEOUT_S, SYSTEMS, Axis, SweepSpec, Tier
+from rackcost.analysis.sweep.spec import (
+    DEMAND_SCALE,
+    SYSTEMS,
+    Axis,
+    SweepSpec,
+    Tier,
+    confined,
+    imported_systems,
+    load_base_scenario,
+    system_attributes,
+)
 from rackcost.errors import Problem, ScenarioError
 from rackcost.evaluation.columns import BLENDED
 from rackcost.model.inputs import CostInputs
-from rackcost.scenario.loading import (
-    bundled_scenario_path,
-    in_file_order,
-    load_scenario,
-    problems_from_validation,
-    read_text_file,
-    read_yaml_document,
-    scenario_to_data,
-)
+from rackcost.scenario.loading import in_file_order, problems_from_validation, scenario_to_data
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import FACILITY_FIELDS
 from rackcost.scenario.yaml_paths import MISSING, format_path, lookup, parse_path
 
 __all__ = [
-    "ALLOW_OUTSIDE",
     "AxisValues",
     "Design",
     "GroupScenario",
@@ -53,7 +54,6 @@ __all__ = [
     "design",
     "group_scenario",
     "structural_groups",
-    "system_attributes",
 ]
 
 _FACILITY = "|".join(FACILITY_FIELDS)
@@ -68,8 +68,6 @@ VECTOR_PATH = re.compile(
 )
 """Paths evaluated as a sample axis: read per sample by :func:`rackcost.scenario.unpack.sampled_inputs` or
 :func:`rackcost.scenario.unpack.api_inputs`, and read by neither the operating-point choice nor the fleet sizing."""
-ALLOW_OUTSIDE = "run with --allow-outside (allow_outside=True in Python) to read it"
-"""How a file outside the sweep's folder is allowed (said in the refusal)."""
 _SCALED_FIELDS = ("low", "mode", "high", "mean", "sd", "median", "values")
 """Parameters of a distribution that scale with the variable (a lognormal's sigma and a choice's weights do not)."""
 
@@ -192,15 +190,15 @@ def design(
     """
     inputs: list[Path] = []
     if base is None:
-        base = _load_base(spec.scenario, folder, source, allow_outside, inputs)
+        base = load_base_scenario(spec.scenario, folder, source, allow_outside, inputs)
     data = scenario_to_data(base)
     problems: list[Problem] = []
     imported = [i for i, a in enumerate(spec.axes) if a.axis == SYSTEMS and a.import_file is not None]
     for i in imported:
         where = f"axes[{i}].import"
-        file = _confined(spec.axes[i].import_file or "", folder, source, where, allow_outside)
+        file = confined(spec.axes[i].import_file or "", folder, source, where, allow_outside)
         inputs.append(file)
-        data["systems"] += _imported_systems(file, source, where)
+        data["systems"] += imported_systems(file, source, where)
         try:
             base = _validated(data, source)
         except ScenarioError as exc:
@@ -263,44 +261,6 @@ def _check_summary(spec: SweepSpec, base: Scenario, source: str) -> None:
     for k, name in enumerate(spec.summary.by or []):
         if name not in known:
             raise ScenarioError([Problem(f"summary.by[{k}]", f"{name!r} is not an axis ({known})", source)])
-
-
-def system_attributes(spec: SweepSpec, names: tuple[str, ...], source: str) -> dict[str, tuple[str | None, ...]]:
-    """Each ``system_attributes`` column's value for each system name: the pattern's first group, else the whole
-    match, else '' (None where the first group took no part in the match).
-
-    Read once per system name, before anything runs, by the ``regex`` package with a time limit of
-    :data:`~rackcost.analysis.sweep.spec.REGEX_TIMEOUT_S` per name: a user's pattern can backtrack for hours.
-
-    Raises
-    ------
-    ScenarioError
-        A pattern that took longer on some name, naming the pattern and the name.
-    """
-    import regex
-
-    out: dict[str, tuple[str | None, ...]] = {}
-    for column, pattern in spec.system_attributes.items():
-        compiled = regex.compile(pattern)  # the spec checked that it compiles
-        values: list[str | None] = []
-        for name in names:
-            try:
-                match = compiled.search(name, timeout=REGEX_TIMEOUT_S)
-            except TimeoutError:
-                raise ScenarioError(
-                    [
-                        Problem(
-                            f"system_attributes.{column}",
-                            f"the regular expression {pattern!r} took more than {REGEX_TIMEOUT_S:g} s on the system "
-                            f"name {name!r} (nested repetition such as (a+)+ or (\\w|\\w)* backtracks without "
-                            "end); write it without nested repetition",
-                            source,
-                        )
-                    ]
-                ) from None
-            values.append("" if match is None else match.group(1) if compiled.groups else match.group(0))
-        out[column] = tuple(values)
-    return out
 
 
 def configuration_indices(d: Design, configs: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -419,53 +379,6 @@ def _validated(data: dict[str, Any], source: str, where: str | None = None) -> S
         if where is not None:
             problems = [Problem(p.path, f"with {where}: {p.message}", source) for p in problems]
         raise ScenarioError(problems) from None
-
-
-def _confined(name: str, folder: Path | None, source: str, where: str, allow_outside: bool) -> Path:
-    """The file a sweep names at ``where``, resolved (symlinks and ``..``) against the sweep's folder (default the
-    current folder), and refused when it lies outside that folder unless ``allow_outside``.
-
-    The refusal comes before the file is opened or even looked for, so that a sweep cannot tell whether a file
-    outside exists, let alone read it.
-    """
-    root = (folder if folder is not None else Path.cwd()).resolve()
-    real = (root / name).resolve()  # an absolute name stays itself; symlinks resolved as far as the path exists
-    if not allow_outside and not real.is_relative_to(root):
-        raise ScenarioError(
-            [
-                Problem(
-                    where,
-                    f"{name!r} is outside the sweep's folder {root}: a sweep reads only files under its own folder "
-                    f"(or a bundled scenario by name); {ALLOW_OUTSIDE}",
-                    source,
-                )
-            ]
-        )
-    return real
-
-
-def _load_base(name: str, folder: Path | None, source: str, allow_outside: bool, inputs: list[Path]) -> Scenario:
-    """The base scenario: a file under the sweep's folder (:func:`_confined`), or a bundled scenario by name."""
-    path = _confined(name, folder, source, "scenario", allow_outside)
-    if not path.exists():
-        bundled = bundled_scenario_path(name, missing_ok=True) if Path(name).name == name else None
-        if bundled is None:
-            raise ScenarioError([Problem("scenario", f"no scenario file or bundled scenario named {name!r}", source)])
-        path = bundled
-    inputs.append(path)
-    return load_scenario(path)
-
-
-def _imported_systems(file: Path, source: str, path: str) -> list[dict[str, Any]]:
-    """The systems of another file (a scenario, or what ``rackcost import`` writes), already confined."""
-    shown, text = read_text_file(file, what="systems")
-    data, _, problems = read_yaml_document(text, shown, what="systems")
-    if problems:
-        raise ScenarioError(problems)
-    systems = data.get("systems") if isinstance(data, dict) else None
-    if not isinstance(systems, list) or not systems or not all(isinstance(s, dict) for s in systems):
-        raise ScenarioError([Problem(path, f"{shown} has no systems: list of system blocks", source)])
-    return copy.deepcopy(systems)
 
 
 def _axis_error(source: str, index: int, what: str, exc: ScenarioError) -> ScenarioError:
