@@ -24,7 +24,7 @@ LAYERS: dict[str, set[str]] = {
     "reporting": {"leaves", "model", "scenario", "evaluation", "analysis", "reporting"},
     "cli": {"leaves", "model", "scenario", "evaluation", "importers", "analysis", "reporting", "cli"},
 }
-LEAVES = {"rackcost.units", "rackcost.errors", "rackcost.display", "rackcost.files"}
+LEAVES = {"rackcost.units", "rackcost.errors", "rackcost.display", "rackcost.files", "rackcost.limits"}
 
 
 def _module_name(path: Path) -> str:

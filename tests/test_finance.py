@@ -80,7 +80,7 @@ def test_crf_vectorised_broadcasting() -> None:
 
 @pytest.mark.parametrize(("rate", "life"), [(-0.01, 5.0), (0.05, 0.0), (0.05, -3.0), ([0.05, -0.1], 5.0)])
 def test_crf_rejects_negative_rate_and_non_positive_life(rate: object, life: float) -> None:
-    with pytest.raises(ValueError, match="rate_fraction must be >= 0 and life_years > 0"):
+    with pytest.raises(ValueError, match="rate_fraction must be finite and >= 0 and life_years finite and > 0"):
         capital_recovery_factor(rate, life)
 
 

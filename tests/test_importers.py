@@ -398,7 +398,7 @@ def test_more_bad_input():
     assert "not an InferenceX aggregate" in reasons["rows.json", 1, ""]
     assert "not an InferenceX aggregate" in reasons["rows.json", 2, ""]
     missing = read_inferencex_paths([BAD / "does-not-exist.json"])
-    assert not missing.ok and "cannot read" in missing.skipped[0].reason
+    assert not missing.ok and missing.skipped[0].reason == "no such file"
 
 
 def test_disaggregated_gpu_counts_add_up_and_a_null_one_is_skipped():

@@ -213,3 +213,24 @@ def test_a_full_stdout_is_one_error_line() -> None:
         )  # fmt: skip
     assert done.returncode == 1
     assert done.stderr.strip() == "error: cannot write to standard output: No space left on device", done.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux) to fill stdout")
+@pytest.mark.parametrize("command", [("evaluate",), ("scenarios",), ("uncertainty", "-n", "200")])
+def test_a_full_stdout_behind_a_table_is_one_error_line(command: tuple[str, ...]) -> None:
+    """Rich's tables went to a full stdout with an OSError traceback."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [_rackcost(), *command], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120, check=False
+        )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "error: cannot write to standard output: No space left on device"
+
+
+@pytest.mark.parametrize("command", [("evaluate",), ("scenarios",), ("schema",)])
+def test_a_closed_pipe_behind_a_table_ends_quietly(command: tuple[str, ...]) -> None:
+    done = subprocess.run(
+        f"{_rackcost()} {' '.join(command)} | head -c 1 > /dev/null", shell=True, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert done.stderr == "", done.stderr

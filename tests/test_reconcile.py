@@ -296,8 +296,8 @@ def test_a_tier_is_found_by_gpu_and_tier_in_any_case_or_by_tier_alone_from_the_s
         ("gb300:rental-3-year", "x", "gb300 has hyperscaler-owned)"),
         ("hyperscaler-owned", "Jalapeño", "the system 'Jalapeño' names no InferenceX GPU; give GPU:TIER"),
         ("hyperscaler-owned", "B200 and H100 mix", "names several (b200, h100)"),
-        (0.0, "x", "must be a finite number > 0, got 0.0"),
-        (math.nan, "x", "must be a finite number > 0"),
+        (0.0, "x", "must be a number from 0.0001 to 100000 [USD/GPU-h], got 0.0"),
+        (math.nan, "x", "must be a number from 0.0001 to 100000"),
     ],
 )
 def test_a_bad_tier_or_price_is_a_clear_error(given, system, message):
@@ -310,7 +310,7 @@ def test_an_unknown_system_or_a_bad_concurrency_is_a_clear_error():
     scenario = _scenario()
     with pytest.raises(ValueError, match="no system named 'TPU'; the scenario has: DGX B200, GB200 NVL72"):
         reconcile(scenario, "TPU", 2.0)
-    with pytest.raises(ValueError, match="concurrency must be a finite number > 0"):
+    with pytest.raises(ValueError, match="concurrency must be a number from 0.001 to 1e7"):
         reconcile(scenario, "DGX B200", 2.0, point=0.0)
 
 
@@ -353,7 +353,7 @@ def test_the_command_writes_json_and_csv_with_the_librarys_figures():
         (["--system", "DGX B200", "--tier", "b200:neocloud-owned", "--usd-per-gpu-hour", "2"], "exactly one of"),
         (["--tier", "b200:neocloud-owned"], "give the system to reconcile: --system NAME"),
         (["--system", "TPU", "--usd-per-gpu-hour", "2"], "no system named 'TPU'"),
-        (["--system", "DGX B200", "--usd-per-gpu-hour", "-1"], "must be a finite number > 0"),
+        (["--system", "DGX B200", "--usd-per-gpu-hour", "-1"], "must be a number from 0.0001 to 100000"),
     ],
 )
 def test_a_user_mistake_is_one_error_line_and_exit_code_1(args, message):

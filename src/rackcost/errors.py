@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["Problem", "ScenarioError", "plain_message"]
+__all__ = ["Problem", "ScenarioError", "check_argument", "check_count", "plain_message"]
 
 _COMPARISONS = (
     ("greater than or equal to", ">="),
@@ -66,3 +67,51 @@ class ScenarioError(ValueError):
     def __init__(self, problems: list[Problem]):
         self.problems = list(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def check_argument(function: str, name: str, value: Any, expected: type | tuple[type, ...], described: str) -> None:
+    """Refuse, at a public function's edge, an argument of the wrong type, saying what was expected.
+
+    A boolean is never taken for a number (``True`` is an ``int`` to Python, not to a user).
+
+    Raises
+    ------
+    TypeError
+        ``function: name must be described, got <type> <value>``.
+
+    Examples
+    --------
+    >>> check_argument("rackcost.evaluate", "scenario", "s.yaml", dict, "a Scenario (rackcost.load_scenario(path))")
+    Traceback (most recent call last):
+    ...
+    TypeError: rackcost.evaluate: scenario must be a Scenario (rackcost.load_scenario(path)), got str 's.yaml'
+    """
+    wanted = expected if isinstance(expected, tuple) else (expected,)
+    if not isinstance(value, wanted) or (isinstance(value, bool) and bool not in wanted):
+        shown = repr(value) if isinstance(value, str | int | float) and len(repr(value)) <= 40 else ""
+        raise TypeError(
+            f"{function}: {name} must be {described}, got {type(value).__name__}" + (f" {shown}" if shown else "")
+        )
+
+
+def check_count(function: str, name: str, value: Any, low: int, high: int | None = None) -> None:
+    """Refuse an argument that is not a whole number in ``[low, high]`` (a TypeError for the type, a ValueError for
+    the range).
+
+    Examples
+    --------
+    >>> check_count("rackcost.uncertainty", "samples", 0, 1, 1_000_000)
+    Traceback (most recent call last):
+    ...
+    ValueError: rackcost.uncertainty: samples must be a whole number from 1 to 1,000,000, got 0
+    """
+    span = f"from {low:,} to {high:,}" if high is not None else f">= {low:,}"
+    try:
+        import numpy as np
+
+        integer: tuple[type, ...] = (int, np.integer)
+    except ImportError:  # pragma: no cover - numpy is a dependency
+        integer = (int,)
+    check_argument(function, name, value, integer, f"a whole number {span}")
+    if value < low or (high is not None and value > high):
+        raise ValueError(f"{function}: {name} must be a whole number {span}, got {value:,}")

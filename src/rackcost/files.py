@@ -55,7 +55,14 @@ class OutputPathError(ValueError):
 
 
 class InputFileError(ValueError):
-    """A file that must not be read: missing, not a regular file, or over the size limit. The message names it."""
+    """A file that must not be read: missing, not a regular file, or over the size limit. The message names it.
+
+    ``too_big_bytes`` is the file's size (at least the limit + 1) when it was refused for its size, else None.
+    """
+
+    def __init__(self, message: str, too_big_bytes: int | None = None) -> None:
+        super().__init__(message)
+        self.too_big_bytes = too_big_bytes
 
 
 # ---- CSV --------------------------------------------------------------------------------------------------------
@@ -291,7 +298,9 @@ def read_regular_file(path: str | os.PathLike[str], limit_bytes: int, what: str 
     if not stat.S_ISREG(info.st_mode):
         raise InputFileError(f"{name}: is not a regular file (a device, FIFO or socket); expected a {what}")
     if info.st_size > limit_bytes:
-        raise InputFileError(f"{name}: is {info.st_size:,} bytes; a {what} may be at most {limit_bytes:,}")
+        raise InputFileError(
+            f"{name}: is {info.st_size:,} bytes; a {what} may be at most {limit_bytes:,}", info.st_size
+        )
     try:
         fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as f:
@@ -301,5 +310,7 @@ def read_regular_file(path: str | os.PathLike[str], limit_bytes: int, what: str 
     except OSError as exc:
         raise InputFileError(f"{name}: cannot be read: {exc.strerror or exc}") from None
     if len(data) > limit_bytes:
-        raise InputFileError(f"{name}: is over {limit_bytes:,} bytes; a {what} may be at most {limit_bytes:,}")
+        raise InputFileError(
+            f"{name}: is over {limit_bytes:,} bytes; a {what} may be at most {limit_bytes:,}", len(data)
+        )
     return data

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from rackcost.errors import check_argument, check_count
 from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.chain import Plan, plan, run_samples
 from rackcost.evaluation.columns import BLENDED, select
@@ -109,7 +110,9 @@ def draw_samples(scenario: Scenario, samples: int, seed: int) -> dict[str, NDArr
     Inputs are drawn in sorted order of their YAML paths, each from its own stream of uniforms put through the
     distribution's quantile function, so adding an input does not change the draws of the others.
     """
-    root = np.random.SeedSequence(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    root = np.random.SeedSequence(int(seed))
     out = {}
     for path in sorted(scenario.distributions):
         # a child stream per input, keyed by its path, independent of the other inputs
@@ -432,10 +435,12 @@ def uncertainty(
     -------
     UncertaintyResult
     """
-    if samples < 1:
-        raise ValueError(f"samples must be >= 1, got {samples}")
-    if workers is not None and workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
+    fn = "rackcost.uncertainty"
+    check_argument(fn, "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
+    check_count(fn, "samples", samples, 1)
+    check_count(fn, "seed", seed, 0)
+    if workers is not None:
+        check_count(fn, "workers", workers, 1)
     values = draw_samples(scenario, samples, seed)
     planned = plan(scenario)
     workers = max(1, min(workers or default_workers(), samples // MIN_SAMPLES_PER_WORKER))

@@ -290,12 +290,15 @@ def reconcile(
     index = _find_system(scenario, system)
     spec = scenario.systems[index]
     usd_per_gpu_hour, label, tier = resolve_price(tier_or_price, spec.name)
-    if point is not None and not (math.isfinite(point) and point > 0):
-        raise ValueError(f"the benchmark concurrency must be a finite number > 0, got {point!r}")
+    if point is not None and not (math.isfinite(point) and 1e-3 <= point <= 1e7):
+        raise ValueError(f"the benchmark concurrency must be a number from 0.001 to 1e7, got {point!r}")
     if output_tokens_per_s_per_gpu is not None and not (
-        math.isfinite(output_tokens_per_s_per_gpu) and output_tokens_per_s_per_gpu > 0
+        math.isfinite(output_tokens_per_s_per_gpu) and 1e-3 <= output_tokens_per_s_per_gpu <= 1e10
     ):
-        raise ValueError(f"the measured output tokens/s per GPU must be > 0, got {output_tokens_per_s_per_gpu!r}")
+        raise ValueError(
+            "the measured output tokens/s per GPU must be a number from 0.001 to 1e10 (the schema's throughput "
+            f"range), got {output_tokens_per_s_per_gpu!r}"
+        )
     outcome = evaluate_systems(scenario)[index]
     return _reconcile(scenario, index, outcome, usd_per_gpu_hour, label, tier, point, output_tokens_per_s_per_gpu)
 

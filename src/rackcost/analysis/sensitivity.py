@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from rackcost.analysis.montecarlo import evaluate_samples
 from rackcost.display import input_unit, input_value, num
-from rackcost.errors import Problem, ScenarioError, plain_message
+from rackcost.errors import Problem, ScenarioError, check_argument, check_count, plain_message
 from rackcost.evaluation.chain import plan
 from rackcost.evaluation.columns import BLENDED
 from rackcost.scenario.schema import UNCERTAIN_WHERE, Scenario, annotation_at, is_uncertain_path
@@ -56,6 +56,11 @@ def tornado(scenario: Scenario, low_q: float = 0.05, high_q: float = 0.95) -> li
         baseline, baseline cost / system cost (> 1: the system is cheaper; the direction of every ratio in
         rackcost), and ``advantage_swing`` (for two systems or more).
     """
+    check_argument("rackcost.tornado", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
+    for name, q in (("low_q", low_q), ("high_q", high_q)):
+        check_argument("rackcost.tornado", name, q, (int, float), "a quantile in (0, 1)")
+        if not 0 < q < 1:
+            raise ValueError(f"rackcost.tornado: {name} must be a quantile in (0, 1), got {q!r}")
     dists = scenario.distributions
     paths = sorted(dists)
     if not paths:
@@ -157,6 +162,14 @@ def breakeven(
     low, high
         Range searched; default the input's distribution P1 to P99, or 0.25x to 4x its value.
     """
+    fn = "rackcost.breakeven"
+    check_argument(fn, "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
+    check_argument(fn, "input_path", input_path, str, "a YAML path such as 'facility.electricity_usd_per_kwh'")
+    check_argument(fn, "system", system, (str, type(None)), "a system's name or None")
+    check_argument(fn, "demand_point", demand_point, str, "a demand point's name or 'blended'")
+    for name, bound in (("low", low), ("high", high)):
+        check_argument(fn, name, bound, (int, float, type(None)), "a number or None")
+    check_count(fn, "grid", grid, 2, 10_000)
     if not is_uncertain_path(input_path):
         raise ScenarioError(
             [Problem(input_path, f"break-even needs an input where a distribution is allowed; {UNCERTAIN_WHERE}")]

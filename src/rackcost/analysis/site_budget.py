@@ -8,9 +8,9 @@ demand it leaves unserved.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rackcost.errors import Problem, ScenarioError
+from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.chain import evaluate_systems
 from rackcost.evaluation.columns import column_names, in_order
 from rackcost.model import routing
@@ -22,10 +22,8 @@ from rackcost.model.site import (
     unserved_rps,
 )
 from rackcost.model.sizing import pack_racks
+from rackcost.scenario.schema import Scenario
 from rackcost.units import W_PER_KW
-
-if TYPE_CHECKING:
-    from rackcost.scenario.schema import Scenario
 
 __all__ = ["SITE_PATH", "site_budget"]
 
@@ -64,6 +62,8 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
         When no budget is given, when one replica of a system does not fit in it, or when the scenario cannot be
         evaluated.
     """
+    check_argument("rackcost.site_budget", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
+    check_argument("rackcost.site_budget", "max_it_power_kw", max_it_power_kw, (int, float, type(None)), "kW or None")
     site_kw = scenario.facility.max_it_power_kw if max_it_power_kw is None else float(max_it_power_kw)
     if site_kw is None:
         raise ScenarioError(

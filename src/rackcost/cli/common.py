@@ -34,6 +34,7 @@ __all__ = [
     "OutputFormat",
     "OutputOpt",
     "ScenarioArg",
+    "SeedOpt",
     "TableName",
     "TableOpt",
     "check_output",
@@ -72,6 +73,9 @@ ScenarioArg = Annotated[
 ]
 FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="table (Rich), json or csv.")]
 OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")]
+SeedOpt = Annotated[
+    int, typer.Option("--seed", min=0, max=2**63 - 1, help="Seed, 0 to 2^63 - 1; the same seed gives the same result.")
+]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing --output file (never an input file).")]
 TableOpt = Annotated[TableName, typer.Option("--table", help="Which table --format csv writes.")]
 

@@ -7,6 +7,7 @@ mistakes (a bad scenario, a missing file) end with exit code 1 and one line per 
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from typing import Any
 import typer
 
 from rackcost.cli import evaluate, importing, reconcile, report, simulate, site, sweep, uncertainty
+from rackcost.cli.common import error
 from rackcost.cli.launch import run_app
 
 __all__ = ["app", "main"]
@@ -57,10 +59,24 @@ def main() -> None:
     """
     code: int = 0
     try:
-        app()
+        try:
+            app()
+        finally:
+            sys.stdout.flush()
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BrokenPipeError:  # stdout closed by its reader (``| head``): nothing more to say to anyone
+        code = 0
+    except OSError as exc:
+        if exc.errno not in STDOUT_FULL:
+            raise
+        error(f"cannot write to standard output: {exc.strerror or exc}")  # a full disk behind ``> file``
+        code = 1
     finally:
-        sys.stdout.flush()
         sys.stderr.flush()
     os._exit(code)
+
+
+STDOUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+"""The write errors of a full disk (or quota, or file size limit): stdout redirected to a file that cannot grow, a
+one-line error. Other errors are a bug and keep their traceback."""

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from rackcost.analysis.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
-from rackcost.cli.common import ScenarioArg, console, error, fail, load
+from rackcost.cli.common import ScenarioArg, SeedOpt, console, error, fail, load
 from rackcost.errors import ScenarioError
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 
@@ -37,7 +37,7 @@ def report(
             "the scenario has distributions.",
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed; the same seed gives the same report.")] = 0,
+    seed: SeedOpt = 0,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the output file if it exists.")] = False,
 ) -> None:
     """Write a decision report: the answer in a sentence, the tables and charts behind it, every figure's source."""

@@ -18,6 +18,7 @@ from rackcost.cli.common import (
     OutputFormat,
     OutputOpt,
     ScenarioArg,
+    SeedOpt,
     console,
     destination,
     emit,
@@ -51,7 +52,7 @@ def simulate(
         int,
         typer.Option("--requests", "-n", min=20, max=100_000_000, help="Simulated requests per system and point."),
     ] = 200_000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed; the same seed gives the same result.")] = 0,
+    seed: SeedOpt = 0,
     routing: Annotated[
         Routing | None,
         typer.Option("--routing", help="Router (default: the scenario's fleet.routing, else least_outstanding)."),

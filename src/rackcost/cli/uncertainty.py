@@ -21,6 +21,7 @@ from rackcost.cli.common import (
     OutputFormat,
     OutputOpt,
     ScenarioArg,
+    SeedOpt,
     console,
     destination,
     emit,
@@ -80,7 +81,7 @@ def uncertainty(
     samples: Annotated[
         int, typer.Option("--samples", "-n", min=1, help=f"Monte Carlo samples (at most {MAX_SAMPLES:,}).")
     ] = 10_000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed; the same seed gives the same result.")] = 0,
+    seed: SeedOpt = 0,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
     force: ForceOpt = False,

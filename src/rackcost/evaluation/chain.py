@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost.errors import Problem, ScenarioError
+from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.results import Result, result_tables
 from rackcost.model.fleet import run_fleet
@@ -146,6 +146,7 @@ def evaluate_systems(scenario: Scenario) -> list[SystemOutcome]:
     ScenarioError
         If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
     """
+    check_argument("rackcost.evaluate", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
     planned = plan(scenario)
     runs = run_samples(scenario, planned, {}, 1, resize=False)
     return [

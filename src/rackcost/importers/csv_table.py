@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from rackcost.files import FORMULA_PREFIXES, InputFileError, read_regular_file
 from rackcost.importers.curves import (
     CurveKey,
     ImportResult,
@@ -78,9 +79,21 @@ _LATENCY_RTOL = 1e-3
 
 
 def _text(d: Record, ours: str) -> str | None:
-    """A cell's text, stripped, or ``None`` when missing or blank."""
+    """A cell's text, stripped, or ``None`` when missing or blank; a spreadsheet formula is refused (the row is
+    skipped with the reason), so that it never reaches a scenario's names, labels or sources."""
     value = (d.get(ours) or "").strip()
+    if value.startswith(FORMULA_PREFIXES) and not _signed_number(value):
+        raise SkipError(d.source_name(ours), f"is a spreadsheet formula, not text: {value[:40]!r}")
     return value or None
+
+
+def _signed_number(text: str) -> bool:
+    """Whether a cell that starts with a sign is just a number (``-5``), not a formula."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _choice(d: Record, ours: str, default: str, allowed: tuple[str, ...]) -> str:
@@ -306,8 +319,8 @@ def _reader(data: bytes) -> tuple[csv.DictReader, list[str], int]:
 
 def read_csv_table_path(path: str | Path, **options: Any) -> ImportResult:
     """:func:`read_csv_table` on a file on disk; an unreadable file is reported in ``skipped``."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        return ImportResult(skipped=[Skipped(str(path), None, "", f"cannot read: {exc.strerror or exc}")])
+    try:  # a regular file only (never a FIFO or device), its size checked before the bounded read
+        data = read_regular_file(path, MAX_CSV_BYTES, "CSV table")
+    except InputFileError as exc:
+        return ImportResult(skipped=[Skipped(str(path), None, "", str(exc).removeprefix(f"{path}: "))])
     return read_csv_table(str(path), data, **options)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from rackcost.files import InputFileError, read_regular_file
 from rackcost.importers.curves import (
     CurveKey,
     ImportedCurve,
@@ -134,6 +135,8 @@ def _parse(name: str, data: bytes) -> Any:
         raise SkipError("", "empty file; expected an InferenceX JSON result file")
     try:
         return json.loads(text)
+    except RecursionError:
+        raise SkipError("", "nested too deeply to be an InferenceX result file") from None
     except json.JSONDecodeError as exc:
         truncated = _unclosed(text)
         hint = " (the file ends early: truncated?)" if truncated else ""
@@ -608,13 +611,10 @@ def read_inferencex_paths(paths: Iterable[str | Path], **options: Any) -> Import
     files: list[tuple[str, bytes]] = []
     unreadable: list[Skipped] = []
     for path in _expand(paths):
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                unreadable.append(Skipped(str(path), None, "", f"larger than {MAX_FILE_BYTES // BYTES_PER_MB} MB"))
-                continue
-            data = path.read_bytes()
-        except OSError as exc:
-            unreadable.append(Skipped(str(path), None, "", f"cannot read: {exc.strerror or exc}"))
+        try:  # a regular file only (never a FIFO or device), its size checked before the bounded read
+            data = read_regular_file(path, MAX_FILE_BYTES, "InferenceX JSON result file")
+        except InputFileError as exc:
+            unreadable.append(Skipped(str(path), None, "", str(exc).removeprefix(f"{path}: ")))
             continue
         files.append((str(path), data))
     result = read_inferencex(files, **options)

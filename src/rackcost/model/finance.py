@@ -51,8 +51,8 @@ def capital_recovery_factor(rate_fraction: ArrayLike, life_years: ArrayLike) -> 
     """
     r = np.asarray(rate_fraction, dtype=float)
     n = np.asarray(life_years, dtype=float)
-    if np.any(r < 0) or np.any(n <= 0):
-        raise ValueError("rate_fraction must be >= 0 and life_years > 0")
+    if not (np.all(np.isfinite(r)) and np.all(np.isfinite(n))) or np.any(r < 0) or np.any(n <= 0):
+        raise ValueError("rate_fraction must be finite and >= 0 and life_years finite and > 0")
     safe_r = np.where(r > 0, r, 1.0)
     # r / (1 - (1 + r)^-n), with 1 - (1 + r)^-n = -expm1(-n log1p(r)) so that small rates do not cancel; below
     # n r = 1e-8 the series 1/n + r (n + 1) / (2 n) is exact to double precision (and safe for subnormal rates)

@@ -280,7 +280,8 @@ def run_statistics(
         "wait_mean_s": float(wait[admitted].mean()) if admitted.any() else 0.0,
         "ttft_p50_s": float(np.quantile(ttft, 0.5)) if ttft.size else 0.0,
         "ttft_p99_s": float(np.quantile(ttft, 0.99)) if ttft.size else 0.0,
-        "utilization_fraction": float(busy / (run.total_slots * span)) if span > 0 else 0.0,
+        # at most 1: over a span of a few ulps, rounding of the start and finish times can give 1 + 2e-16
+        "utilization_fraction": min(float(busy / (run.total_slots * span)), 1.0) if span > 0 else 0.0,
         "accepted_rps": float(accepted.sum() / span) if span > 0 else 0.0,
         "accepted_output_tokens_per_s": float(run.output_tokens[sl][accepted].sum() / span) if span > 0 else 0.0,
     }

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rackcost import files
+from rackcost.errors import check_argument, check_count
 from rackcost.files import write_atomically, write_folder_atomically
 from rackcost.reporting.content import build_report
 from rackcost.scenario.loading import load_scenario
@@ -162,6 +163,14 @@ def report(
     >>> import rackcost
     >>> html = rackcost.report("scenarios/deepseek-r1-jalapeno-vs-gb300.yaml", date="2026-01-01")  # doctest: +SKIP
     """
+    fn = "rackcost.report"
+    check_argument(fn, "scenario", scenario, (Scenario, str, os.PathLike), "a Scenario or a scenario file's path")
+    if samples is not None:
+        check_count(fn, "samples", samples, 1)
+    check_count(fn, "seed", seed, 0)
+    check_argument(fn, "date", date, (str, type(None)), "an ISO 8601 date such as '2026-12-01', or None")
+    check_argument(fn, "output", output, (str, os.PathLike, type(None)), "a file path or None")
+    check_argument(fn, "force", force, bool, "True or False")
     if format not in ("html", "markdown"):
         raise ValueError(f"format must be 'html' or 'markdown', got {format!r}")
     if output is not None:

@@ -16,7 +16,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from rackcost.errors import Problem, ScenarioError, plain_message
+from rackcost import files
+from rackcost.errors import Problem, ScenarioError, check_argument, plain_message
 from rackcost.scenario.schema import Scenario, model_in
 from rackcost.scenario.yaml_paths import YamlPath, format_path, parse_path
 
@@ -38,6 +39,15 @@ DEFAULT_SCENARIO = "deepseek-r1-jalapeno-vs-gb300.yaml"
 # libyaml's safe loader when PyYAML was built with it (ten times faster), else the pure-Python one; both construct
 # plain values only, never Python objects
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+SCENARIO_BLOCKS = frozenset(
+    {name for name, f in Scenario.model_fields.items()} | {f.alias for f in Scenario.model_fields.values() if f.alias}
+)
+"""The top-level keys a scenario file may have."""
+NOT_A_SCENARIO = (
+    "not a rackcost scenario: none of its top-level keys is a scenario block (name, workload, slo, demand, "
+    "facility, systems, ...); see `rackcost schema`"
+)
+"""The one problem of a file with none of the scenario's blocks (its own keys are not repeated)."""
 MAX_SCENARIO_BYTES = 1_000_000
 """Largest scenario file or text read [bytes]; checked before reading (stat) and before parsing."""
 MAX_EXPANDED_NODES = 200_000
@@ -274,6 +284,10 @@ def scenario_from_dict(data: Any, file: str = "<scenario>", lines: dict[YamlPath
     """
     if not isinstance(data, dict):
         raise ScenarioError([Problem("", f"expected a mapping of scenario blocks, got {type(data).__name__}", file)])
+    if data and not any(isinstance(key, str) and key in SCENARIO_BLOCKS for key in data):
+        # not a scenario at all (another YAML file, or a text file YAML reads as a mapping): say so once, and never
+        # echo its keys, which are its content (a password file reads as one key per line)
+        raise ScenarioError([Problem("", NOT_A_SCENARIO, file)])
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
@@ -401,7 +415,10 @@ def scenario_from_yaml(text: str, file: str = "<scenario>") -> Scenario:
     ScenarioError
         Listing every problem, each with the file, YAML path and line.
     """
+    check_argument("rackcost.scenario_from_yaml", "text", text, str, "the YAML text of a scenario")
     data, lines, problems = read_yaml_document(text, file)
+    if isinstance(data, dict) and data and not any(isinstance(key, str) and key in SCENARIO_BLOCKS for key in data):
+        raise ScenarioError([Problem("", NOT_A_SCENARIO, file)])  # nothing of the scan either: it names keys
     if problems:
         try:
             scenario_from_dict(data, file, lines)
@@ -439,6 +456,7 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     ScenarioError
         One problem per line, each naming the file, YAML path and line, and what was expected.
     """
+    check_argument("rackcost.load_scenario", "path", path, (str, os.PathLike), "a file path or a bundled name")
     name, text = read_text_file(path, bundled_scenario_path)
     return scenario_from_yaml(text, name)
 
@@ -466,19 +484,17 @@ def read_text_file(path: str | os.PathLike[str], bundled: Any = None, what: str 
         found = bundled(name, missing_ok=True)
         if found is not None:
             file = found
-    if not file.exists():
-        raise ScenarioError([Problem("", "no such file", name)])
-    if file.is_dir():
-        raise ScenarioError([Problem("", f"is a directory, expected a {what} YAML file", name)])
-    size = file.stat().st_size
-    if size > MAX_SCENARIO_BYTES:
-        raise ScenarioError([_too_big(size, name, what)])
     try:
-        text = file.read_text(encoding="utf-8")
+        # a regular file only (a FIFO would block, /dev/zero never end), its size checked before the bounded read
+        raw = files.read_regular_file(file, MAX_SCENARIO_BYTES, f"{what} YAML file")
+    except files.InputFileError as exc:
+        if exc.too_big_bytes is not None:
+            raise ScenarioError([_too_big(exc.too_big_bytes, name, what)]) from None
+        raise ScenarioError([Problem("", str(exc).removeprefix(f"{os.fspath(file)}: "), name)]) from None
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError([Problem("", "not a UTF-8 text file", name)]) from None
-    except OSError as exc:
-        raise ScenarioError([Problem("", f"cannot be read: {exc.strerror}", name)]) from None
     return name, text
 
 

@@ -17,10 +17,24 @@ from typing import Any
 
 import yaml
 
-__all__ = ["DATA_DIR", "PRICE_TIERS_FILE", "PriceTier", "price_tiers", "resolve_price"]
+__all__ = [
+    "DATA_DIR",
+    "MAX_USD_PER_GPU_HOUR",
+    "MIN_USD_PER_GPU_HOUR",
+    "PRICE_TIERS_FILE",
+    "PriceTier",
+    "price_tiers",
+    "resolve_price",
+]
 
 DATA_DIR = Path(str(resources.files("rackcost"))) / "data"
 """Folder of the data files the package ships (the wheel carries it with the modules)."""
+
+MIN_USD_PER_GPU_HOUR = 1e-4
+"""Lowest price per GPU-hour taken [USD/GPU-h]: a hundredth of a cent; below it the factors lose their digits (a
+price of 5e-324 made them infinite)."""
+MAX_USD_PER_GPU_HOUR = 1e5
+"""Highest price per GPU-hour taken [USD/GPU-h]: a thousand times any published rate (1e308 overflowed)."""
 
 PRICE_TIERS_FILE = "inferencex_price_tiers.yaml"
 """Name of the price-tier data file in the ``rackcost.data`` folder."""
@@ -185,12 +199,21 @@ def resolve_price(tier_or_price: str | float, system_name: str = "") -> tuple[fl
     Raises
     ------
     ValueError
-        An unknown tier or GPU, a bare tier for a system that names no GPU (or several), a price that is not > 0.
+        An unknown tier or GPU, a bare tier for a system that names no GPU (or several), a price outside
+        :data:`MIN_USD_PER_GPU_HOUR` to :data:`MAX_USD_PER_GPU_HOUR`.
     """
     if not isinstance(tier_or_price, str):
         price = tier_or_price
-        if isinstance(price, bool) or not isinstance(price, int | float) or not math.isfinite(price) or price <= 0:
-            raise ValueError(f"the price per GPU-hour must be a finite number > 0, got {price!r}")
+        if (
+            isinstance(price, bool)
+            or not isinstance(price, int | float)
+            or not math.isfinite(price)
+            or not MIN_USD_PER_GPU_HOUR <= price <= MAX_USD_PER_GPU_HOUR
+        ):
+            raise ValueError(
+                f"the price per GPU-hour must be a number from {MIN_USD_PER_GPU_HOUR:g} to {MAX_USD_PER_GPU_HOUR:g} "
+                f"[USD/GPU-h], got {price!r}"
+            )
         return float(price), f"${float(price):g} per GPU-hour (given)", None
     tiers = price_tiers()
     gpus = sorted({t.gpu for t in tiers.values()})
