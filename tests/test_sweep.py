@@ -19,9 +19,10 @@ from typer.testing import CliRunner
 
 import rackcost
 from rackcost.analysis.sweep import chunks as sweep_chunks
+from rackcost.analysis.sweep.bounds import CONFIRM_ROWS
 from rackcost.analysis.sweep.chunks import evaluate_chunk
 from rackcost.analysis.sweep.design import VECTOR_PATH
-from rackcost.analysis.sweep.run import CONFIRM_CONFIGURATIONS, CONNECT_TIMEOUT_S, SweepError, run_sweep, sweep
+from rackcost.analysis.sweep.run import CONNECT_TIMEOUT_S, SweepError, run_sweep, sweep
 from rackcost.analysis.sweep.spec import bundled_sweeps, load_sweep, sweep_json_schema
 from rackcost.analysis.sweep.summary import pareto_front, winners
 from rackcost.cli import app
@@ -452,7 +453,7 @@ def test_a_huge_grid_needs_confirmation():
     }
     with pytest.raises(SweepError, match="--yes"):
         sweep(spec)
-    assert 20000 * 10000 > CONFIRM_CONFIGURATIONS
+    assert 20000 * 10000 > CONFIRM_ROWS
 
 
 # --- command line ------------------------------------------------------------------------------------------------

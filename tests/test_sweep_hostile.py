@@ -304,3 +304,95 @@ def test_the_table_is_written_before_the_summary_is_printed(tmp_path, monkeypatc
     result = runner.invoke(app, ["sweep", "gaudi-tp-precision-x-demand", "-o", str(out)])
     assert result.exit_code == 130 and out.exists(), result.output
     assert f"interrupted: the table is written ({out})" in result.output
+
+
+@pytest.fixture
+def no_run(monkeypatch):
+    """The sweep's planning replaced by a marker: a test of the bounds never runs (nor exhausts memory)."""
+    from rackcost.analysis.sweep import bounds, run
+
+    class Ran(Exception):
+        pass
+
+    def planned(*args, **kwargs):
+        raise Ran("the sweep ran")
+
+    monkeypatch.setattr(run, "plan_chunks", planned)
+    monkeypatch.setattr(bounds, "physical_memory_bytes", lambda: 10**12)  # a large machine
+    return Ran
+
+
+def price_axis(steps: int) -> list[dict]:
+    return [{"axis": "facility.electricity_usd_per_kwh", "range": {"from": 0.05, "to": 0.2, "steps": steps}}]
+
+
+def test_a_ten_million_step_price_axis_needs_confirmation_by_its_rows_and_memory(no_run):
+    from rackcost.analysis.sweep.run import SweepError
+
+    spec = {"name": "t", "scenario": DEFAULT, "axes": price_axis(10**7)}  # 6 x 10^7 rows, under 10^8 configurations
+    with pytest.raises(SweepError) as info:
+        run_sweep(spec)
+    message = str(info.value)
+    assert "60,000,000 rows" in message and "--yes" in message and "confirm=True" in message
+    assert "estimated peak memory" in message and " GB" in message
+    assert "3 x rows x" in message  # how it is estimated
+    with pytest.raises(no_run):  # confirmed, on a machine large enough: it runs
+        run_sweep(spec, confirm=True)
+
+
+def test_ten_thousand_demand_scales_need_confirmation_by_their_groups(no_run):
+    from rackcost.analysis.sweep.run import SweepError
+
+    axes = [{"axis": "demand.scale", "range": {"from": 0.5, "to": 2, "steps": 20_000}}]
+    with pytest.raises(SweepError, match="20,000 groups") as info:
+        run_sweep({"name": "t", "scenario": DEFAULT, "axes": axes})
+    assert "--yes" in str(info.value)
+
+
+def test_many_draws_need_confirmation_by_their_evaluations(no_run):
+    from rackcost.analysis.sweep.run import SweepError
+
+    spec = {"name": "t", "scenario": DEFAULT, "samples": 100_000, "axes": price_axis(2000)}
+    with pytest.raises(SweepError, match="1,200,000,000 evaluations"):
+        run_sweep(spec)
+
+
+def test_a_sweep_over_the_machines_memory_is_refused_even_when_confirmed(no_run, monkeypatch):
+    from rackcost.analysis.sweep import bounds, run
+
+    monkeypatch.setattr(bounds, "physical_memory_bytes", lambda: 2 * 10**9)
+    spec = {"name": "t", "scenario": DEFAULT, "axes": price_axis(10**7)}
+    with pytest.raises(run.SweepError) as info:
+        run_sweep(spec, confirm=True)
+    message = str(info.value)
+    assert "more than this machine's 2.0 GB of memory" in message and "even with --yes" in message
+
+
+def test_the_command_refuses_a_sweep_over_the_machines_memory(tmp_path, no_run, monkeypatch):
+    from rackcost.analysis.sweep import bounds
+
+    monkeypatch.setattr(bounds, "physical_memory_bytes", lambda: 2 * 10**9)
+    sweep_file = write_sweep(tmp_path, {"name": "t", "scenario": DEFAULT, "axes": price_axis(10**7)})
+    result = runner.invoke(app, ["sweep", str(sweep_file), "--yes"])
+    assert result.exit_code == 1 and "more than this machine's" in result.output, result.output
+    assert "Traceback" not in result.output
+
+
+def test_workers_are_capped_at_twice_the_cpus(no_run, monkeypatch):
+    import os
+
+    import distributed
+
+    from rackcost.analysis.sweep.run import SweepError
+
+    def never(*args, **kwargs):
+        raise AssertionError("a cluster was started")
+
+    monkeypatch.setattr(distributed, "LocalCluster", never)
+    cpus = len(os.sched_getaffinity(0))
+    spec = {"name": "t", "scenario": GAUDI, "axes": ONE_AXIS}
+    with pytest.raises(SweepError, match=f"at most {2 * cpus}"):
+        run_sweep(spec, workers=2 * cpus + 1)
+    result = runner.invoke(app, ["sweep", "gaudi-tp-precision-x-demand", "--workers", "100000"])
+    assert result.exit_code == 1 and f"at most {2 * cpus}" in result.output, result.output
+    assert "Traceback" not in result.output

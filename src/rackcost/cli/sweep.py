@@ -59,7 +59,15 @@ def sweep(
         int | None,
         typer.Option("--chunk-configs", min=1, help="Configurations per Dask task (the result does not depend on it)."),
     ] = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Run a sweep of more than 10^8 configurations.")] = False,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            "-y",
+            help="Run a sweep over the bounds (10^7 rows, 10^9 evaluations, 10^4 groups or 4 GB of estimated memory); "
+            "one over the machine's memory is refused even so.",
+        ),
+    ] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
     allow_outside: Annotated[
         bool,
@@ -71,6 +79,7 @@ def sweep(
     ] = False,
 ) -> None:
     """Evaluate every configuration of a sweep: the cheapest system per cell, its margin, and the Pareto fronts."""
+    from rackcost.analysis.sweep.bounds import check_workers
     from rackcost.analysis.sweep.run import SweepError, resolve, run_sweep
 
     address = scheduler if "://" in scheduler else None
@@ -87,6 +96,11 @@ def sweep(
         error(f"{output}: --output must end in .parquet or .csv")
         raise typer.Exit(code=1)
     check_output(output, force)
+    try:
+        check_workers(workers)  # before the header that names them
+    except SweepError as exc:
+        error(str(exc))
+        raise typer.Exit(code=1) from None
     try:
         d = resolve(sweep_file, allow_outside=allow_outside)
     except ScenarioError as exc:

@@ -87,7 +87,8 @@ class AxisValues:
     vector
         Evaluated as a sample axis (see the module docstring), not per group.
     edits
-        Per value, the edits it makes (YAML path -> value); numeric and demand-scale axes compute theirs.
+        Per value of a variant axis, the edits it makes (YAML path -> value); numeric and demand-scale axes compute
+        theirs when asked (:meth:`edits_at`), so that an axis of 10^7 values is an array, not 10^7 mappings.
     subsets
         Per value of a systems axis, the systems that take part.
     """
@@ -101,6 +102,14 @@ class AxisValues:
 
     def __len__(self) -> int:
         return len(self.labels)
+
+    def edits_at(self, value: int, data: dict[str, Any]) -> dict[str, Any]:
+        """The edits (YAML path -> value) of the axis's ``value``-th value, on the base scenario's ``data``."""
+        if self.kind == "numeric":
+            return {self.name: float(self.labels[value])}
+        if self.kind == "demand_scale":
+            return _demand_scale_edits(data, float(self.labels[value]))
+        return self.edits[value]
 
 
 @dataclass(frozen=True)
@@ -341,7 +350,7 @@ def group_scenario(d: Design, values: tuple[int, ...]) -> GroupScenario:
         if axis.kind == "systems":
             subset = axis.subsets[value]
         else:
-            for path, new in axis.edits[value].items():
+            for path, new in axis.edits_at(value, d.base_data).items():
                 _apply(data, path, new)
     where = ", ".join(said) or "the base scenario"
     _prune_figures(data)
@@ -469,8 +478,7 @@ def _resolve(
     if axis.axis == DEMAND_SCALE:
         if np.any(values <= 0):
             raise ScenarioError([Problem(where, f"demand.scale must be > 0, got {values.min():g}", source)])
-        scale_edits = tuple(_demand_scale_edits(data, float(v)) for v in values)
-        return AxisValues(axis.axis, "demand_scale", values, edits=scale_edits)
+        return AxisValues(axis.axis, "demand_scale", values)
     central = lookup(data, axis.axis)
     if central is MISSING:
         raise ScenarioError([Problem(f"{where}.axis", f"the scenario has no input at {axis.axis!r}", source)])
@@ -482,7 +490,6 @@ def _resolve(
     vector = bool(VECTOR_PATH.match(axis.axis))
     if vector and ".facility." in axis.axis and axis.axis.startswith("systems["):
         vector = number or isinstance(central, dict)  # a system's own facility figure: read per sample where set
-    value_edits = tuple({axis.axis: float(v)} for v in values)
     # the field's own range: a vector axis is never validated per configuration, so check its ends here (every
     # field's range is an interval); a structural axis is validated with each group
     for end in {float(values.min()), float(values.max())}:
@@ -493,7 +500,7 @@ def _resolve(
         except ScenarioError as exc:
             bad = [p for p in exc.problems if p.path == axis.axis] or exc.problems
             raise _axis_error(source, index, f"the value {end:g} is not allowed there", ScenarioError(bad)) from None
-    return AxisValues(axis.axis, "numeric", values, vector=vector, edits=value_edits)
+    return AxisValues(axis.axis, "numeric", values, vector=vector)
 
 
 def _kind(value: Any) -> str:

@@ -33,10 +33,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from rackcost.analysis.sweep.bounds import SweepError, check_size, check_workers, sweep_size
 from rackcost.analysis.sweep.chunks import Chunk, evaluate_chunk, plan_chunks
 from rackcost.analysis.sweep.design import Design, design
 from rackcost.analysis.sweep.spec import SweepSpec, bundled_sweep_path, load_sweep, sweep_from_dict
-from rackcost.analysis.sweep.table import bytes_per_configuration, sweep_table
+from rackcost.analysis.sweep.table import sweep_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,16 +45,13 @@ if TYPE_CHECKING:
     from rackcost.scenario.schema import Scenario
 
 __all__ = [
-    "CONFIRM_CONFIGURATIONS",
     "CONNECT_TIMEOUT_S",
-    "SweepError",
+    "SweepError",  # defined in rackcost.analysis.sweep.bounds, raised here too
     "SweepResult",
     "run_sweep",
     "sweep",
 ]
 
-CONFIRM_CONFIGURATIONS = 10**8
-"""Sweeps with more configurations run only when confirmed (``--yes``, ``confirm=True``) [-]."""
 CONNECT_TIMEOUT_S = 5.0
 """How long to wait for a ``distributed`` scheduler to answer, its handshake included [s]."""
 CONNECT_GRACE_S = 1.0
@@ -63,10 +61,6 @@ RETRIES = 2
 """Times ``distributed`` reruns a chunk whose worker died [-]."""
 INTERRUPT_POLL_S = 0.05
 """How often the wait for a distributed sweep's chunks looks whether Ctrl-C was pressed [s]."""
-
-
-class SweepError(RuntimeError):
-    """A sweep that cannot run: a scheduler that does not answer, a sweep too large to run unconfirmed."""
 
 
 @dataclass
@@ -128,7 +122,8 @@ def sweep(
     ScenarioError
         A sweep or base scenario that does not validate, or an axis that does not fit the scenario.
     SweepError
-        A scheduler that does not answer; more than :data:`CONFIRM_CONFIGURATIONS` configurations unconfirmed;
+        A scheduler that does not answer; a sweep over the bounds of :mod:`rackcost.analysis.sweep.bounds`
+        unconfirmed, or over the machine's memory at all; more workers than the machine has room for;
         a chunk that failed.
 
     Examples
@@ -198,14 +193,17 @@ def run_sweep(
         Dask's local scheduler: ``threads`` (default), ``processes`` or ``synchronous``; ignored with ``workers`` or
         ``address``.
     workers
-        Run on a new :class:`distributed.LocalCluster` of this many worker processes (closed afterwards).
+        Run on a new :class:`distributed.LocalCluster` of this many worker processes (closed afterwards), at most
+        :data:`~rackcost.analysis.sweep.bounds.WORKERS_PER_CPU` per CPU this process may use.
     address
         Run on the ``distributed`` scheduler at this address (``tcp://host:8786``).
     chunk_configs
         Configurations per chunk; default about :data:`~rackcost.analysis.sweep.chunks.CHUNK_ELEMENTS` elements per
         chunk. The result does not depend on it.
     confirm
-        Run a sweep of more than :data:`CONFIRM_CONFIGURATIONS` configurations.
+        Run a sweep over the bounds (rows, evaluations, groups, estimated memory:
+        :func:`rackcost.analysis.sweep.bounds.check_size`); one whose estimate exceeds the machine's memory is
+        refused even so.
     allow_outside
         Let the sweep read files outside its own folder (see :func:`resolve`).
     progress
@@ -219,17 +217,11 @@ def run_sweep(
         As :func:`sweep` (a failed chunk is reported in the result instead).
     """
     d = spec if isinstance(spec, Design) else resolve(spec, allow_outside=allow_outside)
-    total = d.configurations
-    if total > CONFIRM_CONFIGURATIONS and not confirm:
-        raise SweepError(
-            f"{d.source}: the sweep has {total:,} configurations, over {CONFIRM_CONFIGURATIONS:,}; it needs about "
-            f"{bytes_per_configuration(d) * total / 1e9:,.0f} GB for its rows. Run it with --yes "
-            "(confirm=True) if that is what you mean"
-        )
-    if workers is not None and workers < 1:
-        raise SweepError(f"workers must be >= 1, got {workers}")
+    check_workers(workers)
     if chunk_configs is not None and chunk_configs < 1:
         raise SweepError(f"chunk_configs must be >= 1, got {chunk_configs}")
+    size = sweep_size(d, scheduler=scheduler, workers=workers, address=address, chunk_configs=chunk_configs)
+    check_size(size, d.source, confirm)
     chunks, skipped = plan_chunks(d, chunk_configs)
     results, failed = _schedule(chunks, evaluate or evaluate_chunk, scheduler, workers, address, progress)
     frame = sweep_table(d, chunks, results)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost.analysis.sweep.chunks import POINT_COLUMNS, SYSTEM_COLUMNS, Chunk
+from rackcost.analysis.sweep.chunks import MC_SPREAD, POINT_COLUMNS, SYSTEM_COLUMNS, Chunk
 from rackcost.analysis.sweep.design import Design
 from rackcost.evaluation.columns import column
 from rackcost.units import MS_PER_S
@@ -20,7 +20,7 @@ from rackcost.units import MS_PER_S
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["NOT_FOR_API", "bytes_per_configuration", "sweep_table"]
+__all__ = ["NOT_FOR_API", "bytes_per_row", "sweep_table"]
 
 NOT_FOR_API = tuple(
     name
@@ -30,10 +30,12 @@ NOT_FOR_API = tuple(
 """Columns an API system has no value for: missing (<NA>) in its rows, as the CLI shows '-'."""
 
 
-def bytes_per_configuration(d: Design) -> int:
-    """Bytes of the table's rows per configuration (8 per cell) [bytes]."""
-    columns = len(POINT_COLUMNS) + len(SYSTEM_COLUMNS) + len(d.axes) + 6
-    return 8 * columns * len(d.base.systems) * len(d.base.demand)
+def bytes_per_row(d: Design) -> int:
+    """Bytes of one row of the table, as the chunks carry it: 8 per column [bytes]."""
+    fixed = 4  # configuration, system, payment, demand point
+    spread = 2 * len(MC_SPREAD) + 2 if d.spec.samples is not None else 0  # p5, p95; the two shares cheapest
+    columns = len(POINT_COLUMNS) + len(SYSTEM_COLUMNS) + 1 + len(d.axes) + len(d.spec.system_attributes) + fixed
+    return 8 * (columns + spread)
 
 
 def _insert_categorical(frame: pd.DataFrame, at: int, name: str, values: pd.Categorical[Any]) -> None:
