@@ -199,9 +199,9 @@ def sweep_size(
 
 def _group_bytes(d: Design) -> int:
     """Bytes of one group's scenario and plan in memory: twice their pickle (measured: 1.1-2.3 times), the first
-    group's."""
+    group's (kept for the run, which does not plan it again)."""
     first = configuration_indices(d, np.zeros(1, dtype=np.int64))[0]
-    group = group_scenario(d, tuple(int(first[a]) for a in d.structural_axes))
+    group = group_scenario(d, tuple(int(first[a]) for a in d.structural_axes), keep=True)  # the run takes it
     return 2 * len(pickle.dumps((group.scenario or d.base, group.planned), protocol=pickle.HIGHEST_PROTOCOL))
 
 

@@ -138,6 +138,9 @@ class Design:
         when :func:`rackcost.analysis.sweep.run.resolve` loaded one): an output never replaces one.
     attributes
         Each ``system_attributes`` column's value for each of ``system_names`` (see :func:`system_attributes`).
+    kept_groups
+        Groups built ahead of the run (the one the size estimate measures, :func:`group_scenario` with
+        ``keep=True``), handed to the run once so that no group is planned twice.
     """
 
     spec: SweepSpec
@@ -150,6 +153,7 @@ class Design:
     system_names: tuple[str, ...] = field(default=())
     inputs: tuple[Path, ...] = field(default=())
     attributes: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
+    kept_groups: dict[tuple[int, ...], GroupScenario] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def configurations(self) -> int:
@@ -327,11 +331,13 @@ class GroupScenario:
     planned: Any = None
 
 
-def group_scenario(d: Design, values: tuple[int, ...]) -> GroupScenario:
+def group_scenario(d: Design, values: tuple[int, ...], keep: bool = False) -> GroupScenario:
     """The scenario of one group: the base with the edits of its structural axes' values, planned.
 
     A system that cannot be evaluated there (an SLO none of its operating points meets, a node over the rack
-    limit) is left out and named with the reason; the others are evaluated as usual.
+    limit) is left out and named with the reason; the others are evaluated as usual. With ``keep``, the group is
+    also kept in ``d.kept_groups`` and the next call for the same values returns it (once) instead of building it
+    again.
 
     Raises
     ------
@@ -339,6 +345,17 @@ def group_scenario(d: Design, values: tuple[int, ...]) -> GroupScenario:
         When the edits make a scenario that does not validate (a value out of a field's range, say): the sweep's
         file, the axis and its value, then the scenario's problems.
     """
+    kept = d.kept_groups.pop(values, None)
+    if kept is not None:
+        return kept
+    group = _build_group(d, values)
+    if keep:
+        d.kept_groups[values] = group
+    return group
+
+
+def _build_group(d: Design, values: tuple[int, ...]) -> GroupScenario:
+    """:func:`group_scenario`'s work."""
     from rackcost.evaluation.chain import plan  # numpy-heavy: only once a sweep runs
 
     data = copy.deepcopy(d.base_data)
@@ -470,9 +487,24 @@ def _resolve(
             for path, new in change.items():
                 _apply(trial, path, new)
             try:
-                _validated(_prune_figures(trial), source)
+                made = _validated(_prune_figures(trial), source)
             except ScenarioError as exc:
                 raise _axis_error(source, index, f"variant {labels[k]!r} does not make a valid scenario", exc) from None
+            made_names = [s.name for s in made.systems]
+            if set(made_names) != set(names):  # a row is named by its system: the names are the table's key
+                gone = [n for n in names if n not in made_names]
+                new_names = [n for n in made_names if n not in names]
+                raise ScenarioError(
+                    [
+                        Problem(
+                            f"{where}.variants[{k}].set",
+                            f"variant {labels[k]!r} changes the systems' names (removes {gone}, adds {new_names}): "
+                            "a sweep's rows are named by system, so a variant may change a system's inputs but not "
+                            "its name nor which systems there are (use a systems axis to leave systems out)",
+                            source,
+                        )
+                    ]
+                )
         return axis_values
     values = _numeric_values(axis, lhs, index)
     if axis.axis == DEMAND_SCALE:
