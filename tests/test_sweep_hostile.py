@@ -396,3 +396,64 @@ def test_workers_are_capped_at_twice_the_cpus(no_run, monkeypatch):
     result = runner.invoke(app, ["sweep", "gaudi-tp-precision-x-demand", "--workers", "100000"])
     assert result.exit_code == 1 and f"at most {2 * cpus}" in result.output, result.output
     assert "Traceback" not in result.output
+
+
+# ---- names that collide: an axis named as a column, a variant that renames a system -----------------------------
+
+
+def two_variants(name: str) -> list[dict]:
+    variants = [{"label": "low", "set": {"facility.pue": 1.2}}, {"label": "high", "set": {"facility.pue": 1.3}}]
+    return [{"axis": name, "variants": variants}]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["usd_per_accepted_request", "tpot_ms", "interactivity_tokens_per_s", "racks", "usd_per_accepted_request_p5"],
+)
+def test_an_axis_named_as_a_table_column_is_one_problem_naming_the_file_and_path(tmp_path, name):
+    # before: ValueError (codes need to be array-like integers; 'tpot_ms' is not in list; cannot insert ...)
+    sweep_file = write_sweep(tmp_path, {"name": "t", "scenario": GAUDI, "axes": [*ONE_AXIS, *two_variants(name)]})
+    with pytest.raises(ScenarioError) as info:
+        sweep(sweep_file)
+    assert problems_text(info) == (
+        f"{sweep_file}: axes[1].axis: {name!r} is a column of every sweep table already; give it another name"
+    )
+    result = runner.invoke(app, ["sweep", str(sweep_file)])
+    assert result.exit_code == 1 and "axes[1].axis" in result.output, result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_system_attribute_named_as_a_table_column_is_refused():
+    spec = {"name": "t", "scenario": GAUDI, "axes": ONE_AXIS, "system_attributes": {"tpot_ms": "TP(\\d+)"}}
+    with pytest.raises(ScenarioError, match=r"system_attributes\.tpot_ms: 'tpot_ms' is a column"):
+        sweep(spec)
+
+
+@pytest.mark.parametrize("name", ["point", "api"])
+def test_an_axis_named_as_a_chunks_internal_key_is_its_own_column(name):
+    # before: the axis's codes and the chunk's demand-point codes (or API flags) shared one key
+    frame = sweep({"name": "t", "scenario": DEFAULT, "axes": two_variants(name)})
+    assert list(frame[name].cat.categories) == ["low", "high"]
+    assert (frame.groupby(name, observed=True).size() == 6).all()  # 2 systems x 3 demand points each
+    assert list(frame["demand_point"].cat.categories) == [p.name for p in load_scenario(DEFAULT).demand]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "edits"),
+    [
+        (DEFAULT, {"systems[0].name": "renamed"}),
+        (GAUDI, {"systems[0].name": "renamed", "baseline_system": "renamed"}),
+    ],
+)
+def test_a_variant_that_renames_a_system_is_one_problem_naming_the_file_and_path(tmp_path, scenario, edits):
+    # before: KeyError 'renamed' inside the Dask task
+    axes = [{"axis": "v", "variants": [{"label": "plain", "set": {"facility.pue": 1.2}}, {"label": "x", "set": edits}]}]
+    sweep_file = write_sweep(tmp_path, {"name": "t", "scenario": scenario, "axes": axes})
+    with pytest.raises(ScenarioError) as info:
+        sweep(sweep_file)
+    text = problems_text(info)
+    assert text.startswith(f"{sweep_file}: axes[0].variants[1].set: variant 'x' changes the systems' names")
+    assert "adds ['renamed']" in text
+    result = runner.invoke(app, ["sweep", str(sweep_file)])
+    assert result.exit_code == 1 and "changes the systems' names" in result.output, result.output
+    assert "Traceback" not in result.output

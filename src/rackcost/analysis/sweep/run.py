@@ -37,7 +37,7 @@ from rackcost.analysis.sweep.bounds import SweepError, check_size, check_workers
 from rackcost.analysis.sweep.chunks import Chunk, evaluate_chunk, plan_chunks
 from rackcost.analysis.sweep.design import Design, design
 from rackcost.analysis.sweep.spec import SweepSpec, bundled_sweep_path, load_sweep, sweep_from_dict
-from rackcost.analysis.sweep.table import sweep_table
+from rackcost.analysis.sweep.table import check_column_names, sweep_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -162,13 +162,16 @@ def resolve(
     and ``..`` are resolved, or the scenario be a bundled name; ``allow_outside=True`` lifts that.
     """
     if isinstance(spec, SweepSpec):
-        return design(spec, base=base, allow_outside=allow_outside)
-    if isinstance(spec, dict):
-        return design(sweep_from_dict(spec), base=base, allow_outside=allow_outside)
-    loaded, folder = load_sweep(spec)
-    d = design(loaded, folder, str(spec), base, allow_outside)
-    file = Path(spec) if Path(spec).exists() else bundled_sweep_path(str(spec), missing_ok=True)
-    return replace(d, inputs=(file, *d.inputs)) if file is not None else d
+        d = design(spec, base=base, allow_outside=allow_outside)
+    elif isinstance(spec, dict):
+        d = design(sweep_from_dict(spec), base=base, allow_outside=allow_outside)
+    else:
+        loaded, folder = load_sweep(spec)
+        d = design(loaded, folder, str(spec), base, allow_outside)
+        file = Path(spec) if Path(spec).exists() else bundled_sweep_path(str(spec), missing_ok=True)
+        d = replace(d, inputs=(file, *d.inputs)) if file is not None else d
+    check_column_names(d)
+    return d
 
 
 def run_sweep(
