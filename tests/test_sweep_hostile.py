@@ -457,3 +457,35 @@ def test_a_variant_that_renames_a_system_is_one_problem_naming_the_file_and_path
     result = runner.invoke(app, ["sweep", str(sweep_file)])
     assert result.exit_code == 1 and "changes the systems' names" in result.output, result.output
     assert "Traceback" not in result.output
+
+
+# ---- a sweep in which nothing can be evaluated ------------------------------------------------------------------
+
+
+def slo_axis(*limits_ms: float) -> list[dict]:
+    variants = [{"label": f"ttft {limit:g} ms", "set": {"slo.ttft_limit_ms": limit}} for limit in limits_ms]
+    return [{"axis": "slo", "variants": variants}]
+
+
+def test_a_sweep_in_which_nothing_can_be_evaluated_exits_1_and_writes_nothing(tmp_path):
+    # before: "no configuration could be evaluated", exit 0, and a CSV of a header and no rows
+    sweep_file = write_sweep(tmp_path, {"name": "t", "scenario": DEFAULT, "axes": slo_axis(1)})
+    from rackcost.analysis.sweep.run import SweepError
+
+    with pytest.raises(SweepError) as info:
+        run_sweep(sweep_file)
+    message = str(info.value)
+    assert message.startswith(f"{sweep_file}: no configuration can be evaluated: every system is left out")
+    assert "GB300 NVL72 in 1 configuration(s): no operating point" in message and "Jalapeño in 1" in message
+    out = tmp_path / "t.csv"
+    result = runner.invoke(app, ["sweep", str(sweep_file), "-o", str(out)])
+    assert result.exit_code == 1 and "no configuration can be evaluated" in result.output, result.output
+    assert not out.exists() and "Traceback" not in result.output
+
+
+def test_a_sweep_in_which_some_configurations_can_be_evaluated_runs(tmp_path):
+    sweep_file = write_sweep(tmp_path, {"name": "t", "scenario": DEFAULT, "axes": slo_axis(1, 5000)})
+    result = run_sweep(sweep_file)
+    assert set(result.frame["slo"]) == {"ttft 5000 ms"} and len(result.frame) == 6
+    assert {s["system"] for s in result.skipped} == {"GB300 NVL72", "Jalapeño"}
+    assert runner.invoke(app, ["sweep", str(sweep_file)]).exit_code == 0

@@ -123,8 +123,8 @@ def sweep(
         A sweep or base scenario that does not validate, or an axis that does not fit the scenario.
     SweepError
         A scheduler that does not answer; a sweep over the bounds of :mod:`rackcost.analysis.sweep.bounds`
-        unconfirmed, or over the machine's memory at all; more workers than the machine has room for;
-        a chunk that failed.
+        unconfirmed, or over the machine's memory at all; more workers than the machine has room for; a sweep in
+        which no configuration can be evaluated (every system left out of each); a chunk that failed.
 
     Examples
     --------
@@ -226,9 +226,28 @@ def run_sweep(
     size = sweep_size(d, scheduler=scheduler, workers=workers, address=address, chunk_configs=chunk_configs)
     check_size(size, d.source, confirm)
     chunks, skipped = plan_chunks(d, chunk_configs)
+    if not chunks:
+        raise SweepError(_nothing_to_evaluate(d.source, skipped))
     results, failed = _schedule(chunks, evaluate or evaluate_chunk, scheduler, workers, address, progress)
     frame = sweep_table(d, chunks, results)
     return SweepResult(d, frame, skipped, failed)
+
+
+SHOWN_REASONS = 3
+"""Reasons named when no configuration can be evaluated; the others are counted [-]."""
+
+
+def _nothing_to_evaluate(source: str, skipped: list[dict[str, Any]]) -> str:
+    """The message of a sweep in which every system is left out of every configuration, with the first reasons."""
+    reasons = [
+        f"{left_out['system']} in {left_out['configurations']:,} configuration(s): {left_out['reason']}"
+        for left_out in skipped[:SHOWN_REASONS]
+    ]
+    more = f"; and {len(skipped) - SHOWN_REASONS:,} more" if len(skipped) > SHOWN_REASONS else ""
+    return (
+        f"{source}: no configuration can be evaluated: every system is left out of every configuration "
+        f"({'; '.join(reasons) or 'no system'}{more})"
+    )
 
 
 def _schedule(
