@@ -489,3 +489,43 @@ def test_a_sweep_in_which_some_configurations_can_be_evaluated_runs(tmp_path):
     assert set(result.frame["slo"]) == {"ttft 5000 ms"} and len(result.frame) == 6
     assert {s["system"] for s in result.skipped} == {"GB300 NVL72", "Jalapeño"}
     assert runner.invoke(app, ["sweep", str(sweep_file)]).exit_code == 0
+
+
+# ---- a file that is not a sweep: one line, none of its content ---------------------------------------------------
+
+PASSWORD_FILE = f"root:x:0:0:root:/root:/bin/bash\n{SECRET}:x:1000:1000::/home/s:/bin/sh\n"
+UNRELATED_KEYS = f"api_key: {SECRET}\npassword: hunter2-{SECRET}\nhost_{SECRET}: db.internal\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (PASSWORD_FILE, "expected a mapping (name, scenario, axes), got str"),
+        (UNRELATED_KEYS, "not a rackcost sweep: it has neither a scenario: nor an axes: key"),
+        (f"- {SECRET}\n- two\n", "expected a mapping (name, scenario, axes), got list"),
+        (f"name: x\n{SECRET}: 1\n", "not a rackcost sweep"),
+    ],
+    ids=["password-file", "unrelated-keys", "list", "a-name-only"],
+)
+def test_a_file_that_is_not_a_sweep_is_one_line_without_its_content(tmp_path, text, expected):
+    # before: unrelated keys were each an 'unknown key' line naming the key (and a scenario's allowed keys)
+    path = tmp_path / "not-a-sweep.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        resolve(path)
+    assert len(info.value.problems) == 1 and expected in problems_text(info)
+    message = info.value.problems[0].message  # the file's path (under /tmp/pytest-of-root) apart
+    for secret in (SECRET, "hunter2", "api_key", "root", "db.internal"):
+        assert secret not in message
+    result = runner.invoke(app, ["sweep", str(path)])
+    assert result.exit_code == 1 and result.output.count("error:") == 1, result.output
+    assert SECRET not in result.output and "hunter2" not in result.output and "Traceback" not in result.output
+
+
+def test_a_sweep_with_an_unknown_key_lists_a_sweeps_keys_not_a_scenarios(tmp_path):
+    sweep_file = write_sweep(tmp_path, {"name": "t", "scenario": GAUDI, "axes": ONE_AXIS, "samplez": 3})
+    with pytest.raises(ScenarioError) as info:
+        resolve(sweep_file)
+    text = problems_text(info)
+    assert "samplez: unknown key (allowed here: name, description, scenario, axes, mode, samples" in text
+    assert "workload" not in text

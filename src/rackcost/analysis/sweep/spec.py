@@ -275,6 +275,15 @@ class SweepSpec(_SweepBlock):
         return self
 
 
+SWEEP_KEYS = frozenset({"scenario", "axes"})
+"""Keys of which a sweep file has at least one; a mapping with neither is not taken for a sweep."""
+NOT_A_SWEEP = (
+    "not a rackcost sweep: it has neither a scenario: nor an axes: key (a sweep names a base scenario and the axes "
+    "to vary; see `rackcost schema --sweep` and docs/sweeps.md)"
+)
+"""The one problem of a file that is not a sweep (its own keys and content are not repeated)."""
+
+
 def sweep_json_schema() -> dict[str, Any]:
     """JSON Schema of sweep files (``rackcost schema --sweep``)."""
     schema = SweepSpec.model_json_schema(by_alias=True)
@@ -295,10 +304,14 @@ def sweep_from_dict(data: Any, file: str = "<sweep>", lines: dict | None = None)
         raise ScenarioError(
             [Problem("", f"expected a mapping (name, scenario, axes), got {type(data).__name__}", file)]
         )
+    if not any(isinstance(key, str) and key in SWEEP_KEYS for key in data):
+        # not a sweep at all (a scenario, another YAML file, a text file YAML reads as a mapping): say so once, and
+        # never echo its keys, which are its content (a password file reads as one key per line)
+        raise ScenarioError([Problem("", NOT_A_SWEEP, file)])
     try:
         return SweepSpec.model_validate(data)
     except ValidationError as exc:
-        raise ScenarioError(in_file_order(problems_from_validation(exc, file, lines))) from None
+        raise ScenarioError(in_file_order(problems_from_validation(exc, file, lines, SweepSpec))) from None
 
 
 def load_sweep(path: str | Path) -> tuple[SweepSpec, Path | None]:
