@@ -529,3 +529,39 @@ def test_a_sweep_with_an_unknown_key_lists_a_sweeps_keys_not_a_scenarios(tmp_pat
     text = problems_text(info)
     assert "samplez: unknown key (allowed here: name, description, scenario, axes, mode, samples" in text
     assert "workload" not in text
+
+
+# ---- the library's edge: arguments of the wrong type are named with what was expected ----------------------------
+
+WRONG_TYPES = {
+    "a number for the spec": ({"spec": 3}, "spec must be a sweep file's path, a bundled sweep's name, its data"),
+    "a list for the spec": ({"spec": [ONE_AXIS]}, "spec must be a sweep file's path"),
+    "text workers": ({"workers": "2"}, "workers must be a whole number of worker processes, or None, got str '2'"),
+    "a float chunk size": ({"chunk_configs": 2.5}, "chunk_configs must be a whole number of configurations"),
+    "no scheduler": ({"scheduler": None}, "scheduler must be threads, processes or synchronous, got NoneType"),
+    "a numeric address": ({"address": 8786}, "address must be a scheduler's address (tcp://host:8786) or None"),
+    "text confirm": ({"confirm": "yes"}, "confirm must be True or False, got str 'yes'"),
+    "a number for allow_outside": ({"allow_outside": 1}, "allow_outside must be True or False, got int 1"),
+}
+
+
+@pytest.mark.parametrize("arguments", WRONG_TYPES.values(), ids=WRONG_TYPES.keys())
+@pytest.mark.parametrize("function", ["rackcost.sweep", "rackcost.analysis.sweep.run.run_sweep"])
+def test_a_wrong_type_is_a_type_error_saying_what_was_expected(function, arguments):
+    # before: deep inside (expected str, bytes or os.PathLike object; '<' not supported between 'str' and 'int')
+    import rackcost
+
+    call = rackcost.sweep if function == "rackcost.sweep" else run_sweep
+    given, expected = arguments
+    kwargs = {"spec": "gaudi-tp-precision-x-demand", **given}
+    spec = kwargs.pop("spec")
+    with pytest.raises(TypeError) as info:
+        call(spec, **kwargs)
+    assert str(info.value).startswith(f"{function}: ") and expected in str(info.value)
+
+
+def test_run_sweep_checks_its_callbacks():
+    with pytest.raises(TypeError, match=r"run_sweep: progress must be a function of the configurations done"):
+        run_sweep("gaudi-tp-precision-x-demand", progress=3)
+    with pytest.raises(TypeError, match=r"run_sweep: evaluate must be a function of a Chunk, or None, got str"):
+        run_sweep("gaudi-tp-precision-x-demand", evaluate="fast")

@@ -21,6 +21,7 @@ scheduler (a test checks the local scheduler against a 2-worker ``LocalCluster``
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import warnings
@@ -38,6 +39,7 @@ from rackcost.analysis.sweep.chunks import Chunk, evaluate_chunk, plan_chunks
 from rackcost.analysis.sweep.design import Design, design
 from rackcost.analysis.sweep.spec import SweepSpec, bundled_sweep_path, load_sweep, sweep_from_dict
 from rackcost.analysis.sweep.table import check_column_names, sweep_table
+from rackcost.errors import check_argument
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -135,6 +137,7 @@ def sweep(
     >>> len(frame)  # 2 configurations x 2 systems x 3 demand points
     12
     """
+    _check_arguments("rackcost.sweep", spec, scheduler, workers, address, chunk_configs, confirm, allow_outside)
     result = run_sweep(
         spec,
         scheduler=scheduler,
@@ -219,6 +222,14 @@ def run_sweep(
     ScenarioError, SweepError
         As :func:`sweep` (a failed chunk is reported in the result instead).
     """
+    fn = "rackcost.analysis.sweep.run.run_sweep"
+    _check_arguments(fn, spec, scheduler, workers, address, chunk_configs, confirm, allow_outside, accept_design=True)
+    for name, value, described in (
+        ("progress", progress, "a function of the configurations done, or None"),
+        ("evaluate", evaluate, "a function of a Chunk, or None"),
+    ):
+        if value is not None and not callable(value):
+            raise TypeError(f"{fn}: {name} must be {described}, got {type(value).__name__}")
     d = spec if isinstance(spec, Design) else resolve(spec, allow_outside=allow_outside)
     check_workers(workers)
     if chunk_configs is not None and chunk_configs < 1:
@@ -231,6 +242,31 @@ def run_sweep(
     results, failed = _schedule(chunks, evaluate or evaluate_chunk, scheduler, workers, address, progress)
     frame = sweep_table(d, chunks, results)
     return SweepResult(d, frame, skipped, failed)
+
+
+def _check_arguments(
+    function: str,
+    spec: Any,
+    scheduler: Any,
+    workers: Any,
+    address: Any,
+    chunk_configs: Any,
+    confirm: Any,
+    allow_outside: Any,
+    accept_design: bool = False,
+) -> None:
+    """Refuse, at the edge, an argument of :func:`sweep` or :func:`run_sweep` of the wrong type, saying what was
+    expected (:func:`rackcost.errors.check_argument`); the ranges are checked where they are used."""
+    kinds: tuple[type, ...] = (SweepSpec, str, os.PathLike, dict, *((Design,) if accept_design else ()))
+    described = "a sweep file's path, a bundled sweep's name, its data (a dict) or a SweepSpec"
+    check_argument(function, "spec", spec, kinds, described + (" or a Design" if accept_design else ""))
+    check_argument(function, "scheduler", scheduler, str, "threads, processes or synchronous")
+    whole = (int, np.integer, type(None))
+    check_argument(function, "workers", workers, whole, "a whole number of worker processes, or None")
+    check_argument(function, "address", address, (str, type(None)), "a scheduler's address (tcp://host:8786) or None")
+    check_argument(function, "chunk_configs", chunk_configs, whole, "a whole number of configurations, or None")
+    check_argument(function, "confirm", confirm, bool, "True or False")
+    check_argument(function, "allow_outside", allow_outside, bool, "True or False")
 
 
 SHOWN_REASONS = 3
