@@ -72,7 +72,7 @@ a worker's [-]."""
 TABLE_COPIES = 3
 """Copies of the table's rows at the peak [-]: the chunks' columns, the table they are copied into, and the
 summary's group-by. Measured with ``/usr/bin/time -v rackcost sweep`` on a price axis of 2 x 10^6 steps (1.2 x 10^7
-rows of 184 bytes): 4.6 GB at the end of the run, 6.6 GB with the summary, about 3 x rows x 184 bytes over the
+rows of 184 bytes): 4.8 GB at the end of the run, 6.8 GB with the summary, about 3 x rows x 184 bytes over the
 process."""
 _CONFIGURATION_BYTES = 8 * 3
 """Bytes per configuration and axis while configurations are grouped: numbers and value indices (int64), sorted
