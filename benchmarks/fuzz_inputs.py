@@ -1,11 +1,13 @@
-"""The input fuzzer at scale: hostile names, CSV tables and traces through their readers, with counts.
+"""The input fuzzer at scale: hostile names, CSV tables, traces and sweep files through their readers, with counts.
 
-Run: ``.venv/bin/python benchmarks/fuzz_inputs.py [N]`` (default 1,000 examples of each).
+Run: ``.venv/bin/python benchmarks/fuzz_inputs.py [N]`` (default 1,000 examples of each; a sweep that runs takes
+0.1-0.5 s, so the sweeps take a few minutes at the default).
 
 The strategies and contracts are those of ``tests/test_fuzz_inputs.py`` (``tests/fuzzing_inputs.py``), which runs
 a few dozen examples of each in CI. Prints how many examples of each kind were accepted and refused; a broken
 contract (an executable CSV cell, a formula in an imported curve, a non-finite figure, a trace refused without
-naming its file, any other exception) stops the run with hypothesis's shrunk example.
+naming its file, a sweep that raises anything but ScenarioError or SweepError, any other exception) stops the run
+with hypothesis's shrunk example.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fuzzing_inputs import (  # noqa: E402
     check_csv_table,
     check_named_scenario,
+    check_sweep,
     check_trace,
     csv_tables,
     named_scenarios,
+    sweep_files,
     traces,
 )
 
@@ -52,7 +56,12 @@ def main(n: int) -> None:
     def trace_files(text: str) -> None:
         counts["traces"][check_trace(text, folder)] += 1
 
-    for run in (names, tables, trace_files):
+    @quick
+    @given(sweep_files())
+    def sweeps(text: str) -> None:
+        counts["sweep files"][check_sweep(text, folder)] += 1
+
+    for run in (names, tables, trace_files, sweeps):
         start = time.perf_counter()
         run()
         kind = next(reversed(counts))

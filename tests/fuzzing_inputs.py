@@ -10,12 +10,15 @@ counts). Strategies:
 - :func:`csv_tables`: CSV tables for ``rackcost import csv`` with shuffled, missing and extra columns and cells that
   are formulas, blanks, huge or non-finite numbers and text;
 - :func:`traces`: arrival traces for ``rackcost simulate --trace`` with duplicated, unsorted, negative, non-finite
-  and non-numeric arrivals and token counts, and too few rows.
+  and non-numeric arrivals and token counts, and too few rows;
+- :func:`sweep_files`: sweep files over the bundled default scenario with numeric, range, demand-scale, systems and
+  variant axes, hostile names and labels, unknown paths, values out of range and values of the wrong type.
 
 Contracts: a scenario either loads and evaluates, with every CSV table free of a cell a spreadsheet would execute,
 or is refused with problems that name the file; an import returns curves whose text holds no formula, or skips
 rows with reasons, never raising; a trace is read (finite, sorted arrivals with a span, positive token counts) or
-refused with a ValueError naming the file.
+refused with a ValueError naming the file; a sweep runs to a table whose numbers are finite (or missing, for an API
+system), or is refused with a ScenarioError or SweepError, never another exception.
 """
 
 from __future__ import annotations
@@ -26,12 +29,14 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 from hypothesis import strategies as st
 
 import rackcost
 from rackcost import ScenarioError
 from rackcost.analysis.referee import Trace, read_trace
+from rackcost.analysis.sweep.run import SweepError, run_sweep
 from rackcost.files import FORMULA_PREFIXES
 from rackcost.importers import read_csv_table
 from reference import TWO_SYSTEMS, find_non_finite
@@ -208,3 +213,115 @@ def check_trace(text: str, folder: Path) -> str:
     assert math.isfinite(trace.arrival_rps) and trace.arrival_rps > 0
     assert bool((trace.output_tokens > 0).all()) and bool((trace.input_tokens > 0).all())
     return "read"
+
+
+SWEEP_SCENARIO = "deepseek-r1-jalapeno-vs-gb300"
+"""The base scenario of the fuzzed sweeps (bundled: two systems, three demand points)."""
+NUMERIC_PATHS = [
+    "facility.electricity_usd_per_kwh",
+    "facility.pue",
+    "systems[0].capex.accelerator_usd",
+    "systems[1].facility.pue",
+    "demand.scale",
+]
+"""Paths an axis can vary; the strategy also draws unknown and hostile ones."""
+ODD_VALUES = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False, min_value=-1e13, max_value=1e13),
+    st.sampled_from([0, -1, 1e300, "0.1", "x", None, True, [], {}]),
+)
+"""Values an axis or a variant may be given: any finite number (some out of the field's range) or a wrong type."""
+
+
+def sweep_files() -> st.SearchStrategy[str]:
+    """The YAML text of a sweep over :data:`SWEEP_SCENARIO`: mostly well formed, with hostile names and labels,
+    and sometimes an unknown path, a value out of range or of the wrong type."""
+    plausible = st.floats(0.05, 2.0, allow_nan=False)
+    path = st.one_of(st.sampled_from(NUMERIC_PATHS), st.sampled_from(["facility.nope", "systems[7].pue", "slo"]))
+    numeric_axis = st.builds(
+        lambda p, v: {"axis": p, "values": v},
+        path,
+        st.lists(st.one_of(plausible, ODD_VALUES), min_size=1, max_size=3),
+    )
+    range_axis = st.builds(
+        lambda p, lo, hi, n, scale: {"axis": p, "range": {"from": lo, "to": hi, "steps": n, "scale": scale}},
+        path,
+        st.one_of(plausible, ODD_VALUES),
+        st.one_of(plausible, ODD_VALUES),
+        st.one_of(st.integers(1, 4), st.sampled_from([0, -2, "3", 2.5])),
+        st.sampled_from(["linear", "log", "cubic"]),
+    )
+    variant = st.builds(
+        lambda label, p, v: {"label": label, "set": {p: v}},
+        hostile_names(),
+        st.one_of(st.sampled_from([*NUMERIC_PATHS[:4], "slo.ttft_limit_ms", "systems[0].name"]), hostile_names()),
+        st.one_of(plausible.map(lambda x: x * 1000), ODD_VALUES),
+    )
+    variant_axis = st.builds(
+        lambda name, vs: {"axis": name, "variants": vs}, hostile_names(), st.lists(variant, min_size=1, max_size=3)
+    )
+    systems_axis = st.sampled_from(
+        [{"axis": "systems", "each": True}, {"axis": "systems", "subsets": [["Jalapeño"], ["nope"]]}]
+    )
+    axis = st.one_of(numeric_axis, range_axis, variant_axis, systems_axis, ODD_VALUES)
+    # a well-formed axis: known paths, values in their fields' ranges, labels that are formulas or Markdown
+    label = st.one_of(st.sampled_from(FORMULAS[:5] + MARKUP), st.text("abcxyz =+-@#*_", min_size=1, max_size=8))
+    good_axis = st.one_of(
+        st.builds(
+            lambda p, v: {"axis": p, "values": v},
+            st.sampled_from(["facility.electricity_usd_per_kwh", "demand.scale"]),
+            st.lists(st.floats(0.05, 2.0), min_size=1, max_size=3, unique=True),
+        ),
+        st.builds(lambda n: {"axis": "facility.pue", "range": {"from": 1.1, "to": 1.6, "steps": n}}, st.integers(1, 3)),
+        st.builds(
+            lambda name, labels: {
+                "axis": name,
+                "variants": [{"label": x, "set": {"slo.ttft_limit_ms": 1000 + 500 * k}} for k, x in enumerate(labels)],
+            },
+            label.filter(lambda n: n not in ("system", "payment", "configuration", "demand_point")),
+            st.lists(label, min_size=1, max_size=2, unique=True),
+        ),
+        systems_axis,
+    )
+
+    @st.composite
+    def build(draw: st.DrawFn) -> str:
+        if draw(st.integers(0, 3)):  # mostly a well-formed sweep, its names and labels hostile
+            axes = draw(st.lists(good_axis, min_size=1, max_size=2, unique_by=lambda a: str(a["axis"])))
+            return yaml.safe_dump(
+                {"name": draw(label), "scenario": SWEEP_SCENARIO, "axes": axes}, allow_unicode=True, sort_keys=False
+            )
+        data: dict[str, Any] = {
+            "name": draw(hostile_names()),
+            "scenario": draw(st.sampled_from([SWEEP_SCENARIO] * 8 + ["../outside.yaml", "/etc/passwd", 3])),
+            "axes": draw(st.lists(axis, min_size=0, max_size=3)),
+        }
+        if draw(st.integers(0, 4)) == 0:
+            data["system_attributes"] = {draw(hostile_names()): draw(st.sampled_from(["J(\\w)", "(a+)+$", "[", "."]))}
+        if draw(st.integers(0, 4)) == 0:
+            data["samples"] = draw(st.sampled_from([2, 3, 0, "4"]))
+        if draw(st.integers(0, 5)) == 0:
+            data["summary"] = {"demand_point": draw(st.sampled_from(["blended", "nope", "peak"]))}
+        return yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
+
+    return build()
+
+
+def check_sweep(text: str, folder: Path) -> str:
+    """The contract of a sweep file: ``"ran"`` (a table with finite numbers, no failed chunk) or ``"refused"`` (a
+    ScenarioError naming the file, or a SweepError); any other exception is a broken contract."""
+    path = folder / "sweep.yaml"
+    path.write_text(text, encoding="utf-8")
+    try:
+        result = run_sweep(path, scheduler="synchronous")
+    except ScenarioError as exc:
+        assert exc.problems and all(p.file in (str(path), "<sweep>") for p in exc.problems), exc.problems
+        return "refused"
+    except SweepError:
+        return "refused"
+    assert not result.failed_chunks, result.failed_chunks
+    frame = result.frame
+    assert len(frame) > 0
+    numbers = frame.select_dtypes("number")
+    values = numbers.to_numpy(dtype=float, na_value=0.0)  # an API system's missing figures are <NA>
+    assert bool(np.isfinite(values).all()), "a non-finite figure"
+    return "ran"

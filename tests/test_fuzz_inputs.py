@@ -1,5 +1,6 @@
 """The input fuzzer (tests/fuzzing_inputs.py) at a small budget: hostile names through load, evaluate and every CSV
-table; CSV tables through ``import csv``; traces through the simulator's reader. ``benchmarks/fuzz_inputs.py``
+table; CSV tables through ``import csv``; traces through the simulator's reader; sweep files through
+``run_sweep``. ``benchmarks/fuzz_inputs.py``
 runs the same strategies at a large budget, with counts."""
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from hypothesis import given, settings
 from fuzzing_inputs import (
     check_csv_table,
     check_named_scenario,
+    check_sweep,
     check_trace,
     csv_tables,
     named_scenarios,
+    sweep_files,
     traces,
 )
 
@@ -34,3 +37,9 @@ def test_csv_tables_import_or_skip_with_reasons(table: tuple[str, bytes]) -> Non
 @given(traces())
 def test_traces_are_read_or_refused_naming_the_file(tmp_path_factory, text: str) -> None:
     assert check_trace(text, Path(tmp_path_factory.mktemp("trace"))) in ("read", "refused")
+
+
+@settings(max_examples=25, deadline=None)  # a sweep that runs takes 0.1-0.5 s
+@given(sweep_files())
+def test_sweep_files_run_to_finite_tables_or_are_refused(tmp_path_factory, text: str) -> None:
+    assert check_sweep(text, Path(tmp_path_factory.mktemp("sweep"))) in ("ran", "refused")

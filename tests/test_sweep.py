@@ -19,9 +19,10 @@ from typer.testing import CliRunner
 
 import rackcost
 from rackcost.analysis.sweep import chunks as sweep_chunks
+from rackcost.analysis.sweep.bounds import CONFIRM_ROWS
 from rackcost.analysis.sweep.chunks import evaluate_chunk
 from rackcost.analysis.sweep.design import VECTOR_PATH
-from rackcost.analysis.sweep.run import CONFIRM_CONFIGURATIONS, CONNECT_TIMEOUT_S, SweepError, run_sweep, sweep
+from rackcost.analysis.sweep.run import CONNECT_TIMEOUT_S, SweepError, run_sweep, sweep
 from rackcost.analysis.sweep.spec import bundled_sweeps, load_sweep, sweep_json_schema
 from rackcost.analysis.sweep.summary import pareto_front, winners
 from rackcost.cli import app
@@ -243,11 +244,12 @@ def test_the_wait_for_a_scheduler_is_bounded_by_the_connect_timeout(monkeypatch)
 
     asked = []
 
-    def client(address, **kwargs):
+    def client(self, address, **kwargs):
         asked.append((address, kwargs.get("timeout")))
         raise TimeoutError("no answer")
 
-    monkeypatch.setattr(distributed, "Client", client)
+    monkeypatch.setattr(distributed.Client, "__init__", client)
+    monkeypatch.setattr(distributed.Client, "close", lambda self, timeout=None: None)
     spec = {"name": "t", "scenario": GAUDI, "axes": [{"axis": "facility.pue", "values": [1.1]}]}
     with pytest.raises(SweepError, match=f"did not answer within {CONNECT_TIMEOUT_S:g} s"):
         sweep(spec, address="tcp://127.0.0.1:9")
@@ -451,7 +453,7 @@ def test_a_huge_grid_needs_confirmation():
     }
     with pytest.raises(SweepError, match="--yes"):
         sweep(spec)
-    assert 20000 * 10000 > CONFIRM_CONFIGURATIONS
+    assert 20000 * 10000 > CONFIRM_ROWS
 
 
 # --- command line ------------------------------------------------------------------------------------------------
@@ -469,7 +471,7 @@ def test_cli_writes_parquet_and_csv_equal_to_the_library(tmp_path):
     back = pd.read_csv(csv)
     np.testing.assert_array_equal(back["usd_per_accepted_request"], reference["usd_per_accepted_request"])
     again = runner.invoke(app, ["sweep", "gaudi-tp-precision-x-demand", "-o", str(csv)])
-    assert again.exit_code == 1 and "exists; add --force" in again.output
+    assert again.exit_code == 1 and "exists; use --force" in again.output
     assert runner.invoke(app, ["sweep", "gaudi-tp-precision-x-demand", "-o", str(csv), "--force"]).exit_code == 0
     for bad, message in (
         (tmp_path / "x.json", "must end in .parquet or .csv"),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -11,7 +10,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from rackcost.cli.common import console, error, fail
+from rackcost import files
+from rackcost.cli.common import check_output, console, error, fail
 from rackcost.display import count, input_value, num, pct, usd_per_1k_requests
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import column
@@ -59,10 +59,27 @@ def sweep(
         int | None,
         typer.Option("--chunk-configs", min=1, help="Configurations per Dask task (the result does not depend on it)."),
     ] = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Run a sweep of more than 10^8 configurations.")] = False,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            "-y",
+            help="Run a sweep over the bounds (10^7 rows, 10^9 evaluations, 10^4 groups or 4 GB of estimated memory); "
+            "one over the machine's memory is refused even so.",
+        ),
+    ] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
+    allow_outside: Annotated[
+        bool,
+        typer.Option(
+            "--allow-outside",
+            help="Let the sweep read a scenario or import outside the sweep file's folder (default: only files under "
+            "it, or a bundled scenario by name).",
+        ),
+    ] = False,
 ) -> None:
     """Evaluate every configuration of a sweep: the cheapest system per cell, its margin, and the Pareto fronts."""
+    from rackcost.analysis.sweep.bounds import check_workers
     from rackcost.analysis.sweep.run import SweepError, resolve, run_sweep
 
     address = scheduler if "://" in scheduler else None
@@ -75,12 +92,20 @@ def sweep(
     if address is not None and workers is not None:
         error("give --scheduler ADDRESS or --workers N, not both")
         raise typer.Exit(code=1)
-    if output is not None:
-        _check_output(output, force)
+    if output is not None and output.suffix.lower() not in SUFFIXES:
+        error(f"{output}: --output must end in .parquet or .csv")
+        raise typer.Exit(code=1)
+    check_output(output, force)
     try:
-        d = resolve(sweep_file)
+        check_workers(workers)  # before the header that names them
+    except SweepError as exc:
+        error(str(exc))
+        raise typer.Exit(code=1) from None
+    try:
+        d = resolve(sweep_file, allow_outside=allow_outside)
     except ScenarioError as exc:
         fail(exc)
+    check_output(output, force, d.inputs)  # the sweep file, its base scenario and imports: never replaced
     out = console(stderr=True)
     where = address or (f"a local Dask cluster of {workers} workers" if workers else f"Dask's {scheduler} scheduler")
     out.print(
@@ -115,9 +140,17 @@ def sweep(
     out.print(
         f"evaluated in {elapsed:.2f} s ({d.configurations / max(elapsed, 1e-9):,.0f} configurations/s)", highlight=False
     )
-    _print_summary(result)
-    if output is not None:
-        _write(result.frame, output)
+    if output is not None:  # first: the table is what the run was for, the summary can be printed from it again
+        try:
+            _write(result.frame, output, force, d.inputs)
+        except KeyboardInterrupt:
+            error("interrupted: no table written")
+            raise typer.Exit(code=130) from None
+    try:
+        _print_summary(result)
+    except KeyboardInterrupt:
+        error("interrupted: " + (f"the table is written ({output})" if output is not None else "no table written"))
+        raise typer.Exit(code=130) from None
     if result.failed_chunks:
         for number, first, last, message in result.failed_chunks:
             error(f"chunk {number} (configurations {first}-{last}) failed after retries: {message}")
@@ -128,37 +161,32 @@ def sweep(
         raise typer.Exit(code=1)
 
 
-def _check_output(output: Path, force: bool) -> None:
-    """Refuse an output the sweep could not write, before it runs."""
-    if output.suffix.lower() not in SUFFIXES:
-        error(f"{output}: --output must end in .parquet or .csv")
-        raise typer.Exit(code=1)
-    folder = output.parent if str(output.parent) else Path(".")
-    if not folder.is_dir():
-        error(f"{output}: the folder {folder} does not exist")
-        raise typer.Exit(code=1)
-    if not os.access(folder, os.W_OK):
-        error(f"{output}: the folder {folder} is not writable")
-        raise typer.Exit(code=1)
-    if output.exists() and not force:
-        error(f"{output}: exists; add --force to overwrite it")
-        raise typer.Exit(code=1)
-
-
-def _write(frame: pd.DataFrame, output: Path) -> None:
-    """Write the table next to ``output`` and rename it into place, so that no half-written file is left."""
-    partial = output.with_name(f".{output.name}.partial")
+def _write(frame: pd.DataFrame, output: Path, force: bool, inputs: tuple[Path, ...]) -> None:
+    """Write the table through a temporary file beside ``output``, renamed into place at the end
+    (:func:`rackcost.files.atomic_path`): a failure or Ctrl-C removes the temporary and leaves any old file as it
+    was. CSV cells that a spreadsheet would run as formulas are written as text
+    (:func:`rackcost.files.neutralise_frame`)."""
+    check_output(output, force, inputs)  # again: the sweep may have run for a while
     try:
-        if output.suffix.lower() == ".parquet":
-            frame.to_parquet(partial, engine="pyarrow", index=False)
-        else:
-            frame.to_csv(partial, index=False)
-        partial.replace(output)
+        with files.atomic_path(output) as partial:
+            if output.suffix.lower() == ".parquet":
+                frame.to_parquet(partial, engine="pyarrow", index=False)
+            else:
+                _neutralised(frame).to_csv(partial, index=False)
     except OSError as exc:
-        partial.unlink(missing_ok=True)
         error(f"{output}: cannot write: {exc.strerror or exc}")
         raise typer.Exit(code=1) from None
     console(stderr=True).print(f"wrote {escape(str(output))} ({len(frame):,} rows)", highlight=False)
+
+
+def _neutralised(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table as CSV may carry it (:func:`rackcost.files.neutralise_frame`). Two labels of one column that
+    become equal once neutralised (``=a`` and ``'=a``) cannot both stay categories: that column is written as text."""
+    try:
+        return files.neutralise_frame(frame)
+    except ValueError:
+        categorical = {name: object for name in frame.columns if str(frame[name].dtype) == "category"}
+        return files.neutralise_frame(frame.astype(categorical))
 
 
 def _label(value: Any, axis: str) -> str:

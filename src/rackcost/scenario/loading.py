@@ -222,9 +222,9 @@ def _message(error: ErrorDetails, model_fields: list[str] | None) -> str:
     return msg[0].lower() + msg[1:]
 
 
-def _fields_at(loc: YamlPath) -> list[str] | None:
-    """Field names of the model that holds ``loc`` (for 'unknown key' messages)."""
-    model: Any = Scenario
+def _fields_at(loc: YamlPath, root: type[BaseModel] = Scenario) -> list[str] | None:
+    """Field names of the model that holds ``loc`` in ``root`` (for 'unknown key' messages)."""
+    model: Any = root
     for part in loc[:-1]:
         if isinstance(part, int):
             continue
@@ -243,9 +243,10 @@ _RELATIVE_PROBLEM = re.compile(r"^([A-Za-z_]\w*(?:\[\d+\])?(?:\.[A-Za-z_][\w.\[\
 
 
 def problems_from_validation(
-    exc: ValidationError, file: str, lines: dict[YamlPath, int] | None = None
+    exc: ValidationError, file: str, lines: dict[YamlPath, int] | None = None, model: type[BaseModel] = Scenario
 ) -> list[Problem]:
-    """Translate a pydantic ValidationError into Problems with YAML paths and lines."""
+    """Translate a pydantic ValidationError of ``model`` (a scenario, or a sweep) into Problems with YAML paths and
+    lines."""
     problems = []
     for error in exc.errors(include_url=False):
         loc = tuple(error["loc"])
@@ -260,7 +261,7 @@ def problems_from_validation(
                     sub = (*loc, "figures", match.group(1).removeprefix("figures."))
                 problems.append(Problem(format_path(sub), message, file, _line_for(lines, sub) if lines else None))
             continue
-        message = _message(error, _fields_at(loc) if error["type"] == "extra_forbidden" else None)
+        message = _message(error, _fields_at(loc, model) if error["type"] == "extra_forbidden" else None)
         if error["type"] == "too_short" and loc in _REQUIRED_ITEM:
             message = f"at least one {_REQUIRED_ITEM[loc]} is required; {message}"
         problems.append(

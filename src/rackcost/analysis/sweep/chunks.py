@@ -27,6 +27,7 @@ __all__ = [
     "POINT_COLUMNS",
     "SYSTEM_COLUMNS",
     "Chunk",
+    "axis_key",
     "evaluate_chunk",
     "plan_chunks",
 ]
@@ -137,7 +138,9 @@ def plan_chunks(d: Design, chunk_configs: int | None = None) -> tuple[list[Chunk
             vals = {d.axes[a].name: np.asarray(d.axes[a].labels, float)[rows[:, a]] for a in vector}
             # every axis's value (a label axis by its code), repeated on the configuration's rows
             shown = {
-                axis.name: rows[:, a].astype(np.int32) if axis.labels.dtype == object else axis.labels[rows[:, a]]
+                axis_key(axis.name): rows[:, a].astype(np.int32)
+                if axis.labels.dtype == object
+                else axis.labels[rows[:, a]]
                 for a, axis in enumerate(d.axes)
             }
             parts.append((group.scenario, planned, part, vals, shown))
@@ -156,10 +159,17 @@ def plan_chunks(d: Design, chunk_configs: int | None = None) -> tuple[list[Chunk
     return chunks, skipped_rows
 
 
+def axis_key(name: str) -> str:
+    """The key of an axis's values among a chunk's columns: apart from the figures' and the codes' keys, so that
+    an axis may be named as anything that is not a column of the table (``point``, ``api``)."""
+    return f"axis:{name}"
+
+
 def evaluate_chunk(chunk: Chunk) -> dict[str, NDArray[Any]]:
     """Evaluate one chunk: its rows as columns, in configuration x system x demand point order.
 
-    Columns: ``configuration``; each axis's value (a float, or the code of a label); the codes of ``system``,
+    Columns: ``configuration``; each axis's value (a float, or the code of a label) under :func:`axis_key`; the
+    codes of ``system``,
     ``payment`` and ``point``; ``api`` (an API system's row); and the figures.
     """
     from rackcost.analysis.montecarlo import draw_samples, evaluate_samples

@@ -27,17 +27,21 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost.analysis.sweep.spec import DEMAND_SCALE, SYSTEMS, Axis, SweepSpec, Tier
-from rackcost.errors import Problem, ScenarioError
-from rackcost.model.inputs import CostInputs
-from rackcost.scenario.loading import (
-    in_file_order,
-    load_scenario,
-    problems_from_validation,
-    read_text_file,
-    read_yaml_document,
-    scenario_to_data,
+from rackcost.analysis.sweep.spec import (
+    DEMAND_SCALE,
+    SYSTEMS,
+    Axis,
+    SweepSpec,
+    Tier,
+    confined,
+    imported_systems,
+    load_base_scenario,
+    system_attributes,
 )
+from rackcost.errors import Problem, ScenarioError
+from rackcost.evaluation.columns import BLENDED
+from rackcost.model.inputs import CostInputs
+from rackcost.scenario.loading import in_file_order, problems_from_validation, scenario_to_data
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import FACILITY_FIELDS
 from rackcost.scenario.yaml_paths import MISSING, format_path, lookup, parse_path
@@ -83,7 +87,8 @@ class AxisValues:
     vector
         Evaluated as a sample axis (see the module docstring), not per group.
     edits
-        Per value, the edits it makes (YAML path -> value); numeric and demand-scale axes compute theirs.
+        Per value of a variant axis, the edits it makes (YAML path -> value); numeric and demand-scale axes compute
+        theirs when asked (:meth:`edits_at`), so that an axis of 10^7 values is an array, not 10^7 mappings.
     subsets
         Per value of a systems axis, the systems that take part.
     """
@@ -97,6 +102,14 @@ class AxisValues:
 
     def __len__(self) -> int:
         return len(self.labels)
+
+    def edits_at(self, value: int, data: dict[str, Any]) -> dict[str, Any]:
+        """The edits (YAML path -> value) of the axis's ``value``-th value, on the base scenario's ``data``."""
+        if self.kind == "numeric":
+            return {self.name: float(self.labels[value])}
+        if self.kind == "demand_scale":
+            return _demand_scale_edits(data, float(self.labels[value]))
+        return self.edits[value]
 
 
 @dataclass(frozen=True)
@@ -118,6 +131,16 @@ class Design:
         Length of each dimension [-].
     source
         Where the sweep came from (for messages).
+    system_names
+        The systems of the base scenario (imports included), in order: the table's ``system`` categories.
+    inputs
+        The files the sweep read (its base scenario, bundled or not, and imported files; the sweep file itself
+        when :func:`rackcost.analysis.sweep.run.resolve` loaded one): an output never replaces one.
+    attributes
+        Each ``system_attributes`` column's value for each of ``system_names`` (see :func:`system_attributes`).
+    kept_groups
+        Groups built ahead of the run (the one the size estimate measures, :func:`group_scenario` with
+        ``keep=True``), handed to the run once so that no group is planned twice.
     """
 
     spec: SweepSpec
@@ -128,6 +151,9 @@ class Design:
     shape: tuple[int, ...]
     source: str = "<sweep>"
     system_names: tuple[str, ...] = field(default=())
+    inputs: tuple[Path, ...] = field(default=())
+    attributes: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
+    kept_groups: dict[tuple[int, ...], GroupScenario] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def configurations(self) -> int:
@@ -146,7 +172,11 @@ class Design:
 
 
 def design(
-    spec: SweepSpec, folder: Path | None = None, source: str = "<sweep>", base: Scenario | None = None
+    spec: SweepSpec,
+    folder: Path | None = None,
+    source: str = "<sweep>",
+    base: Scenario | None = None,
+    allow_outside: bool = False,
 ) -> Design:
     """Resolve a sweep against its base scenario: every axis's values, checked.
 
@@ -155,24 +185,33 @@ def design(
     spec
         A validated sweep.
     folder
-        Where relative paths (the scenario, imports) are read from; default the current folder.
+        Where relative paths (the scenario, imports) are read from; default the current folder. A file the sweep
+        names must be under this folder (after symlinks and ``..`` are resolved), or the scenario a bundled name.
     source
         The sweep's file, for messages.
     base
         The base scenario itself (the dashboard's edited scenario), in place of the one ``spec.scenario`` names.
+    allow_outside
+        Read files outside ``folder`` too.
 
     Raises
     ------
     ScenarioError
-        An axis path the scenario does not have or that is not a number, a value out of the field's range, an
-        unknown system, a variant that does not validate: each naming the sweep file and the axis.
+        A file outside the folder (without ``allow_outside``), an axis path the scenario does not have or that is
+        not a number, a value out of the field's range, an unknown system, a variant that does not validate: each
+        naming the sweep file and the axis.
     """
-    base = base if base is not None else _load_base(spec.scenario, folder, source)
+    inputs: list[Path] = []
+    if base is None:
+        base = load_base_scenario(spec.scenario, folder, source, allow_outside, inputs)
     data = scenario_to_data(base)
     problems: list[Problem] = []
     imported = [i for i, a in enumerate(spec.axes) if a.axis == SYSTEMS and a.import_file is not None]
     for i in imported:
-        data["systems"] += _imported_systems(spec.axes[i].import_file or "", folder, source, f"axes[{i}].import")
+        where = f"axes[{i}].import"
+        file = confined(spec.axes[i].import_file or "", folder, source, where, allow_outside)
+        inputs.append(file)
+        data["systems"] += imported_systems(file, source, where)
         try:
             base = _validated(data, source)
         except ScenarioError as exc:
@@ -217,7 +256,24 @@ def design(
     outer = sorted(range(len(dims)), key=lambda k: all(axes[i].vector for i in dims[k]))
     dims = tuple(dims[k] for k in outer)
     shape = tuple(shape[k] for k in outer)
-    return Design(spec, base, data, tuple(axes), dims, shape, source, names)
+    _check_summary(spec, base, source)
+    attributes = system_attributes(spec, names, source)
+    return Design(spec, base, data, tuple(axes), dims, shape, source, names, tuple(inputs), attributes)
+
+
+def _check_summary(spec: SweepSpec, base: Scenario, source: str) -> None:
+    """The summary's demand point and cells, checked against the base scenario and the axes before anything runs
+    (a typo found by the summary came after the whole run, and the table was lost)."""
+    points = [p.name for p in base.demand]
+    point = spec.summary.demand_point
+    if point != BLENDED and point not in points:
+        raise ScenarioError(
+            [Problem("summary.demand_point", f"no demand point named {point!r} (points: {[*points, BLENDED]})", source)]
+        )
+    known = [a.axis for a in spec.axes] + list(spec.system_attributes)
+    for k, name in enumerate(spec.summary.by or []):
+        if name not in known:
+            raise ScenarioError([Problem(f"summary.by[{k}]", f"{name!r} is not an axis ({known})", source)])
 
 
 def configuration_indices(d: Design, configs: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -275,11 +331,13 @@ class GroupScenario:
     planned: Any = None
 
 
-def group_scenario(d: Design, values: tuple[int, ...]) -> GroupScenario:
+def group_scenario(d: Design, values: tuple[int, ...], keep: bool = False) -> GroupScenario:
     """The scenario of one group: the base with the edits of its structural axes' values, planned.
 
     A system that cannot be evaluated there (an SLO none of its operating points meets, a node over the rack
-    limit) is left out and named with the reason; the others are evaluated as usual.
+    limit) is left out and named with the reason; the others are evaluated as usual. With ``keep``, the group is
+    also kept in ``d.kept_groups`` and the next call for the same values returns it (once) instead of building it
+    again.
 
     Raises
     ------
@@ -287,6 +345,17 @@ def group_scenario(d: Design, values: tuple[int, ...]) -> GroupScenario:
         When the edits make a scenario that does not validate (a value out of a field's range, say): the sweep's
         file, the axis and its value, then the scenario's problems.
     """
+    kept = d.kept_groups.pop(values, None)
+    if kept is not None:
+        return kept
+    group = _build_group(d, values)
+    if keep:
+        d.kept_groups[values] = group
+    return group
+
+
+def _build_group(d: Design, values: tuple[int, ...]) -> GroupScenario:
+    """:func:`group_scenario`'s work."""
     from rackcost.evaluation.chain import plan  # numpy-heavy: only once a sweep runs
 
     data = copy.deepcopy(d.base_data)
@@ -298,7 +367,7 @@ def group_scenario(d: Design, values: tuple[int, ...]) -> GroupScenario:
         if axis.kind == "systems":
             subset = axis.subsets[value]
         else:
-            for path, new in axis.edits[value].items():
+            for path, new in axis.edits_at(value, d.base_data).items():
                 _apply(data, path, new)
     where = ", ".join(said) or "the base scenario"
     _prune_figures(data)
@@ -336,37 +405,6 @@ def _validated(data: dict[str, Any], source: str, where: str | None = None) -> S
         if where is not None:
             problems = [Problem(p.path, f"with {where}: {p.message}", source) for p in problems]
         raise ScenarioError(problems) from None
-
-
-def _load_base(name: str, folder: Path | None, source: str) -> Scenario:
-    """The base scenario: a file relative to the sweep's folder, or a bundled scenario by name."""
-    path = Path(name)
-    if folder is not None and not path.is_absolute() and (folder / path).exists():
-        path = folder / path
-    try:
-        return load_scenario(path if path.exists() else name)
-    except ScenarioError as exc:
-        first = exc.problems[0]
-        if len(exc.problems) == 1 and first.message == "no such file":
-            raise ScenarioError(
-                [Problem("scenario", f"no scenario file or bundled scenario named {name!r}", source)]
-            ) from None
-        raise
-
-
-def _imported_systems(name: str, folder: Path | None, source: str, path: str) -> list[dict[str, Any]]:
-    """The systems of another file (a scenario, or what ``rackcost import`` writes)."""
-    file = Path(name)
-    if folder is not None and not file.is_absolute():
-        file = folder / file
-    shown, text = read_text_file(file, what="systems")
-    data, _, problems = read_yaml_document(text, shown, what="systems")
-    if problems:
-        raise ScenarioError(problems)
-    systems = data.get("systems") if isinstance(data, dict) else None
-    if not isinstance(systems, list) or not systems or not all(isinstance(s, dict) for s in systems):
-        raise ScenarioError([Problem(path, f"{shown} has no systems: list of system blocks", source)])
-    return copy.deepcopy(systems)
 
 
 def _axis_error(source: str, index: int, what: str, exc: ScenarioError) -> ScenarioError:
@@ -449,16 +487,30 @@ def _resolve(
             for path, new in change.items():
                 _apply(trial, path, new)
             try:
-                _validated(_prune_figures(trial), source)
+                made = _validated(_prune_figures(trial), source)
             except ScenarioError as exc:
                 raise _axis_error(source, index, f"variant {labels[k]!r} does not make a valid scenario", exc) from None
+            made_names = [s.name for s in made.systems]
+            if set(made_names) != set(names):  # a row is named by its system: the names are the table's key
+                gone = [n for n in names if n not in made_names]
+                new_names = [n for n in made_names if n not in names]
+                raise ScenarioError(
+                    [
+                        Problem(
+                            f"{where}.variants[{k}].set",
+                            f"variant {labels[k]!r} changes the systems' names (removes {gone}, adds {new_names}): "
+                            "a sweep's rows are named by system, so a variant may change a system's inputs but not "
+                            "its name nor which systems there are (use a systems axis to leave systems out)",
+                            source,
+                        )
+                    ]
+                )
         return axis_values
     values = _numeric_values(axis, lhs, index)
     if axis.axis == DEMAND_SCALE:
         if np.any(values <= 0):
             raise ScenarioError([Problem(where, f"demand.scale must be > 0, got {values.min():g}", source)])
-        scale_edits = tuple(_demand_scale_edits(data, float(v)) for v in values)
-        return AxisValues(axis.axis, "demand_scale", values, edits=scale_edits)
+        return AxisValues(axis.axis, "demand_scale", values)
     central = lookup(data, axis.axis)
     if central is MISSING:
         raise ScenarioError([Problem(f"{where}.axis", f"the scenario has no input at {axis.axis!r}", source)])
@@ -470,7 +522,6 @@ def _resolve(
     vector = bool(VECTOR_PATH.match(axis.axis))
     if vector and ".facility." in axis.axis and axis.axis.startswith("systems["):
         vector = number or isinstance(central, dict)  # a system's own facility figure: read per sample where set
-    value_edits = tuple({axis.axis: float(v)} for v in values)
     # the field's own range: a vector axis is never validated per configuration, so check its ends here (every
     # field's range is an interval); a structural axis is validated with each group
     for end in {float(values.min()), float(values.max())}:
@@ -481,7 +532,7 @@ def _resolve(
         except ScenarioError as exc:
             bad = [p for p in exc.problems if p.path == axis.axis] or exc.problems
             raise _axis_error(source, index, f"the value {end:g} is not allowed there", ScenarioError(bad)) from None
-    return AxisValues(axis.axis, "numeric", values, vector=vector, edits=value_edits)
+    return AxisValues(axis.axis, "numeric", values, vector=vector)
 
 
 def _kind(value: Any) -> str:

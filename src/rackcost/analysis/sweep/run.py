@@ -21,22 +21,25 @@ scheduler (a test checks the local scheduler against a 2-worker ``LocalCluster``
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from rackcost.analysis.sweep.bounds import SweepError, check_size, check_workers, sweep_size
 from rackcost.analysis.sweep.chunks import Chunk, evaluate_chunk, plan_chunks
 from rackcost.analysis.sweep.design import Design, design
-from rackcost.analysis.sweep.spec import SweepSpec, load_sweep, sweep_from_dict
-from rackcost.analysis.sweep.table import bytes_per_configuration, sweep_table
+from rackcost.analysis.sweep.spec import SweepSpec, bundled_sweep_path, load_sweep, sweep_from_dict
+from rackcost.analysis.sweep.table import check_column_names, sweep_table
+from rackcost.errors import check_argument
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,26 +47,22 @@ if TYPE_CHECKING:
     from rackcost.scenario.schema import Scenario
 
 __all__ = [
-    "CONFIRM_CONFIGURATIONS",
     "CONNECT_TIMEOUT_S",
-    "SweepError",
+    "SweepError",  # defined in rackcost.analysis.sweep.bounds, raised here too
     "SweepResult",
     "run_sweep",
     "sweep",
 ]
 
-CONFIRM_CONFIGURATIONS = 10**8
-"""Sweeps with more configurations run only when confirmed (``--yes``, ``confirm=True``) [-]."""
 CONNECT_TIMEOUT_S = 5.0
-"""How long to wait for a ``distributed`` scheduler to answer [s]."""
+"""How long to wait for a ``distributed`` scheduler to answer, its handshake included [s]."""
+CONNECT_GRACE_S = 1.0
+"""Time given past :data:`CONNECT_TIMEOUT_S` for ``distributed``'s own timeout to report, and for a half-made
+client to close [s]."""
 RETRIES = 2
 """Times ``distributed`` reruns a chunk whose worker died [-]."""
 INTERRUPT_POLL_S = 0.05
 """How often the wait for a distributed sweep's chunks looks whether Ctrl-C was pressed [s]."""
-
-
-class SweepError(RuntimeError):
-    """A sweep that cannot run: a scheduler that does not answer, a sweep too large to run unconfirmed."""
 
 
 @dataclass
@@ -98,6 +97,7 @@ def sweep(
     address: str | None = None,
     chunk_configs: int | None = None,
     confirm: bool = False,
+    allow_outside: bool = False,
 ) -> pd.DataFrame:
     """Evaluate every configuration of a sweep.
 
@@ -105,7 +105,7 @@ def sweep(
     ----------
     spec
         A sweep file or bundled sweep name, its plain data, or a :class:`SweepSpec`.
-    scheduler, workers, address, chunk_configs, confirm
+    scheduler, workers, address, chunk_configs, confirm, allow_outside
         As :func:`run_sweep`.
 
     Returns
@@ -124,8 +124,9 @@ def sweep(
     ScenarioError
         A sweep or base scenario that does not validate, or an axis that does not fit the scenario.
     SweepError
-        A scheduler that does not answer; more than :data:`CONFIRM_CONFIGURATIONS` configurations unconfirmed;
-        a chunk that failed.
+        A scheduler that does not answer; a sweep over the bounds of :mod:`rackcost.analysis.sweep.bounds`
+        unconfirmed, or over the machine's memory at all; more workers than the machine has room for; a sweep in
+        which no configuration can be evaluated (every system left out of each); a chunk that failed.
 
     Examples
     --------
@@ -136,8 +137,15 @@ def sweep(
     >>> len(frame)  # 2 configurations x 2 systems x 3 demand points
     12
     """
+    _check_arguments("rackcost.sweep", spec, scheduler, workers, address, chunk_configs, confirm, allow_outside)
     result = run_sweep(
-        spec, scheduler=scheduler, workers=workers, address=address, chunk_configs=chunk_configs, confirm=confirm
+        spec,
+        scheduler=scheduler,
+        workers=workers,
+        address=address,
+        chunk_configs=chunk_configs,
+        confirm=confirm,
+        allow_outside=allow_outside,
     )
     if result.failed_chunks:
         number, first, last, error = result.failed_chunks[0]
@@ -147,15 +155,26 @@ def sweep(
     return result.frame
 
 
-def resolve(spec: SweepSpec | str | Path | dict[str, Any], base: Scenario | None = None) -> Design:
-    """The :class:`Design` of a sweep given as a file, bundled name, plain data or :class:`SweepSpec`; ``base``, when
-    given, is the base scenario in place of the one the sweep names."""
+def resolve(
+    spec: SweepSpec | str | Path | dict[str, Any], base: Scenario | None = None, *, allow_outside: bool = False
+) -> Design:
+    """The :class:`Design` of a sweep given as a file, bundled name, plain data or :class:`SweepSpec`.
+
+    ``base``, when given, is the base scenario in place of the one the sweep names. The files a sweep names (its
+    scenario, imports) must lie under the sweep file's folder (the current folder for plain data), after symlinks
+    and ``..`` are resolved, or the scenario be a bundled name; ``allow_outside=True`` lifts that.
+    """
     if isinstance(spec, SweepSpec):
-        return design(spec, base=base)
-    if isinstance(spec, dict):
-        return design(sweep_from_dict(spec), base=base)
-    loaded, folder = load_sweep(spec)
-    return design(loaded, folder, str(spec), base)
+        d = design(spec, base=base, allow_outside=allow_outside)
+    elif isinstance(spec, dict):
+        d = design(sweep_from_dict(spec), base=base, allow_outside=allow_outside)
+    else:
+        loaded, folder = load_sweep(spec)
+        d = design(loaded, folder, str(spec), base, allow_outside)
+        file = Path(spec) if Path(spec).exists() else bundled_sweep_path(str(spec), missing_ok=True)
+        d = replace(d, inputs=(file, *d.inputs)) if file is not None else d
+    check_column_names(d)
+    return d
 
 
 def run_sweep(
@@ -166,6 +185,7 @@ def run_sweep(
     address: str | None = None,
     chunk_configs: int | None = None,
     confirm: bool = False,
+    allow_outside: bool = False,
     progress: Callable[[int], None] | None = None,
     evaluate: Callable[[Chunk], dict[str, NDArray[Any]]] | None = None,
 ) -> SweepResult:
@@ -179,14 +199,19 @@ def run_sweep(
         Dask's local scheduler: ``threads`` (default), ``processes`` or ``synchronous``; ignored with ``workers`` or
         ``address``.
     workers
-        Run on a new :class:`distributed.LocalCluster` of this many worker processes (closed afterwards).
+        Run on a new :class:`distributed.LocalCluster` of this many worker processes (closed afterwards), at most
+        :data:`~rackcost.analysis.sweep.bounds.WORKERS_PER_CPU` per CPU this process may use.
     address
         Run on the ``distributed`` scheduler at this address (``tcp://host:8786``).
     chunk_configs
         Configurations per chunk; default about :data:`~rackcost.analysis.sweep.chunks.CHUNK_ELEMENTS` elements per
         chunk. The result does not depend on it.
     confirm
-        Run a sweep of more than :data:`CONFIRM_CONFIGURATIONS` configurations.
+        Run a sweep over the bounds (rows, evaluations, groups, estimated memory:
+        :func:`rackcost.analysis.sweep.bounds.check_size`); one whose estimate exceeds the machine's memory is
+        refused even so.
+    allow_outside
+        Let the sweep read files outside its own folder (see :func:`resolve`).
     progress
         Called with the number of configurations done after each chunk.
     evaluate
@@ -197,22 +222,68 @@ def run_sweep(
     ScenarioError, SweepError
         As :func:`sweep` (a failed chunk is reported in the result instead).
     """
-    d = spec if isinstance(spec, Design) else resolve(spec)
-    total = d.configurations
-    if total > CONFIRM_CONFIGURATIONS and not confirm:
-        raise SweepError(
-            f"{d.source}: the sweep has {total:,} configurations, over {CONFIRM_CONFIGURATIONS:,}; it needs about "
-            f"{bytes_per_configuration(d) * total / 1e9:,.0f} GB for its rows. Run it with --yes "
-            "(confirm=True) if that is what you mean"
-        )
-    if workers is not None and workers < 1:
-        raise SweepError(f"workers must be >= 1, got {workers}")
+    fn = "rackcost.analysis.sweep.run.run_sweep"
+    _check_arguments(fn, spec, scheduler, workers, address, chunk_configs, confirm, allow_outside, accept_design=True)
+    for name, value, described in (
+        ("progress", progress, "a function of the configurations done, or None"),
+        ("evaluate", evaluate, "a function of a Chunk, or None"),
+    ):
+        if value is not None and not callable(value):
+            raise TypeError(f"{fn}: {name} must be {described}, got {type(value).__name__}")
+    d = spec if isinstance(spec, Design) else resolve(spec, allow_outside=allow_outside)
+    check_workers(workers)
     if chunk_configs is not None and chunk_configs < 1:
         raise SweepError(f"chunk_configs must be >= 1, got {chunk_configs}")
+    size = sweep_size(d, scheduler=scheduler, workers=workers, address=address, chunk_configs=chunk_configs)
+    check_size(size, d.source, confirm)
     chunks, skipped = plan_chunks(d, chunk_configs)
+    if not chunks:
+        raise SweepError(_nothing_to_evaluate(d.source, skipped))
     results, failed = _schedule(chunks, evaluate or evaluate_chunk, scheduler, workers, address, progress)
     frame = sweep_table(d, chunks, results)
     return SweepResult(d, frame, skipped, failed)
+
+
+def _check_arguments(
+    function: str,
+    spec: Any,
+    scheduler: Any,
+    workers: Any,
+    address: Any,
+    chunk_configs: Any,
+    confirm: Any,
+    allow_outside: Any,
+    accept_design: bool = False,
+) -> None:
+    """Refuse, at the edge, an argument of :func:`sweep` or :func:`run_sweep` of the wrong type, saying what was
+    expected (:func:`rackcost.errors.check_argument`); the ranges are checked where they are used."""
+    kinds: tuple[type, ...] = (SweepSpec, str, os.PathLike, dict, *((Design,) if accept_design else ()))
+    described = "a sweep file's path, a bundled sweep's name, its data (a dict) or a SweepSpec"
+    check_argument(function, "spec", spec, kinds, described + (" or a Design" if accept_design else ""))
+    check_argument(function, "scheduler", scheduler, str, "threads, processes or synchronous")
+    whole = (int, np.integer, type(None))
+    check_argument(function, "workers", workers, whole, "a whole number of worker processes, or None")
+    check_argument(function, "address", address, (str, type(None)), "a scheduler's address (tcp://host:8786) or None")
+    check_argument(function, "chunk_configs", chunk_configs, whole, "a whole number of configurations, or None")
+    check_argument(function, "confirm", confirm, bool, "True or False")
+    check_argument(function, "allow_outside", allow_outside, bool, "True or False")
+
+
+SHOWN_REASONS = 3
+"""Reasons named when no configuration can be evaluated; the others are counted [-]."""
+
+
+def _nothing_to_evaluate(source: str, skipped: list[dict[str, Any]]) -> str:
+    """The message of a sweep in which every system is left out of every configuration, with the first reasons."""
+    reasons = [
+        f"{left_out['system']} in {left_out['configurations']:,} configuration(s): {left_out['reason']}"
+        for left_out in skipped[:SHOWN_REASONS]
+    ]
+    more = f"; and {len(skipped) - SHOWN_REASONS:,} more" if len(skipped) > SHOWN_REASONS else ""
+    return (
+        f"{source}: no configuration can be evaluated: every system is left out of every configuration "
+        f"({'; '.join(reasons) or 'no system'}{more})"
+    )
 
 
 def _schedule(
@@ -318,6 +389,54 @@ def _silence_distributed() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
+def _connect(address: str) -> Any:
+    """A ``distributed`` client of the scheduler at ``address``, ready within :data:`CONNECT_TIMEOUT_S`.
+
+    ``Client(address, timeout=...)`` bounds the TCP connect but not Dask's handshake after it: a listener that
+    accepts and never speaks (a plain ``socket.listen()``, ``python -m http.server``) held the sweep for over
+    400 s, and one that answers with other bytes is read as a frame of any length (an allocation of exabytes). So
+    the client is made on a thread of its own; when it is not ready in time, or fails in any way, the half-made
+    client is closed (its event loop thread and socket with it) and the sweep ends with a :class:`SweepError`.
+    """
+    from distributed import Client
+
+    made: list[Any] = []  # the client, as soon as it exists: so that it can be closed while it still connects
+    outcome: dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            client = Client.__new__(Client)
+            made.append(client)
+            client.__init__(address, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)  # type: ignore[misc]
+            outcome["client"] = client
+        except BaseException as exc:  # noqa: BLE001 - any failure to connect is the one error below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=connect, name="rackcost-sweep-connect", daemon=True)
+    thread.start()
+    try:
+        thread.join(CONNECT_TIMEOUT_S + CONNECT_GRACE_S)
+    finally:
+        if thread.is_alive() or "client" not in outcome:
+            for client in made:
+                with suppress(Exception):
+                    client.close(timeout=CONNECT_GRACE_S)
+            thread.join(CONNECT_GRACE_S)
+    if "client" in outcome:
+        return outcome["client"]
+    exc = outcome.get("error")
+    if exc is None:
+        why = "it accepted the connection but did not complete Dask's handshake: is it a Dask scheduler?"
+    elif isinstance(exc, OSError | TimeoutError | ValueError):
+        why = str(exc) or type(exc).__name__
+    else:  # bytes that are not Dask's, read as a frame (a MemoryError of exabytes, a decoding error)
+        why = f"it answered, but not as a Dask scheduler does ({type(exc).__name__})"
+    raise SweepError(
+        f"the Dask scheduler at {address} did not answer within {CONNECT_TIMEOUT_S:g} s ({why}); start it with "
+        "`dask scheduler` and workers with `dask worker ADDRESS`, or run without --scheduler"
+    )
+
+
 def _run_distributed(
     chunks: list[Chunk],
     evaluate: Callable[[Chunk], dict[str, NDArray[Any]]],
@@ -338,14 +457,7 @@ def _run_distributed(
     cluster = None
     logging.getLogger("distributed").setLevel(logging.ERROR)
     if address is not None:
-        try:
-            client = Client(address, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise SweepError(
-                f"the Dask scheduler at {address} did not answer within {CONNECT_TIMEOUT_S:g} s ({exc}); "
-                "start it with `dask scheduler` and workers with `dask worker ADDRESS`, or run without "
-                "--scheduler"
-            ) from None
+        client = _connect(address)
     else:
         with _interrupts_held_off():
             cluster = LocalCluster(

@@ -18,31 +18,44 @@ An axis is either
 (all axes of the same length). ``samples: N`` adds N Monte Carlo draws of the scenario's distributions to every
 configuration (the same draws in each: common random numbers). It is resolved by :mod:`rackcost.analysis.sweep.design`
 and run by :mod:`rackcost.analysis.sweep.run`.
+
+The files a sweep names (its base scenario, imports) are read here too, each confined to the sweep file's folder
+(:func:`confined`), and so are its ``system_attributes``, off each system's name with a time limit.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, overload
+from typing import TYPE_CHECKING, Annotated, Any, Literal, overload
 
+import regex
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from rackcost.errors import Problem, ScenarioError
 from rackcost.evaluation.columns import BLENDED
 from rackcost.scenario.distributions import NOT_BOOL, Distribution
+
+if TYPE_CHECKING:
+    from rackcost.scenario.schema import Scenario
 from rackcost.scenario.loading import (
     bundled_file,
     bundled_files,
+    bundled_scenario_path,
     in_file_order,
+    load_scenario,
     problems_from_validation,
     read_text_file,
     read_yaml_document,
 )
 
 __all__ = [
+    "ALLOW_OUTSIDE",
     "DEMAND_SCALE",
     "MAX_AXIS_VALUES",
+    "MAX_PATTERN_CHARS",
+    "REGEX_TIMEOUT_S",
     "SYSTEMS",
     "Axis",
     "LatinHypercube",
@@ -52,9 +65,13 @@ __all__ = [
     "Tier",
     "Variant",
     "bundled_sweeps",
+    "confined",
+    "imported_systems",
+    "load_base_scenario",
     "load_sweep",
     "sweep_from_dict",
     "sweep_json_schema",
+    "system_attributes",
 ]
 
 DEMAND_SCALE = "demand.scale"
@@ -64,6 +81,14 @@ SYSTEMS = "systems"
 MAX_AXIS_VALUES = 10_000_000
 """Most values one axis may have [-]: far above a useful grid, low enough that a typo cannot exhaust memory."""
 
+MAX_PATTERN_CHARS = 1_000
+"""Longest regular expression of ``system_attributes`` [characters]."""
+REGEX_TIMEOUT_S = 1.0
+"""Longest a ``system_attributes`` regular expression may take on one system name [s]: a pattern that backtracks
+catastrophically (``(\\w|\\w)*$`` on a long name) is stopped and named instead of running for hours."""
+
+ALLOW_OUTSIDE = "run with --allow-outside (allow_outside=True in Python) to read it"
+"""How a file outside the sweep's folder is allowed (said in the refusal)."""
 RESERVED_COLUMNS = frozenset({"configuration", "system", "payment", "demand_point"})
 """Columns every sweep table has, which no axis or attribute may be named."""
 _PATH = re.compile(r"^[A-Za-z_]\w*(\[\d+\])?(\.[A-Za-z_]\w*(\[\d+\])?)*$")
@@ -210,10 +235,13 @@ class SweepSpec(_SweepBlock):
         default=0, description="Seed of the Latin hypercube and the Monte Carlo draws."
     )
     summary: SweepSummary = Field(default_factory=SweepSummary)
-    system_attributes: dict[Annotated[str, Field(pattern=r"^[A-Za-z_]\w*$")], str] = Field(
+    system_attributes: dict[
+        Annotated[str, Field(pattern=r"^[A-Za-z_]\w*$")], Annotated[str, Field(max_length=MAX_PATTERN_CHARS)]
+    ] = Field(
         default_factory=dict,
-        description="Column name -> regular expression: a column read off each system's name (its first group, "
-        "else the whole match; empty where it does not match), e.g. {tp_size: 'TP(\\d+)'}.",
+        description="Column name -> regular expression (Python's syntax, run by the regex package with a time "
+        "limit): a column read off each system's name (its first group, else the whole match; empty where it does "
+        "not match), e.g. {tp_size: 'TP(\\d+)'}.",
     )
 
     @model_validator(mode="after")
@@ -235,8 +263,8 @@ class SweepSpec(_SweepBlock):
             )
         for column, pattern in self.system_attributes.items():
             try:
-                re.compile(pattern)
-            except re.error as exc:
+                regex.compile(pattern)
+            except (regex.error, OverflowError, RecursionError) as exc:
                 raise ValueError(f"system_attributes.{column}: not a regular expression ({exc})") from None
             if column in names or column in RESERVED_COLUMNS:
                 raise ValueError(f"system_attributes.{column}: the table has a column of that name already")
@@ -245,6 +273,15 @@ class SweepSpec(_SweepBlock):
             if unknown:
                 raise ValueError(f"summary.by: {unknown[0]!r} is not an axis ({names})")
         return self
+
+
+SWEEP_KEYS = frozenset({"scenario", "axes"})
+"""Keys of which a sweep file has at least one; a mapping with neither is not taken for a sweep."""
+NOT_A_SWEEP = (
+    "not a rackcost sweep: it has neither a scenario: nor an axes: key (a sweep names a base scenario and the axes "
+    "to vary; see `rackcost schema --sweep` and docs/sweeps.md)"
+)
+"""The one problem of a file that is not a sweep (its own keys and content are not repeated)."""
 
 
 def sweep_json_schema() -> dict[str, Any]:
@@ -267,10 +304,14 @@ def sweep_from_dict(data: Any, file: str = "<sweep>", lines: dict | None = None)
         raise ScenarioError(
             [Problem("", f"expected a mapping (name, scenario, axes), got {type(data).__name__}", file)]
         )
+    if not any(isinstance(key, str) and key in SWEEP_KEYS for key in data):
+        # not a sweep at all (a scenario, another YAML file, a text file YAML reads as a mapping): say so once, and
+        # never echo its keys, which are its content (a password file reads as one key per line)
+        raise ScenarioError([Problem("", NOT_A_SWEEP, file)])
     try:
         return SweepSpec.model_validate(data)
     except ValidationError as exc:
-        raise ScenarioError(in_file_order(problems_from_validation(exc, file, lines))) from None
+        raise ScenarioError(in_file_order(problems_from_validation(exc, file, lines, SweepSpec))) from None
 
 
 def load_sweep(path: str | Path) -> tuple[SweepSpec, Path | None]:
@@ -296,6 +337,94 @@ def load_sweep(path: str | Path) -> tuple[SweepSpec, Path | None]:
         found = bundled_sweep_path(str(path), missing_ok=True)
         file = found if found is not None else file
     return spec, file.resolve().parent
+
+
+# ---- the files a sweep names, and what it reads off its systems' names ----------------------------------------
+
+
+def confined(name: str, folder: Path | None, source: str, where: str, allow_outside: bool) -> Path:
+    """The file a sweep names at ``where``, resolved (symlinks and ``..``) against the sweep's folder (default the
+    current folder), and refused when it lies outside that folder unless ``allow_outside``.
+
+    The refusal comes before the file is opened or even looked for, so that a sweep cannot tell whether a file
+    outside exists, let alone read it.
+    """
+    root = (folder if folder is not None else Path.cwd()).resolve()
+    real = (root / name).resolve()  # an absolute name stays itself; symlinks resolved as far as the path exists
+    if not allow_outside and not real.is_relative_to(root):
+        raise ScenarioError(
+            [
+                Problem(
+                    where,
+                    f"{name!r} is outside the sweep's folder {root}: a sweep reads only files under its own folder "
+                    f"(or a bundled scenario by name); {ALLOW_OUTSIDE}",
+                    source,
+                )
+            ]
+        )
+    return real
+
+
+def load_base_scenario(
+    name: str, folder: Path | None, source: str, allow_outside: bool, inputs: list[Path]
+) -> Scenario:
+    """The base scenario: a file under the sweep's folder (:func:`confined`), or a bundled scenario by name."""
+    path = confined(name, folder, source, "scenario", allow_outside)
+    if not path.exists():
+        bundled = bundled_scenario_path(name, missing_ok=True) if Path(name).name == name else None
+        if bundled is None:
+            raise ScenarioError([Problem("scenario", f"no scenario file or bundled scenario named {name!r}", source)])
+        path = bundled
+    inputs.append(path)
+    return load_scenario(path)
+
+
+def imported_systems(file: Path, source: str, path: str) -> list[dict[str, Any]]:
+    """The systems of another file (a scenario, or what ``rackcost import`` writes), already confined."""
+    shown, text = read_text_file(file, what="systems")
+    data, _, problems = read_yaml_document(text, shown, what="systems")
+    if problems:
+        raise ScenarioError(problems)
+    systems = data.get("systems") if isinstance(data, dict) else None
+    if not isinstance(systems, list) or not systems or not all(isinstance(s, dict) for s in systems):
+        raise ScenarioError([Problem(path, f"{shown} has no systems: list of system blocks", source)])
+    return copy.deepcopy(systems)
+
+
+def system_attributes(spec: SweepSpec, names: tuple[str, ...], source: str) -> dict[str, tuple[str | None, ...]]:
+    """Each ``system_attributes`` column's value for each system name: the pattern's first group, else the whole
+    match, else '' (None where the first group took no part in the match).
+
+    Read once per system name, before anything runs, by the ``regex`` package with a time limit of
+    :data:`REGEX_TIMEOUT_S` per name: a user's pattern can backtrack for hours.
+
+    Raises
+    ------
+    ScenarioError
+        A pattern that took longer on some name, naming the pattern and the name.
+    """
+    out: dict[str, tuple[str | None, ...]] = {}
+    for column, pattern in spec.system_attributes.items():
+        compiled = regex.compile(pattern)  # the spec checked that it compiles
+        values: list[str | None] = []
+        for name in names:
+            try:
+                match = compiled.search(name, timeout=REGEX_TIMEOUT_S)
+            except TimeoutError:
+                raise ScenarioError(
+                    [
+                        Problem(
+                            f"system_attributes.{column}",
+                            f"the regular expression {pattern!r} took more than {REGEX_TIMEOUT_S:g} s on the system "
+                            f"name {name!r} (nested repetition such as (a+)+ or (\\w|\\w)* backtracks without "
+                            "end); write it without nested repetition",
+                            source,
+                        )
+                    ]
+                ) from None
+            values.append("" if match is None else match.group(1) if compiled.groups else match.group(0))
+        out[column] = tuple(values)
+    return out
 
 
 def bundled_sweeps() -> list[Path]:

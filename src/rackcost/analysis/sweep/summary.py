@@ -64,41 +64,54 @@ def winners(frame: pd.DataFrame, by: list[str], demand_point: str = BLENDED) -> 
     cost = cost_column(demand_point)
     rows = _at_point(frame, demand_point)
     keys = list(by)
-    # each system's cheapest configuration in each cell
+    if keys:  # a cell with a missing key is no cell (as group-by drops it)
+        rows = rows.dropna(subset=keys)
+    # each system's cheapest configuration in each cell (ties: the first configuration), then in each cell the
+    # systems by cost (ties: the system listed first): the cell's first row is its winner, the second its runner-up
     order = rows.sort_values([*keys, "system", cost, "configuration"], kind="stable")
     best = order.drop_duplicates([*keys, "system"], keep="first")
     best = best.sort_values([*keys, cost, "system"], kind="stable")
-    counts = rows.drop_duplicates([*keys, "configuration"]).groupby(keys, observed=True).size() if keys else None
-    out = []
-    groups = best.groupby(keys, observed=True, sort=True) if keys else [((), best)]
-    for group_key, cell in groups:
-        key: tuple[Any, ...] = group_key if isinstance(group_key, tuple) else (group_key,)
-        first = cell.iloc[0]
-        row = dict(zip(keys, key, strict=True))
-        row["configurations"] = (
-            int(counts.loc[key if len(key) > 1 else key[0]])
-            if counts is not None  # grouped by keys
-            else int(rows["configuration"].nunique())
-        )
-        row["cheapest"] = str(first["system"])
-        row["usd_per_accepted_request"] = float(first[cost])
-        if len(cell) > 1:
-            second = cell.iloc[1]
-            row["runner_up"] = str(second["system"])
-            row["runner_up_usd_per_accepted_request"] = float(second[cost])
-            row["margin_fraction"] = float(second[cost]) / float(first[cost]) - 1.0
-        else:
-            row["runner_up"] = None
-            row["runner_up_usd_per_accepted_request"] = np.nan
-            row["margin_fraction"] = np.nan
-        row["configuration"] = int(first["configuration"])
-        out.append(row)
-    table = pd.DataFrame(out)
-    if len(table):
-        for name in ("runner_up_usd_per_accepted_request", "margin_fraction"):
-            table[name] = pd.array(table[name].to_numpy(float), dtype="Float64")
-            table.loc[table["runner_up"].isna(), name] = pd.NA
+    if keys:
+        grouped = best.groupby(keys, observed=True, sort=True)
+        rank = grouped.cumcount().to_numpy()
+        cell = grouped.ngroup().to_numpy()
+        configurations = rows.groupby(keys, observed=True, sort=True)["configuration"].nunique().to_numpy()
+    else:
+        rank = np.arange(len(best))
+        cell = np.zeros(len(best), dtype=np.int64)
+        configurations = np.array([rows["configuration"].nunique()] if len(best) else [], dtype=np.int64)
+    first, second = best[rank == 0], best[rank == 1]
+    if not len(first):
+        return pd.DataFrame()
+    # best is sorted by the keys, and so numbered by ngroup: the winners are in cell order, one per cell
+    table = pd.DataFrame({name: _plain(first[name]) for name in keys})
+    table["configurations"] = configurations.astype(np.int64)
+    table["cheapest"] = first["system"].astype(str).to_numpy(dtype=object)
+    winner_cost = first[cost].to_numpy(float)
+    table["usd_per_accepted_request"] = winner_cost
+    has_second = np.zeros(len(first), dtype=bool)
+    has_second[cell[rank == 1]] = True
+    runner_up = np.full(len(first), None, dtype=object)
+    runner_up[has_second] = second["system"].astype(str).to_numpy(dtype=object)
+    second_cost = np.full(len(first), np.nan)
+    second_cost[has_second] = second[cost].to_numpy(float)
+    table["runner_up"] = runner_up
+    with np.errstate(divide="ignore", invalid="ignore"):  # a free winner: an infinite margin, not a warning
+        margin = second_cost / winner_cost - 1.0
+    for name, values in (("runner_up_usd_per_accepted_request", second_cost), ("margin_fraction", margin)):
+        column = pd.array(values, dtype="Float64")
+        column[~has_second] = pd.NA
+        table[name] = column
+    table["configuration"] = first["configuration"].to_numpy(np.int64)
     return table
+
+
+def _plain(column: pd.Series[Any]) -> Any:
+    """A key column as the winner table holds it: a label axis (categorical) as its labels (objects), a number as
+    it is."""
+    if str(column.dtype) == "category":
+        return column.astype(object).to_numpy(dtype=object)
+    return column.to_numpy()
 
 
 def pareto_front(frame: pd.DataFrame, against: str, demand_point: str, higher_is_better: bool) -> pd.DataFrame:
