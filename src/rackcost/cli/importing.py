@@ -242,7 +242,7 @@ def print_summary(console: Console, result: ImportResult, importer: str = "infer
             rng = c.concurrency_range
             conc = "-" if rng is None else (f"{rng[0]:g}" if rng[0] == rng[1] else f"{rng[0]:g}-{rng[1]:g}")
             k = c.key
-            isl_osl = f"{k.input_tokens}/{k.output_tokens}"
+            isl_osl = "-" if k.input_tokens is None else f"{k.input_tokens}/{k.output_tokens}"
             gpus = "-" if k.gpus_per_replica is None else str(k.gpus_per_replica)
             t.add_row(
                 str(i),

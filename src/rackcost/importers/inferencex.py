@@ -1,13 +1,21 @@
 """InferenceX result files -> operating-point curves with provenance.
 
-InferenceX (SemiAnalysis's open inference benchmark) writes three shapes of result file, told apart here by
+InferenceX (SemiAnalysis's open inference benchmark) writes six shapes of result file, told apart here by
 content, never by file name:
 
 - **stage A**, the raw benchmark client output: one JSON object with ``max_concurrency``,
   ``total_token_throughput`` (the whole deployment's tokens/s) and latencies ``{pct}_{ttft,tpot}_ms`` in **ms**;
 - **stage B**, the per-point aggregate: one JSON object with ``hw``, ``conc``, ``tput_per_gpu`` (tokens/s **per
   GPU**), latencies ``{pct}_ttft`` in **seconds** and interactivity ``{pct}_intvty`` (output tokens/s per user);
-- **stage C**, a JSON array of stage-B rows.
+- **stage C**, a JSON array of stage-B rows;
+- **stage D**, one point with nested blocks (the B200 baseline runs): configuration at the top (``hw``, ``conc``,
+  ``tp``...), the deployment's throughput and ``{median,p99}_{ttft,tpot}_ms`` under ``metrics``, and **measured**
+  mean and peak board power per GPU under ``gpu``; read as ``metrics.NAME`` and ``gpu.NAME``;
+- **stage E**, a raw client file whose latencies are in **seconds** without a unit suffix (``p99_ttft``) and which
+  gives input and output throughput but no total (the token-position experiments);
+- **stage F**, a JSON array of agentic aggregates with **mean/p75/p90/p95** statistics only (no median, no p99),
+  ``offloading`` and ``scenario_type``: read only at a percentile the user names to stand in for the SLO's
+  (``p95``, ``p90``, ``p75``), which the provenance and a warning say; never p95 silently as p99.
 
 Each record is first renamed to our names through :data:`rackcost.importers.mapping.FIELD_MAP` (its ``stage_b`` or
 ``stage_a`` column; what a file name says through ``stage_b``), and only our names are read. Replica throughput =
@@ -29,8 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from rackcost.files import InputFileError, read_regular_file
+from rackcost.units import W_PER_KW
 from rackcost.importers.curves import (
     CurveKey,
+    stand_in_warning,
     ImportedCurve,
     ImportResult,
     MeasuredLengths,
@@ -42,9 +52,10 @@ from rackcost.importers.curves import (
     parse_only,
 )
 from rackcost.importers.mapping import (
+    ALL_PERCENTILES,
     FIELD_MAP,
     PCT,
-    PERCENTILES,
+    STAND_IN_PERCENTILES,
     Record,
     SkipError,
     number,
@@ -108,20 +119,111 @@ def _is_stage_b(d: object) -> bool:
     )
 
 
+_F_STATISTICS = ("p95_", "p90_", "p75_")
+"""Prefixes of the statistics a stage-F (agentic) aggregate gives instead of ``median_``/``p99_``."""
+_B_STATISTICS = ("p99_", "median_")
+
+
+def _is_stage_f_row(d: object) -> bool:
+    """A stage-B-like row with mean/p75/p90/p95 statistics only (an agentic aggregate)."""
+    if not _is_stage_b(d):
+        return False
+    assert isinstance(d, dict)
+    names = [k for k in d if isinstance(k, str)]
+    return any(k.startswith(_F_STATISTICS) for k in names) and not any(k.startswith(_B_STATISTICS) for k in names)
+
+
+def _is_stage_d(d: object) -> bool:
+    """One point with nested ``metrics`` (the deployment's ``*_throughput``) and a ``gpu`` or config block."""
+    if not isinstance(d, dict):
+        return False
+    metrics = next((v for k, v in d.items() if k == "metrics"), None)  # the block, not a field the map names
+    return (
+        isinstance(metrics, dict)
+        and any(isinstance(k, str) and k.endswith("_throughput") for k in metrics)
+        and ("conc" in d or "hw" in d)
+    )
+
+
+def _is_stage_e(d: object) -> bool:
+    """A raw client file whose latencies are in seconds without a unit suffix (``p99_ttft``, ``median_tpot``)."""
+    return (
+        isinstance(d, dict)
+        and FIELD_MAP["concurrency"].stage_a in d
+        and "tput_per_gpu" not in d
+        and any(isinstance(k, str) and k.endswith(("_ttft", "_tpot")) for k in d)
+    )
+
+
 def detect_stage(obj: object) -> str | None:
-    """Which InferenceX stage parsed JSON is: ``"A"``, ``"B"``, ``"C"``, or ``None`` for another schema.
+    """Which InferenceX schema parsed JSON is: ``"A"`` to ``"F"``, or ``None`` for another schema.
 
     Decided by content: stage A has ``max_concurrency``/``total_token_throughput`` and ``*_ms`` latencies;
     stage B has ``hw``/``conc``/``tput_per_gpu`` and latencies in seconds (``*_ttft``, ``*_intvty``);
-    stage C is an array in which at least one row is stage B.
+    stage C is an array in which at least one row is stage B; stage F an array (or object) of such rows with
+    mean/p75/p90/p95 statistics only; stage D nests the deployment's metrics under ``metrics`` (and measured power
+    under ``gpu``); stage E is a raw client file with ``max_concurrency`` and latencies in s without ``_ms``.
     """
     if isinstance(obj, list):
+        if any(_is_stage_f_row(x) for x in obj):
+            return "F"
         return "C" if any(_is_stage_b(x) for x in obj) else None
     if _is_stage_a(obj):
         return "A"
+    if _is_stage_d(obj):
+        return "D"
+    if _is_stage_f_row(obj):
+        return "F"
     if _is_stage_b(obj):
         return "B"
+    if _is_stage_e(obj):
+        return "E"
     return None
+
+
+EXPECTED_SCHEMAS = (
+    "an InferenceX result: stage A (max_concurrency, total_token_throughput, *_ttft_ms), B or an array C of them "
+    "(hw, conc, tput_per_gpu, *_ttft in s), D (metrics: and gpu: blocks), E (max_concurrency, *_ttft in s) or an "
+    "array F of agentic aggregates (p95_ttft, tput_per_gpu)"
+)
+"""What the reader expects, for the message that refuses a file of another schema."""
+
+SHOWN_KEYS = 5
+"""Top-level keys an unknown file's message names, at most (never their values) [-]."""
+
+SHOWN_KEY_CHARS = 24
+"""A key an unknown file's message names is cut to this many characters [-]."""
+
+
+def _key_text(key: object) -> str:
+    """A key for a message: word characters only (others as ``?``), cut to :data:`SHOWN_KEY_CHARS`."""
+    text = re.sub(r"[^\w.\-:]", "?", str(key), flags=re.ASCII)
+    return text if len(text) <= SHOWN_KEY_CHARS else text[: SHOWN_KEY_CHARS - 3] + "..."
+
+
+def _keys_text(d: dict[Any, Any]) -> str:
+    keys = list(d)
+    if not keys:
+        return "no keys"
+    more = f" and {len(keys) - SHOWN_KEYS:,} more" if len(keys) > SHOWN_KEYS else ""
+    return "keys " + ", ".join(_key_text(k) for k in keys[:SHOWN_KEYS]) + more
+
+
+def describe_found(obj: object) -> str:
+    """What a file of an unknown schema holds, for its message: its top-level keys (a few, never values).
+
+    Examples
+    --------
+    >>> describe_found({"hello": "world", "n": 1})
+    'a JSON object with keys hello, n'
+    """
+    if isinstance(obj, dict):
+        return f"a JSON object with {_keys_text(obj)}"
+    if isinstance(obj, list):
+        first = next((x for x in obj if isinstance(x, dict)), None)
+        rows = f"a JSON array of {len(obj):,} item(s)"
+        return rows + (f", the first object with {_keys_text(first)}" if first is not None else " and no object")
+    return f"a JSON {type(obj).__name__} value"
 
 
 def _parse(name: str, data: bytes) -> Any:
@@ -187,8 +289,10 @@ def _isl_osl(d: Record, name_sources: list[tuple[str, dict[str, Any]]], opts: _O
 
     ``name_sources`` are ``(label, names_from_file_name(...))`` pairs, in order of preference.
     """
-    isl_name, osl_name = d.source_name("benchmark_input_tokens"), d.source_name("benchmark_output_tokens")
-    if "benchmark_input_tokens" in d or "benchmark_output_tokens" in d:
+    in_file = d.maps("benchmark_input_tokens")  # stage E names the lengths only in its file name
+    isl_name = d.source_name("benchmark_input_tokens") if in_file else FIELD_MAP["benchmark_input_tokens"].stage_b
+    osl_name = d.source_name("benchmark_output_tokens") if in_file else FIELD_MAP["benchmark_output_tokens"].stage_b
+    if in_file and ("benchmark_input_tokens" in d or "benchmark_output_tokens" in d):
         isl, osl = whole_number(d, "benchmark_input_tokens"), whole_number(d, "benchmark_output_tokens")
         if isl is None or osl is None:
             raise SkipError(isl_name if isl is None else osl_name, "missing while the other one is given")
@@ -216,13 +320,15 @@ def _check_gpus(gpus: int, source: str, opts: _Options, field_name: str) -> None
         )
 
 
-def _latency_b(d: Record) -> tuple[float, float]:
+def _latency_b(d: Record, interactivity: bool = True) -> tuple[float, float]:
     """TTFT [ms] and TPOT [ms] of a renamed stage-B row (at the percentile it was renamed at).
 
     Stage B gives TTFT and TPOT in s (renamed, not yet converted) and interactivity, which is preferred for TPOT.
+    Stage F's ``{pct}_intvty`` is a percentile of the interactivity distribution (its p95 is the fast tail), not
+    one over the ``{pct}`` TPOT, so there (``interactivity=False``) TPOT is read as it is given.
     """
     ttft_ms = seconds_to_ms(number(d, "ttft_ms"))
-    intvty = number(d, "interactivity_tokens_per_s", required=False)
+    intvty = number(d, "interactivity_tokens_per_s", required=False) if interactivity else None
     if intvty is not None:
         return ttft_ms, tpot_ms_from_interactivity(intvty)
     tpot_s = number(d, "tpot_ms", required=False)
@@ -234,13 +340,71 @@ def _latency_b(d: Record) -> tuple[float, float]:
     return ttft_ms, seconds_to_ms(tpot_s)
 
 
+def _marked_invalid(value: object) -> bool:
+    """Whether a ``power_valid`` flag says the power is not valid: ``false``, ``0`` or the text ``false``/``0``."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value == 0
+    return isinstance(value, str) and value.strip().lower() in ("false", "0")
+
+
+def _expert_parallel(d: Record, notes: list[str]) -> int | None:
+    """The expert-parallel size: ``0`` (written where there is no expert parallelism) is read as 1, and said."""
+    x = number(d, "expert_parallel", positive=False, required=False)
+    if x == 0:
+        note = f"{d.source_name('expert_parallel')} 0 read as no expert parallelism (ep 1)."
+        if note not in notes:
+            notes.append(note)
+        return 1
+    return whole_number(d, "expert_parallel")
+
+
+def _power(d: Record, point: dict[str, float], where: str, notes: list[str]) -> None:
+    """Measured mean and peak board power and energy per output token into ``point``, where the record gives them.
+
+    A value marked invalid (``power_valid`` false or 0) or not a number is dropped and said in ``notes``; a peak
+    below the mean is a :class:`SkipError` naming the peak's field (the point is not imported).
+    """
+    fields = [f for f in ("power_w_per_accelerator", "peak_power_w_per_accelerator") if d.maps(f)]
+    given = [f for f in fields if d.get(f) is not None]
+    if given and d.maps("power_valid") and _marked_invalid(d.get("power_valid")):
+        names = ", ".join(d.source_name(f) for f in given)
+        flag = d["power_valid"]
+        shown = str(flag).lower() if isinstance(flag, bool) else str(flag)[:SHOWN_KEY_CHARS]
+        notes.append(f"{where}: {names} ignored: the file marks it {d.source_name('power_valid')}: {shown}")
+        return
+    for f in given:
+        try:
+            point[f] = number(d, f)
+        except SkipError as exc:
+            notes.append(f"{where}: {d.source_name(f)} ignored: {exc.reason}")
+    mean, peak = point.get("power_w_per_accelerator"), point.get("peak_power_w_per_accelerator")
+    if mean is not None and peak is not None and peak < mean:
+        raise SkipError(
+            d.source_name("peak_power_w_per_accelerator"),
+            f"{peak:g} W is below the mean {d.source_name('power_w_per_accelerator')} {mean:g} W: a peak cannot be "
+            "below the mean (the point is not imported)",
+        )
+    if d.maps("energy_j_per_output_token") and d.get("energy_j_per_output_token") is not None:
+        try:
+            value = number(d, "energy_j_per_output_token")
+        except SkipError as exc:
+            notes.append(f"{where}: {d.source_name('energy_j_per_output_token')} ignored: {exc.reason}")
+            return
+        name = d.source_name("energy_j_per_output_token")
+        # stage D gives output tokens/s per kW of board power: J per output token = 1000 W / that
+        point["energy_j_per_output_token"] = W_PER_KW / value if name.endswith("tokens_per_kw") else value
+
+
 def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts: _Options, notes: list[str]) -> Row:
-    """One operating point of a stage-B record (or a stage-C row), renamed through the map's ``stage_b`` column."""
+    """One operating point of a stage-B record (or a stage-C or F row), renamed through the ``stage_b`` column."""
     d = rename_fields(raw, "stage_b", opts.percentile)
+    agentic = stage == "F"
     where = f"{file}[row {idx}]" if idx is not None else file
     concurrency = number(d, "concurrency")
     per_gpu = number(d, "throughput_tokens_per_s")  # per GPU in stage B: times GPUs per replica below
-    ttft_ms, tpot_ms = _latency_b(d)
+    ttft_ms, tpot_ms = _latency_b(d, interactivity=not agentic)
 
     source_file = _text(d, "source_file")
     name_sources = []
@@ -264,8 +428,9 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
     dp_attention = from_name("dp_attention", "dp_attention")
     disagg = from_name("disaggregated", "disaggregated")
     tp_name = d.source_name("tensor_parallel")
-    tp, ep = whole_number(d, "tensor_parallel"), whole_number(d, "expert_parallel")
+    tp, ep = whole_number(d, "tensor_parallel"), _expert_parallel(d, extra)
     pp = whole_number(d, "pipeline_parallel")
+    decode_gpus = None
     if "prefill_gpus" in d and "decode_gpus" in d:
         prefill, decode = whole_number(d, "prefill_gpus"), whole_number(d, "decode_gpus")
         if prefill is None or decode is None:  # given as null or empty: a Skipped entry, not a TypeError
@@ -274,6 +439,7 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
                 d.source_name(missing), "missing while the other GPU count of the disaggregated run is given"
             )
         gpus, gpus_source = prefill + decode, f"file: {prefill} prefill + {decode} decode GPUs"
+        decode_gpus = decode
     elif tp is not None:
         gpus = tp * (pp or 1)
         gpus_source = f"file: tp {tp} x pp {pp or 1}"
@@ -293,7 +459,16 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
     _check_gpus(gpus, gpus_source, opts, tp_name)
     if ep is None and "expert_parallel" in named:
         ep = named["expert_parallel"]
-    isl, osl, isl_source = _isl_osl(d, name_sources, opts)
+    measured = _agentic_lengths(d, per_gpu * gpus) if agentic else None
+    try:
+        isl, osl, isl_source = _isl_osl(d, name_sources, opts)
+    except SkipError:
+        if measured is None:
+            raise
+        isl, osl = None, None
+        isl_source = "the measured means (stage F: an agentic workload has no nominal ISL/OSL)"
+    if agentic and (scenario_type := _text(d, "scenario_type")):
+        extra.append(f"{d.source_name('scenario_type')}: {scenario_type} (a multi-turn workload, not fixed ISL/OSL).")
 
     point = {
         "concurrency": concurrency,
@@ -301,15 +476,10 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
         "tpot_ms": tpot_ms,
         "ttft_ms": ttft_ms,
     }
-    if d.get("power_w_per_accelerator") is not None:
-        power_name = d.source_name("power_w_per_accelerator")
-        if d.get("power_valid") is False:
-            notes.append(f"{where}: {power_name} ignored: the file marks it {d.source_name('power_valid')}: false")
-        else:
-            try:
-                point["power_w_per_accelerator"] = number(d, "power_w_per_accelerator")
-            except SkipError as exc:
-                notes.append(f"{where}: {power_name} ignored: {exc.reason}")
+    out_per_gpu = number(d, "output_throughput_tokens_per_s", required=False)
+    if out_per_gpu is not None:  # InferenceX divides the output by the decode GPUs of a disaggregated run
+        point["output_throughput_tokens_per_s"] = out_per_gpu * (decode_gpus if decode_gpus is not None else gpus)
+    _power(d, point, where, notes)
     key = CurveKey(
         hardware=_text(d, "hardware"),
         model=_text(d, "benchmark_model"),
@@ -323,6 +493,8 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
         input_tokens=isl,
         output_tokens=osl,
         speculative_decoding=spec,
+        offloading=_text(d, "offloading"),
+        decode_gpus_per_replica=decode_gpus,
     )
     return Row(
         file=file,
@@ -337,26 +509,110 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
         source_file=source_file,
         extra_notes=extra,
         match=RunSignature(key.model, concurrency, per_gpu, ttft_ms),
+        measured=measured,
     )
 
 
-def _row_a(file: str, raw: Mapping[str, Any], opts: _Options) -> Row:
-    """The one operating point of a stage-A file, renamed through the map's ``stage_a`` column."""
-    d = rename_fields(raw, "stage_a", opts.percentile)
+def _agentic_lengths(d: Record, total_tokens_per_s: float) -> MeasuredLengths | None:
+    """Measured mean tokens per request of a stage-F row (``mean_input_tokens``, ``mean_output_tokens_actual``).
+
+    These are the client's means over the successful requests, the ones its throughput counts (the server-side
+    ``total_prompt_tokens`` count more); ``None`` when the row does not give both.
+    """
+    mean_in = number(d, "input_tokens_mean", required=False)
+    mean_out = number(d, "output_tokens_mean", required=False)
+    if mean_in is None or mean_out is None:
+        return None
+    requests = number(d, "requests_completed", required=False)
+    source = f"{d.source_name('input_tokens_mean')} and {d.source_name('output_tokens_mean')}"
+    return MeasuredLengths(mean_in, mean_out, requests, None, source)
+
+
+def _flatten(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A record with nested blocks as one level: ``{"metrics": {"x": 1}}`` -> ``{"metrics.x": 1}`` (stage D)."""
+    out: dict[str, Any] = {}
+    for k, v in raw.items():
+        if isinstance(v, dict):
+            out.update({f"{k}.{k2}": v2 for k2, v2 in v.items()})
+        else:
+            out[k] = v
+    return out
+
+
+def _row_d(file: str, raw: Mapping[str, Any], opts: _Options, notes: list[str]) -> Row:
+    """The one operating point of a stage-D file (nested ``metrics``/``gpu``), through the ``stage_d`` column."""
+    d = rename_fields(_flatten(raw), "stage_d", opts.percentile)
+    extra: list[str] = []
+    concurrency = number(d, "concurrency")
+    total = number(d, "throughput_tokens_per_s")  # the deployment's, like stage A
+    ttft_ms, tpot_ms = number(d, "ttft_ms"), number(d, "tpot_ms")
+    tp, ep = whole_number(d, "tensor_parallel"), _expert_parallel(d, extra)
+    n_gpus = whole_number(d, "accelerators_per_replica")
+    if n_gpus is not None:
+        gpus, gpus_source = n_gpus, f"file: {d.source_name('accelerators_per_replica')} {n_gpus} (deployment-wide)"
+    elif tp is not None:
+        gpus, gpus_source = tp, f"file: tp {tp} (deployment-wide)"
+    elif opts.gpus_per_replica is not None:
+        gpus, gpus_source = opts.gpus_per_replica, "option --gpus-per-replica (deployment-wide)"
+    else:
+        raise SkipError(d.source_name("accelerators_per_replica"), "missing (and no tp): give --gpus-per-replica")
+    _check_gpus(gpus, gpus_source, opts, d.source_name("accelerators_per_replica"))
+    isl, osl, isl_source = _isl_osl(d, [("file name", names_from_file_name(file))], opts)
+    point = {"concurrency": concurrency, "throughput_tokens_per_s": total, "tpot_ms": tpot_ms, "ttft_ms": ttft_ms}
+    out = number(d, "output_throughput_tokens_per_s", required=False)
+    if out is not None:
+        point["output_throughput_tokens_per_s"] = out
+    _power(d, point, file, notes)
+    measured = _measured_lengths(d, total, extra)
+    precision = _text(d, "benchmark_precision")
+    key = CurveKey(
+        hardware=_text(d, "hardware"),
+        model=_text(d, "benchmark_model"),
+        precision=precision.lower() if precision else None,
+        framework=_text(d, "framework"),
+        tensor_parallel=tp,
+        expert_parallel=ep,
+        gpus_per_replica=gpus,
+        input_tokens=isl,
+        output_tokens=osl,
+    )
+    return Row(
+        file=file,
+        row=None,
+        stage="D",
+        key=key,
+        point=point,
+        isl_osl_source=isl_source,
+        gpus_source=gpus_source,
+        date=_iso_date(d.get("date")),
+        extra_notes=extra,
+        match=RunSignature(key.model, concurrency, total / gpus, ttft_ms),
+        measured=measured,
+    )
+
+
+def _row_a(file: str, raw: Mapping[str, Any], opts: _Options, stage: str = "A") -> Row:
+    """The one operating point of a stage-A file (or stage E: seconds, no total), through its map column."""
+    raw_seconds = stage == "E"
+    d = rename_fields(raw, "stage_e" if raw_seconds else "stage_a", opts.percentile)
     completed = number(d, "requests_completed", positive=False, required=False)
     if completed is not None and completed <= 0:
         raise SkipError(
             d.source_name("requests_completed"), f"{completed:g} requests completed: the run measured nothing"
         )
     concurrency = number(d, "concurrency")
-    total = number(d, "throughput_tokens_per_s")
-    ttft_ms = number(d, "ttft_ms")
-    tpot_ms = number(d, "tpot_ms")
+    if raw_seconds:  # stage E gives input and output throughput, no total; latencies in s
+        total = number(d, "input_throughput_tokens_per_s") + number(d, "output_throughput_tokens_per_s")
+        ttft_ms, tpot_ms = seconds_to_ms(number(d, "ttft_ms")), seconds_to_ms(number(d, "tpot_ms"))
+    else:
+        total = number(d, "throughput_tokens_per_s")
+        ttft_ms = number(d, "ttft_ms")
+        tpot_ms = number(d, "tpot_ms")
     from_file_name = names_from_file_name(file)
     names = rename_fields(from_file_name, "stage_b")  # a file name speaks stage B's names
     extra = []
     framework = names.get("framework")
-    if framework is None and (backend := _text(d, "framework")):
+    if framework is None and d.maps("framework") and (backend := _text(d, "framework")):
         framework = backend
         extra.append(f"framework {backend} from the client's {d.source_name('framework')} field.")
     tp_name = names.source_name("tensor_parallel")
@@ -375,7 +631,7 @@ def _row_a(file: str, raw: Mapping[str, Any], opts: _Options) -> Row:
     isl, osl, isl_source = _isl_osl(d, [("file name", from_file_name)], opts)
     runner = re.search(r"conc\d+_(.+?)(?:\.json)?$", file.rsplit("/", 1)[-1])
     extra.append(
-        "Stage A files do not name the hardware"
+        f"Stage {stage} files do not name the hardware"
         + (f" (runner in the file name: {runner.group(1)})." if runner else ".")
     )
     measured = _measured_lengths(d, total, extra)
@@ -394,10 +650,13 @@ def _row_a(file: str, raw: Mapping[str, Any], opts: _Options) -> Row:
         speculative_decoding=names.get("speculative_decoding"),
     )
     point = {"concurrency": concurrency, "throughput_tokens_per_s": total, "tpot_ms": tpot_ms, "ttft_ms": ttft_ms}
+    out = number(d, "output_throughput_tokens_per_s", required=False)
+    if out is not None:
+        point["output_throughput_tokens_per_s"] = out
     return Row(
         file=file,
         row=None,
-        stage="A",
+        stage=stage,
         key=key,
         point=point,
         isl_osl_source=isl_source,
@@ -416,11 +675,15 @@ def _measured_lengths(d: Record, total_tokens_per_s: float, notes: list[str]) ->
     rates (output tokens/s / requests/s). With both, a request rate that disagrees with throughput / mean length
     by more than :data:`_RATE_CHECK_RTOL` is said in ``notes`` (the counts are kept: they are what was counted).
     """
-    done = number(d, "requests_completed", required=False)
-    tin = number(d, "input_tokens_measured", required=False)
-    tout = number(d, "output_tokens_measured", required=False)
-    rate = number(d, "request_rate_measured", required=False)
-    out_tps = number(d, "output_throughput_tokens_per_s", required=False)
+
+    def given(ours: str) -> float | None:
+        return number(d, ours, required=False) if d.maps(ours) else None
+
+    done = given("requests_completed")
+    tin = given("input_tokens_measured")
+    tout = given("output_tokens_measured")
+    rate = given("request_rate_measured")
+    out_tps = given("output_throughput_tokens_per_s")
     rate_name = d.source_name("request_rate_measured")
     if done and tin and tout:
         mean_in, mean_out = tin / done, tout / done
@@ -479,6 +742,8 @@ def read_inferencex(
         names say (ISL/OSL like ``8k1k``, ``tp8``); the content decides the stage.
     percentile
         ``p99`` (default) or ``median``: TTFT and TPOT are both read at it; TPOT = 1000 / interactivity [ms].
+        ``p95``, ``p90`` or ``p75`` stand in for the SLO's percentile in files without p99 (stage F, the agentic
+        aggregates, which are read only at one of these): said in every curve's provenance and in ``warnings``.
     isl, osl
         ISL and OSL for rows whose file and file name do not give them [tokens].
     gpus_per_replica
@@ -500,8 +765,8 @@ def read_inferencex(
     ValueError
         For bad arguments (an unknown percentile, ``isl`` without ``osl``, an unknown ``only`` key).
     """
-    if percentile not in PERCENTILES:
-        raise ValueError(f"percentile must be one of {', '.join(PERCENTILES)}, got {percentile!r}")
+    if percentile not in ALL_PERCENTILES:
+        raise ValueError(f"percentile must be one of {', '.join(ALL_PERCENTILES)}, got {percentile!r}")
     if (isl is None) != (osl is None):
         raise ValueError("give both isl and osl, or neither")
     for name, value in (("isl", isl), ("osl", osl), ("gpus_per_replica", gpus_per_replica)):
@@ -516,26 +781,27 @@ def read_inferencex(
             obj = _parse(file, data)
             stage = detect_stage(obj)
             if stage is None:
-                what = f"a JSON {'array' if isinstance(obj, list) else type(obj).__name__}"
+                raise SkipError(
+                    "", f"not an InferenceX result: found {describe_found(obj)}; expected {EXPECTED_SCHEMAS}"
+                )
+            if stage == "F" and percentile not in STAND_IN_PERCENTILES:
                 raise SkipError(
                     "",
-                    f"not an InferenceX result ({what} without tput_per_gpu/conc/hw and *_ttft [s], nor "
-                    "total_token_throughput/max_concurrency and *_ttft_ms)",
+                    "an agentic aggregate (stage F) with mean/p75/p90/p95 statistics only, no median and no p99: name "
+                    "the percentile that stands in for the SLO's with --percentile p95 (or p90, p75); rackcost never "
+                    f"reads p95 as {percentile}",
                 )
         except SkipError as exc:
             result.skipped.append(Skipped(file, None, exc.field, exc.reason))
             continue
         entries: list[tuple[int | None, Any]]
-        if stage == "A":
-            entries = [(None, obj)]
-        elif stage == "B":
-            entries = [(None, obj)]
-        else:
-            entries = list(enumerate(obj))
+        entries = list(enumerate(obj)) if isinstance(obj, list) else [(None, obj)]
         for idx, d in entries:
             try:
-                if stage == "A":
-                    rows.append(_row_a(file, d, opts))
+                if stage in ("A", "E"):
+                    rows.append(_row_a(file, d, opts, stage))
+                elif stage == "D":
+                    rows.append(_row_d(file, d, opts, result.notes))
                 elif not _is_stage_b(d):
                     raise SkipError("", "row is not an InferenceX aggregate (no conc/hw/tput_per_gpu with *_ttft)")
                 else:
@@ -552,6 +818,8 @@ def read_inferencex(
         only=only_keys,
     )
     result.notes.extend(_lengths_summary(result.curves))
+    if percentile in STAND_IN_PERCENTILES:
+        result.warnings.extend(f"{c.label}: {stand_in_warning(percentile)}" for c in result.curves)
     return result
 
 
@@ -563,8 +831,13 @@ def _lengths_summary(curves: list[ImportedCurve]) -> list[str]:
             p = c.performance
             lines.append(
                 f"{c.label}: tokens per request are the measured means {p['benchmark_input_tokens']:.1f} input + "
-                f"{p['benchmark_output_tokens']:.1f} output, not the nominal {c.key.input_tokens}/"
-                f"{c.key.output_tokens}; the request rate is the measured one."
+                f"{p['benchmark_output_tokens']:.1f} output, "
+                + (
+                    f"not the nominal {c.key.input_tokens}/{c.key.output_tokens}"
+                    if c.key.input_tokens is not None
+                    else "the files give no nominal ISL/OSL"
+                )
+                + "; the request rate is the measured one."
             )
     nominal = [c for c in curves if c.token_lengths == "nominal"]
     if nominal:
@@ -591,6 +864,8 @@ def _drop_raw_twins(rows: list[Row], skipped: list[Skipped]) -> list[Row]:
         where = Path(twin.file).name + (f"[row {twin.row}]" if twin.row is not None else "")
         if twin.measured is None and r.measured is not None:  # stage B has no counts: its raw twin's are the run's
             twin.measured = replace(r.measured, source=f"{r.measured.source} of {Path(r.file).name}")
+        if twin.date is None and r.date is not None:  # stage B has no date: its raw twin's is the run's
+            twin.date = r.date
         skipped.append(
             Skipped(
                 r.file,
