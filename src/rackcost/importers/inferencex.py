@@ -37,10 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from rackcost.files import InputFileError, read_regular_file
-from rackcost.units import W_PER_KW
 from rackcost.importers.curves import (
     CurveKey,
-    stand_in_warning,
     ImportedCurve,
     ImportResult,
     MeasuredLengths,
@@ -50,6 +48,7 @@ from rackcost.importers.curves import (
     build_curves,
     names_from_file_name,
     parse_only,
+    stand_in_warning,
 )
 from rackcost.importers.mapping import (
     ALL_PERCENTILES,
@@ -64,6 +63,7 @@ from rackcost.importers.mapping import (
     tpot_ms_from_interactivity,
     whole_number,
 )
+from rackcost.units import W_PER_KW
 
 __all__ = ["MAX_FILE_BYTES", "detect_stage", "read_inferencex", "read_inferencex_paths"]
 
