@@ -50,10 +50,11 @@ from rackcost.importers.curves import (
     parse_only,
     stand_in_warning,
 )
+from rackcost.importers.inferencex_points import agentic_lengths, expert_parallel, flatten, power_into
+from rackcost.importers.inferencex_stages import EXPECTED_SCHEMAS, describe_found, detect_stage, is_stage_b
 from rackcost.importers.mapping import (
     ALL_PERCENTILES,
     FIELD_MAP,
-    PCT,
     STAND_IN_PERCENTILES,
     Record,
     SkipError,
@@ -63,7 +64,6 @@ from rackcost.importers.mapping import (
     tpot_ms_from_interactivity,
     whole_number,
 )
-from rackcost.units import W_PER_KW
 
 __all__ = ["MAX_FILE_BYTES", "detect_stage", "read_inferencex", "read_inferencex_paths"]
 
@@ -75,15 +75,6 @@ BYTES_PER_MB = 1_000_000
 
 ISO_SECONDS_CHARS = len("YYYY-MM-DDTHH:MM:SS")
 """An ISO 8601 date-time is cut to whole seconds (InferenceX writes fractions no reader needs)."""
-
-# How the stages are told apart by content: source names a stage's records have (from the map) and how their
-# latency fields end (stage A's names say ms; stage B's are the map's {pct} names without the percentile).
-_STAGE_A_MARKERS = tuple(FIELD_MAP[n].stage_a for n in ("concurrency", "throughput_tokens_per_s", "requests_completed"))
-_STAGE_A_LATENCY_SUFFIX = "_ms"
-_STAGE_B_MARKERS = tuple(FIELD_MAP[n].stage_b for n in ("throughput_tokens_per_s", "concurrency", "hardware"))
-_STAGE_B_LATENCY_SUFFIXES = tuple(
-    FIELD_MAP[n].stage_b.removeprefix(PCT) for n in ("ttft_ms", "interactivity_tokens_per_s", "tpot_ms")
-)
 
 # vLLM's client computes the request rate and the token throughputs over one duration from the same completed
 # requests, so throughput / mean length equals the request rate to rounding (1e-15); 1e-6 flags a file whose
@@ -101,129 +92,6 @@ class _Options:
     isl: int | None
     osl: int | None
     gpus_per_replica: int | None
-
-
-def _is_stage_a(d: object) -> bool:
-    return (
-        isinstance(d, dict)
-        and any(k in d for k in _STAGE_A_MARKERS)
-        and any(isinstance(k, str) and k.endswith(_STAGE_A_LATENCY_SUFFIX) for k in d)
-    )
-
-
-def _is_stage_b(d: object) -> bool:
-    return (
-        isinstance(d, dict)
-        and any(k in d for k in _STAGE_B_MARKERS)
-        and any(isinstance(k, str) and k.endswith(_STAGE_B_LATENCY_SUFFIXES) for k in d)
-    )
-
-
-_F_STATISTICS = ("p95_", "p90_", "p75_")
-"""Prefixes of the statistics a stage-F (agentic) aggregate gives instead of ``median_``/``p99_``."""
-_B_STATISTICS = ("p99_", "median_")
-
-
-def _is_stage_f_row(d: object) -> bool:
-    """A stage-B-like row with mean/p75/p90/p95 statistics only (an agentic aggregate)."""
-    if not _is_stage_b(d):
-        return False
-    assert isinstance(d, dict)
-    names = [k for k in d if isinstance(k, str)]
-    return any(k.startswith(_F_STATISTICS) for k in names) and not any(k.startswith(_B_STATISTICS) for k in names)
-
-
-def _is_stage_d(d: object) -> bool:
-    """One point with nested ``metrics`` (the deployment's ``*_throughput``) and a ``gpu`` or config block."""
-    if not isinstance(d, dict):
-        return False
-    metrics = next((v for k, v in d.items() if k == "metrics"), None)  # the block, not a field the map names
-    return (
-        isinstance(metrics, dict)
-        and any(isinstance(k, str) and k.endswith("_throughput") for k in metrics)
-        and ("conc" in d or "hw" in d)
-    )
-
-
-def _is_stage_e(d: object) -> bool:
-    """A raw client file whose latencies are in seconds without a unit suffix (``p99_ttft``, ``median_tpot``)."""
-    return (
-        isinstance(d, dict)
-        and FIELD_MAP["concurrency"].stage_a in d
-        and "tput_per_gpu" not in d
-        and any(isinstance(k, str) and k.endswith(("_ttft", "_tpot")) for k in d)
-    )
-
-
-def detect_stage(obj: object) -> str | None:
-    """Which InferenceX schema parsed JSON is: ``"A"`` to ``"F"``, or ``None`` for another schema.
-
-    Decided by content: stage A has ``max_concurrency``/``total_token_throughput`` and ``*_ms`` latencies;
-    stage B has ``hw``/``conc``/``tput_per_gpu`` and latencies in seconds (``*_ttft``, ``*_intvty``);
-    stage C is an array in which at least one row is stage B; stage F an array (or object) of such rows with
-    mean/p75/p90/p95 statistics only; stage D nests the deployment's metrics under ``metrics`` (and measured power
-    under ``gpu``); stage E is a raw client file with ``max_concurrency`` and latencies in s without ``_ms``.
-    """
-    if isinstance(obj, list):
-        if any(_is_stage_f_row(x) for x in obj):
-            return "F"
-        return "C" if any(_is_stage_b(x) for x in obj) else None
-    if _is_stage_a(obj):
-        return "A"
-    if _is_stage_d(obj):
-        return "D"
-    if _is_stage_f_row(obj):
-        return "F"
-    if _is_stage_b(obj):
-        return "B"
-    if _is_stage_e(obj):
-        return "E"
-    return None
-
-
-EXPECTED_SCHEMAS = (
-    "an InferenceX result: stage A (max_concurrency, total_token_throughput, *_ttft_ms), B or an array C of them "
-    "(hw, conc, tput_per_gpu, *_ttft in s), D (metrics: and gpu: blocks), E (max_concurrency, *_ttft in s) or an "
-    "array F of agentic aggregates (p95_ttft, tput_per_gpu)"
-)
-"""What the reader expects, for the message that refuses a file of another schema."""
-
-SHOWN_KEYS = 5
-"""Top-level keys an unknown file's message names, at most (never their values) [-]."""
-
-SHOWN_KEY_CHARS = 24
-"""A key an unknown file's message names is cut to this many characters [-]."""
-
-
-def _key_text(key: object) -> str:
-    """A key for a message: word characters only (others as ``?``), cut to :data:`SHOWN_KEY_CHARS`."""
-    text = re.sub(r"[^\w.\-:]", "?", str(key), flags=re.ASCII)
-    return text if len(text) <= SHOWN_KEY_CHARS else text[: SHOWN_KEY_CHARS - 3] + "..."
-
-
-def _keys_text(d: dict[Any, Any]) -> str:
-    keys = list(d)
-    if not keys:
-        return "no keys"
-    more = f" and {len(keys) - SHOWN_KEYS:,} more" if len(keys) > SHOWN_KEYS else ""
-    return "keys " + ", ".join(_key_text(k) for k in keys[:SHOWN_KEYS]) + more
-
-
-def describe_found(obj: object) -> str:
-    """What a file of an unknown schema holds, for its message: its top-level keys (a few, never values).
-
-    Examples
-    --------
-    >>> describe_found({"hello": "world", "n": 1})
-    'a JSON object with keys hello, n'
-    """
-    if isinstance(obj, dict):
-        return f"a JSON object with {_keys_text(obj)}"
-    if isinstance(obj, list):
-        first = next((x for x in obj if isinstance(x, dict)), None)
-        rows = f"a JSON array of {len(obj):,} item(s)"
-        return rows + (f", the first object with {_keys_text(first)}" if first is not None else " and no object")
-    return f"a JSON {type(obj).__name__} value"
 
 
 def _parse(name: str, data: bytes) -> Any:
@@ -340,63 +208,6 @@ def _latency_b(d: Record, interactivity: bool = True) -> tuple[float, float]:
     return ttft_ms, seconds_to_ms(tpot_s)
 
 
-def _marked_invalid(value: object) -> bool:
-    """Whether a ``power_valid`` flag says the power is not valid: ``false``, ``0`` or the text ``false``/``0``."""
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, int | float):
-        return value == 0
-    return isinstance(value, str) and value.strip().lower() in ("false", "0")
-
-
-def _expert_parallel(d: Record, notes: list[str]) -> int | None:
-    """The expert-parallel size: ``0`` (written where there is no expert parallelism) is read as 1, and said."""
-    x = number(d, "expert_parallel", positive=False, required=False)
-    if x == 0:
-        note = f"{d.source_name('expert_parallel')} 0 read as no expert parallelism (ep 1)."
-        if note not in notes:
-            notes.append(note)
-        return 1
-    return whole_number(d, "expert_parallel")
-
-
-def _power(d: Record, point: dict[str, float], where: str, notes: list[str]) -> None:
-    """Measured mean and peak board power and energy per output token into ``point``, where the record gives them.
-
-    A value marked invalid (``power_valid`` false or 0) or not a number is dropped and said in ``notes``; a peak
-    below the mean is a :class:`SkipError` naming the peak's field (the point is not imported).
-    """
-    fields = [f for f in ("power_w_per_accelerator", "peak_power_w_per_accelerator") if d.maps(f)]
-    given = [f for f in fields if d.get(f) is not None]
-    if given and d.maps("power_valid") and _marked_invalid(d.get("power_valid")):
-        names = ", ".join(d.source_name(f) for f in given)
-        flag = d["power_valid"]
-        shown = str(flag).lower() if isinstance(flag, bool) else str(flag)[:SHOWN_KEY_CHARS]
-        notes.append(f"{where}: {names} ignored: the file marks it {d.source_name('power_valid')}: {shown}")
-        return
-    for f in given:
-        try:
-            point[f] = number(d, f)
-        except SkipError as exc:
-            notes.append(f"{where}: {d.source_name(f)} ignored: {exc.reason}")
-    mean, peak = point.get("power_w_per_accelerator"), point.get("peak_power_w_per_accelerator")
-    if mean is not None and peak is not None and peak < mean:
-        raise SkipError(
-            d.source_name("peak_power_w_per_accelerator"),
-            f"{peak:g} W is below the mean {d.source_name('power_w_per_accelerator')} {mean:g} W: a peak cannot be "
-            "below the mean (the point is not imported)",
-        )
-    if d.maps("energy_j_per_output_token") and d.get("energy_j_per_output_token") is not None:
-        try:
-            value = number(d, "energy_j_per_output_token")
-        except SkipError as exc:
-            notes.append(f"{where}: {d.source_name('energy_j_per_output_token')} ignored: {exc.reason}")
-            return
-        name = d.source_name("energy_j_per_output_token")
-        # stage D gives output tokens/s per kW of board power: J per output token = 1000 W / that
-        point["energy_j_per_output_token"] = W_PER_KW / value if name.endswith("tokens_per_kw") else value
-
-
 def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts: _Options, notes: list[str]) -> Row:
     """One operating point of a stage-B record (or a stage-C or F row), renamed through the ``stage_b`` column."""
     d = rename_fields(raw, "stage_b", opts.percentile)
@@ -428,7 +239,7 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
     dp_attention = from_name("dp_attention", "dp_attention")
     disagg = from_name("disaggregated", "disaggregated")
     tp_name = d.source_name("tensor_parallel")
-    tp, ep = whole_number(d, "tensor_parallel"), _expert_parallel(d, extra)
+    tp, ep = whole_number(d, "tensor_parallel"), expert_parallel(d, extra)
     pp = whole_number(d, "pipeline_parallel")
     decode_gpus = None
     if "prefill_gpus" in d and "decode_gpus" in d:
@@ -459,7 +270,7 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
     _check_gpus(gpus, gpus_source, opts, tp_name)
     if ep is None and "expert_parallel" in named:
         ep = named["expert_parallel"]
-    measured = _agentic_lengths(d, per_gpu * gpus) if agentic else None
+    measured = agentic_lengths(d, per_gpu * gpus) if agentic else None
     try:
         isl, osl, isl_source = _isl_osl(d, name_sources, opts)
     except SkipError:
@@ -479,7 +290,7 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
     out_per_gpu = number(d, "output_throughput_tokens_per_s", required=False)
     if out_per_gpu is not None:  # InferenceX divides the output by the decode GPUs of a disaggregated run
         point["output_throughput_tokens_per_s"] = out_per_gpu * (decode_gpus if decode_gpus is not None else gpus)
-    _power(d, point, where, notes)
+    power_into(d, point, where, notes)
     key = CurveKey(
         hardware=_text(d, "hardware"),
         model=_text(d, "benchmark_model"),
@@ -513,40 +324,14 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
     )
 
 
-def _agentic_lengths(d: Record, total_tokens_per_s: float) -> MeasuredLengths | None:
-    """Measured mean tokens per request of a stage-F row (``mean_input_tokens``, ``mean_output_tokens_actual``).
-
-    These are the client's means over the successful requests, the ones its throughput counts (the server-side
-    ``total_prompt_tokens`` count more); ``None`` when the row does not give both.
-    """
-    mean_in = number(d, "input_tokens_mean", required=False)
-    mean_out = number(d, "output_tokens_mean", required=False)
-    if mean_in is None or mean_out is None:
-        return None
-    requests = number(d, "requests_completed", required=False)
-    source = f"{d.source_name('input_tokens_mean')} and {d.source_name('output_tokens_mean')}"
-    return MeasuredLengths(mean_in, mean_out, requests, None, source)
-
-
-def _flatten(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """A record with nested blocks as one level: ``{"metrics": {"x": 1}}`` -> ``{"metrics.x": 1}`` (stage D)."""
-    out: dict[str, Any] = {}
-    for k, v in raw.items():
-        if isinstance(v, dict):
-            out.update({f"{k}.{k2}": v2 for k2, v2 in v.items()})
-        else:
-            out[k] = v
-    return out
-
-
 def _row_d(file: str, raw: Mapping[str, Any], opts: _Options, notes: list[str]) -> Row:
     """The one operating point of a stage-D file (nested ``metrics``/``gpu``), through the ``stage_d`` column."""
-    d = rename_fields(_flatten(raw), "stage_d", opts.percentile)
+    d = rename_fields(flatten(raw), "stage_d", opts.percentile)
     extra: list[str] = []
     concurrency = number(d, "concurrency")
     total = number(d, "throughput_tokens_per_s")  # the deployment's, like stage A
     ttft_ms, tpot_ms = number(d, "ttft_ms"), number(d, "tpot_ms")
-    tp, ep = whole_number(d, "tensor_parallel"), _expert_parallel(d, extra)
+    tp, ep = whole_number(d, "tensor_parallel"), expert_parallel(d, extra)
     n_gpus = whole_number(d, "accelerators_per_replica")
     if n_gpus is not None:
         gpus, gpus_source = n_gpus, f"file: {d.source_name('accelerators_per_replica')} {n_gpus} (deployment-wide)"
@@ -562,7 +347,7 @@ def _row_d(file: str, raw: Mapping[str, Any], opts: _Options, notes: list[str]) 
     out = number(d, "output_throughput_tokens_per_s", required=False)
     if out is not None:
         point["output_throughput_tokens_per_s"] = out
-    _power(d, point, file, notes)
+    power_into(d, point, file, notes)
     measured = _measured_lengths(d, total, extra)
     precision = _text(d, "benchmark_precision")
     key = CurveKey(
@@ -802,7 +587,7 @@ def read_inferencex(
                     rows.append(_row_a(file, d, opts, stage))
                 elif stage == "D":
                     rows.append(_row_d(file, d, opts, result.notes))
-                elif not _is_stage_b(d):
+                elif not is_stage_b(d):
                     raise SkipError("", "row is not an InferenceX aggregate (no conc/hw/tput_per_gpu with *_ttft)")
                 else:
                     rows.append(_row_b(file, idx, d, stage, opts, result.notes))
