@@ -3,7 +3,7 @@ E (raw client, latencies in s without ``_ms``), F (agentic aggregates with mean/
 stage-B row, and reconcile reproducing InferenceX's $/M output tokens from the command line alone.
 
 The fixtures (tests/data/inferencex_fixtures/newer/, described in the folder's README) are invented; the tests marked
-``data`` read the real files from ``../shared/data/inferencex``.
+``data`` read the real files from the shared data folder beside the repository.
 """
 
 from __future__ import annotations
