@@ -315,3 +315,34 @@ def test_table_output_goes_to_the_file(uncertain: Path, tmp_path: Path, command:
     assert_ok(result)
     assert result.stdout == ""
     assert target.read_text(encoding="utf-8") == invoke(*command, uncertain).stdout
+
+
+# ---- issue 20, item 8: an input of systems[i] compares system i (it compared systems[1], silently) ----
+
+OWN_RENT_API = "deepseek-r1-own-vs-rent-vs-api"  # systems[0] owned (baseline), [1] reserved, [2] on demand, [3] API
+
+
+def test_breakeven_on_an_input_of_systems_2_compares_system_2() -> None:
+    from rackcost.scenario.loading import bundled_scenario_path
+
+    path = bundled_scenario_path(OWN_RENT_API)
+    result = invoke("breakeven", path, "--input", "systems[2].rent.usd_per_accelerator_hour", "--format", "json")
+    assert_ok(result)
+    names = [s.name for s in rackcost.load_scenario(path).systems]
+    assert json.loads(result.stdout)["system"] == names[2] == "GB200 NVL72 rented, on demand"
+
+
+def test_breakeven_on_an_input_of_the_baseline_with_several_others_asks_for_the_system() -> None:
+    from rackcost.scenario.loading import bundled_scenario_path
+
+    path = bundled_scenario_path(OWN_RENT_API)
+    result = invoke("breakeven", path, "--input", "systems[0].costs.capex_usd_per_node")
+    assert_user_error(result, "systems[0].costs.capex_usd_per_node", "say which with --system")
+
+
+def test_breakeven_on_an_input_of_a_third_system_is_refused() -> None:
+    from rackcost.scenario.loading import bundled_scenario_path
+
+    path = bundled_scenario_path(OWN_RENT_API)
+    args = ("--input", "systems[2].rent.usd_per_accelerator_hour", "--system", "GB200 NVL72 rented, reserved")
+    assert_user_error(invoke("breakeven", path, *args), "cannot move their comparison")

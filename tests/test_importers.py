@@ -422,7 +422,7 @@ def test_repeated_concurrency_in_one_curve_is_reported():
 
 def test_bad_arguments_raise():
     with pytest.raises(ValueError, match="percentile"):
-        read_inferencex([], percentile="p90")
+        read_inferencex([], percentile="p42")
     with pytest.raises(ValueError, match="both isl and osl"):
         read_inferencex([], isl=1024)
 

@@ -461,6 +461,7 @@ for i, name in enumerate(system_names):
                         "benchmark_output_tokens",
                         "framework",
                         "speculative_decoding",
+                        "decode_accelerators_per_replica",
                     ),
                 )
                 with st.expander("What the curve was measured on"):

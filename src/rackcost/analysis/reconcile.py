@@ -271,8 +271,10 @@ def reconcile(
         Read InferenceX's figure at the measured point nearest this concurrency [requests]; default the one
         nearest rackcost's chosen operating point (nearest in log concurrency; the lower on a tie).
     output_tokens_per_s_per_gpu
-        The benchmark's measured output throughput at that point (InferenceX's ``output_tput_per_gpu``), when
-        known [tokens/s]; without it the output share follows the nominal ISL/OSL, as rackcost counts.
+        The benchmark's measured output throughput at that point (InferenceX's ``output_tput_per_gpu``: per decode
+        GPU on a disaggregated row) [tokens/s]; default the point's imported ``output_throughput_tokens_per_s``
+        (per decode GPU where ``performance.decode_accelerators_per_replica`` is given), else the nominal ISL/OSL
+        split, as rackcost counts.
 
     Returns
     -------
@@ -303,8 +305,47 @@ def reconcile(
     return _reconcile(scenario, index, outcome, usd_per_gpu_hour, label, tier, point, output_tokens_per_s_per_gpu)
 
 
+def _measured_output_per_gpu(
+    scenario: Scenario, index: int, outcome: SystemOutcome, k: int
+) -> tuple[float, str] | None:
+    """InferenceX's output tokens/s per GPU at curve point ``k`` from the point's measured output throughput.
+
+    InferenceX divides a run's output throughput by its GPUs, and a disaggregated run's by its decode GPUs alone
+    (SemiAnalysisAI/InferenceX ``utils/process_result.py`` at 77f3e680: ``output_tput_per_gpu = output_throughput
+    / decode_gpus``, ``tput_per_gpu = total / (prefill_gpus + decode_gpus)``); its dashboard then prices output
+    tokens as $/GPU-h / (``output_tput_per_gpu`` x 3600 / 1e6) (InferenceX-app ``lib/chart-utils.ts``,
+    ``costhOutput``). So the output tokens of a disaggregated replica are charged to
+    ``performance.decode_accelerators_per_replica`` GPUs. ``None`` when the point has no measured output.
+    """
+    perf, hw = scenario.systems[index].hardware_blocks()
+    if not perf.points:
+        return None
+    source_index = outcome.inputs.curve.source_index
+    assert source_index is not None  # build_curve numbers the measured points; only interpolation drops it
+    out = perf.points[int(source_index[k])].output_throughput_tokens_per_s
+    if out is None:
+        return None
+    if perf.token_basis.value == "output":  # the throughput counts output tokens already: _measured_per_gpu has it
+        return None
+    if perf.throughput_per == "accelerator":
+        return out, "measured (the point's output_throughput_tokens_per_s, per accelerator)"
+    decode = perf.decode_accelerators_per_replica
+    apr = hw.accelerators_per_replica
+    if decode is not None:
+        if decode > apr:
+            raise ValueError(
+                f"performance.decode_accelerators_per_replica ({decode}) exceeds hardware.accelerators_per_replica "
+                f"({apr}) of {scenario.systems[index].name!r}"
+            )
+        return out / decode, f"measured, per decode GPU ({decode} of the replica's {apr}, as InferenceX charges them)"
+    return out / apr, "measured (the point's output_throughput_tokens_per_s)"
+
+
 def _measured_per_gpu(scenario: Scenario, index: int, outcome: SystemOutcome, k: int) -> tuple[float, float, str]:
-    """Total and output tokens/s per GPU at curve point ``k`` as the scenario gives it (not derated)."""
+    """Total and output tokens/s per GPU at curve point ``k`` as the scenario gives it (not derated).
+
+    The output figure is the nominal ISL/OSL split of the total (or the throughput itself on an output basis).
+    """
     perf, hw = scenario.systems[index].hardware_blocks()
     apr = hw.accelerators_per_replica
     isl = perf.benchmark_input_tokens or scenario.workload.input_tokens_per_request
@@ -383,9 +424,11 @@ def _figures(
     curve = o.inputs.curve
     k = _benchmark_index(curve.concurrency, o.chosen.concurrency if point is None else point)
     total_gpu, nominal_out_gpu, output_basis = _measured_per_gpu(scenario, index, o, k)
-    out_gpu = nominal_out_gpu if measured_output is None else measured_output
+    out_gpu = nominal_out_gpu
     if measured_output is not None:
-        output_basis = "measured (given)"
+        out_gpu, output_basis = measured_output, "measured (given)"
+    elif (imported := _measured_output_per_gpu(scenario, index, o, k)) is not None:
+        out_gpu, output_basis = imported
     ix_total, ix_output = inferencex_usd_per_million_tokens(total_gpu, out_gpu, price)
     osl_bench = float(perf.benchmark_output_tokens or scenario.workload.output_tokens_per_request)
     derate = float(scenario.uncertainty.throughput_derate.get(spec.provenance.provenance_class, 1.0))
@@ -554,7 +597,7 @@ def _notes(f: _Figures, tier: PriceTier | None, measured_output: float | None) -
         "InferenceX prices one benchmark point at 100% utilisation of every GPU; rackcost prices a fleet sized for the "
         "peak under the SLO, per accepted output token, at each demand point.",
     ]
-    if measured_output is None and f.output_basis.startswith("nominal"):
+    if f.output_basis.startswith("nominal"):
         notes.append(
             "InferenceX's own output figure uses the measured output throughput (output_tput_per_gpu); without it the "
             "nominal ISL/OSL split stands in and the token-split factor is 1 (give the measured value to see it)."

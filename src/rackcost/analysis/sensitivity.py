@@ -10,6 +10,7 @@ Both evaluate many variants of a scenario in one vectorised call of
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -176,10 +177,21 @@ def breakeven(
         )
     base = scenario.baseline_name
     names = [s.name for s in scenario.systems]
-    system = system or next((s for s in names if s != base), None)
+    system = system or _system_of_input(input_path, names, base)
     if system is None or system not in names or system == base:
         raise ScenarioError(
             [Problem("", f"break-even needs a system other than the baseline {base!r}; systems: {names}")]
+        )
+    owner = _input_system_index(input_path)
+    if owner is not None and owner < len(names) and names[owner] not in (system, base):
+        raise ScenarioError(
+            [
+                Problem(
+                    input_path,
+                    f"the input belongs to systems[{owner}] ({names[owner]!r}), which is neither {system!r} nor the "
+                    f"baseline {base!r}: it cannot move their comparison; give --system {names[owner]!r}",
+                )
+            ]
         )
     points = [d.name for d in scenario.demand]
     if demand_point != BLENDED and demand_point not in points:
@@ -220,6 +232,38 @@ def breakeven(
     else:
         message = f"{where}: equal cost per accepted request at {input_path} = {_precise(value, input_path)}"
     return BreakEven(input_path, system, base, demand_point, value, low, high, message)
+
+
+def _input_system_index(input_path: str) -> int | None:
+    """``i`` of an input under ``systems[i]``, else ``None``."""
+    m = re.match(r"systems\[(\d+)\]", input_path)
+    return int(m.group(1)) if m else None
+
+
+def _system_of_input(input_path: str, names: list[str], base: str) -> str | None:
+    """The system a break-even without ``system`` compares: the one the input belongs to, else the first other.
+
+    An input of ``systems[i]`` compares system ``i`` with the baseline; an input of the baseline itself compares it
+    with the one other system, and is refused as ambiguous when there are several. Inputs of no system (facility,
+    uncertainty) compare the first other system, as before.
+    """
+    others = [n for n in names if n != base]
+    owner = _input_system_index(input_path)
+    if owner is None or owner >= len(names):
+        return next(iter(others), None)
+    if names[owner] != base:
+        return names[owner]
+    if len(others) == 1:
+        return others[0]
+    raise ScenarioError(
+        [
+            Problem(
+                input_path,
+                f"the input belongs to the baseline {base!r}, and {len(others)} systems could be compared with it "
+                f"({', '.join(repr(n) for n in others)}): say which with --system",
+            )
+        ]
+    )
 
 
 def first_root(

@@ -37,6 +37,9 @@ import_app = typer.Typer(
 class Percentile(StrEnum):
     p99 = "p99"
     median = "median"
+    p95 = "p95"
+    p90 = "p90"
+    p75 = "p75"
 
 
 class ThroughputPer(StrEnum):
@@ -82,7 +85,12 @@ def inferencex(
     files: Annotated[list[Path], typer.Argument(help="InferenceX result JSON files (stage A, B or C), or folders.")],
     system: SystemOpt = None,
     percentile: Annotated[
-        Percentile, typer.Option("--percentile", help="TTFT and TPOT at this percentile (TPOT = 1 / interactivity).")
+        Percentile,
+        typer.Option(
+            "--percentile",
+            help="TTFT and TPOT at this percentile (TPOT = 1 / interactivity). p95, p90 or p75 stand in for the "
+            "SLO's in files without p99 (agentic aggregates, read only so): provenance and a warning say so.",
+        ),
     ] = Percentile.p99,
     output: OutputOpt = None,
     force: ForceOpt = False,
@@ -95,7 +103,8 @@ def inferencex(
     ] = ProvenanceClass.independent,
     only: OnlyOpt = None,
 ) -> None:
-    """Import InferenceX result files: stage A (raw client, ms), B (aggregate, s, per GPU) or C (array of B)."""
+    """Import InferenceX result files: stage A (raw client, ms), B (aggregate, s, per GPU), C (array of B),
+    D (nested metrics/gpu blocks, measured power), E (raw client, s) or F (agentic aggregates, --percentile p95)."""
     from rackcost.importers.inferencex import read_inferencex_paths
 
     dest = destination(output, force, *files)
@@ -242,7 +251,7 @@ def print_summary(console: Console, result: ImportResult, importer: str = "infer
             rng = c.concurrency_range
             conc = "-" if rng is None else (f"{rng[0]:g}" if rng[0] == rng[1] else f"{rng[0]:g}-{rng[1]:g}")
             k = c.key
-            isl_osl = f"{k.input_tokens}/{k.output_tokens}"
+            isl_osl = "-" if k.input_tokens is None else f"{k.input_tokens}/{k.output_tokens}"
             gpus = "-" if k.gpus_per_replica is None else str(k.gpus_per_replica)
             t.add_row(
                 str(i),
@@ -292,3 +301,5 @@ def print_summary(console: Console, result: ImportResult, importer: str = "infer
         console.print(t)
     for note in result.notes:
         console.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)

@@ -58,6 +58,15 @@ def reconcile(
             "the chosen operating point).",
         ),
     ] = None,
+    output_tokens_per_s_per_gpu: Annotated[
+        float | None,
+        typer.Option(
+            "--output-tokens-per-s-per-gpu",
+            help="The benchmark point's measured output tokens/s per GPU (InferenceX's output_tput_per_gpu; per "
+            "decode GPU on a disaggregated row); default the point's imported output_throughput_tokens_per_s, else "
+            "the nominal ISL/OSL split.",
+        ),
+    ] = None,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
     force: ForceOpt = False,
@@ -76,7 +85,7 @@ def reconcile(
         raise typer.Exit(code=1)
     sc = load(scenario)
     try:
-        result = run(sc, system, price, point=concurrency)
+        result = run(sc, system, price, point=concurrency, output_tokens_per_s_per_gpu=output_tokens_per_s_per_gpu)
     except ScenarioError as exc:
         fail(exc)
     except ValueError as exc:

@@ -155,6 +155,7 @@ def comparability_warnings(scenario: Scenario) -> list[str]:
     for system in scenario.systems:
         if system.api is not None:  # no curve: nothing measured to compare
             continue
+        out.extend(_power_above_rated(system))
         cond = _conditions(scenario, system)
         if cond["ISL/OSL"] != workload_isl_osl:
             out.append(
@@ -178,6 +179,27 @@ def comparability_warnings(scenario: Scenario) -> list[str]:
             out.append(
                 f"{system.name} vs {base.name}: headline claims use different power bases "
                 f"({sc.power_basis} vs {bc.power_basis})"
+            )
+    return out
+
+
+def _power_above_rated(system: System) -> list[str]:
+    """A warning per operating point whose measured board power exceeds the accelerator's rated power.
+
+    A measured mean above the nameplate is a unit or a per-node/per-GPU mix-up far more often than a real
+    reading; the model takes it as given, so the reader is told (naming both figures).
+    """
+    perf, hw = system.hardware_blocks()
+    rated = hw.accelerator_rated_w
+    out = []
+    for i, p in enumerate(perf.points):
+        w = p.power_w_per_accelerator
+        if w is not None and w > rated:
+            at = f"concurrency {p.concurrency:g}" if p.concurrency is not None else f"points[{i}]"
+            out.append(
+                f"{system.name}: measured power {w:g} W per accelerator at {at} "
+                f"(performance.points[{i}].power_w_per_accelerator) is above the accelerator's rated power "
+                f"{rated:g} W (hardware.accelerator_rated_w); check the file's units and GPU count, or the rating"
             )
     return out
 

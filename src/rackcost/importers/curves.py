@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
+from rackcost.importers.mapping import STAND_IN_PERCENTILES
 from rackcost.scenario.schema import Performance, Provenance
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "Skipped",
     "build_curves",
     "differing_keys",
+    "stand_in_warning",
     "names_from_file_name",
     "parse_only",
 ]
@@ -77,6 +79,8 @@ class CurveKey:
     input_tokens: int | None = None
     output_tokens: int | None = None
     speculative_decoding: str | None = None
+    offloading: str | None = None
+    decode_gpus_per_replica: int | None = None
     token_basis: str = "total"
     throughput_per: str = "replica"
 
@@ -106,6 +110,8 @@ class CurveKey:
             parts.append(f"{self.input_tokens}/{self.output_tokens}")
         if self.speculative_decoding and self.speculative_decoding != "none":
             parts.append(f"spec-{self.speculative_decoding}")
+        if self.offloading and self.offloading != "none":
+            parts.append(f"offload-{self.offloading}")
         return " ".join(parts)
 
 
@@ -121,6 +127,7 @@ ONLY_ALIASES = {
     "spec": "speculative_decoding",
     "spec_decoding": "speculative_decoding",
     "gpus": "gpus_per_replica",
+    "offload": "offloading",
 }
 """Short names ``--only`` accepts for curve-key fields (``tp=8``)."""
 
@@ -285,12 +292,15 @@ class ImportResult:
         Rows read correctly but left out by the ``only`` filter [rows].
     notes
         Remarks for the summary that are not problems (e.g. columns a CSV reader ignored).
+    warnings
+        What a reader must not miss about curves that were imported (a percentile standing in for the SLO's).
     """
 
     curves: list[ImportedCurve] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     filtered: int = 0
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -299,6 +309,7 @@ class ImportResult:
 
 
 _ISL_OSL = re.compile(r"(?<![a-z0-9])(\d+)k(\d+)k(?![a-z0-9])", re.I)
+_ISL_OSL_TOKENS = re.compile(r"(?<![a-z0-9])isl(\d+)[_-]osl(\d+)(?![0-9])", re.I)
 _TP = re.compile(r"(?<![a-z])tp(\d+)", re.I)
 _EP = re.compile(r"(?<![a-z])ep(\d+)", re.I)
 _DPA = re.compile(r"(?<![a-z])dpa(true|false)", re.I)
@@ -328,6 +339,9 @@ def names_from_file_name(name: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if m := _ISL_OSL.search(stem):
         out["isl"], out["osl"] = int(m.group(1)) * TOKENS_PER_K, int(m.group(2)) * TOKENS_PER_K
+        out["isl_osl_token"] = m.group(0)
+    elif m := _ISL_OSL_TOKENS.search(stem):  # the token-position experiments: isl10240_osl128, in tokens
+        out["isl"], out["osl"] = int(m.group(1)), int(m.group(2))
         out["isl_osl_token"] = m.group(0)
     for pattern, key, cast in (
         (_TP, "tp", int),
@@ -478,6 +492,7 @@ def _curve(key: CurveKey, rows: list[Row], percentile: str, provenance_class: st
         ("benchmark_output_tokens", key.output_tokens),
         ("framework", key.framework),
         ("speculative_decoding", key.speculative_decoding),
+        ("decode_accelerators_per_replica", key.decode_gpus_per_replica),
     ):
         if value is not None:
             performance[ours] = value
@@ -502,7 +517,13 @@ def _curve(key: CurveKey, rows: list[Row], percentile: str, provenance_class: st
     gpu_sources = list(dict.fromkeys(r.gpus_source for r in rows))
     notes = [
         f"Imported by rackcost ({importer}, stage {'/'.join(stages)}); TTFT and TPOT at {percentile} "
-        f"(TPOT = 1000 / {percentile} interactivity)."
+        + (
+            f"(TPOT = 1000 / {percentile} interactivity)."
+            if set(stages) <= {"B", "C"}
+            else f"(TPOT from {percentile} TPOT; stage F's interactivity percentiles are not one over it)."
+            if stages == ["F"]
+            else "(as the raw client measured them)."
+        )
         if importer == "inferencex"
         else f"Imported by rackcost ({importer}).",
         f"ISL/OSL from {'; '.join(isl_sources)}.",
@@ -510,8 +531,22 @@ def _curve(key: CurveKey, rows: list[Row], percentile: str, provenance_class: st
     ]
     if key.throughput_per == "replica" and key.gpus_per_replica is not None:
         notes.append(f"Throughput per replica of {key.gpus_per_replica} GPUs ({'; '.join(gpu_sources)}).")
-    if any("power_w_per_accelerator" in p for p in points):
-        notes.append("power_w_per_accelerator is measured GPU board power, not wall power.")
+    if percentile in STAND_IN_PERCENTILES:
+        notes.append(stand_in_warning(percentile))
+    if any("power_w_per_accelerator" in p or "peak_power_w_per_accelerator" in p for p in points):
+        notes.append(
+            "power_w_per_accelerator (mean) and peak_power_w_per_accelerator are measured GPU board power, not wall "
+            "power (provenance: measured board power)."
+        )
+    if any("output_throughput_tokens_per_s" in p for p in points):
+        notes.append(
+            "output_throughput_tokens_per_s is the measured output throughput per replica"
+            + (
+                f" (InferenceX's output_tput_per_gpu is per decode GPU: x {key.decode_gpus_per_replica} decode GPUs)."
+                if key.decode_gpus_per_replica is not None
+                else "."
+            )
+        )
     originals = [r.source_file for r in rows if r.source_file]
     if originals:
         folders = sorted({str(PurePath(o).parent.parent) for o in originals})
@@ -625,6 +660,15 @@ def _lengths_note(key: CurveKey, rows: list[Row], lengths: tuple[float, float] |
             "a little)"
         )
     return note + "."
+
+
+def stand_in_warning(percentile: str) -> str:
+    """What a curve read at a stand-in percentile says (provenance notes and the import's warnings)."""
+    return (
+        f"TTFT and TPOT at {percentile} STAND IN for the SLO's percentile (p99 by default): the file has no p99, "
+        f"{percentile} was named with --percentile; the tail is understated, so the SLO is met more easily than "
+        "at p99."
+    )
 
 
 def differing_keys(curves: list[ImportedCurve]) -> dict[str, list[str]]:

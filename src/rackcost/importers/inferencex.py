@@ -1,13 +1,21 @@
 """InferenceX result files -> operating-point curves with provenance.
 
-InferenceX (SemiAnalysis's open inference benchmark) writes three shapes of result file, told apart here by
+InferenceX (SemiAnalysis's open inference benchmark) writes six shapes of result file, told apart here by
 content, never by file name:
 
 - **stage A**, the raw benchmark client output: one JSON object with ``max_concurrency``,
   ``total_token_throughput`` (the whole deployment's tokens/s) and latencies ``{pct}_{ttft,tpot}_ms`` in **ms**;
 - **stage B**, the per-point aggregate: one JSON object with ``hw``, ``conc``, ``tput_per_gpu`` (tokens/s **per
   GPU**), latencies ``{pct}_ttft`` in **seconds** and interactivity ``{pct}_intvty`` (output tokens/s per user);
-- **stage C**, a JSON array of stage-B rows.
+- **stage C**, a JSON array of stage-B rows;
+- **stage D**, one point with nested blocks (the B200 baseline runs): configuration at the top (``hw``, ``conc``,
+  ``tp``...), the deployment's throughput and ``{median,p99}_{ttft,tpot}_ms`` under ``metrics``, and **measured**
+  mean and peak board power per GPU under ``gpu``; read as ``metrics.NAME`` and ``gpu.NAME``;
+- **stage E**, a raw client file whose latencies are in **seconds** without a unit suffix (``p99_ttft``) and which
+  gives input and output throughput but no total (the token-position experiments);
+- **stage F**, a JSON array of agentic aggregates with **mean/p75/p90/p95** statistics only (no median, no p99),
+  ``offloading`` and ``scenario_type``: read only at a percentile the user names to stand in for the SLO's
+  (``p95``, ``p90``, ``p75``), which the provenance and a warning say; never p95 silently as p99.
 
 Each record is first renamed to our names through :data:`rackcost.importers.mapping.FIELD_MAP` (its ``stage_b`` or
 ``stage_a`` column; what a file name says through ``stage_b``), and only our names are read. Replica throughput =
@@ -40,11 +48,14 @@ from rackcost.importers.curves import (
     build_curves,
     names_from_file_name,
     parse_only,
+    stand_in_warning,
 )
+from rackcost.importers.inferencex_points import agentic_lengths, expert_parallel, flatten, power_into
+from rackcost.importers.inferencex_stages import EXPECTED_SCHEMAS, describe_found, detect_stage, is_stage_b
 from rackcost.importers.mapping import (
+    ALL_PERCENTILES,
     FIELD_MAP,
-    PCT,
-    PERCENTILES,
+    STAND_IN_PERCENTILES,
     Record,
     SkipError,
     number,
@@ -65,15 +76,6 @@ BYTES_PER_MB = 1_000_000
 ISO_SECONDS_CHARS = len("YYYY-MM-DDTHH:MM:SS")
 """An ISO 8601 date-time is cut to whole seconds (InferenceX writes fractions no reader needs)."""
 
-# How the stages are told apart by content: source names a stage's records have (from the map) and how their
-# latency fields end (stage A's names say ms; stage B's are the map's {pct} names without the percentile).
-_STAGE_A_MARKERS = tuple(FIELD_MAP[n].stage_a for n in ("concurrency", "throughput_tokens_per_s", "requests_completed"))
-_STAGE_A_LATENCY_SUFFIX = "_ms"
-_STAGE_B_MARKERS = tuple(FIELD_MAP[n].stage_b for n in ("throughput_tokens_per_s", "concurrency", "hardware"))
-_STAGE_B_LATENCY_SUFFIXES = tuple(
-    FIELD_MAP[n].stage_b.removeprefix(PCT) for n in ("ttft_ms", "interactivity_tokens_per_s", "tpot_ms")
-)
-
 # vLLM's client computes the request rate and the token throughputs over one duration from the same completed
 # requests, so throughput / mean length equals the request rate to rounding (1e-15); 1e-6 flags a file whose
 # fields were edited or come from different windows without flagging float noise.
@@ -90,38 +92,6 @@ class _Options:
     isl: int | None
     osl: int | None
     gpus_per_replica: int | None
-
-
-def _is_stage_a(d: object) -> bool:
-    return (
-        isinstance(d, dict)
-        and any(k in d for k in _STAGE_A_MARKERS)
-        and any(isinstance(k, str) and k.endswith(_STAGE_A_LATENCY_SUFFIX) for k in d)
-    )
-
-
-def _is_stage_b(d: object) -> bool:
-    return (
-        isinstance(d, dict)
-        and any(k in d for k in _STAGE_B_MARKERS)
-        and any(isinstance(k, str) and k.endswith(_STAGE_B_LATENCY_SUFFIXES) for k in d)
-    )
-
-
-def detect_stage(obj: object) -> str | None:
-    """Which InferenceX stage parsed JSON is: ``"A"``, ``"B"``, ``"C"``, or ``None`` for another schema.
-
-    Decided by content: stage A has ``max_concurrency``/``total_token_throughput`` and ``*_ms`` latencies;
-    stage B has ``hw``/``conc``/``tput_per_gpu`` and latencies in seconds (``*_ttft``, ``*_intvty``);
-    stage C is an array in which at least one row is stage B.
-    """
-    if isinstance(obj, list):
-        return "C" if any(_is_stage_b(x) for x in obj) else None
-    if _is_stage_a(obj):
-        return "A"
-    if _is_stage_b(obj):
-        return "B"
-    return None
 
 
 def _parse(name: str, data: bytes) -> Any:
@@ -187,8 +157,10 @@ def _isl_osl(d: Record, name_sources: list[tuple[str, dict[str, Any]]], opts: _O
 
     ``name_sources`` are ``(label, names_from_file_name(...))`` pairs, in order of preference.
     """
-    isl_name, osl_name = d.source_name("benchmark_input_tokens"), d.source_name("benchmark_output_tokens")
-    if "benchmark_input_tokens" in d or "benchmark_output_tokens" in d:
+    in_file = d.maps("benchmark_input_tokens")  # stage E names the lengths only in its file name
+    isl_name = d.source_name("benchmark_input_tokens") if in_file else FIELD_MAP["benchmark_input_tokens"].stage_b
+    osl_name = d.source_name("benchmark_output_tokens") if in_file else FIELD_MAP["benchmark_output_tokens"].stage_b
+    if in_file and ("benchmark_input_tokens" in d or "benchmark_output_tokens" in d):
         isl, osl = whole_number(d, "benchmark_input_tokens"), whole_number(d, "benchmark_output_tokens")
         if isl is None or osl is None:
             raise SkipError(isl_name if isl is None else osl_name, "missing while the other one is given")
@@ -216,13 +188,15 @@ def _check_gpus(gpus: int, source: str, opts: _Options, field_name: str) -> None
         )
 
 
-def _latency_b(d: Record) -> tuple[float, float]:
+def _latency_b(d: Record, interactivity: bool = True) -> tuple[float, float]:
     """TTFT [ms] and TPOT [ms] of a renamed stage-B row (at the percentile it was renamed at).
 
     Stage B gives TTFT and TPOT in s (renamed, not yet converted) and interactivity, which is preferred for TPOT.
+    Stage F's ``{pct}_intvty`` is a percentile of the interactivity distribution (its p95 is the fast tail), not
+    one over the ``{pct}`` TPOT, so there (``interactivity=False``) TPOT is read as it is given.
     """
     ttft_ms = seconds_to_ms(number(d, "ttft_ms"))
-    intvty = number(d, "interactivity_tokens_per_s", required=False)
+    intvty = number(d, "interactivity_tokens_per_s", required=False) if interactivity else None
     if intvty is not None:
         return ttft_ms, tpot_ms_from_interactivity(intvty)
     tpot_s = number(d, "tpot_ms", required=False)
@@ -235,12 +209,13 @@ def _latency_b(d: Record) -> tuple[float, float]:
 
 
 def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts: _Options, notes: list[str]) -> Row:
-    """One operating point of a stage-B record (or a stage-C row), renamed through the map's ``stage_b`` column."""
+    """One operating point of a stage-B record (or a stage-C or F row), renamed through the ``stage_b`` column."""
     d = rename_fields(raw, "stage_b", opts.percentile)
+    agentic = stage == "F"
     where = f"{file}[row {idx}]" if idx is not None else file
     concurrency = number(d, "concurrency")
     per_gpu = number(d, "throughput_tokens_per_s")  # per GPU in stage B: times GPUs per replica below
-    ttft_ms, tpot_ms = _latency_b(d)
+    ttft_ms, tpot_ms = _latency_b(d, interactivity=not agentic)
 
     source_file = _text(d, "source_file")
     name_sources = []
@@ -264,8 +239,9 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
     dp_attention = from_name("dp_attention", "dp_attention")
     disagg = from_name("disaggregated", "disaggregated")
     tp_name = d.source_name("tensor_parallel")
-    tp, ep = whole_number(d, "tensor_parallel"), whole_number(d, "expert_parallel")
+    tp, ep = whole_number(d, "tensor_parallel"), expert_parallel(d, extra)
     pp = whole_number(d, "pipeline_parallel")
+    decode_gpus = None
     if "prefill_gpus" in d and "decode_gpus" in d:
         prefill, decode = whole_number(d, "prefill_gpus"), whole_number(d, "decode_gpus")
         if prefill is None or decode is None:  # given as null or empty: a Skipped entry, not a TypeError
@@ -274,6 +250,7 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
                 d.source_name(missing), "missing while the other GPU count of the disaggregated run is given"
             )
         gpus, gpus_source = prefill + decode, f"file: {prefill} prefill + {decode} decode GPUs"
+        decode_gpus = decode
     elif tp is not None:
         gpus = tp * (pp or 1)
         gpus_source = f"file: tp {tp} x pp {pp or 1}"
@@ -293,7 +270,16 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
     _check_gpus(gpus, gpus_source, opts, tp_name)
     if ep is None and "expert_parallel" in named:
         ep = named["expert_parallel"]
-    isl, osl, isl_source = _isl_osl(d, name_sources, opts)
+    measured = agentic_lengths(d, per_gpu * gpus) if agentic else None
+    try:
+        isl, osl, isl_source = _isl_osl(d, name_sources, opts)
+    except SkipError:
+        if measured is None:
+            raise
+        isl, osl = None, None
+        isl_source = "the measured means (stage F: an agentic workload has no nominal ISL/OSL)"
+    if agentic and (scenario_type := _text(d, "scenario_type")):
+        extra.append(f"{d.source_name('scenario_type')}: {scenario_type} (a multi-turn workload, not fixed ISL/OSL).")
 
     point = {
         "concurrency": concurrency,
@@ -301,15 +287,10 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
         "tpot_ms": tpot_ms,
         "ttft_ms": ttft_ms,
     }
-    if d.get("power_w_per_accelerator") is not None:
-        power_name = d.source_name("power_w_per_accelerator")
-        if d.get("power_valid") is False:
-            notes.append(f"{where}: {power_name} ignored: the file marks it {d.source_name('power_valid')}: false")
-        else:
-            try:
-                point["power_w_per_accelerator"] = number(d, "power_w_per_accelerator")
-            except SkipError as exc:
-                notes.append(f"{where}: {power_name} ignored: {exc.reason}")
+    out_per_gpu = number(d, "output_throughput_tokens_per_s", required=False)
+    if out_per_gpu is not None:  # InferenceX divides the output by the decode GPUs of a disaggregated run
+        point["output_throughput_tokens_per_s"] = out_per_gpu * (decode_gpus if decode_gpus is not None else gpus)
+    power_into(d, point, where, notes)
     key = CurveKey(
         hardware=_text(d, "hardware"),
         model=_text(d, "benchmark_model"),
@@ -323,6 +304,8 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
         input_tokens=isl,
         output_tokens=osl,
         speculative_decoding=spec,
+        offloading=_text(d, "offloading"),
+        decode_gpus_per_replica=decode_gpus,
     )
     return Row(
         file=file,
@@ -337,26 +320,84 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
         source_file=source_file,
         extra_notes=extra,
         match=RunSignature(key.model, concurrency, per_gpu, ttft_ms),
+        measured=measured,
     )
 
 
-def _row_a(file: str, raw: Mapping[str, Any], opts: _Options) -> Row:
-    """The one operating point of a stage-A file, renamed through the map's ``stage_a`` column."""
-    d = rename_fields(raw, "stage_a", opts.percentile)
+def _row_d(file: str, raw: Mapping[str, Any], opts: _Options, notes: list[str]) -> Row:
+    """The one operating point of a stage-D file (nested ``metrics``/``gpu``), through the ``stage_d`` column."""
+    d = rename_fields(flatten(raw), "stage_d", opts.percentile)
+    extra: list[str] = []
+    concurrency = number(d, "concurrency")
+    total = number(d, "throughput_tokens_per_s")  # the deployment's, like stage A
+    ttft_ms, tpot_ms = number(d, "ttft_ms"), number(d, "tpot_ms")
+    tp, ep = whole_number(d, "tensor_parallel"), expert_parallel(d, extra)
+    n_gpus = whole_number(d, "accelerators_per_replica")
+    if n_gpus is not None:
+        gpus, gpus_source = n_gpus, f"file: {d.source_name('accelerators_per_replica')} {n_gpus} (deployment-wide)"
+    elif tp is not None:
+        gpus, gpus_source = tp, f"file: tp {tp} (deployment-wide)"
+    elif opts.gpus_per_replica is not None:
+        gpus, gpus_source = opts.gpus_per_replica, "option --gpus-per-replica (deployment-wide)"
+    else:
+        raise SkipError(d.source_name("accelerators_per_replica"), "missing (and no tp): give --gpus-per-replica")
+    _check_gpus(gpus, gpus_source, opts, d.source_name("accelerators_per_replica"))
+    isl, osl, isl_source = _isl_osl(d, [("file name", names_from_file_name(file))], opts)
+    point = {"concurrency": concurrency, "throughput_tokens_per_s": total, "tpot_ms": tpot_ms, "ttft_ms": ttft_ms}
+    out = number(d, "output_throughput_tokens_per_s", required=False)
+    if out is not None:
+        point["output_throughput_tokens_per_s"] = out
+    power_into(d, point, file, notes)
+    measured = _measured_lengths(d, total, extra)
+    precision = _text(d, "benchmark_precision")
+    key = CurveKey(
+        hardware=_text(d, "hardware"),
+        model=_text(d, "benchmark_model"),
+        precision=precision.lower() if precision else None,
+        framework=_text(d, "framework"),
+        tensor_parallel=tp,
+        expert_parallel=ep,
+        gpus_per_replica=gpus,
+        input_tokens=isl,
+        output_tokens=osl,
+    )
+    return Row(
+        file=file,
+        row=None,
+        stage="D",
+        key=key,
+        point=point,
+        isl_osl_source=isl_source,
+        gpus_source=gpus_source,
+        date=_iso_date(d.get("date")),
+        extra_notes=extra,
+        match=RunSignature(key.model, concurrency, total / gpus, ttft_ms),
+        measured=measured,
+    )
+
+
+def _row_a(file: str, raw: Mapping[str, Any], opts: _Options, stage: str = "A") -> Row:
+    """The one operating point of a stage-A file (or stage E: seconds, no total), through its map column."""
+    raw_seconds = stage == "E"
+    d = rename_fields(raw, "stage_e" if raw_seconds else "stage_a", opts.percentile)
     completed = number(d, "requests_completed", positive=False, required=False)
     if completed is not None and completed <= 0:
         raise SkipError(
             d.source_name("requests_completed"), f"{completed:g} requests completed: the run measured nothing"
         )
     concurrency = number(d, "concurrency")
-    total = number(d, "throughput_tokens_per_s")
-    ttft_ms = number(d, "ttft_ms")
-    tpot_ms = number(d, "tpot_ms")
+    if raw_seconds:  # stage E gives input and output throughput, no total; latencies in s
+        total = number(d, "input_throughput_tokens_per_s") + number(d, "output_throughput_tokens_per_s")
+        ttft_ms, tpot_ms = seconds_to_ms(number(d, "ttft_ms")), seconds_to_ms(number(d, "tpot_ms"))
+    else:
+        total = number(d, "throughput_tokens_per_s")
+        ttft_ms = number(d, "ttft_ms")
+        tpot_ms = number(d, "tpot_ms")
     from_file_name = names_from_file_name(file)
     names = rename_fields(from_file_name, "stage_b")  # a file name speaks stage B's names
     extra = []
     framework = names.get("framework")
-    if framework is None and (backend := _text(d, "framework")):
+    if framework is None and d.maps("framework") and (backend := _text(d, "framework")):
         framework = backend
         extra.append(f"framework {backend} from the client's {d.source_name('framework')} field.")
     tp_name = names.source_name("tensor_parallel")
@@ -375,7 +416,7 @@ def _row_a(file: str, raw: Mapping[str, Any], opts: _Options) -> Row:
     isl, osl, isl_source = _isl_osl(d, [("file name", from_file_name)], opts)
     runner = re.search(r"conc\d+_(.+?)(?:\.json)?$", file.rsplit("/", 1)[-1])
     extra.append(
-        "Stage A files do not name the hardware"
+        f"Stage {stage} files do not name the hardware"
         + (f" (runner in the file name: {runner.group(1)})." if runner else ".")
     )
     measured = _measured_lengths(d, total, extra)
@@ -394,10 +435,13 @@ def _row_a(file: str, raw: Mapping[str, Any], opts: _Options) -> Row:
         speculative_decoding=names.get("speculative_decoding"),
     )
     point = {"concurrency": concurrency, "throughput_tokens_per_s": total, "tpot_ms": tpot_ms, "ttft_ms": ttft_ms}
+    out = number(d, "output_throughput_tokens_per_s", required=False)
+    if out is not None:
+        point["output_throughput_tokens_per_s"] = out
     return Row(
         file=file,
         row=None,
-        stage="A",
+        stage=stage,
         key=key,
         point=point,
         isl_osl_source=isl_source,
@@ -416,11 +460,15 @@ def _measured_lengths(d: Record, total_tokens_per_s: float, notes: list[str]) ->
     rates (output tokens/s / requests/s). With both, a request rate that disagrees with throughput / mean length
     by more than :data:`_RATE_CHECK_RTOL` is said in ``notes`` (the counts are kept: they are what was counted).
     """
-    done = number(d, "requests_completed", required=False)
-    tin = number(d, "input_tokens_measured", required=False)
-    tout = number(d, "output_tokens_measured", required=False)
-    rate = number(d, "request_rate_measured", required=False)
-    out_tps = number(d, "output_throughput_tokens_per_s", required=False)
+
+    def given(ours: str) -> float | None:
+        return number(d, ours, required=False) if d.maps(ours) else None
+
+    done = given("requests_completed")
+    tin = given("input_tokens_measured")
+    tout = given("output_tokens_measured")
+    rate = given("request_rate_measured")
+    out_tps = given("output_throughput_tokens_per_s")
     rate_name = d.source_name("request_rate_measured")
     if done and tin and tout:
         mean_in, mean_out = tin / done, tout / done
@@ -479,6 +527,8 @@ def read_inferencex(
         names say (ISL/OSL like ``8k1k``, ``tp8``); the content decides the stage.
     percentile
         ``p99`` (default) or ``median``: TTFT and TPOT are both read at it; TPOT = 1000 / interactivity [ms].
+        ``p95``, ``p90`` or ``p75`` stand in for the SLO's percentile in files without p99 (stage F, the agentic
+        aggregates, which are read only at one of these): said in every curve's provenance and in ``warnings``.
     isl, osl
         ISL and OSL for rows whose file and file name do not give them [tokens].
     gpus_per_replica
@@ -500,8 +550,8 @@ def read_inferencex(
     ValueError
         For bad arguments (an unknown percentile, ``isl`` without ``osl``, an unknown ``only`` key).
     """
-    if percentile not in PERCENTILES:
-        raise ValueError(f"percentile must be one of {', '.join(PERCENTILES)}, got {percentile!r}")
+    if percentile not in ALL_PERCENTILES:
+        raise ValueError(f"percentile must be one of {', '.join(ALL_PERCENTILES)}, got {percentile!r}")
     if (isl is None) != (osl is None):
         raise ValueError("give both isl and osl, or neither")
     for name, value in (("isl", isl), ("osl", osl), ("gpus_per_replica", gpus_per_replica)):
@@ -516,27 +566,28 @@ def read_inferencex(
             obj = _parse(file, data)
             stage = detect_stage(obj)
             if stage is None:
-                what = f"a JSON {'array' if isinstance(obj, list) else type(obj).__name__}"
+                raise SkipError(
+                    "", f"not an InferenceX result: found {describe_found(obj)}; expected {EXPECTED_SCHEMAS}"
+                )
+            if stage == "F" and percentile not in STAND_IN_PERCENTILES:
                 raise SkipError(
                     "",
-                    f"not an InferenceX result ({what} without tput_per_gpu/conc/hw and *_ttft [s], nor "
-                    "total_token_throughput/max_concurrency and *_ttft_ms)",
+                    "an agentic aggregate (stage F) with mean/p75/p90/p95 statistics only, no median and no p99: name "
+                    "the percentile that stands in for the SLO's with --percentile p95 (or p90, p75); rackcost never "
+                    f"reads p95 as {percentile}",
                 )
         except SkipError as exc:
             result.skipped.append(Skipped(file, None, exc.field, exc.reason))
             continue
         entries: list[tuple[int | None, Any]]
-        if stage == "A":
-            entries = [(None, obj)]
-        elif stage == "B":
-            entries = [(None, obj)]
-        else:
-            entries = list(enumerate(obj))
+        entries = list(enumerate(obj)) if isinstance(obj, list) else [(None, obj)]
         for idx, d in entries:
             try:
-                if stage == "A":
-                    rows.append(_row_a(file, d, opts))
-                elif not _is_stage_b(d):
+                if stage in ("A", "E"):
+                    rows.append(_row_a(file, d, opts, stage))
+                elif stage == "D":
+                    rows.append(_row_d(file, d, opts, result.notes))
+                elif not is_stage_b(d):
                     raise SkipError("", "row is not an InferenceX aggregate (no conc/hw/tput_per_gpu with *_ttft)")
                 else:
                     rows.append(_row_b(file, idx, d, stage, opts, result.notes))
@@ -552,6 +603,8 @@ def read_inferencex(
         only=only_keys,
     )
     result.notes.extend(_lengths_summary(result.curves))
+    if percentile in STAND_IN_PERCENTILES:
+        result.warnings.extend(f"{c.label}: {stand_in_warning(percentile)}" for c in result.curves)
     return result
 
 
@@ -563,8 +616,13 @@ def _lengths_summary(curves: list[ImportedCurve]) -> list[str]:
             p = c.performance
             lines.append(
                 f"{c.label}: tokens per request are the measured means {p['benchmark_input_tokens']:.1f} input + "
-                f"{p['benchmark_output_tokens']:.1f} output, not the nominal {c.key.input_tokens}/"
-                f"{c.key.output_tokens}; the request rate is the measured one."
+                f"{p['benchmark_output_tokens']:.1f} output, "
+                + (
+                    f"not the nominal {c.key.input_tokens}/{c.key.output_tokens}"
+                    if c.key.input_tokens is not None
+                    else "the files give no nominal ISL/OSL"
+                )
+                + "; the request rate is the measured one."
             )
     nominal = [c for c in curves if c.token_lengths == "nominal"]
     if nominal:
@@ -591,6 +649,8 @@ def _drop_raw_twins(rows: list[Row], skipped: list[Skipped]) -> list[Row]:
         where = Path(twin.file).name + (f"[row {twin.row}]" if twin.row is not None else "")
         if twin.measured is None and r.measured is not None:  # stage B has no counts: its raw twin's are the run's
             twin.measured = replace(r.measured, source=f"{r.measured.source} of {Path(r.file).name}")
+        if twin.date is None and r.date is not None:  # stage B has no date: its raw twin's is the run's
+            twin.date = r.date
         skipped.append(
             Skipped(
                 r.file,

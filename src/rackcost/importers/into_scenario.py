@@ -38,7 +38,12 @@ def curve_figure(curve: ImportedCurve) -> dict[str, str]:
     figure = {
         "provenance": str(prov.get("class", "assumption")),
         "source": f"{prov.get('source', 'uploaded result files')}; run date {prov.get('date', 'unstated')}; "
-        f"curve {curve.label}, TTFT and TPOT {_at(curve.percentile)}; imported in the rackcost dashboard",
+        f"curve {curve.label}, TTFT and TPOT {_at(curve.percentile)}; imported in the rackcost dashboard"
+        + (
+            "; power_w_per_accelerator and peak_power_w_per_accelerator: measured board power (GPU only, not wall)"
+            if curve.has_power
+            else ""
+        ),
     }
     if figure["provenance"] == "assumption":
         figure["why"] = (

@@ -21,6 +21,7 @@ from typing import Any, Literal, overload
 from rackcost.units import MS_PER_S  # InferenceX stage B gives latencies in s, we keep ms
 
 __all__ = [
+    "ALL_PERCENTILES",
     "ALTERNATIVES",
     "FIELD_MAP",
     "NOT_IN_SOURCE",
@@ -28,6 +29,7 @@ __all__ = [
     "PERCENTILES",
     "SHOWN_VALUE_CHARS",
     "SOURCES",
+    "STAND_IN_PERCENTILES",
     "FieldName",
     "Record",
     "SkipError",
@@ -42,7 +44,14 @@ __all__ = [
 ]
 
 PERCENTILES = ("p99", "median")
-"""Percentiles at which TTFT and TPOT can be read (the same one for both)."""
+"""Percentiles at which TTFT and TPOT are read from a file that gives them (the same one for both)."""
+
+STAND_IN_PERCENTILES = ("p95", "p90", "p75")
+"""Percentiles a user may name to stand in for the SLO's, for files without p99 (InferenceX's agentic aggregates,
+stage F, carry mean/p75/p90/p95 only): read only when named, and said in the provenance and a warning."""
+
+ALL_PERCENTILES = PERCENTILES + STAND_IN_PERCENTILES
+"""Every percentile :func:`rename_fields` resolves ``{pct}`` to."""
 
 PCT = "{pct}"
 """Stands for the chosen percentile in a source name: ``{pct}_ttft`` is ``p99_ttft`` at p99."""
@@ -53,11 +62,12 @@ NOT_IN_SOURCE = "-"
 ALTERNATIVES = " or "
 """Separates alternative source names in one cell, in order of preference (``timestamp or date``)."""
 
-Source = Literal["stage_b", "stage_a", "csv"]
+Source = Literal["stage_b", "stage_a", "stage_d", "stage_e", "csv"]
 """A column of :data:`FIELD_MAP` that a reader renames by."""
 
-SOURCES: tuple[Source, ...] = ("stage_b", "stage_a", "csv")
-"""Every source column: InferenceX stage B (and C, an array of stage-B rows), InferenceX stage A, a CSV table."""
+SOURCES: tuple[Source, ...] = ("stage_b", "stage_a", "stage_d", "stage_e", "csv")
+"""Every source column: InferenceX stage B (and C and F, arrays of stage-B-like rows), stage A, stage D (one point
+in nested ``metrics``/``gpu`` blocks, read as ``metrics.NAME``), stage E (raw client, seconds), a CSV table."""
 
 SHOWN_VALUE_CHARS = 40
 """A value that is not a number is quoted up to this many characters: enough to recognise it, short enough for a
@@ -74,7 +84,7 @@ class FieldName:
         Our name, the one readers read.
     unit
         Unit of our quantity (after the conversion).
-    stage_b, stage_a, csv
+    stage_b, stage_a, csv, stage_d, stage_e
         The field's name in that source (:data:`SOURCES`). ``{pct}`` stands for the chosen percentile; ``a or b``
         names alternatives, the first one with a value (not null, empty, 0 or false) wins; ``-``
         (:data:`NOT_IN_SOURCE`) means the source does not have the quantity.
@@ -92,13 +102,25 @@ class FieldName:
     csv: str
     file_name: str
     conversion: str
+    stage_d: str = NOT_IN_SOURCE
+    stage_e: str = NOT_IN_SOURCE
 
 
 FIELD_MAP: dict[str, FieldName] = {
     f.ours: f
     for f in (
         # the operating point
-        FieldName("concurrency", "requests", "conc", "max_concurrency", "concurrency", "-", "as is (closed loop)"),
+        FieldName(
+            "concurrency",
+            "requests",
+            "conc",
+            "max_concurrency",
+            "concurrency",
+            "-",
+            "as is (closed loop)",
+            stage_d="conc",
+            stage_e="max_concurrency",
+        ),
         FieldName(
             "throughput_tokens_per_s",
             "tokens/s per replica, total basis",
@@ -106,7 +128,19 @@ FIELD_MAP: dict[str, FieldName] = {
             "total_token_throughput",
             "throughput_tokens_per_s",
             "-",
-            "stage B: x GPUs per replica; stage A: deployment-wide already; CSV as is",
+            "stage B: x GPUs per replica; stage A and D: deployment-wide already; stage E: input_throughput + "
+            "output_throughput; CSV as is",
+            stage_d="metrics.total_token_throughput",
+        ),
+        FieldName(
+            "input_throughput_tokens_per_s",
+            "input tokens/s per replica",
+            "-",
+            "-",
+            "-",
+            "-",
+            "stage E (which gives no total): + output_throughput = throughput_tokens_per_s",
+            stage_e="input_throughput",
         ),
         FieldName(
             "tpot_ms",
@@ -115,7 +149,10 @@ FIELD_MAP: dict[str, FieldName] = {
             "{pct}_tpot_ms",
             "tpot_ms",
             "-",
-            "stage B: s x 1000, read only without {pct}_intvty; stage A and CSV as is",
+            "stage B: s x 1000, read only without {pct}_intvty (stage F: always, its {pct}_intvty is a percentile of "
+            "interactivity, not one over the TPOT's); stage E: s x 1000; stage A, D and CSV as is",
+            stage_d="metrics.{pct}_tpot_ms",
+            stage_e="{pct}_tpot",
         ),
         FieldName(
             "interactivity_tokens_per_s",
@@ -126,7 +163,17 @@ FIELD_MAP: dict[str, FieldName] = {
             "-",
             "TPOT [ms] = 1000 / interactivity; CSV: given with tpot_ms, the two must agree to 0.1%",
         ),
-        FieldName("ttft_ms", "ms", "{pct}_ttft", "{pct}_ttft_ms", "ttft_ms", "-", "stage B: s x 1000; else as is"),
+        FieldName(
+            "ttft_ms",
+            "ms",
+            "{pct}_ttft",
+            "{pct}_ttft_ms",
+            "ttft_ms",
+            "-",
+            "stage B and E: s x 1000; else as is",
+            stage_d="metrics.{pct}_ttft_ms",
+            stage_e="{pct}_ttft",
+        ),
         FieldName(
             "power_w_per_accelerator",
             "W, GPU board power",
@@ -134,14 +181,60 @@ FIELD_MAP: dict[str, FieldName] = {
             "-",
             "power_w_per_accelerator",
             "-",
-            "as is; ignored when power_valid is false; never wall power",
+            "as is (measured mean); ignored when power_valid is false or 0; never wall power",
+            stage_d="gpu.mean_power_per_gpu_w",
         ),
-        FieldName("power_valid", "-", "power_valid", "-", "-", "-", "false drops the point's power (not the point)"),
-        # the conditions a curve was measured under
-        FieldName("hardware", "-", "hw", "-", "hardware", "-", "as is"),
-        FieldName("benchmark_model", "-", "model", "model_id", "benchmark_model", "-", "as is"),
         FieldName(
-            "benchmark_precision", "-", "precision", "-", "benchmark_precision", "a precision (fp8, ...)", "lower case"
+            "peak_power_w_per_accelerator",
+            "W, GPU board power",
+            "-",
+            "-",
+            "-",
+            "-",
+            "as is (measured peak); below the mean: the point is skipped; never wall power",
+            stage_d="gpu.peak_power_per_gpu_w",
+        ),
+        FieldName(
+            "energy_j_per_output_token",
+            "J per output token, GPU board",
+            "joules_per_output_token",
+            "-",
+            "-",
+            "-",
+            "stage B as is; stage D: 1000 / tokens_per_kw (output tokens/s per kW of board power)",
+            stage_d="gpu.tokens_per_kw",
+        ),
+        FieldName(
+            "power_valid",
+            "-",
+            "power_valid",
+            "-",
+            "-",
+            "-",
+            "false or 0 drops the point's power (not the point)",
+        ),
+        # the conditions a curve was measured under
+        FieldName("hardware", "-", "hw", "-", "hardware", "-", "as is", stage_d="hw"),
+        FieldName(
+            "benchmark_model",
+            "-",
+            "model",
+            "model_id",
+            "benchmark_model",
+            "-",
+            "as is",
+            stage_d="model",
+            stage_e="model_id",
+        ),
+        FieldName(
+            "benchmark_precision",
+            "-",
+            "precision",
+            "-",
+            "benchmark_precision",
+            "a precision (fp8, ...)",
+            "lower case",
+            stage_d="precision",
         ),
         FieldName(
             "framework",
@@ -151,10 +244,28 @@ FIELD_MAP: dict[str, FieldName] = {
             "framework",
             "a framework (vllm, ...)",
             "as is; stage A: the file name's, else backend",
+            stage_d="framework",
         ),
-        FieldName("tensor_parallel", "GPUs", "tp", "-", "tensor_parallel", "tpN", "GPUs per replica = tp x pp (x pcp)"),
+        FieldName(
+            "tensor_parallel",
+            "GPUs",
+            "tp",
+            "-",
+            "tensor_parallel",
+            "tpN",
+            "GPUs per replica = tp x pp (x pcp)",
+            stage_d="tp",
+        ),
         FieldName("pipeline_parallel", "GPUs", "pp", "-", "-", "-", "default 1"),
-        FieldName("prefill_context_parallel", "GPUs", "pcp", "-", "-", "-", "multiplies GPUs per replica when given"),
+        FieldName(
+            "prefill_context_parallel",
+            "GPUs",
+            "pcp_size or pcp",
+            "-",
+            "-",
+            "-",
+            "multiplies GPUs per replica when given (HEAD writes pcp_size, older files pcp)",
+        ),
         FieldName(
             "prefill_gpus",
             "GPUs",
@@ -164,7 +275,15 @@ FIELD_MAP: dict[str, FieldName] = {
             "-",
             "given with decode_gpus: GPUs per replica = prefill + decode (multi-node disaggregated)",
         ),
-        FieldName("decode_gpus", "GPUs", "num_decode_gpu", "-", "-", "-", "see prefill_gpus"),
+        FieldName(
+            "decode_gpus",
+            "GPUs",
+            "num_decode_gpu",
+            "-",
+            "-",
+            "-",
+            "see prefill_gpus; output_tput_per_gpu is per these: performance.decode_accelerators_per_replica",
+        ),
         FieldName(
             "accelerators_per_replica",
             "accelerators",
@@ -172,9 +291,19 @@ FIELD_MAP: dict[str, FieldName] = {
             "-",
             "accelerators_per_replica",
             "-",
-            "as is; else --gpus-per-replica, else tensor_parallel",
+            "as is; else --gpus-per-replica, else tensor_parallel; stage D: the deployment's GPU count",
+            stage_d="gpu.n_gpus",
         ),
-        FieldName("expert_parallel", "-", "ep", "-", "expert_parallel", "epN", "as is"),
+        FieldName(
+            "expert_parallel",
+            "-",
+            "ep",
+            "-",
+            "expert_parallel",
+            "epN",
+            "as is; 0 (no expert parallelism) as 1",
+            stage_d="ep",
+        ),
         FieldName("dp_attention", "-", "dp_attention", "-", "-", "dpatrue or dpafalse", "as is"),
         FieldName("disaggregated", "-", "disagg", "-", "-", "disagg-true or disagg-false", "as is"),
         FieldName(
@@ -183,8 +312,9 @@ FIELD_MAP: dict[str, FieldName] = {
             "isl",
             "isl",
             "benchmark_input_tokens",
-            "8k1k",
+            "8k1k or isl8192_osl1024",
             "nominal maximum; file name 1k = 1024; the measured mean instead when the run gives it",
+            stage_d="isl",
         ),
         FieldName(
             "benchmark_output_tokens",
@@ -192,14 +322,17 @@ FIELD_MAP: dict[str, FieldName] = {
             "osl",
             "osl",
             "benchmark_output_tokens",
-            "8k1k",
+            "8k1k or isl8192_osl1024",
             "nominal maximum; file name 1k = 1024; the measured mean instead when the run gives it",
+            stage_d="osl",
         ),
         FieldName("speculative_decoding", "-", "spec_decoding", "-", "speculative_decoding", "spec-NAME", "as is"),
+        FieldName("offloading", "-", "offloading", "-", "-", "-", "as is; part of the curve key (none, lmcache, ...)"),
+        FieldName("scenario_type", "-", "scenario_type", "-", "-", "-", "into provenance.notes (agentic-coding, ...)"),
         FieldName("token_basis", "-", "-", "-", "token_basis", "-", "total or output; else the option"),
         FieldName("throughput_per", "-", "-", "-", "throughput_per", "-", "replica or accelerator; else the option"),
         # provenance
-        FieldName("date", "-", "timestamp or date", "date", "date", "-", "ISO 8601"),
+        FieldName("date", "-", "timestamp or date", "date", "date", "-", "ISO 8601", stage_d="ts", stage_e="date"),
         FieldName("image", "-", "image", "-", "-", "-", "into provenance.software_stack"),
         FieldName(
             "source_file",
@@ -213,7 +346,33 @@ FIELD_MAP: dict[str, FieldName] = {
         FieldName("source", "-", "-", "-", "source", "-", "into provenance.notes"),
         # checks and notes
         FieldName(
-            "requests_completed", "requests", "-", "completed", "-", "-", "0 or fewer: the file measured nothing"
+            "requests_completed",
+            "requests",
+            "num_requests_successful",
+            "completed",
+            "-",
+            "-",
+            "0 or fewer: the file measured nothing; stage F: the requests its mean lengths are over",
+            stage_d="metrics.successful_requests",
+            stage_e="completed",
+        ),
+        FieldName(
+            "input_tokens_mean",
+            "tokens",
+            "mean_input_tokens",
+            "-",
+            "-",
+            "-",
+            "stage F: measured mean ISL (performance.benchmark_input_tokens; agentic files have no nominal ISL)",
+        ),
+        FieldName(
+            "output_tokens_mean",
+            "tokens",
+            "mean_output_tokens_actual",
+            "-",
+            "-",
+            "-",
+            "stage F: measured mean OSL (performance.benchmark_output_tokens)",
         ),
         FieldName(
             "input_tokens_measured",
@@ -223,6 +382,7 @@ FIELD_MAP: dict[str, FieldName] = {
             "-",
             "-",
             "/ requests_completed = measured mean ISL: performance.benchmark_input_tokens (nominal ISL in notes)",
+            stage_e="total_input_tokens",
         ),
         FieldName(
             "output_tokens_measured",
@@ -232,6 +392,7 @@ FIELD_MAP: dict[str, FieldName] = {
             "-",
             "-",
             "/ requests_completed = measured mean OSL: performance.benchmark_output_tokens (nominal OSL in notes)",
+            stage_e="total_output_tokens",
         ),
         FieldName(
             "request_rate_measured",
@@ -242,15 +403,21 @@ FIELD_MAP: dict[str, FieldName] = {
             "-",
             "without the token counts: measured mean ISL = (total - output throughput) / it, OSL = output / it; "
             "with them: checked against throughput / mean length",
+            stage_d="metrics.request_throughput",
+            stage_e="request_throughput",
         ),
         FieldName(
             "output_throughput_tokens_per_s",
             "output tokens/s per replica",
-            "-",
+            "output_tput_per_gpu",
             "output_throughput",
             "-",
             "-",
-            "/ request_rate_measured = measured mean OSL (without the token counts)",
+            "kept as the point's output_throughput_tokens_per_s; stage B: x GPUs per replica (x decode GPUs when "
+            "disaggregated: InferenceX divides by those); A, D, E: deployment-wide; / request_rate_measured = "
+            "measured mean OSL (without the token counts)",
+            stage_d="metrics.output_token_throughput",
+            stage_e="output_throughput",
         ),
     )
 }
@@ -317,6 +484,10 @@ class Record(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._values)
 
+    def maps(self, ours: str) -> bool:
+        """Whether :data:`FIELD_MAP` gives our field for this record's source (at its percentile)."""
+        return ours in self._names
+
     def source_name(self, ours: str) -> str:
         """What the source calls our field (the alternative found, else all of them), for messages."""
         self._check(ours)
@@ -351,8 +522,8 @@ def rename_fields(record: Mapping[str, Any], source: Source, percentile: str | N
     >>> dict(r), r.source_name("ttft_ms")
     ({'concurrency': 4, 'ttft_ms': 0.5}, 'p99_ttft')
     """
-    if percentile is not None and percentile not in PERCENTILES:
-        raise ValueError(f"percentile must be one of {', '.join(PERCENTILES)}, got {percentile!r}")
+    if percentile is not None and percentile not in ALL_PERCENTILES:
+        raise ValueError(f"percentile must be one of {', '.join(ALL_PERCENTILES)}, got {percentile!r}")
     values: dict[str, Any] = {}
     names: dict[str, str] = {}
     for ours, theirs in source_names(source, percentile).items():
@@ -452,13 +623,15 @@ _DOC_COLUMNS = (
     ("unit", "unit"),
     ("stage_b", "stage B / C"),
     ("stage_a", "stage A"),
+    ("stage_d", "stage D (nested)"),
+    ("stage_e", "stage E (raw, s)"),
     ("csv", "CSV column"),
     ("file_name", "InferenceX file name"),
     ("conversion", "conversion"),
 )
 
 
-_NAME_COLUMNS = ("ours", "stage_b", "stage_a", "csv")
+_NAME_COLUMNS = ("ours", "stage_b", "stage_a", "stage_d", "stage_e", "csv")
 
 
 def field_map_markdown() -> str:

@@ -12,7 +12,8 @@ from typing import Any
 
 import yaml
 
-from rackcost.importers.curves import ImportedCurve
+from rackcost.importers.curves import ImportedCurve, stand_in_warning
+from rackcost.importers.mapping import STAND_IN_PERCENTILES
 
 __all__ = ["COSTS_FILL_IN", "HARDWARE_FILL_IN", "SIGNIFICANT_DIGITS", "curve_to_yaml", "curves_to_yaml"]
 
@@ -78,9 +79,14 @@ COSTS_FILL_IN = [
 
 def _header(curves: list[ImportedCurve], command: str) -> list[str]:
     lines = [f"# Written by `{command}`." if command else "# Written by rackcost's importer."]
+    for percentile in sorted({c.percentile for c in curves if c.percentile in STAND_IN_PERCENTILES}):
+        lines.append(f"# WARNING: {stand_in_warning(percentile)}")
     if any(c.has_power for c in curves):
         lines.append(
-            "# power_w_per_accelerator is MEASURED GPU BOARD POWER (InferenceX avg_power_w), not wall power: hosts,"
+            "# power_w_per_accelerator is MEASURED GPU BOARD POWER (mean; peak_power_w_per_accelerator the peak), not"
+        )
+        lines.append(
+            "# wall power (provenance: measured board power; InferenceX avg_power_w or mean_power_per_gpu_w): hosts,"
         )
         lines.append("# rack overhead and PUE come on top from the scenario's hardware and facility blocks.")
     return lines

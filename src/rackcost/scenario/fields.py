@@ -98,6 +98,8 @@ Exponent = Annotated[float, Field(ge=0, le=10, allow_inf_nan=False), NOT_BOOL]
 """Of the power law: 0 is flat at the busy power, 1 linear in slot utilisation."""
 Interactivity = Annotated[float, Field(ge=0.0001, le=1000000.0, allow_inf_nan=False), NOT_BOOL]
 """Output tokens/s per user."""
+JoulesPerToken = Annotated[float, Field(ge=1e-06, le=1000000.0, allow_inf_nan=False), NOT_BOOL]
+"""Energy per token, e.g. measured board energy per output token; 1e-6 to 1e6 [J/token]."""
 KwPerAccelerator = Annotated[float, Field(ge=0.001, le=1000.0, allow_inf_nan=False), NOT_BOOL]
 AcceleratorCount = Annotated[int, Field(ge=1, le=100_000), NOT_BOOL]
 SlotCount = Annotated[int, Field(ge=1, le=10_000), NOT_BOOL]

@@ -18,6 +18,7 @@ from rackcost.scenario.fields import (
     Fraction,
     HostW,
     Interactivity,
+    JoulesPerToken,
     KwPerAccelerator,
     LatencyMs,
     MinimumHoursPerDay,
@@ -128,11 +129,29 @@ class OperatingPoint(ScenarioBlock):
         default=None,
         description="Measured accelerator (board) power at this point; overrides busy power; 1 to 1e5 [W].",
     )
+    peak_power_w_per_accelerator: AcceleratorW | None = Field(
+        default=None,
+        description="Measured peak accelerator (board) power at this point, at least power_w_per_accelerator; "
+        "1 to 1e5 [W].",
+    )
+    energy_j_per_output_token: JoulesPerToken | None = Field(
+        default=None, description="Measured board energy per output token at this point; 1e-6 to 1e6 [J/token]."
+    )
+    output_throughput_tokens_per_s: Throughput | None = Field(
+        default=None,
+        description="Measured output tokens/s at this point, per replica or per accelerator as the block's "
+        "throughput; 1e-3 to 1e10 [tokens/s].",
+    )
 
     @model_validator(mode="after")
     def _one_latency_form(self) -> OperatingPoint:
         if (self.tpot_ms is None) == (self.interactivity_tokens_per_s is None):
             raise ValueError("give exactly one of tpot_ms and interactivity_tokens_per_s")
+        mean, peak = self.power_w_per_accelerator, self.peak_power_w_per_accelerator
+        if mean is not None and peak is not None and peak < mean:
+            raise ValueError(
+                f"peak_power_w_per_accelerator ({peak:g} W) must be at least power_w_per_accelerator ({mean:g} W)"
+            )
         return self
 
     @property
@@ -190,6 +209,11 @@ class Performance(ScenarioBlock):
     )
     framework: str | None = None
     speculative_decoding: str | None = None
+    decode_accelerators_per_replica: AcceleratorCount | None = Field(
+        default=None,
+        description="Accelerators of a disaggregated replica that run decode; InferenceX charges output tokens to "
+        "these alone; 1 to 1e5.",
+    )
 
     @model_validator(mode="after")
     def _has_a_point(self) -> Performance:
@@ -201,6 +225,14 @@ class Performance(ScenarioBlock):
         known = [c for c in concurrencies if c is not None]
         if len(set(known)) != len(known):
             raise ValueError(f"operating points repeat a concurrency: {sorted(known)}")
+        if self.token_basis is TokenBasis.total:
+            for i, p in enumerate(self.points):
+                out = p.output_throughput_tokens_per_s
+                if out is not None and out > p.throughput_tokens_per_s * (1 + 1e-9):
+                    raise ValueError(
+                        f"points[{i}]: output_throughput_tokens_per_s ({out:g}) exceeds throughput_tokens_per_s "
+                        f"({p.throughput_tokens_per_s:g}), which counts input and output tokens"
+                    )
         return self
 
 

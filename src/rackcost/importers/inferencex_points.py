@@ -1,0 +1,102 @@
+"""Measured power, expert parallelism and agentic lengths of one InferenceX record, shared by its stage readers.
+
+Used by :mod:`rackcost.importers.inferencex`: each function reads a record already renamed through
+:data:`rackcost.importers.mapping.FIELD_MAP`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rackcost.importers.curves import MeasuredLengths
+from rackcost.importers.mapping import Record, SkipError, number, whole_number
+from rackcost.units import W_PER_KW
+
+__all__ = ["agentic_lengths", "expert_parallel", "flatten", "marked_invalid", "power_into"]
+
+SHOWN_FLAG_CHARS = 24
+"""A ``power_valid`` flag that is not a bool is quoted up to this many characters [-]."""
+
+
+def marked_invalid(value: object) -> bool:
+    """Whether a ``power_valid`` flag says the power is not valid: ``false``, ``0`` or the text ``false``/``0``."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value == 0
+    return isinstance(value, str) and value.strip().lower() in ("false", "0")
+
+
+def expert_parallel(d: Record, notes: list[str]) -> int | None:
+    """The expert-parallel size: ``0`` (written where there is no expert parallelism) is read as 1, and said."""
+    x = number(d, "expert_parallel", positive=False, required=False)
+    if x == 0:
+        note = f"{d.source_name('expert_parallel')} 0 read as no expert parallelism (ep 1)."
+        if note not in notes:
+            notes.append(note)
+        return 1
+    return whole_number(d, "expert_parallel")
+
+
+def power_into(d: Record, point: dict[str, float], where: str, notes: list[str]) -> None:
+    """Measured mean and peak board power and energy per output token into ``point``, where the record gives them.
+
+    A value marked invalid (``power_valid`` false or 0) or not a number is dropped and said in ``notes``; a peak
+    below the mean is a :class:`SkipError` naming the peak's field (the point is not imported).
+    """
+    fields = [f for f in ("power_w_per_accelerator", "peak_power_w_per_accelerator") if d.maps(f)]
+    given = [f for f in fields if d.get(f) is not None]
+    if given and d.maps("power_valid") and marked_invalid(d.get("power_valid")):
+        names = ", ".join(d.source_name(f) for f in given)
+        flag = d["power_valid"]
+        shown = str(flag).lower() if isinstance(flag, bool) else str(flag)[:SHOWN_FLAG_CHARS]
+        notes.append(f"{where}: {names} ignored: the file marks it {d.source_name('power_valid')}: {shown}")
+        return
+    for f in given:
+        try:
+            point[f] = number(d, f)
+        except SkipError as exc:
+            notes.append(f"{where}: {d.source_name(f)} ignored: {exc.reason}")
+    mean, peak = point.get("power_w_per_accelerator"), point.get("peak_power_w_per_accelerator")
+    if mean is not None and peak is not None and peak < mean:
+        raise SkipError(
+            d.source_name("peak_power_w_per_accelerator"),
+            f"{peak:g} W is below the mean {d.source_name('power_w_per_accelerator')} {mean:g} W: a peak cannot be "
+            "below the mean (the point is not imported)",
+        )
+    if d.maps("energy_j_per_output_token") and d.get("energy_j_per_output_token") is not None:
+        try:
+            value = number(d, "energy_j_per_output_token")
+        except SkipError as exc:
+            notes.append(f"{where}: {d.source_name('energy_j_per_output_token')} ignored: {exc.reason}")
+            return
+        name = d.source_name("energy_j_per_output_token")
+        # stage D gives output tokens/s per kW of board power: J per output token = 1000 W / that
+        point["energy_j_per_output_token"] = W_PER_KW / value if name.endswith("tokens_per_kw") else value
+
+
+def agentic_lengths(d: Record, total_tokens_per_s: float) -> MeasuredLengths | None:
+    """Measured mean tokens per request of a stage-F row (``mean_input_tokens``, ``mean_output_tokens_actual``).
+
+    These are the client's means over the successful requests, the ones its throughput counts (the server-side
+    ``total_prompt_tokens`` count more); ``None`` when the row does not give both.
+    """
+    mean_in = number(d, "input_tokens_mean", required=False)
+    mean_out = number(d, "output_tokens_mean", required=False)
+    if mean_in is None or mean_out is None:
+        return None
+    requests = number(d, "requests_completed", required=False)
+    source = f"{d.source_name('input_tokens_mean')} and {d.source_name('output_tokens_mean')}"
+    return MeasuredLengths(mean_in, mean_out, requests, None, source)
+
+
+def flatten(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A record with nested blocks as one level: ``{"metrics": {"x": 1}}`` -> ``{"metrics.x": 1}`` (stage D)."""
+    out: dict[str, Any] = {}
+    for k, v in raw.items():
+        if isinstance(v, dict):
+            out.update({f"{k}.{k2}": v2 for k2, v2 in v.items()})
+        else:
+            out[k] = v
+    return out
