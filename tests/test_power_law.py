@@ -326,3 +326,20 @@ def test_the_site_check_holds_the_peak_and_says_so():
         w for w in rackcost.evaluate(rackcost.scenario_from_dict(data)).warnings if w.startswith("Jalapeño: the fleet")
     ]
     assert f"its peak IT power is {peak:,.4g} kW" in warning and "rackcost site gives the largest fleet" in warning
+
+
+def test_a_curve_with_measured_peaks_uses_their_ratio():
+    # two measured points with mean and peak board power: the ratio is the mean of their peak / mean
+    from reference import TWO_SYSTEMS
+
+    data = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
+    points = data["systems"][0]["performance"]["points"]
+    for p, (mean, peak) in zip(points, [(300.0, 390.0), (400.0, 560.0), (450.0, 600.0)], strict=False):
+        p["power_w_per_accelerator"], p["peak_power_w_per_accelerator"] = mean, peak
+    sc = rackcost.scenario_from_dict(data)
+    from rackcost.scenario.unpack import system_inputs
+
+    measured = [p for p in points if "peak_power_w_per_accelerator" in p]
+    expected = sum(p["peak_power_w_per_accelerator"] / p["power_w_per_accelerator"] for p in measured) / len(measured)
+    assert system_inputs(sc, sc.systems[0]).peak_to_mean_power == pytest.approx(expected, rel=1e-15)
+    assert system_inputs(sc, sc.systems[1]).peak_to_mean_power == 1.45  # B measures no peak: the cited default

@@ -376,7 +376,8 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
         at = int(np.argmax(peak_kw))
         peak = (
             f"its peak IT power is {peak_kw[at]:,.4g} kW at {scenario.demand[at].name} (serving accelerators at their "
-            f"peak: mean x {PEAK_TO_MEAN_POWER:g}, held at rated power)"
+            f"peak: mean x {o.inputs.peak_to_mean_power:.3g}"
+            f"{'' if o.inputs.peak_to_mean_power == PEAK_TO_MEAN_POWER else ', measured'}, held at rated power)"
         )
         if site_kw is not None and peak_kw[at] > site_kw * (1 + 1e-12):
             out.append(

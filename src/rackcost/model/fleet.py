@@ -181,8 +181,8 @@ def wall_power(
     facility power is IT power times PUE. Rated power never enters energy.
 
     The peak is the same sum with each serving accelerator at its peak
-    (:func:`rackcost.model.power.peak_accelerator_power_w`: the mean times
-    :data:`~rackcost.model.power.PEAK_TO_MEAN_POWER`, held at the rated power); idle and parked accelerators,
+    (:func:`rackcost.model.power.peak_accelerator_power_w`: the mean times the curve's measured peak-to-mean ratio
+    or :data:`~rackcost.model.power.PEAK_TO_MEAN_POWER`, held at the rated power); idle and parked accelerators,
     hosts and rack overheads at their power.
     """
     active = demand.active_replicas
@@ -221,7 +221,8 @@ def wall_power(
             sampled.rack_overhead_w,
         )
 
-    mean_w, peak_w = it_w(active_w), it_w(power.peak_accelerator_power_w(active_w, inp.rated_w))
+    mean_w = it_w(active_w)
+    peak_w = it_w(power.peak_accelerator_power_w(active_w, inp.rated_w, inp.peak_to_mean_power))
     return (
         mean_w / W_PER_KW,
         power.facility_power_kw(mean_w, sampled.pue),

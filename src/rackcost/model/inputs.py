@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.model.performance import Curve
+from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.strategies import IdlePolicy, Payment, Routing
 
 __all__ = ["CostInputs", "FleetPolicy", "SampledInputs", "SloInputs", "SystemInputs"]
@@ -123,6 +124,9 @@ class SystemInputs:
         For a rented system: whether the rental price covers energy and facility.
     rent_minimum_hours_per_day
         Rented on demand: the hours a day every replica started that day is billed at least [h].
+    peak_to_mean_power
+        A serving accelerator's peak over mean power: the mean of the curve's measured ratios where its points
+        carry both, else :data:`rackcost.model.power.PEAK_TO_MEAN_POWER` [-].
 
     Attributes below ``headline_is_claim`` have defaults so that code building inputs by hand need not name them.
     """
@@ -154,6 +158,7 @@ class SystemInputs:
     payment: Payment = Payment.own
     rent_includes_power_and_facility: bool = True
     rent_minimum_hours_per_day: float = 0.0
+    peak_to_mean_power: float = PEAK_TO_MEAN_POWER
 
     @property
     def node_rated_w(self) -> float:

@@ -15,8 +15,10 @@ from numpy.typing import NDArray
 from rackcost.model.inputs import CostInputs, FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.operating_point import candidate_curve
 from rackcost.model.performance import build_curve
+from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.power_law import fit_for
 from rackcost.scenario.schema import Scenario, System
+from rackcost.scenario.systems import OperatingPoint
 from rackcost.units import W_PER_KW
 
 __all__ = [
@@ -153,7 +155,18 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
         payment=system.payment,
         rent_includes_power_and_facility=system.rent is None or system.rent.includes_power_and_facility,
         rent_minimum_hours_per_day=0.0 if system.rent is None else system.rent.minimum_hours_per_day,
+        peak_to_mean_power=_peak_to_mean(perf.points),
     )
+
+
+def _peak_to_mean(points: list[OperatingPoint]) -> float:
+    """The mean of the measured peak / mean power ratios of ``points``, else the cited default."""
+    ratios = [
+        p.peak_power_w_per_accelerator / p.power_w_per_accelerator
+        for p in points
+        if p.peak_power_w_per_accelerator is not None and p.power_w_per_accelerator is not None
+    ]
+    return float(np.mean(ratios)) if ratios else PEAK_TO_MEAN_POWER
 
 
 def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Samples, n: int) -> SampledInputs:
