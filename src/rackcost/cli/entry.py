@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from rackcost.cli import evaluate, importing, reconcile, report, simulate, site, sweep, uncertainty
+from rackcost.cli import evaluate, importing, reconcile, report, simulate, site, sweep, uncertainty, validation
 from rackcost.cli.common import error
 from rackcost.cli.launch import run_app
 
@@ -45,6 +45,8 @@ for command in site.COMMANDS:
 for command in sweep.COMMANDS:
     app.command()(command)
 for command in report.COMMANDS:
+    app.command()(command)
+for command in validation.COMMANDS:
     app.command()(command)
 app.command("app")(run_app)
 del command
