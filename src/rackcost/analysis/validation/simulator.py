@@ -26,11 +26,20 @@ from rackcost.analysis.validation.sections import (
     ValidationSection,
 )
 from rackcost.errors import ScenarioError
+from rackcost.model.simulation import WARMUP_FRACTION
 from rackcost.model.strategies import Routing
 from rackcost.scenario.loading import scenario_from_dict, scenario_to_data
 from rackcost.scenario.schema import Scenario
 
-__all__ = ["COLUMNS", "covers", "scenario_rows", "simulator_section", "with_routing"]
+__all__ = [
+    "COLUMNS",
+    "RULE_OF_THREE",
+    "covers",
+    "scenario_rows",
+    "share_resolution",
+    "simulator_section",
+    "with_routing",
+]
 
 COLUMNS = [
     "scenario",
@@ -52,20 +61,38 @@ COLUMNS = [
 """The columns of the section's table, one row per scenario, system and router."""
 
 
-def covers(analytic: float | None, simulated: float, halfwidth: float | None) -> bool | None:
-    """Whether the simulator's 95% interval ``simulated +- halfwidth`` contains the analytic value.
+RULE_OF_THREE = 3.0
+"""With none of ``n`` measured requests missing, the 95% upper bound on the miss share is about ``3 / n`` (the
+rule of three): the accepted share's interval is never narrower than that [-]."""
 
-    None when there is no analytic value or no finite interval; an interval of zero width (every replication gave
-    the same value, e.g. all accepted) covers only an equal value.
+
+def share_resolution(requests: int) -> float:
+    """The narrowest half-width an accepted share from ``requests`` simulated requests can claim [-]:
+    :data:`RULE_OF_THREE` over the requests measured (those after the warm-up).
 
     Examples
     --------
-    >>> covers(0.99, 0.985, 0.01), covers(0.9998, 1.0, 0.0), covers(None, 0.5, 0.1)
-    (True, False, None)
+    >>> round(share_resolution(4_000), 6)
+    0.000833
+    """
+    return RULE_OF_THREE / max(requests * (1.0 - WARMUP_FRACTION), 1.0)
+
+
+def covers(analytic: float | None, simulated: float, halfwidth: float | None, floor: float = 0.0) -> bool | None:
+    """Whether the simulator's 95% interval ``simulated +- max(halfwidth, floor)`` contains the analytic value.
+
+    None when there is no analytic value or no finite interval. Replications that all give the same value (every
+    request accepted) have an interval of zero width: ``floor`` (:func:`share_resolution` for a share) keeps it
+    from claiming more than the requests can tell.
+
+    Examples
+    --------
+    >>> covers(0.99, 0.985, 0.01), covers(0.9998, 1.0, 0.0), covers(0.9998, 1.0, 0.0, 1e-3), covers(None, 0.5, 0.1)
+    (True, False, True, None)
     """
     if analytic is None or halfwidth is None or not math.isfinite(halfwidth):
         return None
-    return abs(simulated - analytic) <= halfwidth
+    return abs(simulated - analytic) <= max(halfwidth, floor)
 
 
 def with_routing(scenario: Scenario, routing: Routing) -> Scenario:
@@ -130,7 +157,10 @@ def _row(r: dict[str, Any], router: Routing, own: Routing, budget: SimulationBud
         "simulated_accepted_fraction": r["simulated_accepted_fraction"],
         "simulated_accepted_fraction_ci95_halfwidth": r["simulated_accepted_fraction_ci95_halfwidth"],
         "accepted_covered": covers(
-            accepted, r["simulated_accepted_fraction"], r["simulated_accepted_fraction_ci95_halfwidth"]
+            accepted,
+            r["simulated_accepted_fraction"],
+            r["simulated_accepted_fraction_ci95_halfwidth"],
+            share_resolution(r["requests"]),
         ),
         "analytic_ttft_p99_ms": ttft,
         "simulated_ttft_p99_ms": r["simulated_ttft_p99_ms"],
@@ -250,8 +280,9 @@ def simulator_section(context: ValidationContext) -> ValidationSection:
         f"{budget.replications} independent replications of {budget.requests_per_replication:,} requests each "
         f"({span} of simulated time per replication, the first 10% of requests discarded as warm-up), seed {seed}. "
         'The interval is the 95% confidence half-width over the replications; "covered" says whether '
-        "analytic lies within simulated ± half-width (an interval of zero width, every replication alike, covers "
-        "only an equal value).",
+        "analytic lies within simulated ± half-width. Where every replication gives the same share (all accepted) "
+        "the half-width is 0; the accepted share's is then taken as 3 / n for n measured requests (the rule of "
+        f"three: {share_resolution(budget.requests):.2g} here), no narrower than the requests can tell.",
         "Read the disagreement as it is, not as noise: issue 21 finds the simulator biased for round_robin and "
         "random with replications this short (each starts with busy slots and no queue, and is shorter than the "
         "time the queue needs to build), so the simulated share there is too high, and its interval does not "
