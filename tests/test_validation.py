@@ -23,7 +23,7 @@ from rackcost.analysis.validation.interpolation import (
     same_measurement,
     scenario_curves,
 )
-from rackcost.analysis.validation.registry import SLOTS
+from rackcost.analysis.validation.registry import SLOTS, build_sections
 from rackcost.analysis.validation.sections import (
     FULL_BUDGET,
     QUICK_BUDGET,
@@ -31,7 +31,6 @@ from rackcost.analysis.validation.sections import (
     SectionTable,
     ValidationContext,
     ValidationSection,
-    build_sections,
     with_section,
 )
 from rackcost.analysis.validation.simulator import COLUMNS, covers, scenario_rows, share_resolution, simulator_section
@@ -133,6 +132,11 @@ def test_the_interpolation_section_has_every_curve_and_the_ends_are_said(two_sys
     assert overall["source"].tolist() == ["bundled scenarios", "shared InferenceX files", "all"]
     assert overall["points_left_out"].tolist() == [1, 1, 2]
     assert "extrapolation" in section.text and "one invented curve" in section.text
+    # the same measurement in both sets (a scenario built from a shared file) counts once in "all"
+    copy = NamedCurve("a.json", "A again", curves[0].curve)
+    again = interpolation_section(ValidationContext((("two_systems.yaml", two_systems),), (copy, convex)))
+    assert again.tables[0].frame["points_left_out"].tolist() == [1, 2, 2]
+    assert "1 curves of the shared files are the same measurement" in again.text
 
 
 # -------------------------------------------------------------------------------------------- simulator

@@ -93,7 +93,8 @@ def validation(
 ) -> None:
     """The accuracy table (docs/validation.md): interpolation leave-one-out, analytic against simulated, and more."""
     dest = destination(output, force)
-    from rackcost.analysis.validation.sections import FULL_BUDGET, QUICK_BUDGET, ValidationContext, build_sections
+    from rackcost.analysis.validation.registry import build_sections
+    from rackcost.analysis.validation.sections import FULL_BUDGET, QUICK_BUDGET, ValidationContext
     from rackcost.reporting.validation import command_line, render_validation
     from rackcost.scenario.loading import bundled_scenarios, load_scenario
 

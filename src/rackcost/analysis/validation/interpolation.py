@@ -241,11 +241,11 @@ def interpolation_section(context: ValidationContext) -> ValidationSection:
                 f"In the {name}, a curve that is another's measurement counts once overall: " + "; ".join(repeats) + "."
             )
     if len(overall) > 1:
-        everything, repeats = _distinct([c for _, curves in groups for c in curves])
+        everything, _ = _distinct([c for _, curves in groups for c in curves])
         overall.append(_overall("all", everything))
         notes.append(
-            f'Overall, "all" counts each measurement once: {len(repeats)} curves of the shared files are the same '
-            "measurement as a bundled scenario's."
+            f'Overall, "all" counts each measurement once: {per_group - len(everything)} curves of the shared files '
+            "are the same measurement as a bundled scenario's."
         )
     notes.insert(
         0,
@@ -261,8 +261,9 @@ def interpolation_section(context: ValidationContext) -> ValidationSection:
     )
     total = overall[-1] if overall else curve_errors(pd.DataFrame(columns=COLUMNS))
     headline = (
-        f"throughput between measured points within {total['throughput_mape_fraction']:.1%} on average "
-        f"(worst {total['throughput_max_ape_fraction']:.1%}) over {total['points_left_out']:.0f} left-out points"
+        f"throughput predicted between measured points: mean absolute error {total['throughput_mape_fraction']:.1%}, "
+        f"worst {total['throughput_max_ape_fraction']:.1%}, over {total['points_left_out']:.0f} left-out points of "
+        "distinct curves"
     )
     text = [
         "Between measured points the model interpolates the slot holding time S = c / throughput and the "
@@ -273,8 +274,9 @@ def interpolation_section(context: ValidationContext) -> ValidationSection:
         "only where every point of a curve carries measured power.",
         "The lowest and highest measured points cannot be left out: predicting them would be extrapolation, which "
         "the model never does, so a curve of one or two points (a claim, a single benchmark point) measures "
-        "nothing and shows 0 points left out. The error of a left-out point is an upper bound on the error at a "
-        "concurrency the model actually reads, which lies between two points that are both kept.",
+        "nothing and shows 0 points left out. A left-out point is predicted across the two gaps beside it joined "
+        "into one, wider than either gap the model interpolates across with every point kept, so its error is a "
+        "pessimistic estimate of the error at a concurrency the model reads.",
     ]
     if context.imported_note:
         text.append(f"Shared InferenceX files: {context.imported_note}")

@@ -6,11 +6,14 @@ give it to its slot here (``build=``); a slot without a function is rendered "no
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+
 from rackcost.analysis.validation.interpolation import interpolation_section
-from rackcost.analysis.validation.sections import SectionSlot
+from rackcost.analysis.validation.sections import SectionSlot, ValidationContext, ValidationSection, pending_section
 from rackcost.analysis.validation.simulator import simulator_section
 
-__all__ = ["SLOTS"]
+__all__ = ["SLOTS", "build_sections"]
 
 SLOTS: tuple[SectionSlot, ...] = (
     SectionSlot(
@@ -35,3 +38,30 @@ SLOTS: tuple[SectionSlot, ...] = (
     ),
 )
 """Every section of the file, in the order it shows them."""
+
+
+def build_sections(context: ValidationContext, slots: Sequence[SectionSlot] | None = None) -> list[ValidationSection]:
+    """Every section of the file, in order: measured by its function, or the pending paragraph.
+
+    Parameters
+    ----------
+    context
+        The scenarios, imported curves, budget and seed.
+    slots
+        The sections (default :data:`SLOTS`).
+
+    Returns
+    -------
+    list of ValidationSection
+        One per slot, in the slots' order.
+    """
+    if slots is None:
+        slots = SLOTS
+    out = []
+    for slot in slots:
+        if slot.build is None:
+            out.append(pending_section(slot))
+            continue
+        section = slot.build(context)
+        out.append(replace(section, key=slot.key, title=slot.title))
+    return out

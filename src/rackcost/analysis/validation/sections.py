@@ -1,10 +1,9 @@
-"""The sections of ``docs/validation.md``: what a section is, the context it is computed from, and the registry of
-section functions in the order the file shows them.
+"""The parts of ``docs/validation.md``: what a section is, the context it is computed from, and the slots that
+hold the section functions (:mod:`rackcost.analysis.validation.registry` lists them in the order the file shows).
 
-A section is a function ``ValidationContext -> ValidationSection``. :data:`SLOTS` lists every section the file has,
-measured or not: a slot without a function is rendered as a short "not yet measured: <reason>" paragraph, so a
-reader sees what is missing. Adding a section is one function and one slot (or :func:`with_section` on
-:data:`SLOTS` to pass to :func:`build_sections`).
+A section is a function ``ValidationContext -> ValidationSection``. A slot without a function is rendered as a
+short "not yet measured: <reason>" paragraph, so a reader sees what is missing. Adding a section is one function
+given to its slot in the registry (or :func:`with_section` on the registry's ``SLOTS``, for ``build_sections``).
 
 Extension points (issue 20): ``power_law`` (item 3: fit on some models, test on the others, with
 ``rackcost.model.power_law``'s check) and ``inferencex`` (items 1 and 5: $/M tokens against InferenceX's own
@@ -33,7 +32,6 @@ __all__ = [
     "SimulationBudget",
     "ValidationContext",
     "ValidationSection",
-    "build_sections",
     "pending_section",
     "with_section",
 ]
@@ -218,32 +216,3 @@ def with_section(slots: Sequence[SectionSlot], key: str, build: SectionBuilder) 
     if key not in {s.key for s in slots}:
         raise KeyError(f"no validation section {key!r}; the slots are: {', '.join(s.key for s in slots)}")
     return tuple(replace(s, build=build) if s.key == key else s for s in slots)
-
-
-def build_sections(context: ValidationContext, slots: Sequence[SectionSlot] | None = None) -> list[ValidationSection]:
-    """Every section of the file, in order: measured by its function, or the pending paragraph.
-
-    Parameters
-    ----------
-    context
-        The scenarios, imported curves, budget and seed.
-    slots
-        The sections (default :data:`rackcost.analysis.validation.registry.SLOTS`).
-
-    Returns
-    -------
-    list of ValidationSection
-        One per slot, in the slots' order.
-    """
-    if slots is None:
-        from rackcost.analysis.validation.registry import SLOTS
-
-        slots = SLOTS
-    out = []
-    for slot in slots:
-        if slot.build is None:
-            out.append(pending_section(slot))
-            continue
-        section = slot.build(context)
-        out.append(replace(section, key=slot.key, title=slot.title))
-    return out
