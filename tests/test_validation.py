@@ -252,7 +252,7 @@ def test_the_command_writes_the_file_atomically_and_refuses_to_replace_it_withou
     text = out.read_text(encoding="utf-8")
     assert text.startswith(f"# {TITLE}\n")
     assert f"`{command_line(quick=True, data=str(tiny_cli), output=str(out))}`" in text
-    assert "inferencex` is not a folder" in text
+    assert "the data folder has no `inferencex/`" in text
     stdout = runner.invoke(app, ["validation", "--quick", "--data", str(tiny_cli)])
     assert stdout.exit_code == 0 and stdout.stdout == text.replace(f" --output {out}", "")
 

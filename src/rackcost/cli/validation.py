@@ -16,10 +16,12 @@ import typer
 from rackcost.cli.common import ForceOpt, OutputOpt, SeedOpt, console, destination, emit, error, fail
 from rackcost.errors import ScenarioError
 
-__all__ = ["COMMANDS", "DEFAULT_DATA", "MAX_SKIPS_SHOWN", "import_shared_curves", "validation"]
+__all__ = ["COMMANDS", "DEFAULT_DATA", "DEFAULT_LABEL", "MAX_SKIPS_SHOWN", "import_shared_curves", "validation"]
 
 DEFAULT_DATA = Path("..") / "shared" / "data"
 """The shared data folder when ``--data`` is not given, relative to the current directory (beside the repository)."""
+DEFAULT_LABEL = "the default of --data, beside the repository"
+"""How the file names the default data folder (its path is the build machine's)."""
 MAX_SKIPS_SHOWN = 6
 """Items the importer skipped that the section names one by one; the rest are counted [-]."""
 
@@ -38,12 +40,12 @@ def import_shared_curves(data_folder: Path | None) -> tuple[list, str]:
 
     if data_folder is None:
         return [], (
-            f"skipped: no shared data folder ({DEFAULT_DATA} from the current directory does not exist; give --data "
-            "PATH), so only the bundled scenarios' curves are measured."
+            "skipped: no shared data folder (the default of --data, beside the repository, does not exist; give "
+            "--data PATH), so only the bundled scenarios' curves are measured."
         )
     folder = data_folder / "inferencex"
     if not folder.is_dir():
-        return [], f"skipped: `{folder}` is not a folder, so only the bundled scenarios' curves are measured."
+        return [], "skipped: the data folder has no `inferencex/`, so only the bundled scenarios' curves are measured."
     folders = [folder, *sorted(p for p in folder.rglob("*") if p.is_dir())]
     result = read_inferencex_paths(folders)
     curves, unusable = [], []
@@ -55,7 +57,8 @@ def import_shared_curves(data_folder: Path | None) -> tuple[list, str]:
             unusable.append(f"{imported.label}: {exc}")
     files = sum(1 for d in folders for _ in d.glob("*.json"))
     note = (
-        f"`{folder}` and its subfolders hold {files} JSON files; the importer read {len(result.curves)} curves "
+        f"`inferencex/` of the data folder and its subfolders hold {files} JSON files; the importer read "
+        f"{len(result.curves)} curves "
         f"({sum(len(c.curve) for c in curves)} points) from them."
     )
     skipped = [str(s).replace(str(folder) + "/", "") for s in result.skipped]
@@ -106,7 +109,10 @@ def validation(
     try:
         scenarios = tuple((p.name, load_scenario(p)) for p in bundled_scenarios())
         curves, note = import_shared_curves(folder)
-        context = ValidationContext(scenarios, tuple(curves), note, folder, budget, seed)
+        label = "absent" if folder is None else (DEFAULT_LABEL if data is None else str(data))
+        context = ValidationContext(
+            scenarios, tuple(curves), note, data_folder=folder, data_label=label, budget=budget, seed=seed
+        )
         with console(stderr=True).status("measuring (the simulator runs every bundled scenario and router)"):
             sections = build_sections(context)
     except ScenarioError as exc:
@@ -114,7 +120,7 @@ def validation(
     shown_output = None if output is None else str(output)
     parameters = (
         f"Simulation budget `{budget.name}` ({budget.requests:,} requests in {budget.replications} replications per "
-        f"system and router), seed {seed}, shared data folder " + (f"`{folder}`." if folder is not None else "absent.")
+        f"system and router), seed {seed}, shared data folder: {label}."
     )
     text = render_validation(
         sections, command_line(quick, seed, None if data is None else str(data), shown_output), parameters

@@ -288,5 +288,5 @@ def interpolation_section(context: ValidationContext) -> ValidationSection:
         headline,
         "\n\n".join(text),
         tuple(tables),
-        {"data folder": str(context.data_folder) if context.data_folder is not None else "absent"},
+        {"data folder": context.data_label},
     )

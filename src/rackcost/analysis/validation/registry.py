@@ -20,8 +20,8 @@ SLOTS: tuple[SectionSlot, ...] = (
         "power_law",
         "Power law: fit on some models, test on the others",
         # EXTENSION POINT (issue 20, item 3): build=power_law_section, a function of this package that fits
-        # rackcost.model.power_law on half of ../shared/data/mlenergy/power_vs_batch.csv's models and reports its
-        # check's mean absolute percentage error per GPU on the other half (context.data_folder).
+        # rackcost.model.power_law on half of the models of mlenergy/power_vs_batch.csv in context.data_folder and
+        # reports its check's mean absolute percentage error per GPU on the other half.
         pending_reason="the fitted power law (rackcost.model.power_law, issue 20 item 3) is not in this version; its "
         "error per GPU, fitted on some models and tested on the others, will be reported here.",
     ),
@@ -31,7 +31,7 @@ SLOTS: tuple[SectionSlot, ...] = (
         "inferencex",
         "InferenceX reproduction: $/M tokens against InferenceX's formula",
         # EXTENSION POINT (issue 20, items 1 and 5): build=inferencex_section, reconcile's $/M output and total
-        # tokens on every point of every file in ../shared/data/inferencex/ against InferenceX's own formula.
+        # tokens on every point of every file in context.data_folder's inferencex/ against InferenceX's own formula.
         pending_reason="reconcile does not yet use the imported measured output throughput, and the newer "
         "InferenceX schemas are not yet imported (issue 20, items 1 and 5); the largest difference from "
         "InferenceX's own $/M tokens on every point of every shared file will be reported here.",

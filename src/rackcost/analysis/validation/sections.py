@@ -102,7 +102,9 @@ class ValidationContext:
     imported_note
         Where the imported curves came from, what was skipped, or why there are none.
     data_folder
-        The shared data folder as the user gave it (``../shared/data``), or None when it is absent.
+        The shared data folder (``rackcost validation --data``), or None when it is absent.
+    data_label
+        How the file names that folder (a path on the build machine is not worth committing).
     budget
         The simulator's budget.
     seed
@@ -113,6 +115,7 @@ class ValidationContext:
     imported_curves: tuple[NamedCurve, ...] = ()
     imported_note: str = ""
     data_folder: Path | None = None
+    data_label: str = "absent"
     budget: SimulationBudget = FULL_BUDGET
     seed: int = 0
 
