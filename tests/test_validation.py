@@ -35,9 +35,11 @@ from rackcost.analysis.validation.sections import (
 )
 from rackcost.analysis.validation.simulator import COLUMNS, covers, scenario_rows, share_resolution, simulator_section
 from rackcost.cli.entry import app
+from rackcost.cli.validation import DEFAULT_LABEL
 from rackcost.model.performance import build_curve
 from rackcost.model.strategies import Routing
-from rackcost.reporting.validation import DEFAULT_OUTPUT, TITLE, command_line, render_validation
+from rackcost.reporting.markdown import md_escape
+from rackcost.reporting.validation import DEFAULT_OUTPUT, TITLE, command_line, render_validation, run_line
 from rackcost.scenario.loading import scenario_from_dict, scenario_to_data
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -267,10 +269,10 @@ def test_the_committed_file_is_what_the_command_writes() -> None:
     text = (ROOT / DEFAULT_OUTPUT).read_text(encoding="utf-8")
     lines = text.splitlines()
     assert lines[0] == f"# {TITLE}"
-    assert f"Written by `{command_line()}`" in lines[2]
-    assert f"Simulation budget `{FULL_BUDGET.name}` ({FULL_BUDGET.requests:,} requests" in lines[2]
+    header = render_validation([], command_line(), run_line(FULL_BUDGET, 0, DEFAULT_LABEL)).splitlines()[2]
+    assert lines[2] == header and f"Written by `{command_line()}`" in header
     assert re.findall(r"^## (.*)$", text, re.M) == ["Summary", *(s.title for s in SLOTS)]
     statuses = re.findall(r"^\| (.*?) \| (measured|pending|skipped) \|", text, re.M)
-    assert statuses == [(s.title, "pending" if s.build is None else "measured") for s in SLOTS]
+    assert statuses == [(md_escape(s.title), "pending" if s.build is None else "measured") for s in SLOTS]
     captions = set(re.findall(r"^### (.*)$", text, re.M))
     assert {"By router, over every scenario and system", "Each curve of the bundled scenarios"} <= captions

@@ -98,7 +98,7 @@ def validation(
     dest = destination(output, force)
     from rackcost.analysis.validation.registry import build_sections
     from rackcost.analysis.validation.sections import FULL_BUDGET, QUICK_BUDGET, ValidationContext
-    from rackcost.reporting.validation import command_line, render_validation
+    from rackcost.reporting.validation import command_line, render_validation, run_line
     from rackcost.scenario.loading import bundled_scenarios, load_scenario
 
     if data is not None and not data.is_dir():
@@ -118,10 +118,7 @@ def validation(
     except ScenarioError as exc:
         fail(exc)
     shown_output = None if output is None else str(output)
-    parameters = (
-        f"Simulation budget `{budget.name}` ({budget.requests:,} requests in {budget.replications} replications per "
-        f"system and router), seed {seed}, shared data folder: {label}."
-    )
+    parameters = run_line(budget, seed, label)
     text = render_validation(
         sections, command_line(quick, seed, None if data is None else str(data), shown_output), parameters
     )

@@ -9,10 +9,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from rackcost.analysis.validation.sections import SectionTable, ValidationSection
+from rackcost.analysis.validation.sections import SectionTable, SimulationBudget, ValidationSection
 from rackcost.reporting.markdown import md_escape
 
-__all__ = ["DEFAULT_OUTPUT", "TITLE", "command_line", "render_validation", "table_markdown"]
+__all__ = ["DEFAULT_OUTPUT", "TITLE", "command_line", "render_validation", "run_line", "table_markdown"]
 
 TITLE = "Validation: how far to trust each number"
 """The file's title."""
@@ -42,6 +42,24 @@ def command_line(
     if output is not None:
         words.append(f"--output {output}")
     return " ".join(words)
+
+
+def run_line(budget: SimulationBudget, seed: int, data_label: str) -> str:
+    """The header's sentence on what the file was computed with: the simulation budget, the seed, the data folder.
+
+    Examples
+    --------
+    >>> from rackcost.analysis.validation.sections import QUICK_BUDGET
+    >>> line = run_line(QUICK_BUDGET, 0, "absent")
+    >>> line.startswith("Simulation budget `quick` (4,000 requests in 4 replications")
+    True
+    >>> line.endswith("seed 0, shared data folder: absent.")
+    True
+    """
+    return (
+        f"Simulation budget `{budget.name}` ({budget.requests:,} requests in {budget.replications} replications per "
+        f"system and router), seed {seed}, shared data folder: {data_label}."
+    )
 
 
 def _cell(value: Any, fmt: str | None) -> str:
@@ -79,7 +97,7 @@ def render_validation(sections: Sequence[ValidationSection], command: str, param
     command
         The command that wrote it (:func:`command_line`).
     parameters
-        One line on what it ran with (budget, seed, data folder), shown under the command.
+        What it ran with (:func:`run_line`), shown after the command.
 
     Returns
     -------
