@@ -23,7 +23,11 @@ FORBIDDEN = ("../shared", "/work/", "FIGURES.md")
 EXPLAINS_THE_RULE = {"tests/test_self_contained.py"}
 # Files that say where the optional real data files are (tests marked `data` read them there and are skipped where
 # the folder is absent, so a clone still stands on its own): they may name that folder, and nothing else forbidden.
-NAMES_THE_SHARED_DATA = {"tests/conftest.py": ("../shared",), "pyproject.toml": ("../shared",)}
+NAMES_THE_SHARED_DATA = {
+    "tests/conftest.py": ("../shared",),
+    "pyproject.toml": ("../shared",),
+    "src/rackcost/cli/validation.py": ("../shared",),  # rackcost validation's default --data
+}
 # Never part of a clone: the virtual environment, git's own files and caches.
 NOT_IN_A_CLONE = {".venv", ".git", "__pycache__", ".pytest_cache", ".ruff_cache", "build", "dist"}
 CITATION = re.compile(r"docs/sources\.md §(\d+)(?:-(\d+))?")

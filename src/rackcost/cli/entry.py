@@ -15,7 +15,18 @@ from typing import Any
 
 import typer
 
-from rackcost.cli import evaluate, importing, power, reconcile, report, simulate, site, sweep, uncertainty
+from rackcost.cli import (
+    evaluate,
+    importing,
+    power,
+    reconcile,
+    report,
+    simulate,
+    site,
+    sweep,
+    uncertainty,
+    validation,
+)
 from rackcost.cli.common import error
 from rackcost.cli.launch import run_app
 
@@ -47,6 +58,8 @@ for command in sweep.COMMANDS:
 for command in report.COMMANDS:
     app.command()(command)
 app.add_typer(power.power_app, name="power")
+for command in validation.COMMANDS:
+    app.command()(command)
 app.command("app")(run_app)
 del command
 

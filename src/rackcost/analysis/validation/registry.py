@@ -1,0 +1,67 @@
+"""The sections of ``docs/validation.md`` in order (:data:`SLOTS`), measured or still to come.
+
+To add a section: write its function (``ValidationContext -> ValidationSection``) in a module of this package and
+give it to its slot here (``build=``); a slot without a function is rendered "not yet measured" with its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from rackcost.analysis.validation.interpolation import interpolation_section
+from rackcost.analysis.validation.sections import SectionSlot, ValidationContext, ValidationSection, pending_section
+from rackcost.analysis.validation.simulator import simulator_section
+
+__all__ = ["SLOTS", "build_sections"]
+
+SLOTS: tuple[SectionSlot, ...] = (
+    SectionSlot(
+        "power_law",
+        "Power law: fit on some models, test on the others",
+        # EXTENSION POINT (issue 20, item 3): build=power_law_section, a function of this package that fits
+        # rackcost.model.power_law on half of the models of mlenergy/power_vs_batch.csv in context.data_folder and
+        # reports its check's mean absolute percentage error per GPU on the other half.
+        pending_reason="the fitted power law (rackcost.model.power_law, issue 20 item 3) is not in this version; its "
+        "error per GPU, fitted on some models and tested on the others, will be reported here.",
+    ),
+    SectionSlot("interpolation", "Throughput interpolation, leave one measured point out", interpolation_section),
+    SectionSlot("simulator", "Analytic against simulated, every bundled scenario and router", simulator_section),
+    SectionSlot(
+        "inferencex",
+        "InferenceX reproduction: $/M tokens against InferenceX's formula",
+        # EXTENSION POINT (issue 20, items 1 and 5): build=inferencex_section, reconcile's $/M output and total
+        # tokens on every point of every file in context.data_folder's inferencex/ against InferenceX's own formula.
+        pending_reason="reconcile does not yet use the imported measured output throughput, and the newer "
+        "InferenceX schemas are not yet imported (issue 20, items 1 and 5); the largest difference from "
+        "InferenceX's own $/M tokens on every point of every shared file will be reported here.",
+    ),
+)
+"""Every section of the file, in the order it shows them."""
+
+
+def build_sections(context: ValidationContext, slots: Sequence[SectionSlot] | None = None) -> list[ValidationSection]:
+    """Every section of the file, in order: measured by its function, or the pending paragraph.
+
+    Parameters
+    ----------
+    context
+        The scenarios, imported curves, budget and seed.
+    slots
+        The sections (default :data:`SLOTS`).
+
+    Returns
+    -------
+    list of ValidationSection
+        One per slot, in the slots' order.
+    """
+    if slots is None:
+        slots = SLOTS
+    out = []
+    for slot in slots:
+        if slot.build is None:
+            out.append(pending_section(slot))
+            continue
+        section = slot.build(context)
+        out.append(replace(section, key=slot.key, title=slot.title))
+    return out

@@ -1,0 +1,129 @@
+"""``rackcost validation``: the accuracy table the project regenerates (``docs/validation.md``), written to stdout or
+``--output``.
+
+The edge of :mod:`rackcost.analysis.validation`: here the bundled scenarios are loaded and the shared InferenceX
+files imported (``--data``, default ``../shared/data`` when it exists), the sections computed, and the Markdown
+written atomically.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rackcost.cli.common import ForceOpt, OutputOpt, SeedOpt, console, destination, emit, error, fail
+from rackcost.errors import ScenarioError
+
+__all__ = ["COMMANDS", "DEFAULT_DATA", "DEFAULT_LABEL", "MAX_SKIPS_SHOWN", "import_shared_curves", "validation"]
+
+DEFAULT_DATA = Path("..") / "shared" / "data"
+"""The shared data folder when ``--data`` is not given, relative to the current directory (beside the repository)."""
+DEFAULT_LABEL = "the default of --data, beside the repository"
+"""How the file names the default data folder (its path is the build machine's)."""
+MAX_SKIPS_SHOWN = 6
+"""Items the importer skipped that the section names one by one; the rest are counted [-]."""
+
+
+def import_shared_curves(data_folder: Path | None) -> tuple[list, str]:
+    """The curves of the shared InferenceX files (``DATA/inferencex`` and its subfolders) and a note saying what was
+    imported and skipped, or why nothing was.
+
+    Returns
+    -------
+    (list of NamedCurve, str)
+    """
+    from rackcost.analysis.validation.interpolation import curve_from_performance
+    from rackcost.analysis.validation.sections import NamedCurve
+    from rackcost.importers.inferencex import read_inferencex_paths
+
+    if data_folder is None:
+        return [], (
+            "skipped: no shared data folder (the default of --data, beside the repository, does not exist; give "
+            "--data PATH), so only the bundled scenarios' curves are measured."
+        )
+    folder = data_folder / "inferencex"
+    if not folder.is_dir():
+        return [], "skipped: the data folder has no `inferencex/`, so only the bundled scenarios' curves are measured."
+    folders = [folder, *sorted(p for p in folder.rglob("*") if p.is_dir())]
+    result = read_inferencex_paths(folders)
+    curves, unusable = [], []
+    for imported in result.curves:
+        source = ", ".join(sorted({Path(f).name for f in imported.files}))
+        try:
+            curves.append(NamedCurve(source, imported.label, curve_from_performance(imported.performance)))
+        except (KeyError, ValueError) as exc:
+            unusable.append(f"{imported.label}: {exc}")
+    files = sum(1 for d in folders for _ in d.glob("*.json"))
+    note = (
+        f"`inferencex/` of the data folder and its subfolders hold {files} JSON files; the importer read "
+        f"{len(result.curves)} curves "
+        f"({sum(len(c.curve) for c in curves)} points) from them."
+    )
+    skipped = [str(s).replace(str(folder) + "/", "") for s in result.skipped]
+    skipped += unusable
+    if skipped:
+        shown = "; ".join(_short(s) for s in skipped[:MAX_SKIPS_SHOWN])
+        more = f"; and {len(skipped) - MAX_SKIPS_SHOWN} more" if len(skipped) > MAX_SKIPS_SHOWN else ""
+        note += f" Not measured ({len(skipped)} items the importer skipped or could not use): {shown}{more}."
+    return curves, note
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def validation(
+    output: OutputOpt = None,
+    force: ForceOpt = False,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick", help="A small simulation budget (seconds, for tests); the committed file uses the full one."
+        ),
+    ] = False,
+    seed: SeedOpt = 0,
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="The shared data folder with inferencex/ (default: ../shared/data from the current directory, if "
+            "it exists; else that part is skipped and says why).",
+        ),
+    ] = None,
+) -> None:
+    """The accuracy table (docs/validation.md): interpolation leave-one-out, analytic against simulated, and more."""
+    dest = destination(output, force)
+    from rackcost.analysis.validation.registry import build_sections
+    from rackcost.analysis.validation.sections import FULL_BUDGET, QUICK_BUDGET, ValidationContext
+    from rackcost.reporting.validation import command_line, render_validation, run_line
+    from rackcost.scenario.loading import bundled_scenarios, load_scenario
+
+    if data is not None and not data.is_dir():
+        error(f"--data {data}: not a folder")
+        raise typer.Exit(code=1)
+    folder = data if data is not None else (DEFAULT_DATA if DEFAULT_DATA.is_dir() else None)
+    budget = QUICK_BUDGET if quick else FULL_BUDGET
+    try:
+        scenarios = tuple((p.name, load_scenario(p)) for p in bundled_scenarios())
+        curves, note = import_shared_curves(folder)
+        label = "absent" if folder is None else (DEFAULT_LABEL if data is None else str(data))
+        context = ValidationContext(
+            scenarios, tuple(curves), note, data_folder=folder, data_label=label, budget=budget, seed=seed
+        )
+        with console(stderr=True).status("measuring (the simulator runs every bundled scenario and router)"):
+            sections = build_sections(context)
+    except ScenarioError as exc:
+        fail(exc)
+    shown_output = None if output is None else str(output)
+    parameters = run_line(budget, seed, label)
+    text = render_validation(
+        sections, command_line(quick, seed, None if data is None else str(data), shown_output), parameters
+    )
+    emit(text, dest)
+
+
+COMMANDS = (validation,)
+"""The commands of this module, in the order ``rackcost --help`` lists them."""

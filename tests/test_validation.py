@@ -1,0 +1,278 @@
+"""docs/validation.md, the accuracy table the project regenerates (issue 20, item 6): the leave-one-out error of
+the interpolation in closed form, the simulator section on a tiny scenario, the registry's extension point, the
+command, and the committed file against the code that writes it."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import rackcost
+from rackcost import files
+from rackcost.analysis.validation.interpolation import (
+    curve_errors,
+    curve_from_performance,
+    interpolation_section,
+    leave_one_out,
+    same_measurement,
+    scenario_curves,
+)
+from rackcost.analysis.validation.registry import SLOTS, build_sections
+from rackcost.analysis.validation.sections import (
+    FULL_BUDGET,
+    QUICK_BUDGET,
+    NamedCurve,
+    SectionTable,
+    ValidationContext,
+    ValidationSection,
+    with_section,
+)
+from rackcost.analysis.validation.simulator import COLUMNS, covers, scenario_rows, share_resolution, simulator_section
+from rackcost.cli.entry import app
+from rackcost.cli.validation import DEFAULT_LABEL
+from rackcost.model.performance import build_curve
+from rackcost.model.strategies import Routing
+from rackcost.reporting.markdown import md_escape
+from rackcost.reporting.validation import DEFAULT_OUTPUT, TITLE, command_line, render_validation, run_line
+from rackcost.scenario.loading import scenario_from_dict, scenario_to_data
+
+ROOT = Path(__file__).resolve().parents[1]
+TWO_SYSTEMS = ROOT / "tests" / "data" / "two_systems.yaml"
+ISL, OSL = 900.0, 100.0
+
+
+def _curve(concurrency, service_s, tpot_ms, ttft_ms, power_w=None):
+    """A curve whose slot holding time at each concurrency is ``service_s`` (throughput c / S, on a total basis)."""
+    c = np.asarray(concurrency, dtype=float)
+    tokens_per_s = c / np.asarray(service_s, dtype=float) * (ISL + OSL)
+    return build_curve(c, tokens_per_s, "total", tpot_ms, ttft_ms, ISL, OSL, power_w)
+
+
+@pytest.fixture(scope="module")
+def two_systems():
+    return rackcost.load_scenario(TWO_SYSTEMS)
+
+
+# ------------------------------------------------------------------------------------------ leave one out
+
+
+def test_points_on_a_straight_line_in_the_interpolations_space_are_predicted_exactly() -> None:
+    # S, TPOT, TTFT and power linear in concurrency: what the interpolation assumes, so every error is 0
+    c = np.array([2.0, 4.0, 8.0, 16.0, 20.0])
+    curve = _curve(c, 1.0 + 0.5 * c, 10.0 + 2.0 * c, 100.0 + 5.0 * c, 300.0 + 10.0 * c)
+    loo = leave_one_out(curve)
+    assert loo["concurrency"].tolist() == [4.0, 8.0, 16.0]  # the ends are never left out
+    for figure in ("throughput", "tpot", "ttft", "power"):
+        assert np.abs(loo[f"{figure}_error_fraction"]).max() < 1e-12
+    errors = curve_errors(loo)
+    assert errors["points_left_out"] == 3
+    assert errors["throughput_mape_fraction"] < 1e-12 and errors["throughput_max_ape_fraction"] < 1e-12
+
+
+def test_a_convex_curve_has_the_error_computed_by_hand() -> None:
+    # S = c^2 s at c = 1, 2, 3: left out, c = 2 is predicted at S = (1 + 9) / 2 = 5 s, so 2 / 5 = 0.4 requests/s
+    # where 2 / 4 = 0.5 was measured: -20%. TPOT = 10 c^2 ms: 50 predicted, 40 measured, +25%; TTFT alike.
+    curve = _curve([1.0, 2.0, 3.0], [1.0, 4.0, 9.0], [10.0, 40.0, 90.0], [100.0, 400.0, 900.0])
+    loo = leave_one_out(curve)
+    assert len(loo) == 1
+    row = loo.iloc[0]
+    assert row["throughput_measured_rps"] == pytest.approx(0.5)
+    assert row["throughput_predicted_rps"] == pytest.approx(0.4)
+    assert row["throughput_error_fraction"] == pytest.approx(-0.2)
+    assert row["tpot_predicted_ms"] == pytest.approx(50.0)
+    assert row["tpot_error_fraction"] == pytest.approx(0.25)
+    assert row["ttft_error_fraction"] == pytest.approx(0.25)
+    assert math.isnan(row["power_error_fraction"])  # no measured power: nothing predicted
+    errors = curve_errors(loo)
+    assert errors["throughput_mape_fraction"] == pytest.approx(0.2)
+    assert errors["tpot_max_ape_fraction"] == pytest.approx(0.25)
+    assert math.isnan(errors["power_mape_fraction"])
+
+
+def test_a_curve_of_two_points_leaves_nothing_out() -> None:
+    loo = leave_one_out(_curve([1.0, 3.0], [1.0, 9.0], [10.0, 90.0], [100.0, 900.0]))
+    assert loo.empty
+    errors = curve_errors(loo)
+    assert errors["points_left_out"] == 0 and math.isnan(errors["throughput_mape_fraction"])
+
+
+def test_an_imported_performance_mapping_is_the_curve_build_curve_makes() -> None:
+    performance = {
+        "token_basis": "total",
+        "benchmark_input_tokens": ISL,
+        "benchmark_output_tokens": OSL,
+        "points": [
+            {"concurrency": 8, "throughput_tokens_per_s": 4000.0, "tpot_ms": 20.0, "ttft_ms": 300.0},
+            {"concurrency": 4, "throughput_tokens_per_s": 3000.0, "tpot_ms": 15.0, "ttft_ms": 200.0},
+        ],
+    }
+    curve = curve_from_performance(performance)
+    assert curve.concurrency.tolist() == [4.0, 8.0]  # sorted by concurrency
+    assert curve.request_rps.tolist() == pytest.approx([3.0, 4.0])
+    assert curve.power_w_per_accelerator is None
+    assert same_measurement(curve, _curve([4.0, 8.0], [4 / 3.0, 2.0], [15.0, 20.0], [200.0, 300.0]))
+    assert not same_measurement(curve, _curve([4.0, 8.0], [4 / 3.0, 2.1], [15.0, 20.0], [200.0, 300.0]))
+
+
+def test_the_interpolation_section_has_every_curve_and_the_ends_are_said(two_systems) -> None:
+    curves = scenario_curves([("two_systems.yaml", two_systems)])
+    assert [c.label for c in curves] == ["A"]  # B is a single claim: no curve to leave a point out of
+    convex = NamedCurve(
+        "made.json", "convex", _curve([1.0, 2.0, 3.0], [1.0, 4.0, 9.0], [10.0, 40.0, 90.0], [100.0, 400.0, 900.0])
+    )
+    context = ValidationContext((("two_systems.yaml", two_systems),), (convex,), "one invented curve")
+    section = interpolation_section(context)
+    overall, bundled, shared = (t.frame for t in section.tables)
+    assert bundled["curve"].tolist() == ["A"] and bundled["points_left_out"].tolist() == [1]
+    assert shared["throughput_mape_fraction"].tolist() == pytest.approx([0.2])
+    assert overall["source"].tolist() == ["bundled scenarios", "shared InferenceX files", "all"]
+    assert overall["points_left_out"].tolist() == [1, 1, 2]
+    assert "extrapolation" in section.text and "one invented curve" in section.text
+    # the same measurement in both sets (a scenario built from a shared file) counts once in "all"
+    copy = NamedCurve("a.json", "A again", curves[0].curve)
+    again = interpolation_section(ValidationContext((("two_systems.yaml", two_systems),), (copy, convex)))
+    assert again.tables[0].frame["points_left_out"].tolist() == [1, 2, 2]
+    assert "1 curves of the shared files are the same measurement" in again.text
+
+
+# -------------------------------------------------------------------------------------------- simulator
+
+
+def test_covers_reads_the_interval() -> None:
+    assert covers(0.99, 0.985, 0.01) is True
+    assert covers(0.99, 0.97, 0.01) is False
+    assert covers(0.9998, 1.0, 0.0) is False  # every replication alike: only an equal value is covered...
+    assert covers(0.9998, 1.0, 0.0, share_resolution(4_000)) is True  # ...unless the requests cannot tell them apart
+    assert covers(0.998, 1.0, 0.0, share_resolution(4_000)) is False
+    assert covers(None, 0.5, 0.1) is None
+    assert covers(0.5, 0.5, None) is None
+
+
+def test_the_simulator_section_on_a_tiny_scenario_covers_the_pooled_analytic_value(two_systems) -> None:
+    rows = scenario_rows("two_systems.yaml", two_systems, QUICK_BUDGET, 1, (Routing.pooled, Routing.round_robin))
+    pooled = [r for r in rows if r["routing"] == "pooled"]
+    assert {r["system"] for r in pooled} == {"A", "B"}
+    for row in pooled:
+        assert set(row) == set(COLUMNS)
+        assert 0.0 <= row["simulated_accepted_fraction"] <= 1.0 and math.isfinite(row["simulated_accepted_fraction"])
+        assert row["accepted_covered"] is True, row
+        half = max(row["simulated_accepted_fraction_ci95_halfwidth"], share_resolution(QUICK_BUDGET.requests))
+        assert abs(row["analytic_accepted_fraction"] - row["simulated_accepted_fraction"]) <= half
+    for row in (r for r in rows if r["routing"] == "round_robin"):
+        assert row["analytic_accepted_fraction"] is None and row["accepted_covered"] is None
+        assert "no analytic form" in row["note"]
+        assert 0.0 <= row["simulated_accepted_fraction"] <= 1.0
+
+
+def test_an_overloaded_pooled_fleet_is_covered_too(two_systems) -> None:
+    # two replicas where the peak needs three: admission control drops 3.9% before the queue, in both
+    data = scenario_to_data(two_systems)
+    data["fleet"]["replicas"] = 2
+    scenario = scenario_from_dict(data)
+    row = next(r for r in scenario_rows("t", scenario, QUICK_BUDGET, 1, (Routing.pooled,)) if r["system"] == "A")
+    assert 0.9 < row["analytic_accepted_fraction"] < 0.99
+    assert row["accepted_covered"] is True
+    assert "admission control" in row["note"]
+
+
+def test_the_simulator_section_states_the_replication_length(two_systems) -> None:
+    context = ValidationContext((("two_systems.yaml", two_systems),), budget=QUICK_BUDGET, seed=1)
+    section = simulator_section(context)
+    summary, table = (t.frame for t in section.tables)
+    assert summary["routing"].tolist() == [r.value for r in Routing]
+    assert sorted(set(table["routing"])) == sorted(r.value for r in Routing)
+    assert f"{QUICK_BUDGET.requests_per_replication:,} requests each" in section.text
+    assert "issue 21" in section.text
+    assert section.parameters["budget"] == "quick"
+
+
+# ------------------------------------------------------------------------------------ registry and file
+
+
+def _made_up(context: ValidationContext) -> ValidationSection:
+    frame = pd.DataFrame([{"gpu": "H100", "mape_fraction": 0.061}])
+    table = SectionTable("Error per GPU", frame, formats={"mape_fraction": "{:.1%}"})
+    return ValidationSection("power_law", "ignored", "measured", "6.1% on H100", "Fitted on half.", (table,))
+
+
+def test_a_registered_section_replaces_its_not_yet_measured_paragraph() -> None:
+    pending = tuple(s for s in SLOTS if s.build is None)
+    assert [s.key for s in pending] == ["power_law", "inferencex"]
+    context = ValidationContext(())
+    before = render_validation(build_sections(context, pending), command_line())
+    assert before.count("Not yet measured:") == 2
+    slots = with_section(pending, "power_law", _made_up)
+    sections = build_sections(context, slots)
+    assert [s.status for s in sections] == ["measured", "pending"]
+    assert sections[0].title == pending[0].title  # the slot's title, whatever the function says
+    text = render_validation(sections, command_line())
+    assert text.count("Not yet measured:") == 1
+    assert "### Error per GPU" in text and "| H100 | 6.1% |" in text and "6.1% on H100" in text
+    with pytest.raises(KeyError, match="no validation section 'nonsense'"):
+        with_section(pending, "nonsense", _made_up)
+
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def tiny_cli(monkeypatch, tmp_path):
+    """The command on the tiny scenario only, with a data folder that has no inferencex/ (seconds, not minutes)."""
+    import rackcost.scenario.loading as loading
+
+    monkeypatch.setattr(loading, "bundled_scenarios", lambda: [TWO_SYSTEMS])
+    data = tmp_path / "data"
+    data.mkdir()
+    return data
+
+
+def test_the_command_writes_the_file_atomically_and_refuses_to_replace_it_without_force(
+    tiny_cli, tmp_path, monkeypatch
+) -> None:
+    out = tmp_path / "validation.md"
+    out.write_text("old\n", encoding="utf-8")
+    refused = runner.invoke(app, ["validation", "--quick", "--data", str(tiny_cli), "--output", str(out)])
+    assert refused.exit_code == 1 and "--force" in refused.stderr
+    assert out.read_text(encoding="utf-8") == "old\n"
+    written = []
+    real = files.write_atomically
+
+    def spy(path, text, *args, **kwargs):
+        written.append(Path(path))
+        return real(path, text, *args, **kwargs)
+
+    monkeypatch.setattr(files, "write_atomically", spy)
+    result = runner.invoke(app, ["validation", "--quick", "--data", str(tiny_cli), "--output", str(out), "--force"])
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert written == [out]
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith(f"# {TITLE}\n")
+    assert f"`{command_line(quick=True, data=str(tiny_cli), output=str(out))}`" in text
+    assert "the data folder has no `inferencex/`" in text
+    stdout = runner.invoke(app, ["validation", "--quick", "--data", str(tiny_cli)])
+    assert stdout.exit_code == 0 and stdout.stdout == text.replace(f" --output {out}", "")
+
+
+def test_the_command_refuses_a_data_folder_that_is_not_one(tmp_path) -> None:
+    result = runner.invoke(app, ["validation", "--quick", "--data", str(tmp_path / "missing")])
+    assert result.exit_code == 1 and "not a folder" in result.stderr
+
+
+def test_the_committed_file_is_what_the_command_writes() -> None:
+    # without re-running the full budget: the title, the command line and every section heading and status
+    text = (ROOT / DEFAULT_OUTPUT).read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert lines[0] == f"# {TITLE}"
+    header = render_validation([], command_line(), run_line(FULL_BUDGET, 0, DEFAULT_LABEL)).splitlines()[2]
+    assert lines[2] == header and f"Written by `{command_line()}`" in header
+    assert re.findall(r"^## (.*)$", text, re.M) == ["Summary", *(s.title for s in SLOTS)]
+    statuses = re.findall(r"^\| (.*?) \| (measured|pending|skipped) \|", text, re.M)
+    assert statuses == [(md_escape(s.title), "pending" if s.build is None else "measured") for s in SLOTS]
+    captions = set(re.findall(r"^### (.*)$", text, re.M))
+    assert {"By router, over every scenario and system", "Each curve of the bundled scenarios"} <= captions
