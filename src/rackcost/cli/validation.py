@@ -9,12 +9,16 @@ written atomically.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from rackcost.cli.common import ForceOpt, OutputOpt, SeedOpt, console, destination, emit, error, fail
 from rackcost.errors import ScenarioError
+from rackcost.files import InputFileError
+
+if TYPE_CHECKING:
+    from rackcost.model.power_law import PowerCurve
 
 __all__ = ["COMMANDS", "DEFAULT_DATA", "DEFAULT_LABEL", "MAX_SKIPS_SHOWN", "import_shared_curves", "validation"]
 
@@ -70,6 +74,22 @@ def import_shared_curves(data_folder: Path | None) -> tuple[list, str]:
     return curves, note
 
 
+def _power_curves(data_folder: Path | None) -> list[PowerCurve]:
+    """The ML.ENERGY curves of the shared folder with the package's idle powers, or none where absent."""
+    from rackcost.analysis.validation.power import MEASUREMENTS_FILE
+    from rackcost.importers.power_csv import read_power_curves
+    from rackcost.model.power_law import DEFAULT_IDLE_W
+
+    path = None if data_folder is None else data_folder / MEASUREMENTS_FILE
+    if path is None or not path.is_file():
+        return []
+    try:
+        return read_power_curves(path, DEFAULT_IDLE_W)
+    except InputFileError as exc:
+        error(str(exc))
+        raise typer.Exit(code=1) from None
+
+
 def _short(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -111,7 +131,14 @@ def validation(
         curves, note = import_shared_curves(folder)
         label = "absent" if folder is None else (DEFAULT_LABEL if data is None else str(data))
         context = ValidationContext(
-            scenarios, tuple(curves), note, data_folder=folder, data_label=label, budget=budget, seed=seed
+            scenarios,
+            tuple(curves),
+            note,
+            data_folder=folder,
+            data_label=label,
+            budget=budget,
+            seed=seed,
+            power_curves=tuple(_power_curves(folder)),
         )
         with console(stderr=True).status("measuring (the simulator runs every bundled scenario and router)"):
             sections = build_sections(context)

@@ -10,21 +10,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from rackcost.analysis.validation.interpolation import interpolation_section
+from rackcost.analysis.validation.power import power_law_section
 from rackcost.analysis.validation.sections import SectionSlot, ValidationContext, ValidationSection, pending_section
 from rackcost.analysis.validation.simulator import simulator_section
 
 __all__ = ["SLOTS", "build_sections"]
 
 SLOTS: tuple[SectionSlot, ...] = (
-    SectionSlot(
-        "power_law",
-        "Power law: fit on some models, test on the others",
-        # EXTENSION POINT (issue 20, item 3): build=power_law_section, a function of this package that fits
-        # rackcost.model.power_law on half of the models of mlenergy/power_vs_batch.csv in context.data_folder and
-        # reports its check's mean absolute percentage error per GPU on the other half.
-        pending_reason="the fitted power law (rackcost.model.power_law, issue 20 item 3) is not in this version; its "
-        "error per GPU, fitted on some models and tested on the others, will be reported here.",
-    ),
+    SectionSlot("power_law", "Power law: fit on some models, test on the others", power_law_section),
     SectionSlot("interpolation", "Throughput interpolation, leave one measured point out", interpolation_section),
     SectionSlot("simulator", "Analytic against simulated, every bundled scenario and router", simulator_section),
     SectionSlot(

@@ -20,6 +20,7 @@ from typing import Literal
 import pandas as pd
 
 from rackcost.model.performance import Curve
+from rackcost.model.power_law import PowerCurve
 from rackcost.scenario.schema import Scenario
 
 __all__ = [
@@ -109,6 +110,8 @@ class ValidationContext:
         The simulator's budget.
     seed
         Seed of every simulation [-].
+    power_curves
+        Measured board power against batch (the ML.ENERGY compilation), or empty when absent.
     """
 
     scenarios: tuple[tuple[str, Scenario], ...]
@@ -118,6 +121,7 @@ class ValidationContext:
     data_label: str = "absent"
     budget: SimulationBudget = FULL_BUDGET
     seed: int = 0
+    power_curves: tuple[PowerCurve, ...] = ()
 
 
 @dataclass(frozen=True)
