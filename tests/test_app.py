@@ -615,6 +615,22 @@ def test_importing_a_results_array_shows_its_curves_and_the_skipped_h100_row():
     assert not any("reason" in d.value.columns for d in at.dataframe)
 
 
+def test_an_agentic_file_imports_only_with_a_percentile_that_stands_in_for_the_slos():
+    # schema F carries mean/p75/p90/p95 only: refused at p99 (nothing imported, the reason shown), imported at p95
+    # with the stand-in said (issue 20, item 1)
+    agentic = inferencex_files.FIXTURES / "newer" / "agentic_moe1t_fp4_mi355x_agg_bmk.json"
+    at = start()
+    upload_results(at, [(agentic.name, agentic.read_bytes())])
+    assert not any("curve" in d.value.columns for d in at.dataframe)  # at p99: no curve
+    skipped = next(d.value for d in at.dataframe if "reason" in d.value.columns)
+    assert all("percentile" in reason for reason in skipped["reason"])
+    at.selectbox(key="w_import_percentile").set_value("p95").run()
+    ok(at)
+    curves = next(d.value for d in at.dataframe if "curve" in d.value.columns)
+    assert len(curves) == 2
+    assert sum("p95" in w.value for w in at.warning) == 2  # one stand-in warning per curve
+
+
 def test_replacing_a_systems_points_with_an_imported_curve_changes_its_points_and_results():
     at = start()
     load(at, GAUDI_SCENARIO)

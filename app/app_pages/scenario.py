@@ -104,14 +104,15 @@ with st.expander(
     for option, default in imports.OPTION_DEFAULTS.items():
         ss.setdefault(option, default)
     o1, o2, o3, o4, o5 = st.columns(5)
-    ss["import_percentile"] = o1.radio(
+    percentiles = ["p99", "median", "p95", "p90", "p75"]
+    ss["import_percentile"] = o1.selectbox(
         "TTFT and TPOT at",
-        ["p99", "median"],
-        index=["p99", "median"].index(ss["import_percentile"]),
+        percentiles,
+        index=percentiles.index(ss["import_percentile"]),
         key="w_import_percentile",
-        horizontal=True,
-        help="InferenceX files: both latencies read at this percentile (TPOT = 1000 / interactivity). "
-        "A CSV table gives them as they are.",
+        help="InferenceX files: both latencies read at this percentile (TPOT = 1000 / interactivity). p95, p90 "
+        "and p75 are for aggregates that carry no p99 (agentic files): the percentile stands in for the SLO's, "
+        "and the import says so in a warning and in the provenance. A CSV table gives them as they are.",
     )
     ss["import_isl"] = o2.number_input(
         "ISL if not in the files [tokens]",
@@ -196,6 +197,8 @@ with st.expander(
             st.caption(
                 "Where a reason names `--isl`/`--osl` or `--gpus-per-replica`, give the value in the options above."
             )
+        for warning in reading.warnings:
+            st.warning(md(warning))
         for note in reading.notes:
             st.caption(md(note))
         if not reading.curves and not reading.errors:

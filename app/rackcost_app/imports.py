@@ -62,6 +62,8 @@ class Reading:
         Files, rows or values not imported, each with the field and the reason.
     notes
         The importer's remarks that are not problems (e.g. CSV columns ignored).
+    warnings
+        What the importer warns about in what it read (a percentile standing in for the SLO's, say).
     errors
         Why nothing could be read at all (bad options, a mix of files); empty when the importer ran.
     """
@@ -70,6 +72,7 @@ class Reading:
     curves: list[ImportedCurve] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
     def curve_rows(self) -> list[dict[str, Any]]:
@@ -169,7 +172,9 @@ def read_files(
             result = read_inferencex(files, percentile=percentile, **options)
     except ValueError as exc:  # bad options (the readers never raise for file content)
         return Reading(errors=[_option_message(str(exc))])
-    return Reading(kind=kind, curves=result.curves, skipped=result.skipped, notes=result.notes)
+    return Reading(
+        kind=kind, curves=result.curves, skipped=result.skipped, notes=result.notes, warnings=list(result.warnings)
+    )
 
 
 def _option_message(text: str) -> str:
