@@ -126,7 +126,8 @@ def test_a_point_above_the_sized_one_can_be_overloaded_with_the_warning(sized_fo
         assert peak["rejected_rps"] == pytest.approx(peak["offered_rps"] - peak["accepted_rps"], rel=1e-12)
         expected = (
             f"{name} at peak: demand 20 rps is above the fleet's capacity at SLO "
-            f"({peak['capacity_at_slo_rps']:.4g} rps); admission control rejects {peak['rejected_rps']:.4g} rps"
+            f"({peak['capacity_at_slo_rps']:.4g} rps); admission control rejects {peak['rejected_rps']:.4g} rps "
+            "(overload is shed by admission control at the SLO)"
         )
         assert expected in warnings
     assert len(warnings) == 2  # the points at or below the sized one are not overloaded

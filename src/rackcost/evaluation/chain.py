@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.results import Result, result_tables
+from rackcost.model.burstiness import FRAGILITY_SCVS, arrival_variability
 from rackcost.model.fleet import run_fleet
 from rackcost.model.inputs import FleetPolicy, SloInputs, SystemInputs
 from rackcost.model.metrics import derive
@@ -41,7 +42,14 @@ from rackcost.scenario.feasibility import feasibility_problems
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import Samples, fleet_policy, sampled_inputs, sizing_demand, slo_inputs, system_inputs
 
-__all__ = ["Plan", "evaluate", "evaluate_apis", "evaluate_systems", "plan", "run_samples"]
+__all__ = [
+    "Plan",
+    "evaluate",
+    "evaluate_apis",
+    "evaluate_systems",
+    "plan",
+    "run_samples",
+]
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,7 @@ def plan(scenario: Scenario) -> Plan:
     policy = fleet_policy(scenario)
     slo = slo_inputs(scenario)
     _, sizing_rps = sizing_demand(scenario)
+    sizing_variability = float(arrival_variability(scenario.sizing_point.arrival_scv))
     max_utilization = scenario.fleet.max_utilization_fraction
     return Plan(
         slo=slo,
@@ -101,12 +110,20 @@ def plan(scenario: Scenario) -> Plan:
         input_tokens=float(scenario.workload.input_tokens_per_request),
         indices=indices,
         systems=inputs,
-        chosen=tuple(choose_point(inp, slo, sizing_rps, max_utilization, policy.routing) for inp in inputs),
+        chosen=tuple(
+            choose_point(inp, slo, sizing_rps, max_utilization, policy.routing, sizing_variability) for inp in inputs
+        ),
     )
 
 
 def run_samples(
-    scenario: Scenario, planned: Plan, values: Samples, n: int, resize: bool = True, serve_once: bool = False
+    scenario: Scenario,
+    planned: Plan,
+    values: Samples,
+    n: int,
+    resize: bool = True,
+    serve_once: bool = False,
+    fragility_scvs: tuple[float, ...] = (),
 ) -> list[tuple[FleetOutcome, Metrics]]:
     """Steps 4 to 8 and the derived figures of every system, for ``n`` samples of the inputs at once.
 
@@ -123,6 +140,8 @@ def run_samples(
     serve_once
         The sampled inputs are prices only (a sweep's vector axes): size, pack and serve each fleet once, on the
         central values, and cost it per sample (``run_fleet``'s ``serve_with``). Needs ``resize=False``.
+    fragility_scvs
+        Arrival SCVs at which each fleet is served again for its accepted share (``run_fleet``).
     """
     if serve_once and resize:
         raise ValueError("serve_once needs resize=False: a fleet sized per sample is not served once")
@@ -132,7 +151,7 @@ def run_samples(
         # rented on demand: the provider scales to what each point needs, so only those replicas run (and are billed)
         policy = replace(planned.policy, idle_policy=IdlePolicy.park) if inp.payment.active_only else planned.policy
         central = sampled_inputs(scenario, index, inp, {}, 1) if serve_once else None
-        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize, central)
+        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize, central, fragility_scvs)
         metrics = derive(fleet, chosen.ttft_ms, planned.slo.output_tokens, planned.hours_per_day, planned.input_tokens)
         out.append((fleet, metrics))
     return out
@@ -148,7 +167,7 @@ def evaluate_systems(scenario: Scenario) -> list[SystemOutcome]:
     """
     check_argument("rackcost.evaluate", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
     planned = plan(scenario)
-    runs = run_samples(scenario, planned, {}, 1, resize=False)
+    runs = run_samples(scenario, planned, {}, 1, resize=False, fragility_scvs=FRAGILITY_SCVS)
     return [
         SystemOutcome(inp, chosen, fleet, metrics)
         for inp, chosen, (fleet, metrics) in zip(planned.systems, planned.chosen, runs, strict=True)

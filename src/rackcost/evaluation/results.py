@@ -13,10 +13,12 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rackcost.evaluation.columns import column_names, in_order
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.files import csv_text
+from rackcost.model.burstiness import FRAGILITY_DROP_FRACTION
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
 from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.strategies import Payment
@@ -153,6 +155,9 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[Api
             "accepted_rps": d.accepted_rps,
             "rejected_rps": d.rejected_rps,
             "rejected_fraction": d.rejected_fraction,
+            "arrival_scv": np.array([p.arrival_scv for p in scenario.demand]),
+            "accepted_fraction_at_scv_2": _at_scv(o, 2.0, n),
+            "accepted_fraction_at_scv_4": _at_scv(o, 4.0, n),
             "useful_output_tokens_per_s": m.useful_output_tokens_per_s[0],
             "utilization_fraction": d.utilization_fraction,
             "in_service_concurrency": d.in_service_concurrency,
@@ -270,6 +275,9 @@ def _api_point_rows(scenario: Scenario, system: Any, api: ApiSystemOutcome) -> l
                     "accepted_rps": accepted,
                     "rejected_rps": rejected,
                     "rejected_fraction": rejected / offered,
+                    "arrival_scv": scenario.demand[j].arrival_scv,
+                    "accepted_fraction_at_scv_2": None,
+                    "accepted_fraction_at_scv_4": None,
                     "useful_output_tokens_per_s": float(m.useful_output_tokens_per_s[0, j]),
                     "utilization_fraction": None,
                     "in_service_concurrency": None,
@@ -353,18 +361,34 @@ def _api_system_row(system: Any, api: ApiSystemOutcome, sizing_demand_point: str
     return in_order(row, SYSTEM_NAMES)
 
 
+def _at_scv(o: SystemOutcome, scv: float, n: int) -> NDArray[np.float64]:
+    """The accepted share at each point had its arrivals this SCV (NaN where it was not computed)."""
+    value = o.fleet.accepted_fraction_at_scv.get(scv)
+    return np.full(n, np.nan) if value is None else np.asarray(value[0], dtype=float)
+
+
 def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[str]:
-    """Named outcomes that are not errors: overload, too many racks or kW, derived concurrency, edge of the curve."""
+    """Named outcomes that are not errors: overload, too many racks or kW, derived concurrency, edge of the curve,
+    an answer fragile to bursty arrivals."""
     out = []
     for o in outcomes:
         name = o.inputs.name
         demand = o.demand
+        share = demand.accepted_rps / demand.offered_rps
         for i, d in enumerate(scenario.demand):
             if demand.overloaded[i]:
                 out.append(
                     f"{name} at {d.name}: demand {d.arrival_rps:.4g} rps is above the fleet's capacity at SLO "
                     f"({demand.capacity_at_slo_rps[i]:.4g} rps); admission control rejects "
-                    f"{demand.rejected_rps[i]:.4g} rps"
+                    f"{demand.rejected_rps[i]:.4g} rps (overload is shed by admission control at the SLO)"
+                )
+            bursty = {scv: float(v[0, i]) for scv, v in o.fleet.accepted_fraction_at_scv.items() if scv > d.arrival_scv}
+            if bursty and share[i] - min(bursty.values()) > FRAGILITY_DROP_FRACTION:
+                figures = ", ".join(f"{100 * v:.1f}% at SCV {scv:g}" for scv, v in sorted(bursty.items()))
+                out.append(
+                    f"{name} at {d.name}: fragile to bursty arrivals: {100 * share[i]:.1f}% of requests accepted at "
+                    f"arrival SCV {d.arrival_scv:g}, {figures} (the same fleet, at "
+                    f"{100 * demand.utilization_fraction[i]:.0f}% of its slots; demand[{i}].arrival_scv sets it)"
                 )
         if scenario.facility.max_racks is not None and o.racks > scenario.facility.max_racks:
             out.append(

@@ -44,6 +44,7 @@ def serve_demand(
     load: LoadCurve | None = None,
     slo: SloInputs | None = None,
     routing: Routing | str = Routing.pooled,
+    arrival_variability: ArrayLike = 1.0,
 ) -> DemandOutcome:
     """Serve each demand point with the same fleet; the operating point moves with the load (DESIGN.md step 6).
 
@@ -80,6 +81,9 @@ def serve_demand(
     routing
         How requests are spread over the replicas (:mod:`rackcost.model.routing`); ``pooled`` is one M/M/k over all
         slots.
+    arrival_variability
+        Each point's G/G/c variability (:func:`rackcost.model.burstiness.arrival_variability`; 1 for Poisson): its
+        queue is solved as M/M/c with slots and rates divided by it [-].
 
     The fleet arguments may carry a leading sample axis (shape ``(n, 1)`` against ``offered_rps`` of shape
     ``(n, points)``): everything broadcasts.
@@ -93,8 +97,17 @@ def serve_demand(
     serving = np.asarray(serving_replicas, dtype=np.int64)
     service_s = np.asarray(service_s, dtype=float)
     concurrency = np.asarray(concurrency, dtype=float)
-    # capacity at SLO of the serving fleet (one value per sample when the inputs carry a sample axis)
-    capacity = routes.capacity_at_slo(routing, serving, concurrency, service_s, budget_s, miss_target, feasible_rps)
+    # bursty arrivals: the G/G/c queue as M/M/c with slots and rates divided by the variability
+    # (rackcost.model.burstiness); Poisson points keep every figure bit for bit
+    v = np.asarray(arrival_variability, dtype=float)
+    poisson = bool(np.all(v == 1.0))
+    slots = concurrency if poisson else concurrency / v
+    scale = 1.0 if poisson else v
+    # capacity at SLO of the serving fleet (one value per sample, or per point where arrivals are bursty); the
+    # sizing rate is a known-feasible hint only for Poisson arrivals at every point
+    capacity = scale * routes.capacity_at_slo(
+        routing, serving, slots, service_s, budget_s, miss_target, feasible_rps if poisson else None
+    )
     if idle_policy not in tuple(IdlePolicy):
         raise ValueError(f"idle_policy must be 'powered' or 'park', got {idle_policy!r}")
     if not IdlePolicy(idle_policy).parks:
@@ -102,14 +115,14 @@ def serve_demand(
         capacity_active = np.broadcast_to(capacity, lam.shape)
     else:
         needed = sized_replicas(
-            routes.replicas_needed(routing, lam, service_s, concurrency, budget_s, miss_target),
+            routes.replicas_needed(routing, lam / scale, service_s, slots, budget_s, miss_target),
             lam,
             service_s,
             concurrency,
             max_utilization_fraction,
         )
         active = np.minimum(needed, serving)
-        capacity_active = routes.capacity_at_slo(routing, active, concurrency, service_s, budget_s, miss_target)
+        capacity_active = scale * routes.capacity_at_slo(routing, active, slots, service_s, budget_s, miss_target)
     slots_active = active * concurrency
     admitted = np.minimum(lam, capacity_active)
     if load is None or slo is None:
@@ -123,7 +136,7 @@ def serve_demand(
         ttft_ms, tpot_ms = load.ttft_at(in_service), load.tpot_at(in_service)
         point_budget_s = queueing_budget_s(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.e2e_limit_ms)
     miss, wait_p99_s = routes.wait_tail(
-        routing, point_budget_s, TTFT_PERCENTILE_FRACTION, active, concurrency, admitted, point_service_s
+        routing, point_budget_s, TTFT_PERCENTILE_FRACTION, active, slots, admitted / scale, point_service_s
     )
     if slo is not None and slo.output_tokens_cv_fraction is not None:
         wait_p99_s = wait_p99_s * routes.reported_wait_scale(slo.output_tokens_cv_fraction)

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import finance, power, routing
+from rackcost.model.burstiness import arrival_variability
 from rackcost.model.demand import serve_demand
 from rackcost.model.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
@@ -122,8 +123,9 @@ def size_fleet(
     if slo_replicas is not None:
         slo_n = np.full((n, 1), slo_replicas, dtype=np.int64)
     else:
+        v = policy.sizing_variability(rates)  # bursty arrivals: M/M/c with slots and rates / v (model.burstiness)
         needed = routing.replicas_needed(
-            policy.routing, sizing_rps, service_s, concurrency, budget_s, slo.miss_target_fraction
+            policy.routing, sizing_rps / v, service_s, concurrency / v, budget_s, slo.miss_target_fraction
         )
         slo_n = sized_replicas(needed, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)
     if policy.fixed_replicas is not None:
@@ -378,6 +380,7 @@ def run_fleet(
     slo: SloInputs,
     resize: bool = True,
     serve_with: SampledInputs | None = None,
+    fragility_scvs: tuple[float, ...] = (),
 ) -> FleetOutcome:
     """Steps 5 to 8 at a chosen operating point for every sample (see the module docstring for the steps).
 
@@ -397,6 +400,9 @@ def run_fleet(
         them (a sweep over prices): those steps then run once and their arrays are broadcast to the ``n`` samples,
         and only power and cost are evaluated per sample. The figures are the same as evaluating every sample
         (each step is elementwise), at a fraction of the cost: the Erlang C of each demand point runs once.
+    fragility_scvs
+        Arrival SCVs at which to serve the same fleet again, every demand point at that SCV, for the accepted share
+        it would have (``FleetOutcome.accepted_fraction_at_scv``): where the answer is fragile to burstiness.
     """
     c = chosen.concurrency
     serve = sampled if serve_with is None else serve_with
@@ -417,6 +423,25 @@ def run_fleet(
         load=load,
         slo=slo,
         routing=policy.routing,
+        arrival_variability=policy.variability(serve.arrival_rps.shape[1]),
+    )
+    fragile = tuple(
+        serve_demand(
+            serve.arrival_rps,
+            size.serving_replicas,
+            c,
+            service_s,
+            chosen.budget_s,
+            slo.attainment_fraction,
+            policy.idle_policy,
+            serve.max_utilization_fraction,
+            load=load,
+            slo=slo,
+            routing=policy.routing,
+            arrival_variability=arrival_variability(scv),
+        ).accepted_rps
+        / serve.arrival_rps
+        for scv in fragility_scvs
     )
     if serve_with is not None:  # one sample served: the same for all n
         n = sampled.n
@@ -454,4 +479,5 @@ def run_fleet(
         slo_point_total_tokens_per_facility_kwh=slo_point_tokens_per_facility_kwh(
             inp, sampled, chosen, request_rps, busy_w, packing.nodes_per_rack_effective
         ),
+        accepted_fraction_at_scv=dict(zip(fragility_scvs, fragile, strict=True)),
     )

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from rackcost.model.burstiness import arrival_variability
 from rackcost.model.performance import Curve
 from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.strategies import IdlePolicy, Payment, Routing
@@ -79,6 +80,9 @@ class FleetPolicy:
         How the load balancer spreads requests (:mod:`rackcost.model.routing`): which queue the model solves.
     hours_per_day
         Hours of each demand point [h] (a rented fleet's daily minimum needs them).
+    arrival_scv
+        Squared coefficient of variation of each demand point's inter-arrival times (1: Poisson; empty: all 1)
+        [-] (:mod:`rackcost.model.burstiness`).
     """
 
     idle_policy: IdlePolicy
@@ -87,6 +91,18 @@ class FleetPolicy:
     sizing_index: int | None
     routing: Routing = Routing.least_outstanding
     hours_per_day: tuple[float, ...] = ()
+    arrival_scv: tuple[float, ...] = ()
+
+    def variability(self, points: int) -> NDArray[np.float64]:
+        """The G/G/c variability of each of ``points`` demand points, ``(1, points)`` [-]."""
+        scv = self.arrival_scv or (1.0,) * points
+        return arrival_variability(np.asarray(scv, dtype=float)).reshape(1, -1)
+
+    def sizing_variability(self, rates: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The variability at each sample's sizing point, ``(n, 1)`` [-] (the highest rate, or ``sizing_index``)."""
+        v = self.variability(rates.shape[1])
+        index = np.argmax(rates, axis=1) if self.sizing_index is None else np.full(rates.shape[0], self.sizing_index)
+        return np.asarray(v[0, index], dtype=float).reshape(-1, 1)
 
 
 @dataclass(frozen=True)

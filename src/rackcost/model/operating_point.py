@@ -300,6 +300,7 @@ def choose_point(
     sizing_rps: float,
     max_utilization_fraction: float,
     routing: str = "pooled",
+    arrival_variability: float = 1.0,
 ) -> ChosenPoint:
     """The SLO-feasible point of a system's curve that needs the fewest replicas for the sizing demand.
 
@@ -319,6 +320,9 @@ def choose_point(
         Utilisation ceiling at the sizing demand [-].
     routing
         How requests are spread over the replicas (:mod:`rackcost.model.routing`).
+    arrival_variability
+        The sizing point's G/G/c variability (:func:`rackcost.model.burstiness.arrival_variability`; 1 for Poisson):
+        the search solves M/M/c with each candidate's slots and the sizing rate divided by it [-].
 
     Raises
     ------
@@ -335,14 +339,15 @@ def choose_point(
     osl = slo.output_tokens
     ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
     budget = queueing_budget_s(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.e2e_limit_ms)
+    v = arrival_variability  # bursty arrivals: M/M/c with slots and rates / v (rackcost.model.burstiness)
     best, n = search_operating_point(
-        cand.concurrency,
+        cand.concurrency if v == 1.0 else cand.concurrency / v,
         cand.service_s,
         np.where(ok, budget, 0.0),
         ok,
         apr * busy + host_share_w,
         apr * inp.idle_w + host_share_w,
-        sizing_rps,
+        sizing_rps if v == 1.0 else sizing_rps / v,
         slo.attainment_fraction,
         max_utilization_fraction,
         routing,

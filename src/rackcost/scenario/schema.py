@@ -22,6 +22,7 @@ from rackcost.errors import plain_message
 from rackcost.model.strategies import IdlePolicy, Routing
 from rackcost.scenario.distributions import Distribution
 from rackcost.scenario.fields import (
+    ArrivalScv,
     AttainmentFraction,
     Count,
     CvFraction,
@@ -135,9 +136,17 @@ class DemandPoint(ScenarioBlock):
 
     name: Name = Field(description="Name, conventionally quiet, normal or peak; printable, at most 200 characters.")
     # one request every 11.6 days to ten million a second
-    arrival_rps: Rps = Field(description="Poisson arrival rate of requests; 1e-6 to 1e7 [requests/s].")
+    arrival_rps: Rps = Field(
+        description="Arrival rate of requests (Poisson unless arrival_scv says otherwise); 1e-6 to 1e7 [requests/s]."
+    )
     hours_per_day: HoursPerDay = Field(
         description="Hours per day at this demand; 1e-3 (3.6 s) to 24 [h]; all points add up to 24."
+    )
+    arrival_scv: ArrivalScv = Field(
+        default=1.0,
+        description="Squared coefficient of variation of inter-arrival times: 1 is Poisson, above 1 burstier; "
+        "the wait tail, sizing and acceptance use the G/G/c approximation of rackcost.model.burstiness; "
+        "0.01 to 100 [-].",
     )
     source: Source = None
 

@@ -69,6 +69,7 @@ def fleet_policy(scenario: Scenario) -> FleetPolicy:
         sizing_index=None if fleet.sizing_demand_point is None else names.index(fleet.sizing_demand_point),
         routing=fleet.routing,
         hours_per_day=tuple(d.hours_per_day for d in scenario.demand),
+        arrival_scv=tuple(d.arrival_scv for d in scenario.demand),
     )
 
 

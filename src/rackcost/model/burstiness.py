@@ -1,0 +1,65 @@
+"""Bursty arrivals: the G/G/c queue from the M/M/c one (issue 21).
+
+Arrivals are a renewal process whose inter-arrival times have squared coefficient of variation ``c_a^2``
+(``demand[i].arrival_scv``; 1 is Poisson). With the variability ``v = (c_a^2 + c_s^2) / 2`` the G/G/c queue of
+``c`` slots at arrival rate ``lambda`` and mean service ``S`` is approximated by the M/M/c queue of ``c / v`` slots
+at rate ``lambda / v``, the same ``S``::
+
+    P(W > t) ~= C(c / v, a / v) exp(-(c / S - lambda) t / v)
+
+The conditional wait is the heavy-traffic (Kingman) form: exponential with its M/M/c mean times ``v`` (whose mean is
+the Allen-Cunneen approximation), and the probability of waiting is that of the many-server (Halfin-Whitt) regime,
+where the G/G/c delay probability is the M/M/c one at the spare-capacity parameter ``beta / sqrt(v)``, ``beta = (c
+- a) / sqrt(a)``: ``(c/v - a/v) / sqrt(a/v)`` is exactly that. Erlang C is defined for a non-integer number of
+slots, so every wait tail, quantile, replica count and capacity at SLO of the model holds for G/G/c by dividing slots
+and rates by ``v`` (a capacity is multiplied back). Service is taken as exponential (``c_s^2 = 1``), as rackcost's
+sizing always has (the reported p99 wait alone takes the output length's spread,
+:func:`rackcost.model.routing.reported_wait_scale`), so Poisson demand points keep their numbers exactly.
+
+Why this approximation: it is exact for M/M/c, right in both heavy-traffic limits (one server: Kingman; many servers:
+Halfin-Whitt, Whitt 2004), keeps the model's exact, vectorised Erlang C machinery, and costs one division per point.
+Its error for light traffic and small pools is what ``rackcost simulate --arrival-scv`` measures. For random routing
+each replica's stream is a random thinning of the whole (its SCV is ``1 + (c_a^2 - 1) / N``, less bursty); the
+model uses the whole stream's ``c_a^2`` for every router, which is conservative there.
+
+References
+----------
+J. F. C. Kingman, "The single server queue in heavy traffic", *Proc. Cambridge Phil. Soc.* 57, 902-904, 1961.
+S. Halfin and W. Whitt, "Heavy-traffic limits for queues with many exponential servers", *Operations Research*
+29(3), 567-588, 1981.
+W. Whitt, "A diffusion approximation for the G/GI/n/m queue", *Operations Research* 52(6), 922-941, 2004.
+W. Whitt, "Approximations for the GI/G/m queue", *Production and Operations Management* 2(2), 114-161, 1993.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["FRAGILITY_DROP_FRACTION", "FRAGILITY_SCVS", "POISSON_SCV", "SCV_RANGE", "arrival_variability"]
+
+POISSON_SCV = 1.0
+"""Squared coefficient of variation of Poisson inter-arrival times (exponential) [-]."""
+SCV_RANGE = (0.01, 100.0)
+"""Arrival SCVs the model accepts [-]: near-deterministic to very bursty."""
+FRAGILITY_SCVS = (2.0, 4.0)
+"""Arrival SCVs at which every central evaluation serves each fleet again (issue 21: moderately and very bursty)."""
+FRAGILITY_DROP_FRACTION = 0.01
+"""A point is fragile where the accepted share at one of :data:`FRAGILITY_SCVS` falls more than this below its own
+[-] (one percentage point)."""
+
+
+def arrival_variability(arrival_scv: ArrayLike, service_scv: ArrayLike = 1.0) -> NDArray[np.float64]:
+    """The variability ``v = (c_a^2 + c_s^2) / 2`` that divides the slots and rates of the M/M/c queue (module
+    docstring) [-].
+
+    Examples
+    --------
+    >>> float(arrival_variability(1.0)), float(arrival_variability(4.0)), float(arrival_variability(0.0, 0.0))
+    (1.0, 2.5, 0.0)
+    """
+    ca = np.asarray(arrival_scv, dtype=float)
+    cs = np.asarray(service_scv, dtype=float)
+    if np.any(~np.isfinite(ca)) or np.any(ca < 0) or np.any(~np.isfinite(cs)) or np.any(cs < 0):
+        raise ValueError("arrival_scv and service_scv must be finite and >= 0")
+    return np.asarray((ca + cs) / 2.0, dtype=float)
