@@ -136,9 +136,13 @@ def read_inferencex_files(data_folder: Path | None) -> list[InferenceXFile]:
         name = path.relative_to(folder).as_posix()
         try:
             data = read_regular_file(path, MAX_FILE_BYTES, "InferenceX JSON result file")
+        except InputFileError as exc:
+            out.append(InferenceXFile(name, None, skipped=(_short(_without(path, str(exc))),)))
+            continue
+        try:
             raw = json.loads(data)
-        except (InputFileError, ValueError) as exc:
-            out.append(InferenceXFile(name, None, skipped=(_short(str(exc).replace(str(folder) + "/", "")),)))
+        except ValueError as exc:  # the importer says it too, but the comparison needs the JSON
+            out.append(InferenceXFile(name, None, skipped=(_short(f"not JSON: {exc}"),)))
             continue
         options = reproduction_options(raw)
         result = read_inferencex([(str(path), data)], **options)
@@ -147,11 +151,16 @@ def read_inferencex_files(data_folder: Path | None) -> list[InferenceXFile]:
             for c in result.curves
             if c.key.gpus_per_replica is not None
         )
-        skipped = tuple(_short(str(s).replace(str(folder) + "/", "")) for s in result.skipped) + tuple(
+        skipped = tuple(_short(_without(path, str(s))) for s in result.skipped) + tuple(
             f"{c.label}: GPUs per replica unknown" for c in result.curves if c.key.gpus_per_replica is None
         )
         out.append(InferenceXFile(name, raw, curves, skipped, options["percentile"]))
     return out
+
+
+def _without(path: Path, text: str) -> str:
+    """A message about one file without its path (the line names the file already): ``[row 3]: ...`` or the rest."""
+    return text.replace(f"{path}: ", "").replace(str(path), "")
 
 
 def _short(text: str, limit: int = 160) -> str:

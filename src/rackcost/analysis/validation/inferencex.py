@@ -175,8 +175,8 @@ def _aggregate(row: Mapping[str, Any]) -> ReferencePoint:
 
 
 def belongs_to(label: str, row: Mapping[str, Any]) -> bool:
-    """Whether an aggregate row is a point of the curve of this label: the same hardware, ``tpN``, precision and
-    offloading. A raw file's object (no ``hw``) belongs to the one curve of its file.
+    """Whether an aggregate row is a point of the curve of this label: the same hardware, ``tpN`` (where the row
+    has ``tp``), precision and offloading. A raw file's object (no ``hw``) belongs to the one curve of its file.
 
     Examples
     --------
@@ -193,7 +193,7 @@ def belongs_to(label: str, row: Mapping[str, Any]) -> bool:
     wanted = "" if offload in (None, "none") else f"offload-{offload}"
     return (
         words[0] == row["hw"]
-        and any(w.startswith(f"tp{row['tp']}") for w in words)
+        and ("tp" not in row or any(w.startswith(f"tp{row['tp']}") for w in words))  # a disaggregated row has none
         and str(row["precision"]).lower() in words
         and next((w for w in words if w.startswith("offload-")), "") == wanted
     )
@@ -346,8 +346,10 @@ def compare_file(
         A point the file's rows do not match, or that the pricer refuses, is a problem line, never an exception.
     """
     problems = list(file.skipped)
+    if not file.curves:  # nothing imported: the importer's reasons say why
+        return FileComparison(file.name, 0, (), tuple(problems))
     try:
-        references = reference_points(file.name, file.raw) if file.raw is not None else []
+        references = reference_points(file.name, file.raw)
     except ValueError as exc:
         return FileComparison(file.name, len(file.curves), (), (*problems, str(exc)))
     points = []
