@@ -403,7 +403,8 @@ def test_the_inferencex_section_gives_the_closed_form_figures_on_invented_files(
             assert abs(row["output_difference"]) < 1e-12 and row["note"] == ""
     assert by_file["points"].tolist() == [1, 0, 1, 2, 0] and by_file["output_points"].tolist() == [1, 0, 1, 1, 0]
     assert (by_file["worst_total"].dropna() < 1e-12).all()
-    assert "on 3 points (goal 1e-04: met)" in section.headline and "on 4 points" in section.headline
+    assert "over 3 points, $/M total tokens" in section.headline
+    assert section.headline.endswith("over 4 (goal 1e-04 on every point: not shown: 2 not compared)")
     assert "1 in older-results.json: no output_tput_per_gpu in the row" in section.text
     assert "per decode GPU" in section.text
     assert "broken.json:" in section.text and "other.json:" in section.text  # not compared, and why
@@ -439,4 +440,4 @@ def test_the_inferencex_section_on_the_real_files_is_within_the_goal(real_infere
     by_file, by_point = (t.frame for t in section.tables)
     assert by_file["worst_output"].max() < 1e-4 and by_file["worst_total"].max() < 1e-4
     assert (by_point["output_difference"].notna().sum(), len(by_point)) == (32, 62)
-    assert "(goal 1e-04: met)" in section.headline
+    assert section.headline.endswith("over 62 (goal 1e-04 on every point: met)")
