@@ -8,7 +8,6 @@ The fixtures (tests/data/inferencex_fixtures/newer/, described in the folder's R
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from pathlib import Path
@@ -20,7 +19,16 @@ from typer.testing import CliRunner
 import rackcost
 from inferencex_files import AGG_8, RAW_8
 from rackcost.analysis.reconcile import reconcile
+from rackcost.analysis.validation.inferencex import (
+    PASTED_SYSTEM,
+    RackcostFigures,
+    compare_file,
+    pasted_scenario,
+    worst,
+)
+from rackcost.analysis.validation.shared_files import InferenceXCurve, InferenceXFile
 from rackcost.cli import app
+from rackcost.cli.validation import reproduction_options
 from rackcost.errors import ScenarioError
 from rackcost.importers import read_inferencex, read_inferencex_paths
 from rackcost.importers.yaml_out import curves_to_yaml
@@ -182,21 +190,7 @@ def test_a_disaggregated_row_keeps_its_decode_gpus_and_its_output_per_decode_gpu
 
 
 def _paste(curve, gpus: int) -> rackcost.Scenario:
-    data = scenario_to_data(rackcost.load_scenario(bundled_scenario_path(SCENARIO)))
-    data.pop("figures", None)
-    data["slo"] = {"ttft_limit_ms": 1e6, "tpot_limit_ms": 1e6, "attainment_fraction": 0.99}
-    data["demand"] = [
-        {"name": "quiet", "arrival_rps": 0.001, "hours_per_day": 8},
-        {"name": "normal", "arrival_rps": 0.002, "hours_per_day": 10},
-        {"name": "peak", "arrival_rps": 0.004, "hours_per_day": 6},
-    ]
-    data["facility"]["rack_power_limit_kw"] = 1e4
-    system = data["systems"][0]
-    system.update(name="imported", performance=copy.deepcopy(curve.performance))
-    system["provenance"] = copy.deepcopy(curve.provenance)
-    system["hardware"].update(accelerators_per_replica=gpus, accelerators_per_node=gpus)
-    system["hardware"]["accelerator_rated_w"] = max(system["hardware"]["accelerator_rated_w"], 2000)
-    return scenario_from_dict(data, "pasted.yaml")
+    return pasted_scenario(InferenceXCurve(curve.label, curve.performance, curve.provenance, gpus))
 
 
 def test_reconcile_charges_a_disaggregated_rows_output_tokens_to_its_decode_gpus():
@@ -328,98 +322,54 @@ def test_the_real_agentic_file_by_hand(real_inferencex: Path):
         assert p["throughput_tokens_per_s"] == pytest.approx(row["tput_per_gpu"] * row["tp"], rel=RTOL)
 
 
-def _inferencex_points(real: Path):
-    """(file, options, rows): each real file with its rows' InferenceX figures, output and total tokens/s per GPU.
+def _imported_from_the_cli(path: Path, real: Path, tmp_path: Path) -> InferenceXFile:
+    """A real file imported alone by ``rackcost import inferencex`` (with the options rackcost validation gives it),
+    as the comparison reads it: the YAML's curves, with the GPUs per replica their provenance states."""
+    raw = _json(path)
+    options = reproduction_options(raw)
+    out = tmp_path / f"{path.stem}.yaml"
+    flags = ["--percentile", options["percentile"], "--isl", str(options["isl"]), "--osl", str(options["osl"])]
+    imported = runner.invoke(app, ["import", "inferencex", str(path), *flags, "-o", str(out), "--force"])
+    assert imported.exit_code == 0, imported.output
+    curves = []
+    for label, entry in yaml.safe_load(out.read_text(encoding="utf-8")).items():
+        gpus = int(re.search(r"Throughput per replica of (\d+) GPUs", entry["provenance"]["notes"]).group(1))
+        curves.append(InferenceXCurve(label, entry["performance"], entry["provenance"], gpus))
+    return InferenceXFile(path.relative_to(real).as_posix(), raw, tuple(curves), percentile=options["percentile"])
 
-    As InferenceX computes them (utils/process_result.py): a raw file's deployment-wide throughputs over its GPUs
-    (tpN in the name; stage D's gpu.n_gpus), an aggregate's own tput_per_gpu and output_tput_per_gpu. Rows without
-    an output throughput (most of the Gaudi array) have no InferenceX output figure and are left out.
-    """
-    for path in sorted(real.rglob("*.json")):
-        raw = _json(path)
-        options = ["--percentile", "p95"] if "agentic" in str(path) else []
-        tp = re.search(r"tp(\d+)", path.name)
-        if isinstance(raw, list) and not options:
-            options += ["--isl", "1024", "--osl", "1024"]  # the Gaudi array's one H100 row gives no lengths
-        if isinstance(raw, list):
-            rows = [(r["conc"], r.get("output_tput_per_gpu"), r["tput_per_gpu"], r) for r in raw]
-        elif "metrics" in raw:
-            n = raw["gpu"]["n_gpus"]
-            rows = [
-                (
-                    raw["conc"],
-                    raw["metrics"]["output_token_throughput"] / n,
-                    raw["metrics"]["total_token_throughput"] / n,
-                    raw,
-                )
-            ]
-        elif "tput_per_gpu" in raw:
-            rows = [(raw["conc"], raw["output_tput_per_gpu"], raw["tput_per_gpu"], raw)]
-        else:
-            n = int(tp.group(1))
-            total = raw.get("total_token_throughput") or raw["input_throughput"] + raw["output_throughput"]
-            rows = [(raw["max_concurrency"], raw["output_throughput"] / n, total / n, raw)]
-        yield path, options, rows
+
+def _reconcile_from_the_cli(tmp_path: Path):
+    """The comparison's pricer through ``rackcost reconcile --format json`` on the pasted scenario's YAML."""
+
+    def price(scenario: rackcost.Scenario, concurrency: float, usd_per_gpu_hour: float) -> RackcostFigures:
+        path = tmp_path / "pasted.yaml"
+        path.write_text(yaml.safe_dump(scenario_to_data(scenario)), encoding="utf-8")
+        args = ["reconcile", str(path), "--system", PASTED_SYSTEM, "--usd-per-gpu-hour", str(usd_per_gpu_hour)]
+        result = runner.invoke(app, [*args, "--concurrency", str(concurrency), "--format", "json"])
+        assert result.exit_code == 0, result.output
+        r = json.loads(result.stdout)
+        output, total = r["inferencex_usd_per_million_output_tokens"], r["inferencex_usd_per_million_total_tokens"]
+        return RackcostFigures(output, total, r["output_basis"])
+
+    return price
 
 
 @pytest.mark.data
 def test_reconcile_reproduces_inferencex_on_every_point_of_every_real_file_from_the_cli(
     real_inferencex: Path, tmp_path: Path
 ):
-    price = 2.0
-    worst, compared, without_output = 0.0, 0, 0
-    for path, options, rows in _inferencex_points(real_inferencex):
-        out = tmp_path / f"{path.stem}.yaml"
-        imported = runner.invoke(app, ["import", "inferencex", str(path), *options, "-o", str(out), "--force"])
-        assert imported.exit_code == 0, imported.output
-        for label, entry in yaml.safe_load(out.read_text(encoding="utf-8")).items():
-            perf = entry["performance"]
-            gpus = int(re.search(r"Throughput per replica of (\d+) GPUs", entry["provenance"]["notes"]).group(1))
-            data = scenario_to_data(_paste(_Curve(perf, entry["provenance"]), gpus))
-            scenario = tmp_path / "pasted.yaml"
-            scenario.write_text(yaml.safe_dump(data), encoding="utf-8")
-            for point in perf["points"]:
-                conc = point["concurrency"]
-                mine = [r for r in rows if r[0] == conc and _same_curve(label, r[3])]
-                assert mine, (path.name, label, conc)
-                expected_out, expected_total = mine[0][1], mine[0][2]
-                if expected_out is None:
-                    without_output += 1
-                    continue
-                args = ["reconcile", str(scenario), "--system", "imported", "--usd-per-gpu-hour", str(price)]
-                result = runner.invoke(app, [*args, "--concurrency", str(conc), "--format", "json"])
-                assert result.exit_code == 0, result.output
-                r = json.loads(result.stdout)
-                want_out = price / (expected_out * 3600 / 1e6)
-                want_total = price / (expected_total * 3600 / 1e6)
-                got = r["inferencex_usd_per_million_output_tokens"], r["inferencex_usd_per_million_total_tokens"]
-                worst = max(worst, abs(got[0] / want_out - 1), abs(got[1] / want_total - 1))
-                compared += 1
-    print(f"InferenceX $/M output and total tokens reproduced on {compared} points: max relative error {worst:.2e}")
-    assert worst <= IX_RTOL, worst
-    # 2 + 2 raw/aggregate Kimi points, 4 B200, 3 H200, 20 agentic, the Gaudi array's one row with output_tput_per_gpu
-    assert (compared, without_output) == (32, 30)
-
-
-class _Curve:
-    """What _paste reads of an imported curve, from the YAML the CLI wrote."""
-
-    def __init__(self, performance: dict, provenance: dict):
-        self.performance, self.provenance = performance, provenance
-
-
-def _same_curve(label: str, row: dict) -> bool:
-    """Whether an array row belongs to the curve of this label (hardware, TP, precision, offloading)."""
-    if "hw" not in row or "tput_per_gpu" not in row:
-        return True
-    words = label.split()
-    tp = f"tp{row['tp']}"
-    offload = row.get("offloading")
-    wanted = "" if offload in (None, "none") else f"offload-{offload}"
-    offload_word = next((w for w in words if w.startswith("offload-")), "")
-    return (
-        words[0] == row["hw"]
-        and any(w.startswith(tp) for w in words)
-        and row["precision"].lower() in words
-        and offload_word == wanted
-    )
+    # docs/validation.md's InferenceX comparison (rackcost.analysis.validation.inferencex), with the import and the
+    # pricing both through the command line: InferenceX's formula from the raw fields against reconcile's figures
+    price = _reconcile_from_the_cli(tmp_path)
+    files = [_imported_from_the_cli(p, real_inferencex, tmp_path) for p in sorted(real_inferencex.rglob("*.json"))]
+    comparisons = [compare_file(f, 2.0, price) for f in files]
+    assert [line for c in comparisons for line in c.problems] == []
+    points = [p for c in comparisons for p in c.points]
+    output, total = worst([p.output_difference for p in points]), worst([p.total_difference for p in points])
+    print(f"InferenceX $/M tokens reproduced from the CLI: max relative error {max(output, total):.2e}")
+    assert max(output, total) <= IX_RTOL, (output, total)
+    # $/M output: 2 + 2 raw/aggregate Kimi points, 4 B200, 3 H200, 20 agentic, the Gaudi array's one row with
+    # output_tput_per_gpu; the Gaudi array's other 30 rows give none (their $/M total is compared)
+    without_output = [p for p in points if p.inferencex_output is None]
+    assert (len(points) - len(without_output), len(without_output)) == (32, 30)
+    assert {p.file for p in without_output} == {"gaudi25-h100-llama33-70b-results.json"}

@@ -9,18 +9,28 @@ written atomically.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from rackcost.cli.common import ForceOpt, OutputOpt, SeedOpt, console, destination, emit, error, fail
 from rackcost.errors import ScenarioError
-from rackcost.files import InputFileError
+from rackcost.files import InputFileError, read_regular_file
 
 if TYPE_CHECKING:
+    from rackcost.analysis.validation.shared_files import InferenceXFile
     from rackcost.model.power_law import PowerCurve
 
-__all__ = ["COMMANDS", "DEFAULT_DATA", "DEFAULT_LABEL", "MAX_SKIPS_SHOWN", "import_shared_curves", "validation"]
+__all__ = [
+    "COMMANDS",
+    "DEFAULT_DATA",
+    "DEFAULT_LABEL",
+    "MAX_SKIPS_SHOWN",
+    "import_shared_curves",
+    "read_inferencex_files",
+    "reproduction_options",
+    "validation",
+]
 
 DEFAULT_DATA = Path("..") / "shared" / "data"
 """The shared data folder when ``--data`` is not given, relative to the current directory (beside the repository)."""
@@ -90,6 +100,69 @@ def _power_curves(data_folder: Path | None) -> list[PowerCurve]:
         raise typer.Exit(code=1) from None
 
 
+def reproduction_options(raw: Any) -> dict[str, Any]:
+    """The importer's options for a file of the InferenceX reproduction, from its parsed JSON: p95 standing in for
+    the SLO's percentile in an agentic file (stage F, no p99), and the fallback lengths
+    (:data:`rackcost.analysis.validation.inferencex.FALLBACK_LENGTHS`) for rows whose file and name give none.
+
+    Examples
+    --------
+    >>> reproduction_options([{"hw": "x", "conc": 1, "tput_per_gpu": 1.0, "p95_ttft": 0.1, "p95_intvty": 9.0}])
+    {'percentile': 'p95', 'isl': 1024, 'osl': 1024}
+    """
+    from rackcost.analysis.validation.inferencex import FALLBACK_LENGTHS
+    from rackcost.importers.inferencex_stages import detect_stage
+
+    isl, osl = FALLBACK_LENGTHS
+    return {"percentile": "p95" if detect_stage(raw) == "F" else "p99", "isl": isl, "osl": osl}
+
+
+def read_inferencex_files(data_folder: Path | None) -> list[InferenceXFile]:
+    """Every JSON file of ``DATA/inferencex`` and its subfolders, parsed, with the curves the importer reads from it
+    alone (:func:`reproduction_options`); none when the folder is absent.
+
+    A file that cannot be read or parsed is kept, without JSON, with the reason in its ``skipped``.
+    """
+    import json
+
+    from rackcost.analysis.validation.shared_files import InferenceXCurve, InferenceXFile
+    from rackcost.importers.inferencex import MAX_FILE_BYTES, read_inferencex
+
+    folder = None if data_folder is None else data_folder / "inferencex"
+    if folder is None or not folder.is_dir():
+        return []
+    out = []
+    for path in sorted(folder.rglob("*.json")):
+        name = path.relative_to(folder).as_posix()
+        try:
+            data = read_regular_file(path, MAX_FILE_BYTES, "InferenceX JSON result file")
+        except InputFileError as exc:
+            out.append(InferenceXFile(name, None, skipped=(_short(_without(path, str(exc))),)))
+            continue
+        try:
+            raw = json.loads(data)
+        except ValueError as exc:  # the importer says it too, but the comparison needs the JSON
+            out.append(InferenceXFile(name, None, skipped=(_short(f"not JSON: {exc}"),)))
+            continue
+        options = reproduction_options(raw)
+        result = read_inferencex([(str(path), data)], **options)
+        curves = tuple(
+            InferenceXCurve(c.label, c.performance, c.provenance, c.key.gpus_per_replica)
+            for c in result.curves
+            if c.key.gpus_per_replica is not None
+        )
+        skipped = tuple(_short(_without(path, str(s))) for s in result.skipped) + tuple(
+            f"{c.label}: GPUs per replica unknown" for c in result.curves if c.key.gpus_per_replica is None
+        )
+        out.append(InferenceXFile(name, raw, curves, skipped, options["percentile"]))
+    return out
+
+
+def _without(path: Path, text: str) -> str:
+    """A message about one file without its path (the line names the file already): ``[row 3]: ...`` or the rest."""
+    return text.replace(f"{path}: ", "").replace(str(path), "")
+
+
 def _short(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -139,6 +212,7 @@ def validation(
             budget=budget,
             seed=seed,
             power_curves=tuple(_power_curves(folder)),
+            inferencex_files=tuple(read_inferencex_files(folder)),
         )
         with console(stderr=True).status("measuring (the simulator runs every bundled scenario and router)"):
             sections = build_sections(context)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from rackcost.analysis.validation.inferencex import inferencex_section
 from rackcost.analysis.validation.interpolation import interpolation_section
 from rackcost.analysis.validation.power import power_law_section
 from rackcost.analysis.validation.sections import SectionSlot, ValidationContext, ValidationSection, pending_section
@@ -20,15 +21,7 @@ SLOTS: tuple[SectionSlot, ...] = (
     SectionSlot("power_law", "Power law: fit on some models, test on the others", power_law_section),
     SectionSlot("interpolation", "Throughput interpolation, leave one measured point out", interpolation_section),
     SectionSlot("simulator", "Analytic against simulated, every bundled scenario and router", simulator_section),
-    SectionSlot(
-        "inferencex",
-        "InferenceX reproduction: $/M tokens against InferenceX's formula",
-        # EXTENSION POINT (issue 20, items 1 and 5): build=inferencex_section, reconcile's $/M output and total
-        # tokens on every point of every file in context.data_folder's inferencex/ against InferenceX's own formula.
-        pending_reason="reconcile does not yet use the imported measured output throughput, and the newer "
-        "InferenceX schemas are not yet imported (issue 20, items 1 and 5); the largest difference from "
-        "InferenceX's own $/M tokens on every point of every shared file will be reported here.",
-    ),
+    SectionSlot("inferencex", "InferenceX reproduction: $/M tokens against InferenceX's formula", inferencex_section),
 )
 """Every section of the file, in the order it shows them."""
 

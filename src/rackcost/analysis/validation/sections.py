@@ -19,6 +19,7 @@ from typing import Literal
 
 import pandas as pd
 
+from rackcost.analysis.validation.shared_files import InferenceXFile
 from rackcost.model.performance import Curve
 from rackcost.model.power_law import PowerCurve
 from rackcost.scenario.schema import Scenario
@@ -112,6 +113,8 @@ class ValidationContext:
         Seed of every simulation [-].
     power_curves
         Measured board power against batch (the ML.ENERGY compilation), or empty when absent.
+    inferencex_files
+        The shared InferenceX files, each parsed with the curves imported from it alone, or empty when absent.
     """
 
     scenarios: tuple[tuple[str, Scenario], ...]
@@ -122,6 +125,7 @@ class ValidationContext:
     budget: SimulationBudget = FULL_BUDGET
     seed: int = 0
     power_curves: tuple[PowerCurve, ...] = ()
+    inferencex_files: tuple[InferenceXFile, ...] = ()
 
 
 @dataclass(frozen=True)
