@@ -360,7 +360,9 @@ def capacity_at_slo(
             with np.errstate(divide="ignore", invalid="ignore"):
                 step = x - g / slope
         inside = np.isfinite(step) & (step >= lo) & (step <= hi)
-        done |= (inside & (np.abs(step - x) <= _CAPACITY_RTOL * hi)) | (hi - lo <= _CAPACITY_RTOL * hi)
+        # converged only from the feasible side (or on a tight bracket): a Newton step that lands just above the
+        # root would otherwise stop there, and the answer fall back to a lower end far below (0 at a budget of 0)
+        done |= (inside & feasible_x & (np.abs(step - x) <= _CAPACITY_RTOL * hi)) | (hi - lo <= _CAPACITY_RTOL * hi)
         step = np.where(inside, step, 0.5 * (lo + hi))
         x = np.where(done, x, step)
         if done.all():

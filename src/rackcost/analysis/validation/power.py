@@ -139,5 +139,5 @@ def power_law_section(context: ValidationContext) -> ValidationSection:
         headline,
         "\n\n".join(text),
         (SectionTable("Per GPU", frame, _HEADERS, _FORMATS),),
-        {"measurements": f"{context.data_label}/{MEASUREMENTS_FILE}", "splits": str(HELD_OUT_SPLITS)},
+        {"measurements": f"{MEASUREMENTS_FILE} in {context.data_label}", "splits": str(HELD_OUT_SPLITS)},
     )

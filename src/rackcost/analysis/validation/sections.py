@@ -5,9 +5,8 @@ A section is a function ``ValidationContext -> ValidationSection``. A slot witho
 short "not yet measured: <reason>" paragraph, so a reader sees what is missing. Adding a section is one function
 given to its slot in the registry (or :func:`with_section` on the registry's ``SLOTS``, for ``build_sections``).
 
-Extension points (issue 20): ``power_law`` (item 3: fit on some models, test on the others, with
-``rackcost.model.power_law``'s check) and ``inferencex`` (items 1 and 5: $/M tokens against InferenceX's own
-formula) are slots without a function yet.
+Every slot has its function today (``power_law``, ``interpolation``, ``simulator``, ``inferencex``); the pending
+paragraph is for a section added to the registry before its function.
 """
 
 from __future__ import annotations
