@@ -71,6 +71,7 @@ __all__ = [
     "ReplicaModel",
     "Run",
     "Summary",
+    "check_arrival_scv",
     "draw_work",
     "event_engine",
     "fifo_recursion",
@@ -479,7 +480,7 @@ def _drift_warning(pairs: list[tuple[float, float]]) -> str | None:
         return None
     return (
         f"not at steady state: the accepted share moves from {float(first.mean()):.4f} in the first half of the "
-        f"measured requests to {float(second.mean()):.4f} in the second; the interval cannot be trusted "
+        f"measured requests to {float(second.mean()):.4f} in the second: the interval cannot be trusted "
         "(raise the requests, or the queue has no steady state)"
     )
 
@@ -597,7 +598,7 @@ def _warnings(
     per_rep: int,
 ) -> tuple[str, ...]:
     """What may make the intervals untrustworthy: no steady state, a run shorter than the queue's relaxation from
-    an approximate start, a drift between the halves of the runs."""
+    an approximate start, a drift between the halves of the runs (each without "; ", which joins them in a row)."""
     out = []
     if not math.isfinite(relaxation_s):
         full_rps = replicas * model.slots / float(model.service_s[model.slots])
@@ -610,8 +611,8 @@ def _warnings(
         need = int(math.ceil(replications * 2 * WARMUP_RELAXATION_TIMES * relaxation_s * arrival_rps))
         out.append(
             f"each replication measures {measured_s:.3g} s from a start that is not the steady state ({start}), "
-            f"shorter than the queue's relaxation time (about {relaxation_s:.3g} s): the interval may not cover; "
-            f"about {need:,} requests would"
+            f"shorter than the queue's relaxation time (about {relaxation_s:,.0f} s): the interval may not cover "
+            f"(about {need:,} requests would)"
         )
     drift = _drift_warning(pairs)
     if drift:
