@@ -98,6 +98,9 @@ MAX_WARMUP_FRACTION = 0.5
 """Largest share of a replication left out as warm-up [-]."""
 DRIFT_CONFIDENCE_FRACTION = 0.99
 """Confidence at which a difference between the first and second half of the runs flags a drift [-]."""
+RARE_EPISODES = 5.0
+"""Fewer expected replica states with a miss than this, in a run that starts in the steady state and is shorter
+than the queue's relaxation time, bring a warning that the miss share is not resolved [-]."""
 DRIFT_MIN_FRACTION = 0.002
 """Smallest drift of the accepted share between halves worth a warning [-]."""
 DEFAULT_OUTPUT_TOKENS_CV_FRACTION = 1.0
@@ -614,6 +617,17 @@ def _warnings(
             f"shorter than the queue's relaxation time (about {relaxation_s:,.0f} s): the interval may not cover "
             f"(about {need:,} requests would)"
         )
+    if start.startswith("steady") and math.isfinite(relaxation_s) and measured_s < relaxation_s:
+        # the replicas barely move during a replication: each one's figures rest on the state drawn at its start
+        states = replications * replicas * (1.0 + measured_s / relaxation_s)
+        missed = 1.0 - float(np.mean([0.5 * (a + b) for a, b in pairs]))
+        if missed * states < RARE_EPISODES:
+            out.append(
+                f"the share missing the SLO ({missed:.2g}) rests on about {states:,.0f} independent replica states "
+                f"(each replication measures {measured_s:.3g} s of a queue that relaxes in about "
+                f"{relaxation_s:,.0f} s): shares below about {min(1.0, 3.0 / states):.2g} are not resolved and the "
+                "interval may under-cover (raise the requests or the replications)"
+            )
     drift = _drift_warning(pairs)
     if drift:
         out.append(drift)
