@@ -27,10 +27,25 @@ about 2,300,000 requests/s for the recursion below (0.43 s for 10^6, inside the 
 300,000 for the event engine. Nor can a ``Resource`` express a slot whose speed depends on how many others are busy
 without the same virtual-time bookkeeping on top.
 
-Statistics (:func:`replicate`): the first :data:`WARMUP_FRACTION` of the requests are discarded; each replication
-starts with the fleet already at about its expected occupancy (requests in service with equilibrium residual work)
-so that fleets of thousands of slots reach steady state within the warm-up; 95% confidence half-widths come from
-independent replications (Student t over the replication estimates) or, for one trace, from batch means.
+Arrivals are a renewal process (:mod:`rackcost.model.sim_arrivals`: Poisson by default, drawn as always;
+``arrival_scv`` above 1 a balanced-means hyperexponential, below 1 a mixed Erlang) or a trace.
+
+Where a replication starts (:attr:`Run.start`). Routers that balance load (``pooled``, ``least_outstanding``,
+``power_of_two``) relax as the pooled fleet does, in seconds: they start with the fleet at about its expected
+occupancy (requests in service with equilibrium residual work, no queue). Under ``random`` and ``round_robin`` each
+replica is its own queue, which near saturation relaxes in thousands of seconds (:func:`queue_relaxation_s`), far
+longer than a replication: those runs start in the steady state their router implies
+(:func:`rackcost.model.sim_steady.steady_start`: the requests on each replica, in service and queued, drawn from its
+birth-death law under random routing, from the E_N/M/c law given its arrival phase under round robin), exact with
+Poisson arrivals and exponential work, so every moment of the run is stationary.
+
+Statistics (:func:`replicate`): the first :data:`WARMUP_FRACTION` of the requests are discarded (for ``random`` and
+``round_robin`` from an approximate start, at least :data:`WARMUP_RELAXATION_TIMES` relaxation times, up to
+:data:`MAX_WARMUP_FRACTION`: :func:`warmup_requests`); 95% confidence half-widths come from independent replications
+(Student t over the replication estimates) or, for one trace, from batch means. :attr:`Summary.warnings` says when
+the interval cannot be trusted: no steady state (the arrivals reach what every slot completes), a run from an
+approximate start shorter than the relaxation time, a short run from the steady state whose miss share rests on too
+few replica states, or a drift of the accepted share between the first and second half of the measured requests.
 
 Pure numpy and the standard library (plus :func:`scipy.special.stdtrit` for the t quantile).
 """
