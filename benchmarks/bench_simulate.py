@@ -25,8 +25,7 @@ import numpy as np
 
 import rackcost
 from rackcost.evaluation.chain import evaluate_systems
-from rackcost.model import queueing
-from rackcost.model import sim_steady
+from rackcost.model import queueing, sim_steady
 from rackcost.model import simulation as sim
 from timing import median_s
 
