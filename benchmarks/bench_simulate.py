@@ -12,6 +12,9 @@ Run: ``.venv/bin/python benchmarks/bench_simulate.py`` (SimPy and ciw are measur
 4. Simulate / analytic at equal answer: ``rackcost.simulate`` of one system at one point (200,000 requests)
    against the Erlang evaluation that gives the analytic accepted fraction there (``queueing.wait_tail``), and
    against ``rackcost.evaluate`` of the whole scenario (goal: analytic at least 10**4 times faster).
+5. ``rackcost.simulate`` at default settings (200,000 requests, 5 replications) of Jalapeño at peak under each
+   router, as a ratio to the floor of item 1 (the recursion's 10**6 requests, measured in the same run), and the
+   solve of the round-robin steady-state law (E_N/M/c, 113 phases) that the round-robin start draws from.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import numpy as np
 
 import rackcost
 from rackcost.evaluation.chain import evaluate_systems
-from rackcost.model import queueing
+from rackcost.model import queueing, sim_steady
 from rackcost.model import simulation as sim
 from timing import median_s
 
@@ -79,6 +82,7 @@ def main() -> None:
         )
 
     t = median_s(lambda: pooled("recursion", 10**6), 3)
+    floor_s = t
     print(f"1. FIFO recursion, 10^6 requests, {SLOTS:,}-slot pooled fleet: {t:.2f} s ({1e6 / t:,.0f} requests/s)")
 
     t = median_s(lambda: pooled("event", 300_000), 3)
@@ -120,6 +124,19 @@ def main() -> None:
         f"{erlang_s * 1e6:.1f} us (simulate / analytic = {row_s / erlang_s:,.0f}x); rackcost.evaluate of the "
         f"whole scenario: {evaluate_s * 1e3:.2f} ms (simulate / evaluate = {row_s / evaluate_s:,.0f}x)"
     )
+
+    print(f"5. rackcost.simulate at default settings, Jalapeno at peak (floor: item 1, {floor_s:.2f} s):")
+    for routing in ("least_outstanding", "pooled", "power_of_two", "random", "round_robin"):
+        sim_steady._LAW_CACHE.clear()  # the round-robin law is solved once per call, as a user's call would
+        row_s = median_s(
+            lambda routing=routing: rackcost.simulate(
+                scenario, system=outcome.inputs.name, demand_point="peak", routing=routing
+            ),
+            3,
+        )
+        print(f"   {routing:<18} {row_s:6.2f} s = {row_s / floor_s:5.2f}x the floor")
+    law_s = median_s(lambda: sim_steady.erlang_phase_law(model, rate / replicas, replicas), 3)
+    print(f"   round-robin steady-state law ({replicas} phases x {model.slots} slots): {law_s:.2f} s")
 
 
 if __name__ == "__main__":

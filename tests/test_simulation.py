@@ -11,6 +11,11 @@ Sources
   the M/M/1 mean wait rho S / (1 - rho): the same, Sec. 3.2.
 - A replica with occupancy-dependent service is a birth-death chain (birth lambda, death n / S(n) while n <= c,
   c / S(c) above): its stationary law is pi(n) ~ prod_k lambda S(k) / min(k, c) (Kleinrock Sec. 3.1, eq. 3.11).
+- Round robin over N replicas gives each Erlang-N inter-arrival times (E_N/M/c); its reference here is a long run
+  from a start far from the steady state (15 relaxation times of warm-up), independent of the steady-state law the
+  default run starts from.
+- Arrival burstiness: the balanced-means H2 (Whitt 1982) and the mixed Erlang E_{k-1,k} (Tijms 2003) fits, see
+  rackcost.model.sim_arrivals.
 """
 
 from __future__ import annotations
@@ -29,9 +34,10 @@ from typer.testing import CliRunner
 import rackcost
 from rackcost.analysis.referee import TAIL_NOTE, capacity_check, figure_rows, read_trace, tail_note_applies
 from rackcost.cli import app
-from rackcost.model import queueing
+from rackcost.model import queueing, sim_steady
 from rackcost.model import simulation as sim
 from rackcost.model.performance import build_curve
+from rackcost.model.sim_arrivals import interarrival_s
 from reference import TWO_SYSTEMS
 
 runner = CliRunner()
@@ -365,6 +371,8 @@ def test_cli_table_names_the_router_and_csv_has_a_header(tmp_path: Path) -> None
         (("--system", "C"), "no system named 'C'"),
         (("--point", "night"), "no demand point named 'night'"),
         (("--trace", "/nonexistent/trace.csv"), "trace.csv"),
+        (("--arrival-scv", "200"), "arrival_scv must be from 0.05 to 100"),
+        (("--arrival-scv", "0"), "arrival_scv must be from 0.05 to 100"),
     ],
 )
 def test_cli_user_errors_are_one_line_exit_1(args, says) -> None:
@@ -424,3 +432,159 @@ def test_analytic_capacity_at_slo_on_a_grid_of_fleets(routing: str, replicas: in
         for f in (0.95, 1.05)
     )
     assert below <= 0.01 < above, (below, above)
+
+
+# --------------------------------------------------------------- steady state on every router (issue 21, item 5)
+
+
+def test_random_routing_at_default_settings_matches_independent_mmc_at_high_load() -> None:
+    """At default settings (no start given) random routing of a small fleet at 95% load reproduces N independent
+    M/M/c queues at lambda / N. Before the steady start each replication began with busy slots and no queue and
+    ended long before the queue built (relaxation about 390 s, a replication about 130 s): it showed about 0.77
+    accepted against 0.67."""
+    replicas, slots, rho, t = 8, 4, 0.95, 1.0
+    lam_each = rho * slots
+    s = sim.replicate(5, 3, replicas, sim.fixed_model(slots, 1.0, 0.0), "random", t, lam_each * replicas, 20_000)
+    exact = 1.0 - float(queueing.wait_exceedance(t, slots, lam_each, 1.0))
+    assert s.start == "steady"
+    _within(s, "accepted_fraction", exact)
+    assert abs(s.estimates["accepted_fraction"] - exact) <= s.halfwidths["accepted_fraction"]  # the reported 95%
+    assert not s.warnings, s.warnings
+
+
+def test_round_robin_at_default_settings_matches_a_long_reference_run() -> None:
+    replicas, slots, rho, t = 4, 2, 0.93, 0.5
+    model = sim.fixed_model(slots, 1.0, 0.0)
+    lam = rho * slots * replicas
+    s = sim.replicate(5, 4, replicas, model, "round_robin", t, lam, 20_000)
+    assert s.start == "steady"
+    # the reference: 600,000 requests from busy slots and no queue, 15 relaxation times (about 244 s) of warm-up
+    relax = sim.queue_relaxation_s(model, replicas, "round_robin", lam)
+    warm = int(15 * relax * lam)
+    ref = [
+        sim.run_statistics(
+            sim.run_fleet_once(
+                np.random.default_rng(k),
+                replicas,
+                model,
+                "round_robin",
+                t,
+                lam,
+                120_000 + warm,
+                initial_busy_fraction=rho,
+            ),
+            t,
+            lo=warm,
+        )["accepted_fraction"]
+        for k in range(5)
+    ]
+    reference = float(np.mean(ref))
+    _within(s, "accepted_fraction", reference)
+    assert abs(s.estimates["accepted_fraction"] - reference) <= s.halfwidths["accepted_fraction"]
+    # the exact E_N/M/c law agrees with the long run (to the long run's own spread)
+    law = sim_steady.erlang_phase_law(model, lam / replicas, replicas)
+    exact = sim_steady.accepted_fraction(model, law[:, -1], t)
+    spread = float(np.std(ref, ddof=1)) / np.sqrt(len(ref))
+    assert abs(exact - reference) <= 5 * spread, (exact, reference, spread)
+    # and round robin's smoother arrivals accept more than random's Poisson ones
+    assert exact > 1.0 - float(queueing.wait_exceedance(t, slots, lam / replicas, 1.0)) + 0.05
+
+
+def test_the_steady_laws_reduce_to_erlang_c() -> None:
+    model = sim.fixed_model(6, 2.0, 0.0)
+    lam, t = 2.7, 0.8
+    exact = 1.0 - float(queueing.wait_exceedance(t, 6, lam, 2.0))
+    assert sim_steady.accepted_fraction(model, sim_steady.birth_death_law(model, lam), t) == pytest.approx(exact, 1e-9)
+    one_phase = sim_steady.erlang_phase_law(model, lam, 1)[:, 0]
+    assert sim_steady.accepted_fraction(model, one_phase, t) == pytest.approx(exact, 1e-9)
+    assert sim_steady.birth_death_law(model, 3.0) is None  # lambda S = c: no steady state
+
+
+def test_a_steady_start_is_drawn_from_the_law() -> None:
+    model = sim.fixed_model(3, 1.0, 0.0)
+    law = sim_steady.birth_death_law(model, 2.7)
+    counts, offset, merged = sim_steady.steady_start(np.random.default_rng(0), model, 40_000, "random", 2.7 * 40_000)
+    assert offset == 0 and not merged
+    mean = float(np.sum(np.arange(law.size) * law))
+    sd = float(np.sqrt(np.sum((np.arange(law.size) - mean) ** 2 * law)))
+    assert abs(counts.mean() - mean) < 5 * sd / np.sqrt(counts.size)  # 5 standard errors of the mean
+
+
+@pytest.mark.parametrize("scv", [0.05, 0.3, 0.5, 0.8, 1.0, 2.0, 4.0, 25.0])
+def test_interarrival_times_have_the_asked_mean_and_scv(scv: float) -> None:
+    """Sample mean and SCV of 400,000 gaps within 5 standard errors: the mean's sqrt(SCV / n) x mean, the sample
+    variance's sqrt((m4 - var^2) / n) (m4 the sample's fourth central moment), divided by the asked mean^2."""
+    n, mean = 400_000, 0.25
+    g = interarrival_s(np.random.default_rng(11), n, mean, scv)
+    assert abs(g.mean() - mean) <= 5 * np.sqrt(scv / n) * mean
+    var = g.var()
+    m4 = float(np.mean((g - g.mean()) ** 4))
+    assert abs(var / mean**2 - scv) <= 5 * np.sqrt((m4 - var**2) / n) / mean**2
+
+
+def test_poisson_arrivals_are_drawn_as_before() -> None:
+    """SCV 1 takes the same draws as the simulator always did, so Poisson runs are unchanged bit for bit."""
+    run = sim.run_fleet_once(np.random.default_rng(5), 2, sim.fixed_model(4, 1.0, 0.0), "pooled", 0.1, 6.0, 1000)
+    np.testing.assert_array_equal(run.arrival_s, np.cumsum(np.random.default_rng(5).exponential(1 / 6.0, 1000)))
+    again = sim.run_fleet_once(
+        np.random.default_rng(5), 2, sim.fixed_model(4, 1.0, 0.0), "pooled", 0.1, 6.0, 1000, arrival_scv=1.0
+    )
+    np.testing.assert_array_equal(run.start_s, again.start_s)
+
+
+def test_bursty_arrivals_wait_longer_and_bad_scv_is_refused() -> None:
+    model = sim.fixed_model(4, 1.0, 0.0)
+    waits = [
+        sim.replicate(3, 2, 1, model, "pooled", 0.5, 3.4, 30_000, arrival_scv=scv).estimates["wait_mean_s"]
+        for scv in (0.25, 1.0, 4.0)
+    ]
+    assert waits[0] < waits[1] < waits[2]
+    with pytest.raises(ValueError, match="arrival_scv must be from 0.05 to 100"):
+        interarrival_s(np.random.default_rng(0), 10, 1.0, 0.01)
+
+
+def test_a_drifting_run_is_flagged() -> None:
+    # 20% over what two replicas of four slots complete: the queue grows by 1.6 a second, and the wait passes the
+    # 200 s budget after about 9,600 arrivals, near the end of the first half of each 20,000-request replication
+    s = sim.replicate(5, 1, 2, sim.fixed_model(4, 1.0, 0.0), "pooled", 200.0, 9.6, 100_000, initial_busy_fraction=1.0)
+    assert any("no steady state" in w for w in s.warnings), s.warnings
+    assert any("not at steady state" in w for w in s.warnings), s.warnings
+    # a stable run from its steady state says nothing
+    ok = sim.replicate(5, 1, 2, sim.fixed_model(4, 1.0, 0.0), "random", 2.0, 6.0, 20_000)
+    assert ok.start == "steady" and not ok.warnings, ok.warnings
+
+
+@pytest.fixture(scope="module")
+def overloaded():
+    """The fixture scenario on a fixed fleet of two replicas: B at peak admits 8.8 of 20 rps."""
+    sc = rackcost.load_scenario(TWO_SYSTEMS)
+    return sc.model_copy(update={"fleet": sc.fleet.model_copy(update={"replicas": 2})})
+
+
+def test_without_admission_control_overload_collapses(overloaded) -> None:
+    kw = {"system": "B", "demand_point": "peak", "routing": "pooled", "requests": 20_000}
+    (shed,) = rackcost.simulate(overloaded, **kw)
+    (served,) = rackcost.simulate(overloaded, admission=False, **kw)
+    assert shed["admission_control"] is True and served["admission_control"] is False
+    # with admission control the accepted share is about capacity / offered (less the SLO's 1% miss), the model's
+    assert shed["arrival_rps"] == pytest.approx(8.7688, abs=1e-3)
+    assert shed["analytic_accepted_fraction"] == pytest.approx(8.7688 / 20, abs=0.01 * 8.7688 / 20)
+    assert abs(shed["simulated_accepted_fraction"] - shed["analytic_accepted_fraction"]) < 0.02
+    assert not shed["warnings"]
+    # without it every request is served, the queue grows without bound and almost none meets the SLO
+    assert served["arrival_rps"] == 20.0 and served["simulated_dropped_fraction"] == 0.0
+    assert served["simulated_accepted_fraction"] < 0.02
+    assert "no steady state" in served["warnings"]
+    assert "analytic figures assume admission control" in served["note"]
+
+
+def test_cli_names_the_arrivals_and_the_admission_mode(overloaded, tmp_path: Path) -> None:
+    result = invoke("simulate", TWO_SYSTEMS, "-n", 2000, "--system", "B", "--point", "peak")
+    assert result.exit_code == 0, result.output
+    assert "arrivals: renewal, SCV 1 (Poisson); admission control at the SLO" in result.stdout
+    result = invoke(
+        "simulate", TWO_SYSTEMS, "-n", 2000, "--system", "B", "--point", "peak", "--no-admission", "--arrival-scv", "4"
+    )
+    assert result.exit_code == 0, result.output
+    assert "arrivals: renewal, SCV 4; no admission control" in result.stdout
+    assert "SCV 4" in result.stdout

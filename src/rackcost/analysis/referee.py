@@ -6,8 +6,10 @@ For each system and demand point the fleet is simulated as sized: the serving re
 limit is an integer, and the SLO was checked at the chosen concurrency, not above it), service read from the
 system's curve at the replica's occupancy, the model's acceptance rule at that load (the queueing budget the SLO
 leaves after the TTFT at the concurrency in service there), and the
-router the scenario names (``fleet.routing``, default ``least_outstanding``). Arrivals are Poisson at the rate the
-model admits (admission control drops the rest before the queue, as in the model), or a trace of arrival times.
+router the scenario names (``fleet.routing``, default ``least_outstanding``). Arrivals are a renewal process
+(Poisson by default; ``arrival_scv`` sets their burstiness) at the rate the model admits (admission control drops
+the rest before the queue, as in the model), or with ``admission=False`` at the offered rate with nothing shed
+(every request is served however long it waits), or a trace of arrival times.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from rackcost.model.operating_point import queueing_budget_s
 from rackcost.model.simulation import (
     DEFAULT_OUTPUT_TOKENS_CV_FRACTION,
     ROUTINGS,
+    check_arrival_scv,
     fixed_model,
     replica_model,
     replicate,
@@ -38,6 +41,7 @@ from rackcost.scenario.schema import Scenario
 from rackcost.units import MS_PER_S
 
 __all__ = [
+    "ADMISSION_WORDS",
     "CAPACITY_BRACKET_FRACTION",
     "DEFAULT_ROUTING",
     "FIGURES",
@@ -243,6 +247,8 @@ def simulate(
     trace: Trace | str | Path | None = None,
     queue_cap: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    arrival_scv: float | None = None,
+    admission: bool = True,
 ) -> list[dict[str, Any]]:
     """Simulate the fleets rackcost sized and set the simulated figures beside the analytic ones.
 
@@ -269,6 +275,14 @@ def simulate(
         Queued requests allowed before arrivals are dropped (counted in ``simulated_dropped_fraction``).
     progress
         Called with (replications done, replications in all).
+    arrival_scv
+        Squared coefficient of variation of the inter-arrival times
+        (:data:`rackcost.model.simulation.ARRIVAL_SCV_RANGE`; 1 is Poisson); default the demand point's
+        ``arrival_scv`` where the scenario gives one, else 1. Ignored with a trace.
+    admission
+        True (default): arrivals at the rate the model admits, the overload shed before the queue by admission
+        control at the SLO, as the model assumes. False: every offered request is served, however long it waits
+        (accepted = served within the queueing budget); an overloaded fleet then has no steady state.
 
     Returns
     -------
@@ -295,6 +309,10 @@ def simulate(
     check_count(fn, "replications", replications, 2, 10_000)
     if queue_cap is not None:
         check_count(fn, "queue_cap", queue_cap, 0)
+    check_argument(fn, "admission", admission, bool, "True or False")
+    if arrival_scv is not None:
+        check_argument(fn, "arrival_scv", arrival_scv, (int, float), "a number (1 is Poisson)")
+        check_arrival_scv(arrival_scv)
     route = routing or getattr(scenario.fleet, "routing", None) or DEFAULT_ROUTING
     if route not in ROUTINGS:
         raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {route!r}")
@@ -328,15 +346,51 @@ def simulate(
         row = next(r for r in points if r["system"] == o.inputs.name and r["demand_point"] == point_name)
         done = job * replications
         report = None if progress is None else (lambda k, done=done: progress(done + k, total))
+        scenario_scv = getattr(scenario.demand[j], "arrival_scv", None)
+        scenario_scv = 1.0 if scenario_scv is None else float(scenario_scv)
+        arrivals = _Arrivals(scenario_scv if arrival_scv is None else float(arrival_scv), scenario_scv, admission)
         rows.append(
             _simulate_one(
-                o, row, j, route, service, cv, osl, requests, seed, replications, trace, queue_cap, report, scenario.slo
+                o,
+                row,
+                j,
+                route,
+                service,
+                cv,
+                osl,
+                requests,
+                seed,
+                replications,
+                trace,
+                queue_cap,
+                report,
+                scenario.slo,
+                arrivals,
             )
         )
     return rows
 
 
-def _simulate_one(o, row, j, route, service, cv, osl, requests, seed, replications, trace, queue_cap, report, slo):
+@dataclass(frozen=True)
+class _Arrivals:
+    """How one row's arrivals are generated: their SCV, the scenario's, and whether admission control sheds."""
+
+    scv: float
+    scenario_scv: float
+    admission: bool
+
+
+ADMISSION_WORDS = {
+    True: "admission control at the SLO: arrivals beyond what the fleet serves within the SLO are shed before the "
+    "queue (the model's assumption)",
+    False: "no admission control: every request is served however long it waits; accepted = served within the SLO",
+}
+"""The ``admission_control`` column of a simulated row, in words."""
+
+
+def _simulate_one(
+    o, row, j, route, service, cv, osl, requests, seed, replications, trace, queue_cap, report, slo, arrivals
+):
     d = o.demand
     replicas = int(d.active_replicas[j])
     concurrency = o.chosen.concurrency
@@ -359,7 +413,11 @@ def _simulate_one(o, row, j, route, service, cv, osl, requests, seed, replicatio
     if trace is not None:
         kwargs |= {"arrival_s": trace.arrival_s, "trace_output_tokens": trace.output_tokens}
         arrival_rps, admitted_share = trace.arrival_rps, 1.0
+    elif not arrivals.admission:
+        kwargs["arrival_scv"] = arrivals.scv
+        arrival_rps, admitted_share = offered, 1.0
     else:
+        kwargs["arrival_scv"] = arrivals.scv
         arrival_rps, admitted_share = admitted, (admitted / offered if offered > 0 else 1.0)
     s = replicate(
         replications, seed, replicas, model, route, budget_s, arrival_rps, requests, progress=report, **kwargs
@@ -394,6 +452,16 @@ def _simulate_one(o, row, j, route, service, cv, osl, requests, seed, replicatio
         notes.append(f"chosen concurrency {concurrency:.6g} is not an integer: simulated with {slots} slots a replica")
     if admitted_share < 1.0:
         notes.append(f"admission control drops {1 - admitted_share:.1%} of arrivals before the queue, as the model")
+    if not arrivals.admission and trace is None and admitted < offered:
+        notes.append(
+            f"without admission control: {offered:.4g} rps offered where the model admits {admitted:.4g}; "
+            "the analytic figures assume admission control"
+        )
+    if trace is None and arrivals.scv != arrivals.scenario_scv:
+        notes.append(
+            f"arrivals simulated with SCV {arrivals.scv:g}; the analytic figures are the scenario's "
+            f"(SCV {arrivals.scenario_scv:g})"
+        )
     span_s = (0.9 * trace.arrival_s.size / replications if trace is not None else 0.9 * requests / replications) / max(
         arrival_rps, 1e-300
     )
@@ -422,6 +490,11 @@ def _simulate_one(o, row, j, route, service, cv, osl, requests, seed, replicatio
         "queueing_budget_ms": budget_s * MS_PER_S,
         "offered_rps": offered,
         "arrival_rps": arrival_rps,
+        "arrival_scv": None if trace is not None else arrivals.scv,
+        "admission_control": trace is None and arrivals.admission,
+        "start": s.start,
+        "warmup_requests_per_replication": s.warmup_requests,
+        "relaxation_s": _finite(s.relaxation_s),
     }
     for name, value in analytic.items():
         sim_value, sim_half = simulated[name]
@@ -432,6 +505,7 @@ def _simulate_one(o, row, j, route, service, cv, osl, requests, seed, replicatio
     out["simulated_dropped_fraction"] = est["dropped_fraction"]
     out["simulated_wait_mean_ms"] = est["wait_mean_s"] * MS_PER_S
     out["note"] = "; ".join(notes)
+    out["warnings"] = "; ".join(s.warnings)
     return out
 
 

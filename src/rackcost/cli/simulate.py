@@ -72,6 +72,23 @@ def simulate(
         Path | None,
         typer.Option("--trace", help="CSV of arrival_s,input_tokens,output_tokens replacing Poisson arrivals."),
     ] = None,
+    arrival_scv: Annotated[
+        float | None,
+        typer.Option(
+            "--arrival-scv",
+            help="Burstiness of arrivals: squared coefficient of variation of the inter-arrival times, 0.05 to 100 "
+            "(1 Poisson; above 1 a balanced-means hyperexponential, below 1 a mixed Erlang). Default: the demand "
+            "point's arrival_scv, else 1.",
+        ),
+    ] = None,
+    no_admission: Annotated[
+        bool,
+        typer.Option(
+            "--no-admission",
+            help="Run without admission control: every offered request is served however long it waits "
+            "(accepted = served within the SLO). Default: overload is shed before the queue, as the model assumes.",
+        ),
+    ] = False,
     capacity: Annotated[
         bool,
         typer.Option(
@@ -108,6 +125,8 @@ def simulate(
                 service=service.value,
                 trace=trace,
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
+                arrival_scv=arrival_scv,
+                admission=not no_admission,
             )
     except ScenarioError as exc:
         fail(exc)
@@ -135,7 +154,7 @@ def _value(key: str, x: Any) -> str:
 
 
 def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None:
-    from rackcost.analysis.referee import figure_rows
+    from rackcost.analysis.referee import ADMISSION_WORDS, figure_rows
 
     if not rows:
         return
@@ -144,6 +163,16 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
         f"{escape(scenario_name)}: routing [bold]{first['routing']}[/bold], service {first['service_model']}, "
         f"{first['requests']:,} requests per system and point in {first['replications']} "
         f"{first['ci_method']}, seed {first['seed']}; simulated values with their 95% half-width",
+        highlight=False,
+    )
+    scv = first["arrival_scv"]
+    out.print(
+        (
+            "arrivals from the trace"
+            if scv is None
+            else f"arrivals: renewal, SCV {scv:g}{' (Poisson)' if scv == 1 else ''}"
+        )
+        + f"; {ADMISSION_WORDS[bool(first['admission_control'])]}",
         highlight=False,
     )
     for row in rows:
@@ -168,6 +197,8 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
         out.print(t)
         if row["note"]:
             out.print(f"[yellow]note:[/yellow] {escape(row['note'])}", highlight=False)
+        for warning in filter(None, row["warnings"].split("; ")):
+            out.print(f"[bold red]warning:[/bold red] {escape(warning)}", highlight=False)
 
 
 def _capacity(sc, system, requests, seed, routing, replications, fmt, output) -> None:

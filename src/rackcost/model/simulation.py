@@ -27,10 +27,25 @@ about 2,300,000 requests/s for the recursion below (0.43 s for 10^6, inside the 
 300,000 for the event engine. Nor can a ``Resource`` express a slot whose speed depends on how many others are busy
 without the same virtual-time bookkeeping on top.
 
-Statistics (:func:`replicate`): the first :data:`WARMUP_FRACTION` of the requests are discarded; each replication
-starts with the fleet already at about its expected occupancy (requests in service with equilibrium residual work)
-so that fleets of thousands of slots reach steady state within the warm-up; 95% confidence half-widths come from
-independent replications (Student t over the replication estimates) or, for one trace, from batch means.
+Arrivals are a renewal process (:mod:`rackcost.model.sim_arrivals`: Poisson by default, drawn as always;
+``arrival_scv`` above 1 a balanced-means hyperexponential, below 1 a mixed Erlang) or a trace.
+
+Where a replication starts (:attr:`Run.start`). Routers that balance load (``pooled``, ``least_outstanding``,
+``power_of_two``) relax as the pooled fleet does, in seconds: they start with the fleet at about its expected
+occupancy (requests in service with equilibrium residual work, no queue). Under ``random`` and ``round_robin`` each
+replica is its own queue, which near saturation relaxes in thousands of seconds (:func:`queue_relaxation_s`), far
+longer than a replication: those runs start in the steady state their router implies
+(:func:`rackcost.model.sim_steady.steady_start`: the requests on each replica, in service and queued, drawn from its
+birth-death law under random routing, from the E_N/M/c law given its arrival phase under round robin), exact with
+Poisson arrivals and exponential work, so every moment of the run is stationary.
+
+Statistics (:func:`replicate`): the first :data:`WARMUP_FRACTION` of the requests are discarded (for ``random`` and
+``round_robin`` from an approximate start, at least :data:`WARMUP_RELAXATION_TIMES` relaxation times, up to
+:data:`MAX_WARMUP_FRACTION`: :func:`warmup_requests`); 95% confidence half-widths come from independent replications
+(Student t over the replication estimates) or, for one trace, from batch means. :attr:`Summary.warnings` says when
+the interval cannot be trusted: no steady state (the arrivals reach what every slot completes), a run from an
+approximate start shorter than the relaxation time, a short run from the steady state whose miss share rests on too
+few replica states, or a drift of the accepted share between the first and second half of the measured requests.
 
 Pure numpy and the standard library (plus :func:`scipy.special.stdtrit` for the t quantile).
 """
@@ -39,12 +54,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import stdtrit
 
+from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE, check_arrival_scv, interarrival_s
 from rackcost.model.sim_engines import (
     ROUTINGS,
     ReplicaModel,
@@ -58,9 +74,11 @@ from rackcost.model.sim_engines import (
     residual_work,
     steady_occupancy,
 )
+from rackcost.model.sim_steady import relaxation_time_s, steady_start
 from rackcost.model.strategies import Routing
 
 __all__ = [
+    "ARRIVAL_SCV_RANGE",
     "DEFAULT_OUTPUT_TOKENS_CV_FRACTION",
     "ESTIMATES",
     "ROUTINGS",
@@ -68,22 +86,38 @@ __all__ = [
     "ReplicaModel",
     "Run",
     "Summary",
+    "check_arrival_scv",
     "draw_work",
     "event_engine",
     "fifo_recursion",
     "fixed_model",
+    "interarrival_s",
+    "queue_relaxation_s",
     "replica_model",
     "replicate",
     "residual_work",
     "run_fleet_once",
     "run_statistics",
     "steady_occupancy",
+    "warmup_requests",
 ]
 
 Array = NDArray[np.float64]
 
 WARMUP_FRACTION = 0.1
 """Share of each replication's first requests left out of the statistics [-]."""
+WARMUP_RELAXATION_TIMES = 3.0
+"""Relaxation times of the queue (:func:`queue_relaxation_s`) left out when a per-replica router's run does not
+start in its steady state (bursty arrivals, non-exponential work), up to :data:`MAX_WARMUP_FRACTION` [-]."""
+MAX_WARMUP_FRACTION = 0.5
+"""Largest share of a replication left out as warm-up [-]."""
+DRIFT_CONFIDENCE_FRACTION = 0.99
+"""Confidence at which a difference between the first and second half of the runs flags a drift [-]."""
+RARE_EPISODES = 5.0
+"""Fewer expected replica states with a miss than this, in a run that starts in the steady state and is shorter
+than the queue's relaxation time, bring a warning that the miss share is not resolved [-]."""
+DRIFT_MIN_FRACTION = 0.002
+"""Smallest drift of the accepted share between halves worth a warning [-]."""
 DEFAULT_OUTPUT_TOKENS_CV_FRACTION = 1.0
 """Coefficient of variation of the output length when the workload gives none: exponential, what M/M/k assumes [-]."""
 CONFIDENCE_FRACTION = 0.95
@@ -99,6 +133,8 @@ ESTIMATES = (
     "accepted_output_tokens_per_s",
 )
 """What :func:`run_statistics` estimates, one number each per replication."""
+ROUTINGS_PER_REPLICA = (Routing.random, Routing.round_robin)
+"""Routers under which each replica is its own queue, fed by its share of the arrivals."""
 
 
 @dataclass(frozen=True)
@@ -116,9 +152,16 @@ class Run:
     dropped
         True where admission control (a full queue) dropped the request.
     initial_finish_s
-        Completion times of the requests in service at time 0 (the warm start) [s].
+        Completion times of the requests on the fleet at time 0 (the warm start) [s].
     total_slots
         Slots of the fleet [requests].
+    initial_start_s
+        When those requests started service: 0 for those in service at time 0, later for those queued (a steady
+        start) [s]; None: all at 0.
+    start
+        How the run started: ``"steady"`` (the router's steady state, exact: :mod:`rackcost.model.sim_steady`),
+        ``"steady, approximate"`` (that law used for bursty arrivals, non-exponential work or merged phases),
+        ``"occupancy"`` (busy slots at the expected occupancy, no queue) or ``"given"`` (the caller's busy share).
     """
 
     arrival_s: Array
@@ -129,6 +172,8 @@ class Run:
     dropped: NDArray[np.bool_]
     initial_finish_s: Array
     total_slots: int
+    initial_start_s: Array | None = None
+    start: str = "occupancy"
 
     @property
     def wait_s(self) -> Array:
@@ -151,8 +196,10 @@ def run_fleet_once(
     initial_busy_fraction: float | None = None,
     queue_cap: int | None = None,
     engine: str = "auto",
+    arrival_scv: float = 1.0,
 ) -> Run:
-    """Simulate one sample path: Poisson arrivals at ``arrival_rps`` (or the given ``arrival_s``), gamma work.
+    """Simulate one sample path: renewal arrivals at ``arrival_rps`` (Poisson by default; or the given
+    ``arrival_s``), gamma work.
 
     Parameters
     ----------
@@ -173,18 +220,25 @@ def run_fleet_once(
         (work = tokens / their mean).
     initial_busy_fraction
         Share of each replica's slots busy at time 0, with equilibrium residual work (a warm start) [-]; None:
-        :func:`steady_occupancy` at the mean arrival rate per replica.
+        ``random`` and ``round_robin`` routing of generated arrivals without a queue cap start in the steady state
+        of their router (:func:`rackcost.model.sim_steady.steady_start`: requests in service and queued drawn
+        from each replica's stationary law), every other run at :func:`steady_occupancy` of the mean arrival
+        rate per replica.
     queue_cap
         Queued requests allowed before arrivals are dropped (see :func:`event_engine`); None: unbounded.
     engine
         ``"auto"`` (the recursion where it applies), ``"recursion"`` or ``"event"``.
+    arrival_scv
+        Squared coefficient of variation of the inter-arrival times of generated arrivals
+        (:func:`rackcost.model.sim_arrivals.interarrival_s`; 1, the default, is Poisson) [-].
     """
     del budget_s
     check_fleet(replicas, routing)
+    scv = check_arrival_scv(arrival_scv)
     if arrival_s is None:
         if arrival_rps is None or arrival_rps <= 0 or requests < 1:
             raise ValueError("give a positive arrival_rps and requests >= 1, or arrival_s")
-        arrivals = np.cumsum(rng.exponential(1.0 / arrival_rps, requests))
+        arrivals = np.cumsum(interarrival_s(rng, requests, 1.0 / arrival_rps, scv))
         work = draw_work(rng, requests, cv_fraction)
         tokens = work * output_tokens
     else:
@@ -198,20 +252,53 @@ def run_fleet_once(
             tokens = np.asarray(trace_output_tokens, dtype=float)
             work = tokens / tokens.mean()
     n = arrivals.size
-    if initial_busy_fraction is None:
-        span = float(arrivals[-1] - arrivals[0])
-        rate = (n - 1) / span if span > 0 else 0.0
-        initial_busy_fraction = steady_occupancy(model, rate / replicas) / model.slots
-    m0 = initial_in_service(replicas, model.slots, initial_busy_fraction)
-    initial = residual_work(rng, replicas * m0, cv_fraction).reshape(replicas, m0)
-    first = second = None
-    if routing == Routing.random:
-        first = rng.integers(replicas, size=n)
-    elif routing == Routing.round_robin:
-        first = np.arange(n) % replicas
-    elif routing == Routing.power_of_two:
-        first = rng.integers(replicas, size=n)
-        second = (first + 1 + rng.integers(max(replicas - 1, 1), size=n)) % replicas if replicas > 1 else first
+    steady = None
+    if (
+        initial_busy_fraction is None
+        and arrival_s is None
+        and queue_cap is None
+        and routing in (Routing.random, Routing.round_robin)
+    ):
+        assert arrival_rps is not None  # generated arrivals (above)
+        steady = steady_start(rng, model, replicas, routing, arrival_rps)
+    start_kind = "given" if initial_busy_fraction is not None else "occupancy"
+    backlog = 0
+    first: NDArray[np.int64] | None = None
+    second: NDArray[np.int64] | None = None
+    if steady is not None:
+        counts, offset, merged = steady
+        exact = scv == 1.0 and cv_fraction == 1.0 and not merged
+        start_kind = "steady" if exact else "steady, approximate"
+        # every request on a replica at time 0 arrives at time 0, in FIFO order: the first min(n, c) start at once
+        # with equilibrium residual work, the rest queue with fresh work
+        backlog = int(counts.sum())
+        owner = np.repeat(np.arange(replicas), counts)
+        position = np.arange(backlog) - np.repeat(np.cumsum(counts) - counts, counts)
+        held = np.where(
+            position < model.slots, residual_work(rng, backlog, cv_fraction), draw_work(rng, backlog, cv_fraction)
+        )
+        arrivals = np.concatenate([np.zeros(backlog), arrivals])
+        work = np.concatenate([held, work])
+        initial = np.zeros((replicas, 0))
+        if routing == Routing.random:
+            first = np.concatenate([owner, rng.integers(replicas, size=n)])
+        else:
+            first = np.concatenate([owner, (offset + np.arange(n)) % replicas])
+        n += backlog
+    else:
+        if initial_busy_fraction is None:
+            span = float(arrivals[-1] - arrivals[0])
+            rate = (n - 1) / span if span > 0 else 0.0
+            initial_busy_fraction = steady_occupancy(model, rate / replicas) / model.slots
+        m0 = initial_in_service(replicas, model.slots, initial_busy_fraction)
+        initial = residual_work(rng, replicas * m0, cv_fraction).reshape(replicas, m0)
+        if routing == Routing.random:
+            first = rng.integers(replicas, size=n)
+        elif routing == Routing.round_robin:
+            first = np.arange(n) % replicas
+        elif routing == Routing.power_of_two:
+            first = rng.integers(replicas, size=n)
+            second = (first + 1 + rng.integers(max(replicas - 1, 1), size=n)) % replicas if replicas > 1 else first
     recursion_fits = (
         model.load_independent
         and (Routing(routing).central_queue or Routing(routing).state_blind)
@@ -231,7 +318,21 @@ def run_fleet_once(
         start, finish, ttft, dropped, initial_finish = event_engine(
             arrivals, work, replicas, model, routing, choices, initial, queue_cap
         )
-    return Run(arrivals, start, finish, ttft, tokens, dropped, initial_finish, replicas * model.slots)
+    if backlog:
+        cut = slice(backlog, None)
+        return Run(
+            arrivals[cut],
+            start[cut],
+            finish[cut],
+            ttft[cut],
+            tokens,
+            dropped[cut],
+            finish[:backlog],
+            replicas * model.slots,
+            initial_start_s=start[:backlog],
+            start=start_kind,
+        )
+    return Run(arrivals, start, finish, ttft, tokens, dropped, initial_finish, replicas * model.slots, start=start_kind)
 
 
 def run_statistics(
@@ -271,8 +372,9 @@ def run_statistics(
     accepted = admitted & (wait <= budget_s)
     ttft = run.ttft_s[sl][admitted]
     admitted_all = ~run.dropped
+    initial_start = t0 if run.initial_start_s is None else np.clip(run.initial_start_s, t0, t1)
     busy = np.sum(np.clip(run.finish_s[admitted_all], t0, t1) - np.clip(run.start_s[admitted_all], t0, t1)) + np.sum(
-        np.clip(run.initial_finish_s, t0, t1) - t0
+        np.clip(run.initial_finish_s, t0, t1) - initial_start
     )
     return {
         "accepted_fraction": float(accepted.mean()),
@@ -301,12 +403,24 @@ class Summary:
         Name -> the replication estimates.
     method
         ``"independent replications"`` or ``"batch means"``.
+    warnings
+        Why the intervals may not be trusted, in words (:func:`replicate`); empty when nothing was found.
+    start
+        How each replication started (:attr:`Run.start`).
+    warmup_requests
+        Requests left out at the start of each replication (of the trace, for batch means) [-].
+    relaxation_s
+        Relaxation time of the queue (:func:`queue_relaxation_s`) [s].
     """
 
     estimates: dict[str, float]
     halfwidths: dict[str, float]
     per_replication: dict[str, Array]
     method: str
+    warnings: tuple[str, ...] = ()
+    start: str = "occupancy"
+    warmup_requests: int = 0
+    relaxation_s: float = 0.0
 
 
 def _summarise(values: list[dict[str, float]], method: str) -> Summary:
@@ -317,6 +431,82 @@ def _summarise(values: list[dict[str, float]], method: str) -> Summary:
     est = {name: float(a.mean()) for name, a in per.items()}
     half = {name: (t * float(a.std(ddof=1)) / math.sqrt(k) if k > 1 else math.inf) for name, a in per.items()}
     return Summary(est, half, per, method)
+
+
+def queue_relaxation_s(
+    model: ReplicaModel,
+    replicas: int,
+    routing: str,
+    arrival_rps: float,
+    arrival_scv: float = 1.0,
+    cv_fraction: float = DEFAULT_OUTPUT_TOKENS_CV_FRACTION,
+) -> float:
+    """Relaxation time of the fleet's queue (:func:`rackcost.model.sim_steady.relaxation_time_s`) [s].
+
+    ``random`` and ``round_robin`` queue per replica: one replica's ``c`` slots at ``lambda / N``, with the
+    variability of the stream it sees (random: the thinned renewal, SCV ``1 + (SCV - 1) / N``; round robin: sums of
+    N gaps, ``SCV / N``). The other routers balance load across replicas and relax about as the pooled fleet of
+    every slot at ``lambda``. Service at the full replica's holding time ``S(c)``; infinite when that is overloaded.
+
+    Examples
+    --------
+    >>> round(queue_relaxation_s(fixed_model(1, 1.0, 0.0), 4, "random", 3.24), 6)  # M/M/1 at 0.81 a replica
+    100.0
+    """
+    service = float(model.service_s[model.slots])
+    if routing in (Routing.random, Routing.round_robin):
+        scv = 1.0 + (arrival_scv - 1.0) / replicas if routing == Routing.random else arrival_scv / replicas
+        return relaxation_time_s(model.slots, service, arrival_rps / replicas, scv, cv_fraction**2)
+    return relaxation_time_s(replicas * model.slots, service, arrival_rps, arrival_scv, cv_fraction**2)
+
+
+def warmup_requests(requests: int, start: str, relaxation_s: float, arrival_rps: float, routing: str) -> int:
+    """Requests left out at the start of a replication of ``requests`` [-].
+
+    :data:`WARMUP_FRACTION` of them; when a ``random`` or ``round_robin`` run did not start in its exact steady
+    state (``start`` other than ``"steady"``, ``"given"``), at least :data:`WARMUP_RELAXATION_TIMES` relaxation
+    times' worth of arrivals, up to :data:`MAX_WARMUP_FRACTION` of the replication.
+
+    Examples
+    --------
+    >>> warmup_requests(10_000, "steady", 1e6, 1.0, "random")
+    1000
+    >>> warmup_requests(10_000, "occupancy", 100.0, 10.0, "random")  # 3 relaxation times of 100 s at 10 rps
+    3000
+    """
+    base = int(math.ceil(WARMUP_FRACTION * requests))
+    if start in ("steady", "given") or routing not in (Routing.random, Routing.round_robin):
+        return base
+    need = WARMUP_RELAXATION_TIMES * relaxation_s * arrival_rps
+    cap = int(MAX_WARMUP_FRACTION * requests)
+    return max(base, min(int(math.ceil(need)) if math.isfinite(need) else cap, cap))
+
+
+def _drift_warning(pairs: list[tuple[float, float]]) -> str | None:
+    """A warning when the accepted share differs between the first and second half of the measured requests
+    (paired over replications, or batches, Student t at :data:`DRIFT_CONFIDENCE_FRACTION`): the queue was still
+    moving, so the interval is not a steady state's."""
+    if len(pairs) < 2:
+        return None
+    first = np.array([a for a, _ in pairs])
+    second = np.array([b for _, b in pairs])
+    d = second - first
+    k = d.size
+    mean, sd = float(d.mean()), float(d.std(ddof=1))
+    t = float(stdtrit(k - 1, 0.5 + DRIFT_CONFIDENCE_FRACTION / 2))
+    if abs(mean) <= DRIFT_MIN_FRACTION or abs(mean) <= t * sd / math.sqrt(k):
+        return None
+    return (
+        f"not at steady state: the accepted share moves from {float(first.mean()):.4f} in the first half of the "
+        f"measured requests to {float(second.mean()):.4f} in the second: the interval cannot be trusted "
+        "(raise the requests, or the queue has no steady state)"
+    )
+
+
+def _accepted_halves(run: Run, budget_s: float, lo: int, hi: int) -> tuple[float, float]:
+    mid = (lo + hi) // 2
+    ok = ~run.dropped & (run.wait_s <= budget_s)
+    return float(ok[lo:mid].mean()), float(ok[mid:hi].mean())
 
 
 def replicate(
@@ -361,9 +551,14 @@ def replicate(
         return {f"wait_exceedance_{j}": float(np.mean(wait > t)) for j, t in enumerate(exceedance_s)}
 
     children = np.random.SeedSequence(seed).spawn(replications)
+    scv = check_arrival_scv(kwargs.get("arrival_scv", 1.0))
+    cv = float(kwargs.get("cv_fraction", DEFAULT_OUTPUT_TOKENS_CV_FRACTION))
     if kwargs.get("arrival_s") is not None:
         run = run_fleet_once(np.random.default_rng(children[0]), replicas, model, routing, budget_s, **kwargs)
         n = run.arrival_s.size
+        span = float(run.arrival_s[-1] - run.arrival_s[0])
+        rate = (n - 1) / span if span > 0 else 0.0
+        relax = queue_relaxation_s(model, replicas, routing, rate, 1.0, cv)
         lo = int(math.ceil(WARMUP_FRACTION * n))
         edges = np.linspace(lo, n, replications + 1).astype(int)
         values = [
@@ -371,15 +566,84 @@ def replicate(
         ]
         if progress:
             progress(replications)
-        return _summarise(values, "batch means")
+        half = replications // 2
+        acc = [v["accepted_fraction"] for v in values]
+        pairs = list(zip(acc[:half], acc[half : 2 * half], strict=True))
+        measured_s = float(run.arrival_s[-1] - run.arrival_s[lo])
+        notes = _warnings(pairs, run.start, measured_s, relax, model, replicas, routing, rate, replications, n)
+        return replace(
+            _summarise(values, "batch means"), warnings=notes, start=run.start, warmup_requests=lo, relaxation_s=relax
+        )
     per_rep = max(requests // replications, 2)
+    assert arrival_rps is not None  # run_fleet_once refuses a run without a rate or a trace
+    relax = queue_relaxation_s(model, replicas, routing, arrival_rps, scv, cv)
     values = []
+    pairs = []
+    start = "occupancy"
+    lo = int(math.ceil(WARMUP_FRACTION * per_rep))
+    measured_s = 0.0
     for done, child in enumerate(children, start=1):
         run = run_fleet_once(
             np.random.default_rng(child), replicas, model, routing, budget_s, arrival_rps, per_rep, **kwargs
         )
-        lo = int(math.ceil(WARMUP_FRACTION * per_rep))
-        values.append(run_statistics(run, budget_s) | extra(run, lo, per_rep))
+        start = run.start
+        lo = warmup_requests(per_rep, run.start, relax, arrival_rps, routing)
+        values.append(run_statistics(run, budget_s, lo=lo) | extra(run, lo, per_rep))
+        pairs.append(_accepted_halves(run, budget_s, lo, per_rep))
+        measured_s += float(run.arrival_s[-1] - run.arrival_s[lo]) / replications
         if progress:
             progress(done)
-    return _summarise(values, "independent replications")
+    notes = _warnings(pairs, start, measured_s, relax, model, replicas, routing, arrival_rps, replications, per_rep)
+    return replace(
+        _summarise(values, "independent replications"),
+        warnings=notes,
+        start=start,
+        warmup_requests=lo,
+        relaxation_s=relax,
+    )
+
+
+def _warnings(
+    pairs: list[tuple[float, float]],
+    start: str,
+    measured_s: float,
+    relaxation_s: float,
+    model: ReplicaModel,
+    replicas: int,
+    routing: str,
+    arrival_rps: float,
+    replications: int,
+    per_rep: int,
+) -> tuple[str, ...]:
+    """What may make the intervals untrustworthy: no steady state, a run shorter than the queue's relaxation from
+    an approximate start, a drift between the halves of the runs (each without "; ", which joins them in a row)."""
+    out = []
+    if not math.isfinite(relaxation_s):
+        full_rps = replicas * model.slots / float(model.service_s[model.slots])
+        out.append(
+            f"arrivals at {arrival_rps:.4g} rps reach what the fleet completes with every slot busy "
+            f"({full_rps:.4g} rps{' over the replicas this router feeds' if routing in ROUTINGS_PER_REPLICA else ''}):"
+            " the queue has no steady state and the figures depend on the run length"
+        )
+    elif start != "steady" and measured_s < relaxation_s:
+        need = int(math.ceil(replications * 2 * WARMUP_RELAXATION_TIMES * relaxation_s * arrival_rps))
+        out.append(
+            f"each replication measures {measured_s:.3g} s from a start that is not the steady state ({start}), "
+            f"shorter than the queue's relaxation time (about {relaxation_s:,.0f} s): the interval may not cover "
+            f"(about {need:,} requests would)"
+        )
+    if start.startswith("steady") and math.isfinite(relaxation_s) and measured_s < relaxation_s:
+        # the replicas barely move during a replication: each one's figures rest on the state drawn at its start
+        states = replications * replicas * (1.0 + measured_s / relaxation_s)
+        missed = 1.0 - float(np.mean([0.5 * (a + b) for a, b in pairs]))
+        if missed * states < RARE_EPISODES:
+            out.append(
+                f"the share missing the SLO ({missed:.2g}) rests on about {states:,.0f} independent replica states "
+                f"(each replication measures {measured_s:.3g} s of a queue that relaxes in about "
+                f"{relaxation_s:,.0f} s): shares below about {min(1.0, 3.0 / states):.2g} are not resolved and the "
+                "interval may under-cover (raise the requests or the replications)"
+            )
+    drift = _drift_warning(pairs)
+    if drift:
+        out.append(drift)
+    return tuple(out)

@@ -150,6 +150,8 @@ def _row(r: dict[str, Any], router: Routing, own: Routing, budget: SimulationBud
     notes = [] if analytic else [f"simulation only (no analytic form); the fleet as sized under {own.value}"]
     if r["note"]:
         notes.append(r["note"])
+    if r.get("warnings"):
+        notes.append(f"warning: {r['warnings']}")
     return {
         "system": r["system"],
         "replicas_x_slots": f"{r['replicas_serving']} x {r['slots_per_replica']}",
@@ -283,10 +285,11 @@ def simulator_section(context: ValidationContext) -> ValidationSection:
         "analytic lies within simulated ± half-width. Where every replication gives the same share (all accepted) "
         "the half-width is 0; the accepted share's is then taken as 3 / n for n measured requests (the rule of "
         f"three: {share_resolution(budget.requests):.2g} here), no narrower than the requests can tell.",
-        "Read the disagreement as it is: nothing here is corrected. Issue 21 finds the simulator biased for "
-        "round_robin and random with short replications: each starts with busy slots and no queue, and is far "
-        "shorter than the time the queue of a state-blind router needs to build (about 1,400 to 1,900 s on the "
-        f"fleets it measured; {span} here), so their simulated figures may not be the steady state; the analytic "
+        "Read the disagreement as it is: nothing here is corrected. Under round_robin and random each replica "
+        "is its own queue, which near saturation needs thousands of seconds to reach its steady state, far "
+        f"longer than a replication ({span} here); those runs start in the steady state of their router "
+        "(docs/model.md, Simulation: exact for Poisson arrivals and exponential work), so the figures are the "
+        "steady state's however short the run, and a row warns where its interval cannot be trusted. The analytic "
         "random figure is exact for its model (independent M/M/c queues). The p99 TTFT of the model is read at the "
         "mean occupancy, which issue 21 also finds 6-15% low against the simulator on the bundled Gaudi fleets.",
     ]
