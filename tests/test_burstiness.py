@@ -117,3 +117,14 @@ def test_an_arrival_scv_out_of_range_names_the_yaml_path():
     with pytest.raises(rackcost.ScenarioError) as info:
         rackcost.scenario_from_dict(data)
     assert any(p.path == "demand[0].arrival_scv" for p in info.value.problems)
+
+
+def test_the_simulators_analytic_side_serves_the_same_fleet_at_the_simulated_scv():
+    # rackcost simulate --arrival-scv 4 on a Poisson scenario: the analytic accepted share is the fleet's at SCV 4
+    # (the accepted_fraction_at_scv_4 column), not its Poisson figure
+    sc = rackcost.scenario_from_dict(copy.deepcopy(BASE) | {"fleet": {**BASE["fleet"], "replicas": 5}})
+    result = rackcost.evaluate(sc)
+    row = next(r for r in result.records["points"] if r["system"] == "B" and r["demand_point"] == "peak")
+    (sim,) = rackcost.simulate(sc, system="B", demand_point="peak", requests=2_000, replications=2, arrival_scv=4.0)
+    assert sim["analytic_accepted_fraction"] == pytest.approx(row["accepted_fraction_at_scv_4"], rel=1e-12)
+    assert row["accepted_fraction_at_scv_4"] < row["accepted_rps"] / row["offered_rps"]

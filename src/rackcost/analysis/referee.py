@@ -321,7 +321,7 @@ def simulate(
     if replications < 2:
         raise ValueError(f"replications must be at least 2, got {replications}")
     check_requests_fit(requests if trace is None or isinstance(trace, str | Path) else trace.arrival_s.size)
-    outcomes = evaluate_systems(scenario)
+    outcomes = evaluate_systems(scenario, () if arrival_scv is None else (float(arrival_scv),))
     points = evaluate(scenario).records["points"]
     system_names = [o.inputs.name for o in outcomes]
     point_names = [d.name for d in scenario.demand]
@@ -349,6 +349,8 @@ def simulate(
         scenario_scv = getattr(scenario.demand[j], "arrival_scv", None)
         scenario_scv = 1.0 if scenario_scv is None else float(scenario_scv)
         arrivals = _Arrivals(scenario_scv if arrival_scv is None else float(arrival_scv), scenario_scv, admission)
+        if arrivals.scv != scenario_scv and trace is None:  # the analytic side of the same fleet at that SCV
+            row = _row_at_scv(o, row, j, arrivals.scv)
         rows.append(
             _simulate_one(
                 o,
@@ -388,10 +390,29 @@ ADMISSION_WORDS = {
 """The ``admission_control`` column of a simulated row, in words."""
 
 
+def _row_at_scv(o: Any, row: dict[str, Any], j: int, scv: float) -> dict[str, Any]:
+    """The model's row of point ``j`` for the same fleet under arrivals of this SCV (``served_at_scv``)."""
+    d = o.fleet.served_at_scv[scv].first_sample()
+    accepted = float(d.accepted_rps[j])
+    ttft_ms = float(d.ttft_ms[j]) if d.ttft_ms is not None else float(o.chosen.ttft_ms)
+    tpot_ms = float(d.tpot_ms[j]) if d.tpot_ms is not None else float(row["tpot_ms"])
+    useful = float(row["useful_output_tokens_per_s"]) * (accepted / row["accepted_rps"] if row["accepted_rps"] else 1)
+    return row | {
+        "admitted_rps": float(d.admitted_rps[j]),
+        "accepted_rps": accepted,
+        "utilization_fraction": float(d.utilization_fraction[j]),
+        "ttft_ms": ttft_ms,
+        "tpot_ms": tpot_ms,
+        "ttft_p99_ms": ttft_ms + float(d.wait_p99_ms[j]),
+        "useful_output_tokens_per_s": useful,
+        "_served": d,
+    }
+
+
 def _simulate_one(
     o, row, j, route, service, cv, osl, requests, seed, replications, trace, queue_cap, report, slo, arrivals
 ):
-    d = o.demand
+    d = row.get("_served", o.demand)
     replicas = int(d.active_replicas[j])
     concurrency = o.chosen.concurrency
     slots = max(int(math.floor(concurrency + 1e-9)), 1)

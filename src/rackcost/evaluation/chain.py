@@ -157,8 +157,11 @@ def run_samples(
     return out
 
 
-def evaluate_systems(scenario: Scenario) -> list[SystemOutcome]:
+def evaluate_systems(scenario: Scenario, served_at_scvs: tuple[float, ...] = ()) -> list[SystemOutcome]:
     """Run steps 1 to 8 for every system and return the numbers (no tables); :func:`evaluate` builds on it.
+
+    Each fleet is also served at arrival SCVs 2 and 4 and at ``served_at_scvs`` (``FleetOutcome.served_at_scv``:
+    the same fleet under burstier or smoother arrivals).
 
     Raises
     ------
@@ -167,7 +170,8 @@ def evaluate_systems(scenario: Scenario) -> list[SystemOutcome]:
     """
     check_argument("rackcost.evaluate", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
     planned = plan(scenario)
-    runs = run_samples(scenario, planned, {}, 1, resize=False, fragility_scvs=FRAGILITY_SCVS)
+    scvs = tuple(dict.fromkeys((*FRAGILITY_SCVS, *(float(v) for v in served_at_scvs))))
+    runs = run_samples(scenario, planned, {}, 1, resize=False, fragility_scvs=scvs)
     return [
         SystemOutcome(inp, chosen, fleet, metrics)
         for inp, chosen, (fleet, metrics) in zip(planned.systems, planned.chosen, runs, strict=True)

@@ -363,8 +363,10 @@ def _api_system_row(system: Any, api: ApiSystemOutcome, sizing_demand_point: str
 
 def _at_scv(o: SystemOutcome, scv: float, n: int) -> NDArray[np.float64]:
     """The accepted share at each point had its arrivals this SCV (NaN where it was not computed)."""
-    value = o.fleet.accepted_fraction_at_scv.get(scv)
-    return np.full(n, np.nan) if value is None else np.asarray(value[0], dtype=float)
+    served = o.fleet.served_at_scv.get(scv)
+    if served is None:
+        return np.full(n, np.nan)
+    return np.asarray(served.accepted_rps[0] / served.offered_rps[0], dtype=float)
 
 
 def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[str]:
@@ -382,7 +384,11 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
                     f"({demand.capacity_at_slo_rps[i]:.4g} rps); admission control rejects "
                     f"{demand.rejected_rps[i]:.4g} rps (overload is shed by admission control at the SLO)"
                 )
-            bursty = {scv: float(v[0, i]) for scv, v in o.fleet.accepted_fraction_at_scv.items() if scv > d.arrival_scv}
+            bursty = {
+                scv: float(v.accepted_rps[0, i] / v.offered_rps[0, i])
+                for scv, v in o.fleet.served_at_scv.items()
+                if scv > d.arrival_scv
+            }
             if bursty and share[i] - min(bursty.values()) > FRAGILITY_DROP_FRACTION:
                 figures = ", ".join(f"{100 * v:.1f}% at SCV {scv:g}" for scv, v in sorted(bursty.items()))
                 out.append(

@@ -401,8 +401,8 @@ def run_fleet(
         and only power and cost are evaluated per sample. The figures are the same as evaluating every sample
         (each step is elementwise), at a fraction of the cost: the Erlang C of each demand point runs once.
     fragility_scvs
-        Arrival SCVs at which to serve the same fleet again, every demand point at that SCV, for the accepted share
-        it would have (``FleetOutcome.accepted_fraction_at_scv``): where the answer is fragile to burstiness.
+        Arrival SCVs at which to serve the same fleet again, every demand point at that SCV
+        (``FleetOutcome.served_at_scv``): where the answer is fragile to burstiness.
     """
     c = chosen.concurrency
     serve = sampled if serve_with is None else serve_with
@@ -439,8 +439,7 @@ def run_fleet(
             slo=slo,
             routing=policy.routing,
             arrival_variability=arrival_variability(scv),
-        ).accepted_rps
-        / serve.arrival_rps
+        )
         for scv in fragility_scvs
     )
     if serve_with is not None:  # one sample served: the same for all n
@@ -479,5 +478,5 @@ def run_fleet(
         slo_point_total_tokens_per_facility_kwh=slo_point_tokens_per_facility_kwh(
             inp, sampled, chosen, request_rps, busy_w, packing.nodes_per_rack_effective
         ),
-        accepted_fraction_at_scv=dict(zip(fragility_scvs, fragile, strict=True)),
+        served_at_scv=dict(zip(fragility_scvs, fragile, strict=True)),
     )

@@ -135,9 +135,9 @@ class FleetOutcome:
     slo_point_total_tokens_per_facility_kwh
         Step 9's modelled efficiency: total tokens per facility kWh of one replica flat out at the chosen point,
         with its share of hosts and rack overhead [tokens/kWh].
-    accepted_fraction_at_scv
-        The accepted share at each demand point had every point's arrivals this squared coefficient of variation,
-        the same fleet serving (central evaluations only; empty otherwise) [-].
+    served_at_scv
+        What the same fleet would do at every demand point had its arrivals this squared coefficient of variation
+        (central evaluations only; empty otherwise).
     """
 
     request_rps: NDArray[np.float64]
@@ -161,7 +161,7 @@ class FleetOutcome:
     energy_usd_per_hour: NDArray[np.float64]
     rent_usd_per_hour: NDArray[np.float64]
     slo_point_total_tokens_per_facility_kwh: NDArray[np.float64]
-    accepted_fraction_at_scv: dict[float, NDArray[np.float64]] = field(default_factory=dict)
+    served_at_scv: dict[float, DemandOutcome] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
