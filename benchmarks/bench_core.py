@@ -10,6 +10,9 @@ Run: ``.venv/bin/python benchmarks/bench_core.py``
 4. The fitted power law's cost (issue 20): ``rackcost.evaluate`` of every bundled scenario with its default law
    (``u ** alpha``) against the same scenario with ``fleet.power_utilization_exponent: 1`` (the linear law, the
    default before; ``u ** 1`` skips the power), interleaved, and their ratio (target: at most 1.10).
+5. The burstiness check's cost (issue 21): ``rackcost.evaluate`` of every bundled scenario as it is (each fleet
+   served again at arrival SCV 2 and 4) against the same steps without that check (``run_samples`` with no
+   ``fragility_scvs``), interleaved, and their ratio (issue 21's target for the whole of evaluate: at most 1.5).
 """
 
 from __future__ import annotations
@@ -86,5 +89,29 @@ def main() -> None:
         )
 
 
+def fragility_cost() -> None:
+    from rackcost.evaluation import chain
+    from rackcost.model.burstiness import FRAGILITY_SCVS
+
+    print("5. steps 1-8 with the SCV 2 / 4 check / without it (plan + run_samples, medians of 9 x 20, interleaved)")
+    for path in rackcost.bundled_scenarios():
+        scenario = rackcost.load_scenario(path)
+
+        def steps(s=scenario, scvs=FRAGILITY_SCVS):
+            return chain.run_samples(s, chain.plan(s), {}, 1, resize=False, fragility_scvs=scvs)
+
+        steps()
+        checked, floor_s = [], []
+        for _ in range(9):
+            checked.append(median_s(steps, 20))
+            floor_s.append(median_s(lambda: steps(scvs=()), 20))
+        ratio = statistics.median(checked) / statistics.median(floor_s)
+        print(
+            f"   {path.name:<48} checked {statistics.median(checked) * 1e3:6.2f} ms, "
+            f"without {statistics.median(floor_s) * 1e3:6.2f} ms, ratio {ratio:.3f}"
+        )
+
+
 if __name__ == "__main__":
     main()
+    fragility_cost()

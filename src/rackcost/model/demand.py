@@ -45,6 +45,7 @@ def serve_demand(
     slo: SloInputs | None = None,
     routing: Routing | str = Routing.pooled,
     arrival_variability: ArrayLike = 1.0,
+    feasible_rps_scaled: bool = False,
 ) -> DemandOutcome:
     """Serve each demand point with the same fleet; the operating point moves with the load (DESIGN.md step 6).
 
@@ -84,6 +85,9 @@ def serve_demand(
     arrival_variability
         Each point's G/G/c variability (:func:`rackcost.model.burstiness.arrival_variability`; 1 for Poisson): its
         queue is solved as M/M/c with slots and rates divided by it [-].
+    feasible_rps_scaled
+        ``feasible_rps`` is a rate of that scaled queue (already divided by the variability), so it is used even
+        where arrivals are bursty; else it is used only where every point is Poisson.
 
     The fleet arguments may carry a leading sample axis (shape ``(n, 1)`` against ``offered_rps`` of shape
     ``(n, points)``): everything broadcasts.
@@ -106,7 +110,13 @@ def serve_demand(
     # capacity at SLO of the serving fleet (one value per sample, or per point where arrivals are bursty); the
     # sizing rate is a known-feasible hint only for Poisson arrivals at every point
     capacity = scale * routes.capacity_at_slo(
-        routing, serving, slots, service_s, budget_s, miss_target, feasible_rps if poisson else None
+        routing,
+        serving,
+        slots,
+        service_s,
+        budget_s,
+        miss_target,
+        feasible_rps if poisson or feasible_rps_scaled else None,
     )
     if idle_policy not in tuple(IdlePolicy):
         raise ValueError(f"idle_policy must be 'powered' or 'park', got {idle_policy!r}")

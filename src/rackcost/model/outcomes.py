@@ -100,6 +100,11 @@ class DemandOutcome:
     ttft_ms: NDArray[np.float64] | None = None
     tpot_ms: NDArray[np.float64] | None = None
 
+    def sample(self, index: int) -> DemandOutcome:
+        """Sample ``index`` of every ``(n, points)`` array, kept as a ``(1, points)`` array (one sample)."""
+        rows: dict[str, Any] = {k: None if v is None else v[[index]] for k, v in vars(self).items()}
+        return DemandOutcome(**rows)
+
     def first_sample(self) -> DemandOutcome:
         """The first sample's row of every ``(n, points)`` array: one entry per demand point."""
         # every field is an array or None, and its row keeps the field's type

@@ -360,9 +360,7 @@ def capacity_at_slo(
             with np.errstate(divide="ignore", invalid="ignore"):
                 step = x - g / slope
         inside = np.isfinite(step) & (step >= lo) & (step <= hi)
-        # converged only from the feasible side (or on a tight bracket): a Newton step that lands just above the
-        # root would otherwise stop there, and the answer fall back to a lower end far below (0 at a budget of 0)
-        done |= (inside & feasible_x & (np.abs(step - x) <= _CAPACITY_RTOL * hi)) | (hi - lo <= _CAPACITY_RTOL * hi)
+        done |= (inside & (np.abs(step - x) <= _CAPACITY_RTOL * hi)) | (hi - lo <= _CAPACITY_RTOL * hi)
         step = np.where(inside, step, 0.5 * (lo + hi))
         x = np.where(done, x, step)
         if done.all():
@@ -377,8 +375,13 @@ def capacity_at_slo(
         candidate = np.ravel(x)[check] * (1.0 - 1e-9)
         sub = _fixed_slots_exceedance(np.ravel(t)[check], np.ravel(k_arr)[check], np.ravel(s)[check])
         ok = sub(candidate) <= np.ravel(eps)[check] * (1.0 - 1e-9)
+        # where P(W > t) is linear in the rate near the root (one slot, no budget: C = rho), the two margins of
+        # 1e-9 cancel and the candidate fails by an ulp: a second one, 4e-9 below, keeps Newton's answer instead of
+        # the bracket's lower end (0 there; found by the property test of accepted <= offered)
+        closer = np.ravel(x)[check] * (1.0 - 4e-9)
+        ok_closer = ~ok & (sub(closer) <= np.ravel(eps)[check] * (1.0 - 1e-9))
         flat = result.reshape(-1)
-        flat[check] = np.where(ok, candidate, flat[check])
+        flat[check] = np.where(ok, candidate, np.where(ok_closer, np.maximum(closer, flat[check]), flat[check]))
         result = flat.reshape(result.shape)
     lo = result
     return np.asarray(lo, dtype=np.float64)
