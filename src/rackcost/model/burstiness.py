@@ -36,12 +36,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["FRAGILITY_DROP_FRACTION", "FRAGILITY_SCVS", "POISSON_SCV", "SCV_RANGE", "arrival_variability"]
+__all__ = ["FRAGILITY_DROP_FRACTION", "FRAGILITY_SCVS", "arrival_variability"]
 
-POISSON_SCV = 1.0
-"""Squared coefficient of variation of Poisson inter-arrival times (exponential) [-]."""
-SCV_RANGE = (0.01, 100.0)
-"""Arrival SCVs the model accepts [-]: near-deterministic to very bursty."""
 FRAGILITY_SCVS = (2.0, 4.0)
 """Arrival SCVs at which every central evaluation serves each fleet again (issue 21: moderately and very bursty)."""
 FRAGILITY_DROP_FRACTION = 0.01

@@ -95,7 +95,7 @@ SiteKw = Annotated[float, Field(ge=1, le=10000000.0, allow_inf_nan=False), NOT_B
 SpareCount = Annotated[int, Field(ge=0, le=1_000_000), NOT_BOOL]
 PositiveFraction = Annotated[float, Field(ge=0.01, le=1, allow_inf_nan=False), NOT_BOOL]
 """A share the fleet is divided by: near zero it would size an endless fleet."""
-ArrivalScv = Annotated[float, Field(ge=0.01, le=100, allow_inf_nan=False), NOT_BOOL]
+ArrivalScv = Annotated[float, Field(ge=0.05, le=100, allow_inf_nan=False), NOT_BOOL]
 """Squared coefficient of variation of inter-arrival times: 1 is Poisson."""
 Exponent = Annotated[float, Field(ge=0, le=10, allow_inf_nan=False), NOT_BOOL]
 """Of the power law: 0 is flat at the busy power, 1 linear in slot utilisation."""

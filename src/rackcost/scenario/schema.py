@@ -146,7 +146,7 @@ class DemandPoint(ScenarioBlock):
         default=1.0,
         description="Squared coefficient of variation of inter-arrival times: 1 is Poisson, above 1 burstier; "
         "the wait tail, sizing and acceptance use the G/G/c approximation of rackcost.model.burstiness; "
-        "0.01 to 100 [-].",
+        "0.05 to 100 (as rackcost simulate draws them) [-].",
     )
     source: Source = None
 
