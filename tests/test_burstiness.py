@@ -128,3 +128,47 @@ def test_the_simulators_analytic_side_serves_the_same_fleet_at_the_simulated_scv
     (sim,) = rackcost.simulate(sc, system="B", demand_point="peak", requests=2_000, replications=2, arrival_scv=4.0)
     assert sim["analytic_accepted_fraction"] == pytest.approx(row["accepted_fraction_at_scv_4"], rel=1e-12)
     assert row["accepted_fraction_at_scv_4"] < row["accepted_rps"] / row["offered_rps"]
+
+
+def test_arrival_statistics_of_regular_poisson_and_hyperexponential_gaps():
+    import numpy as np
+
+    from rackcost.model.burstiness import arrival_statistics
+
+    regular = arrival_statistics(np.arange(0.0, 50.0, 0.5))
+    assert (regular.arrival_rps, regular.gap_scv, regular.requests) == (2.0, 0.0, 100)
+    rng = np.random.default_rng(7)
+    n = 200_000
+    poisson = arrival_statistics(np.cumsum(rng.exponential(0.25, n)))
+    # the sample SCV of n exponential gaps has standard error about sqrt(8 / n) (fourth moment 24, so var(g^2)
+    # = 20 mu^4); 5 standard errors
+    assert poisson.gap_scv == pytest.approx(1.0, abs=5 * math.sqrt(20 / n))
+    assert poisson.arrival_rps == pytest.approx(4.0, rel=0.01)
+    # a balanced-means two-phase hyperexponential with SCV 4 (Whitt 1982): p = (1 + sqrt((c2 - 1) / (c2 + 1))) / 2
+    c2, mean = 4.0, 0.25
+    p = (1 + math.sqrt((c2 - 1) / (c2 + 1))) / 2
+    phase = rng.random(n) < p
+    gaps = np.where(phase, rng.exponential(mean / (2 * p), n), rng.exponential(mean / (2 * (1 - p)), n))
+    bursty = arrival_statistics(np.cumsum(gaps))
+    assert bursty.gap_scv == pytest.approx(4.0, rel=0.1)
+    with pytest.raises(ValueError, match="one instant"):
+        arrival_statistics([1.0, 1.0, 1.0])
+
+
+def test_rackcost_trace_prints_the_demand_point_to_paste(tmp_path):
+    from typer.testing import CliRunner
+
+    from rackcost.cli.entry import app
+
+    path = tmp_path / "arrivals.csv"
+    path.write_text("arrival_s,other\n" + "".join(f"{0.5 * k},x\n" for k in range(40)), encoding="utf-8")
+    result = CliRunner().invoke(app, ["trace", str(path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    stats = json.loads(result.output)
+    assert (stats["requests"], stats["arrival_rps"], stats["gap_scv"]) == (40, 2.0, 0.0)
+    result = CliRunner().invoke(app, ["trace", str(path)])
+    assert "{arrival_rps: 2, arrival_scv: 0}" in result.output
+    bad = tmp_path / "bad.csv"
+    bad.write_text("time\n1\n2\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["trace", str(bad)])
+    assert result.exit_code == 1 and "needs the columns arrival_s" in result.output and "Traceback" not in result.output

@@ -51,6 +51,7 @@ __all__ = [
     "capacity_check",
     "BYTES_PER_SIMULATED_REQUEST",
     "check_requests_fit",
+    "read_arrival_times",
     "read_trace",
     "figure_rows",
     "tail_note_applies",
@@ -102,29 +103,22 @@ MAX_TRACE_BYTES = 500_000_000
 """Largest trace file read [bytes]: about 20 million requests of three columns."""
 
 
-def read_trace(path: str | Path) -> Trace:
-    """Read a CSV trace with the header ``arrival_s,input_tokens,output_tokens`` (extra columns are ignored).
-
-    Raises
-    ------
-    ValueError
-        If a column is missing, a value is not a finite number, a token count is not positive, or there are fewer
-        than 20 requests; the message names the row.
-    """
-    names = ("arrival_s", "input_tokens", "output_tokens")
+def _read_columns(path: str | Path, names: tuple[str, ...], what: str) -> dict[str, np.ndarray]:
+    """The named columns of a CSV of numbers (others ignored): arrival times >= 0, other values > 0, at least 20
+    rows, a span of time; the message names the file and row."""
     columns: dict[str, list[float]] = {n: [] for n in names}
     try:  # a regular file only (a FIFO would block, /dev/zero never end), its size checked before the bounded read
-        raw = files.read_regular_file(path, MAX_TRACE_BYTES, "CSV trace")
+        raw = files.read_regular_file(path, MAX_TRACE_BYTES, what)
         text = raw.decode("utf-8-sig")
     except files.InputFileError as exc:
         raise ValueError(str(exc)) from None
     except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a UTF-8 text file; expected a CSV trace") from None
+        raise ValueError(f"{path}: not a UTF-8 text file; expected a {what}") from None
     with io.StringIO(text, newline="") as fh:
         reader = csv.DictReader(fh)
         missing = [n for n in names if n not in (reader.fieldnames or [])]
         if missing:
-            raise ValueError(f"{path}: trace needs the columns {', '.join(names)}; missing {', '.join(missing)}")
+            raise ValueError(f"{path}: a {what} needs the columns {', '.join(names)}; missing {', '.join(missing)}")
         for row_number, row in enumerate(reader, start=2):
             for n in names:
                 try:
@@ -136,12 +130,37 @@ def read_trace(path: str | Path) -> Trace:
                     raise ValueError(f"{path}: row {row_number}: {n} must be a finite, positive number: {value}")
                 columns[n].append(value)
     if len(columns["arrival_s"]) < 20:
-        raise ValueError(f"{path}: a trace needs at least 20 requests, found {len(columns['arrival_s'])}")
+        raise ValueError(f"{path}: a {what} needs at least 20 requests, found {len(columns['arrival_s'])}")
     arrival = np.array(columns["arrival_s"])
     if float(arrival.max() - arrival.min()) <= 0:
-        raise ValueError(f"{path}: every arrival is at one instant ({arrival[0]:g} s): a trace needs a span of time")
+        raise ValueError(f"{path}: every arrival is at one instant ({arrival[0]:g} s): a {what} needs a span of time")
+    return {n: np.array(v) for n, v in columns.items()}
+
+
+def read_arrival_times(path: str | Path) -> np.ndarray:
+    """The sorted arrival times of a CSV with an ``arrival_s`` column (others ignored) [s].
+
+    Raises
+    ------
+    ValueError
+        As :func:`read_trace`, for the one column.
+    """
+    return np.sort(_read_columns(path, ("arrival_s",), "CSV of arrival times")["arrival_s"], kind="stable")
+
+
+def read_trace(path: str | Path) -> Trace:
+    """Read a CSV trace with the header ``arrival_s,input_tokens,output_tokens`` (extra columns are ignored).
+
+    Raises
+    ------
+    ValueError
+        If a column is missing, a value is not a finite number, a token count is not positive, or there are fewer
+        than 20 requests; the message names the row.
+    """
+    columns = _read_columns(path, ("arrival_s", "input_tokens", "output_tokens"), "CSV trace")
+    arrival = columns["arrival_s"]
     order = np.argsort(arrival, kind="stable")
-    return Trace(arrival[order], np.array(columns["input_tokens"])[order], np.array(columns["output_tokens"])[order])
+    return Trace(arrival[order], columns["input_tokens"][order], columns["output_tokens"][order])
 
 
 FIGURES = (

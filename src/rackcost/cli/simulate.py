@@ -33,7 +33,7 @@ from rackcost.errors import ScenarioError
 from rackcost.files import csv_text
 from rackcost.model.strategies import Routing
 
-__all__ = ["COMMANDS", "simulate"]
+__all__ = ["COMMANDS", "simulate", "trace"]
 
 PROGRESS_FROM_REQUESTS = 100_000
 """Requests from which a progress bar is shown on stderr [-]."""
@@ -262,5 +262,56 @@ def _capacity(sc, system, requests, seed, routing, replications, fmt, output) ->
     emit_table(out, output)
 
 
-COMMANDS = (simulate,)
+def trace(
+    csv_path: Annotated[
+        Path, typer.Argument(help="CSV with an arrival_s column (arrival times in seconds; other columns ignored).")
+    ],
+    fmt: FormatOpt = OutputFormat.table,
+    output: OutputOpt = None,
+    force: ForceOpt = False,
+) -> None:
+    """Measure an arrival trace: its rate and burstiness, as a demand point's arrival_rps and arrival_scv."""
+    from dataclasses import asdict
+
+    from rackcost.analysis.referee import read_arrival_times
+    from rackcost.model.burstiness import arrival_statistics
+
+    dest = destination(output, force, csv_path)
+    try:
+        stats = arrival_statistics(read_arrival_times(csv_path))
+    except ValueError as exc:
+        error(str(exc))
+        raise typer.Exit(code=1) from None
+    row = asdict(stats)
+    if fmt is OutputFormat.json:
+        emit(json.dumps(row, indent=2) + "\n", dest)
+        return
+    if fmt is OutputFormat.csv:
+        emit(csv_text([row]), dest)
+        return
+    out = table_console(dest)
+    table = Table(title=f"Arrivals of {escape(str(csv_path))}")
+    for name in ("requests", "span", "arrival rate", "gap SCV", f"busiest of {stats.windows} windows / mean"):
+        table.add_column(name, justify="right")
+    table.add_row(
+        f"{stats.requests:,}",
+        f"{stats.span_s:,.4g} s",
+        f"{stats.arrival_rps:,.4g} rps",
+        f"{stats.gap_scv:.3g}",
+        f"{stats.peak_to_mean:.3g}",
+    )
+    out.print(table)
+    out.print(
+        f"as a demand point: {{arrival_rps: {stats.arrival_rps:.4g}, arrival_scv: {stats.gap_scv:.3g}}}"
+        + (
+            " (the rate varies over the trace: cut it to one demand level, or the SCV counts that variation too)"
+            if stats.peak_to_mean > 1.3
+            else ""
+        ),
+        highlight=False,
+    )
+    emit_table(out, dest)
+
+
+COMMANDS = (simulate, trace)
 """The commands of this module, in the order ``rackcost --help`` lists them."""

@@ -33,10 +33,18 @@ W. Whitt, "Approximations for the GI/G/m queue", *Production and Operations Mana
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["FRAGILITY_DROP_FRACTION", "FRAGILITY_SCVS", "arrival_variability"]
+__all__ = [
+    "FRAGILITY_DROP_FRACTION",
+    "FRAGILITY_SCVS",
+    "ArrivalStatistics",
+    "arrival_statistics",
+    "arrival_variability",
+]
 
 FRAGILITY_SCVS = (2.0, 4.0)
 """Arrival SCVs at which every central evaluation serves each fleet again (issue 21: moderately and very bursty)."""
@@ -59,3 +67,63 @@ def arrival_variability(arrival_scv: ArrayLike, service_scv: ArrayLike = 1.0) ->
     if np.any(~np.isfinite(ca)) or np.any(ca < 0) or np.any(~np.isfinite(cs)) or np.any(cs < 0):
         raise ValueError("arrival_scv and service_scv must be finite and >= 0")
     return np.asarray((ca + cs) / 2.0, dtype=float)
+
+
+@dataclass(frozen=True)
+class ArrivalStatistics:
+    """What a list of arrival times says about the arrival process.
+
+    Attributes
+    ----------
+    requests
+        Arrivals [-].
+    span_s
+        Time from the first to the last arrival [s].
+    arrival_rps
+        Mean rate, ``(requests - 1) / span`` [requests/s].
+    gap_scv
+        Squared coefficient of variation of the gaps between arrivals: ``arrival_scv`` for a demand point [-].
+    peak_to_mean
+        The busiest of ``windows`` equal windows of the span against the mean rate [-]: above about 1.3 with
+        thousands of arrivals per window, the rate itself varies over the trace, and the gap SCV then measures that
+        variation as much as burstiness (cut the trace to one demand level first).
+    windows
+        Windows of the span the peak-to-mean rate is counted in [-].
+    """
+
+    requests: int
+    span_s: float
+    arrival_rps: float
+    gap_scv: float
+    peak_to_mean: float
+    windows: int
+
+
+def arrival_statistics(arrival_s: ArrayLike, windows: int = 10) -> ArrivalStatistics:
+    """The rate and gap SCV of sorted (or unsorted) arrival times (:class:`ArrivalStatistics`).
+
+    Examples
+    --------
+    Arrivals one second apart are not bursty at all (SCV 0); exponential gaps are Poisson (SCV about 1):
+
+    >>> s = arrival_statistics(np.arange(101.0))
+    >>> s.arrival_rps, s.gap_scv, s.peak_to_mean
+    (1.0, 0.0, 1.0)
+    """
+    t = np.sort(np.asarray(arrival_s, dtype=float))
+    if t.size < 3 or not np.all(np.isfinite(t)):
+        raise ValueError("arrival statistics need at least 3 finite arrival times")
+    span = float(t[-1] - t[0])
+    if span <= 0:
+        raise ValueError("every arrival is at one instant: arrival statistics need a span of time")
+    gaps = np.diff(t)
+    mean = float(gaps.mean())
+    counts = np.histogram(t, bins=windows, range=(t[0], t[-1]))[0]
+    return ArrivalStatistics(
+        requests=int(t.size),
+        span_s=span,
+        arrival_rps=(t.size - 1) / span,
+        gap_scv=float(gaps.var() / mean**2),
+        peak_to_mean=float(counts.max() / counts.mean()),
+        windows=windows,
+    )
