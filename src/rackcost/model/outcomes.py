@@ -82,6 +82,9 @@ class DemandOutcome:
         Slot holding time there [s].
     ttft_ms, tpot_ms
         TTFT before fleet queueing and TPOT there, or None when the operating point does not move with load [ms].
+    ttft_p99_ms, tpot_p99_ms
+        99th percentiles of TTFT (queueing included) and TPOT over the occupancy a request starts at
+        (:mod:`rackcost.model.occupancy`), or None when the operating point does not move with load [ms].
     """
 
     offered_rps: NDArray[np.float64]
@@ -99,6 +102,8 @@ class DemandOutcome:
     service_s: NDArray[np.float64]
     ttft_ms: NDArray[np.float64] | None = None
     tpot_ms: NDArray[np.float64] | None = None
+    ttft_p99_ms: NDArray[np.float64] | None = None
+    tpot_p99_ms: NDArray[np.float64] | None = None
 
     def sample(self, index: int) -> DemandOutcome:
         """Sample ``index`` of every ``(n, points)`` array, kept as a ``(1, points)`` array (one sample)."""

@@ -1,0 +1,101 @@
+"""Latency percentiles that include load variation: the occupancy a request starts at (issue 21, item 3).
+
+A replica's TTFT and TPOT depend on how many requests it serves, and that number varies from request to request
+around its mean. :mod:`rackcost.model.demand` reads the mean figures (utilisation, service time, cost, acceptance)
+at the mean occupancy; the reported p99 TTFT and TPOT are read here from the distribution of the occupancy a request
+starts at, which is what the simulator (:mod:`rackcost.model.simulation`) measures.
+
+The queue is the one the model solves (:mod:`rackcost.model.routing`): a pool of ``k`` slots fed at ``lambda`` with
+mean service ``S``, ``a = lambda S``. Under ``pooled`` and ``least_outstanding`` the pool is every slot of the
+``N`` replicas (``k = N c``) and the router keeps the replicas balanced, so with ``K < k`` slots busy an arrival
+starts on the least-occupied replica at occupancy ``floor(K / N) + 1`` (itself included); under ``random`` each
+replica is its own pool (``k = c``, ``N = 1`` here, rate ``lambda / N``). By PASTA an arrival finds the stationary
+law of the M/M/k queue: ``K < k`` busy slots with probability proportional to ``a^K / K!`` (a Poisson law truncated
+at ``k``, of total mass ``1 - C``, ``C`` the Erlang C delay probability), else it waits and starts at ``c``, the
+replica that just freed a slot being full again. With TTFT nondecreasing in the occupancy, the ``q``-quantile of
+``TTFT(start) + W`` is::
+
+    TTFT(c) + w_q                 where C > 1 - q (w_q the model's wait quantile),
+    TTFT(L)                       otherwise, L = ceil((x_q + 1) / N) clipped to 1..c,
+
+``x_q`` the least integer with ``P(K <= x_q) = (1 - C) F(x_q) / F(k - 1) >= q`` (``F`` the Poisson CDF of mean
+``a``): ``P(start > L) = P(K >= L N) <= 1 - q``. The TPOT percentile is read at the same level ``L`` (the
+simulator does not measure TPOT; it is the occupancy percentile, not a checked figure). With bursty arrivals the
+queue is the M/M/k of slots and rates divided by the variability ``v`` (:mod:`rackcost.model.burstiness`), so
+``K`` counts slots of that queue and the occupancy is ``K v / N``.
+
+Everything is closed form (:func:`scipy.special.pdtr` and its inverse :func:`scipy.special.pdtrik`), vectorised over
+demand points and samples: no loop and no state array, whatever the pool size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import pdtr, pdtrik
+
+from rackcost.model.erlang import erlang_c_checked
+
+__all__ = ["start_occupancy_quantile"]
+
+Array = NDArray[np.float64]
+
+
+def start_occupancy_quantile(
+    q_fraction: float,
+    replicas_per_pool: ArrayLike,
+    slots_per_replica: ArrayLike,
+    pool_slots: ArrayLike,
+    offered_load: ArrayLike,
+    variability: ArrayLike = 1.0,
+) -> Array:
+    """The ``q``-quantile of the occupancy a request starts at, on its replica (module docstring) [requests].
+
+    Parameters
+    ----------
+    q_fraction
+        Quantile level q in (0, 1) [fraction].
+    replicas_per_pool
+        Replicas that share one queue: ``N`` for pooled routings, 1 for ``random`` [-].
+    slots_per_replica
+        Slots per replica ``c`` (the scheduler's limit) [requests].
+    pool_slots
+        Slots ``k`` of the pool's M/M/k queue (divided by the variability for bursty arrivals) [slots].
+    offered_load
+        Offered load ``a = lambda S`` of that queue, ``a < k`` [erlangs].
+    variability
+        The G/G/c variability ``v`` that divided the slots and rates (1 for Poisson) [-].
+
+    Returns
+    -------
+    ndarray
+        The start occupancy ``L``, between 1 and ``c`` [requests].
+
+    Examples
+    --------
+    One replica of 2 slots at ``a = 1``: an arrival finds 0, 1 or 2+ busy slots with probability 1/3, 1/3, 1/3
+    (M/M/2: ``p_0 = p_1 = 1/3``, ``C = 1/3``), so it starts at occupancy 1, 2 or 2: the median is 2, the 30th
+    percentile 1.
+
+    >>> float(start_occupancy_quantile(0.5, 1, 2, 2, 1.0)), float(start_occupancy_quantile(0.3, 1, 2, 2, 1.0))
+    (2.0, 1.0)
+    """
+    n = np.asarray(replicas_per_pool, dtype=float)
+    c = np.asarray(slots_per_replica, dtype=float)
+    k = np.asarray(pool_slots, dtype=float)
+    a = np.asarray(offered_load, dtype=float)
+    v = np.asarray(variability, dtype=float)
+    n, c, k, a, v = np.broadcast_arrays(n, c, k, a, v)
+    delay = erlang_c_checked(k, a)
+    busy = a > 0
+    safe_a = np.where(busy, a, 1.0)
+    # P(K <= x) = (1 - C) F(x) / F(k - 1) on K < k: the least integer x with it >= q
+    below_k = pdtr(k - 1.0, safe_a)
+    target = q_fraction * below_k / np.maximum(1.0 - delay, np.finfo(float).tiny)
+    waits = target > below_k  # C > 1 - q: the quantile falls among the requests that wait, and they start at c
+    level = np.clip(np.minimum(target, below_k), 0.0, 1.0 - 1e-15)
+    x_q = np.ceil(pdtrik(level, safe_a) - 1e-9)
+    x_q = np.where(np.isfinite(x_q), np.maximum(x_q, 0.0), k)
+    start = np.where(waits, c, np.ceil((x_q + 1.0) * v / n - 1e-9))
+    start = np.where(busy, start, 1.0)
+    return np.asarray(np.clip(start, 1.0, c), dtype=float)
