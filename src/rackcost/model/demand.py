@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import routing as routes
 from rackcost.model.inputs import SloInputs
-from rackcost.model.occupancy import start_occupancy_quantile
+from rackcost.model.occupancy import occupancy_spread, start_occupancy_quantile
 from rackcost.model.operating_point import queueing_budget_s
 from rackcost.model.outcomes import DemandOutcome
 from rackcost.model.performance import LoadCurve, in_service_concurrency
@@ -156,7 +156,11 @@ def serve_demand(
     if load is not None and slo is not None:
         # the reported percentiles at the occupancy a request starts at (rackcost.model.occupancy); the mean
         # figures above stay at the mean occupancy
-        start = _start_occupancy(routing, active, concurrency, slots, admitted / scale, point_service_s, v)
+        # the occupancy queue: slots and rates divided by the burstiness and by the spread of a load-dependent service
+        spread = occupancy_spread(load, in_service)
+        start = _start_occupancy(
+            routing, active, concurrency, slots / spread, admitted / scale / spread, point_service_s, v * spread
+        )
         ttft_p99_ms = load.ttft_at(start) + wait_p99_ms
         tpot_p99_ms = load.tpot_at(start)
     accepted = admitted * (1.0 - miss)

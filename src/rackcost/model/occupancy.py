@@ -35,10 +35,48 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import pdtr, pdtrik
 
 from rackcost.model.erlang import erlang_c_checked
+from rackcost.model.performance import LoadCurve
 
-__all__ = ["start_occupancy_quantile"]
+__all__ = ["MAX_SERVICE_ELASTICITY", "occupancy_spread", "start_occupancy_quantile"]
 
 Array = NDArray[np.float64]
+
+MAX_SERVICE_ELASTICITY = 0.9
+"""The elasticity ``n S'(n) / S(n)`` of the service time is held below this in :func:`occupancy_spread` (the spread
+is then at most 10): at 1 a replica's completion rate stops rising with its occupancy [-]."""
+
+
+def occupancy_spread(load: LoadCurve, in_service: ArrayLike) -> Array:
+    """How much wider the occupancy law is than the M/M/k one when the service time rises with occupancy [-].
+
+    A replica at occupancy ``n`` completes ``mu(n) = n / S(n)`` requests a second. Near the mean occupancy, where
+    ``mu`` equals the arrival rate ``lambda``, the birth-death law of the occupancy is about normal with variance
+    ``lambda / mu'(n)`` (its diffusion approximation), and ``mu'(n) = (1 - e) / S(n)`` with ``e = n S'(n) / S(n)``
+    the service time's elasticity: the variance is the M/M/k one, ``a``, times ``1 / (1 - e)``. The occupancy
+    queue is then solved with slots and load divided by that spread, as bursty arrivals are
+    (:mod:`rackcost.model.burstiness`). 1 for a flat service time (every one-point curve).
+
+    Parameters
+    ----------
+    load
+        The replica's load curve.
+    in_service
+        Mean occupancy per replica at each point [requests].
+
+    Examples
+    --------
+    ``S = 1 + n / 10`` at ``n = 10``: ``e = 1 / 2``, the law twice as wide.
+
+    >>> from rackcost.model.performance import LoadCurve
+    >>> curve = LoadCurve(np.array([0.0, 20.0]), np.array([[1.0, 3.0]]), np.zeros(2), np.zeros(2), None, 20.0)
+    >>> round(float(occupancy_spread(curve, np.array([[10.0]]))[0, 0]), 6)
+    2.0
+    """
+    n = np.asarray(in_service, dtype=float)
+    h = 1e-6 * np.maximum(n, 1.0)
+    slope = (load.service_at(n + h) - load.service_at(np.maximum(n - h, 0.0))) / (n + h - np.maximum(n - h, 0.0))
+    elasticity = np.clip(n * slope / load.service_at(n), -MAX_SERVICE_ELASTICITY, MAX_SERVICE_ELASTICITY)
+    return np.asarray(1.0 / (1.0 - elasticity), dtype=float)
 
 
 def start_occupancy_quantile(
