@@ -193,7 +193,8 @@ class Metrics:
     output_tokens_per_kwh
         Useful output tokens per facility kWh [tokens/kWh].
     ttft_p99_ms
-        TTFT at the chosen point plus the p99 queueing wait [ms].
+        99th percentile of TTFT at the occupancy a request starts at plus its queueing wait
+        (:mod:`rackcost.model.occupancy`); without a load curve, TTFT at the chosen point plus the p99 wait [ms].
     usd_per_day, accepted_requests_per_day, facility_energy_kwh_per_day
         Sums over the day, each demand point weighted by its hours [USD, requests, kWh].
     blended_usd_per_accepted_request, blended_usd_per_million_accepted_output_tokens
