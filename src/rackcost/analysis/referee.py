@@ -422,7 +422,7 @@ def _row_at_scv(o: Any, row: dict[str, Any], j: int, scv: float) -> dict[str, An
         "utilization_fraction": float(d.utilization_fraction[j]),
         "ttft_ms": ttft_ms,
         "tpot_ms": tpot_ms,
-        "ttft_p99_ms": ttft_ms + float(d.wait_p99_ms[j]),
+        "ttft_p99_ms": ttft_ms + float(d.wait_p99_ms[j]) if d.ttft_p99_ms is None else float(d.ttft_p99_ms[j]),
         "useful_output_tokens_per_s": useful,
         "_served": d,
     }
@@ -466,7 +466,9 @@ def _simulate_one(
     # analytic p50 TTFT: the TTFT before queueing the model reports, plus the median M/M/k wait at the point's
     # effective service time (utilisation x slots / admitted rate, whatever evaluate made of the load)
     k_slots = replicas * concurrency
-    ttft_base_ms = float(row["ttft_p99_ms"]) - float(d.wait_p99_ms[j])
+    ttft_base_ms = (
+        float(row["ttft_ms"]) if d.ttft_ms is not None else float(row["ttft_p99_ms"]) - float(d.wait_p99_ms[j])
+    )
     service_eff = util_analytic * k_slots / admitted if admitted > 0 else float(o.point.service_s[0])
     wait_p50_s = float(queueing.wait_quantile(0.5, k_slots, admitted, service_eff)) if admitted > 0 else 0.0
     analytic = {

@@ -11,10 +11,11 @@ queueing budget are served late and count as SLO misses. Everything vectorises o
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import routing as routes
 from rackcost.model.inputs import SloInputs
+from rackcost.model.occupancy import occupancy_spread, start_occupancy_quantile
 from rackcost.model.operating_point import queueing_budget_s
 from rackcost.model.outcomes import DemandOutcome
 from rackcost.model.performance import LoadCurve, in_service_concurrency
@@ -150,6 +151,18 @@ def serve_demand(
     )
     if slo is not None and slo.output_tokens_cv_fraction is not None:
         wait_p99_s = wait_p99_s * routes.reported_wait_scale(slo.output_tokens_cv_fraction)
+    wait_p99_ms = np.asarray(wait_p99_s, dtype=float) * MS_PER_S
+    ttft_p99_ms = tpot_p99_ms = None
+    if load is not None and slo is not None:
+        # the reported percentiles at the occupancy a request starts at (rackcost.model.occupancy); the mean
+        # figures above stay at the mean occupancy
+        # the occupancy queue: slots and rates divided by the burstiness and by the spread of a load-dependent service
+        spread = occupancy_spread(load, in_service)
+        start = _start_occupancy(
+            routing, active, concurrency, slots / spread, admitted / scale / spread, point_service_s, v * spread
+        )
+        ttft_p99_ms = load.ttft_at(start) + wait_p99_ms
+        tpot_p99_ms = load.tpot_at(start)
     accepted = admitted * (1.0 - miss)
     rejected = lam - accepted
     shape = lam.shape
@@ -163,10 +176,30 @@ def serve_demand(
         utilization_fraction=admitted * point_service_s / slots_active,
         capacity_at_slo_rps=np.broadcast_to(np.asarray(capacity, dtype=float), shape),  # read-only view
         spare_capacity_fraction=(capacity - lam) / capacity,
-        wait_p99_ms=np.asarray(wait_p99_s, dtype=float) * MS_PER_S,
+        wait_p99_ms=wait_p99_ms,
         overloaded=lam > capacity_active * (1 + OVERLOAD_TOLERANCE_FRACTION),
         in_service_concurrency=np.broadcast_to(in_service, shape),
         service_s=np.broadcast_to(point_service_s, shape),
         ttft_ms=None if ttft_ms is None else np.broadcast_to(ttft_ms, shape),
         tpot_ms=None if tpot_ms is None else np.broadcast_to(tpot_ms, shape),
+        ttft_p99_ms=None if ttft_p99_ms is None else np.broadcast_to(ttft_p99_ms, shape),
+        tpot_p99_ms=None if tpot_p99_ms is None else np.broadcast_to(tpot_p99_ms, shape),
     )
+
+
+def _start_occupancy(
+    routing: Routing | str,
+    active: NDArray[np.int64],
+    concurrency: NDArray[np.float64],
+    slots: NDArray[np.float64],
+    rate_rps: NDArray[np.float64],
+    service_s: NDArray[np.float64],
+    variability: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """The p99 occupancy a request starts at on its replica, for the queue the routing makes of the fleet
+    (:func:`rackcost.model.occupancy.start_occupancy_quantile`) [requests]."""
+    if routes.check_routing(str(routing)).one_queue:
+        pool, per_pool, load_erlangs = active * slots, active, rate_rps * service_s
+    else:
+        pool, per_pool, load_erlangs = slots, np.ones_like(active), rate_rps / active * service_s
+    return start_occupancy_quantile(TTFT_PERCENTILE_FRACTION, per_pool, concurrency, pool, load_erlangs, variability)

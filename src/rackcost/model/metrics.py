@@ -61,7 +61,7 @@ def derive(
     return Metrics(
         **_cost_figures(total, d.accepted_rps, output_tokens, hours_per_day, input_tokens),
         output_tokens_per_kwh=output_tps * SECONDS_PER_HOUR / fleet.facility_power_kw,
-        ttft_p99_ms=(point_ttft_ms if d.ttft_ms is None else d.ttft_ms) + d.wait_p99_ms,
+        ttft_p99_ms=(point_ttft_ms + d.wait_p99_ms) if d.ttft_p99_ms is None else d.ttft_p99_ms,
         facility_energy_kwh_per_day=(fleet.facility_power_kw * hours_per_day).sum(axis=-1),
     )
 

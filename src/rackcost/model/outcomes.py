@@ -82,6 +82,9 @@ class DemandOutcome:
         Slot holding time there [s].
     ttft_ms, tpot_ms
         TTFT before fleet queueing and TPOT there, or None when the operating point does not move with load [ms].
+    ttft_p99_ms, tpot_p99_ms
+        99th percentiles of TTFT (queueing included) and TPOT over the occupancy a request starts at
+        (:mod:`rackcost.model.occupancy`), or None when the operating point does not move with load [ms].
     """
 
     offered_rps: NDArray[np.float64]
@@ -99,6 +102,8 @@ class DemandOutcome:
     service_s: NDArray[np.float64]
     ttft_ms: NDArray[np.float64] | None = None
     tpot_ms: NDArray[np.float64] | None = None
+    ttft_p99_ms: NDArray[np.float64] | None = None
+    tpot_p99_ms: NDArray[np.float64] | None = None
 
     def sample(self, index: int) -> DemandOutcome:
         """Sample ``index`` of every ``(n, points)`` array, kept as a ``(1, points)`` array (one sample)."""
@@ -188,7 +193,8 @@ class Metrics:
     output_tokens_per_kwh
         Useful output tokens per facility kWh [tokens/kWh].
     ttft_p99_ms
-        TTFT at the chosen point plus the p99 queueing wait [ms].
+        99th percentile of TTFT at the occupancy a request starts at plus its queueing wait
+        (:mod:`rackcost.model.occupancy`); without a load curve, TTFT at the chosen point plus the p99 wait [ms].
     usd_per_day, accepted_requests_per_day, facility_energy_kwh_per_day
         Sums over the day, each demand point weighted by its hours [USD, requests, kWh].
     blended_usd_per_accepted_request, blended_usd_per_million_accepted_output_tokens

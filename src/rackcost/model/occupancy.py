@@ -1,0 +1,169 @@
+"""Latency percentiles that include load variation: the occupancy a request starts at (issue 21, item 3).
+
+A replica's TTFT and TPOT depend on how many requests it serves, and that number varies from request to request
+around its mean. :mod:`rackcost.model.demand` reads the mean figures (utilisation, service time, cost, acceptance)
+at the mean occupancy; the reported p99 TTFT and TPOT are read here from the distribution of the occupancy a request
+starts at, which is what the simulator (:mod:`rackcost.model.simulation`) measures.
+
+The queue is the one the model solves (:mod:`rackcost.model.routing`): a pool of ``k`` slots fed at ``lambda`` with
+mean service ``S``, ``a = lambda S``. Under ``pooled`` and ``least_outstanding`` the pool is every slot of the
+``N`` replicas (``k = N c``) and the router keeps the replicas balanced, so with ``K < k`` slots busy an arrival
+starts on the least-occupied replica at occupancy ``floor(K / N) + 1`` (itself included); under ``random`` each
+replica is its own pool (``k = c``, ``N = 1`` here, rate ``lambda / N``). By PASTA an arrival finds the stationary
+law of the M/M/k queue: ``K < k`` busy slots with probability proportional to ``a^K / K!`` (a Poisson law truncated
+at ``k``, of total mass ``1 - C``, ``C`` the Erlang C delay probability), else it waits and starts at ``c``, the
+replica that just freed a slot being full again. With TTFT nondecreasing in the occupancy, the ``q``-quantile of
+``TTFT(start) + W`` is::
+
+    TTFT(c) + w_q                 where C > 1 - q (w_q the model's wait quantile),
+    TTFT(L)                       otherwise, L = ceil((x_q + 1) / N) clipped to 1..c,
+
+``x_q`` the least integer with ``P(K <= x_q) = (1 - C) F(x_q) / F(k - 1) >= q`` (``F`` the Poisson CDF of mean
+``a``): ``P(start > L) = P(K >= L N) <= 1 - q``. The TPOT percentile is read at the same level ``L`` (the
+simulator does not measure TPOT; it is the occupancy percentile, not a checked figure). With bursty arrivals the
+queue is the M/M/k of slots and rates divided by the variability ``v`` (:mod:`rackcost.model.burstiness`), so
+``K`` counts slots of that queue and the occupancy is ``K v / N``.
+
+Everything is closed form (:func:`scipy.special.pdtr` and its inverse :func:`scipy.special.pdtrik`), vectorised over
+demand points and samples: no loop and no state array, whatever the pool size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import ndtri, pdtr, pdtrik
+
+from rackcost.model.erlang import erlang_c_checked
+from rackcost.model.performance import LoadCurve
+
+__all__ = ["MAX_SERVICE_ELASTICITY", "occupancy_spread", "start_occupancy_quantile"]
+
+Array = NDArray[np.float64]
+
+MAX_SERVICE_ELASTICITY = 0.9
+"""The elasticity ``n S'(n) / S(n)`` of the service time is held below this in :func:`occupancy_spread` (the spread
+is then at most 10): at 1 a replica's completion rate stops rising with its occupancy [-]."""
+
+
+def occupancy_spread(load: LoadCurve, in_service: ArrayLike) -> Array:
+    """How much wider the occupancy law is than the M/M/k one when the service time rises with occupancy [-].
+
+    A replica at occupancy ``n`` completes ``mu(n) = n / S(n)`` requests a second. Near the mean occupancy, where
+    ``mu`` equals the arrival rate ``lambda``, the birth-death law of the occupancy is about normal with variance
+    ``lambda / mu'(n)`` (its diffusion approximation), and ``mu'(n) = (1 - e) / S(n)`` with ``e = n S'(n) / S(n)``
+    the service time's elasticity: the variance is the M/M/k one, ``a``, times ``1 / (1 - e)``. The occupancy
+    queue is then solved with slots and load divided by that spread, as bursty arrivals are
+    (:mod:`rackcost.model.burstiness`). 1 for a flat service time (every one-point curve).
+
+    Parameters
+    ----------
+    load
+        The replica's load curve.
+    in_service
+        Mean occupancy per replica at each point [requests].
+
+    Examples
+    --------
+    ``S = 1 + n / 10`` at ``n = 10``: ``e = 1 / 2``, the law twice as wide.
+
+    >>> from rackcost.model.performance import LoadCurve
+    >>> curve = LoadCurve(np.array([0.0, 20.0]), np.array([[1.0, 3.0]]), np.zeros(2), np.zeros(2), None, 20.0)
+    >>> round(float(occupancy_spread(curve, np.array([[10.0]]))[0, 0]), 6)
+    2.0
+    """
+    n = np.asarray(in_service, dtype=float)
+    h = 1e-6 * np.maximum(n, 1.0)
+    slope = (load.service_at(n + h) - load.service_at(np.maximum(n - h, 0.0))) / (n + h - np.maximum(n - h, 0.0))
+    elasticity = np.clip(n * slope / load.service_at(n), -MAX_SERVICE_ELASTICITY, MAX_SERVICE_ELASTICITY)
+    return np.asarray(1.0 / (1.0 - elasticity), dtype=float)
+
+
+def _poisson_quantile(p: Array, a: Array) -> Array:
+    """The least integer ``x >= 0`` with ``F(x) >= p``, ``F`` the Poisson CDF of mean ``a`` (vectorised).
+
+    A Cornish-Fisher first guess, ``a + z sqrt(a) + (z^2 - 1) / 6``, moved by whole steps while ``F`` says it is off
+    (a step or two at most for the levels used here); the few it does not settle go to :func:`scipy.special.pdtrik`,
+    which is exact but several times slower.
+
+    Examples
+    --------
+    >>> _poisson_quantile(np.array([0.99, 0.5, 0.0]), np.array([5.0, 40.0, 3.0])).tolist()
+    [11.0, 40.0, 0.0]
+    """
+    z = np.clip(ndtri(p), -40.0, 40.0)  # p = 0 gives -inf
+    x = np.maximum(np.floor(a + z * np.sqrt(a) + (z * z - 1.0) / 6.0), 0.0)
+    for _ in range(_QUANTILE_STEPS):
+        up = pdtr(x, a) < p  # too low: F(x) < p
+        down = ~up & (x > 0) & (pdtr(x - 1.0, a) >= p)  # too high: F(x - 1) >= p already
+        if not (up.any() or down.any()):
+            return x
+        x = x + up - down
+    left = (pdtr(x, a) < p) | ((x > 0) & (pdtr(x - 1.0, a) >= p))
+    if left.any():  # pragma: no cover - the first guess is within a few steps for every level a p99 asks
+        x[left] = np.maximum(np.ceil(pdtrik(p[left], a[left]) - 1e-9), 0.0)
+    return x
+
+
+_QUANTILE_STEPS = 4
+"""Whole steps :func:`_poisson_quantile` takes from its first guess before it asks the exact inverse [-]."""
+
+
+def start_occupancy_quantile(
+    q_fraction: float,
+    replicas_per_pool: ArrayLike,
+    slots_per_replica: ArrayLike,
+    pool_slots: ArrayLike,
+    offered_load: ArrayLike,
+    variability: ArrayLike = 1.0,
+) -> Array:
+    """The ``q``-quantile of the occupancy a request starts at, on its replica (module docstring) [requests].
+
+    Parameters
+    ----------
+    q_fraction
+        Quantile level q in (0, 1) [fraction].
+    replicas_per_pool
+        Replicas that share one queue: ``N`` for pooled routings, 1 for ``random`` [-].
+    slots_per_replica
+        Slots per replica ``c`` (the scheduler's limit) [requests].
+    pool_slots
+        Slots ``k`` of the pool's M/M/k queue (divided by the variability for bursty arrivals) [slots].
+    offered_load
+        Offered load ``a = lambda S`` of that queue, ``a < k`` [erlangs].
+    variability
+        The G/G/c variability ``v`` that divided the slots and rates (1 for Poisson) [-].
+
+    Returns
+    -------
+    ndarray
+        The start occupancy ``L``, between 1 and ``c`` [requests].
+
+    Examples
+    --------
+    One replica of 2 slots at ``a = 1``: an arrival finds 0, 1 or 2+ busy slots with probability 1/3, 1/3, 1/3
+    (M/M/2: ``p_0 = p_1 = 1/3``, ``C = 1/3``), so it starts at occupancy 1, 2 or 2: the median is 2, the 30th
+    percentile 1.
+
+    >>> float(start_occupancy_quantile(0.5, 1, 2, 2, 1.0)), float(start_occupancy_quantile(0.3, 1, 2, 2, 1.0))
+    (2.0, 1.0)
+    """
+    n = np.asarray(replicas_per_pool, dtype=float)
+    c = np.asarray(slots_per_replica, dtype=float)
+    k = np.asarray(pool_slots, dtype=float)
+    a = np.asarray(offered_load, dtype=float)
+    v = np.asarray(variability, dtype=float)
+    n, c, k, a, v = np.broadcast_arrays(n, c, k, a, v)
+    delay = erlang_c_checked(k, a)
+    # C > 1 - q: the quantile falls among the requests that wait, and they start at c; where nothing is in service
+    # every request starts alone. The Poisson quantile is taken only where neither holds (it is the costly part).
+    start = np.where(delay > 1.0 - q_fraction, c, 1.0)
+    solve = (delay <= 1.0 - q_fraction) & (a > 0)
+    if np.any(solve):
+        ks, as_, vs, ns = k[solve], a[solve], v[solve], n[solve]
+        # P(K <= x) = (1 - C) F(x) / F(k - 1) on K < k: the least integer x with it >= q
+        below_k = pdtr(ks - 1.0, as_)
+        target = np.minimum(q_fraction * below_k / np.maximum(1.0 - delay[solve], np.finfo(float).tiny), below_k)
+        x_q = _poisson_quantile(np.clip(target, 0.0, 1.0 - 1e-15), as_)
+        start[solve] = np.ceil((x_q + 1.0) * vs / ns - 1e-9)
+    return np.asarray(np.clip(start, 1.0, c), dtype=float)
