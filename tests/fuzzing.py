@@ -104,6 +104,7 @@ WHOLE_FILE = (
     "expands ",
     "file is",
     "a value cannot be read",
+    "not a rackcost scenario",  # a mapping with none of the scenario's blocks (issue 19: its keys are not echoed)
 )
 """How a problem about the whole file (with no YAML path) begins."""
 
