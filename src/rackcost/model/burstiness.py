@@ -106,7 +106,7 @@ def arrival_statistics(arrival_s: ArrayLike, windows: int = 10) -> ArrivalStatis
     --------
     Arrivals one second apart are not bursty at all (SCV 0); exponential gaps are Poisson (SCV about 1):
 
-    >>> s = arrival_statistics(np.arange(101.0))
+    >>> s = arrival_statistics(np.arange(100.0) + 0.5)
     >>> s.arrival_rps, s.gap_scv, s.peak_to_mean
     (1.0, 0.0, 1.0)
     """
