@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import finance, power, routing
-from rackcost.model.burstiness import arrival_variability
+from rackcost.model.burstiness import arrival_variability, wait_stretch
 from rackcost.model.demand import serve_demand
 from rackcost.model.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
@@ -124,8 +124,10 @@ def size_fleet(
         slo_n = np.full((n, 1), slo_replicas, dtype=np.int64)
     else:
         v = policy.sizing_variability(rates)  # bursty arrivals: M/M/c with slots and rates / v (model.burstiness)
+        # spread service: the budget judged in that queue as budget / stretch (model.burstiness.wait_stretch)
+        budget = budget_s if policy.service_scv == 1.0 else budget_s / policy.sizing_stretch(rates)
         needed = routing.replicas_needed(
-            policy.routing, sizing_rps / v, service_s, concurrency / v, budget_s, slo.miss_target_fraction
+            policy.routing, sizing_rps / v, service_s, concurrency / v, budget, slo.miss_target_fraction
         )
         slo_n = sized_replicas(needed, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)
     if policy.fixed_replicas is not None:
@@ -395,6 +397,7 @@ def _served_at_scvs(
     if serve.n != 1:
         raise ValueError("the fleet is served at other SCVs for one sample only")
     v = arrival_variability(np.asarray(scvs, dtype=float)).reshape(-1, 1)
+    stretch = wait_stretch(np.asarray(scvs, dtype=float), policy.service_scv).reshape(-1, 1)
     rows = len(scvs)
     top = np.asarray(size.serving_replicas, dtype=float) * concurrency / np.asarray(service_s, dtype=float)
     capacity = np.asarray(poisson.capacity_at_slo_rps[:, :1], dtype=float)
@@ -414,6 +417,7 @@ def _served_at_scvs(
         routing=policy.routing,
         arrival_variability=v,
         feasible_rps_scaled=True,
+        wait_stretch=stretch,
     )
     return tuple(served.sample(r) for r in range(rows))
 
@@ -470,6 +474,7 @@ def run_fleet(
         slo=slo,
         routing=policy.routing,
         arrival_variability=policy.variability(serve.arrival_rps.shape[1]),
+        wait_stretch=policy.stretch(serve.arrival_rps.shape[1]),
     )
     fragile = _served_at_scvs(serve, policy, slo, load, size, c, service_s, chosen.budget_s, demand, fragility_scvs)
     if serve_with is not None:  # one sample served: the same for all n
