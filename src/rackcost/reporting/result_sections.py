@@ -95,6 +95,15 @@ def summary_section(scenario: Scenario, result: Any, mc: Any, subset: ChartSubse
             f"requests, against {others}."
         )
     blocks.append(Paragraph(sentence, strong=True))
+    blocks += [
+        Paragraph(
+            f"{u['system']} is not in this report: "
+            + ("it cannot meet the SLO" if u["limit"] == "slo" else "its node does not fit the rack power limit")
+            + f". {u['reason'][0].upper()}{u['reason'][1:]} ({u['path']}).",
+            strong=True,
+        )
+        for u in getattr(result, "unserved", [])
+    ]
     comparison = [r for r in result.records["comparison"] if r["system"] in drawn]
     blocks += [Paragraph(s) for s in headline_sentences(comparison)]
     if mc is not None:
