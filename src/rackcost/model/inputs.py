@@ -83,6 +83,9 @@ class FleetPolicy:
     arrival_scv
         Squared coefficient of variation of each demand point's inter-arrival times (1: Poisson; empty: all 1)
         [-] (:mod:`rackcost.model.burstiness`).
+    rate_swing_amplitude_fraction, rate_swing_period_s
+        Each demand point's short rate swing, ``lambda (1 + a sin(2 pi t / T))``: its amplitude ``a`` [-] (0: no
+        swing; empty: none anywhere) and period ``T`` [s] (:mod:`rackcost.model.rate_swing`).
     """
 
     idle_policy: IdlePolicy
@@ -92,6 +95,8 @@ class FleetPolicy:
     routing: Routing = Routing.least_outstanding
     hours_per_day: tuple[float, ...] = ()
     arrival_scv: tuple[float, ...] = ()
+    rate_swing_amplitude_fraction: tuple[float, ...] = ()
+    rate_swing_period_s: tuple[float, ...] = ()
 
     def variability(self, points: int) -> NDArray[np.float64]:
         """The G/G/c variability of each of ``points`` demand points, ``(1, points)`` [-]."""
