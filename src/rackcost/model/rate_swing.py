@@ -405,9 +405,10 @@ def serve_with_swing(
     under ``park`` a point keeps the replicas its swing needs, at most the serving ones). Each phase is served as a
     demand point of its own (:func:`rackcost.model.demand.serve_demand`, the operating point moving with the
     phase's load), and the cycle averages replace the admitted, accepted and rejected rates; the capacity at SLO
-    is :func:`swing_capacity_rps` and a point is overloaded when its mean rate exceeds it. Utilisation, service time,
-    latencies and everything downstream (power) stay at the mean rate. Points without a swing keep every figure bit
-    for bit.
+    is :func:`swing_capacity_rps` and a point is overloaded when its mean rate exceeds it. Slot utilisation and the
+    concurrency in service are their time averages over the cycle (so power is read at the mean occupancy, as
+    without a swing); the service time, latencies and p99 figures stay those of the mean rate. Points without a
+    swing keep every figure bit for bit.
 
     Parameters
     ----------
@@ -479,8 +480,11 @@ def serve_with_swing(
         arrival_variability=_on_phases(v, points),
         feasible_rps_scaled=True,
     )
-    admitted = cycle_average(served.admitted_rps.reshape(rows, points, PHASES))
-    accepted = cycle_average(served.accepted_rps.reshape(rows, points, PHASES))
+
+    def over_cycle(x: Array) -> Array:
+        return cycle_average(np.broadcast_to(x, phase_rates.shape).reshape(rows, points, PHASES))
+
+    admitted, accepted = over_cycle(served.admitted_rps), over_cycle(served.accepted_rps)
     capacity_active = swing_capacity_rps(routing, active, concurrency, service_s, budget_s, miss_target, a, v)
     if np.array_equal(np.broadcast_to(active, lam.shape), np.broadcast_to(serving, lam.shape)):
         capacity = capacity_active
@@ -496,6 +500,8 @@ def serve_with_swing(
         rejected_fraction=rejected / lam,
         capacity_at_slo_rps=capacity,
         spare_capacity_fraction=(capacity - lam) / capacity,
+        utilization_fraction=over_cycle(served.utilization_fraction),
+        in_service_concurrency=over_cycle(served.in_service_concurrency),
         overloaded=lam > np.broadcast_to(capacity_active, lam.shape) * (1 + OVERLOAD_TOLERANCE_FRACTION),
     )
     return _where(swinging, swung, stationary)
