@@ -350,3 +350,17 @@ def test_phases_is_a_power_of_two_folded_midpoint_rule():
     # the nodes are the midpoint rule's sin values on 2 PHASES phases, each taken twice a cycle
     theta = (np.arange(2 * PHASES) + 0.5) * math.pi / PHASES
     assert np.allclose(np.sort(np.sin(theta)), np.sort(np.repeat(phase_nodes(), 2)), atol=1e-14)
+
+
+def test_a_bursty_stream_that_swings_is_the_gg_c_queue_at_every_phase():
+    # Whitt 2004 (rackcost.model.burstiness): at each phase M/M/c with slots and rates divided by v = (ca^2 + 1) / 2
+    n, c, s, t, eps, a, scv = 6, 16.0, 4.0, 0.5, 0.01, 0.25, 4.0
+    v = (scv + 1) / 2
+    cap = v * float(queueing.capacity_at_slo(n * c / v, s, t, eps))
+    lam = 0.9 * cap
+    x = np.minimum(lam * (1 + a * phase_nodes()), cap)
+    by_hand = float(np.mean(x * (1 - queueing.wait_exceedance(t, n * c / v, x / v, s)))) / lam
+    assert float(cycle_accepted_share("pooled", lam, n, c, s, t, eps, a, v)) == pytest.approx(by_hand, rel=1e-9)
+    both = int(swing_replicas_needed("pooled", lam, s, c, t, eps, a, v))
+    assert both >= int(swing_replicas_needed("pooled", lam, s, c, t, eps, a))
+    assert both >= int(swing_replicas_needed("pooled", lam, s, c, t, eps, 0.0, v))
