@@ -38,7 +38,7 @@ from rackcost.model.rate_swing import (
     swing_replicas_needed,
     swing_too_fast,
 )
-from rackcost.model.sim_arrivals import RateSwing, swing_arrival_s
+from rackcost.model.sim_arrivals import SwingArrivals, swing_arrival_s
 from reference import TWO_SYSTEMS
 
 BASE = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
@@ -255,7 +255,7 @@ def test_thinning_counts_match_the_integral_of_the_rate_in_every_window():
     # Lewis and Shedler 1979: the count in a window is Poisson with mean int lambda(t) dt; over 400 periods of 10 s,
     # each quarter-period's mean count against lambda T / 4 (1 + 2 a cos(...) / pi ...) integrated exactly
     lam, a, period = 50.0, 0.6, 10.0
-    t = swing_arrival_s(np.random.default_rng(7), 210_000, lam, RateSwing(a, period))
+    t = swing_arrival_s(np.random.default_rng(7), 210_000, lam, SwingArrivals(a, period))
     t = t[t < 400 * period]
     for q in range(4):
         lo, hi = q * period / 4, (q + 1) * period / 4
@@ -264,7 +264,7 @@ def test_thinning_counts_match_the_integral_of_the_rate_in_every_window():
         )
         counts = np.array([np.sum((t >= k * period + lo) & (t < k * period + hi)) for k in range(400)])
         assert abs(counts.mean() - exact) < 5 * math.sqrt(exact / 400), (q, counts.mean(), exact)
-    capped = swing_arrival_s(np.random.default_rng(8), 100_000, lam, RateSwing(a, period, cap_rps=60.0))
+    capped = swing_arrival_s(np.random.default_rng(8), 100_000, lam, SwingArrivals(a, period, cap_rps=60.0))
     rate = (capped.size - 1) / (capped[-1] - capped[0])
     exact_capped = quad(lambda th: min(lam * (1 + a * math.sin(th)), 60.0), 0, 2 * math.pi, limit=200)[0] / (
         2 * math.pi
@@ -279,7 +279,7 @@ def test_the_simulated_swing_agrees_with_the_pointwise_stationary_approximation_
     analytic = float(cycle_accepted_share("pooled", lam, n, float(c), s, t, 0.3, a))
     assert analytic < float(cycle_accepted_share("pooled", lam, n, float(c), s, t, 0.3, 0.0)) - 0.01
     summary = sim.replicate(
-        6, 11, n, sim.fixed_model(c, s, 0.0), "pooled", t, lam, 240_000, rate_swing=RateSwing(a, 200.0)
+        6, 11, n, sim.fixed_model(c, s, 0.0), "pooled", t, lam, 240_000, rate_swing=SwingArrivals(a, 200.0)
     )
     est = summary.estimates["accepted_fraction"]
     k = summary.per_replication["accepted_fraction"].size
@@ -298,7 +298,7 @@ def test_the_simulator_refuses_a_swing_of_a_bursty_stream():
             1.0,
             100,
             arrival_scv=4.0,
-            rate_swing=RateSwing(0.2, 60.0),
+            rate_swing=SwingArrivals(0.2, 60.0),
         )
 
 

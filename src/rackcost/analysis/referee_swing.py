@@ -9,7 +9,7 @@ from typing import Any
 
 from rackcost.model import routing as routes
 from rackcost.model.rate_swing import VALID_PERIOD_SERVICE_TIMES, swing_too_fast
-from rackcost.model.sim_arrivals import RateSwing
+from rackcost.model.sim_arrivals import SwingArrivals
 from rackcost.scenario.schema import Scenario
 
 __all__ = ["check_poisson", "parse_rate_swing", "row_at_swing", "row_swing", "swing_notes", "thinned_arrivals"]
@@ -83,12 +83,12 @@ def row_at_swing(o: Any, row: dict[str, Any], j: int, amplitude: float) -> dict[
 
 def thinned_arrivals(
     o: Any, j: int, swing: tuple[float, float], admission: bool, routing: str, attainment_fraction: float
-) -> RateSwing:
+) -> SwingArrivals:
     """The simulated swing of row ``j`` (Poisson): admission control caps the intensity at the stationary capacity
     at SLO of the active replicas at the chosen point (the model's admission at each phase, ``routing`` the model's
     router), or nothing is shed without it."""
     if not admission:
-        return RateSwing(swing[0], swing[1])
+        return SwingArrivals(swing[0], swing[1])
     cap = float(
         routes.capacity_at_slo(
             routing,
@@ -99,7 +99,7 @@ def thinned_arrivals(
             1.0 - attainment_fraction,
         )
     )
-    return RateSwing(swing[0], swing[1], cap)
+    return SwingArrivals(swing[0], swing[1], cap)
 
 
 def swing_notes(swing: tuple[float, float], service_s: float, replication_s: float) -> list[str]:

@@ -15,7 +15,7 @@ coefficient of variation (SCV, variance / mean^2).
 
 Both fits match the mean and the SCV exactly; higher moments are the fits' own.
 
-A rate swing (:class:`RateSwing`, ``lambda(t) = lambda (1 + a sin(2 pi (t / T + phase)))``, at most a cap where
+A rate swing (:class:`SwingArrivals`, ``lambda(t) = lambda (1 + a sin(2 pi (t / T + phase)))``, at most a cap where
 admission control sheds) is a non-homogeneous Poisson process drawn by thinning (P. A. W. Lewis and G. S. Shedler,
 "Simulation of nonhomogeneous Poisson processes by thinning", *Naval Research Logistics Quarterly* 26(3), 403-413,
 1979): a homogeneous Poisson stream at the largest rate, each arrival kept with probability ``lambda(t) / max``.
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["ARRIVAL_SCV_RANGE", "RateSwing", "check_arrival_scv", "interarrival_s", "swing_arrival_s"]
+__all__ = ["ARRIVAL_SCV_RANGE", "SwingArrivals", "check_arrival_scv", "interarrival_s", "swing_arrival_s"]
 
 ARRIVAL_SCV_RANGE = (0.05, 100.0)
 """Squared coefficients of variation of inter-arrival times the simulator draws [-]: from a near-deterministic
@@ -91,7 +91,7 @@ def interarrival_s(rng: np.random.Generator, size: int, mean_s: float, arrival_s
 
 
 @dataclass(frozen=True)
-class RateSwing:
+class SwingArrivals:
     """A sinusoidal swing of the arrival rate, ``lambda(t) = lambda (1 + a sin(2 pi t / T + 2 pi phase))``.
 
     Attributes
@@ -124,7 +124,7 @@ class RateSwing:
 
 
 def swing_arrival_s(
-    rng: np.random.Generator, size: int, mean_rps: float, swing: RateSwing, phase: float = 0.0
+    rng: np.random.Generator, size: int, mean_rps: float, swing: SwingArrivals, phase: float = 0.0
 ) -> NDArray[np.float64]:
     """The first ``size`` arrival times of the swinging Poisson process, by thinning (module docstring) [s].
 
@@ -135,7 +135,7 @@ def swing_arrival_s(
     --------
     The mean count in a whole number of periods is the integral of the rate, ``lambda x span``:
 
-    >>> t = swing_arrival_s(np.random.default_rng(1), 200_000, 100.0, RateSwing(0.5, 10.0))
+    >>> t = swing_arrival_s(np.random.default_rng(1), 200_000, 100.0, SwingArrivals(0.5, 10.0))
     >>> round(float(np.sum(t < 1000.0)) / 1000.0, 0)
     100.0
     """

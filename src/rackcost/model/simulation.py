@@ -60,7 +60,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import stdtrit
 
-from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE, RateSwing, check_arrival_scv, interarrival_s, swing_arrival_s
+from rackcost.model.sim_arrivals import (
+    ARRIVAL_SCV_RANGE,
+    SwingArrivals,
+    check_arrival_scv,
+    interarrival_s,
+    swing_arrival_s,
+)
 from rackcost.model.sim_engines import (
     ROUTINGS,
     ReplicaModel,
@@ -83,10 +89,10 @@ __all__ = [
     "ESTIMATES",
     "ROUTINGS",
     "WARMUP_FRACTION",
-    "RateSwing",
     "ReplicaModel",
     "Run",
     "Summary",
+    "SwingArrivals",
     "check_arrival_scv",
     "draw_work",
     "event_engine",
@@ -198,7 +204,7 @@ def run_fleet_once(
     queue_cap: int | None = None,
     engine: str = "auto",
     arrival_scv: float = 1.0,
-    rate_swing: RateSwing | None = None,
+    rate_swing: SwingArrivals | None = None,
 ) -> Run:
     """Simulate one sample path: renewal arrivals at ``arrival_rps`` (Poisson by default; or the given
     ``arrival_s``), gamma work.
