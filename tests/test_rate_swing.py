@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.integrate import quad
 from scipy.special import stdtrit
@@ -176,6 +176,7 @@ def test_near_capacity_of_a_large_pool_a_swing_can_raise_the_share_the_model_adm
 
 @settings(max_examples=100)
 @given(POOL, st.floats(0.1, 2.0), st.floats(0.0, 0.9), st.floats(0.0, 0.9))
+@example(("random", 1, 1, 1.0, 0.0, 0.1), 1.0, 0.0, 0.0)  # sheds 1.4e-9: the capacity's margin inside its root
 def test_more_amplitude_never_needs_fewer_replicas(pool, scale, a1, a2):
     routing, _, c, s, t, eps = pool
     lam = scale * 50.0 * c / s  # 5 to 100 replicas' worth of erlangs
@@ -183,8 +184,9 @@ def test_more_amplitude_never_needs_fewer_replicas(pool, scale, a1, a2):
     n_lo = int(swing_replicas_needed(routing, lam, s, float(c), t, eps, lo))
     n_hi = int(swing_replicas_needed(routing, lam, s, float(c), t, eps, hi))
     assert int(routes.replicas_needed(routing, lam, s, float(c), t, eps)) <= n_lo <= n_hi
-    # the count is the fewest whose cycle average meets the target
-    assert float(cycle_accepted_share(routing, lam, n_hi, float(c), s, t, eps, hi)) >= 1 - eps
+    # the count is the fewest whose cycle average meets the target (to the 1e-9 margin the capacity at SLO keeps
+    # inside its root: under random routing the fleet's capacity is N times one replica's, so it may shed 1e-9)
+    assert float(cycle_accepted_share(routing, lam, n_hi, float(c), s, t, eps, hi)) >= 1 - eps - 1e-8
     if n_hi > int(routes.replicas_needed(routing, lam, s, float(c), t, eps)):
         assert float(cycle_accepted_share(routing, lam, n_hi - 1, float(c), s, t, eps, hi)) < 1 - eps
 
