@@ -81,6 +81,16 @@ def simulate(
             "point's arrival_scv, else 1.",
         ),
     ] = None,
+    rate_swing: Annotated[
+        str | None,
+        typer.Option(
+            "--rate-swing",
+            metavar="AMPLITUDE:PERIOD",
+            help="Swing every simulated point's rate, lambda (1 + a sin(2 pi t / T)): e.g. 0.2:60 is +/-20% over 60 s "
+            "(a non-homogeneous Poisson process by thinning; the analytic side the same fleet's pointwise stationary "
+            "approximation). Default: the demand point's rate_swing, else none. Poisson arrivals only.",
+        ),
+    ] = None,
     no_admission: Annotated[
         bool,
         typer.Option(
@@ -108,6 +118,18 @@ def simulate(
     import rackcost
 
     sc = load(scenario)
+    swing = None
+    if rate_swing is not None:
+        from rackcost.analysis.referee_swing import parse_rate_swing
+
+        try:
+            swing = parse_rate_swing(rate_swing)
+        except ValueError as exc:
+            error(str(exc))
+            raise typer.Exit(code=1) from None
+    if capacity and swing is not None:
+        error("--rate-swing does not apply to --capacity (which checks the constant-rate capacity at SLO)")
+        raise typer.Exit(code=1)
     if capacity:
         _capacity(sc, system, requests, seed, routing, replications, fmt, dest)
         return
@@ -127,6 +149,7 @@ def simulate(
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
                 arrival_scv=arrival_scv,
                 admission=not no_admission,
+                rate_swing=swing,
             )
     except ScenarioError as exc:
         fail(exc)
@@ -171,6 +194,12 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
             "arrivals from the trace"
             if scv is None
             else f"arrivals: renewal, SCV {scv:g}{' (Poisson)' if scv == 1 else ''}"
+        )
+        + (
+            ""
+            if first.get("rate_swing_amplitude_fraction") is None
+            else f", rate swing +/-{100 * first['rate_swing_amplitude_fraction']:.0f}% over "
+            f"{first['rate_swing_period_s']:g} s"
         )
         + f"; {ADMISSION_WORDS[bool(first['admission_control'])]}",
         highlight=False,

@@ -129,6 +129,7 @@ def run_samples(
     resize: bool = True,
     serve_once: bool = False,
     fragility_scvs: tuple[float, ...] = (),
+    swing_amplitudes: tuple[float, ...] = (),
 ) -> list[tuple[FleetOutcome, Metrics]]:
     """Steps 4 to 8 and the derived figures of every system, for ``n`` samples of the inputs at once.
 
@@ -147,6 +148,8 @@ def run_samples(
         central values, and cost it per sample (``run_fleet``'s ``serve_with``). Needs ``resize=False``.
     fragility_scvs
         Arrival SCVs at which each fleet is served again for its accepted share (``run_fleet``).
+    swing_amplitudes
+        Rate-swing amplitudes at which each fleet is served again, every point swinging (``run_fleet``).
     """
     if serve_once and resize:
         raise ValueError("serve_once needs resize=False: a fleet sized per sample is not served once")
@@ -156,17 +159,20 @@ def run_samples(
         # rented on demand: the provider scales to what each point needs, so only those replicas run (and are billed)
         policy = replace(planned.policy, idle_policy=IdlePolicy.park) if inp.payment.active_only else planned.policy
         central = sampled_inputs(scenario, index, inp, {}, 1) if serve_once else None
-        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize, central, fragility_scvs)
+        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize, central, fragility_scvs, swing_amplitudes)
         metrics = derive(fleet, chosen.ttft_ms, planned.slo.output_tokens, planned.hours_per_day, planned.input_tokens)
         out.append((fleet, metrics))
     return out
 
 
-def evaluate_systems(scenario: Scenario, served_at_scvs: tuple[float, ...] = ()) -> list[SystemOutcome]:
+def evaluate_systems(
+    scenario: Scenario, served_at_scvs: tuple[float, ...] = (), served_at_swings: tuple[float, ...] = ()
+) -> list[SystemOutcome]:
     """Run steps 1 to 8 for every system and return the numbers (no tables); :func:`evaluate` builds on it.
 
     Each fleet is also served at arrival SCVs 2 and 4 and at ``served_at_scvs`` (``FleetOutcome.served_at_scv``:
-    the same fleet under burstier or smoother arrivals).
+    the same fleet under burstier or smoother arrivals), and at every rate-swing amplitude of ``served_at_swings``
+    (``FleetOutcome.served_at_swing``: every point swinging, the same fleet).
 
     Raises
     ------
@@ -176,7 +182,8 @@ def evaluate_systems(scenario: Scenario, served_at_scvs: tuple[float, ...] = ())
     check_argument("rackcost.evaluate", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
     planned = plan(scenario)
     scvs = tuple(dict.fromkeys((*FRAGILITY_SCVS, *(float(v) for v in served_at_scvs))))
-    runs = run_samples(scenario, planned, {}, 1, resize=False, fragility_scvs=scvs)
+    swings = tuple(float(a) for a in served_at_swings)
+    runs = run_samples(scenario, planned, {}, 1, resize=False, fragility_scvs=scvs, swing_amplitudes=swings)
     return [
         SystemOutcome(inp, chosen, fleet, metrics)
         for inp, chosen, (fleet, metrics) in zip(planned.systems, planned.chosen, runs, strict=True)

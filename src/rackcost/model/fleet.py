@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rackcost.model import finance, power, routing
+from rackcost.model import finance, power, rate_swing, routing
 from rackcost.model.burstiness import arrival_variability, wait_stretch
 from rackcost.model.demand import serve_demand
 from rackcost.model.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
@@ -130,6 +130,18 @@ def size_fleet(
             policy.routing, sizing_rps / v, service_s, concurrency / v, budget, slo.miss_target_fraction
         )
         slo_n = sized_replicas(needed, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)
+    swung = rate_swing.swing_slo_replicas(  # a rate swing at the sizing point: its cycle average meets the target
+        policy,
+        rates,
+        sizing_rps,
+        service_s,
+        concurrency,
+        budget_s,
+        slo.miss_target_fraction,
+        sampled.max_utilization_fraction,
+    )
+    if swung is not None:
+        slo_n = swung
     if policy.fixed_replicas is not None:
         n_prov = np.full((n, 1), int(policy.fixed_replicas), dtype=np.int64)
         serving = n_prov
@@ -431,6 +443,7 @@ def run_fleet(
     resize: bool = True,
     serve_with: SampledInputs | None = None,
     fragility_scvs: tuple[float, ...] = (),
+    swing_amplitudes: tuple[float, ...] = (),
 ) -> FleetOutcome:
     """Steps 5 to 8 at a chosen operating point for every sample (see the module docstring for the steps).
 
@@ -453,6 +466,9 @@ def run_fleet(
     fragility_scvs
         Arrival SCVs at which to serve the same fleet again, every demand point at that SCV
         (``FleetOutcome.served_at_scv``): where the answer is fragile to burstiness.
+    swing_amplitudes
+        Rate-swing amplitudes at which to serve the same fleet again, every demand point with that swing
+        (``FleetOutcome.served_at_swing``, one sample only: the simulator's analytic side).
     """
     c = chosen.concurrency
     serve = sampled if serve_with is None else serve_with
@@ -477,9 +493,39 @@ def run_fleet(
         wait_stretch=policy.stretch(serve.arrival_rps.shape[1]),
     )
     fragile = _served_at_scvs(serve, policy, slo, load, size, c, service_s, chosen.budget_s, demand, fragility_scvs)
+    still, points = demand, serve.arrival_rps.shape[1]
+
+    def swing(outcome: DemandOutcome, amplitude: Array, variability: ArrayLike, stretch: ArrayLike) -> DemandOutcome:
+        """The points with their rate swings (rackcost.model.rate_swing); the same outcome without any."""
+        return rate_swing.serve_with_swing(
+            outcome,
+            amplitude,
+            size.serving_replicas,
+            c,
+            service_s,
+            chosen.budget_s,
+            slo,
+            policy.idle_policy,
+            serve.max_utilization_fraction,
+            load,
+            policy.routing,
+            variability,
+            stretch,
+        )
+
+    amplitudes = rate_swing.point_amplitudes(policy, points)
+    point_v, point_stretch = policy.variability(points), policy.stretch(points)
+    demand = swing(still, amplitudes, point_v, point_stretch)
+    fragile = tuple(
+        swing(f, amplitudes, arrival_variability(s), wait_stretch(s, policy.service_scv))
+        for f, s in zip(fragile, fragility_scvs, strict=True)
+    )
+    swung = {a: swing(still, np.full((1, points), a), point_v, point_stretch) for a in swing_amplitudes}
+    without_swing = None if demand is still else still
     if serve_with is not None:  # one sample served: the same for all n
         n = sampled.n
         load, size, packing, demand = (_as_samples(x, n) for x in (load, size, packing, demand))
+        without_swing = None if without_swing is None else _as_samples(without_swing, n)
         service_s, request_rps, busy_w = (
             np.broadcast_to(a, (n, *a.shape[1:])) for a in (service_s, request_rps, busy_w)
         )
@@ -514,4 +560,6 @@ def run_fleet(
             inp, sampled, chosen, request_rps, busy_w, packing.nodes_per_rack_effective
         ),
         served_at_scv=dict(zip(fragility_scvs, fragile, strict=True)),
+        demand_without_swing=without_swing,
+        served_at_swing=swung,
     )

@@ -87,6 +87,9 @@ class FleetPolicy:
     service_scv
         Squared coefficient of variation of the slot holding time (1: exponential, the default; the output
         length's ``cv^2`` where the workload gives one) [-] (:mod:`rackcost.model.burstiness`).
+    rate_swing_amplitude_fraction, rate_swing_period_s
+        Each demand point's short rate swing, ``lambda (1 + a sin(2 pi t / T))``: its amplitude ``a`` [-] (0: no
+        swing; empty: none anywhere) and period ``T`` [s] (:mod:`rackcost.model.rate_swing`).
     """
 
     idle_policy: IdlePolicy
@@ -97,6 +100,8 @@ class FleetPolicy:
     hours_per_day: tuple[float, ...] = ()
     arrival_scv: tuple[float, ...] = ()
     service_scv: float = 1.0
+    rate_swing_amplitude_fraction: tuple[float, ...] = ()
+    rate_swing_period_s: tuple[float, ...] = ()
 
     def variability(self, points: int) -> NDArray[np.float64]:
         """The G/G/c variability of each of ``points`` demand points, ``(1, points)`` [-]."""
