@@ -10,6 +10,8 @@ queueing budget are served late and count as SLO misses. Everything vectorises o
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -23,7 +25,14 @@ from rackcost.model.sizing import sized_replicas
 from rackcost.model.strategies import IdlePolicy, Routing
 from rackcost.units import MS_PER_S
 
-__all__ = ["OVERLOAD_TOLERANCE_FRACTION", "TTFT_PERCENTILE_FRACTION", "serve_demand"]
+__all__ = [
+    "OVERLOAD_TOLERANCE_FRACTION",
+    "TTFT_PERCENTILE_FRACTION",
+    "FleetCapacity",
+    "fleet_capacity",
+    "serve_at_capacity",
+    "serve_demand",
+]
 
 TTFT_PERCENTILE_FRACTION = 0.99
 """The TTFT percentile reported at each demand point (p99) [-]."""
@@ -98,6 +107,72 @@ def serve_demand(
     DemandOutcome
     """
     lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
+    v = np.asarray(arrival_variability, dtype=float)
+    capacity = fleet_capacity(
+        lam,
+        serving_replicas,
+        concurrency,
+        service_s,
+        budget_s,
+        attainment_fraction,
+        idle_policy,
+        max_utilization_fraction,
+        feasible_rps,
+        routing,
+        v,
+        feasible_rps_scaled,
+    )
+    return serve_at_capacity(lam, capacity, concurrency, service_s, budget_s, load, slo, routing, v)
+
+
+@dataclass(frozen=True)
+class FleetCapacity:
+    """What a fleet can carry at each demand point: the first half of :func:`serve_demand`.
+
+    Attributes
+    ----------
+    capacity_rps
+        Capacity at SLO of the serving fleet, per sample (or per point where arrivals are bursty) [requests/s].
+    active_replicas
+        Replicas that serve at each point [-].
+    capacity_active_rps
+        Capacity at SLO of the active replicas at each point: what admission control admits up to [requests/s].
+    """
+
+    capacity_rps: NDArray[np.float64]
+    active_replicas: NDArray[np.int64]
+    capacity_active_rps: NDArray[np.float64]
+
+    @staticmethod
+    def stack(parts: list[tuple[FleetCapacity, int]], points: int) -> FleetCapacity:
+        """Several capacities of one sample's ``points`` demand points, one after another: each ``(capacity, rows)``
+        broadcast to ``(rows, points)``."""
+        return FleetCapacity(
+            *(
+                np.concatenate([np.broadcast_to(getattr(c, name), (rows, points)) for c, rows in parts])
+                for name in ("capacity_rps", "active_replicas", "capacity_active_rps")
+            )
+        )
+
+
+def fleet_capacity(
+    offered_rps: ArrayLike,
+    serving_replicas: ArrayLike,
+    concurrency: ArrayLike,
+    service_s: ArrayLike,
+    budget_s: ArrayLike,
+    attainment_fraction: float,
+    idle_policy: IdlePolicy | str = IdlePolicy.powered,
+    max_utilization_fraction: ArrayLike = 1.0,
+    feasible_rps: ArrayLike | None = None,
+    routing: Routing | str = Routing.pooled,
+    arrival_variability: ArrayLike = 1.0,
+    feasible_rps_scaled: bool = False,
+) -> FleetCapacity:
+    """The capacity at SLO and the replicas that serve at each point: the first half of :func:`serve_demand`
+    (same parameters). The second, :func:`serve_at_capacity`, is elementwise in the demand points, so the rows of
+    several fleets' capacities can be served in one call (:meth:`FleetCapacity.stack`)."""
+    lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
     miss_target = 1.0 - attainment_fraction
     serving = np.asarray(serving_replicas, dtype=np.int64)
     service_s = np.asarray(service_s, dtype=float)
@@ -134,6 +209,35 @@ def serve_demand(
         )
         active = np.minimum(needed, serving)
         capacity_active = scale * routes.capacity_at_slo(routing, active, slots, service_s, budget_s, miss_target)
+    return FleetCapacity(np.asarray(capacity, dtype=float), active, np.asarray(capacity_active, dtype=float))
+
+
+def serve_at_capacity(
+    offered_rps: ArrayLike,
+    capacity: FleetCapacity,
+    concurrency: ArrayLike,
+    service_s: ArrayLike,
+    budget_s: ArrayLike,
+    load: LoadCurve | None = None,
+    slo: SloInputs | None = None,
+    routing: Routing | str = Routing.pooled,
+    arrival_variability: ArrayLike = 1.0,
+) -> DemandOutcome:
+    """Each demand point served by the replicas and capacity of :func:`fleet_capacity`: the second half of
+    :func:`serve_demand` (same parameters).
+
+    Every figure is elementwise in the demand points (and the sample rows), so stacking rows of different fleets or
+    variabilities gives each row the figures it has alone, bit for bit: a variability of 1 divides exactly.
+    """
+    lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
+    service_s = np.asarray(service_s, dtype=float)
+    concurrency = np.asarray(concurrency, dtype=float)
+    v = np.asarray(arrival_variability, dtype=float)
+    poisson = bool(np.all(v == 1.0))
+    slots = concurrency if poisson else concurrency / v
+    scale = 1.0 if poisson else v
+    active = capacity.active_replicas
+    capacity_active = capacity.capacity_active_rps
     slots_active = active * concurrency
     admitted = np.minimum(lam, capacity_active)
     if load is None or slo is None:
@@ -174,8 +278,8 @@ def serve_demand(
         rejected_fraction=rejected / lam,
         active_replicas=active,
         utilization_fraction=admitted * point_service_s / slots_active,
-        capacity_at_slo_rps=np.broadcast_to(np.asarray(capacity, dtype=float), shape),  # read-only view
-        spare_capacity_fraction=(capacity - lam) / capacity,
+        capacity_at_slo_rps=np.broadcast_to(capacity.capacity_rps, shape),  # read-only view
+        spare_capacity_fraction=(capacity.capacity_rps - lam) / capacity.capacity_rps,
         wait_p99_ms=wait_p99_ms,
         overloaded=lam > capacity_active * (1 + OVERLOAD_TOLERANCE_FRACTION),
         in_service_concurrency=np.broadcast_to(in_service, shape),
