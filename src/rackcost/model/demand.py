@@ -247,8 +247,7 @@ def serve_at_capacity(
         ttft_ms = tpot_ms = None
     else:
         in_service = in_service_concurrency(load, admitted / active)
-        point_service_s = load.service_at(in_service)
-        ttft_ms, tpot_ms = load.ttft_at(in_service), load.tpot_at(in_service)
+        point_service_s, ttft_ms, tpot_ms = load.figures_at(in_service)
         point_budget_s = queueing_budget_s(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.e2e_limit_ms)
     miss, wait_p99_s = routes.wait_tail(
         routing, point_budget_s, TTFT_PERCENTILE_FRACTION, active, slots, admitted / scale, point_service_s
@@ -261,12 +260,12 @@ def serve_at_capacity(
         # the reported percentiles at the occupancy a request starts at (rackcost.model.occupancy); the mean
         # figures above stay at the mean occupancy
         # the occupancy queue: slots and rates divided by the burstiness and by the spread of a load-dependent service
-        spread = occupancy_spread(load, in_service)
+        spread = occupancy_spread(load, in_service, point_service_s)
         start = _start_occupancy(
             routing, active, concurrency, slots / spread, admitted / scale / spread, point_service_s, v * spread
         )
-        ttft_p99_ms = load.ttft_at(start) + wait_p99_ms
-        tpot_p99_ms = load.tpot_at(start)
+        start_ttft_ms, tpot_p99_ms = load.latencies_at(start)
+        ttft_p99_ms = start_ttft_ms + wait_p99_ms
     accepted = admitted * (1.0 - miss)
     rejected = lam - accepted
     shape = lam.shape
