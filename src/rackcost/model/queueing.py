@@ -336,7 +336,7 @@ def capacity_at_slo(
     hi = k_arr / s
     # C <= 1, so a <= k - (S/t) log(1/eps) already meets the SLO: a feasible lower end of the bracket
     a_safe = np.where(t > 0, k_arr - s / np.where(t > 0, t, 1.0) * np.log(1.0 / eps), 0.0)
-    lo = np.clip(a_safe / s, 0.0, hi)
+    lo = (a_safe / s).clip(0.0, hi)  # (ndarray.clip is np.clip without its dispatch)
     exceed = _fixed_slots_exceedance(t, k_arr, s)
     # Safeguarded Newton on g = log P(W > t) - log eps, increasing in lambda, started from the caller's feasible
     # rate when given (else the closed-form feasible end); [lo, hi] brackets the root (lo feasible) and a step
@@ -346,7 +346,7 @@ def capacity_at_slo(
     if feasible_rps is None:
         x = lo.copy()
     else:
-        x = np.clip(np.broadcast_to(np.asarray(feasible_rps, dtype=float), lo.shape), lo, hi * (1.0 - 1e-12))
+        x = np.broadcast_to(np.asarray(feasible_rps, dtype=float), lo.shape).clip(lo, hi * (1.0 - 1e-12))
     done = np.zeros(x.shape, dtype=bool)
     for _ in range(_CAPACITY_BISECTION_ITER):
         log_p, slope = exceed(x, with_slope=True)
@@ -360,9 +360,9 @@ def capacity_at_slo(
             with np.errstate(divide="ignore", invalid="ignore"):
                 step = x - g / slope
         inside = np.isfinite(step) & (step >= lo) & (step <= hi)
-        done |= (inside & (np.abs(step - x) <= _CAPACITY_RTOL * hi)) | (hi - lo <= _CAPACITY_RTOL * hi)
-        step = np.where(inside, step, 0.5 * (lo + hi))
-        x = np.where(done, x, step)
+        tol = _CAPACITY_RTOL * hi
+        done |= (inside & (np.abs(step - x) <= tol)) | (hi - lo <= tol)
+        x = np.where(done, x, np.where(inside, step, 0.5 * (lo + hi)))
         if done.all():
             break
     # the root is known to ~1e-12; take the largest rate verified to meet the SLO, with a margin of 1e-9 so that
