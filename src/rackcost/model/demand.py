@@ -11,6 +11,7 @@ queueing budget are served late and count as SLO misses. Everything vectorises o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -149,7 +150,7 @@ class FleetCapacity:
         broadcast to ``(rows, points)``."""
         return FleetCapacity(
             *(
-                np.concatenate([np.broadcast_to(getattr(c, name), (rows, points)) for c, rows in parts])
+                np.concatenate([_shaped(getattr(c, name), (rows, points)) for c, rows in parts])
                 for name in ("capacity_rps", "active_replicas", "capacity_active_rps")
             )
         )
@@ -281,13 +282,19 @@ def serve_at_capacity(
         spare_capacity_fraction=(capacity.capacity_rps - lam) / capacity.capacity_rps,
         wait_p99_ms=wait_p99_ms,
         overloaded=lam > capacity_active * (1 + OVERLOAD_TOLERANCE_FRACTION),
-        in_service_concurrency=np.broadcast_to(in_service, shape),
-        service_s=np.broadcast_to(point_service_s, shape),
-        ttft_ms=None if ttft_ms is None else np.broadcast_to(ttft_ms, shape),
-        tpot_ms=None if tpot_ms is None else np.broadcast_to(tpot_ms, shape),
-        ttft_p99_ms=None if ttft_p99_ms is None else np.broadcast_to(ttft_p99_ms, shape),
-        tpot_p99_ms=None if tpot_p99_ms is None else np.broadcast_to(tpot_p99_ms, shape),
+        in_service_concurrency=_shaped(in_service, shape),
+        service_s=_shaped(point_service_s, shape),
+        ttft_ms=None if ttft_ms is None else _shaped(ttft_ms, shape),
+        tpot_ms=None if tpot_ms is None else _shaped(tpot_ms, shape),
+        ttft_p99_ms=None if ttft_p99_ms is None else _shaped(ttft_p99_ms, shape),
+        tpot_p99_ms=None if tpot_p99_ms is None else _shaped(tpot_p99_ms, shape),
     )
+
+
+def _shaped(a: NDArray[Any], shape: tuple[int, ...]) -> NDArray[Any]:
+    """``a`` broadcast to ``shape``, or ``a`` itself where it has that shape (np.broadcast_to costs more than the
+    figures of a central evaluation)."""
+    return a if a.shape == shape else np.broadcast_to(a, shape)
 
 
 def _start_occupancy(

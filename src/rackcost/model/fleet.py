@@ -453,19 +453,24 @@ def _serve(
         return serve_at_capacity(lam, central, concurrency, service_s, budget_s, load, slo, policy.routing, v), ()
     bursty, v_rows = _served_at_scvs(serve, policy, slo, load, size, concurrency, service_s, budget_s, central, scvs)
     rows = len(scvs)
-    shape = lam.shape
     served = serve_at_capacity(
-        np.concatenate([lam, np.broadcast_to(lam, (rows, shape[1]))]),
-        FleetCapacity.stack([(central, 1), (bursty, rows)], shape[1]),
+        np.repeat(lam, rows + 1, axis=0),
+        FleetCapacity.stack([(central, 1), (bursty, rows)], lam.shape[1]),
         concurrency,
-        np.concatenate([np.broadcast_to(service_s, (1, 1)), np.broadcast_to(service_s, (rows, 1))]),
+        np.repeat(service_s, rows + 1, axis=0),
         budget_s,
         load,
         slo,
         policy.routing,
-        np.concatenate([np.broadcast_to(v, shape), np.broadcast_to(v_rows, (rows, shape[1]))]),
+        np.concatenate([v, np.broadcast_to(v_rows, (rows, lam.shape[1]))]),
     )
-    return served.sample(0), tuple(served.sample(r) for r in range(1, rows + 1))
+    return _row(served, 0), tuple(_row(served, r) for r in range(1, rows + 1))
+
+
+def _row(outcome: DemandOutcome, index: int) -> DemandOutcome:
+    """Row ``index`` of every array of a demand outcome, as one sample ``(1, points)`` (a view, unlike
+    :meth:`DemandOutcome.sample`'s copy: the same figures, for less)."""
+    return DemandOutcome(**{k: None if a is None else a[index : index + 1] for k, a in vars(outcome).items()})
 
 
 def run_fleet(
