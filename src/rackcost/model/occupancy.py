@@ -99,7 +99,7 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
     >>> _poisson_quantile(np.array([0.99, 0.5, 0.0]), np.array([5.0, 40.0, 3.0])).tolist()
     [11.0, 40.0, 0.0]
     """
-    z = np.clip(ndtri(p), -40.0, 40.0)  # p = 0 gives -inf
+    z = ndtri(p).clip(-40.0, 40.0)  # p = 0 gives -inf (ndarray.clip: np.clip without its dispatch)
     x = np.maximum(np.floor(a + z * np.sqrt(a) + (z * z - 1.0) / 6.0), 0.0)
     for _ in range(_QUANTILE_STEPS):
         up = pdtr(x, a) < p  # too low: F(x) < p
@@ -167,11 +167,11 @@ def start_occupancy_quantile(
     # every request starts alone. The Poisson quantile is taken only where neither holds (it is the costly part).
     start = np.where(delay > 1.0 - q_fraction, c, 1.0)
     solve = (delay <= 1.0 - q_fraction) & (a > 0)
-    if np.any(solve):
+    if solve.any():
         ks, as_, vs, ns = k[solve], a[solve], v[solve], n[solve]
         # P(K <= x) = (1 - C) F(x) / F(k - 1) on K < k: the least integer x with it >= q
         below_k = pdtr(ks - 1.0, as_)
         target = np.minimum(q_fraction * below_k / np.maximum(1.0 - delay[solve], np.finfo(float).tiny), below_k)
-        x_q = _poisson_quantile(np.clip(target, 0.0, 1.0 - 1e-15), as_)
+        x_q = _poisson_quantile(target.clip(0.0, 1.0 - 1e-15), as_)
         start[solve] = np.ceil((x_q + 1.0) * vs / ns - 1e-9)
-    return np.asarray(np.clip(start, 1.0, c), dtype=float)
+    return np.asarray(start.clip(1.0, c), dtype=float)
