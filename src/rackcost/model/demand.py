@@ -181,7 +181,7 @@ def fleet_capacity(
     # bursty arrivals: the G/G/c queue as M/M/c with slots and rates divided by the variability
     # (rackcost.model.burstiness); Poisson points keep every figure bit for bit
     v = np.asarray(arrival_variability, dtype=float)
-    poisson = bool(np.all(v == 1.0))
+    poisson = bool((v == 1.0).all())
     slots = concurrency if poisson else concurrency / v
     scale = 1.0 if poisson else v
     # capacity at SLO of the serving fleet (one value per sample, or per point where arrivals are bursty); the
@@ -234,7 +234,7 @@ def serve_at_capacity(
     service_s = np.asarray(service_s, dtype=float)
     concurrency = np.asarray(concurrency, dtype=float)
     v = np.asarray(arrival_variability, dtype=float)
-    poisson = bool(np.all(v == 1.0))
+    poisson = bool((v == 1.0).all())
     slots = concurrency if poisson else concurrency / v
     scale = 1.0 if poisson else v
     active = capacity.active_replicas

@@ -286,7 +286,7 @@ def interpolate_curve(curve: Curve, concurrency: ArrayLike) -> Curve:
     """
     c = np.asarray(concurrency, dtype=float)
     lo, hi = curve.concurrency[0], curve.concurrency[-1]
-    if np.any(c < lo * (1 - 1e-12)) or np.any(c > hi * (1 + 1e-12)):
+    if (c < lo * (1 - 1e-12)).any() or (c > hi * (1 + 1e-12)).any():
         raise ValueError(f"concurrency outside the measured range [{lo:g}, {hi:g}]: no extrapolation")
     cq = np.clip(c, lo, hi)
 
