@@ -470,7 +470,8 @@ def _serve(
 def _row(outcome: DemandOutcome, index: int) -> DemandOutcome:
     """Row ``index`` of every array of a demand outcome, as one sample ``(1, points)`` (a view, unlike
     :meth:`DemandOutcome.sample`'s copy: the same figures, for less)."""
-    return DemandOutcome(**{k: None if a is None else a[index : index + 1] for k, a in vars(outcome).items()})
+    rows: dict[str, Any] = {k: None if a is None else a[index : index + 1] for k, a in vars(outcome).items()}
+    return DemandOutcome(**rows)
 
 
 def run_fleet(
