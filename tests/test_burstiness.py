@@ -172,3 +172,74 @@ def test_rackcost_trace_prints_the_demand_point_to_paste(tmp_path):
     bad.write_text("time\n1\n2\n", encoding="utf-8")
     result = CliRunner().invoke(app, ["trace", str(bad)])
     assert result.exit_code == 1 and "needs the columns arrival_s" in result.output and "Traceback" not in result.output
+
+
+def _h2_trace(path, scv: float = 4.0, rate_rps: float = 20.0, n: int = 20_000) -> None:
+    # balanced-means hyperexponential gaps of the given SCV (Whitt 1982): p = (1 + sqrt((scv - 1) / (scv + 1))) / 2
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    p = 0.5 * (1.0 + math.sqrt((scv - 1.0) / (scv + 1.0)))
+    fast = rng.random(n) < p
+    gaps = np.where(fast, rng.exponential(1.0 / (2.0 * p), n), rng.exponential(1.0 / (2.0 * (1.0 - p)), n)) / rate_rps
+    path.write_text("arrival_s\n" + "".join(f"{t:.6f}\n" for t in np.cumsum(gaps)), encoding="utf-8")
+
+
+def test_rackcost_trace_into_a_scenario_sets_the_point_with_its_source(tmp_path):
+    from typer.testing import CliRunner
+
+    from rackcost.cli.entry import app
+
+    trace = tmp_path / "peak.csv"
+    _h2_trace(trace)
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(TWO_SYSTEMS.read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "measured.yaml"
+    result = CliRunner().invoke(app, ["trace", str(trace), "--into", str(scenario), "--point", "peak", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    measured = rackcost.load_scenario(out)
+    peak = next(d for d in measured.demand if d.name == "peak")
+    stats = rackcost.model.burstiness.arrival_statistics(
+        [float(x) for x in trace.read_text(encoding="utf-8").split()[1:]]
+    )
+    assert peak.arrival_scv == pytest.approx(stats.gap_scv, rel=1e-3) and 3.0 < peak.arrival_scv < 5.0
+    assert peak.arrival_rps == pytest.approx(stats.arrival_rps, rel=1e-5)
+    data = yaml.safe_load(out.read_text(encoding="utf-8"))
+    index = [d["name"] for d in data["demand"]].index("peak")
+    figure = data["figures"][f"demand[{index}].arrival_scv"]
+    assert figure["provenance"] == "independent" and "peak.csv: 20,000 arrivals" in figure["source"]
+    # the measured point sizes the fleet as the SCV says: the same scenario with that SCV typed in agrees
+    typed = copy.deepcopy(BASE)
+    typed["demand"][index].update(arrival_scv=peak.arrival_scv, arrival_rps=peak.arrival_rps)
+    assert (
+        rackcost.evaluate(measured).records["systems"]
+        == rackcost.evaluate(rackcost.scenario_from_dict(typed)).records["systems"]
+    )
+    # --keep-rate sets the burstiness only
+    kept = tmp_path / "kept.yaml"
+    result = CliRunner().invoke(
+        app, ["trace", str(trace), "--into", str(scenario), "--point", "peak", "--keep-rate", "-o", str(kept)]
+    )
+    assert result.exit_code == 0, result.output
+    base_peak = next(d for d in rackcost.load_scenario(scenario).demand if d.name == "peak")
+    assert next(d for d in rackcost.load_scenario(kept).demand if d.name == "peak").arrival_rps == base_peak.arrival_rps
+
+
+def test_rackcost_trace_into_refuses_what_it_cannot_do(tmp_path):
+    from typer.testing import CliRunner
+
+    from rackcost.cli.entry import app
+
+    trace = tmp_path / "peak.csv"
+    _h2_trace(trace, n=200)
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(TWO_SYSTEMS.read_text(encoding="utf-8"), encoding="utf-8")
+    cases = [
+        (["--into", str(scenario), "--point", "nope"], "no demand point named 'nope'"),
+        (["--point", "peak"], "give --into SCENARIO too"),
+        (["--into", str(scenario), "-o", str(scenario), "--force"], "is the input file"),  # never its input
+    ]
+    for args, message in cases:
+        result = CliRunner().invoke(app, ["trace", str(trace), *args])
+        assert result.exit_code != 0 and message in result.output, (args, result.output)
+        assert "Traceback" not in result.output

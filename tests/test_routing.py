@@ -442,31 +442,3 @@ def test_a_leading_sample_axis_broadcasts_like_queueing(name: str) -> None:
             assert int(n[i, j]) == int(routing.replicas_needed(name, *args))
             one = routing.wait_tail(name, t[i, 0], 0.99, int(n[i, j]), c[i, 0], lam[i, j], s[i, 0])
             assert (float(exceedance[i, j]), float(p99[i, j])) == (float(one[0]), float(one[1]))
-
-
-# --------------------------------------------------------------------------- Allen-Cunneen
-
-
-def test_reported_wait_scale_is_one_for_exponential_service_and_a_half_for_fixed_output() -> None:
-    # Allen (1990), Probability, Statistics and Queueing Theory, 2nd ed., Sec. 6: Wq(M/G/k) ~ Wq(M/M/k) (1 + cs^2)/2
-    assert float(routing.reported_wait_scale(1.0)) == 1.0
-    assert float(routing.reported_wait_scale(0.0)) == 0.5
-    assert float(routing.reported_wait_scale(0.5)) == 0.625
-    # capped at cv = 1: never scales the wait above the exponential model's
-    assert np.array_equal(routing.reported_wait_scale([1.0, 2.0, 10.0]), [1.0, 1.0, 1.0])
-
-
-@SETTINGS
-@given(rho=utilisations, s=services, cv=st.floats(min_value=0.0, max_value=1.0))
-def test_reported_wait_scale_is_exact_for_one_server(rho: float, s: float, cv: float) -> None:
-    # M/G/1 mean wait, the Pollaczek-Khinchin formula: Wq = rho S (1 + cs^2) / (2 (1 - rho))
-    # (Kleinrock 1975, Queueing Systems Vol. 1, Ch. 5); M/M/1 (cs = 1): Wq = rho S / (1 - rho)
-    mm1 = rho * s / (1.0 - rho)
-    pollaczek_khinchin = rho * s * (1.0 + cv**2) / (2.0 * (1.0 - rho))
-    assert float(routing.reported_wait_scale(cv)) * mm1 == pytest.approx(pollaczek_khinchin, rel=1e-12)
-
-
-def test_reported_wait_scale_rejects_what_is_not_a_spread() -> None:
-    for bad in (-0.1, math.nan, math.inf):
-        with pytest.raises(ValueError, match="cv_fraction"):
-            routing.reported_wait_scale(bad)

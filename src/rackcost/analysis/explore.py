@@ -18,13 +18,14 @@ from numpy.typing import NDArray
 
 from rackcost.evaluation.chain import evaluate_systems
 from rackcost.evaluation.columns import BLENDED
+from rackcost.model.burstiness import arrival_variability, wait_stretch
 from rackcost.model.demand import serve_demand
 from rackcost.model.operating_point import feasible
 from rackcost.model.outcomes import SystemOutcome
 from rackcost.model.performance import Curve, LoadCurve, interpolate_curve
 from rackcost.scenario.loading import scenario_from_dict, scenario_to_data
 from rackcost.scenario.schema import Scenario
-from rackcost.scenario.unpack import slo_inputs
+from rackcost.scenario.unpack import service_scv, slo_inputs
 from rackcost.units import MS_PER_S
 
 __all__ = [
@@ -114,7 +115,8 @@ def latency_cliff(
     The fleet of each system is the one :func:`rackcost.evaluate` provisions, its operating point moving with the
     load as at the demand points; the arrival rate sweeps from a
     twentieth of the lowest demand point to ``max_load_factor`` times the larger of the highest demand point and
-    the fleet's capacity at SLO, so the cliff (where admission control starts to reject) is on the chart.
+    the fleet's capacity at SLO, so the cliff (where admission control starts to reject) is on the chart. The
+    arrivals have the sizing point's burstiness (``arrival_scv``) and the workload's service spread throughout.
 
     Returns
     -------
@@ -127,6 +129,9 @@ def latency_cliff(
     low = min(d.arrival_rps for d in scenario.demand) / 20.0
     rows: list[dict[str, Any]] = []
     names = {s.name: s for s in scenario.systems}
+    sizing_scv = scenario.sizing_point.arrival_scv
+    v = float(arrival_variability(sizing_scv))
+    stretch = float(wait_stretch(sizing_scv, service_scv(scenario)))
     for o in outcomes:  # the systems that run hardware (an API system has no fleet to load)
         system = names[o.inputs.name]
         capacity = float(o.demand.capacity_at_slo_rps[0])
@@ -153,6 +158,8 @@ def latency_cliff(
             load=load,
             slo=slo,
             routing=scenario.fleet.routing.value,
+            arrival_variability=v,
+            wait_stretch=stretch,
         )
         served = served.first_sample()
         assert served.ttft_ms is not None  # serve_demand gives the TTFT along the load curve it is handed

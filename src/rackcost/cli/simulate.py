@@ -269,6 +269,19 @@ def trace(
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
     force: ForceOpt = False,
+    into: Annotated[
+        Path | None,
+        typer.Option(
+            "--into",
+            metavar="SCENARIO",
+            help="Put the measured rate and SCV into this scenario's demand point (--point) and print (or --output) "
+            "the scenario, each figure sourced to the trace.",
+        ),
+    ] = None,
+    point: Annotated[str | None, typer.Option(help="The demand point --into sets (default: the sizing point).")] = None,
+    keep_rate: Annotated[
+        bool, typer.Option("--keep-rate", help="With --into: set arrival_scv only, keep the point's arrival_rps.")
+    ] = False,
 ) -> None:
     """Measure an arrival trace: its rate and burstiness, as a demand point's arrival_rps and arrival_scv."""
     from dataclasses import asdict
@@ -276,12 +289,18 @@ def trace(
     from rackcost.analysis.referee import read_arrival_times
     from rackcost.model.burstiness import arrival_statistics
 
-    dest = destination(output, force, csv_path)
+    dest = destination(output, force, csv_path, into)
     try:
         stats = arrival_statistics(read_arrival_times(csv_path))
     except ValueError as exc:
         error(str(exc))
         raise typer.Exit(code=1) from None
+    if into is not None:
+        emit(_measured_scenario(into, point, stats, csv_path.name, keep_rate), dest)
+        return
+    if point is not None or keep_rate:
+        error("--point and --keep-rate say where to put the measurement: give --into SCENARIO too")
+        raise typer.Exit(code=1)
     row = asdict(stats)
     if fmt is OutputFormat.json:
         emit(json.dumps(row, indent=2) + "\n", dest)
@@ -311,6 +330,30 @@ def trace(
         highlight=False,
     )
     emit_table(out, dest)
+
+
+def _measured_scenario(into: Path, point: str | None, stats: Any, trace_name: str, keep_rate: bool) -> str:
+    """The YAML of scenario ``into`` with a demand point measured from a trace, validated (or the command fails)."""
+    from rackcost.importers.into_scenario import measured_demand
+    from rackcost.scenario.loading import scenario_from_dict, scenario_to_data, scenario_to_yaml
+
+    scenario = load(into)
+    name = point if point is not None else scenario.sizing_point.name
+    try:
+        data = measured_demand(scenario_to_data(scenario), name, stats, trace_name, keep_rate)
+        measured = scenario_from_dict(data, str(into))
+    except ValueError as exc:
+        error(str(exc))
+        raise typer.Exit(code=1) from None
+    except ScenarioError as exc:
+        fail(exc)
+    if stats.peak_to_mean > 1.3:
+        console(stderr=True).print(
+            "warning: the rate varies over the trace (busiest tenth "
+            f"{stats.peak_to_mean:.3g}x the mean): cut it to one demand level, or the SCV counts that variation too",
+            highlight=False,
+        )
+    return scenario_to_yaml(measured)
 
 
 COMMANDS = (simulate, trace)

@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.results import Result, result_tables
-from rackcost.model.burstiness import FRAGILITY_SCVS, arrival_variability
+from rackcost.model.burstiness import FRAGILITY_SCVS, arrival_variability, wait_stretch
 from rackcost.model.fleet import run_fleet
 from rackcost.model.inputs import FleetPolicy, SloInputs, SystemInputs
 from rackcost.model.metrics import derive
@@ -101,6 +101,7 @@ def plan(scenario: Scenario) -> Plan:
     slo = slo_inputs(scenario)
     _, sizing_rps = sizing_demand(scenario)
     sizing_variability = float(arrival_variability(scenario.sizing_point.arrival_scv))
+    sizing_stretch = float(wait_stretch(scenario.sizing_point.arrival_scv, policy.service_scv))
     max_utilization = scenario.fleet.max_utilization_fraction
     return Plan(
         slo=slo,
@@ -111,7 +112,8 @@ def plan(scenario: Scenario) -> Plan:
         indices=indices,
         systems=inputs,
         chosen=tuple(
-            choose_point(inp, slo, sizing_rps, max_utilization, policy.routing, sizing_variability) for inp in inputs
+            choose_point(inp, slo, sizing_rps, max_utilization, policy.routing, sizing_variability, sizing_stretch)
+            for inp in inputs
         ),
     )
 

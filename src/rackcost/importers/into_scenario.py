@@ -1,6 +1,7 @@
 """An imported curve put into a scenario, as plain data: a system's operating points replaced, or a new system added
 from a template, each with the curve's provenance (the dashboard's import page; :mod:`rackcost.scenario.edits` for
-the plain edits these build on). Each function returns a new dict and leaves its arguments untouched.
+the plain edits these build on); and a demand point's rate and burstiness measured from an arrival trace
+(``rackcost trace --into``). Each function returns a new dict and leaves its arguments untouched.
 """
 
 from __future__ import annotations
@@ -9,9 +10,11 @@ import copy
 from typing import Any
 
 from rackcost.importers.curves import ImportedCurve
+from rackcost.model.burstiness import ArrivalStatistics
+from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE
 from rackcost.scenario.edits import set_at
 
-__all__ = ["COPIED", "add_system", "curve_figure", "curve_gpus_per_replica", "replace_points"]
+__all__ = ["COPIED", "add_system", "curve_figure", "curve_gpus_per_replica", "measured_demand", "replace_points"]
 
 COPIED = "copied in the rackcost dashboard from system"
 """Start of the ``source`` of a figure :func:`add_system` copies from the template system."""
@@ -222,3 +225,70 @@ def add_system(
         figures[f"{target}.hardware.accelerators_per_replica"] = _gpus_figure(curve)
     data["figures"] = figures
     return data
+
+
+# ---- measured arrivals -----------------------------------------------------------------------------------------
+
+
+def measured_demand(
+    scenario: dict[str, Any],
+    point: str,
+    stats: ArrivalStatistics,
+    trace_name: str,
+    keep_rate: bool = False,
+) -> dict[str, Any]:
+    """A demand point's ``arrival_scv`` (and, unless ``keep_rate``, its ``arrival_rps``) measured from an arrival
+    trace (:func:`rackcost.model.burstiness.arrival_statistics`), with a ``figures:`` entry naming the trace.
+
+    The trace is the operator's own measurement of its traffic, so the entry's provenance is ``independent``; it
+    names the file, the arrivals and the span measured, so a reader can tell how much the SCV rests on.
+
+    Parameters
+    ----------
+    scenario
+        A scenario dict; not modified.
+    point
+        Name of the demand point to set.
+    stats
+        What the trace says.
+    trace_name
+        The trace's file name, for the source.
+    keep_rate
+        Keep the point's ``arrival_rps``; set its burstiness only (the trace is of another scale, e.g. one
+        customer, or a day the fleet was not sized for).
+
+    Returns
+    -------
+    dict
+        The edited copy.
+
+    Raises
+    ------
+    ValueError
+        No demand point has that name, or the trace's SCV is outside what a scenario takes.
+    """
+    points = scenario.get("demand")
+    names = [p.get("name") for p in points] if isinstance(points, list) else []
+    if point not in names:
+        raise ValueError(f"no demand point named {point!r}; the scenario has: {', '.join(map(str, names)) or 'none'}")
+    lo, hi = ARRIVAL_SCV_RANGE
+    if not lo <= stats.gap_scv <= hi:
+        raise ValueError(
+            f"the trace's gap SCV is {stats.gap_scv:.3g}, outside the {lo:g} to {hi:g} a demand point takes "
+            "(a trace of a few arrivals, or arrivals in batches at one instant?)"
+        )
+    index = names.index(point)
+    source = (
+        f"measured by rackcost trace from {trace_name}: {stats.requests:,} arrivals over {stats.span_s:,.4g} s, "
+        f"busiest tenth of the span {stats.peak_to_mean:.3g}x the mean rate"
+    )
+    out = set_at(scenario, f"demand[{index}].arrival_scv", float(f"{stats.gap_scv:.4g}"))
+    keys = [f"demand[{index}].arrival_scv"]
+    if not keep_rate:
+        out = set_at(out, f"demand[{index}].arrival_rps", float(f"{stats.arrival_rps:.6g}"))
+        keys.append(f"demand[{index}].arrival_rps")
+    figures = dict(out.get("figures") or {})
+    for key in keys:
+        figures[key] = {"provenance": "independent", "source": source}
+    out["figures"] = figures
+    return out

@@ -1,7 +1,7 @@
 """Bursty arrivals: the G/G/c queue from the M/M/c one (issue 21).
 
 Arrivals are a renewal process whose inter-arrival times have squared coefficient of variation ``c_a^2``
-(``demand[i].arrival_scv``; 1 is Poisson). With the variability ``v = (c_a^2 + c_s^2) / 2`` the G/G/c queue of
+(``demand[i].arrival_scv``; 1 is Poisson). With the variability ``v = (c_a^2 + 1) / 2`` the G/GI/c queue of
 ``c`` slots at arrival rate ``lambda`` and mean service ``S`` is approximated by the M/M/c queue of ``c / v`` slots
 at rate ``lambda / v``, the same ``S``::
 
@@ -12,9 +12,10 @@ the Allen-Cunneen approximation), and the probability of waiting is that of the 
 where the G/G/c delay probability is the M/M/c one at the spare-capacity parameter ``beta / sqrt(v)``, ``beta = (c
 - a) / sqrt(a)``: ``(c/v - a/v) / sqrt(a/v)`` is exactly that. Erlang C is defined for a non-integer number of
 slots, so every wait tail, quantile, replica count and capacity at SLO of the model holds for G/G/c by dividing slots
-and rates by ``v`` (a capacity is multiplied back). Service is taken as exponential (``c_s^2 = 1``), as rackcost's
-sizing always has (the reported p99 wait alone takes the output length's spread,
-:func:`rackcost.model.routing.reported_wait_scale`), so Poisson demand points keep their numbers exactly.
+and rates by ``v`` (a capacity is multiplied back). A service time that is not exponential (squared coefficient
+of variation ``c_s^2 != 1``, from the output length's spread) keeps that probability of waiting and stretches the
+conditional wait by ``(c_a^2 + c_s^2) / (c_a^2 + 1)`` (:func:`wait_stretch`, issue 21 item 4); Poisson points with
+exponential service keep their numbers exactly.
 
 Why this approximation: it is exact for M/M/c, right in both heavy-traffic limits (one server: Kingman; many servers:
 Halfin-Whitt, Whitt 2004), keeps the model's exact, vectorised Erlang C machinery, and costs one division per point.
@@ -44,6 +45,7 @@ __all__ = [
     "ArrivalStatistics",
     "arrival_statistics",
     "arrival_variability",
+    "wait_stretch",
 ]
 
 FRAGILITY_SCVS = (2.0, 4.0)
@@ -67,6 +69,31 @@ def arrival_variability(arrival_scv: ArrayLike, service_scv: ArrayLike = 1.0) ->
     if not ((np.isfinite(ca) & (ca >= 0)).all() and (np.isfinite(cs) & (cs >= 0)).all()):
         raise ValueError("arrival_scv and service_scv must be finite and >= 0")
     return np.asarray((ca + cs) / 2.0, dtype=float)
+
+
+def wait_stretch(arrival_scv: ArrayLike, service_scv: ArrayLike = 1.0) -> NDArray[np.float64]:
+    """How much longer a conditional wait is for service of SCV ``c_s^2`` than for exponential service [-]:
+    ``(c_a^2 + c_s^2) / (c_a^2 + 1)``, exactly 1 for exponential service (issue 21, item 4).
+
+    The queue of :func:`arrival_variability` at ``c_s^2 = 1`` (``c / v_a`` slots, ``v_a = (c_a^2 + 1) / 2``) keeps
+    its probability of waiting; its conditional wait is stretched by this factor, so that its mean is Kingman's
+    ``(c_a^2 + c_s^2) / 2`` times the M/M/c one (the Allen-Cunneen mean). In the model a wait budget ``b`` is judged
+    in that queue as ``b / stretch``, and a wait quantile read there is multiplied by it. Why not divide the slots by
+    the full ``(c_a^2 + c_s^2) / 2`` as for arrivals: in the many-server regime the probability of waiting is
+    nearly insensitive to the service distribution (the occupancy of M/G/infinity is Poisson whatever the
+    service), and ``rackcost simulate --capacity`` found the full scaling 5-10% conservative in capacity at output
+    CV 2 on the bundled Gaudi fleets, whose queueing budget is a few ms (a miss is then any wait at all).
+
+    Examples
+    --------
+    >>> float(wait_stretch(1.0)), float(wait_stretch(1.0, 4.0)), float(wait_stretch(4.0, 0.25))
+    (1.0, 2.5, 0.85)
+    """
+    ca = np.asarray(arrival_scv, dtype=float)
+    cs = np.asarray(service_scv, dtype=float)
+    if np.any(~np.isfinite(ca)) or np.any(ca < 0) or np.any(~np.isfinite(cs)) or np.any(cs < 0):
+        raise ValueError("arrival_scv and service_scv must be finite and >= 0")
+    return np.asarray((ca + cs) / (ca + 1.0), dtype=float)
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ def serve_demand(
     routing: Routing | str = Routing.pooled,
     arrival_variability: ArrayLike = 1.0,
     feasible_rps_scaled: bool = False,
+    wait_stretch: ArrayLike = 1.0,
 ) -> DemandOutcome:
     """Serve each demand point with the same fleet; the operating point moves with the load (DESIGN.md step 6).
 
@@ -88,8 +89,8 @@ def serve_demand(
         it speeds up the search for the capacity at SLO [requests/s].
     load, slo
         The replica's load curve and the SLO, to move the operating point with the load; without them the chosen
-        point holds at every load (a curve of one point). The SLO's output-length spread, when given, scales the
-        reported p99 wait (Allen-Cunneen), never acceptance.
+        point holds at every load (a curve of one point). The output length's spread enters through
+        ``wait_stretch``, never here.
     routing
         How requests are spread over the replicas (:mod:`rackcost.model.routing`); ``pooled`` is one M/M/k over all
         slots.
@@ -99,6 +100,10 @@ def serve_demand(
     feasible_rps_scaled
         ``feasible_rps`` is a rate of that scaled queue (already divided by the variability), so it is used even
         where arrivals are bursty; else it is used only where every point is Poisson.
+    wait_stretch
+        Each point's stretch of the conditional wait by the service time's spread
+        (:func:`rackcost.model.burstiness.wait_stretch`; 1 for exponential service): every budget is judged as
+        ``budget / stretch`` in the queue above, and the p99 wait read there is multiplied by it [-].
 
     The fleet arguments may carry a leading sample axis (shape ``(n, 1)`` against ``offered_rps`` of shape
     ``(n, points)``): everything broadcasts.
@@ -122,8 +127,9 @@ def serve_demand(
         routing,
         v,
         feasible_rps_scaled,
+        wait_stretch,
     )
-    return serve_at_capacity(lam, capacity, concurrency, service_s, budget_s, load, slo, routing, v)
+    return serve_at_capacity(lam, capacity, concurrency, service_s, budget_s, load, slo, routing, v, wait_stretch)
 
 
 @dataclass(frozen=True)
@@ -169,6 +175,7 @@ def fleet_capacity(
     routing: Routing | str = Routing.pooled,
     arrival_variability: ArrayLike = 1.0,
     feasible_rps_scaled: bool = False,
+    wait_stretch: ArrayLike = 1.0,
 ) -> FleetCapacity:
     """The capacity at SLO and the replicas that serve at each point: the first half of :func:`serve_demand`
     (same parameters). The second, :func:`serve_at_capacity`, is elementwise in the demand points, so the rows of
@@ -184,6 +191,12 @@ def fleet_capacity(
     poisson = bool((v == 1.0).all())
     slots = concurrency if poisson else concurrency / v
     scale = 1.0 if poisson else v
+    # the service time's spread stretches the conditional wait (rackcost.model.burstiness.wait_stretch); exponential
+    # service (stretch 1) skips it, so every figure stays bit for bit
+    stretch = np.asarray(wait_stretch, dtype=float)
+    exponential = bool(np.all(stretch == 1.0))
+    if not exponential:
+        budget_s = np.asarray(budget_s, dtype=float) / stretch
     # capacity at SLO of the serving fleet (one value per sample, or per point where arrivals are bursty); the
     # sizing rate is a known-feasible hint only for Poisson arrivals at every point
     capacity = scale * routes.capacity_at_slo(
@@ -223,6 +236,7 @@ def serve_at_capacity(
     slo: SloInputs | None = None,
     routing: Routing | str = Routing.pooled,
     arrival_variability: ArrayLike = 1.0,
+    wait_stretch: ArrayLike = 1.0,
 ) -> DemandOutcome:
     """Each demand point served by the replicas and capacity of :func:`fleet_capacity`: the second half of
     :func:`serve_demand` (same parameters).
@@ -237,6 +251,11 @@ def serve_at_capacity(
     poisson = bool((v == 1.0).all())
     slots = concurrency if poisson else concurrency / v
     scale = 1.0 if poisson else v
+    # the service time's spread, as in fleet_capacity (a stretch of 1 divides and multiplies exactly)
+    stretch = np.asarray(wait_stretch, dtype=float)
+    exponential = bool((stretch == 1.0).all())
+    if not exponential:
+        budget_s = np.asarray(budget_s, dtype=float) / stretch
     active = capacity.active_replicas
     capacity_active = capacity.capacity_active_rps
     slots_active = active * concurrency
@@ -250,11 +269,13 @@ def serve_at_capacity(
         in_service = in_service_concurrency(load, admitted / active)
         point_service_s, ttft_ms, tpot_ms = load.figures_at(in_service)
         point_budget_s = queueing_budget_s(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.e2e_limit_ms)
+        if not exponential:
+            point_budget_s = point_budget_s / stretch
     miss, wait_p99_s = routes.wait_tail(
         routing, point_budget_s, TTFT_PERCENTILE_FRACTION, active, slots, admitted / scale, point_service_s
     )
-    if slo is not None and slo.output_tokens_cv_fraction is not None:
-        wait_p99_s = wait_p99_s * routes.reported_wait_scale(slo.output_tokens_cv_fraction)
+    if not exponential:
+        wait_p99_s = wait_p99_s * stretch
     wait_p99_ms = np.asarray(wait_p99_s, dtype=float) * MS_PER_S
     ttft_p99_ms = tpot_p99_ms = None
     if load is not None and slo is not None:

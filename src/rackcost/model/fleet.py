@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import finance, power, routing
-from rackcost.model.burstiness import arrival_variability
+from rackcost.model.burstiness import arrival_variability, wait_stretch
 from rackcost.model.demand import FleetCapacity, fleet_capacity, serve_at_capacity
 from rackcost.model.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
@@ -124,8 +124,10 @@ def size_fleet(
         slo_n = np.full((n, 1), slo_replicas, dtype=np.int64)
     else:
         v = policy.sizing_variability(rates)  # bursty arrivals: M/M/c with slots and rates / v (model.burstiness)
+        # spread service: the budget judged in that queue as budget / stretch (model.burstiness.wait_stretch)
+        budget = budget_s if policy.service_scv == 1.0 else budget_s / policy.sizing_stretch(rates)
         needed = routing.replicas_needed(
-            policy.routing, sizing_rps / v, service_s, concurrency / v, budget_s, slo.miss_target_fraction
+            policy.routing, sizing_rps / v, service_s, concurrency / v, budget, slo.miss_target_fraction
         )
         slo_n = sized_replicas(needed, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)
     if policy.fixed_replicas is not None:
@@ -383,7 +385,7 @@ def _served_at_scvs(
     budget_s: float,
     poisson: FleetCapacity,
     scvs: tuple[float, ...],
-) -> tuple[FleetCapacity, Array]:
+) -> tuple[FleetCapacity, Array, Array]:
     """The capacity of the same fleet with every point's arrivals at each of ``scvs`` (one sample: ``serve.n == 1``),
     one row per SCV, and the variability of each row, ``(len(scvs), 1)``; :func:`run_fleet` serves these rows in one
     call with the central one.
@@ -395,6 +397,7 @@ def _served_at_scvs(
     if serve.n != 1:
         raise ValueError("the fleet is served at other SCVs for one sample only")
     v = arrival_variability(np.asarray(scvs, dtype=float)).reshape(-1, 1)
+    stretch = wait_stretch(np.asarray(scvs, dtype=float), policy.service_scv).reshape(-1, 1)
     rows = len(scvs)
     top = np.asarray(size.serving_replicas, dtype=float) * concurrency / np.asarray(service_s, dtype=float)
     points = serve.arrival_rps.shape
@@ -413,8 +416,9 @@ def _served_at_scvs(
         routing=policy.routing,
         arrival_variability=v,
         feasible_rps_scaled=True,
+        wait_stretch=stretch,
     )
-    return served, v
+    return served, v, stretch
 
 
 def _serve(
@@ -436,6 +440,7 @@ def _serve(
     """
     lam = serve.arrival_rps
     v = policy.variability(lam.shape[1])
+    stretch = policy.stretch(lam.shape[1])
     central = fleet_capacity(
         lam,
         size.serving_replicas,
@@ -448,10 +453,16 @@ def _serve(
         feasible_rps=None if policy.fixed_replicas is not None else size.sizing_rps,
         routing=policy.routing,
         arrival_variability=v,
+        wait_stretch=stretch,
     )
     if not scvs:
-        return serve_at_capacity(lam, central, concurrency, service_s, budget_s, load, slo, policy.routing, v), ()
-    bursty, v_rows = _served_at_scvs(serve, policy, slo, load, size, concurrency, service_s, budget_s, central, scvs)
+        served = serve_at_capacity(
+            lam, central, concurrency, service_s, budget_s, load, slo, policy.routing, v, stretch
+        )
+        return served, ()
+    bursty, v_rows, stretch_rows = _served_at_scvs(
+        serve, policy, slo, load, size, concurrency, service_s, budget_s, central, scvs
+    )
     rows = len(scvs)
     served = serve_at_capacity(
         np.repeat(lam, rows + 1, axis=0),
@@ -463,6 +474,9 @@ def _serve(
         slo,
         policy.routing,
         np.concatenate([v, np.broadcast_to(v_rows, (rows, lam.shape[1]))]),
+        np.concatenate(
+            [np.broadcast_to(stretch, (1, lam.shape[1])), np.broadcast_to(stretch_rows, (rows, lam.shape[1]))]
+        ),
     )
     return _row(served, 0), tuple(_row(served, r) for r in range(1, rows + 1))
 

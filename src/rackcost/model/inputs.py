@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost.model.burstiness import arrival_variability
+from rackcost.model.burstiness import arrival_variability, wait_stretch
 from rackcost.model.performance import Curve
 from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.strategies import IdlePolicy, Payment, Routing
@@ -45,8 +45,9 @@ class SloInputs:
     output_tokens
         Output tokens per request, OSL [tokens].
     output_tokens_cv_fraction
-        Coefficient of variation of the output length, or None (exponential service) [-]; it only scales the
-        reported p99 wait (Allen-Cunneen).
+        Coefficient of variation of the output length, or None (exponential service) [-]. Its square is the
+        service time's SCV, which stretches the conditional wait (:attr:`FleetPolicy.service_scv`) in sizing,
+        acceptance and the reported wait alike (issue 21, item 4).
     """
 
     ttft_limit_ms: float
@@ -83,6 +84,9 @@ class FleetPolicy:
     arrival_scv
         Squared coefficient of variation of each demand point's inter-arrival times (1: Poisson; empty: all 1)
         [-] (:mod:`rackcost.model.burstiness`).
+    service_scv
+        Squared coefficient of variation of the slot holding time (1: exponential, the default; the output
+        length's ``cv^2`` where the workload gives one) [-] (:mod:`rackcost.model.burstiness`).
     """
 
     idle_policy: IdlePolicy
@@ -92,11 +96,24 @@ class FleetPolicy:
     routing: Routing = Routing.least_outstanding
     hours_per_day: tuple[float, ...] = ()
     arrival_scv: tuple[float, ...] = ()
+    service_scv: float = 1.0
 
     def variability(self, points: int) -> NDArray[np.float64]:
         """The G/G/c variability of each of ``points`` demand points, ``(1, points)`` [-]."""
         scv = self.arrival_scv or (1.0,) * points
         return arrival_variability(np.asarray(scv, dtype=float)).reshape(1, -1)
+
+    def stretch(self, points: int) -> NDArray[np.float64]:
+        """How much the service's spread stretches each demand point's conditional wait, ``(1, points)`` [-]
+        (:func:`rackcost.model.burstiness.wait_stretch`; exactly 1 for exponential service)."""
+        scv = self.arrival_scv or (1.0,) * points
+        return wait_stretch(np.asarray(scv, dtype=float), self.service_scv).reshape(1, -1)
+
+    def sizing_stretch(self, rates: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The wait stretch at each sample's sizing point, ``(n, 1)`` [-]."""
+        s = self.stretch(rates.shape[1])
+        index = np.argmax(rates, axis=1) if self.sizing_index is None else np.full(rates.shape[0], self.sizing_index)
+        return np.asarray(s[0, index], dtype=float).reshape(-1, 1)
 
     def sizing_variability(self, rates: NDArray[np.float64]) -> NDArray[np.float64]:
         """The variability at each sample's sizing point, ``(n, 1)`` [-] (the highest rate, or ``sizing_index``)."""

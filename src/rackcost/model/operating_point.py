@@ -301,6 +301,7 @@ def choose_point(
     max_utilization_fraction: float,
     routing: str = "pooled",
     arrival_variability: float = 1.0,
+    wait_stretch: float = 1.0,
 ) -> ChosenPoint:
     """The SLO-feasible point of a system's curve that needs the fewest replicas for the sizing demand.
 
@@ -323,6 +324,10 @@ def choose_point(
     arrival_variability
         The sizing point's G/G/c variability (:func:`rackcost.model.burstiness.arrival_variability`; 1 for Poisson):
         the search solves M/M/c with each candidate's slots and the sizing rate divided by it [-].
+    wait_stretch
+        The sizing point's stretch of the conditional wait by the service's spread
+        (:func:`rackcost.model.burstiness.wait_stretch`; 1 for exponential service): each candidate's budget is
+        judged as ``budget / stretch`` [-].
 
     Raises
     ------
@@ -343,7 +348,7 @@ def choose_point(
     best, n = search_operating_point(
         cand.concurrency if v == 1.0 else cand.concurrency / v,
         cand.service_s,
-        np.where(ok, budget, 0.0),
+        np.where(ok, budget if wait_stretch == 1.0 else budget / wait_stretch, 0.0),
         ok,
         apr * busy + host_share_w,
         apr * inp.idle_w + host_share_w,

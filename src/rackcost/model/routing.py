@@ -46,7 +46,6 @@ __all__ = [
     "capacity_at_slo",
     "check_routing",
     "replicas_needed",
-    "reported_wait_scale",
     "wait_tail",
 ]
 
@@ -332,42 +331,3 @@ def wait_tail(
         return queueing.wait_tail(t_s, q_fraction, n * c, arrival_rps, service_s)
     lam = np.asarray(arrival_rps, dtype=np.float64)
     return queueing.wait_tail(t_s, q_fraction, c, lam / n, service_s)
-
-
-def reported_wait_scale(cv_fraction: ArrayLike) -> FloatArray:
-    """Allen-Cunneen factor on the M/M/k wait for less variable service times, for the REPORTED wait only.
-
-    ``Wq(M/G/k) ~= Wq(M/M/k) (c_a^2 + c_s^2) / 2`` with Poisson arrivals (``c_a^2 = 1``) and the service time's
-    squared coefficient of variation ``c_s^2`` taken as the output length's ``cv^2``, capped at 1: the factor is
-    ``(1 + min(cv, 1)^2) / 2``, 1 for exponential service and 1/2 for a fixed output length. It is exact for the
-    mean wait of one server (the Pollaczek-Khinchin formula) and an approximation for many servers and for a
-    quantile. Never use it for sizing: a simulation found it optimistic for small pools and heavy tails (issue 10).
-
-    Parameters
-    ----------
-    cv_fraction : array_like
-        Coefficient of variation of the output length, >= 0 [fraction].
-
-    Returns
-    -------
-    ndarray
-        Factor on the M/M/k wait, in [1/2, 1] [fraction].
-
-    Raises
-    ------
-    ValueError
-        On negative, NaN or infinite input.
-
-    References
-    ----------
-    Allen (1990), *Probability, Statistics and Queueing Theory*, 2nd ed., Sec. 6 (Allen-Cunneen approximation).
-
-    Examples
-    --------
-    >>> float(reported_wait_scale(1.0)), float(reported_wait_scale(0.0)), float(reported_wait_scale(0.5))
-    (1.0, 0.5, 0.625)
-    """
-    cv = np.asarray(cv_fraction, dtype=np.float64)
-    if np.any(~(cv >= 0)) or np.any(~np.isfinite(cv)):
-        raise ValueError(f"cv_fraction must be finite and >= 0, got min {np.min(cv)!r}")
-    return np.asarray((1.0 + np.minimum(cv, 1.0) ** 2) / 2.0, dtype=np.float64)

@@ -107,9 +107,10 @@ class Workload(ScenarioBlock):
     output_tokens_per_request: Tokens = Field(description="Output tokens per request, OSL; 1 to 1e7 [tokens].")
     output_tokens_cv_fraction: CvFraction | None = Field(
         default=None,
-        description="Coefficient of variation of output length (OSL spread) [-]. Scales the reported p99 queueing "
-        "wait by the Allen-Cunneen factor (1 + min(cv, 1)^2) / 2; never used for sizing or acceptance, where it was "
-        "found optimistic for small pools and heavy tails. Absent: exponential service, as the M/M/k assumes. 0 to 10.",
+        description="Coefficient of variation of output length (OSL spread) [-]. Its square is the service time's "
+        "squared coefficient of variation, which stretches the conditional queueing wait by (c_a^2 + cv^2) / "
+        "(c_a^2 + 1) in sizing, acceptance, capacity at SLO and the reported p99 alike. Absent: exponential service "
+        "(cv 1), as the M/M/k assumes. 0 to 10.",
     )
     source: Source = None
 

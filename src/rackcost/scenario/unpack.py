@@ -70,7 +70,15 @@ def fleet_policy(scenario: Scenario) -> FleetPolicy:
         routing=fleet.routing,
         hours_per_day=tuple(d.hours_per_day for d in scenario.demand),
         arrival_scv=tuple(d.arrival_scv for d in scenario.demand),
+        service_scv=service_scv(scenario),
     )
+
+
+def service_scv(scenario: Scenario) -> float:
+    """The slot holding time's squared coefficient of variation [-]: the output length's ``cv^2``, or 1
+    (exponential service) where the workload gives no spread (issue 21, item 4)."""
+    cv = scenario.workload.output_tokens_cv_fraction
+    return 1.0 if cv is None else float(cv) ** 2
 
 
 def sizing_demand(scenario: Scenario) -> tuple[str, float]:
