@@ -12,22 +12,23 @@ the median of each scenario's CPU time (``time.process_time``: a busy machine's 
 in wall time); the ratio is the median over the rounds of now / before, per scenario. Without the history (a wheel,
 a shallow clone) it says so and stops: ``bench_core.py`` item 5 then gives the cost of the SCV check alone.
 
-Measured on a shared 2-core machine (other jobs running), ``--rounds 7``, ratio now / before:
+Measured with this script (``--rounds 7``) on a shared 2-core machine with other jobs running, so each figure is
+good to about +-0.15; ratio now / before:
 
 ===========================================  ==========================  ==========================
-scenario                                     before this work (9fd7238)  after (issue 21 speed work)
+scenario                                     before the speed-up         after it (branch h-speed)
+                                             (9fd7238)
 ===========================================  ==========================  ==========================
-deepseek-r1-b200-measured-power              (not measured)              1.29
-deepseek-r1-b200-vs-gb200-inferencex         1.58                        1.29
-deepseek-r1-jalapeno-vs-gb300                1.73                        1.21
-deepseek-r1-own-vs-rent-vs-api               1.96                        1.31
-gpt-oss-120b-jalapeno-vs-gb200               2.39                        1.27
-kimi-k2.5-jalapeno-vs-gb300                  2.31                        1.25
-llama-3.3-70b-gaudi25-tp-precision           2.07                        1.24
+deepseek-r1-b200-measured-power              1.54                        1.19 (1.24 in an earlier run)
+deepseek-r1-b200-vs-gb200-inferencex         1.63                        1.38 (1.31)
+deepseek-r1-jalapeno-vs-gb300                1.85                        1.06 (1.37)
+deepseek-r1-own-vs-rent-vs-api               1.58                        0.98 (1.36)
+gpt-oss-120b-jalapeno-vs-gb200               1.77                        1.15 (1.24)
+kimi-k2.5-jalapeno-vs-gb300                  2.04                        1.22 (1.41)
+llama-3.3-70b-gaudi25-tp-precision           1.87                        1.21 (1.27)
 ===========================================  ==========================  ==========================
 
-(the "before this work" column is wall-time medians of the same interleaved comparison, one run; the target is at
-most 1.5 on every scenario.)
+The target is at most 1.5 on every scenario.
 """
 
 from __future__ import annotations
