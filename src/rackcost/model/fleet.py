@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import finance, power, rate_swing, routing
-from rackcost.model.burstiness import arrival_variability, wait_stretch
+from rackcost.model.burstiness import arrival_variability
 from rackcost.model.demand import FleetCapacity, fleet_capacity, serve_at_capacity
 from rackcost.model.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
@@ -409,7 +409,7 @@ def _served_at_scvs(
     if serve.n != 1:
         raise ValueError("the fleet is served at other SCVs for one sample only")
     v = arrival_variability(np.asarray(scvs, dtype=float)).reshape(-1, 1)
-    stretch = wait_stretch(np.asarray(scvs, dtype=float), policy.service_scv).reshape(-1, 1)
+    stretch = policy.stretch_at(tuple(scvs))
     rows = len(scvs)
     top = np.asarray(size.serving_replicas, dtype=float) * concurrency / np.asarray(service_s, dtype=float)
     points = serve.arrival_rps.shape
@@ -567,7 +567,7 @@ def run_fleet(
     point_v, point_stretch = policy.variability(points), policy.stretch(points)
     demand = swing(still, amplitudes, point_v, point_stretch)
     fragile = tuple(
-        swing(f, amplitudes, arrival_variability(s), wait_stretch(s, policy.service_scv))
+        swing(f, amplitudes, arrival_variability(s), policy.stretch_at((s,)))
         for f, s in zip(fragile, fragility_scvs, strict=True)
     )
     swung = {a: swing(still, np.full((1, points), a), point_v, point_stretch) for a in swing_amplitudes}
