@@ -346,8 +346,11 @@ def input_unit(path: str) -> tuple[str, str]:
     return "num", " (dimensionless)"
 
 
-def input_value(value: float, path: str) -> str:
+def input_value(value: float, path: str, words: bool = True) -> str:
     """The value of the input at a YAML path with its unit (:func:`input_unit`).
+
+    ``words=False`` leaves out the words after the number (`` per kWh``), for a table whose label gives the unit;
+    a percentage keeps its ``%`` and a factor its ``x``.
 
     Examples
     --------
@@ -357,13 +360,16 @@ def input_value(value: float, path: str) -> str:
     '12.0%'
     >>> input_value(0.9, "uncertainty.throughput_derate.vendor")
     '0.9x'
+    >>> input_value(0.0707, "facility.electricity_usd_per_kwh", words=False)
+    '$0.0707'
     """
-    kind, words = input_unit(path)
+    kind, unit = input_unit(path)
+    after = unit if words or kind == "factor" else ""
     if kind == "usd":
-        return money(value) + words
+        return money(value) + after
     if kind == "pct":
-        return pct(value) + words
-    return num(value) + words
+        return pct(value) + after
+    return num(value) + after
 
 
 def _decimals_for(values: Iterable[float], significant: int) -> int:

@@ -24,9 +24,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["Field", "fitted_table", "print_grid", "print_records"]
+__all__ = ["Field", "Kind", "fitted_table", "print_grid", "print_records"]
 
 Kind = Literal["number", "name", "text"]
+"""How a column is laid out (:class:`Field`)."""
 
 
 @dataclass(frozen=True)

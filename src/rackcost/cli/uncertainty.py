@@ -31,6 +31,7 @@ from rackcost.cli.common import (
     load,
     table_console,
 )
+from rackcost.cli.layout import Field, print_records
 from rackcost.display import (
     PER_1K_ACCEPTED,
     input_value,
@@ -42,6 +43,7 @@ from rackcost.display import (
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import BLENDED, column, column_names
 from rackcost.files import csv_text
+from rackcost.scenario.labels import input_label
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 from rackcost.scenario.yaml_paths import parse_path
 
@@ -237,30 +239,26 @@ def tornado(
         emit_table(out, dest)
         return
     systems = [s.name for s in sc.systems]
-    t = Table(
-        title=f"Tornado: blended {PER_1K_ACCEPTED} with each input at P5 / P95 (routing {sc.fleet.routing.value})",
-        title_justify="left",
-    )
-    t.add_column("input")
-    t.add_column("P5 / P95 value", justify="right")
-    for name in systems:
-        t.add_column(f"{escape(name)} at P5 / P95", justify="right")
+    demand = [d.name for d in sc.demand]
+    fields = [Field("input", "text"), Field("at", "name"), Field("input's value", "number")]
+    fields += [Field(escape(name), whole_header=True) for name in systems]
     if "advantage_low" in rows[0]:
         other = next(n for n in systems if n != sc.baseline_name)
-        t.add_column(
-            f"advantage vs baseline at P5 / P95\n[dim]({escape(sc.baseline_name)} / {escape(other)} cost)[/dim]",
-            justify="right",
-        )
+        fields.append(Field(f"advantage\n[dim]({escape(sc.baseline_name)} / {escape(other)} cost)[/dim]"))
+    table = []
     for r in rows:
+        path = r["input"]
         cells = [
-            escape(r["input"]),
-            f"{input_value(r['low_value'], r['input'])} / {input_value(r['high_value'], r['input'])}",
+            escape(input_label(path, systems, demand)),
+            "P5\nP95",
+            f"{input_value(r['low_value'], path, words=False)}\n{input_value(r['high_value'], path, words=False)}",
         ]
-        cells += [f"{usd_per_1k_requests(r[f'{n}@low'])} / {usd_per_1k_requests(r[f'{n}@high'])}" for n in systems]
+        cells += [f"{usd_per_1k_requests(r[f'{n}@low'])}\n{usd_per_1k_requests(r[f'{n}@high'])}" for n in systems]
         if "advantage_low" in r:
-            cells.append(f"{ratio(r['advantage_low'])} / {ratio(r['advantage_high'])}")
-        t.add_row(*cells)
-    out.print(t)
+            cells.append(f"{ratio(r['advantage_low'])}\n{ratio(r['advantage_high'])}")
+        table.append(cells)
+    title = f"Tornado: blended {PER_1K_ACCEPTED} with each input at P5 / P95 (routing {sc.fleet.routing.value})"
+    print_records(out, title, fields, table)
     emit_table(out, dest)
 
 
@@ -303,7 +301,9 @@ def breakeven(
         emit(csv_text(breakeven_rows(result)), dest)
     else:
         out = table_console(dest)
-        out.print(f"{escape(result.message)} (routing {sc.fleet.routing.value})", highlight=False)
+        words = input_label(input_path, [s.name for s in sc.systems], [d.name for d in sc.demand])
+        message = result.message.replace(result.input, f"{words} ({result.input})", 1)
+        out.print(f"{escape(message)} (routing {sc.fleet.routing.value})", highlight=False)
         emit_table(out, dest)
 
 
