@@ -38,6 +38,7 @@ __all__ = [
     "TableName",
     "TableOpt",
     "check_output",
+    "cli_words",
     "columns_env",
     "console",
     "destination",
@@ -175,8 +176,13 @@ def check_output(output: Path | None, force: bool = False, inputs: tuple[Path | 
     try:
         files.check_output(output, force, inputs)
     except files.OutputPathError as exc:
-        error(str(exc))
+        error(cli_words(str(exc)))
         raise typer.Exit(code=1) from None
+
+
+def cli_words(message: str) -> str:
+    """A library message in the CLI's words: ``--force`` where the library says ``force=True``."""
+    return message.replace(files.FORCE_WORDS, "--force")
 
 
 def write(

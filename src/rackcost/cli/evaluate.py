@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from rackcost.cli.common import (
     Destination,
@@ -30,10 +29,10 @@ from rackcost.cli.common import (
     print_problems,
     table_console,
 )
-from rackcost.cli.layout import Field, print_grid, print_records
-from rackcost.display import PER_1K_REQUESTS, count, num, pct, power_kw, ratio, usd_per_1k_requests
+from rackcost.cli.layout import NOT_APPLICABLE, Field, header_and_format, print_grid, print_records
+from rackcost.display import PER_1K_REQUESTS, count, num, pct, ratio, usd_per_1k_requests
 from rackcost.errors import ScenarioError
-from rackcost.evaluation.columns import Column, column
+from rackcost.evaluation.columns import column
 from rackcost.evaluation.compare import headline_sentences
 from rackcost.model.strategies import Routing
 from rackcost.scenario.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_scenarios, load_scenario
@@ -118,16 +117,8 @@ def _rejected(rps: float, share: float) -> str:
 def _point_row(name: str, fmt: Callable[[Any], str] | None = None) -> tuple[str, Callable[[dict], Any], Any, bool]:
     """A row of the per-system table for one points column: its header, value, format and whether an API has it."""
     c = column("points", name)
-    header, fmt = kw_header_format(c, fmt)
+    header, fmt = header_and_format(c, fmt)
     return header, lambda r: r[name], fmt, c.fleet_only
-
-
-def kw_header_format(c: Column, fmt: Callable[[Any], str] | None = None) -> tuple[str, Callable[[Any], str]]:
-    """A column's header and format for a table: a power in kW shown with its unit in each cell, in MW from 1,000 kW
-    (:func:`rackcost.display.power_kw`), its header the label alone; any other column as the registry says."""
-    if c.unit == "kW" and fmt is None:
-        return c.label, lambda v: _NOT_APPLICABLE if v is None else power_kw(float(v))
-    return c.header, fmt or c.format
 
 
 _REJECTED, _ACTIVE = column("points", "rejected_rps"), column("points", "active_replicas")
@@ -188,9 +179,7 @@ def _print_points(console: Console, result: Result) -> None:
         print_grid(console, title, labels, columns)
 
 
-_NOT_APPLICABLE = "-"
-"""What a table shows where a figure does not apply (an API system's latency or fleet), never ``None``."""
-
+_NOT_APPLICABLE = NOT_APPLICABLE
 _SYSTEM_COLUMNS = (
     "system",
     "concurrency",
@@ -208,7 +197,7 @@ _SYSTEM_COLUMNS = (
 
 def _print_systems(console: Console, result: Result) -> None:
     special: dict[str, Callable[[Any], str]] = {"system": escape, "concurrency": count, "ttft_ms": _ms}
-    columns = [kw_header_format(column("systems", n), special.get(n)) for n in _SYSTEM_COLUMNS]
+    columns = [header_and_format(column("systems", n), special.get(n)) for n in _SYSTEM_COLUMNS]
     fields = [
         Field(escape(header), "name" if n == "system" else "number")
         for n, (header, _) in zip(_SYSTEM_COLUMNS, columns, strict=True)
@@ -296,24 +285,18 @@ def schema(
 
 def scenarios() -> None:
     """List the bundled scenario and sweep files."""
-    t = Table(title="Bundled scenarios", title_justify="left")
-    t.add_column("file")
-    t.add_column("name")
-    for path in bundled_scenarios():
-        name = _name_of(path)
-        default = " (default)" if path.name == DEFAULT_SCENARIO else ""
-        t.add_row(escape(path.name + default), escape(name))
     out = console()
-    out.print(t)
+    rows = [
+        [escape(path.name + (" (default)" if path.name == DEFAULT_SCENARIO else "")), escape(_name_of(path))]
+        for path in bundled_scenarios()
+    ]
+    fields = [Field("file", "name"), Field("name", "text")]  # a file's name is typed: never cut or wrapped
+    print_records(out, "Bundled scenarios", fields, rows)
     out.print(f"folder: {bundled_scenarios()[0].parent}" if bundled_scenarios() else "no bundled scenarios")
     from rackcost.analysis.sweep.spec import bundled_sweeps
 
-    t = Table(title="Bundled sweeps (rackcost sweep NAME)", title_justify="left")
-    t.add_column("file")
-    t.add_column("name")
-    for path in bundled_sweeps():
-        t.add_row(escape(path.name), escape(_name_of(path)))
-    out.print(t)
+    rows = [[escape(path.name), escape(_name_of(path))] for path in bundled_sweeps()]
+    print_records(out, "Bundled sweeps (rackcost sweep NAME)", fields, rows)
     out.print(f"folder: {bundled_sweeps()[0].parent}" if bundled_sweeps() else "no bundled sweeps")
 
 

@@ -15,16 +15,19 @@ Where even one value column beside its labels does not fit, each record is print
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["Field", "Kind", "fitted_table", "print_grid", "print_records"]
+from rackcost.display import power_kw
+from rackcost.evaluation.columns import Column
+
+__all__ = ["NOT_APPLICABLE", "Field", "Kind", "fitted_table", "header_and_format", "print_grid", "print_records"]
 
 Kind = Literal["number", "name", "text"]
 """How a column is laid out (:class:`Field`)."""
@@ -50,6 +53,23 @@ class Field:
     whole_header: bool = False
 
 
+NOT_APPLICABLE = "-"
+"""What a table shows where a figure does not apply (an API system's latency or fleet): never ``None``."""
+
+
+def header_and_format(c: Column, fmt: Callable[[Any], str] | None = None) -> tuple[str, Callable[[Any], str]]:
+    """A result column's header and cell format in a CLI table.
+
+    A power in kW is shown with its unit in each cell, in MW from 1,000 kW (:func:`rackcost.display.power_kw`), and
+    its header is the label alone; any other column as the registry says (:attr:`Column.header`,
+    :meth:`Column.format`), unless ``fmt`` is given. None is shown as :data:`NOT_APPLICABLE`.
+    """
+    if c.unit == "kW" and fmt is None:
+        return c.label, lambda v: NOT_APPLICABLE if v is None else power_kw(float(v))
+    chosen = fmt or c.format
+    return c.header, lambda v: NOT_APPLICABLE if v is None else chosen(v)
+
+
 _PADDING = 2
 """Characters of padding per column [characters]: one on each side."""
 
@@ -69,7 +89,11 @@ def _widths(text: str, whole: bool) -> tuple[int, int]:
 
 
 def fitted_table(
-    width: int, fields: Sequence[Field], rows: Sequence[Sequence[str]], title: str | None = None
+    width: int,
+    fields: Sequence[Field],
+    rows: Sequence[Sequence[str]],
+    title: str | None = None,
+    wrap_rows: Collection[int] = (),
 ) -> Table | None:
     """A Rich table of ``rows`` with column widths set so that it is at most ``width`` wide, or None if it cannot be.
 
@@ -83,6 +107,8 @@ def fitted_table(
         Cells (Rich markup), one sequence per row, one cell per field.
     title
         Title above it (wrapped to the table's width).
+    wrap_rows
+        Rows whose every cell may wrap at spaces (words: a transposed text field), whatever its column's kind.
 
     Returns
     -------
@@ -92,7 +118,7 @@ def fitted_table(
     lows, highs = [], []
     for i, field in enumerate(fields):
         measured = [_widths(field.header, field.whole_header)]
-        measured += [_widths(row[i], field.kind != "text") for row in rows]
+        measured += [_widths(row[i], field.kind != "text" and r not in wrap_rows) for r, row in enumerate(rows)]
         lows.append(max(low for low, _ in measured))
         highs.append(max(high for _, high in measured))
     extra = len(fields) * (_PADDING + 1) + 1  # padding, and the borders: one between columns and one at each edge
@@ -151,9 +177,10 @@ def print_records(
     if wide is not None:
         out.print(wide)
         return
-    labels = [f.header.replace("\n", " ") for i, f in enumerate(fields) if i != name]
+    kept = [f for i, f in enumerate(fields) if i != name]
+    labels = [f.header.replace("\n", " ") for f in kept]
     columns = [(row[name], [c for i, c in enumerate(row) if i != name]) for row in rows]
-    print_grid(out, title, labels, columns)
+    print_grid(out, title, labels, columns, wrap_rows={r for r, f in enumerate(kept) if f.kind == "text"})
 
 
 def print_grid(
@@ -162,6 +189,7 @@ def print_grid(
     labels: Sequence[str],
     columns: Sequence[tuple[str, Sequence[str]]],
     corner: str = "",
+    wrap_rows: Collection[int] = (),
 ) -> None:
     """Print a table of labelled rows and value columns, its columns in as many groups as the width needs.
 
@@ -177,6 +205,8 @@ def print_grid(
         (header, values) of each value column, one value per label; a header is never wrapped.
     corner
         Header of the labels' column.
+    wrap_rows
+        Rows whose values are words, wrapped at spaces (every other value is kept whole).
     """
     fields_of = [Field(corner, "text")]
     start = 0
@@ -188,7 +218,7 @@ def print_grid(
             group = columns[start:end]
             fields = fields_of + [Field(header, "number", whole_header=True) for header, _ in group]
             rows = [[label, *(values[r] for _, values in group)] for r, label in enumerate(labels)]
-            table = fitted_table(out.width, fields, rows, title if first else None)
+            table = fitted_table(out.width, fields, rows, title if first else None, wrap_rows)
             if table is None:
                 break
             best = (table, end)

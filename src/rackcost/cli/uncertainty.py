@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from rackcost.analysis.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
 from rackcost.cli.common import (
@@ -31,7 +30,7 @@ from rackcost.cli.common import (
     load,
     table_console,
 )
-from rackcost.cli.layout import Field, print_records
+from rackcost.cli.layout import Field, header_and_format, print_grid, print_records
 from rackcost.display import (
     PER_1K_ACCEPTED,
     input_value,
@@ -63,7 +62,7 @@ SPINNER_CELLS = 200
 """Tornado and break-even on at least this many demand points x systems show a spinner [-]."""
 
 KEY_COLUMNS = tuple(
-    (name, column("points", name).header)
+    (name, header_and_format(column("points", name))[0])
     for name in ("usd_per_accepted_request", "accepted_rps", "facility_power_kw", "total_usd_per_hour")
 )
 SYSTEM_KEY_COLUMNS = tuple(
@@ -153,19 +152,13 @@ def uncertainty(
             highlight=False,
         )
         _print_percentiles(out, result.percentiles)
-        t = Table(
-            title="Probability that the system costs less per accepted request than the baseline",
-            title_justify="left",
-        )
-        for col in ("system vs baseline", "demand point", "probability"):
-            t.add_column(col, justify="right" if col == "probability" else "left")
-        for r in result.probability_cheaper:
-            t.add_row(
-                escape(f"{r['system']} vs {r['baseline']}"),
-                escape(r["demand_point"]),
-                pct(r["probability_fraction"]),
-            )
-        out.print(t)
+        fields = [Field("system vs baseline", "name"), Field("demand point", "name"), Field("probability")]
+        rows = [
+            [escape(f"{r['system']} vs {r['baseline']}"), escape(r["demand_point"]), pct(r["probability_fraction"])]
+            for r in result.probability_cheaper
+        ]
+        title = "Probability that the system costs less per accepted request than the baseline"
+        print_records(out, title, fields, rows)
         emit_table(out, dest)
 
 
@@ -350,13 +343,12 @@ def _print_percentiles(out: Console, rows: list[dict]) -> None:
     systems = list(dict.fromkeys(r["system"] for r in rows))
     points = [p for p in dict.fromkeys(r["demand_point"] for r in rows) if p != "system"]
     for system in systems:
-        t = Table(title=f"{escape(system)}: P5 / P50 / P95", title_justify="left")
-        t.add_column("")
-        for p in points:
-            t.add_column(escape(p), justify="right")
-        for name, label in KEY_COLUMNS:
-            t.add_row(escape(label), *(_band(index[(system, p, name)], _formatter(name)) for p in points))
-        out.print(t)
+        labels = [escape(label) for _, label in KEY_COLUMNS]
+        columns = [
+            (escape(p), [_band(index[(system, p, name)], _formatter(name), "\n") for name, _ in KEY_COLUMNS])
+            for p in points
+        ]
+        print_grid(out, f"{escape(system)}: P5 / P50 / P95", labels, columns, corner="P5, P50, P95 per cell")
         for name, label in SYSTEM_KEY_COLUMNS:
             fmt = _formatter(name)
             out.print(f"  {escape(label)}: {_band(index[(system, 'system', name)], fmt)}", highlight=False)
@@ -365,8 +357,9 @@ def _print_percentiles(out: Console, rows: list[dict]) -> None:
 def _formatter(name: str) -> Callable[[Any], str]:
     """The format of a points or systems column, from the registry of columns (as ``rackcost evaluate`` shows it)."""
     table = "points" if name in column_names("points") else "systems"
-    return column(table, name).format
+    return header_and_format(column(table, name))[1]
 
 
-def _band(r: dict, fmt) -> str:
-    return f"{fmt(r['p5'])} / {fmt(r['p50'])} / {fmt(r['p95'])}"
+def _band(r: dict, fmt, sep: str = " / ") -> str:
+    """P5 / P50 / P95 (``sep="\\n"``: on three lines, as a table shows them)."""
+    return sep.join(fmt(r[q]) for q in ("p5", "p50", "p95"))
