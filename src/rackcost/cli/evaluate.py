@@ -158,6 +158,11 @@ _POINT_ROWS: list[tuple[str, Callable[[dict], Any], Any, bool]] = [
 ]
 
 
+def _value_of(name: str) -> Callable[[dict], Any]:
+    """The value of a points column in a row."""
+    return lambda r: r[name]
+
+
 def _print_points(console: Console, result: Result) -> None:
     systems: dict[str, list[dict]] = {}
     for row in result.records["points"]:
@@ -168,7 +173,7 @@ def _print_points(console: Console, result: Result) -> None:
         kept = [(label, value, fmt) for label, value, fmt, fleet_only in _POINT_ROWS if not (api and fleet_only)]
         if api:  # an API system has no fleet: its rows would be all "-" or 0; it pays per token instead
             api_cost = column("points", "api_usd_per_hour")
-            kept.append((api_cost.header, lambda r, name=api_cost.name: r[name], api_cost.format))
+            kept.append((api_cost.header, _value_of(api_cost.name), api_cost.format))
         labels = [escape(label) for label, _, _ in kept]
         columns = []
         for r in rows:
