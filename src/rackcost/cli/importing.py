@@ -246,12 +246,12 @@ def print_summary(console: Console, result: ImportResult, importer: str = "infer
     if result.curves:
         kinds: dict[str, Kind] = {
             "#": "number",
-            "curve": "text",
+            "curve": "name",  # what a scenario calls the system: whole, the table transposed when it must be
             "stage": "name",
             "points": "number",
             "concurrency": "number",
         }
-        kinds |= {"ISL/OSL": "number", "ISL/OSL from": "text", "GPUs/replica": "number", "power": "text"}
+        kinds |= {"ISL/OSL": "number", "ISL/OSL from": "text", "GPUs per replica": "number", "power": "text"}
         fields = [Field(escape(col), kind) for col, kind in kinds.items()]
         cells = []
         for i, c in enumerate(result.curves, 1):
@@ -273,7 +273,7 @@ def print_summary(console: Console, result: ImportResult, importer: str = "infer
                     "board (measured)" if c.has_power else "-",
                 ]
             )
-        print_records(console, f"Imported {len(result.curves)} curve(s)", fields, cells)
+        print_records(console, f"Imported {len(result.curves)} curve(s)", fields, cells, name=1)
         basis = {(c.key.token_basis, c.key.throughput_per) for c in result.curves}
         pct = {c.percentile for c in result.curves}
         if importer == "inferencex":
