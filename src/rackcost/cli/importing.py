@@ -251,7 +251,7 @@ def print_summary(console: Console, result: ImportResult, importer: str = "infer
             "points": "number",
             "concurrency": "number",
         }
-        kinds |= {"ISL/OSL": "number", "ISL/OSL from": "text", "GPUs per replica": "number", "power": "text"}
+        kinds |= {"ISL/OSL": "number", "ISL/OSL from": "text", "GPUs per replica": "number", "power": "name"}
         fields = [Field(escape(col), kind) for col, kind in kinds.items()]
         cells = []
         for i, c in enumerate(result.curves, 1):

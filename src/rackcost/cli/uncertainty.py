@@ -237,7 +237,7 @@ def tornado(
     fields += [Field(escape(name), whole_header=True) for name in systems]
     if "advantage_low" in rows[0]:
         other = next(n for n in systems if n != sc.baseline_name)
-        fields.append(Field(f"advantage\n[dim]({escape(sc.baseline_name)} / {escape(other)} cost)[/dim]"))
+        fields.append(Field(f"advantage vs baseline\n[dim]({escape(sc.baseline_name)} / {escape(other)} cost)[/dim]"))
     table = []
     for r in rows:
         path = r["input"]
