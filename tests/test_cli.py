@@ -370,11 +370,14 @@ def _rackcost_imports(path: Path) -> set[str]:
 
 
 def test_cli_modules_import_only_the_shared_helpers_of_the_package() -> None:
-    """No import cycle: the command modules use rackcost.cli.common, which uses no other module of the package."""
+    """No import cycle: the command modules use rackcost.cli.common and rackcost.cli.layout (tables that fit the
+    width), which use no other module of the CLI."""
     folder = Path(rackcost.cli.__file__).parent
     commands = {"evaluate.py", "uncertainty.py", "importing.py"}
-    assert commands | {"common.py"} <= {p.name for p in folder.glob("*.py")}
-    assert not any(m.startswith("rackcost.cli") for m in _rackcost_imports(folder / "common.py"))
+    shared = ("rackcost.cli.common", "rackcost.cli.layout")
+    assert commands | {"common.py", "layout.py"} <= {p.name for p in folder.glob("*.py")}
+    for helper in ("common.py", "layout.py"):
+        assert not any(m.startswith("rackcost.cli") for m in _rackcost_imports(folder / helper))
     for name in commands:
         inside = {m for m in _rackcost_imports(folder / name) if m.startswith("rackcost.cli")}
-        assert all(m == "rackcost.cli.common" or m.startswith("rackcost.cli.common.") for m in inside), (name, inside)
+        assert all(m in shared or m.startswith(tuple(f"{s}." for s in shared)) for m in inside), (name, inside)

@@ -324,7 +324,7 @@ def test_an_existing_file_is_replaced_only_with_force(tmp_path: Path) -> None:
     md = tmp_path / "r.md"
     (tmp_path / "r_files").mkdir()
     result = invoke("report", TWO_SYSTEMS, "-o", md)
-    assert result.exit_code == 1 and "r_files exists" in result.stderr
+    assert result.exit_code == 1 and "r_files: exists; use --force" in result.stderr
     assert not md.exists()
 
 
