@@ -516,6 +516,13 @@ def _simulate_one(
         notes.append(
             f"trace of {trace.arrival_s.size} requests at {trace.arrival_rps:.4g} rps; analytic at {offered:.4g}"
         )
+    if s.miss_upper_bound is not None:
+        notes.append(
+            f"SLO misses are rare: {s.miss_units_with_miss} of {s.miss_units:,} independent units of the runs hold "
+            f"one, too few for a Student t interval; the accepted share's interval contains the conservative bound "
+            f"that at most {s.miss_upper_bound:.2g} of the requests simulated miss the SLO (95%, Clopper-Pearson "
+            "over the units; raise the requests to narrow it)"
+        )
     out: dict[str, Any] = {
         "system": o.inputs.name,
         "demand_point": row["demand_point"],
@@ -537,6 +544,9 @@ def _simulate_one(
         "start": s.start,
         "warmup_requests_per_replication": s.warmup_requests,
         "relaxation_s": _finite(s.relaxation_s),
+        "miss_units": s.miss_units,
+        "miss_units_with_miss": s.miss_units_with_miss,
+        "simulated_miss_upper_bound_fraction": s.miss_upper_bound,
     }
     for name, value in analytic.items():
         sim_value, sim_half = simulated[name]

@@ -58,7 +58,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import stdtrit
+from scipy.special import betaincinv, stdtrit
 
 from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE, check_arrival_scv, interarrival_s
 from rackcost.model.sim_engines import (
@@ -94,6 +94,8 @@ __all__ = [
     "interarrival_s",
     "queue_relaxation_s",
     "replica_model",
+    "miss_units",
+    "rare_miss_bound",
     "replicate",
     "residual_work",
     "run_fleet_once",
@@ -113,9 +115,12 @@ MAX_WARMUP_FRACTION = 0.5
 """Largest share of a replication left out as warm-up [-]."""
 DRIFT_CONFIDENCE_FRACTION = 0.99
 """Confidence at which a difference between the first and second half of the runs flags a drift [-]."""
-RARE_EPISODES = 5.0
-"""Fewer expected replica states with a miss than this, in a run that starts in the steady state and is shorter
-than the queue's relaxation time, bring a warning that the miss share is not resolved [-]."""
+RARE_MISS_UNITS = 5
+"""Fewer independent units of the runs (:func:`miss_units`) with an SLO miss than this, and the accepted share's
+interval is the conservative bound of :func:`rare_miss_bound` instead of (or where wider than) Student t [-]."""
+SEGMENT_RELAXATION_TIMES = 2.0
+"""A replication is cut into stretches at least this many relaxation times long (:func:`queue_relaxation_s`), taken
+as independent units by :func:`miss_units` [-]."""
 DRIFT_MIN_FRACTION = 0.002
 """Smallest drift of the accepted share between halves worth a warning [-]."""
 DEFAULT_OUTPUT_TOKENS_CV_FRACTION = 1.0
@@ -162,6 +167,9 @@ class Run:
         How the run started: ``"steady"`` (the router's steady state, exact: :mod:`rackcost.model.sim_steady`),
         ``"steady, approximate"`` (that law used for bursty arrivals, non-exponential work or merged phases),
         ``"occupancy"`` (busy slots at the expected occupancy, no queue) or ``"given"`` (the caller's busy share).
+    replica
+        The replica each request went to, under the state-blind routers (``random``, ``round_robin``); None under
+        the others.
     """
 
     arrival_s: Array
@@ -174,6 +182,7 @@ class Run:
     total_slots: int
     initial_start_s: Array | None = None
     start: str = "occupancy"
+    replica: NDArray[np.int64] | None = None
 
     @property
     def wait_s(self) -> Array:
@@ -331,8 +340,21 @@ def run_fleet_once(
             replicas * model.slots,
             initial_start_s=start[:backlog],
             start=start_kind,
+            replica=None if first is None or second is not None else first[cut],
         )
-    return Run(arrivals, start, finish, ttft, tokens, dropped, initial_finish, replicas * model.slots, start=start_kind)
+    blind = first is not None and second is None and Routing(routing).state_blind
+    return Run(
+        arrivals,
+        start,
+        finish,
+        ttft,
+        tokens,
+        dropped,
+        initial_finish,
+        replicas * model.slots,
+        start=start_kind,
+        replica=first if blind else None,
+    )
 
 
 def run_statistics(
@@ -411,6 +433,12 @@ class Summary:
         Requests left out at the start of each replication (of the trace, for batch means) [-].
     relaxation_s
         Relaxation time of the queue (:func:`queue_relaxation_s`) [s].
+    miss_units, miss_units_with_miss
+        Independent units of the runs and how many of them hold an SLO miss (:func:`miss_units`) [-].
+    miss_upper_bound
+        Where fewer than :data:`RARE_MISS_UNITS` units hold a miss: the 95% upper bound of the share of arrivals
+        that miss the SLO (:func:`rare_miss_bound`), and the accepted share's half-width is widened to contain
+        ``[1 - bound, 1]``; else None [-].
     """
 
     estimates: dict[str, float]
@@ -421,6 +449,97 @@ class Summary:
     start: str = "occupancy"
     warmup_requests: int = 0
     relaxation_s: float = 0.0
+    miss_units: int = 0
+    miss_units_with_miss: int = 0
+    miss_upper_bound: float | None = None
+
+
+def miss_units(
+    run: Run, budget_s: float, lo: int, hi: int, relaxation_s: float, replicas: int = 1
+) -> tuple[int, int, float]:
+    """Cut the measured requests ``lo`` to ``hi - 1`` of a run into independent units and count those with an SLO
+    miss (a request dropped or waiting past ``budget_s``).
+
+    The units are stretches of the measured span at least :data:`SEGMENT_RELAXATION_TIMES` relaxation times long
+    (one stretch when the span is shorter): a queue forgets its state over its relaxation time, so stretches that
+    far apart are nearly independent (the batch-means argument; Whitt 1989). With ``replicas > 1`` and the run's
+    replica of each request (:attr:`Run.replica`), each replica's stretch is a unit of its own: under random
+    routing of Poisson arrivals the replicas are independent queues (Poisson splitting), the caller's condition.
+
+    Returns
+    -------
+    (units, with_miss, crowding)
+        Units [-], units holding at least one miss [-], and the most requests in a unit over the mean [-].
+
+    Examples
+    --------
+    >>> t = np.arange(10.0)
+    >>> run = Run(t, t + np.r_[0.0, 5.0, np.zeros(8)], t + 1, t, t, np.zeros(10, bool), np.zeros(0), 1)
+    >>> miss_units(run, 1.0, 0, 10, 1.0)  # 2-s stretches of a 9-s span: 4 units of 3, 2, 2, 3, the first missed
+    (4, 1, 1.2)
+    """
+    arrival = run.arrival_s[lo:hi]
+    t0 = float(arrival[0])
+    span = float(arrival[-1]) - t0
+    stretches = 1
+    if span > 0 and math.isfinite(relaxation_s) and relaxation_s > 0:
+        stretches = max(1, int(span // (SEGMENT_RELAXATION_TIMES * relaxation_s)))
+    seg = np.zeros(arrival.size, dtype=np.int64)
+    if stretches > 1:
+        seg = np.minimum(((arrival - t0) * (stretches / span)).astype(np.int64), stretches - 1)
+    groups = 1
+    if replicas > 1 and run.replica is not None:
+        groups = replicas
+        seg = run.replica[lo:hi].astype(np.int64) * stretches + seg
+    units = groups * stretches
+    missed = ~(~run.dropped[lo:hi] & (run.wait_s[lo:hi] <= budget_s))
+    counts = np.bincount(seg, minlength=units)
+    crowding = float(counts.max() / counts.mean()) if counts.sum() else 1.0
+    return units, int(np.unique(seg[missed]).size), crowding
+
+
+def rare_miss_bound(units: int, with_miss: int, crowding: float = 1.0) -> float:
+    """95% upper confidence bound of the share of requests that miss the SLO, from independent units of a run of
+    which ``with_miss`` hold at least one miss [-].
+
+    Misses cluster in the busy periods of the queue, so a run that saw few of them says little about their share,
+    and a Student t interval over a handful of replications understates it (a run that saw none reports a zero
+    width). A bound that does not depend on the clustering: a unit's miss fraction ``X`` lies in [0, 1] and has
+    mean ``p``, the miss share, so it holds a miss with probability ``P(X > 0) >= E[X] = p``. The number of units
+    with a miss is binomial in ``P(X > 0)``, whose exact one-sided Clopper-Pearson bound (C. J. Clopper and E. S.
+    Pearson, *Biometrika* 26(4), 1934, 404-413) then bounds ``p``: with none of ``n``, ``1 - 0.05^(1/n)``, about
+    ``3 / n``, the rule of three (B. D. Jovanovic and P. S. Levy, *The American Statistician* 51(2), 1997, 137-139)
+    over independent units rather than over requests. ``E[X] = p`` holds for units of equal requests; ``crowding``,
+    the fullest unit's requests over the mean, scales the bound for units that hold more requests than others.
+
+    Examples
+    --------
+    >>> round(rare_miss_bound(40, 0), 4), round(1 - 0.05 ** (1 / 40), 4)  # none of 40: the rule of three
+    (0.0722, 0.0722)
+    >>> round(rare_miss_bound(40, 2), 4)
+    0.1492
+    """
+    if with_miss >= units:
+        return 1.0
+    return min(1.0, float(betaincinv(with_miss + 1, units - with_miss, CONFIDENCE_FRACTION)) * max(crowding, 1.0))
+
+
+def _with_rare_bound(summary: Summary, units: int, with_miss: int, crowding: float) -> Summary:
+    """The summary with the accepted share's half-width widened to :func:`rare_miss_bound` where misses are rare."""
+    if with_miss >= RARE_MISS_UNITS:
+        return replace(summary, miss_units=units, miss_units_with_miss=with_miss)
+    bound = rare_miss_bound(units, with_miss, crowding)
+    missed = 1.0 - summary.estimates["accepted_fraction"]
+    half = dict(summary.halfwidths)
+    half["accepted_fraction"] = max(half["accepted_fraction"], bound - missed, missed)
+    return replace(
+        summary,
+        halfwidths=half,
+        method=summary.method + "; accepted share: rare-miss bound over independent units",
+        miss_units=units,
+        miss_units_with_miss=with_miss,
+        miss_upper_bound=bound,
+    )
 
 
 def _summarise(values: list[dict[str, float]], method: str) -> Summary:
@@ -571,8 +690,18 @@ def replicate(
         pairs = list(zip(acc[:half], acc[half : 2 * half], strict=True))
         measured_s = float(run.arrival_s[-1] - run.arrival_s[lo])
         notes = _warnings(pairs, run.start, measured_s, relax, model, replicas, routing, rate, replications, n)
-        return replace(
-            _summarise(values, "batch means"), warnings=notes, start=run.start, warmup_requests=lo, relaxation_s=relax
+        units, with_miss, crowding = miss_units(run, budget_s, lo, n, relax)
+        return _with_rare_bound(
+            replace(
+                _summarise(values, "batch means"),
+                warnings=notes,
+                start=run.start,
+                warmup_requests=lo,
+                relaxation_s=relax,
+            ),
+            units,
+            with_miss,
+            crowding,
         )
     per_rep = max(requests // replications, 2)
     assert arrival_rps is not None  # run_fleet_once refuses a run without a rate or a trace
@@ -582,6 +711,9 @@ def replicate(
     start = "occupancy"
     lo = int(math.ceil(WARMUP_FRACTION * per_rep))
     measured_s = 0.0
+    # the replicas are independent units of their own only under random routing of Poisson arrivals
+    by_replica = replicas if routing == Routing.random and scv == 1.0 else 1
+    units, with_miss, crowding = 0, 0, 1.0
     for done, child in enumerate(children, start=1):
         run = run_fleet_once(
             np.random.default_rng(child), replicas, model, routing, budget_s, arrival_rps, per_rep, **kwargs
@@ -591,15 +723,22 @@ def replicate(
         values.append(run_statistics(run, budget_s, lo=lo) | extra(run, lo, per_rep))
         pairs.append(_accepted_halves(run, budget_s, lo, per_rep))
         measured_s += float(run.arrival_s[-1] - run.arrival_s[lo]) / replications
+        u, m, crowd = miss_units(run, budget_s, lo, per_rep, relax, by_replica)
+        units, with_miss, crowding = units + u, with_miss + m, max(crowding, crowd)
         if progress:
             progress(done)
     notes = _warnings(pairs, start, measured_s, relax, model, replicas, routing, arrival_rps, replications, per_rep)
-    return replace(
-        _summarise(values, "independent replications"),
-        warnings=notes,
-        start=start,
-        warmup_requests=lo,
-        relaxation_s=relax,
+    return _with_rare_bound(
+        replace(
+            _summarise(values, "independent replications"),
+            warnings=notes,
+            start=start,
+            warmup_requests=lo,
+            relaxation_s=relax,
+        ),
+        units,
+        with_miss,
+        crowding,
     )
 
 
@@ -632,17 +771,6 @@ def _warnings(
             f"shorter than the queue's relaxation time (about {relaxation_s:,.0f} s): the interval may not cover "
             f"(about {need:,} requests would)"
         )
-    if start.startswith("steady") and math.isfinite(relaxation_s) and measured_s < relaxation_s:
-        # the replicas barely move during a replication: each one's figures rest on the state drawn at its start
-        states = replications * replicas * (1.0 + measured_s / relaxation_s)
-        missed = 1.0 - float(np.mean([0.5 * (a + b) for a, b in pairs]))
-        if missed * states < RARE_EPISODES:
-            out.append(
-                f"the share missing the SLO ({missed:.2g}) rests on about {states:,.0f} independent replica states "
-                f"(each replication measures {measured_s:.3g} s of a queue that relaxes in about "
-                f"{relaxation_s:,.0f} s): shares below about {min(1.0, 3.0 / states):.2g} are not resolved and the "
-                "interval may under-cover (raise the requests or the replications)"
-            )
     drift = _drift_warning(pairs)
     if drift:
         out.append(drift)
