@@ -405,6 +405,19 @@ def test_analytic_capacity_at_slo_is_within_5_percent_of_the_simulated_one() -> 
         assert r["capacity_within_bracket"], r["verdict"]
 
 
+def test_capacity_check_at_an_arrival_scv_uses_that_scv_on_both_sides() -> None:
+    """``arrival_scv``: the same fleet's analytic capacity at that SCV (lower: bursts need headroom), simulated with
+    arrivals of that SCV; the bracket still holds on the fixture's system A (60,000 requests)."""
+    scenario = rackcost.load_scenario(TWO_SYSTEMS)
+    (poisson,) = capacity_check(scenario, system="A", requests=2_000, replications=2)
+    (bursty,) = capacity_check(scenario, system="A", requests=60_000, replications=4, seed=1, arrival_scv=4.0)
+    assert poisson["arrival_scv"] == 1.0 and bursty["arrival_scv"] == 4.0
+    assert bursty["analytic_capacity_at_slo_rps"] < poisson["analytic_capacity_at_slo_rps"]
+    assert bursty["simulated_miss_fraction_below"] <= bursty["miss_target_fraction"]
+    with pytest.raises(ValueError, match="arrival_scv"):
+        capacity_check(scenario, arrival_scv=1000.0)
+
+
 def test_cli_capacity_json() -> None:
     result = invoke(
         "simulate", TWO_SYSTEMS, "--capacity", "-n", 20_000, "--replications", 2, "--system", "B", "-f", "json"
@@ -628,3 +641,20 @@ def test_frequent_misses_keep_the_student_t_interval() -> None:
     s = sim.replicate(4, 0, 6, model, "random", 0.1, 22.0, 20_000)  # 92% load: many replica states miss
     assert s.miss_upper_bound is None and s.miss_units_with_miss >= sim.RARE_MISS_UNITS
     assert s.method == "independent replications"
+
+
+def test_a_trace_under_random_routing_starts_in_the_steady_state_and_warms_up() -> None:
+    """A trace gets the per-replica routers' steady start too (at its mean rate, approximate: the trace need not be
+    Poisson), and the batch means leave out the warm-up of an approximate start (3 relaxation times, up to half)."""
+    model = sim.fixed_model(4, 1.0, 0.0)
+    arrivals = 100.0 + np.cumsum(np.random.default_rng(5).exponential(1 / 28.0, 40_000))  # 8 x 4 slots at 87.5%
+    run = sim.run_fleet_once(np.random.default_rng(1), 8, model, "random", 1.0, arrival_s=arrivals)
+    assert run.start == "steady, approximate" and run.arrival_s.size == arrivals.size
+    assert run.initial_start_s is not None and np.all(run.initial_start_s >= arrivals[0])
+    s = sim.replicate(5, 0, 8, model, "random", 0.5, arrival_s=arrivals)
+    rate = (arrivals.size - 1) / (arrivals[-1] - arrivals[0])
+    relax = sim.queue_relaxation_s(model, 8, "random", rate)
+    assert s.start == "steady, approximate"
+    assert s.warmup_requests == sim.warmup_requests(arrivals.size, s.start, relax, rate, "random") > 4_000
+    exact = 1.0 - float(queueing.wait_exceedance(0.5, 4, 3.5, 1.0))  # M/M/4 at 3.5/s, Poisson splitting
+    assert abs(s.estimates["accepted_fraction"] - exact) <= max(s.halfwidths["accepted_fraction"], 0.02)

@@ -574,6 +574,7 @@ def capacity_check(
     routing: str | None = None,
     replications: int = 5,
     bracket_fraction: float = CAPACITY_BRACKET_FRACTION,
+    arrival_scv: float | None = None,
 ) -> list[dict[str, Any]]:
     """Check the analytic capacity at SLO of each fleet as sized against the simulation, by bracketing.
 
@@ -594,6 +595,11 @@ def capacity_check(
         As :func:`simulate`, per simulated rate.
     bracket_fraction
         ``f`` [-].
+    arrival_scv
+        Squared coefficient of variation of the inter-arrival times simulated (as :func:`simulate`); default the
+        sizing demand point's ``arrival_scv``, else 1. Where it is not the scenario's, the analytic capacity is the
+        same fleet's at that SCV (``served_at_scv``). There is no admission option: each rate is offered to the
+        queue whole, since shedding at the analytic capacity would hide the overload the upper rate tests.
 
     Returns
     -------
@@ -609,7 +615,13 @@ def capacity_check(
         raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {route!r}")
     if not 0.0 < bracket_fraction < 1.0:
         raise ValueError(f"bracket_fraction must lie in (0, 1), got {bracket_fraction}")
-    outcomes = evaluate_systems(scenario)
+    if arrival_scv is not None:
+        check_argument("rackcost.capacity_check", "arrival_scv", arrival_scv, (int, float), "a number (1 is Poisson)")
+        check_arrival_scv(arrival_scv)
+    sizing_scv = getattr(scenario.sizing_point, "arrival_scv", None)
+    sizing_scv = 1.0 if sizing_scv is None else float(sizing_scv)
+    scv = sizing_scv if arrival_scv is None else float(arrival_scv)
+    outcomes = evaluate_systems(scenario, () if scv == sizing_scv else (scv,))
     names = [o.inputs.name for o in outcomes]
     if system is not None and system not in names:
         raise ValueError(f"no system named {system!r}; the scenario has: {', '.join(names)}")
@@ -622,7 +634,9 @@ def capacity_check(
             continue
         slots = max(int(math.floor(o.chosen.concurrency + 1e-9)), 1)
         model = replica_model(o.inputs.curve, slots)
-        capacity = float(o.demand.capacity_at_slo_rps[0])
+        served = o.demand if scv == sizing_scv else o.fleet.served_at_scv[scv].first_sample()
+        sizing = [d.name for d in scenario.demand].index(scenario.sizing_point.name)
+        capacity = float(np.ravel(served.capacity_at_slo_rps)[sizing])
         misses = []
         for factor in (1.0 - bracket_fraction, 1.0 + bracket_fraction):
             s = replicate(
@@ -636,6 +650,7 @@ def capacity_check(
                 requests,
                 cv_fraction=cv,
                 output_tokens=float(scenario.workload.output_tokens_per_request),
+                arrival_scv=scv,
             )
             misses.append((1.0 - s.estimates["accepted_fraction"], _finite(s.halfwidths["accepted_fraction"])))
         (below, below_half), (above, above_half) = misses
@@ -643,6 +658,7 @@ def capacity_check(
             {
                 "system": o.inputs.name,
                 "routing": route,
+                "arrival_scv": scv,
                 "replicas_serving": o.serving_replicas,
                 "slots_per_replica": slots,
                 "analytic_capacity_at_slo_rps": capacity,

@@ -109,7 +109,7 @@ def simulate(
 
     sc = load(scenario)
     if capacity:
-        _capacity(sc, system, requests, seed, routing, replications, fmt, dest)
+        _capacity(sc, system, requests, seed, routing, replications, fmt, dest, arrival_scv)
         return
     try:
         with Progress(console=console(stderr=True), transient=True, disable=requests < PROGRESS_FROM_REQUESTS) as bar:
@@ -201,7 +201,7 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
             out.print(f"[bold red]warning:[/bold red] {escape(warning)}", highlight=False)
 
 
-def _capacity(sc, system, requests, seed, routing, replications, fmt, output) -> None:
+def _capacity(sc, system, requests, seed, routing, replications, fmt, output, arrival_scv=None) -> None:
     """``rackcost simulate --capacity``: the capacity bracket of :func:`rackcost.analysis.referee.capacity_check`."""
     from rackcost.analysis.referee import capacity_check
 
@@ -214,6 +214,7 @@ def _capacity(sc, system, requests, seed, routing, replications, fmt, output) ->
                 seed=seed,
                 routing=None if routing is None else routing.value,
                 replications=replications,
+                arrival_scv=arrival_scv,
             )
     except ScenarioError as exc:
         fail(exc)

@@ -229,10 +229,11 @@ def run_fleet_once(
         (work = tokens / their mean).
     initial_busy_fraction
         Share of each replica's slots busy at time 0, with equilibrium residual work (a warm start) [-]; None:
-        ``random`` and ``round_robin`` routing of generated arrivals without a queue cap start in the steady state
-        of their router (:func:`rackcost.model.sim_steady.steady_start`: requests in service and queued drawn
-        from each replica's stationary law), every other run at :func:`steady_occupancy` of the mean arrival
-        rate per replica.
+        ``random`` and ``round_robin`` routing without a queue cap start in the steady state of their router
+        (:func:`rackcost.model.sim_steady.steady_start`: requests in service and queued drawn from each replica's
+        stationary law; for a trace, at its mean rate, placed at its first arrival: an approximate start, so
+        :func:`warmup_requests` leaves out relaxation times), every other run at :func:`steady_occupancy` of the
+        mean arrival rate per replica.
     queue_cap
         Queued requests allowed before arrivals are dropped (see :func:`event_engine`); None: unbounded.
     engine
@@ -262,21 +263,20 @@ def run_fleet_once(
             work = tokens / tokens.mean()
     n = arrivals.size
     steady = None
-    if (
-        initial_busy_fraction is None
-        and arrival_s is None
-        and queue_cap is None
-        and routing in (Routing.random, Routing.round_robin)
-    ):
-        assert arrival_rps is not None  # generated arrivals (above)
-        steady = steady_start(rng, model, replicas, routing, arrival_rps)
+    if initial_busy_fraction is None and queue_cap is None and routing in (Routing.random, Routing.round_robin):
+        if arrival_s is None:
+            assert arrival_rps is not None  # generated arrivals (above)
+            steady = steady_start(rng, model, replicas, routing, arrival_rps)
+        elif n > 1 and arrivals[-1] > arrivals[0]:
+            # a trace: the steady state of its mean rate, an approximate start (the trace need not be Poisson)
+            steady = steady_start(rng, model, replicas, routing, (n - 1) / float(arrivals[-1] - arrivals[0]))
     start_kind = "given" if initial_busy_fraction is not None else "occupancy"
     backlog = 0
     first: NDArray[np.int64] | None = None
     second: NDArray[np.int64] | None = None
     if steady is not None:
         counts, offset, merged = steady
-        exact = scv == 1.0 and cv_fraction == 1.0 and not merged
+        exact = arrival_s is None and scv == 1.0 and cv_fraction == 1.0 and not merged
         start_kind = "steady" if exact else "steady, approximate"
         # every request on a replica at time 0 arrives at time 0, in FIFO order: the first min(n, c) start at once
         # with equilibrium residual work, the rest queue with fresh work
@@ -286,7 +286,8 @@ def run_fleet_once(
         held = np.where(
             position < model.slots, residual_work(rng, backlog, cv_fraction), draw_work(rng, backlog, cv_fraction)
         )
-        arrivals = np.concatenate([np.zeros(backlog), arrivals])
+        # at time 0, or at the first arrival of a trace (which may start later)
+        arrivals = np.concatenate([np.full(backlog, 0.0 if arrival_s is None else float(arrivals[0])), arrivals])
         work = np.concatenate([held, work])
         initial = np.zeros((replicas, 0))
         if routing == Routing.random:
@@ -678,7 +679,7 @@ def replicate(
         span = float(run.arrival_s[-1] - run.arrival_s[0])
         rate = (n - 1) / span if span > 0 else 0.0
         relax = queue_relaxation_s(model, replicas, routing, rate, 1.0, cv)
-        lo = int(math.ceil(WARMUP_FRACTION * n))
+        lo = warmup_requests(n, run.start, relax, rate, routing)
         edges = np.linspace(lo, n, replications + 1).astype(int)
         values = [
             run_statistics(run, budget_s, lo=a, hi=b) | extra(run, a, b) for a, b in zip(edges, edges[1:], strict=False)
