@@ -4,6 +4,7 @@ load variation.)
 Run: ``.venv/bin/python benchmarks/p99_agreement.py [--requests N] [--replications R] [--arrival-scv X
 [--sized-for-scv]] [--routing R] [--only SUBSTRING]``.
 
+``--routing R`` sizes and solves every fleet under that analytic router (``fleet.routing``), e.g. ``random``.
 ``--arrival-scv X`` simulates arrivals of that SCV (a balanced-means hyperexponential above 1): by default on the
 fleet sized for Poisson arrivals (``rackcost simulate --arrival-scv X``, whose analytic side serves the same fleet
 at SCV X), with ``--sized-for-scv`` on the fleet sized for it (every demand point's ``arrival_scv`` set to X).
@@ -39,25 +40,28 @@ from rackcost.evaluation.chain import evaluate_systems
 TWO_SYSTEMS = Path(__file__).resolve().parent.parent / "tests" / "data" / "two_systems.yaml"
 
 
-def _with_scv(path: Path, scv: float | None, folder: Path) -> rackcost.Scenario:
-    """The scenario at ``path``, every demand point's ``arrival_scv`` set to ``scv`` when given."""
-    if scv is None:
+def _with_scv(path: Path, scv: float | None, folder: Path, routing: str | None = None) -> rackcost.Scenario:
+    """The scenario at ``path``, every demand point's ``arrival_scv`` set to ``scv`` and ``fleet.routing`` to
+    ``routing`` when given (so the fleet is sized, and the analytic side solved, under that router)."""
+    if scv is None and routing is None:
         return rackcost.load_scenario(path)
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    for point in data["demand"]:
+    if routing is not None:
+        data["fleet"] = dict(data.get("fleet") or {}, routing=routing)
+    for point in data["demand"] if scv is not None else ():
         point["arrival_scv"] = scv
     out = folder / path.name
     out.write_text(yaml.safe_dump(data), encoding="utf-8")
     return rackcost.load_scenario(out)
 
 
-def cases(sized_scv: float | None = None) -> list[tuple[str, rackcost.Scenario, str]]:
+def cases(sized_scv: float | None = None, routing: str | None = None) -> list[tuple[str, rackcost.Scenario, str]]:
     """(label, scenario, demand point) of every case: each bundled scenario at peak, then the small fleets (every
     demand point at ``sized_scv`` when given)."""
     out = []
     folder = Path(tempfile.mkdtemp())
     for path in rackcost.bundled_scenarios():
-        scenario = _with_scv(Path(path), sized_scv, folder)
+        scenario = _with_scv(Path(path), sized_scv, folder, routing)
         names = [d.name for d in scenario.demand]
         out.append((path.stem, scenario, "peak" if "peak" in names else scenario.sizing_point.name))
     base = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
@@ -67,6 +71,8 @@ def cases(sized_scv: float | None = None) -> list[tuple[str, rackcost.Scenario, 
         if sized_scv is not None:
             for point in data["demand"]:
                 point["arrival_scv"] = sized_scv
+        if routing is not None:
+            data["fleet"]["routing"] = routing
         path = folder / f"two_systems_{replicas}.yaml"
         path.write_text(yaml.safe_dump(data), encoding="utf-8")
         out.append((f"two_systems, {replicas} replica(s)", rackcost.load_scenario(path), "peak"))
@@ -79,7 +85,9 @@ def main() -> None:
     parser.add_argument("--replications", type=int, default=10)
     parser.add_argument("--arrival-scv", type=float, default=None, help="simulate arrivals of this SCV")
     parser.add_argument("--sized-for-scv", action="store_true", help="size the fleets for --arrival-scv")
-    parser.add_argument("--routing", default=None, help="router (default the scenario's)")
+    parser.add_argument(
+        "--routing", default=None, help="size and solve every fleet under this analytic router (default the scenario's)"
+    )
     parser.add_argument("--only", default="", help="only systems whose name contains this")
     args = parser.parse_args()
     sized = args.arrival_scv if args.sized_for_scv else None
@@ -95,7 +103,7 @@ def main() -> None:
     )
     seen = set()
     tally = {"before": [], "after": []}
-    for label, scenario, point in cases(sized):
+    for label, scenario, point in cases(sized, args.routing):
         names = [d.name for d in scenario.demand]
         j = names.index(point)
         for o in evaluate_systems(scenario, () if served is None else (served,)):
@@ -116,7 +124,6 @@ def main() -> None:
                 requests=args.requests,
                 replications=args.replications,
                 arrival_scv=served,
-                routing=args.routing,
             )
             elapsed = time.perf_counter() - t
             if served is not None:  # the same fleet's analytic p99 before item 3 at that SCV

@@ -44,8 +44,12 @@ Statistics (:func:`replicate`): the first :data:`WARMUP_FRACTION` of the request
 :data:`MAX_WARMUP_FRACTION`: :func:`warmup_requests`); 95% confidence half-widths come from independent replications
 (Student t over the replication estimates) or, for one trace, from batch means. :attr:`Summary.warnings` says when
 the interval cannot be trusted: no steady state (the arrivals reach what every slot completes), a run from an
-approximate start shorter than the relaxation time, a short run from the steady state whose miss share rests on too
-few replica states, or a drift of the accepted share between the first and second half of the measured requests.
+approximate start shorter than the relaxation time, or a drift of the accepted share between the first and second
+half of the measured requests. Where SLO misses are rare (fewer than :data:`RARE_MISS_UNITS` independent units of
+the runs hold one, :func:`miss_units`), the accepted share's interval is widened to the conservative
+:func:`rare_miss_bound` (Clopper-Pearson over those units; the rule of three when none holds a miss): misses cluster
+in busy periods, so a Student t interval over a few replications that saw a handful of them, or none, understates
+their spread.
 
 Pure numpy and the standard library (plus :func:`scipy.special.stdtrit` for the t quantile).
 """
