@@ -45,11 +45,8 @@ Statistics (:func:`replicate`): the first :data:`WARMUP_FRACTION` of the request
 (Student t over the replication estimates) or, for one trace, from batch means. :attr:`Summary.warnings` says when
 the interval cannot be trusted: no steady state (the arrivals reach what every slot completes), a run from an
 approximate start shorter than the relaxation time, or a drift of the accepted share between the first and second
-half of the measured requests. Where SLO misses are rare (fewer than :data:`RARE_MISS_UNITS` independent units of
-the runs hold one, :func:`miss_units`), the accepted share's interval is widened to the conservative
-:func:`rare_miss_bound` (Clopper-Pearson over those units; the rule of three when none holds a miss): misses cluster
-in busy periods, so a Student t interval over a few replications that saw a handful of them, or none, understates
-their spread.
+half of the measured requests. Where SLO misses are rare, the accepted share's interval is widened to a
+conservative bound (:mod:`rackcost.model.sim_rare`).
 
 Pure numpy and the standard library (plus :func:`scipy.special.stdtrit` for the t quantile).
 """
@@ -62,7 +59,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import betaincinv, stdtrit
+from scipy.special import stdtrit
 
 from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE, check_arrival_scv, interarrival_s
 from rackcost.model.sim_engines import (
@@ -78,6 +75,7 @@ from rackcost.model.sim_engines import (
     residual_work,
     steady_occupancy,
 )
+from rackcost.model.sim_rare import RARE_MISS_UNITS, SEGMENT_RELAXATION_TIMES, miss_units, rare_miss_bound
 from rackcost.model.sim_steady import relaxation_time_s, steady_start
 from rackcost.model.strategies import Routing
 
@@ -85,6 +83,8 @@ __all__ = [
     "ARRIVAL_SCV_RANGE",
     "DEFAULT_OUTPUT_TOKENS_CV_FRACTION",
     "ESTIMATES",
+    "RARE_MISS_UNITS",
+    "SEGMENT_RELAXATION_TIMES",
     "ROUTINGS",
     "WARMUP_FRACTION",
     "ReplicaModel",
@@ -119,12 +119,6 @@ MAX_WARMUP_FRACTION = 0.5
 """Largest share of a replication left out as warm-up [-]."""
 DRIFT_CONFIDENCE_FRACTION = 0.99
 """Confidence at which a difference between the first and second half of the runs flags a drift [-]."""
-RARE_MISS_UNITS = 5
-"""Fewer independent units of the runs (:func:`miss_units`) with an SLO miss than this, and the accepted share's
-interval is the conservative bound of :func:`rare_miss_bound` instead of (or where wider than) Student t [-]."""
-SEGMENT_RELAXATION_TIMES = 2.0
-"""A replication is cut into stretches at least this many relaxation times long (:func:`queue_relaxation_s`), taken
-as independent units by :func:`miss_units` [-]."""
 DRIFT_MIN_FRACTION = 0.002
 """Smallest drift of the accepted share between halves worth a warning [-]."""
 DEFAULT_OUTPUT_TOKENS_CV_FRACTION = 1.0
@@ -459,76 +453,6 @@ class Summary:
     miss_upper_bound: float | None = None
 
 
-def miss_units(
-    run: Run, budget_s: float, lo: int, hi: int, relaxation_s: float, replicas: int = 1
-) -> tuple[int, int, float]:
-    """Cut the measured requests ``lo`` to ``hi - 1`` of a run into independent units and count those with an SLO
-    miss (a request dropped or waiting past ``budget_s``).
-
-    The units are stretches of the measured span at least :data:`SEGMENT_RELAXATION_TIMES` relaxation times long
-    (one stretch when the span is shorter): a queue forgets its state over its relaxation time, so stretches that
-    far apart are nearly independent (the batch-means argument; Whitt 1989). With ``replicas > 1`` and the run's
-    replica of each request (:attr:`Run.replica`), each replica's stretch is a unit of its own: under random
-    routing of Poisson arrivals the replicas are independent queues (Poisson splitting), the caller's condition.
-
-    Returns
-    -------
-    (units, with_miss, crowding)
-        Units [-], units holding at least one miss [-], and the most requests in a unit over the mean [-].
-
-    Examples
-    --------
-    >>> t = np.arange(10.0)
-    >>> run = Run(t, t + np.r_[0.0, 5.0, np.zeros(8)], t + 1, t, t, np.zeros(10, bool), np.zeros(0), 1)
-    >>> miss_units(run, 1.0, 0, 10, 1.0)  # 2-s stretches of a 9-s span: 4 units of 3, 2, 2, 3, the first missed
-    (4, 1, 1.2)
-    """
-    arrival = run.arrival_s[lo:hi]
-    t0 = float(arrival[0])
-    span = float(arrival[-1]) - t0
-    stretches = 1
-    if span > 0 and math.isfinite(relaxation_s) and relaxation_s > 0:
-        stretches = max(1, int(span // (SEGMENT_RELAXATION_TIMES * relaxation_s)))
-    seg = np.zeros(arrival.size, dtype=np.int64)
-    if stretches > 1:
-        seg = np.minimum(((arrival - t0) * (stretches / span)).astype(np.int64), stretches - 1)
-    groups = 1
-    if replicas > 1 and run.replica is not None:
-        groups = replicas
-        seg = run.replica[lo:hi].astype(np.int64) * stretches + seg
-    units = groups * stretches
-    missed = ~(~run.dropped[lo:hi] & (run.wait_s[lo:hi] <= budget_s))
-    counts = np.bincount(seg, minlength=units)
-    crowding = float(counts.max() / counts.mean()) if counts.sum() else 1.0
-    return units, int(np.unique(seg[missed]).size), crowding
-
-
-def rare_miss_bound(units: int, with_miss: int, crowding: float = 1.0) -> float:
-    """95% upper confidence bound of the share of requests that miss the SLO, from independent units of a run of
-    which ``with_miss`` hold at least one miss [-].
-
-    Misses cluster in the busy periods of the queue, so a run that saw few of them says little about their share,
-    and a Student t interval over a handful of replications understates it (a run that saw none reports a zero
-    width). A bound that does not depend on the clustering: a unit's miss fraction ``X`` lies in [0, 1] and has
-    mean ``p``, the miss share, so it holds a miss with probability ``P(X > 0) >= E[X] = p``. The number of units
-    with a miss is binomial in ``P(X > 0)``, whose exact one-sided Clopper-Pearson bound (C. J. Clopper and E. S.
-    Pearson, *Biometrika* 26(4), 1934, 404-413) then bounds ``p``: with none of ``n``, ``1 - 0.05^(1/n)``, about
-    ``3 / n``, the rule of three (B. D. Jovanovic and P. S. Levy, *The American Statistician* 51(2), 1997, 137-139)
-    over independent units rather than over requests. ``E[X] = p`` holds for units of equal requests; ``crowding``,
-    the fullest unit's requests over the mean, scales the bound for units that hold more requests than others.
-
-    Examples
-    --------
-    >>> round(rare_miss_bound(40, 0), 4), round(1 - 0.05 ** (1 / 40), 4)  # none of 40: the rule of three
-    (0.0722, 0.0722)
-    >>> round(rare_miss_bound(40, 2), 4)
-    0.1492
-    """
-    if with_miss >= units:
-        return 1.0
-    return min(1.0, float(betaincinv(with_miss + 1, units - with_miss, CONFIDENCE_FRACTION)) * max(crowding, 1.0))
-
-
 def _with_rare_bound(summary: Summary, units: int, with_miss: int, crowding: float) -> Summary:
     """The summary with the accepted share's half-width widened to :func:`rare_miss_bound` where misses are rare."""
     if with_miss >= RARE_MISS_UNITS:
@@ -696,18 +620,8 @@ def replicate(
         measured_s = float(run.arrival_s[-1] - run.arrival_s[lo])
         notes = _warnings(pairs, run.start, measured_s, relax, model, replicas, routing, rate, replications, n)
         units, with_miss, crowding = miss_units(run, budget_s, lo, n, relax)
-        return _with_rare_bound(
-            replace(
-                _summarise(values, "batch means"),
-                warnings=notes,
-                start=run.start,
-                warmup_requests=lo,
-                relaxation_s=relax,
-            ),
-            units,
-            with_miss,
-            crowding,
-        )
+        out = replace(_summarise(values, "batch means"), warnings=notes, start=run.start, warmup_requests=lo)
+        return _with_rare_bound(replace(out, relaxation_s=relax), units, with_miss, crowding)
     per_rep = max(requests // replications, 2)
     assert arrival_rps is not None  # run_fleet_once refuses a run without a rate or a trace
     relax = queue_relaxation_s(model, replicas, routing, arrival_rps, scv, cv)
@@ -733,18 +647,8 @@ def replicate(
         if progress:
             progress(done)
     notes = _warnings(pairs, start, measured_s, relax, model, replicas, routing, arrival_rps, replications, per_rep)
-    return _with_rare_bound(
-        replace(
-            _summarise(values, "independent replications"),
-            warnings=notes,
-            start=start,
-            warmup_requests=lo,
-            relaxation_s=relax,
-        ),
-        units,
-        with_miss,
-        crowding,
-    )
+    out = replace(_summarise(values, "independent replications"), warnings=notes, start=start, warmup_requests=lo)
+    return _with_rare_bound(replace(out, relaxation_s=relax), units, with_miss, crowding)
 
 
 def _warnings(
