@@ -35,8 +35,8 @@ from hypothesis import strategies as st
 
 import rackcost
 from rackcost import ScenarioError
-from rackcost.analysis.referee import Trace, read_trace
 from rackcost.analysis.sweep.run import SweepError, run_sweep
+from rackcost.analysis.trace_files import Trace, read_trace
 from rackcost.files import FORMULA_PREFIXES
 from rackcost.importers import read_csv_table
 from reference import TWO_SYSTEMS, find_non_finite

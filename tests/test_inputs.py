@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 import rackcost
 from rackcost import ScenarioError, files
-from rackcost.analysis import referee
+from rackcost.analysis import trace_files
 from rackcost.cli import app
 from rackcost.importers import read_csv_table_path, read_inferencex_paths
 from rackcost.model import simulation as sim
@@ -60,7 +60,7 @@ def test_every_reader_refuses_special_files(fifo: Path) -> None:
         table = read_csv_table_path(path)
         assert not table.ok and "is not a regular file" in table.skipped[0].reason
         with pytest.raises(ValueError, match="is not a regular file"):
-            referee.read_trace(path)
+            trace_files.read_trace(path)
 
 
 def test_the_size_is_checked_before_reading(tmp_path: Path) -> None:
@@ -169,7 +169,7 @@ def test_a_trace_whose_arrivals_are_all_at_one_instant_is_refused(tmp_path: Path
     trace = tmp_path / "t.csv"
     trace.write_text("arrival_s,input_tokens,output_tokens\n" + "5.0,1000,500\n" * 30, encoding="utf-8")
     with pytest.raises(ValueError, match="every arrival is at one instant"):
-        referee.read_trace(trace)
+        trace_files.read_trace(trace)
 
 
 def test_utilisation_over_a_tiny_span_is_at_most_one() -> None:

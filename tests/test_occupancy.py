@@ -15,10 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rackcost.model.demand import serve_demand
+from rackcost.model.erlang import erlang_c_checked
 from rackcost.model.inputs import SloInputs
-from rackcost.model.occupancy import start_occupancy_quantile
+from rackcost.model.occupancy import conditional_wait_rate, start_occupancy_quantile, waiting_share
 from rackcost.model.performance import LoadCurve
-from rackcost.model.sim_engines import ReplicaModel
+from rackcost.model.sim_engines import ReplicaModel, fixed_model
 from rackcost.model.simulation import replicate
 
 SLO = SloInputs(ttft_limit_ms=1e7, tpot_limit_ms=1e6, e2e_limit_ms=None, attainment_fraction=0.99, output_tokens=1.0)
@@ -81,9 +82,45 @@ def test_occupancy_quantile_by_hand():
 @pytest.mark.parametrize("routing", ["pooled", "least_outstanding", "random"])
 def test_no_correction_when_ttft_does_not_move(routing):
     load = curve([16.0], [2.0], [250.0])
-    out = serve_demand([[1.0, 10.0, 30.0]], 3, 16.0, 2.0, 1e4, 0.99, load=load, slo=SLO, routing=routing)
-    assert np.array_equal(out.ttft_p99_ms, out.ttft_ms + out.wait_p99_ms)
+    out = serve_demand([[1.0, 10.0, 20.0, 23.0]], 3, 16.0, 2.0, 1e4, 0.99, load=load, slo=SLO, routing=routing)
+    if routing == "least_outstanding":  # fewer wait, each longer: the p99 wait is not the pooled one (below)
+        assert np.all(out.ttft_p99_ms[0, :2] == out.ttft_ms[0, :2])
+        assert np.all(out.ttft_p99_ms[0, 2:] > out.ttft_ms[0, 2:])
+    else:  # the M/M/k wait quantile, ln(C / 0.01) S / (k - a), to rounding
+        assert np.allclose(out.ttft_p99_ms, out.ttft_ms + out.wait_p99_ms, rtol=1e-12, atol=0.0)
     assert np.array_equal(out.tpot_p99_ms, out.tpot_ms)
+
+
+def test_conditional_wait_closed_forms():
+    # pooled and one replica: the M/M/c rate (c / S - lambda) / v; least outstanding on one replica is the same
+    assert float(conditional_wait_rate(True, True, 4, 8, 24.0, 1.0)) == pytest.approx(8.0)
+    assert float(conditional_wait_rate(True, False, 1, 8, 6.0, 1.0, 2.0)) == pytest.approx((8.0 - 6.0) / 2.0)
+    # least outstanding on N replicas: mu (1 - sigma^N), sigma = 1 - (1 - rho) / v, rho = lambda S / (N c)
+    rate = float(conditional_wait_rate(True, False, 10, 8, 72.0, 1.0, 1.5))
+    assert rate == pytest.approx(8.0 * (1.0 - (1.0 - 0.1 / 1.5) ** 10), rel=1e-12)
+    # the share that waits: C under a central queue, C r / theta under least outstanding
+    share, r = waiting_share(0.3, True, False, 10, 8, 72.0, 1.0)
+    assert float(share) == pytest.approx(0.3 * float(r) / 8.0, rel=1e-12)
+    assert float(waiting_share(0.3, True, True, 10, 8, 72.0, 1.0)[0]) == 0.3
+
+
+@pytest.mark.parametrize("replicas, slots, load", [(20, 4, 0.9), (10, 8, 0.93)])
+def test_least_outstanding_waits_on_its_own_replica(replicas, slots, load):
+    """The simulator's least-outstanding router: a waiting request's wait decays at mu (1 - sigma^N), the rate of
+    its own replica, not at the pool's k / S - lambda; the share that waits lies between C r / theta (the pooled
+    mean wait) and C (the pooled share)."""
+    rate = load * replicas * slots
+    s = replicate(
+        8, 3, replicas, fixed_model(slots, 1.0, 0.0), "least_outstanding", 10.0, rate, 400_000, exceedance_s=(0.0, 1.0)
+    )
+    delay = float(erlang_c_checked(np.array(float(replicas * slots)), np.array(rate)))
+    share, decay = (float(x) for x in waiting_share(delay, True, False, replicas, slots, rate, 1.0))
+    waited, past_one = s.estimates["wait_exceedance_0"], s.estimates["wait_exceedance_1"]
+    assert -math.log(past_one / waited) == pytest.approx(decay, rel=0.08)
+    assert abs(-math.log(past_one / waited) - decay) < 0.5 * abs(
+        -math.log(past_one / waited) - (replicas * slots - rate)
+    )
+    assert share * 0.95 <= waited <= delay
 
 
 @settings(max_examples=60, deadline=None)

@@ -32,12 +32,15 @@ from scipy.special import stdtrit
 from typer.testing import CliRunner
 
 import rackcost
-from rackcost.analysis.referee import TAIL_NOTE, capacity_check, figure_rows, read_trace, tail_note_applies
+from rackcost.analysis.referee import TAIL_NOTE, capacity_check, figure_rows, tail_note_applies
+from rackcost.analysis.trace_files import read_trace
 from rackcost.cli import app
 from rackcost.model import queueing, sim_steady
 from rackcost.model import simulation as sim
 from rackcost.model.performance import build_curve
 from rackcost.model.sim_arrivals import interarrival_s
+from rackcost.model.sim_rare import RARE_MISS_UNITS, rare_miss_bound
+from rackcost.model.sim_summary import Summary
 from reference import TWO_SYSTEMS
 
 runner = CliRunner()
@@ -52,7 +55,7 @@ def _mmk(replicas: int, slots: int, rho: float, routing: str, t_s: float, reques
     )
 
 
-def _within(summary: sim.Summary, name: str, exact: float) -> None:
+def _within(summary: Summary, name: str, exact: float) -> None:
     k = summary.per_replication[name].size
     # the 95% half-width widened to 99.9%: t quantiles of k - 1 degrees of freedom
     est, half = summary.estimates[name], summary.halfwidths[name] * stdtrit(k - 1, 0.9995) / stdtrit(k - 1, 0.975)
@@ -323,7 +326,7 @@ def test_a_trace_replaces_poisson_arrivals_with_batch_means(scenario, tmp_path: 
     assert trace.arrival_s.size == 400
     assert trace.arrival_rps == pytest.approx(20.0, rel=0.15)
     row = rackcost.simulate(scenario, system="B", trace=path, replications=4)[0]
-    assert row["ci_method"] == "batch means"
+    assert row["ci_method"].startswith("batch means")
     assert row["requests"] == 400
     assert row["demand_point"] == scenario.sizing_point.name
     bad = tmp_path / "bad.csv"
@@ -403,6 +406,19 @@ def test_analytic_capacity_at_slo_is_within_5_percent_of_the_simulated_one() -> 
         assert r["routing"] == "least_outstanding"
         assert r["simulated_miss_fraction_below"] <= r["miss_target_fraction"] < r["simulated_miss_fraction_above"]
         assert r["capacity_within_bracket"], r["verdict"]
+
+
+def test_capacity_check_at_an_arrival_scv_uses_that_scv_on_both_sides() -> None:
+    """``arrival_scv``: the same fleet's analytic capacity at that SCV (lower: bursts need headroom), simulated with
+    arrivals of that SCV; the bracket still holds on the fixture's system A (60,000 requests)."""
+    scenario = rackcost.load_scenario(TWO_SYSTEMS)
+    (poisson,) = capacity_check(scenario, system="A", requests=2_000, replications=2)
+    (bursty,) = capacity_check(scenario, system="A", requests=60_000, replications=4, seed=1, arrival_scv=4.0)
+    assert poisson["arrival_scv"] == 1.0 and bursty["arrival_scv"] == 4.0
+    assert bursty["analytic_capacity_at_slo_rps"] < poisson["analytic_capacity_at_slo_rps"]
+    assert bursty["simulated_miss_fraction_below"] <= bursty["miss_target_fraction"]
+    with pytest.raises(ValueError, match="arrival_scv"):
+        capacity_check(scenario, arrival_scv=1000.0)
 
 
 def test_cli_capacity_json() -> None:
@@ -588,3 +604,60 @@ def test_cli_names_the_arrivals_and_the_admission_mode(overloaded, tmp_path: Pat
     assert result.exit_code == 0, result.output
     assert "arrivals: renewal, SCV 4; no admission control" in result.stdout
     assert "SCV 4" in result.stdout
+
+
+# ------------------------------------------------------------------------- rare misses: a bound, not nothing
+
+
+@pytest.mark.parametrize("units", [1, 5, 40, 1000])
+def test_rare_miss_bound_is_the_rule_of_three_over_units(units) -> None:
+    # none of n units with a miss: P(none) = (1 - p)^n = 0.05 at the bound (Clopper and Pearson 1934)
+    assert rare_miss_bound(units, 0) == pytest.approx(1.0 - 0.05 ** (1.0 / units), rel=1e-12)
+
+
+@pytest.mark.parametrize("units, with_miss", [(40, 1), (40, 4), (300, 2)])
+def test_rare_miss_bound_is_clopper_pearson(units, with_miss) -> None:
+    from scipy.stats import binom
+
+    bound = rare_miss_bound(units, with_miss)
+    assert binom.cdf(with_miss, units, bound) == pytest.approx(0.05, rel=1e-9)
+    assert rare_miss_bound(units, with_miss, 1.5) == pytest.approx(1.5 * bound)
+    assert rare_miss_bound(units, units) == 1.0
+
+
+def test_a_run_without_misses_reports_a_bound_that_contains_the_exact_share() -> None:
+    """Random routing of 6 replicas x 4 slots at 25% load with a 3 s budget: M/M/4 misses 2.5e-6 of the requests,
+    so 20,000 requests show none. The half-width is the rare-miss bound over independent units (each replica's
+    stretches of two relaxation times), not zero, and it contains the exact value."""
+    model = sim.fixed_model(4, 1.0, 0.0)
+    exact = float(queueing.wait_exceedance(3.0, 4, 1.0, 1.0))
+    s = sim.replicate(4, 0, 6, model, "random", 3.0, 6.0, 20_000)
+    assert s.miss_units % 24 == 0 and s.miss_units > 24 and s.miss_units_with_miss == 0
+    assert s.miss_upper_bound >= 1.0 - 0.05 ** (1.0 / s.miss_units)  # the rule of three, times the crowding
+    assert s.miss_upper_bound >= exact and s.halfwidths["accepted_fraction"] >= s.miss_upper_bound > 0
+    assert abs(s.estimates["accepted_fraction"] - (1.0 - exact)) <= s.halfwidths["accepted_fraction"]
+    assert "rare-miss bound" in s.method
+
+
+def test_frequent_misses_keep_the_student_t_interval() -> None:
+    model = sim.fixed_model(4, 1.0, 0.0)
+    s = sim.replicate(4, 0, 6, model, "random", 0.1, 22.0, 20_000)  # 92% load: many replica states miss
+    assert s.miss_upper_bound is None and s.miss_units_with_miss >= RARE_MISS_UNITS
+    assert s.method == "independent replications"
+
+
+def test_a_trace_under_random_routing_starts_in_the_steady_state_and_warms_up() -> None:
+    """A trace gets the per-replica routers' steady start too (at its mean rate, approximate: the trace need not be
+    Poisson), and the batch means leave out the warm-up of an approximate start (3 relaxation times, up to half)."""
+    model = sim.fixed_model(4, 1.0, 0.0)
+    arrivals = 100.0 + np.cumsum(np.random.default_rng(5).exponential(1 / 28.0, 40_000))  # 8 x 4 slots at 87.5%
+    run = sim.run_fleet_once(np.random.default_rng(1), 8, model, "random", 1.0, arrival_s=arrivals)
+    assert run.start == "steady, approximate" and run.arrival_s.size == arrivals.size
+    assert run.initial_start_s is not None and np.all(run.initial_start_s >= arrivals[0])
+    s = sim.replicate(5, 0, 8, model, "random", 0.5, arrival_s=arrivals)
+    rate = (arrivals.size - 1) / (arrivals[-1] - arrivals[0])
+    relax = sim.queue_relaxation_s(model, 8, "random", rate)
+    assert s.start == "steady, approximate"
+    assert s.warmup_requests == sim.warmup_requests(arrivals.size, s.start, relax, rate, "random") > 4_000
+    exact = 1.0 - float(queueing.wait_exceedance(0.5, 4, 3.5, 1.0))  # M/M/4 at 3.5/s, Poisson splitting
+    assert abs(s.estimates["accepted_fraction"] - exact) <= max(s.halfwidths["accepted_fraction"], 0.02)

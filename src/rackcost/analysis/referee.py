@@ -14,8 +14,6 @@ the rest before the queue, as in the model), or with ``admission=False`` at the 
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from rackcost import files, limits
+from rackcost import limits
 from rackcost.analysis import referee_swing
+from rackcost.analysis.trace_files import Trace, read_trace
 from rackcost.errors import check_argument, check_count
 from rackcost.model import queueing
 from rackcost.model.operating_point import queueing_budget_s
@@ -48,12 +47,9 @@ __all__ = [
     "FIGURES",
     "SERVICE_MODELS",
     "TAIL_NOTE",
-    "Trace",
     "capacity_check",
     "BYTES_PER_SIMULATED_REQUEST",
     "check_requests_fit",
-    "read_arrival_times",
-    "read_trace",
     "figure_rows",
     "tail_note_applies",
     "simulate",
@@ -74,94 +70,6 @@ TAIL_NOTE = (
     "utilisation above 98% with thousands of slots: 10^6 requests only bound a 1% tail, about +-30%; "
     "read the accepted fraction's interval, not its point"
 )
-
-
-@dataclass(frozen=True)
-class Trace:
-    """Arrivals read from a CSV trace (``arrival_s,input_tokens,output_tokens``), sorted by arrival.
-
-    Attributes
-    ----------
-    arrival_s
-        Arrival times [s].
-    input_tokens, output_tokens
-        Tokens of each request [tokens]. Output length sets each request's work (length / mean length); input
-        tokens are carried for the record only, since the curve was measured at the workload's ISL.
-    """
-
-    arrival_s: np.ndarray
-    input_tokens: np.ndarray
-    output_tokens: np.ndarray
-
-    @property
-    def arrival_rps(self) -> float:
-        """Mean arrival rate over the trace [requests/s]."""
-        span = float(self.arrival_s[-1] - self.arrival_s[0])
-        return (self.arrival_s.size - 1) / span if span > 0 else math.inf
-
-
-MAX_TRACE_BYTES = 500_000_000
-"""Largest trace file read [bytes]: about 20 million requests of three columns."""
-
-
-def _read_columns(path: str | Path, names: tuple[str, ...], what: str) -> dict[str, np.ndarray]:
-    """The named columns of a CSV of numbers (others ignored): arrival times >= 0, other values > 0, at least 20
-    rows, a span of time; the message names the file and row."""
-    columns: dict[str, list[float]] = {n: [] for n in names}
-    try:  # a regular file only (a FIFO would block, /dev/zero never end), its size checked before the bounded read
-        raw = files.read_regular_file(path, MAX_TRACE_BYTES, what)
-        text = raw.decode("utf-8-sig")
-    except files.InputFileError as exc:
-        raise ValueError(str(exc)) from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a UTF-8 text file; expected a {what}") from None
-    with io.StringIO(text, newline="") as fh:
-        reader = csv.DictReader(fh)
-        missing = [n for n in names if n not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(f"{path}: a {what} needs the columns {', '.join(names)}; missing {', '.join(missing)}")
-        for row_number, row in enumerate(reader, start=2):
-            for n in names:
-                try:
-                    value = float(row[n])
-                except (TypeError, ValueError):
-                    shown = row[n] if row[n] is None else row[n][:40]
-                    raise ValueError(f"{path}: row {row_number}: {n} is not a number: {shown!r}") from None
-                if not math.isfinite(value) or (n != "arrival_s" and value <= 0) or value < 0:
-                    raise ValueError(f"{path}: row {row_number}: {n} must be a finite, positive number: {value}")
-                columns[n].append(value)
-    if len(columns["arrival_s"]) < 20:
-        raise ValueError(f"{path}: a {what} needs at least 20 requests, found {len(columns['arrival_s'])}")
-    arrival = np.array(columns["arrival_s"])
-    if float(arrival.max() - arrival.min()) <= 0:
-        raise ValueError(f"{path}: every arrival is at one instant ({arrival[0]:g} s): a {what} needs a span of time")
-    return {n: np.array(v) for n, v in columns.items()}
-
-
-def read_arrival_times(path: str | Path) -> np.ndarray:
-    """The sorted arrival times of a CSV with an ``arrival_s`` column (others ignored) [s].
-
-    Raises
-    ------
-    ValueError
-        As :func:`read_trace`, for the one column.
-    """
-    return np.sort(_read_columns(path, ("arrival_s",), "CSV of arrival times")["arrival_s"], kind="stable")
-
-
-def read_trace(path: str | Path) -> Trace:
-    """Read a CSV trace with the header ``arrival_s,input_tokens,output_tokens`` (extra columns are ignored).
-
-    Raises
-    ------
-    ValueError
-        If a column is missing, a value is not a finite number, a token count is not positive, or there are fewer
-        than 20 requests; the message names the row.
-    """
-    columns = _read_columns(path, ("arrival_s", "input_tokens", "output_tokens"), "CSV trace")
-    arrival = columns["arrival_s"]
-    order = np.argsort(arrival, kind="stable")
-    return Trace(arrival[order], columns["input_tokens"][order], columns["output_tokens"][order])
 
 
 FIGURES = (
@@ -544,6 +452,13 @@ def _simulate_one(
         notes.append(
             f"trace of {trace.arrival_s.size} requests at {trace.arrival_rps:.4g} rps; analytic at {offered:.4g}"
         )
+    if s.miss_upper_bound is not None:
+        notes.append(
+            f"SLO misses are rare: {s.miss_units_with_miss} of {s.miss_units:,} independent units of the runs hold "
+            f"one, too few for a Student t interval; the accepted share's interval contains the conservative bound "
+            f"that at most {s.miss_upper_bound:.2g} of the requests simulated miss the SLO (95%, Clopper-Pearson "
+            "over the units; raise the requests to narrow it)"
+        )
     out: dict[str, Any] = {
         "system": o.inputs.name,
         "demand_point": row["demand_point"],
@@ -567,6 +482,9 @@ def _simulate_one(
         "start": s.start,
         "warmup_requests_per_replication": s.warmup_requests,
         "relaxation_s": _finite(s.relaxation_s),
+        "miss_units": s.miss_units,
+        "miss_units_with_miss": s.miss_units_with_miss,
+        "simulated_miss_upper_bound_fraction": s.miss_upper_bound,
     }
     for name, value in analytic.items():
         sim_value, sim_half = simulated[name]
@@ -594,6 +512,7 @@ def capacity_check(
     routing: str | None = None,
     replications: int = 5,
     bracket_fraction: float = CAPACITY_BRACKET_FRACTION,
+    arrival_scv: float | None = None,
 ) -> list[dict[str, Any]]:
     """Check the analytic capacity at SLO of each fleet as sized against the simulation, by bracketing.
 
@@ -614,6 +533,11 @@ def capacity_check(
         As :func:`simulate`, per simulated rate.
     bracket_fraction
         ``f`` [-].
+    arrival_scv
+        Squared coefficient of variation of the inter-arrival times simulated (as :func:`simulate`); default the
+        sizing demand point's ``arrival_scv``, else 1. Where it is not the scenario's, the analytic capacity is the
+        same fleet's at that SCV (``served_at_scv``). There is no admission option: each rate is offered to the
+        queue whole, since shedding at the analytic capacity would hide the overload the upper rate tests.
 
     Returns
     -------
@@ -629,7 +553,13 @@ def capacity_check(
         raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {route!r}")
     if not 0.0 < bracket_fraction < 1.0:
         raise ValueError(f"bracket_fraction must lie in (0, 1), got {bracket_fraction}")
-    outcomes = evaluate_systems(scenario)
+    if arrival_scv is not None:
+        check_argument("rackcost.capacity_check", "arrival_scv", arrival_scv, (int, float), "a number (1 is Poisson)")
+        check_arrival_scv(arrival_scv)
+    sizing_scv = getattr(scenario.sizing_point, "arrival_scv", None)
+    sizing_scv = 1.0 if sizing_scv is None else float(sizing_scv)
+    scv = sizing_scv if arrival_scv is None else float(arrival_scv)
+    outcomes = evaluate_systems(scenario, () if scv == sizing_scv else (scv,))
     names = [o.inputs.name for o in outcomes]
     if system is not None and system not in names:
         raise ValueError(f"no system named {system!r}; the scenario has: {', '.join(names)}")
@@ -642,7 +572,9 @@ def capacity_check(
             continue
         slots = max(int(math.floor(o.chosen.concurrency + 1e-9)), 1)
         model = replica_model(o.inputs.curve, slots)
-        capacity = float(o.demand.capacity_at_slo_rps[0])
+        served = o.demand if scv == sizing_scv else o.fleet.served_at_scv[scv].first_sample()
+        sizing = [d.name for d in scenario.demand].index(scenario.sizing_point.name)
+        capacity = float(np.ravel(served.capacity_at_slo_rps)[sizing])
         misses = []
         for factor in (1.0 - bracket_fraction, 1.0 + bracket_fraction):
             s = replicate(
@@ -656,6 +588,7 @@ def capacity_check(
                 requests,
                 cv_fraction=cv,
                 output_tokens=float(scenario.workload.output_tokens_per_request),
+                arrival_scv=scv,
             )
             misses.append((1.0 - s.estimates["accepted_fraction"], _finite(s.halfwidths["accepted_fraction"])))
         (below, below_half), (above, above_half) = misses
@@ -663,6 +596,7 @@ def capacity_check(
             {
                 "system": o.inputs.name,
                 "routing": route,
+                "arrival_scv": scv,
                 "replicas_serving": o.serving_replicas,
                 "slots_per_replica": slots,
                 "analytic_capacity_at_slo_rps": capacity,

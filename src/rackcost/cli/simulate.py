@@ -131,7 +131,7 @@ def simulate(
         error("--rate-swing does not apply to --capacity (which checks the constant-rate capacity at SLO)")
         raise typer.Exit(code=1)
     if capacity:
-        _capacity(sc, system, requests, seed, routing, replications, fmt, dest)
+        _capacity(sc, system, requests, seed, routing, replications, fmt, dest, arrival_scv)
         return
     try:
         with Progress(console=console(stderr=True), transient=True, disable=requests < PROGRESS_FROM_REQUESTS) as bar:
@@ -227,7 +227,7 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
             out.print(f"[bold red]warning:[/bold red] {escape(warning)}", highlight=False)
 
 
-def _capacity(sc, system, requests, seed, routing, replications, fmt, output) -> None:
+def _capacity(sc, system, requests, seed, routing, replications, fmt, output, arrival_scv=None) -> None:
     """``rackcost simulate --capacity``: the capacity bracket of :func:`rackcost.analysis.referee.capacity_check`."""
     from rackcost.analysis.referee import capacity_check
 
@@ -240,6 +240,7 @@ def _capacity(sc, system, requests, seed, routing, replications, fmt, output) ->
                 seed=seed,
                 routing=None if routing is None else routing.value,
                 replications=replications,
+                arrival_scv=arrival_scv,
             )
     except ScenarioError as exc:
         fail(exc)
@@ -312,7 +313,7 @@ def trace(
     """Measure an arrival trace: its rate and burstiness, as a demand point's arrival_rps and arrival_scv."""
     from dataclasses import asdict
 
-    from rackcost.analysis.referee import read_arrival_times
+    from rackcost.analysis.trace_files import read_arrival_times
     from rackcost.model.burstiness import arrival_statistics
 
     dest = destination(output, force, csv_path, into)

@@ -17,8 +17,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import routing as routes
+from rackcost.model.erlang import erlang_c_checked
 from rackcost.model.inputs import SloInputs
-from rackcost.model.occupancy import occupancy_spread, start_occupancy_quantile
+from rackcost.model.occupancy import occupancy_spread, start_occupancy_quantile, waiting_share
 from rackcost.model.operating_point import queueing_budget_s
 from rackcost.model.outcomes import DemandOutcome
 from rackcost.model.performance import LoadCurve, in_service_concurrency
@@ -283,11 +284,13 @@ def serve_at_capacity(
         # figures above stay at the mean occupancy
         # the occupancy queue: slots and rates divided by the burstiness and by the spread of a load-dependent service
         spread = occupancy_spread(load, in_service, point_service_s)
-        start = _start_occupancy(
+        start, delay = _start_occupancy(
             routing, active, concurrency, slots / spread, admitted / scale / spread, point_service_s, v * spread
         )
         start_ttft_ms, tpot_p99_ms = load.latencies_at(start)
-        ttft_p99_ms = start_ttft_ms + wait_p99_ms
+        ttft_p99_ms = start_ttft_ms + _reported_wait_p99_ms(
+            routing, delay, active, concurrency, admitted, service_s, v, stretch
+        )
     accepted = admitted * (1.0 - miss)
     rejected = lam - accepted
     shape = lam.shape
@@ -326,11 +329,40 @@ def _start_occupancy(
     rate_rps: NDArray[np.float64],
     service_s: NDArray[np.float64],
     variability: NDArray[np.float64],
-) -> NDArray[np.float64]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The p99 occupancy a request starts at on its replica, for the queue the routing makes of the fleet
-    (:func:`rackcost.model.occupancy.start_occupancy_quantile`) [requests]."""
+    (:func:`rackcost.model.occupancy.start_occupancy_quantile`) [requests], and that queue's Erlang C [fraction]."""
     if routes.check_routing(str(routing)).one_queue:
         pool, per_pool, load_erlangs = active * slots, active, rate_rps * service_s
     else:
         pool, per_pool, load_erlangs = slots, np.ones_like(active), rate_rps / active * service_s
-    return start_occupancy_quantile(TTFT_PERCENTILE_FRACTION, per_pool, concurrency, pool, load_erlangs, variability)
+    start = start_occupancy_quantile(TTFT_PERCENTILE_FRACTION, per_pool, concurrency, pool, load_erlangs, variability)
+    pool, load_erlangs = np.broadcast_arrays(np.asarray(pool, dtype=float), np.asarray(load_erlangs, dtype=float))
+    return start, erlang_c_checked(pool, load_erlangs)
+
+
+def _reported_wait_p99_ms(
+    routing: Routing | str,
+    delay: NDArray[np.float64],
+    active: NDArray[np.int64],
+    concurrency: NDArray[np.float64],
+    admitted_rps: NDArray[np.float64],
+    full_service_s: NDArray[np.float64],
+    variability: NDArray[np.float64],
+    stretch: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """The p99 wait that the reported p99 TTFT adds to ``TTFT(c)`` where more than 1% of requests wait [ms]:
+    ``ln(C' / 0.01) / r``, ``C'`` the share of requests that wait and ``r`` the decay rate of their wait under the
+    routing (:func:`rackcost.model.occupancy.waiting_share`, from the occupancy queue's Erlang C ``delay``),
+    stretched by the service time's spread like every wait (:func:`rackcost.model.burstiness.wait_stretch`); 0
+    elsewhere."""
+    kind = routes.check_routing(str(routing))
+    per_pool = active if kind.one_queue else np.ones_like(active)
+    rate = admitted_rps if kind.one_queue else admitted_rps / active
+    waiting, decay = waiting_share(
+        delay, kind.one_queue, kind.central_queue, per_pool, concurrency, rate, full_service_s, variability
+    )
+    tail = 1.0 - TTFT_PERCENTILE_FRACTION
+    with np.errstate(divide="ignore", invalid="ignore"):
+        wait_s = np.where(waiting > tail, np.log(np.maximum(waiting, tail) / tail) / decay, 0.0)
+    return np.asarray(wait_s * stretch, dtype=float) * MS_PER_S

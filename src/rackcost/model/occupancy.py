@@ -37,7 +37,13 @@ from scipy.special import ndtri, pdtr, pdtrik
 from rackcost.model.erlang import erlang_c_checked
 from rackcost.model.performance import LoadCurve
 
-__all__ = ["MAX_SERVICE_ELASTICITY", "occupancy_spread", "start_occupancy_quantile"]
+__all__ = [
+    "MAX_SERVICE_ELASTICITY",
+    "conditional_wait_rate",
+    "occupancy_spread",
+    "start_occupancy_quantile",
+    "waiting_share",
+]
 
 Array = NDArray[np.float64]
 
@@ -85,6 +91,112 @@ def occupancy_spread(load: LoadCurve, in_service: ArrayLike, service_s: ArrayLik
     at_s = load.service_at(n) if service_s is None else np.asarray(service_s, dtype=float)
     elasticity = np.clip(n * slope / at_s, -MAX_SERVICE_ELASTICITY, MAX_SERVICE_ELASTICITY)
     return np.asarray(1.0 / (1.0 - elasticity), dtype=float)
+
+
+def conditional_wait_rate(
+    one_queue: ArrayLike,
+    central_queue: ArrayLike,
+    replicas_per_pool: ArrayLike,
+    slots_per_replica: ArrayLike,
+    arrival_rps: ArrayLike,
+    full_service_s: ArrayLike,
+    variability: ArrayLike = 1.0,
+) -> Array:
+    """Decay rate of ``P(W > t | W > 0)``, the wait of a request that finds no free slot [1/s].
+
+    A request waits only where every slot it can use is busy, so the completion rates are those of full replicas,
+    ``c / S(c)`` each (``full_service_s`` is ``S(c)``, the chosen point's holding time).
+
+    - A central queue (``pooled``) over ``k = N c`` slots, or one replica under ``random`` (``N = 1``): the
+      M/M/k conditional wait, exponential at ``(k / S - lambda) / v`` (:mod:`rackcost.model.burstiness`).
+    - ``least_outstanding``: each replica keeps its own FIFO queue and a request joins the least loaded one, so it
+      waits for completions on *its* replica, at ``mu = c / S`` each, not on the first of ``k`` slots. With ``Q``
+      requests queued over the fleet it finds ``floor(Q / N)`` ahead of it; ``Q`` at an arrival that waits is
+      geometric with per-level ratio ``sigma = 1 - (1 - rho) / v`` (the pooled queue's, ``rho = lambda S / k``),
+      so the requests it waits for are geometric with ratio ``sigma^N`` and their sum of exponential completions
+      is exponential at ``mu (1 - sigma^N)`` (a geometric sum of exponentials; e.g. Ross, *Introduction to
+      Probability Models*, 2014, Sec. 5.2.3). One replica (``N = 1``) gives the M/M/c rate back; many give
+      ``mu``: a replica's completion rate, far slower than the pool's (DGX B200, 111 replicas of 32 slots at 240
+      rps: 2.3/s against the pool's 13/s, what the simulator shows).
+
+    Parameters
+    ----------
+    one_queue, central_queue
+        Whether the routing is solved as one queue over the fleet and whether that queue is central.
+    replicas_per_pool
+        Replicas ``N`` of that queue (1 under ``random``) [-].
+    slots_per_replica
+        Slots ``c`` per replica [slots].
+    arrival_rps
+        Arrival rate into the queue [requests/s].
+    full_service_s
+        Holding time of a full replica ``S(c)`` [s].
+    variability
+        The G/G/c variability ``v`` [-].
+
+    Examples
+    --------
+    Pooled M/M/2 at lambda = 1/s, S = 1 s decays at ``k / S - lambda = 1``; two one-slot replicas under least
+    outstanding at ``1 (1 - 0.5^2) = 0.75``:
+
+    >>> [float(conditional_wait_rate(True, central, 2, 1, 1.0, 1.0)) for central in (True, False)]
+    [1.0, 0.75]
+    """
+    n = np.asarray(replicas_per_pool, dtype=float)
+    c = np.asarray(slots_per_replica, dtype=float)
+    lam = np.asarray(arrival_rps, dtype=float)
+    s = np.asarray(full_service_s, dtype=float)
+    v = np.asarray(variability, dtype=float)
+    k = n * c
+    pooled = (k / s - lam) / v
+    rho = np.clip(lam * s / k, 0.0, 1.0)
+    sigma = np.clip(1.0 - (1.0 - rho) / v, 0.0, 1.0)
+    per_replica = c / s * -np.expm1(n * np.log(np.maximum(sigma, np.finfo(float).tiny)))
+    central = np.asarray(central_queue, dtype=bool) | ~np.asarray(one_queue, dtype=bool)
+    return np.asarray(np.where(central, pooled, per_replica), dtype=float)
+
+
+def waiting_share(
+    delay: ArrayLike,
+    one_queue: ArrayLike,
+    central_queue: ArrayLike,
+    replicas_per_pool: ArrayLike,
+    slots_per_replica: ArrayLike,
+    arrival_rps: ArrayLike,
+    full_service_s: ArrayLike,
+    variability: ArrayLike = 1.0,
+) -> tuple[Array, Array]:
+    """Share of requests that wait, and the decay rate of a waiting request's wait, under the routing
+    ([fraction], [1/s]).
+
+    ``delay`` is the delay probability ``C`` of the occupancy queue (Erlang C of the pool, slots and load divided by
+    the variability and the spread): exact for a central queue and for ``random`` (one replica's own queue), and
+    the wait decays at the pooled rate ``theta`` of :func:`conditional_wait_rate`. Under ``least_outstanding`` the
+    queued requests are those of the pooled queue (join-the-shortest-queue collapses onto the pooled queue in heavy
+    traffic: P. Eschenfeldt and D. Gamarnik, "Join the shortest queue with many servers. The heavy-traffic
+    asymptotics", *Mathematics of Operations Research* 43(3), 2018, 867-886), so by Little's law the mean wait
+    ``C / theta`` is the pooled one; but a waiting request waits on its own replica, at the slower rate ``r``
+    of :func:`conditional_wait_rate`, while a replica that frees a slot takes the next arrival at once. Fewer
+    requests wait, each longer: ``C r / theta`` of them, their wait exponential at ``r`` (DGX B200, 111 replicas of
+    32 slots at 240 rps: ``C`` 1.8%, 0.6% waiting, against 0.9 +- 0.7% simulated, their wait decaying at 2.1/s
+    against 2.0/s).
+
+    Examples
+    --------
+    Two one-slot replicas at lambda = 1/s, S = 1 s, with ``C = 1/3``: pooled, a third wait, their wait decaying at
+    1/s; under least outstanding a quarter, at 0.75/s.
+
+    >>> [round(float(x), 6) for x in waiting_share(1 / 3, True, True, 2, 1, 1.0, 1.0)]
+    [0.333333, 1.0]
+    >>> [round(float(x), 6) for x in waiting_share(1 / 3, True, False, 2, 1, 1.0, 1.0)]
+    [0.25, 0.75]
+    """
+    args = (replicas_per_pool, slots_per_replica, arrival_rps, full_service_s, variability)
+    theta = conditional_wait_rate(True, True, *args)
+    rate = conditional_wait_rate(one_queue, central_queue, *args)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(theta > 0, np.minimum(rate / np.where(theta > 0, theta, 1.0), 1.0), 1.0)
+    return np.asarray(np.asarray(delay, dtype=float) * ratio, dtype=float), rate
 
 
 def _poisson_quantile(p: Array, a: Array) -> Array:

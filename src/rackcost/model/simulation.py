@@ -44,8 +44,9 @@ Statistics (:func:`replicate`): the first :data:`WARMUP_FRACTION` of the request
 :data:`MAX_WARMUP_FRACTION`: :func:`warmup_requests`); 95% confidence half-widths come from independent replications
 (Student t over the replication estimates) or, for one trace, from batch means. :attr:`Summary.warnings` says when
 the interval cannot be trusted: no steady state (the arrivals reach what every slot completes), a run from an
-approximate start shorter than the relaxation time, a short run from the steady state whose miss share rests on too
-few replica states, or a drift of the accepted share between the first and second half of the measured requests.
+approximate start shorter than the relaxation time, or a drift of the accepted share between the first and second
+half of the measured requests. Where SLO misses are rare, the accepted share's interval is widened to a
+conservative bound (:mod:`rackcost.model.sim_rare`).
 
 Pure numpy and the standard library (plus :func:`scipy.special.stdtrit` for the t quantile).
 """
@@ -80,13 +81,16 @@ from rackcost.model.sim_engines import (
     residual_work,
     steady_occupancy,
 )
+from rackcost.model.sim_rare import SEGMENT_RELAXATION_TIMES, miss_units
 from rackcost.model.sim_steady import relaxation_time_s, steady_start
+from rackcost.model.sim_summary import Summary, summarise, with_rare_bound
 from rackcost.model.strategies import Routing
 
 __all__ = [
     "ARRIVAL_SCV_RANGE",
     "DEFAULT_OUTPUT_TOKENS_CV_FRACTION",
     "ESTIMATES",
+    "SEGMENT_RELAXATION_TIMES",
     "ROUTINGS",
     "WARMUP_FRACTION",
     "ReplicaModel",
@@ -101,6 +105,7 @@ __all__ = [
     "interarrival_s",
     "queue_relaxation_s",
     "replica_model",
+    "miss_units",
     "replicate",
     "residual_work",
     "run_fleet_once",
@@ -120,15 +125,10 @@ MAX_WARMUP_FRACTION = 0.5
 """Largest share of a replication left out as warm-up [-]."""
 DRIFT_CONFIDENCE_FRACTION = 0.99
 """Confidence at which a difference between the first and second half of the runs flags a drift [-]."""
-RARE_EPISODES = 5.0
-"""Fewer expected replica states with a miss than this, in a run that starts in the steady state and is shorter
-than the queue's relaxation time, bring a warning that the miss share is not resolved [-]."""
 DRIFT_MIN_FRACTION = 0.002
 """Smallest drift of the accepted share between halves worth a warning [-]."""
 DEFAULT_OUTPUT_TOKENS_CV_FRACTION = 1.0
 """Coefficient of variation of the output length when the workload gives none: exponential, what M/M/k assumes [-]."""
-CONFIDENCE_FRACTION = 0.95
-"""Two-sided confidence of the reported half-widths [-]."""
 ESTIMATES = (
     "accepted_fraction",
     "dropped_fraction",
@@ -169,6 +169,9 @@ class Run:
         How the run started: ``"steady"`` (the router's steady state, exact: :mod:`rackcost.model.sim_steady`),
         ``"steady, approximate"`` (that law used for bursty arrivals, non-exponential work or merged phases),
         ``"occupancy"`` (busy slots at the expected occupancy, no queue) or ``"given"`` (the caller's busy share).
+    replica
+        The replica each request went to, under the state-blind routers (``random``, ``round_robin``); None under
+        the others.
     """
 
     arrival_s: Array
@@ -181,6 +184,7 @@ class Run:
     total_slots: int
     initial_start_s: Array | None = None
     start: str = "occupancy"
+    replica: NDArray[np.int64] | None = None
 
     @property
     def wait_s(self) -> Array:
@@ -228,10 +232,11 @@ def run_fleet_once(
         (work = tokens / their mean).
     initial_busy_fraction
         Share of each replica's slots busy at time 0, with equilibrium residual work (a warm start) [-]; None:
-        ``random`` and ``round_robin`` routing of generated arrivals without a queue cap start in the steady state
-        of their router (:func:`rackcost.model.sim_steady.steady_start`: requests in service and queued drawn
-        from each replica's stationary law), every other run at :func:`steady_occupancy` of the mean arrival
-        rate per replica.
+        ``random`` and ``round_robin`` routing without a queue cap start in the steady state of their router
+        (:func:`rackcost.model.sim_steady.steady_start`: requests in service and queued drawn from each replica's
+        stationary law; for a trace, at its mean rate, placed at its first arrival: an approximate start, so
+        :func:`warmup_requests` leaves out relaxation times), every other run at :func:`steady_occupancy` of the
+        mean arrival rate per replica.
     queue_cap
         Queued requests allowed before arrivals are dropped (see :func:`event_engine`); None: unbounded.
     engine
@@ -272,21 +277,20 @@ def run_fleet_once(
             work = tokens / tokens.mean()
     n = arrivals.size
     steady = None
-    if (
-        initial_busy_fraction is None
-        and arrival_s is None
-        and queue_cap is None
-        and routing in (Routing.random, Routing.round_robin)
-    ):
-        assert arrival_rps is not None  # generated arrivals (above)
-        steady = steady_start(rng, model, replicas, routing, arrival_rps)
+    if initial_busy_fraction is None and queue_cap is None and routing in (Routing.random, Routing.round_robin):
+        if arrival_s is None:
+            assert arrival_rps is not None  # generated arrivals (above)
+            steady = steady_start(rng, model, replicas, routing, arrival_rps)
+        elif n > 1 and arrivals[-1] > arrivals[0]:
+            # a trace: the steady state of its mean rate, an approximate start (the trace need not be Poisson)
+            steady = steady_start(rng, model, replicas, routing, (n - 1) / float(arrivals[-1] - arrivals[0]))
     start_kind = "given" if initial_busy_fraction is not None else "occupancy"
     backlog = 0
     first: NDArray[np.int64] | None = None
     second: NDArray[np.int64] | None = None
     if steady is not None:
         counts, offset, merged = steady
-        exact = scv == 1.0 and cv_fraction == 1.0 and not merged and rate_swing is None
+        exact = arrival_s is None and scv == 1.0 and cv_fraction == 1.0 and not merged and rate_swing is None
         start_kind = "steady" if exact else "steady, approximate"
         # every request on a replica at time 0 arrives at time 0, in FIFO order: the first min(n, c) start at once
         # with equilibrium residual work, the rest queue with fresh work
@@ -296,7 +300,8 @@ def run_fleet_once(
         held = np.where(
             position < model.slots, residual_work(rng, backlog, cv_fraction), draw_work(rng, backlog, cv_fraction)
         )
-        arrivals = np.concatenate([np.zeros(backlog), arrivals])
+        # at time 0, or at the first arrival of a trace (which may start later)
+        arrivals = np.concatenate([np.full(backlog, 0.0 if arrival_s is None else float(arrivals[0])), arrivals])
         work = np.concatenate([held, work])
         initial = np.zeros((replicas, 0))
         if routing == Routing.random:
@@ -350,8 +355,21 @@ def run_fleet_once(
             replicas * model.slots,
             initial_start_s=start[:backlog],
             start=start_kind,
+            replica=None if first is None or second is not None else first[cut],
         )
-    return Run(arrivals, start, finish, ttft, tokens, dropped, initial_finish, replicas * model.slots, start=start_kind)
+    blind = first is not None and second is None and Routing(routing).state_blind
+    return Run(
+        arrivals,
+        start,
+        finish,
+        ttft,
+        tokens,
+        dropped,
+        initial_finish,
+        replicas * model.slots,
+        start=start_kind,
+        replica=first if blind else None,
+    )
 
 
 def run_statistics(
@@ -406,50 +424,6 @@ def run_statistics(
         "accepted_rps": float(accepted.sum() / span) if span > 0 else 0.0,
         "accepted_output_tokens_per_s": float(run.output_tokens[sl][accepted].sum() / span) if span > 0 else 0.0,
     }
-
-
-@dataclass(frozen=True)
-class Summary:
-    """Estimates over replications (or batches) with 95% half-widths.
-
-    Attributes
-    ----------
-    estimates
-        Name (:data:`ESTIMATES`, plus any extra) -> mean over replications.
-    halfwidths
-        Name -> 95% confidence half-width, Student t over the replication estimates.
-    per_replication
-        Name -> the replication estimates.
-    method
-        ``"independent replications"`` or ``"batch means"``.
-    warnings
-        Why the intervals may not be trusted, in words (:func:`replicate`); empty when nothing was found.
-    start
-        How each replication started (:attr:`Run.start`).
-    warmup_requests
-        Requests left out at the start of each replication (of the trace, for batch means) [-].
-    relaxation_s
-        Relaxation time of the queue (:func:`queue_relaxation_s`) [s].
-    """
-
-    estimates: dict[str, float]
-    halfwidths: dict[str, float]
-    per_replication: dict[str, Array]
-    method: str
-    warnings: tuple[str, ...] = ()
-    start: str = "occupancy"
-    warmup_requests: int = 0
-    relaxation_s: float = 0.0
-
-
-def _summarise(values: list[dict[str, float]], method: str) -> Summary:
-    names = list(values[0])
-    per = {k: np.array([v[k] for v in values]) for k in names}
-    k = len(values)
-    t = float(stdtrit(k - 1, 0.5 + CONFIDENCE_FRACTION / 2)) if k > 1 else math.inf
-    est = {name: float(a.mean()) for name, a in per.items()}
-    half = {name: (t * float(a.std(ddof=1)) / math.sqrt(k) if k > 1 else math.inf) for name, a in per.items()}
-    return Summary(est, half, per, method)
 
 
 def queue_relaxation_s(
@@ -578,7 +552,7 @@ def replicate(
         span = float(run.arrival_s[-1] - run.arrival_s[0])
         rate = (n - 1) / span if span > 0 else 0.0
         relax = queue_relaxation_s(model, replicas, routing, rate, 1.0, cv)
-        lo = int(math.ceil(WARMUP_FRACTION * n))
+        lo = warmup_requests(n, run.start, relax, rate, routing)
         edges = np.linspace(lo, n, replications + 1).astype(int)
         values = [
             run_statistics(run, budget_s, lo=a, hi=b) | extra(run, a, b) for a, b in zip(edges, edges[1:], strict=False)
@@ -590,9 +564,9 @@ def replicate(
         pairs = list(zip(acc[:half], acc[half : 2 * half], strict=True))
         measured_s = float(run.arrival_s[-1] - run.arrival_s[lo])
         notes = _warnings(pairs, run.start, measured_s, relax, model, replicas, routing, rate, replications, n)
-        return replace(
-            _summarise(values, "batch means"), warnings=notes, start=run.start, warmup_requests=lo, relaxation_s=relax
-        )
+        units, with_miss, crowding = miss_units(run, budget_s, lo, n, relax)
+        out = replace(summarise(values, "batch means"), warnings=notes, start=run.start, warmup_requests=lo)
+        return with_rare_bound(replace(out, relaxation_s=relax), units, with_miss, crowding)
     per_rep = max(requests // replications, 2)
     assert arrival_rps is not None  # run_fleet_once refuses a run without a rate or a trace
     relax = queue_relaxation_s(model, replicas, routing, arrival_rps, scv, cv)
@@ -601,6 +575,9 @@ def replicate(
     start = "occupancy"
     lo = int(math.ceil(WARMUP_FRACTION * per_rep))
     measured_s = 0.0
+    # the replicas are independent units of their own only under random routing of Poisson arrivals
+    by_replica = replicas if routing == Routing.random and scv == 1.0 else 1
+    units, with_miss, crowding = 0, 0, 1.0
     for done, child in enumerate(children, start=1):
         run = run_fleet_once(
             np.random.default_rng(child), replicas, model, routing, budget_s, arrival_rps, per_rep, **kwargs
@@ -613,16 +590,13 @@ def replicate(
         values.append(run_statistics(run, budget_s, lo=lo) | extra(run, lo, per_rep))
         pairs.append(_accepted_halves(run, budget_s, lo, per_rep))
         measured_s += float(run.arrival_s[-1] - run.arrival_s[lo]) / replications
+        u, m, crowd = miss_units(run, budget_s, lo, per_rep, relax, by_replica)
+        units, with_miss, crowding = units + u, with_miss + m, max(crowding, crowd)
         if progress:
             progress(done)
     notes = _warnings(pairs, start, measured_s, relax, model, replicas, routing, arrival_rps, replications, per_rep)
-    return replace(
-        _summarise(values, "independent replications"),
-        warnings=notes,
-        start=start,
-        warmup_requests=lo,
-        relaxation_s=relax,
-    )
+    out = replace(summarise(values, "independent replications"), warnings=notes, start=start, warmup_requests=lo)
+    return with_rare_bound(replace(out, relaxation_s=relax), units, with_miss, crowding)
 
 
 def _warnings(
@@ -654,17 +628,6 @@ def _warnings(
             f"shorter than the queue's relaxation time (about {relaxation_s:,.0f} s): the interval may not cover "
             f"(about {need:,} requests would)"
         )
-    if start.startswith("steady") and math.isfinite(relaxation_s) and measured_s < relaxation_s:
-        # the replicas barely move during a replication: each one's figures rest on the state drawn at its start
-        states = replications * replicas * (1.0 + measured_s / relaxation_s)
-        missed = 1.0 - float(np.mean([0.5 * (a + b) for a, b in pairs]))
-        if missed * states < RARE_EPISODES:
-            out.append(
-                f"the share missing the SLO ({missed:.2g}) rests on about {states:,.0f} independent replica states "
-                f"(each replication measures {measured_s:.3g} s of a queue that relaxes in about "
-                f"{relaxation_s:,.0f} s): shares below about {min(1.0, 3.0 / states):.2g} are not resolved and the "
-                "interval may under-cover (raise the requests or the replications)"
-            )
     drift = _drift_warning(pairs)
     if drift:
         out.append(drift)

@@ -1,0 +1,107 @@
+"""Arrival traces read from CSV: the arrivals ``rackcost simulate --trace`` replays and ``rackcost trace`` measures.
+
+Every value is checked as it is read (numbers, arrival times >= 0, token counts > 0, at least 20 rows, a span of time)
+and a bad one is refused with a message naming the file and the row; the file's size is checked before it is read.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rackcost import files
+
+__all__ = ["MAX_TRACE_BYTES", "Trace", "read_arrival_times", "read_trace"]
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Arrivals read from a CSV trace (``arrival_s,input_tokens,output_tokens``), sorted by arrival.
+
+    Attributes
+    ----------
+    arrival_s
+        Arrival times [s].
+    input_tokens, output_tokens
+        Tokens of each request [tokens]. Output length sets each request's work (length / mean length); input
+        tokens are carried for the record only, since the curve was measured at the workload's ISL.
+    """
+
+    arrival_s: np.ndarray
+    input_tokens: np.ndarray
+    output_tokens: np.ndarray
+
+    @property
+    def arrival_rps(self) -> float:
+        """Mean arrival rate over the trace [requests/s]."""
+        span = float(self.arrival_s[-1] - self.arrival_s[0])
+        return (self.arrival_s.size - 1) / span if span > 0 else math.inf
+
+
+MAX_TRACE_BYTES = 500_000_000
+"""Largest trace file read [bytes]: about 20 million requests of three columns."""
+
+
+def _read_columns(path: str | Path, names: tuple[str, ...], what: str) -> dict[str, np.ndarray]:
+    """The named columns of a CSV of numbers (others ignored): arrival times >= 0, other values > 0, at least 20
+    rows, a span of time; the message names the file and row."""
+    columns: dict[str, list[float]] = {n: [] for n in names}
+    try:  # a regular file only (a FIFO would block, /dev/zero never end), its size checked before the bounded read
+        raw = files.read_regular_file(path, MAX_TRACE_BYTES, what)
+        text = raw.decode("utf-8-sig")
+    except files.InputFileError as exc:
+        raise ValueError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a UTF-8 text file; expected a {what}") from None
+    with io.StringIO(text, newline="") as fh:
+        reader = csv.DictReader(fh)
+        missing = [n for n in names if n not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"{path}: a {what} needs the columns {', '.join(names)}; missing {', '.join(missing)}")
+        for row_number, row in enumerate(reader, start=2):
+            for n in names:
+                try:
+                    value = float(row[n])
+                except (TypeError, ValueError):
+                    shown = row[n] if row[n] is None else row[n][:40]
+                    raise ValueError(f"{path}: row {row_number}: {n} is not a number: {shown!r}") from None
+                if not math.isfinite(value) or (n != "arrival_s" and value <= 0) or value < 0:
+                    raise ValueError(f"{path}: row {row_number}: {n} must be a finite, positive number: {value}")
+                columns[n].append(value)
+    if len(columns["arrival_s"]) < 20:
+        raise ValueError(f"{path}: a {what} needs at least 20 requests, found {len(columns['arrival_s'])}")
+    arrival = np.array(columns["arrival_s"])
+    if float(arrival.max() - arrival.min()) <= 0:
+        raise ValueError(f"{path}: every arrival is at one instant ({arrival[0]:g} s): a {what} needs a span of time")
+    return {n: np.array(v) for n, v in columns.items()}
+
+
+def read_arrival_times(path: str | Path) -> np.ndarray:
+    """The sorted arrival times of a CSV with an ``arrival_s`` column (others ignored) [s].
+
+    Raises
+    ------
+    ValueError
+        As :func:`read_trace`, for the one column.
+    """
+    return np.sort(_read_columns(path, ("arrival_s",), "CSV of arrival times")["arrival_s"], kind="stable")
+
+
+def read_trace(path: str | Path) -> Trace:
+    """Read a CSV trace with the header ``arrival_s,input_tokens,output_tokens`` (extra columns are ignored).
+
+    Raises
+    ------
+    ValueError
+        If a column is missing, a value is not a finite number, a token count is not positive, or there are fewer
+        than 20 requests; the message names the row.
+    """
+    columns = _read_columns(path, ("arrival_s", "input_tokens", "output_tokens"), "CSV trace")
+    arrival = columns["arrival_s"]
+    order = np.argsort(arrival, kind="stable")
+    return Trace(arrival[order], columns["input_tokens"][order], columns["output_tokens"][order])
