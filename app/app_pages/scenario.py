@@ -29,7 +29,7 @@ st.caption(
 
 
 def _load_selected() -> None:
-    state.load_bundled(ss["bundled"])
+    state.ask_to_replace("bundled", ss["bundled"], ss["bundled"])
 
 
 def _on_upload() -> None:
@@ -53,7 +53,7 @@ with left:
         "Load this scenario",
         key="load_bundled",
         on_click=_load_selected,
-        help="Replaces the scenario you are editing (download it first on the Export page to keep it).",
+        help="Replaces the scenario you are editing; with edits, it asks first.",
     )
 with right:
     # no type filter and a generous size limit: every file reaches state.handle_upload, which refuses it with a

@@ -15,6 +15,12 @@ Keys (all plain data):
   user can fix it in the YAML editor).
 - ``pending_upload``: ``(bytes, name)`` of a file waiting to be read; the uploader's callback puts it here and
   :func:`process_pending_upload` reads it (tests put bytes here directly: AppTest cannot drive the uploader).
+- ``pending_replace``: a file or bundled scenario waiting for the user to confirm that it may replace their edits
+  (:func:`ask_to_replace`, :func:`confirm_replace`, :func:`cancel_replace`).
+- ``revision``: bumped on every change of the draft, so that the URL (:mod:`rackcost_app.links`) is written once per
+  change.
+
+The scenario also lives in the URL (:mod:`rackcost_app.links`): :func:`init` restores a session from it.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import copy
 import json
 import re
 import unicodedata
-from typing import Any
+from typing import Any, Literal
 
 import streamlit as st
 import yaml
@@ -45,16 +51,75 @@ LOAD_PROBLEMS = "load_problems"
 REJECTED_TEXT = "rejected_text"
 PENDING_UPLOAD = "pending_upload"
 NOTICE = "notice"
+PENDING_REPLACE = "pending_replace"
+REVISION = "revision"
 # the uploader's own limit [MB]: far above the library's 1 MB, so that every plausible file reaches handle_upload and
 # is refused with its own message (a file the uploader refuses leaves the page as it was, with an older message)
 MAX_UPLOAD_MB = 50
 
 
 def init() -> None:
-    """Load the bundled default scenario on the first run of a session."""
+    """On the first run of a session: load the bundled default scenario, then the one the URL carries, if any.
+
+    A scenario in the URL (:func:`rackcost_app.links.restore`) is read exactly as an uploaded file is; when it is
+    refused, the default stays and the refused text waits in the *YAML* tab with its problems.
+    """
     if DRAFT not in st.session_state:
+        from rackcost_app import links
+
         st.session_state[GENERATION] = 0
+        st.session_state[REVISION] = 0
         load_bundled(DEFAULT_SCENARIO)
+        links.restore()
+
+
+def is_edited() -> bool:
+    """Whether the draft differs from the scenario as loaded (the sidebar says "(edited)"; loading asks first)."""
+    ss = st.session_state
+    return bool(ss.get(DRAFT) != ss.get(LOADED))
+
+
+def bump_revision() -> None:
+    """Mark the draft as changed (the URL is rewritten once per change)."""
+    st.session_state[REVISION] = st.session_state.get(REVISION, 0) + 1
+
+
+def ask_to_replace(kind: Literal["upload", "bundled"], payload: Any, name: str) -> None:
+    """Replace the working scenario with a file or a bundled scenario, asking first when the draft has edits.
+
+    Parameters
+    ----------
+    kind
+        ``"upload"`` (``payload`` is the file's bytes) or ``"bundled"`` (``payload`` is the bundled file name).
+    payload
+        What to load.
+    name
+        The name the message gives it.
+    """
+    if is_edited():
+        st.session_state[PENDING_REPLACE] = (kind, payload, name)
+        return
+    _replace(kind, payload, name)
+
+
+def _replace(kind: str, payload: Any, name: str) -> None:
+    if kind == "upload":
+        handle_upload(payload, name)
+    else:
+        load_bundled(payload)
+
+
+def confirm_replace() -> None:
+    """The user agreed: load what was waiting, replacing the edits."""
+    pending = st.session_state.pop(PENDING_REPLACE, None)
+    if pending is not None:
+        _replace(*pending)
+
+
+def cancel_replace() -> None:
+    """The user kept their edits: forget what was waiting."""
+    st.session_state.pop(PENDING_REPLACE, None)
+    st.session_state[NOTICE] = "Kept your edits."
 
 
 def canonical_json(scenario: rackcost.Scenario) -> str:
@@ -106,7 +171,7 @@ def process_pending_upload() -> None:
     pending = st.session_state.pop(PENDING_UPLOAD, None)
     if pending is not None:
         data, name = pending
-        handle_upload(data, name)
+        ask_to_replace("upload", data, name)
 
 
 def load_text(text: str, name: str) -> bool:
@@ -132,6 +197,8 @@ def load_text(text: str, name: str) -> bool:
     ss[LOAD_PROBLEMS] = []
     ss[REJECTED_TEXT] = None
     ss[NOTICE] = f"Loaded {name}."
+    ss.pop(PENDING_REPLACE, None)
+    bump_revision()
     return True
 
 
@@ -145,6 +212,7 @@ def revalidate() -> None:
     """Validate the draft; when it is valid it becomes the scenario the results are computed from."""
     ss = st.session_state
     sync_figures()
+    bump_revision()
     try:
         scenario = rackcost.scenario_from_dict(copy.deepcopy(ss[DRAFT]), ss[FILE_NAME])
     except rackcost.ScenarioError as exc:

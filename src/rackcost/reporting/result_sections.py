@@ -33,6 +33,7 @@ __all__ = [
     "CLIFF_COLUMNS",
     "POINT_COLUMNS",
     "SYSTEM_COLUMNS",
+    "answer_sentence",
     "claim_section",
     "cliff_section",
     "cost_section",
@@ -71,30 +72,7 @@ def summary_section(scenario: Scenario, result: Any, mc: Any, subset: ChartSubse
     every = result.records["systems"]
     drawn = set(subset.systems)
     rows = [r for r in every if r["system"] in drawn]
-    by_cost = sorted(rows, key=lambda r: r["blended_usd_per_accepted_request"])
-    cheapest = by_cost[0]
-    blocks: list[Block] = []
-    if len(rows) == 1:
-        sentence = (
-            f"{cheapest['system']} costs {display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} "
-            "per 1,000 accepted requests, blended over the demand day."
-        )
-    else:
-        others = ", ".join(
-            f"{display.usd_per_1k_requests(r['blended_usd_per_accepted_request'])} for {r['system']}"
-            for r in by_cost[1:]
-        )
-        if left_out := [r["blended_usd_per_accepted_request"] for r in every if r["system"] not in drawn]:
-            others += (
-                f", and {len(left_out):,} more systems, each at {display.usd_per_1k_requests(min(left_out))} or "
-                "more (the Systems section gives each)"
-            )
-        sentence = (
-            f"Over the demand day, {cheapest['system']} is the cheapest per accepted request: "
-            f"{display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} per 1,000 accepted "
-            f"requests, against {others}."
-        )
-    blocks.append(Paragraph(sentence, strong=True))
+    blocks: list[Block] = [Paragraph(answer_sentence(every, drawn), strong=True)]
     comparison = [r for r in result.records["comparison"] if r["system"] in drawn]
     blocks += [Paragraph(s) for s in headline_sentences(comparison)]
     if mc is not None:
@@ -131,6 +109,49 @@ def summary_section(scenario: Scenario, result: Any, mc: Any, subset: ChartSubse
             )
         )
     return section("summary", blocks)
+
+
+def answer_sentence(systems: list[dict[str, Any]], drawn: set[str] | None = None) -> str:
+    """The answer in one sentence: the cheapest system over the day and what the others cost (the report's first line).
+
+    Parameters
+    ----------
+    systems
+        Rows of the ``systems`` table (``Result.records["systems"]``).
+    drawn
+        The systems to name (those the charts draw); the others are summed up as "N more systems, each at X or more".
+        None names every system.
+
+    Examples
+    --------
+    >>> print(answer_sentence([
+    ...     {"system": "A", "blended_usd_per_accepted_request": 0.0008},
+    ...     {"system": "B", "blended_usd_per_accepted_request": 0.00045},
+    ... ]))  # doctest: +NORMALIZE_WHITESPACE
+    Over the demand day, B is the cheapest per accepted request: $0.450 per 1,000 accepted requests,
+    against $0.800 for A.
+    """
+    drawn = {r["system"] for r in systems} if drawn is None else drawn
+    by_cost = sorted((r for r in systems if r["system"] in drawn), key=lambda r: r["blended_usd_per_accepted_request"])
+    cheapest = by_cost[0]
+    if len(by_cost) == 1:
+        return (
+            f"{cheapest['system']} costs {display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} "
+            "per 1,000 accepted requests, blended over the demand day."
+        )
+    others = ", ".join(
+        f"{display.usd_per_1k_requests(r['blended_usd_per_accepted_request'])} for {r['system']}" for r in by_cost[1:]
+    )
+    if left_out := [r["blended_usd_per_accepted_request"] for r in systems if r["system"] not in drawn]:
+        others += (
+            f", and {len(left_out):,} more systems, each at {display.usd_per_1k_requests(min(left_out))} or "
+            "more (the Systems section gives each)"
+        )
+    return (
+        f"Over the demand day, {cheapest['system']} is the cheapest per accepted request: "
+        f"{display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} per 1,000 accepted "
+        f"requests, against {others}."
+    )
 
 
 SYSTEM_COLUMNS = tuple(
