@@ -26,6 +26,7 @@ from reference import TWO_SYSTEMS
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app" / "streamlit_app.py")
 PAGES = [
+    "app_pages/answer.py",
     "app_pages/scenario.py",
     "app_pages/results.py",
     "app_pages/claim.py",
@@ -46,9 +47,12 @@ pytestmark = pytest.mark.app
 
 
 def start() -> AppTest:
+    """The app on its Scenario page (it opens on the Answer page)."""
     at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
     at.session_state["uncertainty_samples"] = TEST_SAMPLES
     at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.switch_page("app_pages/scenario.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 

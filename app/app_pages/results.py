@@ -43,7 +43,7 @@ for col, row in layout.in_rows(systems):
     )
 
 if result.warnings:
-    with st.expander(f"Warnings ({len(result.warnings)}): what makes the comparison not like for like", expanded=True):
+    with st.expander(f"Warnings ({len(result.warnings)}): what makes the comparison not like for like", expanded=False):
         for warning in result.warnings:
             st.markdown(f"- {md(warning)}")
 
@@ -68,13 +68,17 @@ def left_out(points_too: bool = False) -> None:
         st.caption(md(note))
 
 
-st.header("Cost per accepted request, by cost component")
+st.header("Cost per 1,000 accepted requests, by cost component")
 cost_chart = chart_specs.cost_chart(points, subset.systems, subset.points)
 charts.show(st, "cost", key, cost_chart)
 left_out(points_too=True)
 
-st.header("Cost per accepted request against demand scale: own, rent reserved, rent on demand")
-scale_chart = chart_specs.demand_scale_chart([r for r in compute.demand_scale(key) if r["system"] in drawn])
+st.header("Cost per 1,000 accepted requests against demand scale: own, rent reserved, rent on demand")
+# one colour per system, keyed on its name in the scenario's order: the same in every chart and after every edit
+every_system = [row["system"] for row in systems]
+scale_chart = chart_specs.demand_scale_chart(
+    [r for r in compute.demand_scale(key) if r["system"] in drawn], systems=every_system
+)
 charts.show(st, "demand_scale", key, scale_chart)
 left_out()
 st.caption(
@@ -87,6 +91,7 @@ cliff_accepted, cliff_ttft = chart_specs.cliff_charts(
     [r for r in compute.cliff(key) if r["system"] in drawn],
     [d for d in valid["demand"] if d["name"] in set(subset.points)],
     valid["slo"]["ttft_limit_ms"],
+    systems=every_system,
 )
 left, right = st.columns(2)
 charts.show(left, "cliff accepted", key, cliff_accepted, width="stretch")
@@ -99,7 +104,13 @@ st.caption(
 
 st.header("Operating-point curves against the SLO")
 curves = [r for r in compute.curves(key) if r["system"] in drawn]
-charts.show(st, "curves", key, chart_specs.curves_chart(curves, valid["slo"]["tpot_limit_ms"]), width="stretch")
+charts.show(
+    st,
+    "curves",
+    key,
+    chart_specs.curves_chart(curves, valid["slo"]["tpot_limit_ms"], systems=every_system),
+    width="stretch",
+)
 left_out()
 st.caption(
     "Right of the red line the TPOT limit is met. Measured points are dots (faded where TPOT or TTFT misses the "
