@@ -50,7 +50,7 @@ def main() -> None:
     with streamlit_app() as url, sync_playwright() as p:
         browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": WIDTH, "height": 1000}, device_scale_factor=1)
-        page.goto(url)
+        page.goto(f"{url}/scenario")  # the app opens on the Answer page
         page.get_by_role("heading", name="Scenario").first.wait_for(timeout=60_000)
         for slug, title, tab in SHOTS:
             page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()

@@ -162,7 +162,7 @@ def test_load_a_scenario_change_a_value_and_see_the_results_change(tmp_path):
         browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
-            page.goto(url)
+            page.goto(f"{url}/scenario")  # the app opens on the Answer page
             page.get_by_role("heading", name="Scenario", exact=True).first.wait_for(timeout=WAIT_MS)
             settle(page)
 
@@ -207,7 +207,7 @@ def test_an_invalid_edit_a_refused_yaml_text_and_refused_uploads_keep_the_user_w
         browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
-            page.goto(url)
+            page.goto(f"{url}/scenario")  # the app opens on the Answer page
             page.get_by_role("heading", name="Scenario", exact=True).first.wait_for(timeout=WAIT_MS)
             settle(page)
 
@@ -241,11 +241,12 @@ def test_an_invalid_edit_a_refused_yaml_text_and_refused_uploads_keep_the_user_w
             assert selected_tab(page) == "YAML"
             assert "not valid YAML" in visible_alerts(page)
 
-            # each refused upload shows its own message, also those the uploader used to refuse itself
+            # each refused upload shows its own message (a file over the app's 1,000,000 bytes but under the
+            # uploader's 1 MiB reaches the app and gets its message)
             uploader = page.get_by_test_id("stFileUploaderDropzoneInput").first
             files = {
                 "first.yaml": b"name: [unclosed\n",
-                "big.yaml": b"# " + b"x" * 2_000_000,
+                "big.yaml": b"# " + b"x" * 1_040_000,
                 "notes.txt": b"just: text\n",
             }
             for name, data in files.items():
@@ -255,6 +256,14 @@ def test_an_invalid_edit_a_refused_yaml_text_and_refused_uploads_keep_the_user_w
                 settle(page)
                 shown = visible_alerts(page)
                 assert not [other for other in files if other != name and other in shown], shown
+            # the uploader says the limit the app enforces, and refuses a larger file itself, saying so
+            dropzone = page.get_by_test_id("stFileUploaderDropzone").first
+            assert "1MB per file" in dropzone.inner_text(), dropzone.inner_text()
+            (tmp_path / "huge.yaml").write_bytes(b"# " + b"x" * 2_000_000)
+            uploader.set_input_files(str(tmp_path / "huge.yaml"))
+            page.get_by_test_id("stFileUploader").first.get_by_text(re.compile(r"1(\.0)? ?MB")).last.wait_for(
+                timeout=WAIT_MS
+            )
         finally:
             browser.close()
 
@@ -268,7 +277,7 @@ def test_the_layout_fits_with_six_systems_and_no_label_is_cut_or_broken(tmp_path
         browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
-            page.goto(url)
+            page.goto(f"{url}/scenario")  # the app opens on the Answer page
             page.get_by_role("heading", name="Scenario", exact=True).first.wait_for(timeout=WAIT_MS)
             settle(page)
 
@@ -391,7 +400,7 @@ def test_hostile_names_make_no_request_to_any_other_host(tmp_path):
             context.route("**/*", record)
             page = context.new_page()
             page.on("request", lambda request: requests.append(request.url))
-            page.goto(url)
+            page.goto(f"{url}/scenario")  # the app opens on the Answer page
             page.get_by_role("heading", name="Scenario", exact=True).first.wait_for(timeout=WAIT_MS)
             settle(page)
             (tmp_path / HOSTILE_FILE).write_text(hostile_yaml(), encoding="utf-8")

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from rackcost import display
-from rackcost_app import answer, compute, state
+from rackcost_app import answer, compute, layout, state
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -23,6 +23,7 @@ st.caption(
     f"{len(found.systems)} system{'s' if len(found.systems) != 1 else ''} · "
     f"{len(found.points)} demand point{'s' if len(found.points) != 1 else ''} · change any input on the Scenario page"
 )
+layout.load_problems_box(" Its text is in the Scenario page's *YAML* tab, where you can fix it and apply it.")
 if ss[state.PROBLEMS]:
     st.warning(
         "Your latest edits have problems (see the Scenario page): this answer is for the last valid scenario.",

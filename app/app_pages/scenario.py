@@ -272,17 +272,7 @@ with st.expander(
 if ss.get(state.NOTICE):
     st.toast(md(ss[state.NOTICE]))
     ss[state.NOTICE] = None
-if ss.get(state.LOAD_PROBLEMS):
-    problems = ss[state.LOAD_PROBLEMS]
-    lines = "\n".join(f"- {md(p)}" for p in problems)
-    rejected = ss.get(state.REJECTED_TEXT)
-    tail = " Its text is in the *YAML* tab below, where you can fix it and apply it again." if rejected else ""
-    st.error(
-        f"**Not loaded: {md(problems[0].file or 'the text')}**, {len(problems)} "
-        f"problem{'s' if len(problems) > 1 else ''}. "
-        f"You are still working on *{md(state.get_at(ss[state.VALID], 'name'))}*.{tail}\n\n{lines}",
-        icon=":material/block:",
-    )
+layout.load_problems_box(" Its text is in the *YAML* tab below, where you can fix it and apply it again.")
 
 problems = ss[state.PROBLEMS]
 if problems:

@@ -53,9 +53,10 @@ PENDING_UPLOAD = "pending_upload"
 NOTICE = "notice"
 PENDING_REPLACE = "pending_replace"
 REVISION = "revision"
-# the uploader's own limit [MB]: far above the library's 1 MB, so that every plausible file reaches handle_upload and
-# is refused with its own message (a file the uploader refuses leaves the page as it was, with an older message)
-MAX_UPLOAD_MB = 50
+# the uploader's own limit [MB of 2^20 bytes], as server.maxUploadSize in app/.streamlit/config.toml: the 1 MB the
+# app enforces (1,000,000 bytes), so that the uploader's "Limit 1MB per file" agrees with the label; a file between
+# 1,000,000 and 1,048,576 bytes reaches handle_upload and gets the app's message, a larger one the uploader's
+MAX_UPLOAD_MB = 1
 
 
 def init() -> None:
@@ -87,6 +88,8 @@ def bump_revision() -> None:
 def ask_to_replace(kind: Literal["upload", "bundled"], payload: Any, name: str) -> None:
     """Replace the working scenario with a file or a bundled scenario, asking first when the draft has edits.
 
+    A file that would be refused is refused at once (nothing is replaced, nothing to ask).
+
     Parameters
     ----------
     kind
@@ -96,15 +99,28 @@ def ask_to_replace(kind: Literal["upload", "bundled"], payload: Any, name: str) 
     name
         The name the message gives it.
     """
-    if is_edited():
+    if kind == "upload":
+        text = upload_text(payload, name)
+        if text is None:
+            return
+        if is_edited():
+            try:
+                rackcost.scenario_from_yaml(text, name)
+            except rackcost.ScenarioError as exc:
+                _refuse(exc.problems, text, name)
+                return
+            st.session_state[PENDING_REPLACE] = (kind, text, name)
+            return
+        load_text(text, name)
+    elif is_edited():
         st.session_state[PENDING_REPLACE] = (kind, payload, name)
-        return
-    _replace(kind, payload, name)
+    else:
+        load_bundled(payload)
 
 
 def _replace(kind: str, payload: Any, name: str) -> None:
     if kind == "upload":
-        handle_upload(payload, name)
+        load_text(payload, name)
     else:
         load_bundled(payload)
 
@@ -145,6 +161,12 @@ def handle_upload(data: bytes, name: str) -> bool:
     name
         The file's name, used in messages.
     """
+    text = upload_text(data, name)
+    return text is not None and load_text(text, name)
+
+
+def upload_text(data: bytes, name: str) -> str | None:
+    """The text of an uploaded file, or None after refusing it (over 1 MB, not UTF-8) with its message."""
     if len(data) > MAX_SCENARIO_BYTES:
         _refuse(
             [
@@ -157,13 +179,12 @@ def handle_upload(data: bytes, name: str) -> bool:
             None,
             name,
         )
-        return False
+        return None
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         _refuse([Problem("", "not a UTF-8 text file; a scenario is a YAML text file", name)], None, name)
-        return False
-    return load_text(text, name)
+        return None
 
 
 def process_pending_upload() -> None:
