@@ -516,7 +516,7 @@ if tabs[-1].open:
         st.text_area("Scenario YAML", value=text, height=500, key=key)
 
         def _apply(key: str = key) -> None:
-            state.load_text(ss[key], ss[state.FILE_NAME])
+            state.load_text(ss[key], ss[state.FILE_NAME], edit=True)
 
         def _reset() -> None:
             original = ss.get(state.LOADED, ss[state.ORIGINAL])

@@ -195,10 +195,20 @@ def process_pending_upload() -> None:
         ask_to_replace("upload", data, name)
 
 
-def load_text(text: str, name: str) -> bool:
+def load_text(text: str, name: str, *, edit: bool = False) -> bool:
     """Replace the working scenario with YAML text if it is a valid scenario; otherwise keep everything as it was.
 
     A refused text is kept (``rejected_text``) with its problems, so that nothing the user wrote is lost.
+
+    Parameters
+    ----------
+    text
+        The YAML text.
+    name
+        Where it comes from (a file name), for messages and exports.
+    edit
+        The text is an edit of the scenario (the *YAML* tab's *Apply*): the scenario as loaded stays what
+        *Discard my edits* goes back to, and what "(edited)" and the URL compare with.
     """
     try:
         scenario = rackcost.scenario_from_yaml(text, name)
@@ -209,7 +219,8 @@ def load_text(text: str, name: str) -> bool:
     ss = st.session_state
     ss[DRAFT] = data
     ss[ORIGINAL] = copy.deepcopy(data)
-    ss[LOADED] = copy.deepcopy(data)
+    if not edit or LOADED not in ss:
+        ss[LOADED] = copy.deepcopy(data)
     ss[FILE_NAME] = name
     ss[GENERATION] = ss.get(GENERATION, 0) + 1
     ss[PROBLEMS] = []
@@ -217,7 +228,7 @@ def load_text(text: str, name: str) -> bool:
     ss[VALID_JSON] = canonical_json(scenario)
     ss[LOAD_PROBLEMS] = []
     ss[REJECTED_TEXT] = None
-    ss[NOTICE] = f"Loaded {name}."
+    ss[NOTICE] = "Applied your YAML." if edit else f"Loaded {name}."
     ss.pop(PENDING_REPLACE, None)
     bump_revision()
     return True
