@@ -295,8 +295,8 @@ def test_every_refused_upload_shows_its_own_message():
     at = start()
     uploader = next(u for u in at.get("file_uploader") if u.proto.id.endswith("-uploader"))
     # no type filter: a file of any name reaches the page and gets the app's message. The uploader's limit is the
-    # app's 1 MB (its "Limit 1MB per file" agrees with the label); Streamlit's MB is 2^20 bytes, so a file just
-    # over 1,000,000 bytes still reaches the app (a larger one gets the uploader's own message: tests/test_browser.py)
+    # app's 1 MB (its "1MB per file" agrees with the label; a larger file gets the uploader's own message in a
+    # browser: tests/test_browser.py); a file over 1 MB that reaches the app anyway is refused by it too
     assert list(uploader.proto.type) == []
     assert uploader.proto.max_upload_size_mb == 1
     refused = [

@@ -15,6 +15,14 @@ ss = st.session_state
 key = ss[state.VALID_JSON]
 valid = ss[state.VALID]
 result = compute.evaluate(key)
+if not result.records["systems"]:  # every system unserved (the library lists why): nothing to compare
+    st.title("Answer")
+    st.error(
+        "**No system can serve this scenario.**\n\n"
+        + "\n".join(f"- **{md(u.get('system', '?'))}**: {md(u.get('reason', ''))}" for u in answer.unserved_of(result)),
+        icon=":material/block:",
+    )
+    st.stop()
 found = answer.answer(result, valid)
 
 st.title("Answer")

@@ -53,9 +53,9 @@ PENDING_UPLOAD = "pending_upload"
 NOTICE = "notice"
 PENDING_REPLACE = "pending_replace"
 REVISION = "revision"
-# the uploader's own limit [MB of 2^20 bytes], as server.maxUploadSize in app/.streamlit/config.toml: the 1 MB the
-# app enforces (1,000,000 bytes), so that the uploader's "Limit 1MB per file" agrees with the label; a file between
-# 1,000,000 and 1,048,576 bytes reaches handle_upload and gets the app's message, a larger one the uploader's
+# the uploader's own limit [MB], as server.maxUploadSize in app/.streamlit/config.toml: the 1 MB the app enforces, so
+# that the uploader's "1MB per file" agrees with the label. Streamlit's frontend counts 1 MB as 1,000,000 bytes (2^20
+# on Windows), the library's limit: a larger file gets the uploader's own message ("File must be 1.0MB or smaller")
 MAX_UPLOAD_MB = 1
 
 
