@@ -74,8 +74,9 @@ charts.show(st, "cost", key, cost_chart)
 left_out(points_too=True)
 
 st.header("Cost per 1,000 accepted requests against demand scale: own, rent reserved, rent on demand")
-# one colour per system, keyed on its name in the scenario's order: the same in every chart and after every edit
-every_system = [row["system"] for row in systems]
+# one colour per system, keyed on its name in the scenario's order (of the systems drawn: every one up to 10), the
+# same in every chart and after every edit
+every_system = list(subset.systems)
 scale_chart = chart_specs.demand_scale_chart(
     [r for r in compute.demand_scale(key) if r["system"] in drawn], systems=every_system
 )

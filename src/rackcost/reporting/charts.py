@@ -70,23 +70,30 @@ SYSTEM_PALETTE = (
 """Vega's ``tableau10``: the colour of the n-th system of the scenario (cycled past ten)."""
 
 
-def system_color(systems: Sequence[str] | None, title: str | None = "system", **kwargs: Any) -> alt.Color:
+def system_color(
+    systems: Sequence[str] | None, title: str | None = "system", present: Any = None, **kwargs: Any
+) -> alt.Color:
     """A colour per system keyed on its name: the n-th system of ``systems`` (the scenario's order) always gets the
     n-th colour of :data:`SYSTEM_PALETTE`, whichever systems a chart draws and however the scenario is edited.
 
     Parameters
     ----------
     systems
-        Every system of the scenario, in order (None: Vega's default, by the data).
+        The systems drawn, in the scenario's order (:attr:`ChartSubset.systems`: every system up to
+        :data:`MAX_CHART_SYSTEMS`); None: Vega's default, by the data.
     title
         The legend's title.
+    present
+        The systems the chart's data have (an API has no curve or cliff): only they are in the legend, each in its
+        colour of ``systems``. None: all of ``systems``.
     kwargs
         More arguments of ``alt.Color`` (a legend, say).
     """
     if systems is None:
         return alt.Color("system:N", title=title, **kwargs)
-    names = list(dict.fromkeys(systems))
-    palette = [SYSTEM_PALETTE[i % len(SYSTEM_PALETTE)] for i in range(len(names))]
+    order = list(dict.fromkeys(systems))
+    names = [n for n in order if present is None or n in set(present)]
+    palette = [SYSTEM_PALETTE[order.index(n) % len(SYSTEM_PALETTE)] for n in names]
     return alt.Color("system:N", title=title, sort=names, scale=alt.Scale(domain=names, range=palette), **kwargs)
 
 
@@ -290,7 +297,7 @@ def demand_scale_chart(
     scale
         Rows of :func:`rackcost.analysis.explore.cost_against_demand_scale`.
     systems
-        Every system of the scenario, in order: the colour domain (:func:`system_color`).
+        The systems drawn, in the scenario's order: the colour domain (:func:`system_color`).
     height_px
         Height of the plot [px].
     """
@@ -311,7 +318,7 @@ def demand_scale_chart(
                 scale=alt.Scale(zero=False),
                 axis=alt.Axis(format="$.3~g", titleLimit=height_px - 10),
             ),
-            color=system_color(systems, legend=alt.Legend(orient="bottom", columns=2)),
+            color=system_color(systems, present=frame["system"], legend=alt.Legend(orient="bottom", columns=2)),
             strokeDash=alt.StrokeDash("payment:N", title="paid as"),
             tooltip=[
                 alt.Tooltip("system:N", title="system"),
@@ -347,7 +354,7 @@ def cliff_charts(
     height_px
         Height of each panel [px].
     systems
-        Every system of the scenario, in order: the colour domain (:func:`system_color`).
+        The systems drawn, in the scenario's order: the colour domain (:func:`system_color`).
 
     Returns
     -------
@@ -382,7 +389,7 @@ def cliff_charts(
         .encode(
             x=x,
             y=alt.Y("accepted_fraction:Q", title="accepted within SLO [share of offered]", axis=alt.Axis(format="%")),
-            color=system_color(systems),
+            color=system_color(systems, present=frame["system"] if len(frame) else ()),
             tooltip=tooltip,
         )
     )
@@ -396,7 +403,7 @@ def cliff_charts(
                 title="p99 TTFT incl. queueing [ms]",
                 scale=alt.Scale(domain=[0, 1.5 * ttft_limit_ms], clamp=True),
             ),
-            color=system_color(systems),
+            color=system_color(systems, present=frame["system"] if len(frame) else ()),
             tooltip=tooltip,
         )
     )
@@ -426,10 +433,10 @@ def curves_chart(
     height_px
         Height of the panel [px].
     systems
-        Every system of the scenario, in order: the colour domain (:func:`system_color`).
+        The systems drawn, in the scenario's order: the colour domain (:func:`system_color`).
     """
     curve = pd.DataFrame(_thinned(curves, MAX_CURVE_POINTS))
-    color = system_color(systems)
+    color = system_color(systems, present=curve["system"])
     curve["meets"] = curve["meets_slo"].map({True: "meets SLO", False: "misses SLO"})
     limit = display.slo_interactivity_limit(tpot_limit_ms)
     xi = alt.X(

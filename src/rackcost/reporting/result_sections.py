@@ -244,7 +244,7 @@ def systems_section(scenario: Scenario, result: Any, outcomes: list[Any], subset
                     charts.curves_chart(
                         operating_curves(scenario, outcomes=drawn),
                         scenario.slo.tpot_limit_ms,
-                        systems=[s.name for s in scenario.systems],
+                        systems=subset.systems,
                     )
                 ),
                 described(
@@ -302,7 +302,7 @@ def cost_section(scenario: Scenario, result: Any, subset: ChartSubset) -> Sectio
                 # of the systems drawn alone: the same figures, for their work only
                 charts.demand_scale_chart(
                     cost_against_demand_scale(with_systems(scenario, subset.systems)[0]),
-                    systems=[s.name for s in scenario.systems],
+                    systems=subset.systems,
                 ),
                 described(
                     "Blended cost per 1,000 accepted requests of each system as every demand point is scaled by one "
@@ -324,9 +324,7 @@ def cliff_section(scenario: Scenario, result: Any, outcomes: list[Any], subset: 
     drawn_points = set(subset.points)
     demand = [{"name": d.name, "arrival_rps": d.arrival_rps} for d in scenario.demand if d.name in drawn_points]
     cliff = latency_cliff(scenario, outcomes=drawn_outcomes(outcomes, subset))
-    accepted, ttft = charts.cliff_charts(
-        cliff, demand, scenario.slo.ttft_limit_ms, systems=[s.name for s in scenario.systems]
-    )
+    accepted, ttft = charts.cliff_charts(cliff, demand, scenario.slo.ttft_limit_ms, systems=subset.systems)
     points = [p for p in result.records["points"] if p["routing"] != "api"]
     return section(
         "cliff",
