@@ -240,3 +240,20 @@ def test_the_link_store_is_bounded(tmp_path, monkeypatch):
     kept = sorted(p.stem for p in tmp_path.glob("*.yaml"))
     assert len(kept) == 5 and set(kept) <= set(ids)
     assert links._store("name: scenario 11\n") == ids[-1]  # the same text, the same id
+
+
+def test_the_apps_own_config_turns_usage_statistics_off_hides_deploy_and_says_the_apps_upload_limit():
+    import tomllib
+
+    config = tomllib.loads((ROOT / "app" / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["browser"]["gatherUsageStats"] is False
+    assert config["client"]["toolbarMode"] == "viewer"  # no Deploy, Rerun or Clear cache
+    assert config["server"]["maxUploadSize"] == 1  # MB: the app's 1 MB (rackcost_app.state.MAX_UPLOAD_MB)
+    from rackcost_app.state import MAX_UPLOAD_MB
+
+    assert MAX_UPLOAD_MB == 1
+    # the wheel carries it beside the packaged streamlit_app.py (where `streamlit run` reads it)
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    included = pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
+    assert included["app/.streamlit/config.toml"] == "rackcost/app/.streamlit/config.toml"
+    assert included["app/streamlit_app.py"] == "rackcost/app/streamlit_app.py"

@@ -453,6 +453,9 @@ def walk(page, url: str, out) -> dict[str, str]:
     page.get_by_role("heading", name="Answer", exact=True).first.wait_for(timeout=WAIT_MS)
     settle(page)
     first = answer_sentence_shown(page)
+    # the app's own config (app/.streamlit/config.toml): a viewer's toolbar, no Deploy
+    assert page.get_by_test_id("stAppDeployButton").count() == 0
+    assert page.get_by_role("button", name="Deploy").count() == 0
     small_screenshot(page, out / "answer-1-open.png")
 
     # double the peak: the YAML tab's text with the busiest demand point's arrival rate doubled, applied

@@ -11,7 +11,7 @@ from rackcost import display
 from rackcost.analysis.referee import DEFAULT_ROUTING, figure_rows
 from rackcost.model.strategies import Routing
 from rackcost.reporting import charts as chart_specs
-from rackcost_app import charts, compute, layout, state, tables
+from rackcost_app import answer, charts, compute, layout, state, tables
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -31,6 +31,13 @@ if ss[state.PROBLEMS]:
     st.warning(
         "Your latest edits have problems (see the Scenario page): these results are for the last valid scenario.",
         icon=":material/warning:",
+    )
+
+if unserved := answer.unserved_of(result):  # systems the library could not evaluate, with why
+    st.error(
+        f"**Not in these results: {len(unserved)} system{'s' if len(unserved) > 1 else ''} cannot serve this "
+        "scenario.**\n\n" + "\n".join(f"- **{md(u.get('system', '?'))}**: {md(u.get('reason', ''))}" for u in unserved),
+        icon=":material/block:",
     )
 
 st.markdown("**Blended cost per 1,000 accepted requests** over the demand day, per system")
