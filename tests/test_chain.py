@@ -326,18 +326,50 @@ def test_fixed_small_fleet_is_overloaded_with_admission_control_warning() -> Non
         assert (r["status"] == "ok") == (r["offered_rps"] <= r["capacity_at_slo_rps"]), r
 
 
-def test_unmeetable_slo_built_in_memory_is_a_named_error() -> None:
+def test_an_slo_no_system_meets_is_a_named_error() -> None:
+    # with no system left to evaluate there is no answer but the reasons, each at its YAML path
     with pytest.raises(ScenarioError) as info:
         rackcost.evaluate(variant(slo__tpot_limit_ms=1.0))
     assert [p.path for p in info.value.problems] == ["systems[0].performance", "systems[1].performance"]
+    assert all("its fastest TPOT is" in p.message and "over the 1 ms limit" in p.message for p in info.value.problems)
 
 
-def test_node_over_rack_limit_is_a_named_error() -> None:
-    # A's node is rated 8 x 700 + 1,500 = 7.1 kW; with 1 kW of rack overhead a 5 kW rack cannot hold it.
-    with pytest.raises(ScenarioError) as info:
-        rackcost.evaluate(variant(facility__rack_power_limit_kw=5.0))
-    paths = [p.path for p in info.value.problems]
-    assert "systems[0].hardware" in paths
+def test_a_node_over_the_rack_limit_leaves_its_system_out_and_the_others_evaluated() -> None:
+    # A's node is rated 8 x 700 + 1,500 = 7.1 kW; with 1 kW of rack overhead a 5 kW rack cannot hold it (by 3.1 kW).
+    # B's fits: it is evaluated, A is listed as unserved with why, and warned about first (issue 22)
+    result = rackcost.evaluate(variant(facility__rack_power_limit_kw=5.0))
+    (unserved,) = result.unserved
+    assert unserved["system"] == "A" and unserved["path"] == "systems[0].hardware"
+    assert unserved["limit"] == "rack_power" and "over the rack power limit of 5 kW" in unserved["reason"]
+    assert "by 3.1 kW" in unserved["reason"]
+    assert {r["system"] for r in result.records["systems"]} == {"B"}
+    assert {r["system"] for r in result.records["points"]} == {"B"}
+    assert result.warnings[0].startswith("A is not evaluated:")
+    assert result.to_dict()["unserved"] == [unserved]
+    # B's figures are those of a scenario without A
+    data = scenario_to_data(variant(facility__rack_power_limit_kw=5.0))
+    data["systems"] = [s for s in data["systems"] if s["name"] == "B"]
+    data.pop("figures", None)
+    alone = rackcost.evaluate(rackcost.scenario_from_dict(data)).records["systems"]
+    assert result.records["systems"] == alone
+
+
+def test_a_system_that_cannot_meet_the_slo_never_blocks_the_others() -> None:
+    # the bundled default at a 5 ms TPOT limit: GB300 NVL72's fastest measured TPOT is 5.907 ms, Jalapeño's
+    # fastest is below it (issue 22: "System X cannot meet a 5 ms TPOT" is itself the finding)
+    data = scenario_to_data(rackcost.load_scenario("deepseek-r1-jalapeno-vs-gb300.yaml"))
+    data["slo"]["tpot_limit_ms"] = 5.0
+    result = rackcost.evaluate(rackcost.scenario_from_dict(data))
+    (unserved,) = result.unserved
+    assert unserved == {
+        "system": "GB300 NVL72",
+        "path": "systems[0].performance",
+        "limit": "slo",
+        "reason": "no operating point of 'GB300 NVL72' meets the SLO (TPOT <= 5 ms, TTFT < 2000 ms): its fastest "
+        "TPOT is 5.907 ms, 18% over the 5 ms limit",
+    }
+    assert [r["system"] for r in result.records["systems"]] == ["Jalapeño"]
+    assert result.records["comparison"] == []  # one system left: nothing to compare
 
 
 def test_comparability_warning_on_provenance() -> None:

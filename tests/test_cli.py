@@ -52,7 +52,6 @@ POINT_KEYS = [
 BAD_EDITS = {
     "wrong type": [("arrival_rps: 5,", "arrival_rps: abc,")],
     "negative power": [("accelerator_idle_w: 80", "accelerator_idle_w: -5")],
-    "slo unmet": [("tpot_limit_ms: 50", "tpot_limit_ms: 1")],
     "unknown key": [("      accelerator_idle_w: 80\n", "      accelerator_idle_w: 80\n      colour: red\n")],
     "does not parse": [("  pue: 1.2", "  pue: [1.2")],
     "python tag": [("  pue: 1.2", '  pue: !!python/object/apply:os.system ["echo hi"]')],
@@ -185,8 +184,37 @@ def test_compare_only_comparison() -> None:
     result = invoke("compare", TWO_SYSTEMS, "--format", "json")
     assert_ok(result)
     data = json.loads(result.stdout)
-    assert set(data) == {"comparison", "warnings"}
+    assert set(data) == {"comparison", "unserved", "warnings"}
     assert {r["system"] for r in data["comparison"]} == {"B"}
+
+
+# --------------------------------------------------------------------------- systems the SLO rules out (issue 22)
+
+
+def test_an_slo_no_system_meets_loads_and_evaluate_names_each_system_at_its_line(tmp_path: Path) -> None:
+    # not an input error (the file is valid, validate exits 0 with a note per system), but with no system left
+    # there is no answer: evaluate exits 1 and names each system, its YAML path and the line of its block
+    bad = write_bad(tmp_path, [("tpot_limit_ms: 50", "tpot_limit_ms: 1")])
+    result = invoke("validate", bad)
+    assert_ok(result)
+    assert result.stdout.count("note:") == 2 and "its fastest TPOT is" in result.stdout
+    result = invoke("evaluate", bad)
+    assert_user_error(result, str(bad), "systems[0].performance", "systems[1].performance", "over the 1 ms limit")
+    lines = bad.read_text(encoding="utf-8").splitlines()
+    first = next(i for i, line in enumerate(lines, 1) if line.strip() == "performance:")
+    assert f"{bad}:{first}: systems[0].performance" in result.stderr
+
+
+def test_a_system_the_slo_rules_out_is_marked_and_the_others_evaluated(tmp_path: Path) -> None:
+    # A's fastest point has TPOT 20 ms, B's (its claim) 10 ms: a 15 ms limit rules out A alone
+    ruled_out = "A"
+    path = write_bad(tmp_path, [("tpot_limit_ms: 50", "tpot_limit_ms: 15")])
+    result = invoke("evaluate", path)
+    assert_ok(result)
+    assert f"{ruled_out}: cannot meet the SLO" in result.stdout
+    data = json.loads(invoke("evaluate", path, "--format", "json").stdout)
+    assert [u["system"] for u in data["unserved"]] == [ruled_out]
+    assert ruled_out not in {r["system"] for r in data["systems"]}
 
 
 # --------------------------------------------------------------------------- validate

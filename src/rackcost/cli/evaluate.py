@@ -80,7 +80,15 @@ def compare(
 
 def _emit(result: Result, fmt: OutputFormat, output: Destination, table: TableName, full: bool) -> None:
     if fmt is OutputFormat.json:
-        data = result.to_dict() if full else {"comparison": result.to_dict()["comparison"], "warnings": result.warnings}
+        data = (
+            result.to_dict()
+            if full
+            else {
+                "comparison": result.to_dict()["comparison"],
+                "unserved": result.unserved,
+                "warnings": result.warnings,
+            }
+        )
         emit(json.dumps(data, indent=2, allow_nan=False) + "\n", output)
     elif fmt is OutputFormat.csv:
         emit(result.to_csv(table.value), output)
@@ -90,12 +98,20 @@ def _emit(result: Result, fmt: OutputFormat, output: Destination, table: TableNa
             f"Routing [bold]{result.routing}[/bold] (fleet.routing): {Routing(result.routing).words}",
             highlight=False,
         )
+        _print_unserved(out, result)
         if full:
             _print_points(out, result)
             _print_systems(out, result)
         _print_comparison(out, result)
         _print_warnings(out, result)
         emit_table(out, output)
+
+
+def _print_unserved(out: Console, result: Result) -> None:
+    """Each system left out, first and marked: that it cannot be served is itself an answer (exit status 0)."""
+    for u in result.unserved:
+        reason = "cannot meet the SLO" if u["limit"] == "slo" else "does not fit the rack power limit"
+        out.print(f"[bold red]{escape(u['system'])}: {reason}[/bold red] ({escape(u['path'])}): {escape(u['reason'])}")
 
 
 def _ms(x: float) -> str:
@@ -237,7 +253,7 @@ def _print_comparison(console: Console, result: Result) -> None:
 
 
 def _print_warnings(console: Console, result: Result) -> None:
-    for warning in result.warnings:
+    for warning in result.warnings[len(result.unserved) :]:  # the unserved systems' come first, already printed
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
 
 
@@ -249,12 +265,16 @@ def validate(
     out = console()
     for path in scenarios:
         try:
-            load_scenario(path)
+            loaded = load_scenario(path)
         except ScenarioError as exc:
             failed = True
             print_problems(exc)
         else:
             out.print(f"[green]ok[/green] {escape(str(path))}", highlight=False)
+            from rackcost.scenario.feasibility import unserved_systems
+
+            for u in unserved_systems(loaded):  # a finding, not an input error: evaluate leaves the system out
+                out.print(f"[yellow]note:[/yellow] {escape(u.path)}: {escape(u.reason)}", highlight=False)
     if failed:
         raise typer.Exit(code=1)
 

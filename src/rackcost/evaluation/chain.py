@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.results import Result, result_tables
+from rackcost.evaluation.servable import servable, unserved_warning
 from rackcost.model.burstiness import FRAGILITY_SCVS, arrival_variability, wait_stretch
 from rackcost.model.fleet import run_fleet
 from rackcost.model.inputs import FleetPolicy, SloInputs, SystemInputs
@@ -38,7 +39,7 @@ from rackcost.model.metrics import derive
 from rackcost.model.operating_point import choose_point
 from rackcost.model.outcomes import ApiSystemOutcome, ChosenPoint, FleetOutcome, Metrics, SystemOutcome
 from rackcost.model.strategies import IdlePolicy
-from rackcost.scenario.feasibility import feasibility_problems
+from rackcost.scenario.feasibility import UnservedSystem, feasibility_problems, unserved_systems
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import Samples, fleet_policy, sampled_inputs, sizing_demand, slo_inputs, system_inputs
 
@@ -47,6 +48,7 @@ __all__ = [
     "evaluate",
     "evaluate_apis",
     "evaluate_systems",
+    "mark_unserved",
     "plan",
     "run_samples",
 ]
@@ -95,6 +97,7 @@ def plan(scenario: Scenario) -> Plan:
     indices = tuple(scenario.hardware_indices)
     inputs = tuple(system_inputs(scenario, scenario.systems[i]) for i in indices)
     problems = feasibility_problems(scenario, list(inputs))
+    problems += [(u.loc, u.path, u.reason) for u in unserved_systems(scenario, list(inputs))]
     if problems:
         raise ScenarioError([Problem(path, message) for _, path, message in problems])
     policy = fleet_policy(scenario)
@@ -202,11 +205,27 @@ def evaluate(scenario: Scenario) -> Result:
     -------
     Result
         ``points`` (one row per system and demand point), ``systems`` (one row per system), ``comparison``
-        (each system against the baseline) and ``warnings``.
+        (each system against the baseline), ``unserved`` (each system no operating point of which meets the SLO,
+        or whose node is over the rack limit: left out, with why, while the others are evaluated) and
+        ``warnings``.
 
     Raises
     ------
     ScenarioError
-        If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
+        If no system can be evaluated (each one's reason at its YAML path).
     """
-    return result_tables(scenario, evaluate_systems(scenario), evaluate_apis(scenario))
+    check_argument("rackcost.evaluate", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
+    served, unserved = servable(scenario)
+    return mark_unserved(result_tables(served, evaluate_systems(served), evaluate_apis(served)), unserved)
+
+
+def mark_unserved(result: Result, unserved: tuple[UnservedSystem, ...]) -> Result:
+    """The result of a scenario's servable systems (:func:`rackcost.evaluation.servable.servable`) with those left
+    out listed (``Result.unserved``) and warned about, first."""
+    if not unserved:
+        return result
+    return replace(
+        result,
+        unserved=[u.to_dict() for u in unserved],
+        warnings=[unserved_warning(u) for u in unserved] + result.warnings,
+    )

@@ -61,6 +61,10 @@ class Result:
         Comparability warnings and named outcomes (overload, rack limits), one sentence each.
     routing
         The router the answer assumes (``fleet.routing``; :mod:`rackcost.model.routing`).
+    unserved
+        The hardware systems left out because the scenario cannot serve with them, each
+        ``{system, path, limit, reason}`` (``limit``: ``slo`` or ``rack_power``; ``reason``: which limit, by how
+        much); none of the tables has a row for them (:mod:`rackcost.evaluation.servable`).
     points
         One row per system and demand point (DataFrame).
     systems
@@ -73,6 +77,7 @@ class Result:
     records: dict[str, list[dict[str, Any]]]
     warnings: list[str] = field(default_factory=list)
     routing: str = "least_outstanding"
+    unserved: list[dict[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         for table, rows in self.records.items():
@@ -103,11 +108,12 @@ class Result:
         return self._frame("comparison")
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dictionary: ``scenario``, ``routing``, the three tables and ``warnings``."""
+        """Plain JSON-ready dictionary: ``scenario``, ``routing``, the three tables, ``unserved`` and ``warnings``."""
         return {
             "scenario": self.scenario_name,
             "routing": self.routing,
             **self.records,
+            "unserved": [dict(u) for u in self.unserved],
             "warnings": list(self.warnings),
         }
 

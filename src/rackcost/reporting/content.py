@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from rackcost.evaluation.chain import evaluate_apis, evaluate_systems
+from rackcost.evaluation.chain import evaluate_apis, evaluate_systems, mark_unserved
 from rackcost.evaluation.results import result_tables
+from rackcost.evaluation.servable import servable
 from rackcost.reporting.blocks import Report
 from rackcost.reporting.charts import chart_subset
 from rackcost.reporting.input_sections import appendix_section, provenance_section, scenario_section
@@ -92,12 +93,15 @@ def build_report(scenario: Scenario, samples: int | None = None, seed: int = 0, 
     Raises
     ------
     rackcost.ScenarioError
-        When the model finds a problem validation could not (an SLO no operating point meets).
+        When no system can be evaluated (each one's reason); a system no operating point of which meets the SLO
+        is left out and marked first in the summary (``Result.unserved``) while the others are reported.
     """
     from rackcost import __version__
 
+    given = scenario  # the inputs sections show the scenario as given; the rest what it can serve with
+    scenario, unserved = servable(scenario)
     outcomes = evaluate_systems(scenario)
-    result = result_tables(scenario, outcomes, evaluate_apis(scenario))
+    result = mark_unserved(result_tables(scenario, outcomes, evaluate_apis(scenario)), unserved)
     systems = [s.name for s in scenario.systems]
     demand = [d.name for d in scenario.demand]
     subset = chart_subset(
@@ -116,7 +120,7 @@ def build_report(scenario: Scenario, samples: int | None = None, seed: int = 0, 
         mc = uncertainty(scenario, n, seed)
     sections = [
         summary_section(scenario, result, mc, subset),
-        scenario_section(scenario),
+        scenario_section(given),
         systems_section(scenario, result, outcomes, subset),
         cost_section(scenario, result, subset),
         cliff_section(scenario, result, outcomes, subset),
@@ -124,7 +128,7 @@ def build_report(scenario: Scenario, samples: int | None = None, seed: int = 0, 
     ]
     if uncertain or samples is not None:
         sections.append(uncertainty_section(scenario, result, mc, systems, demand, subset, samples_note))
-    sections += [provenance_section(scenario), warnings_section(result), appendix_section(scenario)]
+    sections += [provenance_section(given), warnings_section(result), appendix_section(given)]
     return Report(
         title=scenario.name,
         subtitle="What each system costs per accepted request, at each demand point and over the day",

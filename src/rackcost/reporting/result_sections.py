@@ -34,6 +34,7 @@ __all__ = [
     "POINT_COLUMNS",
     "SYSTEM_COLUMNS",
     "answer_sentence",
+    "unserved_sentence",
     "claim_section",
     "cliff_section",
     "cost_section",
@@ -73,6 +74,10 @@ def summary_section(scenario: Scenario, result: Any, mc: Any, subset: ChartSubse
     drawn = set(subset.systems)
     rows = [r for r in every if r["system"] in drawn]
     blocks: list[Block] = [Paragraph(answer_sentence(every, drawn), strong=True)]
+    blocks += [
+        Paragraph(f"{u['system']} is not in this report: {unserved_sentence(u)}", strong=True)
+        for u in getattr(result, "unserved", [])
+    ]
     comparison = [r for r in result.records["comparison"] if r["system"] in drawn]
     blocks += [Paragraph(s) for s in headline_sentences(comparison)]
     if mc is not None:
@@ -109,6 +114,20 @@ def summary_section(scenario: Scenario, result: Any, mc: Any, subset: ChartSubse
             )
         )
     return section("summary", blocks)
+
+
+def unserved_sentence(unserved: dict[str, Any]) -> str:
+    """Why a system is left out (a row of ``Result.unserved``): which limit, by how much, and where.
+
+    Examples
+    --------
+    >>> unserved_sentence({"system": "X", "path": "systems[1].performance", "limit": "slo",
+    ...                    "reason": "no operating point meets TPOT <= 5 ms"})
+    'it cannot meet the SLO. No operating point meets TPOT <= 5 ms (systems[1].performance).'
+    """
+    what = "it cannot meet the SLO" if unserved["limit"] == "slo" else "its node does not fit the rack power limit"
+    reason = unserved["reason"]
+    return f"{what}. {reason[:1].upper()}{reason[1:]} ({unserved['path']})."
 
 
 def answer_sentence(systems: list[dict[str, Any]], drawn: set[str] | None = None) -> str:

@@ -15,6 +15,7 @@ Putting an imported curve into a scenario is :mod:`rackcost.importers.into_scena
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from rackcost.scenario.yaml_paths import MISSING, format_path, lookup, parse_path
@@ -27,6 +28,7 @@ __all__ = [
     "get_at",
     "leaf_values",
     "set_at",
+    "subset_systems",
     "sync_figures",
 ]
 
@@ -276,3 +278,28 @@ def figure_for(scenario: dict[str, Any], path: str) -> tuple[str, dict[str, Any]
         if key in figures and isinstance(figures[key], dict):
             return key, figures[key]
     return None
+
+
+def subset_systems(data: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """The scenario data with only the named systems (in the base's order); figures and baseline follow them.
+
+    ``data`` is changed in place and returned (pass a copy to keep it); a ``figures:`` key of a system left out is
+    dropped, the others are renumbered, and a ``baseline_system`` left out is removed (the first system is then
+    the baseline).
+    """
+    old = [s["name"] for s in data["systems"]]
+    keep = [i for i, name in enumerate(old) if name in names]
+    renumber = {old_i: new_i for new_i, old_i in enumerate(keep)}
+    data["systems"] = [data["systems"][i] for i in keep]
+    if data.get("baseline_system") not in names:
+        data.pop("baseline_system", None)
+    figures = {}
+    for key, figure in (data.get("figures") or {}).items():
+        match = re.match(r"^systems\[(\d+)\](.*)$", key)
+        if match is None:
+            figures[key] = figure
+        elif int(match.group(1)) in renumber:
+            figures[f"systems[{renumber[int(match.group(1))]}]{match.group(2)}"] = figure
+    if "figures" in data:
+        data["figures"] = figures
+    return data

@@ -1,18 +1,24 @@
-"""Problems no pydantic field check can see: an SLO no operating point meets, a node too big for a rack, a router
-the model has no analytic form for.
+"""What no pydantic field check can see, in two kinds.
 
-The loader (:mod:`rackcost.scenario.loading`) reports these beside the field checks, so a scenario that loads can be
-evaluated; the chain checks them again for scenarios built in code.
+- **Problems of the scenario** (:func:`feasibility_problems`): a router the model has no analytic form for, a
+  curve whose latency falls as the load rises. The loader (:mod:`rackcost.scenario.loading`) reports them beside
+  the field checks, so a scenario that loads can be evaluated; the chain checks them again for scenarios built in
+  code.
+- **Systems the scenario cannot serve with** (:func:`unserved_systems`): an SLO no operating point of a system
+  meets, a node too big for a rack. These are findings, not input errors (issue 22: "system X cannot meet a 5 ms
+  TPOT" is itself the answer a buyer needs): the scenario loads, and the evaluation leaves the system out, marks it
+  with why (which limit, by how much) and evaluates the others.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from rackcost.model.inputs import SystemInputs
-from rackcost.model.operating_point import feasible
+from rackcost.model.operating_point import e2e_ms, feasible
 from rackcost.model.routing import RoutingNotAnalytic, check_routing
 from rackcost.model.sizing import nodes_per_rack_allowed
 from rackcost.scenario.schema import Scenario
@@ -20,7 +26,46 @@ from rackcost.scenario.unpack import system_inputs
 from rackcost.scenario.yaml_paths import YamlPath
 from rackcost.units import W_PER_KW
 
-__all__ = ["feasibility_problems"]
+__all__ = ["UNSERVED_LIMITS", "UnservedSystem", "feasibility_problems", "unserved_systems"]
+
+UNSERVED_LIMITS = ("slo", "rack_power")
+"""Why a system can be unserved: no operating point meets the SLO; one node is over the rack power limit."""
+
+
+@dataclass(frozen=True)
+class UnservedSystem:
+    """A hardware system the scenario cannot serve with, and why.
+
+    Attributes
+    ----------
+    index
+        Its index in ``systems`` [-].
+    system
+        Its name.
+    path, loc
+        The YAML path of the block at fault (``systems[2].performance``) and its location tuple.
+    limit
+        ``slo`` or ``rack_power`` (:data:`UNSERVED_LIMITS`).
+    reason
+        One sentence: which limit, by how much.
+    """
+
+    index: int
+    system: str
+    path: str
+    loc: YamlPath
+    limit: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{system, path, limit, reason}``, as :class:`rackcost.Result` lists it."""
+        return {"system": self.system, "path": self.path, "limit": self.limit, "reason": self.reason}
+
+
+def _inputs(scenario: Scenario, inputs: list[SystemInputs] | None) -> list[SystemInputs]:
+    if inputs is None:
+        return [system_inputs(scenario, scenario.systems[i]) for i in scenario.hardware_indices]
+    return inputs
 
 
 def feasibility_problems(
@@ -46,53 +91,97 @@ def feasibility_problems(
         check_routing(scenario.fleet.routing.value)
     except RoutingNotAnalytic as exc:
         out.append((("fleet", "routing"), "fleet.routing", str(exc)))
-    if inputs is None:
-        inputs = [system_inputs(scenario, scenario.systems[i]) for i in scenario.hardware_indices]
-    for i, inp in zip(scenario.hardware_indices, inputs, strict=True):
-        system = scenario.systems[i]
+    for i, inp in zip(scenario.hardware_indices, _inputs(scenario, inputs), strict=True):
         cand = inp.coarse  # the curve where the operating-point search looks: every integer concurrency
         ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
-        if not ok.any():
-            e2e = "" if slo.e2e_limit_ms is None else f", end-to-end < {slo.e2e_limit_ms:g} ms"
-            c, measured = inp.curve.concurrency, inp.curve
-            measured_ok = feasible(
-                measured.ttft_ms, measured.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms
-            )
-            between = (
-                f"; measured points at concurrency {', '.join(f'{x:.4g}' for x in c[measured_ok])} do, but a "
-                "serving engine's concurrency limit is an integer and no integer in the measured range "
-                f"({c[0]:.4g}-{c[-1]:.4g}) does"
-                if measured_ok.any()
-                else ""
-            )
-            out.append(
-                (
-                    ("systems", i, "performance"),
-                    f"systems[{i}].performance",
-                    f"no operating point of {system.name!r} meets the SLO (TPOT <= {slo.tpot_limit_ms:g} ms, "
-                    f"TTFT < {slo.ttft_limit_ms:g} ms{e2e}); its points span TPOT {cand.tpot_ms.min():.3g}-"
-                    f"{cand.tpot_ms.max():.3g} ms and TTFT {cand.ttft_ms.min():.4g}-{cand.ttft_ms.max():.4g} ms"
-                    f"{between}",
-                )
-            )
-        else:
-            falling = _latency_falls_with_load(system.name, inp, ok, slo, osl)
+        if ok.any():
+            falling = _latency_falls_with_load(scenario.systems[i].name, inp, ok, slo, osl)
             if falling:
                 out.append((("systems", i, "performance"), f"systems[{i}].performance", falling))
+    return out
+
+
+def unserved_systems(scenario: Scenario, inputs: list[SystemInputs] | None = None) -> list[UnservedSystem]:
+    """The hardware systems no operating point of which meets the SLO, or whose node is over the rack limit.
+
+    Parameters
+    ----------
+    scenario
+        A validated scenario.
+    inputs
+        Its systems' inputs (:func:`rackcost.scenario.unpack.system_inputs`), when the caller has them already.
+
+    Returns
+    -------
+    list of UnservedSystem
+        In the scenario's order; an SLO miss is reported before a rack limit for the same system (and alone).
+    """
+    slo, osl = scenario.slo, scenario.workload.output_tokens_per_request
+    out: list[UnservedSystem] = []
+    for i, inp in zip(scenario.hardware_indices, _inputs(scenario, inputs), strict=True):
+        name = scenario.systems[i].name
+        cand = inp.coarse
+        ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+        if not ok.any():
+            loc = ("systems", i, "performance")
+            out.append(
+                UnservedSystem(i, name, f"systems[{i}].performance", loc, "slo", _slo_reason(name, inp, slo, osl))
+            )
+            continue
         allowed = nodes_per_rack_allowed(
             inp.nodes_per_rack, inp.node_rated_w, inp.rack_overhead_w, inp.rack_power_limit_w
         )
         if allowed < 1:
-            out.append(
-                (
-                    ("systems", i, "hardware"),
-                    f"systems[{i}].hardware",
-                    f"one node of {system.name!r} is rated {inp.node_rated_w / W_PER_KW:.3g} kW and the rack overhead "
-                    f"{inp.rack_overhead_w / W_PER_KW:.3g} kW, over the rack power limit of "
-                    f"{inp.rack_power_limit_w / W_PER_KW:.3g} kW (facility.rack_power_limit_kw)",
-                )
+            need_kw = (inp.node_rated_w + inp.rack_overhead_w) / W_PER_KW
+            limit_kw = inp.rack_power_limit_w / W_PER_KW
+            reason = (
+                f"one node of {name!r} is rated {inp.node_rated_w / W_PER_KW:.3g} kW and the rack overhead "
+                f"{inp.rack_overhead_w / W_PER_KW:.3g} kW, over the rack power limit of {limit_kw:.3g} kW "
+                f"(facility.rack_power_limit_kw) by {need_kw - limit_kw:.3g} kW"
             )
+            loc = ("systems", i, "hardware")
+            out.append(UnservedSystem(i, name, f"systems[{i}].hardware", loc, "rack_power", reason))
     return out
+
+
+def _slo_reason(name: str, inp: SystemInputs, slo: Any, osl: float) -> str:
+    """Why no operating point of a system meets the SLO: each limit no point meets, by how much."""
+    cand, measured = inp.coarse, inp.curve
+    e2e = "" if slo.e2e_limit_ms is None else f", end-to-end < {slo.e2e_limit_ms:g} ms"
+    short = [
+        f"its fastest {what} is {best:.4g} ms, {best / limit - 1:.0%} over the {limit:g} ms limit"
+        for what, best, limit in (
+            ("TPOT", float(cand.tpot_ms.min()), slo.tpot_limit_ms),
+            ("TTFT", float(cand.ttft_ms.min()), slo.ttft_limit_ms),
+            (
+                "end-to-end",
+                float(e2e_ms(cand.ttft_ms, cand.tpot_ms, osl).min()) if slo.e2e_limit_ms is not None else 0.0,
+                slo.e2e_limit_ms if slo.e2e_limit_ms is not None else np.inf,
+            ),
+        )
+        if (best > limit if what == "TPOT" else best >= limit)
+    ]
+    if not short:
+        short.append(
+            "each limit is met by some point but none meets all at once "
+            f"(its points span TPOT {cand.tpot_ms.min():.3g}-{cand.tpot_ms.max():.3g} ms and TTFT "
+            f"{cand.ttft_ms.min():.4g}-{cand.ttft_ms.max():.4g} ms)"
+        )
+    measured_ok = feasible(
+        measured.ttft_ms, measured.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms
+    )
+    c = measured.concurrency
+    between = (
+        f"; measured points at concurrency {', '.join(f'{x:.4g}' for x in c[measured_ok])} do, but a "
+        "serving engine's concurrency limit is an integer and no integer in the measured range "
+        f"({c[0]:.4g}-{c[-1]:.4g}) does"
+        if measured_ok.any()
+        else ""
+    )
+    return (
+        f"no operating point of {name!r} meets the SLO (TPOT <= {slo.tpot_limit_ms:g} ms, TTFT < "
+        f"{slo.ttft_limit_ms:g} ms{e2e}): {'; '.join(short)}{between}"
+    )
 
 
 def _latency_falls_with_load(name: str, inp: SystemInputs, ok_coarse: np.ndarray, slo: Any, osl: float) -> str | None:

@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_SCENARIO",
     "in_file_order",
     "load_scenario",
+    "problem_at",
     "read_text_file",
     "read_yaml_document",
     "scenario_from_dict",
@@ -301,7 +302,14 @@ def scenario_from_dict(data: Any, file: str = "<scenario>", lines: dict[YamlPath
     ]
     if problems:
         raise ScenarioError(problems)
+    scenario.remember_origin(file, lines or {})
     return scenario
+
+
+def problem_at(scenario: Scenario, loc: YamlPath, path: str, message: str) -> Problem:
+    """A problem the model finds in a loaded scenario, at the file and line it was loaded from (when known)."""
+    lines = scenario.origin_lines
+    return Problem(path, message, scenario.origin_file, _line_for(lines, loc) if lines else None)
 
 
 def scenario_to_yaml(scenario: Scenario) -> str:

@@ -341,6 +341,8 @@ class Scenario(ScenarioBlock):
     """
 
     _distributions: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _file: str = PrivateAttr(default="<scenario>")  # where it was loaded from, for problems found after loading
+    _lines: dict[Any, int] = PrivateAttr(default_factory=dict)  # YAML location -> line, when loaded from text
 
     name: Name = Field(description="Name of the scenario; printable, at most 200 characters.")
     description: str | None = None
@@ -422,6 +424,28 @@ class Scenario(ScenarioBlock):
     def hardware_indices(self) -> list[int]:
         """Indices of the systems that run hardware (every system but the API ones) [-]."""
         return [i for i, s in enumerate(self.systems) if s.api is None]
+
+    def __eq__(self, other: object) -> bool:
+        """Equal values and distributions; where each was loaded from does not count."""
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return self.__dict__ == other.__dict__ and self._distributions == other._distributions
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as every pydantic model that is not frozen
+
+    def remember_origin(self, file: str, lines: dict[Any, int]) -> None:
+        """Keep where the scenario was loaded from (file, YAML location -> line), for problems found later."""
+        self._file, self._lines = file, dict(lines)
+
+    @property
+    def origin_file(self) -> str:
+        """The file the scenario was loaded from, or ``<scenario>`` when built in memory."""
+        return self._file
+
+    @property
+    def origin_lines(self) -> dict[Any, int]:
+        """YAML location -> line of the text it was loaded from (empty when built in memory)."""
+        return self._lines
 
     @property
     def sizing_point(self) -> DemandPoint:

@@ -41,6 +41,7 @@ from rackcost.analysis.sweep.spec import (
 from rackcost.errors import Problem, ScenarioError
 from rackcost.evaluation.columns import BLENDED
 from rackcost.model.inputs import CostInputs
+from rackcost.scenario.edits import subset_systems
 from rackcost.scenario.loading import in_file_order, problems_from_validation, scenario_to_data
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import FACILITY_FIELDS
@@ -372,7 +373,7 @@ def _build_group(d: Design, values: tuple[int, ...]) -> GroupScenario:
     where = ", ".join(said) or "the base scenario"
     _prune_figures(data)
     if subset is not None:
-        data = _subset_systems(data, subset)
+        data = subset_systems(data, subset)
     scenario = _validated(data, d.source, where)
     try:
         planned = plan(scenario)
@@ -383,13 +384,13 @@ def _build_group(d: Design, values: tuple[int, ...]) -> GroupScenario:
     keep, skipped = [], []
     for system in scenario.systems:
         try:
-            plan(_validated(_subset_systems(copy.deepcopy(data), (system.name,)), d.source, where))
+            plan(_validated(subset_systems(copy.deepcopy(data), (system.name,)), d.source, where))
             keep.append(system.name)
         except ScenarioError as exc:
             skipped.append((system.name, "; ".join(p.message for p in exc.problems)))
     if not keep:
         return GroupScenario(None, tuple(skipped))
-    scenario = _validated(_subset_systems(data, tuple(keep)), d.source, where)
+    scenario = _validated(subset_systems(data, tuple(keep)), d.source, where)
     return GroupScenario(scenario, tuple(skipped), plan(scenario))
 
 
@@ -607,23 +608,3 @@ def _tier_edits(tier: Tier, base: Scenario, where: str, source: str) -> dict[str
             "includes_power_and_facility": True,
         },
     }
-
-
-def _subset_systems(data: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
-    """The scenario data with only the named systems (in the base's order); figures and baseline follow them."""
-    old = [s["name"] for s in data["systems"]]
-    keep = [i for i, name in enumerate(old) if name in names]
-    renumber = {old_i: new_i for new_i, old_i in enumerate(keep)}
-    data["systems"] = [data["systems"][i] for i in keep]
-    if data.get("baseline_system") not in names:
-        data.pop("baseline_system", None)
-    figures = {}
-    for key, figure in (data.get("figures") or {}).items():
-        match = re.match(r"^systems\[(\d+)\](.*)$", key)
-        if match is None:
-            figures[key] = figure
-        elif int(match.group(1)) in renumber:
-            figures[f"systems[{renumber[int(match.group(1))]}]{match.group(2)}"] = figure
-    if "figures" in data:
-        data["figures"] = figures
-    return data
