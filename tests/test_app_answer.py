@@ -257,3 +257,37 @@ def test_the_apps_own_config_turns_usage_statistics_off_hides_deploy_and_says_th
     included = pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
     assert included["app/.streamlit/config.toml"] == "rackcost/app/.streamlit/config.toml"
     assert included["app/streamlit_app.py"] == "rackcost/app/streamlit_app.py"
+
+
+def test_a_system_that_cannot_meet_the_slo_is_marked_with_why_and_the_others_answer():
+    data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
+    data["slo"]["tpot_limit_ms"] = 5  # GB300 NVL72's fastest point has 5.91 ms, Jalapeño's 1.44 ms
+    at = opened()
+    at.session_state["pending_upload"] = (yaml.safe_dump(data, sort_keys=False).encode("utf-8"), "fast.yaml")
+    at.run()
+    ok(at)
+    # not an input problem: the scenario loads, the answer is Jalapeño's, GB300 NVL72 is listed with why
+    assert at.session_state["file_name"] == "fast.yaml" and not at.session_state["problems"]
+    said = errors(at)
+    assert "1 system cannot serve this scenario" in said and "GB300 NVL72" in said
+    assert "it cannot meet the SLO" in said and "TPOT" in said and "systems[0].performance" in said
+    assert "Jalapeño costs" in shown(at.subheader[0].value)
+    for page in ("app_pages/results.py", "app_pages/claim.py", "app_pages/uncertainty.py", "app_pages/sweep.py"):
+        at.session_state["uncertainty_samples"] = 500
+        at.switch_page(page).run()
+        ok(at)
+    at.switch_page("app_pages/results.py").run()
+    assert "cannot serve this scenario" in errors(at)
+
+
+def test_a_scenario_no_system_can_serve_is_refused_with_each_reason():
+    data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
+    data["slo"]["tpot_limit_ms"] = 1
+    at = opened()
+    at.session_state["pending_upload"] = (yaml.safe_dump(data, sort_keys=False).encode("utf-8"), "none.yaml")
+    at.run()
+    ok(at)
+    said = errors(at)
+    assert "Not loaded: none.yaml" in said
+    assert "systems[0].performance" in said and "systems[1].performance" in said
+    assert at.session_state["file_name"] == "deepseek-r1-jalapeno-vs-gb300.yaml"

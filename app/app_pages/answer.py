@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from rackcost import display
+from rackcost.reporting.result_sections import unserved_sentence
 from rackcost_app import answer, compute, layout, state
 from rackcost_app.safe import md
 
@@ -19,7 +20,9 @@ if not result.records["systems"]:  # every system unserved (the library lists wh
     st.title("Answer")
     st.error(
         "**No system can serve this scenario.**\n\n"
-        + "\n".join(f"- **{md(u.get('system', '?'))}**: {md(u.get('reason', ''))}" for u in answer.unserved_of(result)),
+        + "\n".join(
+            f"- **{md(u.get('system', '?'))}**: {md(unserved_sentence(u))}" for u in answer.unserved_of(result)
+        ),
         icon=":material/block:",
     )
     st.stop()
@@ -75,7 +78,7 @@ if found.unserved:
     st.error(
         f"**{len(found.unserved)} system{'s' if len(found.unserved) > 1 else ''} cannot serve this scenario** and "
         f"{'are' if len(found.unserved) > 1 else 'is'} left out of the answer:\n\n"
-        + "\n".join(f"- **{md(u.get('system', '?'))}**: {md(u.get('reason', ''))}" for u in found.unserved),
+        + "\n".join(f"- **{md(u.get('system', '?'))}**: {md(unserved_sentence(u))}" for u in found.unserved),
         icon=":material/block:",
     )
 

@@ -11,6 +11,7 @@ from rackcost import display
 from rackcost.analysis.referee import DEFAULT_ROUTING, figure_rows
 from rackcost.model.strategies import Routing
 from rackcost.reporting import charts as chart_specs
+from rackcost.reporting.result_sections import unserved_sentence
 from rackcost_app import answer, charts, compute, layout, state, tables
 from rackcost_app.safe import md
 
@@ -36,7 +37,8 @@ if ss[state.PROBLEMS]:
 if unserved := answer.unserved_of(result):  # systems the library could not evaluate, with why
     st.error(
         f"**Not in these results: {len(unserved)} system{'s' if len(unserved) > 1 else ''} cannot serve this "
-        "scenario.**\n\n" + "\n".join(f"- **{md(u.get('system', '?'))}**: {md(u.get('reason', ''))}" for u in unserved),
+        "scenario.**\n\n"
+        + "\n".join(f"- **{md(u.get('system', '?'))}**: {md(unserved_sentence(u))}" for u in unserved),
         icon=":material/block:",
     )
 
@@ -64,7 +66,10 @@ st.caption(
 # a chart draws at most 10 systems and 12 demand points (the report's rule, rackcost.reporting.charts); the
 # tables above and below give every one, and each chart's caption says what it leaves out
 subset = chart_specs.chart_subset(
-    systems, compute.scenario(key).baseline_name, valid["demand"], systems[0]["sizing_demand_point"]
+    systems,
+    compute.scenario(compute.served_json(key)).baseline_name,
+    valid["demand"],
+    systems[0]["sizing_demand_point"],
 )
 drawn = set(subset.systems)
 
@@ -131,7 +136,7 @@ tables.show(systems, tables.SYSTEM_COLUMNS)
 
 st.header("Simulate: the fleet as sized, analytic beside simulated")
 with st.expander("Run a discrete-event simulation of one system at one demand point"):
-    sim_scenario = compute.scenario(key)
+    sim_scenario = compute.scenario(compute.served_json(key))  # the systems served
     left, middle, right = st.columns(3)
     sim_system = left.selectbox("system", [row["system"] for row in systems], key="simulate_system")
     sim_point = middle.selectbox(

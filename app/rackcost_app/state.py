@@ -145,6 +145,20 @@ def canonical_json(scenario: rackcost.Scenario) -> str:
     return json.dumps(scenario_to_data(scenario), sort_keys=True, ensure_ascii=False)
 
 
+def evaluable_json(scenario: rackcost.Scenario) -> str:
+    """The canonical JSON of a validated scenario that at least one system can serve.
+
+    A system that cannot meet the SLO (or fit a rack) is not a problem of the input: the scenario is evaluated with
+    the others and the pages list it with why (``Result.unserved``). Only when *no* system is left is there nothing
+    to show: then :class:`rackcost.ScenarioError`, each system's reason at its YAML path, and the draft's problems
+    are those.
+    """
+    from rackcost.evaluation.servable import servable
+
+    servable(scenario)  # its problems name the file, the YAML path and the line
+    return canonical_json(scenario)
+
+
 def load_bundled(name: str) -> bool:
     """Load a bundled scenario by file name; True when it loaded."""
     path = rackcost.bundled_scenario_path(name)
@@ -212,6 +226,7 @@ def load_text(text: str, name: str, *, edit: bool = False) -> bool:
     """
     try:
         scenario = rackcost.scenario_from_yaml(text, name)
+        valid_json = evaluable_json(scenario)
     except rackcost.ScenarioError as exc:
         _refuse(exc.problems, text, name)
         return False
@@ -225,7 +240,7 @@ def load_text(text: str, name: str, *, edit: bool = False) -> bool:
     ss[GENERATION] = ss.get(GENERATION, 0) + 1
     ss[PROBLEMS] = []
     ss[VALID] = copy.deepcopy(data)
-    ss[VALID_JSON] = canonical_json(scenario)
+    ss[VALID_JSON] = valid_json
     ss[LOAD_PROBLEMS] = []
     ss[REJECTED_TEXT] = None
     ss[NOTICE] = "Applied your YAML." if edit else f"Loaded {name}."
@@ -246,13 +261,13 @@ def revalidate() -> None:
     sync_figures()
     bump_revision()
     try:
-        scenario = rackcost.scenario_from_dict(copy.deepcopy(ss[DRAFT]), ss[FILE_NAME])
+        valid_json = evaluable_json(rackcost.scenario_from_dict(copy.deepcopy(ss[DRAFT]), ss[FILE_NAME]))
     except rackcost.ScenarioError as exc:
         ss[PROBLEMS] = exc.problems
         return
     ss[PROBLEMS] = []
     ss[VALID] = copy.deepcopy(ss[DRAFT])
-    ss[VALID_JSON] = canonical_json(scenario)
+    ss[VALID_JSON] = valid_json
 
 
 def export_stem(name: str | None) -> str:
