@@ -273,7 +273,7 @@ def test_a_system_that_cannot_meet_the_slo_is_marked_with_why_and_the_others_ans
     assert "it cannot meet the SLO" in said and "TPOT" in said and "systems[0].performance" in said
     assert "Jalapeño costs" in shown(at.subheader[0].value)
     for page in ("app_pages/results.py", "app_pages/claim.py", "app_pages/uncertainty.py", "app_pages/sweep.py"):
-        at.session_state["uncertainty_samples"] = 500
+        at.session_state["uncertainty_samples"] = 1_000
         at.switch_page(page).run()
         ok(at)
     at.switch_page("app_pages/results.py").run()
