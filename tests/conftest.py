@@ -77,3 +77,10 @@ def shared_data(request: pytest.FixtureRequest) -> Path:
 def real_inferencex(request: pytest.FixtureRequest) -> Path:
     """``../shared/data/inferencex`` (real InferenceX result files), or a skip saying it is absent."""
     return _folder(request, SHARED_DATA / "inferencex", ABSENT["inferencex"])
+
+
+@pytest.fixture(autouse=True)
+def _no_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables as wide as the CLI's default for a pipe, whatever ``COLUMNS`` the shell running the tests exports
+    (the CLI honours it: tests/test_cli_width.py sets it per command)."""
+    monkeypatch.delenv("COLUMNS", raising=False)

@@ -91,7 +91,9 @@ def test_a_fixed_fleet_never_accepts_more_of_burstier_demand(low, more):
     for system in ("A", "B"):
         for point, row in by_point(calm, system).items():
             other = by_point(bursty, system)[point]
-            assert other["accepted_rps"] <= row["accepted_rps"] * (1 + 1e-12)
+            # to the 1e-9 relative margin the capacity at SLO keeps inside its root (docs/model.md, step 6): an SCV
+            # 1e-12 higher (hypothesis: low 14.5, more 1e-12) admitted 4e-10 requests/s more on B, inside that margin
+            assert other["accepted_rps"] <= row["accepted_rps"] * (1 + 1e-9)
             assert other["accepted_rps"] <= other["offered_rps"] * (1 + 1e-12)
             assert other["capacity_at_slo_rps"] <= row["capacity_at_slo_rps"] * (1 + 1e-9)
 

@@ -178,11 +178,11 @@ def test_tornado_table_and_json(uncertain: Path) -> None:
     result = invoke("tornado", uncertain)
     assert_ok(result)
     assert "Tornado" in result.stdout
-    assert "facility.electricity_usd_per_kwh" in result.stdout
+    assert "electricity price [USD/kWh]" in " ".join(result.stdout.split())  # the input in words, not its path
     assert "advantage vs baseline" in result.stdout  # baseline / system, as everywhere (issue 11)
     assert "cost ratio" not in result.stdout
     assert "e-0" not in result.stdout and "e+0" not in result.stdout
-    assert "per kWh" in result.stdout  # the P5 / P95 values with their unit
+    assert "[USD/kWh]" in result.stdout  # the P5 / P95 values in the unit their label names
     result = invoke("tornado", uncertain, "-f", "json")
     assert_ok(result)
     rows = json.loads(result.stdout)["tornado"]
@@ -211,9 +211,13 @@ def test_tornado_without_distributions_says_so() -> None:
 def test_breakeven_finds_a_value(uncertain: Path) -> None:
     result = invoke("breakeven", uncertain, "--input", "systems[1].costs.capex_usd_per_accelerator")
     assert_ok(result)
-    assert "equal cost per accepted request at systems[1].costs.capex_usd_per_accelerator" in result.stdout
+    flat = " ".join(result.stdout.split())  # the input in words, then the path as typed
+    assert (
+        "equal cost per accepted request at B: capex per accelerator [USD] (systems[1].costs.capex_usd_per_accelerator)"
+        in flat
+    )
     # with its unit (issue 11: "= 44948")
-    assert re.search(r"capex_usd_per_accelerator = \$[\d,.]+ per accelerator", result.stdout), result.stdout
+    assert re.search(r"capex_usd_per_accelerator\) = \$[\d,.]+ per accelerator", flat), result.stdout
     result = invoke("breakeven", uncertain, "--input", "systems[1].costs.capex_usd_per_accelerator", "--format", "json")
     assert_ok(result)
     data = json.loads(result.stdout)
@@ -226,7 +230,11 @@ def test_breakeven_finds_a_value(uncertain: Path) -> None:
 def test_breakeven_without_a_crossing_says_so(uncertain: Path) -> None:
     result = invoke("breakeven", uncertain, "--input", "facility.electricity_usd_per_kwh", "--low", 0, "--high", 1)
     assert_ok(result)
-    assert "no value of facility.electricity_usd_per_kwh in [$0 per kWh, $1.00 per kWh]" in result.stdout
+    flat = " ".join(result.stdout.split())
+    assert (
+        "no value of electricity price [USD/kWh] (facility.electricity_usd_per_kwh) in [$0 per kWh, $1.00 per kWh]"
+        in flat
+    )
 
 
 @pytest.mark.parametrize(

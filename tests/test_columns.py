@@ -19,11 +19,12 @@ def test_every_table_has_the_registry_columns_in_order(path) -> None:
     scenario = rackcost.load_scenario(path)
     result = rackcost.evaluate(scenario)
     revenue = scenario.revenue is not None
+    swing = any(d.rate_swing is not None for d in scenario.demand)
     for table in ("points", "systems", "comparison"):
         rows = result.records[table]
         assert rows, table
         for row in rows:
-            assert tuple(row) == column_names(table, revenue=revenue), table
+            assert tuple(row) == column_names(table, revenue=revenue, rate_swing=swing), table
     assert list(result.comparison.columns) == list(column_names("comparison"))
 
 

@@ -324,7 +324,7 @@ def test_an_existing_file_is_replaced_only_with_force(tmp_path: Path) -> None:
     md = tmp_path / "r.md"
     (tmp_path / "r_files").mkdir()
     result = invoke("report", TWO_SYSTEMS, "-o", md)
-    assert result.exit_code == 1 and "r_files exists" in result.stderr
+    assert result.exit_code == 1 and "r_files: exists; use --force" in result.stderr
     assert not md.exists()
 
 
@@ -379,3 +379,21 @@ def test_the_dashboards_report_is_the_librarys_for_the_edited_scenario() -> None
 
 def test_no_report_file_is_left_in_the_repository() -> None:
     assert not [p for p in os.listdir(ROOT) if p.endswith("-report.html")]
+
+
+def test_the_summary_says_when_figures_were_edited() -> None:
+    # issue 22, item 7: the report of an edited scenario says so on its first page, naming the figures, not only in
+    # the Provenance section
+    from rackcost.reporting.content import build_report
+    from rackcost.scenario.edits import edited_figure, set_at
+    from rackcost.scenario.loading import scenario_to_data
+
+    data = scenario_to_data(rackcost.load_scenario(TWO_SYSTEMS))
+    data = set_at(data, "facility.pue", 1.5)
+    data.setdefault("figures", {})["facility.pue"] = edited_figure(1.2, None)
+    report = build_report(rackcost.scenario_from_dict(data), samples=0, date="2026-12-01")
+    first = report.sections[0]
+    text = " ".join(getattr(b, "text", "") for b in first.blocks)
+    assert "This scenario was edited: 1 figure differs from" in text and "facility.pue" in text
+    plain = build_report(rackcost.load_scenario(TWO_SYSTEMS), samples=0, date="2026-12-01")
+    assert "was edited" not in " ".join(getattr(b, "text", "") for b in plain.sections[0].blocks)

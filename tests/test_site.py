@@ -281,7 +281,7 @@ def test_cli_site_table_json_and_csv(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     table = runner.invoke(app, ["site", str(path)])
     assert table.exit_code == 0, table.output
-    assert "unserved rps at peak" in table.output and "22.3 kW" in table.output
+    assert "unserved at peak [requests/s]" in table.output and "22.3 kW" in table.output
     js = runner.invoke(app, ["site", str(path), "--max-it-power-kw", "1000", "-f", "json"])
     assert js.exit_code == 0, js.output
     rows = json.loads(js.output)["site"]

@@ -12,9 +12,8 @@ import rackcost
 from rackcost import display
 from rackcost.evaluation.columns import BLENDED
 from rackcost.reporting import charts as chart_specs
-from rackcost.scenario.yaml_paths import parse_path
+from rackcost.scenario import labels
 from rackcost_app import compute, state, tables
-from rackcost_app.fields import label
 from rackcost_app.safe import md
 
 DEFAULT_SAMPLES, MIN_SAMPLES, MAX_SAMPLES = 10_000, 1_000, 200_000
@@ -36,20 +35,9 @@ figures = valid.get("figures") or {}
 
 
 def input_label(path: str) -> str:
-    """A readable name of an input's YAML path: ``Jalapeño: capex per accelerator [USD]``."""
-    parts = parse_path(path)
-    last = str(parts[-1])
-    if parts[0] == "systems" and isinstance(parts[1], int) and parts[1] < len(names):
-        who = names[parts[1]]
-        if "points" in parts:
-            return f"{who}: operating point {parts[parts.index('points') + 1] + 1}, {label(last)}"
-        where = " (facility override)" if "facility" in parts else ""
-        return f"{who}: {label(last)}{where}"
-    if parts[0] == "demand" and isinstance(parts[1], int) and parts[1] < len(points):
-        return f"{points[parts[1]]} demand: {label(last)}"
-    if parts[0] == "uncertainty":
-        return f"throughput derate of {last} figures [x]"
-    return label(last)
+    """A readable name of an input's YAML path: ``Jalapeño: capex per accelerator [USD]``
+    (:func:`rackcost.scenario.labels.input_label`, the words the CLI prints too)."""
+    return labels.input_label(path, names, points)
 
 
 def describe(dist: str, parameters: dict) -> str:

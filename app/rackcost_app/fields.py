@@ -16,97 +16,9 @@ import pandas as pd
 import streamlit as st
 from pydantic import BaseModel
 
+from rackcost.scenario.labels import label
 from rackcost_app import state
 from rackcost_app.safe import md
-
-# unit suffixes of field names (longest first) -> (text left in the label, unit shown in brackets)
-_SUFFIXES = [
-    ("_usd_per_kw_month", " per provisioned kW", "USD/kW-month"),
-    ("_usd_per_accelerator_year", " per accelerator", "USD/year"),
-    ("_usd_per_rack_year", " per rack", "USD/year"),
-    ("_usd_per_accelerator", " per accelerator", "USD"),
-    ("_usd_per_node", " per node", "USD"),
-    ("_usd_per_rack", " per rack", "USD"),
-    ("_usd_per_kwh", "", "USD/kWh"),
-    ("_usd_per_kw", " per provisioned kW", "USD/kW"),
-    ("_fraction_per_year", "", "share of capex per year"),
-    ("_capex_fraction", " capex", "share 0-1"),
-    ("_fraction", "", "share 0-1"),
-    ("_kw_per_accelerator", "", "kW per accelerator"),
-    ("_w_per_node", " per node", "W"),
-    ("_tokens_per_s_per_kw", "", "tokens/s per kW"),
-    ("tokens_per_s_per_kw", "tokens per s per kW", "tokens/s/kW"),
-    ("_tokens_per_request", " tokens per request", "tokens"),
-    ("_tokens", " tokens", "tokens"),
-    ("_limit_kw", " limit", "kW"),
-    ("_limit_ms", " limit", "ms"),
-    ("_years", "", "years"),
-    ("_rps", "", "requests/s"),
-    ("_ms", "", "ms"),
-    ("_kw", "", "kW"),
-    ("_w", "", "W"),
-]
-_UNITS = {
-    "usd_per_million_input_tokens": "USD/M tokens",
-    "usd_per_million_output_tokens": "USD/M tokens",
-    "usd_per_million_cached_input_tokens": "USD/M tokens",
-    "usd_per_accelerator_hour": "USD/accelerator-h",
-    "rate_limit_rps": "requests/s",
-    "pue": "-",
-    "power_utilization_exponent": "-",
-    "spare_replicas": "replicas",
-    "replicas": "replicas",
-    "max_racks": "racks",
-    "accelerators_per_replica": "count",
-    "accelerators_per_node": "count",
-    "nodes_per_rack": "count",
-    "concurrency": "requests in flight",
-    "hours_per_day": "h/day",
-}
-_LABELS = {
-    "usd_per_million_input_tokens": "input token price",
-    "usd_per_million_output_tokens": "output token price",
-    "usd_per_million_cached_input_tokens": "cached input token price",
-    "usd_per_accelerator_hour": "rental price",
-    "pue": "PUE",
-    "electricity_usd_per_kwh": "electricity price",
-    "ttft_limit_ms": "TTFT limit (queueing included)",
-    "tpot_limit_ms": "TPOT limit",
-    "e2e_limit_ms": "end-to-end limit",
-    "input_tokens_per_request": "input tokens per request (ISL)",
-    "output_tokens_per_request": "output tokens per request (OSL)",
-    "output_tokens_cv_fraction": "output length coefficient of variation",
-    "provenance_class": "provenance class",
-    "class": "provenance class",
-    "tpot_ms": "TPOT",
-    "ttft_ms": "TTFT",
-}
-
-
-def label_and_unit(name: str) -> tuple[str, str | None]:
-    """Readable label and unit of a scenario field name, e.g. ``accelerator_idle_w`` -> ('accelerator idle', 'W')."""
-    unit = _UNITS.get(name)
-    text = _LABELS.get(name)
-    if text is None:
-        text = name
-        for suffix, rest, suffix_unit in _SUFFIXES:
-            if name.endswith(suffix):
-                text = name[: -len(suffix)] + rest
-                unit = unit or suffix_unit
-                break
-        text = text.replace("_", " ").strip()
-    elif unit is None:
-        for suffix, _rest, suffix_unit in _SUFFIXES:
-            if name.endswith(suffix):
-                unit = suffix_unit
-                break
-    return text, unit
-
-
-def label(name: str) -> str:
-    """Label with the unit in brackets: ``accelerator idle [W]``."""
-    text, unit = label_and_unit(name)
-    return f"{text} [{unit}]" if unit and unit != "-" else text
 
 
 def _base_type(annotation: Any) -> tuple[Any, bool]:

@@ -34,8 +34,10 @@ __all__ = [
     "COUNT_COLUMN_FORMAT",
     "MONEY_CEILING_USD",
     "MONEY_FLOOR_USD",
+    "PCT_MAX_DECIMALS",
     "PER_1K_ACCEPTED",
     "PER_1K_REQUESTS",
+    "POWER_UNITS",
     "REQUESTS_PER_1K",
     "SUFFIXES",
     "cost_components_per_request",
@@ -46,6 +48,7 @@ __all__ = [
     "num",
     "number_column_format",
     "pct",
+    "power_kw",
     "ratio",
     "slo_interactivity_limit",
     "usd_column_format",
@@ -201,14 +204,75 @@ def count(x: float) -> str:
 
 
 def pct(x: float, decimals: int = 1) -> str:
-    """A share in [0, 1] as a percentage.
+    """A share in [0, 1] as a percentage, never rounded to 0% or 100% unless it is exactly 0 or 1.
 
-    >>> pct(0.97)
-    '97.0%'
+    ``decimals`` decimals; a share that would round to 0% or 100% (or -100%) without being exactly that gets more,
+    as many as it takes to show it is not (``99.96%``, ``0.004%``), up to :data:`PCT_MAX_DECIMALS`; closer still it
+    is shown as ``>99.999999%`` or ``<0.000001%``: a share of a million requests that differs from 1 by less than a
+    millionth of a percent is not worth another digit.
+
+    Parameters
+    ----------
+    x
+        Share [-] (1 is 100%).
+    decimals
+        Decimals of the percentage when it is not near 0% or 100%.
+
+    Examples
+    --------
+    >>> pct(0.97), pct(0.2117), pct(1.0), pct(0.0)
+    ('97.0%', '21.2%', '100.0%', '0.0%')
+    >>> pct(0.9996), pct(0.99996, 0), pct(0.00004), pct(-0.00004)
+    ('99.96%', '99.996%', '0.004%', '-0.004%')
+    >>> pct(1 - 1e-12), pct(1e-12)
+    ('>99.999999%', '<0.000001%')
     """
     if not math.isfinite(x):
         return "n/a"
-    return f"{100 * x:,.{decimals}f}%"
+    percent = 100 * x
+    if percent == 0 or abs(percent) == 100:
+        return f"{percent:,.{decimals}f}%"
+    for places in range(decimals, PCT_MAX_DECIMALS + 1):
+        text = f"{percent:,.{places}f}"
+        if abs(float(text.replace(",", ""))) not in (0.0, 100.0):
+            return f"{text}%"
+    sign = "-" if percent < 0 else ""
+    floor = f"0.{'0' * (PCT_MAX_DECIMALS - 1)}1%"
+    if abs(percent) < 50:
+        return f"{sign}<{floor}"
+    return f"{sign}>{100 - 10.0**-PCT_MAX_DECIMALS:.{PCT_MAX_DECIMALS}f}%" if abs(percent) < 100 else f"{sign}>100%"
+
+
+PCT_MAX_DECIMALS = 6
+"""Most decimals :func:`pct` shows to keep a share that is not exactly 0 or 1 off 0% and 100% [-]."""
+
+POWER_UNITS = ((1e6, "GW"), (1e3, "MW"))
+"""Units of :func:`power_kw` above kW, largest first: a fleet's 3,530 kW is ``3.53 MW``."""
+
+
+def power_kw(x_kw: float) -> str:
+    """A power given in kW, in the unit buyers say: kW below 1,000 kW, MW from there, GW from 1,000 MW.
+
+    The unit is in the text (the header names only the quantity), with :func:`num`'s three significant digits;
+    a power that rounds to 1,000 of a unit is shown in the next (999.7 kW is ``1 MW``).
+
+    Parameters
+    ----------
+    x_kw
+        Power [kW].
+
+    Examples
+    --------
+    >>> power_kw(906.4), power_kw(3530), power_kw(999.7), power_kw(2.4e6), power_kw(0)
+    ('906 kW', '3.53 MW', '1 MW', '2.4 GW', '0 kW')
+    """
+    if not math.isfinite(x_kw):
+        return "n/a"
+    magnitude = abs(x_kw)
+    for bound, unit in POWER_UNITS:
+        if magnitude and float(f"{magnitude / bound:.3g}") >= 1:
+            return f"{num(x_kw / bound)} {unit}"
+    return f"{num(x_kw)} kW"
 
 
 def ratio(x: float) -> str:
@@ -282,8 +346,11 @@ def input_unit(path: str) -> tuple[str, str]:
     return "num", " (dimensionless)"
 
 
-def input_value(value: float, path: str) -> str:
+def input_value(value: float, path: str, words: bool = True) -> str:
     """The value of the input at a YAML path with its unit (:func:`input_unit`).
+
+    ``words=False`` leaves out the words after the number (`` per kWh``), for a table whose label gives the unit;
+    a percentage keeps its ``%`` and a factor its ``x``.
 
     Examples
     --------
@@ -293,13 +360,16 @@ def input_value(value: float, path: str) -> str:
     '12.0%'
     >>> input_value(0.9, "uncertainty.throughput_derate.vendor")
     '0.9x'
+    >>> input_value(0.0707, "facility.electricity_usd_per_kwh", words=False)
+    '$0.0707'
     """
-    kind, words = input_unit(path)
+    kind, unit = input_unit(path)
+    after = unit if words or kind == "factor" else ""
     if kind == "usd":
-        return money(value) + words
+        return money(value) + after
     if kind == "pct":
-        return pct(value) + words
-    return num(value) + words
+        return pct(value) + after
+    return num(value) + after
 
 
 def _decimals_for(values: Iterable[float], significant: int) -> int:

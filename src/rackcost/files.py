@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "FORCE_WORDS",
     "FORMULA_PREFIXES",
     "InputFileError",
     "OutputPathError",
@@ -47,6 +48,11 @@ __all__ = [
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection")."""
+
+
+FORCE_WORDS = "force=True"
+"""How a message tells the caller to replace an existing output: the Python argument (the CLI says ``--force``
+instead, :func:`rackcost.cli.common.cli_words`)."""
 
 
 class OutputPathError(ValueError):
@@ -185,7 +191,7 @@ def check_output(
     if not writable(folder):
         raise OutputPathError(f"{out}: the folder {folder} is not writable")
     if (out.exists() or out.is_symlink()) and not force:
-        raise OutputPathError(f"{out}: exists; use --force (force=True) to replace it")
+        raise OutputPathError(f"{out}: exists; use {FORCE_WORDS} to replace it")
     return out
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from rackcost import files, limits
+from rackcost.analysis import referee_swing
 from rackcost.errors import check_argument, check_count
 from rackcost.model import queueing
 from rackcost.model.operating_point import queueing_budget_s
@@ -268,6 +269,7 @@ def simulate(
     progress: Callable[[int, int], None] | None = None,
     arrival_scv: float | None = None,
     admission: bool = True,
+    rate_swing: tuple[float, float] | None = None,
 ) -> list[dict[str, Any]]:
     """Simulate the fleets rackcost sized and set the simulated figures beside the analytic ones.
 
@@ -302,6 +304,10 @@ def simulate(
         True (default): arrivals at the rate the model admits, the overload shed before the queue by admission
         control at the SLO, as the model assumes. False: every offered request is served, however long it waits
         (accepted = served within the queueing budget); an overloaded fleet then has no steady state.
+    rate_swing
+        (amplitude [-], period [s]): every simulated point's rate swings, the same fleet serving (the analytic side
+        its pointwise stationary approximation, :mod:`rackcost.model.rate_swing`); default each demand point's
+        ``rate_swing``. Poisson arrivals only; ignored with a trace.
 
     Returns
     -------
@@ -340,7 +346,10 @@ def simulate(
     if replications < 2:
         raise ValueError(f"replications must be at least 2, got {replications}")
     check_requests_fit(requests if trace is None or isinstance(trace, str | Path) else trace.arrival_s.size)
-    outcomes = evaluate_systems(scenario, () if arrival_scv is None else (float(arrival_scv),))
+    if rate_swing is not None:
+        rate_swing = referee_swing.parse_rate_swing(f"{rate_swing[0]}:{rate_swing[1]}")
+    swings = () if rate_swing is None else (rate_swing[0],)
+    outcomes = evaluate_systems(scenario, () if arrival_scv is None else (float(arrival_scv),), swings)
     points = evaluate(scenario).records["points"]
     system_names = [o.inputs.name for o in outcomes]
     point_names = [d.name for d in scenario.demand]
@@ -367,9 +376,19 @@ def simulate(
         report = None if progress is None else (lambda k, done=done: progress(done + k, total))
         scenario_scv = getattr(scenario.demand[j], "arrival_scv", None)
         scenario_scv = 1.0 if scenario_scv is None else float(scenario_scv)
-        arrivals = _Arrivals(scenario_scv if arrival_scv is None else float(arrival_scv), scenario_scv, admission)
+        swing = None if trace is not None else referee_swing.row_swing(scenario, j, rate_swing)
+        arrivals = _Arrivals(
+            scenario_scv if arrival_scv is None else float(arrival_scv),
+            scenario_scv,
+            admission,
+            swing,
+            scenario.fleet.routing.value,
+        )
+        referee_swing.check_poisson(point_name, swing, arrivals.scv)
         if arrivals.scv != scenario_scv and trace is None:  # the analytic side of the same fleet at that SCV
             row = _row_at_scv(o, row, j, arrivals.scv)
+        if rate_swing is not None:  # the analytic side of the same fleet under that swing
+            row = referee_swing.row_at_swing(o, row, j, rate_swing[0])
         rows.append(
             _simulate_one(
                 o,
@@ -399,6 +418,8 @@ class _Arrivals:
     scv: float
     scenario_scv: float
     admission: bool
+    swing: tuple[float, float] | None = None
+    model_routing: str = DEFAULT_ROUTING.value
 
 
 ADMISSION_WORDS = {
@@ -459,6 +480,11 @@ def _simulate_one(
     else:
         kwargs["arrival_scv"] = arrivals.scv
         arrival_rps, admitted_share = admitted, (admitted / offered if offered > 0 else 1.0)
+    if arrivals.swing is not None:  # thinned from the offered rate, admission capping each phase
+        kwargs["rate_swing"] = referee_swing.thinned_arrivals(
+            o, j, arrivals.swing, arrivals.admission, arrivals.model_routing, slo.attainment_fraction
+        )
+        arrival_rps = offered
     s = replicate(
         replications, seed, replicas, model, route, budget_s, arrival_rps, requests, progress=report, **kwargs
     )
@@ -512,6 +538,8 @@ def _simulate_one(
             f"each replication measures {span_s:.3g} s, under {SHORT_SPAN_SERVICE_TIMES} mean service times "
             f"({float(model.service_s[-1]):.3g} s): raise the requests for steadier estimates"
         )
+    if arrivals.swing is not None:
+        notes += referee_swing.swing_notes(arrivals.swing, float(model.service_s[-1]), span_s / 0.9)
     if trace is not None:
         notes.append(
             f"trace of {trace.arrival_s.size} requests at {trace.arrival_rps:.4g} rps; analytic at {offered:.4g}"
@@ -533,6 +561,8 @@ def _simulate_one(
         "offered_rps": offered,
         "arrival_rps": arrival_rps,
         "arrival_scv": None if trace is not None else arrivals.scv,
+        "rate_swing_amplitude_fraction": None if arrivals.swing is None else arrivals.swing[0],
+        "rate_swing_period_s": None if arrivals.swing is None else arrivals.swing[1],
         "admission_control": trace is None and arrivals.admission,
         "start": s.start,
         "warmup_requests_per_replication": s.warmup_requests,

@@ -38,6 +38,8 @@ __all__ = [
     "TableName",
     "TableOpt",
     "check_output",
+    "cli_words",
+    "columns_env",
     "console",
     "destination",
     "emit",
@@ -51,8 +53,15 @@ __all__ = [
     "write_stdout",
 ]
 
-PIPED_WIDTH = 200
-"""Width [characters] of the console when not on a terminal, so that piped tables are not squashed to 80 columns."""
+PIPED_WIDTH = 120
+"""Width [characters] of the console when not on a terminal (a pipe, a file, ``--output``) and ``COLUMNS`` is not
+set: tables laid out as in a 120-column terminal, the widest the tests check."""
+
+
+def columns_env() -> int | None:
+    """The width ``COLUMNS`` asks for [characters], or None when it is not set or not a positive whole number."""
+    text = os.environ.get("COLUMNS", "").strip()
+    return int(text) if text.isdigit() and int(text) > 0 else None
 
 
 class OutputFormat(StrEnum):
@@ -81,25 +90,29 @@ TableOpt = Annotated[TableName, typer.Option("--table", help="Which table --form
 
 
 def console(stderr: bool = False, file: TextIO | None = None) -> Console:
-    """The Rich console a command prints with.
+    """The Rich console a command prints with, as wide as ``COLUMNS`` says wherever it prints.
 
     Parameters
     ----------
     stderr
         Print to stderr instead of stdout.
     file
-        Print into this file instead (a table rendered for ``--output``); then always :data:`PIPED_WIDTH` wide and
-        without colour codes.
+        Print into this file instead (a table rendered for ``--output``); then without colour codes.
 
     Returns
     -------
     Console
-        As wide as the terminal on a terminal, :data:`PIPED_WIDTH` characters wide otherwise.
+        ``COLUMNS`` characters wide when it is set (on a terminal, a pipe or a file alike: ``COLUMNS=80 rackcost
+        evaluate | cat`` fits 80 columns); else as wide as the terminal on a terminal and :data:`PIPED_WIDTH`
+        characters otherwise.
     """
+    width = columns_env()
     if file is not None:
-        return Console(file=file, width=PIPED_WIDTH, force_terminal=False)
-    probe = Console(stderr=stderr)
-    return Console(stderr=stderr, width=None if probe.is_terminal else PIPED_WIDTH)
+        return Console(file=file, width=width or PIPED_WIDTH, force_terminal=False)
+    if width is None:
+        probe = Console(stderr=stderr)
+        width = None if probe.is_terminal else PIPED_WIDTH
+    return Console(stderr=stderr, width=width)
 
 
 @dataclass(frozen=True)
@@ -163,8 +176,13 @@ def check_output(output: Path | None, force: bool = False, inputs: tuple[Path | 
     try:
         files.check_output(output, force, inputs)
     except files.OutputPathError as exc:
-        error(str(exc))
+        error(cli_words(str(exc)))
         raise typer.Exit(code=1) from None
+
+
+def cli_words(message: str) -> str:
+    """A library message in the CLI's words: ``--force`` where the library says ``force=True``."""
+    return message.replace(files.FORCE_WORDS, "--force")
 
 
 def write(

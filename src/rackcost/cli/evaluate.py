@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from rackcost.cli.common import (
     Destination,
@@ -30,6 +29,7 @@ from rackcost.cli.common import (
     print_problems,
     table_console,
 )
+from rackcost.cli.layout import NOT_APPLICABLE, Field, header_and_format, print_grid, print_records
 from rackcost.display import PER_1K_REQUESTS, count, num, pct, ratio, usd_per_1k_requests
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import column
@@ -133,7 +133,8 @@ def _rejected(rps: float, share: float) -> str:
 def _point_row(name: str, fmt: Callable[[Any], str] | None = None) -> tuple[str, Callable[[dict], Any], Any, bool]:
     """A row of the per-system table for one points column: its header, value, format and whether an API has it."""
     c = column("points", name)
-    return c.header, lambda r: r[name], fmt or c.format, c.fleet_only
+    header, fmt = header_and_format(c, fmt)
+    return header, lambda r: r[name], fmt, c.fleet_only
 
 
 _REJECTED, _ACTIVE = column("points", "rejected_rps"), column("points", "active_replicas")
@@ -173,56 +174,66 @@ _POINT_ROWS: list[tuple[str, Callable[[dict], Any], Any, bool]] = [
 ]
 
 
+def _value_of(name: str) -> Callable[[dict], Any]:
+    """The value of a points column in a row."""
+    return lambda r: r[name]
+
+
 def _print_points(console: Console, result: Result) -> None:
     systems: dict[str, list[dict]] = {}
     for row in result.records["points"]:
         systems.setdefault(row["system"], []).append(row)
     for system, rows in systems.items():
-        t = Table(
-            title=f"{escape(system)}  ({rows[0]['provenance']}, routing {rows[0]['routing']})", title_justify="left"
-        )
-        t.add_column("")
+        title = f"{escape(system)}  ({rows[0]['provenance']}, routing {rows[0]['routing']})"
+        api = rows[0]["routing"] == "api"
+        kept = [(label, value, fmt) for label, value, fmt, fleet_only in _POINT_ROWS if not (api and fleet_only)]
+        if api:  # an API system has no fleet: its rows would be all "-" or 0; it pays per token instead
+            api_cost = column("points", "api_usd_per_hour")
+            kept.append((api_cost.header, _value_of(api_cost.name), api_cost.format))
+        labels = [escape(label) for label, _, _ in kept]
+        columns = []
         for r in rows:
             flag = "\n[red]overloaded[/red]" if r["status"] != "ok" else ""
-            t.add_column(f"{escape(r['demand_point'])} ({r['hours_per_day']:g} h/day){flag}", justify="right")
-        api = rows[0]["routing"] == "api"
-        for label, value, fmt, fleet_only in _POINT_ROWS:
-            if api and fleet_only:  # an API system has no fleet: its rows would be all "-" or 0
-                continue
-            values = [value(r) for r in rows]
-            t.add_row(escape(label), *(_NOT_APPLICABLE if v is None else fmt(v) for v in values))
-        if api:
-            api_cost = column("points", "api_usd_per_hour")
-            t.add_row(escape(api_cost.header), *(api_cost.format(r[api_cost.name]) for r in rows))
-        console.print(t)
+            header = f"{escape(r['demand_point'])} ({r['hours_per_day']:g} h/day){flag}"
+            cells = [_NOT_APPLICABLE if value(r) is None else fmt(value(r)) for _, value, fmt in kept]
+            columns.append((header, cells))
+        print_grid(console, title, labels, columns)
 
 
-_NOT_APPLICABLE = "-"
-"""What a table shows where a figure does not apply (an API system's latency or fleet)."""
+_NOT_APPLICABLE = NOT_APPLICABLE
+_SYSTEM_COLUMNS = (
+    "system",
+    "concurrency",
+    "tpot_ms",
+    "ttft_ms",
+    "total_tokens_per_s_per_replica",
+    "provisioned_replicas",
+    "accelerators",
+    "racks",
+    "provisioned_it_kw",
+    "capex_usd",
+    "blended_usd_per_accepted_request",
+)
 
 
 def _print_systems(console: Console, result: Result) -> None:
-    t = Table(title="Fleet and SLO operating point per system", title_justify="left")
-    names = (
-        "system",
-        "concurrency",
-        "tpot_ms",
-        "ttft_ms",
-        "total_tokens_per_s_per_replica",
-        "provisioned_replicas",
-        "accelerators",
-        "racks",
-        "provisioned_it_kw",
-        "capex_usd",
-        "blended_usd_per_accepted_request",
-    )
     special: dict[str, Callable[[Any], str]] = {"system": escape, "concurrency": count, "ttft_ms": _ms}
-    columns = {n: (column("systems", n).header, special.get(n, column("systems", n).format)) for n in names}
-    for key, (label, _) in columns.items():
-        t.add_column(escape(label), justify="left" if key == "system" else "right")
-    for row in result.records["systems"]:
-        t.add_row(*(_NOT_APPLICABLE if row[key] is None else fmt(row[key]) for key, (_, fmt) in columns.items()))
-    console.print(t)
+    columns = [header_and_format(column("systems", n), special.get(n)) for n in _SYSTEM_COLUMNS]
+    fields = [
+        Field(escape(header), "name" if n == "system" else "number")
+        for n, (header, _) in zip(_SYSTEM_COLUMNS, columns, strict=True)
+    ]
+    rows = [
+        [
+            _NOT_APPLICABLE if row[n] is None else fmt(row[n])
+            for n, (_, fmt) in zip(_SYSTEM_COLUMNS, columns, strict=True)
+        ]
+        for row in result.records["systems"]
+    ]
+    print_records(console, "Fleet and SLO operating point per system", fields, rows)
+
+
+_KIND_TAGS = {"claim": " [dim](vendor headline)[/dim]", "derived": " [dim](derived headline)[/dim]"}
 
 
 def _print_comparison(console: Console, result: Result) -> None:
@@ -230,24 +241,25 @@ def _print_comparison(console: Console, result: Result) -> None:
     if not rows:
         console.print("[dim]One system only: no claim-vs-decision comparison.[/dim]")
         return
-    t = Table(title="Claim vs decision (advantage > 1: the system beats the baseline)", title_justify="left")
-    for col in ("system vs baseline", "metric", "unit", "system", "baseline", "advantage"):
-        t.add_column(col, justify="left" if col in ("system vs baseline", "metric", "unit") else "right")
+    pairs: dict[tuple[str, str], list[dict]] = {}
     for r in rows:
-        per_request = r["unit"] == "USD/request"
-        fmt = usd_per_1k_requests if per_request else num
-        t.add_row(
-            escape(f"{r['system']} vs {r['baseline']}"),
-            escape(r["metric"])
-            + {"claim": " [dim](vendor headline)[/dim]", "derived": " [dim](derived headline)[/dim]"}.get(
-                r["kind"], ""
-            ),
-            PER_1K_REQUESTS if per_request else escape(r["unit"]),
-            fmt(r["system_value"]),
-            fmt(r["baseline_value"]),
-            ratio(r["advantage_ratio"]),
+        pairs.setdefault((r["system"], r["baseline"]), []).append(r)
+    for (system, baseline), metrics in pairs.items():
+        labels, mine, theirs, advantage = [], [], [], []
+        for r in metrics:
+            per_request = r["unit"] == "USD/request"
+            fmt = usd_per_1k_requests if per_request else num
+            unit = PER_1K_REQUESTS if per_request else r["unit"]
+            labels.append(f"{escape(r['metric'])}{_KIND_TAGS.get(r['kind'], '')} [dim]\\[{escape(unit)}][/dim]")
+            mine.append(fmt(r["system_value"]))
+            theirs.append(fmt(r["baseline_value"]))
+            advantage.append(ratio(r["advantage_ratio"]))
+        title = (
+            f"Claim vs decision: {escape(system)} vs {escape(baseline)} "
+            f"(advantage > 1: {escape(system)} beats {escape(baseline)})"
         )
-    console.print(t)
+        columns = [(escape(system), mine), (escape(baseline), theirs), ("advantage", advantage)]
+        print_grid(console, title, labels, columns, corner="metric [unit]")
     for sentence in headline_sentences(rows):
         console.print(escape(sentence), highlight=False)
 
@@ -298,24 +310,18 @@ def schema(
 
 def scenarios() -> None:
     """List the bundled scenario and sweep files."""
-    t = Table(title="Bundled scenarios", title_justify="left")
-    t.add_column("file")
-    t.add_column("name")
-    for path in bundled_scenarios():
-        name = _name_of(path)
-        default = " (default)" if path.name == DEFAULT_SCENARIO else ""
-        t.add_row(escape(path.name + default), escape(name))
     out = console()
-    out.print(t)
+    rows = [
+        [escape(path.name + (" (default)" if path.name == DEFAULT_SCENARIO else "")), escape(_name_of(path))]
+        for path in bundled_scenarios()
+    ]
+    fields = [Field("file", "name"), Field("name", "text")]  # a file's name is typed: never cut or wrapped
+    print_records(out, "Bundled scenarios", fields, rows)
     out.print(f"folder: {bundled_scenarios()[0].parent}" if bundled_scenarios() else "no bundled scenarios")
     from rackcost.analysis.sweep.spec import bundled_sweeps
 
-    t = Table(title="Bundled sweeps (rackcost sweep NAME)", title_justify="left")
-    t.add_column("file")
-    t.add_column("name")
-    for path in bundled_sweeps():
-        t.add_row(escape(path.name), escape(_name_of(path)))
-    out.print(t)
+    rows = [[escape(path.name), escape(_name_of(path))] for path in bundled_sweeps()]
+    print_records(out, "Bundled sweeps (rackcost sweep NAME)", fields, rows)
     out.print(f"folder: {bundled_sweeps()[0].parent}" if bundled_sweeps() else "no bundled sweeps")
 
 

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from rackcost.cli.common import Destination, ForceOpt, console, destination, error, write, write_stdout
+from rackcost.cli.layout import Field, Kind, print_records
 from rackcost.scenario.schema import ProvenanceClass, TokenBasis
 
 if TYPE_CHECKING:  # the importers load only when an import command runs, to keep other commands' start fast
@@ -244,27 +244,36 @@ def _finish(result: ImportResult, system: str | None, output: Destination, impor
 def print_summary(console: Console, result: ImportResult, importer: str = "inferencex") -> None:
     """Print what was read (one row per curve) and what was skipped (one row per file or row, with the reason)."""
     if result.curves:
-        t = Table(title=f"Imported {len(result.curves)} curve(s)", title_justify="left")
-        for col in ("#", "curve", "stage", "points", "concurrency", "ISL/OSL", "ISL/OSL from", "GPUs/replica", "power"):
-            t.add_column(col, justify="right" if col in ("#", "points", "concurrency", "GPUs/replica") else "left")
+        kinds: dict[str, Kind] = {
+            "#": "number",
+            "curve": "name",  # what a scenario calls the system: whole, the table transposed when it must be
+            "stage": "name",
+            "points": "number",
+            "concurrency": "number",
+        }
+        kinds |= {"ISL/OSL": "number", "ISL/OSL from": "text", "GPUs per replica": "number", "power": "name"}
+        fields = [Field(escape(col), kind) for col, kind in kinds.items()]
+        cells = []
         for i, c in enumerate(result.curves, 1):
             rng = c.concurrency_range
             conc = "-" if rng is None else (f"{rng[0]:g}" if rng[0] == rng[1] else f"{rng[0]:g}-{rng[1]:g}")
             k = c.key
             isl_osl = "-" if k.input_tokens is None else f"{k.input_tokens}/{k.output_tokens}"
             gpus = "-" if k.gpus_per_replica is None else str(k.gpus_per_replica)
-            t.add_row(
-                str(i),
-                escape(c.label),
-                "/".join(c.stages),
-                str(len(c.points)),
-                conc,
-                isl_osl,
-                escape(c.isl_osl_source),
-                gpus,
-                "board (measured)" if c.has_power else "-",
+            cells.append(
+                [
+                    str(i),
+                    escape(c.label),
+                    "/".join(c.stages),
+                    str(len(c.points)),
+                    conc,
+                    isl_osl,
+                    escape(c.isl_osl_source),
+                    gpus,
+                    "board (measured)" if c.has_power else "-",
+                ]
             )
-        console.print(t)
+        print_records(console, f"Imported {len(result.curves)} curve(s)", fields, cells, name=1)
         basis = {(c.key.token_basis, c.key.throughput_per) for c in result.curves}
         pct = {c.percentile for c in result.curves}
         if importer == "inferencex":
@@ -290,15 +299,17 @@ def print_summary(console: Console, result: ImportResult, importer: str = "infer
     if result.filtered:
         console.print(f"{result.filtered} row(s) left out by --only.", highlight=False)
     if result.skipped:
-        t = Table(title=f"Skipped {len(result.skipped)} file(s) or row(s)", title_justify="left")
-        t.add_column("file")
-        t.add_column("row")
-        t.add_column("field")
-        t.add_column("reason")
-        for s in result.skipped:
-            row = "" if s.row is None else str(s.row)
-            t.add_row(escape(PurePath(s.file).name), row, escape(s.field), escape(s.reason))
-        console.print(t)
+        fields = [Field("file", "name"), Field("row"), Field("field", "name"), Field("reason", "text")]
+        cells = [
+            [
+                escape(PurePath(s.file).name),
+                "" if s.row is None else str(s.row),
+                escape(s.field or "-"),
+                escape(s.reason),
+            ]
+            for s in result.skipped
+        ]
+        print_records(console, f"Skipped {len(result.skipped)} file(s) or row(s)", fields, cells)
     for note in result.notes:
         console.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     for warning in result.warnings:

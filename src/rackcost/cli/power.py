@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from rackcost.cli.common import (
     ForceOpt,
@@ -29,6 +28,7 @@ from rackcost.cli.common import (
     error,
     table_console,
 )
+from rackcost.cli.layout import Field, print_records
 from rackcost.files import csv_text
 
 if TYPE_CHECKING:
@@ -141,22 +141,24 @@ def check(
     if fmt is OutputFormat.csv:
         emit(csv_text(rows), dest)
         return
-    table = Table(title="Power law against measured power: predicted from each curve's largest batch and idle")
-    for name in ("GPU", "law", "exponent", "idle W", "curves", "points", "MAPE", "MAPE below top"):
-        table.add_column(name, justify="left" if name in ("GPU", "law") else "right")
-    for r in rows:
-        table.add_row(
+    names = ("GPU", "law", "exponent", "idle W", "curves", "points", "MAPE", "MAPE below top")
+    fields = [Field(n, "name" if n in ("GPU", "law") else "number") for n in names]
+    cells = [
+        [
             escape(r["gpu"]),
-            r["law"],
+            escape(r["law"]),
             f"{r['exponent']:.3f}",
             f"{r['idle_w']:g}",
             str(r["curves"]),
             str(r["points"]),
             f"{100 * r['mape']:.1f}%",
             f"{100 * r['mape_below_top']:.1f}%",
-        )
+        ]
+        for r in rows
+    ]
     out = table_console(dest)
-    out.print(table)
+    title = "Power law against measured power: predicted from each curve's largest batch and idle"
+    print_records(out, title, fields, cells)
     out.print(
         "MAPE: over every measured batch (the largest is the anchor, exact by construction); below top: without it.",
         highlight=False,
@@ -194,11 +196,10 @@ def fit(
     if fmt is OutputFormat.csv:
         emit(csv_text(summaries), dest)
         return
-    table = Table(title=f"Power law fitted per GPU (held out: {splits} random halves of the models, seed {seed})")
-    for name in ("GPU", "exponent", "5th-95th pct", "curves", "points", "MAPE", "held-out MAPE", "worst half"):
-        table.add_column(name, justify="left" if name == "GPU" else "right")
-    for s in summaries:
-        table.add_row(
+    names = ("GPU", "exponent", "5th-95th pct", "curves", "points", "MAPE", "held-out MAPE", "worst half")
+    fields = [Field(n, "name" if n == "GPU" else "number") for n in names]
+    cells = [
+        [
             escape(s["family"]),
             f"{s['exponent']:.3f}",
             f"{s['exponent_low']:.3f}-{s['exponent_high']:.3f}",
@@ -207,7 +208,10 @@ def fit(
             f"{100 * s['mape']:.1f}%",
             f"{100 * s['mape_held_out']:.1f}%",
             f"{100 * s['mape_held_out_max']:.1f}%",
-        )
+        ]
+        for s in summaries
+    ]
     out = table_console(dest)
-    out.print(table)
+    title = f"Power law fitted per GPU (held out: {splits} random halves of the models, seed {seed})"
+    print_records(out, title, fields, cells)
     emit_table(out, dest)

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from rackcost.cli.common import (
     ForceOpt,
@@ -26,6 +25,7 @@ from rackcost.cli.common import (
     load,
     table_console,
 )
+from rackcost.cli.layout import print_grid
 from rackcost.errors import ScenarioError
 
 if TYPE_CHECKING:
@@ -110,7 +110,6 @@ def _print(out: Console, r: Reconciliation) -> None:
         f"{escape(r.scenario)}: [bold]{escape(r.system)}[/bold] at {escape(r.price_label)}"
         + (f" ({escape(r.tier.source)}; {r.tier.provenance}, tag {r.tier.tag})" if r.tier is not None else ""),
         highlight=False,
-        soft_wrap=True,
     )
     out.print(
         f"InferenceX at concurrency {r.benchmark_concurrency:g} (100% utilisation): "
@@ -120,16 +119,8 @@ def _print(out: Console, r: Reconciliation) -> None:
         f"({r.output_tokens_per_s_per_gpu:,.4g} per GPU, {escape(r.output_basis)}); "
         f"rackcost's chosen operating point: concurrency {r.chosen_concurrency:g}",
         highlight=False,
-        soft_wrap=True,
     )
     names = list(r.rackcost_usd_per_million_accepted_output_tokens)
-    table = Table(
-        title="InferenceX $/M output tokens -> rackcost $/M accepted output tokens: multiplier, then running $/M",
-        title_justify="left",
-    )
-    table.add_column("factor", justify="left", overflow="fold")
-    for name in names:
-        table.add_column(escape(name) if name != BLENDED else "blended (day)", justify="right")
     steps: dict[str, dict[str, str]] = {}
     labels: dict[str, str] = {}
     for row in r.rows:
@@ -140,15 +131,19 @@ def _print(out: Console, r: Reconciliation) -> None:
             else f"x{row.multiplier:.4g}  ${row.usd_per_million_output_tokens:.4g}"
         )
         steps.setdefault(row.step, {})[row.demand_point] = cell
-    for step, cells in steps.items():
-        table.add_row(escape(labels[step]), *(cells.get(n, "-") for n in names))
-    table.add_row(
-        "[bold]rackcost $/M accepted output tokens[/bold]",
-        *(f"[bold]${r.rackcost_usd_per_million_accepted_output_tokens[n]:.4g}[/bold]" for n in names),
-    )
-    out.print(table)
+    rows = [escape(labels[step]) for step in steps] + ["[bold]rackcost $/M accepted output tokens[/bold]"]
+    columns = [
+        (
+            escape(name) if name != BLENDED else "blended (day)",
+            [cells.get(name, "-") for cells in steps.values()]
+            + [f"[bold]${r.rackcost_usd_per_million_accepted_output_tokens[name]:.4g}[/bold]"],
+        )
+        for name in names
+    ]
+    title = "InferenceX $/M output tokens -> rackcost $/M accepted output tokens: multiplier, then running $/M"
+    print_grid(out, title, rows, columns, corner="factor")
     for note in r.notes:
-        out.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False, soft_wrap=True)
+        out.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
 
 
 COMMANDS = (reconcile,)

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from rackcost.analysis.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
-from rackcost.cli.common import ScenarioArg, SeedOpt, console, error, fail, load
+from rackcost.cli.common import ScenarioArg, SeedOpt, cli_words, console, error, fail, load
 from rackcost.errors import ScenarioError
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 
@@ -52,7 +52,7 @@ def report(
     try:
         check_output(target, force)
     except ReportPathError as exc:
-        error(str(exc))
+        error(cli_words(str(exc)))
         raise typer.Exit(code=1) from None
     if samples is not None and sc.distributions and cells(sc, samples) > MAX_CELLS:
         error(

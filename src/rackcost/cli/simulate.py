@@ -10,7 +10,6 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from rackcost.cli.common import (
     ForceOpt,
@@ -28,6 +27,7 @@ from rackcost.cli.common import (
     load,
     table_console,
 )
+from rackcost.cli.layout import Field, print_grid, print_records
 from rackcost.display import num, pct
 from rackcost.errors import ScenarioError
 from rackcost.files import csv_text
@@ -81,6 +81,16 @@ def simulate(
             "point's arrival_scv, else 1.",
         ),
     ] = None,
+    rate_swing: Annotated[
+        str | None,
+        typer.Option(
+            "--rate-swing",
+            metavar="AMPLITUDE:PERIOD",
+            help="Swing every simulated point's rate, lambda (1 + a sin(2 pi t / T)): e.g. 0.2:60 is +/-20% over 60 s "
+            "(a non-homogeneous Poisson process by thinning; the analytic side the same fleet's pointwise stationary "
+            "approximation). Default: the demand point's rate_swing, else none. Poisson arrivals only.",
+        ),
+    ] = None,
     no_admission: Annotated[
         bool,
         typer.Option(
@@ -108,6 +118,18 @@ def simulate(
     import rackcost
 
     sc = load(scenario)
+    swing = None
+    if rate_swing is not None:
+        from rackcost.analysis.referee_swing import parse_rate_swing
+
+        try:
+            swing = parse_rate_swing(rate_swing)
+        except ValueError as exc:
+            error(str(exc))
+            raise typer.Exit(code=1) from None
+    if capacity and swing is not None:
+        error("--rate-swing does not apply to --capacity (which checks the constant-rate capacity at SLO)")
+        raise typer.Exit(code=1)
     if capacity:
         _capacity(sc, system, requests, seed, routing, replications, fmt, dest)
         return
@@ -127,6 +149,7 @@ def simulate(
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
                 arrival_scv=arrival_scv,
                 admission=not no_admission,
+                rate_swing=swing,
             )
     except ScenarioError as exc:
         fail(exc)
@@ -172,29 +195,32 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
             if scv is None
             else f"arrivals: renewal, SCV {scv:g}{' (Poisson)' if scv == 1 else ''}"
         )
+        + (
+            ""
+            if first.get("rate_swing_amplitude_fraction") is None
+            else f", rate swing +/-{100 * first['rate_swing_amplitude_fraction']:.0f}% over "
+            f"{first['rate_swing_period_s']:g} s"
+        )
         + f"; {ADMISSION_WORDS[bool(first['admission_control'])]}",
         highlight=False,
     )
+    fields = [Field("figure", "text"), Field("analytic"), Field("simulated"), Field("± 95%"), Field("relative error")]
     for row in rows:
-        t = Table(
-            title=(
-                f"{escape(row['system'])} at {escape(row['demand_point'])}: {row['replicas_serving']} replicas x "
-                f"{row['slots_per_replica']} slots, {num(row['arrival_rps'])} rps, routing {row['routing']}"
-            ),
-            title_justify="left",
+        title = (
+            f"{escape(row['system'])} at {escape(row['demand_point'])}: {row['replicas_serving']} replicas x "
+            f"{row['slots_per_replica']} slots, {num(row['arrival_rps'])} rps, routing {row['routing']}"
         )
-        for col in ("figure", "analytic", "simulated", "± 95%", "relative error"):
-            t.add_column(col, justify="left" if col == "figure" else "right")
-        for f in figure_rows(row):
-            err = f["relative_error_fraction"]
-            t.add_row(
-                f["figure"],
+        cells = [
+            [
+                escape(f["figure"]),
                 _value(f["key"], f["analytic"]),
                 _value(f["key"], f["simulated"]),
                 _value(f["key"], f["ci95_halfwidth"]),
-                "-" if err is None else f"{100 * err:+.1f}%",
-            )
-        out.print(t)
+                "-" if f["relative_error_fraction"] is None else f"{100 * f['relative_error_fraction']:+.1f}%",
+            ]
+            for f in figure_rows(row)
+        ]
+        print_records(out, title, fields, cells)
         if row["note"]:
             out.print(f"[yellow]note:[/yellow] {escape(row['note'])}", highlight=False)
         for warning in filter(None, row["warnings"].split("; ")):
@@ -227,38 +253,38 @@ def _capacity(sc, system, requests, seed, routing, replications, fmt, output) ->
         emit(csv_text(rows), output)
         return
     out = table_console(output)
-    t = Table(
-        title=f"{escape(sc.name)}: capacity at SLO, analytic against simulated (routing {rows[0]['routing']})"
-        if rows
-        else None,
-        title_justify="left",
-    )
-    for col in (
-        "system",
-        "replicas x slots",
-        "analytic capacity rps",
-        "miss target",
-        "simulated miss at -5%",
-        "simulated miss at +5%",
-        "within 5%",
-    ):
-        t.add_column(col, justify="left" if col == "system" else "right")
+    title = f"{escape(sc.name)}: capacity at SLO, analytic against simulated (routing {rows[0]['routing']})"
+    fields = [Field("system", "name")] + [
+        Field(escape(h))
+        for h in (
+            "replicas x slots",
+            "analytic capacity [requests/s]",
+            "miss target",
+            "simulated miss at -5%",
+            "simulated miss at +5%",
+        )
+    ]
+    fields.append(Field("within 5%", "text"))
+    cells = []
     for r in rows:
         below, above = (
             f"{pct(r[f'simulated_miss_fraction_{side}'], 2)} ± "
             f"{pct(r[f'simulated_miss_fraction_{side}_ci95_halfwidth'] or 0, 2)}"
             for side in ("below", "above")
         )
-        t.add_row(
-            escape(r["system"]),
-            f"{r['replicas_serving']} x {r['slots_per_replica']}",
-            num(r["analytic_capacity_at_slo_rps"]),
-            pct(r["miss_target_fraction"], 2),
-            below,
-            above,
-            "yes" if r["capacity_within_bracket"] else f"[red]no[/red]: {escape(r['verdict'])}",
+        cells.append(
+            [
+                escape(r["system"]),
+                f"{r['replicas_serving']} x {r['slots_per_replica']}",
+                num(r["analytic_capacity_at_slo_rps"]),
+                pct(r["miss_target_fraction"], 2),
+                below,
+                above,
+                "yes" if r["capacity_within_bracket"] else f"[red]no[/red]: {escape(r['verdict'])}",
+            ]
         )
-    out.print(t)
+    if rows:
+        print_records(out, title, fields, cells)
     emit_table(out, output)
 
 
@@ -309,17 +335,15 @@ def trace(
         emit(csv_text([row]), dest)
         return
     out = table_console(dest)
-    table = Table(title=f"Arrivals of {escape(str(csv_path))}")
-    for name in ("requests", "span", "arrival rate", "gap SCV", f"busiest of {stats.windows} windows / mean"):
-        table.add_column(name, justify="right")
-    table.add_row(
+    names = ("requests", "span", "arrival rate", "gap SCV", f"busiest of {stats.windows} windows / mean")
+    cells = [
         f"{stats.requests:,}",
         f"{stats.span_s:,.4g} s",
         f"{stats.arrival_rps:,.4g} rps",
         f"{stats.gap_scv:.3g}",
         f"{stats.peak_to_mean:.3g}",
-    )
-    out.print(table)
+    ]
+    print_grid(out, f"Arrivals of {escape(str(csv_path))}", names, [("", cells)])
     out.print(
         f"as a demand point: {{arrival_rps: {stats.arrival_rps:.4g}, arrival_scv: {stats.gap_scv:.3g}}}"
         + (

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from rackcost.cli.common import (
     ForceOpt,
@@ -23,7 +22,8 @@ from rackcost.cli.common import (
     load,
     table_console,
 )
-from rackcost.display import num
+from rackcost.cli.layout import Field, print_records
+from rackcost.display import num, power_kw
 from rackcost.errors import ScenarioError
 from rackcost.files import csv_text
 from rackcost.scenario.loading import DEFAULT_SCENARIO
@@ -79,38 +79,37 @@ def site(
 
 def _print(out: Any, scenario_name: str, rows: list[dict[str, Any]]) -> None:
     site_kw = rows[0]["max_it_power_kw"]
-    t = Table(
-        title=f"{escape(scenario_name)}: the largest fleet within {site_kw:,.6g} kW of IT power (rated), "
-        "and what it serves within the SLO",
-        title_justify="left",
+    title = (
+        f"{escape(scenario_name)}: the largest fleet within {power_kw(site_kw)} of IT power (rated), "
+        "and what it serves within the SLO"
     )
     points = list(rows[0]["unserved_rps"])
-    columns = [
-        "system",
-        "replicas (serving)",
-        "accelerators",
-        "racks",
-        "rated kW",
-        "capacity at SLO rps",
-        "accepted rps / MW",
-        "output tok/s / MW",
-        *(f"unserved rps at {escape(p)}" for p in points),
+    fields = [
+        Field("system", "name"),
+        Field("replicas (serving)"),
+        Field("accelerators"),
+        Field("racks"),
+        Field("rated IT power"),
+        Field(escape("capacity at SLO [requests/s]")),
+        Field(escape("accepted [requests/s per MW]")),
+        Field(escape("output [tokens/s per MW]")),
+        *(Field(escape(f"unserved at {p} [requests/s]")) for p in points),
     ]
-    for col in columns:
-        t.add_column(col, justify="left" if col == "system" else "right")
-    for row in rows:
-        t.add_row(
+    cells = [
+        [
             escape(row["system"]),
             f"{row['max_replicas']:,} ({row['serving_replicas']:,})",
             f"{row['accelerators']:,}",
             f"{row['racks']:,}",
-            num(row["rated_it_kw"]),
+            power_kw(row["rated_it_kw"]),
             num(row["capacity_at_slo_rps"]),
             num(row["accepted_rps_per_mw"]),
             num(row["output_tokens_per_s_per_mw"]),
             *(num(row["unserved_rps"][p]) for p in points),
-        )
-    out.print(t)
+        ]
+        for row in rows
+    ]
+    print_records(out, title, fields, cells)
 
 
 COMMANDS = (site,)

@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from rackcost import files
 from rackcost.cli.common import check_output, console, error, fail
-from rackcost.display import count, input_value, num, pct, usd_per_1k_requests
+from rackcost.cli.layout import Field, Kind, print_records
+from rackcost.display import count, input_value, num, pct, power_kw, usd_per_1k_requests
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import column
+from rackcost.scenario.labels import input_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -190,19 +191,37 @@ def _neutralised(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _label(value: Any, axis: str) -> str:
-    """An axis value as the CLI shows it: with its unit where the axis is a scenario input."""
+    """An axis value as the CLI shows it: a number in its unit (the axis's title, :func:`_title`, names the unit)."""
     from rackcost.analysis.sweep.spec import DEMAND_SCALE
 
     if not isinstance(value, float):
         return str(value)
-    return f"{num(value)}x" if axis == DEMAND_SCALE else input_value(value, axis)
+    return f"{num(value)}x" if axis == DEMAND_SCALE else input_value(value, axis, words=False)
+
+
+def _title(axis: str, systems: list[str], demand: list[str]) -> str:
+    """An axis's title in words with its unit, as the dashboard names the input (:func:`input_label`)."""
+    from rackcost.analysis.sweep.spec import DEMAND_SCALE
+
+    if axis == DEMAND_SCALE:
+        return "demand scale [x]"
+    if "." not in axis and "[" not in axis:  # not a YAML path: a systems, SLO or payment axis, by its own name
+        return axis
+    return input_label(axis, systems, demand)
+
+
+def _kind(axis: str) -> Kind:
+    """How an axis's values are laid out: numbers for an input or the demand scale, names otherwise."""
+    from rackcost.analysis.sweep.spec import DEMAND_SCALE
+
+    return "number" if axis == DEMAND_SCALE or "." in axis or "[" in axis else "name"
 
 
 _COST = column("points", "usd_per_accepted_request")
 
 
 def _print_summary(result: SweepResult) -> None:
-    """The winner of each cell and the Pareto fronts, as Rich tables on stdout."""
+    """The winner of each cell and the Pareto fronts, as tables on stdout that fit its width."""
     from rackcost.analysis.sweep.summary import pareto_front, winners
 
     d = result.design
@@ -217,58 +236,55 @@ def _print_summary(result: SweepResult) -> None:
     if not len(frame):
         out.print("no configuration could be evaluated")
         return
+    systems, demand = [s.name for s in d.base.systems], [p.name for p in d.base.demand]
     by = d.spec.summary.by if d.spec.summary.by is not None else [a.name for a in d.axes if a.kind != "systems"]
     point = d.spec.summary.demand_point
     table = winners(frame, by, point)
-    t = Table(
-        title=f"Cheapest per accepted request ({point}), by {', '.join(by) or 'the whole sweep'}", title_justify="left"
-    )
-    for name in by:
-        t.add_column(escape(name))
-    t.add_column("cheapest")
-    t.add_column(escape(_COST.header), justify="right")
-    t.add_column("runner-up")
-    t.add_column("margin", justify="right")
-    t.add_column("configs", justify="right")
+    titles = [escape(_title(name, systems, demand)) for name in by]
+    fields = [Field(t, _kind(name)) for t, name in zip(titles, by, strict=True)]
+    fields += [Field("cheapest", "name"), Field(escape(_COST.header)), Field("runner-up", "name")]
+    fields += [Field("margin"), Field("configs")]
+    rows = []
     for _, row in table.head(WINNER_ROWS).iterrows():
         margin = row["margin_fraction"]
-        t.add_row(
-            *[escape(_label(row[name], name)) for name in by],
-            escape(row["cheapest"]),
-            usd_per_1k_requests(row["usd_per_accepted_request"]),
-            escape(row["runner_up"] or "-"),
-            "-" if margin is None or margin != margin else pct(float(margin)),
-            count(row["configurations"]),
+        rows.append(
+            [
+                *[escape(_label(row[name], name)) for name in by],
+                escape(row["cheapest"]),
+                usd_per_1k_requests(row["usd_per_accepted_request"]),
+                escape(row["runner_up"] or "-"),
+                "-" if margin is None or margin != margin else pct(float(margin)),
+                count(row["configurations"]),
+            ]
         )
-    out.print(t)
+    by_words = ", ".join(_title(name, systems, demand) for name in by) or "the whole sweep"
+    print_records(out, f"Cheapest per accepted request ({point}), by {escape(by_words)}", fields, rows)
     if len(table) > WINNER_ROWS:
         out.print(f"... {len(table) - WINNER_ROWS:,} more cells (all rows are in the --output table)")
     shares = table["cheapest"].value_counts()
     out.print("cells won: " + ", ".join(f"{escape(str(k))} {v:,}" for k, v in shares.items()), highlight=False)
     peak = d.base.sizing_point.name
     axes = [a.name for a in d.axes]
-    for against, better, title in (
-        ("interactivity_tokens_per_s", True, column("systems", "interactivity_tokens_per_s").header),
-        ("facility_power_kw", False, column("points", "facility_power_kw").header),
+    for against, better, against_column in (
+        ("interactivity_tokens_per_s", True, column("systems", "interactivity_tokens_per_s")),
+        ("facility_power_kw", False, column("points", "facility_power_kw")),
     ):
         front = pareto_front(frame, against, peak, better)
-        t = Table(
-            title=f"Pareto front at {peak}: cost per accepted request vs {escape(title)}, {len(front):,} rows",
-            title_justify="left",
-        )
-        for name in ("configuration", *axes, "system"):
-            t.add_column(escape(name))
-        t.add_column(escape(_COST.header), justify="right")
-        t.add_column(escape(title), justify="right")
-        for _, row in front.head(PARETO_ROWS).iterrows():
-            t.add_row(
+        header, fmt = (against_column.label, power_kw) if against_column.unit == "kW" else (against_column.header, None)
+        fields = [Field("configuration"), *(Field(escape(_title(a, systems, demand)), _kind(a)) for a in axes)]
+        fields += [Field("system", "name"), Field(escape(_COST.header)), Field(escape(header))]
+        rows = [
+            [
                 str(row["configuration"]),
                 *[escape(_label(row[a], a)) for a in axes],
                 escape(str(row["system"])),
                 usd_per_1k_requests(row["usd_per_accepted_request"]),
-                f"{float(row[against]):,.1f}",
-            )
-        out.print(t)
+                fmt(float(row[against])) if fmt else f"{float(row[against]):,.1f}",
+            ]
+            for _, row in front.head(PARETO_ROWS).iterrows()
+        ]
+        title = f"Pareto front at {peak}: cost per accepted request vs {escape(header)}, {len(front):,} rows"
+        print_records(out, title, fields, rows)
 
 
 COMMANDS = (sweep,)

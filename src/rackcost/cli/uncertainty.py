@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from rackcost.analysis.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
 from rackcost.cli.common import (
@@ -31,6 +30,7 @@ from rackcost.cli.common import (
     load,
     table_console,
 )
+from rackcost.cli.layout import Field, header_and_format, print_grid, print_records
 from rackcost.display import (
     PER_1K_ACCEPTED,
     input_value,
@@ -42,6 +42,7 @@ from rackcost.display import (
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import BLENDED, column, column_names
 from rackcost.files import csv_text
+from rackcost.scenario.labels import input_label
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 from rackcost.scenario.yaml_paths import parse_path
 
@@ -61,7 +62,7 @@ SPINNER_CELLS = 200
 """Tornado and break-even on at least this many demand points x systems show a spinner [-]."""
 
 KEY_COLUMNS = tuple(
-    (name, column("points", name).header)
+    (name, header_and_format(column("points", name))[0])
     for name in ("usd_per_accepted_request", "accepted_rps", "facility_power_kw", "total_usd_per_hour")
 )
 SYSTEM_KEY_COLUMNS = tuple(
@@ -151,19 +152,13 @@ def uncertainty(
             highlight=False,
         )
         _print_percentiles(out, result.percentiles)
-        t = Table(
-            title="Probability that the system costs less per accepted request than the baseline",
-            title_justify="left",
-        )
-        for col in ("system vs baseline", "demand point", "probability"):
-            t.add_column(col, justify="right" if col == "probability" else "left")
-        for r in result.probability_cheaper:
-            t.add_row(
-                escape(f"{r['system']} vs {r['baseline']}"),
-                escape(r["demand_point"]),
-                pct(r["probability_fraction"]),
-            )
-        out.print(t)
+        fields = [Field("system vs baseline", "name"), Field("demand point", "name"), Field("probability")]
+        rows = [
+            [escape(f"{r['system']} vs {r['baseline']}"), escape(r["demand_point"]), pct(r["probability_fraction"])]
+            for r in result.probability_cheaper
+        ]
+        title = "Probability that the system costs less per accepted request than the baseline"
+        print_records(out, title, fields, rows)
         emit_table(out, dest)
 
 
@@ -237,30 +232,26 @@ def tornado(
         emit_table(out, dest)
         return
     systems = [s.name for s in sc.systems]
-    t = Table(
-        title=f"Tornado: blended {PER_1K_ACCEPTED} with each input at P5 / P95 (routing {sc.fleet.routing.value})",
-        title_justify="left",
-    )
-    t.add_column("input")
-    t.add_column("P5 / P95 value", justify="right")
-    for name in systems:
-        t.add_column(f"{escape(name)} at P5 / P95", justify="right")
+    demand = [d.name for d in sc.demand]
+    fields = [Field("input", "text"), Field("at", "name"), Field("input's value", "number")]
+    fields += [Field(escape(name), whole_header=True) for name in systems]
     if "advantage_low" in rows[0]:
         other = next(n for n in systems if n != sc.baseline_name)
-        t.add_column(
-            f"advantage vs baseline at P5 / P95\n[dim]({escape(sc.baseline_name)} / {escape(other)} cost)[/dim]",
-            justify="right",
-        )
+        fields.append(Field(f"advantage vs baseline\n[dim]({escape(sc.baseline_name)} / {escape(other)} cost)[/dim]"))
+    table = []
     for r in rows:
+        path = r["input"]
         cells = [
-            escape(r["input"]),
-            f"{input_value(r['low_value'], r['input'])} / {input_value(r['high_value'], r['input'])}",
+            escape(input_label(path, systems, demand)),
+            "P5\nP95",
+            f"{input_value(r['low_value'], path, words=False)}\n{input_value(r['high_value'], path, words=False)}",
         ]
-        cells += [f"{usd_per_1k_requests(r[f'{n}@low'])} / {usd_per_1k_requests(r[f'{n}@high'])}" for n in systems]
+        cells += [f"{usd_per_1k_requests(r[f'{n}@low'])}\n{usd_per_1k_requests(r[f'{n}@high'])}" for n in systems]
         if "advantage_low" in r:
-            cells.append(f"{ratio(r['advantage_low'])} / {ratio(r['advantage_high'])}")
-        t.add_row(*cells)
-    out.print(t)
+            cells.append(f"{ratio(r['advantage_low'])}\n{ratio(r['advantage_high'])}")
+        table.append(cells)
+    title = f"Tornado: blended {PER_1K_ACCEPTED} with each input at P5 / P95 (routing {sc.fleet.routing.value})"
+    print_records(out, title, fields, table)
     emit_table(out, dest)
 
 
@@ -303,7 +294,9 @@ def breakeven(
         emit(csv_text(breakeven_rows(result)), dest)
     else:
         out = table_console(dest)
-        out.print(f"{escape(result.message)} (routing {sc.fleet.routing.value})", highlight=False)
+        words = input_label(input_path, [s.name for s in sc.systems], [d.name for d in sc.demand])
+        message = result.message.replace(result.input, f"{words} ({result.input})", 1)
+        out.print(f"{escape(message)} (routing {sc.fleet.routing.value})", highlight=False)
         emit_table(out, dest)
 
 
@@ -350,13 +343,12 @@ def _print_percentiles(out: Console, rows: list[dict]) -> None:
     systems = list(dict.fromkeys(r["system"] for r in rows))
     points = [p for p in dict.fromkeys(r["demand_point"] for r in rows) if p != "system"]
     for system in systems:
-        t = Table(title=f"{escape(system)}: P5 / P50 / P95", title_justify="left")
-        t.add_column("")
-        for p in points:
-            t.add_column(escape(p), justify="right")
-        for name, label in KEY_COLUMNS:
-            t.add_row(escape(label), *(_band(index[(system, p, name)], _formatter(name)) for p in points))
-        out.print(t)
+        labels = [escape(label) for _, label in KEY_COLUMNS]
+        columns = [
+            (escape(p), [_band(index[(system, p, name)], _formatter(name), "\n") for name, _ in KEY_COLUMNS])
+            for p in points
+        ]
+        print_grid(out, f"{escape(system)}: P5 / P50 / P95", labels, columns, corner="P5, P50, P95 per cell")
         for name, label in SYSTEM_KEY_COLUMNS:
             fmt = _formatter(name)
             out.print(f"  {escape(label)}: {_band(index[(system, 'system', name)], fmt)}", highlight=False)
@@ -365,8 +357,9 @@ def _print_percentiles(out: Console, rows: list[dict]) -> None:
 def _formatter(name: str) -> Callable[[Any], str]:
     """The format of a points or systems column, from the registry of columns (as ``rackcost evaluate`` shows it)."""
     table = "points" if name in column_names("points") else "systems"
-    return column(table, name).format
+    return header_and_format(column(table, name))[1]
 
 
-def _band(r: dict, fmt) -> str:
-    return f"{fmt(r['p5'])} / {fmt(r['p50'])} / {fmt(r['p95'])}"
+def _band(r: dict, fmt, sep: str = " / ") -> str:
+    """P5 / P50 / P95 (``sep="\\n"``: on three lines, as a table shows them)."""
+    return sep.join(fmt(r[q]) for q in ("p5", "p50", "p95"))

@@ -32,7 +32,7 @@ from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.results import Result, result_tables
 from rackcost.evaluation.servable import servable, unserved_warning
-from rackcost.model.burstiness import FRAGILITY_SCVS, arrival_variability, wait_stretch
+from rackcost.model.burstiness import FRAGILITY_SCVS, arrival_variability
 from rackcost.model.fleet import run_fleet
 from rackcost.model.inputs import FleetPolicy, SloInputs, SystemInputs
 from rackcost.model.metrics import derive
@@ -86,8 +86,11 @@ class Plan:
     chosen: tuple[ChosenPoint, ...]
 
 
-def plan(scenario: Scenario) -> Plan:
+def plan(scenario: Scenario, inputs: tuple[SystemInputs, ...] | None = None) -> Plan:
     """Steps 1 to 3: unpack each system, check it can be evaluated, and choose its operating point.
+
+    ``inputs``: the hardware systems' inputs when the caller has them already (:func:`evaluate` does, from
+    :func:`rackcost.evaluation.servable.servable`).
 
     Raises
     ------
@@ -95,7 +98,8 @@ def plan(scenario: Scenario) -> Plan:
         If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
     """
     indices = tuple(scenario.hardware_indices)
-    inputs = tuple(system_inputs(scenario, scenario.systems[i]) for i in indices)
+    if inputs is None:
+        inputs = tuple(system_inputs(scenario, scenario.systems[i]) for i in indices)
     problems = feasibility_problems(scenario, list(inputs))
     problems += [(u.loc, u.path, u.reason) for u in unserved_systems(scenario, list(inputs))]
     if problems:
@@ -104,7 +108,7 @@ def plan(scenario: Scenario) -> Plan:
     slo = slo_inputs(scenario)
     _, sizing_rps = sizing_demand(scenario)
     sizing_variability = float(arrival_variability(scenario.sizing_point.arrival_scv))
-    sizing_stretch = float(wait_stretch(scenario.sizing_point.arrival_scv, policy.service_scv))
+    sizing_stretch = float(policy.stretch_at((scenario.sizing_point.arrival_scv,))[0, 0])
     max_utilization = scenario.fleet.max_utilization_fraction
     return Plan(
         slo=slo,
@@ -129,6 +133,7 @@ def run_samples(
     resize: bool = True,
     serve_once: bool = False,
     fragility_scvs: tuple[float, ...] = (),
+    swing_amplitudes: tuple[float, ...] = (),
 ) -> list[tuple[FleetOutcome, Metrics]]:
     """Steps 4 to 8 and the derived figures of every system, for ``n`` samples of the inputs at once.
 
@@ -147,6 +152,8 @@ def run_samples(
         central values, and cost it per sample (``run_fleet``'s ``serve_with``). Needs ``resize=False``.
     fragility_scvs
         Arrival SCVs at which each fleet is served again for its accepted share (``run_fleet``).
+    swing_amplitudes
+        Rate-swing amplitudes at which each fleet is served again, every point swinging (``run_fleet``).
     """
     if serve_once and resize:
         raise ValueError("serve_once needs resize=False: a fleet sized per sample is not served once")
@@ -156,17 +163,23 @@ def run_samples(
         # rented on demand: the provider scales to what each point needs, so only those replicas run (and are billed)
         policy = replace(planned.policy, idle_policy=IdlePolicy.park) if inp.payment.active_only else planned.policy
         central = sampled_inputs(scenario, index, inp, {}, 1) if serve_once else None
-        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize, central, fragility_scvs)
+        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize, central, fragility_scvs, swing_amplitudes)
         metrics = derive(fleet, chosen.ttft_ms, planned.slo.output_tokens, planned.hours_per_day, planned.input_tokens)
         out.append((fleet, metrics))
     return out
 
 
-def evaluate_systems(scenario: Scenario, served_at_scvs: tuple[float, ...] = ()) -> list[SystemOutcome]:
+def evaluate_systems(
+    scenario: Scenario,
+    served_at_scvs: tuple[float, ...] = (),
+    served_at_swings: tuple[float, ...] = (),
+    inputs: tuple[SystemInputs, ...] | None = None,
+) -> list[SystemOutcome]:
     """Run steps 1 to 8 for every system and return the numbers (no tables); :func:`evaluate` builds on it.
 
     Each fleet is also served at arrival SCVs 2 and 4 and at ``served_at_scvs`` (``FleetOutcome.served_at_scv``:
-    the same fleet under burstier or smoother arrivals).
+    the same fleet under burstier or smoother arrivals), and at every rate-swing amplitude of ``served_at_swings``
+    (``FleetOutcome.served_at_swing``: every point swinging, the same fleet).
 
     Raises
     ------
@@ -174,9 +187,10 @@ def evaluate_systems(scenario: Scenario, served_at_scvs: tuple[float, ...] = ())
         If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
     """
     check_argument("rackcost.evaluate", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
-    planned = plan(scenario)
+    planned = plan(scenario, inputs)
     scvs = tuple(dict.fromkeys((*FRAGILITY_SCVS, *(float(v) for v in served_at_scvs))))
-    runs = run_samples(scenario, planned, {}, 1, resize=False, fragility_scvs=scvs)
+    swings = tuple(float(a) for a in served_at_swings)
+    runs = run_samples(scenario, planned, {}, 1, resize=False, fragility_scvs=scvs, swing_amplitudes=swings)
     return [
         SystemOutcome(inp, chosen, fleet, metrics)
         for inp, chosen, (fleet, metrics) in zip(planned.systems, planned.chosen, runs, strict=True)
@@ -215,8 +229,9 @@ def evaluate(scenario: Scenario) -> Result:
         If no system can be evaluated (each one's reason at its YAML path).
     """
     check_argument("rackcost.evaluate", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
-    served, unserved = servable(scenario)
-    return mark_unserved(result_tables(served, evaluate_systems(served), evaluate_apis(served)), unserved)
+    served, unserved, inputs = servable(scenario)
+    outcomes = evaluate_systems(served, inputs=inputs)
+    return mark_unserved(result_tables(served, outcomes, evaluate_apis(served)), unserved)
 
 
 def mark_unserved(result: Result, unserved: tuple[UnservedSystem, ...]) -> Result:

@@ -68,7 +68,8 @@ class Column:
     kind
         How it is shown (:data:`KINDS`).
     when
-        ``"revenue"`` for a column only a scenario with a ``revenue`` block has; else None (always there).
+        ``"revenue"`` for a column only a scenario with a ``revenue`` block has, ``"rate_swing"`` for one only a
+        scenario with a demand point's ``rate_swing`` has; else None (always there).
     fleet_only
         An API system has no value for it (it has no fleet, operating point or power): None or a zero in its rows,
         missing in a sweep's.
@@ -148,6 +149,9 @@ _POINTS = [
     _c("points", "rejected_fraction", "fraction of offered", "rejected", "rejected / offered", kind="pct"),
     _c("points", "arrival_scv", "-", "arrival SCV",
         "squared coefficient of variation of inter-arrival times (1: Poisson)"),
+    _c("points", "rate_swing_amplitude_fraction", "fraction of mean rate", "rate swing",
+        "with `demand[i].rate_swing`: its amplitude a, the rate lambda (1 + a sin(2 pi t / T)) over the point; sizing, "
+        "acceptance and capacity at SLO are averages over its cycle (0: no swing)", kind="pct", when="rate_swing"),
     _c("points", "accepted_fraction_at_scv_2", "fraction of offered", "accepted at SCV 2",
         "the accepted share had the arrivals SCV 2, the same fleet serving: where the answer is fragile",
         kind="pct", fleet_only=True),
@@ -339,20 +343,23 @@ _REGISTRY: dict[str, tuple[Column, ...]] = {
 _BY_NAME = {(c.table, c.name): c for cols in _REGISTRY.values() for c in cols}
 
 
-def columns(table: str, revenue: bool = True) -> tuple[Column, ...]:
-    """The columns of a table in order (:data:`TABLES`); without the ``revenue`` columns when ``revenue`` is False.
+def columns(table: str, revenue: bool = True, rate_swing: bool = True) -> tuple[Column, ...]:
+    """The columns of a table in order (:data:`TABLES`); without the ``revenue`` columns when ``revenue`` is False,
+    without the ``rate_swing`` ones when ``rate_swing`` is False (a scenario whose demand points have none).
 
     Raises
     ------
     KeyError
         For a table that is not one of :data:`TABLES`.
     """
-    return tuple(c for c in _REGISTRY[table] if revenue or c.when != "revenue")
+    return tuple(
+        c for c in _REGISTRY[table] if (revenue or c.when != "revenue") and (rate_swing or c.when != "rate_swing")
+    )
 
 
-def column_names(table: str, revenue: bool = True) -> tuple[str, ...]:
+def column_names(table: str, revenue: bool = True, rate_swing: bool = True) -> tuple[str, ...]:
     """The names of :func:`columns`, in order."""
-    return tuple(c.name for c in columns(table, revenue))
+    return tuple(c.name for c in columns(table, revenue, rate_swing))
 
 
 def in_order(row: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:

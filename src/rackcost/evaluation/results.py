@@ -21,6 +21,7 @@ from rackcost.files import csv_text
 from rackcost.model.burstiness import FRAGILITY_DROP_FRACTION
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
 from rackcost.model.power import PEAK_TO_MEAN_POWER
+from rackcost.model.rate_swing import VALID_PERIOD_SERVICE_TIMES, swing_too_fast
 from rackcost.model.strategies import Payment
 from rackcost.units import DAYS_PER_YEAR, MS_PER_S, SECONDS_PER_HOUR, TOKENS_PER_MILLION, W_PER_KW
 
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 TABLES = ("points", "systems", "comparison")
-POINT_NAMES = column_names("points", revenue=False)
+POINT_NAMES = column_names("points", revenue=False, rate_swing=False)
 SYSTEM_NAMES = column_names("systems", revenue=False)
 OVERLOADED_STATUS = "overloaded: admission control rejects the excess"
 KNIFE_EDGE_FRACTION = 0.01
@@ -500,6 +501,45 @@ def add_revenue(scenario: Scenario, points: list[dict[str, Any]], systems: list[
         s["payback_years"] = s["capex_usd"] / cash_margin_per_year if owned and cash_margin_per_year > 0 else None
 
 
+def add_rate_swing(scenario: Scenario, row: dict[str, Any]) -> dict[str, Any]:
+    """A point row with ``rate_swing_amplitude_fraction`` beside ``arrival_scv`` (the registry's order)."""
+    names = [d.name for d in scenario.demand]
+    swing = scenario.demand[names.index(row["demand_point"])].rate_swing
+    row = row | {"rate_swing_amplitude_fraction": 0.0 if swing is None else swing.amplitude_fraction}
+    return in_order(row, column_names("points", revenue=scenario.revenue is not None))
+
+
+def swing_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[str]:
+    """Where a rate swing moves the accepted share by more than :data:`FRAGILITY_DROP_FRACTION` on the same fleet,
+    and where it is too fast for the pointwise stationary approximation (:mod:`rackcost.model.rate_swing`)."""
+    out = []
+    for o in outcomes:
+        steady = o.fleet.demand_without_swing
+        for i, d in enumerate(scenario.demand):
+            swing = d.rate_swing
+            if swing is None or swing.amplitude_fraction == 0:
+                continue
+            words = f"+/-{100 * swing.amplitude_fraction:.0f}% rate swing over {swing.period_s:g} s"
+            if steady is not None:
+                with_swing = float(o.demand.accepted_rps[i] / o.demand.offered_rps[i])
+                without = float(steady.accepted_rps[0, i] / steady.offered_rps[0, i])
+                if abs(without - with_swing) > FRAGILITY_DROP_FRACTION:
+                    out.append(
+                        f"{o.inputs.name} at {d.name}: the {words} moves the accepted share from "
+                        f"{100 * without:.1f}% at a constant rate to {100 * with_swing:.1f}% (the same fleet, "
+                        f"{o.provisioned_replicas} replicas; demand[{i}].rate_swing sets it)"
+                    )
+            service_s = float(o.demand.service_s[i])
+            if swing_too_fast(swing.period_s, service_s):
+                out.append(
+                    f"{o.inputs.name} at {d.name}: the {words} is shorter than {VALID_PERIOD_SERVICE_TIMES:g} mean "
+                    f"service times ({service_s:.3g} s): the busy slots cannot follow it, and the pointwise "
+                    "stationary approximation overstates its effect (a lower bound on the accepted share; "
+                    "rackcost simulate --rate-swing measures it)"
+                )
+    return out
+
+
 def result_tables(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[ApiSystemOutcome]) -> Result:
     """Tables, comparison and warnings of already evaluated systems: formatting only.
 
@@ -512,7 +552,10 @@ def result_tables(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[
     systems = system_rows(scenario, outcomes, apis, sizing_name)
     if scenario.revenue is not None:
         add_revenue(scenario, points, systems)
+    if any(d.rate_swing is not None for d in scenario.demand):
+        points = [add_rate_swing(scenario, p) for p in points]
     warnings = comparability_warnings(scenario) + outcome_warnings(scenario, outcomes)
+    warnings += swing_warnings(scenario, outcomes)
     comparison = comparison_rows(scenario, systems, points)
     return Result(
         scenario_name=scenario.name,

@@ -12,10 +12,12 @@ from __future__ import annotations
 import copy
 
 from rackcost.errors import ScenarioError
+from rackcost.model.inputs import SystemInputs
 from rackcost.scenario.edits import subset_systems
 from rackcost.scenario.feasibility import UnservedSystem, unserved_systems
 from rackcost.scenario.loading import problem_at, scenario_from_dict, scenario_to_data
 from rackcost.scenario.schema import Scenario
+from rackcost.scenario.unpack import system_inputs
 
 __all__ = ["servable", "unserved_warning"]
 
@@ -25,7 +27,9 @@ def unserved_warning(unserved: UnservedSystem) -> str:
     return f"{unserved.system} is not evaluated: {unserved.reason} ({unserved.path}); the other systems are"
 
 
-def servable(scenario: Scenario) -> tuple[Scenario, tuple[UnservedSystem, ...]]:
+def servable(
+    scenario: Scenario,
+) -> tuple[Scenario, tuple[UnservedSystem, ...], tuple[SystemInputs, ...] | None]:
     """The scenario without the systems it cannot serve with, and those systems with why.
 
     Parameters
@@ -35,21 +39,24 @@ def servable(scenario: Scenario) -> tuple[Scenario, tuple[UnservedSystem, ...]]:
 
     Returns
     -------
-    (Scenario, tuple of UnservedSystem)
+    (Scenario, tuple of UnservedSystem, tuple of SystemInputs or None)
         The scenario itself when every system can be evaluated; else a copy with only the others (figures and the
-        baseline follow them: a baseline left out gives way to the first system left in).
+        baseline follow them: a baseline left out gives way to the first system left in). Then the hardware
+        systems' inputs of the scenario returned, when it is the one given (the check unpacked them: the chain
+        need not again), else None.
 
     Raises
     ------
     ScenarioError
         When no system is left: each one's reason, at its YAML path.
     """
-    unserved = tuple(unserved_systems(scenario))
+    inputs = tuple(system_inputs(scenario, scenario.systems[i]) for i in scenario.hardware_indices)
+    unserved = tuple(unserved_systems(scenario, list(inputs)))
     if not unserved:
-        return scenario, ()
+        return scenario, (), inputs
     out = {u.system for u in unserved}
     keep = tuple(s.name for s in scenario.systems if s.name not in out)
     if not keep:
         raise ScenarioError([problem_at(scenario, u.loc, u.path, u.reason) for u in unserved])
     data = subset_systems(copy.deepcopy(scenario_to_data(scenario)), keep)
-    return scenario_from_dict(data, scenario.origin_file), unserved
+    return scenario_from_dict(data, scenario.origin_file), unserved, None

@@ -66,7 +66,7 @@ def arrival_variability(arrival_scv: ArrayLike, service_scv: ArrayLike = 1.0) ->
     """
     ca = np.asarray(arrival_scv, dtype=float)
     cs = np.asarray(service_scv, dtype=float)
-    if np.any(~np.isfinite(ca)) or np.any(ca < 0) or np.any(~np.isfinite(cs)) or np.any(cs < 0):
+    if not ((np.isfinite(ca) & (ca >= 0)).all() and (np.isfinite(cs) & (cs >= 0)).all()):
         raise ValueError("arrival_scv and service_scv must be finite and >= 0")
     return np.asarray((ca + cs) / 2.0, dtype=float)
 

@@ -10,6 +10,9 @@ queueing budget are served late and count as SLO misses. Everything vectorises o
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -23,7 +26,14 @@ from rackcost.model.sizing import sized_replicas
 from rackcost.model.strategies import IdlePolicy, Routing
 from rackcost.units import MS_PER_S
 
-__all__ = ["OVERLOAD_TOLERANCE_FRACTION", "TTFT_PERCENTILE_FRACTION", "serve_demand"]
+__all__ = [
+    "OVERLOAD_TOLERANCE_FRACTION",
+    "TTFT_PERCENTILE_FRACTION",
+    "FleetCapacity",
+    "fleet_capacity",
+    "serve_at_capacity",
+    "serve_demand",
+]
 
 TTFT_PERCENTILE_FRACTION = 0.99
 """The TTFT percentile reported at each demand point (p99) [-]."""
@@ -103,6 +113,74 @@ def serve_demand(
     DemandOutcome
     """
     lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
+    v = np.asarray(arrival_variability, dtype=float)
+    capacity = fleet_capacity(
+        lam,
+        serving_replicas,
+        concurrency,
+        service_s,
+        budget_s,
+        attainment_fraction,
+        idle_policy,
+        max_utilization_fraction,
+        feasible_rps,
+        routing,
+        v,
+        feasible_rps_scaled,
+        wait_stretch,
+    )
+    return serve_at_capacity(lam, capacity, concurrency, service_s, budget_s, load, slo, routing, v, wait_stretch)
+
+
+@dataclass(frozen=True)
+class FleetCapacity:
+    """What a fleet can carry at each demand point: the first half of :func:`serve_demand`.
+
+    Attributes
+    ----------
+    capacity_rps
+        Capacity at SLO of the serving fleet, per sample (or per point where arrivals are bursty) [requests/s].
+    active_replicas
+        Replicas that serve at each point [-].
+    capacity_active_rps
+        Capacity at SLO of the active replicas at each point: what admission control admits up to [requests/s].
+    """
+
+    capacity_rps: NDArray[np.float64]
+    active_replicas: NDArray[np.int64]
+    capacity_active_rps: NDArray[np.float64]
+
+    @staticmethod
+    def stack(parts: list[tuple[FleetCapacity, int]], points: int) -> FleetCapacity:
+        """Several capacities of one sample's ``points`` demand points, one after another: each ``(capacity, rows)``
+        broadcast to ``(rows, points)``."""
+        return FleetCapacity(
+            *(
+                np.concatenate([_shaped(getattr(c, name), (rows, points)) for c, rows in parts])
+                for name in ("capacity_rps", "active_replicas", "capacity_active_rps")
+            )
+        )
+
+
+def fleet_capacity(
+    offered_rps: ArrayLike,
+    serving_replicas: ArrayLike,
+    concurrency: ArrayLike,
+    service_s: ArrayLike,
+    budget_s: ArrayLike,
+    attainment_fraction: float,
+    idle_policy: IdlePolicy | str = IdlePolicy.powered,
+    max_utilization_fraction: ArrayLike = 1.0,
+    feasible_rps: ArrayLike | None = None,
+    routing: Routing | str = Routing.pooled,
+    arrival_variability: ArrayLike = 1.0,
+    feasible_rps_scaled: bool = False,
+    wait_stretch: ArrayLike = 1.0,
+) -> FleetCapacity:
+    """The capacity at SLO and the replicas that serve at each point: the first half of :func:`serve_demand`
+    (same parameters). The second, :func:`serve_at_capacity`, is elementwise in the demand points, so the rows of
+    several fleets' capacities can be served in one call (:meth:`FleetCapacity.stack`)."""
+    lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
     miss_target = 1.0 - attainment_fraction
     serving = np.asarray(serving_replicas, dtype=np.int64)
     service_s = np.asarray(service_s, dtype=float)
@@ -110,7 +188,7 @@ def serve_demand(
     # bursty arrivals: the G/G/c queue as M/M/c with slots and rates divided by the variability
     # (rackcost.model.burstiness); Poisson points keep every figure bit for bit
     v = np.asarray(arrival_variability, dtype=float)
-    poisson = bool(np.all(v == 1.0))
+    poisson = bool((v == 1.0).all())
     slots = concurrency if poisson else concurrency / v
     scale = 1.0 if poisson else v
     # the service time's spread stretches the conditional wait (rackcost.model.burstiness.wait_stretch); exponential
@@ -145,6 +223,41 @@ def serve_demand(
         )
         active = np.minimum(needed, serving)
         capacity_active = scale * routes.capacity_at_slo(routing, active, slots, service_s, budget_s, miss_target)
+    return FleetCapacity(np.asarray(capacity, dtype=float), active, np.asarray(capacity_active, dtype=float))
+
+
+def serve_at_capacity(
+    offered_rps: ArrayLike,
+    capacity: FleetCapacity,
+    concurrency: ArrayLike,
+    service_s: ArrayLike,
+    budget_s: ArrayLike,
+    load: LoadCurve | None = None,
+    slo: SloInputs | None = None,
+    routing: Routing | str = Routing.pooled,
+    arrival_variability: ArrayLike = 1.0,
+    wait_stretch: ArrayLike = 1.0,
+) -> DemandOutcome:
+    """Each demand point served by the replicas and capacity of :func:`fleet_capacity`: the second half of
+    :func:`serve_demand` (same parameters).
+
+    Every figure is elementwise in the demand points (and the sample rows), so stacking rows of different fleets or
+    variabilities gives each row the figures it has alone, bit for bit: a variability of 1 divides exactly.
+    """
+    lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
+    service_s = np.asarray(service_s, dtype=float)
+    concurrency = np.asarray(concurrency, dtype=float)
+    v = np.asarray(arrival_variability, dtype=float)
+    poisson = bool((v == 1.0).all())
+    slots = concurrency if poisson else concurrency / v
+    scale = 1.0 if poisson else v
+    # the service time's spread, as in fleet_capacity (a stretch of 1 divides and multiplies exactly)
+    stretch = np.asarray(wait_stretch, dtype=float)
+    exponential = bool((stretch == 1.0).all())
+    if not exponential:
+        budget_s = np.asarray(budget_s, dtype=float) / stretch
+    active = capacity.active_replicas
+    capacity_active = capacity.capacity_active_rps
     slots_active = active * concurrency
     admitted = np.minimum(lam, capacity_active)
     if load is None or slo is None:
@@ -154,8 +267,7 @@ def serve_demand(
         ttft_ms = tpot_ms = None
     else:
         in_service = in_service_concurrency(load, admitted / active)
-        point_service_s = load.service_at(in_service)
-        ttft_ms, tpot_ms = load.ttft_at(in_service), load.tpot_at(in_service)
+        point_service_s, ttft_ms, tpot_ms = load.figures_at(in_service)
         point_budget_s = queueing_budget_s(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.e2e_limit_ms)
         if not exponential:
             point_budget_s = point_budget_s / stretch
@@ -170,12 +282,12 @@ def serve_demand(
         # the reported percentiles at the occupancy a request starts at (rackcost.model.occupancy); the mean
         # figures above stay at the mean occupancy
         # the occupancy queue: slots and rates divided by the burstiness and by the spread of a load-dependent service
-        spread = occupancy_spread(load, in_service)
+        spread = occupancy_spread(load, in_service, point_service_s)
         start = _start_occupancy(
             routing, active, concurrency, slots / spread, admitted / scale / spread, point_service_s, v * spread
         )
-        ttft_p99_ms = load.ttft_at(start) + wait_p99_ms
-        tpot_p99_ms = load.tpot_at(start)
+        start_ttft_ms, tpot_p99_ms = load.latencies_at(start)
+        ttft_p99_ms = start_ttft_ms + wait_p99_ms
     accepted = admitted * (1.0 - miss)
     rejected = lam - accepted
     shape = lam.shape
@@ -187,17 +299,23 @@ def serve_demand(
         rejected_fraction=rejected / lam,
         active_replicas=active,
         utilization_fraction=admitted * point_service_s / slots_active,
-        capacity_at_slo_rps=np.broadcast_to(np.asarray(capacity, dtype=float), shape),  # read-only view
-        spare_capacity_fraction=(capacity - lam) / capacity,
+        capacity_at_slo_rps=np.broadcast_to(capacity.capacity_rps, shape),  # read-only view
+        spare_capacity_fraction=(capacity.capacity_rps - lam) / capacity.capacity_rps,
         wait_p99_ms=wait_p99_ms,
         overloaded=lam > capacity_active * (1 + OVERLOAD_TOLERANCE_FRACTION),
-        in_service_concurrency=np.broadcast_to(in_service, shape),
-        service_s=np.broadcast_to(point_service_s, shape),
-        ttft_ms=None if ttft_ms is None else np.broadcast_to(ttft_ms, shape),
-        tpot_ms=None if tpot_ms is None else np.broadcast_to(tpot_ms, shape),
-        ttft_p99_ms=None if ttft_p99_ms is None else np.broadcast_to(ttft_p99_ms, shape),
-        tpot_p99_ms=None if tpot_p99_ms is None else np.broadcast_to(tpot_p99_ms, shape),
+        in_service_concurrency=_shaped(in_service, shape),
+        service_s=_shaped(point_service_s, shape),
+        ttft_ms=None if ttft_ms is None else _shaped(ttft_ms, shape),
+        tpot_ms=None if tpot_ms is None else _shaped(tpot_ms, shape),
+        ttft_p99_ms=None if ttft_p99_ms is None else _shaped(ttft_p99_ms, shape),
+        tpot_p99_ms=None if tpot_p99_ms is None else _shaped(tpot_p99_ms, shape),
     )
+
+
+def _shaped(a: NDArray[Any], shape: tuple[int, ...]) -> NDArray[Any]:
+    """``a`` broadcast to ``shape``, or ``a`` itself where it has that shape (np.broadcast_to costs more than the
+    figures of a central evaluation)."""
+    return a if a.shape == shape else np.broadcast_to(a, shape)
 
 
 def _start_occupancy(

@@ -51,7 +51,8 @@ def capital_recovery_factor(rate_fraction: ArrayLike, life_years: ArrayLike) -> 
     """
     r = np.asarray(rate_fraction, dtype=float)
     n = np.asarray(life_years, dtype=float)
-    if not (np.all(np.isfinite(r)) and np.all(np.isfinite(n))) or np.any(r < 0) or np.any(n <= 0):
+    # the arrays' own all / any: the same test as np.all / np.any without their dispatch
+    if not (np.isfinite(r).all() and np.isfinite(n).all()) or (r < 0).any() or (n <= 0).any():
         raise ValueError("rate_fraction must be finite and >= 0 and life_years finite and > 0")
     safe_r = np.where(r > 0, r, 1.0)
     # r / (1 - (1 + r)^-n), with 1 - (1 + r)^-n = -expm1(-n log1p(r)) so that small rates do not cancel; below

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rackcost.model import finance, power, routing
-from rackcost.model.burstiness import arrival_variability, wait_stretch
-from rackcost.model.demand import serve_demand
+from rackcost.model import finance, power, rate_swing, routing
+from rackcost.model.burstiness import arrival_variability
+from rackcost.model.demand import FleetCapacity, fleet_capacity, serve_at_capacity
 from rackcost.model.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
 from rackcost.model.performance import LoadCurve, piecewise_linear
@@ -130,6 +130,18 @@ def size_fleet(
             policy.routing, sizing_rps / v, service_s, concurrency / v, budget, slo.miss_target_fraction
         )
         slo_n = sized_replicas(needed, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)
+    swung = rate_swing.swing_slo_replicas(  # a rate swing at the sizing point: its cycle average meets the target
+        policy,
+        rates,
+        sizing_rps,
+        service_s,
+        concurrency,
+        budget_s,
+        slo.miss_target_fraction,
+        sampled.max_utilization_fraction,
+    )
+    if swung is not None:
+        slo_n = swung
     if policy.fixed_replicas is not None:
         n_prov = np.full((n, 1), int(policy.fixed_replicas), dtype=np.int64)
         serving = n_prov
@@ -383,27 +395,28 @@ def _served_at_scvs(
     concurrency: float,
     service_s: Array,
     budget_s: float,
-    poisson: DemandOutcome,
+    poisson: FleetCapacity,
     scvs: tuple[float, ...],
-) -> tuple[DemandOutcome, ...]:
-    """The same fleet served with every point's arrivals at each of ``scvs`` (one sample: ``serve.n == 1``).
+) -> tuple[FleetCapacity, Array, Array]:
+    """The capacity of the same fleet with every point's arrivals at each of ``scvs`` (one sample: ``serve.n == 1``),
+    one row per SCV, and the variability of each row, ``(len(scvs), 1)``; :func:`run_fleet` serves these rows in one
+    call with the central one.
 
-    All SCVs in one vectorised call, one row per SCV; the capacity search starts from the Poisson capacity moved
-    by the many-server scaling ``k/S - (k/S - capacity) sqrt(v)`` (a hint the search checks, so never wrong, and
-    about half the iterations of the closed-form start).
+    All SCVs in one vectorised call; the capacity search starts from the Poisson capacity moved by the many-server
+    scaling ``k/S - (k/S - capacity) sqrt(v)`` (a hint the search checks, so never wrong, and about half the
+    iterations of the closed-form start).
     """
-    if not scvs:
-        return ()
     if serve.n != 1:
         raise ValueError("the fleet is served at other SCVs for one sample only")
     v = arrival_variability(np.asarray(scvs, dtype=float)).reshape(-1, 1)
-    stretch = wait_stretch(np.asarray(scvs, dtype=float), policy.service_scv).reshape(-1, 1)
+    stretch = policy.stretch_at(tuple(scvs))
     rows = len(scvs)
     top = np.asarray(size.serving_replicas, dtype=float) * concurrency / np.asarray(service_s, dtype=float)
-    capacity = np.asarray(poisson.capacity_at_slo_rps[:, :1], dtype=float)
+    points = serve.arrival_rps.shape
+    capacity = np.broadcast_to(poisson.capacity_rps, points)[:, :1]
     hint = np.maximum(top - (top - capacity) * np.sqrt(v), 0.0) / v  # in the scaled queue's rates
-    served = serve_demand(
-        np.broadcast_to(serve.arrival_rps, (rows, serve.arrival_rps.shape[1])),
+    served = fleet_capacity(
+        np.broadcast_to(serve.arrival_rps, (rows, points[1])),
         np.broadcast_to(size.serving_replicas, (rows, 1)),
         concurrency,
         np.broadcast_to(service_s, (rows, 1)),
@@ -412,14 +425,79 @@ def _served_at_scvs(
         policy.idle_policy,
         np.broadcast_to(serve.max_utilization_fraction, (rows, 1)),
         feasible_rps=hint,
-        load=load,
-        slo=slo,
         routing=policy.routing,
         arrival_variability=v,
         feasible_rps_scaled=True,
         wait_stretch=stretch,
     )
-    return tuple(served.sample(r) for r in range(rows))
+    return served, v, stretch
+
+
+def _serve(
+    serve: SampledInputs,
+    policy: FleetPolicy,
+    slo: SloInputs,
+    load: LoadCurve,
+    size: FleetSize,
+    concurrency: float,
+    service_s: Array,
+    budget_s: float,
+    scvs: tuple[float, ...],
+) -> tuple[DemandOutcome, tuple[DemandOutcome, ...]]:
+    """Step 6: the fleet at each demand point, and the same fleet with every point's arrivals at each of ``scvs``.
+
+    The capacity searches run per fleet (the SCV rows start from the central capacity); what follows them is
+    elementwise in the points (:func:`rackcost.model.demand.serve_at_capacity`), so the central row and the SCV
+    rows are served in one vectorised call, each row exactly as it is alone (a variability of 1 divides exactly).
+    """
+    lam = serve.arrival_rps
+    v = policy.variability(lam.shape[1])
+    stretch = policy.stretch(lam.shape[1])
+    central = fleet_capacity(
+        lam,
+        size.serving_replicas,
+        concurrency,
+        service_s,
+        budget_s,
+        slo.attainment_fraction,
+        policy.idle_policy,
+        serve.max_utilization_fraction,
+        feasible_rps=None if policy.fixed_replicas is not None else size.sizing_rps,
+        routing=policy.routing,
+        arrival_variability=v,
+        wait_stretch=stretch,
+    )
+    if not scvs:
+        served = serve_at_capacity(
+            lam, central, concurrency, service_s, budget_s, load, slo, policy.routing, v, stretch
+        )
+        return served, ()
+    bursty, v_rows, stretch_rows = _served_at_scvs(
+        serve, policy, slo, load, size, concurrency, service_s, budget_s, central, scvs
+    )
+    rows = len(scvs)
+    served = serve_at_capacity(
+        np.repeat(lam, rows + 1, axis=0),
+        FleetCapacity.stack([(central, 1), (bursty, rows)], lam.shape[1]),
+        concurrency,
+        np.repeat(service_s, rows + 1, axis=0),
+        budget_s,
+        load,
+        slo,
+        policy.routing,
+        np.concatenate([v, np.broadcast_to(v_rows, (rows, lam.shape[1]))]),
+        np.concatenate(
+            [np.broadcast_to(stretch, (1, lam.shape[1])), np.broadcast_to(stretch_rows, (rows, lam.shape[1]))]
+        ),
+    )
+    return _row(served, 0), tuple(_row(served, r) for r in range(1, rows + 1))
+
+
+def _row(outcome: DemandOutcome, index: int) -> DemandOutcome:
+    """Row ``index`` of every array of a demand outcome, as one sample ``(1, points)`` (a view, unlike
+    :meth:`DemandOutcome.sample`'s copy: the same figures, for less)."""
+    rows: dict[str, Any] = {k: None if a is None else a[index : index + 1] for k, a in vars(outcome).items()}
+    return DemandOutcome(**rows)
 
 
 def run_fleet(
@@ -431,6 +509,7 @@ def run_fleet(
     resize: bool = True,
     serve_with: SampledInputs | None = None,
     fragility_scvs: tuple[float, ...] = (),
+    swing_amplitudes: tuple[float, ...] = (),
 ) -> FleetOutcome:
     """Steps 5 to 8 at a chosen operating point for every sample (see the module docstring for the steps).
 
@@ -453,6 +532,9 @@ def run_fleet(
     fragility_scvs
         Arrival SCVs at which to serve the same fleet again, every demand point at that SCV
         (``FleetOutcome.served_at_scv``): where the answer is fragile to burstiness.
+    swing_amplitudes
+        Rate-swing amplitudes at which to serve the same fleet again, every demand point with that swing
+        (``FleetOutcome.served_at_swing``, one sample only: the simulator's analytic side).
     """
     c = chosen.concurrency
     serve = sampled if serve_with is None else serve_with
@@ -460,26 +542,40 @@ def run_fleet(
     service_s, request_rps, busy_w = performance_at_point(load, serve)
     size = size_fleet(serve, policy, slo, c, service_s, chosen.budget_s, None if resize else chosen.slo_replicas)
     packing = pack_fleet(inp, serve, size.provisioned_replicas)
-    demand = serve_demand(
-        serve.arrival_rps,
-        size.serving_replicas,
-        c,
-        service_s,
-        chosen.budget_s,
-        slo.attainment_fraction,
-        policy.idle_policy,
-        serve.max_utilization_fraction,
-        feasible_rps=None if policy.fixed_replicas is not None else size.sizing_rps,
-        load=load,
-        slo=slo,
-        routing=policy.routing,
-        arrival_variability=policy.variability(serve.arrival_rps.shape[1]),
-        wait_stretch=policy.stretch(serve.arrival_rps.shape[1]),
+    demand, fragile = _serve(serve, policy, slo, load, size, c, service_s, chosen.budget_s, fragility_scvs)
+    still, points = demand, serve.arrival_rps.shape[1]
+
+    def swing(outcome: DemandOutcome, amplitude: Array, variability: ArrayLike, stretch: ArrayLike) -> DemandOutcome:
+        """The points with their rate swings (rackcost.model.rate_swing); the same outcome without any."""
+        return rate_swing.serve_with_swing(
+            outcome,
+            amplitude,
+            size.serving_replicas,
+            c,
+            service_s,
+            chosen.budget_s,
+            slo,
+            policy.idle_policy,
+            serve.max_utilization_fraction,
+            load,
+            policy.routing,
+            variability,
+            stretch,
+        )
+
+    amplitudes = rate_swing.point_amplitudes(policy, points)
+    point_v, point_stretch = policy.variability(points), policy.stretch(points)
+    demand = swing(still, amplitudes, point_v, point_stretch)
+    fragile = tuple(
+        swing(f, amplitudes, arrival_variability(s), policy.stretch_at((s,)))
+        for f, s in zip(fragile, fragility_scvs, strict=True)
     )
-    fragile = _served_at_scvs(serve, policy, slo, load, size, c, service_s, chosen.budget_s, demand, fragility_scvs)
+    swung = {a: swing(still, np.full((1, points), a), point_v, point_stretch) for a in swing_amplitudes}
+    without_swing = None if demand is still else still
     if serve_with is not None:  # one sample served: the same for all n
         n = sampled.n
         load, size, packing, demand = (_as_samples(x, n) for x in (load, size, packing, demand))
+        without_swing = None if without_swing is None else _as_samples(without_swing, n)
         service_s, request_rps, busy_w = (
             np.broadcast_to(a, (n, *a.shape[1:])) for a in (service_s, request_rps, busy_w)
         )
@@ -514,4 +610,6 @@ def run_fleet(
             inp, sampled, chosen, request_rps, busy_w, packing.nodes_per_rack_effective
         ),
         served_at_scv=dict(zip(fragility_scvs, fragile, strict=True)),
+        demand_without_swing=without_swing,
+        served_at_swing=swung,
     )

@@ -87,6 +87,9 @@ class FleetPolicy:
     service_scv
         Squared coefficient of variation of the slot holding time (1: exponential, the default; the output
         length's ``cv^2`` where the workload gives one) [-] (:mod:`rackcost.model.burstiness`).
+    rate_swing_amplitude_fraction, rate_swing_period_s
+        Each demand point's short rate swing, ``lambda (1 + a sin(2 pi t / T))``: its amplitude ``a`` [-] (0: no
+        swing; empty: none anywhere) and period ``T`` [s] (:mod:`rackcost.model.rate_swing`).
     """
 
     idle_policy: IdlePolicy
@@ -97,6 +100,8 @@ class FleetPolicy:
     hours_per_day: tuple[float, ...] = ()
     arrival_scv: tuple[float, ...] = ()
     service_scv: float = 1.0
+    rate_swing_amplitude_fraction: tuple[float, ...] = ()
+    rate_swing_period_s: tuple[float, ...] = ()
 
     def variability(self, points: int) -> NDArray[np.float64]:
         """The G/G/c variability of each of ``points`` demand points, ``(1, points)`` [-]."""
@@ -106,8 +111,16 @@ class FleetPolicy:
     def stretch(self, points: int) -> NDArray[np.float64]:
         """How much the service's spread stretches each demand point's conditional wait, ``(1, points)`` [-]
         (:func:`rackcost.model.burstiness.wait_stretch`; exactly 1 for exponential service)."""
+        if self.service_scv == 1.0:  # exponential service, every scenario without an output spread: no work
+            return np.ones((1, points))
         scv = self.arrival_scv or (1.0,) * points
         return wait_stretch(np.asarray(scv, dtype=float), self.service_scv).reshape(1, -1)
+
+    def stretch_at(self, arrival_scvs: tuple[float, ...]) -> NDArray[np.float64]:
+        """The wait stretch with arrivals at each of ``arrival_scvs`` and this service, ``(len, 1)`` [-]."""
+        if self.service_scv == 1.0:
+            return np.ones((len(arrival_scvs), 1))
+        return wait_stretch(np.asarray(arrival_scvs, dtype=float), self.service_scv).reshape(-1, 1)
 
     def sizing_stretch(self, rates: NDArray[np.float64]) -> NDArray[np.float64]:
         """The wait stretch at each sample's sizing point, ``(n, 1)`` [-]."""

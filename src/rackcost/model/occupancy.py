@@ -46,7 +46,7 @@ MAX_SERVICE_ELASTICITY = 0.9
 is then at most 10): at 1 a replica's completion rate stops rising with its occupancy [-]."""
 
 
-def occupancy_spread(load: LoadCurve, in_service: ArrayLike) -> Array:
+def occupancy_spread(load: LoadCurve, in_service: ArrayLike, service_s: ArrayLike | None = None) -> Array:
     """How much wider the occupancy law is than the M/M/k one when the service time rises with occupancy [-].
 
     A replica at occupancy ``n`` completes ``mu(n) = n / S(n)`` requests a second. Near the mean occupancy, where
@@ -62,6 +62,8 @@ def occupancy_spread(load: LoadCurve, in_service: ArrayLike) -> Array:
         The replica's load curve.
     in_service
         Mean occupancy per replica at each point [requests].
+    service_s
+        ``load.service_at(in_service)`` where the caller has it (the same figure; saves a search) [s].
 
     Examples
     --------
@@ -73,9 +75,15 @@ def occupancy_spread(load: LoadCurve, in_service: ArrayLike) -> Array:
     2.0
     """
     n = np.asarray(in_service, dtype=float)
+    if n.ndim < 2:  # a sample axis first, as the curve's figures have it
+        n = n.reshape(1, -1) if n.ndim == 1 else n.reshape(1, 1)
     h = 1e-6 * np.maximum(n, 1.0)
-    slope = (load.service_at(n + h) - load.service_at(np.maximum(n - h, 0.0))) / (n + h - np.maximum(n - h, 0.0))
-    elasticity = np.clip(n * slope / load.service_at(n), -MAX_SERVICE_ELASTICITY, MAX_SERVICE_ELASTICITY)
+    below = np.maximum(n - h, 0.0)
+    # S at both ends of the difference in one search of the curve (each element as two calls would give it)
+    above_s, below_s = load.service_at(np.stack([n + h, below]))
+    slope = (above_s - below_s) / (n + h - below)
+    at_s = load.service_at(n) if service_s is None else np.asarray(service_s, dtype=float)
+    elasticity = np.clip(n * slope / at_s, -MAX_SERVICE_ELASTICITY, MAX_SERVICE_ELASTICITY)
     return np.asarray(1.0 / (1.0 - elasticity), dtype=float)
 
 
@@ -91,7 +99,7 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
     >>> _poisson_quantile(np.array([0.99, 0.5, 0.0]), np.array([5.0, 40.0, 3.0])).tolist()
     [11.0, 40.0, 0.0]
     """
-    z = np.clip(ndtri(p), -40.0, 40.0)  # p = 0 gives -inf
+    z = ndtri(p).clip(-40.0, 40.0)  # p = 0 gives -inf (ndarray.clip: np.clip without its dispatch)
     x = np.maximum(np.floor(a + z * np.sqrt(a) + (z * z - 1.0) / 6.0), 0.0)
     for _ in range(_QUANTILE_STEPS):
         up = pdtr(x, a) < p  # too low: F(x) < p
@@ -159,11 +167,11 @@ def start_occupancy_quantile(
     # every request starts alone. The Poisson quantile is taken only where neither holds (it is the costly part).
     start = np.where(delay > 1.0 - q_fraction, c, 1.0)
     solve = (delay <= 1.0 - q_fraction) & (a > 0)
-    if np.any(solve):
+    if solve.any():
         ks, as_, vs, ns = k[solve], a[solve], v[solve], n[solve]
         # P(K <= x) = (1 - C) F(x) / F(k - 1) on K < k: the least integer x with it >= q
         below_k = pdtr(ks - 1.0, as_)
         target = np.minimum(q_fraction * below_k / np.maximum(1.0 - delay[solve], np.finfo(float).tiny), below_k)
-        x_q = _poisson_quantile(np.clip(target, 0.0, 1.0 - 1e-15), as_)
+        x_q = _poisson_quantile(target.clip(0.0, 1.0 - 1e-15), as_)
         start[solve] = np.ceil((x_q + 1.0) * vs / ns - 1e-9)
-    return np.asarray(np.clip(start, 1.0, c), dtype=float)
+    return np.asarray(start.clip(1.0, c), dtype=float)

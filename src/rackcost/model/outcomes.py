@@ -148,6 +148,12 @@ class FleetOutcome:
     served_at_scv
         What the same fleet would do at every demand point had its arrivals this squared coefficient of variation
         (central evaluations only; empty otherwise).
+    demand_without_swing
+        Where a demand point has a rate swing: the same fleet at every point's constant mean rate (what the swing
+        moves; :mod:`rackcost.model.rate_swing`); None without a swing.
+    served_at_swing
+        What the same fleet would do at every demand point had its rate this swing amplitude (central evaluations
+        only; empty otherwise).
     """
 
     request_rps: NDArray[np.float64]
@@ -172,6 +178,8 @@ class FleetOutcome:
     rent_usd_per_hour: NDArray[np.float64]
     slo_point_total_tokens_per_facility_kwh: NDArray[np.float64]
     served_at_scv: dict[float, DemandOutcome] = field(default_factory=dict)
+    demand_without_swing: DemandOutcome | None = None
+    served_at_swing: dict[float, DemandOutcome] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ __all__ = [
     "interpolate_curve",
     "littles_law_concurrency",
     "piecewise_linear",
+    "piecewise_linear_many",
     "requests_per_s",
     "service_time_s",
 ]
@@ -285,7 +286,7 @@ def interpolate_curve(curve: Curve, concurrency: ArrayLike) -> Curve:
     """
     c = np.asarray(concurrency, dtype=float)
     lo, hi = curve.concurrency[0], curve.concurrency[-1]
-    if np.any(c < lo * (1 - 1e-12)) or np.any(c > hi * (1 + 1e-12)):
+    if (c < lo * (1 - 1e-12)).any() or (c > hi * (1 + 1e-12)).any():
         raise ValueError(f"concurrency outside the measured range [{lo:g}, {hi:g}]: no extrapolation")
     cq = np.clip(c, lo, hi)
 
@@ -330,20 +331,44 @@ def piecewise_linear(knots: NDArray[np.float64], values: ArrayLike, at: ArrayLik
     array([[20.],
            [20.]])
     """
+    return piecewise_linear_many(knots, (values,), at)[0]
+
+
+def piecewise_linear_many(
+    knots: NDArray[np.float64], values: tuple[ArrayLike, ...], at: ArrayLike
+) -> tuple[NDArray[np.float64], ...]:
+    """:func:`piecewise_linear` of several ordinates on the same knots at the same points, the segments found once.
+
+    Each result is the one :func:`piecewise_linear` gives, bit for bit (the same arithmetic per element).
+
+    Examples
+    --------
+    >>> a, b = piecewise_linear_many(np.array([1.0, 3.0]), (np.array([10.0, 30.0]), np.array([0.0, 1.0])), 2.0)
+    >>> a.tolist(), b.tolist()
+    ([[20.0]], [[0.5]])
+    """
     x = np.asarray(knots, dtype=float)
-    y = np.atleast_2d(np.asarray(values, dtype=float))
     q = np.asarray(at, dtype=float)
     if q.ndim < 2:
         q = q.reshape(1, -1) if q.ndim == 1 else q.reshape(1, 1)
-    shape = np.broadcast_shapes(q.shape, (y.shape[0], 1))
-    q = np.broadcast_to(q, shape)
+    ys = [np.atleast_2d(np.asarray(v, dtype=float)) for v in values]
     if x.size == 1:
-        return np.broadcast_to(y[:, :1], shape).copy()
-    hi = np.clip(np.searchsorted(x, q), 1, x.size - 1)
+        return tuple(np.broadcast_to(y[:, :1], np.broadcast_shapes(q.shape, (y.shape[0], 1))).copy() for y in ys)
+    # the segment of each point and its weight, held at the end knots (ndarray.clip is np.clip without its wrapper)
+    hi = np.searchsorted(x, q).clip(1, x.size - 1)
     lo = hi - 1
-    w = np.clip((q - x[lo]) / (x[hi] - x[lo]), 0.0, 1.0)
-    rows = np.broadcast_to(np.arange(y.shape[0])[:, None], shape) if y.shape[0] > 1 else np.zeros(shape, dtype=int)
-    return (1.0 - w) * y[rows, lo] + w * y[rows, hi]
+    w = ((q - x[lo]) / (x[hi] - x[lo])).clip(0.0, 1.0)
+    out = []
+    for y in ys:
+        if y.shape[0] == 1:  # one row of ordinates: the point's shape is the result's
+            row = y[0]
+            out.append((1.0 - w) * row[lo] + w * row[hi])
+            continue
+        shape = np.broadcast_shapes(q.shape, (y.shape[0], 1))
+        lo_b, hi_b, w_b = (np.broadcast_to(a, shape) for a in (lo, hi, w))
+        rows = np.broadcast_to(np.arange(y.shape[0])[:, None], shape)
+        out.append((1.0 - w_b) * y[rows, lo_b] + w_b * y[rows, hi_b])
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -382,6 +407,21 @@ class LoadCurve:
     def tpot_at(self, concurrency: ArrayLike) -> NDArray[np.float64]:
         """TPOT at a concurrency [ms] (held below the lowest measured point)."""
         return piecewise_linear(self.concurrency, self.tpot_ms, concurrency)
+
+    def figures_at(
+        self, concurrency: ArrayLike
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """Slot holding time [s], TTFT [ms] and TPOT [ms] at a concurrency: :meth:`service_at`, :meth:`ttft_at` and
+        :meth:`tpot_at` in one search of the curve's segments (the same figures, bit for bit)."""
+        service, ttft, tpot = piecewise_linear_many(
+            self.concurrency, (self.service_s, self.ttft_ms, self.tpot_ms), concurrency
+        )
+        return service, ttft, tpot
+
+    def latencies_at(self, concurrency: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """TTFT and TPOT at a concurrency [ms, ms]: :meth:`ttft_at` and :meth:`tpot_at` in one search."""
+        ttft, tpot = piecewise_linear_many(self.concurrency, (self.ttft_ms, self.tpot_ms), concurrency)
+        return ttft, tpot
 
 
 def in_service_concurrency(curve: LoadCurve, per_replica_rps: ArrayLike) -> NDArray[np.float64]:

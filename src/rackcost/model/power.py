@@ -57,10 +57,10 @@ def accelerator_power_w(
     >>> round(float(accelerator_power_w(8 / 256, 75.0, 700.0, 0.0997)), 1)  # H100's fitted law: a batch of 8 of 256
     517.4
     """
-    u = np.clip(np.asarray(utilization_fraction, dtype=float), 0.0, 1.0)
+    u = np.asarray(utilization_fraction, dtype=float).clip(0.0, 1.0)  # (ndarray.clip: np.clip without its dispatch)
     idle = np.asarray(idle_w, dtype=float)
     exponent = np.asarray(exponent, dtype=float)
-    shape = u if np.all(exponent == 1.0) else u**exponent  # u ** 1.0 is exactly u; pow is the costly part
+    shape = u if (exponent == 1.0).all() else u**exponent  # u ** 1.0 is exactly u; pow is the costly part
     return idle + (np.asarray(busy_w, dtype=float) - idle) * np.broadcast_to(
         shape, np.broadcast_shapes(u.shape, exponent.shape)
     )

@@ -238,7 +238,7 @@ def _fixed_slots_exceedance(t: FloatArray, k: FloatArray, s: FloatArray):
 
     Valid for 0 < lambda < k/S (a stable queue); elsewhere it falls back to the general path.
     """
-    stirling = stirling_error(k)
+    minus_stirling = -stirling_error(k)  # negation is exact: the same bits as negating in each call
     half_log = 0.5 * np.log(2.0 * np.pi * k)
     k_plus_1 = k + 1.0
     rate = k / s
@@ -254,17 +254,18 @@ def _fixed_slots_exceedance(t: FloatArray, k: FloatArray, s: FloatArray):
             with np.errstate(divide="ignore"):
                 return np.log(p), None
         x = r - 1.0
-        log_b = -stirling - k * (x - np.log1p(x)) - half_log - np.log(gammaincc(k_plus_1, a))
+        log_b = minus_stirling - k * (x - np.log1p(x)) - half_log - np.log(gammaincc(k_plus_1, a))
         b = np.exp(log_b)
-        d = 1.0 - r * (1.0 - b)
+        blocked_not = 1.0 - b
+        d = 1.0 - r * blocked_not
         if not with_slope:
             return np.minimum(b / d, 1.0) * np.exp(-(rate - lam) * t)
         log_p = np.minimum(log_b - np.log(d), 0.0) - (rate - lam) * t
         # d log P / d lambda = S (B'/B - D'/D) + t with B' = B (k/a - 1 + B) (the Erlang B equation in a) and
-        # D = 1 - (a/k)(1 - B), D' = -(1 - B)/k + (a/k) B'
-        db = b * (k / a - 1.0 + b)
-        dd = -(1.0 - b) / k + r * db
-        return log_p, s * ((k / a - 1.0 + b) - dd / d) + t
+        # D = 1 - (a/k)(1 - B), D' = -(1 - B)/k + (a/k) B' (each term computed once, in the same order)
+        log_b_slope = k / a - 1.0 + b
+        dd = -blocked_not / k + r * (b * log_b_slope)
+        return log_p, s * (log_b_slope - dd / d) + t
 
     return exceed
 
@@ -336,7 +337,7 @@ def capacity_at_slo(
     hi = k_arr / s
     # C <= 1, so a <= k - (S/t) log(1/eps) already meets the SLO: a feasible lower end of the bracket
     a_safe = np.where(t > 0, k_arr - s / np.where(t > 0, t, 1.0) * np.log(1.0 / eps), 0.0)
-    lo = np.clip(a_safe / s, 0.0, hi)
+    lo = (a_safe / s).clip(0.0, hi)  # (ndarray.clip is np.clip without its dispatch)
     exceed = _fixed_slots_exceedance(t, k_arr, s)
     # Safeguarded Newton on g = log P(W > t) - log eps, increasing in lambda, started from the caller's feasible
     # rate when given (else the closed-form feasible end); [lo, hi] brackets the root (lo feasible) and a step
@@ -346,25 +347,28 @@ def capacity_at_slo(
     if feasible_rps is None:
         x = lo.copy()
     else:
-        x = np.clip(np.broadcast_to(np.asarray(feasible_rps, dtype=float), lo.shape), lo, hi * (1.0 - 1e-12))
+        x = np.asarray(feasible_rps, dtype=float)
+        x = (x if x.shape == lo.shape else np.broadcast_to(x, lo.shape)).clip(lo, hi * (1.0 - 1e-12))
     done = np.zeros(x.shape, dtype=bool)
-    for _ in range(_CAPACITY_BISECTION_ITER):
-        log_p, slope = exceed(x, with_slope=True)
-        g = log_p - log_eps
-        feasible_x = g <= 0
-        lo = np.where(feasible_x, np.maximum(lo, x), lo)
-        hi = np.where(feasible_x, hi, np.minimum(hi, x))
-        if slope is None:  # outside the fast path (an element at the edge): bisect this step
-            step = 0.5 * (lo + hi)
-        else:
-            with np.errstate(divide="ignore", invalid="ignore"):
+    # a Newton step may divide by a zero or infinite slope (the bracket then bisects): no warning; the state is set
+    # once around the loop, as setting it costs more than a step
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(_CAPACITY_BISECTION_ITER):
+            log_p, slope = exceed(x, with_slope=True)
+            g = log_p - log_eps
+            feasible_x = g <= 0
+            lo = np.where(feasible_x, np.maximum(lo, x), lo)
+            hi = np.where(feasible_x, hi, np.minimum(hi, x))
+            if slope is None:  # outside the fast path (an element at the edge): bisect this step
+                step = 0.5 * (lo + hi)
+            else:
                 step = x - g / slope
-        inside = np.isfinite(step) & (step >= lo) & (step <= hi)
-        done |= (inside & (np.abs(step - x) <= _CAPACITY_RTOL * hi)) | (hi - lo <= _CAPACITY_RTOL * hi)
-        step = np.where(inside, step, 0.5 * (lo + hi))
-        x = np.where(done, x, step)
-        if done.all():
-            break
+            inside = np.isfinite(step) & (step >= lo) & (step <= hi)
+            tol = _CAPACITY_RTOL * hi
+            done |= (inside & (np.abs(step - x) <= tol)) | (hi - lo <= tol)
+            x = np.where(done, x, np.where(inside, step, 0.5 * (lo + hi)))
+            if done.all():
+                break
     # the root is known to ~1e-12; take the largest rate verified to meet the SLO, with a margin of 1e-9 so that
     # every evaluation path (this fast one, wait_exceedance) agrees that it does
     # (lo was itself verified on the fast path; where Newton converged onto it from the feasible side, as it does

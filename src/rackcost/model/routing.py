@@ -112,7 +112,7 @@ def _replica_counts(replicas: ArrayLike) -> IntArray:
     n = np.asarray(replicas)
     if not np.issubdtype(n.dtype, np.integer):
         raise ValueError(f"replicas must be integers, got dtype {n.dtype}")
-    if np.any(n < 1):
+    if (n < 1).any():
         raise ValueError(f"replicas must be >= 1, got min {np.min(n)!r}")
     return n.astype(np.int64)
 

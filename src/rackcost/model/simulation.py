@@ -60,7 +60,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import stdtrit
 
-from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE, check_arrival_scv, interarrival_s
+from rackcost.model.sim_arrivals import (
+    ARRIVAL_SCV_RANGE,
+    SwingArrivals,
+    check_arrival_scv,
+    interarrival_s,
+    swing_arrival_s,
+)
 from rackcost.model.sim_engines import (
     ROUTINGS,
     ReplicaModel,
@@ -86,6 +92,7 @@ __all__ = [
     "ReplicaModel",
     "Run",
     "Summary",
+    "SwingArrivals",
     "check_arrival_scv",
     "draw_work",
     "event_engine",
@@ -197,6 +204,7 @@ def run_fleet_once(
     queue_cap: int | None = None,
     engine: str = "auto",
     arrival_scv: float = 1.0,
+    rate_swing: SwingArrivals | None = None,
 ) -> Run:
     """Simulate one sample path: renewal arrivals at ``arrival_rps`` (Poisson by default; or the given
     ``arrival_s``), gamma work.
@@ -231,14 +239,25 @@ def run_fleet_once(
     arrival_scv
         Squared coefficient of variation of the inter-arrival times of generated arrivals
         (:func:`rackcost.model.sim_arrivals.interarrival_s`; 1, the default, is Poisson) [-].
+    rate_swing
+        Generated arrivals swing around ``arrival_rps``, Poisson, drawn by thinning from a phase drawn uniformly
+        (:func:`rackcost.model.sim_arrivals.swing_arrival_s`); Poisson only (``arrival_scv`` 1).
     """
     del budget_s
     check_fleet(replicas, routing)
     scv = check_arrival_scv(arrival_scv)
+    if rate_swing is not None and scv != 1.0:
+        raise ValueError(
+            "a rate swing is simulated as a non-homogeneous Poisson process: arrival_scv must be 1 with a rate "
+            f"swing, got {scv:g} (the analytic model combines them; the simulator does not)"
+        )
     if arrival_s is None:
         if arrival_rps is None or arrival_rps <= 0 or requests < 1:
             raise ValueError("give a positive arrival_rps and requests >= 1, or arrival_s")
-        arrivals = np.cumsum(interarrival_s(rng, requests, 1.0 / arrival_rps, scv))
+        if rate_swing is not None:
+            arrivals = swing_arrival_s(rng, requests, arrival_rps, rate_swing, float(rng.random()))
+        else:
+            arrivals = np.cumsum(interarrival_s(rng, requests, 1.0 / arrival_rps, scv))
         work = draw_work(rng, requests, cv_fraction)
         tokens = work * output_tokens
     else:
@@ -267,7 +286,7 @@ def run_fleet_once(
     second: NDArray[np.int64] | None = None
     if steady is not None:
         counts, offset, merged = steady
-        exact = scv == 1.0 and cv_fraction == 1.0 and not merged
+        exact = scv == 1.0 and cv_fraction == 1.0 and not merged and rate_swing is None
         start_kind = "steady" if exact else "steady, approximate"
         # every request on a replica at time 0 arrives at time 0, in FIFO order: the first min(n, c) start at once
         # with equilibrium residual work, the rest queue with fresh work
@@ -588,6 +607,9 @@ def replicate(
         )
         start = run.start
         lo = warmup_requests(per_rep, run.start, relax, arrival_rps, routing)
+        if kwargs.get("rate_swing") is not None:  # a swing: the first period too (the start is its mean's)
+            period_end = run.arrival_s[0] + kwargs["rate_swing"].period_s
+            lo = max(lo, min(int(np.searchsorted(run.arrival_s, period_end)), int(MAX_WARMUP_FRACTION * per_rep)))
         values.append(run_statistics(run, budget_s, lo=lo) | extra(run, lo, per_rep))
         pairs.append(_accepted_halves(run, budget_s, lo, per_rep))
         measured_s += float(run.arrival_s[-1] - run.arrival_s[lo]) / replications

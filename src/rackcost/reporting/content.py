@@ -99,8 +99,8 @@ def build_report(scenario: Scenario, samples: int | None = None, seed: int = 0, 
     from rackcost import __version__
 
     given = scenario  # the inputs sections show the scenario as given; the rest what it can serve with
-    scenario, unserved = servable(scenario)
-    outcomes = evaluate_systems(scenario)
+    scenario, unserved, inputs = servable(scenario)
+    outcomes = evaluate_systems(scenario, inputs=inputs)
     result = mark_unserved(result_tables(scenario, outcomes, evaluate_apis(scenario)), unserved)
     systems = [s.name for s in scenario.systems]
     demand = [d.name for d in scenario.demand]

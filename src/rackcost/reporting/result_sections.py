@@ -27,6 +27,8 @@ from rackcost.reporting.blocks import (
     width,
 )
 from rackcost.reporting.charts import ChartSubset
+from rackcost.scenario.edits import edited_paths
+from rackcost.scenario.loading import scenario_to_data
 from rackcost.scenario.schema import Scenario
 
 __all__ = [
@@ -78,6 +80,17 @@ def summary_section(scenario: Scenario, result: Any, mc: Any, subset: ChartSubse
         Paragraph(f"{u['system']} is not in this report: {unserved_sentence(u)}", strong=True)
         for u in getattr(result, "unserved", [])
     ]
+    if edited := edited_paths(scenario_to_data(scenario)):
+        shown = ", ".join(edited[:8]) + (f" and {len(edited) - 8:,} more" if len(edited) > 8 else "")
+        blocks.append(
+            Paragraph(
+                f"This scenario was edited: {len(edited):,} "
+                + ("figures differ" if len(edited) != 1 else "figure differs")
+                + f" from the file as published ({shown}); each is labelled the user's assumption in the "
+                "Provenance section.",
+                strong=True,
+            )
+        )
     comparison = [r for r in result.records["comparison"] if r["system"] in drawn]
     blocks += [Paragraph(s) for s in headline_sentences(comparison)]
     if mc is not None:

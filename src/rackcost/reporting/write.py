@@ -109,7 +109,7 @@ def check_output(
             if charts.exists() and not charts.is_dir():
                 raise ReportPathError(f"{charts}: exists and is not the report's charts folder")
             if charts.exists() and not force:
-                raise ReportPathError(f"{charts} exists: use --force (force=True) to overwrite it")
+                raise ReportPathError(f"{charts}: exists; use {files.FORCE_WORDS} to replace it")
     except files.OutputPathError as exc:
         raise ReportPathError(str(exc)) from None
     return output

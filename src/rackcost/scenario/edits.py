@@ -21,9 +21,11 @@ from typing import Any
 from rackcost.scenario.yaml_paths import MISSING, format_path, lookup, parse_path
 
 __all__ = [
+    "EDITED_SOURCE",
     "MISSING",
     "TEXT_LEAVES",
     "edited_figure",
+    "edited_paths",
     "figure_for",
     "get_at",
     "leaf_values",
@@ -32,6 +34,9 @@ __all__ = [
     "sync_figures",
 ]
 
+
+EDITED_SOURCE = "edited in the rackcost dashboard"
+"""Start of the ``source`` of every figure the user changed (:func:`edited_figure`; the report counts them)."""
 
 TEXT_LEAVES = frozenset({"name", "description", "source", "notes", "why", "reported_by", "date", "software_stack"})
 """Keys whose values are free text, not figures: changing them writes no ``figures:`` entry."""
@@ -196,7 +201,7 @@ def edited_figure(was: Any, source: str | None) -> dict[str, str]:
         what = f"the file gave {was!r}" + (f" ({source})" if source else "")
     return {
         "provenance": "assumption",
-        "source": f"edited in the rackcost dashboard; {what}",
+        "source": f"{EDITED_SOURCE}; {what}",
         "why": "set by the user of the dashboard",
     }
 
@@ -278,6 +283,17 @@ def figure_for(scenario: dict[str, Any], path: str) -> tuple[str, dict[str, Any]
         if key in figures and isinstance(figures[key], dict):
             return key, figures[key]
     return None
+
+
+def edited_paths(scenario: dict[str, Any]) -> list[str]:
+    """The YAML paths of the figures the user changed (their ``figures:`` source is :data:`EDITED_SOURCE`), in
+    the file's order."""
+    figures = scenario.get("figures") or {}
+    return [
+        key
+        for key, fig in figures.items()
+        if isinstance(fig, dict) and str(fig.get("source", "")).startswith(EDITED_SOURCE)
+    ]
 
 
 def subset_systems(data: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:

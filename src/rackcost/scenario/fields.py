@@ -27,6 +27,8 @@ __all__ = [
     "CvFraction",
     "Derate",
     "ArrivalScv",
+    "SwingAmplitudeFraction",
+    "SwingPeriodS",
     "Exponent",
     "Fraction",
     "HostW",
@@ -97,6 +99,10 @@ PositiveFraction = Annotated[float, Field(ge=0.01, le=1, allow_inf_nan=False), N
 """A share the fleet is divided by: near zero it would size an endless fleet."""
 ArrivalScv = Annotated[float, Field(ge=0.05, le=100, allow_inf_nan=False), NOT_BOOL]
 """Squared coefficient of variation of inter-arrival times: 1 is Poisson."""
+# a short rate swing within a demand point: up to +/-90% (the rate never reaches 0), over a millisecond to 116 days
+SwingAmplitudeFraction = Annotated[float, Field(ge=0, le=0.9, allow_inf_nan=False), NOT_BOOL]
+SwingPeriodS = Annotated[float, Field(ge=0.001, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
+"""Amplitude (share of the mean rate) and period of a sinusoidal rate swing within a demand point."""
 Exponent = Annotated[float, Field(ge=0, le=10, allow_inf_nan=False), NOT_BOOL]
 """Of the power law: 0 is flat at the busy power, 1 linear in slot utilisation."""
 Interactivity = Annotated[float, Field(ge=0.0001, le=1000000.0, allow_inf_nan=False), NOT_BOOL]

@@ -39,6 +39,8 @@ from rackcost.scenario.fields import (
     SiteKw,
     Source,
     SpareCount,
+    SwingAmplitudeFraction,
+    SwingPeriodS,
     Tokens,
     UsdPerKw,
     UsdPerKwh,
@@ -77,6 +79,7 @@ __all__ = [
     "Performance",
     "Provenance",
     "ProvenanceClass",
+    "RateSwing",
     "Api",
     "Billing",
     "Rent",
@@ -132,6 +135,18 @@ class SLO(ScenarioBlock):
     source: Source = None
 
 
+class RateSwing(ScenarioBlock):
+    """A short, periodic swing of the arrival rate within a demand point: ``lambda (1 + a sin(2 pi t / T))``."""
+
+    amplitude_fraction: SwingAmplitudeFraction = Field(
+        description="Amplitude a of the swing as a share of the point's mean rate (0.2: +/-20%); 0 to 0.9 [-]."
+    )
+    period_s: SwingPeriodS = Field(
+        description="Period T of the swing; 1e-3 to 1e7 [s]. The pointwise stationary approximation assumes it long "
+        "against the service time (rackcost.model.rate_swing)."
+    )
+
+
 class DemandPoint(ScenarioBlock):
     """One level of demand and how many hours a day the fleet sees it."""
 
@@ -148,6 +163,12 @@ class DemandPoint(ScenarioBlock):
         description="Squared coefficient of variation of inter-arrival times: 1 is Poisson, above 1 burstier; "
         "the wait tail, sizing and acceptance use the G/G/c approximation of rackcost.model.burstiness; "
         "0.05 to 100 (as rackcost simulate draws them) [-].",
+    )
+    rate_swing: RateSwing | None = Field(
+        default=None,
+        description="A short swing of the rate within the point (a peak within the peak), {amplitude_fraction, "
+        "period_s}; sizing, acceptance and capacity at SLO average over its cycle (pointwise stationary "
+        "approximation, rackcost.model.rate_swing); absent: the rate is constant.",
     )
     source: Source = None
 

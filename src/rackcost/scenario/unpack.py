@@ -17,7 +17,7 @@ from rackcost.model.operating_point import candidate_curve
 from rackcost.model.performance import build_curve
 from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.power_law import fit_for
-from rackcost.scenario.schema import Scenario, System
+from rackcost.scenario.schema import DemandPoint, Scenario, System
 from rackcost.scenario.systems import OperatingPoint
 from rackcost.units import W_PER_KW
 
@@ -71,6 +71,8 @@ def fleet_policy(scenario: Scenario) -> FleetPolicy:
         hours_per_day=tuple(d.hours_per_day for d in scenario.demand),
         arrival_scv=tuple(d.arrival_scv for d in scenario.demand),
         service_scv=service_scv(scenario),
+        rate_swing_amplitude_fraction=tuple(_swing(d)[0] for d in scenario.demand),
+        rate_swing_period_s=tuple(_swing(d)[1] for d in scenario.demand),
     )
 
 
@@ -79,6 +81,12 @@ def service_scv(scenario: Scenario) -> float:
     (exponential service) where the workload gives no spread (issue 21, item 4)."""
     cv = scenario.workload.output_tokens_cv_fraction
     return 1.0 if cv is None else float(cv) ** 2
+
+
+def _swing(point: DemandPoint) -> tuple[float, float]:
+    """A demand point's rate swing as (amplitude [-], period [s]); (0, 0) without one."""
+    swing = point.rate_swing
+    return (0.0, 0.0) if swing is None else (float(swing.amplitude_fraction), float(swing.period_s))
 
 
 def sizing_demand(scenario: Scenario) -> tuple[str, float]:

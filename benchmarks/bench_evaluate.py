@@ -1,0 +1,133 @@
+"""``rackcost.evaluate`` per bundled scenario against the code before issue 21, printed as ratios (never asserted).
+
+Run: ``.venv/bin/python benchmarks/bench_evaluate.py [--before REV] [--rounds N]``
+
+Issue 21 (bursty arrivals) made every central evaluation serve each fleet again at arrival SCV 2 and 4 and read the
+p99 TTFT over the start occupancy; its "done when" is evaluate within 1.5x of before. The floor is that code itself,
+measured in the same run: ``REV`` (default :data:`BEFORE`, the last commit before issue 21) is extracted from this
+checkout's git history (``git archive``) into a temporary directory, and two kinds of subprocess take turns, one
+importing rackcost from it and one from this checkout's ``src/``. Each evaluates every bundled scenario file of this
+checkout (both versions read today's files; they are valid for both) ``REPEATS`` times after a warm-up and reports
+the median of each scenario's CPU time (``time.process_time``: a busy machine's other processes then count less than
+in wall time); the ratio is the median over the rounds of now / before, per scenario. Without the history (a wheel,
+a shallow clone) it says so and stops: ``bench_core.py`` item 5 then gives the cost of the SCV check alone.
+
+Measured with this script (``--rounds 7``) on a shared 2-core machine with other jobs running, so each figure is
+good to about +-0.15; ratio now / before:
+
+===========================================  ==========================  ==========================
+scenario                                     before the speed-up         after it (branch h-speed)
+                                             (9fd7238)
+===========================================  ==========================  ==========================
+deepseek-r1-b200-measured-power              1.54                        1.19 (1.24 in an earlier run)
+deepseek-r1-b200-vs-gb200-inferencex         1.63                        1.38 (1.31)
+deepseek-r1-jalapeno-vs-gb300                1.85                        1.06 (1.37)
+deepseek-r1-own-vs-rent-vs-api               1.58                        0.98 (1.36)
+gpt-oss-120b-jalapeno-vs-gb200               1.77                        1.15 (1.24)
+kimi-k2.5-jalapeno-vs-gb300                  2.04                        1.22 (1.41)
+llama-3.3-70b-gaudi25-tp-precision           1.87                        1.21 (1.27)
+===========================================  ==========================  ==========================
+
+On main after the issue-21 merges (the service spread, rate swings and unserved systems in; ``--rounds 3``, the
+same loaded machine): 1.22, 1.29, 1.33, 1.37, 1.35, 1.36 and 1.31 in the order above.
+
+The target is at most 1.5 on every scenario.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BEFORE = "755017c"
+"""The last commit before issue 21 (its parent of ``Bursty arrivals in the analytic model``)."""
+REPEATS = 30
+"""Evaluations of each scenario per subprocess, after one warm-up [-]."""
+TARGET = 1.5
+"""Issue 21's "done when": evaluate at most this many times as long as before [-]."""
+
+_CHILD = r"""
+import statistics, sys, time
+from pathlib import Path
+import rackcost
+out = {}
+for path in sys.argv[2:]:
+    scenario = rackcost.load_scenario(Path(path))
+    rackcost.evaluate(scenario)  # warm-up
+    times = []
+    for _ in range(int(sys.argv[1])):
+        start = time.process_time()
+        rackcost.evaluate(scenario)
+        times.append(time.process_time() - start)
+    out[Path(path).stem] = statistics.median(times)
+print(repr(out))
+"""
+
+
+def extract(rev: str, into: Path) -> Path | None:
+    """``rev``'s ``src/`` from this checkout's history into ``into``; None where git or the revision is missing."""
+    try:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "--format=tar", rev, "src"], check=True, capture_output=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    tar_path = into / "before.tar"
+    tar_path.write_bytes(archive)
+    with tarfile.open(tar_path) as tar:  # this checkout's own history; the "data" filter where Python has it
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(into, filter="data")
+        else:  # pragma: no cover - Python 3.11.0 to 3.11.3
+            tar.extractall(into)
+    return into / "src"
+
+
+def timings(src: Path, paths: list[Path]) -> dict[str, float]:
+    """Median CPU time of ``rackcost.evaluate`` per scenario, with rackcost imported from ``src`` [s]."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    cmd = [sys.executable, "-c", _CHILD, str(REPEATS), *map(str, paths)]
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir())
+    result: dict[str, float] = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", default=BEFORE, help=f"git revision to compare with (default {BEFORE})")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds of both versions (default 5)")
+    args = parser.parse_args()
+    paths = sorted((ROOT / "scenarios").glob("*.yaml"))  # the bundled scenarios (rackcost.bundled_scenarios())
+    with tempfile.TemporaryDirectory() as tmp:
+        before = extract(args.before, Path(tmp))
+        if before is None:
+            print(f"no git history with {args.before} here: nothing to compare with (bench_core.py item 5 measures")
+            print("the SCV check's own cost)")
+            return
+        now, then = [], []
+        for _ in range(args.rounds):  # interleaved, so both see the same machine (this one's speed varies by +-20%)
+            then.append(timings(before, paths))
+            now.append(timings(ROOT / "src", paths))
+    print(
+        f"evaluate now / before issue 21 ({args.before}), CPU-time medians of {REPEATS} per subprocess, "
+        f"{args.rounds} interleaved rounds (target: at most {TARGET})"
+    )
+    worst = 0.0
+    for name in now[0]:
+        ratio = statistics.median(n[name] / b[name] for n, b in zip(now, then, strict=True))
+        worst = max(worst, ratio)
+        before_ms = statistics.median(b[name] for b in then) * 1e3
+        now_ms = statistics.median(n[name] for n in now) * 1e3
+        print(f"   {name:<44} before {before_ms:6.2f} ms, now {now_ms:6.2f} ms, ratio {ratio:.2f}")
+    print(f"   worst ratio {worst:.2f} ({'within' if worst <= TARGET else 'over'} the target of {TARGET})")
+
+
+if __name__ == "__main__":
+    main()
