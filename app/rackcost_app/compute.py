@@ -36,7 +36,7 @@ def served(scenario_json: str) -> tuple[str, tuple[Any, ...]]:
     Raises :class:`rackcost.ScenarioError` (not cached) when no system is left; :func:`rackcost_app.state.revalidate`
     calls this first, so such a draft never becomes the valid scenario.
     """
-    kept, unserved = servable(scenario(scenario_json))
+    kept, unserved = servable(scenario(scenario_json))[:2]  # (and the systems' inputs, which the cache cannot hold)
     if not unserved:
         return scenario_json, ()
     return json.dumps(scenario_to_data(kept), sort_keys=True, ensure_ascii=False), unserved
