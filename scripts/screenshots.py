@@ -1,6 +1,7 @@
-"""Screenshots of each dashboard page into docs/screenshots/ (default scenario), with the browser test's launch code.
+"""Screenshots of each dashboard page into docs/screenshots/ (default scenario), with the browser test's launch code,
+and of the browser test's walk (open, the answer, double the peak, the new answer, reload: ``answer-*.png``).
 
-Run: ``.venv/bin/python scripts/screenshots.py``
+Run: ``.venv/bin/python scripts/screenshots.py`` (``--walk``: only the walk's three screenshots)
 """
 
 from __future__ import annotations
@@ -43,14 +44,32 @@ def settle(page) -> None:
     page.wait_for_timeout(1500)  # Vega charts draw after the elements arrive
 
 
+def walk_screenshots() -> None:
+    """The browser test's walk (tests/test_browser.py), its screenshots written here."""
+    from test_browser import walk
+
+    with streamlit_app() as url, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            seen = walk(browser.new_page(viewport={"width": 1280, "height": 800}), url, OUT)
+        finally:
+            browser.close()
+    for step in ("answer-1-open", "answer-2-peak-doubled", "answer-3-reloaded"):
+        print(f"wrote {(OUT / f'{step}.png').relative_to(ROOT)}")
+    print(f"answer before: {seen['first']}\nafter doubling the peak and a reload: {seen['third']}")
+
+
 def main() -> None:
     if not CHROMIUM.exists():
         sys.exit(missing_chromium_message())
     OUT.mkdir(parents=True, exist_ok=True)
+    walk_screenshots()
+    if "--walk" in sys.argv[1:]:
+        return
     with streamlit_app() as url, sync_playwright() as p:
         browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": WIDTH, "height": 1000}, device_scale_factor=1)
-        page.goto(url)
+        page.goto(f"{url}/scenario")  # the app opens on the Answer page
         page.get_by_role("heading", name="Scenario").first.wait_for(timeout=60_000)
         for slug, title, tab in SHOTS:
             page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()

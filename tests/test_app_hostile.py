@@ -38,6 +38,7 @@ PAGES = [
     "app_pages/uncertainty.py",
     "app_pages/sweep.py",
     "app_pages/export.py",
+    "app_pages/answer.py",
 ]
 RAW = ("attacker.example", "javascript:", ":red[", ":material/home", "<img", "![", "$x$", "](")
 """Pieces of the hostile text that must never reach Streamlit's Markdown unescaped."""
@@ -152,7 +153,9 @@ def test_every_page_shows_hostile_names_as_plain_text():
     run(at, seen)
     assert at.session_state["file_name"] == FILE_NAME and not at.session_state["load_problems"]
 
-    # every tab of the Scenario page (only the open tab is built)
+    # every tab of the Scenario page (only the open tab is built; the app opens on the Answer page)
+    at.switch_page("app_pages/scenario.py")
+    run(at, seen)
     for label in at.session_state["scenario_tab_labels"]:
         at.session_state["scenario_tab"] = label
         run(at, seen)

@@ -48,6 +48,7 @@ def sweep_page(scenario: str | None = None) -> AppTest:
     at.run()
     ok(at)
     if scenario is not None:
+        at.switch_page("app_pages/scenario.py").run()  # the app opens on the Answer page
         at.selectbox(key="bundled").select(scenario)
         at.button(key="load_bundled").click().run()
         ok(at)
@@ -300,6 +301,7 @@ def test_an_invalid_edit_keeps_the_sweep_on_the_last_valid_scenario_and_says_so(
 
     at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
     at.run()
+    at.switch_page("app_pages/scenario.py").run()  # the app opens on the Answer page
     widget(at, "number_input", "facility.rack_power_limit_kw").set_value(-5.0).run()  # must be > 0
     ok(at)
     assert at.session_state["problems"]

@@ -162,7 +162,7 @@ def test_load_a_scenario_change_a_value_and_see_the_results_change(tmp_path):
         browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
-            page.goto(url)
+            page.goto(f"{url}/scenario")  # the app opens on the Answer page
             page.get_by_role("heading", name="Scenario", exact=True).first.wait_for(timeout=WAIT_MS)
             settle(page)
 
@@ -207,7 +207,7 @@ def test_an_invalid_edit_a_refused_yaml_text_and_refused_uploads_keep_the_user_w
         browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
-            page.goto(url)
+            page.goto(f"{url}/scenario")  # the app opens on the Answer page
             page.get_by_role("heading", name="Scenario", exact=True).first.wait_for(timeout=WAIT_MS)
             settle(page)
 
@@ -241,13 +241,12 @@ def test_an_invalid_edit_a_refused_yaml_text_and_refused_uploads_keep_the_user_w
             assert selected_tab(page) == "YAML"
             assert "not valid YAML" in visible_alerts(page)
 
-            # each refused upload shows its own message, also those the uploader used to refuse itself
+            # the uploader states the limit the app enforces (its own label says "at most 1 MB")
+            dropzone = page.get_by_test_id("stFileUploaderDropzone").first
+            assert "1MB per file" in dropzone.inner_text(), dropzone.inner_text()
+            # each refused upload shows its own message, also a name the uploader used to refuse itself (.txt)
             uploader = page.get_by_test_id("stFileUploaderDropzoneInput").first
-            files = {
-                "first.yaml": b"name: [unclosed\n",
-                "big.yaml": b"# " + b"x" * 2_000_000,
-                "notes.txt": b"just: text\n",
-            }
+            files = {"first.yaml": b"name: [unclosed\n", "notes.txt": b"just: text\n"}
             for name, data in files.items():
                 (tmp_path / name).write_bytes(data)
                 uploader.set_input_files(str(tmp_path / name))
@@ -255,6 +254,13 @@ def test_an_invalid_edit_a_refused_yaml_text_and_refused_uploads_keep_the_user_w
                 settle(page)
                 shown = visible_alerts(page)
                 assert not [other for other in files if other != name and other in shown], shown
+            # a file over 1 MB: Streamlit's uploader refuses it itself (its frontend counts 1 MB as 1,000,000 bytes,
+            # the app's own limit), saying so by the file
+            (tmp_path / "big.yaml").write_bytes(b"# " + b"x" * 2_000_000)
+            uploader.set_input_files(str(tmp_path / "big.yaml"))
+            page.get_by_test_id("stFileChip").filter(has_text="big.yaml").get_by_text(
+                "File must be 1.0MB or smaller"
+            ).wait_for(timeout=WAIT_MS)
         finally:
             browser.close()
 
@@ -268,7 +274,7 @@ def test_the_layout_fits_with_six_systems_and_no_label_is_cut_or_broken(tmp_path
         browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
-            page.goto(url)
+            page.goto(f"{url}/scenario")  # the app opens on the Answer page
             page.get_by_role("heading", name="Scenario", exact=True).first.wait_for(timeout=WAIT_MS)
             settle(page)
 
@@ -391,7 +397,7 @@ def test_hostile_names_make_no_request_to_any_other_host(tmp_path):
             context.route("**/*", record)
             page = context.new_page()
             page.on("request", lambda request: requests.append(request.url))
-            page.goto(url)
+            page.goto(f"{url}/scenario")  # the app opens on the Answer page
             page.get_by_role("heading", name="Scenario", exact=True).first.wait_for(timeout=WAIT_MS)
             settle(page)
             (tmp_path / HOSTILE_FILE).write_text(hostile_yaml(), encoding="utf-8")
@@ -418,3 +424,121 @@ def test_hostile_names_make_no_request_to_any_other_host(tmp_path):
     # and the names are shown as written: text, not Markdown
     assert hostile("scenario") in sidebar_text and HOSTILE_FILE in sidebar_text, sidebar_text
     assert f"System: {hostile('system1')}" in tabs, tabs
+
+
+def small_screenshot(page, path) -> None:
+    """A screenshot of the window as a palette PNG (a few dozen KB: docs/screenshots stays small)."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    image = Image.open(BytesIO(page.screenshot()))
+    image.convert("RGB").quantize(colors=64).save(path, optimize=True)
+
+
+def answer_sentence_shown(page) -> str:
+    """The Answer page's first line (its subheader), once drawn."""
+    heading = page.locator("[data-testid=stMain] h3", has_text="per accepted request").first
+    heading.wait_for(timeout=WAIT_MS)
+    return heading.inner_text()
+
+
+def walk(page, url: str, out) -> dict[str, str]:
+    """Open the app, read the answer, double the peak demand, read the new answer, reload, and find the same state.
+
+    A screenshot of each step is written into ``out`` (``answer-1-open.png``, ``answer-2-peak-doubled.png``,
+    ``answer-3-reloaded.png``). Returns the answer sentences and the URLs seen.
+    """
+    page.goto(url)
+    page.get_by_role("heading", name="Answer", exact=True).first.wait_for(timeout=WAIT_MS)
+    settle(page)
+    first = answer_sentence_shown(page)
+    # the app's own config (app/.streamlit/config.toml): a viewer's toolbar, no Deploy
+    assert page.get_by_test_id("stAppDeployButton").count() == 0
+    assert page.get_by_role("button", name="Deploy").count() == 0
+    small_screenshot(page, out / "answer-1-open.png")
+
+    # double the peak: the YAML tab's text with the busiest demand point's arrival rate doubled, applied
+    go(page, "Scenario")
+    open_tab(page, "YAML")
+    box = page.get_by_role("textbox", name="Scenario YAML")
+    data = yaml.safe_load(box.input_value())
+    peak = max(data["demand"], key=lambda d: d["arrival_rps"])
+    peak["arrival_rps"] *= 2
+    box.fill(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    page.get_by_role("button", name="Apply this YAML").click()
+    page.get_by_test_id("stSidebar").get_by_text("(edited)").wait_for(timeout=WAIT_MS)
+    settle(page)
+    go(page, "Answer")
+    page.wait_for_function(
+        "old => { const h = [...document.querySelectorAll('[data-testid=stMain] h3')]"
+        ".find(e => e.innerText.includes('per accepted request')); return h && h.innerText !== old; }",
+        arg=first,
+        timeout=WAIT_MS,
+    )
+    settle(page)
+    second = answer_sentence_shown(page)
+    edited_url = page.url
+    small_screenshot(page, out / "answer-2-peak-doubled.png")
+
+    page.reload()
+    page.get_by_role("heading", name="Answer", exact=True).first.wait_for(timeout=WAIT_MS)
+    page.get_by_test_id("stSidebar").get_by_text("(edited)").wait_for(timeout=WAIT_MS)
+    settle(page)
+    third = answer_sentence_shown(page)
+    small_screenshot(page, out / "answer-3-reloaded.png")
+    return {"first": first, "second": second, "third": third, "edited_url": edited_url, "reloaded_url": page.url}
+
+
+def test_open_answer_double_the_peak_new_answer_reload_same_state(tmp_path):
+    if not CHROMIUM.exists():
+        pytest.fail(missing_chromium_message())
+    from playwright.sync_api import sync_playwright
+
+    with streamlit_app(tmp_path / "streamlit.log") as url, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            seen = walk(page, url, tmp_path)
+        finally:
+            browser.close()
+    assert "Jalapeño is the cheapest per accepted request" in seen["first"]
+    assert seen["second"] != seen["first"]
+    assert seen["third"] == seen["second"]  # the reload restored the edited scenario from the URL
+    assert "?" in seen["edited_url"] and seen["reloaded_url"] == seen["edited_url"]
+    for step in ("answer-1-open", "answer-2-peak-doubled", "answer-3-reloaded"):
+        assert (tmp_path / f"{step}.png").stat().st_size < 200_000
+
+
+def test_the_cost_against_demand_chart_is_drawn_at_its_height_with_dollar_ticks(tmp_path):
+    """The chart that Streamlit's default autosize squeezed to 10 px with the ticks 0 and 1: measured in the DOM."""
+    if not CHROMIUM.exists():
+        pytest.fail(missing_chromium_message())
+    from playwright.sync_api import sync_playwright
+
+    with streamlit_app(tmp_path / "streamlit.log") as url, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            page.goto(f"{url}/results")
+            page.get_by_role("heading", name="Results", exact=True).first.wait_for(timeout=WAIT_MS)
+            settle(page)
+            chart = page.get_by_test_id("stVegaLiteChart").filter(
+                has=page.locator("g[aria-label^='X-axis titled \\'demand scale']")
+            )
+            chart.wait_for(timeout=WAIT_MS)
+            y_axis = chart.locator("g[aria-label^='Y-axis']").first
+            label = y_axis.get_attribute("aria-label")
+            ticks = [t for t in y_axis.locator("g.role-axis-label text").all_text_contents() if t]
+            height = y_axis.bounding_box()["height"]
+            # every system's line: one path per system in the line mark
+            lines = chart.locator("g.mark-line path").count()
+        finally:
+            browser.close()
+    assert "$ per 1,000 accepted requests" in label, label
+    # the default scenario's blended costs lie between $0.4 and $1.2 per 1,000 accepted requests
+    found = re.search(r"values from \$?([\d.]+) to \$?([\d.]+)", label)
+    assert found and 0.2 <= float(found[1]) <= 0.5 and 1.0 <= float(found[2]) <= 1.5, label
+    assert len(ticks) >= 4 and all(t.startswith("$") for t in ticks), ticks
+    assert height >= 250, height  # the plot's own 300 px, not squeezed
+    assert lines == 2

@@ -37,7 +37,7 @@ else:
     valid = ss[state.VALID]
     subset = charts.chart_subset(
         result.records["systems"],
-        compute.scenario(ss[state.VALID_JSON]).baseline_name,
+        compute.scenario(compute.served_json(ss[state.VALID_JSON])).baseline_name,
         valid["demand"],
         result.records["systems"][0]["sizing_demand_point"],
     )

@@ -11,7 +11,8 @@ from rackcost import display
 from rackcost.analysis.referee import DEFAULT_ROUTING, figure_rows
 from rackcost.model.strategies import Routing
 from rackcost.reporting import charts as chart_specs
-from rackcost_app import charts, compute, layout, state, tables
+from rackcost.reporting.result_sections import unserved_sentence
+from rackcost_app import answer, charts, compute, layout, state, tables
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -33,6 +34,14 @@ if ss[state.PROBLEMS]:
         icon=":material/warning:",
     )
 
+if unserved := answer.unserved_of(result):  # systems the library could not evaluate, with why
+    st.error(
+        f"**Not in these results: {len(unserved)} system{'s' if len(unserved) > 1 else ''} cannot serve this "
+        "scenario.**\n\n"
+        + "\n".join(f"- **{md(u.get('system', '?'))}**: {md(unserved_sentence(u))}" for u in unserved),
+        icon=":material/block:",
+    )
+
 st.markdown("**Blended cost per 1,000 accepted requests** over the demand day, per system")
 for col, row in layout.in_rows(systems):
     col.metric(md(row["system"]), display.usd_per_1k_requests(row["blended_usd_per_accepted_request"]))
@@ -43,7 +52,7 @@ for col, row in layout.in_rows(systems):
     )
 
 if result.warnings:
-    with st.expander(f"Warnings ({len(result.warnings)}): what makes the comparison not like for like", expanded=True):
+    with st.expander(f"Warnings ({len(result.warnings)}): what makes the comparison not like for like", expanded=False):
         for warning in result.warnings:
             st.markdown(f"- {md(warning)}")
 
@@ -57,7 +66,10 @@ st.caption(
 # a chart draws at most 10 systems and 12 demand points (the report's rule, rackcost.reporting.charts); the
 # tables above and below give every one, and each chart's caption says what it leaves out
 subset = chart_specs.chart_subset(
-    systems, compute.scenario(key).baseline_name, valid["demand"], systems[0]["sizing_demand_point"]
+    systems,
+    compute.scenario(compute.served_json(key)).baseline_name,
+    valid["demand"],
+    systems[0]["sizing_demand_point"],
 )
 drawn = set(subset.systems)
 
@@ -68,13 +80,18 @@ def left_out(points_too: bool = False) -> None:
         st.caption(md(note))
 
 
-st.header("Cost per accepted request, by cost component")
+st.header("Cost per 1,000 accepted requests, by cost component")
 cost_chart = chart_specs.cost_chart(points, subset.systems, subset.points)
 charts.show(st, "cost", key, cost_chart)
 left_out(points_too=True)
 
-st.header("Cost per accepted request against demand scale: own, rent reserved, rent on demand")
-scale_chart = chart_specs.demand_scale_chart([r for r in compute.demand_scale(key) if r["system"] in drawn])
+st.header("Cost per 1,000 accepted requests against demand scale: own, rent reserved, rent on demand")
+# one colour per system, keyed on its name in the scenario's order (of the systems drawn: every one up to 10), the
+# same in every chart and after every edit
+every_system = list(subset.systems)
+scale_chart = chart_specs.demand_scale_chart(
+    [r for r in compute.demand_scale(key) if r["system"] in drawn], systems=every_system
+)
 charts.show(st, "demand_scale", key, scale_chart)
 left_out()
 st.caption(
@@ -87,6 +104,7 @@ cliff_accepted, cliff_ttft = chart_specs.cliff_charts(
     [r for r in compute.cliff(key) if r["system"] in drawn],
     [d for d in valid["demand"] if d["name"] in set(subset.points)],
     valid["slo"]["ttft_limit_ms"],
+    systems=every_system,
 )
 left, right = st.columns(2)
 charts.show(left, "cliff accepted", key, cliff_accepted, width="stretch")
@@ -99,7 +117,13 @@ st.caption(
 
 st.header("Operating-point curves against the SLO")
 curves = [r for r in compute.curves(key) if r["system"] in drawn]
-charts.show(st, "curves", key, chart_specs.curves_chart(curves, valid["slo"]["tpot_limit_ms"]), width="stretch")
+charts.show(
+    st,
+    "curves",
+    key,
+    chart_specs.curves_chart(curves, valid["slo"]["tpot_limit_ms"], systems=every_system),
+    width="stretch",
+)
 left_out()
 st.caption(
     "Right of the red line the TPOT limit is met. Measured points are dots (faded where TPOT or TTFT misses the "
@@ -112,7 +136,7 @@ tables.show(systems, tables.SYSTEM_COLUMNS)
 
 st.header("Simulate: the fleet as sized, analytic beside simulated")
 with st.expander("Run a discrete-event simulation of one system at one demand point"):
-    sim_scenario = compute.scenario(key)
+    sim_scenario = compute.scenario(compute.served_json(key))  # the systems served
     left, middle, right = st.columns(3)
     sim_system = left.selectbox("system", [row["system"] for row in systems], key="simulate_system")
     sim_point = middle.selectbox(

@@ -29,7 +29,7 @@ st.caption(
 
 
 def _load_selected() -> None:
-    state.load_bundled(ss["bundled"])
+    state.ask_to_replace("bundled", ss["bundled"], ss["bundled"])
 
 
 def _on_upload() -> None:
@@ -53,7 +53,7 @@ with left:
         "Load this scenario",
         key="load_bundled",
         on_click=_load_selected,
-        help="Replaces the scenario you are editing (download it first on the Export page to keep it).",
+        help="Replaces the scenario you are editing; with edits, it asks first.",
     )
 with right:
     # no type filter and a generous size limit: every file reaches state.handle_upload, which refuses it with a
@@ -272,17 +272,7 @@ with st.expander(
 if ss.get(state.NOTICE):
     st.toast(md(ss[state.NOTICE]))
     ss[state.NOTICE] = None
-if ss.get(state.LOAD_PROBLEMS):
-    problems = ss[state.LOAD_PROBLEMS]
-    lines = "\n".join(f"- {md(p)}" for p in problems)
-    rejected = ss.get(state.REJECTED_TEXT)
-    tail = " Its text is in the *YAML* tab below, where you can fix it and apply it again." if rejected else ""
-    st.error(
-        f"**Not loaded: {md(problems[0].file or 'the text')}**, {len(problems)} "
-        f"problem{'s' if len(problems) > 1 else ''}. "
-        f"You are still working on *{md(state.get_at(ss[state.VALID], 'name'))}*.{tail}\n\n{lines}",
-        icon=":material/block:",
-    )
+layout.load_problems_box(" Its text is in the *YAML* tab below, where you can fix it and apply it again.")
 
 problems = ss[state.PROBLEMS]
 if problems:
@@ -526,7 +516,7 @@ if tabs[-1].open:
         st.text_area("Scenario YAML", value=text, height=500, key=key)
 
         def _apply(key: str = key) -> None:
-            state.load_text(ss[key], ss[state.FILE_NAME])
+            state.load_text(ss[key], ss[state.FILE_NAME], edit=True)
 
         def _reset() -> None:
             original = ss.get(state.LOADED, ss[state.ORIGINAL])

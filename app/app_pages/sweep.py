@@ -28,7 +28,7 @@ SCALES = ["linear", "log"]
 CACHE_ENTRIES = 8
 
 ss = st.session_state
-key = ss[state.VALID_JSON]
+key = compute.served_json(ss[state.VALID_JSON])  # without the systems the scenario cannot serve with
 scenario = compute.scenario(key)
 names = [s.name for s in scenario.systems]
 points = [d.name for d in scenario.demand]

@@ -24,7 +24,8 @@ ss = st.session_state
 ss.setdefault(SAMPLES, DEFAULT_SAMPLES)
 ss.setdefault(SEED, 0)
 valid = ss[state.VALID]
-key = ss[state.VALID_JSON]  # canonical JSON of the last valid scenario, distributions included
+# canonical JSON of the last valid scenario, distributions included, without the systems it cannot serve with
+key = compute.served_json(ss[state.VALID_JSON])
 scenario = compute.scenario(key)
 names = [s.name for s in scenario.systems]
 baseline = scenario.baseline_name

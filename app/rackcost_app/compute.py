@@ -14,9 +14,11 @@ import streamlit as st
 import rackcost
 from rackcost.analysis import explore
 from rackcost.analysis.explore import cost_against_demand_scale, latency_cliff, operating_curves
-from rackcost.evaluation.chain import evaluate_apis, evaluate_systems
+from rackcost.evaluation.chain import evaluate_apis, evaluate_systems, mark_unserved
 from rackcost.evaluation.results import result_tables
+from rackcost.evaluation.servable import servable
 from rackcost.model.outcomes import SystemOutcome
+from rackcost.scenario.loading import scenario_to_data
 
 CACHE_ENTRIES = 64
 
@@ -27,35 +29,56 @@ def scenario(scenario_json: str) -> rackcost.Scenario:
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
+def served(scenario_json: str) -> tuple[str, tuple[Any, ...]]:
+    """:func:`rackcost.evaluation.servable.servable` of the scenario: the canonical JSON of the scenario without the
+    systems it cannot serve with (the same text when it can serve with all), and those systems with why.
+
+    Raises :class:`rackcost.ScenarioError` (not cached) when no system is left; :func:`rackcost_app.state.revalidate`
+    calls this first, so such a draft never becomes the valid scenario.
+    """
+    kept, unserved = servable(scenario(scenario_json))[:2]  # (and the systems' inputs, which the cache cannot hold)
+    if not unserved:
+        return scenario_json, ()
+    return json.dumps(scenario_to_data(kept), sort_keys=True, ensure_ascii=False), unserved
+
+
+def served_json(scenario_json: str) -> str:
+    """The canonical JSON of the systems the scenario can serve with (the key of the Uncertainty and Sweep pages)."""
+    return served(scenario_json)[0]
+
+
+@st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def outcomes(scenario_json: str) -> list[SystemOutcome]:
-    """:func:`rackcost.evaluation.chain.evaluate_systems` of the scenario: the model runs once per edit, for every
-    page."""
-    return evaluate_systems(scenario(scenario_json))
+    """:func:`rackcost.evaluation.chain.evaluate_systems` of the systems the scenario can serve with: the model runs
+    once per edit, for every page."""
+    return evaluate_systems(scenario(served_json(scenario_json)))
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def evaluate(scenario_json: str) -> rackcost.Result:
-    """:func:`rackcost.evaluate` of the scenario (its tables, from the cached outcomes)."""
-    sc = scenario(scenario_json)
-    return result_tables(sc, outcomes(scenario_json), evaluate_apis(sc))
+    """:func:`rackcost.evaluate` of the scenario (its tables, from the cached outcomes; ``unserved`` the systems left
+    out, with why)."""
+    kept_json, unserved = served(scenario_json)
+    sc = scenario(kept_json)
+    return mark_unserved(result_tables(sc, outcomes(scenario_json), evaluate_apis(sc)), unserved)
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def curves(scenario_json: str) -> list[dict[str, Any]]:
-    """:func:`rackcost.analysis.explore.operating_curves` of the scenario."""
-    return operating_curves(scenario(scenario_json), outcomes=outcomes(scenario_json))
+    """:func:`rackcost.analysis.explore.operating_curves` of the systems served."""
+    return operating_curves(scenario(served_json(scenario_json)), outcomes=outcomes(scenario_json))
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def cliff(scenario_json: str) -> list[dict[str, Any]]:
-    """:func:`rackcost.analysis.explore.latency_cliff` of the scenario."""
-    return latency_cliff(scenario(scenario_json), outcomes=outcomes(scenario_json))
+    """:func:`rackcost.analysis.explore.latency_cliff` of the systems served."""
+    return latency_cliff(scenario(served_json(scenario_json)), outcomes=outcomes(scenario_json))
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def demand_scale(scenario_json: str) -> list[dict[str, Any]]:
-    """:func:`rackcost.analysis.explore.cost_against_demand_scale` of the scenario."""
-    return cost_against_demand_scale(scenario(scenario_json))
+    """:func:`rackcost.analysis.explore.cost_against_demand_scale` of the systems served."""
+    return cost_against_demand_scale(scenario(served_json(scenario_json)))
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)

@@ -7,6 +7,9 @@ from typing import TypeVar
 
 import streamlit as st
 
+from rackcost_app import state
+from rackcost_app.safe import md
+
 T = TypeVar("T")
 
 # at most this many metrics side by side: in a 1,100 px column each gets 360 px, enough for a system name such as
@@ -21,3 +24,25 @@ def in_rows(
     for start in range(0, len(items), per_row):
         cols = st.columns(per_row)
         yield from zip(cols, items[start : start + per_row], strict=False)
+
+
+def load_problems_box(tail_if_kept: str) -> None:
+    """The error box of a file, text or link that was not loaded, with every problem; nothing when there is none.
+
+    Parameters
+    ----------
+    tail_if_kept
+        The sentence that says where the refused text waits (when it was kept).
+    """
+    ss = st.session_state
+    problems = ss.get(state.LOAD_PROBLEMS)
+    if not problems:
+        return
+    lines = "\n".join(f"- {md(p)}" for p in problems)
+    tail = tail_if_kept if ss.get(state.REJECTED_TEXT) else ""
+    st.error(
+        f"**Not loaded: {md(problems[0].file or 'the text')}**, {len(problems)} "
+        f"problem{'s' if len(problems) > 1 else ''}. "
+        f"You are still working on *{md(state.get_at(ss[state.VALID], 'name'))}*.{tail}\n\n{lines}",
+        icon=":material/block:",
+    )

@@ -15,6 +15,12 @@ Keys (all plain data):
   user can fix it in the YAML editor).
 - ``pending_upload``: ``(bytes, name)`` of a file waiting to be read; the uploader's callback puts it here and
   :func:`process_pending_upload` reads it (tests put bytes here directly: AppTest cannot drive the uploader).
+- ``pending_replace``: a file or bundled scenario waiting for the user to confirm that it may replace their edits
+  (:func:`ask_to_replace`, :func:`confirm_replace`, :func:`cancel_replace`).
+- ``revision``: bumped on every change of the draft, so that the URL (:mod:`rackcost_app.links`) is written once per
+  change.
+
+The scenario also lives in the URL (:mod:`rackcost_app.links`): :func:`init` restores a session from it.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import copy
 import json
 import re
 import unicodedata
-from typing import Any
+from typing import Any, Literal
 
 import streamlit as st
 import yaml
@@ -45,16 +51,91 @@ LOAD_PROBLEMS = "load_problems"
 REJECTED_TEXT = "rejected_text"
 PENDING_UPLOAD = "pending_upload"
 NOTICE = "notice"
-# the uploader's own limit [MB]: far above the library's 1 MB, so that every plausible file reaches handle_upload and
-# is refused with its own message (a file the uploader refuses leaves the page as it was, with an older message)
-MAX_UPLOAD_MB = 50
+PENDING_REPLACE = "pending_replace"
+REVISION = "revision"
+# the uploader's own limit [MB], as server.maxUploadSize in app/.streamlit/config.toml: the 1 MB the app enforces, so
+# that the uploader's "1MB per file" agrees with the label. Streamlit's frontend counts 1 MB as 1,000,000 bytes (2^20
+# on Windows), the library's limit: a larger file gets the uploader's own message ("File must be 1.0MB or smaller")
+MAX_UPLOAD_MB = 1
 
 
 def init() -> None:
-    """Load the bundled default scenario on the first run of a session."""
+    """On the first run of a session: load the bundled default scenario, then the one the URL carries, if any.
+
+    A scenario in the URL (:func:`rackcost_app.links.restore`) is read exactly as an uploaded file is; when it is
+    refused, the default stays and the refused text waits in the *YAML* tab with its problems.
+    """
     if DRAFT not in st.session_state:
+        from rackcost_app import links
+
         st.session_state[GENERATION] = 0
+        st.session_state[REVISION] = 0
         load_bundled(DEFAULT_SCENARIO)
+        links.restore()
+
+
+def is_edited() -> bool:
+    """Whether the draft differs from the scenario as loaded (the sidebar says "(edited)"; loading asks first)."""
+    ss = st.session_state
+    return bool(ss.get(DRAFT) != ss.get(LOADED))
+
+
+def bump_revision() -> None:
+    """Mark the draft as changed (the URL is rewritten once per change)."""
+    st.session_state[REVISION] = st.session_state.get(REVISION, 0) + 1
+
+
+def ask_to_replace(kind: Literal["upload", "bundled"], payload: Any, name: str) -> None:
+    """Replace the working scenario with a file or a bundled scenario, asking first when the draft has edits.
+
+    A file that would be refused is refused at once (nothing is replaced, nothing to ask).
+
+    Parameters
+    ----------
+    kind
+        ``"upload"`` (``payload`` is the file's bytes) or ``"bundled"`` (``payload`` is the bundled file name).
+    payload
+        What to load.
+    name
+        The name the message gives it.
+    """
+    if kind == "upload":
+        text = upload_text(payload, name)
+        if text is None:
+            return
+        if is_edited():
+            try:
+                rackcost.scenario_from_yaml(text, name)
+            except rackcost.ScenarioError as exc:
+                _refuse(exc.problems, text, name)
+                return
+            st.session_state[PENDING_REPLACE] = (kind, text, name)
+            return
+        load_text(text, name)
+    elif is_edited():
+        st.session_state[PENDING_REPLACE] = (kind, payload, name)
+    else:
+        load_bundled(payload)
+
+
+def _replace(kind: str, payload: Any, name: str) -> None:
+    if kind == "upload":
+        load_text(payload, name)
+    else:
+        load_bundled(payload)
+
+
+def confirm_replace() -> None:
+    """The user agreed: load what was waiting, replacing the edits."""
+    pending = st.session_state.pop(PENDING_REPLACE, None)
+    if pending is not None:
+        _replace(*pending)
+
+
+def cancel_replace() -> None:
+    """The user kept their edits: forget what was waiting."""
+    st.session_state.pop(PENDING_REPLACE, None)
+    st.session_state[NOTICE] = "Kept your edits."
 
 
 def canonical_json(scenario: rackcost.Scenario) -> str:
@@ -62,6 +143,20 @@ def canonical_json(scenario: rackcost.Scenario) -> str:
     from rackcost.scenario.loading import scenario_to_data
 
     return json.dumps(scenario_to_data(scenario), sort_keys=True, ensure_ascii=False)
+
+
+def evaluable_json(scenario: rackcost.Scenario) -> str:
+    """The canonical JSON of a validated scenario that at least one system can serve.
+
+    A system that cannot meet the SLO (or fit a rack) is not a problem of the input: the scenario is evaluated with
+    the others and the pages list it with why (``Result.unserved``). Only when *no* system is left is there nothing
+    to show: then :class:`rackcost.ScenarioError`, each system's reason at its YAML path, and the draft's problems
+    are those.
+    """
+    from rackcost.evaluation.servable import servable
+
+    servable(scenario)  # its problems name the file, the YAML path and the line
+    return canonical_json(scenario)
 
 
 def load_bundled(name: str) -> bool:
@@ -80,6 +175,12 @@ def handle_upload(data: bytes, name: str) -> bool:
     name
         The file's name, used in messages.
     """
+    text = upload_text(data, name)
+    return text is not None and load_text(text, name)
+
+
+def upload_text(data: bytes, name: str) -> str | None:
+    """The text of an uploaded file, or None after refusing it (over 1 MB, not UTF-8) with its message."""
     if len(data) > MAX_SCENARIO_BYTES:
         _refuse(
             [
@@ -92,13 +193,12 @@ def handle_upload(data: bytes, name: str) -> bool:
             None,
             name,
         )
-        return False
+        return None
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         _refuse([Problem("", "not a UTF-8 text file; a scenario is a YAML text file", name)], None, name)
-        return False
-    return load_text(text, name)
+        return None
 
 
 def process_pending_upload() -> None:
@@ -106,16 +206,27 @@ def process_pending_upload() -> None:
     pending = st.session_state.pop(PENDING_UPLOAD, None)
     if pending is not None:
         data, name = pending
-        handle_upload(data, name)
+        ask_to_replace("upload", data, name)
 
 
-def load_text(text: str, name: str) -> bool:
+def load_text(text: str, name: str, *, edit: bool = False) -> bool:
     """Replace the working scenario with YAML text if it is a valid scenario; otherwise keep everything as it was.
 
     A refused text is kept (``rejected_text``) with its problems, so that nothing the user wrote is lost.
+
+    Parameters
+    ----------
+    text
+        The YAML text.
+    name
+        Where it comes from (a file name), for messages and exports.
+    edit
+        The text is an edit of the scenario (the *YAML* tab's *Apply*): the scenario as loaded stays what
+        *Discard my edits* goes back to, and what "(edited)" and the URL compare with.
     """
     try:
         scenario = rackcost.scenario_from_yaml(text, name)
+        valid_json = evaluable_json(scenario)
     except rackcost.ScenarioError as exc:
         _refuse(exc.problems, text, name)
         return False
@@ -123,15 +234,18 @@ def load_text(text: str, name: str) -> bool:
     ss = st.session_state
     ss[DRAFT] = data
     ss[ORIGINAL] = copy.deepcopy(data)
-    ss[LOADED] = copy.deepcopy(data)
+    if not edit or LOADED not in ss:
+        ss[LOADED] = copy.deepcopy(data)
     ss[FILE_NAME] = name
     ss[GENERATION] = ss.get(GENERATION, 0) + 1
     ss[PROBLEMS] = []
     ss[VALID] = copy.deepcopy(data)
-    ss[VALID_JSON] = canonical_json(scenario)
+    ss[VALID_JSON] = valid_json
     ss[LOAD_PROBLEMS] = []
     ss[REJECTED_TEXT] = None
-    ss[NOTICE] = f"Loaded {name}."
+    ss[NOTICE] = "Applied your YAML." if edit else f"Loaded {name}."
+    ss.pop(PENDING_REPLACE, None)
+    bump_revision()
     return True
 
 
@@ -145,14 +259,15 @@ def revalidate() -> None:
     """Validate the draft; when it is valid it becomes the scenario the results are computed from."""
     ss = st.session_state
     sync_figures()
+    bump_revision()
     try:
-        scenario = rackcost.scenario_from_dict(copy.deepcopy(ss[DRAFT]), ss[FILE_NAME])
+        valid_json = evaluable_json(rackcost.scenario_from_dict(copy.deepcopy(ss[DRAFT]), ss[FILE_NAME]))
     except rackcost.ScenarioError as exc:
         ss[PROBLEMS] = exc.problems
         return
     ss[PROBLEMS] = []
     ss[VALID] = copy.deepcopy(ss[DRAFT])
-    ss[VALID_JSON] = canonical_json(scenario)
+    ss[VALID_JSON] = valid_json
 
 
 def export_stem(name: str | None) -> str:

@@ -45,6 +45,7 @@ __all__ = [
     "cost_distribution_chart",
     "curves_chart",
     "demand_scale_chart",
+    "system_color",
     "tornado_charts",
 ]
 
@@ -61,6 +62,40 @@ CLAIM_COLORS = {"claim": "#e45756", "derived": "#f58518", "modelled": "#4c78a8"}
 """Colour of each kind of row in the claim-vs-decision chart."""
 TORNADO_ENDS = ("input at its P5", "input at its P95")
 """The two ends of each tornado bar."""
+COST_TITLE = f"cost per accepted request [{display.PER_1K_ACCEPTED}]"
+"""Every chart's cost axis: dollars per 1,000 accepted requests, the unit of every table."""
+SYSTEM_PALETTE = (
+    "#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac",
+)  # fmt: skip
+"""Vega's ``tableau10``: the colour of the n-th system of the scenario (cycled past ten)."""
+
+
+def system_color(
+    systems: Sequence[str] | None, title: str | None = "system", present: Any = None, **kwargs: Any
+) -> alt.Color:
+    """A colour per system keyed on its name: the n-th system of ``systems`` (the scenario's order) always gets the
+    n-th colour of :data:`SYSTEM_PALETTE`, whichever systems a chart draws and however the scenario is edited.
+
+    Parameters
+    ----------
+    systems
+        The systems drawn, in the scenario's order (:attr:`ChartSubset.systems`: every system up to
+        :data:`MAX_CHART_SYSTEMS`); None: Vega's default, by the data.
+    title
+        The legend's title.
+    present
+        The systems the chart's data have (an API has no curve or cliff): only they are in the legend, each in its
+        colour of ``systems``. None: all of ``systems``.
+    kwargs
+        More arguments of ``alt.Color`` (a legend, say).
+    """
+    if systems is None:
+        return alt.Color("system:N", title=title, **kwargs)
+    order = list(dict.fromkeys(systems))
+    names = [n for n in order if present is None or n in set(present)]
+    palette = [SYSTEM_PALETTE[order.index(n) % len(SYSTEM_PALETTE)] for n in names]
+    return alt.Color("system:N", title=title, sort=names, scale=alt.Scale(domain=names, range=palette), **kwargs)
+
 
 MAX_CHART_SYSTEMS = 10
 """Most systems a chart draws [-]: the baseline and the cheapest others (blended cost per accepted request at central
@@ -213,6 +248,7 @@ def cost_chart(points: list[dict[str, Any]], systems: Sequence[str], demand: Seq
     shown_systems, shown_points = set(systems), set(demand)
     points = [p for p in points if p["system"] in shown_systems and p["demand_point"] in shown_points]
     parts = pd.DataFrame(display.cost_components_per_request(points))
+    parts["usd_per_1k"] = parts["usd_per_accepted_request"] * display.REQUESTS_PER_1K
     component_order = list(display.COST_COMPONENTS.values())
     parts["order"] = parts["component"].map(component_order.index)
     return (
@@ -220,11 +256,7 @@ def cost_chart(points: list[dict[str, Any]], systems: Sequence[str], demand: Seq
         .mark_bar()
         .encode(
             y=alt.Y("system:N", title=None, sort=list(systems), axis=alt.Axis(labelLimit=COST_LABEL_PX)),
-            x=alt.X(
-                "sum(usd_per_accepted_request):Q",
-                title="cost per accepted request [USD]",
-                axis=alt.Axis(format="$.2~g"),
-            ),
+            x=alt.X("sum(usd_per_1k):Q", title=COST_TITLE, axis=alt.Axis(format="$.3~g")),
             color=alt.Color(
                 "component:N",
                 sort=component_order,
@@ -236,7 +268,7 @@ def cost_chart(points: list[dict[str, Any]], systems: Sequence[str], demand: Seq
                 alt.Tooltip("system:N"),
                 alt.Tooltip("demand_point:N", title="demand point"),
                 alt.Tooltip("component:N"),
-                alt.Tooltip("usd_per_accepted_request:Q", title="USD per accepted request", format="$.3~g"),
+                alt.Tooltip("usd_per_1k:Q", title=display.PER_1K_ACCEPTED, format="$.3~g"),
             ],
         )
         .properties(width=COST_PLOT_PX, height=alt.Step(COST_BAR_PX))
@@ -251,36 +283,60 @@ def cost_chart(points: list[dict[str, Any]], systems: Sequence[str], demand: Seq
     )
 
 
-def demand_scale_chart(scale: list[dict[str, Any]]) -> alt.Chart:
+def demand_scale_chart(
+    scale: list[dict[str, Any]], systems: Sequence[str] | None = None, height_px: int = 300
+) -> alt.Chart:
     """Blended cost per 1,000 accepted requests against a factor on every demand point, one line per system.
+
+    The line's dash says how the system is paid (own, rent reserved, rent on demand, API). The cost axis starts
+    near the data, not at 0 (the lines' differences are the point), and its title is cut to the panel's height: a
+    title taller than the panel made a container-fitted drawing (the dashboard's) shrink the plot to a few pixels.
 
     Parameters
     ----------
     scale
         Rows of :func:`rackcost.analysis.explore.cost_against_demand_scale`.
+    systems
+        The systems drawn, in the scenario's order: the colour domain (:func:`system_color`).
+    height_px
+        Height of the plot [px].
     """
     frame = pd.DataFrame(scale)
     frame["usd_per_1k"] = frame["blended_usd_per_accepted_request"] * display.REQUESTS_PER_1K
-    frame["label"] = frame["system"] + " (" + frame["payment"] + ")"
     return (
         alt.Chart(frame)
         .mark_line(point=True)
         .encode(
-            x=alt.X("demand_scale:Q", scale=alt.Scale(type="log"), title="demand scale [x every demand point] (log)"),
-            y=alt.Y("usd_per_1k:Q", title="blended cost per 1,000 accepted requests [USD]"),
-            color=alt.Color("label:N", title="system (payment)", legend=alt.Legend(orient="bottom", columns=2)),
+            x=alt.X(
+                "demand_scale:Q",
+                scale=alt.Scale(type="log", nice=False),
+                title="demand scale [x every demand point] (log)",
+            ),
+            y=alt.Y(
+                "usd_per_1k:Q",
+                title=f"blended {COST_TITLE.replace(' per accepted request', '')}",
+                scale=alt.Scale(zero=False),
+                axis=alt.Axis(format="$.3~g", titleLimit=height_px - 10),
+            ),
+            color=system_color(systems, present=frame["system"], legend=alt.Legend(orient="bottom", columns=2)),
+            strokeDash=alt.StrokeDash("payment:N", title="paid as"),
             tooltip=[
-                alt.Tooltip("label:N", title="system"),
+                alt.Tooltip("system:N", title="system"),
+                alt.Tooltip("payment:N", title="paid as"),
                 alt.Tooltip("demand_scale:Q", title="demand scale", format=".3~g"),
-                alt.Tooltip("usd_per_1k:Q", title="USD per 1,000 accepted requests", format="$.3~g"),
+                alt.Tooltip("usd_per_1k:Q", title=display.PER_1K_ACCEPTED, format="$.3~g"),
             ],
         )
-        .properties(width=COST_PLOT_PX + COST_LABEL_PX, height=260)
+        .properties(width=COST_PLOT_PX + COST_LABEL_PX, height=height_px)
     )
 
 
 def cliff_charts(
-    cliff: list[dict[str, Any]], demand: list[dict[str, Any]], ttft_limit_ms: float, height_px: int = 320
+    cliff: list[dict[str, Any]],
+    demand: list[dict[str, Any]],
+    ttft_limit_ms: float,
+    height_px: int = 320,
+    systems: Sequence[str] | None = None,
 ) -> tuple[alt.LayerChart, alt.LayerChart]:
     """The latency cliff: accepted share and p99 TTFT of each provisioned fleet against the arrival rate.
 
@@ -297,6 +353,8 @@ def cliff_charts(
         The SLO's TTFT limit [ms].
     height_px
         Height of each panel [px].
+    systems
+        The systems drawn, in the scenario's order: the colour domain (:func:`system_color`).
 
     Returns
     -------
@@ -331,7 +389,7 @@ def cliff_charts(
         .encode(
             x=x,
             y=alt.Y("accepted_fraction:Q", title="accepted within SLO [share of offered]", axis=alt.Axis(format="%")),
-            color=alt.Color("system:N", title="system"),
+            color=system_color(systems, present=frame["system"] if len(frame) else ()),
             tooltip=tooltip,
         )
     )
@@ -345,7 +403,7 @@ def cliff_charts(
                 title="p99 TTFT incl. queueing [ms]",
                 scale=alt.Scale(domain=[0, 1.5 * ttft_limit_ms], clamp=True),
             ),
-            color=alt.Color("system:N", title="system"),
+            color=system_color(systems, present=frame["system"] if len(frame) else ()),
             tooltip=tooltip,
         )
     )
@@ -360,7 +418,9 @@ def cliff_charts(
     )
 
 
-def curves_chart(curves: list[dict[str, Any]], tpot_limit_ms: float, height_px: int = 380) -> alt.LayerChart:
+def curves_chart(
+    curves: list[dict[str, Any]], tpot_limit_ms: float, height_px: int = 380, systems: Sequence[str] | None = None
+) -> alt.LayerChart:
     """Each system's throughput against interactivity, which points meet the SLO, and the chosen point (diamond).
 
     Parameters
@@ -372,8 +432,11 @@ def curves_chart(curves: list[dict[str, Any]], tpot_limit_ms: float, height_px: 
         The SLO's TPOT limit [ms] (a red rule at the interactivity it allows).
     height_px
         Height of the panel [px].
+    systems
+        The systems drawn, in the scenario's order: the colour domain (:func:`system_color`).
     """
     curve = pd.DataFrame(_thinned(curves, MAX_CURVE_POINTS))
+    color = system_color(systems, present=curve["system"])
     curve["meets"] = curve["meets_slo"].map({True: "meets SLO", False: "misses SLO"})
     limit = display.slo_interactivity_limit(tpot_limit_ms)
     xi = alt.X(
@@ -392,7 +455,7 @@ def curves_chart(curves: list[dict[str, Any]], tpot_limit_ms: float, height_px: 
     line = (
         alt.Chart(curve[curve["kind"] != "chosen"])
         .mark_line()
-        .encode(x=xi, y=yi, color=alt.Color("system:N"), order="concurrency:Q", tooltip=ctip)
+        .encode(x=xi, y=yi, color=color, order="concurrency:Q", tooltip=ctip)
     )
     measured = (
         alt.Chart(curve[curve["kind"] == "measured"])
@@ -400,7 +463,7 @@ def curves_chart(curves: list[dict[str, Any]], tpot_limit_ms: float, height_px: 
         .encode(
             x=xi,
             y=yi,
-            color="system:N",
+            color=color,
             opacity=alt.Opacity("meets:N", scale=alt.Scale(domain=["meets SLO", "misses SLO"], range=[1.0, 0.35])),
             tooltip=ctip,
         )
@@ -408,7 +471,7 @@ def curves_chart(curves: list[dict[str, Any]], tpot_limit_ms: float, height_px: 
     chosen = (
         alt.Chart(curve[curve["kind"] == "chosen"])
         .mark_point(shape="diamond", size=260, filled=True, stroke="black", strokeWidth=1.5)
-        .encode(x=xi, y=yi, color="system:N", tooltip=ctip)
+        .encode(x=xi, y=yi, color=color, tooltip=ctip)
     )
     slo = pd.DataFrame([{"interactivity_tokens_per_s": limit, "label": f"TPOT limit ({limit:.3g} tokens/s per user)"}])
     slo_rule = alt.Chart(slo).mark_rule(color="firebrick", strokeWidth=2).encode(x=xi)
@@ -498,26 +561,40 @@ def cost_distribution_chart(
         out.
     height_px
         Height of the panel [px].
+
+    Notes
+    -----
+    Costs are drawn in dollars per 1,000 accepted requests (densities per that unit). A system whose cost does not
+    vary (a fixed price: one thin bin) is drawn by its P5 / P50 / P95 rules alone, not as a bar: its density, one
+    over a thin bin's width, would set the height of the axis and flatten every other system's histogram.
     """
     names = list(systems)
     shown = set(names)
-    histogram = [r for r in histogram if r["system"] in shown]
-    marks = [r for r in marks if r["system"] in shown]
-    x = alt.X("x0:Q", title="cost per accepted request [USD]", axis=alt.Axis(format="$.2~g"))
-    color = alt.Color("system:N", title="system", sort=names, scale=alt.Scale(domain=names, scheme="tableau10"))
+    per_system: dict[str, int] = {}
+    for r in histogram:
+        per_system[r["system"]] = per_system.get(r["system"], 0) + 1
+    k = display.REQUESTS_PER_1K
+    histogram = [
+        {**r, "x0": r["x0"] * k, "x1": r["x1"] * k, "density": r["density"] / k}
+        for r in histogram
+        if r["system"] in shown and per_system[r["system"]] > 1
+    ]
+    marks = [{**r, "usd": r["usd"] * k} for r in marks if r["system"] in shown]
+    x = alt.X("x0:Q", title=COST_TITLE, axis=alt.Axis(format="$.3~g"), scale=alt.Scale(zero=False))
+    color = system_color(names)
     bars = (
-        alt.Chart(pd.DataFrame(histogram))
+        alt.Chart(pd.DataFrame(histogram, columns=["system", "x0", "x1", "density"]))
         .mark_rect(opacity=0.45)
         .encode(
             x=x,
             x2="x1:Q",
-            y=alt.Y("density:Q", title="probability density [1/USD]", axis=alt.Axis(format="~s")),
+            y=alt.Y("density:Q", title="probability density", axis=alt.Axis(format="~s")),
             y2=alt.datum(0),
             color=color,
             tooltip=[
                 alt.Tooltip("system:N"),
-                alt.Tooltip("x0:Q", title="from [USD]", format="$.3~g"),
-                alt.Tooltip("x1:Q", title="to [USD]", format="$.3~g"),
+                alt.Tooltip("x0:Q", title=f"from [{display.PER_1K_ACCEPTED}]", format="$.3~g"),
+                alt.Tooltip("x1:Q", title=f"to [{display.PER_1K_ACCEPTED}]", format="$.3~g"),
             ],
         )
     )
@@ -536,7 +613,7 @@ def cost_distribution_chart(
             tooltip=[
                 alt.Tooltip("system:N"),
                 alt.Tooltip("percentile:N"),
-                alt.Tooltip("usd:Q", title="USD per accepted request", format="$.3~g"),
+                alt.Tooltip("usd:Q", title=display.PER_1K_ACCEPTED, format="$.3~g"),
             ],
         )
     )
@@ -558,7 +635,8 @@ def tornado_charts(
     systems
         System names (one chart each, in this order).
     central_usd
-        Each system's blended cost per accepted request at central values [USD/request].
+        Each system's blended cost per accepted request at central values [USD/request] (drawn, like every cost
+        axis, in dollars per 1,000 accepted requests).
     input_label
         A readable name of an input from its YAML path.
     """
@@ -570,8 +648,8 @@ def tornado_charts(
                 "rank": rank,
                 "system": system,
                 "end": end,
-                "usd": r[f"{system}@{which}"],
-                "central_usd": central_usd[system],
+                "usd": r[f"{system}@{which}"] * display.REQUESTS_PER_1K,
+                "central_usd": central_usd[system] * display.REQUESTS_PER_1K,
                 "value": display.input_value(r[f"{which}_value"], r["input"]),
             }
             for rank, r in enumerate(tornado)
@@ -593,9 +671,9 @@ def tornado_charts(
                 yOffset=alt.YOffset("end:N", sort=ends),
                 x=alt.X(
                     "usd:Q",
-                    title="blended cost per accepted request [USD]",
+                    title=f"blended {COST_TITLE}",
                     scale=alt.Scale(zero=False),
-                    axis=alt.Axis(format="$.2~g", tickCount=4),
+                    axis=alt.Axis(format="$.3~g", tickCount=4),
                 ),
                 x2="central_usd:Q",
                 color=alt.Color("end:N", title=None, scale=alt.Scale(domain=ends, range=["#4c78a8", "#f58518"])),
@@ -604,12 +682,12 @@ def tornado_charts(
                     alt.Tooltip("input:N"),
                     alt.Tooltip("end:N", title="input"),
                     alt.Tooltip("value:N", title="input value"),
-                    alt.Tooltip("usd:Q", title="blended USD per accepted request", format="$.3~g"),
+                    alt.Tooltip("usd:Q", title=f"blended, {display.PER_1K_ACCEPTED}", format="$.3~g"),
                 ],
             )
         )
         center = (
-            alt.Chart(pd.DataFrame([{"central_usd": central_usd[system]}]))
+            alt.Chart(pd.DataFrame([{"central_usd": central_usd[system] * display.REQUESTS_PER_1K}]))
             .mark_rule(color="black", strokeWidth=1.5)
             .encode(x="central_usd:Q")
         )

@@ -35,6 +35,8 @@ __all__ = [
     "CLIFF_COLUMNS",
     "POINT_COLUMNS",
     "SYSTEM_COLUMNS",
+    "answer_sentence",
+    "unserved_sentence",
     "claim_section",
     "cliff_section",
     "cost_section",
@@ -73,37 +75,9 @@ def summary_section(scenario: Scenario, result: Any, mc: Any, subset: ChartSubse
     every = result.records["systems"]
     drawn = set(subset.systems)
     rows = [r for r in every if r["system"] in drawn]
-    by_cost = sorted(rows, key=lambda r: r["blended_usd_per_accepted_request"])
-    cheapest = by_cost[0]
-    blocks: list[Block] = []
-    if len(rows) == 1:
-        sentence = (
-            f"{cheapest['system']} costs {display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} "
-            "per 1,000 accepted requests, blended over the demand day."
-        )
-    else:
-        others = ", ".join(
-            f"{display.usd_per_1k_requests(r['blended_usd_per_accepted_request'])} for {r['system']}"
-            for r in by_cost[1:]
-        )
-        if left_out := [r["blended_usd_per_accepted_request"] for r in every if r["system"] not in drawn]:
-            others += (
-                f", and {len(left_out):,} more systems, each at {display.usd_per_1k_requests(min(left_out))} or "
-                "more (the Systems section gives each)"
-            )
-        sentence = (
-            f"Over the demand day, {cheapest['system']} is the cheapest per accepted request: "
-            f"{display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} per 1,000 accepted "
-            f"requests, against {others}."
-        )
-    blocks.append(Paragraph(sentence, strong=True))
+    blocks: list[Block] = [Paragraph(answer_sentence(every, drawn), strong=True)]
     blocks += [
-        Paragraph(
-            f"{u['system']} is not in this report: "
-            + ("it cannot meet the SLO" if u["limit"] == "slo" else "its node does not fit the rack power limit")
-            + f". {u['reason'][0].upper()}{u['reason'][1:]} ({u['path']}).",
-            strong=True,
-        )
+        Paragraph(f"{u['system']} is not in this report: {unserved_sentence(u)}", strong=True)
         for u in getattr(result, "unserved", [])
     ]
     if edited := edited_paths(scenario_to_data(scenario)):
@@ -153,6 +127,63 @@ def summary_section(scenario: Scenario, result: Any, mc: Any, subset: ChartSubse
             )
         )
     return section("summary", blocks)
+
+
+def unserved_sentence(unserved: dict[str, Any]) -> str:
+    """Why a system is left out (a row of ``Result.unserved``): which limit, by how much, and where.
+
+    Examples
+    --------
+    >>> unserved_sentence({"system": "X", "path": "systems[1].performance", "limit": "slo",
+    ...                    "reason": "no operating point meets TPOT <= 5 ms"})
+    'it cannot meet the SLO. No operating point meets TPOT <= 5 ms (systems[1].performance).'
+    """
+    what = "it cannot meet the SLO" if unserved["limit"] == "slo" else "its node does not fit the rack power limit"
+    reason = unserved["reason"]
+    return f"{what}. {reason[:1].upper()}{reason[1:]} ({unserved['path']})."
+
+
+def answer_sentence(systems: list[dict[str, Any]], drawn: set[str] | None = None) -> str:
+    """The answer in one sentence: the cheapest system over the day and what the others cost (the report's first line).
+
+    Parameters
+    ----------
+    systems
+        Rows of the ``systems`` table (``Result.records["systems"]``).
+    drawn
+        The systems to name (those the charts draw); the others are summed up as "N more systems, each at X or more".
+        None names every system.
+
+    Examples
+    --------
+    >>> print(answer_sentence([
+    ...     {"system": "A", "blended_usd_per_accepted_request": 0.0008},
+    ...     {"system": "B", "blended_usd_per_accepted_request": 0.00045},
+    ... ]))  # doctest: +NORMALIZE_WHITESPACE
+    Over the demand day, B is the cheapest per accepted request: $0.450 per 1,000 accepted requests,
+    against $0.800 for A.
+    """
+    drawn = {r["system"] for r in systems} if drawn is None else drawn
+    by_cost = sorted((r for r in systems if r["system"] in drawn), key=lambda r: r["blended_usd_per_accepted_request"])
+    cheapest = by_cost[0]
+    if len(by_cost) == 1:
+        return (
+            f"{cheapest['system']} costs {display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} "
+            "per 1,000 accepted requests, blended over the demand day."
+        )
+    others = ", ".join(
+        f"{display.usd_per_1k_requests(r['blended_usd_per_accepted_request'])} for {r['system']}" for r in by_cost[1:]
+    )
+    if left_out := [r["blended_usd_per_accepted_request"] for r in systems if r["system"] not in drawn]:
+        others += (
+            f", and {len(left_out):,} more systems, each at {display.usd_per_1k_requests(min(left_out))} or "
+            "more (the Systems section gives each)"
+        )
+    return (
+        f"Over the demand day, {cheapest['system']} is the cheapest per accepted request: "
+        f"{display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} per 1,000 accepted "
+        f"requests, against {others}."
+    )
 
 
 SYSTEM_COLUMNS = tuple(
@@ -241,7 +272,13 @@ def systems_section(scenario: Scenario, result: Any, outcomes: list[Any], subset
         blocks += [
             Chart(
                 "operating-curves",
-                width(charts.curves_chart(operating_curves(scenario, outcomes=drawn), scenario.slo.tpot_limit_ms)),
+                width(
+                    charts.curves_chart(
+                        operating_curves(scenario, outcomes=drawn),
+                        scenario.slo.tpot_limit_ms,
+                        systems=subset.systems,
+                    )
+                ),
                 described(
                     "Throughput per accelerator against interactivity for each system, the TPOT limit as a red line "
                     "and the chosen operating point as a diamond.",
@@ -295,7 +332,10 @@ def cost_section(scenario: Scenario, result: Any, subset: ChartSubset) -> Sectio
             Chart(
                 "cost-against-demand-scale",
                 # of the systems drawn alone: the same figures, for their work only
-                charts.demand_scale_chart(cost_against_demand_scale(with_systems(scenario, subset.systems)[0])),
+                charts.demand_scale_chart(
+                    cost_against_demand_scale(with_systems(scenario, subset.systems)[0]),
+                    systems=subset.systems,
+                ),
                 described(
                     "Blended cost per 1,000 accepted requests of each system as every demand point is scaled by one "
                     "factor, the fleet sized again for each.",
@@ -316,7 +356,7 @@ def cliff_section(scenario: Scenario, result: Any, outcomes: list[Any], subset: 
     drawn_points = set(subset.points)
     demand = [{"name": d.name, "arrival_rps": d.arrival_rps} for d in scenario.demand if d.name in drawn_points]
     cliff = latency_cliff(scenario, outcomes=drawn_outcomes(outcomes, subset))
-    accepted, ttft = charts.cliff_charts(cliff, demand, scenario.slo.ttft_limit_ms)
+    accepted, ttft = charts.cliff_charts(cliff, demand, scenario.slo.ttft_limit_ms, systems=subset.systems)
     points = [p for p in result.records["points"] if p["routing"] != "api"]
     return section(
         "cliff",

@@ -1,0 +1,182 @@
+"""Answer page, the one the dashboard opens on: for the scenario as edited, which system is cheapest per accepted
+request (over the day and at each demand point) and by how much, what each costs a year and over its service life,
+what share of requests it serves within the SLO, and which systems cannot serve at all, with why."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rackcost import display
+from rackcost.reporting.result_sections import unserved_sentence
+from rackcost_app import answer, compute, layout, state
+from rackcost_app.safe import md
+
+ss = st.session_state
+key = ss[state.VALID_JSON]
+valid = ss[state.VALID]
+result = compute.evaluate(key)
+if not result.records["systems"]:  # every system unserved (the library lists why): nothing to compare
+    st.title("Answer")
+    st.error(
+        "**No system can serve this scenario.**\n\n"
+        + "\n".join(
+            f"- **{md(u.get('system', '?'))}**: {md(unserved_sentence(u))}" for u in answer.unserved_of(result)
+        ),
+        icon=":material/block:",
+    )
+    st.stop()
+found = answer.answer(result, valid)
+
+st.title("Answer")
+st.caption(
+    f"{md(state.get_at(valid, 'name'))}{' (edited)' if state.is_edited() else ''} · "
+    f"{len(found.systems)} system{'s' if len(found.systems) != 1 else ''} · "
+    f"{len(found.points)} demand point{'s' if len(found.points) != 1 else ''} · change any input on the Scenario page"
+)
+layout.load_problems_box(" Its text is in the Scenario page's *YAML* tab, where you can fix it and apply it.")
+if ss[state.PROBLEMS]:
+    st.warning(
+        "Your latest edits have problems (see the Scenario page): this answer is for the last valid scenario.",
+        icon=":material/warning:",
+    )
+
+st.subheader(md(found.sentence))
+if (said := answer.delta_sentence(found)) is not None:
+    st.markdown(md(said))
+
+cheapest_row = next(r for r in found.systems if r["cheapest"])
+c1, c2, c3 = st.columns(3)
+c1.metric(
+    f"cheapest over the day: {md(found.cheapest)}",
+    display.usd_per_1k_requests(cheapest_row["blended_usd_per_accepted_request"]) + " per 1,000",
+    delta=None
+    if found.saving_fraction is None
+    else f"-{display.pct(found.saving_fraction, 0)} vs {md(found.runner_up)}",
+    delta_color="inverse",
+    help=f"Blended cost per accepted request over the demand day, in {display.PER_1K_ACCEPTED}.",
+)
+c2.metric(
+    "its cost per year",
+    display.money(cheapest_row["usd_per_year"]),
+    help="The demand day's cost (capital recovery, fixed opex, energy, rent or API) x 365.",
+)
+if found.horizon_years is not None:
+    c3.metric(
+        f"its cost over {display.num(found.horizon_years)} years",
+        display.money(cheapest_row["usd_over_horizon"]),
+        help="Cost per year x the service life (the longest of the owned systems'; capex is recovered over each "
+        "system's own life with the cost of capital, so a year costs the same every year).",
+    )
+else:
+    c3.metric(
+        "accepted within SLO over the day",
+        "-" if cheapest_row["accepted_fraction"] is None else display.pct(cheapest_row["accepted_fraction"]),
+    )
+
+if found.unserved:
+    st.error(
+        f"**{len(found.unserved)} system{'s' if len(found.unserved) > 1 else ''} cannot serve this scenario** and "
+        f"{'are' if len(found.unserved) > 1 else 'is'} left out of the answer:\n\n"
+        + "\n".join(f"- **{md(u.get('system', '?'))}**: {md(unserved_sentence(u))}" for u in found.unserved),
+        icon=":material/block:",
+    )
+
+st.header("Each system")
+headers = answer.headers()
+frame = pd.DataFrame(
+    [
+        {
+            **r,
+            "system": ("★ " if r["cheapest"] else "") + r["system"],
+            "blended_usd_per_accepted_request": r["blended_usd_per_accepted_request"] * display.REQUESTS_PER_1K,
+        }
+        for r in found.systems
+    ],
+    columns=list(headers),
+)
+if found.horizon_years is None:
+    frame = frame.drop(columns=["service_life_years", "usd_over_horizon"])
+money_format = display.usd_column_format([r["usd_per_year"] for r in found.systems])
+st.dataframe(
+    frame,
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "system": st.column_config.TextColumn(headers["system"], help="★ the cheapest over the day"),
+        "payment": st.column_config.TextColumn(headers["payment"]),
+        "blended_usd_per_accepted_request": st.column_config.NumberColumn(
+            headers["blended_usd_per_accepted_request"],
+            format=display.usd_column_format(
+                [r["blended_usd_per_accepted_request"] * display.REQUESTS_PER_1K for r in found.systems]
+            ),
+        ),
+        "versus_cheapest_fraction": st.column_config.NumberColumn(
+            headers["versus_cheapest_fraction"], format="percent"
+        ),
+        "accepted_fraction": st.column_config.NumberColumn(headers["accepted_fraction"], format="percent"),
+        "usd_per_year": st.column_config.NumberColumn(headers["usd_per_year"], format=money_format),
+        "service_life_years": st.column_config.NumberColumn(headers["service_life_years"], format="%g"),
+        "usd_over_horizon": st.column_config.NumberColumn(
+            headers["usd_over_horizon"].replace("the service life", f"{display.num(found.horizon_years or 0)} years"),
+            format=money_format,
+        ),
+        "capex_usd": st.column_config.NumberColumn(headers["capex_usd"], format=money_format),
+        "racks": st.column_config.NumberColumn(headers["racks"], format=display.COUNT_COLUMN_FORMAT),
+    },
+)
+if found.horizon_years is not None:
+    st.caption(
+        f"Cost over {display.num(found.horizon_years)} years: the cost per year over the longest service life of the "
+        "owned systems, so that every system is totalled over the same years (a rented system or an API is paid as "
+        "it is used; an owned system's capex is recovered over its own life)."
+    )
+
+st.header("Cheapest at each demand point")
+point_headers = {
+    "demand_point": "demand point",
+    "cheapest": "cheapest",
+    "usd_per_accepted_request": f"its cost [{display.PER_1K_ACCEPTED}]",
+    "runner_up": "next cheapest",
+    "runner_up_usd_per_accepted_request": f"next cheapest's cost [{display.PER_1K_ACCEPTED}]",
+    "saving_fraction": "saving [%]",
+}
+point_frame = pd.DataFrame(
+    [
+        {
+            **r,
+            "usd_per_accepted_request": r["usd_per_accepted_request"] * display.REQUESTS_PER_1K,
+            "runner_up_usd_per_accepted_request": None
+            if r["runner_up_usd_per_accepted_request"] is None
+            else r["runner_up_usd_per_accepted_request"] * display.REQUESTS_PER_1K,
+        }
+        for r in found.points
+    ],
+    columns=list(point_headers),
+)
+per_1k_format = display.usd_column_format(
+    [r["usd_per_accepted_request"] * display.REQUESTS_PER_1K for r in found.points]
+)
+st.dataframe(
+    point_frame,
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "demand_point": st.column_config.TextColumn(point_headers["demand_point"]),
+        "cheapest": st.column_config.TextColumn(point_headers["cheapest"]),
+        "usd_per_accepted_request": st.column_config.NumberColumn(
+            point_headers["usd_per_accepted_request"], format=per_1k_format
+        ),
+        "runner_up": st.column_config.TextColumn(point_headers["runner_up"]),
+        "runner_up_usd_per_accepted_request": st.column_config.NumberColumn(
+            point_headers["runner_up_usd_per_accepted_request"], format=per_1k_format
+        ),
+        "saving_fraction": st.column_config.NumberColumn(point_headers["saving_fraction"], format="percent"),
+    },
+)
+
+if result.warnings:
+    n = len(result.warnings)
+    with st.expander(f"Warnings ({n}): where the comparison is not like for like", expanded=False):
+        for warning in result.warnings:
+            st.markdown(f"- {md(warning)}")

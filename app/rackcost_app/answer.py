@@ -1,0 +1,185 @@
+"""The Answer page's figures, pure: which system is cheapest (per demand point and over the day), by how much, what
+each costs a year and over the service life, what share of requests it accepts, and which systems cannot serve.
+
+Every cost comes from the library's tables (:meth:`rackcost.Result.records`); the arithmetic here is presentation:
+a day's cost times 365, a year times a number of years, a ratio of two costs, and accepted over offered requests
+weighted by each point's hours.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rackcost import display
+from rackcost.evaluation.columns import column
+from rackcost.reporting.result_sections import answer_sentence
+
+__all__ = ["DAYS_PER_YEAR", "Answer", "answer", "unserved_of"]
+
+DAYS_PER_YEAR = 365.0
+"""Days in a year of service (the library's ``margin_usd_per_year`` is also the day's margin x 365)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the Answer page shows.
+
+    Attributes
+    ----------
+    sentence
+        The report's first line (:func:`rackcost.reporting.result_sections.answer_sentence`).
+    cheapest, runner_up
+        The cheapest system over the day and the next one (None with one system).
+    saving_fraction
+        How much less the cheapest costs per accepted request than the runner-up, blended (0.44 = 44% less).
+    horizon_years
+        The service life the totals are over: the longest of the owned systems' (None when no system is owned).
+    systems
+        One row per system, in the scenario's order (see :func:`answer`).
+    points
+        One row per demand point: the cheapest system there, its cost and the runner-up's.
+    unserved
+        The library's ``Result.unserved`` rows: systems that cannot be evaluated, with why.
+    """
+
+    sentence: str
+    cheapest: str
+    runner_up: str | None
+    saving_fraction: float | None
+    horizon_years: float | None
+    systems: list[dict[str, Any]]
+    points: list[dict[str, Any]]
+    unserved: list[dict[str, Any]]
+
+
+def unserved_of(result: Any) -> list[dict[str, Any]]:
+    """``result.unserved`` (systems the library could not evaluate, with why), or [] for a library without it."""
+    return [dict(row) for row in getattr(result, "unserved", None) or []]
+
+
+def service_life_years(system: dict[str, Any]) -> float | None:
+    """An owned system's service life from the scenario data (``costs.service_life_years``), else None."""
+    costs = system.get("costs")
+    if not isinstance(costs, dict) or system.get("rent") is not None or system.get("api") is not None:
+        return None
+    life = costs.get("service_life_years")
+    if isinstance(life, dict):  # a distribution: its central value is what evaluate uses
+        return None
+    return float(life) if isinstance(life, int | float) else None
+
+
+def answer(result: Any, scenario_data: dict[str, Any]) -> Answer:
+    """The Answer page's figures for an evaluated scenario.
+
+    Parameters
+    ----------
+    result
+        :func:`rackcost.evaluate` of the scenario (its ``records``, ``unserved`` when the library has it).
+    scenario_data
+        The scenario as plain data (the dashboard's valid draft): systems in order, their costs' service life.
+
+    Returns
+    -------
+    Answer
+        ``systems`` rows: ``system``, ``payment``, ``blended_usd_per_accepted_request``, ``versus_cheapest_fraction``
+        (0 for the cheapest, 0.25 for 25% dearer), ``accepted_fraction`` (accepted / offered requests over the day),
+        ``usd_per_year``, ``service_life_years`` (owned systems), ``usd_over_horizon``, ``capex_usd``, ``racks``,
+        ``cheapest`` (bool). ``points`` rows: ``demand_point``, ``cheapest``, ``usd_per_accepted_request``,
+        ``runner_up``, ``runner_up_usd_per_accepted_request``, ``saving_fraction``.
+    """
+    systems = result.records["systems"]
+    points = result.records["points"]
+    by_cost = sorted(systems, key=lambda r: r["blended_usd_per_accepted_request"])
+    cheapest = by_cost[0]
+    runner_up = by_cost[1] if len(by_cost) > 1 else None
+    saving = None
+    if runner_up is not None and runner_up["blended_usd_per_accepted_request"] > 0:
+        saving = 1.0 - cheapest["blended_usd_per_accepted_request"] / runner_up["blended_usd_per_accepted_request"]
+    lives = {
+        str(s.get("name")): service_life_years(s) for s in scenario_data.get("systems") or [] if isinstance(s, dict)
+    }
+    owned_lives = [life for life in lives.values() if life is not None]
+    horizon = max(owned_lives) if owned_lives else None
+    rows = []
+    for r in systems:
+        mine = [p for p in points if p["system"] == r["system"]]
+        offered = sum(p["offered_rps"] * p["hours_per_day"] for p in mine)
+        accepted = sum(p["accepted_rps"] * p["hours_per_day"] for p in mine)
+        per_year = r["usd_per_day"] * DAYS_PER_YEAR
+        rows.append(
+            {
+                "system": r["system"],
+                "payment": r["payment"],
+                "blended_usd_per_accepted_request": r["blended_usd_per_accepted_request"],
+                "versus_cheapest_fraction": r["blended_usd_per_accepted_request"]
+                / cheapest["blended_usd_per_accepted_request"]
+                - 1.0
+                if cheapest["blended_usd_per_accepted_request"] > 0
+                else 0.0,
+                "accepted_fraction": accepted / offered if offered > 0 else None,
+                "usd_per_year": per_year,
+                "service_life_years": lives.get(r["system"]),
+                "usd_over_horizon": None if horizon is None else per_year * horizon,
+                "capex_usd": r.get("capex_usd"),
+                "racks": r.get("racks"),
+                "cheapest": r["system"] == cheapest["system"],
+            }
+        )
+    point_rows = []
+    for name in dict.fromkeys(p["demand_point"] for p in points):
+        here = sorted(
+            (p for p in points if p["demand_point"] == name and p["accepted_rps"] > 0),
+            key=lambda p: p["usd_per_accepted_request"],
+        )
+        if not here:
+            continue
+        best, second = here[0], (here[1] if len(here) > 1 else None)
+        point_rows.append(
+            {
+                "demand_point": name,
+                "cheapest": best["system"],
+                "usd_per_accepted_request": best["usd_per_accepted_request"],
+                "runner_up": None if second is None else second["system"],
+                "runner_up_usd_per_accepted_request": None if second is None else second["usd_per_accepted_request"],
+                "saving_fraction": None
+                if second is None or second["usd_per_accepted_request"] <= 0
+                else 1.0 - best["usd_per_accepted_request"] / second["usd_per_accepted_request"],
+            }
+        )
+    return Answer(
+        sentence=answer_sentence(systems),
+        cheapest=cheapest["system"],
+        runner_up=None if runner_up is None else runner_up["system"],
+        saving_fraction=saving,
+        horizon_years=horizon,
+        systems=rows,
+        points=point_rows,
+        unserved=unserved_of(result),
+    )
+
+
+def delta_sentence(found: Answer) -> str | None:
+    """``"Jalapeño costs 44% less per accepted request than GB300 NVL72, blended over the day."``, or None."""
+    if found.runner_up is None or found.saving_fraction is None:
+        return None
+    return (
+        f"{found.cheapest} costs {display.pct(found.saving_fraction, 0)} less per accepted request than "
+        f"{found.runner_up}, blended over the day."
+    )
+
+
+def headers() -> dict[str, str]:
+    """Headers of the Answer page's systems table: the registry's where it has the column, with the unit."""
+    return {
+        "system": column("systems", "system").header,
+        "payment": column("systems", "payment").header,
+        "blended_usd_per_accepted_request": column("systems", "blended_usd_per_accepted_request").header,
+        "versus_cheapest_fraction": "more than the cheapest [%]",
+        "accepted_fraction": "accepted within SLO over the day [%]",
+        "usd_per_year": "cost per year [USD/year]",
+        "service_life_years": "service life [years]",
+        "usd_over_horizon": "cost over the service life [USD]",
+        "capex_usd": column("systems", "capex_usd").header,
+        "racks": column("systems", "racks").header,
+    }
