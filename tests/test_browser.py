@@ -462,6 +462,10 @@ def walk(page, url: str, out) -> dict[str, str]:
     go(page, "Scenario")
     open_tab(page, "YAML")
     box = page.get_by_role("textbox", name="Scenario YAML")
+    # the text area is drawn before its text arrives on a busy machine: wait for the scenario in it, not a fixed time
+    from playwright.sync_api import expect
+
+    expect(box).to_have_value(re.compile(r"demand:[\s\S]*arrival_rps"), timeout=WAIT_MS)
     data = yaml.safe_load(box.input_value())
     peak = max(data["demand"], key=lambda d: d["arrival_rps"])
     peak["arrival_rps"] *= 2
