@@ -514,3 +514,43 @@ def test_scenario_to_data_keeps_distributions_in_place() -> None:
     data = scenario_to_data(scenario)
     assert data["facility"]["electricity_usd_per_kwh"]["dist"] == "triangular"
     assert rackcost.scenario_from_dict(data) == scenario
+
+
+def test_breakeven_widens_its_default_range_until_it_finds_the_root() -> None:
+    # issue 22: on the bundled default the node price of systems[1] at which both cost the same lies outside 0.25x
+    # to 4x of its value; the default search widens (BREAKEVEN_WIDENING) and finds it, and the costs meet there
+    from rackcost.analysis.sensitivity import BREAKEVEN_DEFAULT_RANGE
+    from rackcost.scenario.loading import scenario_to_data
+
+    sc = rackcost.load_scenario("deepseek-r1-jalapeno-vs-gb300.yaml")
+    path = "systems[1].costs.capex_usd_per_node"
+    central = float(sc.systems[1].costs.capex_usd_per_node)
+    be = rackcost.breakeven(sc, path)
+    assert be.value is not None and "found after widening the search" in be.message
+    lo, hi = BREAKEVEN_DEFAULT_RANGE
+    assert not lo * central <= be.value <= hi * central  # the old default range would have said "no value"
+    data = scenario_to_data(sc)
+    data["systems"][1]["costs"]["capex_usd_per_node"] = be.value
+    rows = rackcost.evaluate(rackcost.scenario_from_dict(data)).records["systems"]
+    costs = [r["blended_usd_per_accepted_request"] for r in rows]
+    assert costs[0] == pytest.approx(costs[1], rel=1e-6)
+
+
+def test_breakeven_with_no_root_anywhere_says_it_searched_every_allowed_value() -> None:
+    # a PUE of 1 to 5 (the schema's range) never makes GB300 as cheap as Jalapeño: the search says so, over every
+    # value the input allows, instead of refusing a 0.25x range below PUE 1
+    sc = rackcost.load_scenario("deepseek-r1-jalapeno-vs-gb300.yaml")
+    be = rackcost.breakeven(sc, "facility.pue")
+    assert be.value is None and (be.low, be.high) == (1.0, 5.0)
+    assert "the scenario allows" in be.message and "cheaper throughout" in be.message
+
+
+def test_breakeven_of_an_input_at_zero_searches_from_zero() -> None:
+    # a value of 0 gave "low < high, got [0, 0]": the search starts at [0, 1] and widens its top
+    from rackcost.scenario.loading import scenario_to_data
+
+    sc = rackcost.load_scenario("deepseek-r1-jalapeno-vs-gb300.yaml")
+    data = scenario_to_data(sc)
+    data["facility"]["electricity_usd_per_kwh"] = 0.0
+    be = rackcost.breakeven(rackcost.scenario_from_dict(data), "facility.electricity_usd_per_kwh")
+    assert be.low == 0.0 and be.high > 0.0

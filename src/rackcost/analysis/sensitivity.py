@@ -33,6 +33,11 @@ BREAKEVEN_DEFAULT_RANGE = (0.25, 4.0)
 enough for any price or power a scenario is likely to be wrong by, narrow enough that a 65-point grid resolves it."""
 BREAKEVEN_DEFAULT_QUANTILES = (0.01, 0.99)
 """Search range of an input with a distribution: its P1 to P99."""
+BREAKEVEN_WIDENING = (16.0, 256.0, 65_536.0, 1e9)
+"""Where the default range holds no root, the search widens to these multiples of the input's value (a range of
+``value / F`` to ``value x F``, within the values the input allows), and last to everything it allows: it stops at
+the first range with a root, or says that none of the allowed values makes the two costs meet (issue 22). An input
+whose value is 0 starts at ``[allowed low, 1]`` and widens its top by the same multiples [-]."""
 BREAKEVEN_GRID = 65
 """Grid points of the first pass, one vectorised call; the first sign change of the cost gap is refined [-]."""
 BISECTION_POINTS = 7
@@ -200,10 +205,16 @@ def breakeven(
     dist = scenario.distributions.get(input_path)
     q_low, q_high = BREAKEVEN_DEFAULT_QUANTILES
     f_low, f_high = BREAKEVEN_DEFAULT_RANGE
+    widen = low is None and high is None  # a range the user gave is searched as given
+    allowed_low, allowed_high = _allowed_range(scenario, input_path)
     if low is None:
         low = float(dist.ppf(q_low)) if dist is not None else f_low * central
     if high is None:
         high = float(dist.ppf(q_high)) if dist is not None else f_high * central
+    if widen and central == 0.0 and dist is None:  # 0.25x to 4x of nothing is no range
+        low, high = max(allowed_low, 0.0), min(allowed_high, 1.0)
+    if widen:  # the default range, within what the input allows (a PUE of 1.15 has no 0.25x)
+        low, high = max(low, allowed_low), min(high, allowed_high)
     problems = _range_problems(scenario, input_path, low, high)
     if problems:
         raise ScenarioError([Problem(input_path, p) for p in problems])
@@ -222,16 +233,63 @@ def breakeven(
 
     where = f"{system} vs {base} at {demand_point}"
     value, gap_low = first_root(gap, low, high, grid)
+    widened = False
+    for span in _wider_ranges(central, low, high, allowed_low, allowed_high) if widen else ():
+        if value is not None:
+            break
+        low, high = span
+        value, gap_low = first_root(gap, low, high, grid)
+        widened = True
+    shown = f"[{input_value(low, input_path)}, {input_value(high, input_path)}]"
     if value is None:
         cheaper = system if gap_low < 0 else base
+        everything = widened and (low, high) == (allowed_low, allowed_high)
         message = (
-            f"no value of {input_path} in [{input_value(low, input_path)}, {input_value(high, input_path)}] makes "
-            f"{where} cost the same: "
-            f"{cheaper} is cheaper throughout"
+            f"no value of {input_path} "
+            + (f"the scenario allows ({shown})" if everything else f"in {shown}")
+            + f" makes {where} cost the same: {cheaper} is cheaper throughout"
         )
     else:
         message = f"{where}: equal cost per accepted request at {input_path} = {_precise(value, input_path)}"
+        if widened:
+            message += f" (found after widening the search to {shown})"
     return BreakEven(input_path, system, base, demand_point, value, low, high, message)
+
+
+def _allowed_range(scenario: Scenario, path: str) -> tuple[float, float]:
+    """The values an input allows, from its field's bounds in the schema (infinite where it has none)."""
+    from pydantic import TypeAdapter
+
+    annotation = annotation_at(scenario, path)
+    if annotation is None:
+        return -math.inf, math.inf
+    schema = TypeAdapter(annotation).json_schema()
+    low = float(schema.get("minimum", schema.get("exclusiveMinimum", -math.inf)))
+    high = float(schema.get("maximum", schema.get("exclusiveMaximum", math.inf)))
+    if "exclusiveMinimum" in schema:
+        low = math.nextafter(low, math.inf)
+    if "exclusiveMaximum" in schema:
+        high = math.nextafter(high, -math.inf)
+    return low, high
+
+
+def _wider_ranges(
+    central: float, low: float, high: float, allowed_low: float, allowed_high: float
+) -> list[tuple[float, float]]:
+    """The ranges a break-even search widens to (:data:`BREAKEVEN_WIDENING`), each wider than the last, ending with
+    every allowed value when that is finite."""
+    out: list[tuple[float, float]] = []
+    for factor in BREAKEVEN_WIDENING:
+        if central > 0:
+            span = (max(allowed_low, central / factor), min(allowed_high, central * factor))
+        else:
+            span = (max(allowed_low, min(low, 0.0)), min(allowed_high, max(high, 1.0) * factor))
+        if span[0] < span[1] and (span[0] < low or span[1] > high) and span not in out:
+            out.append(span)
+            low, high = min(low, span[0]), max(high, span[1])
+    if math.isfinite(allowed_low) and math.isfinite(allowed_high) and (allowed_low < low or allowed_high > high):
+        out.append((allowed_low, allowed_high))
+    return out
 
 
 def _input_system_index(input_path: str) -> int | None:
