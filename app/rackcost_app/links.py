@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import os
 import re
@@ -219,10 +220,9 @@ def _evict() -> None:
     for i, (_mtime, size, path) in enumerate(entries):
         total += size
         if i >= STORE_MAX_FILES or total > STORE_MAX_BYTES:
-            try:
+            # another session may have removed it first: the store is bounded either way
+            with contextlib.suppress(OSError):
                 os.remove(path)
-            except OSError:
-                pass
 
 
 def params_for_draft() -> dict[str, str]:

@@ -7,6 +7,7 @@ instead of running out of memory half-way.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 __all__ = ["available_memory_bytes", "cpu_count", "gigabytes", "physical_memory_bytes"]
@@ -31,13 +32,11 @@ def available_memory_bytes() -> int:
     >>> 0 < available_memory_bytes() <= physical_memory_bytes()
     True
     """
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return min(int(line.split()[1]) * 1024, physical_memory_bytes())
-    except (OSError, ValueError, IndexError):
-        pass
+    # no /proc (not Linux) or an unreadable line: fall back to physical memory, the looser bound
+    with contextlib.suppress(OSError, ValueError, IndexError), open("/proc/meminfo", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return min(int(line.split()[1]) * 1024, physical_memory_bytes())
     return physical_memory_bytes()
 
 

@@ -6,6 +6,7 @@ stderr, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sys
@@ -239,11 +240,10 @@ def write_stdout(text: str) -> None:
 
 def _quiet_stdout() -> None:
     """Point stdout at /dev/null, so that the interpreter's own flush at exit does not fail again."""
-    try:
+    # best effort: with no stdout to replace (closed, or not a file), there is nothing left to flush either
+    with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
 
 
 def emit_table(table_out: Console, output: Destination) -> None:

@@ -32,7 +32,7 @@ from rackcost.cli.common import (
 from rackcost.cli.layout import NOT_APPLICABLE, Field, header_and_format, print_grid, print_records
 from rackcost.display import PER_1K_REQUESTS, count, num, pct, ratio, usd_per_1k_requests
 from rackcost.errors import ScenarioError
-from rackcost.evaluation.columns import column
+from rackcost.evaluation.columns import FLEET_SUMMARY, column
 from rackcost.evaluation.compare import headline_sentences
 from rackcost.model.strategies import Routing
 from rackcost.scenario.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_scenarios, load_scenario
@@ -201,19 +201,7 @@ def _print_points(console: Console, result: Result) -> None:
 
 
 _NOT_APPLICABLE = NOT_APPLICABLE
-_SYSTEM_COLUMNS = (
-    "system",
-    "concurrency",
-    "tpot_ms",
-    "ttft_ms",
-    "total_tokens_per_s_per_replica",
-    "provisioned_replicas",
-    "accelerators",
-    "racks",
-    "provisioned_it_kw",
-    "capex_usd",
-    "blended_usd_per_accepted_request",
-)
+_SYSTEM_COLUMNS = ("system", *FLEET_SUMMARY)
 
 
 def _print_systems(console: Console, result: Result) -> None:

@@ -25,6 +25,7 @@ from rackcost import display
 
 __all__ = [
     "BLENDED",
+    "FLEET_SUMMARY",
     "KINDS",
     "TABLES",
     "Column",
@@ -38,6 +39,19 @@ __all__ = [
 
 BLENDED = "blended"
 """The demand point of figures blended over the day (hour-weighted), where a table has a demand-point column."""
+FLEET_SUMMARY = (
+    "concurrency",
+    "tpot_ms",
+    "ttft_ms",
+    "total_tokens_per_s_per_replica",
+    "provisioned_replicas",
+    "accelerators",
+    "racks",
+    "provisioned_it_kw",
+    "capex_usd",
+    "blended_usd_per_accepted_request",
+)
+"""The ``systems`` columns of the fleet table the CLI and the report show per system, in order."""
 
 TABLES = ("points", "systems", "comparison", "site")
 """The tables of results: one row per system and demand point, per system, per system and metric against the

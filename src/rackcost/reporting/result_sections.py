@@ -9,7 +9,7 @@ from typing import Any
 
 from rackcost import display
 from rackcost.analysis.explore import cost_against_demand_scale, latency_cliff, operating_curves, with_systems
-from rackcost.evaluation.columns import BLENDED, column
+from rackcost.evaluation.columns import BLENDED, FLEET_SUMMARY, column
 from rackcost.evaluation.compare import headline_sentences
 from rackcost.model.strategies import Payment
 from rackcost.reporting import charts
@@ -186,23 +186,7 @@ def answer_sentence(systems: list[dict[str, Any]], drawn: set[str] | None = None
     )
 
 
-SYSTEM_COLUMNS = tuple(
-    column("systems", name)
-    for name in (
-        "payment",
-        "provenance",
-        "concurrency",
-        "tpot_ms",
-        "ttft_ms",
-        "total_tokens_per_s_per_replica",
-        "provisioned_replicas",
-        "accelerators",
-        "racks",
-        "provisioned_it_kw",
-        "capex_usd",
-        "blended_usd_per_accepted_request",
-    )
-)
+SYSTEM_COLUMNS = tuple(column("systems", name) for name in ("payment", "provenance", *FLEET_SUMMARY))
 """Columns of the per-system table, after the system (headers and formats from the registry)."""
 
 POINT_COLUMNS = tuple(
