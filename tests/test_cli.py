@@ -371,13 +371,13 @@ def _rackcost_imports(path: Path) -> set[str]:
 
 
 def test_cli_modules_import_only_the_shared_helpers_of_the_package() -> None:
-    """No import cycle: the command modules use rackcost.cli.common and rackcost.cli.layout (tables that fit the
-    width), which use no other module of the CLI."""
+    """No import cycle: the command modules use rackcost.cli.common, rackcost.cli.layout (tables that fit the
+    width) and rackcost.cli.unserved (the systems left out, marked), which use no other module of the CLI."""
     folder = Path(rackcost.cli.__file__).parent
     commands = {"evaluate.py", "uncertainty.py", "importing.py"}
-    shared = ("rackcost.cli.common", "rackcost.cli.layout")
-    assert commands | {"common.py", "layout.py"} <= {p.name for p in folder.glob("*.py")}
-    for helper in ("common.py", "layout.py"):
+    shared = ("rackcost.cli.common", "rackcost.cli.layout", "rackcost.cli.unserved")
+    assert commands | {"common.py", "layout.py", "unserved.py"} <= {p.name for p in folder.glob("*.py")}
+    for helper in ("common.py", "layout.py", "unserved.py"):
         assert not any(m.startswith("rackcost.cli") for m in _rackcost_imports(folder / helper))
     for name in commands:
         inside = {m for m in _rackcost_imports(folder / name) if m.startswith("rackcost.cli")}

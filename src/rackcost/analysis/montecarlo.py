@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,7 @@ from rackcost.errors import check_argument, check_count
 from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.chain import Plan, plan, run_samples
 from rackcost.evaluation.columns import BLENDED, select
+from rackcost.evaluation.servable import served_for
 from rackcost.model.api import ApiOutcome
 from rackcost.model.outcomes import Metrics
 from rackcost.scenario.schema import Scenario
@@ -268,6 +269,9 @@ class UncertaintyResult:
         A per-system figure repeated at every demand point is a read-only view (copy it to modify it).
     n, seed
         Sample count and seed.
+    unserved
+        The systems left out because the scenario cannot serve with them, with why (as ``Result.unserved``): the
+        samples are of the others.
     """
 
     percentiles: list[dict[str, Any]]
@@ -275,6 +279,7 @@ class UncertaintyResult:
     samples: dict[str, dict[str, NDArray[np.float64]]]
     n: int
     seed: int
+    unserved: list[dict[str, Any]] = field(default_factory=list)
 
     def samples_frame(self):
         """The samples as a long pandas DataFrame: sample, system, demand_point, column, value."""
@@ -441,8 +446,9 @@ def uncertainty(
     check_count(fn, "seed", seed, 0)
     if workers is not None:
         check_count(fn, "workers", workers, 1)
+    scenario, unserved, inputs = served_for(scenario, "uncertainty", warn=False)
     values = draw_samples(scenario, samples, seed)
-    planned = plan(scenario)
+    planned = plan(scenario, inputs)
     workers = max(1, min(workers or default_workers(), samples // MIN_SAMPLES_PER_WORKER))
     with ThreadPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
         run: Mapper = map if pool is None else pool.map
@@ -479,7 +485,14 @@ def uncertainty(
             {"system": system, "baseline": base, "demand_point": BLENDED, "probability_fraction": float(share)}
         )
     result["inputs"] = values
-    out = UncertaintyResult(percentiles=rows, probability_cheaper=cheaper, samples=result, n=samples, seed=seed)
+    out = UncertaintyResult(
+        percentiles=rows,
+        probability_cheaper=cheaper,
+        samples=result,
+        n=samples,
+        seed=seed,
+        unserved=[u.to_dict() for u in unserved],
+    )
     out._points = tuple(points)
     return out
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from rackcost.evaluation.chain import evaluate_systems
 from rackcost.evaluation.columns import BLENDED
+from rackcost.evaluation.servable import served_for
 from rackcost.model.outcomes import SystemOutcome
 from rackcost.scenario.price_tiers import PriceTier, resolve_price
 from rackcost.scenario.schema import Scenario
@@ -301,6 +302,10 @@ def reconcile(
             "the measured output tokens/s per GPU must be a number from 0.001 to 1e10 (the schema's throughput "
             f"range), got {output_tokens_per_s_per_gpu!r}"
         )
+    # only this system matters: any other the scenario cannot serve with is left out, this one must be servable
+    served = served_for(scenario, "reconcile", (spec.name,), warn=False)[0]
+    if served is not scenario:
+        scenario, index = served, [s.name for s in served.systems].index(spec.name)
     outcome = evaluate_systems(scenario)[index]
     return _reconcile(scenario, index, outcome, usd_per_gpu_hour, label, tier, point, output_tokens_per_s_per_gpu)
 

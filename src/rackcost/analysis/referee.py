@@ -26,6 +26,7 @@ from rackcost import limits
 from rackcost.analysis import referee_swing
 from rackcost.analysis.trace_files import Trace, read_trace
 from rackcost.errors import check_argument, check_count
+from rackcost.evaluation.servable import served_for
 from rackcost.model import queueing
 from rackcost.model.operating_point import queueing_budget_s
 from rackcost.model.simulation import (
@@ -257,6 +258,8 @@ def simulate(
     if rate_swing is not None:
         rate_swing = referee_swing.parse_rate_swing(f"{rate_swing[0]}:{rate_swing[1]}")
     swings = () if rate_swing is None else (rate_swing[0],)
+    # a system the scenario cannot serve with is left out with a warning (an error when it is the one asked for)
+    scenario = served_for(scenario, "simulate", (system,))[0]
     outcomes = evaluate_systems(scenario, () if arrival_scv is None else (float(arrival_scv),), swings)
     points = evaluate(scenario).records["points"]
     system_names = [o.inputs.name for o in outcomes]
@@ -559,6 +562,7 @@ def capacity_check(
     sizing_scv = getattr(scenario.sizing_point, "arrival_scv", None)
     sizing_scv = 1.0 if sizing_scv is None else float(sizing_scv)
     scv = sizing_scv if arrival_scv is None else float(arrival_scv)
+    scenario = served_for(scenario, "the capacity check", (system,))[0]
     outcomes = evaluate_systems(scenario, () if scv == sizing_scv else (scv,))
     names = [o.inputs.name for o in outcomes]
     if system is not None and system not in names:

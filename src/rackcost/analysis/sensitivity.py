@@ -23,6 +23,7 @@ from rackcost.display import input_unit, input_value, num
 from rackcost.errors import Problem, ScenarioError, check_argument, check_count, plain_message
 from rackcost.evaluation.chain import plan
 from rackcost.evaluation.columns import BLENDED
+from rackcost.evaluation.servable import renumbered_path, served_for
 from rackcost.scenario.schema import UNCERTAIN_WHERE, Scenario, annotation_at, is_uncertain_path
 from rackcost.scenario.yaml_paths import lookup
 
@@ -67,6 +68,8 @@ def tornado(scenario: Scenario, low_q: float = 0.05, high_q: float = 0.95) -> li
         check_argument("rackcost.tornado", name, q, (int, float), "a quantile in (0, 1)")
         if not 0 < q < 1:
             raise ValueError(f"rackcost.tornado: {name} must be a quantile in (0, 1), got {q!r}")
+    given = scenario
+    scenario = served_for(scenario, "tornado")[0]  # a system it cannot serve with is left out, with a warning
     dists = scenario.distributions
     paths = sorted(dists)
     if not paths:
@@ -85,7 +88,7 @@ def tornado(scenario: Scenario, low_q: float = 0.05, high_q: float = 0.95) -> li
     rows = []
     for k, path in enumerate(paths):
         row: dict[str, Any] = {
-            "input": path,
+            "input": renumbered_path(path, scenario, given),  # in the numbering of the file given
             "low_value": values[path][2 * k],
             "high_value": values[path][2 * k + 1],
             "central_value": dists[path].central,
@@ -218,7 +221,14 @@ def breakeven(
     problems = _range_problems(scenario, input_path, low, high)
     if problems:
         raise ScenarioError([Problem(input_path, p) for p in problems])
-    planned = plan(scenario)
+    # the two systems compared must be servable; any other the scenario cannot serve with is left out (it changes
+    # neither cost), and the input's path is renumbered to the scenario evaluated
+    given_path = input_path
+    served, _, inputs = served_for(scenario, "break-even", (system, base), warn=False)
+    if served is not scenario:
+        input_path = renumbered_path(input_path, scenario, served) or input_path
+        scenario = served
+    planned = plan(scenario, inputs)
 
     def gap(x: NDArray[np.float64]) -> NDArray[np.float64]:
         res = evaluate_samples(scenario, {input_path: x}, x.size, planned)
@@ -245,15 +255,15 @@ def breakeven(
         cheaper = system if gap_low < 0 else base
         everything = widened and (low, high) == (allowed_low, allowed_high)
         message = (
-            f"no value of {input_path} "
+            f"no value of {given_path} "
             + (f"the scenario allows ({shown})" if everything else f"in {shown}")
             + f" makes {where} cost the same: {cheaper} is cheaper throughout"
         )
     else:
-        message = f"{where}: equal cost per accepted request at {input_path} = {_precise(value, input_path)}"
+        message = f"{where}: equal cost per accepted request at {given_path} = {_precise(value, input_path)}"
         if widened:
             message += f" (found after widening the search to {shown})"
-    return BreakEven(input_path, system, base, demand_point, value, low, high, message)
+    return BreakEven(given_path, system, base, demand_point, value, low, high, message)
 
 
 def _allowed_range(scenario: Scenario, path: str) -> tuple[float, float]:

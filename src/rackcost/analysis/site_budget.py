@@ -13,6 +13,7 @@ from typing import Any
 from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.chain import evaluate_systems
 from rackcost.evaluation.columns import column_names, in_order
+from rackcost.evaluation.servable import served_for
 from rackcost.model import routing
 from rackcost.model.site import (
     fleet_rated_w,
@@ -76,6 +77,7 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
     output_tokens = scenario.workload.output_tokens_per_request
     rows = []
     problems = []
+    scenario = served_for(scenario, "site")[0]  # a system it cannot serve with is left out, with a warning
     for o in evaluate_systems(scenario):
         inp = o.inputs
         packing = (

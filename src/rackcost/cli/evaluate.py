@@ -30,6 +30,7 @@ from rackcost.cli.common import (
     table_console,
 )
 from rackcost.cli.layout import NOT_APPLICABLE, Field, header_and_format, print_grid, print_records
+from rackcost.cli.unserved import print_unserved
 from rackcost.display import PER_1K_REQUESTS, count, num, pct, ratio, usd_per_1k_requests
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import FLEET_SUMMARY, column
@@ -108,10 +109,8 @@ def _emit(result: Result, fmt: OutputFormat, output: Destination, table: TableNa
 
 
 def _print_unserved(out: Console, result: Result) -> None:
-    """Each system left out, first and marked: that it cannot be served is itself an answer (exit status 0)."""
-    for u in result.unserved:
-        reason = "cannot meet the SLO" if u["limit"] == "slo" else "does not fit the rack power limit"
-        out.print(f"[bold red]{escape(u['system'])}: {reason}[/bold red] ({escape(u['path'])}): {escape(u['reason'])}")
+    """Each system left out, first and marked (:func:`rackcost.cli.unserved.print_unserved`)."""
+    print_unserved(out, result.unserved)
 
 
 def _ms(x: float) -> str:

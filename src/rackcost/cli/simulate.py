@@ -28,6 +28,7 @@ from rackcost.cli.common import (
     table_console,
 )
 from rackcost.cli.layout import Field, print_grid, print_records
+from rackcost.cli.unserved import print_unserved, quiet_unserved, served_scenario
 from rackcost.display import num, pct
 from rackcost.errors import ScenarioError
 from rackcost.files import csv_text
@@ -133,8 +134,12 @@ def simulate(
     if capacity:
         _capacity(sc, system, requests, seed, routing, replications, fmt, dest, arrival_scv)
         return
+    unserved = served_scenario(sc)[1]
     try:
-        with Progress(console=console(stderr=True), transient=True, disable=requests < PROGRESS_FROM_REQUESTS) as bar:
+        with (
+            Progress(console=console(stderr=True), transient=True, disable=requests < PROGRESS_FROM_REQUESTS) as bar,
+            quiet_unserved(),
+        ):
             task = bar.add_task("simulating", total=None)
             rows = rackcost.simulate(
                 sc,
@@ -157,11 +162,14 @@ def simulate(
         error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         raise typer.Exit(code=1) from None
     if fmt is OutputFormat.json:
-        emit(json.dumps({"scenario": sc.name, "rows": rows}, indent=2, allow_nan=False) + "\n", dest)
+        data = {"scenario": sc.name, "rows": rows, "unserved": unserved}
+        emit(json.dumps(data, indent=2, allow_nan=False) + "\n", dest)
     elif fmt is OutputFormat.csv:
+        print_unserved(console(stderr=True), unserved)
         emit(csv_text(rows), dest)
     else:
         out = table_console(dest)
+        print_unserved(out, unserved)
         _print(out, sc.name, rows)
         emit_table(out, dest)
 
@@ -231,8 +239,9 @@ def _capacity(sc, system, requests, seed, routing, replications, fmt, output, ar
     """``rackcost simulate --capacity``: the capacity bracket of :func:`rackcost.analysis.referee.capacity_check`."""
     from rackcost.analysis.referee import capacity_check
 
+    unserved = served_scenario(sc)[1]
     try:
-        with console(stderr=True).status("simulating around each fleet's capacity at SLO"):
+        with console(stderr=True).status("simulating around each fleet's capacity at SLO"), quiet_unserved():
             rows = capacity_check(
                 sc,
                 system=system,
@@ -248,12 +257,15 @@ def _capacity(sc, system, requests, seed, routing, replications, fmt, output, ar
         error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         raise typer.Exit(code=1) from None
     if fmt is OutputFormat.json:
-        emit(json.dumps({"scenario": sc.name, "capacity": rows}, indent=2, allow_nan=False) + "\n", output)
+        data = {"scenario": sc.name, "capacity": rows, "unserved": unserved}
+        emit(json.dumps(data, indent=2, allow_nan=False) + "\n", output)
         return
     if fmt is OutputFormat.csv:
+        print_unserved(console(stderr=True), unserved)
         emit(csv_text(rows), output)
         return
     out = table_console(output)
+    print_unserved(out, unserved)
     title = f"{escape(sc.name)}: capacity at SLO, analytic against simulated (routing {rows[0]['routing']})"
     fields = [Field("system", "name")] + [
         Field(escape(h))

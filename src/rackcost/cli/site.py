@@ -15,6 +15,7 @@ from rackcost.cli.common import (
     OutputFormat,
     OutputOpt,
     ScenarioArg,
+    console,
     destination,
     emit,
     emit_table,
@@ -23,6 +24,7 @@ from rackcost.cli.common import (
     table_console,
 )
 from rackcost.cli.layout import Field, print_records
+from rackcost.cli.unserved import print_unserved, quiet_unserved, served_scenario
 from rackcost.display import num, power_kw
 from rackcost.errors import ScenarioError
 from rackcost.files import csv_text
@@ -61,18 +63,23 @@ def site(
     from rackcost.analysis.site_budget import site_budget
 
     sc = load(scenario)
+    unserved = served_scenario(sc)[1]
     try:
-        rows = site_budget(sc, max_it_power_kw)
+        with quiet_unserved():
+            rows = site_budget(sc, max_it_power_kw)
     except ScenarioError as exc:
         file = str(scenario) if scenario is not None else DEFAULT_SCENARIO
         fail(ScenarioError([replace(p, file=file) if p.file == "<scenario>" else p for p in exc.problems]))
     if fmt is OutputFormat.json:
-        emit(json.dumps({"scenario": sc.name, "site": rows}, indent=2, allow_nan=False) + "\n", dest)
+        data = {"scenario": sc.name, "site": rows, "unserved": unserved}
+        emit(json.dumps(data, indent=2, allow_nan=False) + "\n", dest)
         return
     if fmt is OutputFormat.csv:
+        print_unserved(console(stderr=True), unserved)
         emit(csv_text(flat_rows(rows)), dest)
         return
     out = table_console(dest)
+    print_unserved(out, unserved)
     _print(out, sc.name, rows)
     emit_table(out, dest)
 

@@ -31,6 +31,7 @@ from rackcost.cli.common import (
     table_console,
 )
 from rackcost.cli.layout import Field, header_and_format, print_grid, print_records
+from rackcost.cli.unserved import print_unserved, quiet_unserved, served_scenario
 from rackcost.display import (
     PER_1K_ACCEPTED,
     input_value,
@@ -136,16 +137,19 @@ def uncertainty(
         "scenario": sc.name,
         "samples": samples,
         "seed": seed,
-        "uncertain_inputs": sorted(sc.distributions),
+        "uncertain_inputs": sorted(served_scenario(sc)[0].distributions),
         "percentiles": result.percentiles,
         "probability_cheaper": result.probability_cheaper,
+        "unserved": result.unserved,
     }
     if fmt is OutputFormat.json:
         emit(json.dumps(data, indent=2, allow_nan=False) + "\n", dest)
     elif fmt is OutputFormat.csv:
+        print_unserved(console(stderr=True), result.unserved)
         emit(csv_text(result.percentiles), dest)
     else:
         out = table_console(dest)
+        print_unserved(out, result.unserved)
         out.print(
             f"{samples:,} samples, seed {seed}, routing {sc.fleet.routing.value}; uncertain inputs: "
             f"{escape(', '.join(sorted(sc.distributions)))}",
@@ -214,35 +218,41 @@ def tornado(
     import rackcost
 
     sc = load(scenario)
+    kept, unserved = served_scenario(sc)
     try:
-        with _working(f"tornado of {len(sc.distributions)} input(s)", sc):
+        with _working(f"tornado of {len(kept.distributions)} input(s)", kept), quiet_unserved():
             rows = rackcost.tornado(sc)
     except ScenarioError as exc:
         _fail_naming(exc, scenario)
     rows = [{k: (float(v) if hasattr(v, "item") else v) for k, v in r.items()} for r in rows]
     if fmt is OutputFormat.json:
-        emit(json.dumps({"scenario": sc.name, "tornado": rows}, indent=2, allow_nan=False) + "\n", dest)
+        emit(
+            json.dumps({"scenario": sc.name, "tornado": rows, "unserved": unserved}, indent=2, allow_nan=False) + "\n",
+            dest,
+        )
         return
     if fmt is OutputFormat.csv:
+        print_unserved(console(stderr=True), unserved)
         emit(csv_text(rows), dest)
         return
     out = table_console(dest)
+    print_unserved(out, unserved)
     if not rows:
         out.print("[yellow]This scenario has no distributions: nothing to rank.[/yellow]")
         emit_table(out, dest)
         return
-    systems = [s.name for s in sc.systems]
+    systems = [s.name for s in kept.systems]  # the systems evaluated; the inputs' paths are the file's
     demand = [d.name for d in sc.demand]
     fields = [Field("input", "text"), Field("at", "name"), Field("input's value", "number")]
     fields += [Field(escape(name), whole_header=True) for name in systems]
     if "advantage_low" in rows[0]:
-        other = next(n for n in systems if n != sc.baseline_name)
-        fields.append(Field(f"advantage vs baseline\n[dim]({escape(sc.baseline_name)} / {escape(other)} cost)[/dim]"))
+        other = next(n for n in systems if n != kept.baseline_name)
+        fields.append(Field(f"advantage vs baseline\n[dim]({escape(kept.baseline_name)} / {escape(other)} cost)[/dim]"))
     table = []
     for r in rows:
         path = r["input"]
         cells = [
-            escape(input_label(path, systems, demand)),
+            escape(input_label(path, [s.name for s in sc.systems], demand)),
             "P5\nP95",
             f"{input_value(r['low_value'], path, words=False)}\n{input_value(r['high_value'], path, words=False)}",
         ]
@@ -283,17 +293,20 @@ def breakeven(
     import rackcost
 
     sc = load(scenario)
+    unserved = served_scenario(sc)[1]
     try:
         with _working(f"break-even of {input_path}", sc):
             result = rackcost.breakeven(sc, input_path, system=system, demand_point=point, low=low, high=high)
     except ScenarioError as exc:
         _fail_naming(exc, scenario)
     if fmt is OutputFormat.json:
-        emit(json.dumps(vars(result), indent=2, allow_nan=False) + "\n", dest)
+        emit(json.dumps(vars(result) | {"unserved": unserved}, indent=2, allow_nan=False) + "\n", dest)
     elif fmt is OutputFormat.csv:
+        print_unserved(console(stderr=True), unserved)
         emit(csv_text(breakeven_rows(result)), dest)
     else:
         out = table_console(dest)
+        print_unserved(out, unserved)
         words = input_label(input_path, [s.name for s in sc.systems], [d.name for d in sc.demand])
         message = result.message.replace(result.input, f"{words} ({result.input})", 1)
         out.print(f"{escape(message)} (routing {sc.fleet.routing.value})", highlight=False)
