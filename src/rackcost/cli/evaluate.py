@@ -109,8 +109,10 @@ def _emit(result: Result, fmt: OutputFormat, output: Destination, table: TableNa
 
 def _print_unserved(out: Console, result: Result) -> None:
     """Each system left out, first and marked: that it cannot be served is itself an answer (exit status 0)."""
+    from rackcost.scenario.feasibility import UNSERVED_WORDS
+
     for u in result.unserved:
-        reason = "cannot meet the SLO" if u["limit"] == "slo" else "does not fit the rack power limit"
+        reason = UNSERVED_WORDS.get(u["limit"], u["limit"])
         out.print(f"[bold red]{escape(u['system'])}: {reason}[/bold red] ({escape(u['path'])}): {escape(u['reason'])}")
 
 
