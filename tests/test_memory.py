@@ -36,7 +36,7 @@ BASE_TEXT = TWO_SYSTEMS.read_text(encoding="utf-8")
 BASE = rackcost.load_scenario(TWO_SYSTEMS)
 
 # Llama 3.3 70B: 80 layers, 64 query heads and 8 KV heads over a model dimension of 8192 (head dimension 128);
-# Meta, "The Llama 3 Herd of Models", arXiv 2407.21783, 2024-07-23, Table 3 (the 70B column); Llama 3.3 70B keeps
+# Meta, "The Llama 3 Herd of Models", arXiv 2407.21783, 2024-07, Table 3 (the 70B column); Llama 3.3 70B keeps
 # the architecture of Llama 3.1 70B (Meta, Llama 3.3 model card, 2024-12-06). 70.6e9 parameters (the model card).
 LLAMA_70B = {"parameters": 70.6e9, "layers": 80, "kv_heads": 8, "head_dim": 128}
 # DeepSeek R1: the DeepSeek-V3 architecture, 61 layers, KV compression dimension d_c = 512 and decoupled RoPE key

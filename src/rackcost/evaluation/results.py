@@ -67,8 +67,8 @@ class Result:
         The router the answer assumes (``fleet.routing``; :mod:`rackcost.model.routing`).
     unserved
         The hardware systems left out because the scenario cannot serve with them, each
-        ``{system, path, limit, reason}`` (``limit``: ``slo`` or ``rack_power``; ``reason``: which limit, by how
-        much); none of the tables has a row for them (:mod:`rackcost.evaluation.servable`).
+        ``{system, path, limit, reason}`` (``limit``: ``slo``, ``kv_cache`` or ``rack_power``; ``reason``: which
+        limit, by how much); none of the tables has a row for them (:mod:`rackcost.evaluation.servable`).
     points
         One row per system and demand point (DataFrame).
     systems
