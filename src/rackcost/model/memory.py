@@ -283,5 +283,11 @@ class KvMemory:
 
 
 def gib(value_bytes: float) -> str:
-    """Bytes as GiB, to four significant figures (``640``, ``131.5``, ``0.6031``) [GiB]."""
+    """Bytes as GiB, to four significant figures, for messages [GiB].
+
+    Examples
+    --------
+    >>> gib(640 * 2**30), gib(141.2e9), gib(9216 * 70272)
+    ('640', '131.5', '0.6031')
+    """
     return f"{value_bytes / BYTES_PER_GIB:.4g}"
