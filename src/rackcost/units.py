@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 __all__ = [
+    "BYTES_PER_GIB",
     "DAYS_PER_YEAR",
     "HOURS_PER_DAY",
     "HOURS_PER_YEAR",
@@ -27,3 +28,5 @@ MS_PER_S: Final = 1000.0
 W_PER_KW: Final = 1000.0
 TOKENS_PER_MILLION: Final = 1e6
 """Prices are quoted per million tokens [tokens/Mtoken]."""
+BYTES_PER_GIB: Final = float(2**30)
+"""Accelerator memory is quoted in GB of 2^30 bytes (JEDEC JESD100B.01), i.e. GiB [bytes/GiB]."""

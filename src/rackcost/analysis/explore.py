@@ -60,6 +60,7 @@ def operating_curves(
     list of dict
         Rows with ``system``, ``concurrency``, ``interactivity_tokens_per_s``, ``tpot_ms``, ``ttft_ms``,
         ``total_tokens_per_s_per_replica``, ``total_tokens_per_s_per_accelerator``, ``meets_slo`` (before queueing),
+        ``fits_kv_cache`` (its requests' KV caches fit the replica's memory; True without a ``memory`` block),
         ``kind`` (``measured``, ``interpolated`` or ``chosen``).
     """
     slo, osl = scenario.slo, scenario.workload.output_tokens_per_request
@@ -73,6 +74,7 @@ def operating_curves(
         grid = np.unique(np.concatenate([np.geomspace(measured[0], measured[-1], points_per_curve), measured]))
         curve = interpolate_curve(inp.curve, grid)
         ok = feasible(curve.ttft_ms, curve.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+        fits = np.ones(grid.shape, dtype=bool) if inp.kv_memory is None else inp.kv_memory.fits(grid)
         is_measured = np.isin(grid, measured)
         for i in range(len(grid)):
             rows.append(
@@ -83,13 +85,16 @@ def operating_curves(
                     inp.accelerators_per_replica,
                     bool(ok[i]),
                     "measured" if is_measured[i] else "interpolated",
+                    bool(fits[i]),
                 )
             )
         rows.append(_curve_row(system.name, outcome.point, 0, inp.accelerators_per_replica, True, "chosen"))
     return rows
 
 
-def _curve_row(name: str, curve: Curve, i: int, apr: int, meets: bool, kind: str) -> dict[str, Any]:
+def _curve_row(
+    name: str, curve: Curve, i: int, apr: int, meets: bool, kind: str, fits_kv_cache: bool = True
+) -> dict[str, Any]:
     tpot = float(curve.tpot_ms[i])
     return {
         "system": name,
@@ -100,6 +105,7 @@ def _curve_row(name: str, curve: Curve, i: int, apr: int, meets: bool, kind: str
         "total_tokens_per_s_per_replica": float(curve.total_tokens_per_s[i]),
         "total_tokens_per_s_per_accelerator": float(curve.total_tokens_per_s[i]) / apr,
         "meets_slo": meets,
+        "fits_kv_cache": fits_kv_cache,
         "kind": kind,
     }
 

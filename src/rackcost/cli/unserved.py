@@ -39,8 +39,10 @@ def served_scenario(scenario: Scenario) -> tuple[Scenario, list[dict[str, Any]]]
 
 def print_unserved(out: Console, unserved: list[dict[str, Any]]) -> None:
     """Each system left out, first and marked: that it cannot be served is itself an answer (exit status 0)."""
+    from rackcost.scenario.feasibility import UNSERVED_WORDS
+
     for u in unserved:
-        reason = "cannot meet the SLO" if u["limit"] == "slo" else "does not fit the rack power limit"
+        reason = UNSERVED_WORDS.get(u["limit"], u["limit"])
         out.print(
             f"[bold red]{escape(u['system'])}: {reason}[/bold red] ({escape(u['path'])}): {escape(u['reason'])}",
             highlight=False,

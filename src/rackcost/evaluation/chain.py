@@ -220,8 +220,8 @@ def evaluate(scenario: Scenario) -> Result:
     Result
         ``points`` (one row per system and demand point), ``systems`` (one row per system), ``comparison``
         (each system against the baseline), ``unserved`` (each system no operating point of which meets the SLO,
-        or whose node is over the rack limit: left out, with why, while the others are evaluated) and
-        ``warnings``.
+        none of whose SLO-feasible points fits its KV cache in the replica's memory, or whose node is over the rack
+        limit: left out, with why, while the others are evaluated) and ``warnings``.
 
     Raises
     ------

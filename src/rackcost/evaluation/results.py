@@ -19,6 +19,8 @@ from rackcost.evaluation.columns import column_names, in_order
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.files import csv_text
 from rackcost.model.burstiness import FRAGILITY_DROP_FRACTION
+from rackcost.model.memory import gib
+from rackcost.model.operating_point import feasible
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
 from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.rate_swing import VALID_PERIOD_SERVICE_TIMES, swing_too_fast
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Result",
     "TABLES",
+    "kv_cache_warning",
     "outcome_warnings",
     "point_rows",
     "result_tables",
@@ -64,8 +67,8 @@ class Result:
         The router the answer assumes (``fleet.routing``; :mod:`rackcost.model.routing`).
     unserved
         The hardware systems left out because the scenario cannot serve with them, each
-        ``{system, path, limit, reason}`` (``limit``: ``slo`` or ``rack_power``; ``reason``: which limit, by how
-        much); none of the tables has a row for them (:mod:`rackcost.evaluation.servable`).
+        ``{system, path, limit, reason}`` (``limit``: ``slo``, ``kv_cache`` or ``rack_power``; ``reason``: which
+        limit, by how much); none of the tables has a row for them (:mod:`rackcost.evaluation.servable`).
     points
         One row per system and demand point (DataFrame).
     systems
@@ -457,6 +460,9 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
                 f"of the limit ({limit_ms:g} ms), leaving {o.budget_s * MS_PER_S:.3g} ms for queueing; a measurement "
                 "error that small in TTFT moves the choice and the fleet"
             )
+        capped = kv_cache_warning(scenario, o)
+        if capped:
+            out.append(capped)
         if o.inputs.concurrency_derived:
             out.append(f"{name}: concurrency not given; derived by Little's law from throughput and latency")
         if len(o.inputs.curve) == 1:
@@ -465,6 +471,30 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
                 "or not at all, and its latencies and service time hold at every load"
             )
     return out
+
+
+def kv_cache_warning(scenario: Scenario, outcome: SystemOutcome) -> str | None:
+    """That a system's KV-cache memory left out operating points that meet the SLO (which, and why), or None.
+
+    Only where it did: a memory that holds every SLO-feasible point changes nothing, and says nothing.
+    """
+    memory = outcome.inputs.kv_memory
+    if memory is None:
+        return None
+    slo, cand = scenario.slo, outcome.inputs.coarse
+    osl = scenario.workload.output_tokens_per_request
+    meets = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+    left_out = meets & ~memory.fits(cand.concurrency)
+    if not left_out.any():
+        return None
+    index = next(i for i, s in enumerate(scenario.systems) if s.name == outcome.inputs.name)
+    return (
+        f"{outcome.inputs.name}: its KV cache holds at most {memory.max_concurrency} requests in flight per replica "
+        f"({gib(memory.free_bytes)} GiB free, {gib(memory.kv_bytes_per_request)} GiB per request of "
+        f"{memory.context_tokens:,.0f} tokens; systems[{index}].memory): {int(left_out.sum()):,} operating points "
+        f"that meet the SLO, concurrency {float(cand.concurrency[left_out].min()):g} to "
+        f"{float(cand.concurrency[left_out].max()):g}, are left out"
+    )
 
 
 def add_revenue(scenario: Scenario, points: list[dict[str, Any]], systems: list[dict[str, Any]]) -> None:

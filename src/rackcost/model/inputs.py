@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.model.burstiness import arrival_variability, wait_stretch
+from rackcost.model.memory import KvMemory
 from rackcost.model.performance import Curve
 from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.strategies import IdlePolicy, Payment, Routing
@@ -173,6 +174,10 @@ class SystemInputs:
     peak_to_mean_power
         A serving accelerator's peak over mean power: the mean of the curve's measured ratios where its points
         carry both, else :data:`rackcost.model.power.PEAK_TO_MEAN_POWER` [-].
+    kv_memory
+        The replica's memory for the KV cache at the workload's context (:class:`rackcost.model.memory.KvMemory`),
+        or None: no memory limit (the system gives no ``memory`` block). Operating points whose requests' caches
+        do not fit are left out of the search (:func:`rackcost.model.operating_point.choose_point`).
 
     Attributes below ``headline_is_claim`` have defaults so that code building inputs by hand need not name them.
     """
@@ -205,6 +210,7 @@ class SystemInputs:
     rent_includes_power_and_facility: bool = True
     rent_minimum_hours_per_day: float = 0.0
     peak_to_mean_power: float = PEAK_TO_MEAN_POWER
+    kv_memory: KvMemory | None = None
 
     @property
     def node_rated_w(self) -> float:

@@ -3,7 +3,9 @@
 Feasible points have TPOT <= the TPOT limit, TTFT < the TTFT limit and, when an end-to-end limit is set,
 an end-to-end latency below it. What is left of the TTFT (and end-to-end) limit is the budget a request may
 wait in the fleet's queue. Among feasible points the chosen one needs the fewest replicas for the sizing demand;
-ties go to the lower power at the sizing demand, then to the higher concurrency.
+ties go to the lower power at the sizing demand, then to the higher concurrency. Where a system gives its
+accelerator memory, a point whose requests' KV caches do not fit the replica's free memory is not feasible either
+(:mod:`rackcost.model.memory`, issue 23 item 4).
 
 **The rule: the chosen concurrency is an integer.** It is the serving engine's limit on requests in flight per
 replica (vLLM's ``max_num_seqs``, TensorRT-LLM's ``max_batch_size``, TGI's ``max_concurrent_requests``), an
@@ -305,9 +307,11 @@ def choose_point(
 ) -> ChosenPoint:
     """The SLO-feasible point of a system's curve that needs the fewest replicas for the sizing demand.
 
-    Searches ``inp.coarse``, the curve at every integer concurrency of its measured range
-    (:func:`candidate_curve`, computed once by :func:`rackcost.scenario.unpack.system_inputs`), exactly
-    (:func:`search_operating_point`).
+    A point is a candidate when it meets the SLO before queueing (:func:`feasible`) and, where the system gives its
+    memory (``inp.kv_memory``), when the KV caches of its concurrency's requests fit the replica's free memory
+    (:meth:`rackcost.model.memory.KvMemory.fits`). Searches ``inp.coarse``, the curve at every integer concurrency
+    of its measured range (:func:`candidate_curve`, computed once by :func:`rackcost.scenario.unpack.system_inputs`),
+    exactly (:func:`search_operating_point`).
 
     Parameters
     ----------
@@ -332,7 +336,8 @@ def choose_point(
     Raises
     ------
     ValueError
-        If no candidate meets the SLO (the loader reports this as a scenario problem first).
+        If no candidate meets the SLO and fits the KV-cache memory (``inp.kv_memory``; the evaluation reports such a
+        system as unserved first, :func:`rackcost.scenario.feasibility.unserved_systems`).
     """
     cand = inp.coarse
     apr = inp.accelerators_per_replica
@@ -343,6 +348,8 @@ def choose_point(
         busy = np.full(cand.concurrency.shape, inp.busy_w)
     osl = slo.output_tokens
     ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+    if inp.kv_memory is not None:  # a point whose requests' KV caches do not fit the replica's memory cannot run
+        ok &= inp.kv_memory.fits(cand.concurrency)
     budget = queueing_budget_s(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.e2e_limit_ms)
     v = arrival_variability  # bursty arrivals: M/M/c with slots and rates / v (rackcost.model.burstiness)
     best, n = search_operating_point(

@@ -28,6 +28,7 @@ from rackcost.reporting.blocks import (
 )
 from rackcost.reporting.charts import ChartSubset
 from rackcost.scenario.edits import edited_paths
+from rackcost.scenario.feasibility import UNSERVED_WORDS
 from rackcost.scenario.loading import scenario_to_data
 from rackcost.scenario.schema import Scenario
 
@@ -138,7 +139,9 @@ def unserved_sentence(unserved: dict[str, Any]) -> str:
     ...                    "reason": "no operating point meets TPOT <= 5 ms"})
     'it cannot meet the SLO. No operating point meets TPOT <= 5 ms (systems[1].performance).'
     """
-    what = "it cannot meet the SLO" if unserved["limit"] == "slo" else "its node does not fit the rack power limit"
+    what = "its node does not fit the rack power limit"
+    if unserved["limit"] != "rack_power":
+        what = f"it {UNSERVED_WORDS.get(unserved['limit'], 'cannot be served')}"
     reason = unserved["reason"]
     return f"{what}. {reason[:1].upper()}{reason[1:]} ({unserved['path']})."
 

@@ -1,13 +1,14 @@
 """What no pydantic field check can see, in two kinds.
 
 - **Problems of the scenario** (:func:`feasibility_problems`): a router the model has no analytic form for, a
-  curve whose latency falls as the load rises. The loader (:mod:`rackcost.scenario.loading`) reports them beside
-  the field checks, so a scenario that loads can be evaluated; the chain checks them again for scenarios built in
-  code.
+  curve whose latency falls as the load rises, a replica whose memory cannot hold the weights or one request's KV
+  cache. The loader (:mod:`rackcost.scenario.loading`) reports them beside the field checks, so a scenario that
+  loads can be evaluated; the chain checks them again for scenarios built in code.
 - **Systems the scenario cannot serve with** (:func:`unserved_systems`): an SLO no operating point of a system
-  meets, a node too big for a rack. These are findings, not input errors (issue 22: "system X cannot meet a 5 ms
-  TPOT" is itself the answer a buyer needs): the scenario loads, and the evaluation leaves the system out, marks it
-  with why (which limit, by how much) and evaluates the others.
+  meets, no SLO-feasible point whose KV cache fits the replica's memory, a node too big for a rack. These are
+  findings, not input errors (issue 22: "system X cannot meet a 5 ms TPOT" is itself the answer a buyer needs):
+  the scenario loads, and the evaluation leaves the system out, marks it with why (which limit, by how much) and
+  evaluates the others.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from rackcost.model.inputs import SystemInputs
+from rackcost.model.memory import KvMemory, gib
 from rackcost.model.operating_point import e2e_ms, feasible
 from rackcost.model.routing import RoutingNotAnalytic, check_routing
 from rackcost.model.sizing import nodes_per_rack_allowed
@@ -26,10 +28,17 @@ from rackcost.scenario.unpack import system_inputs
 from rackcost.scenario.yaml_paths import YamlPath
 from rackcost.units import W_PER_KW
 
-__all__ = ["UNSERVED_LIMITS", "UnservedSystem", "feasibility_problems", "unserved_systems"]
+__all__ = ["UNSERVED_LIMITS", "UNSERVED_WORDS", "UnservedSystem", "feasibility_problems", "unserved_systems"]
 
-UNSERVED_LIMITS = ("slo", "rack_power")
-"""Why a system can be unserved: no operating point meets the SLO; one node is over the rack power limit."""
+UNSERVED_LIMITS = ("slo", "kv_cache", "rack_power")
+"""Why a system can be unserved: no operating point meets the SLO; none that does fits its KV cache in the
+replica's memory; one node is over the rack power limit."""
+UNSERVED_WORDS = {
+    "slo": "cannot meet the SLO",
+    "kv_cache": "cannot hold the KV cache of any operating point that meets the SLO",
+    "rack_power": "does not fit the rack power limit",
+}
+"""Each limit of :data:`UNSERVED_LIMITS` in words, after the system's name (the CLI and the report say it so)."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +54,7 @@ class UnservedSystem:
     path, loc
         The YAML path of the block at fault (``systems[2].performance``) and its location tuple.
     limit
-        ``slo`` or ``rack_power`` (:data:`UNSERVED_LIMITS`).
+        ``slo``, ``kv_cache`` or ``rack_power`` (:data:`UNSERVED_LIMITS`).
     reason
         One sentence: which limit, by how much.
     """
@@ -98,7 +107,28 @@ def feasibility_problems(
             falling = _latency_falls_with_load(scenario.systems[i].name, inp, ok, slo, osl)
             if falling:
                 out.append((("systems", i, "performance"), f"systems[{i}].performance", falling))
+        no_room = None if inp.kv_memory is None else _no_room(inp.kv_memory)
+        if no_room:
+            out.append((("systems", i, "memory"), f"systems[{i}].memory", no_room))
     return out
+
+
+def _no_room(memory: KvMemory) -> str | None:
+    """Why a replica's memory holds not even one request (a bad input: no SLO or curve could change it), or None."""
+    if memory.free_bytes <= 0:
+        usable = memory.hbm_bytes - memory.reserve_bytes
+        return (
+            f"the weights ({gib(memory.weights_bytes)} GiB) do not fit the replica's memory: HBM "
+            f"{gib(memory.hbm_bytes)} GiB (hbm_gib_per_accelerator x hardware.accelerators_per_replica) less the "
+            f"{memory.reserve_fraction:.0%} reserve leaves {gib(usable)} GiB"
+        )
+    if memory.requests_held < 1:
+        return (
+            f"KV cache: one request of {memory.context_tokens:,.0f} tokens needs {gib(memory.kv_bytes_per_request)} "
+            f"GiB per replica, {gib(memory.free_bytes)} GiB free ({memory.summary()}): the replica cannot hold one "
+            "request"
+        )
+    return None
 
 
 def unserved_systems(scenario: Scenario, inputs: list[SystemInputs] | None = None) -> list[UnservedSystem]:
@@ -114,7 +144,9 @@ def unserved_systems(scenario: Scenario, inputs: list[SystemInputs] | None = Non
     Returns
     -------
     list of UnservedSystem
-        In the scenario's order; an SLO miss is reported before a rack limit for the same system (and alone).
+        In the scenario's order; for one system an SLO miss comes first (and alone), then a KV cache that no
+        SLO-feasible point fits (alone), then a rack limit. A replica that holds not even one request is a problem
+        of the scenario (:func:`feasibility_problems`), not an unserved system.
     """
     slo, osl = scenario.slo, scenario.workload.output_tokens_per_request
     out: list[UnservedSystem] = []
@@ -127,6 +159,12 @@ def unserved_systems(scenario: Scenario, inputs: list[SystemInputs] | None = Non
             out.append(
                 UnservedSystem(i, name, f"systems[{i}].performance", loc, "slo", _slo_reason(name, inp, slo, osl))
             )
+            continue
+        memory = inp.kv_memory
+        if memory is not None and memory.requests_held >= 1 and not (ok & memory.fits(cand.concurrency)).any():
+            loc = ("systems", i, "memory")
+            reason = _kv_reason(memory, float(cand.concurrency[ok].min()))
+            out.append(UnservedSystem(i, name, f"systems[{i}].memory", loc, "kv_cache", reason))
             continue
         allowed = nodes_per_rack_allowed(
             inp.nodes_per_rack, inp.node_rated_w, inp.rack_overhead_w, inp.rack_power_limit_w
@@ -142,6 +180,17 @@ def unserved_systems(scenario: Scenario, inputs: list[SystemInputs] | None = Non
             loc = ("systems", i, "hardware")
             out.append(UnservedSystem(i, name, f"systems[{i}].hardware", loc, "rack_power", reason))
     return out
+
+
+def _kv_reason(memory: KvMemory, lowest: float) -> str:
+    """Why no operating point that meets the SLO fits the KV cache: what the least demanding one needs, what is free."""
+    copies = "" if memory.copies == 1 else f" ({memory.copies} copies)"
+    return (
+        f"KV cache: needs {gib(memory.need_bytes(lowest))} GiB per replica at concurrency {lowest:g}, "
+        f"{gib(memory.free_bytes)} GiB free ({memory.summary()}): one request of {memory.context_tokens:,.0f} tokens "
+        f"keeps {gib(memory.kv_bytes_per_request)} GiB{copies}, so a replica holds at most {memory.max_concurrency} "
+        f"requests in flight, and the lowest concurrency that meets the SLO is {lowest:g}"
+    )
 
 
 def _slo_reason(name: str, inp: SystemInputs, slo: Any, osl: float) -> str:

@@ -22,6 +22,7 @@ __all__ = [
     "AcceleratorIdleW",
     "AcceleratorW",
     "AttainmentFraction",
+    "BytesPerElement",
     "Concurrency",
     "Count",
     "CvFraction",
@@ -34,16 +35,22 @@ __all__ = [
     "HostW",
     "HoursPerDay",
     "Interactivity",
+    "KvBytesPerToken",
     "KwPerAccelerator",
     "LatencyMs",
+    "MemoryGib",
     "MinimumHoursPerDay",
     "Name",
+    "ParameterCount",
     "PositiveFraction",
     "Pue",
     "RackKw",
     "RackOverheadW",
+    "ReserveFraction",
+    "RopeDim",
     "Rps",
     "ScenarioBlock",
+    "ShapeCount",
     "SiteKw",
     "SlotCount",
     "Source",
@@ -118,6 +125,21 @@ MinimumHoursPerDay = Annotated[float, Field(ge=0, le=24, allow_inf_nan=False), N
 UsdPerMillionTokens = Annotated[float, Field(ge=0, le=10000.0, allow_inf_nan=False), NOT_BOOL]
 Derate = Annotated[float, Field(ge=0.01, le=2, allow_inf_nan=False), NOT_BOOL]
 """Throughput is multiplied by it: near zero it would size an endless fleet."""
+# the model's shape and a replica's memory, for the KV-cache limit (rackcost.model.memory)
+ParameterCount = Annotated[float, Field(ge=1e6, le=1e14, allow_inf_nan=False), NOT_BOOL]
+"""A model's parameters: a million to a hundred trillion."""
+ShapeCount = Annotated[int, Field(ge=1, le=1_000_000), NOT_BOOL]
+"""Layers, heads or elements of a head: at least one."""
+RopeDim = Annotated[int, Field(ge=0, le=1_000_000), NOT_BOOL]
+"""Elements of MLA's decoupled RoPE key: 0 for a latent without one."""
+MemoryGib = Annotated[float, Field(ge=0.001, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
+"""Accelerator memory or weights: a MiB to ten PiB [GiB]."""
+BytesPerElement = Annotated[float, Field(ge=0.05, le=16, allow_inf_nan=False), NOT_BOOL]
+"""Bytes of one parameter or cached element: under half a bit (packed 4-bit formats are about 0.53) to FP128."""
+KvBytesPerToken = Annotated[float, Field(ge=1, le=1000000000.0, allow_inf_nan=False), NOT_BOOL]
+"""KV bytes one token keeps: a byte to a GB."""
+ReserveFraction = Annotated[float, Field(ge=0, le=0.95, allow_inf_nan=False), NOT_BOOL]
+"""Share of the HBM kept for activations and the runtime: at most 95%, so something is left to share."""
 
 MAX_NAME_CHARS = 200
 """Longest scenario, system or demand-point name [characters]."""

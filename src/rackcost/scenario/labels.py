@@ -38,6 +38,11 @@ _SUFFIXES = [
     ("_tokens_per_s_per_kw", "", "tokens/s per kW"),
     ("tokens_per_s_per_kw", "tokens per s per kW", "tokens/s/kW"),
     ("_tokens_per_request", " tokens per request", "tokens"),
+    ("_gib_per_accelerator", " per accelerator", "GiB"),
+    ("_gib", "", "GiB"),
+    ("_bytes_per_parameter", " per parameter", "bytes"),
+    ("_bytes_per_element", " per element", "bytes"),
+    ("_bytes_per_token", " per token", "bytes"),
     ("_tokens", " tokens", "tokens"),
     ("_limit_kw", " limit", "kW"),
     ("_limit_ms", " limit", "ms"),
@@ -81,6 +86,14 @@ _LABELS = {
     "class": "provenance class",
     "tpot_ms": "TPOT",
     "ttft_ms": "TTFT",
+    "hbm_gib_per_accelerator": "HBM per accelerator",
+    "kv_bytes_per_token": "KV cache per token",
+    "kv_bytes_per_element": "KV cache element",
+    "kv_cache_copies": "KV cache copies",
+    "kv_heads": "KV heads",
+    "kv_lora_rank": "MLA latent (kv_lora_rank)",
+    "qk_rope_head_dim": "MLA RoPE key (qk_rope_head_dim)",
+    "reserve_fraction": "memory reserve",
 }
 
 

@@ -49,6 +49,7 @@ from rackcost.scenario.fields import (
     Years,
     raise_problems,
 )
+from rackcost.scenario.memory_blocks import Architecture, Memory, memory_problems
 from rackcost.scenario.systems import (
     Api,
     Billing,
@@ -67,6 +68,7 @@ from rackcost.scenario.systems import (
 from rackcost.scenario.yaml_paths import MISSING, format_path, lookup, parse_path
 
 __all__ = [
+    "Architecture",
     "Claim",
     "Costs",
     "DemandPoint",
@@ -85,6 +87,7 @@ __all__ = [
     "Rent",
     "Revenue",
     "IdlePolicy",
+    "Memory",
     "Routing",
     "SLO",
     "Scenario",
@@ -114,6 +117,11 @@ class Workload(ScenarioBlock):
         "squared coefficient of variation, which stretches the conditional queueing wait by (c_a^2 + cv^2) / "
         "(c_a^2 + 1) in sizing, acceptance, capacity at SLO and the reported p99 alike. Absent: exponential service "
         "(cv 1), as the M/M/k assumes. 0 to 10.",
+    )
+    architecture: Architecture | None = Field(
+        default=None,
+        description="The model's shape for the KV-cache memory limit of systems with a memory block: parameters, "
+        "layers and kv_heads + head_dim, or kv_lora_rank + qk_rope_head_dim for an MLA cache.",
     )
     source: Source = None
 
@@ -426,6 +434,7 @@ class Scenario(ScenarioBlock):
             problems.append(("systems", f"system names must be unique, got {system_names}"))
         if self.baseline_system is not None and self.baseline_system not in system_names:
             problems.append(("baseline_system", f"must name a system ({system_names}), got {self.baseline_system!r}"))
+        problems += memory_problems(self.workload.architecture, [s.memory for s in self.systems])
         if self.fleet.sizing_demand_point is not None and self.fleet.sizing_demand_point not in names:
             problems.append(
                 (

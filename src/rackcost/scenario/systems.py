@@ -42,6 +42,7 @@ from rackcost.scenario.fields import (
     Years,
     raise_problems,
 )
+from rackcost.scenario.memory_blocks import Memory
 
 __all__ = [
     "Api",
@@ -405,11 +406,17 @@ class System(ScenarioBlock):
         default=None, description="Renting it: a price per accelerator-hour (give costs or rent)."
     )
     facility: FacilityOverride | None = None
+    memory: Memory | None = Field(
+        default=None,
+        description="Its accelerator memory (HBM, weights, reserve): operating points whose KV cache does not fit "
+        "are left out; absent: no memory limit.",
+    )
 
     @model_validator(mode="after")
     def _one_way_to_pay(self) -> System:
         if self.api is not None:
-            extra = [name for name in ("performance", "hardware", "costs", "rent", "facility") if getattr(self, name)]
+            blocks = ("performance", "hardware", "costs", "rent", "facility", "memory")
+            extra = [name for name in blocks if getattr(self, name)]
             if extra:
                 raise ValueError(f"an API system has prices, not {', '.join(extra)}: remove them or remove api")
             return self

@@ -13,18 +13,26 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.model.inputs import CostInputs, FleetPolicy, SampledInputs, SloInputs, SystemInputs
+from rackcost.model.memory import (
+    DEFAULT_KV_BYTES_PER_ELEMENT,
+    KvMemory,
+    kv_bytes_per_request,
+    kv_bytes_per_token_gqa,
+    kv_bytes_per_token_mla,
+)
 from rackcost.model.operating_point import candidate_curve
 from rackcost.model.performance import build_curve
 from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.power_law import fit_for
 from rackcost.scenario.schema import DemandPoint, Scenario, System
 from rackcost.scenario.systems import OperatingPoint
-from rackcost.units import W_PER_KW
+from rackcost.units import BYTES_PER_GIB, W_PER_KW
 
 __all__ = [
     "Samples",
     "api_inputs",
     "fleet_policy",
+    "kv_memory",
     "power_exponent",
     "sampled_inputs",
     "sizing_demand",
@@ -173,6 +181,57 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
         rent_includes_power_and_facility=system.rent is None or system.rent.includes_power_and_facility,
         rent_minimum_hours_per_day=0.0 if system.rent is None else system.rent.minimum_hours_per_day,
         peak_to_mean_power=_peak_to_mean(perf.points),
+        kv_memory=kv_memory(scenario, system),
+    )
+
+
+def kv_memory(scenario: Scenario, system: System) -> KvMemory | None:
+    """A system's memory for the KV cache at the workload's context, or None without a ``memory`` block.
+
+    The context is ``workload.input_tokens_per_request + output_tokens_per_request``, a request's length by its
+    last token; with an output spread (``output_tokens_cv_fraction``) it is the mean length: at a concurrency of
+    ``c`` the caches in flight add up to about ``c`` times the mean (docs/model.md, "KV-cache memory"). The KV
+    bytes per token are the memory block's own ``kv_bytes_per_token``, else the shape of ``workload.architecture``
+    at ``kv_bytes_per_element``; the schema checks that one of them is given (and the weights).
+    """
+    memory = system.memory
+    if memory is None:
+        return None
+    workload = scenario.workload
+    arch = workload.architecture
+    context = float(workload.input_tokens_per_request + workload.output_tokens_per_request)
+    window_bytes, window_tokens = 0.0, 0.0
+    if memory.kv_bytes_per_token is not None:
+        per_token = float(memory.kv_bytes_per_token)
+    else:
+        assert arch is not None and arch.layers is not None  # the schema's memory_problems
+        element = DEFAULT_KV_BYTES_PER_ELEMENT if memory.kv_bytes_per_element is None else memory.kv_bytes_per_element
+        windowed = arch.sliding_window_layers or 0
+
+        def per_layers(layers: int) -> float:
+            if arch.kv_lora_rank is not None and arch.qk_rope_head_dim is not None:
+                return float(kv_bytes_per_token_mla(layers, arch.kv_lora_rank, arch.qk_rope_head_dim, element))
+            assert arch.kv_heads is not None and arch.head_dim is not None  # Architecture._one_shape
+            return float(kv_bytes_per_token_gqa(layers, arch.kv_heads, arch.head_dim, element))
+
+        per_token = per_layers(arch.layers - windowed)
+        if windowed:
+            window_bytes, window_tokens = per_layers(windowed), float(arch.sliding_window_tokens or 0.0)
+    if memory.weights_gib is not None:
+        weights = float(memory.weights_gib) * BYTES_PER_GIB
+    else:
+        assert arch is not None and arch.parameters is not None and memory.weight_bytes_per_parameter is not None
+        weights = float(arch.parameters) * float(memory.weight_bytes_per_parameter)
+    hw = system.hardware_blocks()[1]
+    copies = memory.kv_cache_copies
+    return KvMemory(
+        hbm_bytes=float(memory.hbm_gib_per_accelerator) * BYTES_PER_GIB * hw.accelerators_per_replica,
+        weights_bytes=weights,
+        reserve_fraction=float(memory.reserve_fraction),
+        context_tokens=context,
+        kv_bytes_per_token=per_token,
+        kv_bytes_per_request=float(kv_bytes_per_request(context, per_token, window_bytes, window_tokens, copies)),
+        copies=copies,
     )
 
 
