@@ -99,11 +99,16 @@ class Table:
         ``header`` says what it is, with its unit in brackets.
     rows
         Cells as shown, one list per row.
+    keys
+        How many leading columns name a row (the system; the system and the demand point): a table too wide for a
+        printed page is printed in parts of its columns, each part repeating these
+        (:data:`rackcost.reporting.html.PRINT_COLUMNS`).
     """
 
     id: str
     columns: list[tuple[str, str]]
     rows: list[list[str]]
+    keys: int = 1
 
 
 @dataclass(frozen=True)
