@@ -17,9 +17,10 @@ from rackcost.reporting.blocks import (
     KeyFigures,
     Paragraph,
     Report,
-    Section,
+    ReportProgress,
     Subheading,
     Table,
+    render_charts,
 )
 
 __all__ = ["CSS", "LONG_WORD_CHARS", "PRINT_COLUMNS", "PRINT_PARTS_ROWS", "column_parts", "render_html", "svg_of"]
@@ -121,7 +122,11 @@ def svg_of(chart: Chart, prefix: str) -> str:
     """
     import vl_convert
 
-    svg = vl_convert.vegalite_to_svg(chart.chart.to_dict())
+    return _prefixed(vl_convert.vegalite_to_svg(chart.chart.to_dict()), chart, prefix)
+
+
+def _prefixed(svg: str, chart: Chart, prefix: str) -> str:
+    """vl-convert's SVG of ``chart`` with its ids prefixed and its description as its accessible name."""
     ids = set(_ID.findall(svg))
     for name in sorted(ids, key=len, reverse=True):
         new = f"{prefix}-{name}"
@@ -209,7 +214,7 @@ def _table(table: Table) -> str:
     return f'{whole}<div class="print-only">{printed}</div>'
 
 
-def _block(block: object, section: Section, counter: list[int]) -> str:
+def _block(block: object, svgs: dict[int, str]) -> str:
     if isinstance(block, Paragraph):
         attribute = ' class="strong"' if block.strong else ""
         return f"<p{attribute}>{escape(block.text)}</p>"
@@ -226,34 +231,40 @@ def _block(block: object, section: Section, counter: list[int]) -> str:
     if isinstance(block, Table):
         return _table(block)
     if isinstance(block, Chart):
-        counter[0] += 1
-        svg = svg_of(block, f"chart{counter[0]}")
         return (
-            f'<figure id="figure-{escape(block.name)}">{svg}<figcaption>{escape(block.description)}</figcaption>'
-            "</figure>"
+            f'<figure id="figure-{escape(block.name)}">{svgs[id(block)]}'
+            f"<figcaption>{escape(block.description)}</figcaption></figure>"
         )
     if isinstance(block, Code):
         return f'<pre><code class="language-{escape(block.language)}">{escape(block.text)}</code></pre>'
     raise TypeError(f"no HTML for a block of type {type(block).__name__}")
 
 
-def render_html(report: Report) -> str:
+def render_html(report: Report, progress: ReportProgress | None = None) -> str:
     """The report as one HTML document (UTF-8 text): no script, nothing fetched from anywhere.
 
     Parameters
     ----------
     report
         What to show (:func:`rackcost.reporting.content.build_report`).
+    progress
+        Called as each chart is drawn: ``progress("charts", done, total)``
+        (:func:`rackcost.reporting.blocks.render_charts`).
 
     Returns
     -------
     str
     """
-    counter = [0]
+    import vl_convert
+
+    charts = [b for s in report.sections for b in s.blocks if isinstance(b, Chart)]
+    drawn = render_charts(charts, vl_convert.vegalite_to_svg, progress)
+    # ids numbered in the order of the page: chart1, chart2, ...
+    svgs = {id(c): _prefixed(svg, c, f"chart{i}") for i, (c, svg) in enumerate(zip(charts, drawn, strict=True), 1)}
     toc = "".join(f'<li><a href="#{escape(s.id)}">{escape(s.title)}</a></li>' for s in report.sections)
     sections = []
     for section in report.sections:
-        inner = "\n".join(_block(b, section, counter) for b in section.blocks)
+        inner = "\n".join(_block(b, svgs) for b in section.blocks)
         sections.append(
             f'<section id="{escape(section.id)}" aria-labelledby="{escape(section.id)}-title">\n'
             f'<h2 id="{escape(section.id)}-title">{escape(section.title)}</h2>\n{inner}\n</section>'
