@@ -14,7 +14,6 @@ from rackcost import display
 
 __all__ = [
     "CHARTS",
-    "CHART_THREADS",
     "EVALUATING",
     "NOT_APPLICABLE",
     "REPORT_CHART_PX",
@@ -61,7 +60,6 @@ REPORT_CHART_PX = 560
 """Width of a report chart whose specification leaves it open [px]: fits an A4 or Letter page and scales down on a
 phone (the SVG keeps its viewBox)."""
 
-
 EVALUATING = "evaluating"
 """Stage of making a report: the model, its operating points, fleets and costs, and the sections about them."""
 SAMPLING = "uncertainty samples"
@@ -76,11 +74,6 @@ STAGES = (EVALUATING, SAMPLING, CHARTS, WRITING)
 ReportProgress = Callable[[str, int, int], None]
 """What a report calls as it goes: ``progress(stage, done, total)``, a stage of :data:`STAGES`, with ``done`` from
 0 (begun) to ``total`` (finished)."""
-
-CHART_THREADS = 4
-"""Charts drawn side by side [-]. vl-convert's engine waits between the steps of a chart, so that a few charts in
-flight take less time than one after the other (8 charts of the default scenario: about 0.84 s one by one, 0.64 s
-four at a time on this project's two cores); each chart's drawing is the same either way."""
 
 
 # ---- blocks --------------------------------------------------------------------------------------------------------
@@ -236,23 +229,19 @@ def width(chart: Any) -> Any:
 def render_charts(
     charts: list[Chart], convert: Callable[[dict[str, Any]], Any], progress: ReportProgress | None = None
 ) -> list[Any]:
-    """Each chart drawn by ``convert`` (a vl-convert function of a Vega-Lite specification), in order.
+    """Each chart drawn by ``convert`` (a vl-convert function of a Vega-Lite specification), in order, with
+    ``progress(CHARTS, done, total)`` before the first and after each.
 
-    The specifications are made here, one after the other (Altair is not shared between threads); the drawings are
-    made by :data:`CHART_THREADS` threads, ``progress(CHARTS, done, total)`` called as each one ends.
+    One after the other: vl-convert draws on one JavaScript engine, so threads drawing side by side took as long
+    (measured on the charts of the bundled scenarios: the same CPU time, a wall time within the noise).
     """
-    from concurrent.futures import ThreadPoolExecutor, as_completed
-
     say = progress or _quiet
-    specs = [chart.chart.to_dict() for chart in charts]
-    say(CHARTS, 0, len(specs))
-    if not specs:
-        return []
-    with ThreadPoolExecutor(min(CHART_THREADS, len(specs)), thread_name_prefix="rackcost-chart") as pool:
-        futures = [pool.submit(convert, spec) for spec in specs]
-        for done, _ in enumerate(as_completed(futures), start=1):
-            say(CHARTS, done, len(specs))
-        return [future.result() for future in futures]
+    say(CHARTS, 0, len(charts))
+    drawn = []
+    for done, chart in enumerate(charts, start=1):
+        drawn.append(convert(chart.chart.to_dict()))
+        say(CHARTS, done, len(charts))
+    return drawn
 
 
 def _quiet(stage: str, done: int, total: int) -> None:
