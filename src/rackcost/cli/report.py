@@ -41,7 +41,7 @@ def report_progress(err: Console) -> Iterator[ReportProgress | None]:
         TextColumn("{task.completed:>6,.0f} / {task.total:,.0f}"),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=err, transient=True) as bar:
+    with Progress(*columns, console=err, transient=True, refresh_per_second=5) as bar:
         tasks: dict[str, TaskID] = {}
 
         def show(stage: str, done: int, total: int) -> None:
