@@ -2,7 +2,9 @@
 
 Run: ``.venv/bin/python benchmarks/bench_report.py`` (``--repeats N``, ``--only systems`` or ``--only points``,
 ``--sizes 2,30``). Against another checkout: ``PYTHONPATH=/path/to/checkout/src .venv/bin/python
-benchmarks/bench_report.py``.
+benchmarks/bench_report.py``. ``--stages [SCENARIO]`` instead times each stage of one report (evaluating, uncertainty
+samples, charts, writing: the stages ``rackcost report`` shows on a terminal) of a bundled scenario (default: the
+default scenario), after the warm-up, as medians over the repeats.
 
 The scenarios are made from the default scenario (two systems, three demand points, five uncertain inputs):
 
@@ -100,15 +102,47 @@ def series(label: str, sizes: tuple[int, ...], make: Any, repeats: int) -> None:
         print(f"{n:>14,} | {seconds:10.2f} | {seconds / first:10.1f} | {1000 * seconds / n:11.1f} | {note}", flush=True)
 
 
+def stages(name: str | None, repeats: int) -> None:
+    """Median seconds of each stage of ``rackcost.report`` of a bundled scenario, written to a temporary file."""
+    import tempfile
+    from pathlib import Path
+
+    path = rackcost.bundled_scenario_path(name) if name else rackcost.bundled_scenario_path()
+    spent: dict[str, list[float]] = {}
+    marks: list[tuple[str, float]] = []  # (stage, when) of every call of the progress
+
+    def note(stage: str, done: int, total: int) -> None:
+        marks.append((stage, time.perf_counter()))
+
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(repeats):
+            marks.clear()
+            start = time.perf_counter()
+            rackcost.report(path, date=DATE, output=Path(folder) / "r.html", force=True, progress=note)
+            spent.setdefault("total", []).append(time.perf_counter() - start)
+            for stage in dict.fromkeys(stage for stage, _ in marks):
+                when = [t for s, t in marks if s == stage]
+                spent.setdefault(stage, []).append(when[-1] - when[0])
+    print(f"\n{path.name}: median of {repeats} [s]")
+    for stage, seconds in spent.items():
+        print(f"{stage:>20} | {statistics.median(seconds):6.2f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="runs per size up to 100 items (larger: one)")
     parser.add_argument("--only", choices=("systems", "points"), help="one series only")
     parser.add_argument("--sizes", help="comma-separated sizes instead of the defaults")
+    parser.add_argument(
+        "--stages", nargs="?", const="", metavar="SCENARIO", help="time each stage of one bundled scenario's report"
+    )
     args = parser.parse_args(argv)
     sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else None
     print(f"rackcost {rackcost.__version__} from {rackcost.__file__}")
     rackcost.report(rackcost.bundled_scenario_path(), date=DATE)  # warm-up: imports, vl-convert
+    if args.stages is not None:
+        stages(args.stages or None, args.repeats)
+        return
     if args.only in (None, "systems"):
         series("systems", sizes or SYSTEMS, many_systems, args.repeats)
     if args.only in (None, "points"):

@@ -6,8 +6,11 @@ gives the library's bytes.
 
 from __future__ import annotations
 
+import io
 import os
+import pty
 import re
+import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import unquote
@@ -19,7 +22,7 @@ from typer.testing import CliRunner
 import rackcost
 from rackcost import display
 from rackcost.cli import app as cli_app
-from rackcost.reporting.blocks import NOT_APPLICABLE, SECTIONS
+from rackcost.reporting.blocks import CHARTS, EVALUATING, NOT_APPLICABLE, SAMPLING, SECTIONS, STAGES, WRITING
 from rackcost.reporting.write import ReportPathError, check_output
 from reference import TWO_SYSTEMS
 
@@ -272,11 +275,85 @@ def test_rackcost_report_writes_the_html_of_the_library(tmp_path: Path, monkeypa
     result = invoke("report", TWO_SYSTEMS)
     assert result.exit_code == 0, result.output
     out = tmp_path / "two_systems-report.html"  # the default: <scenario stem>-report.html here
-    assert f"wrote {out.name}" in result.stderr
+    assert result.stderr == f"wrote {out.name}\n"  # no progress display: stderr is not a terminal here
+    assert result.stdout == ""
     html = out.read_text(encoding="utf-8")
     date = re.search(r"on (\d{4}-\d{2}-\d{2})\.", html).group(1)
     assert html == rackcost.report(TWO_SYSTEMS, date=date)
     assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no temporary file left
+
+
+# ---- progress (issue 22, item 5) ------------------------------------------------------------------------------------
+
+
+def test_the_library_reports_each_stage_in_order_and_the_same_bytes(tmp_path: Path) -> None:
+    seen: list[tuple[str, int, int]] = []
+    name = rackcost.bundled_scenario_path().name
+    out = tmp_path / "r.html"
+    html = rackcost.report(
+        rackcost.bundled_scenario_path(), samples=SAMPLES, date=DATE, output=out, progress=lambda *a: seen.append(a)
+    )
+    assert list(dict.fromkeys(stage for stage, _, _ in seen)) == list(STAGES)
+    for stage in STAGES:
+        counts = [(done, total) for s, done, total in seen if s == stage]
+        assert counts[0][0] == 0 and counts[-1][0] == counts[-1][1], stage  # begun at 0, ended at its total
+        assert all(0 <= done <= total for done, total in counts), stage
+        assert [done for done, _ in counts] == sorted(done for done, _ in counts), stage  # never backwards
+    assert {total for s, _, total in seen if s == SAMPLING} == {SAMPLES}
+    assert {total for s, _, total in seen if s == CHARTS} == {html.count("<svg")}
+    assert html == html_of(name) == out.read_text(encoding="utf-8")  # the same report as without a progress
+    with pytest.raises(TypeError, match="progress must be a function"):
+        rackcost.report(rackcost.bundled_scenario_path(), progress="yes")  # type: ignore[arg-type]
+
+
+def test_the_progress_display_shows_on_a_terminal_only() -> None:
+    from rich.console import Console
+
+    from rackcost.cli.report import report_progress
+
+    with report_progress(Console(file=io.StringIO(), force_terminal=False)) as progress:
+        assert progress is None
+    screen = io.StringIO()
+    with report_progress(Console(file=screen, force_terminal=True, width=100)) as progress:
+        assert progress is not None
+        for stage, total in ((EVALUATING, 1), (SAMPLING, 2_000), (CHARTS, 8), (WRITING, 1)):
+            progress(stage, 0, total)
+            progress(stage, total, total)
+    shown = screen.getvalue()
+    assert all(stage in shown for stage in STAGES) and "2,000 / 2,000" in shown
+
+
+def test_rackcost_report_on_a_terminal_shows_its_stages_on_stderr(tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    command = [sys.executable, "-c", "from rackcost.cli.entry import main; main()", "report", str(TWO_SYSTEMS)]
+    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm", "PYTHONPATH": str(ROOT / "src")}
+    main, secondary = pty.openpty()
+    with subprocess.Popen(
+        [*command, "--output", str(out), "--samples", "200"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=secondary,
+    ) as process:
+        os.close(secondary)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the terminal closed when the command ended
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(main)
+        stdout = process.stdout.read() if process.stdout else b""
+        assert process.wait(timeout=300) == 0
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode("utf-8"))
+    for stage in (EVALUATING, CHARTS, WRITING):
+        assert stage in shown, shown
+    # the display is cleared; the outcome stays (whitespace aside: a long path wraps at the terminal's width)
+    assert re.sub(r"\s", "", shown).endswith(re.sub(r"\s", "", f"wrote {out}"))
+    assert stdout == b"" and out.exists()
 
 
 def test_an_invalid_scenario_gives_the_messages_of_validate_and_writes_nothing(tmp_path: Path) -> None:

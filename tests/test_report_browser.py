@@ -1,7 +1,9 @@
 """The HTML report in a real browser: Debian's Chromium (Playwright) opens it from disk with the network blocked.
 
 No request leaves the file, no console error, the page fits a phone's width (tables scroll inside their own box),
-and printed to PDF it has a page per section at least. ``RACKCOST_SCREENSHOTS=1`` also saves the first screen to
+and printed to PDF it has a page per section at least. Printed on A4 and on Letter (issue 22, item 7), nothing is
+wider than the page's text, for the default scenario and the widest bundled one (six systems), and an edited
+scenario says so on page 1. ``RACKCOST_SCREENSHOTS=1`` also saves the first screen to
 ``docs/screenshots/report.png`` (committed; not rewritten on every run). Needs /usr/bin/chromium:
 ``bash scripts/bootstrap`` installs it (the test fails, it does not skip, when it is missing).
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from pathlib import Path
 
 import pypdf
@@ -18,6 +21,7 @@ import pytest
 import rackcost
 from app_server import CHROMIUM, launch_chromium, missing_chromium_message
 from rackcost.reporting.blocks import SECTIONS
+from rackcost.reporting.html import CSS
 
 pytestmark = pytest.mark.browser
 
@@ -26,6 +30,10 @@ SCREENSHOT = ROOT / "docs" / "screenshots" / "report.png"
 PHONE_PX = (390, 844)  # a phone's CSS viewport [px]
 DESKTOP_PX = (1100, 1400)
 WAIT_MS = 120_000  # a hang guard per browser action (Playwright's default, 30 s, is short on a busy machine)
+WIDEST = "llama-3.3-70b-gaudi25-tp-precision.yaml"  # six systems: the widest tables of the bundled scenarios
+PX_PER_MM = 96 / 25.4  # CSS pixels per millimetre
+PAPER_MM = {"A4": (210.0, 297.0), "Letter": (8.5 * 25.4, 11 * 25.4)}  # portrait width x height [mm]
+PDF_POINTS = {"A4": (595.92, 842.88), "Letter": (612.0, 792.0)}  # the page size Chromium writes [pt]
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +41,99 @@ def report_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("report") / "report.html"
     rackcost.report(rackcost.bundled_scenario_path(), samples=2_000, date="2026-01-02", output=path)
     return path
+
+
+@pytest.fixture(scope="module")
+def print_files(tmp_path_factory, report_file: Path) -> dict[str, Path]:
+    """The report of the default scenario and of the widest bundled one (no distributions: no samples)."""
+    wide = tmp_path_factory.mktemp("wide") / "report.html"
+    rackcost.report(rackcost.bundled_scenario_path(WIDEST), date="2026-01-02", output=wide)
+    return {"default": report_file, WIDEST: wide}
+
+
+def text_width_px(paper: str) -> float:
+    """The width of a printed page's text [CSS px]: the paper's width less the left and right margins of the
+    stylesheet's ``@page`` rule."""
+    margins = re.search(r"@page\s*\{[^}]*?margin:\s*([\d.]+)mm(?:\s+([\d.]+)mm)?", CSS)
+    assert margins, "the stylesheet sets the page's margins in mm"
+    side = float(margins.group(2) or margins.group(1))
+    return (PAPER_MM[paper][0] - 2 * side) * PX_PER_MM
+
+
+# every table, chart, image and preformatted block shown in print, and the boxes that hold them: the ones that
+# stick out of the page's text (their box past its edges, or content wider than their box)
+OVERFLOWING = """() => {
+  const right = document.documentElement.clientWidth;
+  const shown = [...document.querySelectorAll('table, svg, img, pre, .table-wrap, figure, section')]
+    .filter(e => e.getClientRects().length > 0 && !(e.parentElement && e.parentElement.closest('svg')));
+  const over = shown.filter(e => {
+    const box = e.getBoundingClientRect();
+    const scrolls = !(e instanceof SVGElement) && e.scrollWidth > e.clientWidth;
+    return box.left < -0.5 || box.right > right + 0.5 || scrolls;
+  }).map(e => `${e.tagName.toLowerCase()}#${e.id} .${e.getAttribute('class')} in ${e.closest('section')?.id}: `
+           + `${Math.round(e.getBoundingClientRect().width)} px, content ${e.scrollWidth} px`);
+  const count = tag => shown.filter(e => e.tagName.toLowerCase() === tag).length;
+  return {width: right, page: document.documentElement.scrollWidth, over: over,
+          tables: count('table'), charts: count('svg'), parts: shown.filter(e => e.matches('table.part')).length};
+}"""
+
+
+@pytest.mark.parametrize("name", ["default", WIDEST])
+def test_the_printed_report_fits_a4_and_letter_without_clipping(print_files: dict[str, Path], name: str):
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM.exists(), missing_chromium_message()
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        try:
+            for paper in ("A4", "Letter"):
+                width = text_width_px(paper)
+                context = browser.new_context(viewport={"width": int(width), "height": 1100})
+                context.set_default_timeout(WAIT_MS)
+                page = context.new_page()
+                page.emulate_media(media="print")
+                page.goto(print_files[name].as_uri(), wait_until="load")
+                found = page.evaluate(OVERFLOWING)
+                assert found["width"] == int(width)
+                assert found["over"] == [], (paper, found["over"])
+                assert found["page"] <= found["width"]
+                assert found["tables"] >= 8 and found["charts"] >= 4
+                # the systems and cost tables (14 columns) are printed in parts, the whole tables are not
+                assert found["parts"] >= 4
+                assert not page.locator("#table-systems").is_visible()
+                assert not page.locator("#table-points").is_visible()
+                pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format=paper)))
+                assert len(pdf.pages) >= len(SECTIONS) - 1  # the widest has no uncertainty section
+                size = pdf.pages[0].mediabox
+                assert (float(size.width), float(size.height)) == pytest.approx(PDF_POINTS[paper], abs=1)
+                assert pdf.pages[0].extract_text().splitlines()[0] == f"1 / {len(pdf.pages)}"  # numbered pages
+                context.close()
+        finally:
+            browser.close()
+
+
+def test_an_edited_scenario_says_so_on_the_first_printed_page(tmp_path: Path):
+    from playwright.sync_api import sync_playwright
+
+    from rackcost.scenario.edits import edited_figure, set_at
+    from rackcost.scenario.loading import scenario_to_data
+
+    data = scenario_to_data(rackcost.load_scenario(rackcost.bundled_scenario_path()))
+    data = set_at(data, "facility.pue", 1.5)
+    data.setdefault("figures", {})["facility.pue"] = edited_figure(1.2, None)
+    path = tmp_path / "edited.html"
+    rackcost.report(rackcost.scenario_from_dict(data), samples=200, date="2026-01-02", output=path)
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(WAIT_MS)
+            page.goto(path.as_uri(), wait_until="load")
+            for paper in ("A4", "Letter"):
+                first = pypdf.PdfReader(io.BytesIO(page.pdf(format=paper))).pages[0].extract_text()
+                assert "This scenario was edited" in " ".join(first.split()), paper
+        finally:
+            browser.close()
 
 
 def test_the_report_opens_offline_without_error_fits_a_phone_and_prints_a_page_per_section(report_file: Path):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 
 from rackcost.analysis.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
@@ -13,7 +16,42 @@ from rackcost.cli.common import ScenarioArg, SeedOpt, cli_words, console, error,
 from rackcost.errors import ScenarioError
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 
-__all__ = ["COMMANDS", "report"]
+if TYPE_CHECKING:
+    from rackcost.reporting.blocks import ReportProgress
+
+__all__ = ["COMMANDS", "report", "report_progress"]
+
+
+@contextmanager
+def report_progress(err: Console) -> Iterator[ReportProgress | None]:
+    """The report's stages as a Rich progress display on ``err`` while the report is made, when ``err`` is a
+    terminal: a line per stage begun (evaluating, uncertainty samples, charts, writing) with its bar, count and
+    time, all cleared at the end (``wrote PATH`` follows). Not on a terminal (a pipe, a file, a test): None, so that
+    nothing is shown and stderr holds only the outcome.
+    """
+    if not err.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+
+    columns = (
+        SpinnerColumn(),
+        TextColumn("{task.description:<20}"),
+        BarColumn(bar_width=24),
+        TextColumn("{task.completed:>6,.0f} / {task.total:,.0f}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, transient=True, refresh_per_second=5) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def show(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                for task in bar.tasks:  # a stage begun ends the one before it
+                    bar.update(task.id, completed=task.total)
+                tasks[stage] = bar.add_task(stage, total=max(total, 1))
+            bar.update(tasks[stage], completed=done, total=max(total, 1))
+
+        yield show
 
 
 def report(
@@ -60,14 +98,18 @@ def report(
             f"{MAX_CELLS:,} cells: lower --samples"
         )
         raise typer.Exit(code=1)
+    err = console(stderr=True)
     try:
-        report(sc, samples=samples, seed=seed, format=format_of(target), output=target, force=force)
+        with report_progress(err) as progress:
+            report(
+                sc, samples=samples, seed=seed, format=format_of(target), output=target, force=force, progress=progress
+            )
     except ScenarioError as exc:
         fail(exc)
     except (ReportPathError, OSError) as exc:
         error(f"{target}: cannot write: {getattr(exc, 'strerror', None) or exc}")
         raise typer.Exit(code=1) from None
-    console(stderr=True).print(f"wrote {escape(str(target))}", highlight=False)
+    err.print(f"wrote {escape(str(target))}", highlight=False)
 
 
 COMMANDS = (report,)

@@ -13,9 +13,16 @@ from typing import Any
 from rackcost import display
 
 __all__ = [
+    "CHARTS",
+    "EVALUATING",
     "NOT_APPLICABLE",
     "REPORT_CHART_PX",
+    "SAMPLING",
     "SECTIONS",
+    "STAGES",
+    "WRITING",
+    "ReportProgress",
+    "render_charts",
     "Block",
     "Bullets",
     "Chart",
@@ -52,6 +59,21 @@ SECTIONS = {
 REPORT_CHART_PX = 560
 """Width of a report chart whose specification leaves it open [px]: fits an A4 or Letter page and scales down on a
 phone (the SVG keeps its viewBox)."""
+
+EVALUATING = "evaluating"
+"""Stage of making a report: the model, its operating points, fleets and costs, and the sections about them."""
+SAMPLING = "uncertainty samples"
+"""Stage: the Monte Carlo (its progress counts samples), then the tornado and the break-even values."""
+CHARTS = "charts"
+"""Stage: each chart drawn by vl-convert (SVG for HTML, PNG for Markdown); its progress counts charts."""
+WRITING = "writing"
+"""Stage: the file written (atomically)."""
+STAGES = (EVALUATING, SAMPLING, CHARTS, WRITING)
+"""The stages of :func:`rackcost.report`, in order (:data:`SAMPLING` only when there is a Monte Carlo)."""
+
+ReportProgress = Callable[[str, int, int], None]
+"""What a report calls as it goes: ``progress(stage, done, total)``, a stage of :data:`STAGES`, with ``done`` from
+0 (begun) to ``total`` (finished)."""
 
 
 # ---- blocks --------------------------------------------------------------------------------------------------------
@@ -99,11 +121,16 @@ class Table:
         ``header`` says what it is, with its unit in brackets.
     rows
         Cells as shown, one list per row.
+    keys
+        How many leading columns name a row (the system; the system and the demand point): a table too wide for a
+        printed page is printed in parts of its columns, each part repeating these
+        (:data:`rackcost.reporting.html.PRINT_COLUMNS`).
     """
 
     id: str
     columns: list[tuple[str, str]]
     rows: list[list[str]]
+    keys: int = 1
 
 
 @dataclass(frozen=True)
@@ -194,3 +221,28 @@ def section(key: str, blocks: list[Block]) -> Section:
 def width(chart: Any) -> Any:
     """A chart at the report's width (:data:`REPORT_CHART_PX`)."""
     return chart.properties(width=REPORT_CHART_PX)
+
+
+# ---- drawing --------------------------------------------------------------------------------------------------------
+
+
+def render_charts(
+    charts: list[Chart], convert: Callable[[dict[str, Any]], Any], progress: ReportProgress | None = None
+) -> list[Any]:
+    """Each chart drawn by ``convert`` (a vl-convert function of a Vega-Lite specification), in order, with
+    ``progress(CHARTS, done, total)`` before the first and after each.
+
+    One after the other: vl-convert draws on one JavaScript engine, so threads drawing side by side took as long
+    (measured on the charts of the bundled scenarios: the same CPU time, a wall time within the noise).
+    """
+    say = progress or _quiet
+    say(CHARTS, 0, len(charts))
+    drawn = []
+    for done, chart in enumerate(charts, start=1):
+        drawn.append(convert(chart.chart.to_dict()))
+        say(CHARTS, done, len(charts))
+    return drawn
+
+
+def _quiet(stage: str, done: int, total: int) -> None:
+    """A progress that shows nothing."""

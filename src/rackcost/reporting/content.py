@@ -23,7 +23,7 @@ import datetime as dt
 from rackcost.evaluation.chain import evaluate_apis, evaluate_systems, mark_unserved
 from rackcost.evaluation.results import result_tables
 from rackcost.evaluation.servable import servable
-from rackcost.reporting.blocks import Report
+from rackcost.reporting.blocks import EVALUATING, SAMPLING, Report, ReportProgress
 from rackcost.reporting.charts import chart_subset
 from rackcost.reporting.input_sections import appendix_section, provenance_section, scenario_section
 from rackcost.reporting.result_sections import (
@@ -70,7 +70,13 @@ def report_samples(scenario: Scenario) -> tuple[int, str]:
     )
 
 
-def build_report(scenario: Scenario, samples: int | None = None, seed: int = 0, date: str | None = None) -> Report:
+def build_report(
+    scenario: Scenario,
+    samples: int | None = None,
+    seed: int = 0,
+    date: str | None = None,
+    progress: ReportProgress | None = None,
+) -> Report:
     """Evaluate a scenario and word the result as a :class:`Report`.
 
     Parameters
@@ -85,6 +91,10 @@ def build_report(scenario: Scenario, samples: int | None = None, seed: int = 0, 
         Seed of the Monte Carlo (same seed, same report).
     date
         The report's date (ISO 8601); default today. Give it to make the same bytes on another day.
+    progress
+        Called as the work goes (:data:`~rackcost.reporting.blocks.ReportProgress`): ``"evaluating"`` begun and
+        finished, then, with a Monte Carlo, ``"uncertainty samples"`` with the samples done (and finished once the
+        tornado and break-even values are found).
 
     Returns
     -------
@@ -98,6 +108,8 @@ def build_report(scenario: Scenario, samples: int | None = None, seed: int = 0, 
     """
     from rackcost import __version__
 
+    say = progress or (lambda stage, done, total: None)
+    say(EVALUATING, 0, 1)
     given = scenario  # the inputs sections show the scenario as given; the rest what it can serve with
     scenario, unserved, inputs = servable(scenario)
     outcomes = evaluate_systems(scenario, inputs=inputs)
@@ -113,21 +125,26 @@ def build_report(scenario: Scenario, samples: int | None = None, seed: int = 0, 
     uncertain = bool(scenario.distributions)
     asked, samples_note = (samples, "") if samples is not None else report_samples(scenario)
     n = asked if uncertain else None
-    mc = None
-    if n is not None:
-        from rackcost.analysis.montecarlo import uncertainty
-
-        mc = uncertainty(scenario, n, seed)
-    sections = [
-        summary_section(scenario, result, mc, subset),
+    # the sections of the model's result first, the summary (which needs the Monte Carlo) put before them after
+    results = [
         scenario_section(given),
         systems_section(scenario, result, outcomes, subset),
         cost_section(scenario, result, subset),
         cliff_section(scenario, result, outcomes, subset),
         claim_section(result, subset),
     ]
+    say(EVALUATING, 1, 1)
+    mc = None
+    if n is not None:
+        from rackcost.analysis.montecarlo import uncertainty
+
+        say(SAMPLING, 0, n)
+        mc = uncertainty(scenario, n, seed, progress=None if progress is None else lambda done: say(SAMPLING, done, n))
+    sections = [summary_section(scenario, result, mc, subset), *results]
     if uncertain or samples is not None:
         sections.append(uncertainty_section(scenario, result, mc, systems, demand, subset, samples_note))
+    if n is not None:
+        say(SAMPLING, n, n)  # the tornado and break-even values too
     sections += [provenance_section(given), warnings_section(result), appendix_section(given)]
     return Report(
         title=scenario.name,

@@ -17,12 +17,13 @@ from rackcost.reporting.blocks import (
     KeyFigures,
     Paragraph,
     Report,
-    Section,
+    ReportProgress,
     Subheading,
     Table,
+    render_charts,
 )
 
-__all__ = ["CSS", "render_html", "svg_of"]
+__all__ = ["CSS", "LONG_WORD_CHARS", "PRINT_COLUMNS", "PRINT_PARTS_ROWS", "column_parts", "render_html", "svg_of"]
 
 CSS = """
 :root { color-scheme: light; --ink: #1d2430; --muted: #5b6675; --rule: #d5dae1; --accent: #2f5d8a; }
@@ -60,25 +61,51 @@ footer { color: var(--muted); font-size: 0.85rem; border-top: 1px solid var(--ru
   h1 { font-size: 1.4rem; }
   nav ol { columns: 1; }
 }
-@page { size: auto; margin: 14mm 12mm; }
+caption { caption-side: top; text-align: left; color: var(--muted); font-size: 0.8rem; padding-bottom: 0.2rem; }
+.print-only { display: none; }
+@page { size: auto; margin: 14mm 12mm;
+        @bottom-right { content: counter(page) " / " counter(pages); font-size: 8pt; color: #5b6675; } }
 @media print {
-  body { font-size: 10.5pt; }
+  body { font-size: 10.5pt; overflow-wrap: break-word; }
   main { max-width: none; padding: 0; }
-  nav { display: none; }
+  nav, .screen-only { display: none; }
+  .print-only { display: block; }
   section + section { break-before: page; page-break-before: always; }
   h2 { border-top: none; margin-top: 0; }
   h2, h3 { break-after: avoid; page-break-after: avoid; }
+  .figures li { flex-basis: 10rem; break-inside: avoid; page-break-inside: avoid; }
   .table-wrap { overflow: visible; }
-  table { font-size: 8pt; }
+  table { font-size: 8pt; max-width: 100%; }
+  th, td { padding: 0.2rem 0.3rem; }
+  td.long, table.wide th, table.wide td { overflow-wrap: anywhere; }
+  table.wide { table-layout: fixed; width: 100%; font-size: 6.5pt; }
+  table.wide td.number { white-space: normal; }
   thead { display: table-header-group; }
   tr { break-inside: avoid; page-break-inside: avoid; }
-  pre { white-space: pre-wrap; font-size: 7pt; }
+  figure svg { max-width: 100%; height: auto; }
+  pre { white-space: pre-wrap; overflow-wrap: anywhere; overflow: visible; font-size: 7pt; }
 }
 """.strip()
 """The report's stylesheet: readable on a phone (one column, tables scroll sideways, charts scale), and in print
-a section per page on the printer's paper (``size: auto``: A4 or Letter; the content fits the narrower, A4)."""
+a section per page on the printer's paper (``size: auto``: A4 or Letter; the content fits the narrower, A4, whose
+text is 186 mm, about 700 CSS px, wide at these margins), numbered ``page / pages`` at the bottom right. In print,
+a table of more than :data:`PRINT_COLUMNS` columns is replaced by its parts (:func:`column_parts`), a cell with a
+long word (:data:`LONG_WORD_CHARS`) may break it anywhere, and charts scale to the page's width."""
+
+PRINT_COLUMNS = 8
+"""Most columns of a printed table: a wider one is printed as parts of at most this many columns, each repeating
+the columns that name a row (:attr:`~rackcost.reporting.blocks.Table.keys`). Eight columns of the report's figures
+(at most about ten characters each) in 8 pt fit an A4 page's text width."""
+LONG_WORD_CHARS = 20
+"""A cell with a word this long or longer (a YAML path, a file name, a link) may break it anywhere in print, so
+that it never widens its table past the page; shorter words (a system's name, a header's) break only at spaces."""
+PRINT_PARTS_ROWS = 500
+"""Most rows of a table that is printed in parts. The parts are a second copy of the table in the file (shown only
+in print), so a longer one (printing it would take dozens of pages anyway) is printed whole instead: its columns
+fixed to the page's width, in 6.5 pt, its cells wrapped, so that it still fits."""
 
 _ID = re.compile(r'\bid="([^"]+)"')
+_LONG_WORD = re.compile(rf"\S{{{LONG_WORD_CHARS},}}")
 _NUMBER_CELL = re.compile(r"^[-<>$]*[\d,.]+(?:[KMBT%x]|[KMBT]x)?$|^-$")
 
 
@@ -95,7 +122,11 @@ def svg_of(chart: Chart, prefix: str) -> str:
     """
     import vl_convert
 
-    svg = vl_convert.vegalite_to_svg(chart.chart.to_dict())
+    return _prefixed(vl_convert.vegalite_to_svg(chart.chart.to_dict()), chart, prefix)
+
+
+def _prefixed(svg: str, chart: Chart, prefix: str) -> str:
+    """vl-convert's SVG of ``chart`` with its ids prefixed and its description as its accessible name."""
     ids = set(_ID.findall(svg))
     for name in sorted(ids, key=len, reverse=True):
         new = f"{prefix}-{name}"
@@ -107,23 +138,83 @@ def svg_of(chart: Chart, prefix: str) -> str:
     return svg
 
 
-def _table(table: Table) -> str:
-    head = "".join(f'<th scope="col" data-key="{escape(key)}">{escape(header)}</th>' for key, header in table.columns)
-    body = []
-    for row in table.rows:
-        cells = []
-        for i, cell in enumerate(row):
-            numeric = i > 0 and _NUMBER_CELL.match(cell) is not None
-            attribute = ' class="number"' if numeric else ""
-            cells.append(f"<td{attribute}>{escape(cell)}</td>")
-        body.append(f"<tr>{''.join(cells)}</tr>")
-    return (
-        f'<div class="table-wrap"><table id="table-{escape(table.id)}"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
+def column_parts(columns: int, keys: int = 1, limit: int = PRINT_COLUMNS) -> list[list[int]]:
+    """The columns of each printed part of a table: all of them when they are at most ``limit``, else the fewest
+    parts of at most ``limit`` columns, as even as can be, each starting with the ``keys`` columns that name a row.
+
+    Examples
+    --------
+    >>> column_parts(5)
+    [[0, 1, 2, 3, 4]]
+    >>> [len(part) for part in column_parts(14)], column_parts(14)[1][:2]
+    ([8, 7], [0, 8])
+    >>> [part[:3] for part in column_parts(14, keys=2)]
+    [[0, 1, 2], [0, 1, 8]]
+    """
+    if columns <= limit:
+        return [list(range(columns))]
+    keys = max(1, min(keys, limit - 1))
+    rest = list(range(keys, columns))
+    count = -(-len(rest) // (limit - keys))
+    size, extra = divmod(len(rest), count)
+    parts, start = [], 0
+    for i in range(count):
+        stop = start + size + (i < extra)
+        parts.append(list(range(keys)) + rest[start:stop])
+        start = stop
+    return parts
+
+
+def _cells(row: list[str]) -> list[str]:
+    """The row's ``<td>`` elements: a figure (not the first column, which names the row) aligned right, a cell with
+    a long unbroken word (a YAML path, a file name) marked ``long``, which print breaks anywhere."""
+    cells = []
+    for i, cell in enumerate(row):
+        numeric = i > 0 and _NUMBER_CELL.match(cell) is not None
+        attribute = ' class="number"' if numeric else ' class="long"' if _LONG_WORD.search(cell) else ""
+        cells.append(f"<td{attribute}>{escape(cell)}</td>")
+    return cells
+
+
+def _table_html(table: Table, rows: list[list[str]], columns: list[int], attributes: str, caption: str = "") -> str:
+    head = "".join(
+        f'<th scope="col" data-key="{escape(table.columns[i][0])}">{escape(table.columns[i][1])}</th>' for i in columns
     )
+    body = "".join(f"<tr>{''.join(row[i] for i in columns)}</tr>" for row in rows)
+    caption = f"<caption>{escape(caption)}</caption>" if caption else ""
+    return f"<table{attributes}>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _block(block: object, section: Section, counter: list[int]) -> str:
+def _table(table: Table) -> str:
+    """The table, and when it is wider than a printed page (:data:`PRINT_COLUMNS`), its parts for print."""
+    rows = [_cells(row) for row in table.rows]
+    every = list(range(len(table.columns)))
+    parts = column_parts(len(table.columns), table.keys)
+    wide = len(parts) > 1
+    split = wide and len(table.rows) <= PRINT_PARTS_ROWS
+    attributes = f' id="table-{escape(table.id)}"' + (' class="wide"' if wide and not split else "")
+    whole = (
+        f'<div class="table-wrap{" screen-only" if split else ""}">{_table_html(table, rows, every, attributes)}</div>'
+    )
+    if not split:
+        return whole
+    named = " and ".join(table.columns[i][1] for i in parts[0] if all(i in part for part in parts))
+    printed = "".join(
+        '<div class="table-wrap">'
+        + _table_html(
+            table,
+            rows,
+            part,
+            f' class="part" data-part-of="{escape(table.id)}"',
+            f"Part {n} of {len(parts)} of the table, split to fit the page ({named} in each part)",
+        )
+        + "</div>"
+        for n, part in enumerate(parts, start=1)
+    )
+    return f'{whole}<div class="print-only">{printed}</div>'
+
+
+def _block(block: object, svgs: dict[int, str]) -> str:
     if isinstance(block, Paragraph):
         attribute = ' class="strong"' if block.strong else ""
         return f"<p{attribute}>{escape(block.text)}</p>"
@@ -140,34 +231,40 @@ def _block(block: object, section: Section, counter: list[int]) -> str:
     if isinstance(block, Table):
         return _table(block)
     if isinstance(block, Chart):
-        counter[0] += 1
-        svg = svg_of(block, f"chart{counter[0]}")
         return (
-            f'<figure id="figure-{escape(block.name)}">{svg}<figcaption>{escape(block.description)}</figcaption>'
-            "</figure>"
+            f'<figure id="figure-{escape(block.name)}">{svgs[id(block)]}'
+            f"<figcaption>{escape(block.description)}</figcaption></figure>"
         )
     if isinstance(block, Code):
         return f'<pre><code class="language-{escape(block.language)}">{escape(block.text)}</code></pre>'
     raise TypeError(f"no HTML for a block of type {type(block).__name__}")
 
 
-def render_html(report: Report) -> str:
+def render_html(report: Report, progress: ReportProgress | None = None) -> str:
     """The report as one HTML document (UTF-8 text): no script, nothing fetched from anywhere.
 
     Parameters
     ----------
     report
         What to show (:func:`rackcost.reporting.content.build_report`).
+    progress
+        Called as each chart is drawn: ``progress("charts", done, total)``
+        (:func:`rackcost.reporting.blocks.render_charts`).
 
     Returns
     -------
     str
     """
-    counter = [0]
+    import vl_convert
+
+    charts = [b for s in report.sections for b in s.blocks if isinstance(b, Chart)]
+    drawn = render_charts(charts, vl_convert.vegalite_to_svg, progress)
+    # ids numbered in the order of the page: chart1, chart2, ...
+    svgs = {id(c): _prefixed(svg, c, f"chart{i}") for i, (c, svg) in enumerate(zip(charts, drawn, strict=True), 1)}
     toc = "".join(f'<li><a href="#{escape(s.id)}">{escape(s.title)}</a></li>' for s in report.sections)
     sections = []
     for section in report.sections:
-        inner = "\n".join(_block(b, section, counter) for b in section.blocks)
+        inner = "\n".join(_block(b, svgs) for b in section.blocks)
         sections.append(
             f'<section id="{escape(section.id)}" aria-labelledby="{escape(section.id)}-title">\n'
             f'<h2 id="{escape(section.id)}-title">{escape(section.title)}</h2>\n{inner}\n</section>'

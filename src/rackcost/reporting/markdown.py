@@ -7,6 +7,7 @@ scenario escaped so that it shows as written (no link, emphasis or HTML made fro
 from __future__ import annotations
 
 import re
+from typing import Any
 from urllib.parse import quote
 
 from rackcost.reporting.blocks import (
@@ -16,8 +17,10 @@ from rackcost.reporting.blocks import (
     KeyFigures,
     Paragraph,
     Report,
+    ReportProgress,
     Subheading,
     Table,
+    render_charts,
 )
 
 __all__ = ["PNG_SCALE", "md_escape", "png_of", "render_markdown"]
@@ -41,9 +44,14 @@ def md_escape(text: str) -> str:
 
 def png_of(chart: Chart) -> bytes:
     """The chart as a PNG image (``vl-convert``, :data:`PNG_SCALE`)."""
+    return _png(chart.chart.to_dict())
+
+
+def _png(spec: dict[str, Any]) -> bytes:
+    """A Vega-Lite specification as a PNG image (``vl-convert``, :data:`PNG_SCALE`)."""
     import vl_convert
 
-    return bytes(vl_convert.vegalite_to_png(chart.chart.to_dict(), scale=PNG_SCALE))
+    return bytes(vl_convert.vegalite_to_png(spec, scale=PNG_SCALE))
 
 
 def _table(table: Table) -> list[str]:
@@ -55,7 +63,9 @@ def _table(table: Table) -> list[str]:
     return lines
 
 
-def render_markdown(report: Report, images_dir: str) -> tuple[str, dict[str, bytes]]:
+def render_markdown(
+    report: Report, images_dir: str, progress: ReportProgress | None = None
+) -> tuple[str, dict[str, bytes]]:
     """The report as Markdown text and the PNG files its images link to.
 
     Parameters
@@ -64,6 +74,9 @@ def render_markdown(report: Report, images_dir: str) -> tuple[str, dict[str, byt
         What to show (:func:`rackcost.reporting.content.build_report`).
     images_dir
         Folder of the images, relative to the Markdown file (a plain name such as ``report_files``).
+    progress
+        Called as each chart is drawn: ``progress("charts", done, total)``
+        (:func:`rackcost.reporting.blocks.render_charts`).
 
     Returns
     -------
@@ -72,6 +85,8 @@ def render_markdown(report: Report, images_dir: str) -> tuple[str, dict[str, byt
     files : dict of str to bytes
         Relative path (``images_dir/NN-name.png``) -> PNG bytes, for every image the text links to.
     """
+    charts = [b for s in report.sections for b in s.blocks if isinstance(b, Chart)]
+    pngs = dict(zip(map(id, charts), render_charts(charts, _png, progress), strict=True))
     files: dict[str, bytes] = {}
     out = [
         f"# {md_escape(report.title)}",
@@ -96,7 +111,7 @@ def render_markdown(report: Report, images_dir: str) -> tuple[str, dict[str, byt
                 out += [*_table(block), ""]
             elif isinstance(block, Chart):
                 path = f"{images_dir}/{len(files) + 1:02d}-{block.name}.png"
-                files[path] = png_of(block)
+                files[path] = pngs[id(block)]
                 out += [f"![{md_escape(block.description)}]({quote(path)})", ""]
             elif isinstance(block, Code):
                 fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", block.text)), default=0))

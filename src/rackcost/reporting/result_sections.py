@@ -297,6 +297,7 @@ def cost_section(scenario: Scenario, result: Any, subset: ChartSubset) -> Sectio
             + [NOT_APPLICABLE if p["system"] in apis and c.fleet_only else c.format(p.get(c.name)) for c in shown]
             for p in points
         ],
+        keys=2,
     )
     return section(
         "cost",

@@ -14,7 +14,7 @@ from pathlib import Path
 from rackcost import files
 from rackcost.errors import check_argument, check_count
 from rackcost.files import write_atomically, write_folder_atomically
-from rackcost.reporting.content import build_report
+from rackcost.reporting.blocks import EVALUATING, WRITING, ReportProgress
 from rackcost.scenario.loading import load_scenario
 from rackcost.scenario.schema import Scenario
 
@@ -124,6 +124,7 @@ def report(
     date: str | None = None,
     output: str | os.PathLike[str] | None = None,
     force: bool = False,
+    progress: ReportProgress | None = None,
 ) -> str:
     """A decision report of a scenario: the question, the answer, the numbers behind it and where each came from.
 
@@ -145,6 +146,11 @@ def report(
         it, since its charts are files.
     force
         Replace an existing ``output``.
+    progress
+        Called as the work goes: ``progress(stage, done, total)`` with the stages of
+        :data:`rackcost.reporting.blocks.STAGES` in order (``"evaluating"``, ``"uncertainty samples"`` with a Monte
+        Carlo, ``"charts"`` as each is drawn, ``"writing"`` when there is an ``output``), ``done`` from 0 (begun) to
+        ``total`` (finished). ``rackcost report`` shows it on a terminal.
 
     Returns
     -------
@@ -171,6 +177,8 @@ def report(
     check_argument(fn, "date", date, (str, type(None)), "an ISO 8601 date such as '2026-12-01', or None")
     check_argument(fn, "output", output, (str, os.PathLike, type(None)), "a file path or None")
     check_argument(fn, "force", force, bool, "True or False")
+    if progress is not None and not callable(progress):
+        check_argument(fn, "progress", progress, type(None), "a function of (stage, done, total), or None")
     if format not in ("html", "markdown"):
         raise ValueError(f"format must be 'html' or 'markdown', got {format!r}")
     if output is not None:
@@ -179,20 +187,28 @@ def report(
             raise ReportPathError(f"{output}: the suffix says {format_of(output)}, the format asked is {format}")
     elif format == "markdown":
         raise ReportPathError("a Markdown report needs an output path: its charts are PNG files beside it")
+    say = progress or (lambda stage, done, total: None)
+    say(EVALUATING, 0, 1)  # before the charts' imports (Altair, pandas: about a second on a small machine)
+    from rackcost.reporting.content import build_report
+
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
-    content = build_report(sc, samples=samples, seed=seed, date=date)
+    content = build_report(sc, samples=samples, seed=seed, date=date, progress=progress)
     if format == "html":
         from rackcost.reporting.html import render_html
 
-        text = render_html(content)
+        text = render_html(content, progress)
         if output is not None:
+            say(WRITING, 0, 1)
             write_atomically(output, text.encode("utf-8"))
+            say(WRITING, 1, 1)
         return text
     from rackcost.reporting.markdown import render_markdown
 
     assert output is not None
     folder = images_dir_of(output)
-    text, files = render_markdown(content, folder.name)
+    text, files = render_markdown(content, folder.name, progress)
+    say(WRITING, 0, 1)
     write_folder_atomically(folder, files)
     write_atomically(output, text.encode("utf-8"))
+    say(WRITING, 1, 1)
     return text
