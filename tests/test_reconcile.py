@@ -75,6 +75,7 @@ def _imported_scenario(path: Path, gpus: int, **options) -> tuple[rackcost.Scena
     system["performance"] = copy.deepcopy(curve.performance)
     system["provenance"] = copy.deepcopy(curve.provenance)
     system["hardware"].update(accelerators_per_replica=gpus, accelerators_per_node=gpus)
+    system.pop("memory", None)  # the B200's memory for DeepSeek R1: not the imported curve's model and GPUs
     return scenario_from_dict(data), curve.performance
 
 

@@ -243,6 +243,10 @@ def pasted_scenario(curve: InferenceXCurve) -> Scenario:
     system = data["systems"][0]
     system.update(name=PASTED_SYSTEM, performance=copy.deepcopy(dict(curve.performance)))
     system["provenance"] = copy.deepcopy(dict(curve.provenance))
+    # the base system's memory and the workload's architecture describe another model on other GPUs: the curve's
+    # own points were measured running, so no KV-cache limit applies to them
+    system.pop("memory", None)
+    data["workload"].pop("architecture", None)
     gpus = curve.accelerators_per_replica
     system["hardware"].update(accelerators_per_replica=gpus, accelerators_per_node=gpus)
     system["hardware"]["accelerator_rated_w"] = max(system["hardware"]["accelerator_rated_w"], 2000)
