@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from rackcost.evaluation.columns import column_names, in_order
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
+from rackcost.evaluation.disaggregated import POOLS_TABLE, accelerators, pool_rows, pool_warnings
 from rackcost.files import csv_text
 from rackcost.model.burstiness import FRAGILITY_DROP_FRACTION
 from rackcost.model.memory import gib
@@ -75,6 +76,9 @@ class Result:
         One row per system: chosen operating point, fleet, capital, blended cost (DataFrame).
     comparison
         Each system against the baseline: the vendor's headline ratio beside the modelled ratios (DataFrame).
+    pools
+        Each disaggregated system's prefill and decode pools at each demand point (DataFrame; ``records["pools"]``
+        only in a scenario with one).
     """
 
     scenario_name: str
@@ -110,6 +114,13 @@ class Result:
     def comparison(self) -> pd.DataFrame:
         """Each system against the baseline."""
         return self._frame("comparison")
+
+    @cached_property
+    def pools(self) -> pd.DataFrame:
+        """Each disaggregated system's pools at each demand point (empty without one)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.records.get(POOLS_TABLE, []), columns=list(column_names(POOLS_TABLE)))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dictionary: ``scenario``, ``routing``, the three tables, ``unserved`` and ``warnings``."""
@@ -238,7 +249,7 @@ def system_rows(
             "slo_replicas": o.slo_replicas,
             "serving_replicas": o.serving_replicas,
             "provisioned_replicas": o.provisioned_replicas,
-            "accelerators": o.provisioned_replicas * o.inputs.accelerators_per_replica,
+            "accelerators": accelerators(o),
             "nodes": o.nodes,
             "racks": o.racks,
             "provisioned_it_kw": o.provisioned_it_kw,
@@ -587,9 +598,13 @@ def result_tables(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[
     warnings = comparability_warnings(scenario) + outcome_warnings(scenario, outcomes)
     warnings += swing_warnings(scenario, outcomes)
     comparison = comparison_rows(scenario, systems, points)
+    records = {"points": points, "systems": systems, "comparison": comparison}
+    if any(s.pools is not None for s in scenario.systems):  # disaggregated systems: each pool's figures
+        records[POOLS_TABLE] = pool_rows(scenario, outcomes)
+        warnings += pool_warnings(outcomes)
     return Result(
         scenario_name=scenario.name,
-        records={"points": points, "systems": systems, "comparison": comparison},
+        records=records,
         warnings=warnings,
         routing=scenario.fleet.routing.value,
     )
