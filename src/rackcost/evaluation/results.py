@@ -137,8 +137,10 @@ class Result:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def to_csv(self, table: str = "points") -> str:
-        """CSV text of one table (``points``, ``systems`` or ``comparison``), safe to open in a spreadsheet
-        (:func:`rackcost.files.csv_text`)."""
+        """CSV text of one table (``points``, ``systems``, ``comparison``, or ``pools``: its header alone when no
+        system is disaggregated), safe to open in a spreadsheet (:func:`rackcost.files.csv_text`)."""
+        if table == POOLS_TABLE:
+            return csv_text(self.records.get(POOLS_TABLE, []), column_names(POOLS_TABLE))
         return csv_text(self.records[table])
 
 
