@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 import rackcost
 from rackcost.analysis.montecarlo import evaluate_samples
 from rackcost.cli import app
+from rackcost.importers import read_inferencex, read_inferencex_paths
 from rackcost.model.disaggregation import (
     joint_accepted_rps,
     kv_transfer_ms,
@@ -353,3 +354,53 @@ def test_evaluate_writes_the_pools_table_as_csv_and_prints_it() -> None:
     assert lines[0].startswith("system,pool,demand_point") and len(lines) == 1 + 2 * 3
     table = runner.invoke(app, ["evaluate", str(SCENARIO)], env={"COLUMNS": "200"})
     assert table.exit_code == 0 and "prefill and decode pools" in table.stdout
+
+
+# ---- InferenceX's disaggregated rows, per role, and reconcile -----------------------------------------------------
+
+NEWER = DATA / "inferencex_fixtures" / "newer"
+DISAGG = NEWER / "agg_moe1t_8k1k_fp4_dynamo-sglang_disagg-true_spec-none_conc64_gb200-fx01.json"
+
+
+def _pasted(performance: dict) -> rackcost.Scenario:
+    from rackcost.analysis.validation.inferencex import pasted_scenario
+    from rackcost.analysis.validation.shared_files import InferenceXCurve
+
+    (curve,) = read_inferencex_paths([DISAGG]).curves
+    return pasted_scenario(InferenceXCurve(curve.label, performance, curve.provenance, 12))
+
+
+def test_a_disaggregated_row_imports_its_prefill_and_decode_workers_and_gpus() -> None:
+    (curve,) = read_inferencex_paths([DISAGG]).curves
+    # the fixture: prefill_num_workers 1 on num_prefill_gpu 4, decode_num_workers 1 on num_decode_gpu 8
+    assert curve.performance["roles"] == {
+        "prefill": {"workers": 1, "accelerators": 4},
+        "decode": {"workers": 1, "accelerators": 8},
+    }
+    raw = json.loads(DISAGG.read_text(encoding="utf-8"))
+    two = read_inferencex([("x.json", json.dumps({**raw, "decode_num_workers": 2}).encode())]).curves[0]
+    assert two.performance["roles"]["decode"] == {"workers": 2, "accelerators": 8}
+    uneven = read_inferencex([("x.json", json.dumps({**raw, "prefill_num_workers": 3}).encode())])
+    assert not uneven.curves and uneven.skipped[0].field == "prefill_num_workers"
+    # the imported curve loads: its roles add up to the 12 GPUs of the replica
+    sc = _pasted(curve.performance)
+    assert sc.systems[0].hardware_blocks()[0].roles is not None
+
+
+def test_reconcile_charges_output_tokens_to_the_decode_gpus_of_the_roles() -> None:
+    from rackcost.analysis.reconcile import reconcile
+
+    (curve,) = read_inferencex_paths([DISAGG]).curves
+    with_count = reconcile(_pasted(curve.performance), "imported", 2.0)
+    roles_only = {k: v for k, v in curve.performance.items() if k != "decode_accelerators_per_replica"}
+    from_roles = reconcile(_pasted(roles_only), "imported", 2.0)
+    raw = json.loads(DISAGG.read_text(encoding="utf-8"))
+    for r in (with_count, from_roles):
+        assert r.output_tokens_per_s_per_gpu == pytest.approx(raw["output_tput_per_gpu"], rel=1e-12)  # 2400 / 8
+        assert "decode GPU" in r.output_basis
+
+
+def test_reconcile_refuses_a_modelled_disaggregated_system_and_says_why() -> None:
+    result = runner.invoke(app, ["reconcile", str(SCENARIO), "--system", "A disaggregated", "--usd-per-gpu-hour", "2"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "disaggregated (pools)" in " ".join(result.stderr.split())
