@@ -404,3 +404,10 @@ def test_reconcile_refuses_a_modelled_disaggregated_system_and_says_why() -> Non
     result = runner.invoke(app, ["reconcile", str(SCENARIO), "--system", "A disaggregated", "--usd-per-gpu-hour", "2"])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "disaggregated (pools)" in " ".join(result.stderr.split())
+
+
+def test_site_says_it_does_not_budget_two_pools(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["site", str(SCENARIO), "--max-it-power-kw", "100"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    words = " ".join(result.stderr.split())
+    assert "systems[1].pools" in words and "is disaggregated" in words

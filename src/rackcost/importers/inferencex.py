@@ -50,7 +50,13 @@ from rackcost.importers.curves import (
     parse_only,
     stand_in_warning,
 )
-from rackcost.importers.inferencex_points import agentic_lengths, expert_parallel, flatten, power_into
+from rackcost.importers.inferencex_points import (
+    agentic_lengths,
+    disaggregated_roles,
+    expert_parallel,
+    flatten,
+    power_into,
+)
 from rackcost.importers.inferencex_stages import EXPECTED_SCHEMAS, describe_found, detect_stage, is_stage_b
 from rackcost.importers.mapping import (
     ALL_PERCENTILES,
@@ -252,7 +258,7 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
             )
         gpus, gpus_source = prefill + decode, f"file: {prefill} prefill + {decode} decode GPUs"
         decode_gpus = decode
-        roles = _roles(d, prefill, decode)
+        roles = disaggregated_roles(d, prefill, decode)
     elif tp is not None:
         gpus = tp * (pp or 1)
         gpus_source = f"file: tp {tp} x pp {pp or 1}"
@@ -327,22 +333,6 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
         match=RunSignature(key.model, concurrency, per_gpu, ttft_ms),
         measured=measured,
     )
-
-
-def _roles(d: Record, prefill_gpus: int, decode_gpus: int) -> tuple[int, int, int, int] | None:
-    """A disaggregated row's workers and GPUs per role (``prefill_num_workers``, ``decode_num_workers``: 1 when
-    absent); None for a row with no GPU in a role (an aggregated row that names its GPUs as decode GPUs, as
-    InferenceX's database does with ``num_prefill_gpu: 0``)."""
-    if prefill_gpus < 1 or decode_gpus < 1:
-        return None
-    out = []
-    for name, role_gpus in (("prefill_workers", prefill_gpus), ("decode_workers", decode_gpus)):
-        workers = whole_number(d, name) if name in d else None
-        workers = 1 if workers is None else workers
-        if workers < 1 or role_gpus % workers:
-            raise SkipError(d.source_name(name), f"{workers} workers do not share the role's {role_gpus} GPUs evenly")
-        out += [workers, role_gpus]
-    return out[0], out[1], out[2], out[3]
 
 
 def _row_d(file: str, raw: Mapping[str, Any], opts: _Options, notes: list[str]) -> Row:

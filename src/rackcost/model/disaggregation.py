@@ -238,7 +238,7 @@ def harmonic_tokens_per_kwh(prefill_tokens_per_kwh: ArrayLike, decode_tokens_per
     With ``X`` tokens per kWh in each pool on the same tokens, a request of ``t`` tokens takes ``t / X_p + t / X_d``
     kWh, so together ``1 / (1 / X_p + 1 / X_d)``.
 
-    >>> float(harmonic_tokens_per_kwh(3.0e6, 1.5e6))
+    >>> round(float(harmonic_tokens_per_kwh(3.0e6, 1.5e6)), 6)
     1000000.0
     """
     p = np.asarray(prefill_tokens_per_kwh, dtype=float)
