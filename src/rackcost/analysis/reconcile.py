@@ -241,6 +241,11 @@ def _find_system(scenario: Scenario, system: str | int) -> int:
     index = names.index(system)
     if scenario.systems[index].api is not None:
         raise ValueError(f"{system!r} is an API system: it has no GPUs or benchmark point to reconcile")
+    if scenario.systems[index].pools is not None:
+        raise ValueError(
+            f"{system!r} is disaggregated (pools): it is modelled from two curves, and InferenceX prices one measured "
+            "deployment; reconcile a measured disaggregated curve (performance with roles) instead"
+        )
     return index
 
 
@@ -320,7 +325,8 @@ def _measured_output_per_gpu(
     / decode_gpus``, ``tput_per_gpu = total / (prefill_gpus + decode_gpus)``); its dashboard then prices output
     tokens as $/GPU-h / (``output_tput_per_gpu`` x 3600 / 1e6) (InferenceX-app ``lib/chart-utils.ts``,
     ``costhOutput``). So the output tokens of a disaggregated replica are charged to
-    ``performance.decode_accelerators_per_replica`` GPUs. ``None`` when the point has no measured output.
+    ``performance.decode_accelerators_per_replica`` GPUs, or to ``performance.roles.decode.accelerators`` where only
+    the roles are given. ``None`` when the point has no measured output.
     """
     perf, hw = scenario.systems[index].hardware_blocks()
     if not perf.points:
@@ -335,6 +341,8 @@ def _measured_output_per_gpu(
     if perf.throughput_per == "accelerator":
         return out, "measured (the point's output_throughput_tokens_per_s, per accelerator)"
     decode = perf.decode_accelerators_per_replica
+    if decode is None and perf.roles is not None:  # the measured replica's decode workers' GPUs
+        decode = perf.roles.decode.accelerators
     apr = hw.accelerators_per_replica
     if decode is not None:
         if decode > apr:

@@ -78,8 +78,17 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
     rows = []
     problems = []
     scenario = served_for(scenario, "site")[0]  # a system it cannot serve with is left out, with a warning
-    for o in evaluate_systems(scenario):
+    for index, o in zip(scenario.hardware_indices, evaluate_systems(scenario), strict=True):
         inp = o.inputs
+        if inp.pools is not None:  # two pools sharing one budget: not computed, rather than a wrong fleet
+            problems.append(
+                Problem(
+                    f"systems[{index}].pools",
+                    f"{inp.name} is disaggregated: the largest fleet of two pools within one power budget is not "
+                    "computed; evaluate it, or leave it out of the scenario for rackcost site",
+                )
+            )
+            continue
         packing = (
             inp.accelerators_per_replica,
             inp.accelerators_per_node,

@@ -103,6 +103,7 @@ def _emit(result: Result, fmt: OutputFormat, output: Destination, table: TableNa
         if full:
             _print_points(out, result)
             _print_systems(out, result)
+            _print_pools(out, result)
         _print_comparison(out, result)
         _print_warnings(out, result)
         emit_table(out, output)
@@ -218,6 +219,38 @@ def _print_systems(console: Console, result: Result) -> None:
         for row in result.records["systems"]
     ]
     print_records(console, "Fleet and SLO operating point per system", fields, rows)
+
+
+_POOL_ROWS = (
+    "provisioned_replicas",
+    "accelerators",
+    "racks",
+    "active_replicas",
+    "utilization_fraction",
+    "met_fraction",
+    "it_power_kw",
+    "total_usd_per_hour",
+    "usd_per_accepted_request",
+    "cost_share_fraction",
+)
+
+
+def _print_pools(console: Console, result: Result) -> None:
+    """Each disaggregated system's pools at each demand point (the ``pools`` table), where there are any."""
+    by_system: dict[str, list[dict]] = {}
+    for row in result.records.get("pools", []):
+        by_system.setdefault(row["system"], []).append(row)
+    kept = [header_and_format(column("pools", n)) for n in _POOL_ROWS]
+    labels = [escape(header) for header, _ in kept]
+    for system, rows in by_system.items():
+        columns = [
+            (
+                f"{r['pool']} at {escape(r['demand_point'])}",
+                [_NOT_APPLICABLE if r[n] is None else fmt(r[n]) for n, (_, fmt) in zip(_POOL_ROWS, kept, strict=True)],
+            )
+            for r in rows
+        ]
+        print_grid(console, f"{escape(system)}: prefill and decode pools", labels, columns)
 
 
 _KIND_TAGS = {"claim": " [dim](vendor headline)[/dim]", "derived": " [dim](derived headline)[/dim]"}

@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 
 from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.api_systems import run_api_samples
+from rackcost.evaluation.disaggregated import run_pooled
 from rackcost.evaluation.results import Result, result_tables
 from rackcost.evaluation.servable import servable, unserved_warning
 from rackcost.model.burstiness import FRAGILITY_SCVS, arrival_variability
@@ -38,10 +39,12 @@ from rackcost.model.inputs import FleetPolicy, SloInputs, SystemInputs
 from rackcost.model.metrics import derive
 from rackcost.model.operating_point import choose_point
 from rackcost.model.outcomes import ApiSystemOutcome, ChosenPoint, FleetOutcome, Metrics, SystemOutcome
+from rackcost.model.pool_fleet import choose_pools
 from rackcost.model.strategies import IdlePolicy
 from rackcost.scenario.feasibility import UnservedSystem, feasibility_problems, unserved_systems
 from rackcost.scenario.schema import Scenario
-from rackcost.scenario.unpack import Samples, fleet_policy, sampled_inputs, sizing_demand, slo_inputs, system_inputs
+from rackcost.scenario.unpack import Samples, fleet_policy, sampled_inputs, sizing_demand, slo_inputs
+from rackcost.scenario.unpack_pools import any_system_inputs
 
 __all__ = [
     "Plan",
@@ -99,7 +102,7 @@ def plan(scenario: Scenario, inputs: tuple[SystemInputs, ...] | None = None) -> 
     """
     indices = tuple(scenario.hardware_indices)
     if inputs is None:
-        inputs = tuple(system_inputs(scenario, scenario.systems[i]) for i in indices)
+        inputs = tuple(any_system_inputs(scenario, scenario.systems[i]) for i in indices)
     problems = feasibility_problems(scenario, list(inputs))
     problems += [(u.loc, u.path, u.reason) for u in unserved_systems(scenario, list(inputs))]
     if problems:
@@ -120,6 +123,8 @@ def plan(scenario: Scenario, inputs: tuple[SystemInputs, ...] | None = None) -> 
         systems=inputs,
         chosen=tuple(
             choose_point(inp, slo, sizing_rps, max_utilization, policy.routing, sizing_variability, sizing_stretch)
+            if inp.pools is None
+            else choose_pools(inp, slo, sizing_rps, max_utilization, policy.routing, sizing_variability)
             for inp in inputs
         ),
     )
@@ -157,8 +162,14 @@ def run_samples(
     """
     if serve_once and resize:
         raise ValueError("serve_once needs resize=False: a fleet sized per sample is not served once")
-    out = []
+    out: list[tuple[FleetOutcome, Metrics]] = []
+    per_day = (planned.hours_per_day, planned.input_tokens)
     for index, inp, chosen in zip(planned.indices, planned.systems, planned.chosen, strict=True):
+        if inp.pools is not None:  # disaggregated: each pool's fleet, then the system's (evaluation.disaggregated)
+            pooled = (resize, serve_once, fragility_scvs, swing_amplitudes)
+            pooled_fleet = run_pooled(scenario, index, inp, chosen, values, n, planned.policy, planned.slo, *pooled)
+            out.append((pooled_fleet, derive(pooled_fleet, chosen.ttft_ms, planned.slo.output_tokens, *per_day)))
+            continue
         sampled = sampled_inputs(scenario, index, inp, values, n)
         # rented on demand: the provider scales to what each point needs, so only those replicas run (and are billed)
         policy = replace(planned.policy, idle_policy=IdlePolicy.park) if inp.payment.active_only else planned.policy

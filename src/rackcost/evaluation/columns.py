@@ -53,9 +53,10 @@ FLEET_SUMMARY = (
 )
 """The ``systems`` columns of the fleet table the CLI and the report show per system, in order."""
 
-TABLES = ("points", "systems", "comparison", "site")
+TABLES = ("points", "systems", "comparison", "site", "pools")
 """The tables of results: one row per system and demand point, per system, per system and metric against the
-baseline, and per system of ``rackcost site``."""
+baseline, per system of ``rackcost site``, and per disaggregated system, pool and demand point (only in a scenario
+with one)."""
 
 Kind = Literal["text", "bool", "num", "count", "usd", "usd_per_request", "pct", "ratio", "by_point"]
 KINDS: tuple[str, ...] = get_args(Kind)
@@ -348,11 +349,65 @@ _SITE = [
 ]
 # fmt: on
 
+# fmt: off
+_POOLS = [
+    _c("pools", "system", "-", "system", "the disaggregated system", kind="text"),
+    _c("pools", "pool", "-", "pool", "`prefill` or `decode`", kind="text"),
+    _c("pools", "demand_point", "-", "demand point", "which demand point", kind="text"),
+    _c("pools", "accelerators_per_replica", "accelerators", "accelerators per replica",
+        "accelerators one replica of the pool spans", kind="count"),
+    _c("pools", "concurrency", "requests/replica", "concurrency at its SLO point",
+        "the pool's chosen operating point: prefills (or requests decoding) in flight per replica"),
+    _c("pools", "service_s", "s", "service time",
+        "slot holding time at the point: the prefill time, or about OSL x TPOT for decode"),
+    _c("pools", "prefill_ms", "ms", "prefill time", "prefill pool: one prefill at the point, before queueing"),
+    _c("pools", "transfer_ms", "ms", "KV transfer",
+        "prefill pool: the input's KV bytes over the link bandwidth, part of TTFT"),
+    _c("pools", "tpot_ms", "ms", "TPOT at its SLO point", "decode pool: TPOT at the point"),
+    _c("pools", "queueing_budget_ms", "ms", "queueing budget",
+        "the wait the SLO allows in this pool: TTFT limit - prefill - transfer for prefill, 0 for decode"),
+    _c("pools", "miss_target_fraction", "fraction of requests", "miss share",
+        "the share of requests allowed to miss this pool's part of the SLO (the two add up to 1 - attainment)",
+        kind="pct"),
+    _c("pools", "slo_replicas", "replicas", "replicas for the SLO",
+        "the pool's SLO share and the utilisation ceiling, before redundancy", kind="count"),
+    _c("pools", "provisioned_replicas", "replicas", "provisioned replicas", "the pool's replicas installed",
+        kind="count"),
+    _c("pools", "accelerators", "count", "accelerators", "the pool's accelerators installed", kind="count"),
+    _c("pools", "racks", "count", "racks", "the pool's racks", kind="count"),
+    _c("pools", "provisioned_it_kw", "kW", "provisioned IT power", "rated IT power of the pool"),
+    _c("pools", "capex_usd", "USD", "capex", "the pool's capital expense", kind="usd"),
+    _c("pools", "active_replicas", "replicas", "active replicas", "the pool's replicas serving at this point",
+        kind="count"),
+    _c("pools", "utilization_fraction", "fraction of slots", "slot utilisation",
+        "busy share of the pool's serving slots", kind="pct"),
+    _c("pools", "met_fraction", "fraction of admitted", "met its part of the SLO",
+        "of the requests the pool admits, the share within its budget (decode: that found a free slot)", kind="pct"),
+    _c("pools", "capacity_at_slo_rps", "requests/s", "capacity at its SLO share",
+        "the largest arrival rate the pool's serving replicas carry within its part of the SLO"),
+    _c("pools", "it_power_kw", "kW", "IT power", "the pool's accelerators, hosts and rack overheads"),
+    _c("pools", "facility_power_kw", "kW", "wall power", "the pool's IT power x PUE"),
+    _c("pools", "capital_usd_per_hour", "USD/h", "capital", "the pool's capex x capital recovery factor / 8,760 h",
+        kind="usd"),
+    _c("pools", "fixed_opex_usd_per_hour", "USD/h", "fixed opex", "the pool's fixed opex per hour", kind="usd"),
+    _c("pools", "energy_usd_per_hour", "USD/h", "energy", "the pool's wall power x the electricity price", kind="usd"),
+    _c("pools", "rent_usd_per_hour", "USD/h", "rent", "what the pool's rented accelerators cost at this point",
+        kind="usd"),
+    _c("pools", "total_usd_per_hour", "USD/h", "total", "every cost line of the pool per hour", kind="usd"),
+    _c("pools", "usd_per_accepted_request", "USD/request", "cost",
+        "the pool's cost per hour / the system's accepted requests per hour (the two pools add up to the system's)",
+        kind="usd_per_request"),
+    _c("pools", "cost_share_fraction", "fraction of cost", "share of the system's cost",
+        "the pool's total per hour / the system's", kind="pct"),
+]
+# fmt: on
+
 _REGISTRY: dict[str, tuple[Column, ...]] = {
     "points": tuple(_POINTS),
     "systems": tuple(_SYSTEMS),
     "comparison": tuple(_COMPARISON),
     "site": tuple(_SITE),
+    "pools": tuple(_POOLS),
 }
 _BY_NAME = {(c.table, c.name): c for cols in _REGISTRY.values() for c in cols}
 
@@ -427,6 +482,7 @@ _GLOSSARY_HEADINGS = {
     "systems": "### `systems` (one row per system)",
     "comparison": "### `comparison` (one row per system other than the baseline and metric)",
     "site": "### `rackcost site` (one row per system; library: `rackcost.site_budget`)",
+    "pools": "### `pools` (one row per disaggregated system, pool and demand point)",
 }
 
 
@@ -445,6 +501,12 @@ def glossary_markdown() -> str:
             out += [
                 "The largest fleet of each system within `facility.max_it_power_kw` (or `--max-it-power-kw`), at its "
                 "chosen operating point (model.md, Site power budget).",
+                "",
+            ]
+        if table == "pools":
+            out += [
+                "Only in a scenario with a disaggregated system (`systems[i].pools`); each pool sized, powered and "
+                "costed on its own (model.md, Disaggregated prefill and decode).",
                 "",
             ]
         out += ["| column | unit | meaning |", "|---|---|---|"]

@@ -126,7 +126,8 @@ def _row(
 
 def _conditions(scenario: Scenario, system: System) -> dict[str, str]:
     """What a system's figures were measured on, defaulting to the scenario's workload."""
-    w, p = scenario.workload, system.hardware_blocks()[0]
+    # a disaggregated system's pools carry what their curves were measured on, as a performance block does
+    w, p = scenario.workload, system.pools if system.pools is not None else system.hardware_blocks()[0]
     isl = p.benchmark_input_tokens or w.input_tokens_per_request
     osl = p.benchmark_output_tokens or w.output_tokens_per_request
     return {
@@ -174,6 +175,16 @@ def comparability_warnings(scenario: Scenario) -> list[str]:
         for key, value in cond.items():
             if value != base_cond[key] and "unstated" not in (value, base_cond[key]):
                 out.append(f"{system.name} vs {base.name}: different {key} ({value} vs {base_cond[key]})")
+        if (system.pools is None) != (base.pools is None):
+            split, whole = (system, base) if system.pools is not None else (base, system)
+            out.append(
+                f"{system.name} vs {base.name}: {split.name} serves disaggregated (a prefill and a decode pool, each "
+                f"sized for its part of the SLO), {whole.name} aggregated: the comparison is of the two ways to "
+                "serve the model (the pools table has each pool's share)"
+            )
+            continue
+        if system.pools is not None or base.pools is not None:  # two disaggregated systems: no claims to compare
+            continue
         sc, bc = system.hardware_blocks()[0].claim, base.hardware_blocks()[0].claim
         if sc is not None and bc is not None and sc.power_basis != bc.power_basis:
             out.append(
@@ -189,18 +200,34 @@ def _power_above_rated(system: System) -> list[str]:
     A measured mean above the nameplate is a unit or a per-node/per-GPU mix-up far more often than a real
     reading; the model takes it as given, so the reader is told (naming both figures).
     """
-    perf, hw = system.hardware_blocks()
-    rated = hw.accelerator_rated_w
+    # each curve's (concurrency, measured power) per point, against its hardware's rating
+    curves: list[tuple[str, list[tuple[float | None, float | None]], float, str]] = []
+    if system.pools is not None:  # each pool's points against its own hardware's rating
+        for role, pool in (("prefill", system.pools.prefill), ("decode", system.pools.decode)):
+            hw = pool.hardware if pool is not None and pool.hardware is not None else system.hardware
+            if pool is not None and hw is not None:
+                own = "" if pool.hardware is None else f"pools.{role}."
+                powers: list[tuple[float | None, float | None]] = [
+                    (p.concurrency, p.power_w_per_accelerator) for p in pool.points
+                ]
+                curves.append((f"pools.{role}.", powers, hw.accelerator_rated_w, own))
+    else:
+        perf, hw = system.hardware_blocks()
+        measured: list[tuple[float | None, float | None]] = [
+            (p.concurrency, p.power_w_per_accelerator) for p in perf.points
+        ]
+        curves.append(("performance.", measured, hw.accelerator_rated_w, ""))
     out = []
-    for i, p in enumerate(perf.points):
-        w = p.power_w_per_accelerator
-        if w is not None and w > rated:
-            at = f"concurrency {p.concurrency:g}" if p.concurrency is not None else f"points[{i}]"
-            out.append(
-                f"{system.name}: measured power {w:g} W per accelerator at {at} "
-                f"(performance.points[{i}].power_w_per_accelerator) is above the accelerator's rated power "
-                f"{rated:g} W (hardware.accelerator_rated_w); check the file's units and GPU count, or the rating"
-            )
+    for at_points, points, rated, at_hw in curves:
+        for i, (c, w) in enumerate(points):
+            if w is not None and w > rated:
+                at = f"concurrency {c:g}" if c is not None else f"points[{i}]"
+                out.append(
+                    f"{system.name}: measured power {w:g} W per accelerator at {at} "
+                    f"({at_points}points[{i}].power_w_per_accelerator) is above the accelerator's rated power "
+                    f"{rated:g} W ({at_hw}hardware.accelerator_rated_w); check the file's units and GPU count, or the "
+                    "rating"
+                )
     return out
 
 

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from rackcost.evaluation.columns import column_names, in_order
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
+from rackcost.evaluation.disaggregated import POOLS_TABLE, accelerators, pool_rows, pool_warnings
 from rackcost.files import csv_text
 from rackcost.model.burstiness import FRAGILITY_DROP_FRACTION
 from rackcost.model.memory import gib
@@ -75,6 +76,9 @@ class Result:
         One row per system: chosen operating point, fleet, capital, blended cost (DataFrame).
     comparison
         Each system against the baseline: the vendor's headline ratio beside the modelled ratios (DataFrame).
+    pools
+        Each disaggregated system's prefill and decode pools at each demand point (DataFrame; ``records["pools"]``
+        only in a scenario with one).
     """
 
     scenario_name: str
@@ -111,6 +115,13 @@ class Result:
         """Each system against the baseline."""
         return self._frame("comparison")
 
+    @cached_property
+    def pools(self) -> pd.DataFrame:
+        """Each disaggregated system's pools at each demand point (empty without one)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.records.get(POOLS_TABLE, []), columns=list(column_names(POOLS_TABLE)))
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dictionary: ``scenario``, ``routing``, the three tables, ``unserved`` and ``warnings``."""
         return {
@@ -126,8 +137,10 @@ class Result:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def to_csv(self, table: str = "points") -> str:
-        """CSV text of one table (``points``, ``systems`` or ``comparison``), safe to open in a spreadsheet
-        (:func:`rackcost.files.csv_text`)."""
+        """CSV text of one table (``points``, ``systems``, ``comparison``, or ``pools``: its header alone when no
+        system is disaggregated), safe to open in a spreadsheet (:func:`rackcost.files.csv_text`)."""
+        if table == POOLS_TABLE:
+            return csv_text(self.records.get(POOLS_TABLE, []), column_names(POOLS_TABLE))
         return csv_text(self.records[table])
 
 
@@ -238,7 +251,7 @@ def system_rows(
             "slo_replicas": o.slo_replicas,
             "serving_replicas": o.serving_replicas,
             "provisioned_replicas": o.provisioned_replicas,
-            "accelerators": o.provisioned_replicas * o.inputs.accelerators_per_replica,
+            "accelerators": accelerators(o),
             "nodes": o.nodes,
             "racks": o.racks,
             "provisioned_it_kw": o.provisioned_it_kw,
@@ -587,9 +600,13 @@ def result_tables(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[
     warnings = comparability_warnings(scenario) + outcome_warnings(scenario, outcomes)
     warnings += swing_warnings(scenario, outcomes)
     comparison = comparison_rows(scenario, systems, points)
+    records = {"points": points, "systems": systems, "comparison": comparison}
+    if any(s.pools is not None for s in scenario.systems):  # disaggregated systems: each pool's figures
+        records[POOLS_TABLE] = pool_rows(scenario, outcomes)
+        warnings += pool_warnings(outcomes)
     return Result(
         scenario_name=scenario.name,
-        records={"points": points, "systems": systems, "comparison": comparison},
+        records=records,
         warnings=warnings,
         routing=scenario.fleet.routing.value,
     )

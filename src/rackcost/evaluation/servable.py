@@ -19,7 +19,7 @@ from rackcost.scenario.edits import subset_systems
 from rackcost.scenario.feasibility import UnservedSystem, unserved_systems
 from rackcost.scenario.loading import problem_at, scenario_from_dict, scenario_to_data
 from rackcost.scenario.schema import Scenario
-from rackcost.scenario.unpack import system_inputs
+from rackcost.scenario.unpack_pools import any_system_inputs
 
 __all__ = ["UnservedSystemWarning", "servable", "renumbered_path", "served_for", "unserved_warning"]
 
@@ -52,7 +52,7 @@ def servable(
     ScenarioError
         When no system is left: each one's reason, at its YAML path.
     """
-    inputs = tuple(system_inputs(scenario, scenario.systems[i]) for i in scenario.hardware_indices)
+    inputs = tuple(any_system_inputs(scenario, scenario.systems[i]) for i in scenario.hardware_indices)
     unserved = tuple(unserved_systems(scenario, list(inputs)))
     if not unserved:
         return scenario, (), inputs

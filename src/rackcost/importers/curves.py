@@ -81,6 +81,9 @@ class CurveKey:
     speculative_decoding: str | None = None
     offloading: str | None = None
     decode_gpus_per_replica: int | None = None
+    prefill_workers: int | None = None
+    prefill_gpus_per_replica: int | None = None
+    decode_workers: int | None = None
     token_basis: str = "total"
     throughput_per: str = "replica"
 
@@ -496,6 +499,12 @@ def _curve(key: CurveKey, rows: list[Row], percentile: str, provenance_class: st
     ):
         if value is not None:
             performance[ours] = value
+    if None not in (key.prefill_workers, key.prefill_gpus_per_replica, key.decode_workers, key.decode_gpus_per_replica):
+        # a disaggregated replica: its prefill and decode workers and GPUs (the curve stays the whole replica's)
+        performance["roles"] = {
+            "prefill": {"workers": key.prefill_workers, "accelerators": key.prefill_gpus_per_replica},
+            "decode": {"workers": key.decode_workers, "accelerators": key.decode_gpus_per_replica},
+        }
     performance["points"] = points
     lengths = _measured_lengths(rows)
     if lengths is not None:

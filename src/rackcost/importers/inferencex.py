@@ -50,7 +50,13 @@ from rackcost.importers.curves import (
     parse_only,
     stand_in_warning,
 )
-from rackcost.importers.inferencex_points import agentic_lengths, expert_parallel, flatten, power_into
+from rackcost.importers.inferencex_points import (
+    agentic_lengths,
+    disaggregated_roles,
+    expert_parallel,
+    flatten,
+    power_into,
+)
 from rackcost.importers.inferencex_stages import EXPECTED_SCHEMAS, describe_found, detect_stage, is_stage_b
 from rackcost.importers.mapping import (
     ALL_PERCENTILES,
@@ -242,6 +248,7 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
     tp, ep = whole_number(d, "tensor_parallel"), expert_parallel(d, extra)
     pp = whole_number(d, "pipeline_parallel")
     decode_gpus = None
+    roles: tuple[int, int, int, int] | None = None  # prefill workers and GPUs, decode workers and GPUs
     if "prefill_gpus" in d and "decode_gpus" in d:
         prefill, decode = whole_number(d, "prefill_gpus"), whole_number(d, "decode_gpus")
         if prefill is None or decode is None:  # given as null or empty: a Skipped entry, not a TypeError
@@ -251,6 +258,7 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
             )
         gpus, gpus_source = prefill + decode, f"file: {prefill} prefill + {decode} decode GPUs"
         decode_gpus = decode
+        roles = disaggregated_roles(d, prefill, decode)
     elif tp is not None:
         gpus = tp * (pp or 1)
         gpus_source = f"file: tp {tp} x pp {pp or 1}"
@@ -306,6 +314,9 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
         speculative_decoding=spec,
         offloading=_text(d, "offloading"),
         decode_gpus_per_replica=decode_gpus,
+        prefill_workers=None if roles is None else roles[0],
+        prefill_gpus_per_replica=None if roles is None else roles[1],
+        decode_workers=None if roles is None else roles[2],
     )
     return Row(
         file=file,

@@ -1,4 +1,5 @@
-"""Measured power, expert parallelism and agentic lengths of one InferenceX record, shared by its stage readers.
+"""Measured power, expert parallelism, disaggregated roles and agentic lengths of one InferenceX record, shared by
+its stage readers.
 
 Used by :mod:`rackcost.importers.inferencex`: each function reads a record already renamed through
 :data:`rackcost.importers.mapping.FIELD_MAP`.
@@ -13,7 +14,7 @@ from rackcost.importers.curves import MeasuredLengths
 from rackcost.importers.mapping import Record, SkipError, number, whole_number
 from rackcost.units import W_PER_KW
 
-__all__ = ["agentic_lengths", "expert_parallel", "flatten", "marked_invalid", "power_into"]
+__all__ = ["agentic_lengths", "disaggregated_roles", "expert_parallel", "flatten", "marked_invalid", "power_into"]
 
 SHOWN_FLAG_CHARS = 24
 """A ``power_valid`` flag that is not a bool is quoted up to this many characters [-]."""
@@ -100,3 +101,19 @@ def flatten(raw: Mapping[str, Any]) -> dict[str, Any]:
         else:
             out[k] = v
     return out
+
+
+def disaggregated_roles(d: Record, prefill_gpus: int, decode_gpus: int) -> tuple[int, int, int, int] | None:
+    """A disaggregated row's workers and GPUs per role (``prefill_num_workers``, ``decode_num_workers``: 1 when
+    absent); None for a row with no GPU in a role (an aggregated row that names its GPUs as decode GPUs, as
+    InferenceX's database does with ``num_prefill_gpu: 0``)."""
+    if prefill_gpus < 1 or decode_gpus < 1:
+        return None
+    out = []
+    for name, role_gpus in (("prefill_workers", prefill_gpus), ("decode_workers", decode_gpus)):
+        workers = whole_number(d, name) if name in d else None
+        workers = 1 if workers is None else workers
+        if workers < 1 or role_gpus % workers:
+            raise SkipError(d.source_name(name), f"{workers} workers do not share the role's {role_gpus} GPUs evenly")
+        out += [workers, role_gpus]
+    return out[0], out[1], out[2], out[3]

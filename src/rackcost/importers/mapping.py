@@ -285,6 +285,25 @@ FIELD_MAP: dict[str, FieldName] = {
             "see prefill_gpus; output_tput_per_gpu is per these: performance.decode_accelerators_per_replica",
         ),
         FieldName(
+            "prefill_workers",
+            "workers",
+            "prefill_num_workers",
+            "-",
+            "-",
+            "-",
+            "with prefill_gpus: the prefill workers of the replica, kept in performance.roles.prefill.workers "
+            "(default 1)",
+        ),
+        FieldName(
+            "decode_workers",
+            "workers",
+            "decode_num_workers",
+            "-",
+            "-",
+            "-",
+            "with decode_gpus: the decode workers of the replica, kept in performance.roles.decode.workers (default 1)",
+        ),
+        FieldName(
             "accelerators_per_replica",
             "accelerators",
             "-",

@@ -25,7 +25,7 @@ from rackcost.model.performance import Curve
 from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.strategies import IdlePolicy, Payment, Routing
 
-__all__ = ["CostInputs", "FleetPolicy", "SampledInputs", "SloInputs", "SystemInputs"]
+__all__ = ["CostInputs", "FleetPolicy", "PoolInputs", "SampledInputs", "SloInputs", "SystemInputs"]
 
 Column = NDArray[np.float64]
 """A figure per sample, shape ``(n, 1)``."""
@@ -178,6 +178,10 @@ class SystemInputs:
         The replica's memory for the KV cache at the workload's context (:class:`rackcost.model.memory.KvMemory`),
         or None: no memory limit (the system gives no ``memory`` block). Operating points whose requests' caches
         do not fit are left out of the search (:func:`rackcost.model.operating_point.choose_point`).
+    pools
+        A disaggregated system's two pools (:class:`PoolInputs`), or None for an aggregated one. The figures above
+        are then its decode pool's, with the TTFT of its fastest prefill and the KV transfer: the system as the
+        tables and warnings read it.
 
     Attributes below ``headline_is_claim`` have defaults so that code building inputs by hand need not name them.
     """
@@ -211,6 +215,7 @@ class SystemInputs:
     rent_minimum_hours_per_day: float = 0.0
     peak_to_mean_power: float = PEAK_TO_MEAN_POWER
     kv_memory: KvMemory | None = None
+    pools: PoolInputs | None = None
 
     @property
     def node_rated_w(self) -> float:
@@ -286,3 +291,33 @@ class SampledInputs:
     build_life_years: Column
     costs: CostInputs
     rent_usd_per_accelerator_hour: Column | None = None
+
+
+@dataclass(frozen=True)
+class PoolInputs:
+    """A disaggregated system's two pools as plain inputs (:mod:`rackcost.model.disaggregation`).
+
+    Attributes
+    ----------
+    prefill
+        The prefill pool as a system of its own: its curve holds a slot for the prefill time, its TTFT is the
+        prefill time plus the KV transfer (its TPOT is set to the decode pool's once that is chosen).
+    decode
+        The decode pool as a system of its own: its curve's TTFT is 0 (its part of the SLO is the TPOT limit, and
+        it has no wait budget).
+    transfer_ms
+        Time to send one request's KV cache from prefill to decode [ms].
+    kv_bytes_per_request
+        The KV bytes of one request's input that are sent [bytes].
+    bandwidth_gb_per_s
+        Link bandwidth one transfer gets [GB/s].
+    decode_miss_share
+        Share of the SLO's allowed misses the decode pool is sized for [-].
+    """
+
+    prefill: SystemInputs
+    decode: SystemInputs
+    transfer_ms: float
+    kv_bytes_per_request: float
+    bandwidth_gb_per_s: float
+    decode_miss_share: float

@@ -24,7 +24,7 @@ from rackcost.model.operating_point import e2e_ms, feasible
 from rackcost.model.routing import RoutingNotAnalytic, check_routing
 from rackcost.model.sizing import nodes_per_rack_allowed
 from rackcost.scenario.schema import Scenario
-from rackcost.scenario.unpack import system_inputs
+from rackcost.scenario.unpack_pools import any_system_inputs
 from rackcost.scenario.yaml_paths import YamlPath
 from rackcost.units import W_PER_KW
 
@@ -73,7 +73,7 @@ class UnservedSystem:
 
 def _inputs(scenario: Scenario, inputs: list[SystemInputs] | None) -> list[SystemInputs]:
     if inputs is None:
-        return [system_inputs(scenario, scenario.systems[i]) for i in scenario.hardware_indices]
+        return [any_system_inputs(scenario, scenario.systems[i]) for i in scenario.hardware_indices]
     return inputs
 
 
@@ -155,10 +155,9 @@ def unserved_systems(scenario: Scenario, inputs: list[SystemInputs] | None = Non
         cand = inp.coarse
         ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
         if not ok.any():
-            loc = ("systems", i, "performance")
-            out.append(
-                UnservedSystem(i, name, f"systems[{i}].performance", loc, "slo", _slo_reason(name, inp, slo, osl))
-            )
+            block = "performance" if inp.pools is None else "pools"  # a disaggregated system's curves: its pools'
+            loc = ("systems", i, block)
+            out.append(UnservedSystem(i, name, f"systems[{i}].{block}", loc, "slo", _slo_reason(name, inp, slo, osl)))
             continue
         memory = inp.kv_memory
         if memory is not None and memory.requests_held >= 1 and not (ok & memory.fits(cand.concurrency)).any():
@@ -166,19 +165,29 @@ def unserved_systems(scenario: Scenario, inputs: list[SystemInputs] | None = Non
             reason = _kv_reason(memory, float(cand.concurrency[ok].min()))
             out.append(UnservedSystem(i, name, f"systems[{i}].memory", loc, "kv_cache", reason))
             continue
-        allowed = nodes_per_rack_allowed(
-            inp.nodes_per_rack, inp.node_rated_w, inp.rack_overhead_w, inp.rack_power_limit_w
-        )
-        if allowed < 1:
-            need_kw = (inp.node_rated_w + inp.rack_overhead_w) / W_PER_KW
-            limit_kw = inp.rack_power_limit_w / W_PER_KW
-            reason = (
-                f"one node of {name!r} is rated {inp.node_rated_w / W_PER_KW:.3g} kW and the rack overhead "
-                f"{inp.rack_overhead_w / W_PER_KW:.3g} kW, over the rack power limit of {limit_kw:.3g} kW "
-                f"(facility.rack_power_limit_kw) by {need_kw - limit_kw:.3g} kW"
+        # a disaggregated system packs each pool's nodes: each must fit a rack
+        pools = scenario.systems[i].pools
+        packed = [(inp, "hardware")]
+        if inp.pools is not None and pools is not None:
+            packed = [
+                (part, f"pools.{role}.hardware" if pools.pool(role).hardware is not None else "hardware")
+                for part, role in ((inp.pools.prefill, "prefill"), (inp, "decode"))
+            ]
+        for part, block in packed:
+            allowed = nodes_per_rack_allowed(
+                part.nodes_per_rack, part.node_rated_w, part.rack_overhead_w, part.rack_power_limit_w
             )
-            loc = ("systems", i, "hardware")
-            out.append(UnservedSystem(i, name, f"systems[{i}].hardware", loc, "rack_power", reason))
+            if allowed < 1:
+                need_kw = (part.node_rated_w + part.rack_overhead_w) / W_PER_KW
+                limit_kw = part.rack_power_limit_w / W_PER_KW
+                reason = (
+                    f"one node of {part.name!r} is rated {part.node_rated_w / W_PER_KW:.3g} kW and the rack overhead "
+                    f"{part.rack_overhead_w / W_PER_KW:.3g} kW, over the rack power limit of {limit_kw:.3g} kW "
+                    f"(facility.rack_power_limit_kw) by {need_kw - limit_kw:.3g} kW"
+                )
+                at: YamlPath = ("systems", i, *block.split("."))
+                out.append(UnservedSystem(i, name, f"systems[{i}].{block}", at, "rack_power", reason))
+                break
     return out
 
 

@@ -50,6 +50,7 @@ from rackcost.scenario.fields import (
     raise_problems,
 )
 from rackcost.scenario.memory_blocks import Architecture, Memory, memory_problems
+from rackcost.scenario.pool_blocks import pool_problems
 from rackcost.scenario.systems import (
     Api,
     Billing,
@@ -435,6 +436,7 @@ class Scenario(ScenarioBlock):
         if self.baseline_system is not None and self.baseline_system not in system_names:
             problems.append(("baseline_system", f"must name a system ({system_names}), got {self.baseline_system!r}"))
         problems += memory_problems(self.workload.architecture, [s.memory for s in self.systems])
+        problems += pool_problems(self.workload.architecture, self.systems, self.fleet.replicas)
         if self.fleet.sizing_demand_point is not None and self.fleet.sizing_demand_point not in names:
             problems.append(
                 (

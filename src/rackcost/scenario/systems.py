@@ -11,38 +11,30 @@ from pydantic import ConfigDict, Field, model_validator
 from rackcost.model.strategies import Payment
 from rackcost.scenario.fields import (
     AcceleratorCount,
-    AcceleratorIdleW,
     AcceleratorW,
     Concurrency,
-    Exponent,
     Fraction,
-    HostW,
     Interactivity,
     JoulesPerToken,
     KwPerAccelerator,
     LatencyMs,
-    MinimumHoursPerDay,
     Name,
     Pue,
     RackKw,
-    RackOverheadW,
     Rps,
     ScenarioBlock,
-    SlotCount,
     Source,
     Throughput,
     Tokens,
-    Usd,
-    UsdPerAcceleratorHour,
     UsdPerKw,
     UsdPerKwh,
     UsdPerKwMonth,
     UsdPerMillionTokens,
-    UsdPerYear,
     Years,
-    raise_problems,
 )
+from rackcost.scenario.hardware_blocks import Billing, Costs, Hardware, Rent
 from rackcost.scenario.memory_blocks import Memory
+from rackcost.scenario.pool_blocks import Pools, Roles
 
 __all__ = [
     "Api",
@@ -215,6 +207,11 @@ class Performance(ScenarioBlock):
         description="Accelerators of a disaggregated replica that run decode; InferenceX charges output tokens to "
         "these alone; 1 to 1e5.",
     )
+    roles: Roles | None = Field(
+        default=None,
+        description="A measured disaggregated replica's prefill and decode workers and their accelerators (an "
+        "InferenceX multi-node row); the curve stays the whole replica's, as measured.",
+    )
 
     @model_validator(mode="after")
     def _has_a_point(self) -> Performance:
@@ -235,133 +232,6 @@ class Performance(ScenarioBlock):
                         f"({p.throughput_tokens_per_s:g}), which counts input and output tokens"
                     )
         return self
-
-
-class Hardware(ScenarioBlock):
-    """Packaging and power of one system."""
-
-    accelerator: Name | None = Field(
-        default=None,
-        description="The accelerator (e.g. H100, H200, B200, GB300, MI355X): chooses the fitted power law where "
-        "the curve has no measured power (Hopper parts take the H100 fit, Blackwell the B200 fit, others the "
-        "fit of both).",
-    )
-    accelerators_per_replica: AcceleratorCount = Field(description="Accelerators one replica spans; 1 to 1e5.")
-    accelerators_per_node: SlotCount = Field(description="Accelerators in one node (tray); 1 to 1e4.")
-    nodes_per_rack: SlotCount = Field(description="Node slots in one rack; 1 to 1e4.")
-    accelerator_rated_w: AcceleratorW = Field(
-        description="Rated (nameplate) accelerator power; provisioning only; 1 to 1e5 [W]."
-    )
-    accelerator_busy_w: AcceleratorW = Field(
-        description="Sustained accelerator power when every slot is busy; 1 to 1e5 [W]."
-    )
-    accelerator_idle_w: AcceleratorIdleW = Field(description="Accelerator power when powered and idle; 0 to 1e5 [W].")
-    accelerator_parked_w: AcceleratorIdleW | None = Field(
-        default=None, description="Accelerator power when parked (sleep); default the idle power; 0 to 1e5 [W]."
-    )
-    power_exponent: Exponent | None = Field(
-        default=None,
-        description="This system's exponent of slot utilisation in accelerator power (idle + (busy - idle) * "
-        "u ** exponent); overrides fleet.power_utilization_exponent and the fitted law; 0 to 10.",
-    )
-    host_w_per_node: HostW = Field(
-        default=0.0, description="CPUs, memory, NICs, fans of one node while it is on; 0 to 1e6 [W]."
-    )
-    host_rated_w_per_node: HostW | None = Field(
-        default=None, description="Host nameplate power for provisioning; default host_w_per_node; 0 to 1e6 [W]."
-    )
-    host_parked_w_per_node: HostW | None = Field(
-        default=None,
-        description="Host power of a parked node; default host_w_per_node (parking saves nothing "
-        "on the host unless stated); 0 to 1e6 [W].",
-    )
-    rack_overhead_w: RackOverheadW = Field(
-        default=0.0, description="Switches, fans, CDU and power conversion of one rack, always on; 0 to 1e7 [W]."
-    )
-    source: Source = None
-
-    @model_validator(mode="after")
-    def _power_order(self) -> Hardware:
-        problems = []
-        if self.accelerator_idle_w > self.accelerator_busy_w:
-            problems.append(
-                (
-                    "accelerator_idle_w",
-                    f"must not exceed accelerator_busy_w ({self.accelerator_busy_w:g}), "
-                    f"got {self.accelerator_idle_w:g}",
-                )
-            )
-        if self.accelerator_busy_w > self.accelerator_rated_w:
-            problems.append(
-                (
-                    "accelerator_busy_w",
-                    f"must not exceed accelerator_rated_w ({self.accelerator_rated_w:g}), "
-                    f"got {self.accelerator_busy_w:g}",
-                )
-            )
-        raise_problems(problems)
-        return self
-
-
-class Costs(ScenarioBlock):
-    """Capital and operating costs of one system."""
-
-    capex_usd_per_accelerator: Usd = Field(description="Accelerator purchase price; 0 to 1e9 [USD].")
-    capex_usd_per_node: Usd = Field(default=0.0, description="Node chassis, CPUs, memory; 0 to 1e9 [USD].")
-    capex_usd_per_rack: Usd = Field(
-        default=0.0, description="Rack, in-rack switches, power shelves, CDU; 0 to 1e9 [USD]."
-    )
-    networking_capex_fraction: Fraction = Field(
-        default=0.0, description="Scale-out networking as a share of hardware capex [-]."
-    )
-    installation_capex_fraction: Fraction = Field(
-        default=0.0, description="Installation and integration as a share of hardware capex [-]."
-    )
-    service_life_years: Years = Field(description="Years over which capex is recovered; 0.1 to 100 [years].")
-    cost_of_capital_fraction: Fraction = Field(
-        default=0.0, description="Annual cost of capital (discount rate) [1/year]."
-    )
-    maintenance_fraction_per_year: Fraction = Field(
-        default=0.0, description="Maintenance and support per year as a share of capex [1/year]."
-    )
-    software_usd_per_accelerator_year: UsdPerYear = Field(
-        default=0.0, description="Software licences per accelerator per year; 0 to 1e9 [USD/year]."
-    )
-    operations_usd_per_rack_year: UsdPerYear = Field(
-        default=0.0, description="Operations labour per rack per year; 0 to 1e9 [USD/year]."
-    )
-    source: Source = None
-
-
-class Billing(StrEnum):
-    """How rented accelerators are billed."""
-
-    reserved = "reserved"
-    on_demand = "on_demand"
-
-
-class Rent(ScenarioBlock):
-    """Renting the same accelerators from a cloud instead of owning them."""
-
-    usd_per_accelerator_hour: UsdPerAcceleratorHour = Field(
-        description="Rental price per accelerator-hour; 0.01 to 1,000 [USD/accelerator-h]."
-    )
-    billing: Billing = Field(
-        default=Billing.reserved,
-        description="reserved: the provisioned fleet is paid 24 h a day; on_demand: only the replicas each demand "
-        "point needs (the park rule decides how many; replicas for availability are the provider's).",
-    )
-    minimum_hours_per_day: MinimumHoursPerDay = Field(
-        default=0.0,
-        description="On demand: every replica started in a day is billed at least this many hours that day (a "
-        "provider's minimum commitment); 0 to 24 [h].",
-    )
-    includes_power_and_facility: bool = Field(
-        default=True,
-        description="The price covers power, cooling and space (no energy or colocation line); false adds the "
-        "scenario's energy and facility cost on top.",
-    )
-    source: Source = None
 
 
 class Api(ScenarioBlock):
@@ -411,16 +281,27 @@ class System(ScenarioBlock):
         description="Its accelerator memory (HBM, weights, reserve): operating points whose KV cache does not fit "
         "are left out; absent: no memory limit.",
     )
+    pools: Pools | None = Field(
+        default=None,
+        description="Disaggregated serving, in place of performance: a prefill pool and a decode pool, each sized, "
+        "powered and costed on its own, and the KV transfer between them.",
+    )
 
     @model_validator(mode="after")
     def _one_way_to_pay(self) -> System:
         if self.api is not None:
-            blocks = ("performance", "hardware", "costs", "rent", "facility", "memory")
+            blocks = ("performance", "hardware", "costs", "rent", "facility", "memory", "pools")
             extra = [name for name in blocks if getattr(self, name)]
             if extra:
                 raise ValueError(f"an API system has prices, not {', '.join(extra)}: remove them or remove api")
             return self
-        missing = [name for name in ("performance", "hardware") if getattr(self, name) is None]
+        if self.pools is not None and self.performance is not None:
+            raise ValueError(
+                "performance: a disaggregated system's curves are its pools' (pools.prefill.points and "
+                "pools.decode.points): remove performance, or remove pools for an aggregated system"
+            )
+        needed = ("hardware",) if self.pools is not None else ("performance", "hardware")
+        missing = [name for name in needed if getattr(self, name) is None]
         if missing:
             raise ValueError(f"a system needs {' and '.join(missing)} (or an api block, for an API)")
         if (self.costs is None) == (self.rent is None):
@@ -429,7 +310,10 @@ class System(ScenarioBlock):
         return self
 
     def hardware_blocks(self) -> tuple[Performance, Hardware]:
-        """Its performance and hardware blocks, which every system but an API one has (``_one_way_to_pay``)."""
+        """Its performance and hardware blocks, which every system but an API one or a disaggregated one has
+        (``_one_way_to_pay``; a disaggregated system's curves are its ``pools``')."""
+        if self.pools is not None:
+            raise ValueError(f"{self.name!r} is disaggregated: its curves are in pools, not performance")
         if self.performance is None or self.hardware is None:
             raise ValueError(f"{self.name!r} is an API system: it has no performance or hardware")
         return self.performance, self.hardware
