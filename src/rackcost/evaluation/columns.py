@@ -53,9 +53,10 @@ FLEET_SUMMARY = (
 )
 """The ``systems`` columns of the fleet table the CLI and the report show per system, in order."""
 
-TABLES = ("points", "systems", "comparison", "site")
+TABLES = ("points", "systems", "comparison", "classes", "site")
 """The tables of results: one row per system and demand point, per system, per system and metric against the
-baseline, and per system of ``rackcost site``."""
+baseline, per system, demand point and request class (a scenario with ``workload.classes``), and per system of
+``rackcost site``."""
 
 Kind = Literal["text", "bool", "num", "count", "usd", "usd_per_request", "pct", "ratio", "by_point"]
 KINDS: tuple[str, ...] = get_args(Kind)
@@ -325,6 +326,48 @@ _COMPARISON = [
 # fmt: on
 
 # fmt: off
+_CLASSES = [
+    _c("classes", "system", "-", "system", "which system", kind="text"),
+    _c("classes", "demand_point", "-", "demand point", "which demand point", kind="text"),
+    _c("classes", "class", "-", "class", "which request class (`workload.classes[i].name`)", kind="text"),
+    _c("classes", "share_fraction", "fraction of arrivals", "share", "the class's share of the arrivals", kind="pct"),
+    _c("classes", "input_tokens", "tokens", "input tokens",
+        "mean input tokens per request, prefix-cached ones included"),
+    _c("classes", "output_tokens", "tokens", "output tokens", "mean output tokens per request"),
+    _c("classes", "prefix_hit_fraction", "fraction of input", "prefix hits",
+        "share of each request's input served from the prefix cache (no prefill; an API bills it cached)", kind="pct"),
+    _c("classes", "offered_rps", "requests/s", "offered", "the class's arrivals: its share of the point's"),
+    _c("classes", "admitted_rps", "requests/s", "admitted",
+        "admitted by admission control, which admits every class alike"),
+    _c("classes", "accepted_rps", "requests/s", "accepted within SLO",
+        "served within the class's own SLO: admitted x P(wait <= its budget)"),
+    _c("classes", "rejected_rps", "requests/s", "rejected", "offered - accepted"),
+    _c("classes", "rejected_fraction", "fraction of offered", "rejected", "rejected / offered", kind="pct"),
+    _c("classes", "service_s", "s", "service time",
+        "the class's mean slot holding time at the in-service concurrency: S x e_k / e (model.md, Request classes)",
+        fleet_only=True),
+    _c("classes", "slot_time_fraction", "fraction of slot time", "share of slot time",
+        "share_k S_k / sum_j share_j S_j: the share of the fleet's cost the class bears", kind="pct"),
+    _c("classes", "ttft_ms", "ms", "TTFT at this load",
+        "the class's TTFT before fleet queueing: the mix's x its uncached input over the mix's mean", fleet_only=True),
+    _c("classes", "queueing_budget_ms", "ms", "queueing budget",
+        "the wait its SLO allows after its TTFT at this load (negative: it misses before queueing)", fleet_only=True),
+    _c("classes", "ttft_p99_ms", "ms", "p99 TTFT incl. queueing",
+        "its TTFT at the p99 occupancy a request starts at, plus the shared queue's p99 wait", fleet_only=True),
+    _c("classes", "tpot_p99_ms", "ms", "p99 TPOT",
+        "TPOT at the p99 occupancy (the batch's, the same for every class)", fleet_only=True),
+    _c("classes", "total_usd_per_hour", "USD/h", "cost",
+        "its share of the fleet's cost per hour (by slot time; an API: its requests at the prices)", kind="usd"),
+    _c("classes", "usd_per_accepted_request", "USD/request", "cost per accepted",
+        "its cost per hour / its accepted requests per hour", kind="usd_per_request"),
+    _c("classes", "usd_per_million_accepted_output_tokens", "USD/Mtoken", "cost per M accepted output tokens",
+        "its cost per million of its accepted output tokens", kind="usd"),
+    _c("classes", "revenue_usd_per_hour", "USD/h", "revenue",
+        "with `revenue`: its accepted requests' tokens at the prices", kind="usd", when="revenue"),
+]
+# fmt: on
+
+# fmt: off
 _SITE = [
     _c("site", "system", "-", "system", "the system", kind="text"),
     _c("site", "max_it_power_kw", "kW", "site IT power", "the site's IT power budget used"),
@@ -352,6 +395,7 @@ _REGISTRY: dict[str, tuple[Column, ...]] = {
     "points": tuple(_POINTS),
     "systems": tuple(_SYSTEMS),
     "comparison": tuple(_COMPARISON),
+    "classes": tuple(_CLASSES),
     "site": tuple(_SITE),
 }
 _BY_NAME = {(c.table, c.name): c for cols in _REGISTRY.values() for c in cols}
@@ -426,6 +470,7 @@ _GLOSSARY_HEADINGS = {
     "points": "### `points` (one row per system and demand point)",
     "systems": "### `systems` (one row per system)",
     "comparison": "### `comparison` (one row per system other than the baseline and metric)",
+    "classes": "### `classes` (one row per system, demand point and request class; only with `workload.classes`)",
     "site": "### `rackcost site` (one row per system; library: `rackcost.site_budget`)",
 }
 
