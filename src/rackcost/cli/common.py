@@ -75,6 +75,7 @@ class TableName(StrEnum):
     points = "points"
     systems = "systems"
     comparison = "comparison"
+    classes = "classes"
 
 
 ScenarioArg = Annotated[
@@ -87,7 +88,10 @@ SeedOpt = Annotated[
     int, typer.Option("--seed", min=0, max=2**63 - 1, help="Seed, 0 to 2^63 - 1; the same seed gives the same result.")
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing --output file (never an input file).")]
-TableOpt = Annotated[TableName, typer.Option("--table", help="Which table --format csv writes.")]
+TableOpt = Annotated[
+    TableName,
+    typer.Option("--table", help="Which table --format csv writes (classes: a scenario with workload.classes)."),
+]
 
 
 def console(stderr: bool = False, file: TextIO | None = None) -> Console:
