@@ -32,7 +32,7 @@ from rackcost.cli.common import (
 )
 from rackcost.cli.layout import NOT_APPLICABLE, Field, header_and_format, print_grid, print_records
 from rackcost.cli.unserved import print_unserved
-from rackcost.display import PER_1K_REQUESTS, count, num, pct, ratio, usd_per_1k_requests
+from rackcost.display import PER_1K_ACCEPTED, PER_1K_REQUESTS, count, num, pct, ratio, usd_per_1k_requests
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import FLEET_SUMMARY, column
 from rackcost.evaluation.compare import headline_sentences
@@ -212,7 +212,7 @@ _CLASS_ROWS = (
     ("accepted", "% of offered", lambda r: pct(r["accepted_rps"] / r["offered_rps"])),
     (
         "cost",
-        PER_1K_REQUESTS,
+        PER_1K_ACCEPTED,
         lambda r: (
             _NOT_APPLICABLE
             if r["usd_per_accepted_request"] is None
