@@ -20,6 +20,7 @@ from rackcost.evaluation.columns import column_names, in_order
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.files import csv_text
 from rackcost.model.burstiness import FRAGILITY_DROP_FRACTION
+from rackcost.model.inputs import SloInputs
 from rackcost.model.memory import gib
 from rackcost.model.operating_point import slo_feasible
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
@@ -408,6 +409,9 @@ def _at_scv(o: SystemOutcome, scv: float, n: int) -> NDArray[np.float64]:
 def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[str]:
     """Named outcomes that are not errors: overload, too many racks or kW, derived concurrency, edge of the curve,
     an answer fragile to bursty arrivals."""
+    from rackcost.scenario.unpack import slo_inputs
+
+    slo = slo_inputs(scenario)
     out = []
     for o in outcomes:
         name = o.inputs.name
@@ -484,7 +488,7 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
                 f"of the limit ({limit_ms:g} ms), leaving {o.budget_s * MS_PER_S:.3g} ms for queueing; a measurement "
                 "error that small in TTFT moves the choice and the fleet"
             )
-        capped = kv_cache_warning(scenario, o)
+        capped = kv_cache_warning(scenario, o, slo)
         if capped:
             out.append(capped)
         if o.inputs.concurrency_derived:
@@ -497,7 +501,7 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
     return out
 
 
-def kv_cache_warning(scenario: Scenario, outcome: SystemOutcome) -> str | None:
+def kv_cache_warning(scenario: Scenario, outcome: SystemOutcome, slo: SloInputs | None = None) -> str | None:
     """That a system's KV-cache memory left out operating points that meet the SLO (which, and why), or None.
 
     Only where it did: a memory that holds every SLO-feasible point changes nothing, and says nothing.
@@ -505,10 +509,12 @@ def kv_cache_warning(scenario: Scenario, outcome: SystemOutcome) -> str | None:
     memory = outcome.inputs.kv_memory
     if memory is None:
         return None
-    from rackcost.scenario.unpack import slo_inputs
+    if slo is None:
+        from rackcost.scenario.unpack import slo_inputs
 
+        slo = slo_inputs(scenario)
     cand = outcome.inputs.coarse
-    meets = slo_feasible(slo_inputs(scenario), cand.ttft_ms, cand.tpot_ms)
+    meets = slo_feasible(slo, cand.ttft_ms, cand.tpot_ms)
     left_out = meets & ~memory.fits(cand.concurrency)
     if not left_out.any():
         return None

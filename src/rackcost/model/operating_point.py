@@ -51,6 +51,7 @@ __all__ = [
     "search_operating_point",
     "slo_budgets_s",
     "slo_feasible",
+    "undominated",
 ]
 
 MAX_INTEGER_CANDIDATES = 100_000
@@ -140,10 +141,30 @@ def slo_budgets_s(slo: SloInputs, ttft_ms: ArrayLike, tpot_ms: ArrayLike) -> lis
         budget = queueing_budget_s(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.e2e_limit_ms)
         return [(budget, slo.miss_target_fraction)]
     budgets = class_budgets_s(slo.classes, ttft_ms, tpot_ms)
-    return [
+    pairs = [
         (np.asarray(budgets[..., list(g.classes)].min(axis=-1), dtype=float), g.miss_fraction)
         for g in slo_groups(slo.classes)
     ]
+    return undominated(pairs)
+
+
+def undominated(pairs: list[tuple[NDArray[np.float64], float]]) -> list[tuple[NDArray[np.float64], float]]:
+    """The (budget, miss target) pairs that can bind, in order (the strictest target first, kept): a pair whose
+    target is no stricter than a kept pair's and whose budget is nowhere shorter is met whenever that one is, since
+    ``P(W > b)`` falls as ``b`` grows.
+
+    Examples
+    --------
+    A 95% target with a longer budget than the 99% one's never binds; with a shorter one it may:
+
+    >>> [m for _, m in undominated([(np.array([1.0]), 0.01), (np.array([2.0]), 0.05), (np.array([0.5]), 0.05)])]
+    [0.01, 0.05]
+    """
+    kept: list[tuple[NDArray[np.float64], float]] = []
+    for budget, miss in pairs:
+        if not any(m <= miss and bool(np.all(b <= budget)) for b, m in kept):
+            kept.append((budget, miss))
+    return kept
 
 
 def _fleet_power_w(
@@ -427,6 +448,11 @@ def choose_point(
         float(busy[best]),
         float(budget[best]),
         n,
-        more_constraints=tuple((float(b[best]), m) for b, m in more),
+        more_constraints=tuple(  # those that can bind at the chosen point (the first, budget_s, always can)
+            (float(b[0]), m)
+            for b, m in undominated(
+                [(budget[best : best + 1], slo.miss_target_fraction)] + [(b[best : best + 1], m) for b, m in more]
+            )[1:]
+        ),
         service_scv=None if scv is None else float(scv[best]),
     )

@@ -183,7 +183,7 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
         )
         derived = claim.concurrency is None
     mix = class_mix(scenario)
-    if mix is not None:
+    if mix is not None:  # the curve as the class mix sees it
         curve = mix_curve(curve, mix, isl, osl)
     if perf.claim is not None:
         headline, basis, is_claim = perf.claim.tokens_per_s_per_kw, perf.claim.power_basis, True
@@ -226,7 +226,7 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
         rent_includes_power_and_facility=system.rent is None or system.rent.includes_power_and_facility,
         rent_minimum_hours_per_day=0.0 if system.rent is None else system.rent.minimum_hours_per_day,
         peak_to_mean_power=_peak_to_mean(perf.points),
-        kv_memory=kv_memory(scenario, system),
+        kv_memory=kv_memory(scenario, system, mix),
     )
 
 
@@ -251,21 +251,23 @@ def mix_curve(curve: Curve, mix: ClassMix, benchmark_input_tokens: float, benchm
     )
 
 
-def kv_memory(scenario: Scenario, system: System) -> KvMemory | None:
+def kv_memory(scenario: Scenario, system: System, mix: ClassMix | None = None) -> KvMemory | None:
     """A system's memory for the KV cache at the workload's context, or None without a ``memory`` block.
 
     The context is ``workload.input_tokens_per_request + output_tokens_per_request``, a request's length by its
     last token; with an output spread (``output_tokens_cv_fraction``) it is the mean length: at a concurrency of
     ``c`` the caches in flight add up to about ``c`` times the mean (docs/model.md, "KV-cache memory"). The KV
     bytes per token are the memory block's own ``kv_bytes_per_token``, else the shape of ``workload.architecture``
-    at ``kv_bytes_per_element``; the schema checks that one of them is given (and the weights).
+    at ``kv_bytes_per_element``; the schema checks that one of them is given (and the weights). With request
+    classes (``mix``, else :func:`class_mix`) each class's mean context gives its bytes per request, and the limit
+    reads their share-weighted mean (the caches in flight are a mix of the classes in their shares).
     """
     memory = system.memory
     if memory is None:
         return None
     workload = scenario.workload
     arch = workload.architecture
-    mix = class_mix(scenario)
+    mix = class_mix(scenario) if mix is None else mix
     # with classes, each class's mean context; the memory limit reads the share-weighted mean bytes per request
     contexts = (
         np.array([workload.input_tokens_per_request + workload.output_tokens_per_request], dtype=float)
