@@ -182,7 +182,7 @@ def wait_tails(
     ``0.5 / e``:
 
     >>> (at_0, at_2), quantile = wait_tails([0.0, 2.0], 0.99, 1, 0.5, 1.0)
-    >>> float(at_0), round(float(at_2), 12), round(float(quantile), 9)
+    >>> round(float(at_0), 12), round(float(at_2), 12), round(float(quantile), 9)
     (0.5, 0.183939720586, 7.824046011)
     """
     k_arr = as_float("k", k)
