@@ -174,7 +174,7 @@ class Workload(ScenarioBlock):
                 mean = math.fsum(
                     s * token_moments(getattr(c, field))[0] for s, c in zip(shares, self.classes, strict=True)
                 )
-                given = getattr(self, name)
+                given = getattr(self, name) if name in self.model_fields_set else None  # a derived one is not given
                 if given is None:
                     self.__dict__[name] = mean  # derived: not validated again, and not marked as given
                 elif not math.isclose(given, mean, rel_tol=1e-9):
