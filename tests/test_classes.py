@@ -338,7 +338,7 @@ def test_a_higher_prefix_hit_never_raises_the_cost(low: float, more: float, scal
     hits: the fleet for a shorter service and a longer budget is no larger, draws no more power and accepts no
     less. (With two classes of plain lengths the mix's SCV can rise as one class's service falls, and with it the
     wait's stretch: docs/model.md, "Request classes", says where.)"""
-    high = low + (0.999 - low) * more
+    high = min(low + (0.999 - low) * more, 0.999)  # the sum can round past the field's bound
 
     def blended(hit: float) -> float:
         one = [{"name": "rag", "share_fraction": 1.0, "input_tokens": 3000, "output_tokens": 300}]
