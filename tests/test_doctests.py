@@ -13,7 +13,7 @@ from types import ModuleType
 
 import pytest
 
-from rackcost.model import disaggregation, erlang, finance, memory, power, queueing
+from rackcost.model import classes, disaggregation, erlang, finance, memory, power, queueing
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +24,9 @@ def test_pytest_runs_the_examples_of_the_library() -> None:
     assert "src/rackcost" in config["testpaths"]
 
 
-@pytest.mark.parametrize("module", [erlang, queueing, finance, power, memory, disaggregation], ids=lambda m: m.__name__)
+@pytest.mark.parametrize(
+    "module", [erlang, queueing, finance, power, memory, disaggregation, classes], ids=lambda m: m.__name__
+)
 def test_every_formula_has_a_runnable_example(module: ModuleType) -> None:
     """Every public formula defined in the module (not re-exported from another, nor an array check)."""
     formulas = {

@@ -20,7 +20,7 @@ from rackcost.evaluation.chain import evaluate_systems
 from rackcost.evaluation.columns import BLENDED
 from rackcost.model.burstiness import arrival_variability, wait_stretch
 from rackcost.model.demand import serve_demand
-from rackcost.model.operating_point import feasible
+from rackcost.model.operating_point import slo_feasible
 from rackcost.model.outcomes import SystemOutcome
 from rackcost.model.performance import Curve, LoadCurve, interpolate_curve
 from rackcost.scenario.loading import scenario_from_dict, scenario_to_data
@@ -63,7 +63,7 @@ def operating_curves(
         ``fits_kv_cache`` (its requests' KV caches fit the replica's memory; True without a ``memory`` block),
         ``kind`` (``measured``, ``interpolated`` or ``chosen``).
     """
-    slo, osl = scenario.slo, scenario.workload.output_tokens_per_request
+    slo = slo_inputs(scenario)
     outcomes = outcomes if outcomes is not None else evaluate_systems(scenario)
     rows: list[dict[str, Any]] = []
     names = {s.name: s for s in scenario.systems}
@@ -73,7 +73,7 @@ def operating_curves(
         measured = inp.curve.concurrency
         grid = np.unique(np.concatenate([np.geomspace(measured[0], measured[-1], points_per_curve), measured]))
         curve = interpolate_curve(inp.curve, grid)
-        ok = feasible(curve.ttft_ms, curve.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+        ok = slo_feasible(slo, curve.ttft_ms, curve.tpot_ms)
         fits = np.ones(grid.shape, dtype=bool) if inp.kv_memory is None else inp.kv_memory.fits(grid)
         is_measured = np.isin(grid, measured)
         for i in range(len(grid)):
@@ -137,8 +137,10 @@ def latency_cliff(
     names = {s.name: s for s in scenario.systems}
     sizing_scv = scenario.sizing_point.arrival_scv
     v = float(arrival_variability(sizing_scv))
-    stretch = float(wait_stretch(sizing_scv, service_scv(scenario)))
     for o in outcomes:  # the systems that run hardware (an API system has no fleet to load)
+        # the service's spread: the workload's, or with request classes the mix's at this system's chosen point
+        scv = service_scv(scenario) if o.chosen.service_scv is None else o.chosen.service_scv
+        stretch = float(wait_stretch(sizing_scv, scv))
         system = names[o.inputs.name]
         capacity = float(o.demand.capacity_at_slo_rps[0])
         high = max_load_factor * max(capacity, max(d.arrival_rps for d in scenario.demand))
@@ -158,7 +160,7 @@ def latency_cliff(
             o.chosen.concurrency,
             float(o.fleet.service_s[0, 0]),
             o.budget_s,
-            scenario.slo.attainment_fraction,
+            slo.attainment_fraction,
             scenario.fleet.idle_policy,
             scenario.fleet.max_utilization_fraction,
             load=load,
@@ -166,6 +168,7 @@ def latency_cliff(
             routing=scenario.fleet.routing.value,
             arrival_variability=v,
             wait_stretch=stretch,
+            more_constraints=o.chosen.more_constraints,
         )
         served = served.first_sample()
         assert served.ttft_ms is not None  # serve_demand gives the TTFT along the load curve it is handed

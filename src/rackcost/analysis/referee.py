@@ -141,6 +141,26 @@ MEMORY_SHARE = 0.8
 """Share of the machine's available memory a simulation may plan to use [-]."""
 
 
+CLASSES_NOT_SIMULATED = (
+    "workload.classes: the simulator does not serve request classes yet (their lengths, prefix hits and per-class "
+    "SLOs; issue 23, item 6); rackcost evaluate gives their analytic figures"
+)
+"""Why a scenario with request classes is not simulated: its analytic side has no simulated referee yet."""
+
+
+def check_one_shape(scenario: Scenario) -> None:
+    """Refuse a scenario with request classes (:data:`CLASSES_NOT_SIMULATED`): simulating it as one shape would
+    referee something the model did not compute.
+
+    Raises
+    ------
+    ValueError
+        With ``workload.classes``.
+    """
+    if getattr(scenario.workload, "classes", None) is not None:
+        raise ValueError(CLASSES_NOT_SIMULATED)
+
+
 def check_requests_fit(requests: int) -> None:
     """Refuse a simulation whose requests the machine cannot hold (:data:`BYTES_PER_SIMULATED_REQUEST`).
 
@@ -252,6 +272,7 @@ def simulate(
         raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {route!r}")
     if service not in SERVICE_MODELS:
         raise ValueError(f"service must be one of {', '.join(SERVICE_MODELS)}; got {service!r}")
+    check_one_shape(scenario)
     if replications < 2:
         raise ValueError(f"replications must be at least 2, got {replications}")
     check_requests_fit(requests if trace is None or isinstance(trace, str | Path) else trace.arrival_s.size)
@@ -559,6 +580,7 @@ def capacity_check(
     if arrival_scv is not None:
         check_argument("rackcost.capacity_check", "arrival_scv", arrival_scv, (int, float), "a number (1 is Poisson)")
         check_arrival_scv(arrival_scv)
+    check_one_shape(scenario)
     sizing_scv = getattr(scenario.sizing_point, "arrival_scv", None)
     sizing_scv = 1.0 if sizing_scv is None else float(sizing_scv)
     scv = sizing_scv if arrival_scv is None else float(arrival_scv)

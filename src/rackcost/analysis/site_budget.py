@@ -24,6 +24,7 @@ from rackcost.model.site import (
 )
 from rackcost.model.sizing import pack_racks
 from rackcost.scenario.schema import Scenario
+from rackcost.scenario.unpack import slo_inputs
 from rackcost.units import W_PER_KW
 
 __all__ = ["SITE_PATH", "site_budget"]
@@ -73,7 +74,7 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
     if not site_kw > 0:
         raise ScenarioError([Problem(SITE_PATH, f"must be > 0 kW, got {site_kw:g}")])
     fleet = scenario.fleet
-    miss = 1.0 - scenario.slo.attainment_fraction
+    miss = slo_inputs(scenario).miss_target_fraction  # with request classes, the strictest class's target
     output_tokens = scenario.workload.output_tokens_per_request
     rows = []
     problems = []
@@ -111,10 +112,13 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
         serving = serving_replicas_within(replicas, fleet.replica_availability_fraction, fleet.spare_replicas)
         capacity = 0.0
         if serving > 0:
-            capacity = float(
-                routing.capacity_at_slo(
-                    fleet.routing.value, serving, o.chosen.concurrency, o.fleet.service_s[0, 0], o.budget_s, miss
+            capacity = min(  # request classes of other attainment targets: the capacity meets every one
+                float(
+                    routing.capacity_at_slo(
+                        fleet.routing.value, serving, o.chosen.concurrency, o.fleet.service_s[0, 0], budget, m
+                    )
                 )
+                for budget, m in ((o.budget_s, miss), *o.chosen.more_constraints)
             )
         nodes, racks = pack_racks(replicas, *packing[:3])
         unserved = unserved_rps([d.arrival_rps for d in scenario.demand], capacity)

@@ -76,6 +76,7 @@ class TableName(StrEnum):
     systems = "systems"
     comparison = "comparison"
     pools = "pools"
+    classes = "classes"
 
 
 ScenarioArg = Annotated[
@@ -90,7 +91,11 @@ SeedOpt = Annotated[
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing --output file (never an input file).")]
 TableOpt = Annotated[
     TableName,
-    typer.Option("--table", help="Which table --format csv writes (pools: each pool of a disaggregated system)."),
+    typer.Option(
+        "--table",
+        help="Which table --format csv writes (classes: a scenario with workload.classes; pools: each pool of a "
+        "disaggregated system).",
+    ),
 ]
 
 

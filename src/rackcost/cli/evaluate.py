@@ -24,6 +24,7 @@ from rackcost.cli.common import (
     destination,
     emit,
     emit_table,
+    error,
     fail,
     load,
     print_problems,
@@ -31,7 +32,7 @@ from rackcost.cli.common import (
 )
 from rackcost.cli.layout import NOT_APPLICABLE, Field, header_and_format, print_grid, print_records
 from rackcost.cli.unserved import print_unserved
-from rackcost.display import PER_1K_REQUESTS, count, num, pct, ratio, usd_per_1k_requests
+from rackcost.display import PER_1K_ACCEPTED, PER_1K_REQUESTS, count, num, pct, ratio, usd_per_1k_requests
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import FLEET_SUMMARY, column
 from rackcost.evaluation.compare import headline_sentences
@@ -64,6 +65,11 @@ def evaluate(
     """Evaluate a scenario: each system at each demand point, the fleet, and the claim-vs-decision table."""
     dest = destination(output, force, scenario)
     result = _load_and_evaluate(scenario)
+    if fmt is OutputFormat.csv and table is TableName.classes and "classes" not in result.records:
+        from rackcost.evaluation.results import NO_CLASSES
+
+        error(f"--table classes: {NO_CLASSES}")
+        raise typer.Exit(code=1)
     _emit(result, fmt, dest, table, full=True)
 
 
@@ -102,6 +108,7 @@ def _emit(result: Result, fmt: OutputFormat, output: Destination, table: TableNa
         _print_unserved(out, result)
         if full:
             _print_points(out, result)
+            _print_classes(out, result)
             _print_systems(out, result)
             _print_pools(out, result)
         _print_comparison(out, result)
@@ -202,6 +209,39 @@ def _print_points(console: Console, result: Result) -> None:
 
 _NOT_APPLICABLE = NOT_APPLICABLE
 _SYSTEM_COLUMNS = ("system", *FLEET_SUMMARY)
+_CLASS_ROWS = (
+    ("accepted", "% of offered", lambda r: pct(r["accepted_rps"] / r["offered_rps"])),
+    (
+        "cost",
+        PER_1K_ACCEPTED,
+        lambda r: (
+            _NOT_APPLICABLE
+            if r["usd_per_accepted_request"] is None
+            else usd_per_1k_requests(r["usd_per_accepted_request"])
+        ),
+    ),
+    ("p99 TTFT", "ms", lambda r: _NOT_APPLICABLE if r["ttft_p99_ms"] is None else _ms(r["ttft_p99_ms"])),
+)
+
+
+def _print_classes(console: Console, result: Result) -> None:
+    """Per system, each request class at each demand point (a scenario of more than one class): its accepted share,
+    its cost per accepted request and its p99 TTFT; every column in ``--format json`` and ``--table classes``."""
+    rows = result.records.get("classes", [])
+    classes = list(dict.fromkeys(r["class"] for r in rows))
+    if len(classes) < 2:
+        return
+    by_system: dict[str, list[dict]] = {}
+    for r in rows:
+        by_system.setdefault(r["system"], []).append(r)
+    for system, mine in by_system.items():
+        points = list(dict.fromkeys(r["demand_point"] for r in mine))
+        cell = {(r["class"], r["demand_point"]): r for r in mine}
+        api = all(r["ttft_p99_ms"] is None for r in mine)
+        kept = [row for row in _CLASS_ROWS if not (api and row[0] == "p99 TTFT")]
+        labels = [f"{escape(c)}: {what} [dim]\\[{escape(unit)}][/dim]" for c in classes for what, unit, _ in kept]
+        columns = [(escape(p), [value(cell[(c, p)]) for c in classes for _, _, value in kept]) for p in points]
+        print_grid(console, f"Request classes: {escape(system)}", labels, columns, corner="class: figure [unit]")
 
 
 def _print_systems(console: Console, result: Result) -> None:

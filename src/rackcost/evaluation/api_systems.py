@@ -26,7 +26,7 @@ def run_api_samples(scenario: Scenario, values: Samples, n: int) -> list[ApiSyst
     for index, system in enumerate(scenario.systems):
         if system.api is None:
             continue
-        offered, price, limit = api_inputs(scenario, index, values, n)
+        offered, price, limit, per_class = api_inputs(scenario, index, values, n)
         served = serve_api(offered, price, limit)
-        out.append(ApiSystemOutcome(index, served, derive_api(served, osl, hours, isl)))
+        out.append(ApiSystemOutcome(index, served, derive_api(served, osl, hours, isl), per_class))
     return out

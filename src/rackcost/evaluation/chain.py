@@ -122,7 +122,16 @@ def plan(scenario: Scenario, inputs: tuple[SystemInputs, ...] | None = None) -> 
         indices=indices,
         systems=inputs,
         chosen=tuple(
-            choose_point(inp, slo, sizing_rps, max_utilization, policy.routing, sizing_variability, sizing_stretch)
+            choose_point(
+                inp,
+                slo,
+                sizing_rps,
+                max_utilization,
+                policy.routing,
+                sizing_variability,
+                sizing_stretch,
+                scenario.sizing_point.arrival_scv,
+            )
             if inp.pools is None
             else choose_pools(inp, slo, sizing_rps, max_utilization, policy.routing, sizing_variability)
             for inp in inputs
@@ -173,9 +182,18 @@ def run_samples(
         sampled = sampled_inputs(scenario, index, inp, values, n)
         # rented on demand: the provider scales to what each point needs, so only those replicas run (and are billed)
         policy = replace(planned.policy, idle_policy=IdlePolicy.park) if inp.payment.active_only else planned.policy
+        if chosen.service_scv is not None:  # request classes: the mix's service SCV at this system's chosen point
+            policy = replace(policy, service_scv=chosen.service_scv)
         central = sampled_inputs(scenario, index, inp, {}, 1) if serve_once else None
         fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize, central, fragility_scvs, swing_amplitudes)
-        metrics = derive(fleet, chosen.ttft_ms, planned.slo.output_tokens, planned.hours_per_day, planned.input_tokens)
+        metrics = derive(
+            fleet,
+            chosen.ttft_ms,
+            planned.slo.output_tokens,
+            planned.hours_per_day,
+            planned.input_tokens,
+            planned.slo.classes,
+        )
         out.append((fleet, metrics))
     return out
 

@@ -53,10 +53,10 @@ FLEET_SUMMARY = (
 )
 """The ``systems`` columns of the fleet table the CLI and the report show per system, in order."""
 
-TABLES = ("points", "systems", "comparison", "site", "pools")
+TABLES = ("points", "systems", "comparison", "classes", "site", "pools")
 """The tables of results: one row per system and demand point, per system, per system and metric against the
-baseline, per system of ``rackcost site``, and per disaggregated system, pool and demand point (only in a scenario
-with one)."""
+baseline, per system, demand point and request class (a scenario with ``workload.classes``), per system of
+``rackcost site``, and per disaggregated system, pool and demand point (only in a scenario with one)."""
 
 Kind = Literal["text", "bool", "num", "count", "usd", "usd_per_request", "pct", "ratio", "by_point"]
 KINDS: tuple[str, ...] = get_args(Kind)
@@ -178,7 +178,8 @@ _POINTS = [
     _c("points", "in_service_concurrency", "requests/replica", "requests in service per replica",
         "requests in service per serving replica at this load: where the operating point sits", fleet_only=True),
     _c("points", "ttft_ms", "ms", "TTFT at this load",
-        "TTFT before fleet queueing at the in-service concurrency", fleet_only=True),
+        "TTFT before fleet queueing at the in-service concurrency (with request classes, the mix's mean request's)",
+        fleet_only=True),
     _c("points", "tpot_ms", "ms", "TPOT at this load", "TPOT at the in-service concurrency", fleet_only=True),
     _c("points", "service_s", "s", "service time", "slot holding time at the in-service concurrency", fleet_only=True),
     _c("points", "active_replicas", "replicas", "active replicas",
@@ -191,7 +192,8 @@ _POINTS = [
     _c("points", "spare_capacity_fraction", "fraction of capacity", "spare capacity",
         "(capacity - offered) / capacity; negative above capacity", kind="pct"),
     _c("points", "ttft_p99_ms", "ms", "p99 TTFT incl. queueing",
-        "p99 of TTFT at the occupancy a request starts at plus its queueing wait", fleet_only=True),
+        "p99 of TTFT at the occupancy a request starts at plus its queueing wait (with request classes, of the mix's "
+        "mean request; each class's in the classes table)", fleet_only=True),
     _c("points", "tpot_p99_ms", "ms", "p99 TPOT",
         "TPOT at the p99 occupancy a request starts at", fleet_only=True),
     _c("points", "it_power_kw", "kW", "IT power", "accelerators, hosts and rack overheads", fleet_only=True),
@@ -257,7 +259,8 @@ _SYSTEMS = [
         "requests per second of one replica at the point", fleet_only=True),
     _c("systems", "service_s", "s", "service time", "slot holding time at the point (Little's law)", fleet_only=True),
     _c("systems", "queueing_budget_ms", "ms", "queueing budget",
-        "the wait the SLO allows after the point's TTFT", fleet_only=True),
+        "the wait the SLO allows after the point's TTFT (with request classes, the shortest of the strictest "
+        "attainment target's classes)", fleet_only=True),
     _c("systems", "busy_power_w_per_accelerator", "W", "busy power per accelerator",
         "busy (or measured) power of one accelerator at the point", fleet_only=True),
     _c("systems", "sizing_demand_point", "-", "sized for", "the demand point the fleet is sized for", kind="text"),
@@ -322,6 +325,48 @@ _COMPARISON = [
         "> 1: the system is better (more tokens or lower cost)", kind="ratio"),
     _c("comparison", "kind", "-", "kind",
         "`claim` (vendor headlines), `derived` (headline from a curve), `modelled`", kind="text"),
+]
+# fmt: on
+
+# fmt: off
+_CLASSES = [
+    _c("classes", "system", "-", "system", "which system", kind="text"),
+    _c("classes", "demand_point", "-", "demand point", "which demand point", kind="text"),
+    _c("classes", "class", "-", "class", "which request class (`workload.classes[i].name`)", kind="text"),
+    _c("classes", "share_fraction", "fraction of arrivals", "share", "the class's share of the arrivals", kind="pct"),
+    _c("classes", "input_tokens", "tokens", "input tokens",
+        "mean input tokens per request, prefix-cached ones included"),
+    _c("classes", "output_tokens", "tokens", "output tokens", "mean output tokens per request"),
+    _c("classes", "prefix_hit_fraction", "fraction of input", "prefix hits",
+        "share of each request's input served from the prefix cache (no prefill; an API bills it cached)", kind="pct"),
+    _c("classes", "offered_rps", "requests/s", "offered", "the class's arrivals: its share of the point's"),
+    _c("classes", "admitted_rps", "requests/s", "admitted",
+        "admitted by admission control, which admits every class alike"),
+    _c("classes", "accepted_rps", "requests/s", "accepted within SLO",
+        "served within the class's own SLO: admitted x P(wait <= its budget)"),
+    _c("classes", "rejected_rps", "requests/s", "rejected", "offered - accepted"),
+    _c("classes", "rejected_fraction", "fraction of offered", "rejected", "rejected / offered", kind="pct"),
+    _c("classes", "service_s", "s", "service time",
+        "the class's mean slot holding time at the in-service concurrency: S x e_k / e (model.md, Request classes)",
+        fleet_only=True),
+    _c("classes", "slot_time_fraction", "fraction of slot time", "share of slot time",
+        "share_k S_k / sum_j share_j S_j: the share of the fleet's cost the class bears", kind="pct"),
+    _c("classes", "ttft_ms", "ms", "TTFT at this load",
+        "the class's TTFT before fleet queueing: the mix's x its uncached input over the mix's mean", fleet_only=True),
+    _c("classes", "queueing_budget_ms", "ms", "queueing budget",
+        "the wait its SLO allows after its TTFT at this load (negative: it misses before queueing)", fleet_only=True),
+    _c("classes", "ttft_p99_ms", "ms", "p99 TTFT incl. queueing",
+        "its TTFT at the p99 occupancy a request starts at, plus the shared queue's p99 wait", fleet_only=True),
+    _c("classes", "tpot_p99_ms", "ms", "p99 TPOT",
+        "TPOT at the p99 occupancy (the batch's, the same for every class)", fleet_only=True),
+    _c("classes", "total_usd_per_hour", "USD/h", "cost",
+        "its share of the fleet's cost per hour (by slot time; an API: its requests at the prices)", kind="usd"),
+    _c("classes", "usd_per_accepted_request", "USD/request", "cost per accepted",
+        "its cost per hour / its accepted requests per hour", kind="usd_per_request"),
+    _c("classes", "usd_per_million_accepted_output_tokens", "USD/Mtoken", "cost per M accepted output tokens",
+        "its cost per million of its accepted output tokens", kind="usd"),
+    _c("classes", "revenue_usd_per_hour", "USD/h", "revenue",
+        "with `revenue`: its accepted requests' tokens at the prices", kind="usd", when="revenue"),
 ]
 # fmt: on
 
@@ -406,6 +451,7 @@ _REGISTRY: dict[str, tuple[Column, ...]] = {
     "points": tuple(_POINTS),
     "systems": tuple(_SYSTEMS),
     "comparison": tuple(_COMPARISON),
+    "classes": tuple(_CLASSES),
     "site": tuple(_SITE),
     "pools": tuple(_POOLS),
 }
@@ -481,6 +527,7 @@ _GLOSSARY_HEADINGS = {
     "points": "### `points` (one row per system and demand point)",
     "systems": "### `systems` (one row per system)",
     "comparison": "### `comparison` (one row per system other than the baseline and metric)",
+    "classes": "### `classes` (one row per system, demand point and request class; only with `workload.classes`)",
     "site": "### `rackcost site` (one row per system; library: `rackcost.site_budget`)",
     "pools": "### `pools` (one row per disaggregated system, pool and demand point)",
 }

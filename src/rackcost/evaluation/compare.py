@@ -158,7 +158,13 @@ def comparability_warnings(scenario: Scenario) -> list[str]:
             continue
         out.extend(_power_above_rated(system))
         cond = _conditions(scenario, system)
-        if cond["ISL/OSL"] != workload_isl_osl:
+        if cond["ISL/OSL"] != workload_isl_osl and w.classes is not None:
+            out.append(
+                f"{system.name}: curve measured at ISL/OSL {cond['ISL/OSL']}, the request classes' mean is "
+                f"{workload_isl_osl}; each class's TTFT and service time are scaled from that measurement "
+                "(docs/model.md, Request classes)"
+            )
+        elif cond["ISL/OSL"] != workload_isl_osl:
             out.append(
                 f"{system.name}: curve measured at ISL/OSL {cond['ISL/OSL']}, the workload is "
                 f"{workload_isl_osl}; its request rates are taken as they were measured"

@@ -15,13 +15,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from rackcost.evaluation.class_tables import class_revenue, class_rows
 from rackcost.evaluation.columns import column_names, in_order
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.evaluation.disaggregated import POOLS_TABLE, accelerators, pool_rows, pool_warnings
 from rackcost.files import csv_text
 from rackcost.model.burstiness import FRAGILITY_DROP_FRACTION
+from rackcost.model.inputs import SloInputs
 from rackcost.model.memory import gib
-from rackcost.model.operating_point import feasible
+from rackcost.model.operating_point import slo_feasible
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
 from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.rate_swing import VALID_PERIOD_SERVICE_TIMES, swing_too_fast
@@ -47,6 +49,7 @@ TABLES = ("points", "systems", "comparison")
 POINT_NAMES = column_names("points", revenue=False, rate_swing=False)
 SYSTEM_NAMES = column_names("systems", revenue=False)
 OVERLOADED_STATUS = "overloaded: admission control rejects the excess"
+NO_CLASSES = "the scenario has no workload.classes, so no classes table (its one shape is the points table)"
 KNIFE_EDGE_FRACTION = 0.01
 """A chosen point whose queueing budget is under this share of the TTFT limit sits on a knife edge: benchmark
 run-to-run noise in TTFT is larger, so a warning says the choice depends on it [-]."""
@@ -61,7 +64,8 @@ class Result:
     scenario_name
         Name of the scenario evaluated.
     records
-        The three tables as lists of plain dicts: ``points``, ``systems``, ``comparison``.
+        The tables as lists of plain dicts: ``points``, ``systems``, ``comparison``, and ``classes`` for a
+        scenario with ``workload.classes`` (only then).
     warnings
         Comparability warnings and named outcomes (overload, rack limits), one sentence each.
     routing
@@ -79,6 +83,9 @@ class Result:
     pools
         Each disaggregated system's prefill and decode pools at each demand point (DataFrame; ``records["pools"]``
         only in a scenario with one).
+    classes
+        With request classes: each class at each demand point of each system (DataFrame;
+        :mod:`rackcost.evaluation.class_tables`).
     """
 
     scenario_name: str
@@ -122,6 +129,15 @@ class Result:
 
         return pd.DataFrame(self.records.get(POOLS_TABLE, []), columns=list(column_names(POOLS_TABLE)))
 
+    def classes(self) -> pd.DataFrame:
+        """One row per system, demand point and request class (``system``, ``demand_point``, ``class`` first); empty,
+        with its columns, for a scenario without ``workload.classes``."""
+        import pandas as pd
+
+        if "classes" not in self.records:
+            return pd.DataFrame(columns=list(column_names("classes", revenue=False)))
+        return self._frame("classes")
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dictionary: ``scenario``, ``routing``, the three tables, ``unserved`` and ``warnings``."""
         return {
@@ -137,10 +153,19 @@ class Result:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def to_csv(self, table: str = "points") -> str:
-        """CSV text of one table (``points``, ``systems``, ``comparison``, or ``pools``: its header alone when no
-        system is disaggregated), safe to open in a spreadsheet (:func:`rackcost.files.csv_text`)."""
+        """CSV text of one table (``points``, ``systems``, ``comparison``, ``classes`` for a scenario with
+        ``workload.classes``, or ``pools``: its header alone when no system is disaggregated), safe to open in a
+        spreadsheet (:func:`rackcost.files.csv_text`).
+
+        Raises
+        ------
+        ValueError
+            For ``classes`` when the scenario has no request classes.
+        """
         if table == POOLS_TABLE:
             return csv_text(self.records.get(POOLS_TABLE, []), column_names(POOLS_TABLE))
+        if table == "classes" and table not in self.records:
+            raise ValueError(NO_CLASSES)
         return csv_text(self.records[table])
 
 
@@ -397,6 +422,9 @@ def _at_scv(o: SystemOutcome, scv: float, n: int) -> NDArray[np.float64]:
 def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[str]:
     """Named outcomes that are not errors: overload, too many racks or kW, derived concurrency, edge of the curve,
     an answer fragile to bursty arrivals."""
+    from rackcost.scenario.unpack import slo_inputs
+
+    slo = slo_inputs(scenario)
     out = []
     for o in outcomes:
         name = o.inputs.name
@@ -473,7 +501,7 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
                 f"of the limit ({limit_ms:g} ms), leaving {o.budget_s * MS_PER_S:.3g} ms for queueing; a measurement "
                 "error that small in TTFT moves the choice and the fleet"
             )
-        capped = kv_cache_warning(scenario, o)
+        capped = kv_cache_warning(scenario, o, slo)
         if capped:
             out.append(capped)
         if o.inputs.concurrency_derived:
@@ -486,7 +514,7 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
     return out
 
 
-def kv_cache_warning(scenario: Scenario, outcome: SystemOutcome) -> str | None:
+def kv_cache_warning(scenario: Scenario, outcome: SystemOutcome, slo: SloInputs | None = None) -> str | None:
     """That a system's KV-cache memory left out operating points that meet the SLO (which, and why), or None.
 
     Only where it did: a memory that holds every SLO-feasible point changes nothing, and says nothing.
@@ -494,9 +522,12 @@ def kv_cache_warning(scenario: Scenario, outcome: SystemOutcome) -> str | None:
     memory = outcome.inputs.kv_memory
     if memory is None:
         return None
-    slo, cand = scenario.slo, outcome.inputs.coarse
-    osl = scenario.workload.output_tokens_per_request
-    meets = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+    if slo is None:
+        from rackcost.scenario.unpack import slo_inputs
+
+        slo = slo_inputs(scenario)
+    cand = outcome.inputs.coarse
+    meets = slo_feasible(slo, cand.ttft_ms, cand.tpot_ms)
     left_out = meets & ~memory.fits(cand.concurrency)
     if not left_out.any():
         return None
@@ -510,10 +541,17 @@ def kv_cache_warning(scenario: Scenario, outcome: SystemOutcome) -> str | None:
     )
 
 
-def add_revenue(scenario: Scenario, points: list[dict[str, Any]], systems: list[dict[str, Any]]) -> None:
+def add_revenue(
+    scenario: Scenario,
+    points: list[dict[str, Any]],
+    systems: list[dict[str, Any]],
+    by_point: dict[tuple[str, str], float] | None = None,
+) -> None:
     """Revenue and margin columns, when the scenario states what tokens sell for (``revenue``).
 
-    Per point: ``revenue_usd_per_hour`` = accepted requests x 3,600 x (ISL x p_in + OSL x p_out) / 10^6 and
+    Per point: ``revenue_usd_per_hour`` = accepted requests x 3,600 x (ISL x p_in + OSL x p_out) / 10^6 (with
+    request classes, ``by_point``: the sum over the classes of their own accepted requests and tokens,
+    :func:`rackcost.evaluation.class_tables.class_revenue`) and
     ``margin_usd_per_hour`` = revenue - total cost. Per system: revenue and margin per day (hour-weighted) and per
     year (x 365), and for an owned system ``payback_years`` = capex / (yearly revenue - yearly cash cost, i.e. fixed
     opex and energy without the capital charge); None when the cash margin is not positive or nothing was bought.
@@ -527,7 +565,11 @@ def add_revenue(scenario: Scenario, points: list[dict[str, Any]], systems: list[
     ) / TOKENS_PER_MILLION
     by_system: dict[str, dict[str, float]] = {}
     for p in points:
-        revenue = p["accepted_rps"] * SECONDS_PER_HOUR * per_request
+        revenue = (
+            p["accepted_rps"] * SECONDS_PER_HOUR * per_request
+            if by_point is None
+            else by_point[(p["system"], p["demand_point"])]
+        )
         p["revenue_usd_per_hour"] = revenue
         p["margin_usd_per_hour"] = revenue - p["total_usd_per_hour"]
         day = by_system.setdefault(p["system"], {"revenue": 0.0, "cash_cost": 0.0})
@@ -593,8 +635,12 @@ def result_tables(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[
     sizing_name = scenario.sizing_point.name
     points = point_rows(scenario, outcomes, apis)
     systems = system_rows(scenario, outcomes, apis, sizing_name)
+    from rackcost.scenario.unpack import class_mix
+
+    mix = class_mix(scenario)
+    classes = None if mix is None else class_rows(scenario, mix, outcomes, apis)
     if scenario.revenue is not None:
-        add_revenue(scenario, points, systems)
+        add_revenue(scenario, points, systems, None if classes is None else class_revenue(scenario, classes))
     if any(d.rate_swing is not None for d in scenario.demand):
         points = [add_rate_swing(scenario, p) for p in points]
     warnings = comparability_warnings(scenario) + outcome_warnings(scenario, outcomes)
@@ -604,6 +650,8 @@ def result_tables(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[
     if any(s.pools is not None for s in scenario.systems):  # disaggregated systems: each pool's figures
         records[POOLS_TABLE] = pool_rows(scenario, outcomes)
         warnings += pool_warnings(outcomes)
+    if classes is not None:
+        records["classes"] = classes
     return Result(
         scenario_name=scenario.name,
         records=records,

@@ -10,6 +10,7 @@ queueing budget are served late and count as SLO misses. Everything vectorises o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import routing as routes
+from rackcost.model.classes import class_budgets_s, class_ttft_ms
 from rackcost.model.erlang import erlang_c_checked
 from rackcost.model.inputs import SloInputs
 from rackcost.model.occupancy import occupancy_spread, start_occupancy_quantile, waiting_share
@@ -59,6 +61,7 @@ def serve_demand(
     arrival_variability: ArrayLike = 1.0,
     feasible_rps_scaled: bool = False,
     wait_stretch: ArrayLike = 1.0,
+    more_constraints: Sequence[tuple[float, float]] = (),
 ) -> DemandOutcome:
     """Serve each demand point with the same fleet; the operating point moves with the load (DESIGN.md step 6).
 
@@ -105,6 +108,10 @@ def serve_demand(
         Each point's stretch of the conditional wait by the service time's spread
         (:func:`rackcost.model.burstiness.wait_stretch`; 1 for exponential service): every budget is judged as
         ``budget / stretch`` in the queue above, and the p99 wait read there is multiplied by it [-].
+    more_constraints
+        Further (budget [s], miss target [-]) pairs of request classes with other attainment targets
+        (``ChosenPoint.more_constraints``): the capacity at SLO meets them all, and under ``park`` the active
+        replicas too. With request classes (``slo.classes``) every class is accepted within its own budget.
 
     The fleet arguments may carry a leading sample axis (shape ``(n, 1)`` against ``offered_rps`` of shape
     ``(n, points)``): everything broadcasts.
@@ -129,6 +136,7 @@ def serve_demand(
         v,
         feasible_rps_scaled,
         wait_stretch,
+        more_constraints,
     )
     return serve_at_capacity(lam, capacity, concurrency, service_s, budget_s, load, slo, routing, v, wait_stretch)
 
@@ -177,10 +185,14 @@ def fleet_capacity(
     arrival_variability: ArrayLike = 1.0,
     feasible_rps_scaled: bool = False,
     wait_stretch: ArrayLike = 1.0,
+    more_constraints: Sequence[tuple[float, float]] = (),
 ) -> FleetCapacity:
     """The capacity at SLO and the replicas that serve at each point: the first half of :func:`serve_demand`
     (same parameters). The second, :func:`serve_at_capacity`, is elementwise in the demand points, so the rows of
-    several fleets' capacities can be served in one call (:meth:`FleetCapacity.stack`)."""
+    several fleets' capacities can be served in one call (:meth:`FleetCapacity.stack`).
+
+    With ``more_constraints`` (request classes of other attainment targets) the capacity is the smallest over the
+    constraints and the replicas a point needs the largest: the fleet meets every class's target."""
     lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
     miss_target = 1.0 - attainment_fraction
     serving = np.asarray(serving_replicas, dtype=np.int64)
@@ -196,18 +208,14 @@ def fleet_capacity(
     # service (stretch 1) skips it, so every figure stays bit for bit
     stretch = np.asarray(wait_stretch, dtype=float)
     exponential = bool(np.all(stretch == 1.0))
+    pairs = [(budget_s, miss_target), *more_constraints]
     if not exponential:
-        budget_s = np.asarray(budget_s, dtype=float) / stretch
+        pairs = [(np.asarray(b, dtype=float) / stretch, m) for b, m in pairs]
     # capacity at SLO of the serving fleet (one value per sample, or per point where arrivals are bursty); the
     # sizing rate is a known-feasible hint only for Poisson arrivals at every point
-    capacity = scale * routes.capacity_at_slo(
-        routing,
-        serving,
-        slots,
-        service_s,
-        budget_s,
-        miss_target,
-        feasible_rps if poisson or feasible_rps_scaled else None,
+    hint = feasible_rps if poisson or feasible_rps_scaled else None
+    capacity = scale * _smallest(
+        [routes.capacity_at_slo(routing, serving, slots, service_s, b, m, hint) for b, m in pairs]
     )
     if idle_policy not in tuple(IdlePolicy):
         raise ValueError(f"idle_policy must be 'powered' or 'park', got {idle_policy!r}")
@@ -216,15 +224,27 @@ def fleet_capacity(
         capacity_active = np.broadcast_to(capacity, lam.shape)
     else:
         needed = sized_replicas(
-            routes.replicas_needed(routing, lam / scale, service_s, slots, budget_s, miss_target),
+            _largest([routes.replicas_needed(routing, lam / scale, service_s, slots, b, m) for b, m in pairs]),
             lam,
             service_s,
             concurrency,
             max_utilization_fraction,
         )
         active = np.minimum(needed, serving)
-        capacity_active = scale * routes.capacity_at_slo(routing, active, slots, service_s, budget_s, miss_target)
+        capacity_active = scale * _smallest(
+            [routes.capacity_at_slo(routing, active, slots, service_s, b, m) for b, m in pairs]
+        )
     return FleetCapacity(np.asarray(capacity, dtype=float), active, np.asarray(capacity_active, dtype=float))
+
+
+def _smallest(values: list[NDArray[np.float64]]) -> NDArray[np.float64]:
+    """The elementwise smallest of one or more arrays (the one array itself when there is one: bit for bit)."""
+    return values[0] if len(values) == 1 else np.minimum.reduce(np.broadcast_arrays(*values))
+
+
+def _largest(values: list[NDArray[np.int64]]) -> NDArray[np.int64]:
+    """The elementwise largest of one or more arrays (the one array itself when there is one)."""
+    return values[0] if len(values) == 1 else np.maximum.reduce(np.broadcast_arrays(*values))
 
 
 def serve_at_capacity(
@@ -272,13 +292,32 @@ def serve_at_capacity(
         point_budget_s = queueing_budget_s(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.e2e_limit_ms)
         if not exponential:
             point_budget_s = point_budget_s / stretch
-    miss, wait_p99_s = routes.wait_tail(
-        routing, point_budget_s, TTFT_PERCENTILE_FRACTION, active, slots, admitted / scale, point_service_s
-    )
+    mix = None if slo is None or load is None else slo.classes
+    class_miss = None
+    if mix is None:
+        miss, wait_p99_s = routes.wait_tail(
+            routing, point_budget_s, TTFT_PERCENTILE_FRACTION, active, slots, admitted / scale, point_service_s
+        )
+    else:  # each class within its own budget, in the one queue (rackcost.model.classes)
+        assert ttft_ms is not None and tpot_ms is not None
+        budgets = class_budgets_s(mix, ttft_ms, tpot_ms)
+        if not exponential:
+            budgets = budgets / stretch[..., None]
+        misses, wait_p99_s = routes.wait_tails(
+            routing,
+            [budgets[..., j] for j in range(len(mix))],
+            TTFT_PERCENTILE_FRACTION,
+            active,
+            slots,
+            admitted / scale,
+            point_service_s,
+        )
+        class_miss = np.stack(np.broadcast_arrays(*misses), axis=-1)
+        miss = 1.0 - np.sum(mix.share_fraction * (1.0 - class_miss), axis=-1)
     if not exponential:
         wait_p99_s = wait_p99_s * stretch
     wait_p99_ms = np.asarray(wait_p99_s, dtype=float) * MS_PER_S
-    ttft_p99_ms = tpot_p99_ms = None
+    ttft_p99_ms = tpot_p99_ms = class_ttft_p99_ms = None
     if load is not None and slo is not None:
         # the reported percentiles at the occupancy a request starts at (rackcost.model.occupancy); the mean
         # figures above stay at the mean occupancy
@@ -288,10 +327,15 @@ def serve_at_capacity(
             routing, active, concurrency, slots / spread, admitted / scale / spread, point_service_s, v * spread
         )
         start_ttft_ms, tpot_p99_ms = load.latencies_at(start)
-        ttft_p99_ms = start_ttft_ms + _reported_wait_p99_ms(
-            routing, delay, active, concurrency, admitted, service_s, v, stretch
-        )
-    accepted = admitted * (1.0 - miss)
+        reported_ms = _reported_wait_p99_ms(routing, delay, active, concurrency, admitted, service_s, v, stretch)
+        ttft_p99_ms = start_ttft_ms + reported_ms
+        if mix is not None:  # each class's TTFT at that occupancy, the same wait
+            class_ttft_p99_ms = class_ttft_ms(mix, start_ttft_ms) + np.asarray(reported_ms)[..., None]
+    if class_miss is None:
+        accepted = admitted * (1.0 - miss)
+    else:
+        assert mix is not None
+        accepted = admitted * np.sum(mix.share_fraction * (1.0 - class_miss), axis=-1)
     rejected = lam - accepted
     shape = lam.shape
     return DemandOutcome(
@@ -312,6 +356,10 @@ def serve_at_capacity(
         tpot_ms=None if tpot_ms is None else _shaped(tpot_ms, shape),
         ttft_p99_ms=None if ttft_p99_ms is None else _shaped(ttft_p99_ms, shape),
         tpot_p99_ms=None if tpot_p99_ms is None else _shaped(tpot_p99_ms, shape),
+        class_miss_fraction=None if class_miss is None else _shaped(class_miss, (*shape, class_miss.shape[-1])),
+        class_ttft_p99_ms=None
+        if class_ttft_p99_ms is None
+        else _shaped(class_ttft_p99_ms, (*shape, class_ttft_p99_ms.shape[-1])),
     )
 
 

@@ -98,6 +98,7 @@ def size_fleet(
     service_s: Array,
     budget_s: float,
     slo_replicas: int | None = None,
+    more_constraints: tuple[tuple[float, float], ...] = (),
 ) -> FleetSize:
     """Replicas for the sizing demand (SLO and utilisation ceiling), then redundancy (DESIGN.md step 5).
 
@@ -113,6 +114,9 @@ def size_fleet(
         Slots per replica [requests], slot holding time per sample [s], queueing budget [s].
     slo_replicas
         The replicas the SLO needs, when already known (central values); else sized per sample.
+    more_constraints
+        Further (budget [s], miss target [-]) pairs of request classes with other attainment targets
+        (``ChosenPoint.more_constraints``): the fleet meets each, so its count is the largest.
     """
     rates = sampled.arrival_rps
     n = sampled.n
@@ -125,10 +129,20 @@ def size_fleet(
     else:
         v = policy.sizing_variability(rates)  # bursty arrivals: M/M/c with slots and rates / v (model.burstiness)
         # spread service: the budget judged in that queue as budget / stretch (model.burstiness.wait_stretch)
-        budget = budget_s if policy.service_scv == 1.0 else budget_s / policy.sizing_stretch(rates)
+        stretch = 1.0 if policy.service_scv == 1.0 else policy.sizing_stretch(rates)
         needed = routing.replicas_needed(
-            policy.routing, sizing_rps / v, service_s, concurrency / v, budget, slo.miss_target_fraction
+            policy.routing,
+            sizing_rps / v,
+            service_s,
+            concurrency / v,
+            budget_s if policy.service_scv == 1.0 else budget_s / stretch,
+            slo.miss_target_fraction,
         )
+        for more_budget_s, more_miss in more_constraints:  # request classes of other attainment targets
+            more = routing.replicas_needed(
+                policy.routing, sizing_rps / v, service_s, concurrency / v, more_budget_s / stretch, more_miss
+            )
+            needed = np.maximum(needed, more)
         slo_n = sized_replicas(needed, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)
     swung = rate_swing.swing_slo_replicas(  # a rate swing at the sizing point: its cycle average meets the target
         policy,
@@ -377,11 +391,12 @@ def slo_point_tokens_per_facility_kwh(
 
 
 def _as_samples(outcome: Any, n: int) -> Any:
-    """A dataclass of one sample's arrays as ``n`` samples: each ``(1, m)`` array a read-only ``(n, m)`` view."""
+    """A dataclass of one sample's arrays as ``n`` samples: each ``(1, m)`` array a read-only ``(n, m)`` view (and
+    each ``(1, m, K)`` one, a class axis, an ``(n, m, K)`` view)."""
     views = {
-        f.name: np.broadcast_to(value, (n, value.shape[1]))
+        f.name: np.broadcast_to(value, (n, *value.shape[1:]))
         for f in fields(outcome)
-        if isinstance(value := getattr(outcome, f.name), np.ndarray) and value.ndim == 2 and value.shape[0] == 1
+        if isinstance(value := getattr(outcome, f.name), np.ndarray) and value.ndim >= 2 and value.shape[0] == 1
     }
     return replace(outcome, **views)
 
@@ -397,6 +412,7 @@ def _served_at_scvs(
     budget_s: float,
     poisson: FleetCapacity,
     scvs: tuple[float, ...],
+    more_constraints: tuple[tuple[float, float], ...] = (),
 ) -> tuple[FleetCapacity, Array, Array]:
     """The capacity of the same fleet with every point's arrivals at each of ``scvs`` (one sample: ``serve.n == 1``),
     one row per SCV, and the variability of each row, ``(len(scvs), 1)``; :func:`run_fleet` serves these rows in one
@@ -429,6 +445,7 @@ def _served_at_scvs(
         arrival_variability=v,
         feasible_rps_scaled=True,
         wait_stretch=stretch,
+        more_constraints=more_constraints,
     )
     return served, v, stretch
 
@@ -443,6 +460,7 @@ def _serve(
     service_s: Array,
     budget_s: float,
     scvs: tuple[float, ...],
+    more_constraints: tuple[tuple[float, float], ...] = (),
 ) -> tuple[DemandOutcome, tuple[DemandOutcome, ...]]:
     """Step 6: the fleet at each demand point, and the same fleet with every point's arrivals at each of ``scvs``.
 
@@ -466,6 +484,7 @@ def _serve(
         routing=policy.routing,
         arrival_variability=v,
         wait_stretch=stretch,
+        more_constraints=more_constraints,
     )
     if not scvs:
         served = serve_at_capacity(
@@ -473,7 +492,7 @@ def _serve(
         )
         return served, ()
     bursty, v_rows, stretch_rows = _served_at_scvs(
-        serve, policy, slo, load, size, concurrency, service_s, budget_s, central, scvs
+        serve, policy, slo, load, size, concurrency, service_s, budget_s, central, scvs, more_constraints
     )
     rows = len(scvs)
     served = serve_at_capacity(
@@ -540,9 +559,10 @@ def run_fleet(
     serve = sampled if serve_with is None else serve_with
     load = load_curve(inp, chosen, serve)
     service_s, request_rps, busy_w = performance_at_point(load, serve)
-    size = size_fleet(serve, policy, slo, c, service_s, chosen.budget_s, None if resize else chosen.slo_replicas)
+    more = chosen.more_constraints
+    size = size_fleet(serve, policy, slo, c, service_s, chosen.budget_s, None if resize else chosen.slo_replicas, more)
     packing = pack_fleet(inp, serve, size.provisioned_replicas)
-    demand, fragile = _serve(serve, policy, slo, load, size, c, service_s, chosen.budget_s, fragility_scvs)
+    demand, fragile = _serve(serve, policy, slo, load, size, c, service_s, chosen.budget_s, fragility_scvs, more)
     still, points = demand, serve.arrival_rps.shape[1]
 
     def swing(outcome: DemandOutcome, amplitude: Array, variability: ArrayLike, stretch: ArrayLike) -> DemandOutcome:

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.model.burstiness import arrival_variability, wait_stretch
+from rackcost.model.classes import ClassMix
 from rackcost.model.memory import KvMemory
 from rackcost.model.performance import Curve
 from rackcost.model.power import PEAK_TO_MEAN_POWER
@@ -49,6 +50,11 @@ class SloInputs:
         Coefficient of variation of the output length, or None (exponential service) [-]. Its square is the
         service time's SCV, which stretches the conditional wait (:attr:`FleetPolicy.service_scv`) in sizing,
         acceptance and the reported wait alike (issue 21, item 4).
+    classes
+        The workload's request classes (:class:`rackcost.model.classes.ClassMix`), or None for one class of the
+        workload's shape. With classes every SLO check and budget is each class's (its own limits, else those
+        above), ``output_tokens`` is the mix's mean and ``attainment_fraction`` the strictest class's target (the
+        first of :func:`rackcost.model.classes.slo_groups`).
     """
 
     ttft_limit_ms: float
@@ -57,6 +63,7 @@ class SloInputs:
     attainment_fraction: float
     output_tokens: float
     output_tokens_cv_fraction: float | None = None
+    classes: ClassMix | None = None
 
     @property
     def miss_target_fraction(self) -> float:

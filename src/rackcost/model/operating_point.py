@@ -24,10 +24,14 @@ beat the best so far. The tests check it against the same choice computed exhaus
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import routing as routes
+from rackcost.model.burstiness import wait_stretch as stretch_of
+from rackcost.model.classes import class_budgets_s, class_feasible, mix_service_scv, slo_groups
 from rackcost.model.inputs import SloInputs, SystemInputs
 from rackcost.model.outcomes import ChosenPoint
 from rackcost.model.performance import Curve, interpolate_curve
@@ -45,6 +49,9 @@ __all__ = [
     "replicas_lower_bound",
     "search_concurrencies",
     "search_operating_point",
+    "slo_budgets_s",
+    "slo_feasible",
+    "undominated",
 ]
 
 MAX_INTEGER_CANDIDATES = 100_000
@@ -111,6 +118,53 @@ def queueing_budget_s(
     if e2e_limit_ms is not None:
         budget_ms = np.minimum(budget_ms, e2e_limit_ms - e2e_ms(ttft_ms, tpot_ms, output_tokens))
     return budget_ms / MS_PER_S
+
+
+def slo_feasible(slo: SloInputs, ttft_ms: ArrayLike, tpot_ms: ArrayLike) -> NDArray[np.bool_]:
+    """Whether each point meets the SLO before any queueing: :func:`feasible` for the workload's one shape, or
+    every class's own SLO with request classes (:func:`rackcost.model.classes.class_feasible`)."""
+    if slo.classes is None:
+        return feasible(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+    return np.asarray(class_feasible(slo.classes, ttft_ms, tpot_ms).all(axis=-1))
+
+
+def slo_budgets_s(slo: SloInputs, ttft_ms: ArrayLike, tpot_ms: ArrayLike) -> list[tuple[NDArray[np.float64], float]]:
+    """The queueing budgets the queue must keep at each point, each with its allowed share of misses: [(budget [s],
+    miss target [-]), ...].
+
+    One pair for the workload's one shape (:func:`queueing_budget_s`, ``1 - attainment``). With request classes,
+    one pair per attainment target (:func:`rackcost.model.classes.slo_groups`), the smallest budget of its classes,
+    the strictest target first (``slo.attainment_fraction``'s): the queue meets every class's attainment when it
+    meets each pair.
+    """
+    if slo.classes is None:
+        budget = queueing_budget_s(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.e2e_limit_ms)
+        return [(budget, slo.miss_target_fraction)]
+    budgets = class_budgets_s(slo.classes, ttft_ms, tpot_ms)
+    pairs = [
+        (np.asarray(budgets[..., list(g.classes)].min(axis=-1), dtype=float), g.miss_fraction)
+        for g in slo_groups(slo.classes)
+    ]
+    return undominated(pairs)
+
+
+def undominated(pairs: list[tuple[NDArray[np.float64], float]]) -> list[tuple[NDArray[np.float64], float]]:
+    """The (budget, miss target) pairs that can bind, in order (the strictest target first, kept): a pair whose
+    target is no stricter than a kept pair's and whose budget is nowhere shorter is met whenever that one is, since
+    ``P(W > b)`` falls as ``b`` grows.
+
+    Examples
+    --------
+    A 95% target with a longer budget than the 99% one's never binds; with a shorter one it may:
+
+    >>> [m for _, m in undominated([(np.array([1.0]), 0.01), (np.array([2.0]), 0.05), (np.array([0.5]), 0.05)])]
+    [0.01, 0.05]
+    """
+    kept: list[tuple[NDArray[np.float64], float]] = []
+    for budget, miss in pairs:
+        if not any(m <= miss and bool(np.all(b <= budget)) for b, m in kept):
+            kept.append((budget, miss))
+    return kept
 
 
 def _fleet_power_w(
@@ -186,6 +240,7 @@ def search_operating_point(
     attainment_fraction: float,
     max_utilization_fraction: float = 1.0,
     routing: str = "pooled",
+    more_constraints: Sequence[tuple[NDArray[np.float64], float]] = (),
 ) -> tuple[int, int]:
     """The feasible candidate that needs the fewest replicas for the sizing demand, by branch and bound.
 
@@ -214,6 +269,10 @@ def search_operating_point(
         Ceiling on slot utilisation at the sizing demand [-].
     routing
         How requests are spread over the replicas (:mod:`rackcost.model.routing`); ``pooled`` by default.
+    more_constraints
+        Further (budget per candidate [s], attainment [-]) pairs the fleet must meet too (request classes with
+        other attainment targets, :func:`slo_budgets_s`): a candidate's count is the largest over all pairs. The
+        lower bound holds for every pair, so the search stays exact.
 
     Returns
     -------
@@ -246,6 +305,11 @@ def search_operating_point(
         n = _exact_replicas(
             c[take], s[take], budget_s[idx[take]], sizing_rps, attainment_fraction, max_utilization_fraction, routing
         )
+        for more_budget, more_attainment in more_constraints:
+            more = _exact_replicas(
+                c[take], s[take], more_budget[idx[take]], sizing_rps, more_attainment, max_utilization_fraction, routing
+            )
+            n = np.maximum(n, more)
         power = _fleet_power_w(n, c[take], s[take], busy[take], power_w_per_replica_idle, sizing_rps)
         i = int(np.lexsort((-c[take], power, n))[0])
         if best is None or bool(_lex_less(n[i : i + 1], power[i : i + 1], c[take][i : i + 1], best)[0]):
@@ -304,6 +368,7 @@ def choose_point(
     routing: str = "pooled",
     arrival_variability: float = 1.0,
     wait_stretch: float = 1.0,
+    arrival_scv: float = 1.0,
 ) -> ChosenPoint:
     """The SLO-feasible point of a system's curve that needs the fewest replicas for the sizing demand.
 
@@ -332,6 +397,11 @@ def choose_point(
         The sizing point's stretch of the conditional wait by the service's spread
         (:func:`rackcost.model.burstiness.wait_stretch`; 1 for exponential service): each candidate's budget is
         judged as ``budget / stretch`` [-].
+    arrival_scv
+        The sizing point's arrival SCV [-]. With request classes (``slo.classes``) each candidate's wait stretch is
+        computed from it and the mix's service SCV at that candidate
+        (:func:`rackcost.model.classes.mix_service_scv`), in place of ``wait_stretch``; every class's SLO is met
+        (:func:`slo_feasible`), and every attainment target (:func:`slo_budgets_s`).
 
     Raises
     ------
@@ -346,16 +416,24 @@ def choose_point(
         busy = cand.power_w_per_accelerator
     else:
         busy = np.full(cand.concurrency.shape, inp.busy_w)
-    osl = slo.output_tokens
-    ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+    ok = slo_feasible(slo, cand.ttft_ms, cand.tpot_ms)
     if inp.kv_memory is not None:  # a point whose requests' KV caches do not fit the replica's memory cannot run
         ok &= inp.kv_memory.fits(cand.concurrency)
-    budget = queueing_budget_s(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.e2e_limit_ms)
+    (budget, _), *more = slo_budgets_s(slo, cand.ttft_ms, cand.tpot_ms)
+    stretch: float | NDArray[np.float64] = wait_stretch
+    scv = None
+    if slo.classes is not None:  # the mix's service SCV at each candidate (rackcost.model.classes)
+        scv = mix_service_scv(slo.classes, cand.ttft_ms, cand.tpot_ms)
+        stretch = stretch_of(arrival_scv, scv)
+
+    def judged(b: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.where(ok, b if np.all(stretch == 1.0) else b / stretch, 0.0)
+
     v = arrival_variability  # bursty arrivals: M/M/c with slots and rates / v (rackcost.model.burstiness)
     best, n = search_operating_point(
         cand.concurrency if v == 1.0 else cand.concurrency / v,
         cand.service_s,
-        np.where(ok, budget if wait_stretch == 1.0 else budget / wait_stretch, 0.0),
+        judged(budget),
         ok,
         apr * busy + host_share_w,
         apr * inp.idle_w + host_share_w,
@@ -363,5 +441,18 @@ def choose_point(
         slo.attainment_fraction,
         max_utilization_fraction,
         routing,
+        [(judged(b), 1.0 - m) for b, m in more],
     )
-    return ChosenPoint(cand.take(np.array([best])), float(busy[best]), float(budget[best]), n)
+    return ChosenPoint(
+        cand.take(np.array([best])),
+        float(busy[best]),
+        float(budget[best]),
+        n,
+        more_constraints=tuple(  # those that can bind at the chosen point (the first, budget_s, always can)
+            (float(b[0]), m)
+            for b, m in undominated(
+                [(budget[best : best + 1], slo.miss_target_fraction)] + [(b[best : best + 1], m) for b, m in more]
+            )[1:]
+        ),
+        service_scv=None if scv is None else float(scv[best]),
+    )

@@ -36,12 +36,21 @@ class ChosenPoint:
         Queueing budget the SLO leaves at the point [s].
     slo_replicas
         Replicas the SLO and the utilisation ceiling need at the sizing demand [-].
+    more_constraints
+        With request classes of other attainment targets: each further (queueing budget [s], miss target [-]) the
+        queue must keep at the point (:func:`rackcost.model.operating_point.slo_budgets_s`); ``budget_s`` is the
+        strictest target's. Empty otherwise.
+    service_scv
+        With request classes: the mix's service-time SCV at the point (:func:`rackcost.model.classes.mix_service_scv`),
+        which the fleet keeps at every demand point; None: the workload's (``FleetPolicy.service_scv``) [-].
     """
 
     point: Curve
     busy_w: float
     budget_s: float
     slo_replicas: int
+    more_constraints: tuple[tuple[float, float], ...] = ()
+    service_scv: float | None = None
 
     @property
     def concurrency(self) -> float:
@@ -85,6 +94,12 @@ class DemandOutcome:
     ttft_p99_ms, tpot_p99_ms
         99th percentiles of TTFT (queueing included) and TPOT over the occupancy a request starts at
         (:mod:`rackcost.model.occupancy`), or None when the operating point does not move with load [ms].
+    class_miss_fraction
+        With request classes: the share of each class's admitted requests that wait past its own budget, ``(n,
+        points, K)`` [-]; None without classes.
+    class_ttft_p99_ms
+        With request classes: each class's p99 TTFT, its own TTFT at the p99 occupancy plus the same wait as
+        ``ttft_p99_ms``, ``(n, points, K)`` [ms]; None without classes.
     """
 
     offered_rps: NDArray[np.float64]
@@ -104,6 +119,8 @@ class DemandOutcome:
     tpot_ms: NDArray[np.float64] | None = None
     ttft_p99_ms: NDArray[np.float64] | None = None
     tpot_p99_ms: NDArray[np.float64] | None = None
+    class_miss_fraction: NDArray[np.float64] | None = None
+    class_ttft_p99_ms: NDArray[np.float64] | None = None
 
     def sample(self, index: int) -> DemandOutcome:
         """Sample ``index`` of every ``(n, points)`` array, kept as a ``(1, points)`` array (one sample)."""
@@ -366,8 +383,12 @@ class ApiSystemOutcome:
         What it is offered, accepts (up to a rate limit) and pays at each demand point (sample axis of length 1).
     metrics
         The derived figures (:func:`rackcost.model.metrics.derive_api`), sample axis of length 1.
+    class_usd_per_request
+        With request classes: what one request of each class costs through the API, ``(n, K)`` [USD/request];
+        None without classes.
     """
 
     index: int
     served: ApiOutcome
     metrics: Metrics
+    class_usd_per_request: Array | None = None

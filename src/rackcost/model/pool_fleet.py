@@ -12,7 +12,7 @@ decode").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -42,9 +42,10 @@ class PooledChosen(ChosenPoint):
         The prefill pool's inputs with the decode pool's TPOT at its chosen point, for the end-to-end budget.
     """
 
-    prefill: ChosenPoint
-    decode: ChosenPoint
-    prefill_inputs: SystemInputs
+    # keyword-only: ChosenPoint ends with fields that have defaults
+    prefill: ChosenPoint = field(kw_only=True)
+    decode: ChosenPoint = field(kw_only=True)
+    prefill_inputs: SystemInputs = field(kw_only=True)
 
 
 @dataclass(frozen=True)

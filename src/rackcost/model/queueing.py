@@ -23,6 +23,8 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 from scipy.special import gammaincc
@@ -51,6 +53,7 @@ __all__ = [
     "wait_exceedance",
     "wait_quantile",
     "wait_tail",
+    "wait_tails",
 ]
 
 _CAPACITY_BISECTION_ITER = 200
@@ -165,6 +168,39 @@ def wait_tail(
     exceedance = np.where(t >= 0, c * np.exp(-rate * np.maximum(t, 0.0)), 1.0)
     quantile = np.where(c > tail, np.log(np.maximum(c, tail) / tail) / rate, 0.0)
     return exceedance, quantile
+
+
+def wait_tails(
+    t_s: Sequence[ArrayLike], q_fraction: float, k: ArrayLike, arrival_rps: ArrayLike, service_s: ArrayLike
+) -> tuple[list[FloatArray], FloatArray]:
+    """:func:`wait_tail` at several budgets of the same queue, from one Erlang C evaluation: ``P(W > t)`` at each
+    budget of ``t_s`` (each element as :func:`wait_tail` gives it, bit for bit) and the ``q``-quantile of the wait.
+
+    Examples
+    --------
+    The M/M/1 queue of :func:`wait_tail` (lambda = 0.5/s, S = 1 s) at budgets of 0 and 2 s: ``rho = 0.5``, then
+    ``0.5 / e``:
+
+    >>> (at_0, at_2), quantile = wait_tails([0.0, 2.0], 0.99, 1, 0.5, 1.0)
+    >>> round(float(at_0), 12), round(float(at_2), 12), round(float(quantile), 9)
+    (0.5, 0.183939720586, 7.824046011)
+    """
+    k_arr = as_float("k", k)
+    lam = as_float("arrival_rps", arrival_rps)
+    s = as_float("service_s", service_s)
+    k_arr, lam, s = np.broadcast_arrays(k_arr, lam, s)
+    a = lam * s
+    if not (a < k_arr).all():
+        raise ValueError("wait_tails needs a stable queue everywhere (arrival_rps * service_s < k)")
+    c = erlang_c_checked(k_arr, a)
+    rate = k_arr / s - lam
+    tail = 1.0 - q_fraction
+    out = []
+    for budget in t_s:
+        t = as_float("t_s", budget)
+        out.append(np.where(t >= 0, c * np.exp(-rate * np.maximum(t, 0.0)), 1.0))
+    quantile = np.where(c > tail, np.log(np.maximum(c, tail) / tail) / rate, 0.0)
+    return out, quantile
 
 
 def wait_quantile(q_fraction: ArrayLike, k: ArrayLike, arrival_rps: ArrayLike, service_s: ArrayLike) -> FloatArray:

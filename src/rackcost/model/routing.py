@@ -35,6 +35,8 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from rackcost.model import queueing
@@ -47,6 +49,7 @@ __all__ = [
     "check_routing",
     "replicas_needed",
     "wait_tail",
+    "wait_tails",
 ]
 
 
@@ -331,3 +334,33 @@ def wait_tail(
         return queueing.wait_tail(t_s, q_fraction, n * c, arrival_rps, service_s)
     lam = np.asarray(arrival_rps, dtype=np.float64)
     return queueing.wait_tail(t_s, q_fraction, c, lam / n, service_s)
+
+
+def wait_tails(
+    routing: str,
+    t_s: Sequence[ArrayLike],
+    q_fraction: float,
+    replicas: ArrayLike,
+    slots_per_replica: ArrayLike,
+    arrival_rps: ArrayLike,
+    service_s: ArrayLike,
+) -> tuple[list[FloatArray], FloatArray]:
+    """:func:`wait_tail` at several budgets of the same fleet (request classes sharing one queue), from one Erlang
+    C evaluation (:func:`rackcost.model.queueing.wait_tails`): ``P(W > t)`` at each budget, and the ``q``-quantile.
+
+    Examples
+    --------
+    The two pooled one-slot replicas of :func:`wait_tail` at budgets of 0 and 2 s: ``C(2, 1) = 1/3``, then
+    ``e^-2 / 3``:
+
+    >>> (at_0, at_2), p99 = wait_tails("pooled", [0.0, 2.0], 0.99, 2, 1, 1.0, 1.0)
+    >>> round(float(at_0), 12), round(float(at_2), 12)
+    (0.333333333333, 0.045111761079)
+    """
+    one_queue = check_routing(routing).one_queue
+    n = _replica_counts(replicas)
+    c = np.asarray(slots_per_replica, dtype=np.float64)
+    if one_queue:
+        return queueing.wait_tails(t_s, q_fraction, n * c, arrival_rps, service_s)
+    lam = np.asarray(arrival_rps, dtype=np.float64)
+    return queueing.wait_tails(t_s, q_fraction, c, lam / n, service_s)

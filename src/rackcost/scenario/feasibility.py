@@ -18,12 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from rackcost.model.inputs import SystemInputs
+from rackcost.model.classes import class_feasible, class_ttft_ms
+from rackcost.model.inputs import SloInputs, SystemInputs
 from rackcost.model.memory import KvMemory, gib
-from rackcost.model.operating_point import e2e_ms, feasible
+from rackcost.model.operating_point import e2e_ms, slo_feasible
 from rackcost.model.routing import RoutingNotAnalytic, check_routing
 from rackcost.model.sizing import nodes_per_rack_allowed
 from rackcost.scenario.schema import Scenario
+from rackcost.scenario.unpack import slo_inputs
 from rackcost.scenario.unpack_pools import any_system_inputs
 from rackcost.scenario.yaml_paths import YamlPath
 from rackcost.units import W_PER_KW
@@ -94,7 +96,7 @@ def feasibility_problems(
     list of (loc, path, message)
         YAML location tuple, its path as text, and the message.
     """
-    slo, osl = scenario.slo, scenario.workload.output_tokens_per_request
+    slo = slo_inputs(scenario)
     out: list[tuple[YamlPath, str, str]] = []
     try:
         check_routing(scenario.fleet.routing.value)
@@ -102,9 +104,9 @@ def feasibility_problems(
         out.append((("fleet", "routing"), "fleet.routing", str(exc)))
     for i, inp in zip(scenario.hardware_indices, _inputs(scenario, inputs), strict=True):
         cand = inp.coarse  # the curve where the operating-point search looks: every integer concurrency
-        ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+        ok = slo_feasible(slo, cand.ttft_ms, cand.tpot_ms)
         if ok.any():
-            falling = _latency_falls_with_load(scenario.systems[i].name, inp, ok, slo, osl)
+            falling = _latency_falls_with_load(scenario.systems[i].name, inp, ok, slo)
             if falling:
                 out.append((("systems", i, "performance"), f"systems[{i}].performance", falling))
         no_room = None if inp.kv_memory is None else _no_room(inp.kv_memory)
@@ -148,16 +150,17 @@ def unserved_systems(scenario: Scenario, inputs: list[SystemInputs] | None = Non
         SLO-feasible point fits (alone), then a rack limit. A replica that holds not even one request is a problem
         of the scenario (:func:`feasibility_problems`), not an unserved system.
     """
-    slo, osl = scenario.slo, scenario.workload.output_tokens_per_request
+    slo = slo_inputs(scenario)
     out: list[UnservedSystem] = []
     for i, inp in zip(scenario.hardware_indices, _inputs(scenario, inputs), strict=True):
         name = scenario.systems[i].name
         cand = inp.coarse
-        ok = feasible(cand.ttft_ms, cand.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms)
+        ok = slo_feasible(slo, cand.ttft_ms, cand.tpot_ms)
         if not ok.any():
             block = "performance" if inp.pools is None else "pools"  # a disaggregated system's curves: its pools'
             loc = ("systems", i, block)
-            out.append(UnservedSystem(i, name, f"systems[{i}].{block}", loc, "slo", _slo_reason(name, inp, slo, osl)))
+            reason = _slo_reason(name, inp, slo) if slo.classes is None else _class_slo_reason(name, inp, slo)
+            out.append(UnservedSystem(i, name, f"systems[{i}].{block}", loc, "slo", reason))
             continue
         memory = inp.kv_memory
         if memory is not None and memory.requests_held >= 1 and not (ok & memory.fits(cand.concurrency)).any():
@@ -202,8 +205,29 @@ def _kv_reason(memory: KvMemory, lowest: float) -> str:
     )
 
 
-def _slo_reason(name: str, inp: SystemInputs, slo: Any, osl: float) -> str:
+def _class_slo_reason(name: str, inp: SystemInputs, slo: SloInputs) -> str:
+    """Why no operating point of a system meets every request class's SLO: the classes no point serves, each with
+    its fastest TTFT and TPOT against its limits; or that each is met somewhere but never all at once."""
+    mix = slo.classes
+    assert mix is not None
+    cand = inp.coarse
+    each = class_feasible(mix, cand.ttft_ms, cand.tpot_ms)
+    ttft = class_ttft_ms(mix, cand.ttft_ms)
+    short = [
+        f"class {mix.names[k]!r} (TTFT < {mix.ttft_limit_ms[k]:g} ms, TPOT <= {mix.tpot_limit_ms[k]:g} ms"
+        + ("" if not np.isfinite(mix.e2e_limit_ms[k]) else f", end-to-end < {mix.e2e_limit_ms[k]:g} ms")
+        + f"): its fastest TTFT is {ttft[:, k].min():.4g} ms and TPOT {cand.tpot_ms.min():.4g} ms"
+        for k in range(len(mix))
+        if not each[:, k].any()
+    ]
+    if not short:
+        short.append("each class's SLO is met at some point but none meets every class's at once")
+    return f"no operating point of {name!r} meets the SLO of every request class: {'; '.join(short)}"
+
+
+def _slo_reason(name: str, inp: SystemInputs, slo: SloInputs) -> str:
     """Why no operating point of a system meets the SLO: each limit no point meets, by how much."""
+    osl = slo.output_tokens
     cand, measured = inp.coarse, inp.curve
     e2e = "" if slo.e2e_limit_ms is None else f", end-to-end < {slo.e2e_limit_ms:g} ms"
     short = [
@@ -225,9 +249,7 @@ def _slo_reason(name: str, inp: SystemInputs, slo: Any, osl: float) -> str:
             f"(its points span TPOT {cand.tpot_ms.min():.3g}-{cand.tpot_ms.max():.3g} ms and TTFT "
             f"{cand.ttft_ms.min():.4g}-{cand.ttft_ms.max():.4g} ms)"
         )
-    measured_ok = feasible(
-        measured.ttft_ms, measured.tpot_ms, osl, slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms
-    )
+    measured_ok = slo_feasible(slo, measured.ttft_ms, measured.tpot_ms)
     c = measured.concurrency
     between = (
         f"; measured points at concurrency {', '.join(f'{x:.4g}' for x in c[measured_ok])} do, but a "
@@ -242,7 +264,7 @@ def _slo_reason(name: str, inp: SystemInputs, slo: Any, osl: float) -> str:
     )
 
 
-def _latency_falls_with_load(name: str, inp: SystemInputs, ok_coarse: np.ndarray, slo: Any, osl: float) -> str | None:
+def _latency_falls_with_load(name: str, inp: SystemInputs, ok_coarse: np.ndarray, slo: SloInputs) -> str | None:
     """A point that misses the SLO at a lower concurrency than one that meets it, or None.
 
     A lighter demand runs the fleet at a lower concurrency than the chosen one (step 6): on a curve whose latency
@@ -251,7 +273,7 @@ def _latency_falls_with_load(name: str, inp: SystemInputs, ok_coarse: np.ndarray
     or a concurrency mistyped), and saying so beats a result with an infinite cost in it.
     """
     for curve, ok, what in (
-        (inp.curve, feasible(inp.curve.ttft_ms, inp.curve.tpot_ms, osl, *_limits(slo)), "measured point"),
+        (inp.curve, slo_feasible(slo, inp.curve.ttft_ms, inp.curve.tpot_ms), "measured point"),
         (inp.coarse, ok_coarse, "interpolated point"),
     ):
         feasible_at = np.flatnonzero(ok)
@@ -268,7 +290,3 @@ def _latency_falls_with_load(name: str, inp: SystemInputs, ok_coarse: np.ndarray
                 "check the operating points' concurrency and latencies"
             )
     return None
-
-
-def _limits(slo: Any) -> tuple[float, float, float | None]:
-    return slo.ttft_limit_ms, slo.tpot_limit_ms, slo.e2e_limit_ms

@@ -20,6 +20,7 @@ from pydantic_core import ErrorDetails, InitErrorDetails
 
 from rackcost.errors import plain_message
 from rackcost.model.strategies import IdlePolicy, Routing
+from rackcost.scenario.class_blocks import ClassSlo, Lengths, RequestClass, class_problems, token_moments
 from rackcost.scenario.distributions import Distribution
 from rackcost.scenario.fields import (
     ArrivalScv,
@@ -71,6 +72,7 @@ from rackcost.scenario.yaml_paths import MISSING, format_path, lookup, parse_pat
 __all__ = [
     "Architecture",
     "Claim",
+    "ClassSlo",
     "Costs",
     "DemandPoint",
     "Facility",
@@ -83,11 +85,13 @@ __all__ = [
     "Provenance",
     "ProvenanceClass",
     "RateSwing",
+    "RequestClass",
     "Api",
     "Billing",
     "Rent",
     "Revenue",
     "IdlePolicy",
+    "Lengths",
     "Memory",
     "Routing",
     "SLO",
@@ -110,14 +114,31 @@ class Workload(ScenarioBlock):
     model: str = Field(description="Model name, e.g. deepseek-ai/DeepSeek-R1.")
     revision: str | None = Field(default=None, description="Model revision or release date.")
     precision: str = Field(description="Numeric format of weights/activations, e.g. fp8, mxfp4.")
-    input_tokens_per_request: Tokens = Field(description="Input (prompt) tokens per request, ISL; 1 to 1e7 [tokens].")
-    output_tokens_per_request: Tokens = Field(description="Output tokens per request, OSL; 1 to 1e7 [tokens].")
+    # required without classes; with classes the mix's means, filled in by _shape_or_classes (not marked as given,
+    # so a scenario written back to YAML leaves them out). Typed float: a validated workload never holds None here
+    input_tokens_per_request: Tokens = Field(  # type: ignore[assignment]  # None only until the validator below
+        default=None,
+        description="Input (prompt) tokens per request, ISL; 1 to 1e7 [tokens]. Required without classes; with "
+        "classes the mix's mean (derived; given, it must agree).",
+    )
+    output_tokens_per_request: Tokens = Field(  # type: ignore[assignment]  # as input_tokens_per_request
+        default=None,
+        description="Output tokens per request, OSL; 1 to 1e7 [tokens]. Required without classes; with classes the "
+        "mix's mean (derived; given, it must agree).",
+    )
     output_tokens_cv_fraction: CvFraction | None = Field(
         default=None,
         description="Coefficient of variation of output length (OSL spread) [-]. Its square is the service time's "
         "squared coefficient of variation, which stretches the conditional queueing wait by (c_a^2 + cv^2) / "
         "(c_a^2 + 1) in sizing, acceptance, capacity at SLO and the reported p99 alike. Absent: exponential service "
-        "(cv 1), as the M/M/k assumes. 0 to 10.",
+        "(cv 1), as the M/M/k assumes. 0 to 10. Not with classes (give each class's lengths instead).",
+    )
+    classes: list[RequestClass] | None = Field(
+        default=None,
+        min_length=1,
+        description="Request classes the workload mixes, each {name, share_fraction, input_tokens, output_tokens, "
+        "prefix_hit_fraction?, slo?}; a token count is a number or a per-request length distribution {lengths: "
+        "fixed | lognormal | gamma | cdf, ...}. Absent: one class of input/output_tokens_per_request.",
     )
     architecture: Architecture | None = Field(
         default=None,
@@ -125,6 +146,48 @@ class Workload(ScenarioBlock):
         "layers and kv_heads + head_dim, or kv_lora_rank + qk_rope_head_dim for an MLA cache.",
     )
     source: Source = None
+
+    @model_validator(mode="after")
+    def _shape_or_classes(self) -> Workload:
+        if self.classes is None:
+            missing = [
+                name
+                for name in ("input_tokens_per_request", "output_tokens_per_request")
+                if getattr(self, name) is None
+            ]
+            raise_problems([(name, "required field is missing (or give workload.classes)") for name in missing])
+            return self
+        problems = class_problems(self.classes)
+        if self.output_tokens_cv_fraction is not None:
+            problems.append(
+                (
+                    "output_tokens_cv_fraction",
+                    "not with classes: give each class's output_tokens as a length distribution, e.g. {lengths: "
+                    "gamma, mean: 1000, cv: 0.5}",
+                )
+            )
+        if not problems:
+            shares = [c.share_fraction for c in self.classes]
+            for name, field in (
+                ("input_tokens_per_request", "input_tokens"),
+                ("output_tokens_per_request", "output_tokens"),
+            ):
+                mean = math.fsum(
+                    s * token_moments(getattr(c, field))[0] for s, c in zip(shares, self.classes, strict=True)
+                )
+                given = getattr(self, name) if name in self.model_fields_set else None  # a derived one is not given
+                if given is None:
+                    self.__dict__[name] = mean  # derived: not validated again, and not marked as given
+                elif not math.isclose(given, mean, rel_tol=1e-9):
+                    problems.append(
+                        (
+                            name,
+                            f"with classes it is the mix's mean, {mean:,.6g} tokens, got {given:,.6g}: remove it (a "
+                            "curve measured at another shape says so in systems[i].performance.benchmark_*_tokens)",
+                        )
+                    )
+        raise_problems(problems)
+        return self
 
 
 class SLO(ScenarioBlock):
@@ -313,6 +376,12 @@ UNCERTAIN_WHERE = (
     "(the operating point, packaging, latencies and SLO are decided on central values)"
 )
 _UNCERTAIN = re.compile("|".join(f"(?:{p})" for p in UNCERTAIN_PATHS))
+_CLASS_TOKENS = re.compile(r"workload\.classes\[\d+\]\.(input|output)_tokens")
+LENGTHS_NOT_DIST = (
+    "{dist: ...} is uncertainty about one parameter (drawn by the Monte Carlo), not allowed here; for how a class's "
+    "requests vary in length write a per-request length distribution, {lengths: lognormal, mean: ..., cv: ...} "
+    "(or fixed, gamma, cdf)"
+)
 
 
 def is_uncertain_path(path: str) -> bool:
@@ -349,7 +418,9 @@ def _extract_distributions(
                     message = "dist must be one of triangular, uniform, normal, lognormal, choice"
                 problems.append((where, message))
             return 0.0
-        if not is_uncertain_path(path):
+        if _CLASS_TOKENS.fullmatch(path):
+            problems.append((path, LENGTHS_NOT_DIST))
+        elif not is_uncertain_path(path):
             problems.append((path, f"a distribution is not allowed here; {UNCERTAIN_WHERE}"))
         found[path] = dist
         return dist.central
@@ -437,6 +508,24 @@ class Scenario(ScenarioBlock):
             problems.append(("baseline_system", f"must name a system ({system_names}), got {self.baseline_system!r}"))
         problems += memory_problems(self.workload.architecture, [s.memory for s in self.systems])
         problems += pool_problems(self.workload.architecture, self.systems, self.fleet.replicas)
+        if self.workload.classes is not None:
+            problems += [
+                (
+                    f"demand[{i}].rate_swing",
+                    "a rate swing with workload.classes is not modelled yet: remove the swing or the classes",
+                )
+                for i, d in enumerate(self.demand)
+                if d.rate_swing is not None
+            ]
+            problems += [
+                (
+                    f"systems[{i}].pools",
+                    "disaggregated serving with workload.classes is not modelled yet: give the system a "
+                    "performance curve, or remove the classes",
+                )
+                for i, s in enumerate(self.systems)
+                if s.pools is not None
+            ]
         if self.fleet.sizing_demand_point is not None and self.fleet.sizing_demand_point not in names:
             problems.append(
                 (

@@ -8,10 +8,12 @@ the model never see a path or a pydantic object.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
 
+from rackcost.model.classes import ClassMix, mix_curve_factors
 from rackcost.model.inputs import CostInputs, FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.memory import (
     DEFAULT_KV_BYTES_PER_ELEMENT,
@@ -21,9 +23,10 @@ from rackcost.model.memory import (
     kv_bytes_per_token_mla,
 )
 from rackcost.model.operating_point import candidate_curve
-from rackcost.model.performance import build_curve
+from rackcost.model.performance import Curve, build_curve
 from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.power_law import fit_for
+from rackcost.scenario.class_blocks import RequestClass, token_moments
 from rackcost.scenario.schema import DemandPoint, Scenario, System
 from rackcost.scenario.systems import OperatingPoint
 from rackcost.units import BYTES_PER_GIB, W_PER_KW
@@ -31,6 +34,7 @@ from rackcost.units import BYTES_PER_GIB, W_PER_KW
 __all__ = [
     "Samples",
     "api_inputs",
+    "class_mix",
     "fleet_policy",
     "kv_memory",
     "power_exponent",
@@ -54,15 +58,53 @@ FACILITY_FIELDS = {
 
 
 def slo_inputs(scenario: Scenario) -> SloInputs:
-    """The scenario's SLO and output length as plain numbers."""
+    """The scenario's SLO and output length as plain numbers, and its request classes (:func:`class_mix`)."""
     slo = scenario.slo
+    mix = class_mix(scenario)
     return SloInputs(
         ttft_limit_ms=slo.ttft_limit_ms,
         tpot_limit_ms=slo.tpot_limit_ms,
         e2e_limit_ms=slo.e2e_limit_ms,
-        attainment_fraction=slo.attainment_fraction,
+        attainment_fraction=slo.attainment_fraction if mix is None else float(mix.attainment_fraction.max()),
         output_tokens=scenario.workload.output_tokens_per_request,
         output_tokens_cv_fraction=scenario.workload.output_tokens_cv_fraction,
+        classes=mix,
+    )
+
+
+def class_mix(scenario: Scenario) -> ClassMix | None:
+    """The workload's request classes as plain arrays (:class:`rackcost.model.classes.ClassMix`), or None without
+    ``workload.classes``.
+
+    A token count given as a number is the class's mean; its spread is stated only by a length distribution
+    (``{lengths: ...}``), and a class that gives none keeps the model's exponential service (within-class SCV 1).
+    Each class's SLO limit is its own where its ``slo`` gives it, else the scenario's.
+    """
+    classes = scenario.workload.classes
+    if classes is None:
+        return None
+    slo = scenario.slo
+
+    def own(c: RequestClass, name: str) -> float:
+        value = None if c.slo is None else getattr(c.slo, name)
+        value = getattr(slo, name) if value is None else value
+        return np.inf if value is None else float(value)
+
+    inputs = [token_moments(c.input_tokens) for c in classes]
+    outputs = [token_moments(c.output_tokens) for c in classes]
+    return ClassMix(
+        names=tuple(c.name for c in classes),
+        share_fraction=np.array([c.share_fraction for c in classes], dtype=float),
+        input_tokens=np.array([m for m, _ in inputs]),
+        output_tokens=np.array([m for m, _ in outputs]),
+        prefix_hit_fraction=np.array([c.prefix_hit_fraction for c in classes], dtype=float),
+        input_tokens_cv=np.array([cv or 0.0 for _, cv in inputs]),
+        output_tokens_cv=np.array([cv or 0.0 for _, cv in outputs]),
+        spread_stated=np.array([c.spread_stated for c in classes]),
+        ttft_limit_ms=np.array([own(c, "ttft_limit_ms") for c in classes]),
+        tpot_limit_ms=np.array([own(c, "tpot_limit_ms") for c in classes]),
+        e2e_limit_ms=np.array([own(c, "e2e_limit_ms") for c in classes]),
+        attainment_fraction=np.array([own(c, "attainment_fraction") for c in classes]),
     )
 
 
@@ -140,6 +182,9 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
             osl,
         )
         derived = claim.concurrency is None
+    mix = class_mix(scenario)
+    if mix is not None:  # the curve as the class mix sees it
+        curve = mix_curve(curve, mix, isl, osl)
     if perf.claim is not None:
         headline, basis, is_claim = perf.claim.tokens_per_s_per_kw, perf.claim.power_basis, True
     else:
@@ -181,25 +226,56 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
         rent_includes_power_and_facility=system.rent is None or system.rent.includes_power_and_facility,
         rent_minimum_hours_per_day=0.0 if system.rent is None else system.rent.minimum_hours_per_day,
         peak_to_mean_power=_peak_to_mean(perf.points),
-        kv_memory=kv_memory(scenario, system),
+        kv_memory=kv_memory(scenario, system, mix),
     )
 
 
-def kv_memory(scenario: Scenario, system: System) -> KvMemory | None:
+def mix_curve(curve: Curve, mix: ClassMix, benchmark_input_tokens: float, benchmark_output_tokens: float) -> Curve:
+    """A curve measured at the benchmark's shape as the class mix sees it (:mod:`rackcost.model.classes`): at each
+    measured point the mix's mean slot holding time ``E[S] = S x sum_k p_k e_k / e`` (the request rate divided by
+    that factor), its mean TTFT ``r_mean x TTFT``, the same TPOT (one batch), and the token throughputs of the mix's
+    mean request. Between the measured points it is interpolated linearly in concurrency, as every curve is.
+
+    A single class of the benchmark's shape leaves every figure as it was, bit for bit (both factors are exactly 1).
+    """
+    factor, ttft_factor = mix_curve_factors(
+        mix, curve.ttft_ms, curve.tpot_ms, benchmark_input_tokens, benchmark_output_tokens
+    )
+    rps = curve.request_rps / factor
+    return replace(
+        curve,
+        request_rps=rps,
+        total_tokens_per_s=rps * (mix.mean_input_tokens + mix.mean_output_tokens),
+        output_tokens_per_s=rps * mix.mean_output_tokens,
+        ttft_ms=curve.ttft_ms * ttft_factor,
+    )
+
+
+def kv_memory(scenario: Scenario, system: System, mix: ClassMix | None = None) -> KvMemory | None:
     """A system's memory for the KV cache at the workload's context, or None without a ``memory`` block.
 
     The context is ``workload.input_tokens_per_request + output_tokens_per_request``, a request's length by its
     last token; with an output spread (``output_tokens_cv_fraction``) it is the mean length: at a concurrency of
     ``c`` the caches in flight add up to about ``c`` times the mean (docs/model.md, "KV-cache memory"). The KV
     bytes per token are the memory block's own ``kv_bytes_per_token``, else the shape of ``workload.architecture``
-    at ``kv_bytes_per_element``; the schema checks that one of them is given (and the weights).
+    at ``kv_bytes_per_element``; the schema checks that one of them is given (and the weights). With request
+    classes (``mix``, else :func:`class_mix`) each class's mean context gives its bytes per request, and the limit
+    reads their share-weighted mean (the caches in flight are a mix of the classes in their shares).
     """
     memory = system.memory
     if memory is None:
         return None
     workload = scenario.workload
     arch = workload.architecture
-    context = float(workload.input_tokens_per_request + workload.output_tokens_per_request)
+    mix = class_mix(scenario) if mix is None else mix
+    # with classes, each class's mean context; the memory limit reads the share-weighted mean bytes per request
+    contexts = (
+        np.array([workload.input_tokens_per_request + workload.output_tokens_per_request], dtype=float)
+        if mix is None
+        else mix.input_tokens + mix.output_tokens
+    )
+    shares = np.ones(1) if mix is None else mix.share_fraction
+    context = float(np.sum(shares * contexts))
     window_bytes, window_tokens = 0.0, 0.0
     if memory.kv_bytes_per_token is not None:
         per_token = float(memory.kv_bytes_per_token)
@@ -230,7 +306,9 @@ def kv_memory(scenario: Scenario, system: System) -> KvMemory | None:
         reserve_fraction=float(memory.reserve_fraction),
         context_tokens=context,
         kv_bytes_per_token=per_token,
-        kv_bytes_per_request=float(kv_bytes_per_request(context, per_token, window_bytes, window_tokens, copies)),
+        kv_bytes_per_request=float(
+            np.sum(shares * kv_bytes_per_request(contexts, per_token, window_bytes, window_tokens, copies))
+        ),
         copies=copies,
     )
 
@@ -362,8 +440,10 @@ def _power_exponent(
 
 def api_inputs(
     scenario: Scenario, index: int, values: Samples, n: int
-) -> tuple[NDArray[np.float64], NDArray[np.float64], float | None]:
-    """An API system's inputs per sample: offered load ``(n, points)``, price per request ``(n, 1)``, rate limit.
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float | None, NDArray[np.float64] | None]:
+    """An API system's inputs per sample: offered load ``(n, points)``, price per request ``(n, 1)``, rate limit,
+    and with request classes each class's price per request ``(n, K)`` (else None); the price is their
+    share-weighted mean.
 
     Parameters
     ----------
@@ -389,12 +469,33 @@ def api_inputs(
 
     offered = np.hstack([get(f"demand[{j}].arrival_rps", d.arrival_rps) for j, d in enumerate(scenario.demand)])
     cached = api.usd_per_million_cached_input_tokens
-    price = api_usd_per_request(
-        scenario.workload.input_tokens_per_request,
-        scenario.workload.output_tokens_per_request,
-        get(f"{prefix}.usd_per_million_input_tokens", api.usd_per_million_input_tokens),
-        get(f"{prefix}.usd_per_million_output_tokens", api.usd_per_million_output_tokens),
-        get(f"{prefix}.usd_per_million_cached_input_tokens", 0.0 if cached is None else cached),
-        get(f"{prefix}.cached_input_fraction", api.cached_input_fraction),
+    input_price = get(f"{prefix}.usd_per_million_input_tokens", api.usd_per_million_input_tokens)
+    output_price = get(f"{prefix}.usd_per_million_output_tokens", api.usd_per_million_output_tokens)
+    cached_fraction = get(f"{prefix}.cached_input_fraction", api.cached_input_fraction)
+    classes = scenario.workload.classes
+    if classes is None:
+        price = api_usd_per_request(
+            scenario.workload.input_tokens_per_request,
+            scenario.workload.output_tokens_per_request,
+            input_price,
+            output_price,
+            get(f"{prefix}.usd_per_million_cached_input_tokens", 0.0 if cached is None else cached),
+            cached_fraction,
+        )
+        return offered, price, api.rate_limit_rps, None
+    # with classes: each class's tokens at the prices, its own prefix hits billed at the cached price (the input
+    # price where the API states none: no discount), the API's cached_input_fraction for a class that gives none
+    mix = class_mix(scenario)
+    assert mix is not None
+    cached_price = input_price if cached is None else get(f"{prefix}.usd_per_million_cached_input_tokens", cached)
+    fraction = np.hstack(
+        [
+            np.full((n, 1), c.prefix_hit_fraction) if "prefix_hit_fraction" in c.model_fields_set else cached_fraction
+            for c in classes
+        ]
     )
-    return offered, price, api.rate_limit_rps
+    per_class = api_usd_per_request(
+        mix.input_tokens, mix.output_tokens, input_price, output_price, cached_price, fraction
+    )
+    price = np.sum(mix.share_fraction * per_class, axis=1, keepdims=True)
+    return offered, price, api.rate_limit_rps, per_class

@@ -1,0 +1,121 @@
+"""``rackcost.evaluate`` of a scenario of three request classes against the same scenario as one class, as a ratio
+measured in the same run (issue 23: "evaluate of a 3-class scenario within 2x of a 1-class one"; never asserted).
+
+Run: ``.venv/bin/python benchmarks/bench_classes.py [--rounds N]``
+
+Each pair is the same systems, SLO and demand: the three-class workload (length distributions, prefix hits, a class
+with its own SLO and one with its own attainment target), and one class of the same scenario's mean shape written
+as the plain ``input_tokens_per_request`` / ``output_tokens_per_request`` (the path every scenario took before).
+The two are evaluated in turns, ``REPEATS`` times a round after a warm-up, and each round's ratio is the median CPU
+time (``time.process_time``: other jobs of a shared machine count less than in wall time) of three classes over
+one; the figure is the median ratio over the rounds.
+
+Pairs: ``tests/data/three_classes.yaml`` (two small systems), and the bundled DeepSeek R1 DGX B200 vs GB200 NVL72
+scenario (InferenceX curves of hundreds of points, the KV-cache limit) serving a chat / reasoning / agentic mix.
+
+Measured with this script (``--rounds 5``) on the shared 2-core development machine: see docs/model.md, "Request
+classes", for the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+import rackcost
+from rackcost.scenario.loading import bundled_scenario_path, scenario_from_dict
+
+ROOT = Path(__file__).resolve().parents[1]
+REPEATS = 7
+"""Evaluations of each scenario per round, after one warm-up [-]."""
+TARGET = 2.0
+"""Issue 23's goal: three classes at most this many times as long as one [-]."""
+
+DEEPSEEK_MIX = [
+    {
+        "name": "chat",
+        "share_fraction": 0.6,
+        "input_tokens": {"lengths": "lognormal", "mean": 4000, "cv": 1.0},
+        "output_tokens": {"lengths": "gamma", "mean": 600, "cv": 0.8},
+    },
+    {
+        "name": "reasoning",
+        "share_fraction": 0.25,
+        "input_tokens": 6000,
+        "output_tokens": {"lengths": "lognormal", "mean": 2500, "cv": 0.6},
+        "slo": {"ttft_limit_ms": 3000},
+    },
+    {
+        "name": "agentic",
+        "share_fraction": 0.15,
+        "input_tokens": {"lengths": "cdf", "table": [[8000, 0.1], [16000, 0.5], [32000, 0.9], [48000, 1.0]]},
+        "output_tokens": 200,
+        "prefix_hit_fraction": 0.9,
+        "slo": {"attainment_fraction": 0.95},
+    },
+]
+"""A chat / reasoning / agentic mix for the DeepSeek scenario (assumed figures: timing only, not a finding)."""
+
+
+def _pairs() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(name, three classes, one class of the same mean shape) per scenario."""
+    three = yaml.safe_load((ROOT / "tests" / "data" / "three_classes.yaml").read_text(encoding="utf-8"))
+    deepseek = yaml.safe_load(bundled_scenario_path("deepseek-r1-b200-vs-gb200-inferencex").read_text("utf-8"))
+    mixed = copy.deepcopy(deepseek)
+    for name in ("input_tokens_per_request", "output_tokens_per_request"):
+        mixed["workload"].pop(name)
+        mixed["figures"].pop(f"workload.{name}", None)
+    mixed["workload"]["classes"] = DEEPSEEK_MIX
+    return [("three_classes.yaml", three, _one_class(three)), ("deepseek-r1-b200-vs-gb200", mixed, _one_class(mixed))]
+
+
+def _one_class(data: dict[str, Any]) -> dict[str, Any]:
+    """The scenario with its classes replaced by one class of their mean shape, as a plain workload."""
+    scenario = scenario_from_dict(data)
+    one = copy.deepcopy(data)
+    one["workload"].pop("classes")
+    one["workload"]["input_tokens_per_request"] = scenario.workload.input_tokens_per_request
+    one["workload"]["output_tokens_per_request"] = scenario.workload.output_tokens_per_request
+    return one
+
+
+def _cpu_s(scenario: rackcost.Scenario) -> float:
+    start = time.process_time()
+    rackcost.evaluate(scenario)
+    return time.process_time() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of REPEATS evaluations each (default 5)")
+    args = parser.parse_args()
+    print(f"{'scenario':<28} {'1 class [ms]':>13} {'3 classes [ms]':>15} {'ratio':>7}  (target <= {TARGET:g})")
+    for name, three, one in _pairs():
+        scenarios = (scenario_from_dict(one), scenario_from_dict(three))
+        for s in scenarios:  # warm-up: imports, caches
+            rackcost.evaluate(s)
+        ratios, times = [], ([], [])
+        for _ in range(args.rounds):
+            runs: tuple[list[float], list[float]] = ([], [])
+            for _ in range(REPEATS):
+                for i, s in enumerate(scenarios):  # in turns, so that a busy spell hits both
+                    runs[i].append(_cpu_s(s))
+            medians = [statistics.median(r) for r in runs]
+            ratios.append(medians[1] / medians[0])
+            for i in range(2):
+                times[i].append(medians[i])
+        ratio = statistics.median(ratios)
+        spread = max(ratios) - min(ratios)
+        one_ms, three_ms = (1000 * statistics.median(t) for t in times)
+        verdict = "ok" if ratio <= TARGET else "OVER"
+        print(f"{name:<28} {one_ms:>13.1f} {three_ms:>15.1f} {ratio:>7.2f}  +-{spread / 2:.2f} {verdict}")
+
+
+if __name__ == "__main__":
+    main()
