@@ -327,3 +327,14 @@ def test_the_yaml_text_has_line_numbers_and_a_refused_text_shows_the_lines_of_it
 
 def test_lines_around_numbers_and_marks_the_line():
     assert layout.lines_around("a\nb\nc\nd\n", 4, 1).splitlines() == ["   3   c", "   4 > d"]
+
+
+def test_the_fleet_captions_give_power_in_mw_above_1000_kw():
+    """Issue 22: "3.53K kW" where buyers say MW (the captions under the Scenario and Results metrics)."""
+    at = start()
+    captions = texts(at.caption)
+    assert re.search(r"\d MW wall power at most", captions) and "K kW" not in captions
+    at.switch_page("app_pages/results.py").run()
+    ok(at)
+    captions = texts(at.caption)
+    assert re.search(r"\d MW provisioned", captions) and "K kW" not in captions

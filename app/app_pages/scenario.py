@@ -298,7 +298,7 @@ for col, row in layout.in_rows(result.records["systems"]):
     )
     col.caption(
         f"{display.count(row['racks'])} racks · {display.count(row['accelerators'])} accelerators · "
-        f"{display.num(peak_kw)} kW wall power at most · capex {display.money(row['capex_usd'])}"
+        f"{display.power_kw(peak_kw)} wall power at most · capex {display.money(row['capex_usd'])}"
     )
 
 # ---- the forms, grouped as the scenario is ----------------------------------------------------------------------
