@@ -114,6 +114,12 @@ def test_switching_a_system_to_rented_and_back_keeps_its_costs_and_their_sources
     assert payment_switch(at, 1).value == "rent"
     assert any("(edited)" in m.value for m in at.sidebar.markdown)
     assert set(query(at)) in ({"id", "file"}, {"s", "file"})
+    # loading another scenario over the switch asks first; keeping the edits keeps it
+    load(at, OWN_RENT_API)
+    assert at.session_state["pending_replace"][2] == OWN_RENT_API
+    at.button(key="confirm_replace_no").click().run()
+    ok(at)
+    assert "rent" in at.session_state["draft"]["systems"][1]
     # back to owned: the costs it had, with their sources; nothing reads as edited
     payment_switch(at, 1).set_value("own").run()
     ok(at)

@@ -100,10 +100,11 @@ def test_renting_a_system_without_a_published_price_starts_level_with_owning_it(
     data = bundled()
     prices = owned_prices(data)
     out = switched(data, 1, "rent", owned_usd_per_accelerator_hour=prices)
-    assert out["systems"][1]["rent"]["usd_per_accelerator_hour"] == round(prices["Jalapeño"], 2)
+    price = out["systems"][1]["rent"]["usd_per_accelerator_hour"]
+    assert price == pytest.approx(prices["Jalapeño"], abs=0.01) and price >= prices["Jalapeño"]  # up to the cent
     assert "what owning Jalapeño costs per accelerator-hour" in out["figures"]["systems[1].rent"]["source"]
     before, after = blended(data)["Jalapeño"], blended(out)["Jalapeño"]
-    assert after == pytest.approx(before, rel=0.01)  # reserved, power included: the same cost per day
+    assert before <= after == pytest.approx(before, rel=0.01)  # reserved, power included: the same cost per day
     assert numeric_leaves_uncovered(out) == []
     # without last results (and no tier, no rented system of its accelerator) the price is asked for
     missing = system_edits.plan_payment(data, 1, "rent")
@@ -123,7 +124,7 @@ def test_a_rented_copy_is_priced_like_the_owned_system_it_copies():
     assert isinstance(plan, Switch)
     out = system_edits.with_payment(copied, 2, "rent", plan)
     costs = blended(out)
-    assert costs["Jalapeño (rented)"] == pytest.approx(costs["Jalapeño"], rel=0.01)
+    assert costs["Jalapeño"] <= costs["Jalapeño (rented)"] == pytest.approx(costs["Jalapeño"], rel=0.01)
     assert numeric_leaves_uncovered(out) == []
 
 

@@ -18,8 +18,8 @@ Starting values, each an ``assumption`` in ``figures:`` with the reason:
 - **rented**: InferenceX's published 3-year rental price of the system's accelerator (``rackcost/data/
   inferencex_price_tiers.yaml``), else the rent of another rented system of the same accelerator, else *parity*:
   what owning the system costs per accelerator-hour in the last results (its cost per day / 24 / its
-  accelerators), so that renting starts level with owning; billing ``reserved``, power and facility included (the
-  schema's defaults).
+  accelerators, rounded up to the cent), so that renting starts level with owning; billing ``reserved``, power and
+  facility included (the schema's defaults).
 - **owned**: the costs of another owned system of the same accelerator; otherwise nothing (a purchase price has no
   neutral default): the capex per accelerator and the service life are missing.
 - **API**: the prices of another API system, else the scenario's ``revenue`` prices (what its tokens sell for);
@@ -31,6 +31,7 @@ Starting values, each an ``assumption`` in ``figures:`` with the reason:
 from __future__ import annotations
 
 import copy
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -483,10 +484,10 @@ def _payment_block(
         hname = priced_like or str(hardware_system.get("name"))
         parity = owned.get(hname)
         if parity is not None and parity > 0:
-            price = max(round(parity, 2), 0.01)
+            price = max(math.ceil(parity * 100 - 1e-9) / 100, 0.01)  # up to the cent: never cheaper by rounding
             how = (
                 f"what owning {hname} costs per accelerator-hour in the last results (${parity:.2f}: its cost per "
-                "day / 24 h / its accelerators), so that renting starts level with owning"
+                "day / 24 h / its accelerators, rounded up to the cent), so that renting starts level with owning"
             )
             return (
                 {"usd_per_accelerator_hour": price},
