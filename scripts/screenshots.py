@@ -87,6 +87,8 @@ def main() -> None:
             )
             page.set_viewport_size({"width": WIDTH, "height": min(max(int(height) + 80, 800), MAX_HEIGHT)})
             settle(page)
+            if "(edited)" in page.get_by_test_id("stSidebar").inner_text():  # the default scenario, as it is
+                sys.exit(f"{slug}: the scenario reads as edited before its screenshot; nothing is written")
             target = OUT / f"{slug}.png"
             page.screenshot(path=str(target), full_page=True)
             page.set_viewport_size({"width": WIDTH, "height": 1000})

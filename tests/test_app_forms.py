@@ -61,15 +61,20 @@ def system_tab(at: AppTest, index: int) -> None:
     open_tab(at, at.session_state["scenario_tab_labels"][3 + index])
 
 
-def keyed(widgets, path: str):
-    """The widget of a YAML path (key ``g<generation>|<path>``, with any suffix given in ``path``)."""
-    (found,) = [w for w in widgets if w.key and w.key.split("|", 1)[-1] == path]
+def keyed(widgets, path: str, *, prefix: bool = False):
+    """The widget of a YAML path (key ``g<generation>|<path>``, with any suffix given in ``path``); with ``prefix``,
+    the one whose key goes on after it (the switches and sliders whose keys hold their value)."""
+    (found,) = [
+        w
+        for w in widgets
+        if w.key and (w.key.split("|", 1)[-1].startswith(path + "|") if prefix else w.key.split("|", 1)[-1] == path)
+    ]
     return found
 
 
 def payment_switch(at: AppTest, index: int):
     system_tab(at, index)
-    return keyed(at.segmented_control, f"systems[{index}]|payment")
+    return keyed(at.segmented_control, f"systems[{index}]|payment", prefix=True)
 
 
 def texts(elements) -> str:
@@ -260,7 +265,7 @@ def test_a_fixed_value_on_a_distribution_takes_a_pue_beyond_its_range():
     assert "needs low <= mode <= high" in texts(at.error)
     valid = at.session_state["valid_json"]
     keyed(at.number_input, "facility.pue.mode").set_value(1.15).run()
-    fixed = keyed(at.toggle, "facility.pue|fixed")
+    fixed = keyed(at.toggle, "facility.pue|fixed", prefix=True)
     assert fixed.value is False and fixed.label == "fixed value"
     fixed.set_value(True).run()
     ok(at)
@@ -271,9 +276,9 @@ def test_a_fixed_value_on_a_distribution_takes_a_pue_beyond_its_range():
     assert at.session_state["valid_json"] != valid
     figure = at.session_state["draft"]["figures"]["facility.pue"]
     assert "the file gave a triangular distribution (low 1.1, mode 1.15, high 1.3)" in figure["source"]
-    assert keyed(at.toggle, "facility.pue|fixed").value is True
+    assert keyed(at.toggle, "facility.pue|fixed", prefix=True).value is True
     # off again: the range comes back, with its own source
-    keyed(at.toggle, "facility.pue|fixed").set_value(False).run()
+    keyed(at.toggle, "facility.pue|fixed", prefix=True).set_value(False).run()
     ok(at)
     assert at.session_state["draft"]["facility"] == at.session_state["loaded"]["facility"]
     assert at.session_state["draft"]["figures"]["facility.pue"] == at.session_state["loaded"]["figures"]["facility.pue"]
@@ -282,7 +287,7 @@ def test_a_fixed_value_on_a_distribution_takes_a_pue_beyond_its_range():
 def test_the_slo_sliders_move_the_limit_the_number_and_the_result():
     at = start()
     open_tab(at, "Workload and SLO")
-    slider = keyed(at.select_slider, "slo.tpot_limit_ms|slider")
+    slider = keyed(at.select_slider, "slo.tpot_limit_ms|slider", prefix=True)
     assert slider.value == 80.0 and {"5 ms", "1,500 ms"} & set(slider.options) == {"5 ms"}
     before = blended(at)
     slider.set_value(15.0).run()
@@ -294,7 +299,7 @@ def test_the_slo_sliders_move_the_limit_the_number_and_the_result():
     # the number moves the slider; a value off its steps joins them
     keyed(at.number_input, "slo.tpot_limit_ms").set_value(5.5).run()
     ok(at)
-    assert keyed(at.select_slider, "slo.tpot_limit_ms|slider").value == 5.5
+    assert keyed(at.select_slider, "slo.tpot_limit_ms|slider", prefix=True).value == 5.5
     # 5.5 ms: no GB300 operating point meets it (its fastest TPOT is 5.9 ms); Jalapeño still answers
     result = rackcost.evaluate(rackcost.scenario_from_dict(at.session_state["valid"]))
     assert [u["system"] for u in result.unserved] == ["GB300 NVL72"]
@@ -305,7 +310,7 @@ def test_the_slo_sliders_move_the_limit_the_number_and_the_result():
     # the TTFT limit has its slider too
     at.switch_page("app_pages/scenario.py").run()
     open_tab(at, "Workload and SLO")
-    keyed(at.select_slider, "slo.ttft_limit_ms|slider").set_value(1500.0).run()
+    keyed(at.select_slider, "slo.ttft_limit_ms|slider", prefix=True).set_value(1500.0).run()
     ok(at)
     assert at.session_state["draft"]["slo"]["ttft_limit_ms"] == 1500.0
 

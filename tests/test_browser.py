@@ -285,6 +285,8 @@ def test_the_layout_fits_with_six_systems_and_no_label_is_cut_or_broken(tmp_path
                     open_tab(page, tab)
                     assert page.evaluate(SPLIT_WORDS_JS) == [], (width, tab)
             page.set_viewport_size({"width": 1600, "height": 1000})
+            # looking is not editing: no tab click or resize moved a widget (a slider once sent its first step)
+            assert "(edited)" not in page.get_by_test_id("stSidebar").inner_text()
 
             load(page, GAUDI)
             assert page.evaluate(CUT_METRICS_JS) == []
@@ -437,7 +439,7 @@ def small_screenshot(page, path) -> None:
     page.mouse.move(0, 0)
     page.evaluate("document.activeElement && document.activeElement.blur()")  # a focused button shows its help
     for shown in (*page.get_by_test_id("stToast").all(), *page.get_by_test_id("stTooltipContent").all()):
-        shown.wait_for(state="detached", timeout=WAIT_MS)
+        shown.wait_for(state="hidden", timeout=WAIT_MS)
 
     image = Image.open(BytesIO(page.screenshot()))
     image.convert("RGB").quantize(colors=64).save(path, optimize=True)
@@ -554,7 +556,7 @@ def walk(page, url: str, out) -> dict:
     tpot.fill("5.5")
     tpot.press("Enter")
     settle(page)
-    slider = page.locator('[class*="-slo-tpot_limit_ms-slider "] input[type=range]').first
+    slider = page.locator('[class*="-slo-tpot_limit_ms-slider-"] input[type=range]').first
     expect(slider).to_have_attribute("aria-valuetext", "5.5 ms", timeout=WAIT_MS)
     slider.focus()
     slider.press("ArrowLeft")

@@ -195,11 +195,9 @@ def _on_fixed(path: str, key: str) -> None:
     current = state.get_at(ss[state.DRAFT], path)
     if ss[key] and isinstance(current, dict):
         number = _first_number(current)
-        if number is None:  # a choice without numbers: nothing to fix it at
-            ss[key] = False
-            return
-        ss[state.RANGE_STASH] = dict(ss.get(state.RANGE_STASH) or {}) | {state.widget_key(path): current}
-        state.set_value(path, number)
+        if number is not None:
+            ss[state.RANGE_STASH] = dict(ss.get(state.RANGE_STASH) or {}) | {state.widget_key(path): current}
+            state.set_value(path, number)
     elif not ss[key] and not isinstance(current, dict):
         back = range_to_restore(path)
         if back is not None:
@@ -208,12 +206,15 @@ def _on_fixed(path: str, key: str) -> None:
 
 def fixed_switch(path: str, *, fixed: bool) -> None:
     """The *fixed value* switch of a field that is (or was) a distribution: on, one plain number (the central
-    value to start with, any value the field allows after); off, the distribution again."""
-    key = state.widget_key(path) + "|fixed"
-    if st.session_state.get(key) != fixed:
-        st.session_state[key] = fixed  # the switch shows what the draft holds
+    value to start with, any value the field allows after); off, the distribution again.
+
+    Its key holds its value (``...|fixed|on``): a switch drawn after the draft changed is a new widget, drawn with
+    the draft's state, never one the browser still holds in the other position.
+    """
+    key = f"{state.widget_key(path)}|fixed|{'on' if fixed else 'off'}"
     st.toggle(
         "fixed value",
+        value=fixed,
         key=key,
         on_change=_on_fixed,
         args=(path, key),
@@ -231,7 +232,8 @@ def distribution(text: str, path: str, value: dict[str, Any], help_text: str, sh
     """
     params = [k for k, v in value.items() if k != "dist" and isinstance(v, int | float) and not isinstance(v, bool)]
     st.markdown(f"{text}  \n:violet-badge[{md(value['dist'])} distribution] :gray[(results use its central value)]")
-    fixed_switch(path, fixed=False)
+    if _first_number(value) is not None:
+        fixed_switch(path, fixed=False)
     # one parameter under the other, each labelled by its name alone: side by side in a form column, each input
     # was a few dozen pixels wide and its label ("electricity price [USD/kWh]: mode") broke in the middle of words
     for param in params:
@@ -302,18 +304,25 @@ TTFT_STEPS_MS = (
 """The TTFT limit slider's values [ms]."""
 
 
-def _on_slider(path: str, slider_key: str, number_key: str) -> None:
-    value = float(st.session_state[slider_key])
-    st.session_state[number_key] = value  # the number beside it follows (its widget is drawn after this callback)
-    state.set_value(path, value)
+SLIDER_MOVES = "slider_moves"
+"""Session key: YAML path -> how many times its slider moved (a part of the number input's key)."""
+
+
+def _on_slider(path: str, slider_key: str) -> None:
+    ss = st.session_state
+    ss[SLIDER_MOVES] = dict(ss.get(SLIDER_MOVES) or {}) | {path: (ss.get(SLIDER_MOVES) or {}).get(path, 0) + 1}
+    state.set_value(path, float(ss[slider_key]))
 
 
 def limit(model: type[BaseModel], name: str, path: str, steps: tuple[float, ...]) -> None:
     """A latency limit as a number input and, under it, a slider over round values (``steps``, plus the value
     itself); either writes the one value. Its problems right under them.
 
-    Both widgets take their value from the draft on every run (set in session state before they are drawn), so
-    moving one moves the other, and an edit elsewhere (the YAML tab) moves both.
+    Each moves the other through new widgets, not through session state: the slider's key holds its value, so it is
+    drawn anew at the draft's value whenever that changes; the number input's key (``g<generation>.<moves>|<path>``)
+    changes when the slider moves. (A widget keyed as before keeps the value the browser holds, whatever ``value=``
+    says; and a widget given its value through session state only is drawn at its default if the browser misses that
+    run.)
     """
     ss = st.session_state
     info = next(f for n, f in model.model_fields.items() if (f.alias or n) == name)
@@ -322,13 +331,15 @@ def limit(model: type[BaseModel], name: str, path: str, steps: tuple[float, ...]
     if found:
         text += f" · {found[0]}"
         help_text += f"\n\nSource ({found[1]})"
+    moves = (ss.get(SLIDER_MOVES) or {}).get(path, 0)
     key = state.widget_key(path)
+    if moves:
+        key = key.replace("|", f".{moves}|", 1)
     current = state.get_at(ss[state.DRAFT], path)
     number = float(current) if isinstance(current, int | float) and not isinstance(current, bool) else None
-    if ss.get(key) != number:
-        ss[key] = number
     st.number_input(
         text,
+        value=number,
         key=key,
         step=_step(number, False),
         format="%g",
@@ -338,16 +349,15 @@ def limit(model: type[BaseModel], name: str, path: str, steps: tuple[float, ...]
         args=(path, key, "float", False),
     )
     if number is not None and math.isfinite(number) and number > 0:
-        slider_key = f"{key}|slider"
-        if ss.get(slider_key) != number:
-            ss[slider_key] = number
+        slider_key = f"{state.widget_key(path)}|slider|{number:g}"
         st.select_slider(
             f"{label(name)} (slider)",
             options=sorted({float(v) for v in steps} | {number}),
+            value=number,
             key=slider_key,
             format_func=lambda v: f"{v:,g} ms",
             on_change=_on_slider,
-            args=(path, slider_key, key),
+            args=(path, slider_key),
             label_visibility="collapsed",
         )
     for problem in state.problems_at(path):

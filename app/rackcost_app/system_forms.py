@@ -32,6 +32,7 @@ from rackcost_app import compute, state
 from rackcost_app.safe import md
 
 PENDING = "payment_pending"
+NONCE = "payment_switch_nonce"  # bumped when a click leaves the switch as it was, so that it is drawn anew
 REMOVE = "remove_pending"
 MESSAGE = "system_message"
 TAB_KEY = "scenario_tab"
@@ -244,8 +245,8 @@ def remove(index: int) -> None:
 def _on_payment(index: int, key: str, current: Payment) -> None:
     chosen = st.session_state.get(key)
     if chosen is None or chosen == current:  # the selected option clicked again, or back to the current one
-        st.session_state[key] = current
         st.session_state.pop(PENDING, None)
+        st.session_state[NONCE] = st.session_state.get(NONCE, 0) + 1  # a new switch, showing the current one
         return
     switch_payment(index, chosen)
 
@@ -293,14 +294,14 @@ def system_actions(index: int) -> None:
     names = _names()
     name = names[index]
     current = system_edits.payment_of(system)
-    key = state.widget_key(f"systems[{index}]") + "|payment"
     pending = _pending(index, add=False)
-    wanted = pending["payment"] if pending else current
-    if ss.get(key) != wanted:
-        ss[key] = wanted  # the switch shows the draft's payment (or the one waiting for values)
+    wanted = pending["payment"] if pending else current  # the draft's payment, or the one waiting for values
+    # its key holds what it shows: drawn anew whenever that changes, never left as the browser last held it
+    key = f"{state.widget_key(f'systems[{index}]')}|payment|{wanted}|{ss.get(NONCE, 0)}"
     st.segmented_control(
         "Paid as",
         list(system_edits.PAYMENTS),
+        default=wanted,
         format_func=lambda p: PAYMENT_WORDS[p],
         key=key,
         on_change=_on_payment,
