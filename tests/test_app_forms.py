@@ -349,3 +349,27 @@ def test_the_fleet_captions_give_power_in_mw_above_1000_kw():
     ok(at)
     captions = texts(at.caption)
     assert re.search(r"\d MW provisioned", captions) and "K kW" not in captions
+
+
+def test_owning_a_system_with_no_costs_to_copy_asks_for_its_price_and_life():
+    at = start()
+    payment_switch(at, 1).set_value("rent").run()  # Jalapeño rented at parity: its costs are stashed
+    ok(at)
+    at.session_state["payment_stash"] = {}  # as after a reload: nothing to bring back but the file
+    at.session_state["loaded"] = {**at.session_state["loaded"], "systems": []}  # and no file to take it from
+    payment_switch(at, 1).set_value("own").run()
+    ok(at)
+    assert "no neutral default" in texts(at.warning)
+    asked = {w.label: w for w in at.number_input if w.key and w.key.startswith("payment_given|")}
+    assert set(asked) == {"capex per accelerator [USD]", "service life [years]"}
+    assert asked["service life [years]"].value == 5.0 and asked["capex per accelerator [USD]"].value is None
+    at.button(key="payment_given_go").click().run()  # the price is missing: nothing happens but a message
+    ok(at)
+    assert "Give every value asked for" in texts(at.error)
+    asked = {w.label: w for w in at.number_input if w.key and w.key.startswith("payment_given|")}
+    asked["capex per accelerator [USD]"].set_value(20000.0)
+    at.button(key="payment_given_go").click().run()
+    ok(at)
+    costs = at.session_state["draft"]["systems"][1]["costs"]
+    assert costs == {"capex_usd_per_accelerator": 20000.0, "service_life_years": 5.0}
+    assert not at.session_state["problems"] and payment_switch(at, 1).value == "own"

@@ -383,12 +383,10 @@ def _pending_form(pending: dict[str, Any] | None) -> None:
         for path in pending["fields"]:
             key = _given_key(pending, path)
             field = path.split(".", 1)[1]
-            if key not in st.session_state and field == "service_life_years":
-                st.session_state[key] = SERVICE_LIFE_YEARS
             st.number_input(
                 label(field),
                 key=key,
-                value=None,
+                value=SERVICE_LIFE_YEARS if field == "service_life_years" else None,
                 step=1.0 if field == "service_life_years" else 0.01,
                 format="%g",
                 placeholder="required",
