@@ -1,7 +1,8 @@
 """Screenshots of each dashboard page into docs/screenshots/ (default scenario), with the browser test's launch code,
-and of the browser test's walk (open, the answer, double the peak, the new answer, reload: ``answer-*.png``).
+and of the browser test's walk (open, the answer, double the peak, the new answer, a rented system added by the
+form, reload, a system made infeasible: ``answer-*.png``).
 
-Run: ``.venv/bin/python scripts/screenshots.py`` (``--walk``: only the walk's three screenshots)
+Run: ``.venv/bin/python scripts/screenshots.py`` (``--walk``: only the walk's five screenshots)
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def settle(page) -> None:
 
 def walk_screenshots() -> None:
     """The browser test's walk (tests/test_browser.py), its screenshots written here."""
-    from test_browser import walk
+    from test_browser import WALK_STEPS, walk
 
     with streamlit_app() as url, sync_playwright() as p:
         browser = launch_chromium(p)
@@ -54,9 +55,10 @@ def walk_screenshots() -> None:
             seen = walk(browser.new_page(viewport={"width": 1280, "height": 800}), url, OUT)
         finally:
             browser.close()
-    for step in ("answer-1-open", "answer-2-peak-doubled", "answer-3-reloaded"):
+    for step in WALK_STEPS:
         print(f"wrote {(OUT / f'{step}.png').relative_to(ROOT)}")
-    print(f"answer before: {seen['first']}\nafter doubling the peak and a reload: {seen['third']}")
+    print(f"answer before: {seen['first']}\nafter doubling the peak, a rented system and a reload: {seen['reloaded']}")
+    print(f"with a system made infeasible: {seen['infeasible']}\n{seen['marked']}")
 
 
 def main() -> None:
@@ -85,6 +87,8 @@ def main() -> None:
             )
             page.set_viewport_size({"width": WIDTH, "height": min(max(int(height) + 80, 800), MAX_HEIGHT)})
             settle(page)
+            if "(edited)" in page.get_by_test_id("stSidebar").inner_text():  # the default scenario, as it is
+                sys.exit(f"{slug}: the scenario reads as edited before its screenshot; nothing is written")
             target = OUT / f"{slug}.png"
             page.screenshot(path=str(target), full_page=True)
             page.set_viewport_size({"width": WIDTH, "height": 1000})

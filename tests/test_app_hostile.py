@@ -159,6 +159,15 @@ def test_every_page_shows_hostile_names_as_plain_text():
     for label in at.session_state["scenario_tab_labels"]:
         at.session_state["scenario_tab"] = label
         run(at, seen)
+    # a system's forms: a rented copy added (its message and tab), a removal asked (its confirmation)
+    at.session_state["scenario_tab"] = at.session_state["scenario_tab_labels"][3]
+    run(at, seen)
+    next(b for b in at.button if b.key == "add_rented|0").click()
+    run(at, seen)
+    next(b for b in at.button if b.key == "remove|2").click()
+    run(at, seen)
+    next(b for b in at.button if b.key == "remove_yes|2").click()
+    run(at, seen)
     # benchmark results under a hostile file name, offered as a new system copied from a hostile one
     at.session_state["pending_import"] = [(FILE_NAME.replace(".yaml", ".json"), inferencex_files.ARRAY.read_bytes())]
     run(at, seen)

@@ -229,7 +229,7 @@ def test_a_changed_distribution_parameter_relabels_the_whole_distribution(scenar
     figures = edits.sync_figures(draft, original)["figures"]
     assert "facility.electricity_usd_per_kwh.high" not in figures
     assert figures["facility.electricity_usd_per_kwh"]["source"].startswith(
-        "edited in the rackcost dashboard; the file gave {'dist': 'uniform', 'low': 0.08, 'high': 0.12}"
+        "edited in the rackcost dashboard; the file gave a uniform distribution (low 0.08, high 0.12)"
     )
 
 

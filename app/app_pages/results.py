@@ -48,7 +48,7 @@ for col, row in layout.in_rows(systems):
     col.caption(
         f"{md(row['provenance'])} figures · {display.count(row['racks'])} racks · "
         f"{display.count(row['accelerators'])} accelerators · "
-        f"capex {display.money(row['capex_usd'])} · {display.num(row['provisioned_it_kw'])} kW provisioned"
+        f"capex {display.money(row['capex_usd'])} · {display.power_kw(row['provisioned_it_kw'])} provisioned"
     )
 
 if result.warnings:

@@ -13,7 +13,7 @@ from rackcost import display
 from rackcost.importers import into_scenario
 from rackcost.scenario import schema
 from rackcost.scenario.loading import DEFAULT_SCENARIO
-from rackcost_app import compute, fields, imports, layout, state
+from rackcost_app import compute, fields, imports, layout, state, system_forms
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -298,24 +298,12 @@ for col, row in layout.in_rows(result.records["systems"]):
     )
     col.caption(
         f"{display.count(row['racks'])} racks · {display.count(row['accelerators'])} accelerators · "
-        f"{display.num(peak_kw)} kW wall power at most · capex {display.money(row['capex_usd'])}"
+        f"{display.power_kw(peak_kw)} wall power at most · capex {display.money(row['capex_usd'])}"
     )
 
 # ---- the forms, grouped as the scenario is ----------------------------------------------------------------------
 
-TAB_KEY = "scenario_tab"
-TAB_LABELS = "scenario_tab_labels"
-
-
-def scenario_tab_labels(system_names: list[str]) -> list[str]:
-    """Tab labels, one per system; unique (a tab is selected by its label), so two systems of one name get a number."""
-    counts: dict[str, int] = {}
-    systems_tabs = []
-    for n in system_names:
-        counts[n] = counts.get(n, 0) + 1
-        systems_tabs.append(f"System: {md(n)}" + (f" ({counts[n]})" if counts[n] > 1 else ""))
-    return ["Workload and SLO", "Demand", "Facility and fleet", *systems_tabs, "YAML"]
-
+TAB_KEY, TAB_LABELS = system_forms.TAB_KEY, system_forms.TAB_LABELS
 
 draft = ss[state.DRAFT]
 systems = draft.get("systems") or []
@@ -325,7 +313,7 @@ demand_names = [str(d.get("name")) for d in draft.get("demand") or [] if isinsta
 # The tabs are a keyed widget: the open tab is kept in session state by the server, so an edit (which adds or
 # removes error boxes above them) or a refused YAML text never sends the user back to the first tab; only the open
 # tab's widgets are built (on_change="rerun"), which is most of a script run with many systems.
-tab_labels = scenario_tab_labels(system_names)
+tab_labels = system_forms.tab_labels(system_names)
 previous_labels = ss.get(TAB_LABELS)
 open_label = ss.get(TAB_KEY)
 if previous_labels and previous_labels != tab_labels and open_label in previous_labels:
@@ -352,7 +340,18 @@ if tabs[0].open:
         st.subheader("Workload")
         fields.block(schema.Workload, "workload", columns=3)
         st.subheader("Latency SLO")
-        fields.block(schema.SLO, "slo", columns=4)
+        st.caption(
+            "Type a limit, or move its slider over round values: either changes the other, and every result. A "
+            "system that cannot meet a limit is listed on the Answer and Results pages with why; the others still "
+            "show."
+        )
+        limits = ("ttft_limit_ms", "tpot_limit_ms")
+        c1, c2 = st.columns(2)
+        with c1:
+            fields.limit(schema.SLO, "ttft_limit_ms", "slo.ttft_limit_ms", fields.TTFT_STEPS_MS)
+        with c2:
+            fields.limit(schema.SLO, "tpot_limit_ms", "slo.tpot_limit_ms", fields.TPOT_STEPS_MS)
+        fields.block(schema.SLO, "slo", columns=2, skip=limits, shown=limits)
 
 if tabs[1].open:
     with tabs[1]:
@@ -413,6 +412,7 @@ for i, name in enumerate(system_names):
             fields.field(schema.System, "name", f"{path}.name")
             with st.expander("Edit provenance"):
                 fields.block(schema.Provenance, f"{path}.provenance", columns=2)
+            system_forms.system_actions(i)
 
             if system.get("api") is not None:
                 st.subheader("API prices (no hardware: the provider's fleet)")
@@ -513,7 +513,11 @@ if tabs[-1].open:
             "Edit the whole scenario as text (fields the forms do not show are here too), then apply it. "
             "A text with problems is not applied, and stays here for you to fix."
         )
-        st.text_area("Scenario YAML", value=text, height=500, key=key)
+        editor, numbered = st.columns(2)
+        typed = editor.text_area("Scenario YAML", value=text, height=600, key=key)
+        with numbered:
+            st.markdown("**The same text with line numbers** :gray[(read only; problems name these lines)]")
+            st.code(typed, language="yaml", line_numbers=True, height=600)
 
         def _apply(key: str = key) -> None:
             state.load_text(ss[key], ss[state.FILE_NAME], edit=True)
@@ -533,3 +537,6 @@ if tabs[-1].open:
                 + "\n".join(f"- {md(p)}" for p in ss[state.LOAD_PROBLEMS]),
                 icon=":material/block:",
             )
+            for problem in [p for p in ss[state.LOAD_PROBLEMS] if p.line][:10]:
+                st.caption(f"Line {problem.line}: {md(problem.path or '(scenario)')}")
+                st.code(layout.lines_around(rejected[1], problem.line), language="yaml")

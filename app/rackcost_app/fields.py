@@ -16,7 +16,9 @@ import pandas as pd
 import streamlit as st
 from pydantic import BaseModel
 
+from rackcost.scenario.distributions import central_of
 from rackcost.scenario.labels import label
+from rackcost.scenario.schema import is_uncertain_path
 from rackcost_app import state
 from rackcost_app.safe import md
 
@@ -148,6 +150,8 @@ def field(model: type[BaseModel], name: str, path: str, *, choices: list[str] | 
             args=(path, key, "int" if integer else "float", optional),
             **common,
         )
+        if range_to_restore(path) is not None:
+            fixed_switch(path, fixed=True)
     else:
         st.text_input(
             text,
@@ -161,13 +165,75 @@ def field(model: type[BaseModel], name: str, path: str, *, choices: list[str] | 
         st.error(md(problem.message), icon=":material/error:")
 
 
+# ---- a distribution or a fixed value ----------------------------------------------------------------------------
+
+
+def range_to_restore(path: str) -> dict[str, Any] | None:
+    """The distribution a field given a fixed value had (this session's, else the scenario's as loaded), if any."""
+    if not is_uncertain_path(path):
+        return None
+    kept = (st.session_state.get(state.RANGE_STASH) or {}).get(state.widget_key(path))
+    if isinstance(kept, dict):
+        return kept
+    loaded = state.get_at(st.session_state[state.ORIGINAL], path)
+    return loaded if isinstance(loaded, dict) and "dist" in loaded else None
+
+
+def _first_number(value: dict[str, Any]) -> float | None:
+    """A distribution's central value, or for one with a problem its most central parameter given."""
+    central = central_of(value)
+    if central is not None:
+        return central
+    for key in ("mode", "median", "mean", "low", "high"):
+        if isinstance(value.get(key), int | float) and not isinstance(value.get(key), bool):
+            return float(value[key])
+    return None
+
+
+def _on_fixed(path: str, key: str) -> None:
+    ss = st.session_state
+    current = state.get_at(ss[state.DRAFT], path)
+    if ss[key] and isinstance(current, dict):
+        number = _first_number(current)
+        if number is not None:
+            ss[state.RANGE_STASH] = dict(ss.get(state.RANGE_STASH) or {}) | {state.widget_key(path): current}
+            state.set_value(path, number)
+    elif not ss[key] and not isinstance(current, dict):
+        back = range_to_restore(path)
+        if back is not None:
+            state.set_value(path, back)
+
+
+def fixed_switch(path: str, *, fixed: bool) -> None:
+    """The *fixed value* switch of a field that is (or was) a distribution: on, one plain number (the central
+    value to start with, any value the field allows after); off, the distribution again.
+
+    Its key holds its value (``...|fixed|on``): a switch drawn after the draft changed is a new widget, drawn with
+    the draft's state, never one the browser still holds in the other position.
+    """
+    key = f"{state.widget_key(path)}|fixed|{'on' if fixed else 'off'}"
+    st.toggle(
+        "fixed value",
+        value=fixed,
+        key=key,
+        on_change=_on_fixed,
+        args=(path, key),
+        help="On: one plain number instead of the range, starting at its central value; any value the field allows "
+        "may then be typed (a range's own ends no longer bound it), and the Uncertainty page leaves it out. Off: the "
+        "range comes back (the one it had, or the file's).",
+    )
+
+
 def distribution(text: str, path: str, value: dict[str, Any], help_text: str, short: str) -> None:
-    """A field given as a distribution: one number input per parameter; results use its central value.
+    """A field given as a distribution: one number input per parameter; results use its central value. A *fixed
+    value* switch above them turns it into one plain number (:func:`fixed_switch`).
 
     Lists (``choice`` values and weights) are edited in the YAML tab.
     """
     params = [k for k, v in value.items() if k != "dist" and isinstance(v, int | float) and not isinstance(v, bool)]
     st.markdown(f"{text}  \n:violet-badge[{md(value['dist'])} distribution] :gray[(results use its central value)]")
+    if _first_number(value) is not None:
+        fixed_switch(path, fixed=False)
     # one parameter under the other, each labelled by its name alone: side by side in a form column, each input
     # was a few dozen pixels wide and its label ("electricity price [USD/kWh]: mode") broke in the middle of words
     for param in params:
@@ -188,9 +254,18 @@ def distribution(text: str, path: str, value: dict[str, Any], help_text: str, sh
 
 
 def block(
-    model: type[BaseModel], path: str, *, skip: tuple[str, ...] = (), columns: int = 2, **choices: list[str]
+    model: type[BaseModel],
+    path: str,
+    *,
+    skip: tuple[str, ...] = (),
+    shown: tuple[str, ...] = (),
+    columns: int = 2,
+    **choices: list[str],
 ) -> None:
-    """Widgets for every scalar field of a block, in ``columns`` columns, then the block's own problems."""
+    """Widgets for every scalar field of a block, in ``columns`` columns, then the block's own problems.
+
+    ``shown``: fields skipped here that the page shows with widgets of its own (their problems are theirs).
+    """
     names = []
     for n, f in model.model_fields.items():
         name = f.alias or n
@@ -207,7 +282,7 @@ def block(
     source = state.get_at(state.st.session_state[state.DRAFT], f"{path}.source")
     if source:
         st.caption(f"Source of this block: {md(source)}")
-    block_problems(path, names)
+    block_problems(path, [*names, *shown])
 
 
 def block_problems(path: str, shown_fields: list[str] | tuple[str, ...] = ()) -> None:
@@ -217,6 +292,76 @@ def block_problems(path: str, shown_fields: list[str] | tuple[str, ...] = ()) ->
         if problem.path not in shown:
             where = problem.path.removeprefix(path).lstrip(".") or "this block"
             st.error(f"{md(where)}: {md(problem.message)}", icon=":material/error:")
+
+
+# ---- SLO limits: a number and a slider -------------------------------------------------------------------------
+
+TPOT_STEPS_MS = (1, 1.5, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150, 200, 300, 500)
+"""The TPOT limit slider's values [ms]: round values, closer together where limits are tight."""
+TTFT_STEPS_MS = (
+    50, 100, 150, 200, 300, 400, 500, 750, 1000, 1500, 2000, 3000, 4000, 5000, 7500, 10000, 15000, 20000, 30000, 60000
+)  # fmt: skip
+"""The TTFT limit slider's values [ms]."""
+
+
+SLIDER_MOVES = "slider_moves"
+"""Session key: YAML path -> how many times its slider moved (a part of the number input's key)."""
+
+
+def _on_slider(path: str, slider_key: str) -> None:
+    ss = st.session_state
+    ss[SLIDER_MOVES] = dict(ss.get(SLIDER_MOVES) or {}) | {path: (ss.get(SLIDER_MOVES) or {}).get(path, 0) + 1}
+    state.set_value(path, float(ss[slider_key]))
+
+
+def limit(model: type[BaseModel], name: str, path: str, steps: tuple[float, ...]) -> None:
+    """A latency limit as a number input and, under it, a slider over round values (``steps``, plus the value
+    itself); either writes the one value. Its problems right under them.
+
+    Each moves the other through new widgets, not through session state: the slider's key holds its value, so it is
+    drawn anew at the draft's value whenever that changes; the number input's key (``g<generation>.<moves>|<path>``)
+    changes when the slider moves. (A widget keyed as before keeps the value the browser holds, whatever ``value=``
+    says; and a widget given its value through session state only is drawn at its default if the browser misses that
+    run.)
+    """
+    ss = st.session_state
+    info = next(f for n, f in model.model_fields.items() if (f.alias or n) == name)
+    text, help_text = label(name), info.description or ""
+    found = figure_note(path)
+    if found:
+        text += f" · {found[0]}"
+        help_text += f"\n\nSource ({found[1]})"
+    moves = (ss.get(SLIDER_MOVES) or {}).get(path, 0)
+    key = state.widget_key(path)
+    if moves:
+        key = key.replace("|", f".{moves}|", 1)
+    current = state.get_at(ss[state.DRAFT], path)
+    number = float(current) if isinstance(current, int | float) and not isinstance(current, bool) else None
+    st.number_input(
+        text,
+        value=number,
+        key=key,
+        step=_step(number, False),
+        format="%g",
+        placeholder="required",
+        help=help_text or None,
+        on_change=_on_change,
+        args=(path, key, "float", False),
+    )
+    if number is not None and math.isfinite(number) and number > 0:
+        slider_key = f"{state.widget_key(path)}|slider|{number:g}"
+        st.select_slider(
+            f"{label(name)} (slider)",
+            options=sorted({float(v) for v in steps} | {number}),
+            value=number,
+            key=slider_key,
+            format_func=lambda v: f"{v:,g} ms",
+            on_change=_on_slider,
+            args=(path, slider_key),
+            label_visibility="collapsed",
+        )
+    for problem in state.problems_at(path):
+        st.error(md(problem.message), icon=":material/error:")
 
 
 # ---- tables (demand points, operating points) ------------------------------------------------------------------

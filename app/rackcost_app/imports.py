@@ -212,12 +212,9 @@ def _apply(change: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]) -
     ``change(data, draft)`` returns the edited ``data``; ``draft`` is the draft with its figures up to date, the
     one to copy values from. Editing the baseline too keeps the import from reading as the user's edit.
     """
-    ss = st.session_state
     state.sync_figures()
-    draft = ss[state.DRAFT]
-    ss[state.DRAFT], ss[state.ORIGINAL] = change(draft, draft), change(ss[state.ORIGINAL], draft)
-    ss[state.GENERATION] = ss.get(state.GENERATION, 0) + 1  # widgets (the points table) start from the new values
-    state.revalidate()
+    draft = st.session_state[state.DRAFT]
+    state.apply_edit(lambda data: change(data, draft))
 
 
 def _say(kind: str, text: str) -> str:

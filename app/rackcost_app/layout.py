@@ -46,3 +46,19 @@ def load_problems_box(tail_if_kept: str) -> None:
         f"You are still working on *{md(state.get_at(ss[state.VALID], 'name'))}*.{tail}\n\n{lines}",
         icon=":material/block:",
     )
+
+
+def lines_around(text: str, line: int, context: int = 2) -> str:
+    """Lines ``line - context`` to ``line + context`` of a text, each after its number, the line itself marked ``>``.
+
+    Examples
+    --------
+    >>> print(lines_around("a: 1\\nb: [\\nc: 3\\n", 2, 1))
+       1   a: 1
+       2 > b: [
+       3   c: 3
+    """
+    lines = text.splitlines()
+    first, last = max(1, line - context), min(len(lines), line + context)
+    width = len(str(last))
+    return "\n".join(f"{n:>{max(width, 4)}} {'>' if n == line else ' '} {lines[n - 1]}" for n in range(first, last + 1))

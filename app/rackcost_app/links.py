@@ -24,18 +24,21 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import copy
 import hashlib
 import os
 import re
 import tempfile
 import zlib
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 import yaml
 
 import rackcost
 from rackcost.errors import Problem
+from rackcost.scenario import system_edits
 from rackcost.scenario.loading import MAX_SCENARIO_BYTES, SAFE_LOADER
 from rackcost_app import state
 
@@ -162,12 +165,48 @@ def restore() -> None:
 
 
 def _set_baseline(name: str) -> None:
-    """After restoring an edited bundled scenario, compare the edits with the bundled file (provenance, "(edited)")."""
+    """After restoring an edited bundled scenario, compare the edits with the bundled file (provenance, "(edited)").
+
+    "(edited)" and *Discard my edits* compare with the bundled file itself. The provenance baseline is the bundled
+    file too, system by system where the restored draft has the same system (a system of that name with the same
+    blocks); a system added, paid another way or renamed is its own baseline, with the figures the draft gave it
+    (a system copied, a starting value chosen for a switch), so that the reload does not relabel them as edits.
+    """
     ss = st.session_state
     if name in {p.name for p in rackcost.bundled_scenarios()}:
         text = rackcost.bundled_scenario_path(name).read_text(encoding="utf-8")
-        ss[state.ORIGINAL] = yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - a safe loader
-        ss[state.LOADED] = yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - a safe loader
+        bundled = yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - a safe loader
+        ss[state.ORIGINAL] = baseline(bundled, ss[state.DRAFT])
+        ss[state.LOADED] = copy.deepcopy(bundled)
+
+
+def _shape(system: Any) -> tuple[Any, ...]:
+    """A system's name and the blocks it gives."""
+    if not isinstance(system, dict):
+        return ()
+    return system.get("name"), sorted(k for k, v in system.items() if v is not None)
+
+
+def baseline(bundled: dict[str, Any], draft: dict[str, Any]) -> dict[str, Any]:
+    """The provenance baseline of a draft restored from a link to a bundled file: the file, with each of the draft's
+    systems taken from the file where it has the same system (name and blocks), else from the draft, figures and all.
+    """
+    out = copy.deepcopy(bundled)
+    mine = draft.get("systems") if isinstance(draft.get("systems"), list) else []
+    theirs = bundled.get("systems") if isinstance(bundled.get("systems"), list) else []
+    if [_shape(s) for s in mine] == [_shape(s) for s in theirs]:
+        return out
+    by_name = {s.get("name"): k for k, s in enumerate(theirs) if isinstance(s, dict)}
+    out["systems"] = []
+    figures = out.get("figures") if isinstance(out.get("figures"), dict) else {}
+    out["figures"] = {k: v for k, v in figures.items() if not str(k).startswith("systems[")}
+    for j, system in enumerate(mine):
+        k = by_name.get(system.get("name")) if isinstance(system, dict) else None
+        if k is not None and _shape(theirs[k]) == _shape(system):
+            out = system_edits.copy_system(out, k, str(system["name"]), source=bundled)
+        else:
+            out = system_edits.copy_system(out, j, str(system.get("name")), source=draft)
+    return out
 
 
 def _read_stored(link_id: str, name: str) -> bytes | None:

@@ -19,6 +19,10 @@ Keys (all plain data):
   (:func:`ask_to_replace`, :func:`confirm_replace`, :func:`cancel_replace`).
 - ``revision``: bumped on every change of the draft, so that the URL (:mod:`rackcost_app.links`) is written once per
   change.
+- ``payment_stash`` / ``range_stash``: what a system had before its payment was switched (system name -> blocks),
+  and the distribution a field had before it was given a fixed value (widget key -> distribution), so that switching
+  back restores them (:mod:`rackcost_app.system_forms`, :func:`rackcost_app.fields.distribution`); forgotten when
+  another scenario is loaded.
 
 The scenario also lives in the URL (:mod:`rackcost_app.links`): :func:`init` restores a session from it.
 """
@@ -29,6 +33,7 @@ import copy
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Any, Literal
 
 import streamlit as st
@@ -53,6 +58,8 @@ PENDING_UPLOAD = "pending_upload"
 NOTICE = "notice"
 PENDING_REPLACE = "pending_replace"
 REVISION = "revision"
+PAYMENT_STASH = "payment_stash"
+RANGE_STASH = "range_stash"
 # the uploader's own limit [MB], as server.maxUploadSize in app/.streamlit/config.toml: the 1 MB the app enforces, so
 # that the uploader's "1MB per file" agrees with the label. Streamlit's frontend counts 1 MB as 1,000,000 bytes (2^20
 # on Windows), the library's limit: a larger file gets the uploader's own message ("File must be 1.0MB or smaller")
@@ -244,6 +251,8 @@ def load_text(text: str, name: str, *, edit: bool = False) -> bool:
     ss[LOAD_PROBLEMS] = []
     ss[REJECTED_TEXT] = None
     ss[NOTICE] = "Applied your YAML." if edit else f"Loaded {name}."
+    ss.pop(PAYMENT_STASH, None)
+    ss.pop(RANGE_STASH, None)
     ss.pop(PENDING_REPLACE, None)
     bump_revision()
     return True
@@ -293,6 +302,31 @@ get_at = edits.get_at  # the pages and fields read values of the draft through t
 def set_value(path: str, value: Any) -> None:
     """Write one edited value into the draft and revalidate."""
     st.session_state[DRAFT] = edits.set_at(st.session_state[DRAFT], path, value)
+    revalidate()
+
+
+def apply_edit(
+    change: Callable[[dict[str, Any]], dict[str, Any]],
+    baseline_change: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> None:
+    """An edit of the scenario's structure (a system added, removed, paid another way, a curve imported): the draft
+    and the provenance baseline (``original``) changed alike, new widgets, then validation.
+
+    ``change`` edits the draft (with its figures up to date); ``baseline_change`` edits ``original`` (default: the
+    same change), so that values the edit puts in with their own figures do not read as the user's edits. When the
+    baseline does not have what the change needs (a system the draft has and it lacks), it stays as it is. Widget
+    keys change (``generation``), so every widget starts from the new values: a widget keyed by a path keeps its
+    state otherwise, and a path may now hold another system's value.
+    """
+    ss = st.session_state
+    sync_figures()
+    ss[DRAFT] = change(ss[DRAFT])
+    try:
+        baseline = (baseline_change or change)(ss[ORIGINAL])
+    except (IndexError, KeyError, TypeError):  # the baseline lacks the system: it keeps labelling what it has
+        baseline = ss[ORIGINAL]
+    ss[ORIGINAL] = baseline
+    ss[GENERATION] = ss.get(GENERATION, 0) + 1
     revalidate()
 
 

@@ -14,9 +14,9 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-__all__ = ["NOT_BOOL", "Choice", "Distribution", "LogNormal", "Normal", "Triangular", "Uniform"]
+__all__ = ["NOT_BOOL", "Choice", "Distribution", "LogNormal", "Normal", "Triangular", "Uniform", "central_of"]
 
 
 def _not_bool(value: Any) -> Any:
@@ -219,3 +219,21 @@ class Choice(_Dist):
 
 
 Distribution = Annotated[Triangular | Uniform | Normal | LogNormal | Choice, Field(discriminator="dist")]
+
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(Distribution)
+
+
+def central_of(data: Any) -> float | None:
+    """The central value of a distribution given as plain data, or None when it is not a valid distribution.
+
+    Examples
+    --------
+    >>> central_of({"dist": "triangular", "low": 1.1, "mode": 1.15, "high": 1.3})
+    1.15
+    >>> central_of({"dist": "triangular", "low": 1.2, "mode": 1.15, "high": 1.3}) is None
+    True
+    """
+    try:
+        return float(_ADAPTER.validate_python(data).central)
+    except ValidationError:
+        return None

@@ -24,6 +24,7 @@ __all__ = [
     "EDITED_SOURCE",
     "MISSING",
     "TEXT_LEAVES",
+    "described",
     "edited_figure",
     "edited_paths",
     "figure_for",
@@ -198,12 +199,32 @@ def edited_figure(was: Any, source: str | None) -> dict[str, str]:
     if was is MISSING or was is None:
         what = "not given in the file"
     else:
-        what = f"the file gave {was!r}" + (f" ({source})" if source else "")
+        what = f"the file gave {described(was)}" + (f" ({source})" if source else "")
     return {
         "provenance": "assumption",
         "source": f"{EDITED_SOURCE}; {what}",
         "why": "set by the user of the dashboard",
     }
+
+
+def described(value: Any) -> str:
+    """A value as a figure's source names it: a distribution in words, anything else as Python writes it.
+
+    Examples
+    --------
+    >>> described({"dist": "triangular", "low": 1.1, "mode": 1.15, "high": 1.3})
+    'a triangular distribution (low 1.1, mode 1.15, high 1.3)'
+    >>> described(0.081)
+    '0.081'
+    """
+    if isinstance(value, dict) and "dist" in value:
+        params = ", ".join(
+            f"{k} {v:g}" if isinstance(v, int | float) and not isinstance(v, bool) else f"{k} {v}"
+            for k, v in value.items()
+            if k != "dist"
+        )
+        return f"a {value['dist']} distribution ({params})"
+    return repr(value)
 
 
 def sync_figures(draft: dict[str, Any], original: dict[str, Any]) -> dict[str, Any]:

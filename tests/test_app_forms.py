@@ -1,0 +1,375 @@
+"""The Scenario page's forms for the whole scenario (issue 22, item 4), driven by AppTest: own / rent / API as a switch
+per system, add / duplicate / remove a system, a fixed value on a distribution, the SLO sliders and the YAML text
+with line numbers. Each goes through the page's edit path: "(edited)", the URL and the provenance follow."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from streamlit.testing.v1 import AppTest
+
+import rackcost
+from rackcost.scenario.system_edits import DEFAULT_SOURCE
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app" / "streamlit_app.py")
+TIMEOUT_S = 120  # a hang guard per script run, generous for a busy machine
+OWN_RENT_API = "deepseek-r1-own-vs-rent-vs-api.yaml"
+sys.path.insert(0, str(ROOT / "app"))
+from rackcost_app import layout  # noqa: E402
+
+pytestmark = pytest.mark.app
+
+
+def ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def shown(text: str) -> str:
+    """Markdown as the browser shows it: user text comes backslash-escaped (rackcost_app.safe.md)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
+
+
+def start(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    at.query_params.update(query or {})
+    at.run()
+    ok(at)
+    at.switch_page("app_pages/scenario.py").run()
+    ok(at)
+    return at
+
+
+def load(at: AppTest, name: str) -> None:
+    at.selectbox(key="bundled").select(name)
+    at.button(key="load_bundled").click().run()
+    ok(at)
+
+
+def open_tab(at: AppTest, label: str) -> None:
+    if at.session_state["scenario_tab"] != label:
+        at.session_state["scenario_tab"] = label
+        at.run()
+        ok(at)
+
+
+def system_tab(at: AppTest, index: int) -> None:
+    open_tab(at, at.session_state["scenario_tab_labels"][3 + index])
+
+
+def keyed(widgets, path: str, *, prefix: bool = False):
+    """The widget of a YAML path (key ``g<generation>|<path>``, with any suffix given in ``path``); with ``prefix``,
+    the one whose key goes on after it (the switches and sliders whose keys hold their value)."""
+    (found,) = [
+        w
+        for w in widgets
+        if w.key and (w.key.split("|", 1)[-1].startswith(path + "|") if prefix else w.key.split("|", 1)[-1] == path)
+    ]
+    return found
+
+
+def payment_switch(at: AppTest, index: int):
+    system_tab(at, index)
+    return keyed(at.segmented_control, f"systems[{index}]|payment", prefix=True)
+
+
+def texts(elements) -> str:
+    return "\n".join(shown(e.value) for e in elements)
+
+
+def names(at: AppTest) -> list[str]:
+    return [s["name"] for s in at.session_state["draft"]["systems"]]
+
+
+def blended(at: AppTest) -> dict[str, float]:
+    """Blended cost per accepted request of each system served, from the last valid scenario."""
+    result = rackcost.evaluate(rackcost.scenario_from_dict(at.session_state["valid"]))
+    return {r["system"]: r["blended_usd_per_accepted_request"] for r in result.records["systems"]}
+
+
+def query(at: AppTest) -> dict[str, str]:
+    return {k: v if isinstance(v, str) else v[0] for k, v in at.query_params.items()}
+
+
+def test_switching_a_system_to_rented_and_back_keeps_its_costs_and_their_sources():
+    at = start()
+    loaded = at.session_state["draft"]
+    switch = payment_switch(at, 1)
+    assert switch.value == "own" and switch.options == ["Owned", "Rented", "API"]
+    before = blended(at)["Jalapeño"]
+    switch.set_value("rent").run()
+    ok(at)
+    system = at.session_state["draft"]["systems"][1]
+    assert "costs" not in system and set(system["rent"]) == {"usd_per_accelerator_hour"}
+    assert not at.session_state["problems"]
+    # no rental price is published for Jalapeño: parity with owning it, labelled as a starting value to review
+    figure = at.session_state["draft"]["figures"]["systems[1].rent"]
+    assert figure["provenance"] == "assumption" and figure["source"].startswith(DEFAULT_SOURCE)
+    assert "what owning Jalapeño costs per accelerator-hour" in figure["source"]
+    assert "Jalapeño is now rented" in texts(at.success)
+    assert "To be reviewed:" in texts(at.warning)
+    assert blended(at)["Jalapeño"] == pytest.approx(before, rel=0.01)
+    # its form is the rent's, the switch says so, the sidebar says edited and the URL holds it
+    assert keyed(at.number_input, "systems[1].rent.usd_per_accelerator_hour").value == pytest.approx(1.3)
+    assert not [w for w in at.number_input if w.key and w.key.endswith("systems[1].costs.service_life_years")]
+    assert payment_switch(at, 1).value == "rent"
+    assert any("(edited)" in m.value for m in at.sidebar.markdown)
+    assert set(query(at)) in ({"id", "file"}, {"s", "file"})
+    # loading another scenario over the switch asks first; keeping the edits keeps it
+    load(at, OWN_RENT_API)
+    assert at.session_state["pending_replace"][2] == OWN_RENT_API
+    at.button(key="confirm_replace_no").click().run()
+    ok(at)
+    assert "rent" in at.session_state["draft"]["systems"][1]
+    # back to owned: the costs it had, with their sources; nothing reads as edited
+    payment_switch(at, 1).set_value("own").run()
+    ok(at)
+    assert at.session_state["draft"] == loaded
+    assert query(at) == {"scenario": "deepseek-r1-jalapeno-vs-gb300.yaml"}
+
+
+def test_a_switch_the_scenario_cannot_price_asks_for_the_values_it_needs():
+    at = start()
+    payment_switch(at, 0).set_value("api").run()
+    ok(at)
+    assert "api" not in at.session_state["draft"]["systems"][0]  # nothing switched yet
+    said = texts(at.warning)
+    assert "needs its prices per million input and output tokens" in said
+    asked = [w for w in at.number_input if w.key and w.key.startswith("payment_given|")]
+    assert [w.label for w in asked] == ["input token price [USD/M tokens]", "output token price [USD/M tokens]"]
+    for box, price in zip(asked, (0.55, 2.19), strict=True):
+        box.set_value(price)
+    at.button(key="payment_given_go").click().run()
+    ok(at)
+    system = at.session_state["draft"]["systems"][0]
+    assert system["api"] == {"usd_per_million_input_tokens": 0.55, "usd_per_million_output_tokens": 2.19}
+    assert not {"performance", "hardware", "costs"} & set(system)
+    assert system["provenance"]["class"] == "assumption"
+    assert not at.session_state["problems"] and "GB300 NVL72" in blended(at)
+    assert payment_switch(at, 0).value == "api"
+    # the prices typed are the user's: labelled as edits
+    figures = at.session_state["draft"]["figures"]
+    assert figures["systems[0].api.usd_per_million_output_tokens"]["source"].startswith("edited in the rackcost")
+    # back to owned: its operating points, hardware, costs and provenance come back as they were
+    payment_switch(at, 0).set_value("own").run()
+    ok(at)
+    assert at.session_state["draft"] == at.session_state["loaded"]
+
+
+def test_owned_rented_and_api_systems_switch_between_each_other_with_starting_values():
+    at = start()
+    load(at, OWN_RENT_API)
+    payment_switch(at, 3).set_value("rent").run()  # the DeepSeek API, on the first hardware system's GB200s
+    ok(at)
+    system = at.session_state["draft"]["systems"][3]
+    assert system["rent"] == {"usd_per_accelerator_hour": 3.3}  # InferenceX's GB200 3-year rental tier
+    assert system["hardware"]["accelerator"] == "GB200" and "api" not in system
+    assert not at.session_state["problems"]
+    payment_switch(at, 1).set_value("own").run()  # rented, reserved -> owned: the owned GB200's costs
+    ok(at)
+    assert at.session_state["draft"]["systems"][1]["costs"] == at.session_state["draft"]["systems"][0]["costs"]
+    assert "copied from system GB200 NVL72 owned" in at.session_state["draft"]["figures"]["systems[1].costs"]["source"]
+    assert not at.session_state["problems"]
+    for page in ("app_pages/answer.py", "app_pages/results.py"):
+        at.switch_page(page).run()
+        ok(at)
+
+
+def test_add_a_rented_system_duplicate_and_remove_keep_names_unique_and_figures_with_their_system():
+    at = start()
+    system_tab(at, 1)
+    at.button(key="add_rented|1").click().run()
+    ok(at)
+    assert names(at) == ["GB300 NVL72", "Jalapeño", "Jalapeño (rented)"]
+    assert at.session_state["scenario_tab"] == at.session_state["scenario_tab_labels"][5]  # its tab is open
+    new = at.session_state["draft"]["systems"][2]
+    assert new["performance"] == at.session_state["draft"]["systems"][1]["performance"] and "costs" not in new
+    costs = blended(at)
+    assert costs["Jalapeño (rented)"] == pytest.approx(costs["Jalapeño"], rel=0.01)  # priced at parity
+    assert "Added Jalapeño (rented), a copy of Jalapeño" in texts(at.success)
+    figures = at.session_state["draft"]["figures"]
+    assert not [k for k, f in figures.items() if f["source"].startswith("edited in the rackcost")]
+    # duplicates count up
+    at.button(key="duplicate|2").click().run()
+    ok(at)
+    system_tab(at, 1)
+    at.button(key="duplicate|1").click().run()
+    system_tab(at, 1)
+    at.button(key="duplicate|1").click().run()
+    ok(at)
+    assert names(at)[3:] == ["Jalapeño (rented) (copy)", "Jalapeño (copy)", "Jalapeño (copy 2)"]
+    assert not at.session_state["problems"]
+    # remove asks first; Keep keeps it
+    system_tab(at, 0)
+    at.button(key="remove|0").click().run()
+    assert "Remove GB300 NVL72?" in texts(at.warning)
+    at.button(key="remove_no|0").click().run()
+    assert len(names(at)) == 6
+    at.button(key="remove|0").click().run()
+    at.button(key="remove_yes|0").click().run()
+    ok(at)
+    assert names(at)[0] == "Jalapeño" and not at.session_state["problems"]
+    # the figures moved with their systems (Jalapeño's capex figure now at systems[0])
+    loaded_figure = at.session_state["loaded"]["figures"]["systems[1].costs.capex_usd_per_accelerator"]
+    assert at.session_state["draft"]["figures"]["systems[0].costs.capex_usd_per_accelerator"] == loaded_figure
+    assert at.session_state["scenario_tab"] == at.session_state["scenario_tab_labels"][3]  # the next one's tab
+    # down to one system: it cannot be removed
+    while len(names(at)) > 1:
+        system_tab(at, 0)
+        at.button(key="remove|0").click().run()
+        at.button(key="remove_yes|0").click().run()
+        ok(at)
+    system_tab(at, 0)
+    assert at.button(key="remove|0").disabled
+
+
+def test_an_added_system_survives_a_reload_with_its_figures():
+    at = start()
+    system_tab(at, 1)
+    at.button(key="add_rented|1").click().run()
+    ok(at)
+    again = start(query(at))
+    assert names(again) == ["GB300 NVL72", "Jalapeño", "Jalapeño (rented)"]
+    assert again.session_state["valid_json"] == at.session_state["valid_json"]
+    assert any("(edited)" in m.value for m in again.sidebar.markdown)
+    # the baseline after the reload is the bundled file for the systems it has, the draft for the one added: an edit
+    # of the added system's price is labelled against its starting value (not "not given in the file"), and the
+    # block keeps its entry; an edit of Jalapeño's against the bundled file
+    system_tab(again, 2)
+    keyed(again.number_input, "systems[2].rent.usd_per_accelerator_hour").set_value(2.5).run()
+    ok(again)
+    figures = again.session_state["draft"]["figures"]
+    assert figures["systems[2].rent.usd_per_accelerator_hour"]["source"] == (
+        "edited in the rackcost dashboard; the file gave 1.3"
+    )
+    assert figures["systems[2].rent"] == at.session_state["draft"]["figures"]["systems[2].rent"]
+    assert figures["systems[2].rent"]["source"].startswith(DEFAULT_SOURCE)
+    system_tab(again, 1)
+    keyed(again.number_input, "systems[1].costs.capex_usd_per_node").set_value(50000.0).run()
+    ok(again)
+    assert again.session_state["draft"]["figures"]["systems[1].costs.capex_usd_per_node"]["source"].startswith(
+        "edited in the rackcost dashboard; the file gave 40000 (no price exists"
+    )
+
+
+def test_a_fixed_value_on_a_distribution_takes_a_pue_beyond_its_range():
+    at = start()
+    open_tab(at, "Facility and fleet")
+    # the PUE is a triangle 1.1 / 1.15 / 1.3: a mode of 1.4 is outside it, refused
+    keyed(at.number_input, "facility.pue.mode").set_value(1.4).run()
+    ok(at)
+    assert "needs low <= mode <= high" in texts(at.error)
+    valid = at.session_state["valid_json"]
+    keyed(at.number_input, "facility.pue.mode").set_value(1.15).run()
+    fixed = keyed(at.toggle, "facility.pue|fixed", prefix=True)
+    assert fixed.value is False and fixed.label == "fixed value"
+    fixed.set_value(True).run()
+    ok(at)
+    assert at.session_state["draft"]["facility"]["pue"] == 1.15  # its central value, to start with
+    keyed(at.number_input, "facility.pue").set_value(1.4).run()
+    ok(at)
+    assert at.session_state["draft"]["facility"]["pue"] == 1.4 and not at.session_state["problems"]
+    assert at.session_state["valid_json"] != valid
+    figure = at.session_state["draft"]["figures"]["facility.pue"]
+    assert "the file gave a triangular distribution (low 1.1, mode 1.15, high 1.3)" in figure["source"]
+    assert keyed(at.toggle, "facility.pue|fixed", prefix=True).value is True
+    # off again: the range comes back, with its own source
+    keyed(at.toggle, "facility.pue|fixed", prefix=True).set_value(False).run()
+    ok(at)
+    assert at.session_state["draft"]["facility"] == at.session_state["loaded"]["facility"]
+    assert at.session_state["draft"]["figures"]["facility.pue"] == at.session_state["loaded"]["figures"]["facility.pue"]
+
+
+def test_the_slo_sliders_move_the_limit_the_number_and_the_result():
+    at = start()
+    open_tab(at, "Workload and SLO")
+    slider = keyed(at.select_slider, "slo.tpot_limit_ms|slider", prefix=True)
+    assert slider.value == 80.0 and {"5 ms", "1,500 ms"} & set(slider.options) == {"5 ms"}
+    before = blended(at)
+    slider.set_value(15.0).run()
+    ok(at)
+    assert at.session_state["draft"]["slo"]["tpot_limit_ms"] == 15.0
+    assert keyed(at.number_input, "slo.tpot_limit_ms").value == 15.0  # the number follows the slider
+    after = blended(at)
+    assert after != before  # a tighter TPOT limit: another operating point, another cost
+    # the number moves the slider; a value off its steps joins them
+    keyed(at.number_input, "slo.tpot_limit_ms").set_value(5.5).run()
+    ok(at)
+    assert keyed(at.select_slider, "slo.tpot_limit_ms|slider", prefix=True).value == 5.5
+    # 5.5 ms: no GB300 operating point meets it (its fastest TPOT is 5.9 ms); Jalapeño still answers
+    result = rackcost.evaluate(rackcost.scenario_from_dict(at.session_state["valid"]))
+    assert [u["system"] for u in result.unserved] == ["GB300 NVL72"]
+    at.switch_page("app_pages/answer.py").run()
+    ok(at)
+    assert "GB300 NVL72" in texts(at.markdown) + texts(at.warning) + texts(at.error)
+    assert "Jalapeño" in shown(at.subheader[0].value)
+    # the TTFT limit has its slider too
+    at.switch_page("app_pages/scenario.py").run()
+    open_tab(at, "Workload and SLO")
+    keyed(at.select_slider, "slo.ttft_limit_ms|slider", prefix=True).set_value(1500.0).run()
+    ok(at)
+    assert at.session_state["draft"]["slo"]["ttft_limit_ms"] == 1500.0
+
+
+def test_the_yaml_text_has_line_numbers_and_a_refused_text_shows_the_lines_of_its_problems():
+    at = start()
+    open_tab(at, "YAML")
+    (box,) = at.text_area
+    numbered = [c for c in at.code if c.language == "yaml"]
+    assert numbered and numbered[0].value == box.value.rstrip("\n")  # (st.code drops the final newline)
+    assert numbered[0].show_line_numbers
+    data = yaml.safe_load(box.value)
+    data["facility"]["pue"] = 0.5
+    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    box.set_value(text)
+    at.button(key="apply_yaml").click().run()
+    ok(at)
+    problem = next(p for p in at.session_state["load_problems"] if p.path.startswith("facility.pue"))
+    line = text.splitlines().index(next(t for t in text.splitlines() if t.strip().startswith("pue:"))) + 1
+    assert problem.line == line
+    assert f"Line {line}: facility.pue" in texts(at.caption)
+    excerpt = [c.value for c in at.code if f"{line} > " in c.value]
+    assert excerpt and "pue: 0.5" in excerpt[0]
+
+
+def test_lines_around_numbers_and_marks_the_line():
+    assert layout.lines_around("a\nb\nc\nd\n", 4, 1).splitlines() == ["   3   c", "   4 > d"]
+
+
+def test_the_fleet_captions_give_power_in_mw_above_1000_kw():
+    """Issue 22: "3.53K kW" where buyers say MW (the captions under the Scenario and Results metrics)."""
+    at = start()
+    captions = texts(at.caption)
+    assert re.search(r"\d MW wall power at most", captions) and "K kW" not in captions
+    at.switch_page("app_pages/results.py").run()
+    ok(at)
+    captions = texts(at.caption)
+    assert re.search(r"\d MW provisioned", captions) and "K kW" not in captions
+
+
+def test_owning_a_system_with_no_costs_to_copy_asks_for_its_price_and_life():
+    at = start()
+    payment_switch(at, 1).set_value("rent").run()  # Jalapeño rented at parity: its costs are stashed
+    ok(at)
+    at.session_state["payment_stash"] = {}  # as after a reload: nothing to bring back but the file
+    at.session_state["loaded"] = {**at.session_state["loaded"], "systems": []}  # and no file to take it from
+    payment_switch(at, 1).set_value("own").run()
+    ok(at)
+    assert "no neutral default" in texts(at.warning)
+    asked = {w.label: w for w in at.number_input if w.key and w.key.startswith("payment_given|")}
+    assert set(asked) == {"capex per accelerator [USD]", "service life [years]"}
+    assert asked["service life [years]"].value == 5.0 and asked["capex per accelerator [USD]"].value is None
+    at.button(key="payment_given_go").click().run()  # the price is missing: nothing happens but a message
+    ok(at)
+    assert "Give every value asked for" in texts(at.error)
+    asked = {w.label: w for w in at.number_input if w.key and w.key.startswith("payment_given|")}
+    asked["capex per accelerator [USD]"].set_value(20000.0)
+    at.button(key="payment_given_go").click().run()
+    ok(at)
+    costs = at.session_state["draft"]["systems"][1]["costs"]
+    assert costs == {"capex_usd_per_accelerator": 20000.0, "service_life_years": 5.0}
+    assert not at.session_state["problems"] and payment_switch(at, 1).value == "own"
