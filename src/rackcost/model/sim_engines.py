@@ -276,6 +276,7 @@ def event_engine(
     choices: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
     initial_work: Array | None = None,
     queue_cap: int | None = None,
+    start_occupancy: list[int] | None = None,
 ) -> tuple[Array, Array, Array, NDArray[np.bool_], Array]:
     """The discrete-event engine: occupancy-dependent service, any router, optional queue cap.
 
@@ -292,6 +293,9 @@ def event_engine(
     queue_cap
         Queued requests allowed (the central queue for ``pooled``, each replica's otherwise); an arrival that
         finds it full is dropped. None: unbounded.
+    start_occupancy
+        A list of one entry per request, filled with the occupancy each request starts at (itself included; 0
+        where it is dropped) [requests]; None: not recorded.
 
     Returns
     -------
@@ -353,6 +357,8 @@ def event_engine(
         push(tags[r], (virtual[r] + works[i], i))
         start[i] = t
         ttft[i] = t - arrivals[i] + ttft0[n]
+        if start_occupancy is not None:
+            start_occupancy[i] = n
         version[r] += 1
         push(events, (t + (tags[r][0][0] - virtual[r]) * svc[n], r, version[r]))
 
