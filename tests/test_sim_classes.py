@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import rackcost
+from rackcost.analysis.referee import capacity_check
 from rackcost.analysis.referee_classes import class_laws
 from rackcost.model.classes import cdf_moments, mix_service_scv
 from rackcost.model.sim_classes import LengthLaw, draw_class_requests, draw_lengths
@@ -98,3 +99,13 @@ def test_a_class_with_spread_inputs_agrees_at_light_load() -> None:
     simulated = chat["simulated_ttft_p99_ms"]
     assert math.isfinite(simulated)
     assert abs(chat["analytic_ttft_p99_ms"] - simulated) <= TTFT_TOLERANCE_FRACTION * simulated, chat
+
+
+def test_simulate_refuses_a_disaggregated_system_naming_its_pools() -> None:
+    scenario = rackcost.load_scenario(DATA / "disaggregated.yaml")
+    with pytest.raises(ValueError, match=r"systems\[1\]\.pools \('A disaggregated'\).*--system \(A\)"):
+        rackcost.simulate(scenario, requests=200, replications=2)
+    with pytest.raises(ValueError, match=r"systems\[1\]\.pools"):
+        capacity_check(scenario, requests=200, replications=2)
+    rows = rackcost.simulate(scenario, system="A", demand_point="quiet", requests=200, replications=2)
+    assert [r["system"] for r in rows] == ["A"]

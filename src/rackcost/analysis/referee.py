@@ -274,6 +274,7 @@ def simulate(
         raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {route!r}")
     if service not in SERVICE_MODELS:
         raise ValueError(f"service must be one of {', '.join(SERVICE_MODELS)}; got {service!r}")
+    referee_classes.check_no_pools(scenario, system)
     laws = referee_classes.class_laws(scenario)
     if laws is not None:
         referee_classes.check_class_options(
@@ -606,6 +607,7 @@ def capacity_check(
         check_argument("rackcost.capacity_check", "arrival_scv", arrival_scv, (int, float), "a number (1 is Poisson)")
         check_arrival_scv(arrival_scv)
     check_one_shape(scenario)
+    referee_classes.check_no_pools(scenario, system)
     sizing_scv = getattr(scenario.sizing_point, "arrival_scv", None)
     sizing_scv = 1.0 if sizing_scv is None else float(sizing_scv)
     scv = sizing_scv if arrival_scv is None else float(arrival_scv)

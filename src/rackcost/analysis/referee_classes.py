@@ -37,7 +37,7 @@ from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import class_mix
 from rackcost.units import MS_PER_S
 
-__all__ = ["MIX_FIGURES", "CLASS_FIGURES", "check_class_options", "class_laws", "simulate_classes"]
+__all__ = ["MIX_FIGURES", "CLASS_FIGURES", "check_class_options", "check_no_pools", "class_laws", "simulate_classes"]
 
 CLASS_FIGURES = ("accepted_fraction", "ttft_p99_ms", "tpot_p99_ms")
 """The figures of a class row, analytic beside simulated."""
@@ -86,6 +86,28 @@ def check_class_options(trace: object, arrival_scv: float | None, scenario_scv: 
             "workload.classes: --arrival-scv other than the demand point's is not simulated with classes (the "
             "analytic class figures are at the scenario's arrivals); set demand[i].arrival_scv instead"
         )
+
+
+def check_no_pools(scenario: Scenario, system: str | None) -> None:
+    """Refuse a disaggregated system (``systems[i].pools``): the simulator serves one aggregated pool, a request's
+    prefill and decode on one replica, so simulating a disaggregated system's fleet against one curve would referee
+    something the model did not compute.
+
+    Raises
+    ------
+    ValueError
+        Naming ``systems[i].pools`` and the aggregated systems that can be simulated instead.
+    """
+    pooled = [(i, s.name) for i, s in enumerate(scenario.systems) if s.pools is not None and system in (None, s.name)]
+    if not pooled:
+        return
+    others = [s.name for s in scenario.systems if s.pools is None and s.api is None]
+    where = ", ".join(f"systems[{i}].pools ({name!r})" for i, name in pooled)
+    instead = f": simulate the aggregated ones with --system ({', '.join(others)})" if others else ""
+    raise ValueError(
+        f"{where}: the simulator serves one aggregated pool (prefill and decode on one replica) and does not "
+        f"simulate disaggregated prefill and decode pools with their KV transfer{instead}"
+    )
 
 
 def _tpot_table_s(o: Any, slots: int, service: str) -> np.ndarray:
