@@ -129,6 +129,7 @@ class Result:
 
         return pd.DataFrame(self.records.get(POOLS_TABLE, []), columns=list(column_names(POOLS_TABLE)))
 
+    @cached_property
     def classes(self) -> pd.DataFrame:
         """One row per system, demand point and request class (``system``, ``demand_point``, ``class`` first); empty,
         with its columns, for a scenario without ``workload.classes``."""
