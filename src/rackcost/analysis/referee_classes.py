@@ -21,8 +21,10 @@ from typing import Any
 import numpy as np
 
 from rackcost.model.classes import ClassMix, class_budgets_s, mix_service_scv
+from rackcost.model.memory import KvMemory
 from rackcost.model.performance import interpolate_curve
 from rackcost.model.sim_classes import ClassLaws, LengthLaw, class_statistics, draw_class_requests
+from rackcost.model.sim_engines import KvLimit
 from rackcost.model.sim_summary import summarise
 from rackcost.model.simulation import (
     fixed_model,
@@ -37,7 +39,15 @@ from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import class_mix
 from rackcost.units import MS_PER_S
 
-__all__ = ["MIX_FIGURES", "CLASS_FIGURES", "check_class_options", "check_no_pools", "class_laws", "simulate_classes"]
+__all__ = [
+    "CLASS_FIGURES",
+    "MIX_FIGURES",
+    "check_class_options",
+    "check_no_pools",
+    "class_laws",
+    "kv_limit",
+    "simulate_classes",
+]
 
 CLASS_FIGURES = ("accepted_fraction", "ttft_p99_ms", "tpot_p99_ms")
 """The figures of a class row, analytic beside simulated."""
@@ -108,6 +118,23 @@ def check_no_pools(scenario: Scenario, system: str | None) -> None:
         f"{where}: the simulator serves one aggregated pool (prefill and decode on one replica) and does not "
         f"simulate disaggregated prefill and decode pools with their KV transfer{instead}"
     )
+
+
+def kv_limit(memory: KvMemory, context_tokens: np.ndarray) -> KvLimit:
+    """Each request's KV bytes at its own context (input + output), for KV-limited admission.
+
+    ``copies x context x kv_bytes_per_token`` plus the sliding-window part of the mean request's bytes, held at
+    every length (its window is full for a request as long as the mean; conservative for a shorter one).
+
+    Examples
+    --------
+    >>> m = KvMemory(8 * 80 * 2**30, 141.2e9, 0.1, 2048.0, 327680.0, 2048 * 327680.0, 1)
+    >>> kv_limit(m, np.array([1024.0, 4096.0])).bytes_per_request.tolist() == [1024 * 327680.0, 4096 * 327680.0]
+    True
+    """
+    full = memory.copies * memory.kv_bytes_per_token
+    window = memory.kv_bytes_per_request - full * memory.context_tokens
+    return KvLimit(memory.free_bytes, full * context_tokens + window, memory.kv_bytes_per_request)
 
 
 def _tpot_table_s(o: Any, slots: int, service: str) -> np.ndarray:
@@ -181,7 +208,8 @@ def simulate_classes(
     cv = math.sqrt(max(float(mix_service_scv(mix, ttft_ms, tpot_ms)), 0.0))
     offered, admitted = float(row["offered_rps"]), float(row["admitted_rps"])
     arrival_rps, share = (admitted, admitted / offered if offered > 0 else 1.0) if admission else (offered, 1.0)
-    engine = "auto" if np.all(tpot_s == tpot_s[1]) else "event"
+    memory = getattr(o.inputs, "kv_memory", None)
+    engine = "auto" if np.all(tpot_s == tpot_s[1]) and memory is None else "event"
     relax = queue_relaxation_s(model, replicas, route, arrival_rps, arrival_scv, cv)
     per_rep = max(requests // replications, 2)
     values = []
@@ -189,6 +217,7 @@ def simulate_classes(
     for done, child in enumerate(np.random.SeedSequence(seed).spawn(replications), start=1):
         fleet_seed, class_seed = child.spawn(2)
         drawn = draw_class_requests(np.random.default_rng(class_seed), laws, per_rep, ttft_ms, tpot_ms)
+        kv = None if memory is None else kv_limit(memory, drawn.input_tokens + drawn.output_tokens)
         run = run_fleet_once(
             np.random.default_rng(fleet_seed),
             replicas,
@@ -204,6 +233,7 @@ def simulate_classes(
             request_work=drawn.work,
             request_output_tokens=drawn.output_tokens,
             record_occupancy=True,
+            kv=kv,
         )
         start = run.start
         lo = warmup_requests(per_rep, run.start, relax, arrival_rps, route)
@@ -239,10 +269,16 @@ def simulate_classes(
         "warmup_requests_per_replication": lo,
         "relaxation_s": relax if math.isfinite(relax) else None,
         "service_scv": cv * cv,
+        "kv_limited_admission": memory is not None,
     }
     notes = []
     if slots != concurrency:
         notes.append(f"chosen concurrency {concurrency:.6g} is not an integer: simulated with {slots} slots a replica")
+    if memory is not None:
+        notes.append(
+            f"KV-limited admission: a request starts when its replica has a free slot and room for its KV cache "
+            f"({memory.free_bytes / 2**30:.3g} GiB free a replica)"
+        )
     if share < 1.0:
         notes.append(f"admission control drops {1 - share:.1%} of arrivals before the queue, as the model")
     warnings = []

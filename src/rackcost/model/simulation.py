@@ -70,6 +70,7 @@ from rackcost.model.sim_arrivals import (
 )
 from rackcost.model.sim_engines import (
     ROUTINGS,
+    KvLimit,
     ReplicaModel,
     check_fleet,
     draw_work,
@@ -216,6 +217,7 @@ def run_fleet_once(
     request_work: ArrayLike | None = None,
     request_output_tokens: ArrayLike | None = None,
     record_occupancy: bool = False,
+    kv: KvLimit | None = None,
 ) -> Run:
     """Simulate one sample path: renewal arrivals at ``arrival_rps`` (Poisson by default; or the given
     ``arrival_s``), gamma work.
@@ -260,6 +262,9 @@ def run_fleet_once(
         (which still draws the warm start's residual work) [-, tokens].
     record_occupancy
         Record each request's start occupancy (:attr:`Run.start_occupancy`; the event engine only).
+    kv
+        KV-limited admission (:class:`rackcost.model.sim_engines.KvLimit`, one entry per generated request; the
+        requests of a steady start hold its ``initial_bytes_per_request``); runs the event engine.
     """
     del budget_s
     check_fleet(replicas, routing)
@@ -348,6 +353,11 @@ def run_fleet_once(
         and (Routing(routing).central_queue or Routing(routing).state_blind)
         and queue_cap is None
     )
+    if kv is not None:
+        recursion_fits = False
+        if backlog:  # the requests of the steady start hold the mean request's cache
+            held_kv = np.full(backlog, kv.initial_bytes_per_request)
+            kv = replace(kv, bytes_per_request=np.concatenate([held_kv, kv.bytes_per_request]))
     if engine == "recursion" and not recursion_fits:
         raise ValueError("the FIFO recursion needs load-independent service, no queue cap, and a state-blind router")
     if engine not in ("auto", "recursion", "event"):
@@ -362,7 +372,7 @@ def run_fleet_once(
         choices = None if first is None else (first, first if second is None else second)
         recorded = [0] * arrivals.size if record_occupancy else None
         start, finish, ttft, dropped, initial_finish = event_engine(
-            arrivals, work, replicas, model, routing, choices, initial, queue_cap, recorded
+            arrivals, work, replicas, model, routing, choices, initial, queue_cap, recorded, kv
         )
         occupancy = None if recorded is None else np.array(recorded, dtype=np.int64)
     if backlog:
