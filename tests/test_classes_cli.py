@@ -203,3 +203,13 @@ def test_simulate_refuses_a_trace_with_classes(tmp_path: Path) -> None:
     result = invoke("simulate", THREE_CLASSES, "--trace", trace)
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "a trace's requests carry no class" in result.stderr
+
+
+def test_simulate_with_classes_in_csv_keeps_every_class_column() -> None:
+    args = ("--requests", "400", "--point", "peak", "--system", "B", "--format", "csv")
+    result = invoke("simulate", THREE_CLASSES, *args)
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [r["class"] for r in rows] == ["", "chat", "reasoning", "agentic"]  # the mix's row: an empty cell
+    assert all(r["simulated_accepted_own_length_fraction"] for r in rows)
+    assert rows[0]["simulated_utilization_fraction"] and not rows[1]["simulated_utilization_fraction"]

@@ -10,7 +10,8 @@ half-width and the relative error for ``accepted_fraction`` (of the class's offe
 The mix's analytic p99 TTFT is the points table's, of the mix's *mean* request (``rho = 1``), while the simulated
 one is over every request of the mix: they are not the same figure, and the row says so. A class row also gives
 ``simulated_accepted_own_length_fraction``: the share accepted when each request is judged at its own length
-rather than its class's mean (what the analytic model does not do).
+rather than its class's mean (what the analytic model does not do); the mix's row the same over every request. The
+mix's row has every column (the CSV header is its keys); a class row leaves the mix's figures out (blank in CSV).
 """
 
 from __future__ import annotations
@@ -293,9 +294,11 @@ def simulate_classes(
     mix_row |= _pair("ttft_p99_ms", _num(row.get("ttft_p99_ms")), *figure("all", "ttft_p99_s", MS_PER_S))
     mix_row |= _pair("tpot_p99_ms", _num(row.get("tpot_p99_ms")), *figure("all", "tpot_p99_s", MS_PER_S))
     mix_row |= _pair("utilization_fraction", float(row["utilization_fraction"]), *figure("all", "utilization_fraction"))
-    mix_row["simulated_ttft_p50_ms"], mix_row["simulated_ttft_p50_ms_ci95_halfwidth"] = figure(
-        "all", "ttft_p50_s", MS_PER_S
-    )
+    own, own_half = figure("all", "accepted_own_length_fraction", share)
+    mix_row["simulated_accepted_own_length_fraction"] = _finite(own)
+    mix_row["simulated_accepted_own_length_fraction_ci95_halfwidth"] = _finite(own_half)
+    p50, p50_half = figure("all", "ttft_p50_s", MS_PER_S)
+    mix_row["simulated_ttft_p50_ms"], mix_row["simulated_ttft_p50_ms_ci95_halfwidth"] = _finite(p50), _finite(p50_half)
     mix_row["note"] = "; ".join(
         [*notes, "the analytic p99 TTFT is the mix's mean request's; the simulated one is over every request"]
     )
@@ -311,12 +314,17 @@ def simulate_classes(
         r |= _pair("ttft_p99_ms", _num(c.get("ttft_p99_ms")), *figure(str(k), "ttft_p99_s", MS_PER_S))
         r |= _pair("tpot_p99_ms", _num(c.get("tpot_p99_ms")), *figure(str(k), "tpot_p99_s", MS_PER_S))
         own, own_half = figure(str(k), "accepted_own_length_fraction", share)
-        r["simulated_accepted_own_length_fraction"] = own
-        r["simulated_accepted_own_length_fraction_ci95_halfwidth"] = own_half if math.isfinite(own_half) else None
+        r["simulated_accepted_own_length_fraction"] = _finite(own)
+        r["simulated_accepted_own_length_fraction_ci95_halfwidth"] = _finite(own_half)
         r["note"] = "; ".join(notes)
         r["warnings"] = "; ".join(warnings)
         out.append(r)
     return out
+
+
+def _finite(x: float) -> float | None:
+    """``x``, or None where it is not finite (JSON has no NaN)."""
+    return float(x) if math.isfinite(x) else None
 
 
 def _num(x: Any) -> float | None:
