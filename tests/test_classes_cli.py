@@ -213,3 +213,17 @@ def test_simulate_with_classes_in_csv_keeps_every_class_column() -> None:
     assert [r["class"] for r in rows] == ["", "chat", "reasoning", "agentic"]  # the mix's row: an empty cell
     assert all(r["simulated_accepted_own_length_fraction"] for r in rows)
     assert rows[0]["simulated_utilization_fraction"] and not rows[1]["simulated_utilization_fraction"]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("--rate-swing", "0.2:60"), "a rate swing with request classes is not modelled"),
+        (("--arrival-scv", "3"), "--arrival-scv other than the demand point's is not simulated with classes"),
+        (("--capacity",), "the capacity check does not bracket a mix of request classes"),
+    ],
+)
+def test_simulate_refuses_what_it_does_not_referee_with_classes(args: tuple[str, ...], words: str) -> None:
+    result = invoke("simulate", THREE_CLASSES, "--requests", "400", *args)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert words in result.stderr

@@ -278,7 +278,10 @@ def simulate(
     laws = referee_classes.class_laws(scenario)
     if laws is not None:
         referee_classes.check_class_options(
-            trace, arrival_scv, [1.0 if d.arrival_scv is None else float(d.arrival_scv) for d in scenario.demand]
+            trace,
+            arrival_scv,
+            [1.0 if d.arrival_scv is None else float(d.arrival_scv) for d in scenario.demand],
+            rate_swing,
         )
     if replications < 2:
         raise ValueError(f"replications must be at least 2, got {replications}")

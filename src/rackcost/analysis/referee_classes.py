@@ -84,9 +84,17 @@ def class_laws(scenario: Scenario) -> ClassLaws | None:
     return ClassLaws(mix, tuple(_law(c.input_tokens) for c in classes), tuple(_law(c.output_tokens) for c in classes))
 
 
-def check_class_options(trace: object, arrival_scv: float | None, scenario_scv: list[float]) -> None:
-    """Refuse what the class simulation does not referee: a trace (its requests have no classes) and arrivals of
-    another SCV than the scenario's (the analytic class table is the scenario's arrivals')."""
+def check_class_options(
+    trace: object, arrival_scv: float | None, scenario_scv: list[float], rate_swing: object = None
+) -> None:
+    """Refuse what the class simulation does not referee: a trace (its requests have no classes), arrivals of
+    another SCV than the scenario's (the analytic class table is the scenario's arrivals') and a rate swing (not
+    modelled with classes)."""
+    if rate_swing is not None:
+        raise ValueError(
+            "workload.classes: a rate swing with request classes is not modelled (nor simulated): leave out "
+            "--rate-swing"
+        )
     if trace is not None:
         raise ValueError(
             "workload.classes: a trace's requests carry no class; simulate the classes with generated arrivals "
