@@ -179,7 +179,51 @@ def test_one_shape_prints_no_classes_table() -> None:
     assert result.exit_code == 0 and "Request classes" not in result.stdout
 
 
-def test_simulate_says_it_does_not_serve_classes_yet() -> None:
-    result = invoke("simulate", THREE_CLASSES, "--requests", "1000")
+def test_simulate_gives_a_row_per_class_and_one_for_the_mix() -> None:
+    result = invoke("simulate", THREE_CLASSES, "--requests", "400", "--point", "peak", "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["rows"]
+    assert [r["class"] for r in rows if r["system"] == "B"] == [None, "chat", "reasoning", "agentic"]
+    for r in rows:
+        for figure in ("accepted_fraction", "ttft_p99_ms", "tpot_p99_ms"):
+            assert {f"analytic_{figure}", f"simulated_{figure}", f"simulated_{figure}_ci95_halfwidth"} <= set(r)
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_simulate_with_classes_fits_the_width(width: int) -> None:
+    result = invoke("simulate", THREE_CLASSES, "--requests", "400", "--point", "peak", width=width)
+    assert result.exit_code == 0, result.output
+    assert max(cell_len(line) for line in result.stdout.splitlines()) <= width
+    assert "class agentic" in result.stdout and "the mix" in result.stdout and "None" not in result.stdout
+
+
+def test_simulate_refuses_a_trace_with_classes(tmp_path: Path) -> None:
+    trace = tmp_path / "t.csv"
+    trace.write_text("arrival_s\n0\n0.5\n1\n", encoding="utf-8")
+    result = invoke("simulate", THREE_CLASSES, "--trace", trace)
     assert result.exit_code == 1 and "Traceback" not in result.output
-    assert "the simulator does not serve request classes yet" in result.stderr
+    assert "a trace's requests carry no class" in result.stderr
+
+
+def test_simulate_with_classes_in_csv_keeps_every_class_column() -> None:
+    args = ("--requests", "400", "--point", "peak", "--system", "B", "--format", "csv")
+    result = invoke("simulate", THREE_CLASSES, *args)
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [r["class"] for r in rows] == ["", "chat", "reasoning", "agentic"]  # the mix's row: an empty cell
+    assert all(r["simulated_accepted_own_length_fraction"] for r in rows)
+    assert rows[0]["simulated_utilization_fraction"] and not rows[1]["simulated_utilization_fraction"]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("--rate-swing", "0.2:60"), "a rate swing with request classes is not modelled"),
+        (("--arrival-scv", "3"), "--arrival-scv other than the demand point's is not simulated with classes"),
+        (("--capacity",), "the capacity check does not bracket a mix of request classes"),
+    ],
+)
+def test_simulate_refuses_what_it_does_not_referee_with_classes(args: tuple[str, ...], words: str) -> None:
+    result = invoke("simulate", THREE_CLASSES, "--requests", "400", *args)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert words in result.stderr

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from rackcost import limits
-from rackcost.analysis import referee_swing
+from rackcost.analysis import referee_classes, referee_swing
 from rackcost.analysis.trace_files import Trace, read_trace
 from rackcost.errors import check_argument, check_count
 from rackcost.evaluation.servable import served_for
@@ -80,6 +80,7 @@ FIGURES = (
     ("utilization_fraction", "slot utilisation"),
     ("accepted_rps", "accepted rps"),
     ("useful_output_tokens_per_s", "accepted output tokens/s"),
+    ("tpot_p99_ms", "TPOT p99 ms"),
 )
 """The figures set side by side: row key stem and label."""
 _SHORT = {
@@ -89,6 +90,7 @@ _SHORT = {
     "utilization_fraction": "utilization",
     "accepted_rps": "throughput",
     "useful_output_tokens_per_s": "output_tokens",
+    "tpot_p99_ms": "tpot_p99",
 }
 """Stem of each figure's relative-error column."""
 
@@ -142,15 +144,15 @@ MEMORY_SHARE = 0.8
 
 
 CLASSES_NOT_SIMULATED = (
-    "workload.classes: the simulator does not serve request classes yet (their lengths, prefix hits and per-class "
-    "SLOs; issue 23, item 6); rackcost evaluate gives their analytic figures"
+    "workload.classes: the capacity check does not bracket a mix of request classes (each class has its own "
+    "budget and target); rackcost simulate without --capacity referees each class at each demand point"
 )
-"""Why a scenario with request classes is not simulated: its analytic side has no simulated referee yet."""
+"""Why the capacity check refuses a scenario with request classes."""
 
 
 def check_one_shape(scenario: Scenario) -> None:
-    """Refuse a scenario with request classes (:data:`CLASSES_NOT_SIMULATED`): simulating it as one shape would
-    referee something the model did not compute.
+    """Refuse a scenario with request classes in the capacity check (:data:`CLASSES_NOT_SIMULATED`): bracketing
+    it as one shape would referee something the model did not compute.
 
     Raises
     ------
@@ -272,7 +274,15 @@ def simulate(
         raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {route!r}")
     if service not in SERVICE_MODELS:
         raise ValueError(f"service must be one of {', '.join(SERVICE_MODELS)}; got {service!r}")
-    check_one_shape(scenario)
+    referee_classes.check_no_pools(scenario, system)
+    laws = referee_classes.class_laws(scenario)
+    if laws is not None:
+        referee_classes.check_class_options(
+            trace,
+            arrival_scv,
+            [1.0 if d.arrival_scv is None else float(d.arrival_scv) for d in scenario.demand],
+            rate_swing,
+        )
     if replications < 2:
         raise ValueError(f"replications must be at least 2, got {replications}")
     check_requests_fit(requests if trace is None or isinstance(trace, str | Path) else trace.arrival_s.size)
@@ -282,7 +292,8 @@ def simulate(
     # a system the scenario cannot serve with is left out with a warning (an error when it is the one asked for)
     scenario = served_for(scenario, "simulate", (system,))[0]
     outcomes = evaluate_systems(scenario, () if arrival_scv is None else (float(arrival_scv),), swings)
-    points = evaluate(scenario).records["points"]
+    records = evaluate(scenario).records
+    points = records["points"]
     system_names = [o.inputs.name for o in outcomes]
     point_names = [d.name for d in scenario.demand]
     if system is not None and system not in system_names:
@@ -321,6 +332,24 @@ def simulate(
             row = _row_at_scv(o, row, j, arrivals.scv)
         if rate_swing is not None:  # the analytic side of the same fleet under that swing
             row = referee_swing.row_at_swing(o, row, j, rate_swing[0])
+        if laws is not None:  # request classes: the mix's row, then each class's
+            at = [c for c in records["classes"] if c["system"] == o.inputs.name and c["demand_point"] == point_name]
+            rows += referee_classes.simulate_classes(
+                laws,
+                o,
+                row,
+                at,
+                route,
+                service,
+                requests,
+                seed,
+                replications,
+                queue_cap,
+                report,
+                arrivals.scv,
+                arrivals.admission,
+            )
+            continue
         rows.append(
             _simulate_one(
                 o,
@@ -581,6 +610,7 @@ def capacity_check(
         check_argument("rackcost.capacity_check", "arrival_scv", arrival_scv, (int, float), "a number (1 is Poisson)")
         check_arrival_scv(arrival_scv)
     check_one_shape(scenario)
+    referee_classes.check_no_pools(scenario, system)
     sizing_scv = getattr(scenario.sizing_point, "arrival_scv", None)
     sizing_scv = 1.0 if sizing_scv is None else float(sizing_scv)
     scv = sizing_scv if arrival_scv is None else float(arrival_scv)

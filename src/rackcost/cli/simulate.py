@@ -214,8 +214,11 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
     )
     fields = [Field("figure", "text"), Field("analytic"), Field("simulated"), Field("± 95%"), Field("relative error")]
     for row in rows:
+        which = ""
+        if "class" in row:  # a scenario with request classes: the mix's row (class None), then each class's
+            which = ", the mix" if row["class"] is None else f", class {escape(row['class'])}"
         title = (
-            f"{escape(row['system'])} at {escape(row['demand_point'])}: {row['replicas_serving']} replicas x "
+            f"{escape(row['system'])} at {escape(row['demand_point'])}{which}: {row['replicas_serving']} replicas x "
             f"{row['slots_per_replica']} slots, {num(row['arrival_rps'])} rps, routing {row['routing']}"
         )
         cells = [

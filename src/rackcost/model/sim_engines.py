@@ -28,6 +28,7 @@ from rackcost.units import MS_PER_S
 
 __all__ = [
     "ROUTINGS",
+    "KvLimit",
     "ReplicaModel",
     "check_fleet",
     "draw_work",
@@ -233,6 +234,26 @@ def fifo_recursion(
     return start_s, start_s + work * service
 
 
+@dataclass(frozen=True)
+class KvLimit:
+    """KV-cache memory of each replica for :func:`event_engine`'s KV-limited admission.
+
+    Attributes
+    ----------
+    free_bytes
+        Memory of one replica for the KV cache (HBM less weights less the reserve) [bytes].
+    bytes_per_request
+        KV bytes each request holds while in service, one entry per request (a request larger than
+        ``free_bytes`` is capped at it: served alone) [bytes].
+    initial_bytes_per_request
+        KV bytes of each request in service at time 0 (the warm start) [bytes].
+    """
+
+    free_bytes: float
+    bytes_per_request: Array
+    initial_bytes_per_request: float
+
+
 class _MinBuckets:
     """Replicas bucketed by an integer count that moves by one at a time; the least count in O(1)."""
 
@@ -276,6 +297,8 @@ def event_engine(
     choices: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
     initial_work: Array | None = None,
     queue_cap: int | None = None,
+    start_occupancy: list[int] | None = None,
+    kv: KvLimit | None = None,
 ) -> tuple[Array, Array, Array, NDArray[np.bool_], Array]:
     """The discrete-event engine: occupancy-dependent service, any router, optional queue cap.
 
@@ -292,6 +315,13 @@ def event_engine(
     queue_cap
         Queued requests allowed (the central queue for ``pooled``, each replica's otherwise); an arrival that
         finds it full is dropped. None: unbounded.
+    start_occupancy
+        A list of one entry per request, filled with the occupancy each request starts at (itself included; 0
+        where it is dropped) [requests]; None: not recorded.
+    kv
+        KV-limited admission (:class:`KvLimit`): a request starts only when its replica has a free slot *and* room
+        for its KV cache; queues stay FIFO, so a large request at the head waits for room and those behind it wait
+        too. Under ``pooled`` routing an arrival takes the least occupied replica with room. None: slots only.
 
     Returns
     -------
@@ -341,6 +371,12 @@ def event_engine(
         first = choices[0].tolist()
         if routing == Routing.power_of_two:
             second = choices[1].tolist()
+    kv_need = [] if kv is None else np.minimum(kv.bytes_per_request, kv.free_bytes).tolist()
+    kv_free = math.inf if kv is None else kv.free_bytes
+    kv_used = [0.0 if kv is None else m0 * kv.initial_bytes_per_request] * replicas
+
+    def room(i: int, r: int) -> bool:
+        return n_in[r] < slots and kv_used[r] + kv_need[i] <= kv_free
 
     def begin(i: int, r: int, t: float) -> None:
         # bring replica r's virtual time to t at its old occupancy, then add request i
@@ -350,9 +386,13 @@ def event_engine(
         stamp[r] = t
         n += 1
         n_in[r] = n
+        if kv is not None:
+            kv_used[r] += kv_need[i]
         push(tags[r], (virtual[r] + works[i], i))
         start[i] = t
         ttft[i] = t - arrivals[i] + ttft0[n]
+        if start_occupancy is not None:
+            start_occupancy[i] = n
         version[r] += 1
         push(events, (t + (tags[r][0][0] - virtual[r]) * svc[n], r, version[r]))
 
@@ -375,6 +415,24 @@ def event_engine(
             n_in[r] = n
             outstanding[r] -= 1
             queue = central if pooled else queues[r]
+            if kv is not None:  # KV-limited: free the cache, then start the queue's heads while they fit
+                kv_used[r] -= kv_need[j] if j >= 0 else kv.initial_bytes_per_request
+                if buckets is not None:
+                    buckets.down(r)
+                started = False
+                while queue and room(queue[0], r):
+                    k = queue.popleft()
+                    if pooled:
+                        assert buckets is not None
+                        buckets.up(r)
+                        outstanding[r] += 1
+                    begin(k, r, t)
+                    started = True
+                if not started:
+                    version[r] += 1
+                    if n:
+                        push(events, (t + (tags[r][0][0] - virtual[r]) * svc[n], r, version[r]))
+                continue
             if queue:
                 k = queue.popleft()
                 if pooled:
@@ -395,7 +453,9 @@ def event_engine(
         if pooled:
             assert buckets is not None  # pooled routing keeps buckets (above)
             r = buckets.least()
-            if buckets.count[r] < slots:
+            if kv is not None and not central and not room(i, r):  # the least occupied has no room: any with room
+                r = next((q for q in range(replicas) if room(i, q)), r)
+            if buckets.count[r] < slots and (kv is None or (not central and room(i, r))):
                 buckets.up(r)
                 outstanding[r] += 1
                 begin(i, r, t)
@@ -412,7 +472,7 @@ def event_engine(
                 r = a if outstanding[a] <= outstanding[b] else b
             else:
                 r = first[i]
-            if n_in[r] < slots:
+            if n_in[r] < slots if kv is None else (not queues[r] and room(i, r)):
                 outstanding[r] += 1
                 if buckets is not None:
                     buckets.up(r)

@@ -70,6 +70,7 @@ from rackcost.model.sim_arrivals import (
 )
 from rackcost.model.sim_engines import (
     ROUTINGS,
+    KvLimit,
     ReplicaModel,
     check_fleet,
     draw_work,
@@ -172,6 +173,9 @@ class Run:
     replica
         The replica each request went to, under the state-blind routers (``random``, ``round_robin``); None under
         the others.
+    start_occupancy
+        The occupancy of its replica each request started at, itself included (0 where dropped), when asked for
+        (``record_occupancy``) and the event engine ran; None otherwise [requests].
     """
 
     arrival_s: Array
@@ -185,6 +189,7 @@ class Run:
     initial_start_s: Array | None = None
     start: str = "occupancy"
     replica: NDArray[np.int64] | None = None
+    start_occupancy: NDArray[np.int64] | None = None
 
     @property
     def wait_s(self) -> Array:
@@ -209,6 +214,10 @@ def run_fleet_once(
     engine: str = "auto",
     arrival_scv: float = 1.0,
     rate_swing: SwingArrivals | None = None,
+    request_work: ArrayLike | None = None,
+    request_output_tokens: ArrayLike | None = None,
+    record_occupancy: bool = False,
+    kv: KvLimit | None = None,
 ) -> Run:
     """Simulate one sample path: renewal arrivals at ``arrival_rps`` (Poisson by default; or the given
     ``arrival_s``), gamma work.
@@ -247,6 +256,15 @@ def run_fleet_once(
     rate_swing
         Generated arrivals swing around ``arrival_rps``, Poisson, drawn by thinning from a phase drawn uniformly
         (:func:`rackcost.model.sim_arrivals.swing_arrival_s`); Poisson only (``arrival_scv`` 1).
+    request_work, request_output_tokens
+        Generated arrivals only: each request's work (mean 1) and output tokens, drawn by the caller (request
+        classes, :mod:`rackcost.model.sim_classes`), in place of :func:`draw_work`'s gamma work of ``cv_fraction``
+        (which still draws the warm start's residual work) [-, tokens].
+    record_occupancy
+        Record each request's start occupancy (:attr:`Run.start_occupancy`; the event engine only).
+    kv
+        KV-limited admission (:class:`rackcost.model.sim_engines.KvLimit`, one entry per generated request; the
+        requests of a steady start hold its ``initial_bytes_per_request``); runs the event engine.
     """
     del budget_s
     check_fleet(replicas, routing)
@@ -263,8 +281,15 @@ def run_fleet_once(
             arrivals = swing_arrival_s(rng, requests, arrival_rps, rate_swing, float(rng.random()))
         else:
             arrivals = np.cumsum(interarrival_s(rng, requests, 1.0 / arrival_rps, scv))
-        work = draw_work(rng, requests, cv_fraction)
-        tokens = work * output_tokens
+        if request_work is None:
+            work = draw_work(rng, requests, cv_fraction)
+            tokens = work * output_tokens
+        else:
+            work = np.asarray(request_work, dtype=float)
+            if work.shape != (requests,):
+                raise ValueError(f"request_work must hold one work per request ({requests}), got {work.shape}")
+            given = request_output_tokens
+            tokens = work * output_tokens if given is None else np.asarray(given, dtype=float)
     else:
         arrivals = np.asarray(arrival_s, dtype=float)
         if arrivals.size == 0 or np.any(np.diff(arrivals) < 0):
@@ -328,6 +353,11 @@ def run_fleet_once(
         and (Routing(routing).central_queue or Routing(routing).state_blind)
         and queue_cap is None
     )
+    if kv is not None:
+        recursion_fits = False
+        if backlog:  # the requests of the steady start hold the mean request's cache
+            held_kv = np.full(backlog, kv.initial_bytes_per_request)
+            kv = replace(kv, bytes_per_request=np.concatenate([held_kv, kv.bytes_per_request]))
     if engine == "recursion" and not recursion_fits:
         raise ValueError("the FIFO recursion needs load-independent service, no queue cap, and a state-blind router")
     if engine not in ("auto", "recursion", "event"):
@@ -337,11 +367,14 @@ def run_fleet_once(
         ttft = start - arrivals + model.ttft_s[1]
         dropped = np.zeros(n, dtype=bool)
         initial_finish = (initial * model.service_s[1]).ravel()
+        occupancy = None
     else:
         choices = None if first is None else (first, first if second is None else second)
+        recorded = [0] * arrivals.size if record_occupancy else None
         start, finish, ttft, dropped, initial_finish = event_engine(
-            arrivals, work, replicas, model, routing, choices, initial, queue_cap
+            arrivals, work, replicas, model, routing, choices, initial, queue_cap, recorded, kv
         )
+        occupancy = None if recorded is None else np.array(recorded, dtype=np.int64)
     if backlog:
         cut = slice(backlog, None)
         return Run(
@@ -356,6 +389,7 @@ def run_fleet_once(
             initial_start_s=start[:backlog],
             start=start_kind,
             replica=None if first is None or second is not None else first[cut],
+            start_occupancy=None if occupancy is None else occupancy[cut],
         )
     blind = first is not None and second is None and Routing(routing).state_blind
     return Run(
@@ -369,6 +403,7 @@ def run_fleet_once(
         replicas * model.slots,
         start=start_kind,
         replica=first if blind else None,
+        start_occupancy=occupancy,
     )
 
 

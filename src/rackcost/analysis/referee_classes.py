@@ -1,0 +1,339 @@
+"""``rackcost.simulate`` for a scenario with request classes (issue 23, item 6): the fleet as sized serves the mix
+request by request (:mod:`rackcost.model.sim_classes`), and each class's simulated figures are set beside its
+analytic ones from ``Result.classes``.
+
+Rows: for each system and demand point, one row for the mix (``class`` None: JSON ``null``, an empty CSV cell,
+"the mix" in the table; a class of any name, "all" included, stays unambiguous) and then one per class in the
+scenario's order (``class`` its name). Each carries ``analytic_<figure>``, ``simulated_<figure>``, its 95%
+half-width and the relative error for ``accepted_fraction`` (of the class's offered requests), ``ttft_p99_ms`` and
+``tpot_p99_ms``; the mix's row also ``ttft_p50_ms`` (simulated only, no analytic), and ``utilization_fraction``.
+The mix's analytic p99 TTFT is the points table's, of the mix's *mean* request (``rho = 1``), while the simulated
+one is over every request of the mix: they are not the same figure, and the row says so. A class row also gives
+``simulated_accepted_own_length_fraction``: the share accepted when each request is judged at its own length
+rather than its class's mean (what the analytic model does not do); the mix's row the same over every request. The
+mix's row has every column (the CSV header is its keys); a class row leaves the mix's figures out (blank in CSV).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from rackcost.model.classes import ClassMix, class_budgets_s, mix_service_scv
+from rackcost.model.memory import KvMemory
+from rackcost.model.performance import interpolate_curve
+from rackcost.model.sim_classes import ClassLaws, LengthLaw, class_statistics, draw_class_requests
+from rackcost.model.sim_engines import KvLimit
+from rackcost.model.sim_summary import summarise
+from rackcost.model.simulation import (
+    fixed_model,
+    queue_relaxation_s,
+    replica_model,
+    run_fleet_once,
+    run_statistics,
+    warmup_requests,
+)
+from rackcost.scenario.class_blocks import Lengths
+from rackcost.scenario.schema import Scenario
+from rackcost.scenario.unpack import class_mix
+from rackcost.units import MS_PER_S
+
+__all__ = [
+    "CLASS_FIGURES",
+    "MIX_FIGURES",
+    "check_class_options",
+    "check_no_pools",
+    "class_laws",
+    "kv_limit",
+    "simulate_classes",
+]
+
+CLASS_FIGURES = ("accepted_fraction", "ttft_p99_ms", "tpot_p99_ms")
+"""The figures of a class row, analytic beside simulated."""
+MIX_FIGURES = ("accepted_fraction", "ttft_p99_ms", "tpot_p99_ms", "utilization_fraction")
+"""The figures of the mix's row, analytic beside simulated."""
+_SHORT = {
+    "accepted_fraction": "accepted",
+    "ttft_p99_ms": "ttft_p99",
+    "tpot_p99_ms": "tpot_p99",
+    "utilization_fraction": "utilization",
+}
+
+
+def _law(count: float | Lengths) -> LengthLaw:
+    """A token count's per-request law: a plain number is a fixed length at it."""
+    if not isinstance(count, Lengths):
+        return LengthLaw("fixed", float(count))
+    mean, _ = count.moments()
+    if count.lengths == "cdf":
+        assert count.table is not None  # the schema's _kind_fields
+        t = np.array([row[0] for row in count.table], dtype=float)
+        f = np.array([row[1] for row in count.table], dtype=float)
+        return LengthLaw("cdf", mean, table_tokens=t, table_cumulative_fraction=f)
+    return LengthLaw(count.lengths, mean, 0.0 if count.cv is None else float(count.cv))
+
+
+def class_laws(scenario: Scenario) -> ClassLaws | None:
+    """The workload's classes with their per-request length laws, or None without ``workload.classes``."""
+    mix = class_mix(scenario)
+    classes = scenario.workload.classes
+    if mix is None or classes is None:
+        return None
+    return ClassLaws(mix, tuple(_law(c.input_tokens) for c in classes), tuple(_law(c.output_tokens) for c in classes))
+
+
+def check_class_options(
+    trace: object, arrival_scv: float | None, scenario_scv: list[float], rate_swing: object = None
+) -> None:
+    """Refuse what the class simulation does not referee: a trace (its requests have no classes), arrivals of
+    another SCV than the scenario's (the analytic class table is the scenario's arrivals') and a rate swing (not
+    modelled with classes)."""
+    if rate_swing is not None:
+        raise ValueError(
+            "workload.classes: a rate swing with request classes is not modelled (nor simulated): leave out "
+            "--rate-swing"
+        )
+    if trace is not None:
+        raise ValueError(
+            "workload.classes: a trace's requests carry no class; simulate the classes with generated arrivals "
+            "(leave out --trace)"
+        )
+    if arrival_scv is not None and any(float(arrival_scv) != s for s in scenario_scv):
+        raise ValueError(
+            "workload.classes: --arrival-scv other than the demand point's is not simulated with classes (the "
+            "analytic class figures are at the scenario's arrivals); set demand[i].arrival_scv instead"
+        )
+
+
+def check_no_pools(scenario: Scenario, system: str | None) -> None:
+    """Refuse a disaggregated system (``systems[i].pools``): the simulator serves one aggregated pool, a request's
+    prefill and decode on one replica, so simulating a disaggregated system's fleet against one curve would referee
+    something the model did not compute.
+
+    Raises
+    ------
+    ValueError
+        Naming ``systems[i].pools`` and the aggregated systems that can be simulated instead.
+    """
+    pooled = [(i, s.name) for i, s in enumerate(scenario.systems) if s.pools is not None and system in (None, s.name)]
+    if not pooled:
+        return
+    others = [s.name for s in scenario.systems if s.pools is None and s.api is None]
+    where = ", ".join(f"systems[{i}].pools ({name!r})" for i, name in pooled)
+    instead = f": simulate the aggregated ones with --system ({', '.join(others)})" if others else ""
+    raise ValueError(
+        f"{where}: the simulator serves one aggregated pool (prefill and decode on one replica) and does not "
+        f"simulate disaggregated prefill and decode pools with their KV transfer{instead}"
+    )
+
+
+def kv_limit(memory: KvMemory, context_tokens: np.ndarray) -> KvLimit:
+    """Each request's KV bytes at its own context (input + output), for KV-limited admission.
+
+    ``copies x context x kv_bytes_per_token`` plus the sliding-window part of the mean request's bytes, held at
+    every length (its window is full for a request as long as the mean; conservative for a shorter one).
+
+    Examples
+    --------
+    >>> m = KvMemory(8 * 80 * 2**30, 141.2e9, 0.1, 2048.0, 327680.0, 2048 * 327680.0, 1)
+    >>> kv_limit(m, np.array([1024.0, 4096.0])).bytes_per_request.tolist() == [1024 * 327680.0, 4096 * 327680.0]
+    True
+    """
+    full = memory.copies * memory.kv_bytes_per_token
+    window = memory.kv_bytes_per_request - full * memory.context_tokens
+    return KvLimit(memory.free_bytes, full * context_tokens + window, memory.kv_bytes_per_request)
+
+
+def _tpot_table_s(o: Any, slots: int, service: str) -> np.ndarray:
+    """TPOT at each occupancy ``0 .. slots`` (entry 0 repeats entry 1), clipped to the measured range [s]."""
+    if service == "fixed":
+        return np.full(slots + 1, float(o.point.tpot_ms[0]) / MS_PER_S)
+    curve = o.inputs.curve
+    n = np.clip(np.arange(1, slots + 1, dtype=float), curve.concurrency[0], curve.concurrency[-1])
+    tpot = interpolate_curve(curve, n).tpot_ms / MS_PER_S
+    return np.concatenate([tpot[:1], tpot])
+
+
+def _pair(key: str, analytic: float | None, value: float, half: float) -> dict[str, Any]:
+    """The analytic value, the simulated one, its half-width and the relative error of one figure."""
+    rel = None
+    if analytic is not None and math.isfinite(value):
+        rel = (0.0 if value == 0 else None) if analytic == 0 else (value - analytic) / analytic
+    return {
+        f"analytic_{key}": analytic,
+        f"simulated_{key}": value if math.isfinite(value) else None,
+        f"simulated_{key}_ci95_halfwidth": half if math.isfinite(half) else None,
+        f"{_SHORT[key]}_relative_error_fraction": rel,
+    }
+
+
+def simulate_classes(
+    laws: ClassLaws,
+    o: Any,
+    row: dict[str, Any],
+    class_rows: list[dict[str, Any]],
+    route: str,
+    service: str,
+    requests: int,
+    seed: int,
+    replications: int,
+    queue_cap: int | None,
+    report: Any,
+    arrival_scv: float,
+    admission: bool,
+) -> list[dict[str, Any]]:
+    """One system at one demand point with request classes: the mix's row, then each class's.
+
+    Parameters
+    ----------
+    laws
+        The classes and their length laws (:func:`class_laws`).
+    o, row
+        The system's outcome and its points-table row at the point.
+    class_rows
+        Its ``Result.classes`` rows at the point, in the classes' order.
+    route, service, requests, seed, replications, queue_cap
+        As :func:`rackcost.analysis.referee.simulate`.
+    report
+        Called with the replications done, or None.
+    arrival_scv
+        The point's arrival SCV [-].
+    admission
+        Admission control at the SLO (arrivals at the admitted rate) or not (at the offered rate).
+    """
+    mix: ClassMix = laws.mix
+    replicas = int(row["active_replicas"])
+    concurrency = o.chosen.concurrency
+    slots = max(int(math.floor(concurrency + 1e-9)), 1)
+    if service == "fixed":
+        model = fixed_model(slots, float(o.point.service_s[0]), float(o.point.ttft_ms[0]) / MS_PER_S)
+    else:
+        model = replica_model(o.inputs.curve, slots)
+    tpot_s = _tpot_table_s(o, slots, service)
+    ttft_ms, tpot_ms = float(row["ttft_ms"]), float(row["tpot_ms"])
+    budgets_s = np.asarray(class_budgets_s(mix, ttft_ms, tpot_ms), dtype=float)
+    cv = math.sqrt(max(float(mix_service_scv(mix, ttft_ms, tpot_ms)), 0.0))
+    offered, admitted = float(row["offered_rps"]), float(row["admitted_rps"])
+    arrival_rps, share = (admitted, admitted / offered if offered > 0 else 1.0) if admission else (offered, 1.0)
+    memory = getattr(o.inputs, "kv_memory", None)
+    engine = "auto" if np.all(tpot_s == tpot_s[1]) and memory is None else "event"
+    relax = queue_relaxation_s(model, replicas, route, arrival_rps, arrival_scv, cv)
+    per_rep = max(requests // replications, 2)
+    values = []
+    start, lo = "occupancy", 0
+    for done, child in enumerate(np.random.SeedSequence(seed).spawn(replications), start=1):
+        fleet_seed, class_seed = child.spawn(2)
+        drawn = draw_class_requests(np.random.default_rng(class_seed), laws, per_rep, ttft_ms, tpot_ms)
+        kv = None if memory is None else kv_limit(memory, drawn.input_tokens + drawn.output_tokens)
+        run = run_fleet_once(
+            np.random.default_rng(fleet_seed),
+            replicas,
+            model,
+            route,
+            0.0,
+            arrival_rps,
+            per_rep,
+            cv_fraction=cv,
+            queue_cap=queue_cap,
+            engine=engine,
+            arrival_scv=arrival_scv,
+            request_work=drawn.work,
+            request_output_tokens=drawn.output_tokens,
+            record_occupancy=True,
+            kv=kv,
+        )
+        start = run.start
+        lo = warmup_requests(per_rep, run.start, relax, arrival_rps, route)
+        occupancy = run.start_occupancy if run.start_occupancy is not None else np.ones(per_rep, dtype=np.int64)
+        wait = run.wait_s
+        stats = class_statistics(drawn, mix, wait, run.ttft_s - wait, tpot_s[occupancy], run.dropped, budgets_s, lo)
+        stats["all:utilization_fraction"] = run_statistics(run, 0.0, lo=lo)["utilization_fraction"]
+        values.append(stats)
+        if report is not None:
+            report(done)
+    s = summarise(values, "independent replications")
+    est, half = s.estimates, s.halfwidths
+
+    def figure(key: str, name: str, scale: float = 1.0) -> tuple[float, float]:
+        return est[f"{key}:{name}"] * scale, half[f"{key}:{name}"] * scale
+
+    common: dict[str, Any] = {
+        "system": o.inputs.name,
+        "demand_point": row["demand_point"],
+        "routing": route,
+        "service_model": service,
+        "requests": per_rep * replications,
+        "replications": replications,
+        "ci_method": s.method,
+        "seed": seed,
+        "replicas_serving": replicas,
+        "slots_per_replica": slots,
+        "concurrency": concurrency,
+        "arrival_rps": arrival_rps,
+        "arrival_scv": arrival_scv,
+        "admission_control": admission,
+        "start": start,
+        "warmup_requests_per_replication": lo,
+        "relaxation_s": relax if math.isfinite(relax) else None,
+        "service_scv": cv * cv,
+        "kv_limited_admission": memory is not None,
+    }
+    notes = []
+    if slots != concurrency:
+        notes.append(f"chosen concurrency {concurrency:.6g} is not an integer: simulated with {slots} slots a replica")
+    if memory is not None:
+        notes.append(
+            f"KV-limited admission: a request starts when its replica has a free slot and room for its KV cache "
+            f"({memory.free_bytes / 2**30:.3g} GiB free a replica)"
+        )
+    if share < 1.0:
+        notes.append(f"admission control drops {1 - share:.1%} of arrivals before the queue, as the model")
+    warnings = []
+    if not math.isfinite(relax):
+        warnings.append(
+            f"arrivals at {arrival_rps:.4g} rps reach what the fleet completes with every slot busy: the queue has "
+            "no steady state and the figures depend on the run length"
+        )
+    accepted_mix = float(row["accepted_rps"]) / offered if offered > 0 else 1.0
+    mix_row = common | {"class": None, "offered_rps": offered, "queueing_budget_ms": None}
+    mix_row |= _pair("accepted_fraction", accepted_mix, *figure("all", "accepted_fraction", share))
+    mix_row |= _pair("ttft_p99_ms", _num(row.get("ttft_p99_ms")), *figure("all", "ttft_p99_s", MS_PER_S))
+    mix_row |= _pair("tpot_p99_ms", _num(row.get("tpot_p99_ms")), *figure("all", "tpot_p99_s", MS_PER_S))
+    mix_row |= _pair("utilization_fraction", float(row["utilization_fraction"]), *figure("all", "utilization_fraction"))
+    own, own_half = figure("all", "accepted_own_length_fraction", share)
+    mix_row["simulated_accepted_own_length_fraction"] = _finite(own)
+    mix_row["simulated_accepted_own_length_fraction_ci95_halfwidth"] = _finite(own_half)
+    p50, p50_half = figure("all", "ttft_p50_s", MS_PER_S)
+    mix_row["simulated_ttft_p50_ms"], mix_row["simulated_ttft_p50_ms_ci95_halfwidth"] = _finite(p50), _finite(p50_half)
+    mix_row["note"] = "; ".join(
+        [*notes, "the analytic p99 TTFT is the mix's mean request's; the simulated one is over every request"]
+    )
+    mix_row["warnings"] = "; ".join(warnings)
+    out = [mix_row]
+    for k, name in enumerate(mix.names):
+        c = class_rows[k]
+        assert c["class"] == name  # Result.classes is in the classes' order
+        class_offered = float(c["offered_rps"])
+        r = common | {"class": name, "offered_rps": class_offered, "queueing_budget_ms": budgets_s[k] * MS_PER_S}
+        analytic_accepted = float(c["accepted_rps"]) / class_offered if class_offered > 0 else 1.0
+        r |= _pair("accepted_fraction", analytic_accepted, *figure(str(k), "accepted_fraction", share))
+        r |= _pair("ttft_p99_ms", _num(c.get("ttft_p99_ms")), *figure(str(k), "ttft_p99_s", MS_PER_S))
+        r |= _pair("tpot_p99_ms", _num(c.get("tpot_p99_ms")), *figure(str(k), "tpot_p99_s", MS_PER_S))
+        own, own_half = figure(str(k), "accepted_own_length_fraction", share)
+        r["simulated_accepted_own_length_fraction"] = _finite(own)
+        r["simulated_accepted_own_length_fraction_ci95_halfwidth"] = _finite(own_half)
+        r["note"] = "; ".join(notes)
+        r["warnings"] = "; ".join(warnings)
+        out.append(r)
+    return out
+
+
+def _finite(x: float) -> float | None:
+    """``x``, or None where it is not finite (JSON has no NaN)."""
+    return float(x) if math.isfinite(x) else None
+
+
+def _num(x: Any) -> float | None:
+    return None if x is None else float(x)
