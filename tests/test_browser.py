@@ -529,8 +529,10 @@ def walk(page, url: str, out) -> dict:
     open_tab(page, "System: Jalapeño")
     page.get_by_role("button", name="Add a rented system from this curve").click()
     page.locator("[role=tab][aria-selected=true]", has_text="System: Jalapeño (rented)").wait_for(timeout=WAIT_MS)
-    # (the first run after the click may still hold the old tab's panel, hidden: wait for a visible message)
-    page.locator("[data-testid=stAlert]:visible", has_text="Added Jalapeño (rented)").first.wait_for(timeout=WAIT_MS)
+    # (the first run after the click may still hold the old tab's panel, hidden: wait for the new system's own
+    # visible panel, which lists the starting values the dashboard chose for it; the one-run "Added ..." message is
+    # not waited for: a later run on a loaded machine may already have replaced it)
+    page.locator("[data-testid=stAlert]:visible", has_text="To be reviewed").first.wait_for(timeout=WAIT_MS)
     settle(page)
     small_screenshot(page, out / "answer-3-rented-added.png")
     go(page, "Answer")
