@@ -93,7 +93,8 @@ def plan(scenario: Scenario, inputs: tuple[SystemInputs, ...] | None = None) -> 
     """Steps 1 to 3: unpack each system, check it can be evaluated, and choose its operating point.
 
     ``inputs``: the hardware systems' inputs when the caller has them already (:func:`evaluate` does, from
-    :func:`rackcost.evaluation.servable.servable`).
+    :func:`rackcost.evaluation.servable.servable`, which gives them only for a scenario it found every system of
+    servable: the unserved check is then not run again).
 
     Raises
     ------
@@ -101,10 +102,12 @@ def plan(scenario: Scenario, inputs: tuple[SystemInputs, ...] | None = None) -> 
         If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
     """
     indices = tuple(scenario.hardware_indices)
+    checked = inputs is not None
     if inputs is None:
         inputs = tuple(any_system_inputs(scenario, scenario.systems[i]) for i in indices)
     problems = feasibility_problems(scenario, list(inputs))
-    problems += [(u.loc, u.path, u.reason) for u in unserved_systems(scenario, list(inputs))]
+    if not checked:
+        problems += [(u.loc, u.path, u.reason) for u in unserved_systems(scenario, list(inputs))]
     if problems:
         raise ScenarioError([Problem(path, message) for _, path, message in problems])
     policy = fleet_policy(scenario)

@@ -384,9 +384,12 @@ def _start_occupancy(
         pool, per_pool, load_erlangs = active * slots, active, rate_rps * service_s
     else:
         pool, per_pool, load_erlangs = slots, np.ones_like(active), rate_rps / active * service_s
-    start = start_occupancy_quantile(TTFT_PERCENTILE_FRACTION, per_pool, concurrency, pool, load_erlangs, variability)
     pool, load_erlangs = np.broadcast_arrays(np.asarray(pool, dtype=float), np.asarray(load_erlangs, dtype=float))
-    return start, erlang_c_checked(pool, load_erlangs)
+    delay = erlang_c_checked(pool, load_erlangs)  # once: the quantile and the reported wait both read it
+    start = start_occupancy_quantile(
+        TTFT_PERCENTILE_FRACTION, per_pool, concurrency, pool, load_erlangs, variability, delay
+    )
+    return start, delay
 
 
 def _reported_wait_p99_ms(

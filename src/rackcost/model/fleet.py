@@ -401,38 +401,47 @@ def _as_samples(outcome: Any, n: int) -> Any:
     return replace(outcome, **views)
 
 
-def _served_at_scvs(
+def _capacities(
     serve: SampledInputs,
     policy: FleetPolicy,
     slo: SloInputs,
-    load: LoadCurve,
     size: FleetSize,
     concurrency: float,
     service_s: Array,
     budget_s: float,
-    poisson: FleetCapacity,
     scvs: tuple[float, ...],
     more_constraints: tuple[tuple[float, float], ...] = (),
 ) -> tuple[FleetCapacity, Array, Array]:
-    """The capacity of the same fleet with every point's arrivals at each of ``scvs`` (one sample: ``serve.n == 1``),
-    one row per SCV, and the variability of each row, ``(len(scvs), 1)``; :func:`run_fleet` serves these rows in one
-    call with the central one.
+    """The capacity of the fleet at its points' own arrivals (row 0) and with every point's arrivals at each of
+    ``scvs`` (one row each; one sample: ``serve.n == 1``), and each row's variability and wait stretch,
+    ``(1 + len(scvs), points)``; :func:`_serve` serves the rows in one call.
 
-    All SCVs in one vectorised call; the capacity search starts from the Poisson capacity moved by the many-server
-    scaling ``k/S - (k/S - capacity) sqrt(v)`` (a hint the search checks, so never wrong, and about half the
-    iterations of the closed-form start).
+    Every row's capacity search runs in one vectorised call (the search is elementwise, so each row gets the
+    figure it has alone, to the search's tolerance: one call rather than two halves the per-call overhead, which
+    is most of the cost on a few demand points). Each search starts from a rate the fleet is known to serve: the
+    sizing rate for the central row where its arrivals are Poisson, moved by the many-server scaling ``k/S -
+    (k/S - rate) sqrt(v)`` for each SCV row (a hint the search checks, so never wrong, and about half the
+    iterations of the closed-form start); without a sizing rate (a fixed fleet) the closed-form start.
     """
     if serve.n != 1:
         raise ValueError("the fleet is served at other SCVs for one sample only")
-    v = arrival_variability(np.asarray(scvs, dtype=float)).reshape(-1, 1)
-    stretch = policy.stretch_at(tuple(scvs))
-    rows = len(scvs)
-    top = np.asarray(size.serving_replicas, dtype=float) * concurrency / np.asarray(service_s, dtype=float)
-    points = serve.arrival_rps.shape
-    capacity = np.broadcast_to(poisson.capacity_rps, points)[:, :1]
-    hint = np.maximum(top - (top - capacity) * np.sqrt(v), 0.0) / v  # in the scaled queue's rates
+    points = serve.arrival_rps.shape[1]
+    rows = len(scvs) + 1
+    v_central, stretch_central = policy.variability(points), policy.stretch(points)
+    v_scv = arrival_variability(np.asarray(scvs, dtype=float)).reshape(-1, 1)
+    v = np.concatenate([v_central, np.broadcast_to(v_scv, (rows - 1, points))])
+    stretch = np.concatenate(
+        [np.broadcast_to(stretch_central, (1, points)), np.broadcast_to(policy.stretch_at(scvs), (rows - 1, points))]
+    )
+    if policy.fixed_replicas is not None:
+        hint = np.zeros((rows, 1))
+    else:
+        top = np.asarray(size.serving_replicas, dtype=float) * concurrency / np.asarray(service_s, dtype=float)
+        sizing = np.asarray(size.sizing_rps, dtype=float).reshape(1, 1)
+        central = sizing if bool((v_central == 1.0).all()) else np.zeros((1, 1))
+        hint = np.concatenate([central, np.maximum(top - (top - sizing) * np.sqrt(v_scv), 0.0) / v_scv])
     served = fleet_capacity(
-        np.broadcast_to(serve.arrival_rps, (rows, points[1])),
+        np.broadcast_to(serve.arrival_rps, (rows, points)),
         np.broadcast_to(size.serving_replicas, (rows, 1)),
         concurrency,
         np.broadcast_to(service_s, (rows, 1)),
@@ -464,52 +473,50 @@ def _serve(
 ) -> tuple[DemandOutcome, tuple[DemandOutcome, ...]]:
     """Step 6: the fleet at each demand point, and the same fleet with every point's arrivals at each of ``scvs``.
 
-    The capacity searches run per fleet (the SCV rows start from the central capacity); what follows them is
-    elementwise in the points (:func:`rackcost.model.demand.serve_at_capacity`), so the central row and the SCV
-    rows are served in one vectorised call, each row exactly as it is alone (a variability of 1 divides exactly).
+    The capacity searches of the central row and the SCV rows run in one call (:func:`_capacities`); what follows
+    them is elementwise in the points (:func:`rackcost.model.demand.serve_at_capacity`), so the rows are served in
+    one vectorised call too, each row as it is alone (a variability of 1 divides exactly).
     """
     lam = serve.arrival_rps
-    v = policy.variability(lam.shape[1])
-    stretch = policy.stretch(lam.shape[1])
-    central = fleet_capacity(
-        lam,
-        size.serving_replicas,
-        concurrency,
-        service_s,
-        budget_s,
-        slo.attainment_fraction,
-        policy.idle_policy,
-        serve.max_utilization_fraction,
-        feasible_rps=None if policy.fixed_replicas is not None else size.sizing_rps,
-        routing=policy.routing,
-        arrival_variability=v,
-        wait_stretch=stretch,
-        more_constraints=more_constraints,
-    )
     if not scvs:
+        v = policy.variability(lam.shape[1])
+        stretch = policy.stretch(lam.shape[1])
+        central = fleet_capacity(
+            lam,
+            size.serving_replicas,
+            concurrency,
+            service_s,
+            budget_s,
+            slo.attainment_fraction,
+            policy.idle_policy,
+            serve.max_utilization_fraction,
+            feasible_rps=None if policy.fixed_replicas is not None else size.sizing_rps,
+            routing=policy.routing,
+            arrival_variability=v,
+            wait_stretch=stretch,
+            more_constraints=more_constraints,
+        )
         served = serve_at_capacity(
             lam, central, concurrency, service_s, budget_s, load, slo, policy.routing, v, stretch
         )
         return served, ()
-    bursty, v_rows, stretch_rows = _served_at_scvs(
-        serve, policy, slo, load, size, concurrency, service_s, budget_s, central, scvs, more_constraints
+    capacity, v_rows, stretch_rows = _capacities(
+        serve, policy, slo, size, concurrency, service_s, budget_s, scvs, more_constraints
     )
-    rows = len(scvs)
+    rows = len(scvs) + 1
     served = serve_at_capacity(
-        np.repeat(lam, rows + 1, axis=0),
-        FleetCapacity.stack([(central, 1), (bursty, rows)], lam.shape[1]),
+        np.repeat(lam, rows, axis=0),
+        capacity,
         concurrency,
-        np.repeat(service_s, rows + 1, axis=0),
+        np.repeat(service_s, rows, axis=0),
         budget_s,
         load,
         slo,
         policy.routing,
-        np.concatenate([v, np.broadcast_to(v_rows, (rows, lam.shape[1]))]),
-        np.concatenate(
-            [np.broadcast_to(stretch, (1, lam.shape[1])), np.broadcast_to(stretch_rows, (rows, lam.shape[1]))]
-        ),
+        v_rows,
+        stretch_rows,
     )
-    return _row(served, 0), tuple(_row(served, r) for r in range(1, rows + 1))
+    return _row(served, 0), tuple(_row(served, r) for r in range(1, rows))
 
 
 def _row(outcome: DemandOutcome, index: int) -> DemandOutcome:
@@ -585,11 +592,12 @@ def run_fleet(
 
     amplitudes = rate_swing.point_amplitudes(policy, points)
     point_v, point_stretch = policy.variability(points), policy.stretch(points)
-    demand = swing(still, amplitudes, point_v, point_stretch)
-    fragile = tuple(
-        swing(f, amplitudes, arrival_variability(s), policy.stretch_at((s,)))
-        for f, s in zip(fragile, fragility_scvs, strict=True)
-    )
+    if amplitudes.any():  # without a swing at any point the outcomes are the stationary ones (serve_with_swing)
+        demand = swing(still, amplitudes, point_v, point_stretch)
+        fragile = tuple(
+            swing(f, amplitudes, arrival_variability(s), policy.stretch_at((s,)))
+            for f, s in zip(fragile, fragility_scvs, strict=True)
+        )
     swung = {a: swing(still, np.full((1, points), a), point_v, point_stretch) for a in swing_amplitudes}
     without_swing = None if demand is still else still
     if serve_with is not None:  # one sample served: the same for all n

@@ -236,6 +236,7 @@ def start_occupancy_quantile(
     pool_slots: ArrayLike,
     offered_load: ArrayLike,
     variability: ArrayLike = 1.0,
+    delay_fraction: ArrayLike | None = None,
 ) -> Array:
     """The ``q``-quantile of the occupancy a request starts at, on its replica (module docstring) [requests].
 
@@ -253,6 +254,8 @@ def start_occupancy_quantile(
         Offered load ``a = lambda S`` of that queue, ``a < k`` [erlangs].
     variability
         The G/G/c variability ``v`` that divided the slots and rates (1 for Poisson) [-].
+    delay_fraction
+        That queue's Erlang C, ``C(k, a)``, when the caller has it already (it is then not computed again) [fraction].
 
     Returns
     -------
@@ -274,7 +277,7 @@ def start_occupancy_quantile(
     a = np.asarray(offered_load, dtype=float)
     v = np.asarray(variability, dtype=float)
     n, c, k, a, v = np.broadcast_arrays(n, c, k, a, v)
-    delay = erlang_c_checked(k, a)
+    delay = erlang_c_checked(k, a) if delay_fraction is None else np.broadcast_to(delay_fraction, k.shape)
     # C > 1 - q: the quantile falls among the requests that wait, and they start at c; where nothing is in service
     # every request starts alone. The Poisson quantile is taken only where neither holds (it is the costly part).
     start = np.where(delay > 1.0 - q_fraction, c, 1.0)
