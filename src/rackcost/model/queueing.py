@@ -418,10 +418,13 @@ def capacity_at_slo(
         # where P(W > t) is linear in the rate near the root (one slot, no budget: C = rho), the two margins of
         # 1e-9 cancel and the candidate fails by an ulp: a second one, 4e-9 below, keeps Newton's answer instead of
         # the bracket's lower end (0 there; found by the property test of accepted <= offered)
-        closer = np.ravel(x)[check] * (1.0 - 4e-9)
-        ok_closer = ~ok & (sub(closer) <= np.ravel(eps)[check] * (1.0 - 1e-9))
         flat = result.reshape(-1)
-        flat[check] = np.where(ok, candidate, np.where(ok_closer, np.maximum(closer, flat[check]), flat[check]))
+        if ok.all():  # the usual case: the second candidate is not needed (and not evaluated)
+            flat[check] = candidate
+        else:
+            closer = np.ravel(x)[check] * (1.0 - 4e-9)
+            ok_closer = ~ok & (sub(closer) <= np.ravel(eps)[check] * (1.0 - 1e-9))
+            flat[check] = np.where(ok, candidate, np.where(ok_closer, np.maximum(closer, flat[check]), flat[check]))
         result = flat.reshape(result.shape)
     lo = result
     return np.asarray(lo, dtype=np.float64)
