@@ -622,7 +622,6 @@ def capacity_check(
         check_argument("rackcost.capacity_check", "arrival_scv", arrival_scv, (int, float), "a number (1 is Poisson)")
         check_arrival_scv(arrival_scv)
     check_one_shape(scenario)
-    referee_pools.check_pools_capacity(scenario, system)
     sizing_scv = getattr(scenario.sizing_point, "arrival_scv", None)
     sizing_scv = 1.0 if sizing_scv is None else float(sizing_scv)
     scv = sizing_scv if arrival_scv is None else float(arrival_scv)
@@ -635,8 +634,12 @@ def capacity_check(
     cv = DEFAULT_OUTPUT_TOKENS_CV_FRACTION if cv is None else float(cv)
     target = 1.0 - scenario.slo.attainment_fraction
     rows = []
+    pooled = partial(referee_pools.capacity_row, verdict=_capacity_verdict)
     for o in outcomes:
         if system not in (None, o.inputs.name):
+            continue
+        if o.inputs.pools is not None:  # a disaggregated system: its limiting pool bracketed against its share
+            rows.append(pooled(o, scenario, route, requests, seed, replications, bracket_fraction, scv, sizing_scv))
             continue
         slots = max(int(math.floor(o.chosen.concurrency + 1e-9)), 1)
         model = replica_model(o.inputs.curve, slots)

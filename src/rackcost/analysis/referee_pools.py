@@ -15,16 +15,18 @@ decode pool, and ``accepted = admitted x (1 - miss_p) x (1 - miss_d)``
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from rackcost.model.classes import cdf_moments
+from rackcost.model.disaggregation import split_miss_target
 from rackcost.model.operating_point import queueing_budget_s
 from rackcost.model.performance import interpolate_curve
 from rackcost.model.sim_classes import LengthLaw, draw_lengths
-from rackcost.model.sim_engines import draw_work, fixed_model, replica_model
-from rackcost.model.sim_summary import summarise
+from rackcost.model.sim_engines import ReplicaModel, draw_work, fixed_model, replica_model
+from rackcost.model.sim_summary import Summary, summarise
 from rackcost.model.sim_tandem import run_tandem_once, tandem_statistics
 from rackcost.model.simulation import DEFAULT_OUTPUT_TOKENS_CV_FRACTION, queue_relaxation_s, warmup_requests
 from rackcost.scenario.schema import Scenario
@@ -34,7 +36,7 @@ __all__ = [
     "POOL_FIGURES",
     "POOL_SHORT",
     "check_pool_options",
-    "check_pools_capacity",
+    "capacity_row",
     "law_cv",
     "simulate_pools",
     "workload_cv",
@@ -128,23 +130,93 @@ def check_pool_options(
         raise ValueError(f"{where}: {at}: a rate swing is not simulated through disaggregated pools")
 
 
-def check_pools_capacity(scenario: Scenario, system: str | None) -> None:
-    """Refuse the capacity check of a disaggregated system: its capacity at SLO is the smaller of two pools', each
-    at its own share of the misses, which one bracket of the system's misses against the SLO's target cannot test.
+def capacity_row(
+    o: Any,
+    scenario: Scenario,
+    route: str,
+    requests: int,
+    seed: int,
+    replications: int,
+    bracket_fraction: float,
+    scv: float,
+    sizing_scv: float,
+    verdict: Any,
+) -> dict[str, Any]:
+    """The capacity check of a disaggregated system (:func:`rackcost.analysis.referee.capacity_check`'s row).
 
-    Raises
-    ------
-    ValueError
-        Naming ``systems[i].pools`` and what to run instead.
+    Its capacity at SLO is the smaller of its pools', each the largest rate at which that pool's share of
+    requests missing its part of the SLO is at most its share of the misses. Both pools as sized are simulated in
+    tandem at ``(1 -/+ f)`` times that capacity (each rate offered whole), and the pool that sets it (the
+    ``limiting_pool``) is bracketed against its own share: within it at the lower rate and beyond it at the upper
+    says the simulated capacity lies within ``f`` of the analytic one. The other pool's simulated misses are in
+    the row too (beyond its share at the upper rate only when the pools' capacities are within ``f``).
     """
-    pooled = _pooled(scenario, system)
-    if pooled:
-        where = ", ".join(f"systems[{i}].pools ({name!r})" for i, name in pooled)
-        raise ValueError(
-            f"{where}: the capacity check does not bracket a disaggregated system (its capacity at SLO is the "
-            "smaller of two pools', each at its own share of the misses); rackcost simulate without --capacity "
-            "referees each pool's share at each demand point"
+    pools, chosen, fleet = o.inputs.pools, o.chosen, o.fleet
+    sizing = [d.name for d in scenario.demand].index(scenario.sizing_point.name)
+    capacity, serving = {}, {}
+    for role in ("prefill", "decode"):
+        pool = fleet.pool(role)
+        served = pool.demand if scv == sizing_scv else pool.served_at_scv[scv]
+        capacity[role] = float(np.ravel(served.first_sample().capacity_at_slo_rps)[sizing])
+        serving[role] = int(np.ravel(pool.serving_replicas)[0])
+    limiting = min(capacity, key=lambda role: capacity[role])
+    targets = dict(
+        zip(
+            ("prefill", "decode"),
+            split_miss_target(1.0 - scenario.slo.attainment_fraction, pools.decode_miss_share),
+            strict=True,
         )
+    )
+    p_slots, d_slots = _slots(chosen.prefill.concurrency), _slots(chosen.decode.concurrency)
+    stages = _Stages(
+        serving["prefill"],
+        replica_model(chosen.prefill_inputs.curve, p_slots),
+        serving["decode"],
+        replica_model(pools.decode.curve, d_slots),
+        route,
+        pools.transfer_ms / MS_PER_S,
+        _tpot_table_s(pools.decode.curve, d_slots, None),
+        float(scenario.workload.output_tokens_per_request),
+        workload_cv(scenario),
+    )
+    misses: dict[str, list[tuple[float, float | None]]] = {"prefill": [], "decode": []}
+    for factor in (1.0 - bracket_fraction, 1.0 + bracket_fraction):
+        sim, _ = _replicate(
+            stages, factor * capacity[limiting], scv, chosen.budget_s, requests, seed, replications, None, None, None
+        )
+        for role in misses:
+            half = sim.halfwidths[f"{role}_met_fraction"]
+            misses[role].append((1.0 - sim.estimates[f"{role}_met_fraction"], half if math.isfinite(half) else None))
+    (below, below_half), (above, above_half) = misses[limiting]
+    target = targets[limiting]
+    other = "decode" if limiting == "prefill" else "prefill"
+    return {
+        "system": o.inputs.name,
+        "routing": route,
+        "arrival_scv": scv,
+        "replicas_serving": serving["prefill"] + serving["decode"],
+        "slots_per_replica": d_slots,
+        "layout": "disaggregated",
+        "prefill_replicas_serving": serving["prefill"],
+        "prefill_slots_per_replica": p_slots,
+        "decode_replicas_serving": serving["decode"],
+        "decode_slots_per_replica": d_slots,
+        "limiting_pool": limiting,
+        "analytic_capacity_at_slo_rps": capacity[limiting],
+        "analytic_prefill_capacity_at_slo_rps": capacity["prefill"],
+        "analytic_decode_capacity_at_slo_rps": capacity["decode"],
+        "miss_target_fraction": target,
+        "bracket_fraction": bracket_fraction,
+        "simulated_miss_fraction_below": below,
+        "simulated_miss_fraction_below_ci95_halfwidth": below_half,
+        "simulated_miss_fraction_above": above,
+        "simulated_miss_fraction_above_ci95_halfwidth": above_half,
+        f"{other}_miss_target_fraction": targets[other],
+        f"simulated_{other}_miss_fraction_below": misses[other][0][0],
+        f"simulated_{other}_miss_fraction_above": misses[other][1][0],
+        "capacity_within_bracket": bool(below <= target < above),
+        "verdict": f"{limiting} pool: {verdict(below, above, target)}",
+    }
 
 
 def _tpot_table_s(curve: Any, slots: int, fixed_tpot_ms: float | None) -> np.ndarray:
@@ -170,6 +242,84 @@ def _pair(key: str, analytic: float | None, value: float, half: float) -> dict[s
 
 def _slots(concurrency: float) -> int:
     return max(int(math.floor(concurrency + 1e-9)), 1)
+
+
+@dataclass(frozen=True)
+class _Stages:
+    """The two pools as simulated: each one's serving replicas and model, the router, the transfer, the decode
+    batch's TPOT by occupancy, the mean output and its cv."""
+
+    p_replicas: int
+    p_model: ReplicaModel
+    d_replicas: int
+    d_model: ReplicaModel
+    route: str
+    transfer_s: float
+    tpot_s: np.ndarray
+    osl: float
+    cv: float
+
+
+@dataclass(frozen=True)
+class _Tally:
+    """How the replications ran: each stage's start, warm-up and relaxation time."""
+
+    starts: tuple[str, str]
+    lo_prefill: int
+    lo_decode: int
+    relax_prefill: float
+    relax_decode: float
+
+
+def _replicate(
+    st: _Stages,
+    arrival_rps: float,
+    scv: float,
+    budget_s: float,
+    requests: int,
+    seed: int,
+    replications: int,
+    queue_cap: int | None,
+    output_lengths: LengthLaw | None,
+    report: Any,
+) -> tuple[Summary, _Tally]:
+    """Independent replications of the tandem (:func:`rackcost.model.sim_tandem.run_tandem_once`), each stage's
+    warm-up by :func:`rackcost.model.simulation.warmup_requests` from its own start and relaxation time."""
+    relax_p = queue_relaxation_s(st.p_model, st.p_replicas, st.route, arrival_rps, scv, PREFILL_CV_FRACTION)
+    relax_d = queue_relaxation_s(st.d_model, st.d_replicas, st.route, arrival_rps, scv, st.cv)
+    per_rep = max(requests // replications, 2)
+    engine = "auto" if np.all(st.tpot_s == st.tpot_s[1]) else "event"
+    values, starts, lo_p, lo_d = [], ("occupancy", "occupancy"), 0, 0
+    for done, child in enumerate(np.random.SeedSequence(seed).spawn(replications), start=1):
+        run_seed, length_seed = child.spawn(2)
+        length_rng = np.random.default_rng(length_seed)
+        if output_lengths is None:
+            work = draw_work(length_rng, per_rep, st.cv)
+        else:
+            work = draw_lengths(length_rng, output_lengths, per_rep) / output_lengths.mean_tokens
+        run = run_tandem_once(
+            np.random.default_rng(run_seed),
+            (st.p_replicas, st.p_model),
+            (st.d_replicas, st.d_model),
+            st.route,
+            arrival_rps,
+            per_rep,
+            st.transfer_s,
+            work,
+            np.maximum(work * st.osl, 1.0),
+            st.cv,
+            scv,
+            queue_cap,
+            engine,
+            PREFILL_CV_FRACTION,
+        )
+        starts = (run.prefill.start, run.decode.start)
+        lo_p = warmup_requests(per_rep, run.prefill.start, relax_p, arrival_rps, st.route)
+        lo_d = warmup_requests(run.decode.arrival_s.size, run.decode.start, relax_d, arrival_rps, st.route)
+        values.append(tandem_statistics(run, budget_s, lo_p, lo_d, st.tpot_s))
+        if report is not None:
+            report(done)
+    return summarise(values, "independent replications"), _Tally(starts, lo_p, lo_d, relax_p, relax_d)
 
 
 def simulate_pools(
@@ -228,42 +378,11 @@ def simulate_pools(
     budget_s = float(queueing_budget_s(row["ttft_ms"], row["tpot_ms"], osl, slo.ttft_limit_ms, slo.e2e_limit_ms))
     offered, admitted = float(row["offered_rps"]), float(row["admitted_rps"])
     arrival_rps, share = (admitted, admitted / offered if offered > 0 else 1.0) if arrivals.admission else (offered, 1)
-    relax_p = queue_relaxation_s(p_model, p_replicas, route, arrival_rps, arrivals.scv, PREFILL_CV_FRACTION)
-    relax_d = queue_relaxation_s(d_model, d_replicas, route, arrival_rps, arrivals.scv, cv)
-    transfer_s = pools.transfer_ms / MS_PER_S
-    per_rep = max(requests // replications, 2)
-    engine = "auto" if np.all(tpot_s == tpot_s[1]) else "event"
-    values, starts, lo_p, lo_d = [], ("occupancy", "occupancy"), 0, 0
-    for done, child in enumerate(np.random.SeedSequence(seed).spawn(replications), start=1):
-        run_seed, length_seed = child.spawn(2)
-        length_rng = np.random.default_rng(length_seed)
-        if output_lengths is None:
-            work = draw_work(length_rng, per_rep, cv)
-        else:
-            work = draw_lengths(length_rng, output_lengths, per_rep) / output_lengths.mean_tokens
-        run = run_tandem_once(
-            np.random.default_rng(run_seed),
-            (p_replicas, p_model),
-            (d_replicas, d_model),
-            route,
-            arrival_rps,
-            per_rep,
-            transfer_s,
-            work,
-            np.maximum(work * osl, 1.0),
-            cv,
-            arrivals.scv,
-            queue_cap,
-            engine,
-            PREFILL_CV_FRACTION,
-        )
-        starts = (run.prefill.start, run.decode.start)
-        lo_p = warmup_requests(per_rep, run.prefill.start, relax_p, arrival_rps, route)
-        lo_d = warmup_requests(run.decode.arrival_s.size, run.decode.start, relax_d, arrival_rps, route)
-        values.append(tandem_statistics(run, budget_s, lo_p, lo_d, tpot_s))
-        if report is not None:
-            report(done)
-    s = summarise(values, "independent replications")
+    stages = _Stages(p_replicas, p_model, d_replicas, d_model, route, pools.transfer_ms / MS_PER_S, tpot_s, osl, cv)
+    s, t = _replicate(
+        stages, arrival_rps, arrivals.scv, budget_s, requests, seed, replications, queue_cap, output_lengths, report
+    )
+    starts, lo_p, lo_d, relax_p, relax_d = t.starts, t.lo_prefill, t.lo_decode, t.relax_prefill, t.relax_decode
     est, half = s.estimates, s.halfwidths
 
     def fig(name: str, scale: float = 1.0) -> tuple[float, float]:
@@ -275,7 +394,7 @@ def simulate_pools(
         "layout": "disaggregated",
         "routing": route,
         "service_model": service,
-        "requests": per_rep * replications,
+        "requests": max(requests // replications, 2) * replications,
         "replications": replications,
         "ci_method": s.method,
         "seed": seed,

@@ -217,9 +217,15 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
         which = ""
         if "class" in row:  # a scenario with request classes: the mix's row (class None), then each class's
             which = ", the mix" if row["class"] is None else f", class {escape(row['class'])}"
+        fleet = f"{row['replicas_serving']} replicas x {row['slots_per_replica']} slots"
+        if row.get("layout") == "disaggregated":  # its two pools, each with its own replicas and batch
+            fleet = (
+                f"{row['prefill_replicas_serving']} prefill replicas x {row['prefill_slots_per_replica']} slots, "
+                f"{row['decode_replicas_serving']} decode replicas x {row['decode_slots_per_replica']} slots"
+            )
         title = (
-            f"{escape(row['system'])} at {escape(row['demand_point'])}{which}: {row['replicas_serving']} replicas x "
-            f"{row['slots_per_replica']} slots, {num(row['arrival_rps'])} rps, routing {row['routing']}"
+            f"{escape(row['system'])} at {escape(row['demand_point'])}{which}: {fleet}, {num(row['arrival_rps'])} rps, "
+            f"routing {row['routing']}"
         )
         cells = [
             [
@@ -290,8 +296,11 @@ def _capacity(sc, system, requests, seed, routing, replications, fmt, output, ar
         )
         cells.append(
             [
-                escape(r["system"]),
-                f"{r['replicas_serving']} x {r['slots_per_replica']}",
+                escape(r["system"] + (f" ({r['limiting_pool']} pool limits)" if "limiting_pool" in r else "")),
+                f"{r['replicas_serving']} x {r['slots_per_replica']}"
+                if r.get("layout") != "disaggregated"
+                else f"prefill {r['prefill_replicas_serving']} x {r['prefill_slots_per_replica']}, decode "
+                f"{r['decode_replicas_serving']} x {r['decode_slots_per_replica']}",
                 num(r["analytic_capacity_at_slo_rps"]),
                 pct(r["miss_target_fraction"], 2),
                 below,

@@ -1,0 +1,156 @@
+"""The simulator on disaggregated systems (``systems[i].pools``; issue 23, item 6): the prefill pool, the KV
+transfer and the decode pool simulated as a tandem (:mod:`rackcost.model.sim_tandem`), refereeing the analytic
+pools (:mod:`rackcost.model.disaggregation`)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import rackcost
+from rackcost.analysis.referee import capacity_check
+from rackcost.model.sim_classes import LengthLaw
+from rackcost.model.sim_engines import fixed_model
+from rackcost.model.sim_tandem import run_tandem_once, tandem_statistics
+
+DATA = Path(__file__).parent / "data"
+AGREEMENT = DATA / "disaggregated_agreement.yaml"
+BIMODAL = LengthLaw(
+    "cdf",
+    300.0,
+    table_tokens=np.array([40.0, 80.0, 580.0, 740.0]),
+    table_cumulative_fraction=np.array([0.0, 0.6, 0.6, 1.0]),
+)
+"""60% of outputs uniform on 40 to 80 tokens, 40% on 580 to 740: mean 0.6 x 60 + 0.4 x 660 = 300."""
+LAWS = {
+    "light": LengthLaw("gamma", 300.0, 0.5),
+    "heavy": LengthLaw("lognormal", 300.0, 1.0),
+    "bimodal": BIMODAL,
+}
+"""The three output-length families the issue's done-when names."""
+REQUESTS = 90_000
+"""Per law and demand point, in 3 replications: about 3 s each on the 2-core machine."""
+
+
+def _scenario(cv: float) -> Any:
+    text = AGREEMENT.read_text().replace("output_tokens_cv_fraction: 0.5", f"output_tokens_cv_fraction: {cv!r}")
+    return rackcost.scenario_from_yaml(text, "disaggregated_agreement.yaml")
+
+
+@pytest.fixture(scope="module")
+def agreement_rows() -> dict[str, list[dict[str, Any]]]:
+    from rackcost.analysis.referee_pools import law_cv
+
+    return {
+        name: rackcost.simulate(_scenario(law_cv(law)), requests=REQUESTS, replications=3, seed=3, output_lengths=law)
+        for name, law in LAWS.items()
+    }
+
+
+@pytest.mark.parametrize("law", list(LAWS))
+def test_analytic_pools_agree_with_the_tandem_simulation_up_to_ninety_percent(
+    agreement_rows: dict[str, list[dict[str, Any]]], law: str
+) -> None:
+    # The done-when of issue 23: the analytic p99 TTFT within 10% of the simulated one and the accepted share
+    # within 1 percentage point, at every point up to 90% utilisation. The simulated p99 is itself uncertain by its
+    # 95% half-width (about 3% of it at 46%, 6% at 67%, up to 15% at 89% with these requests), so the check allows
+    # 10% plus that half-width; the accepted share's half-width is under 0.5 points. benchmarks/class_agreement.py
+    # --layout disaggregated measures the same with 10x the requests (docs/model.md quotes it).
+    rows = agreement_rows[law]
+    assert [r["demand_point"] for r in rows] == ["half", "seventy", "ninety"]
+    for r in rows:
+        assert max(r["analytic_prefill_utilization_fraction"], r["analytic_decode_utilization_fraction"]) <= 0.9
+        sim, half = r["simulated_ttft_p99_ms"], r["simulated_ttft_p99_ms_ci95_halfwidth"]
+        assert abs(r["analytic_ttft_p99_ms"] - sim) <= 0.10 * sim + half, (law, r["demand_point"])
+        assert abs(r["analytic_accepted_fraction"] - r["simulated_accepted_fraction"]) <= 0.01, (law, r["demand_point"])
+        assert abs(r["analytic_tpot_p99_ms"] / r["simulated_tpot_p99_ms"] - 1.0) <= 0.05
+
+
+def test_the_ninety_percent_point_sheds_and_misses_as_the_model_says(
+    agreement_rows: dict[str, list[dict[str, Any]]],
+) -> None:
+    # at 54 rps against a capacity at SLO of about 49.2 the model admits the capacity and accepts about 91%
+    r = agreement_rows["light"][-1]
+    assert 0.90 < r["analytic_accepted_fraction"] < 0.92
+    assert r["simulated_prefill_met_fraction"] >= 0.99 and r["simulated_decode_met_fraction"] >= 0.99
+    assert "admission control drops" in r["note"]
+
+
+def test_a_disaggregated_row_has_the_aggregated_rows_figures_and_each_pools() -> None:
+    scenario = rackcost.load_scenario(DATA / "disaggregated.yaml")
+    rows = rackcost.simulate(scenario, demand_point="peak", requests=2_000, replications=2)
+    aggregated, pooled = rows
+    assert pooled["layout"] == "disaggregated" and "layout" not in aggregated
+    assert "analytic_tpot_p99_ms" in pooled
+    for stem in ("accepted_fraction", "ttft_p99_ms"):
+        for key in (f"analytic_{stem}", f"simulated_{stem}", f"simulated_{stem}_ci95_halfwidth"):
+            assert key in aggregated and key in pooled
+    pools = [r for r in rackcost.evaluate(scenario).records["pools"] if r["demand_point"] == "peak"]
+    by_role = {r["pool"]: r for r in pools}
+    assert pooled["prefill_replicas_serving"] == by_role["prefill"]["active_replicas"]
+    assert pooled["decode_replicas_serving"] == by_role["decode"]["active_replicas"]
+    assert pooled["analytic_prefill_utilization_fraction"] == pytest.approx(by_role["prefill"]["utilization_fraction"])
+    assert pooled["transfer_ms"] == pytest.approx(by_role["prefill"]["transfer_ms"])
+    assert all(r["warnings"] == "" for r in rows)
+
+
+def test_one_slot_pools_in_tandem_reproduce_m_m_1_and_the_transfer() -> None:
+    # M/M/1 (L. Kleinrock, Queueing Systems I, 1975, eq. 3.26 with FIFO): P(W > t) = rho exp(-mu (1 - rho) t).
+    # The prefill pool is one slot of 1 s exponential prefills at 0.6 rps, the budget 1 s; the decode pool 1000
+    # slots, so no request waits there; every request reaches decode exactly T_kv after its prefill.
+    lam, budget, transfer = 0.6, 1.0, 0.25
+    n = 60_000
+    rng = np.random.default_rng(11)
+    run = run_tandem_once(
+        rng,
+        (1, fixed_model(1, 1.0, 1.0 + transfer)),
+        (1, fixed_model(1000, 5.0, 0.0)),
+        "pooled",
+        lam,
+        n,
+        transfer,
+        np.ones(n),
+        np.full(n, 100.0),
+        0.0,
+    )
+    stats = tandem_statistics(run, budget, n // 10, n // 10, np.full(1001, 0.02))
+    exact = 1.0 - lam * math.exp(-(1.0 - lam) * budget)
+    # standard error of a share over ~54,000 correlated requests at 60% load: about 0.004; 4 of them
+    assert stats["accepted_fraction"] == pytest.approx(exact, abs=0.016)
+    assert stats["decode_met_fraction"] == 1.0
+    p, d = run.prefill, run.decode
+    assert np.allclose(np.sort(d.arrival_s), np.sort(p.finish_s) + transfer)
+    assert np.all(d.wait_s == 0.0)
+    assert stats["tpot_p99_s"] == pytest.approx(0.02)
+
+
+def test_the_capacity_check_brackets_the_pool_that_limits_against_its_share() -> None:
+    # the fixture's prefill pool limits (49.2 rps at SLO against the decode pool's 50.5): within its 0.5% share at
+    # 0.95x, beyond it at 1.05x (measured 0.0% and 4.9% with 100,000 requests); the decode pool, 2.6% above, meets
+    # its share at both
+    rows = capacity_check(rackcost.load_scenario(AGREEMENT), requests=60_000, replications=3, seed=2)
+    (r,) = rows
+    assert r["limiting_pool"] == "prefill" and r["layout"] == "disaggregated"
+    assert r["analytic_capacity_at_slo_rps"] == pytest.approx(r["analytic_prefill_capacity_at_slo_rps"])
+    assert r["analytic_prefill_capacity_at_slo_rps"] < r["analytic_decode_capacity_at_slo_rps"]
+    assert r["miss_target_fraction"] == pytest.approx(0.005)
+    assert r["capacity_within_bracket"], r["verdict"]
+    assert r["verdict"].startswith("prefill pool: ")
+
+
+def test_refusals_name_the_pools_and_what_to_do() -> None:
+    scenario = rackcost.load_scenario(DATA / "disaggregated.yaml")
+    with pytest.raises(ValueError, match=r"systems\[1\]\.pools.*--rate-swing"):
+        rackcost.simulate(scenario, requests=200, replications=2, rate_swing=(0.2, 60.0))
+    with pytest.raises(ValueError, match=r"systems\[1\]\.pools.*--trace"):
+        rackcost.simulate(scenario, requests=200, replications=2, trace=DATA / "nonexistent.csv")
+    with pytest.raises(ValueError, match=r"output_lengths.*mean.*workload.output_tokens_per_request"):
+        rackcost.simulate(scenario, requests=200, replications=2, output_lengths=LengthLaw("gamma", 400.0, 1.0))
+    with pytest.raises(ValueError, match=r"output_lengths.*cv.*output_tokens_cv_fraction"):
+        rackcost.simulate(scenario, requests=200, replications=2, output_lengths=LengthLaw("gamma", 500.0, 0.5))
+    with pytest.raises(ValueError, match=r"output_lengths applies to disaggregated systems"):
+        rackcost.simulate(scenario, system="A", requests=200, replications=2, output_lengths=LengthLaw("fixed", 500.0))
