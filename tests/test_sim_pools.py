@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rackcost
 from rackcost.analysis.referee import capacity_check
@@ -142,6 +144,58 @@ def test_the_capacity_check_brackets_the_pool_that_limits_against_its_share() ->
     assert r["miss_target_fraction"] == pytest.approx(0.005)
     assert r["capacity_within_bracket"], r["verdict"]
     assert r["verdict"].startswith("prefill pool: ")
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    p_replicas=st.integers(1, 3),
+    p_slots=st.integers(1, 4),
+    d_replicas=st.integers(1, 3),
+    d_slots=st.integers(1, 6),
+    load=st.floats(0.2, 1.3),
+    transfer_s=st.floats(0.0, 0.5),
+    routing=st.sampled_from(["pooled", "least_outstanding", "random", "round_robin"]),
+    seed=st.integers(0, 2**16),
+)
+def test_the_tandem_keeps_its_stages_in_order_and_accepts_only_what_both_pools_pass(
+    p_replicas: int,
+    p_slots: int,
+    d_replicas: int,
+    d_slots: int,
+    load: float,
+    transfer_s: float,
+    routing: str,
+    seed: int,
+) -> None:
+    # invariants of any sample path: a request reaches decode exactly T_kv after its prefill ends, starts decoding
+    # no earlier, and is accepted only when it met both pools' parts; shares lie in [0, 1]
+    n = 400
+    rate = load * p_replicas * p_slots / 0.5
+    rng = np.random.default_rng(seed)
+    work = rng.exponential(1.0, n)
+    run = run_tandem_once(
+        rng,
+        (p_replicas, fixed_model(p_slots, 0.5, 0.5 + transfer_s)),
+        (d_replicas, fixed_model(d_slots, 1.0, 0.0)),
+        routing,
+        rate,
+        n,
+        transfer_s,
+        work,
+        work * 100.0,
+        1.0,
+    )
+    p, d, pos = run.prefill, run.decode, run.decode_position
+    reached = pos >= 0
+    assert np.all(reached == ~p.dropped)
+    assert np.allclose(d.arrival_s[pos[reached]], p.finish_s[reached] + transfer_s)
+    assert np.all(d.start_s >= d.arrival_s - 1e-12)
+    assert np.all(np.diff(d.arrival_s) >= 0)
+    stats = tandem_statistics(run, 0.25, n // 10, n // 10, np.full(d_slots + 1, 0.02))
+    for key in ("accepted_fraction", "prefill_met_fraction", "decode_met_fraction", "prefill_utilization_fraction"):
+        assert 0.0 <= stats[key] <= 1.0
+    assert stats["accepted_fraction"] <= min(stats["prefill_met_fraction"], stats["decode_met_fraction"]) + 1e-12
+    assert stats["ttft_p99_s"] >= 0.5 + transfer_s - 1e-12
 
 
 def test_refusals_name_the_pools_and_what_to_do() -> None:
