@@ -4,6 +4,8 @@ pools (:mod:`rackcost.model.disaggregation`)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 from pathlib import Path
 from typing import Any
@@ -210,3 +212,23 @@ def test_refusals_name_the_pools_and_what_to_do() -> None:
         rackcost.simulate(scenario, requests=200, replications=2, output_lengths=LengthLaw("gamma", 500.0, 0.5))
     with pytest.raises(ValueError, match=r"output_lengths applies to disaggregated systems"):
         rackcost.simulate(scenario, system="A", requests=200, replications=2, output_lengths=LengthLaw("fixed", 500.0))
+
+
+def test_the_command_line_prints_both_pools_and_a_csv_with_their_columns() -> None:
+    from typer.testing import CliRunner
+
+    from rackcost.cli import app
+
+    runner = CliRunner()
+    env = {"COLUMNS": "200", "NO_COLOR": "1"}
+    path = str(DATA / "disaggregated.yaml")
+    table = runner.invoke(app, ["simulate", path, "--point", "quiet", "--requests", "400"], env=env)
+    assert table.exit_code == 0, table.output
+    assert "2 prefill replicas x 8 slots, 4 decode replicas x 128 slots" in table.output
+    assert "decode pool: share finding a free slot" in table.output
+    out = runner.invoke(app, ["simulate", path, "--point", "quiet", "--requests", "400", "--format", "csv"], env=env)
+    assert out.exit_code == 0, out.output
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert [r["system"] for r in rows] == ["A", "A disaggregated"]
+    assert rows[0]["prefill_replicas_serving"] == "" and rows[1]["prefill_replicas_serving"] == "2"
+    assert rows[1]["layout"] == "disaggregated" and rows[1]["analytic_decode_met_fraction"] != ""

@@ -166,12 +166,18 @@ def simulate(
         emit(json.dumps(data, indent=2, allow_nan=False) + "\n", dest)
     elif fmt is OutputFormat.csv:
         print_unserved(console(stderr=True), unserved)
-        emit(csv_text(rows), dest)
+        emit(csv_text(rows, _columns(rows)), dest)
     else:
         out = table_console(dest)
         print_unserved(out, unserved)
         _print(out, sc.name, rows)
         emit_table(out, dest)
+
+
+def _columns(rows: list[dict[str, Any]]) -> list[str]:
+    """Every row's keys in the order first seen: a disaggregated system's rows add each pool's columns to an
+    aggregated one's (blank in the other rows)."""
+    return list(dict.fromkeys(key for row in rows for key in row))
 
 
 def _value(key: str, x: Any) -> str:
@@ -271,7 +277,7 @@ def _capacity(sc, system, requests, seed, routing, replications, fmt, output, ar
         return
     if fmt is OutputFormat.csv:
         print_unserved(console(stderr=True), unserved)
-        emit(csv_text(rows), output)
+        emit(csv_text(rows, _columns(rows)), output)
         return
     out = table_console(output)
     print_unserved(out, unserved)
