@@ -102,6 +102,10 @@ def test_a_disaggregated_row_has_the_aggregated_rows_figures_and_each_pools() ->
     assert pooled["analytic_prefill_utilization_fraction"] == pytest.approx(by_role["prefill"]["utilization_fraction"])
     assert pooled["transfer_ms"] == pytest.approx(by_role["prefill"]["transfer_ms"])
     assert all(r["warnings"] == "" for r in rows)
+    # no miss in so short a run: the accepted share's interval is the rare-miss bound's, not a zero
+    assert pooled["miss_units_with_miss"] == 0 and pooled["simulated_miss_upper_bound_fraction"] > 0
+    assert pooled["simulated_accepted_fraction_ci95_halfwidth"] >= pooled["simulated_miss_upper_bound_fraction"] * 0.5
+    assert "rare-miss bound" in pooled["ci_method"]
 
 
 def test_one_slot_pools_in_tandem_reproduce_m_m_1_and_the_transfer() -> None:

@@ -26,9 +26,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.model.sim_engines import ReplicaModel
+from rackcost.model.sim_rare import miss_units
 from rackcost.model.simulation import Run, run_fleet_once, run_statistics
 
-__all__ = ["DECODE_WAIT_TOLERANCE_S", "TandemRun", "run_tandem_once", "tandem_statistics"]
+__all__ = ["DECODE_WAIT_TOLERANCE_S", "TandemRun", "run_tandem_once", "tandem_miss_units", "tandem_statistics"]
 
 Array = NDArray[np.float64]
 
@@ -145,6 +146,51 @@ def run_tandem_once(
     return TandemRun(first, second, position)
 
 
+def _masks(run: TandemRun, prefill_budget_s: float, lo_prefill: int, lo_decode: int) -> tuple[NDArray[np.bool_], ...]:
+    """Per request (arrival order): measured, reached decode, dropped by the decode pool, met the prefill pool's
+    part, met the decode pool's part (:func:`tandem_statistics`)."""
+    p, d, pos = run.prefill, run.decode, run.decode_position
+    n = p.arrival_s.size
+    measured = np.arange(n) >= lo_prefill
+    measured &= (pos < 0) | (pos >= lo_decode)
+    reached = pos >= 0
+    d_dropped = np.ones(n, dtype=bool)
+    d_wait = np.full(n, np.inf)
+    d_dropped[reached] = d.dropped[pos[reached]]
+    d_wait[reached] = d.wait_s[pos[reached]]
+    p_ok = ~p.dropped & (p.wait_s <= prefill_budget_s)
+    d_ok = ~d_dropped & (d_wait <= DECODE_WAIT_TOLERANCE_S)
+    return measured, reached, d_dropped, p_ok, d_ok
+
+
+@dataclass(frozen=True)
+class _Missed:
+    """The measured requests as :func:`rackcost.model.sim_rare.miss_units` reads a run: a miss as a drop."""
+
+    arrival_s: Array
+    dropped: NDArray[np.bool_]
+    wait_s: Array
+    replica: NDArray[np.int64] | None = None
+
+
+def tandem_miss_units(
+    run: TandemRun, prefill_budget_s: float, lo_prefill: int, lo_decode: int, relaxation_s: float
+) -> tuple[int, int, float]:
+    """The measured requests cut into independent units, and those holding a miss of either pool's part
+    (:func:`rackcost.model.sim_rare.miss_units`, stretches of at least two relaxation times of the slower stage,
+    ``relaxation_s``): where misses are rare, the accepted share's bound (:mod:`rackcost.model.sim_rare`).
+
+    Returns
+    -------
+    (units, with_miss, crowding)
+        As :func:`rackcost.model.sim_rare.miss_units`.
+    """
+    measured, _, _, p_ok, d_ok = _masks(run, prefill_budget_s, lo_prefill, lo_decode)
+    arrival = run.prefill.arrival_s[measured]
+    view = _Missed(arrival, ~(p_ok & d_ok)[measured], np.zeros(arrival.size))
+    return miss_units(view, 0.0, 0, arrival.size, relaxation_s)
+
+
 def tandem_statistics(
     run: TandemRun,
     prefill_budget_s: float,
@@ -168,16 +214,7 @@ def tandem_statistics(
         ``dropped_fraction`` and ``accepted_rps``.
     """
     p, d, pos = run.prefill, run.decode, run.decode_position
-    n = p.arrival_s.size
-    measured = np.arange(n) >= lo_prefill
-    measured &= (pos < 0) | (pos >= lo_decode)
-    reached = pos >= 0
-    d_dropped = np.ones(n, dtype=bool)
-    d_wait = np.full(n, np.inf)
-    d_dropped[reached] = d.dropped[pos[reached]]
-    d_wait[reached] = d.wait_s[pos[reached]]
-    p_ok = ~p.dropped & (p.wait_s <= prefill_budget_s)
-    d_ok = ~d_dropped & (d_wait <= DECODE_WAIT_TOLERANCE_S)
+    measured, reached, d_dropped, p_ok, d_ok = _masks(run, prefill_budget_s, lo_prefill, lo_decode)
     accepted = p_ok & d_ok
     m_admitted = measured & ~p.dropped
     ttft = p.ttft_s[m_admitted]
