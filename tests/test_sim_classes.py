@@ -103,14 +103,13 @@ def test_a_class_with_spread_inputs_agrees_at_light_load() -> None:
     assert abs(chat["analytic_ttft_p99_ms"] - simulated) <= TTFT_TOLERANCE_FRACTION * simulated, chat
 
 
-def test_simulate_refuses_a_disaggregated_system_naming_its_pools() -> None:
+def test_simulate_and_its_capacity_check_serve_a_disaggregated_system_beside_an_aggregated_one() -> None:
+    # the tandem of its pools is tests/test_sim_pools.py's; here only that it is no longer refused
     scenario = rackcost.load_scenario(DATA / "disaggregated.yaml")
-    with pytest.raises(ValueError, match=r"systems\[1\]\.pools \('A disaggregated'\).*--system \(A\)"):
-        rackcost.simulate(scenario, requests=200, replications=2)
-    with pytest.raises(ValueError, match=r"systems\[1\]\.pools"):
-        capacity_check(scenario, requests=200, replications=2)
-    rows = rackcost.simulate(scenario, system="A", demand_point="quiet", requests=200, replications=2)
-    assert [r["system"] for r in rows] == ["A"]
+    rows = rackcost.simulate(scenario, demand_point="quiet", requests=400, replications=2)
+    assert [(r["system"], r.get("layout")) for r in rows] == [("A", None), ("A disaggregated", "disaggregated")]
+    rows = capacity_check(scenario, requests=400, replications=2)
+    assert [(r["system"], r.get("limiting_pool")) for r in rows] == [("A", None), ("A disaggregated", "decode")]
 
 
 def _max_held(start: np.ndarray, finish: np.ndarray, held: np.ndarray) -> float:

@@ -176,10 +176,16 @@ with st.expander("Run a discrete-event simulation of one system at one demand po
     done = ss.get("simulate_result")
     if done is not None and done[0] == key:
         row = done[1][0]
+        fleet = f"{row['replicas_serving']} replicas x {row['slots_per_replica']} slots"
+        if row.get("layout") == "disaggregated":  # its two pools in tandem
+            fleet = (
+                f"{row['prefill_replicas_serving']} prefill replicas x {row['prefill_slots_per_replica']} slots, "
+                f"{row['decode_replicas_serving']} decode replicas x {row['decode_slots_per_replica']} slots"
+            )
         st.markdown(
-            f"**{md(row['system'])}** at **{md(row['demand_point'])}**: {row['replicas_serving']} replicas x "
-            f"{row['slots_per_replica']} slots, {display.num(row['arrival_rps'])} requests/s, routing "
-            f"**{row['routing']}**, {row['requests']:,} requests in {row['replications']} {row['ci_method']}"
+            f"**{md(row['system'])}** at **{md(row['demand_point'])}**: {fleet}, {display.num(row['arrival_rps'])} "
+            f"requests/s, routing **{row['routing']}**, {row['requests']:,} requests in {row['replications']} "
+            f"{row['ci_method']}"
         )
 
         def shown(figure_key: str, value: float | None) -> str:

@@ -17,18 +17,20 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from rackcost import limits
-from rackcost.analysis import referee_classes, referee_swing
+from rackcost.analysis import referee_classes, referee_pools, referee_swing
 from rackcost.analysis.trace_files import Trace, read_trace
 from rackcost.errors import check_argument, check_count
 from rackcost.evaluation.servable import served_for
 from rackcost.model import queueing
 from rackcost.model.operating_point import queueing_budget_s
+from rackcost.model.sim_classes import LengthLaw
 from rackcost.model.simulation import (
     DEFAULT_OUTPUT_TOKENS_CV_FRACTION,
     ROUTINGS,
@@ -81,6 +83,7 @@ FIGURES = (
     ("accepted_rps", "accepted rps"),
     ("useful_output_tokens_per_s", "accepted output tokens/s"),
     ("tpot_p99_ms", "TPOT p99 ms"),
+    *referee_pools.POOL_FIGURES,
 )
 """The figures set side by side: row key stem and label."""
 _SHORT = {
@@ -91,6 +94,7 @@ _SHORT = {
     "accepted_rps": "throughput",
     "useful_output_tokens_per_s": "output_tokens",
     "tpot_p99_ms": "tpot_p99",
+    **referee_pools.POOL_SHORT,
 }
 """Stem of each figure's relative-error column."""
 
@@ -201,6 +205,7 @@ def simulate(
     arrival_scv: float | None = None,
     admission: bool = True,
     rate_swing: tuple[float, float] | None = None,
+    output_lengths: LengthLaw | None = None,
 ) -> list[dict[str, Any]]:
     """Simulate the fleets rackcost sized and set the simulated figures beside the analytic ones.
 
@@ -239,6 +244,9 @@ def simulate(
         (amplitude [-], period [s]): every simulated point's rate swings, the same fleet serving (the analytic side
         its pointwise stationary approximation, :mod:`rackcost.model.rate_swing`); default each demand point's
         ``rate_swing``. Poisson arrivals only; ignored with a trace.
+    output_lengths
+        Disaggregated systems only: the output lengths' law (:class:`rackcost.model.sim_classes.LengthLaw`, of the
+        workload's mean and cv) in place of gamma (:mod:`rackcost.analysis.referee_pools`).
 
     Returns
     -------
@@ -274,7 +282,7 @@ def simulate(
         raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {route!r}")
     if service not in SERVICE_MODELS:
         raise ValueError(f"service must be one of {', '.join(SERVICE_MODELS)}; got {service!r}")
-    referee_classes.check_no_pools(scenario, system)
+    referee_pools.check_pool_options(scenario, system, trace, rate_swing, output_lengths)
     laws = referee_classes.class_laws(scenario)
     if laws is not None:
         referee_classes.check_class_options(
@@ -312,6 +320,7 @@ def simulate(
     jobs = [(o, p) for o in outcomes if system in (None, o.inputs.name) for p in chosen_points]
     total = len(jobs) * replications
     rows = []
+    pooled = partial(referee_pools.simulate_pools, scenario, route, service, requests, seed, replications, queue_cap)
     for job, (o, point_name) in enumerate(jobs):
         j = point_names.index(point_name)
         row = next(r for r in points if r["system"] == o.inputs.name and r["demand_point"] == point_name)
@@ -332,6 +341,9 @@ def simulate(
             row = _row_at_scv(o, row, j, arrivals.scv)
         if rate_swing is not None:  # the analytic side of the same fleet under that swing
             row = referee_swing.row_at_swing(o, row, j, rate_swing[0])
+        if o.inputs.pools is not None:  # a disaggregated system: its two pools in tandem
+            rows.append(pooled(output_lengths, o, row, j, report, arrivals))
+            continue
         if laws is not None:  # request classes: the mix's row, then each class's
             at = [c for c in records["classes"] if c["system"] == o.inputs.name and c["demand_point"] == point_name]
             rows += referee_classes.simulate_classes(
@@ -610,7 +622,6 @@ def capacity_check(
         check_argument("rackcost.capacity_check", "arrival_scv", arrival_scv, (int, float), "a number (1 is Poisson)")
         check_arrival_scv(arrival_scv)
     check_one_shape(scenario)
-    referee_classes.check_no_pools(scenario, system)
     sizing_scv = getattr(scenario.sizing_point, "arrival_scv", None)
     sizing_scv = 1.0 if sizing_scv is None else float(sizing_scv)
     scv = sizing_scv if arrival_scv is None else float(arrival_scv)
@@ -623,8 +634,12 @@ def capacity_check(
     cv = DEFAULT_OUTPUT_TOKENS_CV_FRACTION if cv is None else float(cv)
     target = 1.0 - scenario.slo.attainment_fraction
     rows = []
+    pooled = partial(referee_pools.capacity_row, verdict=_capacity_verdict)
     for o in outcomes:
         if system not in (None, o.inputs.name):
+            continue
+        if o.inputs.pools is not None:  # a disaggregated system: its limiting pool bracketed against its share
+            rows.append(pooled(o, scenario, route, requests, seed, replications, bracket_fraction, scv, sizing_scv))
             continue
         slots = max(int(math.floor(o.chosen.concurrency + 1e-9)), 1)
         model = replica_model(o.inputs.curve, slots)

@@ -44,7 +44,6 @@ __all__ = [
     "CLASS_FIGURES",
     "MIX_FIGURES",
     "check_class_options",
-    "check_no_pools",
     "class_laws",
     "kv_limit",
     "simulate_classes",
@@ -105,28 +104,6 @@ def check_class_options(
             "workload.classes: --arrival-scv other than the demand point's is not simulated with classes (the "
             "analytic class figures are at the scenario's arrivals); set demand[i].arrival_scv instead"
         )
-
-
-def check_no_pools(scenario: Scenario, system: str | None) -> None:
-    """Refuse a disaggregated system (``systems[i].pools``): the simulator serves one aggregated pool, a request's
-    prefill and decode on one replica, so simulating a disaggregated system's fleet against one curve would referee
-    something the model did not compute.
-
-    Raises
-    ------
-    ValueError
-        Naming ``systems[i].pools`` and the aggregated systems that can be simulated instead.
-    """
-    pooled = [(i, s.name) for i, s in enumerate(scenario.systems) if s.pools is not None and system in (None, s.name)]
-    if not pooled:
-        return
-    others = [s.name for s in scenario.systems if s.pools is None and s.api is None]
-    where = ", ".join(f"systems[{i}].pools ({name!r})" for i, name in pooled)
-    instead = f": simulate the aggregated ones with --system ({', '.join(others)})" if others else ""
-    raise ValueError(
-        f"{where}: the simulator serves one aggregated pool (prefill and decode on one replica) and does not "
-        f"simulate disaggregated prefill and decode pools with their KV transfer{instead}"
-    )
 
 
 def kv_limit(memory: KvMemory, context_tokens: np.ndarray) -> KvLimit:

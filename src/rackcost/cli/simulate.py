@@ -166,12 +166,18 @@ def simulate(
         emit(json.dumps(data, indent=2, allow_nan=False) + "\n", dest)
     elif fmt is OutputFormat.csv:
         print_unserved(console(stderr=True), unserved)
-        emit(csv_text(rows), dest)
+        emit(csv_text(rows, _columns(rows)), dest)
     else:
         out = table_console(dest)
         print_unserved(out, unserved)
         _print(out, sc.name, rows)
         emit_table(out, dest)
+
+
+def _columns(rows: list[dict[str, Any]]) -> list[str]:
+    """Every row's keys in the order first seen: a disaggregated system's rows add each pool's columns to an
+    aggregated one's (blank in the other rows)."""
+    return list(dict.fromkeys(key for row in rows for key in row))
 
 
 def _value(key: str, x: Any) -> str:
@@ -217,9 +223,15 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
         which = ""
         if "class" in row:  # a scenario with request classes: the mix's row (class None), then each class's
             which = ", the mix" if row["class"] is None else f", class {escape(row['class'])}"
+        fleet = f"{row['replicas_serving']} replicas x {row['slots_per_replica']} slots"
+        if row.get("layout") == "disaggregated":  # its two pools, each with its own replicas and batch
+            fleet = (
+                f"{row['prefill_replicas_serving']} prefill replicas x {row['prefill_slots_per_replica']} slots, "
+                f"{row['decode_replicas_serving']} decode replicas x {row['decode_slots_per_replica']} slots"
+            )
         title = (
-            f"{escape(row['system'])} at {escape(row['demand_point'])}{which}: {row['replicas_serving']} replicas x "
-            f"{row['slots_per_replica']} slots, {num(row['arrival_rps'])} rps, routing {row['routing']}"
+            f"{escape(row['system'])} at {escape(row['demand_point'])}{which}: {fleet}, {num(row['arrival_rps'])} rps, "
+            f"routing {row['routing']}"
         )
         cells = [
             [
@@ -265,7 +277,7 @@ def _capacity(sc, system, requests, seed, routing, replications, fmt, output, ar
         return
     if fmt is OutputFormat.csv:
         print_unserved(console(stderr=True), unserved)
-        emit(csv_text(rows), output)
+        emit(csv_text(rows, _columns(rows)), output)
         return
     out = table_console(output)
     print_unserved(out, unserved)
@@ -290,8 +302,11 @@ def _capacity(sc, system, requests, seed, routing, replications, fmt, output, ar
         )
         cells.append(
             [
-                escape(r["system"]),
-                f"{r['replicas_serving']} x {r['slots_per_replica']}",
+                escape(r["system"] + (f" ({r['limiting_pool']} pool limits)" if "limiting_pool" in r else "")),
+                f"{r['replicas_serving']} x {r['slots_per_replica']}"
+                if r.get("layout") != "disaggregated"
+                else f"prefill {r['prefill_replicas_serving']} x {r['prefill_slots_per_replica']}, decode "
+                f"{r['decode_replicas_serving']} x {r['decode_slots_per_replica']}",
                 num(r["analytic_capacity_at_slo_rps"]),
                 pct(r["miss_target_fraction"], 2),
                 below,

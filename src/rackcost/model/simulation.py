@@ -257,9 +257,10 @@ def run_fleet_once(
         Generated arrivals swing around ``arrival_rps``, Poisson, drawn by thinning from a phase drawn uniformly
         (:func:`rackcost.model.sim_arrivals.swing_arrival_s`); Poisson only (``arrival_scv`` 1).
     request_work, request_output_tokens
-        Generated arrivals only: each request's work (mean 1) and output tokens, drawn by the caller (request
-        classes, :mod:`rackcost.model.sim_classes`), in place of :func:`draw_work`'s gamma work of ``cv_fraction``
-        (which still draws the warm start's residual work) [-, tokens].
+        Each request's work (mean 1) and output tokens, drawn by the caller (request classes,
+        :mod:`rackcost.model.sim_classes`; with ``arrival_s``, a tandem's decode stage,
+        :mod:`rackcost.model.sim_tandem`), in place of :func:`draw_work`'s gamma work of ``cv_fraction`` (which
+        still draws the warm start's residual work) [-, tokens].
     record_occupancy
         Record each request's start occupancy (:attr:`Run.start_occupancy`; the event engine only).
     kv
@@ -294,7 +295,10 @@ def run_fleet_once(
         arrivals = np.asarray(arrival_s, dtype=float)
         if arrivals.size == 0 or np.any(np.diff(arrivals) < 0):
             raise ValueError("arrival_s must be a non-empty, sorted array of arrival times")
-        if trace_output_tokens is None:
+        if request_work is not None:  # the caller's work for given arrivals (the decode stage of a tandem)
+            work = np.asarray(request_work, dtype=float)
+            tokens = work * output_tokens if request_output_tokens is None else np.asarray(request_output_tokens, float)
+        elif trace_output_tokens is None:
             work = draw_work(rng, arrivals.size, cv_fraction)
             tokens = work * output_tokens
         else:
