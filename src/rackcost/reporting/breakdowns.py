@@ -139,10 +139,10 @@ POOL_POINT_COLUMNS: tuple[Column, ...] = tuple(
 """Columns of the table of each pool at each demand point."""
 
 COST_SHARING = (
-    "The fleet's cost is shared between the classes by slot time: at each demand point a class bears its share of "
-    "the arrivals times the time each of its requests holds a serving slot, over the same for every class (share "
-    "of slot time, p_k S_k / sum_j p_j S_j; docs/model.md, Request classes), counted over the admitted requests, "
-    "late ones included, since they hold slots too; an API system's class pays its own tokens at the API's prices."
+    "The fleet's cost is shared between the classes by slot time: at each demand point a class bears the fleet's "
+    "cost in proportion to its arrivals times the time each of its requests holds a serving slot (its share of "
+    "slot time, p_k S_k / sum_j p_j S_j; docs/model.md, Request classes), counted over the admitted requests, late "
+    "ones included, since they hold slots too; an API system's class pays its own tokens at the API's prices."
 )
 """How a class's cost is found, in words (the report's and the dashboard's)."""
 
