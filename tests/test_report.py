@@ -22,7 +22,16 @@ from typer.testing import CliRunner
 import rackcost
 from rackcost import display
 from rackcost.cli import app as cli_app
-from rackcost.reporting.blocks import CHARTS, EVALUATING, NOT_APPLICABLE, SAMPLING, SECTIONS, STAGES, WRITING
+from rackcost.reporting.blocks import (
+    CHARTS,
+    EVALUATING,
+    NOT_APPLICABLE,
+    OPTIONAL_SECTIONS,
+    SAMPLING,
+    SECTIONS,
+    STAGES,
+    WRITING,
+)
 from rackcost.reporting.write import ReportPathError, check_output
 from reference import TWO_SYSTEMS
 
@@ -41,6 +50,17 @@ def html_of(name: str) -> str:
     if name not in _reports:
         _reports[name] = rackcost.report(rackcost.bundled_scenario_path(name), samples=SAMPLES, date=DATE)
     return _reports[name]
+
+
+def headings_of(scenario) -> list[str]:
+    """The section headings of a report with samples asked for: the pools and classes sections only when the scenario
+    has a disaggregated system or request classes (tests/test_report_breakdowns.py checks those sections)."""
+    present = {"uncertainty"}
+    if scenario.workload.classes:
+        present.add("classes")
+    if any(s.pools is not None for s in scenario.systems):
+        present.add("pools")
+    return [title for key, title in SECTIONS.items() if key not in OPTIONAL_SECTIONS or key in present]
 
 
 def parse(html: str):
@@ -70,7 +90,7 @@ def test_html_parses_strictly_and_holds_every_section_and_four_charts(name: str)
     doc = parse(html)
     headings = [text_of(h) for h in doc.iter(f"{XHTML}h2")]
     scenario = rackcost.load_scenario(rackcost.bundled_scenario_path(name))
-    assert headings == list(SECTIONS.values())  # samples asked for: an uncertainty section, distributions or not
+    assert headings == headings_of(scenario)  # samples asked for: an uncertainty section, distributions or not
     assert html.count("<svg") >= 4
     assert len(list(doc.iter("{http://www.w3.org/2000/svg}svg"))) == html.count("<svg")
     assert f"rackcost {rackcost.__version__}" in html and DATE in html
@@ -252,7 +272,7 @@ def test_markdown_links_resolve_to_png_files_beside_it(tmp_path: Path) -> None:
         Path(unquote(t)).name for t in targets
     )
     headings = re.findall(r"^## (.*)$", text, re.M)
-    assert headings == list(SECTIONS.values())
+    assert headings == headings_of(rackcost.load_scenario(rackcost.bundled_scenario_path()))
     # the same tables: the blended cost of each system as display formats it
     for row in rackcost.evaluate(rackcost.load_scenario(rackcost.bundled_scenario_path())).records["systems"]:
         assert display.usd_per_1k_requests(row["blended_usd_per_accepted_request"]).replace("$", "\\$") in text

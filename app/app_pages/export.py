@@ -106,9 +106,13 @@ labels = {
     "points": "Each system at each demand point (CSV)",
     "systems": "Fleet and operating point per system (CSV)",
     "comparison": "Claim vs decision (CSV)",
+    "classes": "Each request class at each demand point (CSV)",
+    "pools": "Each prefill and decode pool at each demand point (CSV)",
 }
-cols = st.columns(len(TABLES))
-for col, table in zip(cols, TABLES, strict=True):
+# the classes and pools tables only where the scenario has request classes or a disaggregated system
+exported = [*TABLES, *(t for t in ("classes", "pools") if result.records.get(t))]
+cols = st.columns(len(exported))
+for col, table in zip(cols, exported, strict=True):
     with col:
         st.download_button(
             labels[table],

@@ -64,6 +64,15 @@ def evaluate(scenario_json: str) -> rackcost.Result:
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
+def kv_limit_notes(scenario_json: str) -> list[str]:
+    """:func:`rackcost.reporting.breakdowns.kv_limit_notes` of the systems served: where KV-cache memory caps an
+    operating point."""
+    from rackcost.reporting.breakdowns import kv_limit_notes as notes
+
+    return notes(scenario(served_json(scenario_json)), outcomes(scenario_json))
+
+
+@st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def curves(scenario_json: str) -> list[dict[str, Any]]:
     """:func:`rackcost.analysis.explore.operating_curves` of the systems served."""
     return operating_curves(scenario(served_json(scenario_json)), outcomes=outcomes(scenario_json))

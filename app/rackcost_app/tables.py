@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from rackcost import display
+from rackcost.evaluation.columns import Column
 from rackcost.evaluation.columns import column as registry_column
+from rackcost.reporting import breakdowns
 
 # how each registry kind is shown here: a cost per request in dollars per 1,000 requests (``usd_per_1k``, so that it
 # never needs a string of zeros), an exact count as an integer (``int``), words and yes/no as text
 _SHOWN_KIND = {"usd_per_request": "usd_per_1k", "count": "int", "bool": "text", "by_point": "text"}
 
 
+def from_columns(found: Iterable[Column]) -> dict[str, tuple[str, str]]:
+    """Columns as shown here: name -> (header with unit, kind)."""
+    return {c.name: (c.header, _SHOWN_KIND.get(c.kind, c.kind)) for c in found}
+
+
 def from_registry(table: str, names: tuple[str, ...]) -> dict[str, tuple[str, str]]:
     """Columns of a result table as shown here: name -> (header with unit, kind), from the registry of columns
     (:mod:`rackcost.evaluation.columns`)."""
-    found = (registry_column(table, name) for name in names)
-    return {c.name: (c.header, _SHOWN_KIND.get(c.kind, c.kind)) for c in found}
+    return from_columns(registry_column(table, name) for name in names)
 
 
 POINT_COLUMNS = from_registry(
@@ -85,6 +92,16 @@ SYSTEM_COLUMNS = from_registry(
     ),
 )
 """The systems table as the Results page shows it."""
+
+
+CLASS_COLUMNS = from_columns(breakdowns.CLASS_COLUMNS)
+"""Each request class at each demand point and blended (the report's table, :mod:`rackcost.reporting.breakdowns`)."""
+MIX_COLUMNS = from_columns(breakdowns.MIX_COLUMNS)
+"""The request classes and their SLOs."""
+POOL_FLEET_COLUMNS = from_columns(breakdowns.POOL_FLEET_COLUMNS)
+"""Each pool of a disaggregated system: its operating point and fleet."""
+POOL_POINT_COLUMNS = from_columns(breakdowns.POOL_POINT_COLUMNS)
+"""Each pool at each demand point: replicas, utilisation, power and cost."""
 
 
 def column_config(rows: list[dict[str, Any]], columns: dict[str, tuple[str, str]]) -> dict[str, Any]:

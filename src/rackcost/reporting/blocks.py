@@ -16,6 +16,7 @@ __all__ = [
     "CHARTS",
     "EVALUATING",
     "NOT_APPLICABLE",
+    "OPTIONAL_SECTIONS",
     "REPORT_CHART_PX",
     "SAMPLING",
     "SECTIONS",
@@ -42,12 +43,15 @@ __all__ = [
 NOT_APPLICABLE = "-"
 """What a table shows where a figure does not apply (an API system's latency or fleet)."""
 
-# section id -> heading, in the order of the report (the uncertainty section only when there is something to say)
+# section id -> heading, in the order of the report (the uncertainty section only when there is something to say,
+# the pools and classes sections only for a scenario that has them: OPTIONAL_SECTIONS)
 SECTIONS = {
     "summary": "Summary",
     "scenario": "The scenario",
     "systems": "Systems: operating point, fleet, racks and wall power",
+    "pools": "Prefill and decode pools",
     "cost": "Cost per accepted request at each demand point",
+    "classes": "Request classes",
     "cliff": "Latency cliff",
     "claim": "Claim vs decision",
     "uncertainty": "Uncertainty",
@@ -55,6 +59,13 @@ SECTIONS = {
     "warnings": "Warnings",
     "appendix": "Appendix: the scenario file",
 }
+
+OPTIONAL_SECTIONS = {
+    "pools": "a disaggregated system (systems[i].pools)",
+    "classes": "request classes (workload.classes)",
+    "uncertainty": "distributions, or samples asked for",
+}
+"""The sections of :data:`SECTIONS` a report has only when the scenario has (or the call asks for) what they show."""
 
 REPORT_CHART_PX = 560
 """Width of a report chart whose specification leaves it open [px]: fits an A4 or Letter page and scales down on a

@@ -23,7 +23,8 @@ import datetime as dt
 from rackcost.evaluation.chain import evaluate_apis, evaluate_systems, mark_unserved
 from rackcost.evaluation.results import result_tables
 from rackcost.evaluation.servable import servable
-from rackcost.reporting.blocks import EVALUATING, SAMPLING, Report, ReportProgress
+from rackcost.reporting.blocks import EVALUATING, SAMPLING, Report, ReportProgress, Section
+from rackcost.reporting.breakdowns import classes_section, kv_limit_notes, pools_section
 from rackcost.reporting.charts import chart_subset
 from rackcost.reporting.input_sections import appendix_section, provenance_section, scenario_section
 from rackcost.reporting.result_sections import (
@@ -126,13 +127,17 @@ def build_report(
     asked, samples_note = (samples, "") if samples is not None else report_samples(scenario)
     n = asked if uncertain else None
     # the sections of the model's result first, the summary (which needs the Monte Carlo) put before them after
-    results = [
+    # the pools and classes sections only where the scenario has them (None otherwise)
+    optional = [
         scenario_section(given),
-        systems_section(scenario, result, outcomes, subset),
+        systems_section(scenario, result, outcomes, subset, kv_limit_notes(scenario, outcomes)),
+        pools_section(scenario, result),
         cost_section(scenario, result, subset),
+        classes_section(scenario, result),
         cliff_section(scenario, result, outcomes, subset),
         claim_section(result, subset),
     ]
+    results: list[Section] = [s for s in optional if s is not None]
     say(EVALUATING, 1, 1)
     mc = None
     if n is not None:

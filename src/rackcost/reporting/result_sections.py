@@ -228,7 +228,11 @@ CLIFF_COLUMNS = tuple(
 """Columns of the latency-cliff table."""
 
 
-def systems_section(scenario: Scenario, result: Any, outcomes: list[Any], subset: ChartSubset) -> Section:
+def systems_section(
+    scenario: Scenario, result: Any, outcomes: list[Any], subset: ChartSubset, kv_notes: list[str] | None = None
+) -> Section:
+    """The systems and their fleets: the table, where KV-cache memory caps an operating point (``kv_notes``,
+    :func:`rackcost.reporting.breakdowns.kv_limit_notes`), and the operating-point curves."""
     rows = result.records["systems"]
     points = result.records["points"]
     sizing = scenario.sizing_point.name
@@ -254,6 +258,16 @@ def systems_section(scenario: Scenario, result: Any, outcomes: list[Any], subset
         ),
         table,
     ]
+    if kv_notes:
+        blocks += [
+            Paragraph(
+                "KV-cache memory limits the operating point: a replica's memory holds fewer requests in flight than "
+                "some operating points that meet the SLO, so the fleet runs at a batch the memory holds, which may "
+                "need more replicas than the curve alone would.",
+                strong=True,
+            ),
+            Bullets(list(kv_notes)),
+        ]
     if outcomes:
         drawn = drawn_outcomes(outcomes, subset)
         blocks += [
