@@ -24,7 +24,9 @@ from typer.testing import CliRunner
 import rackcost
 from rackcost.analysis.montecarlo import evaluate_samples
 from rackcost.cli import app
+from rackcost.evaluation.chain import evaluate_systems
 from rackcost.importers import read_inferencex, read_inferencex_paths
+from rackcost.model import routing
 from rackcost.model.disaggregation import (
     joint_accepted_rps,
     kv_transfer_ms,
@@ -32,7 +34,9 @@ from rackcost.model.disaggregation import (
     prefill_budget_s,
     split_miss_target,
 )
+from rackcost.model.pool_fleet import pool_slo
 from rackcost.scenario.loading import scenario_from_dict
+from rackcost.scenario.unpack import slo_inputs
 from rackcost.scenario.unpack_pools import transfer_bytes_per_request
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -406,8 +410,36 @@ def test_reconcile_refuses_a_modelled_disaggregated_system_and_says_why() -> Non
     assert "disaggregated (pools)" in " ".join(result.stderr.split())
 
 
-def test_site_says_it_does_not_budget_two_pools(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["site", str(SCENARIO), "--max-it-power-kw", "100"])
+def test_site_splits_the_budget_between_the_pools_for_the_most_capacity() -> None:
+    scenario = rackcost.load_scenario(SCENARIO)
+    rows = {r["system"]: r for r in rackcost.site_budget(scenario, 1000.0)}
+    aggregated, pooled = rows["A"], rows["A disaggregated"]
+    assert aggregated["prefill_replicas"] is None and aggregated["decode_replicas"] is None
+    n_p, n_d = pooled["prefill_replicas"], pooled["decode_replicas"]
+    assert n_p >= 1 and n_d >= 1 and n_p + n_d == pooled["max_replicas"]
+    assert pooled["rated_it_kw"] <= 1000.0
+    # the system's capacity is the smaller pool's, each pool at its own point, part of the SLO and service time
+    outcome = next(o for o in evaluate_systems(scenario) if o.inputs.name == "A disaggregated")
+    slo = slo_inputs(scenario)
+
+    def capacity(role: str, n: int) -> float:
+        point, fleet = getattr(outcome.chosen, role), outcome.fleet.pool(role)
+        miss = pool_slo(slo, outcome.inputs.pools, role).miss_target_fraction
+        return float(
+            routing.capacity_at_slo("pooled", n, point.concurrency, fleet.service_s[0, 0], point.budget_s, miss)
+        )
+
+    both = min(capacity("prefill", n_p), capacity("decode", n_d))
+    assert pooled["capacity_at_slo_rps"] == pytest.approx(both, rel=1e-12)
+    # moving one replica between the pools (the same power here: both pools' replicas are alike) carries no more
+    assert min(capacity("prefill", n_p + 1), capacity("decode", n_d - 1)) <= both
+    assert min(capacity("prefill", n_p - 1), capacity("decode", n_d + 1)) <= both
+    result = runner.invoke(app, ["site", str(SCENARIO), "--max-it-power-kw", "1000"])
+    assert result.exit_code == 0, result.output
+    assert f"{n_p} prefill + {n_d} decode" in " ".join(result.output.split())
+
+
+def test_site_says_when_the_budget_holds_no_pair_of_pools() -> None:
+    result = runner.invoke(app, ["site", str(SCENARIO), "--max-it-power-kw", "10"])
     assert result.exit_code == 1 and "Traceback" not in result.output
-    words = " ".join(result.stderr.split())
-    assert "systems[1].pools" in words and "is disaggregated" in words
+    assert "holds no pair of a prefill and a decode replica of A disaggregated" in " ".join(result.stderr.split())

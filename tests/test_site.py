@@ -27,10 +27,12 @@ import rackcost
 from rackcost.cli import app
 from rackcost.model import routing
 from rackcost.model.site import (
+    best_pool_split,
     fleet_rated_w,
     max_replicas_within_power,
     per_megawatt,
     serving_replicas_within,
+    serving_within_many,
     unserved_rps,
 )
 from rackcost.model.sizing import provisioned_replicas
@@ -161,7 +163,8 @@ def test_the_pure_module_imports_only_the_numeric_core() -> None:
             imported.add(node.module)
         elif isinstance(node, ast.Import):
             imported.update(a.name for a in node.names)
-    assert imported <= {"__future__", "numpy", "numpy.typing", "rackcost.model.power", "rackcost.model.sizing"}
+    standard = {"__future__", "collections.abc", "dataclasses"}  # the standard library's pure parts
+    assert imported <= standard | {"numpy", "numpy.typing", "rackcost.model.power", "rackcost.model.sizing"}
 
 
 # --------------------------------------------------------------------------- rackcost.site_budget
@@ -301,3 +304,78 @@ def test_cli_site_below_one_replica_is_one_line_per_system_and_exit_1(tmp_path: 
     assert "Traceback" not in out.output
     unset = runner.invoke(app, ["site", str(path)])
     assert unset.exit_code == 1 and "not set" in unset.output
+
+
+# --------------------------------------------------------------------------- a disaggregated system's two pools
+
+_packing = st.tuples(
+    st.integers(1, 4),  # accelerators per replica
+    st.sampled_from([4, 8]),  # accelerators per node
+    st.integers(1, 4),  # nodes per rack
+    st.floats(300.0, 1200.0),  # accelerator rated W
+    st.floats(0.0, 3000.0),  # host W
+    st.floats(0.0, 5000.0),  # rack overhead W
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    _packing,
+    _packing,
+    st.floats(5_000.0, 60_000.0),
+    st.floats(0.5, 3.0),
+    st.floats(0.5, 3.0),
+    st.sampled_from([1.0, 0.9]),
+    st.integers(0, 1),
+)
+def test_the_pool_split_is_the_best_of_every_pair_within_the_limit(
+    prefill, decode, limit_w, per_prefill, per_decode, availability, spares
+) -> None:
+    """Brute force over every (prefill, decode) pair whose rated power fits: none carries more than the split, and
+    the split itself fits. Capacities concave in the serving replicas, as M/M/k capacities at SLO are."""
+
+    def cap_p(n: np.ndarray) -> np.ndarray:
+        return per_prefill * np.sqrt(n) * n
+
+    def cap_d(n: np.ndarray) -> np.ndarray:
+        return per_decode * n
+
+    split = best_pool_split(limit_w, prefill, decode, cap_p, cap_d, availability, spares)
+    best = 0.0
+    fits_any = False
+    for n_p in range(1, 200):
+        if float(fleet_rated_w(n_p, *prefill)) > limit_w * (1 + 1e-12):
+            break
+        for n_d in range(1, 200):
+            rated = float(fleet_rated_w(n_p, *prefill)) + float(fleet_rated_w(n_d, *decode))
+            if rated > limit_w * (1 + 1e-12):
+                break
+            fits_any = True
+            s_p = serving_replicas_within(n_p, availability, spares)
+            s_d = serving_replicas_within(n_d, availability, spares)
+            if s_p > 0 and s_d > 0:
+                best = max(best, min(float(cap_p(np.array(s_p))), float(cap_d(np.array(s_d)))))
+    if not fits_any:
+        assert split is None
+        return
+    assert split is not None
+    assert split.rated_w <= limit_w * (1 + 1e-12)
+    assert split.capacity_rps == pytest.approx(best, rel=1e-12, abs=0.0)
+    assert split.prefill_serving == serving_replicas_within(split.prefill_replicas, availability, spares)
+
+
+def test_a_larger_site_never_carries_less_for_two_pools() -> None:
+    one = (1, 1, 1, 1000.0, 0.0, 0.0)
+    carried = [
+        best_pool_split(kw * 1000.0, one, one, lambda n: 2.0 * n, lambda n: 3.0 * n).capacity_rps  # type: ignore[union-attr]
+        for kw in range(2, 40)
+    ]
+    assert all(b >= a for a, b in zip(carried, carried[1:], strict=False))
+    assert best_pool_split(1999.0, one, one, lambda n: 2.0 * n, lambda n: 3.0 * n) is None  # no pair fits
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 500), st.floats(0.5, 1.0), st.integers(0, 3))
+def test_serving_within_many_is_the_scalar_rule(provisioned: int, availability: float, spares: int) -> None:
+    many = serving_within_many(np.array([provisioned]), availability, spares)
+    assert int(many[0]) == serving_replicas_within(provisioned, availability, spares)

@@ -15,7 +15,10 @@ from rackcost.evaluation.chain import evaluate_systems
 from rackcost.evaluation.columns import column_names, in_order
 from rackcost.evaluation.servable import served_for
 from rackcost.model import routing
+from rackcost.model.outcomes import SystemOutcome
+from rackcost.model.pool_fleet import PooledChosen, PooledFleet, pool_slo
 from rackcost.model.site import (
+    best_pool_split,
     fleet_rated_w,
     max_replicas_within_power,
     per_megawatt,
@@ -79,16 +82,19 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
     rows = []
     problems = []
     scenario = served_for(scenario, "site")[0]  # a system it cannot serve with is left out, with a warning
-    for index, o in zip(scenario.hardware_indices, evaluate_systems(scenario), strict=True):
+    for o in evaluate_systems(scenario):
         inp = o.inputs
-        if inp.pools is not None:  # two pools sharing one budget: not computed, rather than a wrong fleet
-            problems.append(
-                Problem(
-                    f"systems[{index}].pools",
-                    f"{inp.name} is disaggregated: the largest fleet of two pools within one power budget is not "
-                    "computed; evaluate it, or leave it out of the scenario for rackcost site",
+        if inp.pools is not None:  # two pools sharing the budget: the split that carries the most
+            pooled = _pooled_row(scenario, o, site_kw)
+            if pooled is None:
+                problems.append(
+                    Problem(
+                        SITE_PATH,
+                        f"{site_kw:,.6g} kW holds no pair of a prefill and a decode replica of {inp.name}",
+                    )
                 )
-            )
+            else:
+                rows.append(pooled)
             continue
         packing = (
             inp.accelerators_per_replica,
@@ -134,6 +140,8 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
                     "racks": int(racks),
                     "rated_it_kw": float(fleet_rated_w(replicas, *packing)) / W_PER_KW,
                     "sized_rated_it_kw": o.provisioned_it_kw,
+                    "prefill_replicas": None,
+                    "decode_replicas": None,
                     "capacity_at_slo_rps": capacity,
                     "accepted_rps_per_mw": float(per_megawatt(capacity, site_kw)),
                     "output_tokens_per_s_per_mw": float(per_megawatt(capacity * output_tokens, site_kw)),
@@ -145,3 +153,78 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
     if problems:
         raise ScenarioError(problems)
     return rows
+
+
+def _pooled_row(scenario: Scenario, o: SystemOutcome, site_kw: float) -> dict[str, Any] | None:
+    """The site row of a disaggregated system: the split of the budget between its pools that carries the most
+    within the SLO (:func:`rackcost.model.site.best_pool_split`), each pool at its chosen point, its part of the SLO
+    and the fleet's redundancy; None when no pair of replicas fits."""
+    inp, chosen, fleet = o.inputs, o.chosen, o.fleet
+    pools = inp.pools
+    assert pools is not None and isinstance(chosen, PooledChosen) and isinstance(fleet, PooledFleet)
+    slo = slo_inputs(scenario)
+    parts = {
+        "prefill": (pools.prefill, chosen.prefill, fleet.pool("prefill")),
+        "decode": (pools.decode, chosen.decode, fleet.pool("decode")),
+    }
+
+    def packing(role: str) -> tuple[int, int, int, float, float, float]:
+        pool, _, pool_fleet = parts[role]
+        return (
+            pool.accelerators_per_replica,
+            pool.accelerators_per_node,
+            int(pool_fleet.nodes_per_rack_effective[0, 0]),
+            pool.rated_w,
+            pool.host_rated_w,
+            pool.rack_overhead_w,
+        )
+
+    def capacity(role: str) -> Any:
+        _, point, pool_fleet = parts[role]
+        miss = pool_slo(slo, pools, role).miss_target_fraction
+        service_s = float(pool_fleet.service_s[0, 0])
+        routed = scenario.fleet.routing.value
+        return lambda n: routing.capacity_at_slo(routed, n, point.concurrency, service_s, point.budget_s, miss)
+
+    fleet_block = scenario.fleet
+    split = best_pool_split(
+        site_kw * W_PER_KW,
+        packing("prefill"),
+        packing("decode"),
+        capacity("prefill"),
+        capacity("decode"),
+        fleet_block.replica_availability_fraction,
+        fleet_block.spare_replicas,
+    )
+    if split is None:
+        return None
+    counts = {"prefill": split.prefill_replicas, "decode": split.decode_replicas}
+    packed = {role: pack_racks(counts[role], *packing(role)[:3]) for role in parts}
+    capacity_rps = split.capacity_rps
+    return in_order(
+        {
+            "system": inp.name,
+            "max_it_power_kw": site_kw,
+            "max_replicas": split.prefill_replicas + split.decode_replicas,
+            "serving_replicas": split.prefill_serving + split.decode_serving,
+            "accelerators": sum(counts[r] * parts[r][0].accelerators_per_replica for r in parts),
+            "nodes": int(sum(packed[r][0] for r in parts)),
+            "racks": int(sum(packed[r][1] for r in parts)),
+            "rated_it_kw": split.rated_w / W_PER_KW,
+            "sized_rated_it_kw": o.provisioned_it_kw,
+            "prefill_replicas": split.prefill_replicas,
+            "decode_replicas": split.decode_replicas,
+            "capacity_at_slo_rps": capacity_rps,
+            "accepted_rps_per_mw": float(per_megawatt(capacity_rps, site_kw)),
+            "output_tokens_per_s_per_mw": float(
+                per_megawatt(capacity_rps * scenario.workload.output_tokens_per_request, site_kw)
+            ),
+            "unserved_rps": {
+                d.name: float(u)
+                for d, u in zip(
+                    scenario.demand, unserved_rps([d.arrival_rps for d in scenario.demand], capacity_rps), strict=True
+                )
+            },
+        },
+        SITE_NAMES,
+    )

@@ -105,7 +105,12 @@ def _print(out: Any, scenario_name: str, rows: list[dict[str, Any]]) -> None:
     cells = [
         [
             escape(row["system"]),
-            f"{row['max_replicas']:,} ({row['serving_replicas']:,})",
+            f"{row['max_replicas']:,} ({row['serving_replicas']:,})"
+            + (
+                ""
+                if row["prefill_replicas"] is None
+                else f": {row['prefill_replicas']:,} prefill + {row['decode_replicas']:,} decode"
+            ),
             f"{row['accelerators']:,}",
             f"{row['racks']:,}",
             power_kw(row["rated_it_kw"]),

@@ -384,6 +384,11 @@ _SITE = [
     _c("site", "rated_it_kw", "kW", "rated IT power", "its rated (provisioned) IT power, at most the budget"),
     _c("site", "sized_rated_it_kw", "kW", "rated IT power as sized",
         "rated IT power of the fleet `rackcost evaluate` sizes for the demand, for comparison"),
+    _c("site", "prefill_replicas", "replicas", "prefill replicas",
+        "a disaggregated system: of `max_replicas`, the prefill pool's, in the split of the budget that carries the "
+        "most within the SLO (empty for an aggregated system)", kind="count"),
+    _c("site", "decode_replicas", "replicas", "decode replicas",
+        "a disaggregated system: of `max_replicas`, the decode pool's (empty for an aggregated system)", kind="count"),
     _c("site", "capacity_at_slo_rps", "requests/s", "capacity at SLO",
         "the largest arrival rate the serving replicas carry within the SLO"),
     _c("site", "accepted_rps_per_mw", "requests/s/MW", "capacity per MW", "`capacity_at_slo_rps` per MW of the budget"),

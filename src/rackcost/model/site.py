@@ -9,12 +9,17 @@ numbers, what the largest fleet of a system is under that limit and what it serv
 2. :func:`serving_replicas_within`: of those, the replicas that serve once redundancy holds some back (the
    inverse of :func:`rackcost.model.sizing.provisioned_replicas`);
 3. :func:`per_megawatt` and :func:`unserved_rps`: the capacity at SLO of the serving replicas
-   (:func:`rackcost.model.routing.capacity_at_slo`) per MW of the site, and the demand above it.
+   (:func:`rackcost.model.routing.capacity_at_slo`) per MW of the site, and the demand above it;
+4. :func:`best_pool_split`: for a disaggregated system, the prefill and decode replica counts within the limit
+   whose system carries the most within the SLO (every request passes both pools, so the smaller capacity).
 
 The face that reads a scenario is :func:`rackcost.analysis.site_budget.site_budget`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -25,6 +30,8 @@ from rackcost.model.sizing import pack_racks, provisioned_replicas
 __all__ = [
     "KW_PER_MW",
     "POWER_TOLERANCE_FRACTION",
+    "PoolSplit",
+    "best_pool_split",
     "fleet_rated_w",
     "max_replicas_within_power",
     "per_megawatt",
@@ -179,3 +186,128 @@ def unserved_rps(demand_rps: ArrayLike, capacity_rps: ArrayLike) -> NDArray[np.f
     [0.0, 8.0]
     """
     return np.maximum(np.asarray(demand_rps, dtype=float) - np.asarray(capacity_rps, dtype=float), 0.0)
+
+
+def serving_within_many(
+    provisioned: ArrayLike, availability_fraction: float = 1.0, spare_replicas: int = 0
+) -> NDArray[np.int64]:
+    """:func:`serving_replicas_within` of each of an array of provisioned counts (the same rule, vectorised)."""
+    n = np.asarray(provisioned, dtype=np.int64)
+    room = n - spare_replicas
+    s = np.maximum(np.floor(np.maximum(room, 0) * availability_fraction + 1e-9).astype(np.int64), 0)
+    for _ in range(4):  # the floor is within a replica of the answer; each pass moves every element at most one
+        over = (s > 0) & (provisioned_replicas(s, availability_fraction, spare_replicas) > n)
+        s = s - over
+        under = provisioned_replicas(s + 1, availability_fraction, spare_replicas) <= n
+        s = s + under
+    return np.where(room > 0, s, 0).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class PoolSplit:
+    """The best split of a site's power between a disaggregated system's two pools (:func:`best_pool_split`).
+
+    Attributes
+    ----------
+    prefill_replicas, decode_replicas
+        Provisioned replicas of each pool [-].
+    prefill_serving, decode_serving
+        Of those, the replicas that serve (redundancy held back in each pool) [-].
+    rated_w
+        Rated IT power of both pools [W].
+    capacity_rps
+        The system's capacity at SLO, the smaller of the two pools' [requests/s].
+    """
+
+    prefill_replicas: int
+    decode_replicas: int
+    prefill_serving: int
+    decode_serving: int
+    rated_w: float
+    capacity_rps: float
+
+
+Packing = tuple[int, int, int, float, float, float]
+"""A pool's packing for :func:`fleet_rated_w`: accelerators per replica and node, nodes per rack, and the rated
+power of an accelerator, a node's host and a rack's overhead."""
+
+
+def best_pool_split(
+    limit_w: float,
+    prefill: Packing,
+    decode: Packing,
+    prefill_capacity_rps: Callable[[NDArray[np.int64]], NDArray[np.float64]],
+    decode_capacity_rps: Callable[[NDArray[np.int64]], NDArray[np.float64]],
+    availability_fraction: float = 1.0,
+    spare_replicas: int = 0,
+) -> PoolSplit | None:
+    """The prefill and decode replica counts within a site's limit whose system carries the most within the SLO.
+
+    Every request passes both pools, so the system carries the smaller of the two capacities. Each pool is packed
+    into racks of its own (as :func:`rackcost.model.pool_fleet.combine_fleets` adds them) and keeps the fleet's
+    redundancy. For every prefill count that leaves room for one decode replica, the decode pool takes the most
+    replicas the rest of the power holds (more never lowers its capacity); of these pairs the one with the largest
+    capacity wins, then the lower rated power, then fewer prefill replicas. Exhaustive over the prefill counts, in
+    one vectorised pass (the counts are at most the limit over one replica's rated power).
+
+    Parameters
+    ----------
+    limit_w
+        The site's IT power limit, > 0 [W].
+    prefill, decode
+        Each pool's packing (:data:`Packing`).
+    prefill_capacity_rps, decode_capacity_rps
+        Each pool's capacity at SLO for an array of serving replica counts, each >= 1 [requests/s].
+    availability_fraction, spare_replicas
+        The fleet's redundancy, applied to each pool [-].
+
+    Returns
+    -------
+    PoolSplit or None
+        None when not even one replica of each pool fits.
+
+    Examples
+    --------
+    Pools of one-accelerator replicas of 1,000 W (no host or rack power), a 10 kW site: a prefill replica carries
+    2 requests/s and a decode replica 3, so 6 prefill and 4 decode replicas carry 12/s each, the most any split of
+    10 replicas carries:
+
+    >>> one = (1, 1, 1, 1000.0, 0.0, 0.0)
+    >>> split = best_pool_split(10_000.0, one, one, lambda n: 2.0 * n, lambda n: 3.0 * n)
+    >>> split.prefill_replicas, split.decode_replicas, split.capacity_rps
+    (6, 4, 12.0)
+    """
+    max_decode = max_replicas_within_power(limit_w, *decode)
+    if max_decode == 0:
+        return None
+    rated_decode = fleet_rated_w(np.arange(max_decode + 1), *decode)
+    room_w = limit_w - float(rated_decode[1])
+    if room_w <= 0:
+        return None
+    max_prefill = max_replicas_within_power(room_w, *prefill)
+    if max_prefill == 0:
+        return None
+    n_p = np.arange(1, max_prefill + 1)
+    rated_prefill = fleet_rated_w(n_p, *prefill)
+    ceiling = limit_w * (1.0 + POWER_TOLERANCE_FRACTION)
+    n_d = np.searchsorted(rated_decode, ceiling - rated_prefill, side="right") - 1  # rated power rises with replicas
+    n_d = np.clip(n_d, 0, max_decode)
+    serving_p = serving_within_many(n_p, availability_fraction, spare_replicas)
+    serving_d = serving_within_many(n_d, availability_fraction, spare_replicas)
+    both = (serving_p > 0) & (serving_d > 0)
+    capacity = np.zeros(n_p.shape)
+    if both.any():
+        capacity[both] = np.minimum(
+            np.asarray(prefill_capacity_rps(serving_p[both]), dtype=float),
+            np.asarray(decode_capacity_rps(serving_d[both]), dtype=float),
+        )
+    rated = rated_prefill + rated_decode[n_d]
+    best = int(np.lexsort((n_p, rated, -capacity))[0])
+    return PoolSplit(
+        prefill_replicas=int(n_p[best]),
+        decode_replicas=int(n_d[best]),
+        prefill_serving=int(serving_p[best]),
+        decode_serving=int(serving_d[best]),
+        rated_w=float(rated[best]),
+        capacity_rps=float(capacity[best]),
+    )
