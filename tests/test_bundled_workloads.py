@@ -117,9 +117,7 @@ def test_the_kv_transfer_is_the_mla_cache_over_one_nic(disagg_result) -> None:
 
 
 def test_the_pools_add_up_to_the_disaggregated_system(disagg_result) -> None:
-    points = {
-        p["demand_point"]: p for p in disagg_result.records["points"] if p["system"] == "DGX B200 disaggregated"
-    }
+    points = {p["demand_point"]: p for p in disagg_result.records["points"] if p["system"] == "DGX B200 disaggregated"}
     for name, point in points.items():
         pools = [p for p in disagg_result.records["pools"] if p["demand_point"] == name]
         assert {p["pool"] for p in pools} == {"prefill", "decode"}
