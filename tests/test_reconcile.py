@@ -138,7 +138,9 @@ def _every_bundled_system():
     for path in bundled_scenarios():
         scenario = rackcost.load_scenario(path)
         for system in scenario.systems:
-            if system.api is None:  # an API system has no GPUs to reconcile (its refusal is tested below)
+            # an API system has no GPUs to reconcile (its refusal is tested below); a disaggregated one is modelled
+            # from two curves where InferenceX prices one measured deployment (its refusal is tested below too)
+            if system.api is None and system.pools is None:
                 yield pytest.param(path.stem, system.name, id=f"{path.stem}:{system.name}")
 
 
@@ -384,3 +386,12 @@ def test_an_api_system_is_refused_with_a_reason():
     scenario = rackcost.load_scenario(rackcost.bundled_scenario_path("deepseek-r1-own-vs-rent-vs-api.yaml"))
     with pytest.raises(ValueError, match="API system"):
         reconcile(scenario, "DeepSeek API (deepseek-reasoner)", 3.3)
+
+
+def test_a_disaggregated_bundled_system_is_refused_with_a_reason():
+    # docs/model.md, "Disaggregated prefill and decode": InferenceX prices one measured deployment, a system of pools
+    # is modelled from two curves; its aggregated neighbour in the same file reconciles
+    scenario = rackcost.load_scenario(bundled_scenario_path("deepseek-r1-b200-aggregated-vs-disaggregated"))
+    with pytest.raises(ValueError, match=r"disaggregated \(pools\)"):
+        reconcile(scenario, "DGX B200 disaggregated", 2.34)
+    assert reconcile(scenario, "DGX B200 aggregated", 2.34) is not None
