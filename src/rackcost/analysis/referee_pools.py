@@ -446,8 +446,9 @@ def simulate_pools(
     out["simulated_ttft_p50_ms"], out["simulated_ttft_p50_ms_ci95_halfwidth"] = p50, p50_half
     out["simulated_dropped_fraction"] = est["dropped_fraction"]
     notes = [
-        f"disaggregated: {p_replicas} prefill replicas x {p_slots} slots, a {pools.transfer_ms:.3g} ms KV transfer, "
-        f"{d_replicas} decode replicas x {d_slots} slots, each pool under {route} routing"
+        f"disaggregated: {p_replicas} prefill replica{'' if p_replicas == 1 else 's'} x {p_slots} slots, a "
+        f"{pools.transfer_ms:.3g} ms KV transfer, {d_replicas} decode replica{'' if d_replicas == 1 else 's'} x "
+        f"{d_slots} slots, each pool under {route} routing"
     ]
     for role, c, k in (
         ("prefill", chosen.prefill.concurrency, p_slots),

@@ -223,11 +223,13 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
         which = ""
         if "class" in row:  # a scenario with request classes: the mix's row (class None), then each class's
             which = ", the mix" if row["class"] is None else f", class {escape(row['class'])}"
-        fleet = f"{row['replicas_serving']} replicas x {row['slots_per_replica']} slots"
+        fleet = f"{_replicas(row['replicas_serving'])} x {row['slots_per_replica']} slots"
         if row.get("layout") == "disaggregated":  # its two pools, each with its own replicas and batch
+            prefill = _replicas(row["prefill_replicas_serving"], "prefill ")
+            decode = _replicas(row["decode_replicas_serving"], "decode ")
             fleet = (
-                f"{row['prefill_replicas_serving']} prefill replicas x {row['prefill_slots_per_replica']} slots, "
-                f"{row['decode_replicas_serving']} decode replicas x {row['decode_slots_per_replica']} slots"
+                f"{prefill} x {row['prefill_slots_per_replica']} slots, "
+                f"{decode} x {row['decode_slots_per_replica']} slots"
             )
         title = (
             f"{escape(row['system'])} at {escape(row['demand_point'])}{which}: {fleet}, {num(row['arrival_rps'])} rps, "
@@ -413,3 +415,8 @@ def _measured_scenario(into: Path, point: str | None, stats: Any, trace_name: st
 
 COMMANDS = (simulate, trace)
 """The commands of this module, in the order ``rackcost --help`` lists them."""
+
+
+def _replicas(count: int, role: str = "") -> str:
+    """``1 replica`` or ``N replicas``, with a pool's role before the noun (``2 prefill replicas``)."""
+    return f"{count} {role}replica{'' if count == 1 else 's'}"
