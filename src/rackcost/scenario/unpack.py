@@ -7,12 +7,13 @@ the model never see a path or a pydantic object.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
 
+from rackcost.model.class_ttft import StratifiedLaw, cdf_law, fixed_law, gamma_law, lognormal_law, stack_laws
 from rackcost.model.classes import ClassMix, mix_curve_factors
 from rackcost.model.inputs import CostInputs, FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.memory import (
@@ -26,7 +27,7 @@ from rackcost.model.operating_point import candidate_curve
 from rackcost.model.performance import Curve, build_curve
 from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.power_law import fit_for
-from rackcost.scenario.class_blocks import RequestClass, token_moments
+from rackcost.scenario.class_blocks import Lengths, RequestClass, token_moments
 from rackcost.scenario.schema import DemandPoint, Scenario, System
 from rackcost.scenario.systems import OperatingPoint
 from rackcost.units import BYTES_PER_GIB, W_PER_KW
@@ -105,7 +106,27 @@ def class_mix(scenario: Scenario) -> ClassMix | None:
         tpot_limit_ms=np.array([own(c, "tpot_limit_ms") for c in classes]),
         e2e_limit_ms=np.array([own(c, "e2e_limit_ms") for c in classes]),
         attainment_fraction=np.array([own(c, "attainment_fraction") for c in classes]),
+        input_law=input_law(classes),
     )
+
+
+def input_law(classes: Sequence[RequestClass]) -> StratifiedLaw | None:
+    """Each class's input length over its mean as a stratified law (:mod:`rackcost.model.class_ttft`), or None
+    where every class has one input length (a plain number or ``{lengths: fixed}``)."""
+    laws = [_length_law(c.input_tokens) for c in classes]
+    return None if all(law is None for law in laws) else stack_laws([law or fixed_law() for law in laws])
+
+
+def _length_law(count: float | Lengths) -> StratifiedLaw | None:
+    """A token count's law over its mean; None for one length."""
+    if not isinstance(count, Lengths) or count.lengths == "fixed":
+        return None
+    if count.lengths == "cdf":
+        assert count.table is not None  # the schema's _kind_fields
+        law = cdf_law([row[0] for row in count.table], [row[1] for row in count.table])
+        return law if bool(law.spread) else None
+    assert count.cv is not None
+    return lognormal_law(count.cv) if count.lengths == "lognormal" else gamma_law(count.cv)
 
 
 def fleet_policy(scenario: Scenario) -> FleetPolicy:

@@ -1,0 +1,279 @@
+"""The p99 TTFT of a request class whose input lengths spread (issue 23, "Real workloads", item 2). Pure numpy.
+
+A request of class ``k`` with uncached input ``u_i`` waits ``W`` in the shared queue and then prefills for ``X_i =
+Y_i rho_k TTFT(n)``, ``Y_i = u_i / E[u]`` its input over its class's mean (mean 1) and ``n`` the occupancy it starts
+at (:mod:`rackcost.model.occupancy`). Its TTFT is ``X_i + W``. The queue's wait has an atom at 0 of ``1 - C'`` (``C'``
+the share that waits, :func:`rackcost.model.occupancy.waiting_share`) and the model's exponential tail, ``P(W > t) =
+C' exp(-theta t)`` (``theta`` the conditional wait's decay rate divided by the service's stretch,
+:func:`rackcost.model.burstiness.wait_stretch`). A request that waits starts when a slot frees, on a full replica
+(occupancy ``c``); one that does not starts at the occupancy it finds. So::
+
+    P(TTFT > t) = (1 - C') sum_j w_j P(Y x_j > t) + C' P(Y x_c + W' > t),   W' ~ Exp(theta)
+
+with ``x_c = rho_k TTFT(c)`` and ``x_j = rho_k TTFT(n_j)``, ``n_j`` the start occupancy of a request that does not
+wait at the levels :data:`NO_WAIT_LEVELS` (weights :data:`NO_WAIT_WEIGHTS`: strata of that law, the top one at its
+99th percentile). ``Y`` is independent of the queue (a request's length does not choose its slot; its *holding
+time* does enter the queue, through the mix's spread).
+
+``Y``'s law is a *stratified* one (:class:`StratifiedLaw`): a list of probability levels and the length at each, the
+law uniform between consecutive nodes and a point mass where two nodes share a length. That is exactly how a CDF
+table is read (:func:`rackcost.model.classes.cdf_moments`: the first row a point mass, each later increment uniform),
+and for a lognormal or gamma law it is its quantile function at the fixed levels :data:`QUANTILE_LEVELS`, linear
+between them (the 99th percentile is a node). With it both terms are closed form: ``P(Y x > t)`` is piecewise linear
+in ``t``, and the convolution of a uniform stratum ``[a, b]`` with the exponential is
+
+    P(U + W' > t) - P(U > t) = exp(-theta (t - min(b, t))) (1 - exp(-theta (min(b, t) - a))) / (theta (b - a))
+
+for ``a < t`` (0 else). The p99 is the root of ``P(TTFT > t) = 0.01``, found by a safeguarded Newton iteration
+(the derivative is closed form too: ``-(1 - C') f_nowait(t) - C' theta E(t)``) inside the bracket ``[0, x_max
+y_max + max(ln(C' / 0.01), 0) / theta]``, vectorised over classes, demand points and samples at once.
+
+A class of one input length (``Y = 1``) is not solved here: its p99 is today's closed form, ``rho_k TTFT(L) +
+w_99`` (``L`` the p99 start occupancy, ``w_99`` the queue's p99 wait), bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import gammaincinv, ndtri
+
+__all__ = [
+    "NO_WAIT_LEVELS",
+    "NO_WAIT_WEIGHTS",
+    "QUANTILE_LEVELS",
+    "StratifiedLaw",
+    "cdf_law",
+    "fixed_law",
+    "gamma_law",
+    "lognormal_law",
+    "stack_laws",
+    "sum_quantile_ms",
+]
+
+Array = NDArray[np.float64]
+
+QUANTILE_LEVELS = np.concatenate([np.linspace(0.0, 0.9, 19), 1.0 - 10.0 ** -np.linspace(1.2, 6.0, 25)])
+"""Probability levels at which a lognormal or gamma length law is read [-]: every 5% to 90%, then the tail at
+``1 - 10^-x`` for ``x`` from 1.2 to 6 in steps of 0.2 (the 99th percentile is a node); the mass above the last is
+spread over the last stratum (the law is closed at level 1 with the last length)."""
+
+NO_WAIT_LEVELS = np.array([0.1, 0.3, 0.5, 0.7, 0.85, 0.94, 0.99])
+"""Levels of the start-occupancy law of a request that does not wait at which its TTFT is read: the midpoints of
+strata of mass :data:`NO_WAIT_WEIGHTS`, the top one at the 99th percentile, so that a narrow input law tends to
+today's p99 at the p99 occupancy [-]."""
+NO_WAIT_WEIGHTS = np.array([0.2, 0.2, 0.2, 0.2, 0.1, 0.08, 0.02])
+"""Mass of each stratum of :data:`NO_WAIT_LEVELS` [-]; they add up to 1."""
+
+_NEWTON_STEPS = 100
+"""Most iterations of the safeguarded Newton root find (each halves the bracket at worst) [-]."""
+
+
+@dataclass(frozen=True)
+class StratifiedLaw:
+    """A length law as nodes ``(level, value)``: uniform between consecutive nodes, a point mass where two share a
+    value; levels from 0 to 1, values nondecreasing. Shape ``(..., M + 1)`` each (a leading class axis stacks
+    laws, :func:`stack_laws`).
+
+    Attributes
+    ----------
+    level_fraction
+        Cumulative probability at each node [-].
+    value
+        The length at each node, in units of the law's mean [-].
+    """
+
+    level_fraction: Array
+    value: Array
+
+    @property
+    def spread(self) -> NDArray[np.bool_]:
+        """Whether the law is not one point (shape ``(...)``)."""
+        return np.asarray(self.value[..., -1] > self.value[..., 0])
+
+
+def _closed(levels: Array, values: Array) -> StratifiedLaw:
+    """Nodes closed at level 1 with the last value, divided by the law's mean."""
+    levels = np.concatenate([levels[:-1], [1.0]]) if levels[-1] < 1.0 else levels
+    mass = np.diff(levels)
+    mean = float(np.sum(mass * (values[:-1] + values[1:]) / 2.0))
+    return StratifiedLaw(np.asarray(levels, dtype=float), np.asarray(values / mean, dtype=float))
+
+
+def fixed_law() -> StratifiedLaw:
+    """One length, the mean: a point mass at 1.
+
+    Examples
+    --------
+    >>> fixed_law().value.tolist(), bool(fixed_law().spread)
+    ([1.0, 1.0], False)
+    """
+    return StratifiedLaw(np.array([0.0, 1.0]), np.array([1.0, 1.0]))
+
+
+def lognormal_law(cv_fraction: float) -> StratifiedLaw:
+    """A lognormal length of coefficient of variation ``cv`` at :data:`QUANTILE_LEVELS`, over its mean.
+
+    Examples
+    --------
+    The 99th percentile of a lognormal of cv 1 is ``exp(-s^2 / 2 + 2.326 s)``, ``s^2 = ln 2``: 4.90 times the mean.
+
+    >>> law = lognormal_law(1.0)
+    >>> round(float(law.value[list(QUANTILE_LEVELS).index(0.99)]), 3)
+    4.9
+    """
+    sigma = math.sqrt(math.log1p(cv_fraction**2))
+    with np.errstate(divide="ignore"):
+        values = np.exp(-(sigma**2) / 2.0 + sigma * ndtri(QUANTILE_LEVELS))
+    return _closed(QUANTILE_LEVELS, values)
+
+
+def gamma_law(cv_fraction: float) -> StratifiedLaw:
+    """A gamma length of coefficient of variation ``cv`` (shape ``1 / cv^2``) at :data:`QUANTILE_LEVELS`, over its
+    mean.
+
+    Examples
+    --------
+    cv 1 is the exponential: its 99th percentile is ``ln 100`` times the mean.
+
+    >>> round(float(gamma_law(1.0).value[list(QUANTILE_LEVELS).index(0.99)]), 6) == round(math.log(100), 6)
+    True
+    """
+    shape = 1.0 / cv_fraction**2
+    return _closed(QUANTILE_LEVELS, gammaincinv(shape, QUANTILE_LEVELS) / shape)
+
+
+def cdf_law(tokens: ArrayLike, cumulative_fraction: ArrayLike) -> StratifiedLaw:
+    """An empirical CDF table read as :func:`rackcost.model.classes.cdf_moments` reads it: the first row's share a
+    point mass at its length, each later increment uniform since the row before; exact, over the table's mean.
+
+    Examples
+    --------
+    Half at 100 tokens, half uniform on 100 to 300 (mean 150):
+
+    >>> law = cdf_law([100, 300], [0.5, 1.0])
+    >>> law.level_fraction.tolist(), (law.value * 150).round(9).tolist()
+    ([0.0, 0.5, 1.0], [100.0, 100.0, 300.0])
+    """
+    t = np.asarray(tokens, dtype=float)
+    f = np.asarray(cumulative_fraction, dtype=float)
+    f = f / f[-1]
+    return _closed(np.concatenate([[0.0], f]), np.concatenate([t[:1], t]))
+
+
+def stack_laws(laws: list[StratifiedLaw]) -> StratifiedLaw:
+    """Laws of several classes as one of shape ``(K, M + 1)``: each padded with its last node (mass 0).
+
+    Examples
+    --------
+    >>> stack_laws([fixed_law(), cdf_law([100, 300], [0.5, 1.0])]).value.shape
+    (2, 3)
+    """
+    width = max(law.value.size for law in laws)
+
+    def pad(x: Array) -> Array:
+        return np.concatenate([x, np.full(width - x.size, x[-1])])
+
+    return StratifiedLaw(
+        np.stack([pad(law.level_fraction) for law in laws]), np.stack([pad(law.value) for law in laws])
+    )
+
+
+def _strata(law: StratifiedLaw) -> tuple[Array, Array, Array, Array, Array]:
+    """Lower and upper value, mass, inverse width (0 for a point) and point-mass flag of each stratum."""
+    lo, hi = law.value[..., :-1], law.value[..., 1:]
+    mass = np.diff(law.level_fraction, axis=-1)
+    width = hi - lo
+    point = width <= 0.0
+    inv = np.where(point, 0.0, 1.0 / np.where(point, 1.0, width))
+    return lo, hi, mass, inv, point.astype(float)
+
+
+def sum_quantile_ms(
+    law: StratifiedLaw,
+    no_wait_ms: ArrayLike,
+    wait_start_ms: ArrayLike,
+    waiting_fraction: ArrayLike,
+    decay_per_ms: ArrayLike,
+    q_fraction: float = 0.99,
+) -> Array:
+    """The ``q``-quantile of ``Y x + W`` (module docstring): a class's TTFT from its input law and the queue's wait
+    [ms].
+
+    Parameters
+    ----------
+    law
+        ``Y``, the input over its mean, shape ``(K, M + 1)`` (one law per class).
+    no_wait_ms
+        ``x_j``, the class's mean TTFT before queueing at the start occupancy of a request that does not wait, at
+        each of :data:`NO_WAIT_LEVELS`, shape ``(..., K, J)`` [ms].
+    wait_start_ms
+        ``x_c``, the same at the occupancy a waiting request starts at, shape ``(..., K)`` [ms].
+    waiting_fraction
+        ``C'``, the share of requests that wait, shape ``(..., 1)`` or ``(..., K)`` [-].
+    decay_per_ms
+        ``theta``, the decay rate of a waiting request's wait, same shape [1/ms].
+    q_fraction
+        Quantile level [-].
+
+    Returns
+    -------
+    ndarray
+        The quantile, shape ``(..., K)`` [ms].
+
+    Examples
+    --------
+    Exponential input (``Y`` of mean 1, gamma of cv 1) at 100 ms, every request waiting an exponential of mean 100
+    ms: the sum is a gamma of shape 2 and scale 100 ms, whose p99 solves ``(1 + t/100) exp(-t/100) = 0.01``,
+    663.8 ms (the grid's linear quantile puts it 0.1% above):
+
+    >>> law = stack_laws([gamma_law(1.0)])
+    >>> t = sum_quantile_ms(law, np.full((1, 7), 100.0), np.array([100.0]), np.array([1.0]), np.array([0.01]))
+    >>> round(float(t[0]), 1)
+    664.4
+    """
+    lo, hi, mass, inv, point = _strata(law)  # (K, M)
+    x_j = np.maximum(np.asarray(no_wait_ms, dtype=float), 1e-300)
+    x_c = np.maximum(np.asarray(wait_start_ms, dtype=float), 1e-300)
+    c_w = np.asarray(waiting_fraction, dtype=float)
+    theta = np.maximum(np.asarray(decay_per_ms, dtype=float), 1e-300)
+    x_c, c_w, theta = np.broadcast_arrays(x_c, c_w, theta)
+    tail = 1.0 - q_fraction
+    w_j = NO_WAIT_WEIGHTS
+    lo_j, hi_j, mass_j, inv_j, point_j = (a[:, None, :] for a in (lo, hi, mass, inv, point))  # (K, 1, M)
+
+    def tail_and_slope(t: Array) -> tuple[Array, Array]:
+        """``P(TTFT > t) - tail`` and its derivative in ``t``."""
+        y = (t[..., None] / x_j)[..., None]  # (..., K, J, 1)
+        above = np.clip((hi_j - y) * inv_j, 0.0, 1.0) + point_j * (lo_j > y)
+        inside = (y > lo_j) & (y < hi_j)
+        no_wait = np.sum(np.sum(mass_j * above, axis=-1) * w_j, axis=-1)
+        density = np.sum(np.sum(mass_j * inv_j * inside, axis=-1) * w_j / x_j, axis=-1)
+        a, b = lo * x_c[..., None], hi * x_c[..., None]  # (..., K, M) in ms
+        tt, th = t[..., None], theta[..., None]
+        past = np.maximum(tt - b, 0.0)
+        within = np.clip(np.minimum(b, tt) - a, 0.0, None)
+        spread = np.exp(-th * past) * -np.expm1(-th * within) * inv / (th * x_c[..., None])
+        lumps = point * (a <= tt) * np.exp(-th * np.maximum(tt - a, 0.0))
+        convolved = np.sum(mass * (spread + lumps), axis=-1)
+        above_c = np.sum(mass * (np.clip((b - tt) * inv / x_c[..., None], 0.0, 1.0) + point * (a > tt)), axis=-1)
+        p = (1.0 - c_w) * no_wait + c_w * (above_c + convolved)
+        return p - tail, -(1.0 - c_w) * density - c_w * theta * convolved
+
+    top = np.maximum(np.max(x_j, axis=-1), x_c) * law.value[..., -1]
+    low = np.zeros_like(top)
+    high = top + np.maximum(np.log(np.maximum(c_w, 1e-300) / tail), 0.0) / theta + 1e-9
+    t = high.copy()
+    for _ in range(_NEWTON_STEPS):
+        f, slope = tail_and_slope(t)
+        low = np.where(f >= 0.0, t, low)
+        high = np.where(f <= 0.0, t, high)
+        if np.all((np.abs(f) <= 1e-12 * tail) | (high - low <= 1e-12 * high)):
+            break
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = t - f / slope
+        t = np.where((step > low) & (step < high), step, (low + high) / 2.0)
+    return np.asarray(t, dtype=float)
