@@ -385,15 +385,18 @@ def _start_occupancy(
     service_s: NDArray[np.float64],
     variability: NDArray[np.float64],
     q_fraction: float | NDArray[np.float64] = TTFT_PERCENTILE_FRACTION,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    with_delay: bool = True,
+) -> tuple[NDArray[np.float64], Any]:
     """The p99 occupancy a request starts at on its replica (or its ``q_fraction``-quantile), for the queue the
     routing makes of the fleet (:func:`rackcost.model.occupancy.start_occupancy_quantile`) [requests], and that
-    queue's Erlang C [fraction]."""
+    queue's Erlang C [fraction] (None without ``with_delay``)."""
     if routes.check_routing(str(routing)).one_queue:
         pool, per_pool, load_erlangs = active * slots, active, rate_rps * service_s
     else:
         pool, per_pool, load_erlangs = slots, np.ones_like(active), rate_rps / active * service_s
     start = start_occupancy_quantile(q_fraction, per_pool, concurrency, pool, load_erlangs, variability)
+    if not with_delay:
+        return start, None
     pool, load_erlangs = np.broadcast_arrays(np.asarray(pool, dtype=float), np.asarray(load_erlangs, dtype=float))
     return start, erlang_c_checked(pool, load_erlangs)
 
@@ -453,7 +456,7 @@ def _spread_ttft_p99_ms(
     spread = np.flatnonzero(mix.input_law.spread)
     shape = np.shape(fixed_p99_ms)[:-1]
     levels = NO_WAIT_LEVELS.reshape((-1,) + (1,) * len(shape)) * (1.0 - waiting)
-    starts, _ = _start_occupancy(routing, active, concurrency, slots, rate, service_s, variability, levels)
+    starts, _ = _start_occupancy(routing, active, concurrency, slots, rate, service_s, variability, levels, False)
     no_wait_ms = np.moveaxis(load.latencies_at(starts)[0], 0, -1)  # (..., J)
     full_ms = load.latencies_at(np.broadcast_to(concurrency, shape))[0]
     rho = mix.ttft_ratio[spread]

@@ -7,6 +7,7 @@ the model never see a path or a pydantic object.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -113,20 +114,40 @@ def class_mix(scenario: Scenario) -> ClassMix | None:
 def input_law(classes: Sequence[RequestClass]) -> StratifiedLaw | None:
     """Each class's input length over its mean as a stratified law (:mod:`rackcost.model.class_ttft`), or None
     where every class has one input length (a plain number or ``{lengths: fixed}``)."""
-    laws = [_length_law(c.input_tokens) for c in classes]
-    return None if all(law is None for law in laws) else stack_laws([law or fixed_law() for law in laws])
+    return _stacked_law(tuple(_law_key(c.input_tokens) for c in classes))
 
 
-def _length_law(count: float | Lengths) -> StratifiedLaw | None:
-    """A token count's law over its mean; None for one length."""
+LawKey = tuple[str, float, tuple[tuple[float, float], ...]]
+
+
+def _law_key(count: float | Lengths) -> LawKey:
+    """What a token count's law depends on, hashable: its kind, cv and CDF table."""
     if not isinstance(count, Lengths) or count.lengths == "fixed":
+        return ("fixed", 0.0, ())
+    table = tuple((float(t), float(f)) for t, f in count.table) if count.table is not None else ()
+    return (count.lengths, 0.0 if count.cv is None else float(count.cv), table)
+
+
+@functools.lru_cache(maxsize=64)
+def _stacked_law(keys: tuple[LawKey, ...]) -> StratifiedLaw | None:
+    """The classes' laws stacked (:func:`rackcost.model.class_ttft.stack_laws`), once per set of laws (a scenario
+    is unpacked several times an evaluation)."""
+    laws = [_length_law(*key) for key in keys]
+    if all(law is None for law in laws):
         return None
-    if count.lengths == "cdf":
-        assert count.table is not None  # the schema's _kind_fields
-        law = cdf_law([row[0] for row in count.table], [row[1] for row in count.table])
+    stacked = stack_laws([law or fixed_law() for law in laws])
+    stacked.level_fraction.flags.writeable = stacked.value.flags.writeable = False  # cached: read only
+    return stacked
+
+
+def _length_law(kind: str, cv: float, table: tuple[tuple[float, float], ...]) -> StratifiedLaw | None:
+    """A token count's law over its mean; None for one length."""
+    if kind == "cdf":
+        law = cdf_law([t for t, _ in table], [f for _, f in table])
         return law if bool(law.spread) else None
-    assert count.cv is not None
-    return lognormal_law(count.cv) if count.lengths == "lognormal" else gamma_law(count.cv)
+    if kind in ("lognormal", "gamma"):
+        return lognormal_law(cv) if kind == "lognormal" else gamma_law(cv)
+    return None
 
 
 def fleet_policy(scenario: Scenario) -> FleetPolicy:
