@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import routing as routes
 from rackcost.model.class_ttft import NO_WAIT_LEVELS, StratifiedLaw, sum_quantile_ms
+from rackcost.model.burstiness import point_wait_stretch
 from rackcost.model.classes import ClassMix, class_budgets_s, class_ttft_ms
 from rackcost.model.erlang import erlang_c_checked
 from rackcost.model.inputs import SloInputs
@@ -276,8 +277,6 @@ def serve_at_capacity(
     # the service time's spread, as in fleet_capacity (a stretch of 1 divides and multiplies exactly)
     stretch = np.asarray(wait_stretch, dtype=float)
     exponential = bool((stretch == 1.0).all())
-    if not exponential:
-        budget_s = np.asarray(budget_s, dtype=float) / stretch
     active = capacity.active_replicas
     capacity_active = capacity.capacity_active_rps
     slots_active = active * concurrency
@@ -291,8 +290,12 @@ def serve_at_capacity(
         in_service = in_service_concurrency(load, admitted / active)
         point_service_s, ttft_ms, tpot_ms = load.figures_at(in_service)
         point_budget_s = queueing_budget_s(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.e2e_limit_ms)
-        if not exponential:
-            point_budget_s = point_budget_s / stretch
+    if not exponential:
+        # at the point's own load the heavy-traffic stretch gives way to the M/G/s interpolation
+        # (rackcost.model.burstiness.point_wait_stretch); the capacity searches keep the heavy-traffic one
+        servers = slots_active if routes.check_routing(str(routing)).one_queue else concurrency
+        stretch = point_wait_stretch(stretch, v, admitted * point_service_s / slots_active, servers)
+        point_budget_s = point_budget_s / stretch
     mix = None if slo is None or load is None else slo.classes
     class_miss = None
     if mix is None:
