@@ -59,7 +59,9 @@ def test_exponential_input_plus_an_exponential_wait_with_an_atom_is_the_closed_f
     a, b = 1 / m, 1 / mean_wait
 
     def tail(t: float) -> float:
-        return (1 - waiting) * math.exp(-a * t) + waiting * (b * math.exp(-a * t) - a * math.exp(-b * t)) / (b - a) - 0.01
+        return (
+            (1 - waiting) * math.exp(-a * t) + waiting * (b * math.exp(-a * t) - a * math.exp(-b * t)) / (b - a) - 0.01
+        )
 
     exact = brentq(tail, 1.0, 1e5)
     assert _p99(gamma_law(1.0), m, waiting, mean_wait) == pytest.approx(exact, rel=GRID_TOLERANCE_FRACTION)
@@ -71,7 +73,14 @@ def test_exponential_input_and_wait_of_the_same_mean_is_a_gamma_of_shape_two() -
     assert _p99(gamma_law(1.0), 100.0, 1.0, 100.0) == pytest.approx(exact, rel=GRID_TOLERANCE_FRACTION)
 
 
-@pytest.mark.parametrize(("law", "p99"), [(lognormal_law(1.0), None), (gamma_law(0.5), None), (cdf_law([2000, 4000, 8000, 16000], [0.1, 0.5, 0.9, 1.0]), 15200 / 5000)])
+@pytest.mark.parametrize(
+    ("law", "p99"),
+    [
+        (lognormal_law(1.0), None),
+        (gamma_law(0.5), None),
+        (cdf_law([2000, 4000, 8000, 16000], [0.1, 0.5, 0.9, 1.0]), 15200 / 5000),
+    ],
+)
 def test_without_a_wait_the_p99_is_the_input_quantile(law, p99) -> None:
     if p99 is None:  # a parametric law's nodes are its exact quantiles, and 0.99 is a node
         p99 = float(law.value[list(QUANTILE_LEVELS).index(0.99)])

@@ -151,7 +151,7 @@ def gamma_law(cv_fraction: float) -> StratifiedLaw:
     True
     """
     shape = 1.0 / cv_fraction**2
-    return _closed(QUANTILE_LEVELS, gammaincinv(shape, QUANTILE_LEVELS) / shape, 1.0)
+    return _closed(QUANTILE_LEVELS, np.asarray(gammaincinv(shape, QUANTILE_LEVELS) / shape, dtype=float), 1.0)
 
 
 def cdf_law(tokens: ArrayLike, cumulative_fraction: ArrayLike) -> StratifiedLaw:
@@ -320,4 +320,9 @@ class _Survival:
     def quantile(self, q_fraction: float) -> Array:
         """Each class's ``q``-quantile of ``Y`` [-]."""
         law = self.law
-        return np.array([np.interp(q_fraction, law.level_fraction[k], law.value[k]) for k in range(self.xp.size // law.value.shape[1])])
+        return np.array(
+            [
+                np.interp(q_fraction, law.level_fraction[k], law.value[k])
+                for k in range(self.xp.size // law.value.shape[1])
+            ]
+        )

@@ -18,8 +18,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import routing as routes
-from rackcost.model.class_ttft import NO_WAIT_LEVELS, StratifiedLaw, sum_quantile_ms
 from rackcost.model.burstiness import point_wait_stretch
+from rackcost.model.class_ttft import NO_WAIT_LEVELS, StratifiedLaw, sum_quantile_ms
 from rackcost.model.classes import ClassMix, class_budgets_s, class_ttft_ms
 from rackcost.model.erlang import erlang_c_checked
 from rackcost.model.inputs import SloInputs
