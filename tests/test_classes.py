@@ -27,9 +27,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import rackcost
-from rackcost.model.burstiness import point_wait_stretch
 from rackcost.evaluation.chain import evaluate_systems
 from rackcost.model import classes as mc
+from rackcost.model.burstiness import point_wait_stretch
 from rackcost.scenario.loading import bundled_scenario_path, scenario_from_dict
 from reference import DATA, TWO_SYSTEMS, smallest_replicas, wait_exceedance
 
