@@ -165,6 +165,7 @@ def test_the_reported_p99_wait_is_stretched_by_the_spread():
     from rackcost.model import demand
 
     args = ("pooled", np.array([[0.3]]), np.array([[5]]), np.array([[16.0]]), np.array([[70.0]]), np.array([[1.0]]))
-    one = demand._reported_wait_p99_ms(*args, np.array([[1.0]]), np.array([[1.0]]))
-    two = demand._reported_wait_p99_ms(*args, np.array([[1.0]]), np.array([[2.5]]))
+    waiting, decay = demand._waiting(*args, np.array([[1.0]]))
+    one = demand._reported_wait_p99_ms(waiting, decay, np.array([[1.0]]))
+    two = demand._reported_wait_p99_ms(waiting, decay, np.array([[2.5]]))
     assert one.item() > 0 and two.item() == pytest.approx(2.5 * one.item(), rel=1e-12)

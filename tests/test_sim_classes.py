@@ -3,6 +3,7 @@ moments, and the analytic per-class figures agree with the simulated ones near 9
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -86,21 +87,76 @@ def test_analytic_class_figures_agree_with_the_simulator_near_90_percent(ninety:
     assert row["simulated_tpot_p99_ms"] == pytest.approx(row["analytic_tpot_p99_ms"], rel=0.01)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the analytic model judges a class at its mean request: its p99 TTFT is rho_k TTFT + the queue's p99 "
-    "wait, without the spread of the class's own input lengths (docs/model.md, 'Request classes', not modelled); "
-    "at light load (system B, 'quiet') the simulated p99 TTFT of the chat class (lognormal inputs, cv 1) is about "
-    "4.9x the analytic one (1,017 against 209 ms) and of the agentic class (a CDF of 2,000 to 16,000) about 3x",
-    raises=AssertionError,
-)
-def test_a_class_with_spread_inputs_agrees_at_light_load() -> None:
+@pytest.mark.parametrize(("system", "name"), [("B", "chat"), ("B", "agentic"), ("A", "chat"), ("A", "agentic")])
+def test_a_class_with_spread_inputs_agrees_at_light_load(system: str, name: str) -> None:
+    """The p99 TTFT of a class whose inputs spread is the p99 of its own prefill plus the queue's wait
+    (rackcost.model.class_ttft): at light load (the three-class scenario's ``quiet``, 10% and 22% utilisation) its
+    inputs' tail is the whole of it, 4.9x the mean request's for the chat class's lognormal of cv 1. System A's TTFT
+    rises with the occupancy a request starts at, system B's does not. 100,000 requests give a half-width of 1-3%."""
     scenario = rackcost.load_scenario(THREE_CLASSES)
-    rows = rackcost.simulate(scenario, system="B", demand_point="quiet", requests=100_000, replications=4)
-    chat = next(r for r in rows if r["class"] == "chat")
-    simulated = chat["simulated_ttft_p99_ms"]
-    assert math.isfinite(simulated)
-    assert abs(chat["analytic_ttft_p99_ms"] - simulated) <= TTFT_TOLERANCE_FRACTION * simulated, chat
+    rows = rackcost.simulate(scenario, system=system, demand_point="quiet", requests=100_000, replications=4, seed=1)
+    row = next(r for r in rows if r["class"] == name)
+    simulated, half = row["simulated_ttft_p99_ms"], row["simulated_ttft_p99_ms_ci95_halfwidth"]
+    assert math.isfinite(simulated) and half < 0.05 * simulated
+    assert abs(row["analytic_ttft_p99_ms"] - simulated) <= TTFT_TOLERANCE_FRACTION * simulated, row
+    assert abs(row["analytic_accepted_fraction"] - row["simulated_accepted_fraction"]) <= ACCEPTED_TOLERANCE_FRACTION
+
+
+SWEEP_REQUESTS = 400_000
+"""Simulated requests per demand point in :func:`sweep` (6 replications): about 4 s of CPU per family."""
+
+
+def _family(mean: float, name: str) -> dict:
+    """An output length of ``mean`` tokens of one family (as ``benchmarks/class_agreement.py`` draws them)."""
+    if name == "light":
+        return {"lengths": "gamma", "mean": mean, "cv": 0.5}
+    if name == "heavy-tailed":
+        return {"lengths": "lognormal", "mean": mean, "cv": 1.0}
+    # bimodal: 60% short (uniform on 0.04 to 0.12 of a scale), 40% long (2.4 to 3.2), the scale keeping the mean
+    table = ((0.04, 0.0), (0.12, 0.6), (2.4, 0.6), (3.2, 1.0))
+    scale = mean / (0.6 * 0.08 + 0.4 * 2.8)
+    return {"lengths": "cdf", "table": [[round(t * scale, 3), f] for t, f in table]}
+
+
+@pytest.fixture(scope="module")
+def sweep() -> dict[str, list[dict]]:
+    """The agreement fixture with every class's outputs of one family at a time, each class keeping its mean,
+    simulated at every demand point (52%, 77% and 86-88% utilisation): three families of 3 points, about 12 s."""
+    base = rackcost.load_scenario(AGREEMENT)
+    assert base.workload.classes is not None
+    data = scenario_to_data(base)
+    out = {}
+    for name in ("light", "heavy-tailed", "bimodal"):
+        variant = copy.deepcopy(data)
+        for c, given in zip(variant["workload"]["classes"], base.workload.classes, strict=True):
+            c["output_tokens"] = _family(float(given.output_tokens.moments()[0]), name)
+        for key in ("input_tokens_per_request", "output_tokens_per_request"):
+            variant["workload"].pop(key, None)
+        scenario = scenario_from_dict(variant, f"class_agreement ({name})")
+        out[name] = rackcost.simulate(scenario, requests=SWEEP_REQUESTS, replications=6, seed=2)
+    return out
+
+
+@pytest.mark.parametrize("family", ["light", "heavy-tailed", "bimodal"])
+def test_every_class_agrees_at_every_point_up_to_90_percent(sweep: dict[str, list[dict]], family: str) -> None:
+    """Issue 23's "Done when": every class's analytic p99 TTFT within 10% of the simulated one and its accepted
+    share within 1 percentage point, at every demand point up to 90% utilisation, for light (gamma cv 0.5),
+    heavy-tailed (lognormal cv 1) and bimodal output lengths.
+
+    Tolerance: 10% plus the simulation's own 95% half-width, which at 400,000 requests is 0-2% at 52%
+    utilisation and 5-20% at 77-88% (the p99 of a queue's wait near saturation is a rare-event figure). The
+    assertion fails only where the analytic figure is more than 10% off beyond what the simulator can tell; the
+    long run (2,000,000 requests a point, ``benchmarks/class_agreement.py``, quoted in docs/model.md "Simulation")
+    is where the 10% itself is checked."""
+    rows = [r for r in sweep[family] if r["class"] is not None]
+    assert len(rows) == 9 and {r["demand_point"] for r in rows} == {"half", "seventy", "ninety"}
+    mix = [r for r in sweep[family] if r["class"] is None]
+    assert all(r["analytic_utilization_fraction"] <= 0.9 for r in mix)
+    for row in rows:
+        simulated, half = row["simulated_ttft_p99_ms"], row["simulated_ttft_p99_ms_ci95_halfwidth"]
+        assert abs(row["analytic_ttft_p99_ms"] - simulated) <= TTFT_TOLERANCE_FRACTION * simulated + half, row
+        accepted, accepted_half = row["simulated_accepted_fraction"], row["simulated_accepted_fraction_ci95_halfwidth"]
+        assert abs(row["analytic_accepted_fraction"] - accepted) <= ACCEPTED_TOLERANCE_FRACTION + accepted_half, row
 
 
 def test_simulate_and_its_capacity_check_serve_a_disaggregated_system_beside_an_aggregated_one() -> None:

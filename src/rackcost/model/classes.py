@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from rackcost.model.class_ttft import StratifiedLaw
 from rackcost.units import MS_PER_S
 
 __all__ = [
@@ -129,6 +130,10 @@ class ClassMix:
         Each class's attainment target at the sizing demand [-].
     default_service_scv
         Within-class SCV of the service time of a class whose lengths are plain numbers: 1, exponential [-].
+    input_law
+        Each class's uncached input over its mean as a stratified law, shape ``(K, M + 1)``
+        (:class:`rackcost.model.class_ttft.StratifiedLaw`), for the p99 TTFT of a class whose inputs spread; None
+        where every class has one input length.
     """
 
     names: tuple[str, ...]
@@ -144,6 +149,7 @@ class ClassMix:
     e2e_limit_ms: Array
     attainment_fraction: Array
     default_service_scv: float = 1.0
+    input_law: StratifiedLaw | None = None
 
     def __len__(self) -> int:
         return len(self.names)

@@ -18,7 +18,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import routing as routes
-from rackcost.model.classes import class_budgets_s, class_ttft_ms
+from rackcost.model.burstiness import point_wait_stretch
+from rackcost.model.class_ttft import NO_WAIT_LEVELS, StratifiedLaw, sum_quantile_ms
+from rackcost.model.classes import ClassMix, class_budgets_s, class_ttft_ms
 from rackcost.model.erlang import erlang_c_checked
 from rackcost.model.inputs import SloInputs
 from rackcost.model.occupancy import occupancy_spread, start_occupancy_quantile, waiting_share
@@ -313,8 +315,6 @@ def serve_at_capacity(
     # the service time's spread, as in fleet_capacity (a stretch of 1 divides and multiplies exactly)
     stretch = np.asarray(wait_stretch, dtype=float)
     exponential = bool((stretch == 1.0).all())
-    if not exponential:
-        budget_s = np.asarray(budget_s, dtype=float) / stretch
     active = capacity.active_replicas
     capacity_active = capacity.capacity_active_rps
     slots_active = active * concurrency
@@ -328,8 +328,12 @@ def serve_at_capacity(
         in_service = in_service_concurrency(load, admitted / active)
         point_service_s, ttft_ms, tpot_ms = load.figures_at(in_service)
         point_budget_s = queueing_budget_s(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.e2e_limit_ms)
-        if not exponential:
-            point_budget_s = point_budget_s / stretch
+    if not exponential:
+        # at the point's own load the heavy-traffic stretch gives way to the M/G/s interpolation
+        # (rackcost.model.burstiness.point_wait_stretch); the capacity searches keep the heavy-traffic one
+        servers = slots_active if routes.check_routing(str(routing)).one_queue else concurrency
+        stretch = point_wait_stretch(stretch, v, admitted * point_service_s / slots_active, servers)
+        point_budget_s = point_budget_s / stretch
     mix = None if slo is None or load is None else slo.classes
     class_miss = None
     if mix is None:
@@ -365,10 +369,16 @@ def serve_at_capacity(
             routing, active, concurrency, slots / spread, admitted / scale / spread, point_service_s, v * spread
         )
         start_ttft_ms, tpot_p99_ms = load.latencies_at(start)
-        reported_ms = _reported_wait_p99_ms(routing, delay, active, concurrency, admitted, service_s, v, stretch)
+        waiting, decay = _waiting(routing, delay, active, concurrency, admitted, service_s, v)
+        reported_ms = _reported_wait_p99_ms(waiting, decay, stretch)
         ttft_p99_ms = start_ttft_ms + reported_ms
         if mix is not None:  # each class's TTFT at that occupancy, the same wait
             class_ttft_p99_ms = class_ttft_ms(mix, start_ttft_ms) + np.asarray(reported_ms)[..., None]
+            if mix.input_law is not None and mix.input_law.spread.any():
+                occupancy = (routing, active, concurrency, slots / spread, admitted / scale / spread)
+                class_ttft_p99_ms = _spread_ttft_p99_ms(
+                    mix, class_ttft_p99_ms, load, occupancy, point_service_s, v * spread, waiting, decay, stretch
+                )
     if class_miss is None:
         accepted = admitted * (1.0 - miss)
     else:
@@ -415,22 +425,25 @@ def _start_occupancy(
     rate_rps: NDArray[np.float64],
     service_s: NDArray[np.float64],
     variability: NDArray[np.float64],
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The p99 occupancy a request starts at on its replica, for the queue the routing makes of the fleet
-    (:func:`rackcost.model.occupancy.start_occupancy_quantile`) [requests], and that queue's Erlang C [fraction]."""
+    q_fraction: float | NDArray[np.float64] = TTFT_PERCENTILE_FRACTION,
+    with_delay: bool = True,
+) -> tuple[NDArray[np.float64], Any]:
+    """The p99 occupancy a request starts at on its replica (or its ``q_fraction``-quantile), for the queue the
+    routing makes of the fleet (:func:`rackcost.model.occupancy.start_occupancy_quantile`) [requests], and that
+    queue's Erlang C [fraction] (None without ``with_delay``)."""
     if routes.check_routing(str(routing)).one_queue:
         pool, per_pool, load_erlangs = active * slots, active, rate_rps * service_s
     else:
         pool, per_pool, load_erlangs = slots, np.ones_like(active), rate_rps / active * service_s
+    if not with_delay:
+        return start_occupancy_quantile(q_fraction, per_pool, concurrency, pool, load_erlangs, variability), None
     pool, load_erlangs = np.broadcast_arrays(np.asarray(pool, dtype=float), np.asarray(load_erlangs, dtype=float))
     delay = erlang_c_checked(pool, load_erlangs)  # once: the quantile and the reported wait both read it
-    start = start_occupancy_quantile(
-        TTFT_PERCENTILE_FRACTION, per_pool, concurrency, pool, load_erlangs, variability, delay
-    )
+    start = start_occupancy_quantile(q_fraction, per_pool, concurrency, pool, load_erlangs, variability, delay)
     return start, delay
 
 
-def _reported_wait_p99_ms(
+def _waiting(
     routing: Routing | str,
     delay: NDArray[np.float64],
     active: NDArray[np.int64],
@@ -438,20 +451,67 @@ def _reported_wait_p99_ms(
     admitted_rps: NDArray[np.float64],
     full_service_s: NDArray[np.float64],
     variability: NDArray[np.float64],
-    stretch: NDArray[np.float64],
-) -> NDArray[np.float64]:
-    """The p99 wait that the reported p99 TTFT adds to ``TTFT(c)`` where more than 1% of requests wait [ms]:
-    ``ln(C' / 0.01) / r``, ``C'`` the share of requests that wait and ``r`` the decay rate of their wait under the
-    routing (:func:`rackcost.model.occupancy.waiting_share`, from the occupancy queue's Erlang C ``delay``),
-    stretched by the service time's spread like every wait (:func:`rackcost.model.burstiness.wait_stretch`); 0
-    elsewhere."""
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The share of requests that wait, ``C'``, and the decay rate of their wait (before the service's stretch)
+    under the routing (:func:`rackcost.model.occupancy.waiting_share`, from the occupancy queue's Erlang C
+    ``delay``) [fraction, 1/s]."""
     kind = routes.check_routing(str(routing))
     per_pool = active if kind.one_queue else np.ones_like(active)
     rate = admitted_rps if kind.one_queue else admitted_rps / active
-    waiting, decay = waiting_share(
+    return waiting_share(
         delay, kind.one_queue, kind.central_queue, per_pool, concurrency, rate, full_service_s, variability
     )
+
+
+def _reported_wait_p99_ms(
+    waiting: NDArray[np.float64], decay: NDArray[np.float64], stretch: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The p99 wait that the reported p99 TTFT adds to ``TTFT(c)`` where more than 1% of requests wait [ms]:
+    ``ln(C' / 0.01) / r``, ``C'`` the share of requests that wait and ``r`` the decay rate of their wait
+    (:func:`_waiting`), stretched by the service time's spread like every wait
+    (:func:`rackcost.model.burstiness.wait_stretch`); 0 elsewhere."""
     tail = 1.0 - TTFT_PERCENTILE_FRACTION
     with np.errstate(divide="ignore", invalid="ignore"):
         wait_s = np.where(waiting > tail, np.log(np.maximum(waiting, tail) / tail) / decay, 0.0)
     return np.asarray(wait_s * stretch, dtype=float) * MS_PER_S
+
+
+def _spread_ttft_p99_ms(
+    mix: ClassMix,
+    fixed_p99_ms: NDArray[np.float64],
+    load: LoadCurve,
+    occupancy: tuple[Any, ...],
+    service_s: NDArray[np.float64],
+    variability: NDArray[np.float64],
+    waiting: NDArray[np.float64],
+    decay: NDArray[np.float64],
+    stretch: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """Each class's p99 TTFT, the classes whose inputs spread as the p99 of their own prefill plus the queue's wait
+    (:func:`rackcost.model.class_ttft.sum_quantile_ms`); a class of one input length keeps ``fixed_p99_ms``.
+
+    The prefill is read at the start occupancy of a request that does not wait at each of
+    :data:`~rackcost.model.class_ttft.NO_WAIT_LEVELS` (of the occupancy queue of ``occupancy``: routing, replicas,
+    slots per replica, slots and rate of the queue), and at a full replica (``c``) for one that waits."""
+    assert mix.input_law is not None
+    routing, active, concurrency, slots, rate = occupancy
+    spread = np.flatnonzero(mix.input_law.spread)
+    shape = np.shape(fixed_p99_ms)[:-1]
+    levels = NO_WAIT_LEVELS.reshape((-1,) + (1,) * len(shape)) * (1.0 - waiting)
+    starts, _ = _start_occupancy(routing, active, concurrency, slots, rate, service_s, variability, levels, False)
+    no_wait_ms = np.moveaxis(load.latencies_at(starts)[0], 0, -1)  # (..., J)
+    full_ms = load.latencies_at(np.broadcast_to(concurrency, shape))[0]
+    rho = mix.ttft_ratio[spread]
+    law = StratifiedLaw(mix.input_law.level_fraction[spread], mix.input_law.value[spread])
+    theta = np.asarray(decay / stretch, dtype=float) / MS_PER_S
+    p99 = sum_quantile_ms(
+        law,
+        no_wait_ms[..., None, :] * rho[:, None],
+        full_ms[..., None] * rho,
+        waiting[..., None],
+        theta[..., None],
+        TTFT_PERCENTILE_FRACTION,
+    )
+    out = np.array(np.broadcast_to(fixed_p99_ms, (*shape, len(mix))), dtype=float)
+    out[..., spread] = p99
+    return out

@@ -230,7 +230,7 @@ _QUANTILE_STEPS = 4
 
 
 def start_occupancy_quantile(
-    q_fraction: float,
+    q_fraction: float | ArrayLike,
     replicas_per_pool: ArrayLike,
     slots_per_replica: ArrayLike,
     pool_slots: ArrayLike,
@@ -243,7 +243,7 @@ def start_occupancy_quantile(
     Parameters
     ----------
     q_fraction
-        Quantile level q in (0, 1) [fraction].
+        Quantile level q in (0, 1), or an array of levels that broadcasts against the other arguments [fraction].
     replicas_per_pool
         Replicas that share one queue: ``N`` for pooled routings, 1 for ``random`` [-].
     slots_per_replica
@@ -278,15 +278,19 @@ def start_occupancy_quantile(
     v = np.asarray(variability, dtype=float)
     n, c, k, a, v = np.broadcast_arrays(n, c, k, a, v)
     delay = erlang_c_checked(k, a) if delay_fraction is None else np.broadcast_to(delay_fraction, k.shape)
+    q = np.asarray(q_fraction, dtype=float)
+    if q.ndim:  # several levels (rackcost.model.class_ttft): broadcast against the queue's figures
+        q, n, c, k, a, v, delay = np.broadcast_arrays(q, n, c, k, a, v, delay)
     # C > 1 - q: the quantile falls among the requests that wait, and they start at c; where nothing is in service
     # every request starts alone. The Poisson quantile is taken only where neither holds (it is the costly part).
-    start = np.where(delay > 1.0 - q_fraction, c, 1.0)
-    solve = (delay <= 1.0 - q_fraction) & (a > 0)
+    start = np.where(delay > 1.0 - q, c, 1.0)
+    solve = (delay <= 1.0 - q) & (a > 0)
     if solve.any():
         ks, as_, vs, ns = k[solve], a[solve], v[solve], n[solve]
+        qs = q[solve] if q.ndim else q
         # P(K <= x) = (1 - C) F(x) / F(k - 1) on K < k: the least integer x with it >= q
         below_k = pdtr(ks - 1.0, as_)
-        target = np.minimum(q_fraction * below_k / np.maximum(1.0 - delay[solve], np.finfo(float).tiny), below_k)
+        target = np.minimum(qs * below_k / np.maximum(1.0 - delay[solve], np.finfo(float).tiny), below_k)
         x_q = _poisson_quantile(target.clip(0.0, 1.0 - 1e-15), as_)
         start[solve] = np.ceil((x_q + 1.0) * vs / ns - 1e-9)
     return np.asarray(start.clip(1.0, c), dtype=float)

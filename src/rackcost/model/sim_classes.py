@@ -26,12 +26,12 @@ at the occupancy it starts at.
 
 **What differs from the analytic model.**
 
-- The analytic model judges a class at its *mean* request: its TTFT is ``rho_k TTFT`` and its budget
-  ``limit - rho_k TTFT`` (:func:`rackcost.model.classes.class_budgets_s`); here a request's TTFT is its own
-  ``rho_i TTFT(n)``, so the simulated p99 TTFT of a class with spread-out inputs carries their tail, which the
-  analytic p99 (its mean request's TTFT at the p99 start occupancy plus the queue's p99 wait) does not.
-  Acceptance is the analytic rule, the class's budget at the point (so that the queue is what is refereed);
-  :func:`class_statistics` also gives the share accepted when each request is judged at its own length.
+- A request's TTFT here is its own ``rho_i TTFT(n)``; the analytic p99 TTFT of a class whose inputs spread reads
+  the same thing from its input law (:mod:`rackcost.model.class_ttft`), and the two are what the agreement test
+  compares. The analytic model judges *acceptance* at a class's mean request, its budget ``limit - rho_k TTFT``
+  (:func:`rackcost.model.classes.class_budgets_s`), and so does the simulator's primary accepted share (so that
+  the queue is what is refereed); :func:`class_statistics` also gives the share accepted when each request is
+  judged at its own length.
 - The split ``e_i / e_mean`` is read at the point's load ``c`` and held at every occupancy, as the analytic model
   holds the chosen point's service SCV; the mean holding time itself follows the occupancy.
 - Output lengths are at least 1 token (a request decodes its first); lengths are not rounded to whole tokens, so

@@ -7,12 +7,14 @@ the model never see a path or a pydantic object.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
 
+from rackcost.model.class_ttft import StratifiedLaw, cdf_law, fixed_law, gamma_law, lognormal_law, stack_laws
 from rackcost.model.classes import ClassMix, mix_curve_factors
 from rackcost.model.inputs import CostInputs, FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.memory import (
@@ -26,7 +28,7 @@ from rackcost.model.operating_point import candidate_curve
 from rackcost.model.performance import Curve, build_curve
 from rackcost.model.power import PEAK_TO_MEAN_POWER
 from rackcost.model.power_law import fit_for
-from rackcost.scenario.class_blocks import RequestClass, token_moments
+from rackcost.scenario.class_blocks import Lengths, RequestClass, token_moments
 from rackcost.scenario.schema import DemandPoint, Scenario, System
 from rackcost.scenario.systems import OperatingPoint
 from rackcost.units import BYTES_PER_GIB, W_PER_KW
@@ -105,7 +107,47 @@ def class_mix(scenario: Scenario) -> ClassMix | None:
         tpot_limit_ms=np.array([own(c, "tpot_limit_ms") for c in classes]),
         e2e_limit_ms=np.array([own(c, "e2e_limit_ms") for c in classes]),
         attainment_fraction=np.array([own(c, "attainment_fraction") for c in classes]),
+        input_law=input_law(classes),
     )
+
+
+def input_law(classes: Sequence[RequestClass]) -> StratifiedLaw | None:
+    """Each class's input length over its mean as a stratified law (:mod:`rackcost.model.class_ttft`), or None
+    where every class has one input length (a plain number or ``{lengths: fixed}``)."""
+    return _stacked_law(tuple(_law_key(c.input_tokens) for c in classes))
+
+
+LawKey = tuple[str, float, tuple[tuple[float, float], ...]]
+
+
+def _law_key(count: float | Lengths) -> LawKey:
+    """What a token count's law depends on, hashable: its kind, cv and CDF table."""
+    if not isinstance(count, Lengths) or count.lengths == "fixed":
+        return ("fixed", 0.0, ())
+    table = tuple((float(t), float(f)) for t, f in count.table) if count.table is not None else ()
+    return (count.lengths, 0.0 if count.cv is None else float(count.cv), table)
+
+
+@functools.lru_cache(maxsize=64)
+def _stacked_law(keys: tuple[LawKey, ...]) -> StratifiedLaw | None:
+    """The classes' laws stacked (:func:`rackcost.model.class_ttft.stack_laws`), once per set of laws (a scenario
+    is unpacked several times an evaluation)."""
+    laws = [_length_law(*key) for key in keys]
+    if all(law is None for law in laws):
+        return None
+    stacked = stack_laws([law or fixed_law() for law in laws])
+    stacked.level_fraction.flags.writeable = stacked.value.flags.writeable = False  # cached: read only
+    return stacked
+
+
+def _length_law(kind: str, cv: float, table: tuple[tuple[float, float], ...]) -> StratifiedLaw | None:
+    """A token count's law over its mean; None for one length."""
+    if kind == "cdf":
+        law = cdf_law([t for t, _ in table], [f for _, f in table])
+        return law if bool(law.spread) else None
+    if kind in ("lognormal", "gamma"):
+        return lognormal_law(cv) if kind == "lognormal" else gamma_law(cv)
+    return None
 
 
 def fleet_policy(scenario: Scenario) -> FleetPolicy:

@@ -1,0 +1,328 @@
+"""The p99 TTFT of a request class whose input lengths spread (issue 23, "Real workloads", item 2). Pure numpy.
+
+A request of class ``k`` with uncached input ``u_i`` waits ``W`` in the shared queue and then prefills for ``X_i =
+Y_i rho_k TTFT(n)``, ``Y_i = u_i / E[u]`` its input over its class's mean (mean 1) and ``n`` the occupancy it starts
+at (:mod:`rackcost.model.occupancy`). Its TTFT is ``X_i + W``. The queue's wait has an atom at 0 of ``1 - C'`` (``C'``
+the share that waits, :func:`rackcost.model.occupancy.waiting_share`) and the model's exponential tail, ``P(W > t) =
+C' exp(-theta t)`` (``theta`` the conditional wait's decay rate divided by the service's stretch,
+:func:`rackcost.model.burstiness.wait_stretch`). A request that waits starts when a slot frees, on a full replica
+(occupancy ``c``); one that does not starts at the occupancy it finds. So::
+
+    P(TTFT > t) = (1 - C') sum_j w_j P(Y x_j > t) + C' P(Y x_c + W' > t),   W' ~ Exp(theta)
+
+with ``x_c = rho_k TTFT(c)`` and ``x_j = rho_k TTFT(n_j)``, ``n_j`` the start occupancy of a request that does not
+wait at the levels :data:`NO_WAIT_LEVELS` (weights :data:`NO_WAIT_WEIGHTS`: strata of that law, the top one at its
+99th percentile). ``Y`` is independent of the queue (a request's length does not choose its slot; its *holding
+time* does enter the queue, through the mix's spread).
+
+``Y``'s law is a *stratified* one (:class:`StratifiedLaw`): a list of probability levels and the length at each, the
+law uniform between consecutive nodes and a point mass where two nodes share a length. That is exactly how a CDF
+table is read (:func:`rackcost.model.classes.cdf_moments`: the first row a point mass, each later increment uniform),
+and for a lognormal or gamma law it is its quantile function at the fixed levels :data:`QUANTILE_LEVELS`, linear
+between them (the 99th percentile is a node). With it both terms are closed form: ``P(Y x > t)`` is piecewise linear
+in ``t``, and the convolution of a uniform stratum ``[a, b]`` with the exponential is
+
+    P(U + W' > t) - P(U > t) = exp(-theta (t - min(b, t))) (1 - exp(-theta (min(b, t) - a))) / (theta (b - a))
+
+for ``a < t`` (0 else). The p99 is the root of ``P(TTFT > t) = 0.01``, found by a safeguarded Newton iteration
+(the derivative is closed form too: ``-(1 - C') f_nowait(t) - C' theta E(t)``) inside the bracket ``[0, x_max
+y_max + max(ln(C' / 0.01), 0) / theta]``, vectorised over classes, demand points and samples at once.
+
+A class of one input length (``Y = 1``) is not solved here: its p99 is today's closed form, ``rho_k TTFT(L) +
+w_99`` (``L`` the p99 start occupancy, ``w_99`` the queue's p99 wait), bit for bit.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import gammaincinv, ndtri
+
+__all__ = [
+    "NO_WAIT_LEVELS",
+    "NO_WAIT_WEIGHTS",
+    "QUANTILE_LEVELS",
+    "StratifiedLaw",
+    "cdf_law",
+    "fixed_law",
+    "gamma_law",
+    "lognormal_law",
+    "stack_laws",
+    "sum_quantile_ms",
+]
+
+Array = NDArray[np.float64]
+
+QUANTILE_LEVELS = np.concatenate([np.linspace(0.0, 0.9, 19), 1.0 - 10.0 ** -np.linspace(1.2, 6.0, 25)])
+"""Probability levels at which a lognormal or gamma length law is read [-]: every 5% to 90%, then the tail at
+``1 - 10^-x`` for ``x`` from 1.2 to 6 in steps of 0.2 (the 99th percentile is a node); the mass above the last is
+spread over the last stratum (the law is closed at level 1 with the last length)."""
+
+NO_WAIT_LEVELS = np.array([0.1, 0.3, 0.5, 0.7, 0.85, 0.94, 0.99])
+"""Levels of the start-occupancy law of a request that does not wait at which its TTFT is read: the midpoints of
+strata of mass :data:`NO_WAIT_WEIGHTS`, the top one at the 99th percentile, so that a narrow input law tends to
+today's p99 at the p99 occupancy [-]."""
+NO_WAIT_WEIGHTS = np.array([0.2, 0.2, 0.2, 0.2, 0.1, 0.08, 0.02])
+"""Mass of each stratum of :data:`NO_WAIT_LEVELS` [-]; they add up to 1."""
+
+_NEWTON_STEPS = 100
+"""Most iterations of the safeguarded Newton root find (each halves the bracket at worst) [-]."""
+_TOLERANCE = 1e-10
+"""The root find stops where ``P(TTFT > t)`` is within this share of ``1 - q``, or the bracket this narrow [-]."""
+
+
+@dataclass(frozen=True)
+class StratifiedLaw:
+    """A length law as nodes ``(level, value)``: uniform between consecutive nodes, a point mass where two share a
+    value; levels from 0 to 1, values nondecreasing. Shape ``(..., M + 1)`` each (a leading class axis stacks
+    laws, :func:`stack_laws`).
+
+    Attributes
+    ----------
+    level_fraction
+        Cumulative probability at each node [-].
+    value
+        The length at each node, in units of the law's mean [-].
+    """
+
+    level_fraction: Array
+    value: Array
+
+    @property
+    def spread(self) -> NDArray[np.bool_]:
+        """Whether the law is not one point (shape ``(...)``)."""
+        return np.asarray(self.value[..., -1] > self.value[..., 0])
+
+
+def _closed(levels: Array, values: Array, mean: float | None = None) -> StratifiedLaw:
+    """Nodes closed at level 1 with the last value, divided by the law's mean (the stratified law's own where
+    ``mean`` is None: a CDF table's, exactly)."""
+    levels = np.concatenate([levels[:-1], [1.0]]) if levels[-1] < 1.0 else levels
+    if mean is None:
+        mean = float(np.sum(np.diff(levels) * (values[:-1] + values[1:]) / 2.0))
+    law = StratifiedLaw(np.array(levels, dtype=float), np.array(values / mean, dtype=float))
+    law.level_fraction.flags.writeable = law.value.flags.writeable = False  # a cached law stays as it is
+    return law
+
+
+def fixed_law() -> StratifiedLaw:
+    """One length, the mean: a point mass at 1.
+
+    Examples
+    --------
+    >>> fixed_law().value.tolist(), bool(fixed_law().spread)
+    ([1.0, 1.0], False)
+    """
+    return StratifiedLaw(np.array([0.0, 1.0]), np.array([1.0, 1.0]))
+
+
+@functools.lru_cache(maxsize=64)
+def lognormal_law(cv_fraction: float) -> StratifiedLaw:
+    """A lognormal length of coefficient of variation ``cv`` at :data:`QUANTILE_LEVELS`, over its mean.
+
+    Examples
+    --------
+    The 99th percentile of a lognormal of cv 1 is ``exp(-s^2 / 2 + 2.326 s)``, ``s^2 = ln 2``: 4.90 times the mean.
+
+    >>> law = lognormal_law(1.0)
+    >>> round(float(law.value[list(QUANTILE_LEVELS).index(0.99)]), 3)
+    4.905
+    """
+    sigma = math.sqrt(math.log1p(cv_fraction**2))
+    with np.errstate(divide="ignore"):
+        values = np.exp(-(sigma**2) / 2.0 + sigma * ndtri(QUANTILE_LEVELS))
+    return _closed(QUANTILE_LEVELS, values, 1.0)  # in units of the mean already: the nodes are exact quantiles
+
+
+@functools.lru_cache(maxsize=64)
+def gamma_law(cv_fraction: float) -> StratifiedLaw:
+    """A gamma length of coefficient of variation ``cv`` (shape ``1 / cv^2``) at :data:`QUANTILE_LEVELS`, over its
+    mean.
+
+    Examples
+    --------
+    cv 1 is the exponential: its 99th percentile is ``ln 100`` times the mean.
+
+    >>> round(float(gamma_law(1.0).value[list(QUANTILE_LEVELS).index(0.99)]), 6) == round(math.log(100), 6)
+    True
+    """
+    shape = 1.0 / cv_fraction**2
+    return _closed(QUANTILE_LEVELS, np.asarray(gammaincinv(shape, QUANTILE_LEVELS) / shape, dtype=float), 1.0)
+
+
+def cdf_law(tokens: ArrayLike, cumulative_fraction: ArrayLike) -> StratifiedLaw:
+    """An empirical CDF table read as :func:`rackcost.model.classes.cdf_moments` reads it: the first row's share a
+    point mass at its length, each later increment uniform since the row before; exact, over the table's mean.
+
+    Examples
+    --------
+    Half at 100 tokens, half uniform on 100 to 300 (mean 150):
+
+    >>> law = cdf_law([100, 300], [0.5, 1.0])
+    >>> law.level_fraction.tolist(), (law.value * 150).round(9).tolist()
+    ([0.0, 0.5, 1.0], [100.0, 100.0, 300.0])
+    """
+    t = np.asarray(tokens, dtype=float)
+    f = np.asarray(cumulative_fraction, dtype=float)
+    f = f / f[-1]
+    return _closed(np.concatenate([[0.0], f]), np.concatenate([t[:1], t]))
+
+
+def stack_laws(laws: list[StratifiedLaw]) -> StratifiedLaw:
+    """Laws of several classes as one of shape ``(K, M + 1)``: each padded with its last node (mass 0).
+
+    Examples
+    --------
+    >>> stack_laws([fixed_law(), cdf_law([100, 300], [0.5, 1.0])]).value.shape
+    (2, 3)
+    """
+    width = max(law.value.size for law in laws)
+
+    def pad(x: Array) -> Array:
+        return np.concatenate([x, np.full(width - x.size, x[-1])])
+
+    return StratifiedLaw(
+        np.stack([pad(law.level_fraction) for law in laws]), np.stack([pad(law.value) for law in laws])
+    )
+
+
+def sum_quantile_ms(
+    law: StratifiedLaw,
+    no_wait_ms: ArrayLike,
+    wait_start_ms: ArrayLike,
+    waiting_fraction: ArrayLike,
+    decay_per_ms: ArrayLike,
+    q_fraction: float = 0.99,
+) -> Array:
+    """The ``q``-quantile of ``Y x + W`` (module docstring): a class's TTFT from its input law and the queue's wait
+    [ms].
+
+    Parameters
+    ----------
+    law
+        ``Y``, the input over its mean, shape ``(K, M + 1)`` (one law per class).
+    no_wait_ms
+        ``x_j``, the class's mean TTFT before queueing at the start occupancy of a request that does not wait, at
+        each of :data:`NO_WAIT_LEVELS`, shape ``(..., K, J)`` [ms].
+    wait_start_ms
+        ``x_c``, the same at the occupancy a waiting request starts at, shape ``(..., K)`` [ms].
+    waiting_fraction
+        ``C'``, the share of requests that wait, shape ``(..., 1)`` or ``(..., K)`` [-].
+    decay_per_ms
+        ``theta``, the decay rate of a waiting request's wait, same shape [1/ms].
+    q_fraction
+        Quantile level [-].
+
+    Returns
+    -------
+    ndarray
+        The quantile, shape ``(..., K)`` [ms].
+
+    Examples
+    --------
+    Exponential input (``Y`` of mean 1, gamma of cv 1) at 100 ms, every request waiting an exponential of mean 100
+    ms: the sum is a gamma of shape 2 and scale 100 ms, whose p99 solves ``(1 + t/100) exp(-t/100) = 0.01``,
+    663.8 ms (the grid's quantile, linear between its nodes, puts it 0.2% above):
+
+    >>> law = stack_laws([gamma_law(1.0)])
+    >>> t = sum_quantile_ms(law, np.full((1, 7), 100.0), np.array([100.0]), np.array([1.0]), np.array([0.01]))
+    >>> round(float(t[0]), 1)
+    665.1
+    """
+    x_j = np.maximum(np.asarray(no_wait_ms, dtype=float), 1e-300)
+    x_c = np.maximum(np.asarray(wait_start_ms, dtype=float), 1e-300)
+    c_w = np.asarray(waiting_fraction, dtype=float)
+    theta = np.maximum(np.asarray(decay_per_ms, dtype=float), 1e-300)
+    x_c, c_w, theta = np.broadcast_arrays(x_c, c_w, theta)
+    tail = 1.0 - q_fraction
+    survival = _Survival(law)
+    # the wait's part: each stratum [a, b] of Y x_c in ms, for the convolution with the exponential wait
+    lo, hi = law.value[..., :-1], law.value[..., 1:]
+    mass = np.diff(law.level_fraction, axis=-1)
+    point = hi <= lo
+    a, b = lo * x_c[..., None], hi * x_c[..., None]
+    th = theta[..., None]
+    spread_mass = mass * np.where(point, 0.0, 1.0 / np.where(point, 1.0, hi - lo)) / x_c[..., None] / th
+    lump = mass * point
+    scale = np.concatenate([x_j, x_c[..., None]], axis=-1)  # the no-wait levels and the waiting request's
+    weights = np.concatenate([NO_WAIT_WEIGHTS * (1.0 - c_w[..., None]), c_w[..., None]], axis=-1)
+
+    def tail_and_slope(t: Array) -> tuple[Array, Array]:
+        """``P(TTFT > t)`` and its derivative in ``t``."""
+        above, density = survival(t[..., None] / scale)
+        tt = t[..., None]
+        within = np.maximum(np.minimum(b, tt) - a, 0.0)
+        spread = np.exp(-th * np.maximum(tt - b, 0.0)) * -np.expm1(-th * within)
+        lumps = (a <= tt) * np.exp(-th * np.maximum(tt - a, 0.0))
+        convolved = np.sum(spread_mass * spread + lump * lumps, axis=-1)
+        p = np.sum(weights * above, axis=-1) + c_w * convolved
+        # the waiting request's density cancels against the convolution's (d/dt of S + E is -theta E)
+        return p, -np.sum((weights * density / scale)[..., :-1], axis=-1) - c_w * theta * convolved
+
+    wait_q = np.maximum(np.log(np.maximum(c_w, 1e-300) / tail), 0.0) / theta  # the wait's own quantile
+    low = np.zeros_like(x_c)
+    high = np.maximum(np.max(x_j, axis=-1), x_c) * law.value[..., -1] + wait_q + 1e-9
+    # first guess: the input's quantile at a waiting request's prefill plus the wait's quantile where more than
+    # 1 - q wait, else at the mean prefill of one that does not wait
+    queued = c_w > tail
+    x_guess = np.where(queued, x_c, np.sum(x_j * NO_WAIT_WEIGHTS, axis=-1))
+    t = np.minimum(x_guess * survival.quantile(q_fraction) + wait_q, high)
+    done = np.zeros(t.shape, dtype=bool)
+    for _ in range(_NEWTON_STEPS):
+        p, slope = tail_and_slope(t)
+        low = np.where(p >= tail, t, low)
+        high = np.where(p <= tail, t, high)
+        done |= (np.abs(p - tail) <= _TOLERANCE * tail) | (high - low <= _TOLERANCE * high)
+        if done.all():
+            break
+        # Newton on log P where the wait's exponential tail dominates (nearly linear there), on P elsewhere (piecewise
+        # linear without a wait); a step that leaves the bracket bisects it
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = t - np.where(queued, np.log(p / tail) * p, p - tail) / slope
+        step = np.where((step > low) & (step < high), step, (low + high) / 2.0)
+        t = np.where(done, t, step)
+    return np.asarray(t, dtype=float)
+
+
+class _Survival:
+    """``P(Y > y)`` and the density of ``Y`` for each class's stratified law, at ``y`` of shape ``(..., K, L)``
+    (``L`` scales of each class), by one sorted search over every class's nodes (each class's shifted into a range
+    of its own)."""
+
+    def __init__(self, law: StratifiedLaw) -> None:
+        values, levels = law.value, law.level_fraction
+        k, nodes = values.shape
+        shift = (float(values.max()) + 1.0) * np.arange(k)
+        self.first, self.last = values[:, :1], values[:, -1:]
+        self.shift, self.start = shift[:, None], (np.arange(k) * nodes)[:, None]
+        self.end = self.start + nodes - 2
+        self.xp = (values + self.shift).ravel()
+        width = np.diff(values, axis=-1)
+        inv = np.where(width > 0, 1.0 / np.where(width > 0, width, 1.0), 0.0)
+        self.levels = levels.ravel()
+        # the density on each stratum (0 past a class's last node)
+        self.slope = np.concatenate([np.diff(levels, axis=-1) * inv, np.zeros((k, 1))], axis=-1).ravel()
+        self.law = law
+
+    def __call__(self, y: Array) -> tuple[Array, Array]:
+        """Survival and density at ``y`` [-]."""
+        yc = np.minimum(np.maximum(y, self.first), self.last)
+        i = np.searchsorted(self.xp, yc + self.shift, side="right") - 1
+        i = np.minimum(np.maximum(i, self.start), self.end)
+        cdf = self.levels[i] + self.slope[i] * (yc + self.shift - self.xp[i])
+        inside = (y > self.first) & (y < self.last)
+        return np.where(y < self.first, 1.0, 1.0 - np.minimum(cdf, 1.0)), np.where(inside, self.slope[i], 0.0)
+
+    def quantile(self, q_fraction: float) -> Array:
+        """Each class's ``q``-quantile of ``Y`` [-]."""
+        law = self.law
+        return np.array(
+            [
+                np.interp(q_fraction, law.level_fraction[k], law.value[k])
+                for k in range(self.xp.size // law.value.shape[1])
+            ]
+        )
