@@ -21,6 +21,7 @@ from rackcost.model.class_ttft import (
     fixed_law,
     gamma_law,
     lognormal_law,
+    mixture_quantile_ms,
     stack_laws,
     sum_quantile_ms,
 )
@@ -183,3 +184,46 @@ def test_point_stretch_is_never_below_kingmans(scv: float, ca: float, rho: float
     assert math.isfinite(out) and out >= kingman * (1 - 1e-12)
     if scv >= 1.0:
         assert out == pytest.approx(kingman, rel=1e-9)
+
+
+# --------------------------------------------------------------------------- the mix's p99: a request drawn from it
+
+
+def test_the_mix_of_two_exponential_inputs_without_a_wait_is_the_closed_form_mixture() -> None:
+    """Two classes of exponential inputs (gamma cv 1) of means 100 and 1,000 ms in shares 0.7 / 0.3, nothing waiting:
+    ``P(T > t) = 0.7 exp(-t/100) + 0.3 exp(-t/1000)``, whose 0.01 root brentq gives. The mix reads the second
+    class's law near its level 1 - 0.01 / 0.3 = 0.967, between the grid's nodes 0.960 and 0.975, where the chord of the
+    exponential's quantile lies 0.75% above it: within 1%, the grid's error, not the mixture's."""
+    law = stack_laws([gamma_law(1.0), gamma_law(1.0)])
+    x = np.array([[100.0] * J, [1000.0] * J])
+    t = mixture_quantile_ms(law, x, np.array([100.0, 1000.0]), np.array([0.0]), np.array([1.0]), np.array([0.7, 0.3]))
+    exact = brentq(lambda s: 0.7 * math.exp(-s / 100) + 0.3 * math.exp(-s / 1000) - 0.01, 0.0, 1e5)
+    assert float(t) == pytest.approx(exact, rel=0.01)
+    assert float(t) >= exact  # the chord of a convex quantile function: conservative
+
+
+def test_the_mix_of_one_class_is_that_class() -> None:
+    law = stack_laws([lognormal_law(1.0)])
+    args = (np.full((1, J), 80.0), np.array([120.0]), np.array([0.4]), np.array([1 / 200.0]))
+    mixed = mixture_quantile_ms(law, *args, np.array([1.0]))
+    alone = sum_quantile_ms(law, *args)
+    assert float(mixed) == pytest.approx(float(alone[0]), rel=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    share=st.floats(0.05, 0.95),
+    x0=st.floats(10.0, 2000.0),
+    x1=st.floats(10.0, 2000.0),
+    waiting=st.floats(0.0, 1.0),
+    mean_wait=st.floats(1.0, 2000.0),
+)
+def test_the_mix_p99_lies_between_its_classes_quantiles(share, x0, x1, waiting, mean_wait) -> None:
+    """A mixture's q-quantile is at least the smallest and at most the largest of its parts' q-quantiles (each
+    part's tail at the mixture's quantile is at most, resp. at least, 1 - q for one of them)."""
+    law = stack_laws([lognormal_law(1.0), cdf_law([500, 1500], [0.2, 1.0])])
+    x = np.array([[x0] * J, [x1] * J])
+    args = (law, x, np.array([x0, x1]), np.array([waiting]), np.array([1.0 / mean_wait]))
+    parts = sum_quantile_ms(*args)
+    mixed = float(mixture_quantile_ms(*args, np.array([share, 1.0 - share])))
+    assert float(parts.min()) * (1 - 1e-9) <= mixed <= float(parts.max()) * (1 + 1e-9)

@@ -249,7 +249,9 @@ def test_two_identical_classes_give_the_single_class_numbers() -> None:
         for a, b in zip(one.records[table], two.records[table], strict=True):
             for key, value in a.items():
                 if isinstance(value, float):
-                    assert b[key] == pytest.approx(value, rel=1e-12, abs=1e-15), (table, key)
+                    # the mix's p99 TTFT of two classes is the root of the mixture's tail, found to 1e-10
+                    rel = 1e-9 if key == "ttft_p99_ms" else 1e-12
+                    assert b[key] == pytest.approx(value, rel=rel, abs=1e-15), (table, key)
                 else:
                     assert b[key] == value, (table, key)
     for a, b in zip(one.records["classes"], two.records["classes"][::2], strict=True):

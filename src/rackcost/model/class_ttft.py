@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -51,6 +52,7 @@ __all__ = [
     "fixed_law",
     "gamma_law",
     "lognormal_law",
+    "mixture_quantile_ms",
     "stack_laws",
     "sum_quantile_ms",
 ]
@@ -233,12 +235,79 @@ def sum_quantile_ms(
     >>> round(float(t[0]), 1)
     665.1
     """
+    tail = 1.0 - q_fraction
+    tail_and_slope, x_j, x_c, c_w, theta, survival = _class_tails(
+        law, no_wait_ms, wait_start_ms, waiting_fraction, decay_per_ms
+    )
+    wait_q = np.maximum(np.log(np.maximum(c_w, 1e-300) / tail), 0.0) / theta  # the wait's own quantile
+    high = np.maximum(np.max(x_j, axis=-1), x_c) * law.value[..., -1] + wait_q + 1e-9
+    # first guess: the input's quantile at a waiting request's prefill plus the wait's quantile where more than
+    # 1 - q wait, else at the mean prefill of one that does not wait
+    queued = c_w > tail
+    x_guess = np.where(queued, x_c, np.sum(x_j * NO_WAIT_WEIGHTS, axis=-1))
+    t = np.minimum(x_guess * survival.quantile(q_fraction) + wait_q, high)
+    return _root(tail_and_slope, t, np.zeros_like(x_c), high, queued, tail)
+
+
+def mixture_quantile_ms(
+    law: StratifiedLaw,
+    no_wait_ms: ArrayLike,
+    wait_start_ms: ArrayLike,
+    waiting_fraction: ArrayLike,
+    decay_per_ms: ArrayLike,
+    share_fraction: ArrayLike,
+    q_fraction: float = 0.99,
+) -> Array:
+    """The ``q``-quantile of the TTFT of a request drawn from the mix: the root of ``sum_k p_k P(Y_k x_k + W > t) =
+    1 - q`` over every class (a class of one input length as a point law), the classes waiting in the one queue
+    [ms].
+
+    Parameters are :func:`sum_quantile_ms`'s, with ``share_fraction`` each class's share ``p_k`` (shape ``(K,)``,
+    summing to 1); returns shape ``(...)``.
+
+    Examples
+    --------
+    Two classes of one input length, 100 and 1,000 ms of prefill, 90% and 10% of requests, nothing waiting: 10% of
+    requests take 1,000 ms, so the p99 is 1,000 ms and the p80 100 ms; one class alone gives its own quantile.
+
+    >>> law = stack_laws([fixed_law(), fixed_law()])
+    >>> x = np.array([[100.0] * 7, [1000.0] * 7])
+    >>> args = (law, x, np.array([100.0, 1000.0]), np.array([0.0]), np.array([1.0]))
+    >>> round(float(mixture_quantile_ms(*args, np.array([0.9, 0.1]), 0.99)), 3)
+    1000.0
+    >>> round(float(mixture_quantile_ms(*args, np.array([0.9, 0.1]), 0.8)), 3)
+    100.0
+    """
+    tail = 1.0 - q_fraction
+    share = np.asarray(share_fraction, dtype=float)
+    per_class, x_j, x_c, c_w, theta, _ = _class_tails(law, no_wait_ms, wait_start_ms, waiting_fraction, decay_per_ms)
+
+    def tail_and_slope(t: Array) -> tuple[Array, Array]:
+        p, slope = per_class(np.broadcast_to(t[..., None], x_c.shape))
+        return np.sum(share * p, axis=-1), np.sum(share * slope, axis=-1)
+
+    wait_q = np.maximum(np.log(np.maximum(c_w, 1e-300) / tail), 0.0) / theta
+    high = np.max(np.maximum(np.max(x_j, axis=-1), x_c) * law.value[..., -1] + wait_q, axis=-1) + 1e-9
+    # a request of the mix is at most the largest class quantile at level 1 - (1 - q) / p_k: start at the mean
+    t = np.minimum(np.sum(share * (np.sum(x_j * NO_WAIT_WEIGHTS, axis=-1) + wait_q), axis=-1), high)
+    queued = np.all(c_w > tail, axis=-1)
+    return _root(tail_and_slope, t, np.zeros_like(t), high, queued, tail)
+
+
+def _class_tails(
+    law: StratifiedLaw,
+    no_wait_ms: ArrayLike,
+    wait_start_ms: ArrayLike,
+    waiting_fraction: ArrayLike,
+    decay_per_ms: ArrayLike,
+) -> tuple[Any, Array, Array, Array, Array, _Survival]:
+    """Each class's ``P(TTFT > t)`` and its derivative as a function of ``t`` (shape ``(..., K)``), and the
+    arrays it reads (module docstring; parameters as :func:`sum_quantile_ms`)."""
     x_j = np.maximum(np.asarray(no_wait_ms, dtype=float), 1e-300)
     x_c = np.maximum(np.asarray(wait_start_ms, dtype=float), 1e-300)
     c_w = np.asarray(waiting_fraction, dtype=float)
     theta = np.maximum(np.asarray(decay_per_ms, dtype=float), 1e-300)
     x_c, c_w, theta = np.broadcast_arrays(x_c, c_w, theta)
-    tail = 1.0 - q_fraction
     survival = _Survival(law)
     # the wait's part: each stratum [a, b] of Y x_c in ms, for the convolution with the exponential wait
     lo, hi = law.value[..., :-1], law.value[..., 1:]
@@ -263,14 +332,11 @@ def sum_quantile_ms(
         # the waiting request's density cancels against the convolution's (d/dt of S + E is -theta E)
         return p, -np.sum((weights * density / scale)[..., :-1], axis=-1) - c_w * theta * convolved
 
-    wait_q = np.maximum(np.log(np.maximum(c_w, 1e-300) / tail), 0.0) / theta  # the wait's own quantile
-    low = np.zeros_like(x_c)
-    high = np.maximum(np.max(x_j, axis=-1), x_c) * law.value[..., -1] + wait_q + 1e-9
-    # first guess: the input's quantile at a waiting request's prefill plus the wait's quantile where more than
-    # 1 - q wait, else at the mean prefill of one that does not wait
-    queued = c_w > tail
-    x_guess = np.where(queued, x_c, np.sum(x_j * NO_WAIT_WEIGHTS, axis=-1))
-    t = np.minimum(x_guess * survival.quantile(q_fraction) + wait_q, high)
+    return tail_and_slope, x_j, x_c, c_w, theta, survival
+
+
+def _root(tail_and_slope: Any, t: Array, low: Array, high: Array, queued: Any, tail: float) -> Array:
+    """The root of ``P(TTFT > t) = tail`` in ``[low, high]`` from ``t`` (safeguarded Newton, module docstring)."""
     done = np.zeros(t.shape, dtype=bool)
     for _ in range(_NEWTON_STEPS):
         p, slope = tail_and_slope(t)
@@ -281,7 +347,7 @@ def sum_quantile_ms(
             break
         # Newton on log P where the wait's exponential tail dominates (nearly linear there), on P elsewhere (piecewise
         # linear without a wait); a step that leaves the bracket bisects it
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             step = t - np.where(queued, np.log(p / tail) * p, p - tail) / slope
         step = np.where((step > low) & (step < high), step, (low + high) / 2.0)
         t = np.where(done, t, step)
@@ -315,7 +381,9 @@ class _Survival:
         i = np.minimum(np.maximum(i, self.start), self.end)
         cdf = self.levels[i] + self.slope[i] * (yc + self.shift - self.xp[i])
         inside = (y > self.first) & (y < self.last)
-        return np.where(y < self.first, 1.0, 1.0 - np.minimum(cdf, 1.0)), np.where(inside, self.slope[i], 0.0)
+        # past the last node nothing is left (a point law, whose one stratum has no width, included)
+        survival = np.where(y < self.first, 1.0, np.where(y >= self.last, 0.0, 1.0 - np.minimum(cdf, 1.0)))
+        return survival, np.where(inside, self.slope[i], 0.0)
 
     def quantile(self, q_fraction: float) -> Array:
         """Each class's ``q``-quantile of ``Y`` [-]."""

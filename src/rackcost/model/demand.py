@@ -19,7 +19,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import routing as routes
 from rackcost.model.burstiness import point_wait_stretch
-from rackcost.model.class_ttft import NO_WAIT_LEVELS, StratifiedLaw, sum_quantile_ms
+from rackcost.model.class_ttft import (
+    NO_WAIT_LEVELS,
+    StratifiedLaw,
+    fixed_law,
+    mixture_quantile_ms,
+    stack_laws,
+    sum_quantile_ms,
+)
 from rackcost.model.classes import ClassMix, class_budgets_s, class_ttft_ms
 from rackcost.model.erlang import erlang_c_checked
 from rackcost.model.inputs import SloInputs
@@ -374,11 +381,15 @@ def serve_at_capacity(
         ttft_p99_ms = start_ttft_ms + reported_ms
         if mix is not None:  # each class's TTFT at that occupancy, the same wait
             class_ttft_p99_ms = class_ttft_ms(mix, start_ttft_ms) + np.asarray(reported_ms)[..., None]
+            occupancy = (routing, active, concurrency, slots / spread, admitted / scale / spread)
+            prefill = _class_prefill_ms(
+                mix, load, occupancy, point_service_s, v * spread, waiting, decay, stretch, np.shape(ttft_p99_ms)
+            )
             if mix.input_law is not None and mix.input_law.spread.any():
-                occupancy = (routing, active, concurrency, slots / spread, admitted / scale / spread)
-                class_ttft_p99_ms = _spread_ttft_p99_ms(
-                    mix, class_ttft_p99_ms, load, occupancy, point_service_s, v * spread, waiting, decay, stretch
-                )
+                class_ttft_p99_ms = _spread_ttft_p99_ms(mix, class_ttft_p99_ms, prefill, waiting)
+            # the mix's p99: of a request drawn from the mix, every class's TTFT law weighed by its share (one class:
+            # its own, which for one input length is the single shape's bit for bit)
+            ttft_p99_ms = class_ttft_p99_ms[..., 0] if len(mix) == 1 else _mix_ttft_p99_ms(mix, prefill, waiting)
     if class_miss is None:
         accepted = admitted * (1.0 - miss)
     else:
@@ -476,9 +487,8 @@ def _reported_wait_p99_ms(
     return np.asarray(wait_s * stretch, dtype=float) * MS_PER_S
 
 
-def _spread_ttft_p99_ms(
+def _class_prefill_ms(
     mix: ClassMix,
-    fixed_p99_ms: NDArray[np.float64],
     load: LoadCurve,
     occupancy: tuple[Any, ...],
     service_s: NDArray[np.float64],
@@ -486,24 +496,55 @@ def _spread_ttft_p99_ms(
     waiting: NDArray[np.float64],
     decay: NDArray[np.float64],
     stretch: NDArray[np.float64],
-) -> NDArray[np.float64]:
-    """Each class's p99 TTFT, the classes whose inputs spread as the p99 of their own prefill plus the queue's wait
-    (:func:`rackcost.model.class_ttft.sum_quantile_ms`); a class of one input length keeps ``fixed_p99_ms``.
-
-    The prefill is read at the start occupancy of a request that does not wait at each of
+    shape: tuple[int, ...],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The mean request's TTFT before queueing at the start occupancy of a request that does not wait at each of
     :data:`~rackcost.model.class_ttft.NO_WAIT_LEVELS` (of the occupancy queue of ``occupancy``: routing, replicas,
-    slots per replica, slots and rate of the queue), and at a full replica (``c``) for one that waits."""
-    assert mix.input_law is not None
+    slots per replica, slots and rate of the queue), ``(..., J)``, and at a full replica (``c``) for one that waits,
+    ``(...)`` [ms]; and the decay rate of a waiting request's wait, stretched by the service's spread [1/ms]."""
     routing, active, concurrency, slots, rate = occupancy
-    spread = np.flatnonzero(mix.input_law.spread)
-    shape = np.shape(fixed_p99_ms)[:-1]
     levels = NO_WAIT_LEVELS.reshape((-1,) + (1,) * len(shape)) * (1.0 - waiting)
     starts, _ = _start_occupancy(routing, active, concurrency, slots, rate, service_s, variability, levels, False)
     no_wait_ms = np.moveaxis(load.latencies_at(starts)[0], 0, -1)  # (..., J)
     full_ms = load.latencies_at(np.broadcast_to(concurrency, shape))[0]
+    theta = np.asarray(decay / stretch, dtype=float) / MS_PER_S
+    return no_wait_ms, full_ms, theta
+
+
+def _mix_ttft_p99_ms(
+    mix: ClassMix, prefill: tuple[NDArray[np.float64], ...], waiting: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The p99 TTFT of a request drawn from the mix (:func:`rackcost.model.class_ttft.mixture_quantile_ms`): each
+    class's own prefill (its input law, a point for a class of one length) plus the one queue's wait."""
+    no_wait_ms, full_ms, theta = prefill
+    law = mix.input_law if mix.input_law is not None else stack_laws([fixed_law()] * len(mix))
+    rho = mix.ttft_ratio
+    return mixture_quantile_ms(
+        law,
+        no_wait_ms[..., None, :] * rho[:, None],
+        full_ms[..., None] * rho,
+        waiting[..., None],
+        theta[..., None],
+        mix.share_fraction,
+        TTFT_PERCENTILE_FRACTION,
+    )
+
+
+def _spread_ttft_p99_ms(
+    mix: ClassMix,
+    fixed_p99_ms: NDArray[np.float64],
+    prefill: tuple[NDArray[np.float64], ...],
+    waiting: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """Each class's p99 TTFT, the classes whose inputs spread as the p99 of their own prefill plus the queue's wait
+    (:func:`rackcost.model.class_ttft.sum_quantile_ms`, the prefill of :func:`_class_prefill_ms`); a class of one
+    input length keeps ``fixed_p99_ms``."""
+    assert mix.input_law is not None
+    no_wait_ms, full_ms, theta = prefill
+    spread = np.flatnonzero(mix.input_law.spread)
+    shape = np.shape(fixed_p99_ms)[:-1]
     rho = mix.ttft_ratio[spread]
     law = StratifiedLaw(mix.input_law.level_fraction[spread], mix.input_law.value[spread])
-    theta = np.asarray(decay / stretch, dtype=float) / MS_PER_S
     p99 = sum_quantile_ms(
         law,
         no_wait_ms[..., None, :] * rho[:, None],
