@@ -43,7 +43,7 @@ from rackcost.model.pool_fleet import choose_pools
 from rackcost.model.strategies import IdlePolicy
 from rackcost.scenario.feasibility import UnservedSystem, feasibility_problems, unserved_systems
 from rackcost.scenario.schema import Scenario
-from rackcost.scenario.unpack import Samples, fleet_policy, sampled_inputs, sizing_demand, slo_inputs
+from rackcost.scenario.unpack import Samples, fleet_policy, one_evaluation, sampled_inputs, sizing_demand, slo_inputs
 from rackcost.scenario.unpack_pools import any_system_inputs
 
 __all__ = [
@@ -261,9 +261,10 @@ def evaluate(scenario: Scenario) -> Result:
         If no system can be evaluated (each one's reason at its YAML path).
     """
     check_argument("rackcost.evaluate", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
-    served, unserved, inputs = servable(scenario)
-    outcomes = evaluate_systems(served, inputs=inputs)
-    return mark_unserved(result_tables(served, outcomes, evaluate_apis(served)), unserved)
+    with one_evaluation():
+        served, unserved, inputs = servable(scenario)
+        outcomes = evaluate_systems(served, inputs=inputs)
+        return mark_unserved(result_tables(served, outcomes, evaluate_apis(served)), unserved)
 
 
 def mark_unserved(result: Result, unserved: tuple[UnservedSystem, ...]) -> Result:

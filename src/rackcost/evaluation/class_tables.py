@@ -37,10 +37,12 @@ def class_rows(
             columns = _api_columns(mix, by_index[index])
         else:
             columns = _fleet_columns(mix, by_name[system.name])
+        # each column as nested Python lists once (indexing a numpy array figure by figure costs more than the rows)
+        plain = {key: np.asarray(value).tolist() for key, value in columns.items()}
         for j, point in enumerate(scenario.demand):
             for k, name in enumerate(mix.names):
                 row = {"system": system.name, "demand_point": point.name, "class": name}
-                row |= {key: _plain(value[j, k]) for key, value in columns.items()}
+                row |= {key: _plain(value[j][k]) for key, value in plain.items()}
                 rows.append(in_order(row, names))
     return rows
 

@@ -35,6 +35,7 @@ which does not depend on the benchmark's ISL. :func:`mix_curve_factors` turns a 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -154,17 +155,17 @@ class ClassMix:
     def __len__(self) -> int:
         return len(self.names)
 
-    @property
+    @functools.cached_property
     def uncached_input_tokens(self) -> Array:
-        """Input tokens per request that the replica prefills: ``(1 - h) x In`` [tokens]."""
-        return np.asarray((1.0 - self.prefix_hit_fraction) * self.input_tokens, dtype=float)
+        """Input tokens per request that the replica prefills: ``(1 - h) x In`` [tokens] (computed once: read only)."""
+        return _read_only((1.0 - self.prefix_hit_fraction) * self.input_tokens)
 
-    @property
+    @functools.cached_property
     def ttft_ratio(self) -> Array:
         """Each class's TTFT over the mix's mean TTFT at any concurrency, ``rho_k = u_k / sum_j p_j u_j`` with ``u``
-        the uncached input [-]; their share-weighted mean is 1."""
+        the uncached input [-]; their share-weighted mean is 1 (computed once: read only)."""
         u = self.uncached_input_tokens
-        return np.asarray(u / np.sum(self.share_fraction * u), dtype=float)
+        return _read_only(u / np.sum(self.share_fraction * u))
 
     @property
     def mean_input_tokens(self) -> float:
@@ -388,3 +389,10 @@ def _example_mix() -> ClassMix:
         e2e_limit_ms=1200.0 * two,
         attainment_fraction=0.99 * two,
     )
+
+
+def _read_only(a: ArrayLike) -> Array:
+    """A float copy of ``a`` that cannot be written (a cached figure a caller must not change)."""
+    out = np.array(a, dtype=float)
+    out.flags.writeable = False
+    return out

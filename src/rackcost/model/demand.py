@@ -22,8 +22,8 @@ from rackcost.model.burstiness import point_wait_stretch
 from rackcost.model.class_ttft import (
     NO_WAIT_LEVELS,
     StratifiedLaw,
+    class_and_mixture_quantiles_ms,
     fixed_law,
-    mixture_quantile_ms,
     stack_laws,
     sum_quantile_ms,
 )
@@ -383,13 +383,19 @@ def serve_at_capacity(
             class_ttft_p99_ms = class_ttft_ms(mix, start_ttft_ms) + np.asarray(reported_ms)[..., None]
             occupancy = (routing, active, concurrency, slots / spread, admitted / scale / spread)
             prefill = _class_prefill_ms(
-                mix, load, occupancy, point_service_s, v * spread, waiting, decay, stretch, np.shape(ttft_p99_ms)
+                mix,
+                load,
+                occupancy,
+                point_service_s,
+                v * spread,
+                (delay, waiting),
+                decay,
+                stretch,
+                np.shape(ttft_p99_ms),
             )
-            if mix.input_law is not None and mix.input_law.spread.any():
-                class_ttft_p99_ms = _spread_ttft_p99_ms(mix, class_ttft_p99_ms, prefill, waiting)
             # the mix's p99: of a request drawn from the mix, every class's TTFT law weighed by its share (one class:
             # its own, which for one input length is the single shape's bit for bit)
-            ttft_p99_ms = class_ttft_p99_ms[..., 0] if len(mix) == 1 else _mix_ttft_p99_ms(mix, prefill, waiting)
+            class_ttft_p99_ms, ttft_p99_ms = _class_and_mix_p99_ms(mix, class_ttft_p99_ms, prefill, waiting)
     if class_miss is None:
         accepted = admitted * (1.0 - miss)
     else:
@@ -437,19 +443,18 @@ def _start_occupancy(
     service_s: NDArray[np.float64],
     variability: NDArray[np.float64],
     q_fraction: float | NDArray[np.float64] = TTFT_PERCENTILE_FRACTION,
-    with_delay: bool = True,
+    known_delay: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], Any]:
     """The p99 occupancy a request starts at on its replica (or its ``q_fraction``-quantile), for the queue the
     routing makes of the fleet (:func:`rackcost.model.occupancy.start_occupancy_quantile`) [requests], and that
-    queue's Erlang C [fraction] (None without ``with_delay``)."""
+    queue's Erlang C [fraction] (``known_delay`` when the caller has it: not computed again)."""
     if routes.check_routing(str(routing)).one_queue:
         pool, per_pool, load_erlangs = active * slots, active, rate_rps * service_s
     else:
         pool, per_pool, load_erlangs = slots, np.ones_like(active), rate_rps / active * service_s
-    if not with_delay:
-        return start_occupancy_quantile(q_fraction, per_pool, concurrency, pool, load_erlangs, variability), None
     pool, load_erlangs = np.broadcast_arrays(np.asarray(pool, dtype=float), np.asarray(load_erlangs, dtype=float))
-    delay = erlang_c_checked(pool, load_erlangs)  # once: the quantile and the reported wait both read it
+    # once: the quantile and the reported wait both read it
+    delay = erlang_c_checked(pool, load_erlangs) if known_delay is None else known_delay
     start = start_occupancy_quantile(q_fraction, per_pool, concurrency, pool, load_erlangs, variability, delay)
     return start, delay
 
@@ -493,7 +498,7 @@ def _class_prefill_ms(
     occupancy: tuple[Any, ...],
     service_s: NDArray[np.float64],
     variability: NDArray[np.float64],
-    waiting: NDArray[np.float64],
+    queue: tuple[NDArray[np.float64], NDArray[np.float64]],
     decay: NDArray[np.float64],
     stretch: NDArray[np.float64],
     shape: tuple[int, ...],
@@ -501,25 +506,36 @@ def _class_prefill_ms(
     """The mean request's TTFT before queueing at the start occupancy of a request that does not wait at each of
     :data:`~rackcost.model.class_ttft.NO_WAIT_LEVELS` (of the occupancy queue of ``occupancy``: routing, replicas,
     slots per replica, slots and rate of the queue), ``(..., J)``, and at a full replica (``c``) for one that waits,
-    ``(...)`` [ms]; and the decay rate of a waiting request's wait, stretched by the service's spread [1/ms]."""
+    ``(...)`` [ms]; and the decay rate of a waiting request's wait, stretched by the service's spread [1/ms].
+    ``queue``: that queue's Erlang C and the share of requests that wait."""
     routing, active, concurrency, slots, rate = occupancy
+    delay, waiting = queue
     levels = NO_WAIT_LEVELS.reshape((-1,) + (1,) * len(shape)) * (1.0 - waiting)
-    starts, _ = _start_occupancy(routing, active, concurrency, slots, rate, service_s, variability, levels, False)
+    starts, _ = _start_occupancy(routing, active, concurrency, slots, rate, service_s, variability, levels, delay)
     no_wait_ms = np.moveaxis(load.latencies_at(starts)[0], 0, -1)  # (..., J)
     full_ms = load.latencies_at(np.broadcast_to(concurrency, shape))[0]
     theta = np.asarray(decay / stretch, dtype=float) / MS_PER_S
     return no_wait_ms, full_ms, theta
 
 
-def _mix_ttft_p99_ms(
-    mix: ClassMix, prefill: tuple[NDArray[np.float64], ...], waiting: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """The p99 TTFT of a request drawn from the mix (:func:`rackcost.model.class_ttft.mixture_quantile_ms`): each
-    class's own prefill (its input law, a point for a class of one length) plus the one queue's wait."""
+def _class_and_mix_p99_ms(
+    mix: ClassMix,
+    fixed_p99_ms: NDArray[np.float64],
+    prefill: tuple[NDArray[np.float64], ...],
+    waiting: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Each class's p99 TTFT and the mix's: a class whose inputs spread the p99 of its own prefill plus the queue's
+    wait, a class of one input length ``fixed_p99_ms``; the mix's the p99 of a request drawn from it, each class's
+    own prefill (its input law, a point for a class of one length) plus the one queue's wait
+    (:func:`rackcost.model.class_ttft.class_and_mixture_quantiles_ms`: both in one root find). One class: its own."""
+    spread = mix.input_law is not None and bool(mix.input_law.spread.any())
+    if len(mix) == 1:
+        out = _spread_ttft_p99_ms(mix, fixed_p99_ms, prefill, waiting) if spread else fixed_p99_ms
+        return out, out[..., 0]
     no_wait_ms, full_ms, theta = prefill
     law = mix.input_law if mix.input_law is not None else stack_laws([fixed_law()] * len(mix))
     rho = mix.ttft_ratio
-    return mixture_quantile_ms(
+    each, mixed = class_and_mixture_quantiles_ms(
         law,
         no_wait_ms[..., None, :] * rho[:, None],
         full_ms[..., None] * rho,
@@ -527,7 +543,13 @@ def _mix_ttft_p99_ms(
         theta[..., None],
         mix.share_fraction,
         TTFT_PERCENTILE_FRACTION,
+        np.zeros(len(mix), dtype=bool) if mix.input_law is None else mix.input_law.spread,
     )
+    out = np.array(np.broadcast_to(fixed_p99_ms, each.shape), dtype=float)
+    if spread:
+        assert mix.input_law is not None
+        out[..., mix.input_law.spread] = each[..., mix.input_law.spread]
+    return out, mixed
 
 
 def _spread_ttft_p99_ms(

@@ -7,9 +7,12 @@ the model never see a path or a pydantic object.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,6 +40,7 @@ __all__ = [
     "Samples",
     "api_inputs",
     "class_mix",
+    "one_evaluation",
     "fleet_policy",
     "kv_memory",
     "power_exponent",
@@ -74,9 +78,28 @@ def slo_inputs(scenario: Scenario) -> SloInputs:
     )
 
 
+_ONE_EVALUATION: ContextVar[dict[int, tuple[Any, Any]] | None] = ContextVar("rackcost_one_evaluation", default=None)
+"""The request classes unpacked so far in one evaluation (:func:`one_evaluation`), by the scenario's identity."""
+
+
+@contextlib.contextmanager
+def one_evaluation() -> Iterator[None]:
+    """Within the block, :func:`class_mix` unpacks each scenario once: an evaluation reads the classes at seven
+    places (the checks, the plan, each system's inputs, the tables), and no scenario changes during one (a
+    scenario is mutable, so nothing is kept once the block ends). Nested blocks share the outer one's."""
+    if _ONE_EVALUATION.get() is not None:
+        yield
+        return
+    token = _ONE_EVALUATION.set({})
+    try:
+        yield
+    finally:
+        _ONE_EVALUATION.reset(token)
+
+
 def class_mix(scenario: Scenario) -> ClassMix | None:
     """The workload's request classes as plain arrays (:class:`rackcost.model.classes.ClassMix`), or None without
-    ``workload.classes``.
+    ``workload.classes`` (once per scenario inside :func:`one_evaluation`).
 
     A token count given as a number is the class's mean; its spread is stated only by a length distribution
     (``{lengths: ...}``), and a class that gives none keeps the model's exponential service (within-class SCV 1).
@@ -85,6 +108,19 @@ def class_mix(scenario: Scenario) -> ClassMix | None:
     classes = scenario.workload.classes
     if classes is None:
         return None
+    memo = _ONE_EVALUATION.get()
+    if memo is not None:
+        held = memo.get(id(scenario))
+        if held is not None and held[0] is scenario:  # the scenario itself is held, so its id is not reused
+            return held[1]
+    mix = _class_mix(scenario, classes)
+    if memo is not None:
+        memo[id(scenario)] = (scenario, mix)
+    return mix
+
+
+def _class_mix(scenario: Scenario, classes: Sequence[RequestClass]) -> ClassMix:
+    """:func:`class_mix` of a scenario with ``workload.classes``."""
     slo = scenario.slo
 
     def own(c: RequestClass, name: str) -> float:
