@@ -285,7 +285,10 @@ def simulate_classes(
     p50, p50_half = figure("all", "ttft_p50_s", MS_PER_S)
     mix_row["simulated_ttft_p50_ms"], mix_row["simulated_ttft_p50_ms_ci95_halfwidth"] = _finite(p50), _finite(p50_half)
     mix_row["note"] = "; ".join(
-        [*notes, "the analytic p99 TTFT is the mix's mean request's; the simulated one is over every request"]
+        [
+            *notes,
+            "the p99 TTFT is over every request of the mix, analytic (each class's law by its share) and simulated",
+        ]
     )
     mix_row["warnings"] = "; ".join(warnings)
     out = [mix_row]

@@ -192,8 +192,8 @@ _POINTS = [
     _c("points", "spare_capacity_fraction", "fraction of capacity", "spare capacity",
         "(capacity - offered) / capacity; negative above capacity", kind="pct"),
     _c("points", "ttft_p99_ms", "ms", "p99 TTFT incl. queueing",
-        "p99 of TTFT at the occupancy a request starts at plus its queueing wait (with request classes, of the mix's "
-        "mean request; each class's in the classes table)", fleet_only=True),
+        "p99 of TTFT at the occupancy a request starts at plus its queueing wait (with request classes, of a request "
+        "drawn from the mix, each class's TTFT law by its share; each class's in the classes table)", fleet_only=True),
     _c("points", "tpot_p99_ms", "ms", "p99 TPOT",
         "TPOT at the p99 occupancy a request starts at", fleet_only=True),
     _c("points", "it_power_kw", "kW", "IT power", "accelerators, hosts and rack overheads", fleet_only=True),
