@@ -227,3 +227,26 @@ def test_the_mix_p99_lies_between_its_classes_quantiles(share, x0, x1, waiting, 
     parts = sum_quantile_ms(*args)
     mixed = float(mixture_quantile_ms(*args, np.array([share, 1.0 - share])))
     assert float(parts.min()) * (1 - 1e-9) <= mixed <= float(parts.max()) * (1 + 1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shares=st.lists(st.floats(0.05, 1.0), min_size=2, max_size=4),
+    prefill=st.lists(st.floats(10.0, 5000.0), min_size=4 * J, max_size=4 * J),
+    q=st.sampled_from([0.5, 0.9, 0.99, 0.999]),
+)
+def test_a_mix_of_one_length_classes_without_a_wait_is_its_discrete_quantile(shares, prefill, q) -> None:
+    """Nothing waits and every class has one input length: a request's TTFT is one of the atoms ``x_kj`` with
+    probability ``p_k w_j``, and the mix's q-quantile is the least atom ``v`` with ``P(T > v) <= 1 - q``, exactly
+    (the root find steps between the jumps; by brute force over the sorted atoms here)."""
+    k = len(shares)
+    share = np.array(shares) / sum(shares)
+    x = np.sort(np.array(prefill[: k * J]).reshape(k, J), axis=1)  # start occupancies rise with the level
+    law = stack_laws([fixed_law()] * k)
+    got = float(mixture_quantile_ms(law, x, x[:, -1], np.array([0.0]), np.array([1.0]), share, q))
+    atoms = x.ravel()
+    mass = (share[:, None] * NO_WAIT_WEIGHTS[None, :]).ravel()
+    order = np.argsort(atoms)
+    survival = 1.0 - np.cumsum(mass[order])  # P(T > atom), atom by atom in rising order
+    expected = float(atoms[order][np.argmax(survival <= (1.0 - q) * (1 + 1e-12))])
+    assert got == pytest.approx(expected, rel=1e-9)

@@ -324,8 +324,24 @@ def class_and_mixture_quantiles_ms(
     queued = np.concatenate([queued_k, queued_m[..., None]], axis=-1)
     wanted = np.ones(k, dtype=bool) if classes is None else np.asarray(classes, dtype=bool)
     skip = np.concatenate([~wanted, [False]])
-    out = _root(tail_and_slope, t, np.zeros_like(t), high, queued, tail, skip)
+    jumps = _mixture_jumps(tails, law)
+    if jumps is not None:  # the mix's element only: a class of spread inputs has no jump
+        none = np.full((*x_c.shape, jumps.shape[-1]), np.inf)
+        jumps = np.concatenate([none, jumps[..., None, :]], axis=-2)
+    out = _root(tail_and_slope, t, np.zeros_like(t), high, queued, tail, skip, jumps)
     return out[..., :k], out[..., k]
+
+
+def _mixture_jumps(tails: tuple[Any, ...], law: StratifiedLaw) -> Array | None:
+    """The points where the mix's tail jumps, sorted, ``(..., M)`` [ms]: each no-wait prefill time of a class of one
+    input length (its tail steps there; a waiting request's and a spread class's parts are continuous). None
+    without such a class (:func:`_root`)."""
+    _, x_j, _, _, _, _ = tails
+    point = ~law.spread
+    if not point.any():
+        return None
+    values = x_j[..., point, :] * law.value[point, :1]
+    return np.sort(values.reshape(*values.shape[:-2], -1), axis=-1)
 
 
 def mixture_quantile_ms(
@@ -367,7 +383,7 @@ def mixture_quantile_ms(
         return (share * p).sum(axis=-1), (share * slope).sum(axis=-1)
 
     t, high, queued = _mixture_start(tails, law, share, q_fraction)
-    return _root(tail_and_slope, t, np.zeros_like(t), high, queued, tail)
+    return _root(tail_and_slope, t, np.zeros_like(t), high, queued, tail, jumps=_mixture_jumps(tails, law))
 
 
 def _class_tails(
@@ -411,10 +427,28 @@ def _class_tails(
     return tail_and_slope, x_j, x_c, c_w, theta, survival
 
 
-def _root(tail_and_slope: Any, t: Array, low: Array, high: Array, queued: Any, tail: float, skip: Any = False) -> Array:
+def _root(
+    tail_and_slope: Any,
+    t: Array,
+    low: Array,
+    high: Array,
+    queued: Any,
+    tail: float,
+    skip: Any = False,
+    jumps: Array | None = None,
+) -> Array:
     """The root of ``P(TTFT > t) = tail`` in ``[low, high]`` from ``t`` (safeguarded Newton, module docstring);
-    elements where ``skip`` holds keep ``t`` (not needed: they cost no iterations)."""
+    elements where ``skip`` holds keep ``t`` (not needed: they cost no iterations).
+
+    ``jumps``: the points where the tail jumps (a class of one input length steps at each of its no-wait prefill
+    times), ``(..., M)`` (``inf`` where there are fewer) [ms]. A root at a jump is where Newton cannot go (the tail
+    steps over the level) and bisection takes about 33 steps to its tolerance; so while jumps lie inside the bracket
+    the search steps to the middle one (about log2 M steps), and once none does and the upper end is a jump it
+    probes just below it: if the tail there is still above the level, the jump is the root; else the root lies where
+    the tail is smooth, and Newton finds it.
+    """
     done = np.array(np.broadcast_to(skip, t.shape), dtype=bool)
+    probed = np.zeros(t.shape, dtype=bool)
     for _ in range(_NEWTON_STEPS):
         p, slope = tail_and_slope(t)
         low = np.where(p >= tail, t, low)
@@ -427,6 +461,14 @@ def _root(tail_and_slope: Any, t: Array, low: Array, high: Array, queued: Any, t
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             step = t - np.where(queued, np.log(p / tail) * p, p - tail) / slope
         step = np.where((step > low) & (step < high), step, (low + high) / 2.0)
+        if jumps is not None:
+            inside = (jumps > low[..., None]) & (jumps < high[..., None])
+            count = inside.sum(axis=-1)
+            first = np.argmax(inside, axis=-1)  # the jumps are sorted: those inside are consecutive
+            middle = np.take_along_axis(jumps, (first + count // 2)[..., None], axis=-1)[..., 0]
+            probe = ~probed & (count == 0) & (jumps == high[..., None]).any(axis=-1)
+            step = np.where(count > 0, middle, np.where(probe, high * (1.0 - 1e-12), step))
+            probed |= probe
         t = np.where(done, t, step)
     return np.asarray(t, dtype=float)
 
