@@ -123,18 +123,24 @@ def kv_limit(memory: KvMemory, context_tokens: np.ndarray) -> KvLimit:
     return KvLimit(memory.free_bytes, full * context_tokens + window, memory.kv_bytes_per_request)
 
 
-def _tpot_table_s(o: Any, slots: int, service: str) -> np.ndarray:
-    """TPOT at each occupancy ``0 .. slots`` (entry 0 repeats entry 1), clipped to the measured range [s]."""
-    if service == "fixed":
-        return np.full(slots + 1, float(o.point.tpot_ms[0]) / MS_PER_S)
-    curve = o.inputs.curve
+def tpot_table_s(curve: Any, slots: int, fixed_tpot_ms: float | None = None) -> np.ndarray:
+    """TPOT at each occupancy ``0 .. slots`` (entry 0 repeats entry 1), clipped to the curve's measured range, or
+    ``fixed_tpot_ms`` at every occupancy [s] (the class and the pool simulators both read it)."""
+    if fixed_tpot_ms is not None:
+        return np.full(slots + 1, fixed_tpot_ms / MS_PER_S)
     n = np.clip(np.arange(1, slots + 1, dtype=float), curve.concurrency[0], curve.concurrency[-1])
     tpot = interpolate_curve(curve, n).tpot_ms / MS_PER_S
     return np.concatenate([tpot[:1], tpot])
 
 
-def _pair(key: str, analytic: float | None, value: float, half: float) -> dict[str, Any]:
-    """The analytic value, the simulated one, its half-width and the relative error of one figure."""
+def _tpot_table_s(o: Any, slots: int, service: str) -> np.ndarray:
+    """:func:`tpot_table_s` of a system's curve, or of its chosen point's TPOT for a fixed service."""
+    return tpot_table_s(o.inputs.curve, slots, float(o.point.tpot_ms[0]) if service == "fixed" else None)
+
+
+def figure_pair(key: str, analytic: float | None, value: float, half: float, short: dict[str, str]) -> dict[str, Any]:
+    """The analytic value, the simulated one, its half-width and the relative error of one figure (its column's
+    stem ``short[key]``)."""
     rel = None
     if analytic is not None and math.isfinite(value):
         rel = (0.0 if value == 0 else None) if analytic == 0 else (value - analytic) / analytic
@@ -142,8 +148,12 @@ def _pair(key: str, analytic: float | None, value: float, half: float) -> dict[s
         f"analytic_{key}": analytic,
         f"simulated_{key}": value if math.isfinite(value) else None,
         f"simulated_{key}_ci95_halfwidth": half if math.isfinite(half) else None,
-        f"{_SHORT[key]}_relative_error_fraction": rel,
+        f"{short[key]}_relative_error_fraction": rel,
     }
+
+
+def _pair(key: str, analytic: float | None, value: float, half: float) -> dict[str, Any]:
+    return figure_pair(key, analytic, value, half, _SHORT)
 
 
 def simulate_classes(

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from rackcost.analysis.referee_classes import figure_pair, tpot_table_s
 from rackcost.model.classes import cdf_moments
 from rackcost.model.disaggregation import split_miss_target
 from rackcost.model.operating_point import queueing_budget_s
-from rackcost.model.performance import interpolate_curve
 from rackcost.model.sim_classes import LengthLaw, draw_lengths
 from rackcost.model.sim_engines import ReplicaModel, draw_work, fixed_model, replica_model
 from rackcost.model.sim_summary import Summary, summarise, with_rare_bound
@@ -175,7 +175,7 @@ def capacity_row(
         replica_model(pools.decode.curve, d_slots),
         route,
         pools.transfer_ms / MS_PER_S,
-        _tpot_table_s(pools.decode.curve, d_slots, None),
+        tpot_table_s(pools.decode.curve, d_slots, None),
         float(scenario.workload.output_tokens_per_request),
         workload_cv(scenario),
     )
@@ -219,25 +219,8 @@ def capacity_row(
     }
 
 
-def _tpot_table_s(curve: Any, slots: int, fixed_tpot_ms: float | None) -> np.ndarray:
-    """The decode batch's TPOT at each occupancy ``0 .. slots`` (entry 0 repeats entry 1) [s]."""
-    if fixed_tpot_ms is not None:
-        return np.full(slots + 1, fixed_tpot_ms / MS_PER_S)
-    n = np.clip(np.arange(1, slots + 1, dtype=float), curve.concurrency[0], curve.concurrency[-1])
-    tpot = interpolate_curve(curve, n).tpot_ms / MS_PER_S
-    return np.concatenate([tpot[:1], tpot])
-
-
 def _pair(key: str, analytic: float | None, value: float, half: float) -> dict[str, Any]:
-    rel = None
-    if analytic is not None and math.isfinite(value):
-        rel = (0.0 if value == 0 else None) if analytic == 0 else (value - analytic) / analytic
-    return {
-        f"analytic_{key}": analytic,
-        f"simulated_{key}": value if math.isfinite(value) else None,
-        f"simulated_{key}_ci95_halfwidth": half if math.isfinite(half) else None,
-        f"{_SHORT[key]}_relative_error_fraction": rel,
-    }
+    return figure_pair(key, analytic, value, half, _SHORT)
 
 
 def _slots(concurrency: float) -> int:
@@ -374,11 +357,11 @@ def simulate_pools(
             p_slots, float(chosen.prefill.point.service_s[0]), float(chosen.prefill.point.ttft_ms[0]) / MS_PER_S
         )
         d_model = fixed_model(d_slots, float(chosen.decode.point.service_s[0]), 0.0)
-        tpot_s = _tpot_table_s(None, d_slots, float(chosen.decode.point.tpot_ms[0]))
+        tpot_s = tpot_table_s(None, d_slots, float(chosen.decode.point.tpot_ms[0]))
     else:
         p_model = replica_model(chosen.prefill_inputs.curve, p_slots)
         d_model = replica_model(pools.decode.curve, d_slots)
-        tpot_s = _tpot_table_s(pools.decode.curve, d_slots, None)
+        tpot_s = tpot_table_s(pools.decode.curve, d_slots, None)
     budget_s = float(queueing_budget_s(row["ttft_ms"], row["tpot_ms"], osl, slo.ttft_limit_ms, slo.e2e_limit_ms))
     offered, admitted = float(row["offered_rps"]), float(row["admitted_rps"])
     arrival_rps, share = (admitted, admitted / offered if offered > 0 else 1.0) if arrivals.admission else (offered, 1)
