@@ -373,17 +373,11 @@ def mixture_quantile_ms(
     >>> round(float(mixture_quantile_ms(*args, np.array([0.9, 0.1]), 0.8)), 3)
     100.0
     """
-    tail = 1.0 - q_fraction
-    share = np.asarray(share_fraction, dtype=float)
-    tails = _class_tails(law, no_wait_ms, wait_start_ms, waiting_fraction, decay_per_ms)
-    per_class, x_c = tails[0], tails[2]
-
-    def tail_and_slope(t: Array) -> tuple[Array, Array]:
-        p, slope = per_class(np.broadcast_to(t[..., None], x_c.shape))
-        return (share * p).sum(axis=-1), (share * slope).sum(axis=-1)
-
-    t, high, queued = _mixture_start(tails, law, share, q_fraction)
-    return _root(tail_and_slope, t, np.zeros_like(t), high, queued, tail, jumps=_mixture_jumps(tails, law))
+    k = law.value.shape[0]  # one law per class
+    # the joint root find with no class's own root asked for: only the mix's element iterates
+    return class_and_mixture_quantiles_ms(
+        law, no_wait_ms, wait_start_ms, waiting_fraction, decay_per_ms, share_fraction, q_fraction, np.zeros(k, bool)
+    )[1]
 
 
 def _class_tails(
