@@ -1,0 +1,362 @@
+"""The cheapest buying plan over a horizon of quarters, as a mixed-integer linear program solved by HiGHS
+(``scipy.optimize.milp``; issue 24, items 3-4).
+
+Given per-source linear figures (:class:`PlanSource`) and the demand in blocks of hours per quarter
+(:func:`demand_blocks`), :func:`solve_plan` finds how many owned racks to buy in which quarter, how many
+reservations to start in which quarter, and how many on-demand and spot units and how much API rate to hold in
+each block, with each block's demand dispatched over them, at the lowest present value. The program is written
+out in docs/model.md, "The buying plan"; :mod:`rackcost.model.plan_brute` is its brute-force referee on small
+instances, and :func:`check_plan` recomputes any plan's cost and feasibility from its statement.
+
+Every name of :mod:`rackcost.model.plan_problem` (the sources, blocks, problem and solution containers) is
+re-exported here.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import coo_array
+
+from rackcost.model.plan_problem import (
+    COVER_RTOL,
+    SOURCE_KINDS,
+    DemandBlocks,
+    PlanCheck,
+    PlanInfeasible,
+    PlanProblem,
+    PlanShortfall,
+    PlanSolution,
+    PlanSource,
+    SourceKind,
+    check_plan,
+    coverage_shortfalls,
+    demand_blocks,
+    merit_order_dispatch,
+    reserved_held,
+)
+
+__all__ = [
+    "DEFAULT_MIP_REL_GAP",
+    "SOURCE_KINDS",
+    "DemandBlocks",
+    "PlanCheck",
+    "PlanInfeasible",
+    "PlanProblem",
+    "PlanShortfall",
+    "PlanSolution",
+    "PlanSource",
+    "PlanUnsolved",
+    "SourceKind",
+    "best_single_source",
+    "check_plan",
+    "coverage_shortfalls",
+    "demand_blocks",
+    "merit_order_dispatch",
+    "reserved_held",
+    "solve_plan",
+    "solve_single_source",
+]
+
+Array = NDArray[np.float64]
+DEFAULT_MIP_REL_GAP = 1e-4
+"""HiGHS stops when its plan is within this share of its proven lower bound [-]."""
+
+
+class PlanUnsolved(RuntimeError):
+    """The solver stopped without a plan (its time limit before a first plan, or a numerical failure)."""
+
+
+@dataclass
+class _Program:
+    """The MILP under construction: columns (cost, bounds, integrality, whose cost they are) and rows."""
+
+    n_quarters: int
+    cost_usd: list[Array] = field(default_factory=list)
+    discount: list[Array] = field(default_factory=list)
+    lower: list[Array] = field(default_factory=list)
+    upper: list[Array] = field(default_factory=list)
+    integer: list[Array] = field(default_factory=list)
+    owner: list[Array] = field(default_factory=list)  # source index x quarters + quarter: whose cost a column is
+    size: int = 0
+    rows: list[tuple[NDArray[np.int64], NDArray[np.int64], Array]] = field(default_factory=list)  # row, col, coef
+    row_lower: list[Array] = field(default_factory=list)
+    row_upper: list[Array] = field(default_factory=list)
+    n_rows: int = 0
+
+    def columns(
+        self, source: int, quarter: Array, cost_usd: Array, discount: Array, lower: Array, upper: Array, integer: bool
+    ) -> NDArray[np.int64]:
+        """Add columns of one shape (any), one per entry of ``quarter``; their indices in that shape."""
+        shape = np.shape(quarter)
+        n = int(np.prod(shape))
+        for target, value in (
+            (self.cost_usd, cost_usd),
+            (self.discount, discount),
+            (self.lower, lower),
+            (self.upper, upper),
+        ):
+            target.append(np.broadcast_to(np.asarray(value, dtype=float), shape).ravel())
+        self.integer.append(np.full(n, 1.0 if integer else 0.0))
+        self.owner.append((source * self.n_quarters + np.asarray(quarter)).ravel())
+        index = np.arange(self.size, self.size + n).reshape(shape)
+        self.size += n
+        return index
+
+    def constrain(self, terms: list[tuple[NDArray[np.int64], Array | float]], lower: Array, upper: Array) -> None:
+        """Add rows ``lower <= sum coefficient x column <= upper``, one per entry of ``lower`` (terms broadcast)."""
+        shape = np.shape(lower)
+        rows = np.arange(self.n_rows, self.n_rows + int(np.prod(shape))).reshape(shape)
+        for column, coefficient in terms:
+            r, c, k = np.broadcast_arrays(rows, column, np.asarray(coefficient, dtype=float))
+            self.rows.append((r.ravel(), c.ravel(), k.ravel()))
+        self.row_lower.append(np.asarray(lower, dtype=float).ravel())
+        self.row_upper.append(np.broadcast_to(np.asarray(upper, dtype=float), shape).ravel())
+        self.n_rows += rows.size
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """Where each source's variables are in the program (index arrays; None where the kind has none)."""
+
+    dispatch: NDArray[np.int64]  # (Q, B)
+    quarter: NDArray[np.int64] | None = None  # owned: held; reserved: held (Q,)
+    starts: NDArray[np.int64] | None = None  # reserved (Q,)
+    block: NDArray[np.int64] | None = None  # on-demand, spot, API units (Q, B)
+    startup: NDArray[np.int64] | None = None  # on-demand start-up count (Q,)
+
+
+def _units_needed(demand_rps: Array, rps_per_unit: float) -> Array:
+    """Whole units that carry ``demand_rps`` alone: more are never cheaper (every cost is >= 0) [units]."""
+    return np.ceil(demand_rps / rps_per_unit)
+
+
+def _build(problem: PlanProblem) -> tuple[_Program, list[_Columns]]:
+    n_quarters, n_blocks = problem.shape
+    b = problem.blocks
+    disc_q = problem.discount_factor
+    disc_qb = np.broadcast_to(disc_q[:, None], (n_quarters, n_blocks))
+    quarter_q = np.arange(n_quarters)
+    quarter_qb = np.broadcast_to(quarter_q[:, None], (n_quarters, n_blocks))
+    served = problem.served_share_per_rps()
+    peak = float(b.demand_rps.max())
+    program = _Program(n_quarters)
+    where: list[_Columns] = []
+    for i, s in enumerate(problem.sources):
+        rps = s.rps_per_unit
+        limit = s.unit_limit
+        x = program.columns(i, quarter_qb, s.usd_per_request * served, disc_qb, 0.0, b.demand_rps, False)
+        hold_q = s.usd_per_unit_hour * problem.quarter_hours
+        hold_qb = s.usd_per_unit_hour * b.hours
+        top = min(limit, float(_units_needed(np.asarray(peak), rps)))
+        if s.kind == "owned":
+            # held racks: the initial ones, then non-decreasing from the lead time on
+            held_top = max(float(s.initial_units), top)
+            upper = np.where(quarter_q >= s.lead_time_quarters, held_top, float(s.initial_units))
+            held = program.columns(i, quarter_q, hold_q, disc_q, float(s.initial_units), upper, True)
+            if n_quarters > 1:
+                program.constrain([(held[1:], 1.0), (held[:-1], -1.0)], np.zeros(n_quarters - 1), np.inf)
+            program.constrain([(x, 1.0), (held[:, None], -rps)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
+            where.append(_Columns(x, quarter=held))
+        elif s.kind == "reserved":
+            starts = program.columns(i, quarter_q, 0.0, disc_q, 0.0, top, True)
+            held = program.columns(i, quarter_q, hold_q, disc_q, 0.0, max(limit, float(s.initial_units)), False)
+            initial = np.where(quarter_q < s.term_quarters, float(s.initial_units), 0.0)
+            # held_q - (starts within their term) = the initial running term
+            lag = quarter_q[:, None] - quarter_q[None, :]
+            in_term = (lag >= 0) & (lag < s.term_quarters)
+            rows_q, cols_t = np.nonzero(in_term)
+            terms: list[tuple[NDArray[np.int64], Array | float]] = [(held, 1.0)]
+            program.constrain(terms, initial, initial)
+            first_row = program.n_rows - n_quarters
+            program.rows.append((first_row + rows_q, starts[cols_t], np.full(rows_q.size, -1.0)))
+            program.constrain([(x, 1.0), (held[:, None], -rps)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
+            where.append(_Columns(x, quarter=held, starts=starts))
+        elif s.kind in ("on_demand", "spot"):
+            upper = np.minimum(limit, _units_needed(b.demand_rps, rps))
+            units = program.columns(i, quarter_qb, hold_qb, disc_qb, 0.0, upper, True)
+            program.constrain([(x, 1.0), (units, -rps)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
+            startup = None
+            daily = s.usd_per_unit_hour * s.startup_hours * problem.quarter_days
+            if s.kind == "on_demand" and (daily > 0).any():
+                startup = program.columns(i, quarter_q, daily, disc_q, 0.0, upper.max(axis=1), False)
+                program.constrain(
+                    [(units, 1.0), (startup[:, None], -1.0)], np.full((n_quarters, n_blocks), -np.inf), 0.0
+                )
+            where.append(_Columns(x, block=units, startup=startup))
+        else:  # api: a continuous rate held
+            rate = program.columns(i, quarter_qb, hold_qb, disc_qb, 0.0, limit, False)
+            program.constrain([(x, 1.0), (rate, -rps)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
+            where.append(_Columns(x, block=rate))
+    # every block's demand carried exactly (its requests then count once in the variable cost)
+    program.constrain([(w.dispatch, 1.0) for w in where], b.demand_rps, b.demand_rps)
+    return program, where
+
+
+def _clean_units(problem: PlanProblem, where: list[_Columns], solution: Array) -> tuple[Array, Array]:
+    """The solver's units rounded to whole ones, as (S, Q, B) held units and (S, Q) new units."""
+    n_quarters, n_blocks = problem.shape
+    units = np.zeros((len(problem.sources), n_quarters, n_blocks))
+    new = np.zeros((len(problem.sources), n_quarters))
+    for i, (s, w) in enumerate(zip(problem.sources, where, strict=True)):
+        if s.kind == "owned":
+            assert w.quarter is not None
+            held = np.maximum.accumulate(np.rint(solution[w.quarter]))
+            units[i] = held[:, None]
+            new[i] = np.diff(held, prepend=float(s.initial_units))
+        elif s.kind == "reserved":
+            assert w.starts is not None
+            new[i] = np.rint(solution[w.starts])
+            units[i] = reserved_held(s, new[i], n_quarters)[:, None]
+        elif s.kind in ("on_demand", "spot"):
+            assert w.block is not None
+            units[i] = np.rint(solution[w.block])
+    return units, new
+
+
+def solve_plan(
+    problem: PlanProblem, *, mip_rel_gap: float = DEFAULT_MIP_REL_GAP, time_limit_s: float | None = None
+) -> PlanSolution:
+    """The cheapest plan: owned racks bought per quarter, reservations started per quarter, on-demand and spot
+    units and API rate per block, and the dispatch of each block's demand, at the lowest present value.
+
+    After HiGHS, the integer units are rounded (HiGHS keeps them whole within its 1e-6 tolerance) and each block is
+    re-dispatched in merit order over them (:func:`merit_order_dispatch`, optimal given the units), so the reported
+    plan is exactly feasible and its costs are exactly its costs; ``solver_objective_usd`` keeps HiGHS's own.
+
+    Parameters
+    ----------
+    problem
+        The sources, the demand blocks and the discount factors.
+    mip_rel_gap
+        HiGHS stops when ``(plan - bound) / plan <= mip_rel_gap``, in [0, 1) [-].
+    time_limit_s
+        HiGHS stops after this wall time with its best plan so far (``status == "time_limit"``); None: no limit [s].
+
+    Raises
+    ------
+    PlanInfeasible
+        Some block's demand exceeds what every source together can carry (found before the solver).
+    PlanUnsolved
+        The solver stopped without a plan.
+
+    Examples
+    --------
+    >>> blocks = DemandBlocks(hours=[[2190.0]], demand_rps=[[45.0]], mean_rps=[[45.0]])
+    >>> rack = PlanSource("rack", "owned", capacity_rps_per_unit=20.0, usd_per_unit_hour=100.0)
+    >>> plan = solve_plan(PlanProblem((rack,), blocks, discount_factor=[1.0]))
+    >>> plan.quarter_units["rack"].tolist(), plan.objective_usd  # 3 racks x 2,190 h x $100/h
+    ([3.0], 657000.0)
+    """
+    if not (isinstance(mip_rel_gap, int | float) and 0.0 <= mip_rel_gap < 1.0):
+        raise ValueError(f"mip_rel_gap must be a number in [0, 1), got {mip_rel_gap!r}")
+    if time_limit_s is not None and not (isinstance(time_limit_s, int | float) and time_limit_s > 0):
+        raise ValueError(f"time_limit_s must be a number > 0 or None, got {time_limit_s!r}")
+    shortfalls = coverage_shortfalls(problem)
+    if shortfalls:
+        raise PlanInfeasible(shortfalls)
+    program, where = _build(problem)
+    cost_usd = np.concatenate(program.cost_usd)
+    cost_pv = cost_usd * np.concatenate(program.discount)
+    rows = [np.concatenate(parts) for parts in zip(*program.rows, strict=True)]
+    matrix = coo_array((rows[2], (rows[0], rows[1])), shape=(program.n_rows, program.size))
+    options: dict[str, float | bool] = {"disp": False, "mip_rel_gap": float(mip_rel_gap)}
+    if time_limit_s is not None:
+        options["time_limit"] = float(time_limit_s)
+    started = time.perf_counter()
+    result = milp(
+        cost_pv,
+        integrality=np.concatenate(program.integer),
+        bounds=Bounds(np.concatenate(program.lower), np.concatenate(program.upper)),
+        constraints=LinearConstraint(
+            matrix.tocsr(), np.concatenate(program.row_lower), np.concatenate(program.row_upper)
+        ),
+        options=options,
+    )
+    solve_s = time.perf_counter() - started
+    if result.x is None or result.status not in (0, 1):
+        raise PlanUnsolved(f"HiGHS stopped without a plan (status {result.status}): {result.message}")
+    units, new = _clean_units(problem, where, np.asarray(result.x))
+    dispatch, held = merit_order_dispatch(problem, units)
+    short = problem.blocks.demand_rps - dispatch.sum(axis=0)
+    if (short > COVER_RTOL * problem.blocks.demand_rps + 1e-9).any():
+        raise PlanUnsolved("the solver's units, rounded to whole ones, no longer cover every block")
+    # the program's own costs at the whole units and their dispatch, summed per source and quarter
+    value = np.zeros(program.size)
+    names = [s.name for s in problem.sources]
+    quarter_units: dict[str, Array] = {}
+    for i, (s, w) in enumerate(zip(problem.sources, where, strict=True)):
+        value[w.dispatch] = dispatch[i]
+        if w.quarter is not None:
+            value[w.quarter] = held[i, :, 0]
+        if w.starts is not None:
+            value[w.starts] = new[i]
+        if w.block is not None:
+            value[w.block] = held[i]
+        if w.startup is not None:
+            value[w.startup] = held[i].max(axis=1)
+        quarter_units[s.name] = held[i, :, 0].copy() if s.kind in ("owned", "reserved") else held[i].max(axis=1)
+    owner = np.concatenate(program.owner).astype(np.int64)
+    size = len(names) * problem.shape[0]
+    paid = np.bincount(owner, weights=cost_usd * value, minlength=size).reshape(len(names), -1)
+    present = np.bincount(owner, weights=cost_pv * value, minlength=size).reshape(len(names), -1)
+    objective = float(present.sum())
+    bound = getattr(result, "mip_dual_bound", None)
+    dual_bound = float(result.fun) if bound is None or not math.isfinite(bound) else float(bound)
+    gap = max(0.0, (objective - dual_bound) / objective) if objective > 0 else 0.0
+    return PlanSolution(
+        objective_usd=objective,
+        solver_objective_usd=float(result.fun),
+        dual_bound_usd=dual_bound,
+        relative_gap=gap,
+        status="optimal" if result.status == 0 else "time_limit",
+        solve_s=solve_s,
+        quarter_units=quarter_units,
+        new_units={n: new[i] for i, n in enumerate(names)},
+        block_units={n: held[i] for i, n in enumerate(names)},
+        dispatch_rps={n: dispatch[i] for i, n in enumerate(names)},
+        cost_usd={n: paid[i] for i, n in enumerate(names)},
+        cost_present_usd={n: present[i] for i, n in enumerate(names)},
+    )
+
+
+def _alone(problem: PlanProblem, name: str) -> PlanProblem:
+    return PlanProblem((problem.source(name),), problem.blocks, problem.discount_factor, problem.days)
+
+
+def solve_single_source(
+    problem: PlanProblem, name: str, *, mip_rel_gap: float = DEFAULT_MIP_REL_GAP, time_limit_s: float | None = None
+) -> PlanSolution:
+    """The cheapest plan that may use only the source called ``name``.
+
+    Raises
+    ------
+    PlanInfeasible
+        The source alone cannot cover some block (a rate-limited API, owned racks behind their lead time, ...): the
+        message names the blocks and the shortfall.
+    """
+    alone = _alone(problem, name)
+    shortfalls = coverage_shortfalls(alone)
+    if shortfalls:
+        raise PlanInfeasible(shortfalls, who=f"the source {name!r} alone can")
+    return solve_plan(alone, mip_rel_gap=mip_rel_gap, time_limit_s=time_limit_s)
+
+
+def best_single_source(
+    problem: PlanProblem, *, mip_rel_gap: float = DEFAULT_MIP_REL_GAP, time_limit_s: float | None = None
+) -> tuple[str, float] | None:
+    """The source that covers the demand alone at the lowest present value, and that value [USD]; None when no
+    source can cover it alone. Ties go to the source listed first."""
+    best: tuple[str, float] | None = None
+    for s in problem.sources:
+        if coverage_shortfalls(_alone(problem, s.name)):
+            continue
+        cost = solve_single_source(problem, s.name, mip_rel_gap=mip_rel_gap, time_limit_s=time_limit_s).objective_usd
+        if best is None or cost < best[1]:
+            best = (s.name, cost)
+    return best
