@@ -102,9 +102,10 @@ def run(blocks_per_quarter: int, spacing: str, time_limit_s: float | None) -> No
     for q in range(p.shape[0]):
         row = "".join(f"{plan.quarter_units[s.name][q]:>11.1f}" for s in p.sources)
         print(f"  {q:>7}{row}{p.blocks.demand_rps[q, 0]:>11.0f}")
-    print("  present value by source [$M]: " + ", ".join(
-        f"{s.name} {plan.cost_present_usd[s.name].sum() / 1e6:.2f}" for s in p.sources
-    ))
+    print(
+        "  present value by source [$M]: "
+        + ", ".join(f"{s.name} {plan.cost_present_usd[s.name].sum() / 1e6:.2f}" for s in p.sources)
+    )
 
 
 def sweep() -> None:

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_array
 
@@ -90,7 +90,14 @@ class _Program:
     n_rows: int = 0
 
     def columns(
-        self, source: int, quarter: Array, cost_usd: Array, discount: Array, lower: Array, upper: Array, integer: bool
+        self,
+        source: int,
+        quarter: ArrayLike,
+        cost_usd: ArrayLike,
+        discount: ArrayLike,
+        lower: ArrayLike,
+        upper: ArrayLike,
+        integer: bool,
     ) -> NDArray[np.int64]:
         """Add columns of one shape (any), one per entry of ``quarter``; their indices in that shape."""
         shape = np.shape(quarter)
@@ -108,7 +115,7 @@ class _Program:
         self.size += n
         return index
 
-    def constrain(self, terms: list[tuple[NDArray[np.int64], Array | float]], lower: Array, upper: Array) -> None:
+    def constrain(self, terms: list[tuple[NDArray[np.int64], ArrayLike]], lower: ArrayLike, upper: ArrayLike) -> None:
         """Add rows ``lower <= sum coefficient x column <= upper``, one per entry of ``lower`` (terms broadcast)."""
         shape = np.shape(lower)
         rows = np.arange(self.n_rows, self.n_rows + int(np.prod(shape))).reshape(shape)
@@ -136,7 +143,8 @@ def _units_needed(demand_rps: Array, rps_per_unit: float) -> Array:
     return np.ceil(demand_rps / rps_per_unit)
 
 
-def _build(problem: PlanProblem) -> tuple[_Program, list[_Columns]]:
+def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, list[_Columns]]:
+    """The program; with ``only``, every other source keeps its initial units (paid) and carries nothing."""
     n_quarters, n_blocks = problem.shape
     b = problem.blocks
     disc_q = problem.discount_factor
@@ -149,15 +157,17 @@ def _build(problem: PlanProblem) -> tuple[_Program, list[_Columns]]:
     where: list[_Columns] = []
     for i, s in enumerate(problem.sources):
         rps = s.rps_per_unit
-        limit = s.unit_limit
-        x = program.columns(i, quarter_qb, s.usd_per_request * served, disc_qb, 0.0, b.demand_rps, False)
+        serves = only is None or only == i
+        limit = s.unit_limit if serves else 0.0
+        most = b.demand_rps if serves else 0.0
+        x = program.columns(i, quarter_qb, s.usd_per_request * served, disc_qb, 0.0, most, False)
         hold_q = s.usd_per_unit_hour * problem.quarter_hours
         hold_qb = s.usd_per_unit_hour * b.hours
         top = min(limit, float(_units_needed(np.asarray(peak), rps)))
         if s.kind == "owned":
             # held racks: the initial ones, then non-decreasing from the lead time on
             held_top = max(float(s.initial_units), top)
-            upper = np.where(quarter_q >= s.lead_time_quarters, held_top, float(s.initial_units))
+            upper = np.where((quarter_q >= s.lead_time_quarters) & serves, held_top, float(s.initial_units))
             held = program.columns(i, quarter_q, hold_q, disc_q, float(s.initial_units), upper, True)
             if n_quarters > 1:
                 program.constrain([(held[1:], 1.0), (held[:-1], -1.0)], np.zeros(n_quarters - 1), np.inf)
@@ -171,7 +181,7 @@ def _build(problem: PlanProblem) -> tuple[_Program, list[_Columns]]:
             lag = quarter_q[:, None] - quarter_q[None, :]
             in_term = (lag >= 0) & (lag < s.term_quarters)
             rows_q, cols_t = np.nonzero(in_term)
-            terms: list[tuple[NDArray[np.int64], Array | float]] = [(held, 1.0)]
+            terms: list[tuple[NDArray[np.int64], ArrayLike]] = [(held, 1.0)]
             program.constrain(terms, initial, initial)
             first_row = program.n_rows - n_quarters
             program.rows.append((first_row + rows_q, starts[cols_t], np.full(rows_q.size, -1.0)))
@@ -253,21 +263,22 @@ def solve_plan(
     >>> plan.quarter_units["rack"].tolist(), plan.objective_usd  # 3 racks x 2,190 h x $100/h
     ([3.0], 657000.0)
     """
+    shortfalls = coverage_shortfalls(problem)
+    if shortfalls:
+        raise PlanInfeasible(shortfalls)
+    return _solve(problem, None, mip_rel_gap, time_limit_s)
+
+
+def _solve(problem: PlanProblem, only: int | None, mip_rel_gap: float, time_limit_s: float | None) -> PlanSolution:
     if not (isinstance(mip_rel_gap, int | float) and 0.0 <= mip_rel_gap < 1.0):
         raise ValueError(f"mip_rel_gap must be a number in [0, 1), got {mip_rel_gap!r}")
     if time_limit_s is not None and not (isinstance(time_limit_s, int | float) and time_limit_s > 0):
         raise ValueError(f"time_limit_s must be a number > 0 or None, got {time_limit_s!r}")
-    shortfalls = coverage_shortfalls(problem)
-    if shortfalls:
-        raise PlanInfeasible(shortfalls)
-    program, where = _build(problem)
+    program, where = _build(problem, only)
     cost_usd = np.concatenate(program.cost_usd)
     cost_pv = cost_usd * np.concatenate(program.discount)
     rows = [np.concatenate(parts) for parts in zip(*program.rows, strict=True)]
     matrix = coo_array((rows[2], (rows[0], rows[1])), shape=(program.n_rows, program.size))
-    options: dict[str, float | bool] = {"disp": False, "mip_rel_gap": float(mip_rel_gap)}
-    if time_limit_s is not None:
-        options["time_limit"] = float(time_limit_s)
     started = time.perf_counter()
     result = milp(
         cost_pv,
@@ -276,13 +287,18 @@ def solve_plan(
         constraints=LinearConstraint(
             matrix.tocsr(), np.concatenate(program.row_lower), np.concatenate(program.row_upper)
         ),
-        options=options,
+        options={
+            "disp": False,
+            "mip_rel_gap": float(mip_rel_gap),
+            "time_limit": math.inf if time_limit_s is None else float(time_limit_s),
+        },
     )
     solve_s = time.perf_counter() - started
     if result.x is None or result.status not in (0, 1):
         raise PlanUnsolved(f"HiGHS stopped without a plan (status {result.status}): {result.message}")
     units, new = _clean_units(problem, where, np.asarray(result.x))
-    dispatch, held = merit_order_dispatch(problem, units)
+    serving = None if only is None else np.arange(len(problem.sources)) == only
+    dispatch, held = merit_order_dispatch(problem, units, serving)
     short = problem.blocks.demand_rps - dispatch.sum(axis=0)
     if (short > COVER_RTOL * problem.blocks.demand_rps + 1e-9).any():
         raise PlanUnsolved("the solver's units, rounded to whole ones, no longer cover every block")
@@ -332,7 +348,10 @@ def _alone(problem: PlanProblem, name: str) -> PlanProblem:
 def solve_single_source(
     problem: PlanProblem, name: str, *, mip_rel_gap: float = DEFAULT_MIP_REL_GAP, time_limit_s: float | None = None
 ) -> PlanSolution:
-    """The cheapest plan that may use only the source called ``name``.
+    """The cheapest plan that may use only the source called ``name`` to carry demand and add units.
+
+    The other sources' initial units (owned racks already held, reservations running) are still held and paid, as
+    they are in every plan, but carry nothing: the plan compares with :func:`solve_plan` on the same commitments.
 
     Raises
     ------
@@ -340,18 +359,18 @@ def solve_single_source(
         The source alone cannot cover some block (a rate-limited API, owned racks behind their lead time, ...): the
         message names the blocks and the shortfall.
     """
-    alone = _alone(problem, name)
-    shortfalls = coverage_shortfalls(alone)
+    shortfalls = coverage_shortfalls(_alone(problem, name))
     if shortfalls:
         raise PlanInfeasible(shortfalls, who=f"the source {name!r} alone can")
-    return solve_plan(alone, mip_rel_gap=mip_rel_gap, time_limit_s=time_limit_s)
+    index = [s.name for s in problem.sources].index(name)
+    return _solve(problem, index, mip_rel_gap, time_limit_s)
 
 
 def best_single_source(
     problem: PlanProblem, *, mip_rel_gap: float = DEFAULT_MIP_REL_GAP, time_limit_s: float | None = None
 ) -> tuple[str, float] | None:
-    """The source that covers the demand alone at the lowest present value, and that value [USD]; None when no
-    source can cover it alone. Ties go to the source listed first."""
+    """The source that covers the demand alone (:func:`solve_single_source`) at the lowest present value, and that
+    value [USD]; None when no source can cover it alone. Ties go to the source listed first."""
     best: tuple[str, float] | None = None
     for s in problem.sources:
         if coverage_shortfalls(_alone(problem, s.name)):

@@ -101,7 +101,9 @@ def _quarter_cost(problem: PlanProblem, q: int, held: dict[int, int]) -> float:
     spot = [i for i, s in enumerate(problem.sources) if s.kind == "spot"]
     days = float(problem.quarter_days[q])
     best = math.inf
-    tops = [max(_needed(float(blocks.demand_rps[q, b]), problem.sources[i]) for b in range(n_blocks)) for i in on_demand]
+    tops = [
+        max(_needed(float(blocks.demand_rps[q, b]), problem.sources[i]) for b in range(n_blocks)) for i in on_demand
+    ]
     for counts in itertools.product(*(range(t + 1) for t in tops)):
         cost = sum(
             n * problem.sources[i].usd_per_unit_hour * problem.sources[i].startup_hours * days
@@ -118,7 +120,9 @@ def _quarter_cost(problem: PlanProblem, q: int, held: dict[int, int]) -> float:
                 elif s.kind == "api":
                     per_rps = s.usd_per_request * served + s.usd_per_unit_hour * hours / s.rps_per_unit
                     fixed.append((per_rps, s.unit_limit * s.rps_per_unit))
-            ranges = [range(min(n, _needed(demand, problem.sources[i])) + 1) for i, n in zip(on_demand, counts)]
+            ranges = [
+                range(min(n, _needed(demand, problem.sources[i])) + 1) for i, n in zip(on_demand, counts, strict=True)
+            ]
             ranges += [range(_needed(demand, problem.sources[i]) + 1) for i in spot]
             block_best = math.inf
             for units in itertools.product(*ranges):

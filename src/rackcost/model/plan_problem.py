@@ -297,7 +297,9 @@ class PlanProblem:
             raise ValueError("a plan needs at least one source")
         bad = [p for i, s in enumerate(sources) for p in _source_problems(i, s)]
         names = [s.name for s in sources]
-        bad += [f"sources: the name {n!r} is used more than once" for n in sorted({n for n in names if names.count(n) > 1})]
+        bad += [
+            f"sources: the name {n!r} is used more than once" for n in sorted({n for n in names if names.count(n) > 1})
+        ]
         if bad:
             raise ValueError("\n".join(bad))
         n_quarters = self.blocks.hours.shape[0]
@@ -414,8 +416,7 @@ class PlanInfeasible(ScenarioError):
             problems.append(
                 Problem(
                     path,
-                    f"and {len(rest)} more blocks short, by up to {max(s.shortfall_rps for s in rest):,.6g} "
-                    "requests/s",
+                    f"and {len(rest)} more blocks short, by up to {max(s.shortfall_rps for s in rest):,.6g} requests/s",
                 )
             )
         super().__init__(problems)
@@ -460,7 +461,9 @@ def coverage_shortfalls(problem: PlanProblem) -> list[PlanShortfall]:
     ]
 
 
-def merit_order_dispatch(problem: PlanProblem, units: Array) -> tuple[Array, Array]:
+def merit_order_dispatch(
+    problem: PlanProblem, units: Array, serving: NDArray[np.bool_] | None = None
+) -> tuple[Array, Array]:
     """The cheapest dispatch given the units held, (S, Q, B): each block filled in merit order of the cost of a
     requests/s carried, the API's held rate sized to what it carries.
 
@@ -472,6 +475,8 @@ def merit_order_dispatch(problem: PlanProblem, units: Array) -> tuple[Array, Arr
     ----------
     units
         Units held per source and block, (S, Q, B); the API's entry is ignored (its limit applies) [units].
+    serving
+        (S,) the sources that may carry demand (None: all); the others carry none.
 
     Returns
     -------
@@ -489,6 +494,8 @@ def merit_order_dispatch(problem: PlanProblem, units: Array) -> tuple[Array, Arr
     )
     limit = np.array([s.unit_limit for s in problem.sources])[:, None, None]
     capacity = np.where(is_api, limit, units) * rps
+    if serving is not None:
+        capacity = np.where(np.asarray(serving)[:, None, None], capacity, 0.0)
     order = np.argsort(cost, axis=0, kind="stable")
     ordered = np.take_along_axis(capacity, order, axis=0)
     before = np.concatenate((np.zeros_like(ordered[:1]), np.cumsum(ordered, axis=0)[:-1]), axis=0)
