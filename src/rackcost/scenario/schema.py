@@ -52,6 +52,7 @@ from rackcost.scenario.fields import (
 )
 from rackcost.scenario.memory_blocks import Architecture, Memory, memory_problems
 from rackcost.scenario.pool_blocks import pool_problems
+from rackcost.scenario.profile_blocks import PROFILE_NOTE, DemandProfile, demand_from_profile, demand_json_schema
 from rackcost.scenario.systems import (
     Api,
     Billing,
@@ -75,6 +76,7 @@ __all__ = [
     "ClassSlo",
     "Costs",
     "DemandPoint",
+    "DemandProfile",
     "Facility",
     "Figure",
     "FacilityOverride",
@@ -449,7 +451,8 @@ class Scenario(ScenarioBlock):
     description: str | None = None
     workload: Workload
     slo: SLO
-    demand: list[DemandPoint] = Field(min_length=1)
+    demand: list[DemandPoint] = Field(min_length=1, json_schema_extra=demand_json_schema)
+    demand_profile: DemandProfile | None = Field(default=None, description=PROFILE_NOTE)
     facility: Facility
     fleet: Fleet = Field(default_factory=Fleet)
     systems: list[System] = Field(min_length=1)
@@ -475,6 +478,7 @@ class Scenario(ScenarioBlock):
         found: dict[str, Any] = {}
         problems: list[tuple[str, str]] = []
         bad: set[str] = set()
+        data = demand_from_profile(data, problems, bad)  # a profile: its named points, the profile kept
         central = _extract_distributions(data, "", found, problems, bad)
         problems += _figure_problems(central)
         try:
