@@ -295,7 +295,7 @@ def read_profile_csv(path: Path, column: str | None = None) -> tuple[list[float]
 
     The file has a header row; an ``hour`` column (0 to n-1, in order) or a ``timestamp`` column (ISO 8601, one hour
     apart, no gaps or repeats; it wins when both are there), and the rate column (``arrival_rps`` or ``column``).
-    Row numbers in the problems are the file's lines (the header is line 1).
+    Row numbers in the problems are the file's lines (the header is usually line 1); blank lines are skipped.
 
     Returns
     -------
@@ -311,22 +311,23 @@ def read_profile_csv(path: Path, column: str | None = None) -> tuple[list[float]
     except UnicodeDecodeError:
         return [], ["not a UTF-8 text file"]
     try:
-        rows = list(csv.reader(io.StringIO(text)))
+        reader = csv.reader(io.StringIO(text))
+        rows = [(reader.line_num, r) for r in reader if any(c.strip() for c in r)]  # blank lines skipped
     except csv.Error as exc:
         return [], [f"not a CSV file: {exc}"]
     if not rows:
         return [], ["the file is empty; expected a header row and hourly rows"]
-    header = [h.strip() for h in rows[0]]
+    header = [h.strip() for h in rows[0][1]]
     rate_name = column or "arrival_rps"
     problems = []
     if rate_name not in header:
-        problems.append(f"has no column named {rate_name!r} in its header (line 1)")
+        problems.append(f"has no column named {rate_name!r} in its header (line {rows[0][0]})")
     clock = "timestamp" if "timestamp" in header else "hour" if "hour" in header else None
     if clock is None:
-        problems.append("has no 'timestamp' or 'hour' column in its header (line 1)")
+        problems.append(f"has no 'timestamp' or 'hour' column in its header (line {rows[0][0]})")
     if problems or clock is None:
         return [], problems
-    body = [(line, r) for line, r in enumerate(rows[1:], start=2) if any(c.strip() for c in r)]
+    body = rows[1:]
     at_clock, at_rate = header.index(clock), header.index(rate_name)
     cells = [
         (line, r[at_clock].strip() if at_clock < len(r) else "", r[at_rate].strip() if at_rate < len(r) else "")
@@ -529,12 +530,17 @@ def _moved(path: str) -> str:
 
 
 def demand_json_schema(schema: dict[str, Any]) -> None:
-    """JSON Schema of ``demand``: the list of named points, or a profile (``$defs.DemandProfile``)."""
-    points = dict(schema)
-    description = points.pop("description", None)
-    schema.clear()
-    schema["anyOf"] = [points, {"$ref": "#/$defs/DemandProfile"}]
-    schema["description"] = description or (
-        "The demand: a list of named points {name, arrival_rps, hours_per_day}, or a profile {profile, growth?, "
-        "horizon_years?, points?} that yields quiet, normal and peak points (docs/model.md, Demand over time)."
-    )
+    """The Scenario's JSON Schema with ``demand`` either the list of named points or a profile (``DemandProfile``)."""
+    properties = schema.get("properties", {})
+    if "demand" not in properties or "demand_profile" not in properties:
+        return
+    profile = [o for o in properties["demand_profile"].get("anyOf", []) if "$ref" in o]
+    points = dict(properties["demand"])
+    points.pop("title", None)
+    properties["demand"] = {
+        "anyOf": [points, *profile],
+        "title": "Demand",
+        "description": "A list of named points {name, arrival_rps, hours_per_day, ...}, or a profile {profile, "
+        "growth?, horizon_years?, points?} that yields the quiet, normal and peak points (docs/model.md, Demand "
+        "over time).",
+    }

@@ -15,7 +15,7 @@ import math
 import re
 from typing import Annotated, Any, get_args
 
-from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
 from pydantic_core import ErrorDetails, InitErrorDetails
 
 from rackcost.errors import plain_message
@@ -443,6 +443,7 @@ class Scenario(ScenarioBlock):
     model, and kept in :attr:`distributions` (YAML path -> distribution) for :mod:`rackcost.uncertainty`.
     """
 
+    model_config = ConfigDict(json_schema_extra=demand_json_schema)  # demand: the points, or a profile
     _distributions: dict[str, Any] = PrivateAttr(default_factory=dict)
     _file: str = PrivateAttr(default="<scenario>")  # where it was loaded from, for problems found after loading
     _lines: dict[Any, int] = PrivateAttr(default_factory=dict)  # YAML location -> line, when loaded from text
@@ -451,7 +452,7 @@ class Scenario(ScenarioBlock):
     description: str | None = None
     workload: Workload
     slo: SLO
-    demand: list[DemandPoint] = Field(min_length=1, json_schema_extra=demand_json_schema)
+    demand: list[DemandPoint] = Field(min_length=1)
     demand_profile: DemandProfile | None = Field(default=None, description=PROFILE_NOTE)
     facility: Facility
     fleet: Fleet = Field(default_factory=Fleet)
