@@ -432,6 +432,10 @@ def _problems_of(exc: ValidationError, prefix: str) -> list[tuple[str, str]]:
         message = {
             "missing": "required field is missing",
             "extra_forbidden": "unknown key",
+            "model_type": "must be a mapping of fields (a YAML block)",
+            "model_attributes_type": "must be a mapping of fields (a YAML block)",
+            "dict_type": "must be a mapping of fields (a YAML block)",
+            "list_type": "must be a list (YAML '- ' items or [...])",
         }.get(kind, plain_message(err["msg"]))
         if kind not in {"missing", "extra_forbidden"} and not isinstance(got, dict | list):
             message += f", got {got!r}"[:80]
