@@ -417,3 +417,8 @@ def test_the_json_schema_offers_both_forms_of_demand() -> None:
     refs = json.dumps(schema["properties"]["demand"])
     assert "DemandPoint" in refs and "DemandProfile" in refs
     assert {"profile", "growth", "horizon_years", "points"} <= set(schema["$defs"]["DemandProfile"]["properties"])
+
+
+def test_an_unreadable_csv_and_a_bad_growth_are_both_said(tmp_path: Path) -> None:
+    path = scenario_file(tmp_path, {"profile": {"csv": "nowhere.csv"}, "growth": {"per_year_fraction": -3}})
+    assert [p.path for p in problems_of(path)] == ["demand.profile.csv", "demand.growth.per_year_fraction"]

@@ -465,24 +465,31 @@ def demand_from_profile(data: Any, problems: list[tuple[str, str]], bad: set[str
         )
     if "demand_profile" in data:
         found.append(("demand_profile", "not with demand: {profile: ...}, which makes it: remove demand_profile"))
+    dists = _dists_in(raw, "demand")
     found += [
         (
             path,
             "a distribution is not allowed in a demand profile: its quiet, normal and peak points are derived from "
             "the hourly values (a sweep's demand.scale or a distribution on other inputs still applies)",
         )
-        for path in _dists_in(raw, "demand")
+        for path in dists
     ]
     resolved = copy.copy(raw)
     values = raw.get("profile")
-    if not found and isinstance(values, dict) and "csv" in values:
+    unread = False  # the CSV could not be read: the profile's other fields are still checked, on stand-in values
+    if isinstance(values, dict) and "csv" in values:
         resolved["profile"], csv_problems = _csv_values(values)
         found += csv_problems
-    if not found:
+        unread = bool(csv_problems)
+    if "profile" in raw:
         try:
             profile = DemandProfile.model_validate(resolved)
         except ValidationError as exc:
-            found += _problems_of(exc, "demand")
+            found += [
+                (path, message)
+                for path, message in _problems_of(exc, "demand")
+                if not any(path.startswith(d) for d in dists) and not (unread and path.startswith("demand.profile"))
+            ]
     if found:
         problems.extend(found)
         bad.add("demand")
@@ -516,10 +523,11 @@ def _csv_values(values: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str,
             )
         )
     if found:
-        return {"hourly_arrival_rps": [0.0] * core.HOURS_PER_WEEK}, found
+        return {"hourly_arrival_rps": [1.0] * core.HOURS_PER_WEEK}, found
     assert folder is not None and isinstance(name, str)  # noqa: S101 - checked just above, for the type checker
     rates, csv_problems = read_profile_csv(folder / name, column)
-    return {"hourly_arrival_rps": rates}, [(f"{where}.csv", f"{name}: {p}") for p in csv_problems]
+    stand_in = [1.0] * core.HOURS_PER_WEEK
+    return {"hourly_arrival_rps": rates or stand_in}, [(f"{where}.csv", f"{name}: {p}") for p in csv_problems]
 
 
 def _moved(path: str) -> str:
