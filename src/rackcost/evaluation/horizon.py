@@ -27,6 +27,7 @@ from rackcost.evaluation.servable import servable
 from rackcost.model import horizon as cal
 from rackcost.model.api import serve_api
 from rackcost.model.fleet import minimum_hours_shortfall, run_fleet
+from rackcost.model.inputs import SystemInputs
 from rackcost.model.strategies import IdlePolicy
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import api_inputs, one_evaluation, sampled_inputs
@@ -241,11 +242,11 @@ def _figures(
     return out
 
 
-def _rent_with_daily_minimum(active: ArrayLike, price: Array | None, inp: object, minimum_h: float) -> Array:
+def _rent_with_daily_minimum(active: ArrayLike, price: Array | None, inp: SystemInputs, minimum_h: float) -> Array:
     """On-demand rent per hour with a minimum of hours a day per started replica, each calendar day of 24 h on
     its own (:func:`rackcost.model.fleet.minimum_hours_shortfall` over the day's hours, spread over its 24 h)."""
     assert price is not None  # an on-demand system has a rental price
-    apr = float(getattr(inp, "accelerators_per_replica"))
+    apr = float(inp.accelerators_per_replica)
     a = np.asarray(active, dtype=float).reshape(-1)
     hours = a.size
     per_day = int(HOURS_PER_DAY)
@@ -264,7 +265,7 @@ def _tables(
     """The hours, the period sums and the horizon's totals as tables."""
     systems, hours = figures["cost_usd"].shape
     c = cal.calendar(hours)
-    system = pd.Categorical.from_codes(np.repeat(np.arange(systems), hours), categories=names)
+    system = pd.Categorical.from_codes(np.repeat(np.arange(systems), hours), categories=pd.Index(names))
     hour_table = pd.DataFrame(
         {
             "system": system,
@@ -304,7 +305,7 @@ def _period_table(names: list[str], figures: dict[str, Array], period: str, hour
     in_period = np.minimum(length, hours - np.arange(count) * length)
     return pd.DataFrame(
         {
-            "system": pd.Categorical.from_codes(np.repeat(np.arange(systems), count), categories=names),
+            "system": pd.Categorical.from_codes(np.repeat(np.arange(systems), count), categories=pd.Index(names)),
             period: np.tile(np.arange(count, dtype=np.int32), systems),
             "hours": np.tile(in_period, systems),
             **{k: v.reshape(-1) for k, v in sums.items()},

@@ -133,7 +133,7 @@ def flat_npv_usd(usd_per_hour: float, hours: int, rate_fraction: float) -> float
     Examples
     --------
     >>> round(flat_npv_usd(1.0, 8760, 0.0), 6), round(flat_npv_usd(1.0, 8760, 0.08), 3)
-    (8760.0, 8426.519)
+    (8760.0, 8431.431)
     """
     r = float(rate_fraction)
     if r == 0.0:
