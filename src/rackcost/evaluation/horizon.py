@@ -33,7 +33,7 @@ from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import api_inputs, one_evaluation, sampled_inputs
 from rackcost.units import HOURS_PER_DAY, SECONDS_PER_HOUR
 
-__all__ = ["HOUR_COLUMNS", "HorizonResult", "evaluate_hours", "hourly_figures"]
+__all__ = ["HOUR_COLUMNS", "HorizonResult", "evaluate_hours", "hourly_figures", "sizing_scenario"]
 
 Array = NDArray[np.float64]
 
@@ -162,8 +162,9 @@ def _discount_rate(scenario: Scenario, given: float | None) -> tuple[float, str]
     return 0.0, "none"
 
 
-def _sizing_scenario(scenario: Scenario, peak_rps: float) -> Scenario:
-    """The scenario with one demand point: its sizing point at ``peak_rps`` for 24 h, with no rate swing."""
+def sizing_scenario(scenario: Scenario, peak_rps: float) -> Scenario:
+    """The scenario with one demand point: its sizing point at ``peak_rps`` for 24 h, with no rate swing (what
+    :func:`hourly_figures` plans each fleet for; a copy, not validated again: only the rate changes)."""
     point = scenario.sizing_point.model_copy(
         update={"arrival_rps": peak_rps, "hours_per_day": HOURS_PER_DAY, "rate_swing": None}
     )
@@ -172,26 +173,43 @@ def _sizing_scenario(scenario: Scenario, peak_rps: float) -> Scenario:
 
 
 def hourly_figures(scenario: Scenario, rates: Array) -> tuple[list[str], dict[str, Array], dict[str, str]]:
-    """Each evaluated system's figures per hour, stacked ``(systems, hours)`` by :data:`RATE_COLUMNS` and
-    :data:`SUM_COLUMNS` name, the systems' names in that order, and the systems left out with why."""
-    sized, unserved, inputs = servable(_sizing_scenario(scenario, float(rates.max())))
+    """Each evaluated system's figures per hour, ``(systems, hours)`` by :data:`RATE_COLUMNS` and
+    :data:`SUM_COLUMNS` name (views of one float64 block, written once), the systems' names in that order, and the
+    systems left out with why."""
+    sized, unserved, inputs = servable(sizing_scenario(scenario, float(rates.max())))
     skipped = {u.system: u.reason for u in unserved}
     planned = plan(sized, inputs)
-    by_index: dict[int, dict[str, Array]] = {}
-    lam = rates[None, :]
-    hours = rates.size
-    for index, inp, chosen in zip(planned.indices, planned.systems, planned.chosen, strict=True):
-        name = sized.systems[index].name
+    hardware = dict(zip(planned.indices, zip(planned.systems, planned.chosen, strict=True), strict=True))
+    for index, (inp, _) in hardware.items():
         if inp.pools is not None:
-            skipped[name] = "a disaggregated system (two pools): not evaluated per hour yet"
+            skipped[sized.systems[index].name] = "a disaggregated system (two pools): not evaluated per hour yet"
+    order = [i for i, s in enumerate(sized.systems) if s.api is not None or hardware[i][0].pools is None]
+    if not order:
+        raise ScenarioError([Problem("systems", "no system can be evaluated per hour: " + "; ".join(skipped.values()))])
+    names = (*RATE_COLUMNS, *SUM_COLUMNS)
+    block = np.empty((len(names), len(order), rates.size))
+    figures = {name: block[j] for j, name in enumerate(names)}
+    lam = rates[None, :]
+    # every hour is a demand point of the one sizing point's SCV, with no swing and one hour of the day (the
+    # on-demand minimum is charged per calendar day below)
+    hourly = replace(
+        planned.policy, hours_per_day=(1.0,), rate_swing_amplitude_fraction=(0.0,), rate_swing_period_s=(0.0,)
+    )
+    for row, index in enumerate(order):
+        out = {name: figures[name][row] for name in names}
+        if sized.systems[index].api is not None:
+            _, price, limit, _ = api_inputs(sized, index, {}, 1)
+            api = serve_api(lam, price, limit)
+            _write(out, api.offered_rps, api.accepted_rps, api.rejected_rps, 0.0, 0.0, 0.0, api.api_usd_per_hour)
             continue
+        inp, chosen = hardware[index]
         sampled = replace(sampled_inputs(sized, index, inp, {}, 1), arrival_rps=lam)
-        policy = replace(planned.policy, hours_per_day=(1.0,), rate_swing_amplitude_fraction=(), rate_swing_period_s=())
+        policy = hourly
         if inp.payment.active_only:  # rented on demand: only the replicas an hour needs run (chain.run_samples)
             policy = replace(policy, idle_policy=IdlePolicy.park)
         if chosen.service_scv is not None:
             policy = replace(policy, service_scv=chosen.service_scv)
-        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize=False)
+        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize=False, percentiles=False)
         d = fleet.demand
         cost = fleet.capital_usd_per_hour + fleet.fixed_opex_usd_per_hour + fleet.energy_usd_per_hour
         rent = fleet.rent_usd_per_hour
@@ -199,47 +217,17 @@ def hourly_figures(scenario: Scenario, rates: Array) -> tuple[list[str], dict[st
             rent = _rent_with_daily_minimum(
                 d.active_replicas, sampled.rent_usd_per_accelerator_hour, inp, inp.rent_minimum_hours_per_day
             )
-        by_index[index] = _figures(
-            d.offered_rps,
-            d.accepted_rps,
-            d.rejected_rps,
-            d.utilization_fraction,
-            d.active_replicas,
-            fleet.facility_power_kw,
-            cost + rent,
-            hours,
-        )
-    for index, system in enumerate(sized.systems):
-        if system.api is None:
-            continue
-        _, price, limit, _ = api_inputs(sized, index, {}, 1)
-        out = serve_api(lam, price, limit)
-        zero = np.zeros((1, hours))
-        figures = (out.offered_rps, out.accepted_rps, out.rejected_rps, zero, zero, zero, out.api_usd_per_hour)
-        by_index[index] = _figures(*figures, hours)
-    if not by_index:
-        raise ScenarioError([Problem("systems", "no system can be evaluated per hour: " + "; ".join(skipped.values()))])
-    order = sorted(by_index)
-    stacked = {k: np.vstack([by_index[i][k] for i in order]) for k in (*RATE_COLUMNS, *SUM_COLUMNS)}
-    return [sized.systems[i].name for i in order], stacked, skipped
+        utilization, active, power_kw = d.utilization_fraction, d.active_replicas, fleet.facility_power_kw
+        _write(out, d.offered_rps, d.accepted_rps, d.rejected_rps, utilization, active, power_kw, cost + rent)
+    return [sized.systems[i].name for i in order], figures, skipped
 
 
-def _figures(
-    offered: ArrayLike,
-    accepted: ArrayLike,
-    rejected: ArrayLike,
-    utilization: ArrayLike,
-    active: ArrayLike,
-    facility_kw: ArrayLike,
-    usd_per_hour: ArrayLike,
-    hours: int,
-) -> dict[str, Array]:
-    """One system's figures per hour, each ``(hours,)`` float64 (a 1 h hour: cost in USD, requests from rps)."""
-    values = (offered, accepted, rejected, utilization, active, facility_kw, usd_per_hour)
-    flat = [np.broadcast_to(np.asarray(v, dtype=float), (1, hours))[0] for v in values]
-    out = dict(zip((*RATE_COLUMNS, "cost_usd"), flat, strict=True))
-    out["accepted_requests"] = out["accepted_rps"] * SECONDS_PER_HOUR
-    return out
+def _write(out: dict[str, Array], *values: ArrayLike) -> None:
+    """One system's figures per hour into its rows of the block (a 1 h hour: the cost per hour is the hour's cost
+    in USD; accepted requests from the accepted rate): :data:`RATE_COLUMNS` and the cost, in order."""
+    for name, value in zip((*RATE_COLUMNS, "cost_usd"), values, strict=True):
+        out[name][...] = np.reshape(value, -1) if np.ndim(value) else value
+    np.multiply(out["accepted_rps"], SECONDS_PER_HOUR, out=out["accepted_requests"])
 
 
 def _rent_with_daily_minimum(active: ArrayLike, price: Array | None, inp: SystemInputs, minimum_h: float) -> Array:
