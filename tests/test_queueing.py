@@ -852,3 +852,26 @@ def test_capacity_at_a_zero_budget_just_under_one_half_is_not_zero():
 
     for eps in (0.5 - 2**-53, 0.5, 0.3, 0.49999999):
         assert float(capacity_at_slo(1, 1.0, 0.0, eps)) == pytest.approx(eps, rel=1e-8)
+
+
+@pytest.mark.parametrize("varying", [1, 2])
+def test_capacity_at_slo_solves_repeated_problems_once_with_the_same_figures(varying: int) -> None:
+    """Many elements of few distinct problems (a parked fleet's active replicas over the hours of a year; with two
+    varying arguments, the slots and the hint) give every element, bit for bit, what the full call gives it: the
+    distinct problems are solved once (rackcost.model.queueing._repeated_problems); more than 64 distinct, or a
+    small call, are solved as given."""
+    from rackcost.model import queueing as q
+
+    rng = np.random.default_rng(3)
+    k = rng.integers(1, 9, 3000).astype(float) * 8.0
+    hint = np.where(k > 32, 1.0, 0.0) if varying == 2 else None
+    many = q.capacity_at_slo(k, 4.0, 0.5, 0.01, hint)
+    assert q._repeated_problems(k, 4.0, 0.5, 0.01, hint) is not None
+    alone = q._capacity_at_slo(k, 4.0, 0.5, 0.01, hint)
+    assert np.array_equal(many, alone)
+    values = np.unique(k)  # the distinct problems alone, in one call: each element's figure is its value's
+    one = q._capacity_at_slo(values, 4.0, 0.5, 0.01, None if hint is None else np.where(values > 32, 1.0, 0.0))
+    assert np.array_equal(many, one[np.searchsorted(values, k)])
+    spread = rng.uniform(1.0, 100.0, 3000)
+    assert q._repeated_problems(spread, 4.0, 0.5, 0.01, None) is None  # every element distinct: as given
+    assert q._repeated_problems(k[:100], 4.0, 0.5, 0.01, None) is None  # small: as given

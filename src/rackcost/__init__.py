@@ -6,6 +6,7 @@ Library face::
     scenario = rackcost.load_scenario("scenarios/deepseek-r1-jalapeno-vs-gb300.yaml")
     result = rackcost.evaluate(scenario)
     result.points, result.systems, result.comparison, result.warnings
+    hours = rackcost.evaluate_hours(scenario, hourly_rps)  # every hour of a horizon: .hours, .days, .years, .horizon
 
 Building blocks are plain functions over numpy arrays in :mod:`rackcost.queueing`, :mod:`rackcost.power`,
 :mod:`rackcost.finance`, :mod:`rackcost.performance` and :mod:`rackcost.sizing`: short names of modules of
@@ -43,6 +44,7 @@ _LAZY = {
     "Result": "rackcost.evaluation.results",
     "Scenario": "rackcost.scenario.schema",
     "evaluate": "rackcost.evaluation.chain",
+    "evaluate_hours": "rackcost.evaluation.horizon",
     "bundled_scenario_path": "rackcost.scenario.loading",
     "bundled_scenarios": "rackcost.scenario.loading",
     "load_scenario": "rackcost.scenario.loading",
@@ -68,6 +70,7 @@ __all__ = [
     "bundled_scenario_path",
     "bundled_scenarios",
     "evaluate",
+    "evaluate_hours",
     "finance",
     "load_scenario",
     "performance",
@@ -93,6 +96,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from rackcost.analysis.sweep.run import sweep
     from rackcost.errors import Problem, ScenarioError
     from rackcost.evaluation.chain import evaluate
+    from rackcost.evaluation.horizon import evaluate_hours
     from rackcost.evaluation.results import Result
     from rackcost.model import finance, performance, power, queueing, sizing
     from rackcost.reporting.write import report

@@ -305,9 +305,12 @@ def serve_at_capacity(
     routing: Routing | str = Routing.pooled,
     arrival_variability: ArrayLike = 1.0,
     wait_stretch: ArrayLike = 1.0,
+    percentiles: bool = True,
 ) -> DemandOutcome:
     """Each demand point served by the replicas and capacity of :func:`fleet_capacity`: the second half of
-    :func:`serve_demand` (same parameters).
+    :func:`serve_demand` (same parameters). ``percentiles=False`` leaves out the reported p99 TTFT and TPOT (the
+    start occupancy's quantile, most of the cost on many points; ``ttft_p99_ms`` and ``tpot_p99_ms`` are then None)
+    for a caller that reads none of them (:func:`rackcost.evaluation.horizon.evaluate_hours`).
 
     Every figure is elementwise in the demand points (and the sample rows), so stacking rows of different fleets or
     variabilities gives each row the figures it has alone, bit for bit: a variability of 1 divides exactly.
@@ -367,7 +370,7 @@ def serve_at_capacity(
         wait_p99_s = wait_p99_s * stretch
     wait_p99_ms = np.asarray(wait_p99_s, dtype=float) * MS_PER_S
     ttft_p99_ms = tpot_p99_ms = class_ttft_p99_ms = None
-    if load is not None and slo is not None:
+    if load is not None and slo is not None and percentiles:
         # the reported percentiles at the occupancy a request starts at (rackcost.model.occupancy); the mean
         # figures above stay at the mean occupancy
         # the occupancy queue: slots and rates divided by the burstiness and by the spread of a load-dependent service

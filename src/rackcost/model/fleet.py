@@ -470,6 +470,7 @@ def _serve(
     budget_s: float,
     scvs: tuple[float, ...],
     more_constraints: tuple[tuple[float, float], ...] = (),
+    percentiles: bool = True,
 ) -> tuple[DemandOutcome, tuple[DemandOutcome, ...]]:
     """Step 6: the fleet at each demand point, and the same fleet with every point's arrivals at each of ``scvs``.
 
@@ -497,7 +498,7 @@ def _serve(
             more_constraints=more_constraints,
         )
         served = serve_at_capacity(
-            lam, central, concurrency, service_s, budget_s, load, slo, policy.routing, v, stretch
+            lam, central, concurrency, service_s, budget_s, load, slo, policy.routing, v, stretch, percentiles
         )
         return served, ()
     capacity, v_rows, stretch_rows = _capacities(
@@ -536,6 +537,7 @@ def run_fleet(
     serve_with: SampledInputs | None = None,
     fragility_scvs: tuple[float, ...] = (),
     swing_amplitudes: tuple[float, ...] = (),
+    percentiles: bool = True,
 ) -> FleetOutcome:
     """Steps 5 to 8 at a chosen operating point for every sample (see the module docstring for the steps).
 
@@ -561,6 +563,10 @@ def run_fleet(
     swing_amplitudes
         Rate-swing amplitudes at which to serve the same fleet again, every demand point with that swing
         (``FleetOutcome.served_at_swing``, one sample only: the simulator's analytic side).
+    percentiles
+        False: the demand points' reported p99 TTFT and TPOT are left out (``DemandOutcome.ttft_p99_ms`` None;
+        :func:`rackcost.model.demand.serve_at_capacity`), for a caller that reads none of them (every hour of a
+        horizon). Only without ``fragility_scvs``.
     """
     c = chosen.concurrency
     serve = sampled if serve_with is None else serve_with
@@ -569,7 +575,10 @@ def run_fleet(
     more = chosen.more_constraints
     size = size_fleet(serve, policy, slo, c, service_s, chosen.budget_s, None if resize else chosen.slo_replicas, more)
     packing = pack_fleet(inp, serve, size.provisioned_replicas)
-    demand, fragile = _serve(serve, policy, slo, load, size, c, service_s, chosen.budget_s, fragility_scvs, more)
+    if not percentiles and fragility_scvs:
+        raise ValueError("percentiles=False is for a fleet served at its own points only (no fragility_scvs)")
+    served_by = (serve, policy, slo, load, size, c, service_s, chosen.budget_s, fragility_scvs, more, percentiles)
+    demand, fragile = _serve(*served_by)
     still, points = demand, serve.arrival_rps.shape[1]
 
     def swing(outcome: DemandOutcome, amplitude: Array, variability: ArrayLike, stretch: ArrayLike) -> DemandOutcome:

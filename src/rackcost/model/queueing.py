@@ -361,6 +361,69 @@ def capacity_at_slo(
     >>> round(float(capacity_at_slo(1, 1.0, 0.0, 0.5)), 6)
     0.5
     """
+    repeated = _repeated_problems(k, service_s, budget_s, max_exceedance_fraction, feasible_rps)
+    if repeated is not None:  # many elements, few distinct problems: each solved once (the same figures)
+        (k_d, s_d, t_d, eps_d, feasible_d), inverse, shape = repeated
+        return _capacity_at_slo(k_d, s_d, t_d, eps_d, feasible_d)[inverse].reshape(shape)
+    return _capacity_at_slo(k, service_s, budget_s, max_exceedance_fraction, feasible_rps)
+
+
+Distinct = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray | None]
+"""The distinct problems of :func:`capacity_at_slo`: slots, service time, budget, exceedance, feasible rate."""
+_DISTINCT_MIN_ELEMENTS = 1024
+"""Elements from which :func:`capacity_at_slo` looks for repeated problems before solving [-]."""
+_DISTINCT_MAX = 64
+"""Distinct problems up to which :func:`capacity_at_slo` solves each once (more: the elements as given) [-]."""
+
+
+def _repeated_problems(
+    *args: ArrayLike | None,
+) -> tuple[Distinct, npt.NDArray[np.intp], tuple[int, ...]] | None:
+    """Where :func:`capacity_at_slo`'s arguments broadcast to many elements that are few distinct problems (a
+    parked fleet's active replicas over the hours of a year): the distinct problems, the index of each element's,
+    and the shape; else None (solve as given).
+
+    The search is elementwise (an element's iterates depend on its own inputs; the one step that depends on the
+    whole array, bisecting where any element is off the fast path, sees the same distinct values), so solving the
+    distinct problems gives every element the figure it has in the full call, bit for bit.
+    """
+    present = [np.asarray(a, dtype=np.float64) for a in args if a is not None]
+    shape = np.broadcast_shapes(*(a.shape for a in present))
+    size = int(np.prod(shape))
+    if size < _DISTINCT_MIN_ELEMENTS:
+        return None
+    full = [np.broadcast_to(a, shape).reshape(-1) for a in present]
+    varying = [a for a in full if not (a == a[0]).all()]
+    if any(np.isnan(a).any() for a in varying):  # NaN (never equal to itself): the checks say so, as given
+        return None
+    inverse = np.zeros(size, dtype=np.intp)
+    index = [0]
+    if varying:  # the distinct rows of the varying arguments, one pass over the elements each (no sort)
+        left = np.ones(size, dtype=bool)
+        for count in range(_DISTINCT_MAX):
+            first = index[-1]
+            same = varying[0] == varying[0][first]
+            for a in varying[1:]:
+                same &= a == a[first]
+            inverse[same] = count
+            left &= ~same
+            if not left.any():
+                break
+            index.append(int(np.argmax(left)))
+        else:
+            return None
+    k, s, t, eps, *feasible = (a[index] for a in full)
+    return (k, s, t, eps, feasible[0] if feasible else None), inverse, shape
+
+
+def _capacity_at_slo(
+    k: ArrayLike,
+    service_s: ArrayLike,
+    budget_s: ArrayLike,
+    max_exceedance_fraction: ArrayLike,
+    feasible_rps: ArrayLike | None = None,
+) -> FloatArray:
+    """:func:`capacity_at_slo` on its arguments as given."""
     k_arr = as_float("k", k)
     s = as_float("service_s", service_s)
     t = as_float("budget_s", budget_s)

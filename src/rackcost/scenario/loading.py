@@ -18,6 +18,7 @@ from pydantic_core import ErrorDetails
 
 from rackcost import files
 from rackcost.errors import Problem, ScenarioError, check_argument, plain_message
+from rackcost.scenario.profile_blocks import csv_folder
 from rackcost.scenario.schema import Scenario, model_in
 from rackcost.scenario.yaml_paths import YamlPath, format_path, parse_path
 
@@ -467,7 +468,9 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     """
     check_argument("rackcost.load_scenario", "path", path, (str, os.PathLike), "a file path or a bundled name")
     name, text = read_text_file(path, bundled_scenario_path)
-    return scenario_from_yaml(text, name)
+    found = Path(path) if Path(path).is_file() else bundled_scenario_path(name, missing_ok=True)
+    with csv_folder(found.resolve().parent if found is not None else None):  # a profile's CSV is beside the file
+        return scenario_from_yaml(text, name)
 
 
 def read_text_file(path: str | os.PathLike[str], bundled: Any = None, what: str = "scenario") -> tuple[str, str]:

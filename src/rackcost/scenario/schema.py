@@ -15,7 +15,7 @@ import math
 import re
 from typing import Annotated, Any, get_args
 
-from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
 from pydantic_core import ErrorDetails, InitErrorDetails
 
 from rackcost.errors import plain_message
@@ -52,6 +52,7 @@ from rackcost.scenario.fields import (
 )
 from rackcost.scenario.memory_blocks import Architecture, Memory, memory_problems
 from rackcost.scenario.pool_blocks import pool_problems
+from rackcost.scenario.profile_blocks import PROFILE_NOTE, DemandProfile, demand_from_profile, demand_json_schema
 from rackcost.scenario.systems import (
     Api,
     Billing,
@@ -75,6 +76,7 @@ __all__ = [
     "ClassSlo",
     "Costs",
     "DemandPoint",
+    "DemandProfile",
     "Facility",
     "Figure",
     "FacilityOverride",
@@ -441,6 +443,7 @@ class Scenario(ScenarioBlock):
     model, and kept in :attr:`distributions` (YAML path -> distribution) for :mod:`rackcost.uncertainty`.
     """
 
+    model_config = ConfigDict(json_schema_extra=demand_json_schema)  # demand: the points, or a profile
     _distributions: dict[str, Any] = PrivateAttr(default_factory=dict)
     _file: str = PrivateAttr(default="<scenario>")  # where it was loaded from, for problems found after loading
     _lines: dict[Any, int] = PrivateAttr(default_factory=dict)  # YAML location -> line, when loaded from text
@@ -450,6 +453,7 @@ class Scenario(ScenarioBlock):
     workload: Workload
     slo: SLO
     demand: list[DemandPoint] = Field(min_length=1)
+    demand_profile: DemandProfile | None = Field(default=None, description=PROFILE_NOTE)
     facility: Facility
     fleet: Fleet = Field(default_factory=Fleet)
     systems: list[System] = Field(min_length=1)
@@ -475,6 +479,7 @@ class Scenario(ScenarioBlock):
         found: dict[str, Any] = {}
         problems: list[tuple[str, str]] = []
         bad: set[str] = set()
+        data = demand_from_profile(data, problems, bad)  # a profile: its named points, the profile kept
         central = _extract_distributions(data, "", found, problems, bad)
         problems += _figure_problems(central)
         try:

@@ -1,0 +1,303 @@
+"""Every hour of a horizon, one vectorised pass per system (issue 24, items 1 and 2): :func:`evaluate_hours`.
+
+Each hardware system is planned and sized as :func:`rackcost.evaluate` plans and sizes it, but for the busiest
+hour: the scenario's demand is replaced by one point, the sizing point at ``max(hourly_rps)`` (its arrival SCV
+kept, its rate swing dropped: an hour of a profile is stationary), and :func:`rackcost.evaluation.chain.plan`
+chooses the operating point and the replicas for it. The fleet's steps 4 to 8
+(:func:`rackcost.model.fleet.run_fleet`) then run once, the hours on the demand-point axis: every hour is one
+demand point, so the Erlang arithmetic, the moving operating point, power and cost are one array operation over
+all hours, never a Python loop over them. API systems serve every hour with :func:`rackcost.model.api.serve_api`.
+The calendar, the sums and the discounting are :mod:`rackcost.model.horizon`'s.
+
+Disaggregated systems (two pools) are left out with why (``HorizonResult.skipped``), as are systems the scenario
+cannot serve (:func:`rackcost.evaluation.servable.servable`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from rackcost.errors import Problem, ScenarioError, check_argument
+from rackcost.evaluation.chain import plan
+from rackcost.evaluation.servable import servable
+from rackcost.model import horizon as cal
+from rackcost.model.api import serve_api
+from rackcost.model.fleet import minimum_hours_shortfall, run_fleet
+from rackcost.model.inputs import SystemInputs
+from rackcost.model.strategies import IdlePolicy
+from rackcost.scenario.schema import Scenario
+from rackcost.scenario.unpack import api_inputs, one_evaluation, sampled_inputs
+from rackcost.units import HOURS_PER_DAY, SECONDS_PER_HOUR
+
+__all__ = ["HOUR_COLUMNS", "HorizonResult", "evaluate_hours", "hourly_figures", "sizing_scenario"]
+
+Array = NDArray[np.float64]
+
+RATE_COLUMNS = (
+    "offered_rps",
+    "accepted_rps",
+    "rejected_rps",
+    "utilization_fraction",
+    "active_replicas",
+    "facility_power_kw",
+)
+"""Figures per hour that the periods average [requests/s, -, -, kW]."""
+SUM_COLUMNS = ("cost_usd", "accepted_requests")
+"""Figures per hour that the periods add up [USD, requests]."""
+HOUR_COLUMNS = ("system", "hour", "year", "quarter", "month", "day", *RATE_COLUMNS, *SUM_COLUMNS)
+"""Columns of ``HorizonResult.hours``, in order."""
+MIN_HOURLY_RPS = 1e-6
+"""The lowest arrival rate of an hour, a demand point's (one request every 11.6 days) [requests/s]."""
+
+
+@dataclass(frozen=True)
+class HorizonResult:
+    """Every hour of a horizon for each system, its sums over periods, and the horizon's totals.
+
+    Attributes
+    ----------
+    hours
+        One row per system and hour (:data:`HOUR_COLUMNS`): ``system`` (categorical), ``hour``, ``year``,
+        ``quarter``, ``month``, ``day`` (int32, from 0: :mod:`rackcost.model.horizon`), ``offered_rps``,
+        ``accepted_rps``, ``rejected_rps`` [requests/s], ``utilization_fraction`` [-], ``active_replicas`` [-],
+        ``facility_power_kw`` [kW], ``cost_usd`` (capital + fixed opex + energy, or rent, or the API's, for the
+        hour) [USD], ``accepted_requests`` [requests].
+    days, months, years
+        One row per system and period (``day``, ``month`` or ``year``): ``hours`` in it, the sums of ``cost_usd``
+        and ``accepted_requests``, the means of the rates, and ``usd_per_accepted_request`` (cost / accepted).
+    horizon
+        One row per system: ``hours``, ``cost_usd``, ``accepted_requests``, ``usd_per_accepted_request``,
+        ``discount_rate_fraction``, ``npv_cost_usd`` (each hour's cost discounted by ``(1 + r) ** (-h / 8760)``),
+        ``discounted_accepted_requests`` and ``levelised_usd_per_accepted_request`` (the one over the other).
+    discount_rate_fraction
+        The rate every system is discounted at: the argument, else the first owned system's cost of capital,
+        else 0 (:attr:`discount_rate_source` says which) [-/year].
+    discount_rate_source
+        Where the rate comes from (a YAML path, ``argument`` or ``none``).
+    skipped
+        Systems left out, name -> why (disaggregated, or not servable).
+    """
+
+    hours: pd.DataFrame
+    days: pd.DataFrame
+    months: pd.DataFrame
+    years: pd.DataFrame
+    horizon: pd.DataFrame
+    discount_rate_fraction: float
+    discount_rate_source: str
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def evaluate_hours(
+    scenario: Scenario, hourly_rps: ArrayLike, *, cost_of_capital_fraction: float | None = None
+) -> HorizonResult:
+    """Evaluate every hour of a horizon for each system of a scenario, sized for the busiest hour.
+
+    Parameters
+    ----------
+    scenario
+        A validated scenario (:func:`rackcost.load_scenario`); its demand points are not used, but for the sizing
+        point's arrival SCV (every hour's).
+    hourly_rps
+        Arrival rate of each hour of the horizon, 1-D, hour 0 the first hour of year 1 [requests/s]; each at least
+        1e-6 and finite.
+    cost_of_capital_fraction
+        Discount rate per year for the net present values [-]; default the first owned system's
+        ``costs.cost_of_capital_fraction`` (one rate for every system, so that they compare), else 0.
+
+    Returns
+    -------
+    HorizonResult
+
+    Raises
+    ------
+    ScenarioError
+        If no system can be evaluated, or if ``hourly_rps`` is not a 1-D array of finite rates of at least 1e-6.
+    """
+    check_argument("rackcost.evaluate_hours", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario)")
+    rates = _checked_rates(hourly_rps)
+    rate, source = _discount_rate(scenario, cost_of_capital_fraction)
+    with one_evaluation():
+        names, figures, skipped = hourly_figures(scenario, rates)
+    return _tables(names, figures, rate, source, skipped)
+
+
+def _checked_rates(hourly_rps: ArrayLike) -> Array:
+    """``hourly_rps`` as a float array, or a clear error naming what is wrong and where."""
+    try:
+        rates = np.asarray(hourly_rps, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ScenarioError([Problem("hourly_rps", f"expected an array of rates [requests/s]: {exc}")]) from None
+    if rates.ndim != 1 or rates.size == 0:
+        raise ScenarioError([Problem("hourly_rps", f"expected a 1-D array of hours, got shape {rates.shape}")])
+    bad = np.flatnonzero(~np.isfinite(rates) | (rates < MIN_HOURLY_RPS))
+    if bad.size:
+        h = int(bad[0])
+        raise ScenarioError(
+            [
+                Problem(
+                    f"hourly_rps[{h}]",
+                    f"expected a finite rate of at least {MIN_HOURLY_RPS:g} requests/s, got {rates[h]!r} "
+                    f"({bad.size} such hour(s))",
+                )
+            ]
+        )
+    return rates
+
+
+def _discount_rate(scenario: Scenario, given: float | None) -> tuple[float, str]:
+    """The discount rate and where it comes from: the argument, the first owned system's cost of capital, or 0."""
+    if given is not None:
+        check_argument("rackcost.evaluate_hours", "cost_of_capital_fraction", given, (int, float), "a number")
+        if not np.isfinite(given) or given <= -1.0:
+            raise ScenarioError([Problem("cost_of_capital_fraction", f"expected a rate above -1, got {given!r}")])
+        return float(given), "argument"
+    for i, system in enumerate(scenario.systems):
+        if system.costs is not None:
+            return float(system.costs.cost_of_capital_fraction), f"systems[{i}].costs.cost_of_capital_fraction"
+    return 0.0, "none"
+
+
+def sizing_scenario(scenario: Scenario, peak_rps: float) -> Scenario:
+    """The scenario with one demand point: its sizing point at ``peak_rps`` for 24 h, with no rate swing (what
+    :func:`hourly_figures` plans each fleet for; a copy, not validated again: only the rate changes)."""
+    point = scenario.sizing_point.model_copy(
+        update={"arrival_rps": peak_rps, "hours_per_day": HOURS_PER_DAY, "rate_swing": None}
+    )
+    fleet = scenario.fleet.model_copy(update={"sizing_demand_point": point.name})
+    return scenario.model_copy(update={"demand": [point], "fleet": fleet})
+
+
+def hourly_figures(scenario: Scenario, rates: Array) -> tuple[list[str], dict[str, Array], dict[str, str]]:
+    """Each evaluated system's figures per hour, ``(systems, hours)`` by :data:`RATE_COLUMNS` and
+    :data:`SUM_COLUMNS` name (views of one float64 block, written once), the systems' names in that order, and the
+    systems left out with why."""
+    sized, unserved, inputs = servable(sizing_scenario(scenario, float(rates.max())))
+    skipped = {u.system: u.reason for u in unserved}
+    planned = plan(sized, inputs)
+    hardware = dict(zip(planned.indices, zip(planned.systems, planned.chosen, strict=True), strict=True))
+    for index, (inp, _) in hardware.items():
+        if inp.pools is not None:
+            skipped[sized.systems[index].name] = "a disaggregated system (two pools): not evaluated per hour yet"
+    order = [i for i, s in enumerate(sized.systems) if s.api is not None or hardware[i][0].pools is None]
+    if not order:
+        raise ScenarioError([Problem("systems", "no system can be evaluated per hour: " + "; ".join(skipped.values()))])
+    names = (*RATE_COLUMNS, *SUM_COLUMNS)
+    block = np.empty((len(names), len(order), rates.size))
+    figures = {name: block[j] for j, name in enumerate(names)}
+    lam = rates[None, :]
+    # every hour is a demand point of the one sizing point's SCV, with no swing and one hour of the day (the
+    # on-demand minimum is charged per calendar day below)
+    hourly = replace(
+        planned.policy, hours_per_day=(1.0,), rate_swing_amplitude_fraction=(0.0,), rate_swing_period_s=(0.0,)
+    )
+    for row, index in enumerate(order):
+        out = {name: figures[name][row] for name in names}
+        if sized.systems[index].api is not None:
+            _, price, limit, _ = api_inputs(sized, index, {}, 1)
+            api = serve_api(lam, price, limit)
+            _write(out, api.offered_rps, api.accepted_rps, api.rejected_rps, 0.0, 0.0, 0.0, api.api_usd_per_hour)
+            continue
+        inp, chosen = hardware[index]
+        sampled = replace(sampled_inputs(sized, index, inp, {}, 1), arrival_rps=lam)
+        policy = hourly
+        if inp.payment.active_only:  # rented on demand: only the replicas an hour needs run (chain.run_samples)
+            policy = replace(policy, idle_policy=IdlePolicy.park)
+        if chosen.service_scv is not None:
+            policy = replace(policy, service_scv=chosen.service_scv)
+        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize=False, percentiles=False)
+        d = fleet.demand
+        cost = fleet.capital_usd_per_hour + fleet.fixed_opex_usd_per_hour + fleet.energy_usd_per_hour
+        rent = fleet.rent_usd_per_hour
+        if inp.payment.active_only and inp.rent_minimum_hours_per_day > 0:
+            rent = _rent_with_daily_minimum(
+                d.active_replicas, sampled.rent_usd_per_accelerator_hour, inp, inp.rent_minimum_hours_per_day
+            )
+        utilization, active, power_kw = d.utilization_fraction, d.active_replicas, fleet.facility_power_kw
+        _write(out, d.offered_rps, d.accepted_rps, d.rejected_rps, utilization, active, power_kw, cost + rent)
+    return [sized.systems[i].name for i in order], figures, skipped
+
+
+def _write(out: dict[str, Array], *values: ArrayLike) -> None:
+    """One system's figures per hour into its rows of the block (a 1 h hour: the cost per hour is the hour's cost
+    in USD; accepted requests from the accepted rate): :data:`RATE_COLUMNS` and the cost, in order."""
+    for name, value in zip((*RATE_COLUMNS, "cost_usd"), values, strict=True):
+        out[name][...] = np.reshape(value, -1) if np.ndim(value) else value
+    np.multiply(out["accepted_rps"], SECONDS_PER_HOUR, out=out["accepted_requests"])
+
+
+def _rent_with_daily_minimum(active: ArrayLike, price: Array | None, inp: SystemInputs, minimum_h: float) -> Array:
+    """On-demand rent per hour with a minimum of hours a day per started replica, each calendar day of 24 h on
+    its own (:func:`rackcost.model.fleet.minimum_hours_shortfall` over the day's hours, spread over its 24 h)."""
+    assert price is not None  # an on-demand system has a rental price
+    apr = float(inp.accelerators_per_replica)
+    a = np.asarray(active, dtype=float).reshape(-1)
+    hours = a.size
+    per_day = int(HOURS_PER_DAY)
+    days = -(-hours // per_day)
+    padded = np.zeros(days * per_day)
+    padded[:hours] = a
+    shortfall_h = minimum_hours_shortfall(padded.reshape(days, per_day), np.ones(per_day), minimum_h)
+    spread = np.repeat(shortfall_h[:, 0] / HOURS_PER_DAY, per_day)[:hours]
+    usd = float(np.asarray(price).reshape(-1)[0]) * apr
+    return (usd * (a + spread)).reshape(1, -1)
+
+
+def _tables(
+    names: list[str], figures: dict[str, Array], rate: float, source: str, skipped: dict[str, str]
+) -> HorizonResult:
+    """The hours, the period sums and the horizon's totals as tables."""
+    systems, hours = figures["cost_usd"].shape
+    c = cal.calendar(hours)
+    system = pd.Categorical.from_codes(np.repeat(np.arange(systems), hours), categories=pd.Index(names))
+    hour_table = pd.DataFrame(
+        {
+            "system": system,
+            **{p: np.tile(getattr(c, p), systems) for p in ("hour", "year", "quarter", "month", "day")},
+            **{k: figures[k].reshape(-1) for k in (*RATE_COLUMNS, *SUM_COLUMNS)},
+        },
+        copy=False,
+    )
+    periods = {p: _period_table(names, figures, p, hours) for p in ("day", "month", "year")}
+    factors = cal.discount_factors(hours, rate)
+    cost = figures["cost_usd"].sum(axis=1)
+    accepted = figures["accepted_requests"].sum(axis=1)
+    npv = figures["cost_usd"] @ factors
+    discounted = figures["accepted_requests"] @ factors
+    horizon = pd.DataFrame(
+        {
+            "system": names,
+            "hours": np.full(systems, hours),
+            "cost_usd": cost,
+            "accepted_requests": accepted,
+            "usd_per_accepted_request": cost / accepted,
+            "discount_rate_fraction": np.full(systems, rate),
+            "npv_cost_usd": npv,
+            "discounted_accepted_requests": discounted,
+            "levelised_usd_per_accepted_request": npv / discounted,
+        }
+    )
+    return HorizonResult(hour_table, periods["day"], periods["month"], periods["year"], horizon, rate, source, skipped)
+
+
+def _period_table(names: list[str], figures: dict[str, Array], period: str, hours: int) -> pd.DataFrame:
+    """One row per system and ``period``: its hours, sums and means (:mod:`rackcost.model.horizon`)."""
+    length = cal.PERIOD_HOURS[period]
+    sums = {k: cal.period_sums(figures[k], length) for k in SUM_COLUMNS}
+    means = {k: cal.period_means(figures[k], length) for k in RATE_COLUMNS}
+    systems, count = sums["cost_usd"].shape
+    in_period = np.minimum(length, hours - np.arange(count) * length)
+    return pd.DataFrame(
+        {
+            "system": pd.Categorical.from_codes(np.repeat(np.arange(systems), count), categories=pd.Index(names)),
+            period: np.tile(np.arange(count, dtype=np.int32), systems),
+            "hours": np.tile(in_period, systems),
+            **{k: v.reshape(-1) for k, v in sums.items()},
+            **{k: v.reshape(-1) for k, v in means.items()},
+            "usd_per_accepted_request": (sums["cost_usd"] / sums["accepted_requests"]).reshape(-1),
+        }
+    )
