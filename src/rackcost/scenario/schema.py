@@ -51,6 +51,7 @@ from rackcost.scenario.fields import (
     raise_problems,
 )
 from rackcost.scenario.memory_blocks import Architecture, Memory, memory_problems
+from rackcost.scenario.plan_blocks import PlanBlock, plan_problems
 from rackcost.scenario.pool_blocks import pool_problems
 from rackcost.scenario.profile_blocks import PROFILE_NOTE, DemandProfile, demand_from_profile, demand_json_schema
 from rackcost.scenario.systems import (
@@ -437,11 +438,10 @@ def _extract_distributions(
 
 
 class Scenario(ScenarioBlock):
-    """One scenario file: a workload, an SLO, a day of demand, a facility and the systems compared.
+    """One scenario file: a workload, an SLO, demand (a day, or hours over years), a facility and the systems.
 
-    Numeric inputs given as distributions are validated, replaced by their central value for the deterministic
-    model, and kept in :attr:`distributions` (YAML path -> distribution) for :mod:`rackcost.uncertainty`.
-    """
+    Inputs given as distributions are validated, replaced by their central value for the deterministic model, and
+    kept in :attr:`distributions` (YAML path -> distribution) for :mod:`rackcost.uncertainty`; ``plan``: sources."""
 
     model_config = ConfigDict(json_schema_extra=demand_json_schema)  # demand: the points, or a profile
     _distributions: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -461,9 +461,9 @@ class Scenario(ScenarioBlock):
     uncertainty: Uncertainty = Field(default_factory=Uncertainty)
     revenue: Revenue | None = Field(
         default=None,
-        description="What accepted tokens sell for; gives revenue and margin per hour, day and year, and the owned "
-        "fleet's payback period.",
+        description="What accepted tokens sell for: revenue and margin per hour, day and year, owned fleets' payback.",
     )
+    plan: PlanBlock | None = Field(default=None, description="Capacity sources for `rackcost plan` (a buying plan).")
     figures: dict[str, Figure] = Field(
         default_factory=dict,
         description="Source and provenance of figures, keyed by YAML path (e.g. 'systems[0].hardware' covers every "
@@ -513,6 +513,7 @@ class Scenario(ScenarioBlock):
             problems.append(("baseline_system", f"must name a system ({system_names}), got {self.baseline_system!r}"))
         problems += memory_problems(self.workload.architecture, [s.memory for s in self.systems])
         problems += pool_problems(self.workload.architecture, self.systems, self.fleet.replicas)
+        problems += plan_problems(self.plan, self.systems, self.demand_profile is not None)
         if self.workload.classes is not None:
             problems += [
                 (

@@ -1,0 +1,437 @@
+"""The cheapest buying plan of a scenario over its horizon (``rackcost plan``, ``rackcost.plan``; issue 24).
+
+The steps, each in its own module:
+
+1. the horizon's hourly demand (:mod:`rackcost.model.profile`, from ``demand`` as a profile);
+2. each source's linear figures from the full model (:mod:`rackcost.evaluation.plan_sources`);
+3. the demand in blocks per quarter and the mixed-integer program (:mod:`rackcost.model.plan`, HiGHS);
+4. **the figures checked at the plan's own sizes**: a source's capacity per unit is that of a reference fleet, and
+   a smaller fleet pools less, so where the plan holds a size whose exact capacity at SLO is below what the plan
+   asks of it, that source's figure is lowered to the size's and the program solved again (at most
+   :data:`MAX_ROUNDS` rounds; the capacity only falls, so it ends);
+5. the plan realised hour by hour with the full model (:func:`realise`): each hour's demand in merit order over the
+   units held, each source's fleet evaluated at its load (accepted share, cost with the real power curve), so the
+   reported cost and accepted requests are the model's, not the program's linear ones;
+6. the same for the best single source, and the saving against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from rackcost.errors import Problem, ScenarioError, check_argument
+from rackcost.evaluation.horizon import hourly_figures
+from rackcost.evaluation.plan_sources import SourceFigures, source_figures
+from rackcost.model import plan as milp
+from rackcost.model.profile import quarter_index
+from rackcost.scenario.plan_blocks import SourceKind
+from rackcost.scenario.schema import Scenario
+
+__all__ = ["MAX_ROUNDS", "PlanResult", "plan_scenario", "realise"]
+
+MAX_ROUNDS = 6
+"""Most solves while the sources' capacities are checked at the plan's sizes (step 4)."""
+
+HOURS_PER_QUARTER = 2190
+Array = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Realised:
+    """A plan hour by hour with the full model (:func:`realise`).
+
+    Attributes
+    ----------
+    units
+        (S, H) units held per source and hour (API: requests/s of rate it carries) [units].
+    served_rps, accepted_rps
+        (S, H) requests/s each source carries and accepts within the SLO [requests/s].
+    cost_usd
+        (S, H) each source's cost in each hour, as paid [USD].
+    unserved_rps
+        (H,) demand no source carried (0 for a feasible plan) [requests/s].
+    """
+
+    units: Array
+    served_rps: Array
+    accepted_rps: Array
+    cost_usd: Array
+    unserved_rps: Array
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """The cheapest plan, realised, beside the best single source (:func:`plan_scenario`).
+
+    Attributes
+    ----------
+    scenario
+        The scenario's name.
+    sources
+        Each source's figures (:class:`rackcost.evaluation.plan_sources.SourceFigures`).
+    solution, single
+        The program's plan and the best single source's (None when no source covers the demand alone).
+    best_single_source
+        Name of the cheapest source that covers the demand alone, or None.
+    hourly_rps
+        The horizon's demand per hour [requests/s].
+    realised, single_realised
+        The plan and the best single source's plan hour by hour.
+    discount_factor
+        Present value of a USD spent in each quarter [-].
+    discount_fraction_per_year
+        The discount rate [1/year].
+    rounds
+        Solves while capacities were checked (step 4) [-].
+    periods, years
+        The plan per quarter and per year (:meth:`to_json` gives the same).
+    """
+
+    scenario: str
+    sources: list[SourceFigures]
+    solution: milp.PlanSolution
+    single: milp.PlanSolution | None
+    best_single_source: str | None
+    hourly_rps: Array
+    realised: Realised
+    single_realised: Realised | None
+    discount_factor: Array
+    discount_fraction_per_year: float
+    rounds: int
+    periods: pd.DataFrame = field(repr=False)
+    years: pd.DataFrame = field(repr=False)
+
+    @property
+    def total_cost_usd(self) -> float:
+        """Present value of the plan's cost over the horizon, hour by hour with the full model [USD]."""
+        return _present(self.realised, self.discount_factor)
+
+    @property
+    def best_single_source_cost_usd(self) -> float | None:
+        """Present value of the best single source's plan, the same way [USD]; None without one."""
+        if self.single_realised is None:
+            return None
+        return _present(self.single_realised, self.discount_factor)
+
+    @property
+    def saving_fraction(self) -> float | None:
+        """``1 - plan / best single source`` [-]; None without a single source."""
+        single = self.best_single_source_cost_usd
+        return None if single is None or single <= 0 else 1.0 - self.total_cost_usd / single
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as JSON-ready data: ``total_cost_usd``, ``best_single_source``, ``best_single_source_cost_usd``,
+        ``saving_fraction``, ``solver``, ``sources``, ``periods`` and ``years``."""
+        s = self.solution
+        return {
+            "scenario": self.scenario,
+            "total_cost_usd": self.total_cost_usd,
+            "total_cost_undiscounted_usd": float(self.realised.cost_usd.sum()),
+            "best_single_source": self.best_single_source,
+            "best_single_source_cost_usd": self.best_single_source_cost_usd,
+            "saving_fraction": self.saving_fraction,
+            "discount_fraction_per_year": self.discount_fraction_per_year,
+            "usd_per_accepted_request": _per_request(self.realised.cost_usd.sum(), self.realised.accepted_rps.sum()),
+            "solver": {
+                "objective_usd": s.objective_usd,
+                "dual_bound_usd": s.dual_bound_usd,
+                "relative_gap": s.relative_gap,
+                "status": s.status,
+                "solve_s": s.solve_s,
+                "capacity_rounds": self.rounds,
+            },
+            "sources": [_source_json(f) for f in self.sources],
+            "periods": _records(self.periods),
+            "years": _records(self.years),
+        }
+
+
+def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{str(k): _plain(v) for k, v in row.items()} for row in table.to_dict(orient="records")]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
+def _per_request(cost: float, accepted_rps_hours: float) -> float | None:
+    requests = float(accepted_rps_hours) * 3600.0
+    return None if requests <= 0 else float(cost) / requests
+
+
+def _source_json(f: SourceFigures) -> dict[str, Any]:
+    return {
+        "name": f.source.name,
+        "kind": str(f.source.kind),
+        "system": f.source.system,
+        "replicas_per_unit": f.replicas_per_unit,
+        "racks_per_unit": f.racks_per_unit,
+        "accelerators_per_unit": f.accelerators_per_unit,
+        "capacity_rps_per_unit": f.capacity_rps_per_unit,
+        "usd_per_unit_hour": f.usd_per_unit_hour,
+        "usd_per_request": f.usd_per_request,
+        "available_fraction": f.available_fraction,
+    }
+
+
+def _present(r: Realised, discount: Array) -> float:
+    per_hour = np.repeat(discount, HOURS_PER_QUARTER)[: r.cost_usd.shape[1]]
+    return float((r.cost_usd * per_hour[None, :]).sum())
+
+
+def discount_rate(scenario: Scenario) -> float:
+    """The plan's discount rate: ``plan.discount_fraction_per_year``, else the largest cost of capital of the owned
+    sources' systems, else 0 [1/year]."""
+    assert scenario.plan is not None
+    if scenario.plan.discount_fraction_per_year is not None:
+        return float(scenario.plan.discount_fraction_per_year)
+    systems = {s.name: s for s in scenario.systems}
+    rates = [
+        systems[s.system].costs.cost_of_capital_fraction  # type: ignore[union-attr]
+        for s in scenario.plan.sources
+        if s.kind is SourceKind.owned
+    ]
+    return float(max(rates, default=0.0))
+
+
+def _program_source(f: SourceFigures, capacity_rps_per_unit: float) -> milp.PlanSource:
+    s = f.source
+    kind = str(s.kind)
+    return milp.PlanSource(
+        name=s.name,
+        kind=kind,  # type: ignore[arg-type]
+        capacity_rps_per_unit=capacity_rps_per_unit / f.available_fraction,
+        usd_per_unit_hour=f.usd_per_unit_hour,
+        usd_per_request=f.usd_per_request,
+        lead_time_quarters=s.lead_time_quarters or 0,
+        term_quarters=(s.term_quarters or 4) if s.kind is SourceKind.reserved else 1,
+        startup_hours=(s.startup_minutes or 0.0) / 60.0 if s.kind is SourceKind.on_demand else 0.0,
+        available_fraction=f.available_fraction,
+        max_units=f.max_units,
+        initial_units=s.initial_units or 0,
+    )
+
+
+def _held(solution: milp.PlanSolution, f: SourceFigures, where: NDArray[np.int64], quarter: NDArray[np.int64]) -> Array:
+    """(H,) units the plan holds of a source in each hour."""
+    name = f.source.name
+    if f.source.kind in (SourceKind.owned, SourceKind.reserved):
+        return np.asarray(solution.quarter_units[name], dtype=float)[quarter]
+    return np.asarray(solution.block_units[name], dtype=float)[quarter, where]
+
+
+def _checked_capacities(
+    solution: milp.PlanSolution, figures: list[SourceFigures], capacity: dict[str, float]
+) -> dict[str, float]:
+    """Each source's capacity per unit lowered to that of every size the plan holds whose exact capacity is below
+    what the plan asks of it (step 4); the same dict when every size holds."""
+    out = dict(capacity)
+    for f in figures:
+        if f.source.kind is SourceKind.api:
+            continue
+        name = f.source.name
+        units = np.asarray(solution.block_units[name], dtype=float)
+        carried = np.asarray(solution.dispatch_rps[name], dtype=float)
+        for n in np.unique(np.rint(units[units > 0.5])).astype(int):
+            asked = float(carried[np.rint(units) == n].max(initial=0.0))
+            exact = f.capacity_rps(int(n))
+            if exact < asked * (1 - 1e-9):
+                out[name] = min(out[name], exact / n)
+    return out
+
+
+def _solve(
+    figures: list[SourceFigures],
+    blocks: milp.DemandBlocks,
+    discount: Array,
+    gap: float,
+    time_limit_s: float,
+    only: str | None = None,
+) -> tuple[milp.PlanSolution, int]:
+    capacity = {f.source.name: f.capacity_rps_per_unit for f in figures}
+    rounds = 0
+    while True:
+        rounds += 1
+        problem = milp.PlanProblem(
+            tuple(_program_source(f, capacity[f.source.name]) for f in figures), blocks, discount
+        )
+        if only is None:
+            solution = milp.solve_plan(problem, mip_rel_gap=gap, time_limit_s=time_limit_s)
+        else:
+            solution = milp.solve_single_source(problem, only, mip_rel_gap=gap, time_limit_s=time_limit_s)
+        checked = _checked_capacities(solution, figures, capacity)
+        if checked == capacity or rounds >= MAX_ROUNDS:
+            return solution, rounds
+        capacity = checked
+
+
+def realise(
+    scenario: Scenario,
+    figures: list[SourceFigures],
+    solution: milp.PlanSolution,
+    hourly_rps: Array,
+    hour_to_block: NDArray[np.int64],
+    peak_rps: float,
+) -> Realised:
+    """The plan hour by hour with the full model (step 5).
+
+    Each hour's demand is carried in merit order (cost per request, the cheapest first) over the units held that
+    hour, each up to its exact capacity at SLO; each source's fleet is then evaluated at its load, every hour of one
+    fleet size in one vectorised pass (:func:`rackcost.evaluation.horizon.hourly_figures`), for its accepted share
+    and its cost with the real power curve. An on-demand source pays its start-up hours once a day on its most
+    units of that day.
+    """
+    quarter = quarter_index(np.arange(hourly_rps.size)).astype(np.int64)
+    n_sources, n_hours = len(figures), hourly_rps.size
+    units = np.zeros((n_sources, n_hours))
+    capacity = np.zeros((n_sources, n_hours))
+    for i, f in enumerate(figures):
+        if f.source.kind is SourceKind.api:  # the rate the plan holds in the hour's block
+            capacity[i] = np.asarray(solution.block_units[f.source.name], dtype=float)[quarter, hour_to_block]
+            continue
+        held = np.rint(_held(solution, f, hour_to_block, quarter))
+        units[i] = held
+        sizes, back = np.unique(held, return_inverse=True)
+        capacity[i] = np.array([f.capacity_rps(int(n)) for n in sizes])[back]
+    order = sorted(
+        range(n_sources), key=lambda i: (figures[i].usd_per_request, figures[i].source.kind is SourceKind.api)
+    )
+    served = np.zeros((n_sources, n_hours))
+    left = hourly_rps.astype(float).copy()
+    for i in order:
+        served[i] = np.minimum(left, capacity[i])
+        left = left - served[i]
+    accepted = np.zeros_like(served)
+    cost = np.zeros_like(served)
+    for i, f in enumerate(figures):
+        if f.source.kind is SourceKind.api:
+            units[i] = served[i]
+            accepted[i] = served[i]
+            cost[i] = served[i] * f.usd_per_request * 3600.0
+            continue
+        for n in np.unique(units[i]):
+            if n <= 0:
+                continue
+            hours = np.flatnonzero(units[i] == n)
+            loads = np.maximum(served[i, hours], 1e-6)
+            fleet = f.scenario(int(n), [peak_rps])
+            _, got, _ = hourly_figures(fleet, np.append(loads, peak_rps))
+            share = np.where(loads > 0, got["accepted_rps"][0][:-1] / loads, 1.0)
+            accepted[i, hours] = served[i, hours] * np.minimum(share, 1.0)
+            cost[i, hours] = got["cost_usd"][0][:-1]
+        if f.source.kind is SourceKind.on_demand and f.source.startup_minutes:
+            days = units[i][: n_hours - n_hours % 24].reshape(-1, 24).max(axis=1)
+            startup = days * (f.source.startup_minutes / 60.0) * f.usd_per_unit_hour
+            cost[i, : days.size * 24 : 24] += startup
+    return Realised(units, served, accepted, cost, np.maximum(left, 0.0))
+
+
+def _tables(
+    result_sources: list[SourceFigures], r: Realised, rates: Array, discount: Array
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    n_hours = rates.size
+    quarter = quarter_index(np.arange(n_hours)).astype(np.int64)
+    per_hour_discount = discount[quarter]
+    rows = []
+    for q in range(int(quarter.max()) + 1):
+        at = quarter == q
+        row: dict[str, Any] = {
+            "quarter": q + 1,
+            "year": q // 4 + 1,
+            "peak_demand_rps": float(rates[at].max()),
+            "mean_demand_rps": float(rates[at].mean()),
+        }
+        for i, f in enumerate(result_sources):
+            name = f.source.name
+            held = r.units[i, at]
+            if f.source.kind is SourceKind.owned:
+                row[f"{name}: racks"] = float(held.max()) * f.racks_per_unit
+            elif f.source.kind is SourceKind.api:
+                row[f"{name}: peak rps"] = float(held.max())
+            else:
+                row[f"{name}: most replicas"] = float(held.max())
+            row[f"{name}: served share"] = float(r.served_rps[i, at].sum() / max(rates[at].sum(), 1e-300))
+            row[f"{name}: cost_usd"] = float(r.cost_usd[i, at].sum())
+        cost = float(r.cost_usd[:, at].sum())
+        accepted = float(r.accepted_rps[:, at].sum()) * 3600.0
+        row.update(
+            cost_usd=cost,
+            cost_present_usd=float((r.cost_usd[:, at] * per_hour_discount[at]).sum()),
+            accepted_requests=accepted,
+            accepted_fraction=float(r.accepted_rps[:, at].sum() / max(rates[at].sum(), 1e-300)),
+            usd_per_accepted_request=cost / accepted if accepted > 0 else None,
+        )
+        rows.append(row)
+    periods = pd.DataFrame(rows)
+    years = periods.groupby("year", as_index=False)[["cost_usd", "cost_present_usd", "accepted_requests"]].sum()
+    years["usd_per_accepted_request"] = years["cost_usd"] / years["accepted_requests"]
+    return periods, years
+
+
+def plan_scenario(scenario: Scenario) -> PlanResult:
+    """The cheapest plan of the scenario's ``plan.sources`` over its demand profile's horizon, realised hour by hour,
+    beside the best single source.
+
+    Raises
+    ------
+    ScenarioError
+        Without a ``plan`` block or a demand profile; a source whose system cannot serve; demand that no mix of the
+        sources can carry (naming the quarters and blocks, and by how much).
+    """
+    check_argument("rackcost.plan", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
+    if scenario.plan is None or scenario.demand_profile is None:
+        missing = "a `plan` block with its sources" if scenario.plan is None else "`demand` as a profile"
+        raise ScenarioError([Problem("plan", f"a buying plan needs {missing} (docs/model.md)", scenario.origin_file)])
+    block = scenario.plan
+    rates = scenario.demand_profile.hourly_rates_rps()
+    peak = float(rates.max())
+    figures = source_figures(scenario, peak)
+    quarter = quarter_index(np.arange(rates.size)).astype(np.int64)
+    blocks, where = milp.demand_blocks(rates, quarter, block.blocks_per_quarter)
+    r = discount_rate(scenario)
+    n_quarters = int(quarter.max()) + 1
+    discount: Array = np.power(1.0 + r, -(np.arange(n_quarters, dtype=float) + 0.5) / 4.0)
+    try:
+        solution, rounds = _solve(figures, blocks, discount, block.mip_rel_gap_fraction, block.time_limit_s)
+    except milp.PlanInfeasible as exc:
+        raise ScenarioError(
+            [replace(p, path=f"plan ({p.path})" if p.path else "plan", file=scenario.origin_file) for p in exc.problems]
+        ) from None
+    realised = realise(scenario, figures, solution, rates, where, peak)
+    single_name, single, single_realised = None, None, None
+    costs: dict[str, tuple[milp.PlanSolution, Realised]] = {}
+    for f in figures:
+        alone = [g for g in figures]
+        try:
+            sol, _ = _solve(alone, blocks, discount, block.mip_rel_gap_fraction, block.time_limit_s, only=f.source.name)
+        except milp.PlanInfeasible:
+            continue
+        costs[f.source.name] = (sol, realise(scenario, figures, sol, rates, where, peak))
+    if costs:
+        single_name = min(costs, key=lambda n: _present(costs[n][1], discount))
+        single, single_realised = costs[single_name]
+    periods, years = _tables(figures, realised, rates, discount)
+    return PlanResult(
+        scenario=scenario.name,
+        sources=figures,
+        solution=solution,
+        single=single,
+        best_single_source=single_name,
+        hourly_rps=rates,
+        realised=realised,
+        single_realised=single_realised,
+        discount_factor=discount,
+        discount_fraction_per_year=r,
+        rounds=rounds,
+        periods=periods,
+        years=years,
+    )

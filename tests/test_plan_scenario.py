@@ -1,0 +1,165 @@
+"""The buying plan of a scenario (rackcost.plan; issue 24): the sources' figures from the model, the plan realised
+hour by hour, its invariants and its bad input. The program itself is proved against brute force in
+tests/test_plan_milp.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import rackcost
+from rackcost.errors import ScenarioError
+from rackcost.evaluation.plan_sources import source_figures
+from rackcost.evaluation.planning import plan_scenario
+from rackcost.model.queueing import capacity_at_slo
+
+DATA = Path(__file__).parent / "data"
+SMALL = DATA / "plan_small.yaml"
+
+
+def _data() -> dict:
+    return yaml.safe_load(SMALL.read_text(encoding="utf-8"))
+
+
+def _scenario(data: dict) -> rackcost.Scenario:
+    return rackcost.scenario_from_dict(data, "plan.yaml")
+
+
+@pytest.fixture(scope="module")
+def planned():
+    return plan_scenario(rackcost.load_scenario(SMALL))
+
+
+def test_every_hour_is_carried_within_the_slo(planned) -> None:
+    r = planned.realised
+    assert r.unserved_rps.max() == 0.0
+    np.testing.assert_allclose(r.served_rps.sum(axis=0), planned.hourly_rps, rtol=1e-12)
+    # each source's fleet carries no more than its exact capacity at SLO, so it accepts its attainment target
+    served = r.served_rps > 1e-9
+    share = np.where(served, r.accepted_rps / np.where(served, r.served_rps, 1.0), 1.0)
+    assert share.min() >= 0.99 - 1e-9
+    assert (r.accepted_rps <= r.served_rps + 1e-12).all()  # accepted never exceeds offered
+    assert np.isfinite(r.cost_usd).all() and (r.cost_usd >= 0).all()
+
+
+def test_the_plan_is_never_dearer_than_the_best_single_source(planned) -> None:
+    assert planned.best_single_source is not None
+    gap = planned.solution.relative_gap + 1e-9
+    assert planned.solution.objective_usd <= planned.single.objective_usd * (1 + gap)
+    assert planned.saving_fraction is not None and planned.saving_fraction > -1e-3
+
+
+def test_the_json_has_the_documented_keys(planned) -> None:
+    data = planned.to_json()
+    for key in ("total_cost_usd", "best_single_source", "best_single_source_cost_usd", "periods", "years", "solver"):
+        assert key in data
+    assert len(data["periods"]) == 4 and data["periods"][0]["quarter"] == 1
+    json.dumps(data, allow_nan=False)
+    # the present value discounts each hour at its quarter's factor: below the sum as paid at 8% a year
+    assert data["total_cost_usd"] < data["total_cost_undiscounted_usd"]
+
+
+def test_a_rented_unit_costs_its_price_and_carries_the_model_capacity() -> None:
+    scenario = rackcost.load_scenario(SMALL)
+    figures = {f.source.name: f for f in source_figures(scenario, 28.0)}
+    # system A: 8 accelerators a replica; rent: price x accelerators per held hour, power included
+    assert figures["reserved A"].usd_per_unit_hour == pytest.approx(2.5 * 8, rel=1e-12)
+    assert figures["on-demand A"].usd_per_unit_hour == pytest.approx(4.0 * 8, rel=1e-12)
+    assert figures["reserved A"].usd_per_request == 0.0
+    # spot serves 1 - 0.05/h x 0.5 h = 97.5% of its time
+    assert figures["spot A"].available_fraction == pytest.approx(1 - 0.05 * 0.5, rel=1e-12)
+    # API: (1000 x $1 + 500 x $4) per million tokens per request
+    assert figures["API"].usd_per_request == pytest.approx((1000 * 1.0 + 500 * 4.0) / 1e6, rel=1e-12)
+    # capacity of one replica at SLO: the pooled M/M/k of its slots at the chosen point (Erlang C, the queueing
+    # module's closed form), the same number the fleet reports
+    one = figures["reserved A"].capacity_rps(1)
+    result = rackcost.evaluate(figures["reserved A"].scenario(1, [1.0]))
+    assert one == pytest.approx(float(result.points["capacity_at_slo_rps"].iloc[0]), rel=1e-12)
+    row = result.systems.iloc[0]
+    budget_s = float(row["queueing_budget_ms"]) / 1000
+    k, s = float(row["concurrency"]), float(row["service_s"])
+    assert one == pytest.approx(float(capacity_at_slo(k, s, budget_s, 0.01)[()]), rel=1e-6)
+    # pooling: two replicas carry at least twice one
+    assert figures["reserved A"].capacity_rps(2) >= 2 * one
+
+
+def test_no_owned_rack_serves_before_its_lead_time() -> None:
+    data = _data()
+    data["plan"]["sources"] = [
+        {"name": "owned A", "kind": "owned", "system": "A", "lead_time_quarters": 2},
+        {"name": "on-demand A", "kind": "on_demand", "system": "A", "usd_per_accelerator_hour": 9.0},
+    ]
+    result = plan_scenario(_scenario(data))
+    owned = result.periods["owned A: racks"].to_numpy()
+    assert (owned[:2] == 0).all() and (owned[2:] > 0).all()
+    assert result.periods["on-demand A: most replicas"].to_numpy()[:2].min() > 0
+
+
+def test_a_higher_price_never_lowers_the_plan() -> None:
+    costs = []
+    for price in (2.0, 3.0):
+        data = _data()
+        data["plan"]["sources"] = [
+            {"name": "owned A", "kind": "owned", "system": "A"},
+            {"name": "spot A", "kind": "spot", "system": "A", "usd_per_accelerator_hour": price},
+        ]
+        costs.append(plan_scenario(_scenario(data)).solution.objective_usd)
+    assert costs[1] >= costs[0] * (1 - 1e-4)
+
+
+def test_demand_no_mix_can_carry_names_the_quarter_and_the_shortfall() -> None:
+    data = _data()
+    data["plan"]["sources"] = [
+        {"name": "spot A", "kind": "spot", "system": "A", "usd_per_accelerator_hour": 2.0, "max_units": 1}
+    ]
+    with pytest.raises(ScenarioError) as info:
+        plan_scenario(_scenario(data))
+    text = str(info.value)
+    assert "quarter" in text and "requests/s" in text
+
+
+@pytest.mark.parametrize(
+    ("source", "path", "expected"),
+    [
+        ({"name": "x", "kind": "owned", "system": "nope"}, "plan.sources[0].system", "must name a system"),
+        ({"name": "x", "kind": "api", "system": "A"}, "plan.sources[0].system", "needs an API system"),
+        ({"name": "x", "kind": "owned", "system": "API"}, "plan.sources[0].system", "needs a system with hardware"),
+        ({"name": "x", "kind": "reserved", "system": "A"}, "plan.sources[0]", "needs its price"),
+        (
+            {"name": "x", "kind": "spot", "system": "A", "usd_per_accelerator_hour": 1.0, "term_quarters": 4},
+            "plan.sources[0]",
+            "only for reserved",
+        ),
+        (
+            {
+                "name": "x",
+                "kind": "spot",
+                "system": "A",
+                "usd_per_accelerator_hour": 1,
+                "preemptions_per_hour": 4,
+                "refill_minutes": 30,
+            },
+            "plan.sources[0]",
+            "would never serve",
+        ),
+    ],
+)
+def test_a_bad_source_is_a_load_error_at_its_path(source: dict, path: str, expected: str) -> None:
+    data = _data()
+    data["plan"]["sources"] = [source]
+    with pytest.raises(ScenarioError) as info:
+        _scenario(data)
+    problems = [(p.path, p.message) for p in info.value.problems]
+    assert any(p.startswith(path) and expected in m for p, m in problems), problems
+
+
+def test_a_plan_without_a_profile_is_a_load_error() -> None:
+    data = yaml.safe_load((DATA / "two_systems.yaml").read_text(encoding="utf-8"))
+    data["plan"] = {"sources": [{"name": "owned A", "kind": "owned", "system": data["systems"][0]["name"]}]}
+    with pytest.raises(ScenarioError) as info:
+        _scenario(data)
+    assert any(p.path == "plan" and "profile" in p.message for p in info.value.problems)
