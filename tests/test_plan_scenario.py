@@ -163,3 +163,34 @@ def test_a_plan_without_a_profile_is_a_load_error() -> None:
     with pytest.raises(ScenarioError) as info:
         _scenario(data)
     assert any(p.path == "plan" and "profile" in p.message for p in info.value.problems)
+
+
+def test_the_cli_writes_the_plan_and_checks_sampled_hours_with_the_simulator() -> None:
+    from typer.testing import CliRunner
+
+    from rackcost.cli.entry import app
+
+    runner = CliRunner()
+    out = runner.invoke(app, ["plan", str(SMALL), "-f", "json", "--check-hours", "2", "--requests", "20000"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["best_single_source"] == "spot A" and data["total_cost_usd"] > 0
+    assert len(data["checked_hours"]) == 2
+    for row in data["checked_hours"]:
+        # the simulator within 1 percentage point of the analytic share, or within its own 95% interval
+        slack = max(1.0, 100 * row["simulated_accepted_fraction_ci95_halfwidth"])
+        assert abs(row["difference_points"]) <= slack
+    table = runner.invoke(app, ["plan", str(SMALL)])
+    assert table.exit_code == 0 and "less than the best single source" in table.stdout
+    csv_out = runner.invoke(app, ["plan", str(SMALL), "-f", "csv"])
+    assert csv_out.exit_code == 0 and csv_out.stdout.startswith("quarter,year,")
+    without = runner.invoke(app, ["plan", str(DATA / "two_systems.yaml")])
+    assert without.exit_code == 1 and "needs a `plan` block" in without.output and "Traceback" not in without.output
+
+
+def test_sampled_hours_spread_over_the_demand() -> None:
+    from rackcost.analysis.plan_check import sampled_hours
+
+    rates = np.arange(100, dtype=float)[::-1]  # hour h has rate 99 - h
+    hours = sampled_hours(rates, 4)
+    assert [99 - h for h in hours] == sorted([12, 37, 62, 87], reverse=True)

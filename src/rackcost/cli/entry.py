@@ -18,6 +18,7 @@ import typer
 from rackcost.cli import (
     evaluate,
     importing,
+    plan,
     power,
     reconcile,
     report,
@@ -54,6 +55,8 @@ for command in reconcile.COMMANDS:
 for command in site.COMMANDS:
     app.command()(command)
 for command in sweep.COMMANDS:
+    app.command()(command)
+for command in plan.COMMANDS:
     app.command()(command)
 for command in report.COMMANDS:
     app.command()(command)

@@ -1,0 +1,163 @@
+"""``rackcost plan``: the cheapest buying plan over a demand profile's horizon (:func:`rackcost.plan`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from rackcost.cli.common import (
+    ForceOpt,
+    FormatOpt,
+    OutputFormat,
+    OutputOpt,
+    ScenarioArg,
+    SeedOpt,
+    destination,
+    emit,
+    emit_table,
+    fail,
+    load,
+    table_console,
+)
+from rackcost.cli.layout import Field, print_records
+from rackcost.display import money, num, usd_per_1k_requests
+from rackcost.errors import ScenarioError
+from rackcost.files import csv_text
+from rackcost.scenario.loading import DEFAULT_SCENARIO
+
+if TYPE_CHECKING:
+    from rackcost.evaluation.planning import PlanResult
+
+__all__ = ["COMMANDS", "plan"]
+
+
+def plan(
+    scenario: ScenarioArg = None,
+    check_hours: Annotated[
+        int,
+        typer.Option(
+            "--check-hours",
+            min=0,
+            max=100,
+            help="Simulate this many sampled hours of the plan, each source's fleet at its load, beside the analytic "
+            "accepted share (0: none).",
+        ),
+    ] = 0,
+    requests: Annotated[
+        int,
+        typer.Option("--requests", min=1000, max=10_000_000, help="Simulated requests per source and checked hour."),
+    ] = 100_000,
+    seed: SeedOpt = 0,
+    fmt: FormatOpt = OutputFormat.table,
+    output: OutputOpt = None,
+    force: ForceOpt = False,
+) -> None:
+    """The cheapest plan over the horizon: owned racks bought per quarter, reservations, on-demand, spot and API,
+    every hour within the SLO, against the best single source (docs/model.md, "The buying plan")."""
+    dest = destination(output, force, scenario)
+    from rackcost.analysis.plan_check import check_hours as simulate_hours
+    from rackcost.evaluation.planning import plan_scenario
+
+    sc = load(scenario)
+    try:
+        result = plan_scenario(sc)
+    except ScenarioError as exc:
+        file = str(scenario) if scenario is not None else DEFAULT_SCENARIO
+        fail(ScenarioError([replace(p, file=file) if p.file == "<scenario>" else p for p in exc.problems]))
+    checked = simulate_hours(result, check_hours, requests, seed=seed) if check_hours else []
+    if fmt is OutputFormat.json:
+        data = result.to_json()
+        if checked:
+            data["checked_hours"] = checked
+        emit(json.dumps(data, indent=2, allow_nan=False) + "\n", dest)
+        return
+    if fmt is OutputFormat.csv:
+        emit(csv_text(result.to_json()["periods"]), dest)
+        return
+    out = table_console(dest)
+    _print(out, result, checked)
+    emit_table(out, dest)
+
+
+def _print(out: Any, result: PlanResult, checked: list[dict[str, Any]]) -> None:
+    single = result.best_single_source_cost_usd
+    out.print(f"[bold]{escape(result.scenario)}[/bold]")
+    line = f"The cheapest plan costs {money(result.total_cost_usd)} (present value over the horizon)"
+    if single is not None and result.saving_fraction is not None:
+        line += (
+            f", {result.saving_fraction:.1%} less than the best single source, {escape(str(result.best_single_source))}"
+            f" ({money(single)})."
+        )
+    else:
+        line += "; no source covers the demand alone."
+    s = result.solution
+    out.print(line)
+    out.print(
+        f"Solver: {s.status}, gap {s.relative_gap:.3%} of its proven bound {money(s.dual_bound_usd)} (its linear "
+        f"figures: {money(s.objective_usd)}), {s.solve_s:.1f} s; capacities checked in {result.rounds} round(s)."
+    )
+    periods = result.periods
+    unit_columns = [c for c in periods.columns if c.endswith((": racks", ": most replicas", ": peak rps"))]
+    fields = [
+        Field("quarter"),
+        Field(escape("peak demand [requests/s]")),
+        *(Field(escape(c)) for c in unit_columns),
+        Field("cost"),
+        Field(escape("cost [$ per 1,000 accepted requests]")),
+    ]
+    cells = [
+        [
+            f"{int(row['quarter'])} (year {int(row['year'])})",
+            num(row["peak_demand_rps"]),
+            *(num(row[c]) for c in unit_columns),
+            money(row["cost_usd"]),
+            usd_per_1k_requests(row["usd_per_accepted_request"]) if row["usd_per_accepted_request"] else "-",
+        ]
+        for _, row in periods.iterrows()
+    ]
+    print_records(out, "The plan per quarter (units held at the quarter's busiest)", fields, cells)
+    years = result.years
+    print_records(
+        out,
+        "Per year",
+        [Field("year"), Field("cost"), Field(escape("accepted requests")), Field(escape("$ per 1,000 accepted"))],
+        [
+            [
+                str(int(r["year"])),
+                money(r["cost_usd"]),
+                num(r["accepted_requests"]),
+                usd_per_1k_requests(r["usd_per_accepted_request"]),
+            ]
+            for _, r in years.iterrows()
+        ],
+    )
+    if checked:
+        print_records(
+            out,
+            "Sampled hours simulated (accepted share within the SLO)",
+            [
+                Field("hour"),
+                Field(escape("offered [requests/s]")),
+                Field("analytic"),
+                Field("simulated"),
+                Field("difference [points]"),
+            ],
+            [
+                [
+                    str(c["hour"]),
+                    num(c["offered_rps"]),
+                    f"{c['analytic_accepted_fraction']:.4f}",
+                    f"{c['simulated_accepted_fraction']:.4f} ± {c['simulated_accepted_fraction_ci95_halfwidth']:.4f}",
+                    f"{c['difference_points']:+.2f}",
+                ]
+                for c in checked
+            ],
+        )
+
+
+COMMANDS = (plan,)
+"""The commands of this module, in the order ``rackcost --help`` lists them."""
