@@ -117,7 +117,7 @@ def sweep() -> None:
         for spacing in ("equal", "top"):
             blocks, where = demand_blocks(rate, quarter, n, spacing="top" if spacing == "top" else "equal")
             over = (blocks.demand_rps[quarter, where] - rate).sum() / rate.sum()
-            plan = solve_plan(problem(n, spacing), time_limit_s=60.0)
+            plan = solve_plan(problem(n, spacing), time_limit_s=8.0)
             print(
                 f"{n:>6}  {spacing:<8}{100 * over:>9.2f}%  {plan.objective_usd / 1e6:>10.4f}  {plan.solve_s:>10.2f}"
                 f"  {100 * plan.relative_gap:.3f}%"
