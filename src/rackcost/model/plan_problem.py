@@ -407,7 +407,7 @@ class PlanInfeasible(ScenarioError):
         problems = [
             Problem(
                 path,
-                f"quarter {s.quarter}, block {s.block} (of {s.hours:,.0f} h): demand {s.demand_rps:,.6g} requests/s, "
+                f"quarter {s.quarter}, block {s.block} ({s.hours:,.0f} h): demand {s.demand_rps:,.6g} requests/s, "
                 f"{who} carry at most {s.most_rps:,.6g}: {s.shortfall_rps:,.6g} requests/s short",
             )
             for s in self.shortfalls[:_SHOWN_SHORTFALLS]
