@@ -40,6 +40,7 @@ __all__ = [
     "coverage_shortfalls",
     "demand_blocks",
     "merit_order_dispatch",
+    "most_units",
     "reserved_held",
 ]
 
