@@ -286,11 +286,11 @@ def test_many_short_blocks_are_summarised_after_ten() -> None:
     assert "and 14 more blocks short, by up to 4 requests/s" in str(caught.value)
 
 
-def test_demand_blocks_sorts_each_quarter_and_cuts_it_finer_near_the_top() -> None:
+def test_demand_blocks_sorts_each_quarter_and_cuts_it_in_equal_counts_or_finer_near_the_top() -> None:
     rng = np.random.default_rng(3)
     quarter = np.repeat(np.arange(3), [40, 50, 45])
     rate = rng.uniform(0.0, 100.0, quarter.size)
-    blocks, where = demand_blocks(rate, quarter, 4)
+    blocks, where = demand_blocks(rate, quarter, 4, spacing="top")
     for q in range(3):  # a loop reference: sort the quarter down, cut at round(n (k/4)^2)
         r = np.sort(rate[quarter == q])[::-1]
         edges = np.rint(r.size * (np.arange(5) / 4) ** 2).astype(int)
@@ -300,10 +300,11 @@ def test_demand_blocks_sorts_each_quarter_and_cuts_it_finer_near_the_top() -> No
             assert blocks.demand_rps[q, k] == part.max()
             assert blocks.mean_rps[q, k] == pytest.approx(part.mean(), rel=1e-12)
             assert sorted(rate[(quarter == q) & (where == k)].tolist()) == sorted(part.tolist())
-    equal, _ = demand_blocks(rate, quarter, 4, spacing="equal")
-    assert equal.hours[0].tolist() == [10, 10, 10, 10] and blocks.hours[0].tolist() == [2, 8, 12, 18]
+    equal, _ = demand_blocks(rate, quarter, 4)  # the default
+    assert equal.hours.tolist() == [[10] * 4, [12, 13, 13, 12], [11, 11, 12, 11]]  # round(n k / 4), half to even
+    assert blocks.hours[0].tolist() == [2, 8, 12, 18]
     # at least one hour a block even where (k/B)^2 rounds two edges together
-    tiny, _ = demand_blocks(np.arange(6.0), np.zeros(6, dtype=int), 5)
+    tiny, _ = demand_blocks(np.arange(6.0), np.zeros(6, dtype=int), 5, spacing="top")
     assert tiny.hours.tolist() == [[1, 1, 1, 1, 2]] and tiny.demand_rps.tolist() == [[5, 4, 3, 2, 1]]
 
 

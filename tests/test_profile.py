@@ -422,3 +422,22 @@ def test_the_json_schema_offers_both_forms_of_demand() -> None:
 def test_an_unreadable_csv_and_a_bad_growth_are_both_said(tmp_path: Path) -> None:
     path = scenario_file(tmp_path, {"profile": {"csv": "nowhere.csv"}, "growth": {"per_year_fraction": -3}})
     assert [p.path for p in problems_of(path)] == ["demand.profile.csv", "demand.growth.per_year_fraction"]
+
+
+def test_monte_carlo_and_a_demand_scale_sweep_run_on_the_named_points(tmp_path: Path) -> None:
+    scenario = rackcost.load_scenario(PROFILE_WEEK)
+    data = scenario_to_data(scenario)
+    data["facility"]["pue"] = {"dist": "uniform", "low": 1.1, "high": 1.4}
+    uncertain = rackcost.scenario_from_dict(data)
+    assert uncertain.demand_profile == scenario.demand_profile
+    result = rackcost.uncertainty(uncertain, samples=64, seed=1)
+    assert {r["demand_point"] for r in result.probability_cheaper} == {"quiet", "normal", "peak", "blended"}
+    (tmp_path / "week.yaml").write_text(PROFILE_WEEK.read_text(encoding="utf-8"), encoding="utf-8")
+    sweep = {
+        "name": "scale",
+        "scenario": "week.yaml",
+        "axes": [{"axis": "demand.scale", "values": [0.5, 2.0], "provenance": "assumption", "why": "t", "source": "t"}],
+    }
+    (tmp_path / "sweep.yaml").write_text(yaml.safe_dump(sweep), encoding="utf-8")
+    table = rackcost.sweep(tmp_path / "sweep.yaml")
+    assert len(table) == 2 * 2 * 3  # configurations x systems x named points

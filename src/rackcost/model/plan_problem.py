@@ -40,6 +40,7 @@ __all__ = [
     "coverage_shortfalls",
     "demand_blocks",
     "merit_order_dispatch",
+    "most_units",
     "reserved_held",
 ]
 
@@ -194,14 +195,15 @@ def demand_blocks(
     quarter_of_hour: ArrayLike,
     blocks_per_quarter: int,
     *,
-    spacing: Literal["top", "equal"] = "top",
+    spacing: Literal["equal", "top"] = "equal",
 ) -> tuple[DemandBlocks, NDArray[np.int64]]:
     """Cut each quarter's hours, sorted by rate, into blocks (a load-duration curve in steps), in one pass.
 
     Within each quarter the hours are sorted from the highest rate down and cut at the hour counts
-    ``round(n_q (k / B)^p)``, k = 0..B: ``p = 2`` with ``spacing="top"`` (the default: blocks finer near the top,
-    where the duration curve is steepest and the rented capacity lives), ``p = 1`` with ``"equal"``. Each block is
-    at least one hour. docs/model.md, "The buying plan", gives the measured effect of the choice.
+    ``round(n_q (k / B)^p)``, k = 0..B: ``p = 1`` with ``spacing="equal"`` (the default: equal hour counts), ``p = 2``
+    with ``"top"`` (finer near the top). Each block is at least one hour. Equal counts are the default because they
+    measured better: on a weekly profile with growth, 24 equal blocks cover 2.7% more requests than the hours need
+    against 3.5% for ``"top"``, and the plan is 0.05% cheaper (docs/model.md, "The buying plan").
 
     Parameters
     ----------
@@ -212,7 +214,7 @@ def demand_blocks(
     blocks_per_quarter
         Blocks B per quarter, >= 1.
     spacing
-        ``"top"`` or ``"equal"`` (above).
+        ``"equal"`` or ``"top"`` (above).
 
     Returns
     -------
@@ -223,7 +225,7 @@ def demand_blocks(
 
     Examples
     --------
-    >>> blocks, where = demand_blocks([1.0, 5.0, 3.0, 2.0], [0, 0, 0, 0], 2, spacing="equal")
+    >>> blocks, where = demand_blocks([1.0, 5.0, 3.0, 2.0], [0, 0, 0, 0], 2)
     >>> blocks.hours.tolist(), blocks.demand_rps.tolist(), blocks.mean_rps.tolist(), where.tolist()
     ([[2.0, 2.0]], [[5.0, 2.0]], [[4.0, 1.5]], [1, 0, 0, 1])
     """
@@ -406,7 +408,7 @@ class PlanInfeasible(ScenarioError):
         problems = [
             Problem(
                 path,
-                f"quarter {s.quarter}, block {s.block} (of {s.hours:,.0f} h): demand {s.demand_rps:,.6g} requests/s, "
+                f"quarter {s.quarter}, block {s.block} ({s.hours:,.0f} h): demand {s.demand_rps:,.6g} requests/s, "
                 f"{who} carry at most {s.most_rps:,.6g}: {s.shortfall_rps:,.6g} requests/s short",
             )
             for s in self.shortfalls[:_SHOWN_SHORTFALLS]
