@@ -372,6 +372,8 @@ Distinct = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray | No
 """The distinct problems of :func:`capacity_at_slo`: slots, service time, budget, exceedance, feasible rate."""
 _DISTINCT_MIN_ELEMENTS = 1024
 """Elements from which :func:`capacity_at_slo` looks for repeated problems before solving [-]."""
+_DISTINCT_PROBE = 256
+"""Elements :func:`capacity_at_slo` looks at first for how many distinct problems there are [-]."""
 _DISTINCT_MAX = 64
 """Distinct problems up to which :func:`capacity_at_slo` solves each once (more: the elements as given) [-]."""
 
@@ -392,18 +394,24 @@ def _repeated_problems(
     size = int(np.prod(shape))
     if size < _DISTINCT_MIN_ELEMENTS:
         return None
-    full = [np.broadcast_to(a, shape).reshape(-1) for a in present]
-    varying = [a for a in full if not (a == a[0]).all()]
-    if any(np.isnan(a).any() for a in varying):  # NaN (never equal to itself): the checks say so, as given
+    varying = [j for j, a in enumerate(present) if a.size > 1 and not (a == a.flat[0]).all()]
+    if any(np.isnan(present[j]).any() for j in varying):  # NaN (never equal to itself): the checks say so
+        return None
+    views = [np.broadcast_to(present[j], shape) for j in varying]
+    # a probe of evenly spaced elements first: many distinct problems there (Monte Carlo draws) and the call is
+    # solved as given, at the cost of the probe only
+    probe = np.arange(0, size, max(size // _DISTINCT_PROBE, 1))
+    if any(np.unique(v.flat[probe]).size > _DISTINCT_MAX // 2 for v in views):
         return None
     inverse = np.zeros(size, dtype=np.intp)
     index = [0]
+    columns = [v.reshape(-1) for v in views]
     if varying:  # the distinct rows of the varying arguments, one pass over the elements each (no sort)
         left = np.ones(size, dtype=bool)
         for count in range(_DISTINCT_MAX):
             first = index[-1]
-            same = varying[0] == varying[0][first]
-            for a in varying[1:]:
+            same = columns[0] == columns[0][first]
+            for a in columns[1:]:
                 same &= a == a[first]
             inverse[same] = count
             left &= ~same
@@ -412,7 +420,8 @@ def _repeated_problems(
             index.append(int(np.argmax(left)))
         else:
             return None
-    k, s, t, eps, *feasible = (a[index] for a in full)
+    at = dict(zip(varying, (c[index] for c in columns), strict=True))
+    k, s, t, eps, *feasible = (at[j] if j in at else np.full(len(index), a.flat[0]) for j, a in enumerate(present))
     return (k, s, t, eps, feasible[0] if feasible else None), inverse, shape
 
 
