@@ -44,6 +44,7 @@ _LAZY = {
     "Result": "rackcost.evaluation.results",
     "Scenario": "rackcost.scenario.schema",
     "evaluate": "rackcost.evaluation.chain",
+    "plan": "rackcost.evaluation.planning",
     "evaluate_hours": "rackcost.evaluation.horizon",
     "bundled_scenario_path": "rackcost.scenario.loading",
     "bundled_scenarios": "rackcost.scenario.loading",
@@ -74,6 +75,7 @@ __all__ = [
     "finance",
     "load_scenario",
     "performance",
+    "plan",
     "power",
     "queueing",
     "report",
@@ -96,6 +98,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from rackcost.analysis.sweep.run import sweep
     from rackcost.errors import Problem, ScenarioError
     from rackcost.evaluation.chain import evaluate
+    from rackcost.evaluation.planning import plan
     from rackcost.evaluation.horizon import evaluate_hours
     from rackcost.evaluation.results import Result
     from rackcost.model import finance, performance, power, queueing, sizing

@@ -32,7 +32,7 @@ from rackcost.model.profile import quarter_index
 from rackcost.scenario.plan_blocks import SourceKind
 from rackcost.scenario.schema import Scenario
 
-__all__ = ["MAX_ROUNDS", "PlanResult", "plan_scenario", "realise"]
+__all__ = ["MAX_ROUNDS", "PlanResult", "plan", "plan_scenario", "realise"]
 
 MAX_ROUNDS = 6
 """Most solves while the sources' capacities are checked at the plan's sizes (step 4)."""
@@ -435,3 +435,7 @@ def plan_scenario(scenario: Scenario) -> PlanResult:
         periods=periods,
         years=years,
     )
+
+
+plan = plan_scenario
+"""``rackcost.plan(scenario)``: the library's name of :func:`plan_scenario`."""
