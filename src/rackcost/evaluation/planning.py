@@ -37,6 +37,9 @@ __all__ = ["MAX_ROUNDS", "PlanResult", "plan", "plan_scenario", "realise"]
 MAX_ROUNDS = 6
 """Most solves while the sources' capacities are checked at the plan's sizes (step 4)."""
 
+LOOSE_GAP = 0.01
+"""The solver's gap in the rounds of step 4 that only find the plan's sizes, before the last at the gap asked."""
+
 HOURS_PER_QUARTER = 2190
 Array = NDArray[np.float64]
 
@@ -258,19 +261,20 @@ def _solve(
     only: str | None = None,
 ) -> tuple[milp.PlanSolution, int]:
     capacity = {f.source.name: f.capacity_rps_per_unit for f in figures}
-    rounds = 0
+    rounds, asked = 0, max(gap, LOOSE_GAP)  # the rounds that only find the sizes to check need no tight proof
     while True:
         rounds += 1
-        problem = milp.PlanProblem(
-            tuple(_program_source(f, capacity[f.source.name]) for f in figures), blocks, discount
-        )
+        sources = tuple(_program_source(f, capacity[f.source.name]) for f in figures)
+        problem = milp.PlanProblem(sources, blocks, discount)
         if only is None:
-            solution = milp.solve_plan(problem, mip_rel_gap=gap, time_limit_s=time_limit_s)
+            solution = milp.solve_plan(problem, mip_rel_gap=asked, time_limit_s=time_limit_s)
         else:
-            solution = milp.solve_single_source(problem, only, mip_rel_gap=gap, time_limit_s=time_limit_s)
+            solution = milp.solve_single_source(problem, only, mip_rel_gap=asked, time_limit_s=time_limit_s)
         checked = _checked_capacities(solution, figures, capacity)
-        if checked == capacity or rounds >= MAX_ROUNDS:
+        if (checked == capacity and asked == gap) or rounds >= MAX_ROUNDS:
             return solution, rounds
+        if checked == capacity:  # the sizes hold: solve once more at the gap asked, and check its sizes
+            asked = gap
         capacity = checked
 
 

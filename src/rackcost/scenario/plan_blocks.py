@@ -146,7 +146,7 @@ class PlanBlock(ScenarioBlock):
         "largest), else 0 [1/year].",
     )
     mip_rel_gap_fraction: GapFraction = Field(
-        default=1e-4, description="The solver stops within this share of its proven bound; 0 to 0.05 [-]."
+        default=1e-3, description="The solver stops within this share of its proven bound; 0 to 0.05 [-]."
     )
     time_limit_s: Seconds = Field(default=60.0, description="The solver's time limit; 0.1 to 3,600 [s].")
     source: Source = None
