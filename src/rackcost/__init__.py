@@ -98,8 +98,8 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from rackcost.analysis.sweep.run import sweep
     from rackcost.errors import Problem, ScenarioError
     from rackcost.evaluation.chain import evaluate
-    from rackcost.evaluation.planning import plan
     from rackcost.evaluation.horizon import evaluate_hours
+    from rackcost.evaluation.planning import plan
     from rackcost.evaluation.results import Result
     from rackcost.model import finance, performance, power, queueing, sizing
     from rackcost.reporting.write import report

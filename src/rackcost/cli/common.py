@@ -77,6 +77,8 @@ class TableName(StrEnum):
     comparison = "comparison"
     pools = "pools"
     classes = "classes"
+    years = "years"
+    horizon = "horizon"
 
 
 ScenarioArg = Annotated[
@@ -94,7 +96,7 @@ TableOpt = Annotated[
     typer.Option(
         "--table",
         help="Which table --format csv writes (classes: a scenario with workload.classes; pools: each pool of a "
-        "disaggregated system).",
+        "disaggregated system; years, horizon: demand as a profile).",
     ),
 ]
 

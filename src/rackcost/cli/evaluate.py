@@ -70,6 +70,11 @@ def evaluate(
 
         error(f"--table classes: {NO_CLASSES}")
         raise typer.Exit(code=1)
+    if fmt is OutputFormat.csv and table in (TableName.years, TableName.horizon) and table not in result.records:
+        from rackcost.evaluation.results import NO_PROFILE
+
+        error(f"--table {table}: {NO_PROFILE}")
+        raise typer.Exit(code=1)
     _emit(result, fmt, dest, table, full=True)
 
 
@@ -111,6 +116,7 @@ def _emit(result: Result, fmt: OutputFormat, output: Destination, table: TableNa
             _print_classes(out, result)
             _print_systems(out, result)
             _print_pools(out, result)
+            _print_years(out, result)
         _print_comparison(out, result)
         _print_warnings(out, result)
         emit_table(out, output)
@@ -291,6 +297,26 @@ def _print_pools(console: Console, result: Result) -> None:
             for r in rows
         ]
         print_grid(console, f"{escape(system)}: prefill and decode pools", labels, columns)
+
+
+def _print_years(console: Console, result: Result) -> None:
+    """With ``demand`` as a profile: each system's cost per accepted request per year and over the horizon."""
+    if "years" not in result.records:
+        return
+    horizon = {r["system"]: r for r in result.records["horizon"]}
+    years = sorted({r["year"] for r in result.records["years"]})
+    labels = [*(f"year {y}" for y in years), "horizon", "levelised (present value)"]
+    columns = []
+    for system, row in horizon.items():
+        per_year = {r["year"]: r for r in result.records["years"] if r["system"] == system}
+        cells = [usd_per_1k_requests(per_year[y]["usd_per_accepted_request"]) for y in years]
+        cells += [
+            usd_per_1k_requests(row["usd_per_accepted_request"]),
+            usd_per_1k_requests(row["levelised_usd_per_accepted_request"]),
+        ]
+        columns.append((escape(system), cells))
+    title = "Cost per 1,000 accepted requests over the horizon (every hour; the fleet sized for the busiest)"
+    print_grid(console, title, labels, columns)
 
 
 _KIND_TAGS = {"claim": " [dim](vendor headline)[/dim]", "derived": " [dim](derived headline)[/dim]"}

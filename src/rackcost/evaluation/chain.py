@@ -23,28 +23,23 @@ to 8 on many samples at once (:func:`run_samples`), the same functions with a lo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-import numpy as np
-from numpy.typing import NDArray
-
-from rackcost.errors import Problem, ScenarioError, check_argument
+from rackcost.errors import check_argument
 from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.disaggregated import run_pooled
 from rackcost.evaluation.results import Result, result_tables
 from rackcost.evaluation.servable import servable, unserved_warning
-from rackcost.model.burstiness import FRAGILITY_SCVS, arrival_variability
+from rackcost.evaluation.steps import Plan, plan
+from rackcost.model.burstiness import FRAGILITY_SCVS
 from rackcost.model.fleet import run_fleet
-from rackcost.model.inputs import FleetPolicy, SloInputs, SystemInputs
+from rackcost.model.inputs import SystemInputs
 from rackcost.model.metrics import derive
-from rackcost.model.operating_point import choose_point
-from rackcost.model.outcomes import ApiSystemOutcome, ChosenPoint, FleetOutcome, Metrics, SystemOutcome
-from rackcost.model.pool_fleet import choose_pools
+from rackcost.model.outcomes import ApiSystemOutcome, FleetOutcome, Metrics, SystemOutcome
 from rackcost.model.strategies import IdlePolicy
-from rackcost.scenario.feasibility import UnservedSystem, feasibility_problems, unserved_systems
+from rackcost.scenario.feasibility import UnservedSystem
 from rackcost.scenario.schema import Scenario
-from rackcost.scenario.unpack import Samples, fleet_policy, one_evaluation, sampled_inputs, sizing_demand, slo_inputs
-from rackcost.scenario.unpack_pools import any_system_inputs
+from rackcost.scenario.unpack import Samples, one_evaluation, sampled_inputs
 
 __all__ = [
     "Plan",
@@ -55,91 +50,6 @@ __all__ = [
     "plan",
     "run_samples",
 ]
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What is decided once per scenario, on central values (steps 1 to 3).
-
-    Attributes
-    ----------
-    slo, policy
-        The SLO and the fleet policy.
-    sizing_rps
-        Demand the fleet is sized for [requests/s].
-    hours_per_day
-        Hours of each demand point [h].
-    input_tokens
-        Input tokens per request, ISL [tokens].
-    indices
-        Index in ``scenario.systems`` of each system that runs hardware (API systems have no plan).
-    systems
-        Each system's central inputs.
-    chosen
-        Each system's chosen operating point.
-    """
-
-    slo: SloInputs
-    policy: FleetPolicy
-    sizing_rps: float
-    hours_per_day: NDArray[np.float64]
-    input_tokens: float
-    indices: tuple[int, ...]
-    systems: tuple[SystemInputs, ...]
-    chosen: tuple[ChosenPoint, ...]
-
-
-def plan(scenario: Scenario, inputs: tuple[SystemInputs, ...] | None = None) -> Plan:
-    """Steps 1 to 3: unpack each system, check it can be evaluated, and choose its operating point.
-
-    ``inputs``: the hardware systems' inputs when the caller has them already (:func:`evaluate` does, from
-    :func:`rackcost.evaluation.servable.servable`, which gives them only for a scenario it found every system of
-    servable: the unserved check is then not run again).
-
-    Raises
-    ------
-    ScenarioError
-        If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
-    """
-    indices = tuple(scenario.hardware_indices)
-    checked = inputs is not None
-    if inputs is None:
-        inputs = tuple(any_system_inputs(scenario, scenario.systems[i]) for i in indices)
-    problems = feasibility_problems(scenario, list(inputs))
-    if not checked:
-        problems += [(u.loc, u.path, u.reason) for u in unserved_systems(scenario, list(inputs))]
-    if problems:
-        raise ScenarioError([Problem(path, message) for _, path, message in problems])
-    policy = fleet_policy(scenario)
-    slo = slo_inputs(scenario)
-    _, sizing_rps = sizing_demand(scenario)
-    sizing_variability = float(arrival_variability(scenario.sizing_point.arrival_scv))
-    sizing_stretch = float(policy.stretch_at((scenario.sizing_point.arrival_scv,))[0, 0])
-    max_utilization = scenario.fleet.max_utilization_fraction
-    return Plan(
-        slo=slo,
-        policy=policy,
-        sizing_rps=sizing_rps,
-        hours_per_day=np.array([d.hours_per_day for d in scenario.demand]),
-        input_tokens=float(scenario.workload.input_tokens_per_request),
-        indices=indices,
-        systems=inputs,
-        chosen=tuple(
-            choose_point(
-                inp,
-                slo,
-                sizing_rps,
-                max_utilization,
-                policy.routing,
-                sizing_variability,
-                sizing_stretch,
-                scenario.sizing_point.arrival_scv,
-            )
-            if inp.pools is None
-            else choose_pools(inp, slo, sizing_rps, max_utilization, policy.routing, sizing_variability)
-            for inp in inputs
-        ),
-    )
 
 
 def run_samples(
@@ -264,7 +174,12 @@ def evaluate(scenario: Scenario) -> Result:
     with one_evaluation():
         served, unserved, inputs = servable(scenario)
         outcomes = evaluate_systems(served, inputs=inputs)
-        return mark_unserved(result_tables(served, outcomes, evaluate_apis(served)), unserved)
+        result = result_tables(served, outcomes, evaluate_apis(served))
+        if served.demand_profile is not None:  # every hour of the horizon, per year and over it
+            from rackcost.evaluation.horizon import horizon_records
+
+            result = replace(result, records={**result.records, **horizon_records(served)})
+        return mark_unserved(result, unserved)
 
 
 def mark_unserved(result: Result, unserved: tuple[UnservedSystem, ...]) -> Result:

@@ -53,10 +53,11 @@ FLEET_SUMMARY = (
 )
 """The ``systems`` columns of the fleet table the CLI and the report show per system, in order."""
 
-TABLES = ("points", "systems", "comparison", "classes", "site", "pools")
+TABLES = ("points", "systems", "comparison", "classes", "site", "pools", "years", "horizon")
 """The tables of results: one row per system and demand point, per system, per system and metric against the
 baseline, per system, demand point and request class (a scenario with ``workload.classes``), per system of
-``rackcost site``, and per disaggregated system, pool and demand point (only in a scenario with one)."""
+``rackcost site``, per disaggregated system, pool and demand point (only in a scenario with one), and, for
+``demand`` as a profile, per system and year of the horizon and per system over it."""
 
 Kind = Literal["text", "bool", "num", "count", "usd", "usd_per_request", "pct", "ratio", "by_point"]
 KINDS: tuple[str, ...] = get_args(Kind)
@@ -452,6 +453,42 @@ _POOLS = [
 ]
 # fmt: on
 
+# fmt: off
+_YEARS = [
+    _c("years", "system", "-", "system", "which system", kind="text"),
+    _c("years", "year", "-", "year", "year of the horizon, from 1", kind="count"),
+    _c("years", "hours", "h", "hours", "hours in the year (8,760)", kind="count"),
+    _c("years", "cost_usd", "USD", "cost",
+        "the year's cost: every hour's capital, fixed opex and energy, or rent, or the API's, of the fleet sized for "
+        "the horizon's busiest hour", kind="usd"),
+    _c("years", "accepted_requests", "requests", "accepted requests", "requests accepted within the SLO in the year"),
+    _c("years", "offered_rps", "requests/s", "offered", "mean arrival rate over the year"),
+    _c("years", "accepted_rps", "requests/s", "accepted", "mean accepted rate"),
+    _c("years", "rejected_rps", "requests/s", "rejected", "mean rejected rate"),
+    _c("years", "utilization_fraction", "-", "utilisation", "mean slot utilisation", kind="pct"),
+    _c("years", "active_replicas", "replicas", "active replicas", "mean replicas serving (fewer under `park`)"),
+    _c("years", "facility_power_kw", "kW", "wall power", "mean facility power"),
+    _c("years", "usd_per_accepted_request", "USD/request", "cost per accepted request",
+        "`cost_usd` / `accepted_requests`", kind="usd_per_request"),
+]
+_HORIZON = [
+    _c("horizon", "system", "-", "system", "which system", kind="text"),
+    _c("horizon", "hours", "h", "hours", "hours of the horizon", kind="count"),
+    _c("horizon", "cost_usd", "USD", "cost", "the horizon's cost as paid", kind="usd"),
+    _c("horizon", "accepted_requests", "requests", "accepted requests", "requests accepted within the SLO"),
+    _c("horizon", "usd_per_accepted_request", "USD/request", "cost per accepted request",
+        "`cost_usd` / `accepted_requests`", kind="usd_per_request"),
+    _c("horizon", "discount_rate_fraction", "1/year", "discount rate",
+        "the first owned system's cost of capital (one rate for every system), else 0", kind="pct"),
+    _c("horizon", "npv_cost_usd", "USD", "present value of cost",
+        "each hour's cost discounted by `(1 + r)^(-h / 8760)`", kind="usd"),
+    _c("horizon", "discounted_accepted_requests", "requests", "discounted accepted requests",
+        "each hour's accepted requests discounted the same way"),
+    _c("horizon", "levelised_usd_per_accepted_request", "USD/request", "levelised cost per accepted request",
+        "`npv_cost_usd` / `discounted_accepted_requests`", kind="usd_per_request"),
+]
+# fmt: on
+
 _REGISTRY: dict[str, tuple[Column, ...]] = {
     "points": tuple(_POINTS),
     "systems": tuple(_SYSTEMS),
@@ -459,6 +496,8 @@ _REGISTRY: dict[str, tuple[Column, ...]] = {
     "classes": tuple(_CLASSES),
     "site": tuple(_SITE),
     "pools": tuple(_POOLS),
+    "years": tuple(_YEARS),
+    "horizon": tuple(_HORIZON),
 }
 _BY_NAME = {(c.table, c.name): c for cols in _REGISTRY.values() for c in cols}
 
@@ -535,6 +574,8 @@ _GLOSSARY_HEADINGS = {
     "classes": "### `classes` (one row per system, demand point and request class; only with `workload.classes`)",
     "site": "### `rackcost site` (one row per system; library: `rackcost.site_budget`)",
     "pools": "### `pools` (one row per disaggregated system, pool and demand point)",
+    "years": "### `years` (one row per system and year; only with `demand` as a profile)",
+    "horizon": "### `horizon` (one row per system over the horizon; only with `demand` as a profile)",
 }
 
 
@@ -559,6 +600,13 @@ def glossary_markdown() -> str:
             out += [
                 "Only in a scenario with a disaggregated system (`systems[i].pools`); each pool sized, powered and "
                 "costed on its own (model.md, Disaggregated prefill and decode).",
+                "",
+            ]
+        if table == "years":
+            out += [
+                "Every hour of the profile's horizon evaluated for the fleet sized for its busiest hour, summed per "
+                "year (`rackcost.evaluate_hours` gives the hours, days and months too; model.md, Every hour of the "
+                "horizon).",
                 "",
             ]
         out += ["| column | unit | meaning |", "|---|---|---|"]

@@ -16,14 +16,15 @@ cannot serve (:func:`rackcost.evaluation.servable.servable`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.errors import Problem, ScenarioError, check_argument
-from rackcost.evaluation.chain import plan
 from rackcost.evaluation.servable import servable
+from rackcost.evaluation.steps import plan
 from rackcost.model import horizon as cal
 from rackcost.model.api import serve_api
 from rackcost.model.fleet import minimum_hours_shortfall, run_fleet
@@ -33,7 +34,7 @@ from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import api_inputs, one_evaluation, sampled_inputs
 from rackcost.units import HOURS_PER_DAY, SECONDS_PER_HOUR
 
-__all__ = ["HOUR_COLUMNS", "HorizonResult", "evaluate_hours", "hourly_figures", "sizing_scenario"]
+__all__ = ["HOUR_COLUMNS", "HorizonResult", "evaluate_hours", "horizon_records", "hourly_figures", "sizing_scenario"]
 
 Array = NDArray[np.float64]
 
@@ -301,3 +302,23 @@ def _period_table(names: list[str], figures: dict[str, Array], period: str, hour
             "usd_per_accepted_request": (sums["cost_usd"] / sums["accepted_requests"]).reshape(-1),
         }
     )
+
+
+def horizon_records(scenario: Scenario) -> dict[str, list[dict[str, Any]]]:
+    """The ``years`` and ``horizon`` tables of a scenario whose ``demand`` is a profile (empty otherwise): every hour
+    of its horizon (:func:`evaluate_hours`), per system and year (years from 1) and over the whole horizon, in the
+    columns of :mod:`rackcost.evaluation.columns`."""
+    if scenario.demand_profile is None:
+        return {}
+    from rackcost.evaluation.columns import column_names
+
+    result = evaluate_hours(scenario, scenario.demand_profile.hourly_rates_rps())
+    years = result.years.assign(year=result.years["year"] + 1, system=result.years["system"].astype(str))
+    out = {}
+    for table, frame in (("years", years), ("horizon", result.horizon)):
+        names = column_names(table)
+        out[table] = [
+            {str(k): (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+            for row in frame[list(names)].to_dict(orient="records")
+        ]
+    return out

@@ -50,6 +50,7 @@ POINT_NAMES = column_names("points", revenue=False, rate_swing=False)
 SYSTEM_NAMES = column_names("systems", revenue=False)
 OVERLOADED_STATUS = "overloaded: admission control rejects the excess"
 NO_CLASSES = "the scenario has no workload.classes, so no classes table (its one shape is the points table)"
+NO_PROFILE = "the scenario's demand is named points, not a profile over years, so no years or horizon table"
 KNIFE_EDGE_FRACTION = 0.01
 """A chosen point whose queueing budget is under this share of the TTFT limit sits on a knife edge: benchmark
 run-to-run noise in TTFT is larger, so a warning says the choice depends on it [-]."""
@@ -139,6 +140,20 @@ class Result:
             return pd.DataFrame(columns=list(column_names("classes", revenue=False)))
         return self._frame("classes")
 
+    @cached_property
+    def years(self) -> pd.DataFrame:
+        """With ``demand`` as a profile: one row per system and year of its horizon (empty, with its columns, else)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.records.get("years", []), columns=list(column_names("years")))
+
+    @cached_property
+    def horizon(self) -> pd.DataFrame:
+        """With ``demand`` as a profile: one row per system over its horizon, with the present value of cost."""
+        import pandas as pd
+
+        return pd.DataFrame(self.records.get("horizon", []), columns=list(column_names("horizon")))
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dictionary: ``scenario``, ``routing``, the three tables, ``unserved`` and ``warnings``."""
         return {
@@ -167,6 +182,8 @@ class Result:
             return csv_text(self.records.get(POOLS_TABLE, []), column_names(POOLS_TABLE))
         if table == "classes" and table not in self.records:
             raise ValueError(NO_CLASSES)
+        if table in ("years", "horizon") and table not in self.records:
+            raise ValueError(NO_PROFILE)
         return csv_text(self.records[table])
 
 

@@ -1,0 +1,108 @@
+"""Steps 1 to 3 of the evaluation chain, decided once per scenario on central values: each system unpacked, checked
+and its operating point chosen (:func:`plan`). :mod:`rackcost.evaluation.chain` runs the rest; in a module of its
+own so that what evaluates a planned fleet at other demand (:mod:`rackcost.evaluation.horizon`) needs no chain."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rackcost.errors import Problem, ScenarioError
+from rackcost.model.burstiness import arrival_variability
+from rackcost.model.inputs import FleetPolicy, SloInputs, SystemInputs
+from rackcost.model.operating_point import choose_point
+from rackcost.model.outcomes import ChosenPoint
+from rackcost.model.pool_fleet import choose_pools
+from rackcost.scenario.feasibility import feasibility_problems, unserved_systems
+from rackcost.scenario.schema import Scenario
+from rackcost.scenario.unpack import fleet_policy, sizing_demand, slo_inputs
+from rackcost.scenario.unpack_pools import any_system_inputs
+
+__all__ = ["Plan", "plan"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What is decided once per scenario, on central values (steps 1 to 3).
+
+    Attributes
+    ----------
+    slo, policy
+        The SLO and the fleet policy.
+    sizing_rps
+        Demand the fleet is sized for [requests/s].
+    hours_per_day
+        Hours of each demand point [h].
+    input_tokens
+        Input tokens per request, ISL [tokens].
+    indices
+        Index in ``scenario.systems`` of each system that runs hardware (API systems have no plan).
+    systems
+        Each system's central inputs.
+    chosen
+        Each system's chosen operating point.
+    """
+
+    slo: SloInputs
+    policy: FleetPolicy
+    sizing_rps: float
+    hours_per_day: NDArray[np.float64]
+    input_tokens: float
+    indices: tuple[int, ...]
+    systems: tuple[SystemInputs, ...]
+    chosen: tuple[ChosenPoint, ...]
+
+
+def plan(scenario: Scenario, inputs: tuple[SystemInputs, ...] | None = None) -> Plan:
+    """Steps 1 to 3: unpack each system, check it can be evaluated, and choose its operating point.
+
+    ``inputs``: the hardware systems' inputs when the caller has them already (:func:`evaluate` does, from
+    :func:`rackcost.evaluation.servable.servable`, which gives them only for a scenario it found every system of
+    servable: the unserved check is then not run again).
+
+    Raises
+    ------
+    ScenarioError
+        If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
+    """
+    indices = tuple(scenario.hardware_indices)
+    checked = inputs is not None
+    if inputs is None:
+        inputs = tuple(any_system_inputs(scenario, scenario.systems[i]) for i in indices)
+    problems = feasibility_problems(scenario, list(inputs))
+    if not checked:
+        problems += [(u.loc, u.path, u.reason) for u in unserved_systems(scenario, list(inputs))]
+    if problems:
+        raise ScenarioError([Problem(path, message) for _, path, message in problems])
+    policy = fleet_policy(scenario)
+    slo = slo_inputs(scenario)
+    _, sizing_rps = sizing_demand(scenario)
+    sizing_variability = float(arrival_variability(scenario.sizing_point.arrival_scv))
+    sizing_stretch = float(policy.stretch_at((scenario.sizing_point.arrival_scv,))[0, 0])
+    max_utilization = scenario.fleet.max_utilization_fraction
+    return Plan(
+        slo=slo,
+        policy=policy,
+        sizing_rps=sizing_rps,
+        hours_per_day=np.array([d.hours_per_day for d in scenario.demand]),
+        input_tokens=float(scenario.workload.input_tokens_per_request),
+        indices=indices,
+        systems=inputs,
+        chosen=tuple(
+            choose_point(
+                inp,
+                slo,
+                sizing_rps,
+                max_utilization,
+                policy.routing,
+                sizing_variability,
+                sizing_stretch,
+                scenario.sizing_point.arrival_scv,
+            )
+            if inp.pools is None
+            else choose_pools(inp, slo, sizing_rps, max_utilization, policy.routing, sizing_variability)
+            for inp in inputs
+        ),
+    )
