@@ -42,7 +42,7 @@ import yaml
 import rackcost
 from rackcost.errors import Problem
 from rackcost.scenario import edits
-from rackcost.scenario.loading import DEFAULT_SCENARIO, MAX_SCENARIO_BYTES, SAFE_LOADER
+from rackcost.scenario.loading import DEFAULT_SCENARIO, MAX_SCENARIO_BYTES, SAFE_LOADER, scenario_to_data
 
 DRAFT = "draft"
 PROBLEMS = "problems"
@@ -238,6 +238,8 @@ def load_text(text: str, name: str, *, edit: bool = False) -> bool:
         _refuse(exc.problems, text, name)
         return False
     data = yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - a safe loader (CSafeLoader or SafeLoader)
+    if isinstance(data.get("demand"), dict):  # a profile: edited as its three points, the profile kept beside them
+        data = scenario_to_data(scenario)
     ss = st.session_state
     ss[DRAFT] = data
     ss[ORIGINAL] = copy.deepcopy(data)
