@@ -17,7 +17,7 @@ The steps, each in its own module:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -381,6 +381,40 @@ def _tables(
     return periods, years
 
 
+def short_hours(
+    exc: milp.PlanInfeasible, rates: Array, quarter: NDArray[np.int64], where: NDArray[np.int64], file: str
+) -> list[Problem]:
+    """The hours no mix of the sources can carry, per short block: how many, the first (year, day, hour) and the
+    largest shortfall in requests/s (from the program's :class:`rackcost.model.plan.PlanShortfall`)."""
+    problems = []
+    shown = exc.shortfalls[:5]
+    for s in shown:
+        hours = np.flatnonzero((quarter == s.quarter) & (where == s.block) & (rates > s.most_rps * (1 + 1e-12)))
+        if hours.size == 0:
+            continue
+        first = int(hours[0])
+        when = f"year {first // 8760 + 1}, day {first % 8760 // 24 + 1}, {first % 24:02d}:00"
+        problems.append(
+            Problem(
+                "plan.sources",
+                f"{hours.size:,} hours of quarter {s.quarter + 1} (the first: {when}) need up to "
+                f"{float(rates[hours].max()):,.6g} requests/s; every source together carries at most "
+                f"{s.most_rps:,.6g}: up to {float(rates[hours].max()) - s.most_rps:,.6g} requests/s short (raise a "
+                "max_units, or add a source)",
+                file,
+            )
+        )
+    rest = exc.shortfalls[len(shown) :]
+    if rest:
+        worst = max(s.shortfall_rps for s in rest)
+        problems.append(
+            Problem(
+                "plan.sources", f"and {len(rest)} more blocks of hours short, by up to {worst:,.6g} requests/s", file
+            )
+        )
+    return problems or [Problem("plan.sources", str(exc), file)]
+
+
 def plan_scenario(scenario: Scenario) -> PlanResult:
     """The cheapest plan of the scenario's ``plan.sources`` over its demand profile's horizon, realised hour by hour,
     beside the best single source.
@@ -407,9 +441,7 @@ def plan_scenario(scenario: Scenario) -> PlanResult:
     try:
         solution, rounds = _solve(figures, blocks, discount, block.mip_rel_gap_fraction, block.time_limit_s)
     except milp.PlanInfeasible as exc:
-        raise ScenarioError(
-            [replace(p, path=f"plan ({p.path})" if p.path else "plan", file=scenario.origin_file) for p in exc.problems]
-        ) from None
+        raise ScenarioError(short_hours(exc, rates, quarter, where, scenario.origin_file)) from None
     realised = realise(scenario, figures, solution, rates, where, peak)
     single_name, single, single_realised = None, None, None
     costs: dict[str, tuple[milp.PlanSolution, Realised]] = {}
