@@ -312,7 +312,9 @@ def horizon_records(scenario: Scenario) -> dict[str, list[dict[str, Any]]]:
         return {}
     from rackcost.evaluation.columns import column_names
 
-    result = evaluate_hours(scenario, scenario.demand_profile.hourly_rates_rps())
+    # an hour of no demand is evaluated at the floor a demand point has (one request every 11.6 days), as its points are
+    rates = np.maximum(scenario.demand_profile.hourly_rates_rps(), MIN_HOURLY_RPS)
+    result = evaluate_hours(scenario, rates)
     years = result.years.assign(year=result.years["year"] + 1, system=result.years["system"].astype(str))
     out = {}
     for table, frame in (("years", years), ("horizon", result.horizon)):
