@@ -66,7 +66,7 @@ def bucket_hours(n_hours: int, max_buckets: int = MAX_PLAN_BUCKETS) -> int:
 
     Examples
     --------
-    >>> bucket_hours(8760), bucket_hours(3 * 8760), bucket_hours(10 * 8760)
+    >>> bucket_hours(8760), bucket_hours(3 * 8760), bucket_hours(6 * 8760)
     (168, 168, 336)
     """
     return 168 * max(1, math.ceil(math.ceil(n_hours / 168) / max_buckets))
