@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from rackcost.reporting.charts import SYSTEM_PALETTE
+from rackcost.units import HOURS_PER_YEAR
 from rackcost.scenario.plan_blocks import SourceKind
 
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 __all__ = [
     "DEMAND_COLOR",
     "DEMAND_LABEL",
-    "HOURS_PER_YEAR",
     "MAX_PLAN_BUCKETS",
     "bucket_hours",
     "busiest_hours",
@@ -51,8 +51,6 @@ __all__ = [
 
 MAX_PLAN_BUCKETS = 260
 """Most buckets along the horizon [-]: five years of weeks (the bundled plan has three, 157 weeks)."""
-HOURS_PER_YEAR = 8760
-"""Hours of a plan's year (52 weeks and a day: rackcost.model.profile) [h]."""
 DEMAND_LABEL = "demand (peak hour)"
 """The demand line's name in the legend."""
 DEMAND_COLOR = "#1d2430"
