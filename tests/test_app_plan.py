@@ -86,6 +86,7 @@ def test_the_plan_runs_on_the_button_and_shows_the_answer_the_tables_the_chart_a
     plan = plan_scenario(rackcost.load_scenario(SMALL))
     assert [shown(s.value) for s in at.subheader] == [plan_section.plan_sentence(plan)]
     holdings = "\n".join(shown(m.value) for m in at.markdown)
+    assert "Session key" not in holdings  # no string of the page's source shown by Streamlit's magic
     for item in plan_section.holdings(plan):
         assert f"- {item}" in holdings
     quarters, years = (d.value for d in at.dataframe)
