@@ -118,3 +118,17 @@ def test_a_plan_no_mix_can_meet_shows_why_and_no_exception() -> None:
     (message,) = [shown(e.value) for e in at.error]
     assert message.startswith("No plan: plan")
     assert list(at.dataframe) == [] and list(at.get("download_button")) == []
+
+
+def test_a_source_named_like_markdown_is_shown_as_written() -> None:
+    from rackcost_app.safe import md
+
+    data = yaml.safe_load(SMALL.read_text(encoding="utf-8"))
+    hostile = "![x](http://a.example/p.png) *spot*"
+    data["plan"]["sources"][3]["name"] = hostile
+    at = on_plan_page(yaml.safe_dump(data, sort_keys=False).encode("utf-8"))
+    at.button(key="plan_run").click().run()
+    ok(at)
+    texts = [s.value for s in at.subheader] + [m.value for m in at.markdown] + [c.value for c in at.caption]
+    assert md(hostile) in at.subheader[0].value  # the best single source, by its name, escaped
+    assert not [t for t in texts if "![" in t or "](http" in t]

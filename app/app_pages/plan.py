@@ -27,7 +27,7 @@ FAILED = "plan_failed"
 NO_PLAN = (
     "This scenario has no buying plan. Add a `plan` block with its `sources` (owned, reserved, on-demand, spot, API), "
     "and give `demand` as an hourly profile, in the Scenario page's YAML tab: docs/model.md, *The buying plan*, says "
-    "how, and `scenarios/deepseek-r1-three-year-buying-plan.yaml` is a worked example."
+    "how, and the bundled scenario `deepseek-r1-three-year-buying-plan` (Scenario page) is a worked example."
 )
 NO_PROFILE = (
     "This scenario has a `plan` block but its `demand` is not an hourly profile: a plan needs the demand hour by hour "
@@ -50,10 +50,16 @@ if ss[state.PROBLEMS]:
     )
 
 
+ROW_PX = 35  # a row of st.dataframe (and its header) at the default theme [px]
+MOST_ROWS_SHOWN = 40  # a longer table (a ten-year plan's quarters) scrolls inside its frame [-]
+
+
 def show_table(table: Table) -> None:
-    """A table of the report, its cells as the report formats them."""
+    """A table of the report, its cells as the report formats them, every row in view up to
+    :data:`MOST_ROWS_SHOWN` (a three-year plan's 12 quarters scrolled in the default height of 10 rows)."""
     frame = pd.DataFrame(table.rows, columns=[header for _, header in table.columns])
-    st.dataframe(frame, hide_index=True, width="stretch")
+    height = ROW_PX * (min(len(table.rows), MOST_ROWS_SHOWN) + 1) + 3
+    st.dataframe(frame, hide_index=True, width="stretch", height=height)
 
 
 if scenario.plan is None:
