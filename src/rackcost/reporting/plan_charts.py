@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 
 from rackcost.reporting.charts import SYSTEM_PALETTE
-from rackcost.units import HOURS_PER_YEAR
 from rackcost.scenario.plan_blocks import SourceKind
+from rackcost.units import HOURS_PER_YEAR
 
 if TYPE_CHECKING:
     from rackcost.evaluation.planning import PlanResult
