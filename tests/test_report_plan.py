@@ -90,6 +90,15 @@ def test_the_answer_comes_first_the_saving_against_the_best_single_source(conten
     assert "(section Buying plan)" in summary[1].text
 
 
+def test_the_sentence_without_a_single_source_or_a_discount_rate_says_so(plan: PlanResult) -> None:
+    alone = dataclasses.replace(plan, best_single_source=None, single=None, single_realised=None)
+    assert alone.saving_fraction is None
+    text = plan_section.plan_sentence(alone)
+    assert "no single source can carry the demand alone" in text and "less than" not in text
+    flat = dataclasses.replace(plan, discount_fraction_per_year=0.0)
+    assert "as paid (no discount rate)" in plan_section.plan_sentence(flat)
+
+
 def test_the_holdings_name_each_source_used_its_share_and_the_sources_not_used(plan: PlanResult) -> None:
     items = plan_section.holdings(plan)
     served = plan.realised.served_rps.sum(axis=1) / plan.hourly_rps.sum()

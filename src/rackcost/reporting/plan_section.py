@@ -105,7 +105,7 @@ def plan_sentence(plan: PlanResult) -> str:
     source (or that no single source carries the demand alone)."""
     years = _horizon_years(plan)
     rate = plan.discount_fraction_per_year
-    value = "at present value" + (f" ({display.pct(rate)} a year)" if rate > 0 else "")
+    value = f"at present value ({display.pct(rate)} a year)" if rate > 0 else "as paid (no discount rate)"
     text = (
         f"Over the {years}-year horizon the cheapest plan costs {display.money(plan.total_cost_usd)} {value}"
         if years > 1
