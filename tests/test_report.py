@@ -54,12 +54,15 @@ def html_of(name: str) -> str:
 
 def headings_of(scenario) -> list[str]:
     """The section headings of a report with samples asked for: the pools and classes sections only when the scenario
-    has a disaggregated system or request classes (tests/test_report_breakdowns.py checks those sections)."""
+    has a disaggregated system or request classes (tests/test_report_breakdowns.py checks those sections), and the
+    plan section when it has a ``plan`` block."""
     present = {"uncertainty"}
     if scenario.workload.classes:
         present.add("classes")
     if any(s.pools is not None for s in scenario.systems):
         present.add("pools")
+    if scenario.plan is not None:  # the buying plan (tests/test_report_plan.py checks the section)
+        present.add("plan")
     return [title for key, title in SECTIONS.items() if key not in OPTIONAL_SECTIONS or key in present]
 
 

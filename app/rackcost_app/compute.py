@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -19,6 +19,9 @@ from rackcost.evaluation.results import result_tables
 from rackcost.evaluation.servable import servable
 from rackcost.model.outcomes import SystemOutcome
 from rackcost.scenario.loading import scenario_to_data
+
+if TYPE_CHECKING:
+    from rackcost.evaluation.planning import PlanResult
 
 CACHE_ENTRIES = 64
 
@@ -94,6 +97,23 @@ def demand_scale(scenario_json: str) -> list[dict[str, Any]]:
 def scenario_yaml(scenario_json: str) -> str:
     """:func:`rackcost.scenario_to_yaml` of the scenario: loads back to the same scenario."""
     return rackcost.scenario_to_yaml(scenario(scenario_json))
+
+
+PLAN_ENTRIES = 8
+"""Plans kept (measured pickled: 3 MB for the one-year test fixture, 9 MB for the bundled three-year plan)."""
+
+
+@st.cache_data(max_entries=PLAN_ENTRIES, show_spinner=False)
+def plan(scenario_json: str) -> PlanResult:
+    """:func:`rackcost.evaluation.planning.plan_scenario` of the scenario as given (its sources name its systems):
+    seconds, so the Plan page runs it when asked, once per scenario.
+
+    Raises :class:`rackcost.ScenarioError` (not cached) when the plan cannot be found: no ``plan`` block or no
+    demand profile, a source that cannot serve, a demand no mix of the sources can carry.
+    """
+    from rackcost.evaluation.planning import plan_scenario
+
+    return plan_scenario(scenario(scenario_json))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

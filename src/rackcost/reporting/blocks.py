@@ -44,7 +44,7 @@ NOT_APPLICABLE = "-"
 """What a table shows where a figure does not apply (an API system's latency or fleet)."""
 
 # section id -> heading, in the order of the report (the uncertainty section only when there is something to say,
-# the pools and classes sections only for a scenario that has them: OPTIONAL_SECTIONS)
+# the pools, classes and plan sections only for a scenario that has them: OPTIONAL_SECTIONS)
 SECTIONS = {
     "summary": "Summary",
     "scenario": "The scenario",
@@ -54,6 +54,7 @@ SECTIONS = {
     "classes": "Request classes",
     "cliff": "Latency cliff",
     "claim": "Claim vs decision",
+    "plan": "Buying plan",
     "uncertainty": "Uncertainty",
     "provenance": "Provenance of every figure",
     "warnings": "Warnings",
@@ -63,6 +64,7 @@ SECTIONS = {
 OPTIONAL_SECTIONS = {
     "pools": "a disaggregated system (systems[i].pools)",
     "classes": "request classes (workload.classes)",
+    "plan": "a buying plan (plan, with demand as an hourly profile)",
     "uncertainty": "distributions, or samples asked for",
 }
 """The sections of :data:`SECTIONS` a report has only when the scenario has (or the call asks for) what they show."""
