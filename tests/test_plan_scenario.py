@@ -165,7 +165,7 @@ def test_a_plan_without_a_profile_is_a_load_error() -> None:
     assert any(p.path == "plan" and "profile" in p.message for p in info.value.problems)
 
 
-def test_the_cli_writes_the_plan_and_checks_sampled_hours_with_the_simulator() -> None:
+def test_the_cli_writes_the_plan_and_checks_sampled_hours_with_the_simulator(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from rackcost.cli.entry import app
@@ -182,6 +182,11 @@ def test_the_cli_writes_the_plan_and_checks_sampled_hours_with_the_simulator() -
         assert abs(row["difference_points"]) <= slack
     table = runner.invoke(app, ["plan", str(SMALL)])
     assert table.exit_code == 0 and "less than the best single source" in table.stdout
+    chart = tmp_path / "plan.svg"
+    drawn = runner.invoke(app, ["plan", str(SMALL), "-f", "json", "--chart", str(chart)])
+    assert drawn.exit_code == 0 and chart.read_text(encoding="utf-8").lstrip().startswith("<svg")
+    refused = runner.invoke(app, ["plan", str(SMALL), "--chart", str(tmp_path / "plan.txt")])
+    assert refused.exit_code == 1 and ".svg or .png" in refused.output
     csv_out = runner.invoke(app, ["plan", str(SMALL), "-f", "csv"])
     assert csv_out.exit_code == 0 and csv_out.stdout.startswith("quarter,year,")
     without = runner.invoke(app, ["plan", str(DATA / "two_systems.yaml")])

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
+from rackcost import files
 from rackcost.cli.common import (
     ForceOpt,
     FormatOpt,
@@ -16,9 +18,12 @@ from rackcost.cli.common import (
     OutputOpt,
     ScenarioArg,
     SeedOpt,
+    check_output,
+    console,
     destination,
     emit,
     emit_table,
+    error,
     fail,
     load,
     table_console,
@@ -52,6 +57,13 @@ def plan(
         typer.Option("--requests", min=1000, max=10_000_000, help="Simulated requests per source and checked hour."),
     ] = 100_000,
     seed: SeedOpt = 0,
+    chart: Annotated[
+        Path | None,
+        typer.Option(
+            "--chart",
+            help="Also write the chart of capacity held by source against demand over the horizon (.svg or .png).",
+        ),
+    ] = None,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
     force: ForceOpt = False,
@@ -59,6 +71,11 @@ def plan(
     """The cheapest plan over the horizon: owned racks bought per quarter, reservations, on-demand, spot and API,
     every hour within the SLO, against the best single source (docs/model.md, "The buying plan")."""
     dest = destination(output, force, scenario)
+    if chart is not None:
+        if chart.suffix.lower() not in (".svg", ".png"):
+            error(f"--chart {chart}: expected a file ending in .svg or .png")
+            raise typer.Exit(code=1)
+        check_output(chart, force, (scenario, output))
     from rackcost.analysis.plan_check import check_hours as simulate_hours
     from rackcost.evaluation.planning import plan_scenario
 
@@ -69,6 +86,8 @@ def plan(
         file = str(scenario) if scenario is not None else DEFAULT_SCENARIO
         fail(ScenarioError([replace(p, file=file) if p.file == "<scenario>" else p for p in exc.problems]))
     checked = simulate_hours(result, check_hours, requests, seed=seed) if check_hours else []
+    if chart is not None:
+        _write_chart(chart, result, force, (scenario, output))
     if fmt is OutputFormat.json:
         data = result.to_json()
         if checked:
@@ -81,6 +100,25 @@ def plan(
     out = table_console(dest)
     _print(out, result, checked)
     emit_table(out, dest)
+
+
+def _write_chart(path: Path, result: PlanResult, force: bool, inputs: tuple[Path | None, ...]) -> None:
+    """The capacity chart (:func:`rackcost.reporting.plan_charts.capacity_chart`) as SVG or PNG, written atomically."""
+    import vl_convert
+
+    from rackcost.reporting.plan_charts import capacity_chart
+
+    spec = capacity_chart(result).to_dict()
+    data = (
+        vl_convert.vegalite_to_png(spec, scale=2) if path.suffix.lower() == ".png" else vl_convert.vegalite_to_svg(spec)
+    )
+    check_output(path, force, inputs)
+    try:
+        files.write_atomically(path, data)
+    except OSError as exc:
+        error(f"{path}: cannot write: {exc.strerror or exc}")
+        raise typer.Exit(code=1) from None
+    console(stderr=True).print(f"wrote {escape(str(path))}")
 
 
 def _print(out: Any, result: PlanResult, checked: list[dict[str, Any]]) -> None:
