@@ -213,16 +213,27 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
     """
     z = ndtri(p).clip(-40.0, 40.0)  # p = 0 gives -inf (ndarray.clip: np.clip without its dispatch)
     x = np.maximum(np.floor(a + z * np.sqrt(a) + (z * z - 1.0) / 6.0), 0.0)
+    shape = x.shape
+    x, p, a = x.reshape(-1), np.broadcast_to(p, shape).reshape(-1), np.broadcast_to(a, shape).reshape(-1)
+    # each step checks only the elements the previous one moved (a settled element stays settled), and F(x - 1)
+    # only where F(x) does not already say "too low": the CDF is the costly part, and it is elementwise, so the
+    # result is the one of checking every element at every step, bit for bit
+    todo = np.arange(x.size)
     for _ in range(_QUANTILE_STEPS):
-        up = pdtr(x, a) < p  # too low: F(x) < p
-        down = ~up & (x > 0) & (pdtr(x - 1.0, a) >= p)  # too high: F(x - 1) >= p already
-        if not (up.any() or down.any()):
-            return x
-        x = x + up - down
-    left = (pdtr(x, a) < p) | ((x > 0) & (pdtr(x - 1.0, a) >= p))
+        xs, ps, as_ = x[todo], p[todo], a[todo]
+        up = pdtr(xs, as_) < ps  # too low: F(x) < p
+        down = ~up & (xs > 0)
+        down[down] = pdtr(xs[down] - 1.0, as_[down]) >= ps[down]  # too high: F(x - 1) >= p already
+        moved = up | down
+        if not moved.any():
+            return x.reshape(shape)
+        x[todo] = xs + up - down
+        todo = todo[moved]
+    xs, ps, as_ = x[todo], p[todo], a[todo]
+    left = (pdtr(xs, as_) < ps) | ((xs > 0) & (pdtr(xs - 1.0, as_) >= ps))
     if left.any():  # pragma: no cover - the first guess is within a few steps for every level a p99 asks
-        x[left] = np.maximum(np.ceil(pdtrik(p[left], a[left]) - 1e-9), 0.0)
-    return x
+        x[todo[left]] = np.maximum(np.ceil(pdtrik(ps[left], as_[left]) - 1e-9), 0.0)
+    return x.reshape(shape)
 
 
 _QUANTILE_STEPS = 4
