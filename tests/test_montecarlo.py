@@ -595,3 +595,36 @@ def test_percentiles_by_partition_are_the_sorted_order_statistics() -> None:
     above = np.minimum(below + 1, col.size - 1)
     expected = ordered[below] + (pos - below) * (ordered[above] - ordered[below])
     assert list(_summary(col)[:3]) == expected.tolist()
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(16_384, 60_000),
+    decimals=st.integers(0, 3),
+    order=st.sampled_from(["drawn", "sorted", "reversed", "periodic"]),
+)
+def test_selected_order_statistics_are_the_sorted_ones(seed: int, n: int, decimals: int, order: str) -> None:
+    """On columns long enough to be selected through a sample's brackets, with ties (rounded draws) and in orders
+    that a strided sample sees badly (sorted, reversed, a pattern of the sample's period, where brackets miss and
+    the fallback takes over), every percentile is the lerp of np.sort's two order statistics, bit for bit."""
+    from rackcost.analysis.montecarlo import SELECT_SAMPLE, _summary
+
+    rng = np.random.default_rng(seed)
+    col = np.round(rng.lognormal(size=n), decimals)
+    if order == "sorted":
+        col = np.sort(col)
+    elif order == "reversed":
+        col = np.sort(col)[::-1].copy()
+    elif order == "periodic":  # the positions the sample reads hold the smallest values: every bracket misses
+        sampled = np.zeros(n, dtype=bool)
+        sampled[:: n // SELECT_SAMPLE] = True
+        ordered = np.sort(col)
+        col = np.empty(n)
+        col[sampled], col[~sampled] = ordered[: sampled.sum()], ordered[sampled.sum() :]
+    ordered = np.sort(col)
+    pos = np.array([5.0, 50.0, 95.0]) / 100.0 * (n - 1)
+    below = np.floor(pos).astype(int)
+    above = np.minimum(below + 1, n - 1)
+    expected = ordered[below] + (pos - below) * (ordered[above] - ordered[below])
+    assert list(_summary(col)[:3]) == expected.tolist()
