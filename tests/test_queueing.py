@@ -852,3 +852,21 @@ def test_capacity_at_a_zero_budget_just_under_one_half_is_not_zero():
 
     for eps in (0.5 - 2**-53, 0.5, 0.3, 0.49999999):
         assert float(capacity_at_slo(1, 1.0, 0.0, eps)) == pytest.approx(eps, rel=1e-8)
+
+
+def test_poisson_cdf_skips_only_where_scipy_gives_exactly_one() -> None:
+    # rackcost.model.erlang.poisson_cdf returns 1.0 without scipy where the series bound on P(floor(x) + 1, a) is
+    # below 1e-17: scipy's pdtr must give exactly 1.0 there, and the result must be pdtr's everywhere, bit for bit.
+    # Random pairs: x in [0, 2e6] (integers and not, as slots divided by a burstiness are), every load up to 1.2 x.
+    from scipy.special import pdtr
+
+    from rackcost.model.erlang import poisson_cdf
+
+    rng = np.random.default_rng(20261201)
+    n = 300_000
+    x = np.exp(rng.uniform(math.log(0.5), math.log(2e6), n))
+    x[::2] = np.floor(x[::2])
+    a = np.maximum(1.2 * x * rng.uniform(0.0, 1.0, n) ** rng.uniform(0.01, 3.0, n), 1e-12)
+    expected = pdtr(x, a)
+    assert np.mean(expected == 1.0) > 0.1  # the skipped case is common: the test is not vacuous
+    np.testing.assert_array_equal(poisson_cdf(x, a), expected)

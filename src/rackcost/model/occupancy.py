@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtri, pdtr, pdtrik
 
-from rackcost.model.erlang import erlang_c_checked
+from rackcost.model.erlang import erlang_c_checked, poisson_cdf
 from rackcost.model.performance import LoadCurve
 
 __all__ = [
@@ -300,7 +300,7 @@ def start_occupancy_quantile(
         ks, as_, vs, ns = k[solve], a[solve], v[solve], n[solve]
         qs = q[solve] if q.ndim else q
         # P(K <= x) = (1 - C) F(x) / F(k - 1) on K < k: the least integer x with it >= q
-        below_k = pdtr(ks - 1.0, as_)
+        below_k = poisson_cdf(ks - 1.0, as_)  # P(K < k): mostly exactly 1, known without the incomplete gamma
         target = np.minimum(qs * below_k / np.maximum(1.0 - delay[solve], np.finfo(float).tiny), below_k)
         x_q = _poisson_quantile(target.clip(0.0, 1.0 - 1e-15), as_)
         start[solve] = np.ceil((x_q + 1.0) * vs / ns - 1e-9)
