@@ -215,20 +215,28 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
     x = np.maximum(np.floor(a + z * np.sqrt(a) + (z * z - 1.0) / 6.0), 0.0)
     shape = x.shape
     x, p, a = x.reshape(-1), np.broadcast_to(p, shape).reshape(-1), np.broadcast_to(a, shape).reshape(-1)
-    # each step checks only the elements the previous one moved (a settled element stays settled), and F(x - 1)
-    # only where F(x) does not already say "too low": the CDF is the costly part, and it is elementwise, so the
-    # result is the one of checking every element at every step, bit for bit
+    # Each step checks only the elements the previous one moved (a settled element stays settled). scipy's CDF is
+    # the costly part: it is asked once, at the first guess; after that F(x - 1) = F(x) - f(x) and
+    # F(x + 1) = F(x) + f(x + 1) (f the Poisson term) give the CDF at the next integers, and a comparison with p is
+    # taken from them where they are more than _CDF_MARGIN from p (their errors, below 1e-13 a step, cannot change
+    # its side), from scipy's CDF where they are not. So every decision, and the answer, is the one of asking scipy
+    # at every step, bit for bit (tests/test_occupancy.py checks it against that search).
     todo = np.arange(x.size)
+    cdf = pdtr(x, a)  # F(x) at the current x of every element still to settle (exact here, estimated after)
     for _ in range(_QUANTILE_STEPS):
         xs, ps, as_ = x[todo], p[todo], a[todo]
-        cdf = pdtr(xs, as_)
-        up = cdf < ps  # too low: F(x) < p
+        up = _below(cdf, xs, as_, ps)  # too low: F(x) < p
         down = ~up & (xs > 0)
-        down[down] = _cdf_below_reaches(xs[down], as_[down], ps[down], cdf[down])  # too high: F(x - 1) >= p already
+        lower = cdf.copy()
+        lower[down] -= poisson_pmf(xs[down], as_[down])  # F(x - 1)
+        down[down] = ~_below(lower[down], xs[down] - 1.0, as_[down], ps[down])  # too high: F(x - 1) >= p already
         moved = up | down
         if not moved.any():
             return x.reshape(shape)
         x[todo] = xs + up - down
+        # the CDF at the new x of the elements that moved: one term more (up), or the F(x - 1) above (down)
+        lower[up] += poisson_pmf(xs[up] + 1.0, as_[up])
+        cdf = lower[moved]
         todo = todo[moved]
     xs, ps, as_ = x[todo], p[todo], a[todo]
     left = (pdtr(xs, as_) < ps) | ((xs > 0) & (pdtr(xs - 1.0, as_) >= ps))
@@ -237,25 +245,23 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
     return x.reshape(shape)
 
 
-def _cdf_below_reaches(x: Array, a: Array, p: Array, cdf: Array) -> NDArray[np.bool_]:
-    """Whether ``pdtr(x - 1, a) >= p``, given ``cdf = pdtr(x, a)``, for 1-d arrays with ``x >= 1``.
+def _below(cdf: Array, x: Array, a: Array, p: Array) -> NDArray[np.bool_]:
+    """Whether ``pdtr(x, a) < p``, given ``cdf``, that CDF or an estimate of it within 1e-12, for 1-d arrays.
 
-    ``F(x - 1) = F(x) - a**x exp(-a) / x!``: where that difference is more than :data:`_CDF_MARGIN` from ``p``, its
-    side of ``p`` is the side of scipy's own ``F(x - 1)``, whose error, with that of ``F(x)`` and of the Poisson term
-    (:func:`rackcost.model.erlang.poisson_pmf`), is below 1e-13; only the few within the margin ask scipy. The
-    answer is ``pdtr(x - 1, a) >= p``'s, and it costs one Poisson term instead of an incomplete gamma for most
-    elements.
+    Where ``cdf`` is more than :data:`_CDF_MARGIN` from ``p`` its side of ``p`` is scipy's; only the few within the
+    margin ask scipy.
     """
-    below = cdf - poisson_pmf(x, a)
-    out = below >= p + _CDF_MARGIN
-    near = np.abs(below - p) <= _CDF_MARGIN
-    out[near] = pdtr(x[near] - 1.0, a[near]) >= p[near]
+    out = cdf < p
+    near = np.abs(cdf - p) <= _CDF_MARGIN
+    if near.any():
+        out[near] = pdtr(x[near], a[near]) < p[near]
     return out
 
 
 _CDF_MARGIN = 1e-9
-"""Distance from ``p`` within which :func:`_cdf_below_reaches` asks scipy for ``F(x - 1)`` [-] (the errors of the
-figures it compares are below 1e-13; the margin is 10,000 times that)."""
+"""Distance from ``p`` within which :func:`_below` asks scipy for the CDF [-]: the errors of scipy's CDF and of the
+Poisson terms (:func:`rackcost.model.erlang.poisson_pmf`) summed over the few steps are below 1e-12; the margin
+is 1,000 times that."""
 
 _QUANTILE_STEPS = 4
 """Whole steps :func:`_poisson_quantile` takes from its first guess before it asks the exact inverse [-]."""
