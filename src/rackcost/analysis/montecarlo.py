@@ -568,6 +568,7 @@ def _order_statistics(
     sample = np.sort(values[::step])
     last = sample.size - 1
     at_below, at_above = np.empty(below.size), np.empty(below.size)
+    whole = []  # the pairs to find in the whole column
     for i, (r0, r1) in enumerate(zip(below.tolist(), above.tolist(), strict=True)):
         f = r0 / (n - 1)
         spread = SELECT_SPREAD * math.sqrt(sample.size * f * (1.0 - f)) + 2.0
@@ -576,11 +577,16 @@ def _order_statistics(
         at_least = values >= low
         fewer = n - int(np.count_nonzero(at_least))  # values below low (every value compares: no NaN)
         at_least &= values <= high
-        inside = values[at_least]
-        if fewer <= r0 and r1 < fewer + inside.size:
-            part = np.partition(inside, (r0 - fewer, r1 - fewer))
+        taken = int(np.count_nonzero(at_least))
+        if fewer <= r0 and r1 < fewer + taken and taken <= n // 8:
+            part = np.partition(values[at_least], (r0 - fewer, r1 - fewer))
             at_below[i], at_above[i] = part[r0 - fewer], part[r1 - fewer]
-        else:  # the bracket missed (a once-in-thousands draw, or a column in a pattern the sample aliases)
-            part = np.partition(values, (r0, r1))
-            at_below[i], at_above[i] = part[r0], part[r1]
+        else:
+            # the bracket missed (a once-in-thousands draw, or a column in a pattern the sample aliases), or it
+            # holds so many values (a column of a few repeated values: racks, replicas) that taking them out costs
+            # more than partitioning the column
+            whole.append(i)
+    if whole:
+        ordered = np.partition(values, np.concatenate((below[whole], above[whole])))
+        at_below[whole], at_above[whole] = ordered[below[whole]], ordered[above[whole]]
     return at_below, at_above
