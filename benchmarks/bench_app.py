@@ -12,9 +12,9 @@ and the least time (target: under 100 ms), the repeats interleaved over the scen
 validated the scenario (``Scenario.model_validate`` calls; tests/test_app_validation.py asserts one).
 
 Measured (issue 24, item 5; ``PYTHONPATH=src .venv/bin/python benchmarks/bench_app.py``, the tree before and after
-one after the other on this 2-core machine while other work kept its load average near 4.7): the recomputation
-after an edit, least of 21 interleaved repeats, 38-84 ms with 6 validations per edit before and 15-40 ms with 1
-after; the Results page's script run after a load, median of 5, 293-592 ms before and 112-199 ms after.
+one after the other on this 2-core machine, load average about 2.7 from other work): the recomputation after an
+edit, least of 21 interleaved repeats, 15.4-37.5 ms with 6 validations per edit before and 13.0-32.9 ms with 1
+after (a validation is 1-3 ms); the script runs the same within the noise.
 
 **Script runs** (AppTest, no browser): the Python time of one run of the Scenario page and of the Results page per
 bundled scenario, after a load (median of a few runs; the model's own time is in the recomputation above).

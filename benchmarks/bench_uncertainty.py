@@ -21,13 +21,13 @@ The runs of (1) and (2) are interleaved, so that all of them see the same machin
 about +-20% from minute to minute, and far more when other work shares its two cores).
 
 Measured (issue 24, item 5; ``cd benchmarks && PYTHONPATH=../src ../.venv/bin/python bench_uncertainty.py``, this
-2-core machine shared with other work, load average 4-6, the tree before and after run alternately, twice):
-least CPU time of 7 with one thread, 1.38-1.42 s before (main e144aae: 21.4x and 21.7x the Erlang C floor of
-0.065 s) and 0.89-0.97 s after (14.5x and 15.1x); on the quiet machine before, 1.43 s wall, 21.2x. Where the time
-went before: a full sort per column for three percentiles (0.45 s of 1.43 s), the start occupancy's Poisson CDF
-(0.37 s), the rest the model. The goal of 2x is not met: the model evaluates about three Erlang C per cell (sizing
-bisection, the point's wait tail, the occupancy queue) besides the capacity root find, the quantile search and
-the curve interpolation; see docs/uncertainty.md.
+2-core machine shared with other work, load average about 2-2.6, the tree before and after run one after the
+other): with one thread, least wall time of 7 1.39 s before (main e144aae: 22.9x the Erlang C floor of 0.061 s)
+and 0.81 s after (13.0x); least CPU time 22.6x and 13.3x; two earlier pairs under a load average of 4-6 gave 21.4x
+and 21.7x before, 14.5x and 15.1x after. Where the time went before: a full sort per column for three
+percentiles (0.45 s of 1.43 s), the start occupancy's Poisson CDF (0.37 s), the rest the model. The goal of 2x is
+not met: the model evaluates about three Erlang C per cell (sizing bisection, the point's wait tail, the occupancy
+queue) besides the capacity root find, the quantile search and the curve interpolation; see docs/uncertainty.md.
 """
 
 from __future__ import annotations
