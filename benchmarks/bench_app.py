@@ -5,9 +5,16 @@ Run: ``.venv/bin/python benchmarks/bench_app.py`` (add ``--browser`` for the bro
 
 **Recomputation.**
 For each bundled scenario, each repeat changes the electricity price (so every call misses the cache, as after an
-edit in the app) and times what the app does: validate the edited draft (``scenario_from_dict``, as the Scenario
-page does on every edit), then the three cached calls of the Results page through ``st.cache_data``
-(``evaluate``, ``operating_curves``, ``latency_cliff``). Prints the median (target: under 100 ms).
+edit in the app) and times what the app does: validate the edited draft (``scenario_from_dict`` and
+``rackcost_app.state.evaluable_json``, as the Scenario page does on every edit), then the three cached calls of the
+Results page through ``st.cache_data`` (``evaluate``, ``operating_curves``, ``latency_cliff``). Prints the median
+and the least time (target: under 100 ms), the repeats interleaved over the scenarios, and how many times each edit
+validated the scenario (``Scenario.model_validate`` calls; tests/test_app_validation.py asserts one).
+
+Measured (issue 24, item 5; ``PYTHONPATH=src .venv/bin/python benchmarks/bench_app.py``, the tree before and after
+one after the other on this 2-core machine, load average about 2.7 from other work): the recomputation after an
+edit, least of 21 interleaved repeats, 15.4-37.5 ms with 6 validations per edit before and 13.0-32.9 ms with 1
+after (a validation is 1-3 ms); the script runs the same within the noise.
 
 **Script runs** (AppTest, no browser): the Python time of one run of the Scenario page and of the Results page per
 bundled scenario, after a load (median of a few runs; the model's own time is in the recomputation above).
@@ -37,21 +44,40 @@ logging.getLogger("streamlit").setLevel(logging.ERROR)  # "no runtime" notices: 
 
 import rackcost  # noqa: E402
 from rackcost_app import compute  # noqa: E402
-from rackcost_app.state import canonical_json  # noqa: E402
+from rackcost_app.state import evaluable_json  # noqa: E402
 
 REPEATS = 21
 
 
-def recompute(data: dict, price: float) -> float:
-    """Seconds for one edit: validate, then the Results page's cached calls on a new key."""
+def recompute(data: dict, price: float) -> tuple[float, int]:
+    """Seconds for one edit: validate the draft as the app does (``evaluable_json`` hands the validated scenario to
+    the cached calls), then the Results page's cached calls on a new key; and the validations it made."""
     edited = copy.deepcopy(data)
     edited["facility"]["electricity_usd_per_kwh"] = price
+    before = len(VALIDATIONS)
     start = time.perf_counter()
-    key = canonical_json(rackcost.scenario_from_dict(edited, "bench"))
+    key = evaluable_json(rackcost.scenario_from_dict(edited, "bench"))
     compute.evaluate(key)
     compute.curves(key)
     compute.cliff(key)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, len(VALIDATIONS) - before
+
+
+VALIDATIONS: list[int] = []
+
+
+def count_validations() -> None:
+    """Count every ``Scenario.model_validate`` call (what ``rackcost.scenario_from_dict`` validates with) in
+    :data:`VALIDATIONS` (a list append: nothing measurable next to a validation)."""
+    from rackcost.scenario.schema import Scenario
+
+    original = Scenario.model_validate.__func__  # type: ignore[attr-defined]
+
+    def counted(cls, *args, **kwargs):
+        VALIDATIONS.append(1)
+        return original(cls, *args, **kwargs)
+
+    Scenario.model_validate = classmethod(counted)  # type: ignore[method-assign]
 
 
 SCRIPT_REPEATS = 5
@@ -184,12 +210,27 @@ def browser() -> None:
 
 
 def main() -> None:
-    print(f"recomputation after an edit (validate + evaluate + operating_curves + latency_cliff), median of {REPEATS}")
-    for path in rackcost.bundled_scenarios():
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    count_validations()
+    print(
+        "recomputation after an edit (validate + evaluate + operating_curves + latency_cliff), median and least of "
+        f"{REPEATS}, interleaved over the scenarios (the machine is shared), and the validations per edit"
+    )
+    paths = rackcost.bundled_scenarios()
+    datas = [yaml.safe_load(path.read_text(encoding="utf-8")) for path in paths]
+    for data in datas:
         recompute(data, 0.0123)  # warm-up (imports, first cache)
-        times = [recompute(data, 0.05 + 0.001 * i) for i in range(REPEATS)]
-        print(f"   {path.name:<48} {statistics.median(times) * 1e3:7.1f} ms (max {max(times) * 1e3:.1f} ms)")
+    times: list[list[float]] = [[] for _ in paths]
+    counts: list[set[int]] = [set() for _ in paths]
+    for i in range(REPEATS):
+        for j, data in enumerate(datas):
+            took, validations = recompute(data, 0.05 + 0.001 * i)
+            times[j].append(took)
+            counts[j].add(validations)
+    for path, t, n in zip(paths, times, counts, strict=True):
+        print(
+            f"   {path.name:<48} {statistics.median(t) * 1e3:7.1f} ms (least {min(t) * 1e3:.1f}, max "
+            f"{max(t) * 1e3:.1f} ms), {'/'.join(map(str, sorted(n)))} validation(s)"
+        )
     script_runs()
     if "--browser" in sys.argv[1:]:
         browser()

@@ -554,3 +554,77 @@ def test_breakeven_of_an_input_at_zero_searches_from_zero() -> None:
     data["facility"]["electricity_usd_per_kwh"] = 0.0
     be = rackcost.breakeven(rackcost.scenario_from_dict(data), "facility.electricity_usd_per_kwh")
     assert be.low == 0.0 and be.high > 0.0
+
+
+# ---------------------------------------------------------------------- percentiles by partition (issue 24, item 5)
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(
+        st.floats(min_value=-1e12, max_value=1e12, allow_nan=False, allow_infinity=False), min_size=1, max_size=400
+    ),
+    stride=st.integers(1, 3),
+)
+def test_percentiles_by_partition_equal_numpy_percentile(values: list[float], stride: int) -> None:
+    """The P5, P50 and P95 of a column found by partition equal numpy.percentile's default (linear) method to
+    1e-12 relative (both interpolate between the same two order statistics; only the last rounding of the lerp
+    may differ), also on a strided column (a demand point of a samples x points array), and its mean is numpy's."""
+    from rackcost.analysis.montecarlo import _summary
+
+    col = np.repeat(np.asarray(values, dtype=float)[:, None], stride, axis=1)[:, 0]
+    p5, p50, p95, mean = _summary(col)
+    expected = np.percentile(col, [5.0, 50.0, 95.0])
+    scale = np.maximum(np.abs(expected), np.max(np.abs(col)))  # the lerp's rounding is relative to its ends
+    assert np.all(np.abs(np.array([p5, p50, p95]) - expected) <= 1e-12 * scale + 1e-300)
+    assert p5 <= p50 <= p95
+    if col.min() == col.max():
+        assert p5 == p50 == p95 == mean == col[0]
+    else:
+        assert mean == float(col.mean())
+
+
+def test_percentiles_by_partition_are_the_sorted_order_statistics() -> None:
+    """On 100,001 draws with ties (so that the ranks fall on repeated values) each percentile is the lerp of the
+    fully sorted column's two order statistics, bit for bit: the partition changes no result of a run."""
+    from rackcost.analysis.montecarlo import _summary
+
+    rng = np.random.default_rng(7)
+    col = np.round(rng.lognormal(size=(100_001, 3))[:, 1], 2)
+    ordered = np.sort(col)
+    pos = np.array([5.0, 50.0, 95.0]) / 100.0 * (col.size - 1)
+    below = np.floor(pos).astype(int)
+    above = np.minimum(below + 1, col.size - 1)
+    expected = ordered[below] + (pos - below) * (ordered[above] - ordered[below])
+    assert list(_summary(col)[:3]) == expected.tolist()
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(16_384, 60_000),
+    decimals=st.integers(0, 3),
+    order=st.sampled_from(["drawn", "sorted", "reversed", "periodic"]),
+)
+def test_selected_order_statistics_are_the_sorted_ones(seed: int, n: int, decimals: int, order: str) -> None:
+    """On columns long enough to be selected through a sample's brackets, with ties (rounded draws) and in orders
+    that a strided sample sees badly (sorted, reversed, a pattern of the sample's period, where brackets miss and
+    the fallback takes over), every percentile is the lerp of np.sort's two order statistics, bit for bit."""
+    from rackcost.analysis.montecarlo import SELECT_SAMPLE, _summary
+
+    rng = np.random.default_rng(seed)
+    col = np.round(rng.lognormal(size=n), decimals)
+    if order == "sorted":
+        col = np.sort(col)
+    elif order == "reversed":
+        col = np.sort(col)[::-1].copy()
+    elif order == "periodic":  # the positions the sample reads hold the smallest values: every bracket misses
+        sampled = np.zeros(n, dtype=bool)
+        sampled[:: n // SELECT_SAMPLE] = True
+        ordered = np.sort(col)
+        col = np.empty(n)
+        col[sampled], col[~sampled] = ordered[: sampled.sum()], ordered[sampled.sum() :]
+    ordered = np.sort(col)
+    pos = np.array([5.0, 50.0, 95.0]) / 100.0 * (n - 1)
+    below = np.floor(pos).astype(int)
+    above = np.minimum(below + 1, n - 1)
+    expected = ordered[below] + (pos - below) * (ordered[above] - ordered[below])
+    assert list(_summary(col)[:3]) == expected.tolist()

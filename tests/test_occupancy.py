@@ -173,3 +173,39 @@ def test_simulator_agrees_with_load_dependent_service(replicas, slots, share):
     # right skew, most on one replica near saturation (1 x 64 at 80%: 2,850 ms against 2,925)
     assert abs(after - simulated_ms) <= max(1.1 * 50.0, 0.03 * simulated_ms)
     assert abs(after - simulated_ms) < 0.25 * abs(before - simulated_ms)
+
+
+def test_poisson_quantile_equals_the_search_with_scipy_at_every_step() -> None:
+    """The Poisson quantile decides ``F(x - 1) >= p`` from ``F(x)`` minus the Poisson term where that is more than
+    1e-9 from ``p`` (issue 24, item 5): its answers equal those of the search that asks scipy's ``pdtr`` at every
+    step, bit for bit, on random levels and means (1e-3 to 1e6, levels in (0, 1 - 1e-15], many near 0.99)."""
+    from scipy.special import ndtri, pdtr, pdtrik
+
+    from rackcost.model.occupancy import _poisson_quantile
+
+    def reference(p: np.ndarray, a: np.ndarray) -> np.ndarray:
+        z = ndtri(p).clip(-40.0, 40.0)
+        x = np.maximum(np.floor(a + z * np.sqrt(a) + (z * z - 1.0) / 6.0), 0.0)
+        for _ in range(4):
+            up = pdtr(x, a) < p
+            with np.errstate(invalid="ignore"):
+                down = ~up & (x > 0) & (pdtr(x - 1.0, a) >= p)
+            if not (up.any() or down.any()):
+                return x
+            x = x + up - down
+        with np.errstate(invalid="ignore"):
+            left = (pdtr(x, a) < p) | ((x > 0) & (pdtr(x - 1.0, a) >= p))
+        x[left] = np.maximum(np.ceil(pdtrik(p[left], a[left]) - 1e-9), 0.0)
+        return x
+
+    rng = np.random.default_rng(20261201)
+    n = 100_000
+    a = 10.0 ** rng.uniform(-3.0, 6.0, n)
+    p = np.concatenate(
+        [
+            rng.uniform(0.0, 1.0, n // 4),
+            0.99 + rng.uniform(-0.005, 0.005, n // 2),
+            1.0 - 10.0 ** rng.uniform(-15, 0, n // 4),
+        ]
+    ).clip(0.0, 1.0 - 1e-15)
+    np.testing.assert_array_equal(_poisson_quantile(p, a), reference(p, a))

@@ -875,3 +875,21 @@ def test_capacity_at_slo_solves_repeated_problems_once_with_the_same_figures(var
     spread = rng.uniform(1.0, 100.0, 3000)
     assert q._repeated_problems(spread, 4.0, 0.5, 0.01, None) is None  # every element distinct: as given
     assert q._repeated_problems(k[:100], 4.0, 0.5, 0.01, None) is None  # small: as given
+
+
+def test_poisson_cdf_skips_only_where_scipy_gives_exactly_one() -> None:
+    # rackcost.model.erlang.poisson_cdf returns 1.0 without scipy where the series bound on P(floor(x) + 1, a) is
+    # below 1e-17: scipy's pdtr must give exactly 1.0 there, and the result must be pdtr's everywhere, bit for bit.
+    # Random pairs: x in [0, 2e6] (integers and not, as slots divided by a burstiness are), every load up to 1.2 x.
+    from scipy.special import pdtr
+
+    from rackcost.model.erlang import poisson_cdf
+
+    rng = np.random.default_rng(20261201)
+    n = 300_000
+    x = np.exp(rng.uniform(math.log(0.5), math.log(2e6), n))
+    x[::2] = np.floor(x[::2])
+    a = np.maximum(1.2 * x * rng.uniform(0.0, 1.0, n) ** rng.uniform(0.01, 3.0, n), 1e-12)
+    expected = pdtr(x, a)
+    assert np.mean(expected == 1.0) > 0.1  # the skipped case is common: the test is not vacuous
+    np.testing.assert_array_equal(poisson_cdf(x, a), expected)

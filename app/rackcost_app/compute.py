@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
+from collections import OrderedDict
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
+from pydantic import BaseModel
 
 import rackcost
 from rackcost.analysis import explore
@@ -26,9 +30,96 @@ if TYPE_CHECKING:
 CACHE_ENTRIES = 64
 
 
+ORIGIN = "<dashboard>"
+"""The file name of every scenario the cached calls compute from (their problems name it)."""
+_VALIDATED: OrderedDict[str, tuple[rackcost.Scenario, tuple[rackcost.Scenario, tuple[Any, ...]] | None]] = OrderedDict()
+"""Canonical JSON -> its validated scenario, and its :func:`rackcost.evaluation.servable.servable` (kept scenario,
+unserved systems) when known; the :data:`CACHE_ENTRIES` most recent. Shared by the sessions (as ``st.cache_data``
+is): the scenarios are never modified (nothing in the library or the app writes to a validated scenario)."""
+_LOCK = threading.Lock()
+
+
 def scenario(scenario_json: str) -> rackcost.Scenario:
-    """The validated scenario of a canonical JSON text (it validated before, so this cannot fail)."""
-    return rackcost.scenario_from_dict(json.loads(scenario_json), "<dashboard>")
+    """The validated scenario of a canonical JSON text (it validated before, so this cannot fail).
+
+    Validated once per text: every cached call and page of a script run, and the runs after it, read the same
+    scenario (an edit used to validate it five times), and :func:`rackcost_app.state.revalidate` hands over the
+    scenario it validated from the draft (:func:`remember`), so that an edit validates once.
+    """
+    with _LOCK:
+        found = _VALIDATED.get(scenario_json)
+        if found is not None:
+            _VALIDATED.move_to_end(scenario_json)
+            return found[0]
+    out = rackcost.scenario_from_dict(json.loads(scenario_json), ORIGIN)
+    _store(scenario_json, out, None)
+    return out
+
+
+def remember(
+    scenario_json: str, validated: rackcost.Scenario, kept: rackcost.Scenario, unserved: tuple[Any, ...]
+) -> None:
+    """Keep the scenario of a canonical JSON text validated elsewhere (from the draft), and its ``servable``.
+
+    ``validated`` (and ``kept``) are modified into what :func:`scenario` would have validated from the text: the
+    origin :data:`ORIGIN`, and every mapping in the sorted key order of the canonical JSON (the draft's own order
+    is the user's); a test checks the two are the same scenario, order and origin included. The caller must not
+    use them after.
+    """
+    _as_validated_from_json(validated)
+    if kept is not validated:
+        _as_validated_from_json(kept)
+    _store(scenario_json, validated, (kept, unserved))
+
+
+def _store(
+    scenario_json: str, validated: rackcost.Scenario, parts: tuple[rackcost.Scenario, tuple[Any, ...]] | None
+) -> None:
+    with _LOCK:
+        _VALIDATED[scenario_json] = validated, parts
+        _VALIDATED.move_to_end(scenario_json)
+        while len(_VALIDATED) > CACHE_ENTRIES:
+            _VALIDATED.popitem(last=False)
+
+
+def _as_validated_from_json(validated: rackcost.Scenario) -> None:
+    """Give a validated scenario the origin and the mapping order it would have if validated from its canonical
+    JSON text (``json.dumps(..., sort_keys=True)``), in place: no field is set, so its ``model_fields_set`` stays."""
+    validated.remember_origin(ORIGIN, {})
+    _sort_mappings(validated)
+
+
+def _sort_mappings(value: Any) -> None:
+    """Every dict in a validated model, sorted by key in place (as the canonical JSON sorts them)."""
+    if isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            _sort_mappings(getattr(value, name))
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _sort_mappings(item)
+    elif isinstance(value, dict):
+        items = sorted(value.items(), key=lambda item: _json_key(item[0]))
+        value.clear()
+        value.update(items)
+        for item in value.values():
+            _sort_mappings(item)
+
+
+def _json_key(key: Any) -> str:
+    """A mapping key as the JSON text of the scenario writes it (an enum as its value)."""
+    return str(key.value) if isinstance(key, Enum) else str(key)
+
+
+def _servable(scenario_json: str) -> tuple[rackcost.Scenario, tuple[Any, ...]]:
+    """The kept scenario and the unserved systems of :func:`rackcost.evaluation.servable.servable`, once per text."""
+    validated = scenario(scenario_json)
+    with _LOCK:
+        found = _VALIDATED.get(scenario_json)
+    if found is not None and found[1] is not None:
+        return found[1]
+    kept, unserved = servable(validated)[:2]  # (and the systems' inputs, which the cache cannot hold)
+    _store(scenario_json, validated, (kept, unserved))
+    return kept, unserved
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
@@ -39,10 +130,13 @@ def served(scenario_json: str) -> tuple[str, tuple[Any, ...]]:
     Raises :class:`rackcost.ScenarioError` (not cached) when no system is left; :func:`rackcost_app.state.revalidate`
     calls this first, so such a draft never becomes the valid scenario.
     """
-    kept, unserved = servable(scenario(scenario_json))[:2]  # (and the systems' inputs, which the cache cannot hold)
+    kept, unserved = _servable(scenario_json)
     if not unserved:
         return scenario_json, ()
-    return json.dumps(scenario_to_data(kept), sort_keys=True, ensure_ascii=False), unserved
+    kept_json = json.dumps(scenario_to_data(kept), sort_keys=True, ensure_ascii=False)
+    _as_validated_from_json(kept)  # (its figures were renumbered: their order is no longer the sorted one)
+    _store(kept_json, kept, (kept, ()))  # the scenario of the systems served: not validated again
+    return kept_json, unserved
 
 
 def served_json(scenario_json: str) -> str:

@@ -153,17 +153,24 @@ def canonical_json(scenario: rackcost.Scenario) -> str:
 
 
 def evaluable_json(scenario: rackcost.Scenario) -> str:
-    """The canonical JSON of a validated scenario that at least one system can serve.
+    """The canonical JSON of a scenario just validated (from the draft or a file) that at least one system can serve.
 
     A system that cannot meet the SLO (or fit a rack) is not a problem of the input: the scenario is evaluated with
     the others and the pages list it with why (``Result.unserved``). Only when *no* system is left is there nothing
     to show: then :class:`rackcost.ScenarioError`, each system's reason at its YAML path, and the draft's problems
     are those.
+
+    The scenario, and the one of the systems served, are handed to the cached calls
+    (:func:`rackcost_app.compute.remember`), so that they do not validate the text again: one validation per edit.
+    ``scenario`` is not to be used after (it is given the cached calls' origin and key order).
     """
     from rackcost.evaluation.servable import servable
+    from rackcost_app import compute
 
-    servable(scenario)  # its problems name the file, the YAML path and the line
-    return canonical_json(scenario)
+    kept, unserved = servable(scenario)[:2]  # its problems name the file, the YAML path and the line
+    valid_json = canonical_json(scenario)
+    compute.remember(valid_json, scenario, kept, unserved)
+    return valid_json
 
 
 def load_bundled(name: str) -> bool:

@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtri, pdtr, pdtrik
 
-from rackcost.model.erlang import erlang_c_checked
+from rackcost.model.erlang import erlang_c_checked, poisson_cdf, poisson_pmf
 from rackcost.model.performance import LoadCurve
 
 __all__ = [
@@ -213,17 +213,55 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
     """
     z = ndtri(p).clip(-40.0, 40.0)  # p = 0 gives -inf (ndarray.clip: np.clip without its dispatch)
     x = np.maximum(np.floor(a + z * np.sqrt(a) + (z * z - 1.0) / 6.0), 0.0)
+    shape = x.shape
+    x, p, a = x.reshape(-1), np.broadcast_to(p, shape).reshape(-1), np.broadcast_to(a, shape).reshape(-1)
+    # Each step checks only the elements the previous one moved (a settled element stays settled). scipy's CDF is
+    # the costly part: it is asked once, at the first guess; after that F(x - 1) = F(x) - f(x) and
+    # F(x + 1) = F(x) + f(x + 1) (f the Poisson term) give the CDF at the next integers, and a comparison with p is
+    # taken from them where they are more than _CDF_MARGIN from p (their errors, below 1e-13 a step, cannot change
+    # its side), from scipy's CDF where they are not. So every decision, and the answer, is the one of asking scipy
+    # at every step, bit for bit (tests/test_occupancy.py checks it against that search).
+    todo = np.arange(x.size)
+    cdf = pdtr(x, a)  # F(x) at the current x of every element still to settle (exact here, estimated after)
     for _ in range(_QUANTILE_STEPS):
-        up = pdtr(x, a) < p  # too low: F(x) < p
-        down = ~up & (x > 0) & (pdtr(x - 1.0, a) >= p)  # too high: F(x - 1) >= p already
-        if not (up.any() or down.any()):
-            return x
-        x = x + up - down
-    left = (pdtr(x, a) < p) | ((x > 0) & (pdtr(x - 1.0, a) >= p))
+        xs, ps, as_ = x[todo], p[todo], a[todo]
+        up = _below(cdf, xs, as_, ps)  # too low: F(x) < p
+        down = ~up & (xs > 0)
+        lower = cdf.copy()
+        lower[down] -= poisson_pmf(xs[down], as_[down])  # F(x - 1)
+        down[down] = ~_below(lower[down], xs[down] - 1.0, as_[down], ps[down])  # too high: F(x - 1) >= p already
+        moved = up | down
+        if not moved.any():
+            return x.reshape(shape)
+        x[todo] = xs + up - down
+        # the CDF at the new x of the elements that moved: one term more (up), or the F(x - 1) above (down)
+        lower[up] += poisson_pmf(xs[up] + 1.0, as_[up])
+        cdf = lower[moved]
+        todo = todo[moved]
+    xs, ps, as_ = x[todo], p[todo], a[todo]
+    left = (pdtr(xs, as_) < ps) | ((xs > 0) & (pdtr(xs - 1.0, as_) >= ps))
     if left.any():  # pragma: no cover - the first guess is within a few steps for every level a p99 asks
-        x[left] = np.maximum(np.ceil(pdtrik(p[left], a[left]) - 1e-9), 0.0)
-    return x
+        x[todo[left]] = np.maximum(np.ceil(pdtrik(ps[left], as_[left]) - 1e-9), 0.0)
+    return x.reshape(shape)
 
+
+def _below(cdf: Array, x: Array, a: Array, p: Array) -> NDArray[np.bool_]:
+    """Whether ``pdtr(x, a) < p``, given ``cdf``, that CDF or an estimate of it within 1e-12, for 1-d arrays.
+
+    Where ``cdf`` is more than :data:`_CDF_MARGIN` from ``p`` its side of ``p`` is scipy's; only the few within the
+    margin ask scipy.
+    """
+    out = cdf < p
+    near = np.abs(cdf - p) <= _CDF_MARGIN
+    if near.any():
+        out[near] = pdtr(x[near], a[near]) < p[near]
+    return out
+
+
+_CDF_MARGIN = 1e-9
+"""Distance from ``p`` within which :func:`_below` asks scipy for the CDF [-]: the errors of scipy's CDF and of the
+Poisson terms (:func:`rackcost.model.erlang.poisson_pmf`) summed over the few steps are below 1e-12; the margin
+is 1,000 times that."""
 
 _QUANTILE_STEPS = 4
 """Whole steps :func:`_poisson_quantile` takes from its first guess before it asks the exact inverse [-]."""
@@ -289,7 +327,7 @@ def start_occupancy_quantile(
         ks, as_, vs, ns = k[solve], a[solve], v[solve], n[solve]
         qs = q[solve] if q.ndim else q
         # P(K <= x) = (1 - C) F(x) / F(k - 1) on K < k: the least integer x with it >= q
-        below_k = pdtr(ks - 1.0, as_)
+        below_k = poisson_cdf(ks - 1.0, as_)  # P(K < k): mostly exactly 1, known without the incomplete gamma
         target = np.minimum(qs * below_k / np.maximum(1.0 - delay[solve], np.finfo(float).tiny), below_k)
         x_q = _poisson_quantile(target.clip(0.0, 1.0 - 1e-15), as_)
         start[solve] = np.ceil((x_q + 1.0) * vs / ns - 1e-9)
