@@ -22,6 +22,7 @@ scheduler (a test checks the local scheduler against a 2-worker ``LocalCluster``
 from __future__ import annotations
 
 import os
+import queue
 import signal
 import threading
 import warnings
@@ -69,6 +70,8 @@ system; that also fixes glibc's threshold for serving a block by ``mmap``, so ea
 (megabytes each) is mapped afresh and its pages faulted in again: a chunk of the 10^6 sweep took 0.54 s with it
 instead of 0.30 s in one process (benchmarks/bench_sweep.py). The cluster lives for one sweep, so the memory given
 back was never worth it. (Workers of an existing scheduler, ``address``, are started by whoever runs them.)"""
+HANDOFF_QUEUE = 1
+"""Results waiting for the thread that takes them (:class:`_InOrder`), besides the one it is taking [-]."""
 INTERRUPT_POLL_S = 0.05
 """How often the wait for a distributed sweep's chunks looks whether Ctrl-C was pressed [s]."""
 
@@ -326,26 +329,61 @@ Take = Callable[[Chunk, dict[str, NDArray[Any]]], None]
 
 class _InOrder:
     """Hands the chunks' results to ``take`` as they come, or, ``in_order``, in the chunks' order: a result that
-    comes before those of the chunks ahead of it waits here till they have come (a failed chunk's never does)."""
+    comes before those of the chunks ahead of it waits here till they have come (a failed chunk's never does).
+
+    ``take`` runs on a thread of its own (:meth:`close` waits for it and raises what it raised), behind a queue of
+    :data:`HANDOFF_QUEUE` results: so the scheduler keeps the workers busy while a piece is laid out and written,
+    and a slow writer holds the scheduler back instead of results piling up in memory.
+    """
 
     def __init__(self, chunks: list[Chunk], take: Take, in_order: bool) -> None:
         self._take, self._in_order = take, in_order
         self._order = [c.number for c in chunks]
         self._next = 0
         self._waiting: dict[int, tuple[Chunk, dict[str, NDArray[Any]] | None]] = {}
+        self._queue: queue.Queue[tuple[Chunk, dict[str, NDArray[Any]]] | None] = queue.Queue(HANDOFF_QUEUE)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="rackcost-sweep-take", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (item := self._queue.get()) is not None:
+            if self._error is None:  # after a failure, the rest is only drained: put never blocks for good
+                try:
+                    self._take(*item)
+                except BaseException as exc:  # noqa: BLE001 - raised again in the scheduling thread
+                    self._error = exc
+            del item
 
     def put(self, chunk: Chunk, result: dict[str, NDArray[Any]] | None) -> None:
         """A chunk's result, or None for a chunk that failed."""
+        self._raise()
         if not self._in_order:
             if result is not None:
-                self._take(chunk, result)
+                self._queue.put((chunk, result))
             return
         self._waiting[chunk.number] = (chunk, result)
         while self._next < len(self._order) and self._order[self._next] in self._waiting:
             ready, value = self._waiting.pop(self._order[self._next])
             self._next += 1
             if value is not None:
-                self._take(ready, value)
+                self._queue.put((ready, value))
+
+    def close(self) -> None:
+        """Wait for the results handed on so far to be taken; raise what ``take`` raised."""
+        self._queue.put(None)
+        self._thread.join()
+        self._raise()
+
+    def close_quietly(self) -> None:
+        """Stop taking (what is queued is dropped) and wait for the thread: the run has failed already."""
+        self._error = self._error or SweepError("the sweep stopped")
+        self._queue.put(None)
+        self._thread.join()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            raise self._error
 
 
 def _schedule(
@@ -363,10 +401,17 @@ def _schedule(
     if not chunks:
         return []
     feed = _InOrder(chunks, take, in_order)
-    if workers is None and address is None:
-        _run_local(chunks, evaluate, scheduler, progress, feed)
-        return []
-    return _run_distributed(chunks, evaluate, workers, address, progress, feed)
+    try:
+        if workers is None and address is None:
+            _run_local(chunks, evaluate, scheduler, progress, feed)
+            failed = []
+        else:
+            failed = _run_distributed(chunks, evaluate, workers, address, progress, feed)
+    except BaseException:
+        feed.close_quietly()
+        raise
+    feed.close()
+    return failed
 
 
 def task_keys(chunks: list[Chunk]) -> dict[str, Chunk]:
