@@ -28,7 +28,7 @@ def cost_column(demand_point: str) -> str:
 def _at_point(frame: pd.DataFrame, demand_point: str) -> pd.DataFrame:
     """Rows of one demand point (for ``blended``: the first point's row of each configuration and system, which
     carries the blended figures)."""
-    points = list(frame["demand_point"].cat.categories) if len(frame) else []
+    points = list(frame["demand_point"].cat.categories) if "demand_point" in frame else []
     if demand_point != BLENDED and demand_point not in points:
         raise ValueError(f"no demand point named {demand_point!r} (points: {points + [BLENDED]})")
     if not len(frame):
@@ -131,6 +131,10 @@ def _winner_table(best: pd.DataFrame, configurations: pd.DataFrame, keys: list[s
     return table
 
 
+WINNER_BLOCKS = 16
+"""Blocks the winner table of a streamed summary is made in, at most (:meth:`SummaryStream.winners`) [-]."""
+
+
 class SummaryStream:
     """The winner table and the Pareto fronts of a table that comes in pieces (``run_sweep(sink=...)``), equal to
     :func:`winners` and :func:`pareto_front` of the whole table, which is never held.
@@ -170,19 +174,40 @@ class SummaryStream:
             found.append(pareto_front(piece, against, point, higher))
 
     def winners(self) -> pd.DataFrame:
-        """:func:`winners` of the whole table."""
+        """:func:`winners` of the whole table.
+
+        Cells with different values of the first ``by`` key are apart, and the table is in cell order: so it is
+        made in up to :data:`WINNER_BLOCKS` blocks of ranges of that key's values, one after the other, which
+        bounds the memory of the sorting and grouping to a block's (a 10^6-cell table: 0.5 GB at once).
+        """
         import pandas as pd
 
-        if not self._best:
+        best = pd.concat(self._best, ignore_index=True) if self._best else pd.DataFrame()
+        if not len(best):
             return pd.DataFrame()
         cost = cost_column(self.demand_point)
-        best = _best_per_system(pd.concat(self._best, ignore_index=True), self.by, cost)
         counts = pd.concat(self._configurations, ignore_index=True)
-        if self.by:
-            counts = counts.groupby(self.by, observed=True, sort=True)["configurations"].sum().reset_index()
-        else:
-            counts = pd.DataFrame({"configurations": [int(counts["configurations"].sum())]})
-        return _winner_table(best, counts, self.by, cost)
+        if not self.by:
+            total = pd.DataFrame({"configurations": [int(counts["configurations"].sum())]})
+            return _winner_table(_best_per_system(best, [], cost), total, [], cost)
+        first = self.by[0]
+        values = np.concatenate([best[first].to_numpy(), counts[first].to_numpy()])
+        codes = (
+            pd.Categorical(values, categories=best[first].cat.categories).codes
+            if isinstance(best[first].dtype, pd.CategoricalDtype)
+            else np.unique(values.astype(float), return_inverse=True)[1]
+        )
+        best_codes, count_codes = codes[: len(best)], codes[len(best) :]
+        edges = np.unique(np.quantile(best_codes, np.linspace(0, 1, WINNER_BLOCKS + 1)[1:-1], method="lower"))
+        tables = []
+        for low, high in zip([-1, *edges], [*edges, codes.max()], strict=True):
+            part = best[(best_codes > low) & (best_codes <= high)]
+            if not len(part):
+                continue
+            cells = counts[(count_codes > low) & (count_codes <= high)]
+            cells = cells.groupby(self.by, observed=True, sort=True)["configurations"].sum().reset_index()
+            tables.append(_winner_table(_best_per_system(part, self.by, cost), cells, self.by, cost))
+        return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
 
     def front(self, k: int) -> pd.DataFrame:
         """:func:`pareto_front` of the whole table, for the ``k``-th of ``fronts``."""
