@@ -24,7 +24,6 @@ scale x Jalapeño capex, 10 x 10 x 100 x 100 = 10^6 configurations, 6 x 10^6 row
 from __future__ import annotations
 
 import logging
-import os
 import subprocess
 import sys
 import tempfile
@@ -74,15 +73,23 @@ CLUSTER_GOAL = 1.3
 LIBRARY = "import sys; from rackcost.analysis.sweep.run import run_sweep; run_sweep(sys.argv[1], confirm=True)"
 
 
+WAIT = (
+    "import os, subprocess, sys; child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL); "
+    "_, status, usage = os.wait4(child.pid, 0); print(usage.ru_maxrss, status)"
+)
+"""A small process that runs a command and prints its peak RSS [KiB]: a child forked from this large process would
+count this one's pages in its ``ru_maxrss`` (they are its own until it executes)."""
+
+
 def peak_memory(command: list[str]) -> tuple[float, float]:
     """Peak resident set [GiB] and wall time [s] of a child process running ``command``."""
     t0 = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
+    done = subprocess.run([sys.executable, "-c", WAIT, *command], capture_output=True, text=True, check=True)
     wall = time.perf_counter() - t0
-    if status != 0:
-        raise RuntimeError(f"{command} failed: {child.stderr.read().decode() if child.stderr else status}")
-    return usage.ru_maxrss * 1024 / GIB, wall
+    peak_kib, status = done.stdout.split()
+    if status != "0":
+        raise RuntimeError(f"{command} failed: {done.stderr}")
+    return int(peak_kib) * 1024 / GIB, wall
 
 
 def least(fn, repeats: int) -> float:

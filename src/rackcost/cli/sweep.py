@@ -308,6 +308,27 @@ FRONTS = (("interactivity_tokens_per_s", True), ("facility_power_kw", False))
 """The Pareto fronts printed: cost per accepted request against each column, and whether more of it is better."""
 
 
+def _winner_head(stream: SummaryStream) -> tuple[pd.DataFrame, int, dict[str, int]]:
+    """The first :data:`WINNER_ROWS` cells of the winner table, its number of cells and the cells each system won
+    (most first; ties in the order the table first names them), read block by block
+    (:meth:`~rackcost.analysis.sweep.summary.SummaryStream.winner_blocks`): the whole table is never held."""
+    import pandas as pd
+
+    head: list[pd.DataFrame] = []
+    kept = cells = 0
+    won: dict[str, int] = {}
+    for block in stream.winner_blocks():
+        if kept < WINNER_ROWS:
+            head.append(block.head(WINNER_ROWS - kept))
+            kept += len(head[-1])
+        cells += len(block)
+        for name, n in block["cheapest"].value_counts(sort=False).items():
+            won[str(name)] = won.get(str(name), 0) + int(n)
+    order = sorted(won, key=lambda name: -won[name])  # stable: ties stay in the order first seen
+    table = pd.concat(head, ignore_index=True) if head else pd.DataFrame()
+    return table, cells, {name: won[name] for name in order}
+
+
 def _print_summary(summary: _Summary) -> None:
     """The winner of each cell and the Pareto fronts, as tables on stdout that fit its width."""
     result, stream = summary.result, summary.stream
@@ -324,7 +345,7 @@ def _print_summary(summary: _Summary) -> None:
         return
     systems, demand = [s.name for s in d.base.systems], [p.name for p in d.base.demand]
     by, point = stream.by, stream.demand_point
-    table = stream.winners()
+    table, cells, won = _winner_head(stream)
     titles = [escape(_title(name, systems, demand)) for name in by]
     fields = [Field(t, _kind(name)) for t, name in zip(titles, by, strict=True)]
     fields += [Field("cheapest", "name"), Field(escape(_COST.header)), Field("runner-up", "name")]
@@ -344,10 +365,9 @@ def _print_summary(summary: _Summary) -> None:
         )
     by_words = ", ".join(_title(name, systems, demand) for name in by) or "the whole sweep"
     print_records(out, f"Cheapest per accepted request ({point}), by {escape(by_words)}", fields, rows)
-    if len(table) > WINNER_ROWS:
-        out.print(f"... {len(table) - WINNER_ROWS:,} more cells (all rows are in the --output table)")
-    shares = table["cheapest"].value_counts()
-    out.print("cells won: " + ", ".join(f"{escape(str(k))} {v:,}" for k, v in shares.items()), highlight=False)
+    if cells > WINNER_ROWS:
+        out.print(f"... {cells - WINNER_ROWS:,} more cells (all rows are in the --output table)")
+    out.print("cells won: " + ", ".join(f"{escape(str(k))} {v:,}" for k, v in won.items()), highlight=False)
     peak = d.base.sizing_point.name
     axes = [a.name for a in d.axes]
     for k, (against, _) in enumerate(FRONTS):

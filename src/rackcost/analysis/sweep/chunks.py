@@ -2,8 +2,9 @@
 
 A chunk is one Dask task (:mod:`rackcost.analysis.sweep.run` schedules them): the configurations of one or more
 groups that share a scenario, each group one call of :func:`rackcost.analysis.montecarlo.evaluate_samples` with the
-vector axes as its sample axis (times the Monte Carlo draws when the sweep has ``samples``). Its result is columns of
-rows in configuration x system x demand point order, which :mod:`rackcost.analysis.sweep.table` lays out.
+vector axes as its sample axis (times the Monte Carlo draws when the sweep has ``samples``). Its result is the
+figures' columns in configuration x system x demand point order (a per-system figure once per configuration x system),
+which :mod:`rackcost.analysis.sweep.table` lays out with the rest of each row, known from the chunk.
 """
 
 from __future__ import annotations
@@ -35,10 +36,12 @@ __all__ = [
     "plan_chunks",
 ]
 
-CHUNK_ELEMENTS = 600_000
+CHUNK_ELEMENTS = 200_000
 """Elements (configurations x draws x systems x demand points) per chunk by default [-]: large enough that numpy's
-per-call overhead is small, small enough that a chunk's intermediates stay near 1 GB (measured in
-benchmarks/bench_sweep.py)."""
+per-call overhead is small (a chunk is still one call per group it holds, so the 10^6 sweep of
+benchmarks/bench_sweep.py makes its 100 calls whatever the size), small enough that the chunks evaluated at once,
+about 500 bytes per element each, leave a streamed sweep below 1 GiB (0.89 GiB at 200,000; 1.17 GiB at 600,000,
+measured with ``rackcost sweep -o t.parquet`` on that sweep)."""
 
 POINT_COLUMNS = select(
     "points",

@@ -6,6 +6,7 @@ CLI's summary and the dashboard's winner map and Pareto chart alike.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -174,22 +175,34 @@ class SummaryStream:
             found.append(pareto_front(piece, against, point, higher))
 
     def winners(self) -> pd.DataFrame:
-        """:func:`winners` of the whole table.
+        """:func:`winners` of the whole table: :meth:`winner_blocks` one after the other."""
+        import pandas as pd
 
-        Cells with different values of the first ``by`` key are apart, and the table is in cell order: so it is
-        made in up to :data:`WINNER_BLOCKS` blocks of ranges of that key's values, one after the other, which
-        bounds the memory of the sorting and grouping to a block's (a 10^6-cell table: 0.5 GB at once).
+        tables = list(self.winner_blocks())
+        if not tables:
+            return pd.DataFrame()
+        return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
+
+    def winner_blocks(self) -> Iterator[pd.DataFrame]:
+        """The rows of :func:`winners` of the whole table, in up to :data:`WINNER_BLOCKS` blocks, in order.
+
+        Cells with different values of the first ``by`` key are apart, and the table is in cell order: so each block
+        is the cells of a range of that key's values, made on its own, which bounds the memory of the sorting and
+        grouping to a block's, and a caller that keeps only some rows (the CLI prints 40) never holds the whole
+        table (10^6 cells: 0.5 GB sorted at once).
         """
         import pandas as pd
 
         best = pd.concat(self._best, ignore_index=True) if self._best else pd.DataFrame()
         if not len(best):
-            return pd.DataFrame()
+            return
         cost = cost_column(self.demand_point)
         counts = pd.concat(self._configurations, ignore_index=True)
+        self._best, self._configurations = [best], [counts]
         if not self.by:
             total = pd.DataFrame({"configurations": [int(counts["configurations"].sum())]})
-            return _winner_table(_best_per_system(best, [], cost), total, [], cost)
+            yield _winner_table(_best_per_system(best, [], cost), total, [], cost)
+            return
         first = self.by[0]
         values = np.concatenate([best[first].to_numpy(), counts[first].to_numpy()])
         codes = (
@@ -199,15 +212,13 @@ class SummaryStream:
         )
         best_codes, count_codes = codes[: len(best)], codes[len(best) :]
         edges = np.unique(np.quantile(best_codes, np.linspace(0, 1, WINNER_BLOCKS + 1)[1:-1], method="lower"))
-        tables = []
         for low, high in zip([-1, *edges], [*edges, codes.max()], strict=True):
             part = best[(best_codes > low) & (best_codes <= high)]
             if not len(part):
                 continue
             cells = counts[(count_codes > low) & (count_codes <= high)]
             cells = cells.groupby(self.by, observed=True, sort=True)["configurations"].sum().reset_index()
-            tables.append(_winner_table(_best_per_system(part, self.by, cost), cells, self.by, cost))
-        return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
+            yield _winner_table(_best_per_system(part, self.by, cost), cells, self.by, cost)
 
     def front(self, k: int) -> pd.DataFrame:
         """:func:`pareto_front` of the whole table, for the ``k``-th of ``fronts``."""
