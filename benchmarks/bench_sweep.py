@@ -30,12 +30,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import dask
 import numpy as np
 import yaml
 
 from rackcost.analysis.sweep.chunks import plan_chunks
 from rackcost.analysis.sweep.design import group_scenario, structural_groups
-from rackcost.analysis.sweep.run import resolve, run_sweep
+from rackcost.analysis.sweep.run import WORKER_ENVIRONMENT, resolve, run_sweep
 from rackcost.evaluation.chain import plan, run_samples
 from rackcost.model import queueing
 
@@ -143,9 +144,14 @@ def main() -> None:
     from distributed import LocalCluster
 
     started = time.perf_counter()
-    cluster = LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR
-    )
+    with dask.config.set(WORKER_ENVIRONMENT):  # the workers as the sweep's own cluster starts them
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.ERROR,
+        )
     t_start = time.perf_counter() - started
     try:
         t_warm = least(lambda: run_sweep(d, address=cluster.scheduler_address, confirm=True), 3)
