@@ -1,6 +1,8 @@
-"""Speed of sweeps, printed as medians and ratios (never asserted as a timed test).
+"""Speed and memory of sweeps, printed as least times and ratios (never asserted as a timed test).
 
 Run: ``.venv/bin/python benchmarks/bench_sweep.py [CONFIGURATIONS]`` (default 10^6)
+
+Times are the least of several runs (the machine is shared: the least is the run least disturbed by others).
 
 The sweep of issue 13: the default scenario (2 systems, 3 demand points) over electricity price x PUE x demand
 scale x Jalapeño capex, 10 x 10 x 100 x 100 = 10^6 configurations, 6 x 10^6 rows.
@@ -11,20 +13,30 @@ scale x Jalapeño capex, 10 x 10 x 100 x 100 = 10^6 configurations, 6 x 10^6 row
 2. The vectorised Erlang C floor: one ``queueing.erlang_c`` call over every row's serving slots and offered load,
    at the states the sweep itself evaluates (the floor the Monte Carlo benchmark prints), and the ratio of (1) to
    it (goal: within 6x).
-3. The same sweep on a 2-worker ``distributed.LocalCluster`` (started and closed by the sweep): wall time and the
-   ratio to (1), the overhead of the distributed scheduler (process start, shipping chunks and results).
+3. Peak memory, each in a child process of its own (``ru_maxrss`` of the child, read by ``os.wait4``): the command
+   ``rackcost sweep FILE -o FILE.parquet`` (the table streamed to the file and the summary, goal below 1 GiB), and
+   ``rackcost.analysis.sweep.run.run_sweep`` returning the whole table (one copy of it, 1.16 GiB of floats at 10^6).
+4. The same sweep on a 2-worker ``distributed.LocalCluster``: started beforehand and reached by its address, the
+   work alone (the goal's ratio to (1), 1.3x); and started and closed by the sweep (``--workers 2``), which adds
+   the workers' start (about 2 s on this machine, whatever the sweep's size).
 """
 
 from __future__ import annotations
 
+import logging
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
+import dask
 import numpy as np
+import yaml
 
 from rackcost.analysis.sweep.chunks import plan_chunks
 from rackcost.analysis.sweep.design import group_scenario, structural_groups
-from rackcost.analysis.sweep.run import resolve, run_sweep
+from rackcost.analysis.sweep.run import WORKER_ENVIRONMENT, resolve, run_sweep
 from rackcost.evaluation.chain import plan, run_samples
 from rackcost.model import queueing
 
@@ -56,6 +68,41 @@ def states(d) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(k).astype(float), np.concatenate(a)
 
 
+GIB = 2**30
+MEMORY_GOAL_GIB = 1.0
+CLUSTER_GOAL = 1.3
+LIBRARY = "import sys; from rackcost.analysis.sweep.run import run_sweep; run_sweep(sys.argv[1], confirm=True)"
+
+
+WAIT = (
+    "import os, subprocess, sys; child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL); "
+    "_, status, usage = os.wait4(child.pid, 0); print(usage.ru_maxrss, status)"
+)
+"""A small process that runs a command and prints its peak RSS [KiB]: a child forked from this large process would
+count this one's pages in its ``ru_maxrss`` (they are its own until it executes)."""
+
+
+def peak_memory(command: list[str]) -> tuple[float, float]:
+    """Peak resident set [GiB] and wall time [s] of a child process running ``command``."""
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", WAIT, *command], capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - t0
+    peak_kib, status = done.stdout.split()
+    if status != "0":
+        raise RuntimeError(f"{command} failed: {done.stderr}")
+    return int(peak_kib) * 1024 / GIB, wall
+
+
+def least(fn, repeats: int) -> float:
+    """Least wall time of ``fn()`` over ``repeats`` calls [s]."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
 def main() -> None:
     configurations = int(float(sys.argv[1])) if len(sys.argv) > 1 else 1_000_000
     d = resolve(spec(configurations))
@@ -65,37 +112,57 @@ def main() -> None:
     d = resolve(spec(configurations))
     chunks, _ = plan_chunks(d)
     t_plan = time.perf_counter() - t0
-    runs, t_total = [], []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        result = run_sweep(d)
-        t_total.append(time.perf_counter() - t0)
-    t_local = float(np.median(t_total))
+    rows = [0]
+
+    def local() -> None:
+        rows[0] = len(run_sweep(d, confirm=True).frame)
+
+    t_local = least(local, 3)
     k, a = states(d)
-    t_c = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        queueing.erlang_c(k, a)
-        t_c.append(time.perf_counter() - t0)
-    t_c = float(np.median(t_c))
+    t_c = least(lambda: queueing.erlang_c(k, a), 3)
     print(
-        f"1. local threaded scheduler, median of 3: {t_local:.2f} s, {d.configurations / t_local:,.0f} "
-        f"configurations/s ({len(result.frame):,} rows; resolving, grouping and planning {len(chunks)} chunks: "
+        f"1. local threaded scheduler, least of 3: {t_local:.2f} s, {d.configurations / t_local:,.0f} "
+        f"configurations/s ({rows[0]:,} rows; resolving, grouping and planning {len(chunks)} chunks: "
         f"{t_plan:.2f} s)"
     )
     print(
-        f"2. vectorised Erlang C over every row's state ({k.size:,} elements, one call): {t_c:.3f} s; "
+        f"2. vectorised Erlang C over every row's state ({k.size:,} elements, one call), least of 3: {t_c:.3f} s; "
         f"sweep / Erlang C floor = {t_local / t_c:.1f}x (goal: within 6x)"
     )
-    del result
-    t0 = time.perf_counter()
-    run_sweep(d, workers=2)
-    t_cluster = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory() as folder:
+        sweep_file = Path(folder) / "bench.yaml"
+        sweep_file.write_text(yaml.safe_dump(spec(configurations)), encoding="utf-8")
+        cli = [sys.executable, "-m", "rackcost.cli", "sweep", str(sweep_file), "-o", str(Path(folder) / "t.parquet")]
+        peak_cli, wall_cli = peak_memory([*cli, "--yes"])
+        peak_lib, wall_lib = peak_memory([sys.executable, "-c", LIBRARY, str(sweep_file)])
+    met = "met" if peak_cli < MEMORY_GOAL_GIB else "NOT met"
     print(
-        f"3. 2-worker LocalCluster (started and closed by the sweep): {t_cluster:.2f} s; distributed / local = "
-        f"{t_cluster / t_local:.2f}x"
+        f"3. peak memory (ru_maxrss of a child process, one run each): rackcost sweep -o t.parquet {peak_cli:.2f} GiB "
+        f"in {wall_cli:.1f} s (goal below {MEMORY_GOAL_GIB:g} GiB: {met}); "
+        f"run_sweep's whole table {peak_lib:.2f} GiB in {wall_lib:.1f} s (wall times include the start of Python)"
     )
-    runs.append(t_cluster)
+    from distributed import LocalCluster
+
+    started = time.perf_counter()
+    with dask.config.set(WORKER_ENVIRONMENT):  # the workers as the sweep's own cluster starts them
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.ERROR,
+        )
+    t_start = time.perf_counter() - started
+    try:
+        t_warm = least(lambda: run_sweep(d, address=cluster.scheduler_address, confirm=True), 3)
+    finally:
+        cluster.close()
+    t_cold = least(lambda: run_sweep(d, workers=2, confirm=True), 2)
+    print(
+        f"4. 2-worker LocalCluster, least of 3: started beforehand ({t_start:.2f} s), the work {t_warm:.2f} s: "
+        f"distributed / local = {t_warm / t_local:.2f}x (goal {CLUSTER_GOAL:g}x); started and closed by the sweep "
+        f"(--workers 2), least of 2: {t_cold:.2f} s, {t_cold / t_local:.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -109,12 +109,17 @@ def test_a_sweep_given_as_data_reads_only_under_the_current_folder(outside, monk
 
 def test_ctrl_c_while_the_table_is_written_leaves_no_file_and_says_so(tmp_path, monkeypatch):
     import pandas as pd
+    import pyarrow.parquet as pq
 
     def interrupted(self, path, *args, **kwargs):
         Path(path).write_bytes(b"PAR1 half a table")  # the write has begun when Ctrl-C comes
         raise KeyboardInterrupt
 
+    def interrupted_piece(self, table, *args, **kwargs):  # Parquet is written piece by piece (a row group each)
+        raise KeyboardInterrupt
+
     monkeypatch.setattr(pd.DataFrame, "to_parquet", interrupted)
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", interrupted_piece)  # the file begun: "PAR1" written
     monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted)
     for name in ("t.parquet", "t.csv"):
         result = runner.invoke(app, ["sweep", "gaudi-tp-precision-x-demand", "-o", str(tmp_path / name)])

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -20,7 +23,9 @@ from rackcost.scenario.labels import input_label
 if TYPE_CHECKING:
     import pandas as pd
 
+    from rackcost.analysis.sweep.design import Design
     from rackcost.analysis.sweep.run import SweepResult
+    from rackcost.analysis.sweep.summary import SummaryStream
 
 __all__ = ["COMMANDS", "sweep"]
 
@@ -116,10 +121,16 @@ def sweep(
     )
     from rich.progress import Progress
 
+    summary = _summary_stream(d)
     started = time.perf_counter()
     try:
-        with Progress(console=out, transient=True) as bar:
+        with Progress(console=out, transient=True) as bar, _table_file(output, force, d.inputs) as table_file:
             task = bar.add_task("configurations", total=d.configurations)
+
+            def take(piece: pd.DataFrame) -> None:  # each chunk's rows, in order: to the file and the summary
+                table_file.write(piece)
+                summary.add(piece)
+
             result = run_sweep(
                 d,
                 scheduler=scheduler if address is None else "threads",
@@ -128,7 +139,10 @@ def sweep(
                 chunk_configs=chunk_configs,
                 confirm=yes,
                 progress=lambda done: bar.update(task, completed=done),
+                sink=take,
             )
+            table_file.finish(result.frame)
+            elapsed = time.perf_counter() - started
     except ScenarioError as exc:
         fail(exc)
     except SweepError as exc:
@@ -137,18 +151,16 @@ def sweep(
     except KeyboardInterrupt:
         error("interrupted: no table written (worker processes were stopped)")
         raise typer.Exit(code=130) from None
-    elapsed = time.perf_counter() - started
+    except CannotWriteError as exc:
+        error(str(exc))
+        raise typer.Exit(code=1) from None
     out.print(
         f"evaluated in {elapsed:.2f} s ({d.configurations / max(elapsed, 1e-9):,.0f} configurations/s)", highlight=False
     )
-    if output is not None:  # first: the table is what the run was for, the summary can be printed from it again
-        try:
-            _write(result.frame, output, force, d.inputs)
-        except KeyboardInterrupt:
-            error("interrupted: no table written")
-            raise typer.Exit(code=130) from None
+    if output is not None:
+        out.print(f"wrote {escape(str(output))} ({result.rows:,} rows)", highlight=False)
     try:
-        _print_summary(result)
+        _print_summary(_Summary(result, summary))
     except KeyboardInterrupt:
         error("interrupted: " + (f"the table is written ({output})" if output is not None else "no table written"))
         raise typer.Exit(code=130) from None
@@ -162,22 +174,94 @@ def sweep(
         raise typer.Exit(code=1)
 
 
-def _write(frame: pd.DataFrame, output: Path, force: bool, inputs: tuple[Path, ...]) -> None:
-    """Write the table through a temporary file beside ``output``, renamed into place at the end
-    (:func:`rackcost.files.atomic_path`): a failure or Ctrl-C removes the temporary and leaves any old file as it
-    was. CSV cells that a spreadsheet would run as formulas are written as text
-    (:func:`rackcost.files.neutralise_frame`)."""
-    check_output(output, force, inputs)  # again: the sweep may have run for a while
+class _TableFile:
+    """The output table, written piece by piece into the temporary file of :func:`rackcost.files.atomic_path`:
+    Parquet by :class:`pyarrow.parquet.ParquetWriter` (a row group per piece, one schema), CSV by appending
+    (the header once). Nothing is written without an output."""
+
+    def __init__(self, output: Path | None, partial: Path | None, force: bool, inputs: tuple[Path, ...]) -> None:
+        self.output, self.partial, self.force, self.inputs = output, partial, force, inputs
+        self.rows = 0
+        self._parquet: Any = None
+        self._csv = False  # whether the CSV file has been begun
+
+    def write(self, piece: pd.DataFrame) -> None:
+        """Append a piece of the table (the table's columns and types)."""
+        if self.partial is None or self.output is None:
+            return
+        if self.output.suffix.lower() == ".parquet":
+            # pyarrow ships no type information (pyproject.toml): its two imports say so here
+            import pyarrow as pa  # type: ignore[import-untyped]
+            import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+            table = pa.Table.from_pandas(piece, preserve_index=False)
+            if self._parquet is None:
+                self._parquet = pq.ParquetWriter(self.partial, table.schema, compression="snappy")
+            self._parquet.write_table(table)
+        else:  # appended piece by piece, the header with the first
+            first = not self._csv
+            _neutralised(piece).to_csv(self.partial, mode="w" if first else "a", header=first, index=False)
+            self._csv = True
+        self.rows += len(piece)
+
+    def finish(self, empty: pd.DataFrame) -> None:
+        """Close the file (a table with no rows is ``empty``'s columns), after checking again that the output may
+        be replaced: the sweep may have run for a while."""
+        if self.partial is None:
+            return
+        if self._parquet is None and not self._csv:
+            self.write(empty)
+        self.close()
+        check_output(self.output, self.force, self.inputs)
+
+    def close(self) -> None:
+        """Close the writer, if open (the temporary file is then renamed into place or removed)."""
+        if self._parquet is not None:
+            self._parquet.close()
+        self._parquet = None
+
+
+@contextmanager
+def _table_file(output: Path | None, force: bool, inputs: tuple[Path, ...]) -> Iterator[_TableFile]:
+    """The table's file for the block (:class:`_TableFile`), written through a temporary file beside ``output``
+    that is renamed into place when the block ends (:func:`rackcost.files.atomic_path`): a failure or Ctrl-C
+    removes the temporary and leaves any old file as it was. CSV cells that a spreadsheet would run as formulas are
+    written as text (:func:`rackcost.files.neutralise_frame`)."""
+    if output is None:
+        yield _TableFile(None, None, force, inputs)
+        return
     try:
         with files.atomic_path(output) as partial:
-            if output.suffix.lower() == ".parquet":
-                frame.to_parquet(partial, engine="pyarrow", index=False)
-            else:
-                _neutralised(frame).to_csv(partial, index=False)
+            table_file = _TableFile(output, partial, force, inputs)
+            try:
+                yield table_file
+            finally:
+                table_file.close()
     except OSError as exc:
-        error(f"{output}: cannot write: {exc.strerror or exc}")
-        raise typer.Exit(code=1) from None
-    console(stderr=True).print(f"wrote {escape(str(output))} ({len(frame):,} rows)", highlight=False)
+        raise CannotWriteError(f"{output}: cannot write: {exc.strerror or exc}") from None
+
+
+class CannotWriteError(Exception):
+    """The output table could not be written (the message names the file and why)."""
+
+
+@dataclass
+class _Summary:
+    """A run's result and the summary streamed from its pieces
+    (:class:`~rackcost.analysis.sweep.summary.SummaryStream`)."""
+
+    result: SweepResult
+    stream: SummaryStream
+
+
+def _summary_stream(d: Design) -> SummaryStream:
+    """The summary of the command: the winner table of ``summary.by`` (default every axis but ``systems``) at
+    ``summary.demand_point``, and the Pareto fronts of :data:`FRONTS` at the sizing point."""
+    from rackcost.analysis.sweep.summary import SummaryStream
+
+    by = d.spec.summary.by if d.spec.summary.by is not None else [a.name for a in d.axes if a.kind != "systems"]
+    peak = d.base.sizing_point.name
+    return SummaryStream(by, d.spec.summary.demand_point, [(against, peak, better) for against, better in FRONTS])
 
 
 def _neutralised(frame: pd.DataFrame) -> pd.DataFrame:
@@ -220,26 +304,48 @@ def _kind(axis: str) -> Kind:
 _COST = column("points", "usd_per_accepted_request")
 
 
-def _print_summary(result: SweepResult) -> None:
-    """The winner of each cell and the Pareto fronts, as tables on stdout that fit its width."""
-    from rackcost.analysis.sweep.summary import pareto_front, winners
+FRONTS = (("interactivity_tokens_per_s", True), ("facility_power_kw", False))
+"""The Pareto fronts printed: cost per accepted request against each column, and whether more of it is better."""
 
+
+def _winner_head(stream: SummaryStream) -> tuple[pd.DataFrame, int, dict[str, int]]:
+    """The first :data:`WINNER_ROWS` cells of the winner table, its number of cells and the cells each system won
+    (most first; ties in the order the table first names them), read block by block
+    (:meth:`~rackcost.analysis.sweep.summary.SummaryStream.winner_blocks`): the whole table is never held."""
+    import pandas as pd
+
+    head: list[pd.DataFrame] = []
+    kept = cells = 0
+    won: dict[str, int] = {}
+    for block in stream.winner_blocks():
+        if kept < WINNER_ROWS:
+            head.append(block.head(WINNER_ROWS - kept))
+            kept += len(head[-1])
+        cells += len(block)
+        for name, n in block["cheapest"].value_counts(sort=False).items():
+            won[str(name)] = won.get(str(name), 0) + int(n)
+    order = sorted(won, key=lambda name: -won[name])  # stable: ties stay in the order first seen
+    table = pd.concat(head, ignore_index=True) if head else pd.DataFrame()
+    return table, cells, {name: won[name] for name in order}
+
+
+def _print_summary(summary: _Summary) -> None:
+    """The winner of each cell and the Pareto fronts, as tables on stdout that fit its width."""
+    result, stream = summary.result, summary.stream
     d = result.design
     out = console()
-    frame = result.frame
     for left_out in result.skipped:
         out.print(
             f"[yellow]note:[/yellow] {escape(left_out['system'])} left out of {left_out['configurations']:,} "
             f"configuration(s): {escape(left_out['reason'])}",
             highlight=False,
         )
-    if not len(frame):
+    if not result.rows:
         out.print("no configuration could be evaluated")
         return
     systems, demand = [s.name for s in d.base.systems], [p.name for p in d.base.demand]
-    by = d.spec.summary.by if d.spec.summary.by is not None else [a.name for a in d.axes if a.kind != "systems"]
-    point = d.spec.summary.demand_point
-    table = winners(frame, by, point)
+    by, point = stream.by, stream.demand_point
+    table, cells, won = _winner_head(stream)
     titles = [escape(_title(name, systems, demand)) for name in by]
     fields = [Field(t, _kind(name)) for t, name in zip(titles, by, strict=True)]
     fields += [Field("cheapest", "name"), Field(escape(_COST.header)), Field("runner-up", "name")]
@@ -259,17 +365,14 @@ def _print_summary(result: SweepResult) -> None:
         )
     by_words = ", ".join(_title(name, systems, demand) for name in by) or "the whole sweep"
     print_records(out, f"Cheapest per accepted request ({point}), by {escape(by_words)}", fields, rows)
-    if len(table) > WINNER_ROWS:
-        out.print(f"... {len(table) - WINNER_ROWS:,} more cells (all rows are in the --output table)")
-    shares = table["cheapest"].value_counts()
-    out.print("cells won: " + ", ".join(f"{escape(str(k))} {v:,}" for k, v in shares.items()), highlight=False)
+    if cells > WINNER_ROWS:
+        out.print(f"... {cells - WINNER_ROWS:,} more cells (all rows are in the --output table)")
+    out.print("cells won: " + ", ".join(f"{escape(str(k))} {v:,}" for k, v in won.items()), highlight=False)
     peak = d.base.sizing_point.name
     axes = [a.name for a in d.axes]
-    for against, better, against_column in (
-        ("interactivity_tokens_per_s", True, column("systems", "interactivity_tokens_per_s")),
-        ("facility_power_kw", False, column("points", "facility_power_kw")),
-    ):
-        front = pareto_front(frame, against, peak, better)
+    for k, (against, _) in enumerate(FRONTS):
+        against_column = column("systems" if against == "interactivity_tokens_per_s" else "points", against)
+        front = stream.front(k)
         header, fmt = (against_column.label, power_kw) if against_column.unit == "kW" else (against_column.header, None)
         fields = [Field("configuration"), *(Field(escape(_title(a, systems, demand)), _kind(a)) for a in axes)]
         fields += [Field("system", "name"), Field(escape(_COST.header)), Field(escape(header))]

@@ -2,8 +2,9 @@
 
 A chunk is one Dask task (:mod:`rackcost.analysis.sweep.run` schedules them): the configurations of one or more
 groups that share a scenario, each group one call of :func:`rackcost.analysis.montecarlo.evaluate_samples` with the
-vector axes as its sample axis (times the Monte Carlo draws when the sweep has ``samples``). Its result is columns of
-rows in configuration x system x demand point order, which :mod:`rackcost.analysis.sweep.table` lays out.
+vector axes as its sample axis (times the Monte Carlo draws when the sweep has ``samples``). Its result is the
+figures' columns in configuration x system x demand point order (a per-system figure once per configuration x system),
+which :mod:`rackcost.analysis.sweep.table` lays out with the rest of each row, known from the chunk.
 """
 
 from __future__ import annotations
@@ -29,13 +30,18 @@ __all__ = [
     "Chunk",
     "axis_key",
     "evaluate_chunk",
+    "measure_names",
+    "part_rows",
+    "per_system",
     "plan_chunks",
 ]
 
-CHUNK_ELEMENTS = 600_000
+CHUNK_ELEMENTS = 200_000
 """Elements (configurations x draws x systems x demand points) per chunk by default [-]: large enough that numpy's
-per-call overhead is small, small enough that a chunk's intermediates stay near 1 GB (measured in
-benchmarks/bench_sweep.py)."""
+per-call overhead is small (a chunk is still one call per group it holds, so the 10^6 sweep of
+benchmarks/bench_sweep.py makes its 100 calls whatever the size), small enough that the chunks evaluated at once,
+about 500 bytes per element each, leave a streamed sweep below 1 GiB (0.89 GiB at 200,000; 1.17 GiB at 600,000,
+measured with ``rackcost sweep -o t.parquet`` on that sweep)."""
 
 POINT_COLUMNS = select(
     "points",
@@ -165,17 +171,46 @@ def axis_key(name: str) -> str:
     return f"axis:{name}"
 
 
-def evaluate_chunk(chunk: Chunk) -> dict[str, NDArray[Any]]:
-    """Evaluate one chunk: its rows as columns, in configuration x system x demand point order.
+def measure_names(samples: int | None) -> list[str]:
+    """The figures' columns of a chunk's result, in the order :func:`evaluate_chunk` makes them: each of
+    :data:`POINT_COLUMNS` and :data:`SYSTEM_COLUMNS` (followed, with draws, by ``_p5`` / ``_p95`` of the
+    :data:`MC_SPREAD` ones), then, with draws, the two shares cheapest."""
+    names = []
+    for name in (*POINT_COLUMNS, *SYSTEM_COLUMNS):
+        names.append(name)
+        if samples is not None and name in MC_SPREAD:
+            names += [f"{name}_p5", f"{name}_p95"]
+    if samples is not None:
+        names += ["probability_cheapest_fraction", "blended_probability_cheapest_fraction"]
+    return names
 
-    Columns: ``configuration``; each axis's value (a float, or the code of a label) under :func:`axis_key`; the
-    codes of ``system``,
-    ``payment`` and ``point``; ``api`` (an API system's row); and the figures.
+
+def per_system(name: str) -> bool:
+    """Whether a figure has one value per configuration and system (repeated on its demand points' rows), which a
+    chunk's result carries once instead of once per point."""
+    base = name.removesuffix("_p5").removesuffix("_p95")
+    return base in SYSTEM_COLUMNS or name == "blended_probability_cheapest_fraction"
+
+
+def part_rows(part: tuple[Any, ...]) -> int:
+    """Rows of one part of a chunk: configurations x systems x demand points [-]."""
+    scenario, _, configs = part[0], part[1], part[2]
+    return len(configs) * len(scenario.systems) * len(scenario.demand)
+
+
+def evaluate_chunk(chunk: Chunk) -> dict[str, NDArray[Any]]:
+    """Evaluate one chunk: its figures as columns, in configuration x system x demand point order.
+
+    Only the figures (:func:`measure_names`) are returned, each part's after the other's: a per-row figure has one
+    value per configuration x system x demand point, a :func:`per_system` one a value per configuration x system.
+    The rest of a row (configuration, axes' values, system, payment, demand point) is known from the chunk itself
+    and laid out by :mod:`rackcost.analysis.sweep.table`: so a distributed worker sends back only what it computed
+    (about half the bytes of the whole rows, measured in benchmarks/bench_sweep.py).
     """
     from rackcost.analysis.montecarlo import draw_samples, evaluate_samples
 
     out: dict[str, list[NDArray[Any]]] = {}
-    for scenario, planned, configs, vector, axis_values in chunk.parts:
+    for scenario, planned, configs, vector, _ in chunk.parts:
         m = len(configs)
         points = len(scenario.demand)
         draws = chunk.samples or 1
@@ -187,7 +222,8 @@ def evaluate_chunk(chunk: Chunk) -> dict[str, NDArray[Any]]:
         sampled = chunk.samples is not None  # draws may move the sizing; prices alone never do
         res = evaluate_samples(scenario, values, m * draws, planned, resize=sampled, serve_once=not sampled)
         systems = list(res)
-        per_row = len(systems) * points
+        if systems != [s.name for s in scenario.systems]:  # pragma: no cover - evaluate_samples keeps the order
+            raise AssertionError("evaluated systems out of the scenario's order")
         cells: dict[str, list[NDArray[Any]]] = {}  # column -> one (m, points) array per system
         if chunk.samples is not None:  # which system is cheapest in each draw, once for all systems
             cost = np.stack([res[s]["usd_per_accepted_request"].reshape(m, draws, points) for s in systems])
@@ -207,20 +243,13 @@ def evaluate_chunk(chunk: Chunk) -> dict[str, NDArray[Any]]:
                 cells.setdefault("blended_probability_cheapest_fraction", []).append(
                     np.broadcast_to(share[:, None], (m, points))
                 )
-        # configuration-major: (m, systems, points)
-        for name, per_system in cells.items():
-            out.setdefault(name, []).append(np.stack(per_system, axis=1).reshape(-1))
-        add = out.setdefault
-        add("configuration", []).append(np.repeat(configs, per_row))
-        for name, v in axis_values.items():
-            add(name, []).append(np.repeat(v, per_row))
-        codes = [chunk.system_codes[s] for s in systems]
-        add("system", []).append(np.tile(np.repeat(np.asarray(codes, np.int32), points), m))
-        payments = [chunk.payment_codes[s.payment.value] for s in scenario.systems]
-        add("payment", []).append(np.tile(np.repeat(np.asarray(payments, np.int32), points), m))
-        add("point", []).append(np.tile(np.arange(points, dtype=np.int32), m * len(systems)))
-        api = [s.api is not None for s in scenario.systems]
-        add("api", []).append(np.tile(np.repeat(np.asarray(api, bool), points), m))
+        # configuration-major: (m, systems, points), or (m, systems) for a per-system figure (its points' values
+        # are one value: the same arithmetic on a broadcast array)
+        for name, per_sys in cells.items():
+            if per_system(name):
+                out.setdefault(name, []).append(np.stack([a[:, 0] for a in per_sys], axis=1).reshape(-1))
+            else:
+                out.setdefault(name, []).append(np.stack(per_sys, axis=1).reshape(-1))
     return {name: parts[0] if len(parts) == 1 else np.concatenate(parts) for name, parts in out.items()}
 
 

@@ -22,6 +22,7 @@ scheduler (a test checks the local scheduler against a 2-worker ``LocalCluster``
 from __future__ import annotations
 
 import os
+import queue
 import signal
 import threading
 import warnings
@@ -38,7 +39,7 @@ from rackcost.analysis.sweep.bounds import SweepError, check_size, check_workers
 from rackcost.analysis.sweep.chunks import Chunk, evaluate_chunk, plan_chunks
 from rackcost.analysis.sweep.design import Design, design
 from rackcost.analysis.sweep.spec import SweepSpec, bundled_sweep_path, load_sweep, sweep_from_dict
-from rackcost.analysis.sweep.table import check_column_names, sweep_table
+from rackcost.analysis.sweep.table import TableBuilder, check_column_names, table_layout
 from rackcost.errors import check_argument
 
 if TYPE_CHECKING:
@@ -61,6 +62,16 @@ CONNECT_GRACE_S = 1.0
 client to close [s]."""
 RETRIES = 2
 """Times ``distributed`` reruns a chunk whose worker died [-]."""
+WORKER_ENVIRONMENT = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+"""Dask configuration while the sweep's own LocalCluster starts: its workers keep glibc's default heap.
+
+``distributed`` starts workers with ``MALLOC_TRIM_THRESHOLD_=65536`` so that they give freed memory back to the
+system; that also fixes glibc's threshold for serving a block by ``mmap``, so each of a chunk's many temporary arrays
+(megabytes each) is mapped afresh and its pages faulted in again: a chunk of the 10^6 sweep took 0.54 s with it
+instead of 0.30 s in one process (benchmarks/bench_sweep.py). The cluster lives for one sweep, so the memory given
+back was never worth it. (Workers of an existing scheduler, ``address``, are started by whoever runs them.)"""
+HANDOFF_QUEUE = 1
+"""Results waiting for the thread that takes them (:class:`_InOrder`), besides the one it is taking [-]."""
 INTERRUPT_POLL_S = 0.05
 """How often the wait for a distributed sweep's chunks looks whether Ctrl-C was pressed [s]."""
 
@@ -81,12 +92,16 @@ class SweepResult:
     failed_chunks
         ``(chunk number, first configuration, last configuration, error)`` of chunks that failed after retries;
         their configurations have no rows.
+    rows
+        Rows of the table: ``len(frame)``, or, when the table was streamed to a ``sink``, the rows handed to it
+        (``frame`` then has the table's columns and no rows).
     """
 
     design: Design
     frame: pd.DataFrame
     skipped: list[dict[str, Any]] = field(default_factory=list)
     failed_chunks: list[tuple[int, int, int, str]] = field(default_factory=list)
+    rows: int = 0
 
 
 def sweep(
@@ -188,6 +203,7 @@ def run_sweep(
     allow_outside: bool = False,
     progress: Callable[[int], None] | None = None,
     evaluate: Callable[[Chunk], dict[str, NDArray[Any]]] | None = None,
+    sink: Callable[[pd.DataFrame], None] | None = None,
 ) -> SweepResult:
     """Evaluate every configuration of a sweep, keeping what a failed chunk did not take with it.
 
@@ -216,6 +232,12 @@ def run_sweep(
         Called with the number of configurations done after each chunk.
     evaluate
         The chunk function (default :func:`~rackcost.analysis.sweep.chunks.evaluate_chunk`; tests pass one that fails).
+    sink
+        Called with each chunk's rows (a :class:`pandas.DataFrame`, the table's columns and types), in
+        configuration order, as soon as the chunk and those before it are done: the whole table is never held
+        (the CLI writes the pieces to its output file). Without it, each chunk's figures are copied into the
+        table as the chunk finishes, so the table is the one copy
+        (:class:`~rackcost.analysis.sweep.table.TableBuilder`).
 
     Raises
     ------
@@ -227,6 +249,7 @@ def run_sweep(
     for name, value, described in (
         ("progress", progress, "a function of the configurations done, or None"),
         ("evaluate", evaluate, "a function of a Chunk, or None"),
+        ("sink", sink, "a function of a DataFrame, or None"),
     ):
         if value is not None and not callable(value):
             raise TypeError(f"{fn}: {name} must be {described}, got {type(value).__name__}")
@@ -239,9 +262,23 @@ def run_sweep(
     chunks, skipped = plan_chunks(d, chunk_configs)
     if not chunks:
         raise SweepError(_nothing_to_evaluate(d.source, skipped))
-    results, failed = _schedule(chunks, evaluate or evaluate_chunk, scheduler, workers, address, progress)
-    frame = sweep_table(d, chunks, results)
-    return SweepResult(d, frame, skipped, failed)
+    layout = table_layout(d, chunks)
+    if sink is None:
+        builder = TableBuilder(d, chunks, layout)
+        failed = _schedule(chunks, evaluate or evaluate_chunk, scheduler, workers, address, progress, builder.add)
+        frame = builder.frame()
+        return SweepResult(d, frame, skipped, failed, len(frame))
+    streamed = [0]
+
+    def piece(chunk: Chunk, result: dict[str, NDArray[Any]]) -> None:
+        one = TableBuilder(d, [chunk], layout)
+        one.add(chunk, result)
+        rows = one.frame()
+        streamed[0] += len(rows)
+        sink(rows)
+
+    failed = _schedule(chunks, evaluate or evaluate_chunk, scheduler, workers, address, progress, piece, in_order=True)
+    return SweepResult(d, TableBuilder(d, [], layout).frame(), skipped, failed, streamed[0])
 
 
 def _check_arguments(
@@ -286,6 +323,69 @@ def _nothing_to_evaluate(source: str, skipped: list[dict[str, Any]]) -> str:
     )
 
 
+Take = Callable[[Chunk, dict[str, NDArray[Any]]], None]
+"""What is done with a chunk's result as it comes (:func:`_schedule`)."""
+
+
+class _InOrder:
+    """Hands the chunks' results to ``take`` as they come, or, ``in_order``, in the chunks' order: a result that
+    comes before those of the chunks ahead of it waits here till they have come (a failed chunk's never does).
+
+    ``take`` runs on a thread of its own (:meth:`close` waits for it and raises what it raised), behind a queue of
+    :data:`HANDOFF_QUEUE` results: so the scheduler keeps the workers busy while a piece is laid out and written,
+    and a slow writer holds the scheduler back instead of results piling up in memory.
+    """
+
+    def __init__(self, chunks: list[Chunk], take: Take, in_order: bool) -> None:
+        self._take, self._in_order = take, in_order
+        self._order = [c.number for c in chunks]
+        self._next = 0
+        self._waiting: dict[int, tuple[Chunk, dict[str, NDArray[Any]] | None]] = {}
+        self._queue: queue.Queue[tuple[Chunk, dict[str, NDArray[Any]]] | None] = queue.Queue(HANDOFF_QUEUE)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="rackcost-sweep-take", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (item := self._queue.get()) is not None:
+            if self._error is None:  # after a failure, the rest is only drained: put never blocks for good
+                try:
+                    self._take(*item)
+                except BaseException as exc:  # noqa: BLE001 - raised again in the scheduling thread
+                    self._error = exc
+            del item
+
+    def put(self, chunk: Chunk, result: dict[str, NDArray[Any]] | None) -> None:
+        """A chunk's result, or None for a chunk that failed."""
+        self._raise()
+        if not self._in_order:
+            if result is not None:
+                self._queue.put((chunk, result))
+            return
+        self._waiting[chunk.number] = (chunk, result)
+        while self._next < len(self._order) and self._order[self._next] in self._waiting:
+            ready, value = self._waiting.pop(self._order[self._next])
+            self._next += 1
+            if value is not None:
+                self._queue.put((ready, value))
+
+    def close(self) -> None:
+        """Wait for the results handed on so far to be taken; raise what ``take`` raised."""
+        self._queue.put(None)
+        self._thread.join()
+        self._raise()
+
+    def close_quietly(self) -> None:
+        """Stop taking (what is queued is dropped) and wait for the thread: the run has failed already."""
+        self._error = self._error or SweepError("the sweep stopped")
+        self._queue.put(None)
+        self._thread.join()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+
 def _schedule(
     chunks: list[Chunk],
     evaluate: Callable[[Chunk], dict[str, NDArray[Any]]],
@@ -293,13 +393,36 @@ def _schedule(
     workers: int | None,
     address: str | None,
     progress: Callable[[int], None] | None,
-) -> tuple[dict[int, dict[str, NDArray[Any]]], list[tuple[int, int, int, str]]]:
-    """Run the chunks on Dask; the results by chunk number and the chunks that failed."""
+    take: Take,
+    in_order: bool = False,
+) -> list[tuple[int, int, int, str]]:
+    """Run the chunks on Dask, handing each result to ``take`` as it comes (in the chunks' order when
+    ``in_order``) and keeping none; the chunks that failed."""
     if not chunks:
-        return {}, []
-    if workers is None and address is None:
-        return _run_local(chunks, evaluate, scheduler, progress), []
-    return _run_distributed(chunks, evaluate, workers, address, progress)
+        return []
+    feed = _InOrder(chunks, take, in_order)
+    try:
+        if workers is None and address is None:
+            _run_local(chunks, evaluate, scheduler, progress, feed)
+            failed = []
+        else:
+            failed = _run_distributed(chunks, evaluate, workers, address, progress, feed)
+    except BaseException:
+        feed.close_quietly()
+        raise
+    feed.close()
+    return failed
+
+
+def task_keys(chunks: list[Chunk]) -> dict[str, Chunk]:
+    """Dask's key of each chunk's task: numbers counting down to 0 at the last chunk, zero-padded.
+
+    Dask's local scheduler runs independent tasks in the order of :func:`dask.order.order`, which breaks their ties
+    by key, greatest first; so these keys make it run the chunks in their order, and a result streamed in order
+    (``sink``) seldom waits for one before it (a test checks the order the chunks start in).
+    """
+    last = len(chunks) - 1
+    return {f"sweep-chunk-{last - k:09d}": c for k, c in enumerate(chunks)}
 
 
 def _run_local(
@@ -307,21 +430,26 @@ def _run_local(
     evaluate: Callable[[Chunk], dict[str, NDArray[Any]]],
     scheduler: str,
     progress: Callable[[int], None] | None,
-) -> dict[int, dict[str, NDArray[Any]]]:
-    """Dask's local scheduler: one task per chunk."""
+    feed: _InOrder,
+) -> None:
+    """Dask's local scheduler: one task per chunk, each result handed on as it comes, and then dropped from
+    Dask's cache (which otherwise keeps every result asked for till the end)."""
     from dask.callbacks import Callback
 
     if scheduler not in ("threads", "processes", "synchronous"):
         raise SweepError(f"scheduler must be threads, processes or synchronous, got {scheduler!r}")
-    keys = {f"sweep-chunk-{c.number}": c for c in chunks}
+    keys = task_keys(chunks)
     graph = {key: (evaluate, chunk) for key, chunk in keys.items()}
     done = [0]
 
     class _Progress(Callback):
         def _posttask(self, key: Any, result: Any, dsk: Any, state: Any, id: Any) -> None:  # noqa: A002
-            if key in keys and progress is not None:
+            if key in keys:
+                state["cache"][key] = None  # handed on: Dask keeps None in its place
+                feed.put(keys[key], result)
                 done[0] += keys[key].configurations
-                progress(done[0])
+                if progress is not None:
+                    progress(done[0])
 
     from dask.local import get_sync
     from dask.multiprocessing import get as get_processes
@@ -334,8 +462,7 @@ def _run_local(
     }
     get = getters[scheduler]
     with _Progress():
-        values = get(graph, list(keys))
-    return {c.number: v for c, v in zip(chunks, values, strict=True)}
+        get(graph, list(keys))
 
 
 @contextmanager
@@ -443,8 +570,10 @@ def _run_distributed(
     workers: int | None,
     address: str | None,
     progress: Callable[[int], None] | None,
-) -> tuple[dict[int, dict[str, NDArray[Any]]], list[tuple[int, int, int, str]]]:
-    """A ``distributed`` cluster: a new LocalCluster of ``workers`` processes, or the scheduler at ``address``.
+    feed: _InOrder,
+) -> list[tuple[int, int, int, str]]:
+    """A ``distributed`` cluster: a new LocalCluster of ``workers`` processes, or the scheduler at ``address``;
+    each result is fetched as it comes, handed on, and released on the cluster.
 
     Ctrl-C raises :class:`KeyboardInterrupt` here once the cluster has started (:func:`_interrupt_flag`); the cluster
     and its workers are closed before it leaves, and nothing of ``distributed`` is printed
@@ -452,6 +581,7 @@ def _run_distributed(
     """
     import logging
 
+    import dask
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -459,7 +589,7 @@ def _run_distributed(
     if address is not None:
         client = _connect(address)
     else:
-        with _interrupts_held_off():
+        with _interrupts_held_off(), dask.config.set(WORKER_ENVIRONMENT):
             cluster = LocalCluster(
                 n_workers=workers,
                 threads_per_worker=1,
@@ -478,8 +608,7 @@ def _run_distributed(
                 futures = {
                     client.submit(evaluate, c, key=f"sweep-chunk-{c.number}", retries=RETRIES, pure=False): c
                     for c in chunks
-                }
-            results: dict[int, dict[str, NDArray[Any]]] = {}
+                }  # submitted in the chunks' order: distributed runs them so (its priority is the order of submission)
             failed = []
             done = 0
             with client.as_current():  # as_completed finds the client it waits on here
@@ -491,17 +620,19 @@ def _run_distributed(
                     if not batch:
                         interrupted.wait(INTERRUPT_POLL_S)
                     for future in batch:
-                        chunk = futures[future]
+                        chunk = futures.pop(future)  # the last reference: the cluster lets the result go
                         try:
-                            results[chunk.number] = future.result()
+                            result = future.result()
                         except Exception as exc:  # noqa: BLE001 - any failure of a chunk is reported, the rest kept
                             configs = np.concatenate([p[2] for p in chunk.parts])
                             first, last = int(configs.min()), int(configs.max())
                             failed.append((chunk.number, first, last, f"{type(exc).__name__}: {exc}"))
+                            result = None
                         done += chunk.configurations
                         if progress is not None:
                             progress(done)
-            return results, sorted(failed)
+                        feed.put(chunk, result)
+            return sorted(failed)
         except KeyboardInterrupt:
             _silence_distributed()
             raise

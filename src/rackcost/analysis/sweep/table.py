@@ -1,18 +1,30 @@
 """The sweep's tidy table: one row per configuration x system x demand point, from the chunks' columns.
 
-Pure layout (numpy and pandas, no Dask): :func:`sweep_table` copies the chunks' columns, in order, into one float
-block that becomes the frame without another copy, with the axes' labels, the systems, the payment models and the
-demand points as categoricals.
+Pure layout (numpy and pandas, no Dask): :class:`TableBuilder` copies each chunk's figures, as the chunk finishes,
+into one float block that becomes the frame without another copy, and lays out the rest of each row (configuration,
+axes' values, system, payment model, demand point) from the chunk itself, with the axes' labels, the systems, the
+payment models and the demand points as categoricals. :func:`sweep_table` is the whole table; a builder per chunk
+gives the pieces that the CLI streams to its output file.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost.analysis.sweep.chunks import MC_SPREAD, POINT_COLUMNS, SYSTEM_COLUMNS, Chunk, axis_key
+from rackcost.analysis.sweep.chunks import (
+    MC_SPREAD,
+    POINT_COLUMNS,
+    SYSTEM_COLUMNS,
+    Chunk,
+    axis_key,
+    measure_names,
+    part_rows,
+    per_system,
+)
 from rackcost.analysis.sweep.design import Design
 from rackcost.errors import Problem, ScenarioError
 from rackcost.evaluation.columns import column
@@ -21,7 +33,17 @@ from rackcost.units import MS_PER_S
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["NOT_FOR_API", "TABLE_COLUMNS", "bytes_per_row", "check_column_names", "sweep_table"]
+__all__ = [
+    "COUNTED",
+    "NOT_FOR_API",
+    "TABLE_COLUMNS",
+    "Layout",
+    "TableBuilder",
+    "bytes_per_row",
+    "check_column_names",
+    "sweep_table",
+    "table_layout",
+]
 
 NOT_FOR_API = tuple(
     name
@@ -81,89 +103,189 @@ def _insert_categorical(frame: pd.DataFrame, at: int, name: str, values: pd.Cate
     frame.insert(at, name, values)  # type: ignore[arg-type]  # pandas-stubs: insert takes an ExtensionArray too
 
 
+COUNTED = ("provisioned_replicas", "racks")
+"""Counts, set apart from the float block as integers: replacing a column of the block would copy the whole block."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What every piece of a sweep's table shares, fixed from the plan before any chunk is evaluated: the columns
+    and their types, so that the pieces of a streamed table (:class:`TableBuilder` per chunk) have one schema and
+    their rows equal the whole table's.
+
+    Attributes
+    ----------
+    float_names, float_keys
+        The float block's columns, and the key of each among a chunk's columns (an axis's under
+        :func:`~rackcost.analysis.sweep.chunks.axis_key`).
+    payments
+        The payment models' names, by code.
+    api
+        Whether any system of any chunk is an API (its rows then have ``<NA>`` in :data:`NOT_FOR_API`, and those
+        columns are nullable floats in every piece).
+    attribute_categories
+        The categories of each ``system_attributes`` column: the values of the systems the chunks evaluate.
+    """
+
+    float_names: tuple[str, ...]
+    float_keys: tuple[str, ...]
+    payments: tuple[str, ...]
+    api: bool
+    attribute_categories: dict[str, pd.Index[Any]]
+
+
+def table_layout(d: Design, chunks: list[Chunk]) -> Layout:
+    """The :class:`Layout` of a sweep's table from its chunks (before they are evaluated)."""
+    import pandas as pd
+
+    float_axes = [a.name for a in d.axes if a.labels.dtype != object]
+    measures = [n for n in measure_names(d.spec.samples) if n not in COUNTED]
+    at_tpot = measures.index("tpot_ms") + 1
+    float_names = (*float_axes, *measures[:at_tpot], "interactivity_tokens_per_s", *measures[at_tpot:])
+    float_keys = (*map(axis_key, float_axes), *float_names[len(float_axes) :])
+    scenarios = [part[0] for c in chunks for part in c.parts]
+    codes = chunks[0].system_codes if chunks else {}
+    present = sorted({codes[s.name] for scenario in scenarios for s in scenario.systems})
+    categories = {
+        name: pd.Categorical(np.asarray(values, dtype=object)[present]).categories
+        for name, values in d.attributes.items()
+    }
+    api = any(s.api is not None for scenario in scenarios for s in scenario.systems)
+    payments = tuple(chunks[0].payment_codes) if chunks else ()
+    return Layout(float_names, float_keys, payments, api, categories)
+
+
+class TableBuilder:
+    """Chunks' results copied, as they come and in any order, into one float block preallocated for the rows of
+    the given chunks; :meth:`frame` makes it the table without another copy.
+
+    One builder for every chunk is the library's table (:func:`sweep_table`): the chunks' results need not be kept
+    till the end, so the table is the one copy. One builder per chunk gives that chunk's piece of the table (the CLI
+    streams the pieces to the output file): pieces with the same :class:`Layout` are the whole table's rows.
+    """
+
+    def __init__(self, d: Design, chunks: list[Chunk], layout: Layout | None = None) -> None:
+        self.design = d
+        self.layout = layout or table_layout(d, chunks)
+        self._chunks = {c.number: c for c in chunks}
+        self._starts: dict[int, int] = {}
+        rows = 0
+        for c in chunks:
+            self._starts[c.number] = rows
+            rows += sum(part_rows(part) for part in c.parts)
+        self.rows = rows
+        self._block = np.empty((len(self.layout.float_names), rows))
+        self._filled = np.zeros(rows, dtype=bool)
+        label_keys = [axis_key(a.name) for a in d.axes if a.labels.dtype == object]
+        integer = {"configuration": np.int64, "api": bool, **{k: np.int32 for k in ("system", "payment", "point")}}
+        self._other: dict[str, NDArray[Any]] = {
+            **{name: np.empty(rows, dtype) for name, dtype in integer.items()},
+            **{name: np.empty(rows) for name in COUNTED},
+            **{key: np.empty(rows, np.int32) for key in label_keys},
+        }
+
+    def add(self, chunk: Chunk, result: dict[str, NDArray[Any]]) -> None:
+        """Copy one chunk's result (:func:`~rackcost.analysis.sweep.chunks.evaluate_chunk`) into its rows."""
+        layout, block, other = self.layout, self._block, self._other
+        start = self._starts[chunk.number]
+        done = 0  # rows of the chunk's earlier parts
+        done_system = 0  # configuration x system pairs of the chunk's earlier parts
+        for scenario, _, configs, _, axis_values in chunk.parts:
+            m, points = len(configs), len(scenario.demand)
+            systems = len(scenario.systems)
+            size = m * systems * points
+            rows = slice(start + done, start + done + size)
+            pairs = slice(done_system, done_system + m * systems)
+
+            def values(name: str, rows: slice = rows, pairs: slice = pairs, points: int = points) -> NDArray[Any]:
+                if per_system(name):  # one value per configuration x system: repeated on its points' rows
+                    return np.repeat(result[name][pairs], points)
+                return result[name][rows.start - start : rows.stop - start]
+
+            for j, key in enumerate(layout.float_keys):
+                if key == "interactivity_tokens_per_s":
+                    with np.errstate(divide="ignore"):
+                        np.divide(MS_PER_S, values("tpot_ms"), out=block[j, rows])
+                elif key.startswith("axis:"):
+                    block[j, rows] = np.repeat(axis_values[key], systems * points)
+                elif per_system(key):
+                    block[j, rows].reshape(-1, points)[:] = result[key][pairs, None]
+                else:
+                    block[j, rows] = values(key)
+            for name in COUNTED:
+                other[name][rows].reshape(-1, points)[:] = result[name][pairs, None]
+            other["configuration"][rows] = np.repeat(configs, systems * points)
+            for key, v in axis_values.items():
+                if key in other:
+                    other[key][rows] = np.repeat(v, systems * points)
+            codes = np.asarray([chunk.system_codes[s.name] for s in scenario.systems], np.int32)
+            other["system"][rows] = np.tile(np.repeat(codes, points), m)
+            payments = np.asarray([chunk.payment_codes[s.payment.value] for s in scenario.systems], np.int32)
+            other["payment"][rows] = np.tile(np.repeat(payments, points), m)
+            other["point"][rows] = np.tile(np.arange(points, dtype=np.int32), m * systems)
+            api = np.asarray([s.api is not None for s in scenario.systems], bool)
+            other["api"][rows] = np.tile(np.repeat(api, points), m)
+            self._filled[rows] = True
+            done += size
+            done_system += m * systems
+
+    def frame(self) -> pd.DataFrame:
+        """The table of the rows added (the rows of chunks never added, which failed, are left out)."""
+        import pandas as pd
+
+        d, layout = self.design, self.layout
+        block, other = self._block, self._other
+        if not bool(self._filled.all()):  # failed chunks: their rows go (the one case that copies the block)
+            kept = np.flatnonzero(self._filled)
+            block = block[:, kept]
+            other = {name: v[kept] for name, v in other.items()}
+        config = other["configuration"]
+        out = pd.DataFrame(block.T, columns=list(layout.float_names), copy=False)
+        if config.size > 1 and not bool(np.all(config[1:] >= config[:-1])):  # pragma: no cover - by numbering
+            raise AssertionError("sweep rows out of configuration order")
+        out.insert(0, "configuration", config)
+        for a, axis in enumerate(d.axes):
+            if axis.labels.dtype == object:
+                labels = pd.Categorical.from_codes(other[axis_key(axis.name)], categories=pd.Index(list(axis.labels)))
+                _insert_categorical(out, a + 1, axis.name, labels)
+        system = other["system"]
+        at = len(d.axes) + 1
+        names = list(d.system_names)
+        _insert_categorical(out, at, "system", pd.Categorical.from_codes(system, categories=pd.Index(names)))
+        for attribute, values in d.attributes.items():  # read off the names when the sweep was resolved
+            at += 1
+            categories = layout.attribute_categories[attribute]
+            column = pd.Categorical(np.asarray(values, dtype=object)[system], categories=categories)
+            _insert_categorical(out, at, attribute, column)
+        payment = pd.Categorical.from_codes(other["payment"], categories=pd.Index(list(layout.payments)))
+        _insert_categorical(out, at + 1, "payment", payment)
+        points = pd.Index([p.name for p in d.base.demand])
+        _insert_categorical(out, at + 2, "demand_point", pd.Categorical.from_codes(other["point"], categories=points))
+        api = other["api"]
+        first_count = out.columns.get_loc("provisioned_it_kw")
+        assert isinstance(first_count, int)  # the column names are unique: get_loc gives a position
+        whole = not (layout.api or d.spec.samples is not None)  # a mean over draws need not be whole
+        for k, name in enumerate(COUNTED):
+            out.insert(first_count + k, name, other[name].astype(np.int64) if whole else other[name])
+        if layout.api:
+            for name in NOT_FOR_API:
+                if name in out:
+                    out[name] = pd.array(np.where(api, 0.0, out[name].to_numpy(float)), dtype="Float64")
+                    out.loc[api, name] = pd.NA
+        return out
+
+
 def sweep_table(d: Design, chunks: list[Chunk], results: dict[int, dict[str, NDArray[Any]]]) -> pd.DataFrame:
     """The tidy table: rows in order of configuration, system (the base's order) and demand point.
 
     Configurations are numbered with the structural axes outermost, so each group is a run of consecutive
-    configurations and the chunks, in order, hold the rows in order: the table is their columns copied once into
-    one float block that becomes the frame without another copy (sorting the rows and stacking columns took 6 of
-    8.6 s at 6 x 10^6 rows; measured, benchmarks/bench_sweep.py).
+    configurations and the chunks, in order, hold the rows in order: each chunk's columns are copied once into one
+    float block that becomes the frame without another copy (:class:`TableBuilder`; sorting the rows and stacking
+    columns took 6 of 8.6 s at 6 x 10^6 rows; measured, benchmarks/bench_sweep.py). Chunks without a result (failed)
+    have no rows.
     """
-    import pandas as pd
-
-    found = [results[c.number] for c in chunks if c.number in results]
-    payments = list(chunks[0].payment_codes) if chunks else []
-    label_axes = [a for a in d.axes if a.labels.dtype == object]
-    float_axes = [a.name for a in d.axes if a.labels.dtype != object]
-    fixed = {"configuration", "system", "payment", "point", "api", *(axis_key(a.name) for a in d.axes)}
-    measures = [n for n in found[0] if n not in fixed] if found else [*POINT_COLUMNS, *SYSTEM_COLUMNS]
-    # counts are set apart, as integers: replacing a column of the float block would copy the whole block
-    counted = ("provisioned_replicas", "racks")
-    measures = [n for n in measures if n not in counted]
-    at_tpot = measures.index("tpot_ms") + 1
-    float_names = [*float_axes, *measures[:at_tpot], "interactivity_tokens_per_s", *measures[at_tpot:]]
-    float_keys = [*map(axis_key, float_axes), *float_names[len(float_axes) :]]
-    sizes = [len(f["configuration"]) for f in found]
-    rows = int(sum(sizes))
-    block = np.empty((len(float_names), rows))
-    other: dict[str, list[NDArray[Any]]] = {}
-    start = 0
-    for f, size in zip(found, sizes, strict=True):
-        stop = start + size
-        for j, name in enumerate(float_keys):
-            if name == "interactivity_tokens_per_s":
-                with np.errstate(divide="ignore"):
-                    np.divide(MS_PER_S, f["tpot_ms"], out=block[j, start:stop])
-            else:
-                block[j, start:stop] = f[name]
-        for name in (
-            "configuration",
-            "system",
-            "payment",
-            "point",
-            "api",
-            *counted,
-            *(axis_key(a.name) for a in label_axes),
-        ):
-            other.setdefault(name, []).append(f[name])
-        start = stop
-
-    def joined(name: str, dtype: Any) -> NDArray[Any]:
-        parts = other.get(name, [])
-        return np.concatenate(parts) if parts else np.empty(0, dtype)
-
-    config = joined("configuration", np.int64)
-    out = pd.DataFrame(block.T, columns=float_names, copy=False)
-    if config.size > 1 and not bool(np.all(config[1:] >= config[:-1])):  # pragma: no cover - numbering guarantees it
-        raise AssertionError("sweep rows out of configuration order")
-    out.insert(0, "configuration", config)
-    for a, axis in enumerate(d.axes):
-        if axis.labels.dtype == object:
-            labels = pd.Categorical.from_codes(
-                joined(axis_key(axis.name), np.int32), categories=pd.Index(list(axis.labels))
-            )
-            _insert_categorical(out, a + 1, axis.name, labels)
-    system = joined("system", np.int32)
-    at = len(d.axes) + 1
-    names = list(d.system_names)
-    _insert_categorical(out, at, "system", pd.Categorical.from_codes(system, categories=pd.Index(names)))
-    for attribute, values in d.attributes.items():  # read off the names when the sweep was resolved
-        at += 1
-        _insert_categorical(out, at, attribute, pd.Categorical(np.asarray(values, dtype=object)[system]))
-    payment = pd.Categorical.from_codes(joined("payment", np.int32), categories=pd.Index(payments))
-    _insert_categorical(out, at + 1, "payment", payment)
-    point = pd.Categorical.from_codes(joined("point", np.int32), categories=pd.Index([p.name for p in d.base.demand]))
-    _insert_categorical(out, at + 2, "demand_point", point)
-    api = joined("api", bool)
-    first_count = out.columns.get_loc("provisioned_it_kw")
-    assert isinstance(first_count, int)  # the column names are unique: get_loc gives a position
-    for k, name in enumerate(counted):
-        column = joined(name, float)
-        whole = not (api.any() or d.spec.samples is not None)  # a mean over draws need not be whole
-        out.insert(first_count + k, name, column.astype(np.int64) if whole else column)
-    if api.any():
-        for name in NOT_FOR_API:
-            if name in out:
-                out[name] = pd.array(np.where(api, 0.0, out[name].to_numpy(float)), dtype="Float64")
-                out.loc[api, name] = pd.NA
-    return out
+    builder = TableBuilder(d, chunks)
+    for c in chunks:
+        if c.number in results:
+            builder.add(c, results[c.number])
+    return builder.frame()
