@@ -29,7 +29,7 @@ def sampled_hours(hourly_rps: np.ndarray, n: int) -> list[int]:
     Examples
     --------
     >>> sampled_hours(np.array([5.0, 1.0, 3.0, 2.0, 4.0]), 2)
-    [2, 4]
+    [3, 4]
     """
     order = np.argsort(hourly_rps, kind="stable")
     picks = order[((np.arange(n) + 0.5) / n * order.size).astype(int)]
