@@ -85,7 +85,9 @@ class SourceFigures:
             return 0.0
         if units not in self._capacity:
             assert self._scenario is not None
-            result = _run(self._scenario, self.source, units, self.replicas_per_unit, [self._sizing_rps])
+            result = _run(
+                self._scenario, self.source, units * self.replicas_per_unit, [self._sizing_rps], self._sizing_rps
+            )
             self._capacity[units] = float(result.points["capacity_at_slo_rps"].iloc[0]) * self.available_fraction
         return self._capacity[units]
 
@@ -129,9 +131,9 @@ def source_scenario(
     return scenario_from_dict(out, scenario.origin_file)
 
 
-def _run(scenario: Scenario, source: CapacitySource, units: int, per_unit: int, rates: list[float]) -> Result:
-    sizing = max(rates) if rates else _IDLE_RPS
-    return evaluate(source_scenario(scenario, source, units * per_unit, rates, sizing))
+def _run(scenario: Scenario, source: CapacitySource, replicas: int, rates: list[float], sizing_rps: float) -> Result:
+    """The source's fleet of ``replicas`` evaluated at ``rates``, at the operating point chosen for ``sizing_rps``."""
+    return evaluate(source_scenario(scenario, source, replicas, rates, sizing_rps))
 
 
 def _unit(scenario: Scenario, source: CapacitySource, sizing_rps: float) -> tuple[int, int, int]:
@@ -209,7 +211,7 @@ def _figures(scenario: Scenario, index: int, source: CapacitySource, peak_rps: f
         units = min(units, source.max_units)
     capacity = figures.capacity_rps(units)
     busy = capacity / available
-    result = _run(scenario, source, units, replicas, [_IDLE_RPS, busy * (1 - 1e-6)])
+    result = _run(scenario, source, units * replicas, [_IDLE_RPS, busy * (1 - 1e-6)], peak_rps)
     cost = result.points["total_usd_per_hour"].to_numpy(dtype=float)
     served = result.points["accepted_rps"].to_numpy(dtype=float)
     figures.capacity_rps_per_unit = capacity / units

@@ -340,7 +340,7 @@ def realise(
 
 
 def _tables(
-    result_sources: list[SourceFigures], r: Realised, rates: Array, discount: Array
+    figures: list[SourceFigures], r: Realised, rates: Array, discount: Array
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     n_hours = rates.size
     quarter = quarter_index(np.arange(n_hours)).astype(np.int64)
@@ -354,7 +354,7 @@ def _tables(
             "peak_demand_rps": float(rates[at].max()),
             "mean_demand_rps": float(rates[at].mean()),
         }
-        for i, f in enumerate(result_sources):
+        for i, f in enumerate(figures):
             name = f.source.name
             held = r.units[i, at]
             if f.source.kind is SourceKind.owned:
@@ -446,9 +446,10 @@ def plan_scenario(scenario: Scenario) -> PlanResult:
     single_name, single, single_realised = None, None, None
     costs: dict[str, tuple[milp.PlanSolution, Realised]] = {}
     for f in figures:
-        alone = [g for g in figures]
         try:
-            sol, _ = _solve(alone, blocks, discount, block.mip_rel_gap_fraction, block.time_limit_s, only=f.source.name)
+            sol, _ = _solve(
+                figures, blocks, discount, block.mip_rel_gap_fraction, block.time_limit_s, only=f.source.name
+            )
         except milp.PlanInfeasible:
             continue
         costs[f.source.name] = (sol, realise(scenario, figures, sol, rates, where, peak))
