@@ -601,6 +601,10 @@ def _run_distributed(
                 silence_logs=logging.CRITICAL,
             )
             client = Client(cluster, set_as_default=False)
+    futures: dict[Any, Any] = {}
+    completed: Any = None
+    batch: Any = []
+    future: Any = None
     with _interrupt_flag() as interrupted:  # around the closing too: a second Ctrl-C must not cut it short
         try:
             with warnings.catch_warnings():  # each chunk carries its groups' scenarios and plans, by design
@@ -637,6 +641,10 @@ def _run_distributed(
             _silence_distributed()
             raise
         finally:
+            # the futures still held are let go here, while Ctrl-C only sets the flag: a Future's __del__ that a
+            # SIGINT lands in once the default handler is back prints "Exception ignored" with a traceback
+            futures.clear()
+            completed = batch = future = None  # noqa: F841 - released, not read
             client.close()
             if cluster is not None:
                 cluster.close()
