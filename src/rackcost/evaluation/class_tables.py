@@ -8,6 +8,7 @@ its slot time is (:func:`rackcost.model.classes.cost_share_fraction`); an API sy
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -122,8 +123,10 @@ def _api_columns(mix: ClassMix, api: ApiSystemOutcome) -> dict[str, Any]:
 def _plain(value: Any) -> Any:
     """A plain Python value; None for a figure that is not finite (a class that accepts nothing has no cost per
     accepted request)."""
+    if type(value) is float:  # nearly every figure (the columns come as lists): math, not numpy, on one float
+        return value if math.isfinite(value) else None
     value = value.item() if isinstance(value, np.generic) else value
-    return None if isinstance(value, float) and not np.isfinite(value) else value
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def class_revenue(scenario: Scenario, classes: list[dict[str, Any]]) -> dict[tuple[str, str], float]:

@@ -375,27 +375,28 @@ def serve_at_capacity(
         # figures above stay at the mean occupancy
         # the occupancy queue: slots and rates divided by the burstiness and by the spread of a load-dependent service
         spread = occupancy_spread(load, in_service, point_service_s)
-        start, delay = _start_occupancy(
-            routing, active, concurrency, slots / spread, admitted / scale / spread, point_service_s, v * spread
-        )
+        occupancy = (routing, active, concurrency, slots / spread, admitted / scale / spread, point_service_s)
+        if mix is None:
+            start, delay = _start_occupancy(*occupancy, v * spread)
+            waiting, decay = _waiting(routing, delay, active, concurrency, admitted, service_s, v)
+        else:
+            # the classes' no-wait levels depend on the share that waits: the queue's Erlang C first, then every
+            # level's start occupancy in one call with the p99's (the same figures as one call each)
+            delay = _occupancy_delay(*occupancy)
+            waiting, decay = _waiting(routing, delay, active, concurrency, admitted, service_s, v)
+            full = np.broadcast_shapes(*(np.shape(x) for x in (delay, waiting, v * spread, active, concurrency)))
+            no_wait = NO_WAIT_LEVELS.reshape((-1,) + (1,) * len(full)) * (1.0 - waiting)
+            levels = np.concatenate(
+                [np.full((1, *full), TTFT_PERCENTILE_FRACTION), np.broadcast_to(no_wait, (no_wait.shape[0], *full))]
+            )
+            starts, _ = _start_occupancy(*occupancy, v * spread, levels, delay)
+            start = starts[0]
         start_ttft_ms, tpot_p99_ms = load.latencies_at(start)
-        waiting, decay = _waiting(routing, delay, active, concurrency, admitted, service_s, v)
         reported_ms = _reported_wait_p99_ms(waiting, decay, stretch)
         ttft_p99_ms = start_ttft_ms + reported_ms
         if mix is not None:  # each class's TTFT at that occupancy, the same wait
             class_ttft_p99_ms = class_ttft_ms(mix, start_ttft_ms) + np.asarray(reported_ms)[..., None]
-            occupancy = (routing, active, concurrency, slots / spread, admitted / scale / spread)
-            prefill = _class_prefill_ms(
-                mix,
-                load,
-                occupancy,
-                point_service_s,
-                v * spread,
-                (delay, waiting),
-                decay,
-                stretch,
-                np.shape(ttft_p99_ms),
-            )
+            prefill = _class_prefill_ms(load, starts[1:], concurrency, decay, stretch, np.shape(ttft_p99_ms))
             # the mix's p99: of a request drawn from the mix, every class's TTFT law weighed by its share (one class:
             # its own, which for one input length is the single shape's bit for bit)
             class_ttft_p99_ms, ttft_p99_ms = _class_and_mix_p99_ms(mix, class_ttft_p99_ms, prefill, waiting)
@@ -451,15 +452,40 @@ def _start_occupancy(
     """The p99 occupancy a request starts at on its replica (or its ``q_fraction``-quantile), for the queue the
     routing makes of the fleet (:func:`rackcost.model.occupancy.start_occupancy_quantile`) [requests], and that
     queue's Erlang C [fraction] (``known_delay`` when the caller has it: not computed again)."""
+    pool, per_pool, load_erlangs = _occupancy_queue(routing, active, slots, rate_rps, service_s)
+    # once: the quantile and the reported wait both read it
+    delay = erlang_c_checked(pool, load_erlangs) if known_delay is None else known_delay
+    start = start_occupancy_quantile(q_fraction, per_pool, concurrency, pool, load_erlangs, variability, delay)
+    return start, delay
+
+
+def _occupancy_delay(
+    routing: Routing | str,
+    active: NDArray[np.int64],
+    concurrency: NDArray[np.float64],
+    slots: NDArray[np.float64],
+    rate_rps: NDArray[np.float64],
+    service_s: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """The Erlang C of the occupancy queue of :func:`_start_occupancy` (same parameters) [fraction]."""
+    return erlang_c_checked(*_occupancy_queue(routing, active, slots, rate_rps, service_s)[::2])
+
+
+def _occupancy_queue(
+    routing: Routing | str,
+    active: NDArray[np.int64],
+    slots: NDArray[np.float64],
+    rate_rps: NDArray[np.float64],
+    service_s: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], Any, NDArray[np.float64]]:
+    """The queue the routing makes of the fleet for the start occupancy: its slots, the replicas that share it and
+    its offered load [slots, -, erlangs]."""
     if routes.check_routing(str(routing)).one_queue:
         pool, per_pool, load_erlangs = active * slots, active, rate_rps * service_s
     else:
         pool, per_pool, load_erlangs = slots, np.ones_like(active), rate_rps / active * service_s
     pool, load_erlangs = np.broadcast_arrays(np.asarray(pool, dtype=float), np.asarray(load_erlangs, dtype=float))
-    # once: the quantile and the reported wait both read it
-    delay = erlang_c_checked(pool, load_erlangs) if known_delay is None else known_delay
-    start = start_occupancy_quantile(q_fraction, per_pool, concurrency, pool, load_erlangs, variability, delay)
-    return start, delay
+    return pool, per_pool, load_erlangs
 
 
 def _waiting(
@@ -496,25 +522,17 @@ def _reported_wait_p99_ms(
 
 
 def _class_prefill_ms(
-    mix: ClassMix,
     load: LoadCurve,
-    occupancy: tuple[Any, ...],
-    service_s: NDArray[np.float64],
-    variability: NDArray[np.float64],
-    queue: tuple[NDArray[np.float64], NDArray[np.float64]],
+    starts: NDArray[np.float64],
+    concurrency: NDArray[np.float64],
     decay: NDArray[np.float64],
     stretch: NDArray[np.float64],
     shape: tuple[int, ...],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """The mean request's TTFT before queueing at the start occupancy of a request that does not wait at each of
-    :data:`~rackcost.model.class_ttft.NO_WAIT_LEVELS` (of the occupancy queue of ``occupancy``: routing, replicas,
-    slots per replica, slots and rate of the queue), ``(..., J)``, and at a full replica (``c``) for one that waits,
-    ``(...)`` [ms]; and the decay rate of a waiting request's wait, stretched by the service's spread [1/ms].
-    ``queue``: that queue's Erlang C and the share of requests that wait."""
-    routing, active, concurrency, slots, rate = occupancy
-    delay, waiting = queue
-    levels = NO_WAIT_LEVELS.reshape((-1,) + (1,) * len(shape)) * (1.0 - waiting)
-    starts, _ = _start_occupancy(routing, active, concurrency, slots, rate, service_s, variability, levels, delay)
+    :data:`~rackcost.model.class_ttft.NO_WAIT_LEVELS` (``starts``, ``(J, ...)``: the occupancy queue's quantiles at
+    those levels of the requests that do not wait), ``(..., J)``, and at a full replica (``c``) for one that waits,
+    ``(...)`` [ms]; and the decay rate of a waiting request's wait, stretched by the service's spread [1/ms]."""
     no_wait_ms = np.moveaxis(load.latencies_at(starts)[0], 0, -1)  # (..., J)
     full_ms = load.latencies_at(np.broadcast_to(concurrency, shape))[0]
     theta = np.asarray(decay / stretch, dtype=float) / MS_PER_S
