@@ -100,6 +100,14 @@ class StratifiedLaw:
         """Whether the law is not one point (shape ``(...)``)."""
         return np.asarray(self.value[..., -1] > self.value[..., 0])
 
+    @functools.cached_property
+    def tables(self) -> _Survival:
+        """The law's survival, density and strata as the root find reads them (:class:`_Survival`), built once per
+        law: a scenario's stacked law is cached (:func:`rackcost.scenario.unpack.input_law`), so once a process
+        rather than once a fleet. A law's arrays are not to be changed once it is made (the cached ones are read
+        only)."""
+        return _Survival(self)
+
 
 def _closed(levels: Array, values: Array, mean: float | None = None) -> StratifiedLaw:
     """Nodes closed at level 1 with the last value, divided by the law's mean (the stratified law's own where
@@ -311,12 +319,14 @@ def class_and_mixture_quantiles_ms(
     t_k, high_k, queued_k = _class_start(tails, law, q_fraction)
     t_m, high_m, queued_m = _mixture_start(tails, law, share, q_fraction)
 
+    at = np.empty((2, *x_c.shape))  # the classes' points, the mix's (every class at it)
+
     def tail_and_slope(t: Array) -> tuple[Array, Array]:
-        at = np.stack([t[..., :k], np.broadcast_to(t[..., k:], x_c.shape)])  # the classes' points, the mix's
+        at[0], at[1] = t[..., :k], t[..., k:]
         p, slope = per_class(at)
         return (
-            np.concatenate([p[0], (share * p[1]).sum(axis=-1, keepdims=True)], axis=-1),
-            np.concatenate([slope[0], (share * slope[1]).sum(axis=-1, keepdims=True)], axis=-1),
+            np.concatenate([p[0], (p[1] @ share)[..., None]], axis=-1),
+            np.concatenate([slope[0], (slope[1] @ share)[..., None]], axis=-1),
         )
 
     t = np.concatenate([t_k, t_m[..., None]], axis=-1)
@@ -441,26 +451,27 @@ def _class_tails(
     c_w = np.asarray(waiting_fraction, dtype=float)
     theta = np.maximum(np.asarray(decay_per_ms, dtype=float), 1e-300)
     x_c, c_w, theta = np.broadcast_arrays(x_c, c_w, theta)
-    survival = _Survival(law)
-    # the wait's part: each stratum [a, b] of Y x_c in ms, for the convolution with the exponential wait
-    lo, hi = law.value[..., :-1], law.value[..., 1:]
-    mass = np.diff(law.level_fraction, axis=-1)
-    point = hi <= lo
-    a, b = lo * x_c[..., None], hi * x_c[..., None]
+    survival = law.tables
+    # the wait's part: each stratum [a, b] of Y x_c, for the convolution with the exponential wait, in units of the
+    # wait's mean (theta a and theta b: the convolution reads only these)
     th = theta[..., None]
-    spread_mass = mass * np.where(point, 0.0, 1.0 / np.where(point, 1.0, hi - lo)) / x_c[..., None] / th
-    lump = mass * point
+    wait_x = (x_c * theta)[..., None]
+    a, b = survival.lo * wait_x, survival.hi * wait_x
+    # the sign of -expm1 below is taken into the spread strata's mass
+    spread_mass = -survival.strata_density / x_c[..., None] / th
+    lumped, lump, a_lump = survival.lumped, survival.lump, survival.lump_lo * wait_x
     scale = np.concatenate([x_j, x_c[..., None]], axis=-1)  # the no-wait levels and the waiting request's
     weights = np.concatenate([NO_WAIT_WEIGHTS * (1.0 - c_w[..., None]), c_w[..., None]], axis=-1)
 
     def tail_and_slope(t: Array) -> tuple[Array, Array]:
         """``P(TTFT > t)`` and its derivative in ``t``."""
         above, density = survival(t[..., None] / scale)
-        tt = t[..., None]
-        within = np.maximum(np.minimum(b, tt) - a, 0.0)
-        spread = np.exp(-th * np.maximum(tt - b, 0.0)) * -np.expm1(-th * within)
-        lumps = (a <= tt) * np.exp(-th * np.maximum(tt - a, 0.0))
-        convolved = (spread_mass * spread + lump * lumps).sum(axis=-1)
+        u = t[..., None] * th  # t in units of the wait's mean
+        # a uniform stratum [a, b]: exp(-(t - min(b, t))) (1 - exp(-(min(b, t) - a))), 0 for t <= a
+        spread = np.exp(np.minimum(b - u, 0.0)) * np.expm1(np.minimum(a - np.minimum(b, u), 0.0))
+        convolved = (spread_mass * spread).sum(axis=-1)
+        if lumped.size:  # a point mass at a: exp(-(t - a)) for t >= a
+            convolved += (lump * ((a_lump <= u) * np.exp(np.minimum(a_lump - u, 0.0)))).sum(axis=-1)
         p = (weights * above).sum(axis=-1) + c_w * convolved
         # the waiting request's density cancels against the convolution's (d/dt of S + E is -theta E)
         return p, -(weights * density / scale)[..., :-1].sum(axis=-1) - c_w * theta * convolved
@@ -483,19 +494,19 @@ def _root(
     the jump first: :func:`_across_jumps`).
     """
     done = np.array(np.broadcast_to(skip, t.shape), dtype=bool)
-    for _ in range(_NEWTON_STEPS):
-        p, slope = tail_and_slope(t)
-        low = np.where(p >= tail, t, low)
-        high = np.where(p <= tail, t, high)
-        done |= (np.abs(p - tail) <= _TOLERANCE * tail) | (high - low <= _TOLERANCE * high)
-        if done.all():
-            break
-        # Newton on log P where the wait's exponential tail dominates (nearly linear there), on P elsewhere (piecewise
-        # linear without a wait); a step that leaves the bracket bisects it
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a zero tail's log: the step bisects
+        for _ in range(_NEWTON_STEPS):
+            p, slope = tail_and_slope(t)
+            low = np.where(p >= tail, t, low)
+            high = np.where(p <= tail, t, high)
+            done |= (np.abs(p - tail) <= _TOLERANCE * tail) | (high - low <= _TOLERANCE * high)
+            if done.all():
+                break
+            # Newton on log P where the wait's exponential tail dominates (nearly linear there), on P elsewhere
+            # (piecewise linear without a wait); a step that leaves the bracket bisects it
             step = t - np.where(queued, np.log(p / tail) * p, p - tail) / slope
-        step = np.where((step > low) & (step < high), step, (low + high) / 2.0)
-        t = np.where(done, t, step)
+            step = np.where((step > low) & (step < high), step, (low + high) / 2.0)
+            t = np.where(done, t, step)
     return np.asarray(t, dtype=float)
 
 
@@ -518,6 +529,16 @@ class _Survival:
         # the density on each stratum (0 past a class's last node)
         self.slope = np.concatenate([np.diff(levels, axis=-1) * inv, np.zeros((k, 1))], axis=-1).ravel()
         self.law = law
+        # the strata [lo, hi] for the convolution with the wait: a uniform one's mass over its width, and the point
+        # masses only where a class has one (a CDF table's first row, a class of one length; the padding's strata
+        # have no mass), so that their terms are a few columns, not every stratum's
+        self.lo, self.hi = values[:, :-1], values[:, 1:]
+        mass = np.diff(levels, axis=-1)
+        point = self.hi <= self.lo
+        self.strata_density = mass * np.where(point, 0.0, 1.0 / np.where(point, 1.0, self.hi - self.lo))
+        self.lumped = np.flatnonzero((mass * point > 0).any(axis=0))
+        self.lump, self.lump_lo = (mass * point)[:, self.lumped], self.lo[:, self.lumped]
+        self._quantiles: dict[tuple[float, ...], Array] = {}
 
     def __call__(self, y: Array) -> tuple[Array, Array]:
         """Survival and density at ``y`` [-]."""
@@ -531,16 +552,16 @@ class _Survival:
         return survival, np.where(inside, self.slope[i], 0.0)
 
     def quantiles(self, q_fraction: Array) -> Array:
-        """Each class's quantile of ``Y`` at its own level, ``q_fraction`` of shape ``(K,)`` [-]."""
-        law = self.law
-        return np.array([np.interp(q, law.level_fraction[k], law.value[k]) for k, q in enumerate(q_fraction)])
+        """Each class's quantile of ``Y`` at its own level, ``q_fraction`` of shape ``(K,)`` [-] (kept per set of
+        levels: a mix asks the same ones every time)."""
+        key = tuple(float(q) for q in q_fraction)
+        if key not in self._quantiles:
+            law = self.law
+            out = np.array([np.interp(q, law.level_fraction[k], law.value[k]) for k, q in enumerate(key)])
+            out.flags.writeable = False
+            self._quantiles[key] = out
+        return self._quantiles[key]
 
     def quantile(self, q_fraction: float) -> Array:
         """Each class's ``q``-quantile of ``Y`` [-]."""
-        law = self.law
-        return np.array(
-            [
-                np.interp(q_fraction, law.level_fraction[k], law.value[k])
-                for k in range(self.xp.size // law.value.shape[1])
-            ]
-        )
+        return self.quantiles(np.full(self.law.value.shape[0], q_fraction))
