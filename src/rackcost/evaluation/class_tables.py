@@ -30,6 +30,7 @@ def class_rows(
     """Rows of the ``classes`` table: one per system, demand point and class, in the scenario's order of systems,
     then of demand points, then of classes."""
     names = column_names("classes", revenue=False)
+    assert names[: len(_KEYS)] == _KEYS  # each row starts with them, in the registry's order
     by_name = {o.inputs.name: o for o in outcomes}
     by_index = {a.index: a for a in apis}
     rows = []
@@ -38,14 +39,20 @@ def class_rows(
             columns = _api_columns(mix, by_index[index])
         else:
             columns = _fleet_columns(mix, by_name[system.name])
-        # each column as nested Python lists once (indexing a numpy array figure by figure costs more than the rows)
+        # each column as nested Python lists once (indexing a numpy array figure by figure costs more than the rows),
+        # checked against the registry once, and each row made in its order
         plain = {key: np.asarray(value).tolist() for key, value in columns.items()}
+        figures = tuple(in_order(dict.fromkeys((*_KEYS, *plain)), names))[len(_KEYS) :]
         for j, point in enumerate(scenario.demand):
             for k, name in enumerate(mix.names):
                 row = {"system": system.name, "demand_point": point.name, "class": name}
-                row |= {key: _plain(value[j][k]) for key, value in plain.items()}
-                rows.append(in_order(row, names))
+                row |= {key: _plain(plain[key][j][k]) for key in figures}
+                rows.append(row)
     return rows
+
+
+_KEYS = ("system", "demand_point", "class")
+"""The columns that name a row of the ``classes`` table, its first."""
 
 
 def _common(mix: ClassMix, offered: np.ndarray, admitted: np.ndarray, accepted: np.ndarray) -> dict[str, Any]:
