@@ -248,8 +248,14 @@ def class_feasible(mix: ClassMix, ttft_ms: ArrayLike, tpot_ms: ArrayLike) -> NDA
     [True, False]
     """
     tpot = _with_class_axis(tpot_ms)
-    ok = (tpot <= mix.tpot_limit_ms) & (class_ttft_ms(mix, ttft_ms) < mix.ttft_limit_ms)
-    return np.asarray(ok & (latency_ms(mix, ttft_ms, tpot_ms) < mix.e2e_limit_ms))
+    ttft = class_ttft_ms(mix, ttft_ms)
+    ok = ttft < mix.ttft_limit_ms
+    # a limit no class has is not compared (the curve's every point, for nothing); latency_ms's sum, read once
+    if np.isfinite(mix.tpot_limit_ms).any():
+        ok &= tpot <= mix.tpot_limit_ms
+    if np.isfinite(mix.e2e_limit_ms).any():
+        ok &= ttft + (mix.output_tokens - 1.0) * tpot < mix.e2e_limit_ms
+    return np.asarray(np.broadcast_to(ok, np.broadcast_shapes(ttft.shape, tpot.shape)))
 
 
 def slo_groups(mix: ClassMix) -> tuple[SloGroup, ...]:
