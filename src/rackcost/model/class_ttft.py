@@ -246,37 +246,44 @@ def sum_quantile_ms(
     """
     tail = 1.0 - q_fraction
     tails = _class_tails(law, no_wait_ms, wait_start_ms, waiting_fraction, decay_per_ms)
-    t, high, queued = _class_start(tails, law, q_fraction)
+    t, high, queued, _ = _class_start(tails, law, q_fraction)
     return _root(tails[0], t, np.zeros_like(t), high, queued, tail)
 
 
-def _class_start(tails: tuple[Any, ...], law: StratifiedLaw, q_fraction: float) -> tuple[Array, Array, Array]:
-    """Each class's first guess, upper end of the bracket and whether the wait's tail rules its quantile."""
+def _class_start(
+    tails: tuple[Any, ...], law: StratifiedLaw, q_fraction: float
+) -> tuple[Array, Array, Array, tuple[Array, ...]]:
+    """Each class's first guess, upper end of the bracket and whether the wait's tail rules its quantile; and what
+    :func:`_mixture_start` reads of them."""
     _, x_j, x_c, c_w, theta, survival = tails
     tail = 1.0 - q_fraction
-    wait_q = np.maximum(np.log(np.maximum(c_w, 1e-300) / tail), 0.0) / theta  # the wait's own quantile
-    high = np.maximum(np.max(x_j, axis=-1), x_c) * law.value[..., -1] + wait_q + 1e-9
+    waiting = np.maximum(c_w, 1e-300)
+    wait_q = np.maximum(np.log(waiting / tail), 0.0) / theta  # the wait's own quantile
+    reach = np.maximum(np.max(x_j, axis=-1), x_c) * law.value[..., -1] + wait_q
+    high = reach + 1e-9
     # first guess: the input's quantile at a waiting request's prefill plus the wait's quantile where more than
     # 1 - q wait, else at the mean prefill of one that does not wait
     queued = c_w > tail
-    x_guess = np.where(queued, x_c, np.sum(x_j * NO_WAIT_WEIGHTS, axis=-1))
-    return np.minimum(x_guess * survival.quantile(q_fraction) + wait_q, high), high, queued
+    no_wait = np.sum(x_j * NO_WAIT_WEIGHTS, axis=-1)
+    guess = np.minimum(np.where(queued, x_c, no_wait) * survival.quantile(q_fraction) + wait_q, high)
+    return guess, high, queued, (reach, no_wait, waiting)
 
 
 def _mixture_start(
-    tails: tuple[Any, ...], law: StratifiedLaw, share: Array, q_fraction: float
+    tails: tuple[Any, ...], law: StratifiedLaw, share: Array, q_fraction: float, classes: tuple[Array, ...]
 ) -> tuple[Array, Array, Array]:
-    """The mix's first guess, upper end of the bracket and whether the wait's tail rules its quantile."""
+    """The mix's first guess, upper end of the bracket and whether the wait's tail rules its quantile, from the
+    classes' (the last of :func:`_class_start`)."""
     _, x_j, x_c, c_w, theta, survival = tails
+    reach, no_wait, waiting = classes
     tail = 1.0 - q_fraction
-    wait_q = np.maximum(np.log(np.maximum(c_w, 1e-300) / tail), 0.0) / theta
-    high = np.max(np.maximum(np.max(x_j, axis=-1), x_c) * law.value[..., -1] + wait_q, axis=-1) + 1e-9
+    high = np.max(reach, axis=-1) + 1e-9
     # first guess: the class whose tail is the mix's, read at its own level 1 - (1 - q) / p_k (sum_quantile_ms's
     # guess at that level; a class of share below 1 - q has none), the largest over the classes
     level = 1.0 - tail / np.maximum(share, tail)
     own = np.maximum(tail / np.maximum(share, tail), 1e-300)
-    wait_own = np.maximum(np.log(np.maximum(c_w, 1e-300) / own), 0.0) / theta
-    x_guess = np.where(c_w > own, x_c, np.sum(x_j * NO_WAIT_WEIGHTS, axis=-1))
+    wait_own = np.maximum(np.log(waiting / own), 0.0) / theta
+    x_guess = np.where(c_w > own, x_c, no_wait)
     guess = np.where(share > tail, x_guess * survival.quantiles(level) + wait_own, 0.0)
     return np.minimum(np.max(guess, axis=-1), high), high, np.all(c_w > tail, axis=-1)
 
@@ -316,8 +323,8 @@ def class_and_mixture_quantiles_ms(
     tails = _class_tails(law, no_wait_ms, wait_start_ms, waiting_fraction, decay_per_ms)
     per_class, x_c = tails[0], tails[2]
     k = x_c.shape[-1]
-    t_k, high_k, queued_k = _class_start(tails, law, q_fraction)
-    t_m, high_m, queued_m = _mixture_start(tails, law, share, q_fraction)
+    t_k, high_k, queued_k, read = _class_start(tails, law, q_fraction)
+    t_m, high_m, queued_m = _mixture_start(tails, law, share, q_fraction, read)
 
     at = np.empty((2, *x_c.shape))  # the classes' points, the mix's (every class at it)
 
@@ -499,12 +506,13 @@ def _root(
             p, slope = tail_and_slope(t)
             low = np.where(p >= tail, t, low)
             high = np.where(p <= tail, t, high)
-            done |= (np.abs(p - tail) <= _TOLERANCE * tail) | (high - low <= _TOLERANCE * high)
+            off = p - tail
+            done |= (np.abs(off) <= _TOLERANCE * tail) | (high - low <= _TOLERANCE * high)
             if done.all():
                 break
             # Newton on log P where the wait's exponential tail dominates (nearly linear there), on P elsewhere
             # (piecewise linear without a wait); a step that leaves the bracket bisects it
-            step = t - np.where(queued, np.log(p / tail) * p, p - tail) / slope
+            step = t - np.where(queued, np.log(p / tail) * p, off) / slope
             step = np.where((step > low) & (step < high), step, (low + high) / 2.0)
             t = np.where(done, t, step)
     return np.asarray(t, dtype=float)
