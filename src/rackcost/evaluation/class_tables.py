@@ -33,22 +33,35 @@ def class_rows(
     assert names[: len(_KEYS)] == _KEYS  # each row starts with them, in the registry's order
     by_name = {o.inputs.name: o for o in outcomes}
     by_index = {a.index: a for a in apis}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for index, system in enumerate(scenario.systems):
         if system.api is not None:
             columns = _api_columns(mix, by_index[index])
         else:
             columns = _fleet_columns(mix, by_name[system.name])
-        # each column as nested Python lists once (indexing a numpy array figure by figure costs more than the rows),
-        # checked against the registry once, and each row made in its order
-        plain = {key: np.asarray(value).tolist() for key, value in columns.items()}
-        figures = tuple(in_order(dict.fromkeys((*_KEYS, *plain)), names))[len(_KEYS) :]
-        for j, point in enumerate(scenario.demand):
-            for k, name in enumerate(mix.names):
-                row = {"system": system.name, "demand_point": point.name, "class": name}
-                row |= {key: _plain(plain[key][j][k]) for key in figures}
-                rows.append(row)
+        # each column as one flat list of plain values, point by point and class by class (indexing a numpy array
+        # figure by figure costs more than the rows), checked against the registry once; each row zipped from them
+        shape = (len(scenario.demand), len(mix))
+        ordered = in_order(dict.fromkeys((*_KEYS, *columns)), names)
+        keys = [
+            [system.name] * (shape[0] * shape[1]),
+            [point.name for point in scenario.demand for _ in mix.names],
+            list(mix.names) * shape[0],
+        ]
+        values = keys + [_plain_column(columns[key], shape) for key in tuple(ordered)[len(_KEYS) :]]
+        rows.extend(dict(zip(ordered, row)) for row in zip(*values))
     return rows
+
+
+def _plain_column(value: Any, shape: tuple[int, int]) -> list[Any]:
+    """A column of :func:`_fleet_columns` or :func:`_api_columns` as a flat list of plain Python values (each as
+    :func:`_plain` makes it: None where a figure is not finite)."""
+    a = np.broadcast_to(np.asarray(value), shape)
+    if a.dtype.kind == "f":
+        out = a.astype(object)  # Python floats
+        out[~np.isfinite(a)] = None
+        return list(out.ravel().tolist())
+    return [_plain(v) for v in a.ravel().tolist()]
 
 
 _KEYS = ("system", "demand_point", "class")
