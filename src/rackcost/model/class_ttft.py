@@ -469,6 +469,7 @@ def _class_tails(
     lumped, lump, a_lump = survival.lumped, survival.lump, survival.lump_lo * wait_x
     scale = np.concatenate([x_j, x_c[..., None]], axis=-1)  # the no-wait levels and the waiting request's
     weights = np.concatenate([NO_WAIT_WEIGHTS * (1.0 - c_w[..., None]), c_w[..., None]], axis=-1)
+    no_wait_slope = -(weights / scale)[..., :-1]  # d/dt of P(Y x_j > t) is -f(t / x_j) / x_j
 
     def tail_and_slope(t: Array) -> tuple[Array, Array]:
         """``P(TTFT > t)`` and its derivative in ``t``."""
@@ -481,7 +482,7 @@ def _class_tails(
             convolved += (lump * ((a_lump <= u) * np.exp(np.minimum(a_lump - u, 0.0)))).sum(axis=-1)
         p = (weights * above).sum(axis=-1) + c_w * convolved
         # the waiting request's density cancels against the convolution's (d/dt of S + E is -theta E)
-        return p, -(weights * density / scale)[..., :-1].sum(axis=-1) - c_w * theta * convolved
+        return p, (no_wait_slope * density[..., :-1]).sum(axis=-1) - c_w * theta * convolved
 
     return tail_and_slope, x_j, x_c, c_w, theta, survival
 
@@ -528,8 +529,8 @@ class _Survival:
         k, nodes = values.shape
         shift = (float(values.max()) + 1.0) * np.arange(k)
         self.first, self.last = values[:, :1], values[:, -1:]
-        self.shift, self.start = shift[:, None], (np.arange(k) * nodes)[:, None]
-        self.end = self.start + nodes - 2
+        self.shift = shift[:, None]
+        self.first_shifted, self.last_shifted = self.first + self.shift, self.last + self.shift
         self.xp = (values + self.shift).ravel()
         width = np.diff(values, axis=-1)
         inv = np.where(width > 0, 1.0 / np.where(width > 0, width, 1.0), 0.0)
@@ -550,14 +551,17 @@ class _Survival:
 
     def __call__(self, y: Array) -> tuple[Array, Array]:
         """Survival and density at ``y`` [-]."""
-        yc = np.minimum(np.maximum(y, self.first), self.last)
-        i = np.searchsorted(self.xp, yc + self.shift, side="right") - 1
-        i = np.minimum(np.maximum(i, self.start), self.end)
-        cdf = self.levels[i] + self.slope[i] * (yc + self.shift - self.xp[i])
-        inside = (y > self.first) & (y < self.last)
-        # past the last node nothing is left (a point law, whose one stratum has no width, included)
-        survival = np.where(y < self.first, 1.0, np.where(y >= self.last, 0.0, 1.0 - np.minimum(cdf, 1.0)))
-        return survival, np.where(inside, self.slope[i], 0.0)
+        ys = y + self.shift
+        yc = ys.clip(self.first_shifted, self.last_shifted)  # ndarray.clip: np.clip without its dispatch
+        # the node at or below each length, within its class's (the shift keeps the classes apart): at the last
+        # node, its level 1 and no density
+        i = np.searchsorted(self.xp, yc, side="right")
+        i -= 1
+        density = self.slope[i]
+        cdf = self.levels[i] + density * (yc - self.xp[i])
+        # below the first node every request is longer (a point mass there is not below it); the density only inside
+        survival = np.where(ys < self.first_shifted, 1.0, 1.0 - np.minimum(cdf, 1.0))
+        return survival, density * (yc == ys)
 
     def quantiles(self, q_fraction: Array) -> Array:
         """Each class's quantile of ``Y`` at its own level, ``q_fraction`` of shape ``(K,)`` [-] (kept per set of
