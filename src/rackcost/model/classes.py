@@ -234,7 +234,9 @@ def class_budgets_s(mix: ClassMix, ttft_ms: ArrayLike, tpot_ms: ArrayLike) -> Ar
     [0.11, -0.09]
     """
     ttft = class_ttft_ms(mix, ttft_ms)
-    budget = np.minimum(mix.ttft_limit_ms - ttft, mix.e2e_limit_ms - latency_ms(mix, ttft_ms, tpot_ms))
+    budget = mix.ttft_limit_ms - ttft
+    if np.isfinite(mix.e2e_limit_ms).any():  # an end-to-end limit of no class leaves every budget as it is
+        budget = np.minimum(budget, mix.e2e_limit_ms - (ttft + (mix.output_tokens - 1.0) * _with_class_axis(tpot_ms)))
     return np.asarray(budget / MS_PER_S, dtype=float)
 
 
@@ -306,11 +308,11 @@ def mix_service_scv(mix: ClassMix, ttft_ms: ArrayLike, tpot_ms: ArrayLike) -> Ar
     >>> round(float(mix_service_scv(_example_mix(), 200.0, 10.0)), 6)
     0.007062
     """
-    split = service_split(mix, ttft_ms, tpot_ms)
-    e = latency_ms(mix, ttft_ms, tpot_ms)
-    stated = ((class_ttft_ms(mix, ttft_ms) * mix.input_tokens_cv) ** 2) + (
-        _with_class_axis(tpot_ms) * mix.output_tokens_cv * mix.output_tokens
-    ) ** 2
+    # latency_ms and service_split, each class's TTFT read once
+    ttft, tpot = class_ttft_ms(mix, ttft_ms), _with_class_axis(tpot_ms)
+    e = ttft + (mix.output_tokens - 1.0) * tpot
+    split = e / np.sum(mix.share_fraction * e, axis=-1, keepdims=True)
+    stated = ((ttft * mix.input_tokens_cv) ** 2) + (tpot * mix.output_tokens_cv * mix.output_tokens) ** 2
     within = np.where(mix.spread_stated, stated / (e * e), mix.default_service_scv)
     return np.asarray(np.sum(mix.share_fraction * split * split * (1.0 + within), axis=-1) - 1.0, dtype=float)
 

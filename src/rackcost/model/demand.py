@@ -355,16 +355,9 @@ def serve_at_capacity(
         budgets = class_budgets_s(mix, ttft_ms, tpot_ms)
         if not exponential:
             budgets = budgets / stretch[..., None]
-        misses, wait_p99_s = routes.wait_tails(
-            routing,
-            [budgets[..., j] for j in range(len(mix))],
-            TTFT_PERCENTILE_FRACTION,
-            active,
-            slots,
-            admitted / scale,
-            point_service_s,
+        class_miss, wait_p99_s = routes.wait_tails(
+            routing, budgets, TTFT_PERCENTILE_FRACTION, active, slots, admitted / scale, point_service_s
         )
-        class_miss = np.stack(np.broadcast_arrays(*misses), axis=-1)
         miss = 1.0 - np.sum(mix.share_fraction * (1.0 - class_miss), axis=-1)
     if not exponential:
         wait_p99_s = wait_p99_s * stretch

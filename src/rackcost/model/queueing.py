@@ -23,8 +23,6 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import numpy.typing as npt
 from scipy.special import gammaincc
@@ -171,10 +169,11 @@ def wait_tail(
 
 
 def wait_tails(
-    t_s: Sequence[ArrayLike], q_fraction: float, k: ArrayLike, arrival_rps: ArrayLike, service_s: ArrayLike
-) -> tuple[list[FloatArray], FloatArray]:
+    t_s: ArrayLike, q_fraction: float, k: ArrayLike, arrival_rps: ArrayLike, service_s: ArrayLike
+) -> tuple[FloatArray, FloatArray]:
     """:func:`wait_tail` at several budgets of the same queue, from one Erlang C evaluation: ``P(W > t)`` at each
-    budget of ``t_s`` (each element as :func:`wait_tail` gives it, bit for bit) and the ``q``-quantile of the wait.
+    budget of ``t_s``, whose last axis lists the budgets of each queue (each element as :func:`wait_tail` gives it,
+    bit for bit; shape ``(..., B)``), and the ``q``-quantile of the wait (shape ``(...)``).
 
     Examples
     --------
@@ -195,10 +194,8 @@ def wait_tails(
     c = erlang_c_checked(k_arr, a)
     rate = k_arr / s - lam
     tail = 1.0 - q_fraction
-    out = []
-    for budget in t_s:
-        t = as_float("t_s", budget)
-        out.append(np.where(t >= 0, c * np.exp(-rate * np.maximum(t, 0.0)), 1.0))
+    t = as_float("t_s", t_s)
+    out = np.where(t >= 0, c[..., None] * np.exp(-rate[..., None] * np.maximum(t, 0.0)), 1.0)
     quantile = np.where(c > tail, np.log(np.maximum(c, tail) / tail) / rate, 0.0)
     return out, quantile
 

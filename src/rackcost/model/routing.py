@@ -35,8 +35,6 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from rackcost.model import queueing
@@ -338,15 +336,16 @@ def wait_tail(
 
 def wait_tails(
     routing: str,
-    t_s: Sequence[ArrayLike],
+    t_s: ArrayLike,
     q_fraction: float,
     replicas: ArrayLike,
     slots_per_replica: ArrayLike,
     arrival_rps: ArrayLike,
     service_s: ArrayLike,
-) -> tuple[list[FloatArray], FloatArray]:
+) -> tuple[FloatArray, FloatArray]:
     """:func:`wait_tail` at several budgets of the same fleet (request classes sharing one queue), from one Erlang
-    C evaluation (:func:`rackcost.model.queueing.wait_tails`): ``P(W > t)`` at each budget, and the ``q``-quantile.
+    C evaluation (:func:`rackcost.model.queueing.wait_tails`): ``P(W > t)`` at each budget (the last axis of
+    ``t_s``), and the ``q``-quantile.
 
     Examples
     --------
