@@ -13,6 +13,7 @@ Two kinds of distribution live in a scenario and must not be confused:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
@@ -110,9 +111,16 @@ class Lengths(ScenarioBlock):
             return float(self.tokens), 0.0
         if self.lengths == "cdf":
             assert self.table is not None
-            return cdf_moments([t for t, _ in self.table], [f for _, f in self.table])
+            return _table_moments(tuple((float(t), float(f)) for t, f in self.table))
         assert self.mean is not None and self.cv is not None
         return float(self.mean), float(self.cv * self.mean) ** 2
+
+
+@functools.lru_cache(maxsize=256)
+def _table_moments(table: tuple[tuple[float, float], ...]) -> tuple[float, float]:
+    """A CDF table's mean and variance (:func:`rackcost.model.classes.cdf_moments`), once per table: a scenario's
+    classes are unpacked once an evaluation."""
+    return cdf_moments([t for t, _ in table], [f for _, f in table])
 
 
 def _table_problems(table: list[tuple[float, float]]) -> list[tuple[str, str]]:
