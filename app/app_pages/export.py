@@ -12,8 +12,9 @@ from rackcost_app import compute, state
 from rackcost_app.safe import md
 
 ss = st.session_state
+# Session key of the last report built: ((scenario JSON, samples, seed, date), HTML bytes). A comment, not a
+# docstring: a page script writes a string on its own line to the page (Streamlit magic).
 REPORT = "export_report"
-"""Session key of the last report built: ``((scenario JSON, samples, seed, date), HTML bytes)``."""
 key = ss[state.VALID_JSON]
 result = compute.evaluate(key)
 name = state.get_at(ss[state.VALID], "name") or "scenario"
