@@ -538,6 +538,7 @@ def test_ctrl_c_stops_the_sweep_and_its_worker_processes(tmp_path):
         text=True,
         start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background job may inherit SIG_IGN
+        env={**os.environ, "COLUMNS": "200"},  # the header on one line, whatever the terminal the suite runs in
     )
 
     def workers() -> list[str]:
