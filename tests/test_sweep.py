@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import os
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import psutil
 import pytest
 import yaml
 from hypothesis import given, settings
@@ -183,7 +185,7 @@ def test_chunking_and_local_schedulers_give_identical_results():
         pd.testing.assert_frame_equal(sweep(spec, **kwargs), reference, check_exact=True)
 
 
-def test_local_cluster_of_two_workers_equals_the_local_scheduler_bit_for_bit():
+def test_local_cluster_of_two_workers_equals_the_local_scheduler_bit_for_bit(caplog):
     spec = {
         "name": "t",
         "scenario": GAUDI,
@@ -193,8 +195,24 @@ def test_local_cluster_of_two_workers_equals_the_local_scheduler_bit_for_bit():
         ],
     }
     local = sweep(spec, chunk_configs=2)
-    cluster = sweep(spec, workers=2, chunk_configs=2)
+    with caplog.at_level(logging.WARNING):
+        cluster = sweep(spec, workers=2, chunk_configs=2)
     pd.testing.assert_frame_equal(cluster, local, check_exact=True)
+    # closed cleanly: no worker process left (each ends at its atexit, rackcost.analysis.sweep.cluster), nothing said
+    assert [p for p in psutil.Process().children(recursive=True) if "spawn_main" in " ".join(p.cmdline())] == []
+    assert [r.getMessage() for r in caplog.records if r.name.startswith(("distributed", "tornado"))] == []
+
+
+def test_a_closed_worker_ends_at_its_first_atexit_call_with_its_output_flushed():
+    import subprocess
+    import sys
+
+    program = (
+        "import atexit; atexit.register(print, 'finalised');"
+        "from rackcost.analysis.sweep.cluster import FastExit; FastExit().teardown(None); print('closed', end='')"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "closed")  # the earlier atexit handler never ran
 
 
 def _dies_once(chunk):

@@ -601,6 +601,9 @@ def _run_distributed(
                 silence_logs=logging.CRITICAL,
             )
             client = Client(cluster, set_as_default=False)
+            from rackcost.analysis.sweep.cluster import FastExit
+
+            client.register_plugin(FastExit())  # its workers end as soon as they close (rackcost...sweep.cluster)
     futures: dict[Any, Any] = {}
     completed: Any = None
     batch: Any = []
