@@ -203,6 +203,18 @@ def test_local_cluster_of_two_workers_equals_the_local_scheduler_bit_for_bit(cap
     assert [r.getMessage() for r in caplog.records if r.name.startswith(("distributed", "tornado"))] == []
 
 
+def test_the_cluster_started_while_the_chunks_are_planned_is_closed_when_the_planning_fails(monkeypatch):
+    from rackcost.analysis.sweep import run as run_module
+
+    def fails(d, chunk_configs=None):
+        raise RuntimeError("planning failed")
+
+    monkeypatch.setattr(run_module, "plan_chunks", fails)
+    with pytest.raises(RuntimeError, match="planning failed"):
+        run_sweep({"name": "t", "scenario": GAUDI, "axes": [{"axis": "demand.scale", "values": [1.0]}]}, workers=2)
+    assert [p for p in psutil.Process().children(recursive=True) if "spawn_main" in " ".join(p.cmdline())] == []
+
+
 def test_a_closed_worker_ends_at_its_first_atexit_call_with_its_output_flushed():
     import subprocess
     import sys
