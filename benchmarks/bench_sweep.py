@@ -22,10 +22,11 @@ scale x Jalapeño capex, 10 x 10 x 100 x 100 = 10^6 configurations, 6 x 10^6 row
    and closed by the sweep (``--workers 2``), which adds the workers' start (overlapping the planning of the chunks)
    and close, whatever the sweep's size.
 
-Measured (docs/sweeps.md, "Speed and memory", has the whole output and the conditions): at 01:05 UTC under a load
-average of 4 to 6 (times up to twice a quiet machine's), run_sweep peaked at 1.23 GiB (1.72 before: numeric axes
-categorical, counts int32, no copy as the frame is made) and the command at 0.83 GiB (0.93); the cluster's close
-took 0.11 s (1.0 to 1.6 s before, its workers finalising their interpreters; rackcost.analysis.sweep.cluster).
+Measured (docs/sweeps.md, "Speed and memory", has the whole output and the conditions), 01:12 UTC, load average 3 to
+4, before -> after the second pass of issue 24, item 5: run_sweep's peak 1.72 -> 1.23 GiB (numeric axes categorical,
+counts int32, no copy as the frame is made), the command's 0.95 -> 0.79 GiB; --workers 2 / local 2.00x -> 1.59x, its
+cost over the cluster's work 2.81 -> 0.92 s (the close 1.0-1.6 -> 0.09 s, rackcost.analysis.sweep.cluster; the start
+overlapping the planning); the cluster's work alone 1.56x -> 1.42x under that load (1.24x on a quieter machine).
 """
 
 from __future__ import annotations
