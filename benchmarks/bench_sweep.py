@@ -15,26 +15,33 @@ scale x Jalapeño capex, 10 x 10 x 100 x 100 = 10^6 configurations, 6 x 10^6 row
    it (goal: within 6x).
 3. Peak memory, each in a child process of its own (``ru_maxrss`` of the child, read by ``os.wait4``): the command
    ``rackcost sweep FILE -o FILE.parquet`` (the table streamed to the file and the summary, goal below 1 GiB), and
-   ``rackcost.analysis.sweep.run.run_sweep`` returning the whole table (one copy of it, 1.16 GiB of floats at 10^6).
+   ``rackcost.analysis.sweep.run.run_sweep`` returning the whole table (one copy of it: 0.82 GiB at 10^6, of which
+   the float64 figures are 0.72 GiB; 1.07 GiB before its numeric axes were categoricals and its counts int32).
 4. The same sweep on a 2-worker ``distributed.LocalCluster``: started beforehand and reached by its address, the
-   work alone (the goal's ratio to (1), 1.3x); and started and closed by the sweep (``--workers 2``), which adds
-   the workers' start (about 2 s on this machine, whatever the sweep's size).
+   work alone (the goal's ratio to (1), 1.3x), with the time the cluster took to start and to close; and started
+   and closed by the sweep (``--workers 2``), which adds the workers' start (overlapping the planning of the chunks)
+   and close, whatever the sweep's size.
+
+Measured (docs/sweeps.md, "Speed and memory", has the whole output and the conditions), 01:12 UTC, load average 3 to
+4, before -> after the second pass of issue 24, item 5: run_sweep's peak 1.72 -> 1.23 GiB (numeric axes categorical,
+counts int32, no copy as the frame is made), the command's 0.95 -> 0.79 GiB; --workers 2 / local 2.00x -> 1.59x, its
+cost over the cluster's work 2.81 -> 0.92 s (the close 1.0-1.6 -> 0.09 s, rackcost.analysis.sweep.cluster; the start
+overlapping the planning); the cluster's work alone 1.56x -> 1.42x under that load (1.24x on a quieter machine).
 """
 
 from __future__ import annotations
 
-import logging
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import dask
 import numpy as np
 import yaml
 
 from rackcost.analysis.sweep.chunks import plan_chunks
+from rackcost.analysis.sweep.cluster import close_cluster, start_local_cluster
 from rackcost.analysis.sweep.design import group_scenario, structural_groups
 from rackcost.analysis.sweep.run import WORKER_ENVIRONMENT, resolve, run_sweep
 from rackcost.evaluation.chain import plan, run_samples
@@ -141,27 +148,20 @@ def main() -> None:
         f"in {wall_cli:.1f} s (goal below {MEMORY_GOAL_GIB:g} GiB: {met}); "
         f"run_sweep's whole table {peak_lib:.2f} GiB in {wall_lib:.1f} s (wall times include the start of Python)"
     )
-    from distributed import LocalCluster
-
     started = time.perf_counter()
-    with dask.config.set(WORKER_ENVIRONMENT):  # the workers as the sweep's own cluster starts them
-        cluster = LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address="127.0.0.1:0",
-            silence_logs=logging.ERROR,
-        )
+    cluster, client = start_local_cluster(2, WORKER_ENVIRONMENT)  # as the sweep's own cluster starts
     t_start = time.perf_counter() - started
     try:
         t_warm = least(lambda: run_sweep(d, address=cluster.scheduler_address, confirm=True), 3)
     finally:
-        cluster.close()
+        closing = time.perf_counter()
+        close_cluster((cluster, client))
+        t_close = time.perf_counter() - closing
     t_cold = least(lambda: run_sweep(d, workers=2, confirm=True), 2)
     print(
-        f"4. 2-worker LocalCluster, least of 3: started beforehand ({t_start:.2f} s), the work {t_warm:.2f} s: "
-        f"distributed / local = {t_warm / t_local:.2f}x (goal {CLUSTER_GOAL:g}x); started and closed by the sweep "
-        f"(--workers 2), least of 2: {t_cold:.2f} s, {t_cold / t_local:.2f}x"
+        f"4. 2-worker LocalCluster, least of 3: started beforehand (start {t_start:.2f} s, close {t_close:.2f} s), "
+        f"the work {t_warm:.2f} s: distributed / local = {t_warm / t_local:.2f}x (goal {CLUSTER_GOAL:g}x); started "
+        f"and closed by the sweep (--workers 2), least of 2: {t_cold:.2f} s, {t_cold / t_local:.2f}x"
     )
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import os
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import psutil
 import pytest
 import yaml
 from hypothesis import given, settings
@@ -25,6 +27,7 @@ from rackcost.analysis.sweep.design import VECTOR_PATH
 from rackcost.analysis.sweep.run import CONNECT_TIMEOUT_S, SweepError, run_sweep, sweep
 from rackcost.analysis.sweep.spec import bundled_sweeps, load_sweep, sweep_json_schema
 from rackcost.analysis.sweep.summary import pareto_front, winners
+from rackcost.analysis.sweep.table import numeric_axes_as_floats
 from rackcost.cli import app
 from rackcost.errors import ScenarioError
 from rackcost.scenario.loading import load_scenario, scenario_from_dict, scenario_to_data
@@ -182,7 +185,7 @@ def test_chunking_and_local_schedulers_give_identical_results():
         pd.testing.assert_frame_equal(sweep(spec, **kwargs), reference, check_exact=True)
 
 
-def test_local_cluster_of_two_workers_equals_the_local_scheduler_bit_for_bit():
+def test_local_cluster_of_two_workers_equals_the_local_scheduler_bit_for_bit(caplog):
     spec = {
         "name": "t",
         "scenario": GAUDI,
@@ -192,8 +195,36 @@ def test_local_cluster_of_two_workers_equals_the_local_scheduler_bit_for_bit():
         ],
     }
     local = sweep(spec, chunk_configs=2)
-    cluster = sweep(spec, workers=2, chunk_configs=2)
+    with caplog.at_level(logging.WARNING):
+        cluster = sweep(spec, workers=2, chunk_configs=2)
     pd.testing.assert_frame_equal(cluster, local, check_exact=True)
+    # closed cleanly: no worker process left (each ends at its atexit, rackcost.analysis.sweep.cluster), nothing said
+    assert [p for p in psutil.Process().children(recursive=True) if "spawn_main" in " ".join(p.cmdline())] == []
+    assert [r.getMessage() for r in caplog.records if r.name.startswith(("distributed", "tornado"))] == []
+
+
+def test_the_cluster_started_while_the_chunks_are_planned_is_closed_when_the_planning_fails(monkeypatch):
+    from rackcost.analysis.sweep import run as run_module
+
+    def fails(d, chunk_configs=None):
+        raise RuntimeError("planning failed")
+
+    monkeypatch.setattr(run_module, "plan_chunks", fails)
+    with pytest.raises(RuntimeError, match="planning failed"):
+        run_sweep({"name": "t", "scenario": GAUDI, "axes": [{"axis": "demand.scale", "values": [1.0]}]}, workers=2)
+    assert [p for p in psutil.Process().children(recursive=True) if "spawn_main" in " ".join(p.cmdline())] == []
+
+
+def test_a_closed_worker_ends_at_its_first_atexit_call_with_its_output_flushed():
+    import subprocess
+    import sys
+
+    program = (
+        "import atexit; atexit.register(print, 'finalised');"
+        "from rackcost.analysis.sweep.cluster import FastExit; FastExit().teardown(None); print('closed', end='')"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "closed")  # the earlier atexit handler never ran
 
 
 def _dies_once(chunk):
@@ -465,7 +496,10 @@ def test_cli_writes_parquet_and_csv_equal_to_the_library(tmp_path):
     result = runner.invoke(app, ["sweep", "gaudi-tp-precision-x-demand", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert "Cheapest per accepted request" in result.output and "Pareto front" in result.output
-    pd.testing.assert_frame_equal(pd.read_parquet(out), reference, check_exact=True, check_categorical=False)
+    # the file holds the numeric axes as plain float64 numbers (the library's table as ordered categoricals of them)
+    assert reference["demand.scale"].cat.ordered and reference["demand.scale"].cat.categories.dtype == np.float64
+    in_file = numeric_axes_as_floats(reference)
+    pd.testing.assert_frame_equal(pd.read_parquet(out), in_file, check_exact=True, check_categorical=False)
     csv = tmp_path / "g.csv"
     assert runner.invoke(app, ["sweep", "gaudi-tp-precision-x-demand", "-o", str(csv)]).exit_code == 0
     back = pd.read_csv(csv)
@@ -538,7 +572,7 @@ def test_ctrl_c_stops_the_sweep_and_its_worker_processes(tmp_path):
         text=True,
         start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background job may inherit SIG_IGN
-        env={**os.environ, "COLUMNS": "200"},  # the header on one line, whatever the terminal the suite runs in
+        env={**os.environ, "COLUMNS": "200"},  # the header on one line, whatever the terminal (Rich wraps at 80)
     )
 
     def workers() -> list[str]:

@@ -189,6 +189,9 @@ class _TableFile:
         """Append a piece of the table (the table's columns and types)."""
         if self.partial is None or self.output is None:
             return
+        from rackcost.analysis.sweep.table import numeric_axes_as_floats
+
+        piece = numeric_axes_as_floats(piece)  # the file holds numbers, the library's table their categoricals
         if self.output.suffix.lower() == ".parquet":
             # pyarrow ships no type information (pyproject.toml): its two imports say so here
             import pyarrow as pa  # type: ignore[import-untyped]

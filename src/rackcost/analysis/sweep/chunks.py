@@ -86,7 +86,7 @@ class Chunk:
         The chunk's number (for messages and task keys).
     parts
         ``(scenario, plan, configurations, vector values, axis values)`` per group: the vector axes' values by
-        YAML path, and every axis's value (a label axis's code), one per configuration.
+        YAML path, and every axis's value (its index among the axis's values), one per configuration.
     samples
         Monte Carlo draws per configuration, or None.
     seed
@@ -142,13 +142,8 @@ def plan_chunks(d: Design, chunk_configs: int | None = None) -> tuple[list[Chunk
             part = members[start : start + size]
             rows = idx[start : start + size]
             vals = {d.axes[a].name: np.asarray(d.axes[a].labels, float)[rows[:, a]] for a in vector}
-            # every axis's value (a label axis by its code), repeated on the configuration's rows
-            shown = {
-                axis_key(axis.name): rows[:, a].astype(np.int32)
-                if axis.labels.dtype == object
-                else axis.labels[rows[:, a]]
-                for a, axis in enumerate(d.axes)
-            }
+            # every axis's value, by its index among the axis's values (the table makes it a category)
+            shown = {axis_key(axis.name): rows[:, a].astype(np.int32) for a, axis in enumerate(d.axes)}
             parts.append((group.scenario, planned, part, vals, shown))
     chunks: list[Chunk] = []
     pending: list[Any] = []

@@ -231,9 +231,11 @@ class SummaryStream:
 
 
 def _plain(column: pd.Series[Any]) -> Any:
-    """A key column as the winner table holds it: a label axis (categorical) as its labels (objects), a number as
-    it is."""
+    """A key column as the winner table holds it: a label axis (categorical) as its labels (objects), a numeric
+    axis (a categorical of float64 values in the sweep's table) or another number as float64."""
     if str(column.dtype) == "category":
+        if column.cat.categories.dtype.kind == "f":
+            return column.to_numpy(dtype=np.float64)
         return column.astype(object).to_numpy(dtype=object)
     return column.to_numpy()
 

@@ -41,6 +41,9 @@ __all__ = [
     "TableBuilder",
     "bytes_per_row",
     "check_column_names",
+    "code_dtype",
+    "configuration_dtype",
+    "numeric_axes_as_floats",
     "sweep_table",
     "table_layout",
 ]
@@ -103,8 +106,26 @@ def _insert_categorical(frame: pd.DataFrame, at: int, name: str, values: pd.Cate
     frame.insert(at, name, values)  # type: ignore[arg-type]  # pandas-stubs: insert takes an ExtensionArray too
 
 
+COUNT_DTYPE = np.int32
+"""The type of the counted columns (:data:`COUNTED`) when every row has a whole count: 2^31 - 1 replicas or racks
+is beyond any fleet, and a count beyond it is an error, never a changed number."""
 COUNTED = ("provisioned_replicas", "racks")
 """Counts, set apart from the float block as integers: replacing a column of the block would copy the whole block."""
+
+
+def code_dtype(categories: int) -> np.dtype[Any]:
+    """The integer type pandas keeps the codes of a categorical of this many categories in (int8 below 127, as
+    ``pandas.core.dtypes.cast.coerce_indexer_dtype``): codes laid out in it are taken without a copy of another type."""
+    for kind in (np.int8, np.int16, np.int32):
+        if categories < np.iinfo(kind).max:
+            return np.dtype(kind)
+    return np.dtype(np.int64)
+
+
+def configuration_dtype(configurations: int) -> np.dtype[Any]:
+    """The type of the ``configuration`` column: int32, or int64 for a sweep of more configurations than int32 holds
+    (numbers never change)."""
+    return np.dtype(np.int32 if configurations <= np.iinfo(np.int32).max else np.int64)
 
 
 @dataclass(frozen=True)
@@ -115,9 +136,13 @@ class Layout:
 
     Attributes
     ----------
-    float_names, float_keys
-        The float block's columns, and the key of each among a chunk's columns (an axis's under
-        :func:`~rackcost.analysis.sweep.chunks.axis_key`).
+    float_names
+        The float block's columns (the figures, each a float64 column of the table).
+    axis_categories
+        The categories of each axis's column: a label axis's labels in the file's order, a numeric axis's distinct
+        values (float64) in ascending order (an ordered categorical).
+    axis_codes
+        The code, among its column's categories, of each of an axis's values (by its index among them).
     payments
         The payment models' names, by code.
     api
@@ -128,7 +153,8 @@ class Layout:
     """
 
     float_names: tuple[str, ...]
-    float_keys: tuple[str, ...]
+    axis_categories: dict[str, pd.Index[Any]]
+    axis_codes: dict[str, NDArray[Any]]
     payments: tuple[str, ...]
     api: bool
     attribute_categories: dict[str, pd.Index[Any]]
@@ -138,11 +164,20 @@ def table_layout(d: Design, chunks: list[Chunk]) -> Layout:
     """The :class:`Layout` of a sweep's table from its chunks (before they are evaluated)."""
     import pandas as pd
 
-    float_axes = [a.name for a in d.axes if a.labels.dtype != object]
     measures = [n for n in measure_names(d.spec.samples) if n not in COUNTED]
     at_tpot = measures.index("tpot_ms") + 1
-    float_names = (*float_axes, *measures[:at_tpot], "interactivity_tokens_per_s", *measures[at_tpot:])
-    float_keys = (*map(axis_key, float_axes), *float_names[len(float_axes) :])
+    float_names = (*measures[:at_tpot], "interactivity_tokens_per_s", *measures[at_tpot:])
+    axis_categories: dict[str, pd.Index[Any]] = {}
+    axis_codes: dict[str, NDArray[Any]] = {}
+    for axis in d.axes:
+        if axis.labels.dtype == object:
+            axis_categories[axis.name] = pd.Index(list(axis.labels))
+            axis_codes[axis.name] = np.arange(len(axis.labels))
+        else:
+            values = np.asarray(axis.labels, dtype=np.float64)
+            distinct = np.unique(values)  # sorted; an axis may give a value twice
+            axis_categories[axis.name] = pd.Index(distinct, dtype=np.float64)
+            axis_codes[axis.name] = np.searchsorted(distinct, values)
     scenarios = [part[0] for c in chunks for part in c.parts]
     codes = chunks[0].system_codes if chunks else {}
     present = sorted({codes[s.name] for scenario in scenarios for s in scenario.systems})
@@ -152,7 +187,7 @@ def table_layout(d: Design, chunks: list[Chunk]) -> Layout:
     }
     api = any(s.api is not None for scenario in scenarios for s in scenario.systems)
     payments = tuple(chunks[0].payment_codes) if chunks else ()
-    return Layout(float_names, float_keys, payments, api, categories)
+    return Layout(float_names, axis_categories, axis_codes, payments, api, categories)
 
 
 class TableBuilder:
@@ -168,26 +203,35 @@ class TableBuilder:
         self.design = d
         self.layout = layout or table_layout(d, chunks)
         self._chunks = {c.number: c for c in chunks}
-        self._starts: dict[int, int] = {}
+        self._starts: dict[int, tuple[int, int]] = {}  # each chunk's first row and rows
         rows = 0
         for c in chunks:
-            self._starts[c.number] = rows
-            rows += sum(part_rows(part) for part in c.parts)
+            size = sum(part_rows(part) for part in c.parts)
+            self._starts[c.number] = (rows, size)
+            rows += size
         self.rows = rows
-        self._block = np.empty((len(self.layout.float_names), rows))
-        self._filled = np.zeros(rows, dtype=bool)
-        label_keys = [axis_key(a.name) for a in d.axes if a.labels.dtype == object]
-        integer = {"configuration": np.int64, "api": bool, **{k: np.int32 for k in ("system", "payment", "point")}}
+        layout = self.layout
+        self._block = np.empty((len(layout.float_names), rows))
+        self._added: set[int] = set()
+        # every other column in the type the table keeps it in, so that the frame takes it without a copy
+        self.whole = not (layout.api or d.spec.samples is not None)  # a mean over draws need not be whole
+        codes = {
+            "system": code_dtype(len(d.system_names)),
+            "payment": code_dtype(len(layout.payments)),
+            "point": code_dtype(len(d.base.demand)),
+            **{axis_key(name): code_dtype(len(c)) for name, c in layout.axis_categories.items()},
+        }
         self._other: dict[str, NDArray[Any]] = {
-            **{name: np.empty(rows, dtype) for name, dtype in integer.items()},
-            **{name: np.empty(rows) for name in COUNTED},
-            **{key: np.empty(rows, np.int32) for key in label_keys},
+            "configuration": np.empty(rows, configuration_dtype(d.configurations)),
+            **({"api": np.empty(rows, bool)} if layout.api else {}),
+            **{name: np.empty(rows, COUNT_DTYPE if self.whole else np.float64) for name in COUNTED},
+            **{key: np.empty(rows, dtype) for key, dtype in codes.items()},
         }
 
     def add(self, chunk: Chunk, result: dict[str, NDArray[Any]]) -> None:
         """Copy one chunk's result (:func:`~rackcost.analysis.sweep.chunks.evaluate_chunk`) into its rows."""
-        layout, block, other = self.layout, self._block, self._other
-        start = self._starts[chunk.number]
+        d, layout, block, other = self.design, self.layout, self._block, self._other
+        start = self._starts[chunk.number][0]
         done = 0  # rows of the chunk's earlier parts
         done_system = 0  # configuration x system pairs of the chunk's earlier parts
         for scenario, _, configs, _, axis_values in chunk.parts:
@@ -202,77 +246,103 @@ class TableBuilder:
                     return np.repeat(result[name][pairs], points)
                 return result[name][rows.start - start : rows.stop - start]
 
-            for j, key in enumerate(layout.float_keys):
+            for j, key in enumerate(layout.float_names):
                 if key == "interactivity_tokens_per_s":
                     with np.errstate(divide="ignore"):
                         np.divide(MS_PER_S, values("tpot_ms"), out=block[j, rows])
-                elif key.startswith("axis:"):
-                    block[j, rows] = np.repeat(axis_values[key], systems * points)
                 elif per_system(key):
                     block[j, rows].reshape(-1, points)[:] = result[key][pairs, None]
                 else:
                     block[j, rows] = values(key)
-            for name in COUNTED:
-                other[name][rows].reshape(-1, points)[:] = result[name][pairs, None]
+            for name in COUNTED:  # whole numbers, as integers when every row has one
+                counts = result[name][pairs]
+                if self.whole and counts.size and not counts.max() <= np.iinfo(COUNT_DTYPE).max:
+                    raise OverflowError(f"{name} of {counts.max():.0f} is more than the table's int32 column holds")
+                other[name][rows].reshape(-1, points)[:] = counts[:, None]
             other["configuration"][rows] = np.repeat(configs, systems * points)
-            for key, v in axis_values.items():
-                if key in other:
-                    other[key][rows] = np.repeat(v, systems * points)
-            codes = np.asarray([chunk.system_codes[s.name] for s in scenario.systems], np.int32)
+            for axis in d.axes:  # each axis's value as its category's code
+                key = axis_key(axis.name)
+                other[key][rows] = np.repeat(layout.axis_codes[axis.name][axis_values[key]], systems * points)
+            codes = np.asarray([chunk.system_codes[s.name] for s in scenario.systems])
             other["system"][rows] = np.tile(np.repeat(codes, points), m)
-            payments = np.asarray([chunk.payment_codes[s.payment.value] for s in scenario.systems], np.int32)
+            payments = np.asarray([chunk.payment_codes[s.payment.value] for s in scenario.systems])
             other["payment"][rows] = np.tile(np.repeat(payments, points), m)
-            other["point"][rows] = np.tile(np.arange(points, dtype=np.int32), m * systems)
-            api = np.asarray([s.api is not None for s in scenario.systems], bool)
-            other["api"][rows] = np.tile(np.repeat(api, points), m)
-            self._filled[rows] = True
+            other["point"][rows] = np.tile(np.arange(points), m * systems)
+            if "api" in other:
+                api = np.asarray([s.api is not None for s in scenario.systems], bool)
+                other["api"][rows] = np.tile(np.repeat(api, points), m)
             done += size
             done_system += m * systems
+        self._added.add(chunk.number)
 
     def frame(self) -> pd.DataFrame:
-        """The table of the rows added (the rows of chunks never added, which failed, are left out)."""
+        """The table of the rows added (the rows of chunks never added, which failed, are left out); once only.
+
+        The float block and the integer columns become the frame's columns as they are (no copy); the categoricals'
+        codes are copied (pandas does), each let go by the builder as it is, so that one copy is held at a time.
+        """
         import pandas as pd
 
         d, layout = self.design, self.layout
         block, other = self._block, self._other
-        if not bool(self._filled.all()):  # failed chunks: their rows go (the one case that copies the block)
-            kept = np.flatnonzero(self._filled)
+        self._other = {}
+        if self._added != set(self._starts):  # failed chunks: their rows go (the one case that copies the block)
+            kept = np.concatenate(
+                [np.arange(first, first + size) for c, (first, size) in self._starts.items() if c in self._added]
+                or [np.zeros(0, np.int64)]
+            )
             block = block[:, kept]
             other = {name: v[kept] for name, v in other.items()}
         config = other["configuration"]
         out = pd.DataFrame(block.T, columns=list(layout.float_names), copy=False)
         if config.size > 1 and not bool(np.all(config[1:] >= config[:-1])):  # pragma: no cover - by numbering
             raise AssertionError("sweep rows out of configuration order")
-        out.insert(0, "configuration", config)
+        out.insert(0, "configuration", pd.Series(config, copy=False))  # a Series is taken as it is
         for a, axis in enumerate(d.axes):
-            if axis.labels.dtype == object:
-                labels = pd.Categorical.from_codes(other[axis_key(axis.name)], categories=pd.Index(list(axis.labels)))
-                _insert_categorical(out, a + 1, axis.name, labels)
-        system = other["system"]
+            numeric = axis.labels.dtype != object
+            categories = layout.axis_categories[axis.name]
+            column = pd.Categorical.from_codes(
+                other.pop(axis_key(axis.name)), categories=categories, ordered=numeric, validate=False
+            )
+            _insert_categorical(out, a + 1, axis.name, column)
+        system = other.pop("system")
         at = len(d.axes) + 1
         names = list(d.system_names)
         _insert_categorical(out, at, "system", pd.Categorical.from_codes(system, categories=pd.Index(names)))
         for attribute, values in d.attributes.items():  # read off the names when the sweep was resolved
             at += 1
             categories = layout.attribute_categories[attribute]
-            column = pd.Categorical(np.asarray(values, dtype=object)[system], categories=categories)
-            _insert_categorical(out, at, attribute, column)
-        payment = pd.Categorical.from_codes(other["payment"], categories=pd.Index(list(layout.payments)))
+            per_system_code = categories.get_indexer(pd.Index(np.asarray(values, dtype=object)))  # missing: -1
+            codes = per_system_code.astype(code_dtype(len(categories)))[system]
+            _insert_categorical(out, at, attribute, pd.Categorical.from_codes(codes, categories=categories))
+        del system
+        payment = pd.Categorical.from_codes(other.pop("payment"), categories=pd.Index(list(layout.payments)))
         _insert_categorical(out, at + 1, "payment", payment)
         points = pd.Index([p.name for p in d.base.demand])
-        _insert_categorical(out, at + 2, "demand_point", pd.Categorical.from_codes(other["point"], categories=points))
-        api = other["api"]
+        point = pd.Categorical.from_codes(other.pop("point"), categories=points)
+        _insert_categorical(out, at + 2, "demand_point", point)
         first_count = out.columns.get_loc("provisioned_it_kw")
         assert isinstance(first_count, int)  # the column names are unique: get_loc gives a position
-        whole = not (layout.api or d.spec.samples is not None)  # a mean over draws need not be whole
         for k, name in enumerate(COUNTED):
-            out.insert(first_count + k, name, other[name].astype(np.int64) if whole else other[name])
+            out.insert(first_count + k, name, pd.Series(other[name], copy=False))
         if layout.api:
+            api = other["api"]
             for name in NOT_FOR_API:
                 if name in out:
                     out[name] = pd.array(np.where(api, 0.0, out[name].to_numpy(float)), dtype="Float64")
                     out.loc[api, name] = pd.NA
         return out
+
+
+def numeric_axes_as_floats(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table (or a piece of it) with its numeric axes, ordered categoricals of float64 values in the library's
+    table (a byte or two per row instead of 8), as float64 columns: the values the files hold (Parquet ``double``)."""
+    numeric = {
+        name: "float64"
+        for name in frame.columns
+        if str(frame[name].dtype) == "category" and frame[name].cat.categories.dtype.kind == "f"
+    }
+    return frame.astype(numeric) if numeric else frame
 
 
 def sweep_table(d: Design, chunks: list[Chunk], results: dict[int, dict[str, NDArray[Any]]]) -> pd.DataFrame:
