@@ -49,7 +49,7 @@ def class_rows(
             list(mix.names) * shape[0],
         ]
         values = keys + [_plain_column(columns[key], shape) for key in tuple(ordered)[len(_KEYS) :]]
-        rows.extend(dict(zip(ordered, row)) for row in zip(*values))
+        rows.extend(dict(zip(ordered, row, strict=True)) for row in zip(*values, strict=True))
     return rows
 
 
