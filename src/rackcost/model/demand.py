@@ -180,6 +180,9 @@ class FleetCapacity:
         )
 
 
+_IDLE_POLICIES = tuple(IdlePolicy)
+
+
 def fleet_capacity(
     offered_rps: ArrayLike,
     serving_replicas: ArrayLike,
@@ -223,7 +226,7 @@ def fleet_capacity(
     # capacity at SLO of the serving fleet (one value per sample, or per point where arrivals are bursty); the
     # sizing rate is a known-feasible hint only for Poisson arrivals at every point
     hint = feasible_rps if poisson or feasible_rps_scaled else None
-    if idle_policy not in tuple(IdlePolicy):
+    if idle_policy not in _IDLE_POLICIES:
         raise ValueError(f"idle_policy must be 'powered' or 'park', got {idle_policy!r}")
     if not IdlePolicy(idle_policy).parks:
         capacity = scale * _smallest(

@@ -600,14 +600,16 @@ def run_fleet(
         )
 
     amplitudes = rate_swing.point_amplitudes(policy, points)
-    point_v, point_stretch = policy.variability(points), policy.stretch(points)
-    if amplitudes.any():  # without a swing at any point the outcomes are the stationary ones (serve_with_swing)
-        demand = swing(still, amplitudes, point_v, point_stretch)
-        fragile = tuple(
-            swing(f, amplitudes, arrival_variability(s), policy.stretch_at((s,)))
-            for f, s in zip(fragile, fragility_scvs, strict=True)
-        )
-    swung = {a: swing(still, np.full((1, points), a), point_v, point_stretch) for a in swing_amplitudes}
+    swung: dict[float, DemandOutcome] = {}
+    if swing_amplitudes or amplitudes.any():  # (without a swing nothing below runs, and the points' v is not needed)
+        point_v, point_stretch = policy.variability(points), policy.stretch(points)
+        if amplitudes.any():  # without a swing at any point the outcomes are the stationary ones (serve_with_swing)
+            demand = swing(still, amplitudes, point_v, point_stretch)
+            fragile = tuple(
+                swing(f, amplitudes, arrival_variability(s), policy.stretch_at((s,)))
+                for f, s in zip(fragile, fragility_scvs, strict=True)
+            )
+        swung = {a: swing(still, np.full((1, points), a), point_v, point_stretch) for a in swing_amplitudes}
     without_swing = None if demand is still else still
     if serve_with is not None:  # one sample served: the same for all n
         n = sampled.n
