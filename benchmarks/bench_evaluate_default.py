@@ -16,10 +16,10 @@ time), the least over ``--rounds`` rounds of the mean over ``--calls`` calls, af
    SCV 2 and 4, powered and costed) and :func:`~rackcost.evaluation.results.result_tables` (the records);
 3. the floor: one vectorised :func:`rackcost.queueing.erlang_c` on the shape the chain serves each fleet at (the
    central row and the two SCV rows, by the three demand points: 9 elements), at the default's own figures. It is
-   the least that one step of the numeric core costs on these arrays (nearly all of it per-call overhead of
-   numpy and scipy, not arithmetic), so ``evaluate / floor`` says how many such calls an evaluation is worth, a
-   ratio that moves with the code and not with the machine's speed. A plain copy of the result's records is
-   not the floor chosen: at a few microseconds it says nothing of the numeric chain the issue is about.
+   the least that one step of the numeric core costs on these arrays (nearly all of it per-call overhead of numpy
+   and scipy, not arithmetic), so ``evaluate / floor`` says how many such calls an evaluation is worth, a ratio
+   that moves with the code and not with the machine's speed. A plain copy of the result's records is not the
+   floor chosen: at a few microseconds it says nothing of the numeric chain the issue is about.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from rackcost.evaluation.chain import evaluate_apis, evaluate_systems, plan, run
 from rackcost.evaluation.results import result_tables
 from rackcost.evaluation.servable import servable
 from rackcost.model.burstiness import FRAGILITY_SCVS
-from rackcost.queueing import erlang_c
+from rackcost.model.erlang import erlang_c
 from rackcost.scenario.unpack import one_evaluation
 
 
@@ -87,8 +87,10 @@ def main() -> None:
     }
     total = least_cpu_ms(lambda: rackcost.evaluate(scenario), rounds, calls)
     floor = least_cpu_ms(lambda: erlang_c(k, a), rounds, calls * 10)
-    print(f"default scenario: {rackcost.bundled_scenario_path().name}, {len(scenario.systems)} systems, "
-          f"{len(scenario.demand)} demand points; least of {rounds} rounds of {calls} calls, CPU time")
+    print(
+        f"default scenario: {rackcost.bundled_scenario_path().name}, {len(scenario.systems)} systems, "
+        f"{len(scenario.demand)} demand points; least of {rounds} rounds of {calls} calls, CPU time"
+    )
     print(f"  evaluate                      {total:8.3f} ms")
     for name, fn in steps.items():
         print(f"    {name:<28}{least_cpu_ms(fn, rounds, calls):8.3f} ms")

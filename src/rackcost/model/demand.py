@@ -28,7 +28,7 @@ from rackcost.model.class_ttft import (
     sum_quantile_ms,
 )
 from rackcost.model.classes import ClassMix, class_budgets_s, class_ttft_ms
-from rackcost.model.erlang import erlang_c_checked
+from rackcost.model.erlang import broadcast_few, broadcast_to_few, erlang_c_checked
 from rackcost.model.inputs import SloInputs
 from rackcost.model.occupancy import occupancy_spread, start_occupancy_quantile, waiting_share
 from rackcost.model.operating_point import queueing_budget_s
@@ -232,8 +232,8 @@ def fleet_capacity(
         capacity = scale * _smallest(
             [routes.capacity_at_slo(routing, serving, slots, service_s, b, m, hint) for b, m in pairs]
         )
-        active = np.broadcast_to(serving, lam.shape).astype(np.int64)
-        capacity_active = np.broadcast_to(capacity, lam.shape)
+        active = broadcast_to_few(serving, lam.shape).astype(np.int64)
+        capacity_active = broadcast_to_few(capacity, lam.shape)
         return FleetCapacity(np.asarray(capacity, dtype=float), active, np.asarray(capacity_active, dtype=float))
     needed = sized_replicas(
         _largest([routes.replicas_needed(routing, lam / scale, service_s, slots, b, m) for b, m in pairs]),
@@ -458,7 +458,7 @@ def _start_occupancy(
         pool, per_pool, load_erlangs = active * slots, active, rate_rps * service_s
     else:
         pool, per_pool, load_erlangs = slots, np.ones_like(active), rate_rps / active * service_s
-    pool, load_erlangs = np.broadcast_arrays(np.asarray(pool, dtype=float), np.asarray(load_erlangs, dtype=float))
+    pool, load_erlangs = broadcast_few(np.asarray(pool, dtype=float), np.asarray(load_erlangs, dtype=float))
     # once: the quantile and the reported wait both read it
     delay = erlang_c_checked(pool, load_erlangs) if known_delay is None else known_delay
     start = start_occupancy_quantile(q_fraction, per_pool, concurrency, pool, load_erlangs, variability, delay)
