@@ -25,6 +25,7 @@ time), the least over ``--rounds`` rounds of the mean over ``--calls`` calls, af
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 from collections.abc import Callable
 
@@ -39,17 +40,20 @@ from rackcost.model.erlang import erlang_c
 from rackcost.scenario.unpack import one_evaluation
 
 
-def least_cpu_ms(fn: Callable[[], object], rounds: int, calls: int) -> float:
-    """The least over ``rounds`` of the mean CPU time of ``calls`` calls of ``fn`` [ms], after a warm-up."""
-    for _ in range(max(calls // 10, 3)):
-        fn()
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.process_time()
-        for _ in range(calls):
+def interleaved_least_ms(fns: dict[str, tuple[Callable[[], object], int]], rounds: int) -> dict[str, list[float]]:
+    """Each function's mean CPU time per call over a batch of its own number of calls, one batch of every function
+    per round in turn (so that a busy spell of the machine weighs on all of them alike), after a warm-up [ms]."""
+    for fn, calls in fns.values():
+        for _ in range(max(calls // 10, 3)):
             fn()
-        best = min(best, (time.process_time() - start) / calls)
-    return best * 1e3
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, (fn, calls) in fns.items():
+            start = time.process_time()
+            for _ in range(calls):
+                fn()
+            times[name].append((time.process_time() - start) / calls * 1e3)
+    return times
 
 
 def main() -> None:
@@ -85,17 +89,21 @@ def main() -> None:
         ),
         "result_tables (records)": in_one(lambda: result_tables(served, outcomes, apis)),
     }
-    total = least_cpu_ms(lambda: rackcost.evaluate(scenario), rounds, calls)
-    floor = least_cpu_ms(lambda: erlang_c(k, a), rounds, calls * 10)
+    timed = {"evaluate": (lambda: rackcost.evaluate(scenario), calls), "floor": (lambda: erlang_c(k, a), calls * 10)}
+    timed.update((name, (fn, calls)) for name, fn in steps.items())
+    times = interleaved_least_ms(timed, rounds)
+    least = {name: min(t) for name, t in times.items()}
+    per_round = statistics.median(e / f for e, f in zip(times["evaluate"], times["floor"], strict=True))
     print(
         f"default scenario: {rackcost.bundled_scenario_path().name}, {len(scenario.systems)} systems, "
-        f"{len(scenario.demand)} demand points; least of {rounds} rounds of {calls} calls, CPU time"
+        f"{len(scenario.demand)} demand points; least of {rounds} interleaved rounds of {calls} calls, CPU time"
     )
-    print(f"  evaluate                      {total:8.3f} ms")
-    for name, fn in steps.items():
-        print(f"    {name:<28}{least_cpu_ms(fn, rounds, calls):8.3f} ms")
-    print(f"  floor: erlang_c on {k.size} elements {floor:8.4f} ms")
-    print(f"  evaluate / floor              {total / floor:8.1f}")
+    print(f"  evaluate                      {least['evaluate']:8.3f} ms")
+    for name in steps:
+        print(f"    {name:<28}{least[name]:8.3f} ms")
+    print(f"  floor: erlang_c on {k.size} elements {least['floor']:8.4f} ms")
+    ratio = least["evaluate"] / least["floor"]
+    print(f"  evaluate / floor              {ratio:8.1f} (of the leasts; median of the rounds' ratios {per_round:.1f})")
 
 
 if __name__ == "__main__":
