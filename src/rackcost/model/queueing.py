@@ -391,8 +391,8 @@ def _repeated_problems(
     distinct problems gives every element the figure it has in the full call, bit for bit.
     """
     present = [np.asarray(a, dtype=np.float64) for a in args if a is not None]
-    shape = np.broadcast_shapes(*(a.shape for a in present))
-    size = int(np.prod(shape))
+    joint = np.broadcast(*present)  # (the shape and size without np.broadcast_shapes and np.prod, several us each)
+    shape, size = joint.shape, joint.size
     if size < _DISTINCT_MIN_ELEMENTS:
         return None
     varying = [j for j, a in enumerate(present) if a.size > 1 and not (a == a.flat[0]).all()]
