@@ -89,7 +89,7 @@ def broadcast_to_few(a: ArrayLike, shape: tuple[int, ...]) -> npt.NDArray[Any]:
     if math.prod(shape) > FEW_ELEMENTS:
         return np.broadcast_to(arr, shape)
     out = np.empty(shape, dtype=arr.dtype)
-    out[...] = arr  # (numpy's ValueError where ``a`` does not broadcast to the shape)
+    out[...] = arr  # (numpy's ValueError where ``a`` cannot fill the shape)
     return out
 
 
