@@ -28,7 +28,7 @@ from rackcost.model.class_ttft import (
     sum_quantile_ms,
 )
 from rackcost.model.classes import ClassMix, class_budgets_s, class_ttft_ms
-from rackcost.model.erlang import erlang_c_checked
+from rackcost.model.erlang import broadcast_few, broadcast_to_few, erlang_c_checked
 from rackcost.model.inputs import SloInputs
 from rackcost.model.occupancy import occupancy_spread, start_occupancy_quantile, waiting_share
 from rackcost.model.operating_point import queueing_budget_s
@@ -180,6 +180,9 @@ class FleetCapacity:
         )
 
 
+_IDLE_POLICIES = tuple(IdlePolicy)
+
+
 def fleet_capacity(
     offered_rps: ArrayLike,
     serving_replicas: ArrayLike,
@@ -223,14 +226,14 @@ def fleet_capacity(
     # capacity at SLO of the serving fleet (one value per sample, or per point where arrivals are bursty); the
     # sizing rate is a known-feasible hint only for Poisson arrivals at every point
     hint = feasible_rps if poisson or feasible_rps_scaled else None
-    if idle_policy not in tuple(IdlePolicy):
+    if idle_policy not in _IDLE_POLICIES:
         raise ValueError(f"idle_policy must be 'powered' or 'park', got {idle_policy!r}")
     if not IdlePolicy(idle_policy).parks:
         capacity = scale * _smallest(
             [routes.capacity_at_slo(routing, serving, slots, service_s, b, m, hint) for b, m in pairs]
         )
-        active = np.broadcast_to(serving, lam.shape).astype(np.int64)
-        capacity_active = np.broadcast_to(capacity, lam.shape)
+        active = broadcast_to_few(serving, lam.shape).astype(np.int64)
+        capacity_active = broadcast_to_few(capacity, lam.shape)
         return FleetCapacity(np.asarray(capacity, dtype=float), active, np.asarray(capacity_active, dtype=float))
     needed = sized_replicas(
         _largest([routes.replicas_needed(routing, lam / scale, service_s, slots, b, m) for b, m in pairs]),
@@ -477,7 +480,7 @@ def _occupancy_queue(
         pool, per_pool, load_erlangs = active * slots, active, rate_rps * service_s
     else:
         pool, per_pool, load_erlangs = slots, np.ones_like(active), rate_rps / active * service_s
-    pool, load_erlangs = np.broadcast_arrays(np.asarray(pool, dtype=float), np.asarray(load_erlangs, dtype=float))
+    pool, load_erlangs = broadcast_few(np.asarray(pool, dtype=float), np.asarray(load_erlangs, dtype=float))
     return pool, per_pool, load_erlangs
 
 

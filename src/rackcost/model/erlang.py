@@ -24,6 +24,9 @@ References
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 from scipy.special import gammaincc, gammaln, pdtr
@@ -33,6 +36,8 @@ __all__ = [
     "FloatArray",
     "IntArray",
     "as_float",
+    "broadcast_few",
+    "broadcast_to_few",
     "check_nonnegative",
     "check_open_unit",
     "check_positive",
@@ -58,6 +63,50 @@ _FPMIN = 1e-300
 """Lentz's guard against a zero denominator: near the smallest normal double, far below any term's size."""
 _Q_IS_ONE_BOUND = 1e-17
 """Below this bound on P(k+1, a), Q(k+1, a) = 1 - P rounds to exactly 1.0 (see _incomplete_gamma_needed)."""
+
+
+# --------------------------------------------------------------------------- broadcasting few elements
+
+FEW_ELEMENTS = 64
+"""Elements up to which :func:`broadcast_few` and :func:`broadcast_to_few` fill a new array rather than make
+numpy's view [-]: a central evaluation's arrays (a few demand points, by the central and SCV rows) are far below
+it, a Monte Carlo's or a sweep's far above."""
+
+
+def broadcast_to_few(a: ArrayLike, shape: tuple[int, ...]) -> npt.NDArray[Any]:
+    """``np.broadcast_to(a, shape)``'s values, for less on a few elements: ``a`` itself where it has the shape, a
+    new array filled with it up to :data:`FEW_ELEMENTS` (numpy's function costs several microseconds a call, more
+    than the arithmetic on such arrays), numpy's read-only view above.
+
+    Examples
+    --------
+    >>> broadcast_to_few(np.array([[1.0], [2.0]]), (2, 3)).tolist()
+    [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    """
+    arr = np.asarray(a)
+    if arr.shape == shape:
+        return arr
+    if math.prod(shape) > FEW_ELEMENTS:
+        return np.broadcast_to(arr, shape)
+    out = np.empty(shape, dtype=arr.dtype)
+    out[...] = arr  # (numpy's ValueError where ``a`` cannot fill the shape)
+    return out
+
+
+def broadcast_few(*arrays: npt.NDArray[Any]) -> list[npt.NDArray[Any]]:
+    """``np.broadcast_arrays``'s values, for less on a few elements (:func:`broadcast_to_few`; above
+    :data:`FEW_ELEMENTS`, numpy's views).
+
+    Examples
+    --------
+    >>> [a.tolist() for a in broadcast_few(np.array([1.0, 2.0]), np.array(3.0))]
+    [[1.0, 2.0], [3.0, 3.0]]
+    """
+    joint = np.broadcast(*arrays)
+    shape = joint.shape
+    if joint.size > FEW_ELEMENTS:
+        return list(np.broadcast_arrays(*arrays))
+    return [a if a.shape == shape else broadcast_to_few(a, shape) for a in arrays]
 
 
 # --------------------------------------------------------------------------- validation

@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 from rackcost.model import finance, power, rate_swing, routing
 from rackcost.model.burstiness import arrival_variability
 from rackcost.model.demand import FleetCapacity, fleet_capacity, serve_at_capacity
+from rackcost.model.erlang import broadcast_to_few
 from rackcost.model.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
 from rackcost.model.performance import LoadCurve, piecewise_linear
@@ -429,9 +430,10 @@ def _capacities(
     rows = len(scvs) + 1
     v_central, stretch_central = policy.variability(points), policy.stretch(points)
     v_scv = arrival_variability(np.asarray(scvs, dtype=float)).reshape(-1, 1)
-    v = np.concatenate([v_central, np.broadcast_to(v_scv, (rows - 1, points))])
+    # (broadcast_to_few: these are a few elements, one sample's rows, for which numpy's broadcast_to costs more)
+    v = np.concatenate([v_central, broadcast_to_few(v_scv, (rows - 1, points))])
     stretch = np.concatenate(
-        [np.broadcast_to(stretch_central, (1, points)), np.broadcast_to(policy.stretch_at(scvs), (rows - 1, points))]
+        [broadcast_to_few(stretch_central, (1, points)), broadcast_to_few(policy.stretch_at(scvs), (rows - 1, points))]
     )
     if policy.fixed_replicas is not None:
         hint = np.zeros((rows, 1))
@@ -441,14 +443,14 @@ def _capacities(
         central = sizing if bool((v_central == 1.0).all()) else np.zeros((1, 1))
         hint = np.concatenate([central, np.maximum(top - (top - sizing) * np.sqrt(v_scv), 0.0) / v_scv])
     served = fleet_capacity(
-        np.broadcast_to(serve.arrival_rps, (rows, points)),
-        np.broadcast_to(size.serving_replicas, (rows, 1)),
+        broadcast_to_few(serve.arrival_rps, (rows, points)),
+        broadcast_to_few(size.serving_replicas, (rows, 1)),
         concurrency,
-        np.broadcast_to(service_s, (rows, 1)),
+        broadcast_to_few(service_s, (rows, 1)),
         budget_s,
         slo.attainment_fraction,
         policy.idle_policy,
-        np.broadcast_to(serve.max_utilization_fraction, (rows, 1)),
+        broadcast_to_few(serve.max_utilization_fraction, (rows, 1)),
         feasible_rps=hint,
         routing=policy.routing,
         arrival_variability=v,
@@ -600,14 +602,16 @@ def run_fleet(
         )
 
     amplitudes = rate_swing.point_amplitudes(policy, points)
-    point_v, point_stretch = policy.variability(points), policy.stretch(points)
-    if amplitudes.any():  # without a swing at any point the outcomes are the stationary ones (serve_with_swing)
-        demand = swing(still, amplitudes, point_v, point_stretch)
-        fragile = tuple(
-            swing(f, amplitudes, arrival_variability(s), policy.stretch_at((s,)))
-            for f, s in zip(fragile, fragility_scvs, strict=True)
-        )
-    swung = {a: swing(still, np.full((1, points), a), point_v, point_stretch) for a in swing_amplitudes}
+    swung: dict[float, DemandOutcome] = {}
+    if swing_amplitudes or amplitudes.any():  # (without a swing nothing below runs, and the points' v is not needed)
+        point_v, point_stretch = policy.variability(points), policy.stretch(points)
+        if amplitudes.any():  # without a swing at any point the outcomes are the stationary ones (serve_with_swing)
+            demand = swing(still, amplitudes, point_v, point_stretch)
+            fragile = tuple(
+                swing(f, amplitudes, arrival_variability(s), policy.stretch_at((s,)))
+                for f, s in zip(fragile, fragility_scvs, strict=True)
+            )
+        swung = {a: swing(still, np.full((1, points), a), point_v, point_stretch) for a in swing_amplitudes}
     without_swing = None if demand is still else still
     if serve_with is not None:  # one sample served: the same for all n
         n = sampled.n

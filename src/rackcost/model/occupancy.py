@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtri, pdtr, pdtrik
 
-from rackcost.model.erlang import erlang_c_checked, poisson_cdf, poisson_pmf
+from rackcost.model.erlang import broadcast_few, broadcast_to_few, erlang_c_checked, poisson_cdf, poisson_pmf
 from rackcost.model.performance import LoadCurve
 
 __all__ = [
@@ -214,7 +214,7 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
     z = ndtri(p).clip(-40.0, 40.0)  # p = 0 gives -inf (ndarray.clip: np.clip without its dispatch)
     x = np.maximum(np.floor(a + z * np.sqrt(a) + (z * z - 1.0) / 6.0), 0.0)
     shape = x.shape
-    x, p, a = x.reshape(-1), np.broadcast_to(p, shape).reshape(-1), np.broadcast_to(a, shape).reshape(-1)
+    x, p, a = x.reshape(-1), broadcast_to_few(p, shape).reshape(-1), broadcast_to_few(a, shape).reshape(-1)
     # Each step checks only the elements the previous one moved (a settled element stays settled). scipy's CDF is
     # the costly part: it is asked once, at the first guess; after that F(x - 1) = F(x) - f(x) and
     # F(x + 1) = F(x) + f(x + 1) (f the Poisson term) give the CDF at the next integers, and a comparison with p is
@@ -314,11 +314,11 @@ def start_occupancy_quantile(
     k = np.asarray(pool_slots, dtype=float)
     a = np.asarray(offered_load, dtype=float)
     v = np.asarray(variability, dtype=float)
-    n, c, k, a, v = np.broadcast_arrays(n, c, k, a, v)
-    delay = erlang_c_checked(k, a) if delay_fraction is None else np.broadcast_to(delay_fraction, k.shape)
+    n, c, k, a, v = broadcast_few(n, c, k, a, v)
+    delay = erlang_c_checked(k, a) if delay_fraction is None else broadcast_to_few(delay_fraction, k.shape)
     q = np.asarray(q_fraction, dtype=float)
     if q.ndim:  # several levels (rackcost.model.class_ttft): broadcast against the queue's figures
-        q, n, c, k, a, v, delay = np.broadcast_arrays(q, n, c, k, a, v, delay)
+        q, n, c, k, a, v, delay = broadcast_few(q, n, c, k, a, v, delay)
     # C > 1 - q: the quantile falls among the requests that wait, and they start at c; where nothing is in service
     # every request starts alone. The Poisson quantile is taken only where neither holds (it is the costly part).
     start = np.where(delay > 1.0 - q, c, 1.0)

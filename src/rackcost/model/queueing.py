@@ -32,6 +32,7 @@ from rackcost.model.erlang import (
     FloatArray,
     IntArray,
     as_float,
+    broadcast_few,
     check_nonnegative,
     check_open_unit,
     check_positive,
@@ -124,7 +125,7 @@ def wait_exceedance(t_s: ArrayLike, k: ArrayLike, arrival_rps: ArrayLike, servic
     check_positive("k", k_arr)
     check_nonnegative("arrival_rps", lam)
     check_positive("service_s", s)
-    t, k_arr, lam, s = np.broadcast_arrays(t, k_arr, lam, s)
+    t, k_arr, lam, s = broadcast_few(t, k_arr, lam, s)
     return np.asarray(_exceedance_checked(t, k_arr, lam, s), dtype=np.float64)
 
 
@@ -155,7 +156,7 @@ def wait_tail(
     k_arr = as_float("k", k)
     lam = as_float("arrival_rps", arrival_rps)
     s = as_float("service_s", service_s)
-    t, k_arr, lam, s = np.broadcast_arrays(t, k_arr, lam, s)
+    t, k_arr, lam, s = broadcast_few(t, k_arr, lam, s)
     a = lam * s
     if not (a < k_arr).all():
         raise ValueError("wait_tail needs a stable queue everywhere (arrival_rps * service_s < k)")
@@ -187,7 +188,7 @@ def wait_tails(
     k_arr = as_float("k", k)
     lam = as_float("arrival_rps", arrival_rps)
     s = as_float("service_s", service_s)
-    k_arr, lam, s = np.broadcast_arrays(k_arr, lam, s)
+    k_arr, lam, s = broadcast_few(k_arr, lam, s)
     a = lam * s
     if not (a < k_arr).all():
         raise ValueError("wait_tails needs a stable queue everywhere (arrival_rps * service_s < k)")
@@ -251,7 +252,7 @@ def wait_quantile(q_fraction: ArrayLike, k: ArrayLike, arrival_rps: ArrayLike, s
     check_positive("k", k_arr)
     check_nonnegative("arrival_rps", lam)
     check_positive("service_s", s)
-    q, k_arr, lam, s = np.broadcast_arrays(q, k_arr, lam, s)
+    q, k_arr, lam, s = broadcast_few(q, k_arr, lam, s)
     a = lam * s
     stable = a < k_arr
     c = erlang_c_checked(k_arr, a)
@@ -387,8 +388,8 @@ def _repeated_problems(
     distinct problems gives every element the figure it has in the full call, bit for bit.
     """
     present = [np.asarray(a, dtype=np.float64) for a in args if a is not None]
-    shape = np.broadcast_shapes(*(a.shape for a in present))
-    size = int(np.prod(shape))
+    joint = np.broadcast(*present)  # (the shape and size without np.broadcast_shapes and np.prod, several us each)
+    shape, size = joint.shape, joint.size
     if size < _DISTINCT_MIN_ELEMENTS:
         return None
     varying = [j for j, a in enumerate(present) if a.size > 1 and not (a == a.flat[0]).all()]
@@ -438,7 +439,7 @@ def _capacity_at_slo(
     check_positive("service_s", s)
     check_nonnegative("budget_s", t)
     check_open_unit("max_exceedance_fraction", eps)
-    k_arr, s, t, eps = np.broadcast_arrays(k_arr, s, t, eps)
+    k_arr, s, t, eps = broadcast_few(k_arr, s, t, eps)
     hi = k_arr / s
     # C <= 1, so a <= k - (S/t) log(1/eps) already meets the SLO: a feasible lower end of the bracket
     a_safe = np.where(t > 0, k_arr - s / np.where(t > 0, t, 1.0) * np.log(1.0 / eps), 0.0)
@@ -577,7 +578,7 @@ def replicas_needed(
     check_positive("slots_per_replica", c)
     check_nonnegative("budget_s", t)
     check_open_unit("max_exceedance_fraction", eps)
-    lam, s, c, t, eps = np.broadcast_arrays(lam, s, c, t, eps)
+    lam, s, c, t, eps = broadcast_few(lam, s, c, t, eps)
     a = lam * s
     log_inv = np.log(1.0 / eps)
 

@@ -69,6 +69,12 @@ class RoutingNotAnalytic(ValueError):
         )
 
 
+_ROUTINGS = tuple(Routing)
+_ANALYTIC: dict[str, Routing] = {r.value: r for r in Routing if r.analytic}
+"""The routings with an analytic form by name (a member is found too: it is equal to its name and hashes as it);
+:func:`check_routing` looks here first, as it is asked about a dozen times an evaluation."""
+
+
 def check_routing(routing: str) -> Routing:
     """Check that a routing is known and has an analytic form.
 
@@ -100,7 +106,10 @@ def check_routing(routing: str) -> Routing:
 queue exists for it, and the pooled M/M/k would be optimistic); run `rackcost simulate --routing round_robin` to \
 evaluate it, or choose one of least_outstanding, pooled, random
     """
-    if routing not in tuple(Routing):
+    known_analytic = _ANALYTIC.get(routing) if isinstance(routing, str) else None
+    if known_analytic is not None:  # the usual case: a routing of the model, as a member or by name
+        return known_analytic
+    if routing not in _ROUTINGS:
         raise ValueError(f"routing must be one of {', '.join(Routing)}, got {routing!r}")
     known = Routing(routing)
     if not known.analytic:

@@ -420,9 +420,14 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
     system = scenario.systems[index]
     prefix = f"systems[{index}]"
 
+    def column(value: float) -> NDArray[np.float64]:
+        """``value`` for every sample, ``(n, 1)`` (one sample, a central evaluation's ~60 of them: np.array of a
+        nested tuple, the same array as np.full for a fraction of its cost)."""
+        return np.array(((value,),)) if n == 1 else np.full((n, 1), value)
+
     def get(path: str, central: float) -> NDArray[np.float64]:
-        sample = values.get(path)
-        return np.full((n, 1), float(central)) if sample is None else np.asarray(sample, float).reshape(n, 1)
+        sample = values.get(path) if values else None
+        return column(float(central)) if sample is None else np.asarray(sample, float).reshape(n, 1)
 
     def facility(name: str) -> NDArray[np.float64]:
         override = system.facility is not None and getattr(system.facility, name) is not None
@@ -434,13 +439,13 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
 
     def cost(name: str) -> NDArray[np.float64]:
         if system.costs is None:  # rented: no capex or opex of the owner's (a life of 1 year keeps the CRF defined)
-            return np.full((n, 1), 1.0 if name == "service_life_years" else 0.0)
+            return column(1.0 if name == "service_life_years" else 0.0)
         return get(f"{prefix}.costs.{name}", getattr(system.costs, name))
 
     def facility_cost(name: str) -> NDArray[np.float64]:
         """A facility figure, or nothing where a rental price already covers power and facility."""
         if system.rent is not None and system.rent.includes_power_and_facility and name != "pue":
-            return np.full((n, 1), 1.0 if name == "build_life_years" else 0.0)
+            return column(1.0 if name == "build_life_years" else 0.0)
         return facility(name)
 
     def along_curve(name: str) -> NDArray[np.float64]:

@@ -1,0 +1,110 @@
+"""``rackcost.evaluate`` of the bundled default scenario, against a floor measured in the same run (never asserted).
+
+Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_evaluate_default.py [--rounds N] [--calls M]``
+
+Issue 24 item 5: evaluate spends about 1.2 ms per system in call overhead on 1-3-element arrays; the goal is the
+bundled default (:func:`rackcost.bundled_scenario_path`: two systems, three demand points) in 1 ms. This script
+prints, in CPU time (``time.process_time``, so that other processes on the shared machine count less than in wall
+time), the least over ``--rounds`` rounds of the mean over ``--calls`` calls, after a warm-up (the least, as
+``timeit`` advises: on a shared VM interference only ever adds time):
+
+1. ``rackcost.evaluate`` of the default scenario, loaded once (the scenario is mutable, so the chain keeps nothing
+   across calls: every call does the whole work);
+2. its steps, each alone on the same scenario: :func:`~rackcost.evaluation.servable.servable` (each system
+   unpacked and checked), :func:`~rackcost.evaluation.steps.plan` (steps 1-3: the operating point of each system),
+   :func:`~rackcost.evaluation.chain.run_samples` (steps 4-8: each fleet sized, served at its points and at arrival
+   SCV 2 and 4, powered and costed) and :func:`~rackcost.evaluation.results.result_tables` (the records);
+3. the floor: one vectorised :func:`rackcost.queueing.erlang_c` on the shape the chain serves each fleet at (the
+   central row and the two SCV rows, by the three demand points: 9 elements), at the default's own figures. It is
+   the least that one step of the numeric core costs on these arrays (nearly all of it per-call overhead of numpy
+   and scipy, not arithmetic), so ``evaluate / floor`` says how many such calls an evaluation is worth, a ratio
+   that moves with the code and not with the machine's speed. A plain copy of the result's records is not the
+   floor chosen: at a few microseconds it says nothing of the numeric chain the issue is about.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+import rackcost
+from rackcost.evaluation.chain import evaluate_apis, evaluate_systems, plan, run_samples
+from rackcost.evaluation.results import result_tables
+from rackcost.evaluation.servable import servable
+from rackcost.model.burstiness import FRAGILITY_SCVS
+from rackcost.model.erlang import erlang_c
+from rackcost.scenario.unpack import one_evaluation
+
+
+def interleaved_least_ms(fns: dict[str, tuple[Callable[[], object], int]], rounds: int) -> dict[str, list[float]]:
+    """Each function's mean CPU time per call over a batch of its own number of calls, one batch of every function
+    per round in turn (so that a busy spell of the machine weighs on all of them alike), after a warm-up [ms]."""
+    for fn, calls in fns.values():
+        for _ in range(max(calls // 10, 3)):
+            fn()
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, (fn, calls) in fns.items():
+            start = time.process_time()
+            for _ in range(calls):
+                fn()
+            times[name].append((time.process_time() - start) / calls * 1e3)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7, help="rounds; the least is kept (default 7)")
+    parser.add_argument("--calls", type=int, default=200, help="calls per round (default 200)")
+    args = parser.parse_args()
+    rounds, calls = args.rounds, args.calls
+
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path())
+    served, _, inputs = servable(scenario)
+    planned = plan(served, inputs)
+    outcomes = evaluate_systems(served, inputs=inputs)
+    apis = evaluate_apis(served)
+    # the floor's arguments: each fleet's slots and offered load at its demand points, as the chain serves them
+    fleet = outcomes[0].fleet
+    slots = np.asarray(fleet.demand.active_replicas, dtype=float) * planned.chosen[0].concurrency
+    load = np.asarray(fleet.demand.admitted_rps * fleet.demand.service_s, dtype=float)
+    k, a = np.repeat(slots, 3, axis=0), np.repeat(load, 3, axis=0)
+
+    def in_one(fn: Callable[[], object]) -> Callable[[], object]:
+        def run() -> object:
+            with one_evaluation():
+                return fn()
+
+        return run
+
+    steps = {
+        "servable (unpack, check)": in_one(lambda: servable(scenario)),
+        "plan (steps 1-3)": in_one(lambda: plan(served, inputs)),
+        "run_samples (steps 4-8)": in_one(
+            lambda: run_samples(served, planned, {}, 1, resize=False, fragility_scvs=FRAGILITY_SCVS)
+        ),
+        "result_tables (records)": in_one(lambda: result_tables(served, outcomes, apis)),
+    }
+    timed = {"evaluate": (lambda: rackcost.evaluate(scenario), calls), "floor": (lambda: erlang_c(k, a), calls * 10)}
+    timed.update((name, (fn, calls)) for name, fn in steps.items())
+    times = interleaved_least_ms(timed, rounds)
+    least = {name: min(t) for name, t in times.items()}
+    per_round = statistics.median(e / f for e, f in zip(times["evaluate"], times["floor"], strict=True))
+    print(
+        f"default scenario: {rackcost.bundled_scenario_path().name}, {len(scenario.systems)} systems, "
+        f"{len(scenario.demand)} demand points; least of {rounds} interleaved rounds of {calls} calls, CPU time"
+    )
+    print(f"  evaluate                      {least['evaluate']:8.3f} ms")
+    for name in steps:
+        print(f"    {name:<28}{least[name]:8.3f} ms")
+    print(f"  floor: erlang_c on {k.size} elements {least['floor']:8.4f} ms")
+    ratio = least["evaluate"] / least["floor"]
+    print(f"  evaluate / floor              {ratio:8.1f} (of the leasts; median of the rounds' ratios {per_round:.1f})")
+
+
+if __name__ == "__main__":
+    main()
