@@ -15,6 +15,7 @@ import numpy as np
 
 from rackcost.evaluation.columns import column_names, in_order
 from rackcost.model.classes import ClassMix, class_budgets_s, class_ttft_ms, cost_share_fraction, service_split
+from rackcost.model.erlang import broadcast_to_few
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
 from rackcost.units import MS_PER_S, SECONDS_PER_HOUR, TOKENS_PER_MILLION
 
@@ -56,7 +57,7 @@ def class_rows(
 def _plain_column(value: Any, shape: tuple[int, int]) -> list[Any]:
     """A column of :func:`_fleet_columns` or :func:`_api_columns` as a flat list of plain Python values (each as
     :func:`_plain` makes it: None where a figure is not finite)."""
-    a = np.broadcast_to(np.asarray(value), shape)
+    a = broadcast_to_few(np.asarray(value), shape)
     if a.dtype.kind == "f":
         out = a.astype(object)  # Python floats
         out[~np.isfinite(a)] = None
@@ -74,10 +75,10 @@ def _common(mix: ClassMix, offered: np.ndarray, admitted: np.ndarray, accepted: 
     offered_k = offered[:, None] * mix.share_fraction
     rejected = offered_k - accepted
     return {
-        "share_fraction": np.broadcast_to(mix.share_fraction, shape),
-        "input_tokens": np.broadcast_to(mix.input_tokens, shape),
-        "output_tokens": np.broadcast_to(mix.output_tokens, shape),
-        "prefix_hit_fraction": np.broadcast_to(mix.prefix_hit_fraction, shape),
+        "share_fraction": broadcast_to_few(mix.share_fraction, shape),
+        "input_tokens": broadcast_to_few(mix.input_tokens, shape),
+        "output_tokens": broadcast_to_few(mix.output_tokens, shape),
+        "prefix_hit_fraction": broadcast_to_few(mix.prefix_hit_fraction, shape),
         "offered_rps": offered_k,
         "admitted_rps": admitted[:, None] * mix.share_fraction,
         "accepted_rps": accepted,
@@ -112,7 +113,7 @@ def _fleet_columns(mix: ClassMix, o: SystemOutcome) -> dict[str, Any]:
         "ttft_ms": class_ttft_ms(mix, d.ttft_ms),
         "queueing_budget_ms": class_budgets_s(mix, d.ttft_ms, d.tpot_ms) * MS_PER_S,
         "ttft_p99_ms": d.class_ttft_p99_ms,
-        "tpot_p99_ms": np.broadcast_to(d.tpot_p99_ms[:, None], shape),
+        "tpot_p99_ms": broadcast_to_few(d.tpot_p99_ms[:, None], shape),
         **_costs(mix, total, accepted),
     }
 

@@ -43,6 +43,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import gammaincinv, ndtri
 
+from rackcost.model.erlang import broadcast_few, broadcast_to_few
+
 __all__ = [
     "NO_WAIT_LEVELS",
     "NO_WAIT_WEIGHTS",
@@ -494,7 +496,7 @@ def _class_tails(
     x_c = np.maximum(np.asarray(wait_start_ms, dtype=float), 1e-300)
     c_w = np.asarray(waiting_fraction, dtype=float)
     theta = np.maximum(np.asarray(decay_per_ms, dtype=float), 1e-300)
-    x_c, c_w, theta = np.broadcast_arrays(x_c, c_w, theta)
+    x_c, c_w, theta = broadcast_few(x_c, c_w, theta)
     survival = law.tables
     # the wait's part: each stratum [a, b] of Y x_c, for the convolution with the exponential wait, in units of the
     # wait's mean (theta a and theta b: the convolution reads only these)
@@ -543,7 +545,7 @@ def _root(
     takes about 33 steps to the tolerance; one on a flat stretch is its start. A root elsewhere needs none: the
     narrowing costs an evaluation only where one is stuck, not before every root find.
     """
-    done = np.array(np.broadcast_to(skip, t.shape), dtype=bool)
+    done = np.array(broadcast_to_few(skip, t.shape), dtype=bool)
     narrowed = narrow is None
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a zero tail's log: the step bisects
         for i in range(_NEWTON_STEPS):

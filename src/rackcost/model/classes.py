@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model.class_ttft import StratifiedLaw
+from rackcost.model.erlang import broadcast_to_few
 from rackcost.units import MS_PER_S
 
 __all__ = [
@@ -257,7 +258,7 @@ def class_feasible(mix: ClassMix, ttft_ms: ArrayLike, tpot_ms: ArrayLike) -> NDA
         ok &= tpot <= mix.tpot_limit_ms
     if np.isfinite(mix.e2e_limit_ms).any():
         ok &= ttft + (mix.output_tokens - 1.0) * tpot < mix.e2e_limit_ms
-    return np.asarray(np.broadcast_to(ok, np.broadcast_shapes(ttft.shape, tpot.shape)))
+    return np.asarray(broadcast_to_few(ok, np.broadcast(ttft, tpot).shape))
 
 
 def slo_groups(mix: ClassMix) -> tuple[SloGroup, ...]:

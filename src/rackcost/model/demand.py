@@ -380,10 +380,10 @@ def serve_at_capacity(
             # level's start occupancy in one call with the p99's (the same figures as one call each)
             delay = _occupancy_delay(*occupancy)
             waiting, decay = _waiting(routing, delay, active, concurrency, admitted, service_s, v)
-            full = np.broadcast_shapes(*(np.shape(x) for x in (delay, waiting, v * spread, active, concurrency)))
+            full = np.broadcast(delay, waiting, v * spread, active, concurrency).shape
             no_wait = NO_WAIT_LEVELS.reshape((-1,) + (1,) * len(full)) * (1.0 - waiting)
             levels = np.concatenate(
-                [np.full((1, *full), TTFT_PERCENTILE_FRACTION), np.broadcast_to(no_wait, (no_wait.shape[0], *full))]
+                [np.full((1, *full), TTFT_PERCENTILE_FRACTION), broadcast_to_few(no_wait, (no_wait.shape[0], *full))]
             )
             starts, _ = _start_occupancy(*occupancy, v * spread, levels, delay)
             start = starts[0]
@@ -530,7 +530,7 @@ def _class_prefill_ms(
     those levels of the requests that do not wait), ``(..., J)``, and at a full replica (``c``) for one that waits,
     ``(...)`` [ms]; and the decay rate of a waiting request's wait, stretched by the service's spread [1/ms]."""
     no_wait_ms = np.moveaxis(load.latencies_at(starts)[0], 0, -1)  # (..., J)
-    full_ms = load.latencies_at(np.broadcast_to(concurrency, shape))[0]
+    full_ms = load.latencies_at(broadcast_to_few(concurrency, shape))[0]
     theta = np.asarray(decay / stretch, dtype=float) / MS_PER_S
     return no_wait_ms, full_ms, theta
 
@@ -562,7 +562,7 @@ def _class_and_mix_p99_ms(
         TTFT_PERCENTILE_FRACTION,
         np.zeros(len(mix), dtype=bool) if mix.input_law is None else mix.input_law.spread,
     )
-    out = np.array(np.broadcast_to(fixed_p99_ms, each.shape), dtype=float)
+    out = np.array(broadcast_to_few(fixed_p99_ms, each.shape), dtype=float)
     if spread:
         assert mix.input_law is not None
         out[..., mix.input_law.spread] = each[..., mix.input_law.spread]
