@@ -49,20 +49,29 @@ def class_rows(
             [point.name for point in scenario.demand for _ in mix.names],
             list(mix.names) * shape[0],
         ]
-        values = keys + [_plain_column(columns[key], shape) for key in tuple(ordered)[len(_KEYS) :]]
-        rows.extend(dict(zip(ordered, row, strict=True)) for row in zip(*values, strict=True))
+        plain = _plain_columns([columns[key] for key in tuple(ordered)[len(_KEYS) :]], shape)
+        rows.extend(dict(zip(ordered, row, strict=True)) for row in zip(*keys, *plain, strict=True))
     return rows
 
 
-def _plain_column(value: Any, shape: tuple[int, int]) -> list[Any]:
-    """A column of :func:`_fleet_columns` or :func:`_api_columns` as a flat list of plain Python values (each as
-    :func:`_plain` makes it: None where a figure is not finite)."""
-    a = broadcast_to_few(np.asarray(value), shape)
-    if a.dtype.kind == "f":
-        out = a.astype(object)  # Python floats
-        out[~np.isfinite(a)] = None
-        return list(out.ravel().tolist())
-    return [_plain(v) for v in a.ravel().tolist()]
+def _plain_columns(values: list[Any], shape: tuple[int, int]) -> list[list[Any]]:
+    """Columns of :func:`_fleet_columns` or :func:`_api_columns` as flat lists of plain Python values (each as
+    :func:`_plain` makes it: None where a figure is not finite); the float columns in one array, turned into Python
+    floats at once."""
+    arrays = [np.asarray(v) for v in values]
+    floats = [i for i, a in enumerate(arrays) if a.dtype.kind == "f"]
+    block = np.empty((len(floats), *shape))
+    for row, i in enumerate(floats):
+        block[row] = arrays[i]
+    plain = block.astype(object)  # Python floats
+    plain[~np.isfinite(block)] = None
+    out: list[list[Any]] = [[] for _ in arrays]
+    for row, flat in zip(floats, plain.reshape(len(floats), -1).tolist(), strict=True):
+        out[row] = flat
+    for i, a in enumerate(arrays):
+        if a.dtype.kind != "f":
+            out[i] = [_plain(v) for v in broadcast_to_few(a, shape).ravel().tolist()]
+    return out
 
 
 _KEYS = ("system", "demand_point", "class")
