@@ -320,9 +320,17 @@ def poisson_cdf(x: FloatArray, a: FloatArray) -> FloatArray:
 
 
 def _erlang_b_core(kf: FloatArray, af: FloatArray) -> FloatArray:
-    """Erlang B for validated 1-d float arrays of equal length (no input checks: the hot path)."""
-    high = af > kf + 1.0 + np.sqrt(kf + 1.0)
-    if (af / kf).min(initial=np.inf) > 1e-15 and not high.any():
+    """Erlang B for validated 1-d float arrays of equal length (no input checks: the hot path).
+
+    Where every ``a / k`` rounds to at most 1 (every stable queue: Erlang C asks nothing else), no load is above
+    ``k + 1 + sqrt(k + 1)``: the quotient rounds to 1 or below only for ``a <= k (1 + 2**-53)``, less than
+    ``k + 1`` for any ``k`` below ``2**53`` and less than ``k + sqrt(k)`` below ``2**106``; the test of each element
+    against that bound (its square root) is then skipped.
+    """
+    ratio = af / kf
+    bounded = ratio.max(initial=0.0) <= 1.0 and kf.max(initial=0.0) < 1e30  # then no element is high (see above)
+    high = None if bounded else af > kf + 1.0 + np.sqrt(kf + 1.0)
+    if ratio.min(initial=np.inf) > 1e-15 and (high is None or not high.any()):
         # hot path (every load not negligible and at most a little above k): Q(k+1, a) >= ~0.15, no underflow possible
         pmf = np.exp(_log_poisson_pmf(kf, af))
         need = _incomplete_gamma_needed(kf, af, pmf)
@@ -333,6 +341,8 @@ def _erlang_b_core(kf: FloatArray, af: FloatArray) -> FloatArray:
         out = pmf.copy()
         out[need] = np.minimum(pmf[need] / gammaincc(kf[need] + 1.0, af[need]), 1.0)
         return out
+    if high is None:
+        high = np.zeros(kf.shape, dtype=bool)
     out = np.zeros(kf.shape, dtype=np.float64)
     # The continued fraction converges slowly for a close to (or below) k + 1, where
     # Q(k+1, a) is still of order one; it is only needed far above k, where Q underflows.
