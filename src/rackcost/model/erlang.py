@@ -310,12 +310,14 @@ def poisson_cdf(x: FloatArray, a: FloatArray) -> FloatArray:
     """
     s = np.floor(x)
     out = np.ones(x.shape)
-    known = (s >= 1.0) & (a > 0.0) & (a < s + 1.0)
-    sk, ak = s[known], a[known]
+    # (each mask is turned into indices once: gathers and scatters by indices cost less than by a mask)
+    candidates = np.flatnonzero((s >= 1.0) & (a > 0.0) & (a < s + 1.0))
+    sk, ak = s[candidates], a[candidates]
     pmf = np.exp(_log_poisson_pmf(sk, ak))
-    known[known] = pmf * (ak / (sk + 1.0)) * ((sk + 2.0) / (sk + 2.0 - ak)) < _Q_IS_ONE_BOUND
-    need = ~known
-    out[need] = pdtr(x[need], a[need])
+    need = np.ones(x.shape, dtype=bool)
+    need[candidates] = ~(pmf * (ak / (sk + 1.0)) * ((sk + 2.0) / (sk + 2.0 - ak)) < _Q_IS_ONE_BOUND)
+    at = np.flatnonzero(need)
+    out[at] = pdtr(x[at], a[at])
     return out
 
 
@@ -339,7 +341,8 @@ def _erlang_b_core(kf: FloatArray, af: FloatArray) -> FloatArray:
         # elsewhere Q(k+1, a) is exactly 1.0 in double precision, so B = pmf (0 where it underflows): the costly
         # incomplete gamma is skipped for a lightly or moderately loaded pool of many slots
         out = pmf.copy()
-        out[need] = np.minimum(pmf[need] / gammaincc(kf[need] + 1.0, af[need]), 1.0)
+        at = np.flatnonzero(need)  # the mask once as indices: three gathers and a scatter by them cost less
+        out[at] = np.minimum(pmf[at] / gammaincc(kf[at] + 1.0, af[at]), 1.0)
         return out
     if high is None:
         high = np.zeros(kf.shape, dtype=bool)
