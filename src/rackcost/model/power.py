@@ -160,7 +160,16 @@ def fleet_it_power_at(
 ) -> Callable[[ArrayLike], NDArray[np.float64]]:
     """:func:`fleet_it_power_w` as a function of the serving accelerator's power alone (same parameters): the idle,
     parked, host and rack terms are computed once, and each call adds them to the serving accelerators' power in
-    the same order, so each result is :func:`fleet_it_power_w`'s, bit for bit (the mean and the peak of a fleet)."""
+    the same order, so each result is :func:`fleet_it_power_w`'s, bit for bit (the mean and the peak of a fleet).
+
+    Examples
+    --------
+    The fleet of :func:`fleet_it_power_w`'s example with its serving accelerator at 300 W, then at 450 W:
+
+    >>> at = fleet_it_power_at(1, 0, 1, 1, 2, 1, 1, 100.0, 20.0, 200.0, 50.0, 1000.0)
+    >>> float(at(300.0)), float(at(450.0))
+    (1520.0, 1670.0)
+    """
     active = np.asarray(active_replicas, float)
     idle = np.asarray(idle_replicas, float)
     parked = np.asarray(parked_replicas, float)
