@@ -149,10 +149,14 @@ def conditional_wait_rate(
     v = np.asarray(variability, dtype=float)
     k = n * c
     pooled = (k / s - lam) / v
+    central = np.asarray(central_queue, dtype=bool) | ~np.asarray(one_queue, dtype=bool)
+    if central.all():  # a central queue everywhere: the per-replica rate is not read (the same figures, for less)
+        pooled = np.asarray(pooled, dtype=float)
+        shape = np.broadcast_shapes(pooled.shape, central.shape)
+        return pooled if pooled.shape == shape else np.broadcast_to(pooled, shape).copy()
     rho = np.clip(lam * s / k, 0.0, 1.0)
     sigma = np.clip(1.0 - (1.0 - rho) / v, 0.0, 1.0)
     per_replica = c / s * -np.expm1(n * np.log(np.maximum(sigma, np.finfo(float).tiny)))
-    central = np.asarray(central_queue, dtype=bool) | ~np.asarray(one_queue, dtype=bool)
     return np.asarray(np.where(central, pooled, per_replica), dtype=float)
 
 
