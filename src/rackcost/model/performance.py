@@ -364,7 +364,8 @@ def piecewise_linear_many(
     else:
         hi = np.searchsorted(x, q).clip(1, x.size - 1)
     lo = hi - 1
-    w = ((q - x[lo]) / (x[hi] - x[lo])).clip(0.0, 1.0)
+    # x[hi] - x[lo] is the segment's width, the same subtraction done once per segment rather than per point
+    w = ((q - x[lo]) / np.diff(x)[lo]).clip(0.0, 1.0)
     out = []
     flat_lo = None
     for y in ys:
