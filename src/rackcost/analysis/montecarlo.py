@@ -267,7 +267,8 @@ class UncertaintyResult:
         of samples in which the system costs less per accepted request than the baseline.
     samples
         System -> column -> array, as from :func:`evaluate_samples`, plus the drawn inputs under ``"inputs"``.
-        A per-system figure repeated at every demand point is a read-only view (copy it to modify it).
+        A per-system figure repeated at every demand point is a read-only view (copy it to modify it). A run of
+        several blocks keeps its float arrays in one buffer (``_allocate``): an array kept alone keeps it all.
     n, seed
         Sample count and seed.
     unserved
@@ -328,8 +329,8 @@ CHUNK_CELLS = 1_000_000
 so that the model's intermediate arrays stay about 0.5 GB whatever the run (the kept samples are the rest)."""
 CACHE_CELLS = 150_000
 """Cells per block the evaluation aims at [-]: the model's temporaries are then about 1 MB each, which the allocator
-reuses and the caches hold (a block of 600,000 cells, 100,000 samples of the default scenario, took 15-18% longer
-than four of 150,000: ``docs/uncertainty.md``). Blocks keep at least :data:`MIN_SAMPLES_PER_BLOCK` samples
+reuses and the caches hold (one block of 600,000 cells, 100,000 samples of the default scenario, took about a
+fifth longer than four of 150,000: ``docs/uncertainty.md``). Blocks keep at least :data:`MIN_SAMPLES_PER_BLOCK` samples
 whatever it asks, so that a run of many demand points is not cut into blocks that cost more in calls than in
 arithmetic; :data:`CHUNK_CELLS` bounds them always."""
 MIN_SAMPLES_PER_BLOCK = 10_000
