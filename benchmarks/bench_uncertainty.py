@@ -21,13 +21,19 @@ The runs of (1) and (2) are interleaved, so that all of them see the same machin
 about +-20% from minute to minute, and far more when other work shares its two cores).
 
 Measured (issue 24, item 5; ``cd benchmarks && PYTHONPATH=../src ../.venv/bin/python bench_uncertainty.py``, this
-2-core machine shared with other work, load average about 2-2.6, the tree before and after run one after the
-other): with one thread, least wall time of 7 1.39 s before (main e144aae: 22.9x the Erlang C floor of 0.061 s)
-and 0.81 s after (13.0x); least CPU time 22.6x and 13.3x; two earlier pairs under a load average of 4-6 gave 21.4x
-and 21.7x before, 14.5x and 15.1x after. Where the time went before: a full sort per column for three
-percentiles (0.45 s of 1.43 s), the start occupancy's Poisson CDF (0.37 s), the rest the model. The goal of 2x is
-not met: the model evaluates about three Erlang C per cell (sizing bisection, the point's wait tail, the occupancy
-queue) besides the capacity root find, the quantile search and the curve interpolation; see docs/uncertainty.md.
+2-core machine shared with other work, the tree before and after run one after the other). First pass (main
+e144aae before, load average about 2-2.6): with one thread, least wall time of 7 1.39 s before (22.9x the Erlang C
+floor of 0.061 s) and 0.81 s after (13.0x); least CPU time 22.6x and 13.3x (a full sort per column for three
+percentiles and five Poisson CDFs per cell went). Second pass (main 58c2fe7 before, branch h25-mc after, three
+pairs under a load average of 3.3-6.5 from other work): least CPU time of 7 with one thread 0.870, 1.041 and
+0.899 s before, 0.742, 0.760 and 0.749 s after (14.3x, 14.3x, 13.1x before; 12.5x, 13.3x, 13.1x after); the
+two trees alternated six times: least one-thread wall time 1.125 s before, 0.770 s after (18.9x and 13.0x the
+Erlang C's least 0.059 s), the default two workers 1.195 and 0.602 s. What went: blocks of 150,000 cells whose
+temporaries the allocator reuses (600,000-cell blocks page-faulted fresh memory for most of them), the samples in
+one buffer, the curve's reads and in-service roots without a search or a short inner axis, masks as indices. The
+goal of 2x is not met: about 4.6 incomplete gammas per cell remain (the capacity's 3-4 Newton steps per sample,
+the sizing bisection, the wait tail, the occupancy queue, the quantile search's first CDF) against the floor's one,
+about 40% of the run, the percentiles 13%; see docs/uncertainty.md ("Issue 24, item 5, second pass").
 """
 
 from __future__ import annotations

@@ -267,7 +267,8 @@ class UncertaintyResult:
         of samples in which the system costs less per accepted request than the baseline.
     samples
         System -> column -> array, as from :func:`evaluate_samples`, plus the drawn inputs under ``"inputs"``.
-        A per-system figure repeated at every demand point is a read-only view (copy it to modify it).
+        A per-system figure repeated at every demand point is a read-only view (copy it to modify it). A run of
+        several blocks keeps its float arrays in one buffer (``_allocate``): an array kept alone keeps it all.
     n, seed
         Sample count and seed.
     unserved
@@ -326,6 +327,14 @@ CHUNK_SAMPLES = 25_000
 CHUNK_CELLS = 1_000_000
 """Samples x demand points x systems per block at most [-]: a large run is always evaluated in blocks of this size,
 so that the model's intermediate arrays stay about 0.5 GB whatever the run (the kept samples are the rest)."""
+CACHE_CELLS = 150_000
+"""Cells per block the evaluation aims at [-]: the model's temporaries are then about 1 MB each, which the allocator
+reuses and the caches hold (one block of 600,000 cells, 100,000 samples of the default scenario, took about a
+fifth longer than four of 150,000: ``docs/uncertainty.md``). Blocks keep at least :data:`MIN_SAMPLES_PER_BLOCK` samples
+whatever it asks, so that a run of many demand points is not cut into blocks that cost more in calls than in
+arithmetic; :data:`CHUNK_CELLS` bounds them always."""
+MIN_SAMPLES_PER_BLOCK = 10_000
+"""Samples per block below which :data:`CACHE_CELLS` does not split a run further [-]."""
 MIN_SAMPLES_PER_WORKER = 10_000
 MAX_SAMPLES = 1_000_000
 """Most samples a run may draw [-]: P5 and P95 are stable to well under 1% by 100,000 samples."""
@@ -349,12 +358,15 @@ def default_workers() -> int:
 
 
 def _block_size(samples: int, per_sample: int, workers: int, progress: Any) -> int:
-    """Samples per block: one block per worker, at most :data:`CHUNK_SAMPLES` when reporting progress and at most
-    :data:`CHUNK_CELLS` cells (``per_sample`` cells per sample) always."""
+    """Samples per block: one block per worker, at most :data:`CHUNK_SAMPLES` when reporting progress, at most
+    :data:`CACHE_CELLS` cells (``per_sample`` cells per sample) unless that leaves fewer than
+    :data:`MIN_SAMPLES_PER_BLOCK` samples, and at most :data:`CHUNK_CELLS` cells always."""
     size = -(-samples // workers)
     if progress is not None:
         size = min(size, CHUNK_SAMPLES)
-    return max(1, min(size, CHUNK_CELLS // max(1, per_sample)))
+    per_sample = max(1, per_sample)
+    size = min(size, max(CACHE_CELLS // per_sample, MIN_SAMPLES_PER_BLOCK))
+    return max(1, min(size, CHUNK_CELLS // per_sample))
 
 
 def _evaluate_blocks(
@@ -386,13 +398,14 @@ def _evaluate_blocks(
     repeated = {
         (sy, name) for sy, cols in first.items() for name, a in cols.items() if a.ndim == 2 and not a.strides[1]
     }
-    out = {
-        sy: {
-            name: np.empty((samples, 1) if (sy, name) in repeated else (samples, *a.shape[1:]), dtype=a.dtype)
-            for name, a in cols.items()
-        }
+    shapes = {
+        (sy, name): ((samples, 1) if (sy, name) in repeated else (samples, *a.shape[1:]), a.dtype)
         for sy, cols in first.items()
+        for name, a in cols.items()
     }
+    out: dict[str, dict[str, NDArray[Any]]] = {sy: {} for sy in first}
+    for (sy, name), array in zip(shapes, _allocate(list(shapes.values())), strict=True):
+        out[sy][name] = array
 
     def store(bound: tuple[int, int], result: dict[str, dict[str, NDArray[np.float64]]]) -> int:
         start, stop = bound
@@ -412,6 +425,26 @@ def _evaluate_blocks(
     for sy, name in repeated:
         base = out[sy][name]
         out[sy][name] = np.broadcast_to(base, (samples, len(scenario.demand)))
+    return out
+
+
+def _allocate(specs: list[tuple[tuple[int, ...], np.dtype[Any]]]) -> list[NDArray[Any]]:
+    """Empty arrays of the given shapes and dtypes, those of float64 carved out of one buffer.
+
+    The samples of a run are tens of arrays of a few MB each; written block by block, each new array's pages are
+    faulted in one at a time (4 kB each below numpy's 4 MB threshold for huge pages), which took a tenth of a
+    100,000-sample run on this machine. One buffer of them all is allocated as huge pages where the system allows,
+    so the same writes take a fraction of that. Each array is a view of the buffer (C-contiguous, of its own shape).
+    """
+    sizes = [math.prod(shape) if dtype == np.float64 else 0 for shape, dtype in specs]
+    buffer = np.empty(sum(sizes), dtype=np.float64)
+    out, offset = [], 0
+    for (shape, dtype), size in zip(specs, sizes, strict=True):
+        if dtype != np.float64:
+            out.append(np.empty(shape, dtype=dtype))
+            continue
+        out.append(buffer[offset : offset + size].reshape(shape))
+        offset += size
     return out
 
 

@@ -227,9 +227,20 @@ def stirling_error(k: FloatArray) -> FloatArray:
     >>> abs(float(e[1]) - (1 / 240 - 1 / 2.88e6)) < 1e-9
     True
     """
-    if k.min(initial=np.inf) >= 15.0:  # hot path: the series alone
+    if np.ndim(k) == 0 and k >= 15.0:  # one value (each step in place below needs arrays)
         inv2 = 1.0 / (k * k)
         return (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0 - inv2 / 1680.0))) / k
+    if k.min(initial=np.inf) >= 15.0:  # hot path: the series alone
+        # (each step in place, in the order of the expression's: the same values, fewer temporaries)
+        inv2 = np.multiply(k, k)
+        np.divide(1.0, inv2, out=inv2)
+        series = np.divide(inv2, 1680.0)
+        np.subtract(1.0 / 1260.0, series, out=series)
+        np.multiply(inv2, series, out=series)
+        np.subtract(1.0 / 360.0, series, out=series)
+        np.multiply(inv2, series, out=series)
+        np.subtract(1.0 / 12.0, series, out=series)
+        return np.divide(series, k, out=series)
     big = k >= 15.0
     kd = np.where(big, 1.0, k)
     direct = gammaln(kd + 1.0) - (kd + 0.5) * np.log(kd) + kd - 0.5 * np.log(2.0 * np.pi)
@@ -248,9 +259,22 @@ def _log_poisson_pmf(k: FloatArray, a: FloatArray) -> FloatArray:
     ``k log a - a - gammaln(k+1)`` loses ~k * eps).
     Loader (2000), "Fast and accurate computation of binomial probabilities".
     """
-    x = (a - k) / k
-    bd0 = k * (x - np.log1p(x))
-    return -stirling_error(k) - bd0 - 0.5 * np.log(2.0 * np.pi * k)
+    if np.ndim(k) == 0 or np.ndim(a) == 0 or np.shape(k) != np.shape(a):  # (in place below: arrays of one shape)
+        x = (a - k) / k
+        return -stirling_error(k) - k * (x - np.log1p(x)) - 0.5 * np.log(2.0 * np.pi * k)
+    # (each step in place, in the order of the expression -stirlerr - k (x - log1p x) - log(2 pi k) / 2: the same
+    # values, fewer temporaries)
+    x = np.subtract(a, k)
+    np.divide(x, k, out=x)
+    bd0 = np.log1p(x)
+    np.subtract(x, bd0, out=bd0)
+    np.multiply(k, bd0, out=bd0)
+    out = np.negative(stirling_error(k))
+    np.subtract(out, bd0, out=out)
+    half_log = np.multiply(2.0 * np.pi, k, out=x)
+    np.log(half_log, out=half_log)
+    np.multiply(0.5, half_log, out=half_log)
+    return np.subtract(out, half_log, out=out)
 
 
 def erlang_b(k: ArrayLike, a: ArrayLike) -> FloatArray:
@@ -359,19 +383,29 @@ def poisson_cdf(x: FloatArray, a: FloatArray) -> FloatArray:
     """
     s = np.floor(x)
     out = np.ones(x.shape)
-    known = (s >= 1.0) & (a > 0.0) & (a < s + 1.0)
-    sk, ak = s[known], a[known]
+    # (each mask is turned into indices once: gathers and scatters by indices cost less than by a mask)
+    candidates = np.flatnonzero((s >= 1.0) & (a > 0.0) & (a < s + 1.0))
+    sk, ak = s[candidates], a[candidates]
     pmf = np.exp(_log_poisson_pmf(sk, ak))
-    known[known] = pmf * (ak / (sk + 1.0)) * ((sk + 2.0) / (sk + 2.0 - ak)) < _Q_IS_ONE_BOUND
-    need = ~known
-    out[need] = pdtr(x[need], a[need])
+    need = np.ones(x.shape, dtype=bool)
+    need[candidates] = ~(pmf * (ak / (sk + 1.0)) * ((sk + 2.0) / (sk + 2.0 - ak)) < _Q_IS_ONE_BOUND)
+    at = np.flatnonzero(need)
+    out[at] = pdtr(x[at], a[at])
     return out
 
 
 def _erlang_b_core(kf: FloatArray, af: FloatArray) -> FloatArray:
-    """Erlang B for validated 1-d float arrays of equal length (no input checks: the hot path)."""
-    high = af > kf + 1.0 + np.sqrt(kf + 1.0)
-    if (af / kf).min(initial=np.inf) > 1e-15 and not high.any():
+    """Erlang B for validated 1-d float arrays of equal length (no input checks: the hot path).
+
+    Where every ``a / k`` rounds to at most 1 (every stable queue: Erlang C asks nothing else), no load is above
+    ``k + 1 + sqrt(k + 1)``: the quotient rounds to 1 or below only for ``a <= k (1 + 2**-53)``, less than
+    ``k + 1`` for any ``k`` below ``2**53`` and less than ``k + sqrt(k)`` below ``2**106``; the test of each element
+    against that bound (its square root) is then skipped.
+    """
+    ratio = af / kf
+    bounded = ratio.max(initial=0.0) <= 1.0 and kf.max(initial=0.0) < 1e30  # then no element is high (see above)
+    high = None if bounded else af > kf + 1.0 + np.sqrt(kf + 1.0)
+    if ratio.min(initial=np.inf) > 1e-15 and (high is None or not high.any()):
         # hot path (every load not negligible and at most a little above k): Q(k+1, a) >= ~0.15, no underflow possible
         pmf = np.exp(_log_poisson_pmf(kf, af))
         need = _incomplete_gamma_needed(kf, af, pmf)
@@ -380,8 +414,11 @@ def _erlang_b_core(kf: FloatArray, af: FloatArray) -> FloatArray:
         # elsewhere Q(k+1, a) is exactly 1.0 in double precision, so B = pmf (0 where it underflows): the costly
         # incomplete gamma is skipped for a lightly or moderately loaded pool of many slots
         out = pmf.copy()
-        out[need] = np.minimum(pmf[need] / gammaincc(kf[need] + 1.0, af[need]), 1.0)
+        at = np.flatnonzero(need)  # the mask once as indices: three gathers and a scatter by them cost less
+        out[at] = np.minimum(pmf[at] / gammaincc(kf[at] + 1.0, af[at]), 1.0)
         return out
+    if high is None:
+        high = np.zeros(kf.shape, dtype=bool)
     out = np.zeros(kf.shape, dtype=np.float64)
     # The continued fraction converges slowly for a close to (or below) k + 1, where
     # Q(k+1, a) is still of order one; it is only needed far above k, where Q underflows.

@@ -235,22 +235,20 @@ def wall_power(
     others = replicas - active
     idle, parked = (0, others) if policy.idle_policy.parks else (others, 0)
 
-    def it_w(serving_w: Array) -> Array:
-        return power.fleet_it_power_w(
-            active,
-            idle,
-            parked,
-            inp.accelerators_per_replica,
-            inp.accelerators_per_node,
-            packing.nodes,
-            packing.racks,
-            serving_w,
-            sampled.idle_w,
-            sampled.parked_w,
-            sampled.host_w,
-            sampled.host_parked_w,
-            sampled.rack_overhead_w,
-        )
+    it_w = power.fleet_it_power_at(  # the mean and the peak share every term but the serving accelerators'
+        active,
+        idle,
+        parked,
+        inp.accelerators_per_replica,
+        inp.accelerators_per_node,
+        packing.nodes,
+        packing.racks,
+        sampled.idle_w,
+        sampled.parked_w,
+        sampled.host_w,
+        sampled.host_parked_w,
+        sampled.rack_overhead_w,
+    )
 
     mean_w = it_w(active_w)
     peak_w = it_w(power.peak_accelerator_power_w(active_w, inp.rated_w, inp.peak_to_mean_power))

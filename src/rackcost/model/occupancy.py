@@ -149,10 +149,14 @@ def conditional_wait_rate(
     v = np.asarray(variability, dtype=float)
     k = n * c
     pooled = (k / s - lam) / v
+    central = np.asarray(central_queue, dtype=bool) | ~np.asarray(one_queue, dtype=bool)
+    if central.all():  # a central queue everywhere: the per-replica rate is not read (the same figures, for less)
+        pooled = np.asarray(pooled, dtype=float)
+        shape = np.broadcast_shapes(pooled.shape, central.shape)
+        return pooled if pooled.shape == shape else np.broadcast_to(pooled, shape).copy()
     rho = np.clip(lam * s / k, 0.0, 1.0)
     sigma = np.clip(1.0 - (1.0 - rho) / v, 0.0, 1.0)
     per_replica = c / s * -np.expm1(n * np.log(np.maximum(sigma, np.finfo(float).tiny)))
-    central = np.asarray(central_queue, dtype=bool) | ~np.asarray(one_queue, dtype=bool)
     return np.asarray(np.where(central, pooled, per_replica), dtype=float)
 
 
@@ -221,23 +225,31 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
     # taken from them where they are more than _CDF_MARGIN from p (their errors, below 1e-13 a step, cannot change
     # its side), from scipy's CDF where they are not. So every decision, and the answer, is the one of asking scipy
     # at every step, bit for bit (tests/test_occupancy.py checks it against that search).
-    todo = np.arange(x.size)
+    # (the masks are turned into indices once each: the gathers and scatters by them cost less)
+    todo = None  # every element, at the first step
     cdf = pdtr(x, a)  # F(x) at the current x of every element still to settle (exact here, estimated after)
     for _ in range(_QUANTILE_STEPS):
-        xs, ps, as_ = x[todo], p[todo], a[todo]
+        xs, ps, as_ = (x.copy(), p, a) if todo is None else (x[todo], p[todo], a[todo])
         up = _below(cdf, xs, as_, ps)  # too low: F(x) < p
         down = ~up & (xs > 0)
         lower = cdf.copy()
-        lower[down] -= poisson_pmf(xs[down], as_[down])  # F(x - 1)
-        down[down] = ~_below(lower[down], xs[down] - 1.0, as_[down], ps[down])  # too high: F(x - 1) >= p already
-        moved = up | down
-        if not moved.any():
+        at = np.flatnonzero(down)
+        x_at, a_at = xs[at], as_[at]
+        lower[at] -= poisson_pmf(x_at, a_at)  # F(x - 1)
+        down[at] = ~_below(lower[at], x_at - 1.0, a_at, ps[at])  # too high: F(x - 1) >= p already
+        moved = np.flatnonzero(up | down)
+        if not moved.size:
             return x.reshape(shape)
-        x[todo] = xs + up - down
+        if todo is None:
+            x[:] = xs + up - down
+        else:
+            x[todo] = xs + up - down
         # the CDF at the new x of the elements that moved: one term more (up), or the F(x - 1) above (down)
-        lower[up] += poisson_pmf(xs[up] + 1.0, as_[up])
+        at = np.flatnonzero(up)
+        lower[at] += poisson_pmf(xs[at] + 1.0, as_[at])
         cdf = lower[moved]
-        todo = todo[moved]
+        todo = moved if todo is None else todo[moved]
+    assert todo is not None  # (the loop took at least one step)
     xs, ps, as_ = x[todo], p[todo], a[todo]
     left = (pdtr(xs, as_) < ps) | ((xs > 0) & (pdtr(xs - 1.0, as_) >= ps))
     if left.any():  # pragma: no cover - the first guess is within a few steps for every level a p99 asks
@@ -322,13 +334,16 @@ def start_occupancy_quantile(
     # C > 1 - q: the quantile falls among the requests that wait, and they start at c; where nothing is in service
     # every request starts alone. The Poisson quantile is taken only where neither holds (it is the costly part).
     start = np.where(delay > 1.0 - q, c, 1.0)
-    solve = (delay <= 1.0 - q) & (a > 0)
-    if solve.any():
-        ks, as_, vs, ns = k[solve], a[solve], v[solve], n[solve]
-        qs = q[solve] if q.ndim else q
+    # the elements to solve as flat indices, once (a gather by indices costs less than by a mask; each array is
+    # read in C order, as the mask reads it)
+    solve = np.flatnonzero((delay <= 1.0 - q) & (a > 0))
+    if solve.size:
+        ks, as_, vs, ns = (np.reshape(x, -1)[solve] for x in (k, a, v, n))
+        qs = np.reshape(q, -1)[solve] if q.ndim else q
         # P(K <= x) = (1 - C) F(x) / F(k - 1) on K < k: the least integer x with it >= q
         below_k = poisson_cdf(ks - 1.0, as_)  # P(K < k): mostly exactly 1, known without the incomplete gamma
-        target = np.minimum(qs * below_k / np.maximum(1.0 - delay[solve], np.finfo(float).tiny), below_k)
+        waits = np.reshape(delay, -1)[solve]
+        target = np.minimum(qs * below_k / np.maximum(1.0 - waits, np.finfo(float).tiny), below_k)
         x_q = _poisson_quantile(target.clip(0.0, 1.0 - 1e-15), as_)
-        start[solve] = np.ceil((x_q + 1.0) * vs / ns - 1e-9)
+        start.reshape(-1)[solve] = np.ceil((x_q + 1.0) * vs / ns - 1e-9)
     return np.asarray(start.clip(1.0, c), dtype=float)

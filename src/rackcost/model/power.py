@@ -9,6 +9,8 @@ a constant overhead. IT power times PUE is facility power. Rated
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -18,6 +20,7 @@ __all__ = [
     "PEAK_TO_MEAN_POWER",
     "accelerator_power_w",
     "facility_power_kw",
+    "fleet_it_power_at",
     "fleet_it_power_w",
     "peak_accelerator_power_w",
     "provisioned_it_power_w",
@@ -134,19 +137,60 @@ def fleet_it_power_w(
     >>> float(fleet_it_power_w(1, 0, 1, 1, 2, 1, 1, 300.0, 100.0, 20.0, 200.0, 50.0, 1000.0))
     1520.0
     """
+    fleet = (active_replicas, idle_replicas, parked_replicas, accelerators_per_replica, accelerators_per_node)
+    at = fleet_it_power_at(
+        *fleet, nodes, racks, idle_w, parked_w, host_w_per_node, host_parked_w_per_node, rack_overhead_w
+    )
+    return at(active_accelerator_w)
+
+
+def fleet_it_power_at(
+    active_replicas: ArrayLike,
+    idle_replicas: ArrayLike,
+    parked_replicas: ArrayLike,
+    accelerators_per_replica: ArrayLike,
+    accelerators_per_node: ArrayLike,
+    nodes: ArrayLike,
+    racks: ArrayLike,
+    idle_w: ArrayLike,
+    parked_w: ArrayLike,
+    host_w_per_node: ArrayLike,
+    host_parked_w_per_node: ArrayLike,
+    rack_overhead_w: ArrayLike,
+) -> Callable[[ArrayLike], NDArray[np.float64]]:
+    """:func:`fleet_it_power_w` as a function of the serving accelerator's power alone (same parameters): the idle,
+    parked, host and rack terms are computed once, and each call adds them to the serving accelerators' power in
+    the same order, so each result is :func:`fleet_it_power_w`'s, bit for bit (the mean and the peak of a fleet).
+
+    Examples
+    --------
+    The fleet of :func:`fleet_it_power_w`'s example with its serving accelerator at 300 W, then at 450 W:
+
+    >>> at = fleet_it_power_at(1, 0, 1, 1, 2, 1, 1, 100.0, 20.0, 200.0, 50.0, 1000.0)
+    >>> float(at(300.0)), float(at(450.0))
+    (1520.0, 1670.0)
+    """
     active = np.asarray(active_replicas, float)
     idle = np.asarray(idle_replicas, float)
     parked = np.asarray(parked_replicas, float)
     apr = np.asarray(accelerators_per_replica, float)
     apn = np.asarray(accelerators_per_node, float)
     nodes_total = np.asarray(nodes, float)
-    accelerators = active * apr * np.asarray(active_accelerator_w, float)
-    accelerators = accelerators + idle * apr * np.asarray(idle_w, float) + parked * apr * np.asarray(parked_w, float)
+    serving = active * apr
+    idle_term = idle * apr * np.asarray(idle_w, float)
+    parked_term = parked * apr * np.asarray(parked_w, float)
     nodes_on = np.minimum(np.ceil((active + idle) * apr / apn), nodes_total)
     hosts = nodes_on * np.asarray(host_w_per_node, float) + (nodes_total - nodes_on) * np.asarray(
         host_parked_w_per_node, float
     )
-    return accelerators + hosts + np.asarray(racks, float) * np.asarray(rack_overhead_w, float)
+    rack_term = np.asarray(racks, float) * np.asarray(rack_overhead_w, float)
+
+    def at(active_accelerator_w: ArrayLike) -> NDArray[np.float64]:
+        accelerators = serving * np.asarray(active_accelerator_w, float)
+        accelerators = accelerators + idle_term + parked_term
+        return accelerators + hosts + rack_term
+
+    return at
 
 
 def provisioned_it_power_w(

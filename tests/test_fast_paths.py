@@ -1,0 +1,142 @@
+"""The Monte Carlo's fast paths (issue 24, item 5) give the figures of the plain forms they replace, bit for bit.
+
+Each test computes the plain form here (the code the fast path replaced, written out) and compares every element
+with ``np.array_equal``: a fast path may only change the cost of a figure, never the figure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rackcost.analysis import montecarlo
+from rackcost.model import erlang, power
+from rackcost.model.occupancy import conditional_wait_rate
+from rackcost.model.performance import LoadCurve, in_service_concurrency, piecewise_linear_many
+
+
+def plain_piecewise(knots, values, at):
+    """``piecewise_linear_many`` as it was: a search for the segment and a gather by (row, segment)."""
+    x, q = np.asarray(knots, dtype=float), np.atleast_2d(np.asarray(at, dtype=float))
+    hi = np.searchsorted(x, q).clip(1, x.size - 1)
+    lo = hi - 1
+    w = ((q - x[lo]) / (x[hi] - x[lo])).clip(0.0, 1.0)
+    out = []
+    for y in (np.atleast_2d(np.asarray(v, dtype=float)) for v in values):
+        if y.shape[0] == 1:
+            out.append((1.0 - w) * y[0][lo] + w * y[0][hi])
+            continue
+        shape = np.broadcast_shapes(q.shape, (y.shape[0], 1))
+        lo_b, hi_b, w_b = (np.broadcast_to(a, shape) for a in (lo, hi, w))
+        rows = np.broadcast_to(np.arange(y.shape[0])[:, None], shape)
+        out.append((1.0 - w_b) * y[rows, lo_b] + w_b * y[rows, hi_b])
+    return out
+
+
+def plain_in_service(curve, x):
+    """``in_service_concurrency`` as it was: every segment's root on an (n, P, K-1) stack, the least by ``min``."""
+    knots = curve.concurrency
+    s = np.atleast_2d(curve.service_s)
+    n = max(x.shape[0], s.shape[0])
+    x = np.broadcast_to(x, (n, x.shape[1]))[:, :, None]
+    s = np.broadcast_to(s, (n, s.shape[1]))[:, None, :]
+    below = x[..., 0] * s[..., 0]
+    best = np.where(below <= knots[0], below, np.inf)
+    if knots.size > 1:
+        slope = (s[..., 1:] - s[..., :-1]) / (knots[1:] - knots[:-1])
+        intercept = s[..., :-1] - slope * knots[:-1]
+        denominator = 1.0 - x * slope
+        with np.errstate(divide="ignore", invalid="ignore"):
+            root = x * intercept / denominator
+        inside = (denominator > 0) & (root >= knots[:-1]) & (root <= knots[1:])
+        best = np.minimum(best, np.where(inside, root, np.inf).min(axis=-1))
+    return np.minimum(best, curve.limit)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 24), st.integers(1, 5), st.integers(0, 2**32 - 1), st.booleans())
+def test_piecewise_segments_by_comparison_equal_the_search(knots: int, points: int, seed: int, stacked: bool) -> None:
+    """Up to and beyond 16 knots, at knots, between them and past both ends; per-sample rows and one row; a
+    stacked leading axis (the occupancy spread's two ends)."""
+    rng = np.random.default_rng(seed)
+    x = np.cumsum(rng.uniform(0.5, 50.0, knots))
+    n = 7
+    q = rng.uniform(x[0] - 10.0, x[-1] + 10.0, (2, n, points) if stacked else (n, points))
+    q.flat[:: max(1, q.size // 5)] = rng.choice(x, size=q.flat[:: max(1, q.size // 5)].size)  # exactly at knots
+    rows = rng.uniform(0.1, 5.0, (n, knots))
+    one = rng.uniform(0.1, 5.0, knots)
+    values = (rows, one, rows[::-1])
+    for fast, plain in zip(piecewise_linear_many(x, values, q), plain_piecewise(x, values, q), strict=True):
+        assert fast.shape == plain.shape
+        assert np.array_equal(fast, plain)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 8), st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_in_service_by_segment_equals_the_stacked_roots(knots: int, points: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    c = np.cumsum(rng.uniform(1.0, 100.0, knots))
+    n = 9
+    service = np.cumsum(rng.uniform(0.0, 2.0, (n, knots)), axis=1) + 0.5  # nondecreasing in the occupancy
+    curve = LoadCurve(c, service, np.zeros(knots), np.zeros(knots), None, float(c[-1]))
+    x = rng.uniform(0.0, 2.0 * c[-1] / service[:, -1:].max(), (n, points))
+    assert np.array_equal(in_service_concurrency(curve, x), plain_in_service(curve, x))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(1e-3, 1e12), st.floats(0.0, 1.0))
+def test_a_load_whose_ratio_rounds_to_at_most_one_is_never_high(k: float, share: float) -> None:
+    """The skipped test (``erlang._erlang_b_core``): where ``a / k`` rounds to at most 1, ``a`` is below
+    ``k + 1 + sqrt(k + 1)``; at the largest such load too (``a = k (1 + 2**-53)`` rounds to ``k`` or just above)."""
+    for a in (k * share, k, np.nextafter(k, np.inf), k * (1.0 + 2.0**-53)):
+        if a / k <= 1.0:
+            assert not a > k + 1.0 + np.sqrt(k + 1.0)
+
+
+def test_erlang_b_hot_path_equals_the_general_one_on_stable_queues() -> None:
+    """Erlang C's hot path (every queue stable, the bound test skipped) against the general path: the same bits."""
+    rng = np.random.default_rng(24)
+    k = rng.uniform(0.5, 60_000.0, 20_000)
+    a = k * rng.uniform(0.0, 1.0, k.size)
+    a[::97] = k[::97]  # a = k exactly
+    fast = erlang._erlang_b_core(k, a)
+    # the plain path: the same core with one high element appended (so that the test runs), that element dropped
+    plain = erlang._erlang_b_core(np.append(k, 1.0), np.append(a, 10.0))[:-1]
+    assert np.array_equal(fast, plain)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_it_power_with_shared_terms_equals_each_call(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, p = 5, 3
+    active = rng.integers(0, 40, (n, p))
+    idle = rng.integers(0, 5, (n, p))
+    parked = rng.integers(0, 5, (n, p))
+    args = (8, 4, rng.integers(20, 60, (n, 1)), rng.integers(1, 5, (n, 1)))
+    per = tuple(rng.uniform(10.0, 2_000.0, (n, 1)) for _ in range(5))
+    at = power.fleet_it_power_at(active, idle, parked, *args, *per)
+    for serving_w in (rng.uniform(100.0, 1_500.0, (n, p)), rng.uniform(100.0, 1_500.0, (n, p))):
+        plain = power.fleet_it_power_w(active, idle, parked, *args, serving_w, *per)
+        assert np.array_equal(at(serving_w), plain)
+
+
+def test_central_queues_read_the_pooled_rate_only() -> None:
+    """Where every queue is central the per-replica rate is skipped: the figures are those of a mixed call."""
+    rng = np.random.default_rng(5)
+    n, c = rng.integers(1, 50, 200).astype(float), rng.uniform(1.0, 64.0, 200)
+    s, v = rng.uniform(0.5, 30.0, 200), rng.uniform(1.0, 3.0, 200)
+    lam = n * c / s * rng.uniform(0.0, 0.99, 200)
+    central = conditional_wait_rate(True, True, n, c, lam, s, v)
+    mixed = conditional_wait_rate(True, np.arange(200) % 2 == 0, n, c, lam, s, v)
+    assert np.array_equal(central[::2], mixed[::2])
+
+
+def test_blocks_aim_at_the_cache_size_but_keep_enough_samples() -> None:
+    per_sample = 6  # the default scenario: 2 systems x 3 demand points
+    assert montecarlo._block_size(100_000, per_sample, 1, None) == montecarlo.CACHE_CELLS // per_sample
+    # many points: the blocks keep MIN_SAMPLES_PER_BLOCK samples, within CHUNK_CELLS
+    many = 60
+    assert montecarlo._block_size(100_000, many, 1, None) == montecarlo.MIN_SAMPLES_PER_BLOCK
+    assert montecarlo._block_size(100_000, 2_000, 1, None) == montecarlo.CHUNK_CELLS // 2_000
