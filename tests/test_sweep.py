@@ -215,6 +215,33 @@ def test_the_cluster_started_while_the_chunks_are_planned_is_closed_when_the_pla
     assert [p for p in psutil.Process().children(recursive=True) if "spawn_main" in " ".join(p.cmdline())] == []
 
 
+def test_ctrl_c_while_the_chunks_are_planned_only_sets_the_flag_and_stops_the_sweep(monkeypatch):
+    """A SIGINT that lands while the cluster is up and the chunks are still being planned neither raises where it
+    lands (a KeyboardInterrupt in distributed's garbage-collector callback printed "Exception ignored" with a
+    traceback) nor is lost: the wait for the planning raises it, and the cluster is closed."""
+    import signal
+    import threading
+
+    from rackcost.analysis.sweep import run as run_module
+
+    planned = run_module.plan_chunks
+    caught = []
+
+    def slow(d, chunk_configs=None):
+        caught.append(signal.getsignal(signal.SIGINT))
+        os.kill(os.getpid(), signal.SIGINT)  # handled in the main thread, which waits for this one
+        time.sleep(1.0)
+        return planned(d, chunk_configs)
+
+    monkeypatch.setattr(run_module, "plan_chunks", slow)
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep({"name": "t", "scenario": GAUDI, "axes": [{"axis": "demand.scale", "values": [1.0]}]}, workers=2)
+    assert caught and caught[0] not in (signal.default_int_handler, signal.SIG_DFL)  # the flag's handler held it
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # and gave it back
+    assert threading.current_thread() is threading.main_thread()
+    assert [p for p in psutil.Process().children(recursive=True) if "spawn_main" in " ".join(p.cmdline())] == []
+
+
 def test_a_closed_worker_ends_at_its_first_atexit_call_with_its_output_flushed():
     import subprocess
     import sys

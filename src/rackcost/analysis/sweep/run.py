@@ -259,26 +259,32 @@ def run_sweep(
         raise SweepError(f"chunk_configs must be >= 1, got {chunk_configs}")
     size = sweep_size(d, scheduler=scheduler, workers=workers, address=address, chunk_configs=chunk_configs)
     check_size(size, d.source, confirm)
+    if workers is None or address is not None:
+        chunks, skipped = plan_chunks(d, chunk_configs)
+        return _run_planned(d, chunks, skipped, evaluate or evaluate_chunk, scheduler, None, address, progress, sink)
     started = None  # the sweep's own cluster, started while the chunks are planned
-    try:
-        if workers is not None and address is None:
-            chunks, skipped, started = _plan_while_cluster_starts(d, chunk_configs, workers)
-        else:
-            chunks, skipped = plan_chunks(d, chunk_configs)
-        return _run_planned(d, chunks, skipped, evaluate or evaluate_chunk, scheduler, started, address, progress, sink)
-    finally:
-        if started is not None:  # closed already, unless the run failed before it reached the cluster
-            from rackcost.analysis.sweep.cluster import close_cluster
+    # Ctrl-C only sets a flag from the cluster's start to its close (_interrupt_flag): checked where the planning is
+    # waited for and while the chunks run, never a KeyboardInterrupt in a garbage-collector callback of distributed's
+    with _interrupt_flag() as interrupted:
+        try:
+            chunks, skipped, started = _plan_while_cluster_starts(d, chunk_configs, workers, interrupted)
+            return _run_planned(
+                d, chunks, skipped, evaluate or evaluate_chunk, scheduler, started, address, progress, sink
+            )
+        finally:
+            if started is not None:  # closed already, unless the run failed before it reached the cluster
+                from rackcost.analysis.sweep.cluster import close_cluster
 
-            close_cluster(started)
+                close_cluster(started)
 
 
 def _plan_while_cluster_starts(
-    d: Design, chunk_configs: int | None, workers: int
+    d: Design, chunk_configs: int | None, workers: int, interrupted: threading.Event
 ) -> tuple[list[Chunk], list[dict[str, Any]], tuple[Any, Any]]:
     """:func:`plan_chunks` on a thread of its own while this thread starts the sweep's LocalCluster
     (:func:`rackcost.analysis.sweep.cluster.start_local_cluster`): the workers' start (processes spawned, modules
-    imported) overlaps the planning (1.7 s at 10^6 configurations). The cluster is closed if the planning fails."""
+    imported) overlaps the planning (1.7 s at 10^6 configurations). The cluster is closed if the planning fails or
+    ``interrupted`` is set (Ctrl-C) while it is waited for."""
     from rackcost.analysis.sweep.cluster import close_cluster, start_local_cluster
 
     outcome: dict[str, Any] = {}
@@ -293,7 +299,10 @@ def _plan_while_cluster_starts(
     thread.start()
     started = start_local_cluster(workers, WORKER_ENVIRONMENT)
     try:
-        thread.join()  # Ctrl-C interrupts the wait; the planning, left alone, ends on its own
+        while thread.is_alive():  # Ctrl-C ends the wait; the planning, left alone, ends on its own
+            thread.join(INTERRUPT_POLL_S)
+            if interrupted.is_set():
+                raise KeyboardInterrupt
         if "error" in outcome:
             raise outcome["error"]
     except BaseException:
@@ -531,15 +540,25 @@ def _interrupt_flag() -> Iterator[threading.Event]:
     flag, and the loop that waits for the chunks raises the interrupt itself, in one known place. Outside the main
     thread (the dashboard) there are no signals: the event is never set.
     """
+    global _ACTIVE_FLAG
+    if _ACTIVE_FLAG is not None:  # inside another: the same flag (an interrupt already caught stays caught)
+        yield _ACTIVE_FLAG
+        return
     flag = threading.Event()
     if threading.current_thread() is not threading.main_thread():
         yield flag
         return
     previous = signal.signal(signal.SIGINT, lambda signum, frame: flag.set())
+    _ACTIVE_FLAG = flag
     try:
         yield flag
     finally:
+        _ACTIVE_FLAG = None
         signal.signal(signal.SIGINT, previous)
+
+
+_ACTIVE_FLAG: threading.Event | None = None
+"""The flag of the :func:`_interrupt_flag` that holds SIGINT in the main thread, while one does."""
 
 
 def _silence_distributed() -> None:
