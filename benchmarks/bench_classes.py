@@ -13,8 +13,9 @@ one; the figure is the median ratio over the rounds.
 Pairs: ``tests/data/three_classes.yaml`` (two small systems), and the bundled DeepSeek R1 DGX B200 vs GB200 NVL72
 scenario (InferenceX curves of hundreds of points, the KV-cache limit) serving a chat / reasoning / agentic mix.
 
-Measured with this script (``--rounds 5``) on the shared 2-core development machine: see docs/model.md, "Request
-classes", for the figures.
+Measured with this script on the shared 2-core development machine: see docs/model.md, "Request classes", for the
+figures. The last (``--rounds 7``, a quiet machine, issue 23's last speed pass): 1.71x +- 0.10 (three_classes.yaml,
+12.2 against 7.2 ms) and 1.62x +- 0.07 (the DeepSeek mix, 11.7 against 7.2 ms).
 """
 
 from __future__ import annotations
