@@ -378,7 +378,8 @@ def serve_at_capacity(
         else:
             # the classes' no-wait levels depend on the share that waits: the queue's Erlang C first, then every
             # level's start occupancy in one call with the p99's (the same figures as one call each)
-            delay = _occupancy_delay(*occupancy)
+            pool, _, load_erlangs = _occupancy_queue(routing, active, *occupancy[3:])
+            delay = erlang_c_checked(pool, load_erlangs)
             waiting, decay = _waiting(routing, delay, active, concurrency, admitted, service_s, v)
             full = np.broadcast(delay, waiting, v * spread, active, concurrency).shape
             no_wait = NO_WAIT_LEVELS.reshape((-1,) + (1,) * len(full)) * (1.0 - waiting)
@@ -453,18 +454,6 @@ def _start_occupancy(
     delay = erlang_c_checked(pool, load_erlangs) if known_delay is None else known_delay
     start = start_occupancy_quantile(q_fraction, per_pool, concurrency, pool, load_erlangs, variability, delay)
     return start, delay
-
-
-def _occupancy_delay(
-    routing: Routing | str,
-    active: NDArray[np.int64],
-    concurrency: NDArray[np.float64],
-    slots: NDArray[np.float64],
-    rate_rps: NDArray[np.float64],
-    service_s: NDArray[np.float64],
-) -> NDArray[np.float64]:
-    """The Erlang C of the occupancy queue of :func:`_start_occupancy` (same parameters) [fraction]."""
-    return erlang_c_checked(*_occupancy_queue(routing, active, slots, rate_rps, service_s)[::2])
 
 
 def _occupancy_queue(
