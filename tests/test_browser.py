@@ -22,6 +22,7 @@ pytestmark = pytest.mark.browser
 SCENARIO = "gpt-oss-120b-jalapeno-vs-gb200.yaml"
 GAUDI = "llama-3.3-70b-gaudi25-tp-precision.yaml"  # six systems: the widest layout of the bundled scenarios
 WAIT_MS = 120_000  # a hang guard per browser action: generous for a busy 2-core machine
+REVISIT_MS = 30_000  # how long a panel may take to show before the walk opens its tab again, as a user would
 
 
 def settle(page) -> None:
@@ -489,6 +490,7 @@ def walk(page, url: str, out) -> dict:
     A screenshot of each step is written into ``out`` (:data:`WALK_STEPS`). Returns the answer sentences, the
     systems tables, the alerts and the URLs seen.
     """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
     from playwright.sync_api import expect
 
     page.goto(url)
@@ -532,7 +534,15 @@ def walk(page, url: str, out) -> dict:
     # (the first run after the click may still hold the old tab's panel, hidden: wait for the new system's own
     # visible panel, which lists the starting values the dashboard chose for it; the one-run "Added ..." message is
     # not waited for: a later run on a loaded machine may already have replaced it)
-    page.locator("[data-testid=stAlert]:visible", has_text="To be reviewed").first.wait_for(timeout=WAIT_MS)
+    reviewed = page.locator("[data-testid=stAlert]:visible", has_text="To be reviewed").first
+    try:
+        reviewed.wait_for(timeout=REVISIT_MS)
+    except PlaywrightTimeoutError:
+        # seen once in about a dozen walks (a fresh clone's CI run, not reproduced in 8 more): the new tab selected
+        # and no panel shown, with no script run to come. A user would click another tab and back: so does the test
+        open_tab(page, "System: Jalapeño")
+        open_tab(page, "System: Jalapeño (rented)")
+        reviewed.wait_for(timeout=WAIT_MS)
     settle(page)
     small_screenshot(page, out / "answer-3-rented-added.png")
     go(page, "Answer")
