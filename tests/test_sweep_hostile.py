@@ -169,6 +169,28 @@ def test_a_profile_csv_under_the_sweeps_folder_runs_and_is_an_input(profiles):
     assert out.read_text(encoding="utf-8") == WEEK_CSV
 
 
+@pytest.mark.parametrize("where", ["scenario", "import", "csv"])
+def test_a_file_name_with_a_nul_character_is_one_error_at_its_path(profiles, where):
+    """A NUL in a name raised ValueError from Path.resolve (a traceback from `rackcost sweep`), found by
+    tests/fuzzing_sweeps_profiles.py."""
+    folder = profiles / "sweeps"
+    (folder / "week.csv").write_text(WEEK_CSV, encoding="utf-8")
+    sweep_file = profile_sweep(folder, "a\x00b.csv" if where == "csv" else "week.csv")
+    data = yaml.safe_load(sweep_file.read_text(encoding="utf-8"))
+    if where == "scenario":
+        data["scenario"] = "a\x00b.yaml"
+    if where == "import":
+        data["axes"].append({"axis": "systems", "each": True, "import": "a\x00b.yaml"})
+    sweep_file = write_sweep(folder, data)
+    with pytest.raises(ScenarioError) as info:
+        resolve(sweep_file)
+    path = {"scenario": "scenario", "import": "axes[1].import", "csv": "demand.profile.csv"}[where]
+    text = problems_text(info)
+    assert f"{path}:" in text and "\\x00" in text and "\x00" not in text, text
+    result = runner.invoke(app, ["sweep", str(sweep_file)])
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+
+
 # ---- 2. the table is written whole or not at all; CSV a spreadsheet cannot execute; inputs never replaced --------
 
 

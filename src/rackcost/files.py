@@ -400,6 +400,8 @@ def read_regular_file(path: str | os.PathLike[str], limit_bytes: int, what: str 
     rackcost.files.InputFileError: /dev/zero: is not a regular file (a device, FIFO or socket); expected a file
     """
     name = os.fspath(path)
+    if "\x00" in name:  # the OS cannot name such a file; os.stat and Path.resolve raise ValueError, not OSError
+        raise InputFileError(f"{name.replace(chr(0), '?')}: is not a file name (it holds a NUL character)")
     _check_confined(name)
     try:
         info = os.stat(name)

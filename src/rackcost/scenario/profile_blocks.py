@@ -513,7 +513,7 @@ def _csv_values(values: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str,
     extra = sorted(set(values) - {"csv", "column"})
     name, column = values.get("csv"), values.get("column")
     found = [(f"{where}.{k}", "unknown key (allowed here: csv, column)") for k in extra]
-    if not isinstance(name, str) or not name.strip():
+    if not isinstance(name, str) or not name.strip() or "\x00" in name:  # (no file name holds a NUL character)
         found.append((f"{where}.csv", f"must be the name of a CSV file, got {name!r}"[:120]))
     if column is not None and (not isinstance(column, str) or not column.strip()):
         found.append((f"{where}.column", f"must be the name of the CSV's rate column, got {column!r}"[:120]))

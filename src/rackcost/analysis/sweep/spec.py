@@ -352,6 +352,8 @@ def confined(name: str, folder: Path | None, source: str, where: str, allow_outs
     outside exists, let alone read it.
     """
     root = (folder if folder is not None else Path.cwd()).resolve()
+    if "\x00" in name:  # no file has such a name, and Path.resolve raises ValueError on it
+        raise ScenarioError([Problem(where, f"must be a file name, got {name!r}: it holds a NUL character", source)])
     real = (root / name).resolve()  # an absolute name stays itself; symlinks resolved as far as the path exists
     if not allow_outside and not real.is_relative_to(root):
         raise ScenarioError(
