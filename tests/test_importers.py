@@ -602,7 +602,7 @@ def test_csv_bad_rows_are_skipped_with_line_and_column():
     assert where == {
         (3, "throughput_tokens_per_s"): "missing",
         (4, "ttft_ms"): "missing",
-        (5, "interactivity_tokens_per_s"): "must be a number, got 'abc'",
+        (5, "interactivity_tokens_per_s"): "must be a number, got text, not a number",
     }
     assert str(result.skipped[0]).startswith(str(BAD / "bad_rows.csv") + ":line 3: throughput_tokens_per_s")
 
@@ -687,7 +687,7 @@ def test_a_missing_field_is_reported_under_the_sources_name():
     (skip,) = read_inferencex([("a.json", json.dumps({**agg, "conc": 4}).encode())], percentile="median").skipped
     assert (skip.field, skip.reason) == ("median_ttft", "missing")
     (skip,) = read_inferencex([("r.json", json.dumps({**_json(RAW_8), "max_concurrency": "four"}).encode())]).skipped
-    assert (skip.field, skip.reason) == ("max_concurrency", "must be a number, got 'four'")
+    assert (skip.field, skip.reason) == ("max_concurrency", "must be a number, got text, not a number")
 
 
 def test_a_name_the_map_does_not_give_for_the_source_cannot_be_read():

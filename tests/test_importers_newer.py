@@ -136,6 +136,41 @@ def test_stage_e_fixture_numbers_by_hand():
     assert curve.provenance["date"] == "2026-03-01"
 
 
+@pytest.mark.parametrize("counts", [True, False], ids=["with-token-counts", "rates-only"])
+def test_a_stage_e_file_whose_throughput_disagrees_with_its_counts_is_read_and_says_so(tmp_path: Path, counts: bool):
+    """input_throughput 100 in place of 4096: the request rate the file measured (2.0/s) no longer matches its
+    throughput over its mean length. Stage E has no total field (its total is input + output), so the note names
+    the sum, as stage A's names total_token_throughput; it never raised KeyError from the import or from
+    ``validation --data`` (issue 33, item 10)."""
+    from rackcost.cli.validation import read_inferencex_files
+
+    raw = _json(E_FILE) | {"input_throughput": 100.0}
+    if not counts:  # lengths from the rates: (100 + 512 - 512) / 2.0 input tokens, 512 / 2.0 output tokens
+        raw |= {"completed": None, "total_input_tokens": None, "total_output_tokens": None}
+    folder = tmp_path / "data" / "inferencex"
+    folder.mkdir(parents=True)
+    path = folder / E_FILE.name
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    (curve,) = read_inferencex_paths([path]).curves
+    assert curve.points[0]["throughput_tokens_per_s"] == 612.0  # 100 + 512
+    if counts:  # 612 / (2048 + 256) = 0.265625 requests/s against the file's 2/s: the counts are kept
+        assert curve.performance["benchmark_input_tokens"] == 2048.0
+        assert (
+            "request_throughput 2/s differs from input_throughput + output_throughput / measured mean length = "
+            "0.265625/s" in curve.provenance["notes"]
+        )
+    else:
+        assert curve.performance["benchmark_input_tokens"] == pytest.approx(50.0, rel=RTOL)  # 100 / 2.0
+        assert (
+            "input_throughput + output_throughput and output_throughput / request_throughput"
+            in (curve.provenance["notes"])
+        )
+    result = runner.invoke(app, ["import", "inferencex", str(path), "-o", str(tmp_path / "out.yaml")])
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    (read,) = read_inferencex_files(tmp_path / "data")  # what `validation --data` reads
+    assert read.skipped == () and len(read.curves) == 1
+
+
 # ---- F: agentic aggregates, only at a named percentile -------------------------------------------------------------
 
 

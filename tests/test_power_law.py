@@ -120,10 +120,10 @@ def test_the_held_out_error_is_zero_when_every_model_follows_one_law(tmp_path):
 @pytest.mark.parametrize(
     ("row", "expected"),
     [
-        ("m,chat,H100,1,8,0,300", "column avg_batch_size: expected a number > 0, got '0'"),
-        ("m,chat,H100,1,8,8,-5", "column avg_power_w_all_gpus: expected a number > 0, got '-5'"),
-        ("m,chat,H100,1,8,8,", "column avg_power_w_all_gpus: expected a number, got ''"),
-        ("m,chat,H100,1.5,8,8,300", "column num_gpus: expected a whole number of accelerators, got '1.5'"),
+        ("m,chat,H100,1,8,0,300", "column avg_batch_size: expected a number > 0, got zero"),
+        ("m,chat,H100,1,8,8,-5", "column avg_power_w_all_gpus: expected a number > 0, got a negative number"),
+        ("m,chat,H100,1,8,8,", "column avg_power_w_all_gpus: expected a number, got nothing (empty)"),
+        ("m,chat,H100,1.5,8,8,300", "column num_gpus: expected a whole number of accelerators, got a fraction"),
         ("m,chat,TPU,1,8,8,300", "no idle power for GPU 'TPU'; give one with --idle-w TPU=WATTS"),
     ],
 )

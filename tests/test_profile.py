@@ -366,9 +366,36 @@ def timestamp_rows(hours: list[int], rate: str = "1") -> list[str]:
     return ["timestamp,arrival_rps"] + [f"{base + np.timedelta64(h, 'h')},{rate}" for h in hours]
 
 
-def test_a_timestamp_gap_names_the_first_missing_hour(tmp_path: Path) -> None:
+def test_a_timestamp_gap_names_the_line_and_counts_the_missing_hours(tmp_path: Path) -> None:
     path = write_csv(tmp_path, timestamp_rows([h for h in range(170) if h not in (30, 31)]))
-    only_problem(path, "demand.profile.csv", "load.csv", "line 32", "2026-01-06T06:00", "missing")
+    problem = only_problem(path, "demand.profile.csv", "load.csv", "line 32", "after line 31's", "2 hours are missing")
+    assert "2026" not in problem.message  # by line, never the file's own text
+
+
+SECRET_CELL = "secret-token-abc123"
+
+
+@pytest.mark.parametrize(
+    ("header", "row", "words"),
+    [
+        ("hour,arrival_rps", f"0,{SECRET_CELL}", ("line 2", "arrival_rps", "got text, not a number")),
+        ("hour,arrival_rps", f"{SECRET_CELL},1", ("line 2", "hour must be 0", "got text, not a number")),
+        ("timestamp,arrival_rps", f"{SECRET_CELL},1", ("line 2", "ISO 8601", "got text, not a number")),
+        ("hour,arrival_rps", "0,-77123", ("line 2", "got a negative number")),
+        ("hour,arrival_rps", "0,9123456789", ("line 2", "got a number above the limit")),
+        ("hour,arrival_rps", "0,nan", ("line 2", "got NaN")),
+        ("hour,arrival_rps", "-4567,1", ("line 2", "hour must be 0", "got an earlier one")),
+        ("hour,arrival_rps", "4567,1", ("line 2", "hour must be 0", "got a later one")),
+    ],
+)
+def test_a_bad_cell_is_described_by_its_line_column_and_kind_never_quoted(
+    tmp_path: Path, header: str, row: str, words: tuple[str, ...]
+) -> None:
+    """An error about a CSV's cell names where it is and what kind of value is there, never the value: a sweep's
+    scenario may name a file it must not show (issue 33, item 13, where the error quoted 'secret-token-abc123')."""
+    problem = only_problem(write_csv(tmp_path, [header, row]), "demand.profile.csv", "load.csv", *words)
+    for cell in (c for c in row.split(",") if len(c) > 1):  # (0 and 1 are in every such message's range)
+        assert cell not in problem.message, problem.message
 
 
 def test_a_repeated_timestamp(tmp_path: Path) -> None:
@@ -383,8 +410,8 @@ def test_a_repeated_timestamp(tmp_path: Path) -> None:
         (["when,arrival_rps", "0,1"], ("no 'timestamp' or 'hour' column",)),
         (["hour,rps", "0,1"], ("no column named 'arrival_rps'",)),
         (["hour,arrival_rps"] + [f"{h},1" for h in (*range(5), *range(6, 169))], ("line 7", "hour 5 is missing")),
-        (["hour,arrival_rps"] + [f"{h},{'-3' if h == 9 else '1'}" for h in range(168)], ("line 11", "got '-3'")),
-        (["hour,arrival_rps"] + [f"{h},{'nan' if h == 9 else '1'}" for h in range(168)], ("line 11", "got 'nan'")),
+        (["hour,arrival_rps"] + [f"{h},{'-3' if h == 9 else '1'}" for h in range(168)], ("line 11", "got a negative")),
+        (["hour,arrival_rps"] + [f"{h},{'nan' if h == 9 else '1'}" for h in range(168)], ("line 11", "got NaN")),
         (["hour,arrival_rps"] + [f"{h},{'' if h == 9 else '1'}" for h in range(168)], ("line 11", "is missing")),
         (["timestamp,arrival_rps", "yesterday,1"], ("line 2", "ISO 8601")),
         ([], ("empty",)),

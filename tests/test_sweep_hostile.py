@@ -104,6 +104,93 @@ def test_a_sweep_given_as_data_reads_only_under_the_current_folder(outside, monk
     assert resolve({"name": "t", "scenario": "../scenario.yaml", "axes": ONE_AXIS}, allow_outside=True)
 
 
+# ---- the files a sweep's scenario imports (a demand profile's CSV) are confined as the scenario is ----------------
+
+CSV_SECRET = "secret-token-abc123"
+WEEK_CSV = "hour,arrival_rps\n" + "".join(f"{h},{1 + h % 24}\n" for h in range(168))
+
+
+def profile_sweep(folder: Path, csv: str, scenario: str = "base.yaml") -> Path:
+    """A sweep in ``folder`` whose scenario (``scenario``, under ``folder``) reads its demand from ``csv``."""
+    data = scenario_to_data(load_scenario(GAUDI)) | {"demand": {"profile": {"csv": csv}}}
+    (folder / scenario).parent.mkdir(parents=True, exist_ok=True)
+    (folder / scenario).write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return write_sweep(folder, {"name": "t", "scenario": scenario, "axes": ONE_AXIS})
+
+
+@pytest.fixture
+def profiles(tmp_path: Path) -> Path:
+    """The sweep's folder (tmp_path/sweeps) and, beside it, a secret file and a valid profile CSV."""
+    (tmp_path / "secret.csv").write_text(f"hour,arrival_rps\n0,{CSV_SECRET}\n", encoding="utf-8")
+    (tmp_path / "week.csv").write_text(WEEK_CSV, encoding="utf-8")
+    (tmp_path / "sweeps").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "csv", ["../secret.csv", "{root}/secret.csv", "../week.csv", "{root}/week.csv", "link.csv", "sub/../../week.csv"]
+)
+def test_a_profile_csv_outside_the_sweeps_folder_is_refused_unread(profiles, csv):
+    """A scenario under the sweep's folder whose demand.profile.csv lies outside it (by .., an absolute path or a
+    symlink) is refused before the file is read: the error names the YAML path and the option, never the content
+    (issue 33, item 13: the secret file was read and quoted, and a valid CSV elsewhere ran the whole sweep)."""
+    (profiles / "sweeps" / "link.csv").symlink_to(profiles / "secret.csv")
+    sweep_file = profile_sweep(profiles / "sweeps", csv.format(root=profiles))
+    with pytest.raises(ScenarioError) as info:
+        resolve(sweep_file)
+    text = problems_text(info)
+    assert "demand.profile.csv" in text and "outside the sweep's folder" in text, text
+    assert "--allow-outside" in text and CSV_SECRET not in text
+    result = runner.invoke(app, ["sweep", str(sweep_file)])
+    assert result.exit_code == 1 and "outside the sweep's folder" in result.output, result.output
+    assert CSV_SECRET not in result.output and "Traceback" not in result.output
+
+
+def test_with_allow_outside_a_bad_profile_csv_outside_is_read_but_never_quoted(profiles):
+    sweep_file = profile_sweep(profiles / "sweeps", "../secret.csv")
+    with pytest.raises(ScenarioError) as info:
+        resolve(sweep_file, allow_outside=True)
+    text = problems_text(info)
+    assert "demand.profile.csv" in text and "line 2" in text and "got text, not a number" in text, text
+    assert CSV_SECRET not in text
+    assert resolve(profile_sweep(profiles / "sweeps", str(profiles / "week.csv")), allow_outside=True).configurations
+
+
+def test_a_profile_csv_under_the_sweeps_folder_runs_and_is_an_input(profiles):
+    (profiles / "sweeps" / "data").mkdir()
+    (profiles / "sweeps" / "data" / "week.csv").write_text(WEEK_CSV, encoding="utf-8")
+    sweep_file = profile_sweep(profiles / "sweeps", "../data/week.csv", scenario="sub/base.yaml")
+    d = resolve(sweep_file)
+    assert (profiles / "sweeps" / "data" / "week.csv").resolve() in d.inputs
+    assert len(run_sweep(sweep_file).frame)
+    out = profiles / "sweeps" / "data" / "week.csv"
+    result = runner.invoke(app, ["sweep", str(sweep_file), "--output", str(out), "--force"])
+    assert result.exit_code == 1 and "input" in result.output, result.output  # the table never replaces its CSV
+    assert out.read_text(encoding="utf-8") == WEEK_CSV
+
+
+@pytest.mark.parametrize("where", ["scenario", "import", "csv"])
+def test_a_file_name_with_a_nul_character_is_one_error_at_its_path(profiles, where):
+    """A NUL in a name raised ValueError from Path.resolve (a traceback from `rackcost sweep`), found by
+    tests/fuzzing_sweeps_profiles.py."""
+    folder = profiles / "sweeps"
+    (folder / "week.csv").write_text(WEEK_CSV, encoding="utf-8")
+    sweep_file = profile_sweep(folder, "a\x00b.csv" if where == "csv" else "week.csv")
+    data = yaml.safe_load(sweep_file.read_text(encoding="utf-8"))
+    if where == "scenario":
+        data["scenario"] = "a\x00b.yaml"
+    if where == "import":
+        data["axes"].append({"axis": "systems", "each": True, "import": "a\x00b.yaml"})
+    sweep_file = write_sweep(folder, data)
+    with pytest.raises(ScenarioError) as info:
+        resolve(sweep_file)
+    path = {"scenario": "scenario", "import": "axes[1].import", "csv": "demand.profile.csv"}[where]
+    text = problems_text(info)
+    assert f"{path}:" in text and "\\x00" in text and "\x00" not in text, text
+    result = runner.invoke(app, ["sweep", str(sweep_file)])
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+
+
 # ---- 2. the table is written whole or not at all; CSV a spreadsheet cannot execute; inputs never replaced --------
 
 

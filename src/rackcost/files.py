@@ -12,7 +12,11 @@ within a size. A leaf: every command, the report, the sweeps and the dashboard w
   (or folder) beside the target, ``fsync`` and ``rename``; on any exception, Ctrl-C included, the temporary is
   removed and the old file is left as it was.
 - :func:`read_regular_file` reads only a regular file (never a FIFO, which would block, or a device such as
-  ``/dev/zero``, which never ends), with its size checked before reading and the read itself bounded.
+  ``/dev/zero``, which never ends), with its size checked before reading and the read itself bounded; within
+  :func:`confined_reads` (a sweep loading its scenario), only a file that resolves under the given folder.
+- :func:`describe_value` says what kind of value a file gave (text, a negative number, NaN, ...) without quoting
+  it: a message about a file's content names the line and column and the kind, never the content itself (a file
+  read on someone else's say-so, such as a sweep's, must not leak through an error message).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import secrets
 import shutil
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +42,9 @@ __all__ = [
     "OutputPathError",
     "atomic_path",
     "check_output",
+    "confined_reads",
     "csv_text",
+    "describe_value",
     "neutralise",
     "neutralise_frame",
     "read_regular_file",
@@ -273,6 +281,104 @@ def write_folder_atomically(folder: str | os.PathLike[str], files: Mapping[str, 
 # ---- inputs -----------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Confinement:
+    """The folder the files read inside a :func:`confined_reads` block must lie under, and the files read."""
+
+    root: Path
+    where: str
+    hint: str
+    read: list[Path] = field(default_factory=list)
+
+
+_CONFINED: ContextVar[tuple[_Confinement, ...]] = ContextVar("rackcost_confined_reads", default=())
+
+
+@contextlib.contextmanager
+def confined_reads(root: str | os.PathLike[str], where: str, hint: str) -> Iterator[list[Path]]:
+    """Within the block, :func:`read_regular_file` reads only files under ``root``, after ``..`` and symlinks are
+    resolved; any other is refused before it is looked at (so neither its content nor its existence shows).
+
+    One place for every file a scenario imports (a demand profile's CSV, and whatever file reference comes next):
+    a sweep loads its scenario inside this block, so no field of the scenario can read past the sweep's folder.
+    Blocks nest; a file must then lie under every block's folder.
+
+    Parameters
+    ----------
+    root
+        The folder the files must lie under.
+    where
+        What the folder is, for the message (``"the sweep's folder"``).
+    hint
+        What to do to read such a file anyway, for the message.
+
+    Yields
+    ------
+    list of Path
+        The files read within the block (resolved), filled as they are read: the caller's inputs.
+
+    Examples
+    --------
+    >>> with confined_reads("/tmp", "the sweep's folder", "allow it") as read:
+    ...     read_regular_file("/etc/hostname", 100)
+    Traceback (most recent call last):
+    ...
+    rackcost.files.InputFileError: /etc/hostname: lies outside the sweep's folder /tmp; allow it
+    """
+    confinement = _Confinement(Path(root).resolve(), where, hint)
+    token = _CONFINED.set((*_CONFINED.get(), confinement))
+    try:
+        yield confinement.read
+    finally:
+        _CONFINED.reset(token)
+
+
+def _check_confined(name: str) -> None:
+    """Refuse ``name`` when it lies outside the folder of a :func:`confined_reads` block; else note it read."""
+    blocks = _CONFINED.get()
+    if not blocks:
+        return
+    real = Path(name).resolve()  # symlinks and .. resolved, as far as the path exists (a relative name: the cwd)
+    for block in blocks:
+        if not real.is_relative_to(block.root):
+            raise InputFileError(f"{name}: lies outside {block.where} {block.root}; {block.hint}")
+    for block in blocks:
+        block.read.append(real)
+
+
+def describe_value(value: Any) -> str:
+    """The kind of a value a file gave, for a message that must not quote the file: never the value itself.
+
+    Examples
+    --------
+    >>> [describe_value(v) for v in ("", " x1 ", "nan", "-3", "1e999")]
+    ['nothing (empty)', 'text, not a number', 'NaN', 'a negative number', 'an infinite number']
+    >>> [describe_value(v) for v in ("0", "2.5", True, [1], 4)]
+    ['zero', 'a fraction', 'true or false', 'a list', 'a whole number']
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return "nothing (empty)"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    try:
+        x = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return "text, not a number" if isinstance(value, str) else f"a {type(value).__name__}"
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "an infinite number"
+    if x < 0:
+        return "a negative number"
+    if x == 0:
+        return "zero"
+    return "a whole number" if x.is_integer() else "a fraction"
+
+
 def read_regular_file(path: str | os.PathLike[str], limit_bytes: int, what: str = "file") -> bytes:
     """The bytes of a regular file of at most ``limit_bytes``.
 
@@ -283,7 +389,8 @@ def read_regular_file(path: str | os.PathLike[str], limit_bytes: int, what: str 
     Raises
     ------
     InputFileError
-        Missing, a folder, not a regular file, too big, or unreadable (the message names the file).
+        Missing, a folder, not a regular file, too big, unreadable, or outside the folder of a
+        :func:`confined_reads` block (the message names the file).
 
     Examples
     --------
@@ -293,6 +400,9 @@ def read_regular_file(path: str | os.PathLike[str], limit_bytes: int, what: str 
     rackcost.files.InputFileError: /dev/zero: is not a regular file (a device, FIFO or socket); expected a file
     """
     name = os.fspath(path)
+    if "\x00" in name:  # the OS cannot name such a file; os.stat and Path.resolve raise ValueError, not OSError
+        raise InputFileError(f"{name.replace(chr(0), '?')}: is not a file name (it holds a NUL character)")
+    _check_confined(name)
     try:
         info = os.stat(name)
     except FileNotFoundError:

@@ -83,7 +83,7 @@ def _text(d: Record, ours: str) -> str | None:
     skipped with the reason), so that it never reaches a scenario's names, labels or sources."""
     value = (d.get(ours) or "").strip()
     if value.startswith(FORMULA_PREFIXES) and not _signed_number(value):
-        raise SkipError(d.source_name(ours), f"is a spreadsheet formula, not text: {value[:40]!r}")
+        raise SkipError(d.source_name(ours), "is a spreadsheet formula, not text")
     return value or None
 
 
@@ -99,7 +99,7 @@ def _signed_number(text: str) -> bool:
 def _choice(d: Record, ours: str, default: str, allowed: tuple[str, ...]) -> str:
     value = (_text(d, ours) or default).lower()
     if value not in allowed:
-        raise SkipError(d.source_name(ours), f"must be one of {', '.join(allowed)}, got {value!r}")
+        raise SkipError(d.source_name(ours), f"must be one of {', '.join(allowed)}, got another text")
     return value
 
 

@@ -41,7 +41,6 @@ from rackcost.importers.curves import (
     CurveKey,
     ImportedCurve,
     ImportResult,
-    MeasuredLengths,
     Row,
     RunSignature,
     Skipped,
@@ -55,7 +54,9 @@ from rackcost.importers.inferencex_points import (
     disaggregated_roles,
     expert_parallel,
     flatten,
+    measured_lengths,
     power_into,
+    total_throughput,
 )
 from rackcost.importers.inferencex_stages import EXPECTED_SCHEMAS, describe_found, detect_stage, is_stage_b
 from rackcost.importers.mapping import (
@@ -81,11 +82,6 @@ BYTES_PER_MB = 1_000_000
 
 ISO_SECONDS_CHARS = len("YYYY-MM-DDTHH:MM:SS")
 """An ISO 8601 date-time is cut to whole seconds (InferenceX writes fractions no reader needs)."""
-
-# vLLM's client computes the request rate and the token throughputs over one duration from the same completed
-# requests, so throughput / mean length equals the request rate to rounding (1e-15); 1e-6 flags a file whose
-# fields were edited or come from different windows without flagging float noise.
-_RATE_CHECK_RTOL = 1e-6
 
 # Stage B/C is derived from stage A by exact arithmetic (division by the GPU count, ms -> s); a raw file and its
 # aggregate agree to the last few bits, so 1e-9 relative tells "the same run" from any other run.
@@ -359,7 +355,7 @@ def _row_d(file: str, raw: Mapping[str, Any], opts: _Options, notes: list[str]) 
     if out is not None:
         point["output_throughput_tokens_per_s"] = out
     power_into(d, point, file, notes)
-    measured = _measured_lengths(d, total, extra)
+    measured = measured_lengths(d, total, d.source_name("throughput_tokens_per_s"), extra)
     precision = _text(d, "benchmark_precision")
     key = CurveKey(
         hardware=_text(d, "hardware"),
@@ -397,11 +393,10 @@ def _row_a(file: str, raw: Mapping[str, Any], opts: _Options, stage: str = "A") 
             d.source_name("requests_completed"), f"{completed:g} requests completed: the run measured nothing"
         )
     concurrency = number(d, "concurrency")
-    if raw_seconds:  # stage E gives input and output throughput, no total; latencies in s
-        total = number(d, "input_throughput_tokens_per_s") + number(d, "output_throughput_tokens_per_s")
+    total, total_name = total_throughput(d)
+    if raw_seconds:  # latencies in s
         ttft_ms, tpot_ms = seconds_to_ms(number(d, "ttft_ms")), seconds_to_ms(number(d, "tpot_ms"))
     else:
-        total = number(d, "throughput_tokens_per_s")
         ttft_ms = number(d, "ttft_ms")
         tpot_ms = number(d, "tpot_ms")
     from_file_name = names_from_file_name(file)
@@ -430,7 +425,7 @@ def _row_a(file: str, raw: Mapping[str, Any], opts: _Options, stage: str = "A") 
         f"Stage {stage} files do not name the hardware"
         + (f" (runner in the file name: {runner.group(1)})." if runner else ".")
     )
-    measured = _measured_lengths(d, total, extra)
+    measured = measured_lengths(d, total, total_name, extra)
     key = CurveKey(
         hardware=None,
         model=_text(d, "benchmark_model"),
@@ -462,46 +457,6 @@ def _row_a(file: str, raw: Mapping[str, Any], opts: _Options, stage: str = "A") 
         match=RunSignature(key.model, concurrency, total / gpus, ttft_ms),
         measured=measured,
     )
-
-
-def _measured_lengths(d: Record, total_tokens_per_s: float, notes: list[str]) -> MeasuredLengths | None:
-    """Mean tokens per request a stage-A run measured, or ``None`` when the file does not give them.
-
-    From the token counts over the completed requests (``total_input_tokens / completed``), else from the measured
-    rates (output tokens/s / requests/s). With both, a request rate that disagrees with throughput / mean length
-    by more than :data:`_RATE_CHECK_RTOL` is said in ``notes`` (the counts are kept: they are what was counted).
-    """
-
-    def given(ours: str) -> float | None:
-        return number(d, ours, required=False) if d.maps(ours) else None
-
-    done = given("requests_completed")
-    tin = given("input_tokens_measured")
-    tout = given("output_tokens_measured")
-    rate = given("request_rate_measured")
-    out_tps = given("output_throughput_tokens_per_s")
-    rate_name = d.source_name("request_rate_measured")
-    if done and tin and tout:
-        mean_in, mean_out = tin / done, tout / done
-        source = (
-            f"{d.source_name('input_tokens_measured')} and {d.source_name('output_tokens_measured')} / "
-            f"{d.source_name('requests_completed')}"
-        )
-        if rate is not None:
-            implied = total_tokens_per_s / (mean_in + mean_out)
-            if not math.isclose(implied, rate, rel_tol=_RATE_CHECK_RTOL):
-                notes.append(
-                    f"The file's {rate_name} {rate:.6g}/s differs from {d.source_name('throughput_tokens_per_s')} / "
-                    f"measured mean length = {implied:.6g}/s by {implied / rate - 1:+.2%}; the token counts are used."
-                )
-        return MeasuredLengths(mean_in, mean_out, done, rate, source)
-    if rate is not None and out_tps is not None and out_tps < total_tokens_per_s:
-        source = (
-            f"{d.source_name('throughput_tokens_per_s')} and {d.source_name('output_throughput_tokens_per_s')} / "
-            f"{rate_name}"
-        )
-        return MeasuredLengths((total_tokens_per_s - out_tps) / rate, out_tps / rate, None, rate, source)
-    return None
 
 
 def _same_run(a: RunSignature | None, b: RunSignature | None) -> bool:

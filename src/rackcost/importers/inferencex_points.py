@@ -1,5 +1,5 @@
-"""Measured power, expert parallelism, disaggregated roles and agentic lengths of one InferenceX record, shared by
-its stage readers.
+"""Measured power, expert parallelism, disaggregated roles, agentic and measured lengths and the total throughput of
+one InferenceX record, shared by its stage readers.
 
 Used by :mod:`rackcost.importers.inferencex`: each function reads a record already renamed through
 :data:`rackcost.importers.mapping.FIELD_MAP`.
@@ -7,6 +7,7 @@ Used by :mod:`rackcost.importers.inferencex`: each function reads a record alrea
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,8 +15,22 @@ from rackcost.importers.curves import MeasuredLengths
 from rackcost.importers.mapping import Record, SkipError, number, whole_number
 from rackcost.units import W_PER_KW
 
-__all__ = ["agentic_lengths", "disaggregated_roles", "expert_parallel", "flatten", "marked_invalid", "power_into"]
+__all__ = [
+    "RATE_CHECK_RTOL",
+    "agentic_lengths",
+    "disaggregated_roles",
+    "expert_parallel",
+    "flatten",
+    "marked_invalid",
+    "measured_lengths",
+    "power_into",
+    "total_throughput",
+]
 
+RATE_CHECK_RTOL = 1e-6
+"""A measured request rate that differs from throughput / mean length by more than this is said in the notes: vLLM's
+client computes both over one duration from the same completed requests, so they agree to rounding (1e-15); 1e-6
+flags a file whose fields were edited or come from different windows without flagging float noise [-]."""
 SHOWN_FLAG_CHARS = 24
 """A ``power_valid`` flag that is not a bool is quoted up to this many characters [-]."""
 
@@ -117,3 +132,54 @@ def disaggregated_roles(d: Record, prefill_gpus: int, decode_gpus: int) -> tuple
             raise SkipError(d.source_name(name), f"{workers} workers do not share the role's {role_gpus} GPUs evenly")
         out += [workers, role_gpus]
     return out[0], out[1], out[2], out[3]
+
+
+def total_throughput(d: Record) -> tuple[float, str]:
+    """A raw client file's total throughput [tokens/s, deployment-wide] and what the file calls it.
+
+    Stage A (and D) give the total; stage E gives input and output throughput only, so its total is their sum,
+    named as the sum of its two fields (a message may not name a field the source's map column lacks: reading one
+    is :class:`~rackcost.importers.mapping.Record`'s ``KeyError``, a reader bug).
+    """
+    if d.maps("throughput_tokens_per_s"):
+        return number(d, "throughput_tokens_per_s"), d.source_name("throughput_tokens_per_s")
+    parts = ("input_throughput_tokens_per_s", "output_throughput_tokens_per_s")
+    return sum(number(d, p) for p in parts), " + ".join(d.source_name(p) for p in parts)
+
+
+def measured_lengths(d: Record, total_tokens_per_s: float, total_name: str, notes: list[str]) -> MeasuredLengths | None:
+    """Mean tokens per request a stage-A run measured, or ``None`` when the file does not give them.
+
+    From the token counts over the completed requests (``total_input_tokens / completed``), else from the measured
+    rates (output tokens/s / requests/s). With both, a request rate that disagrees with throughput / mean length
+    by more than :data:`RATE_CHECK_RTOL` is said in ``notes`` (the counts are kept: they are what was counted).
+    ``total_name`` is what the file calls ``total_tokens_per_s`` (:func:`total_throughput`), for those notes.
+    """
+
+    def given(ours: str) -> float | None:
+        return number(d, ours, required=False) if d.maps(ours) else None
+
+    done = given("requests_completed")
+    tin = given("input_tokens_measured")
+    tout = given("output_tokens_measured")
+    rate = given("request_rate_measured")
+    out_tps = given("output_throughput_tokens_per_s")
+    rate_name = d.source_name("request_rate_measured")
+    if done and tin and tout:
+        mean_in, mean_out = tin / done, tout / done
+        source = (
+            f"{d.source_name('input_tokens_measured')} and {d.source_name('output_tokens_measured')} / "
+            f"{d.source_name('requests_completed')}"
+        )
+        if rate is not None:
+            implied = total_tokens_per_s / (mean_in + mean_out)
+            if not math.isclose(implied, rate, rel_tol=RATE_CHECK_RTOL):
+                notes.append(
+                    f"The file's {rate_name} {rate:.6g}/s differs from {total_name} / "
+                    f"measured mean length = {implied:.6g}/s by {implied / rate - 1:+.2%}; the token counts are used."
+                )
+        return MeasuredLengths(mean_in, mean_out, done, rate, source)
+    if rate is not None and out_tps is not None and out_tps < total_tokens_per_s:
+        source = f"{total_name} and {d.source_name('output_throughput_tokens_per_s')} / {rate_name}"
+        return MeasuredLengths((total_tokens_per_s - out_tps) / rate, out_tps / rate, None, rate, source)
+    return None

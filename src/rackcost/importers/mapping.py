@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
+from rackcost.files import describe_value
 from rackcost.units import MS_PER_S  # InferenceX stage B gives latencies in s, we keep ms
 
 __all__ = [
@@ -27,7 +28,6 @@ __all__ = [
     "NOT_IN_SOURCE",
     "PCT",
     "PERCENTILES",
-    "SHOWN_VALUE_CHARS",
     "SOURCES",
     "STAND_IN_PERCENTILES",
     "FieldName",
@@ -68,10 +68,6 @@ Source = Literal["stage_b", "stage_a", "stage_d", "stage_e", "csv"]
 SOURCES: tuple[Source, ...] = ("stage_b", "stage_a", "stage_d", "stage_e", "csv")
 """Every source column: InferenceX stage B (and C and F, arrays of stage-B-like rows), stage A, stage D (one point
 in nested ``metrics``/``gpu`` blocks, read as ``metrics.NAME``), stage E (raw client, seconds), a CSV table."""
-
-SHOWN_VALUE_CHARS = 40
-"""A value that is not a number is quoted up to this many characters: enough to recognise it, short enough for a
-one-line message [characters]."""
 
 
 @dataclass(frozen=True)
@@ -601,16 +597,17 @@ def number(record: Record, ours: str, *, positive: bool = True, required: bool =
         if required:
             raise SkipError(name, "missing")
         return None
+    # the kind of value, never the value (rackcost.files.describe_value): an error does not quote a file
     if isinstance(value, bool):
-        raise SkipError(name, f"must be a number, got {value!r}")
+        raise SkipError(name, f"must be a number, got {describe_value(value)}")
     try:
         x = float(value)
-    except (TypeError, ValueError):
-        raise SkipError(name, f"must be a number, got {str(value)[:SHOWN_VALUE_CHARS]!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise SkipError(name, f"must be a number, got {describe_value(value)}") from None
     if not math.isfinite(x):
-        raise SkipError(name, f"must be a finite number, got {value!r}")
+        raise SkipError(name, f"must be a finite number, got {describe_value(value)}")
     if positive and x <= 0:
-        raise SkipError(name, f"must be > 0, got {value!r}")
+        raise SkipError(name, f"must be > 0, got {describe_value(value)}")
     return x
 
 
@@ -620,7 +617,7 @@ def whole_number(record: Record, ours: str) -> int | None:
     if x is None:
         return None
     if not float(x).is_integer():
-        raise SkipError(record.source_name(ours), f"must be a whole number, got {record[ours]!r}")
+        raise SkipError(record.source_name(ours), f"must be a whole number, got {describe_value(record[ours])}")
     return int(x)
 
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from rackcost.files import InputFileError, read_regular_file
+from rackcost.files import InputFileError, describe_value, read_regular_file
 from rackcost.model.power_law import PowerCurve, family_of
 
 __all__ = ["MAX_POWER_CSV_BYTES", "REQUIRED_COLUMNS", "PowerCsvError", "read_power_curves"]
@@ -38,11 +38,12 @@ def _number(text: str, where: str, column: str, *, integer: bool = False) -> flo
     try:
         value = float(text)
     except ValueError:
-        raise PowerCsvError(f"{where}: column {column}: expected a number, got {text[:40]!r}") from None
+        raise PowerCsvError(f"{where}: column {column}: expected a number, got {describe_value(text)}") from None
     if not math.isfinite(value) or value <= 0:
-        raise PowerCsvError(f"{where}: column {column}: expected a number > 0, got {text[:40]!r}")
+        raise PowerCsvError(f"{where}: column {column}: expected a number > 0, got {describe_value(text)}")
     if integer and value != int(value):
-        raise PowerCsvError(f"{where}: column {column}: expected a whole number of accelerators, got {text[:40]!r}")
+        got = describe_value(text)
+        raise PowerCsvError(f"{where}: column {column}: expected a whole number of accelerators, got {got}")
     return value
 
 

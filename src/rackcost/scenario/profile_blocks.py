@@ -300,7 +300,9 @@ def read_profile_csv(path: Path, column: str | None = None) -> tuple[list[float]
     Returns
     -------
     values, problems
-        The rates [requests/s] (empty when there are problems) and what is wrong, each naming the line.
+        The rates [requests/s] (empty when there are problems) and what is wrong, each naming the line, the column
+        and the kind of value found (:func:`rackcost.files.describe_value`), never the value: the file may be one a
+        sweep was refused or allowed to read on another's say-so, and an error must not show its content.
     """
     try:
         raw = files.read_regular_file(path, MAX_PROFILE_CSV_BYTES, "demand profile CSV")
@@ -339,7 +341,8 @@ def read_profile_csv(path: Path, column: str | None = None) -> tuple[list[float]
     for line, _, cell in cells:
         value = _number(cell)
         if value is None or not 0 <= value <= MAX_RATE_RPS:
-            what = "is missing" if not cell else f"must be a number from 0 to {MAX_RATE_RPS:g}, got {cell[:40]!r}"
+            kind = "a number above the limit" if value is not None and value > 0 else files.describe_value(cell)
+            what = "is missing" if not cell else f"must be a number from 0 to {MAX_RATE_RPS:g}, got {kind}"
             bad.append(f"line {line}: {rate_name} {what}")
         else:
             values.append(value)
@@ -364,37 +367,38 @@ def _hour_problems(cells: list[tuple[int, str, str]]) -> list[str]:
         value = _number(cell)
         if value is None or value != i:
             if value is not None and value > i:
-                return [f"line {line}: hour {cell} follows hour {i - 1}: hour {i} is missing (no gaps allowed)"]
-            return [f"line {line}: hour must be {i} (hours run 0, 1, 2, ... in order), got {cell[:40]!r}"]
+                return [f"line {line}: hour must be {i}, got a later one: hour {i} is missing (no gaps allowed)"]
+            got = files.describe_value(cell) if value is None else "an earlier one (a repeat or out of order)"
+            return [f"line {line}: hour must be {i} (hours run 0, 1, 2, ... in order), got {got}"]
     return []
 
 
 def _timestamp_problems(cells: list[tuple[int, str, str]]) -> list[str]:
-    """The first timestamp that is not ISO 8601 or not one hour after the one before (naming the first missing
-    hour of a gap)."""
+    """The first timestamp that is not ISO 8601 or not one hour after the one before (counting the hours a gap
+    misses), by line: the timestamps themselves are not repeated (:func:`read_profile_csv`)."""
     hour = timedelta(hours=1)
     previous: datetime | None = None
+    before = 0
     for line, cell, _ in cells:
         try:
             stamp = datetime.fromisoformat(cell)
         except ValueError:
-            return [f"line {line}: timestamp must be ISO 8601 (e.g. 2026-01-05T00:00), got {cell[:40]!r}"]
+            got = files.describe_value(cell)
+            return [f"line {line}: timestamp must be ISO 8601 (e.g. 2026-01-05T00:00), got {got}"]
         if previous is not None:
             try:
                 step = stamp - previous
             except TypeError:
-                return [f"line {line}: timestamp {cell} mixes a time zone and none with the line before"]
+                return [f"line {line}: timestamp mixes a time zone and none with line {before}'s"]
             if step > hour:
+                missing = math.ceil(step / hour) - 1
                 return [
-                    f"line {line}: timestamp {cell} leaves a gap: the hour {(previous + hour).isoformat()} is "
-                    "missing (one row per hour, no gaps)"
+                    f"line {line}: timestamp leaves a gap after line {before}'s: {missing:,} hour"
+                    f"{'s are' if missing > 1 else ' is'} missing (one row per hour, no gaps)"
                 ]
             if step != hour:
-                return [
-                    f"line {line}: timestamp {cell} is not one hour after {previous.isoformat()} (a repeat or "
-                    "out of order)"
-                ]
-        previous = stamp
+                return [f"line {line}: timestamp is not one hour after line {before}'s (a repeat or out of order)"]
+        previous, before = stamp, line
     return []
 
 
@@ -509,7 +513,7 @@ def _csv_values(values: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str,
     extra = sorted(set(values) - {"csv", "column"})
     name, column = values.get("csv"), values.get("column")
     found = [(f"{where}.{k}", "unknown key (allowed here: csv, column)") for k in extra]
-    if not isinstance(name, str) or not name.strip():
+    if not isinstance(name, str) or not name.strip() or "\x00" in name:  # (no file name holds a NUL character)
         found.append((f"{where}.csv", f"must be the name of a CSV file, got {name!r}"[:120]))
     if column is not None and (not isinstance(column, str) or not column.strip()):
         found.append((f"{where}.column", f"must be the name of the CSV's rate column, got {column!r}"[:120]))

@@ -20,7 +20,8 @@ configuration (the same draws in each: common random numbers). It is resolved by
 and run by :mod:`rackcost.analysis.sweep.run`.
 
 The files a sweep names (its base scenario, imports) are read here too, each confined to the sweep file's folder
-(:func:`confined`), and so are its ``system_attributes``, off each system's name with a time limit.
+(:func:`confined`), as are the files its scenario imports (:func:`load_base_scenario`), and so are its
+``system_attributes``, off each system's name with a time limit.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, overload
 import regex
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from rackcost import files
 from rackcost.errors import Problem, ScenarioError
 from rackcost.evaluation.columns import BLENDED
 from rackcost.scenario.distributions import NOT_BOOL, Distribution
@@ -350,6 +352,8 @@ def confined(name: str, folder: Path | None, source: str, where: str, allow_outs
     outside exists, let alone read it.
     """
     root = (folder if folder is not None else Path.cwd()).resolve()
+    if "\x00" in name:  # no file has such a name, and Path.resolve raises ValueError on it
+        raise ScenarioError([Problem(where, f"must be a file name, got {name!r}: it holds a NUL character", source)])
     real = (root / name).resolve()  # an absolute name stays itself; symlinks resolved as far as the path exists
     if not allow_outside and not real.is_relative_to(root):
         raise ScenarioError(
@@ -368,15 +372,27 @@ def confined(name: str, folder: Path | None, source: str, where: str, allow_outs
 def load_base_scenario(
     name: str, folder: Path | None, source: str, allow_outside: bool, inputs: list[Path]
 ) -> Scenario:
-    """The base scenario: a file under the sweep's folder (:func:`confined`), or a bundled scenario by name."""
+    """The base scenario: a file under the sweep's folder (:func:`confined`), or a bundled scenario by name.
+
+    The files the scenario itself imports (a demand profile's CSV) are confined the same way, by
+    :func:`rackcost.files.confined_reads` around the load: under the sweep's folder (a bundled scenario: under its
+    own folder), unless ``allow_outside``. Every file read is added to ``inputs`` (an output may not replace it).
+    """
+    root = (folder if folder is not None else Path.cwd()).resolve()
     path = confined(name, folder, source, "scenario", allow_outside)
+    where = "the sweep's folder"
     if not path.exists():
         bundled = bundled_scenario_path(name, missing_ok=True) if Path(name).name == name else None
         if bundled is None:
             raise ScenarioError([Problem("scenario", f"no scenario file or bundled scenario named {name!r}", source)])
-        path = bundled
-    inputs.append(path)
-    return load_scenario(path)
+        path, root, where = bundled, bundled.resolve().parent, "the bundled scenarios' folder"
+    if allow_outside:
+        inputs.append(path)
+        return load_scenario(path)
+    with files.confined_reads(root, where, f"a sweep's scenario reads only files under it; {ALLOW_OUTSIDE}") as read:
+        scenario = load_scenario(path)
+    inputs += dict.fromkeys([path, *read])  # in order, once each
+    return scenario
 
 
 def imported_systems(file: Path, source: str, path: str) -> list[dict[str, Any]]:
