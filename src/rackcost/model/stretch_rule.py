@@ -96,7 +96,7 @@ def meets_slo(
         p = queueing.wait_exceedance(t, n_safe * c, lam_safe, s)
     else:
         p = queueing.wait_exceedance(t, c, lam_safe / n_safe, s)
-    return np.asarray(stable & (p <= max_exceedance_fraction), dtype=bool)
+    return np.asarray(stable & (p <= np.asarray(max_exceedance_fraction, dtype=float)), dtype=np.bool_)
 
 
 def replicas_needed(
