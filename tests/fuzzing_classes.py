@@ -54,8 +54,8 @@ def _lengths(low: float, high: float) -> st.SearchStrategy[Any]:
     )
     return st.one_of(
         mean,
-        st.builds(lambda m: {"lengths": "fixed", "mean": m}, mean),
-        st.builds(lambda m, c: {"lengths": "lognormal", "mean": m, "cv": c}, mean, cv),
+        st.builds(lambda m: {"lengths": "fixed", "tokens": m}, mean),
+        st.builds(lambda m, c: {"lengths": "lognormal", "mean": m, "cv": max(c, 0.01)}, mean, cv),
         st.builds(lambda m, c: {"lengths": "gamma", "mean": m, "cv": max(c, 0.01)}, mean, cv),
         cdf,
     )
