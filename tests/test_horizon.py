@@ -154,6 +154,22 @@ def test_bad_hours_are_refused_with_the_hour_named(rates: object, path: str) -> 
     assert caught.value.problems[0].path == path
 
 
+@pytest.mark.parametrize("rate", [1e300, 1e12, 1e7 * (1 + 1e-12), np.inf])
+def test_an_hour_above_a_scenarios_highest_rate_is_refused_like_a_demand_point(rate: float) -> None:
+    # a scenario's demand rate is at most 1e7 requests/s (scenario.fields.Rps); an hour at 1e300 gave an
+    # invalid-cast warning (an error under pytest) and a 1-replica fleet accepting 8.9 requests/s, and 1e12 gave
+    # 9e10 replicas: each is refused with the hour named and the bound given
+    with pytest.raises(ScenarioError) as caught:
+        evaluate_hours(_scenario(OWN_RENT_API), np.array([1.0, 2.0, rate]))
+    problem = caught.value.problems[0]
+    assert problem.path == "hourly_rps[2]" and "1e+07" in problem.message
+
+
+def test_the_highest_rate_a_scenario_allows_is_an_hour_too() -> None:
+    out = evaluate_hours(_scenario(OWN_RENT_API), np.array([1e-6, 1e7]))
+    assert np.isfinite(out.hours.cost_usd).all() and (out.hours.accepted_rps <= out.hours.offered_rps).all()
+
+
 def test_a_bad_discount_rate_and_a_non_scenario_are_refused() -> None:
     with pytest.raises(ScenarioError, match="above -1"):
         evaluate_hours(_scenario(OWN_RENT_API), np.ones(3), cost_of_capital_fraction=-1.0)

@@ -89,7 +89,7 @@ frame = pd.DataFrame(
         {
             **r,
             "system": ("★ " if r["cheapest"] else "") + r["system"],
-            "blended_usd_per_accepted_request": r["blended_usd_per_accepted_request"] * display.REQUESTS_PER_1K,
+            "blended_usd_per_accepted_request": display.per_1k(r["blended_usd_per_accepted_request"]),
         }
         for r in found.systems
     ],
@@ -108,7 +108,7 @@ st.dataframe(
         "blended_usd_per_accepted_request": st.column_config.NumberColumn(
             headers["blended_usd_per_accepted_request"],
             format=display.usd_column_format(
-                [r["blended_usd_per_accepted_request"] * display.REQUESTS_PER_1K for r in found.systems]
+                [display.per_1k(r["blended_usd_per_accepted_request"]) for r in found.systems]
             ),
         ),
         "versus_cheapest_fraction": st.column_config.NumberColumn(

@@ -90,11 +90,13 @@ def answer(result: Any, scenario_data: dict[str, Any]) -> Answer:
     """
     systems = result.records["systems"]
     points = result.records["points"]
-    by_cost = sorted(systems, key=lambda r: r["blended_usd_per_accepted_request"])
+    # a system that accepts nothing has no cost per accepted request (None): it sorts last and saves nothing
+    by_cost = sorted(systems, key=lambda r: display.cost_order(r["blended_usd_per_accepted_request"]))
     cheapest = by_cost[0]
     runner_up = by_cost[1] if len(by_cost) > 1 else None
     saving = None
-    if runner_up is not None and runner_up["blended_usd_per_accepted_request"] > 0:
+    defined = cheapest["blended_usd_per_accepted_request"] is not None
+    if defined and runner_up is not None and (runner_up["blended_usd_per_accepted_request"] or 0.0) > 0:
         saving = 1.0 - cheapest["blended_usd_per_accepted_request"] / runner_up["blended_usd_per_accepted_request"]
     lives = {
         str(s.get("name")): service_life_years(s) for s in scenario_data.get("systems") or [] if isinstance(s, dict)
@@ -112,10 +114,10 @@ def answer(result: Any, scenario_data: dict[str, Any]) -> Answer:
                 "system": r["system"],
                 "payment": r["payment"],
                 "blended_usd_per_accepted_request": r["blended_usd_per_accepted_request"],
-                "versus_cheapest_fraction": r["blended_usd_per_accepted_request"]
-                / cheapest["blended_usd_per_accepted_request"]
-                - 1.0
-                if cheapest["blended_usd_per_accepted_request"] > 0
+                "versus_cheapest_fraction": None
+                if r["blended_usd_per_accepted_request"] is None
+                else r["blended_usd_per_accepted_request"] / cheapest["blended_usd_per_accepted_request"] - 1.0
+                if defined and cheapest["blended_usd_per_accepted_request"] > 0
                 else 0.0,
                 "accepted_fraction": accepted / offered if offered > 0 else None,
                 "usd_per_year": per_year,
@@ -129,7 +131,7 @@ def answer(result: Any, scenario_data: dict[str, Any]) -> Answer:
     point_rows = []
     for name in dict.fromkeys(p["demand_point"] for p in points):
         here = sorted(
-            (p for p in points if p["demand_point"] == name and p["accepted_rps"] > 0),
+            (p for p in points if p["demand_point"] == name and p["usd_per_accepted_request"] is not None),
             key=lambda p: p["usd_per_accepted_request"],
         )
         if not here:

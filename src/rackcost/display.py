@@ -39,8 +39,10 @@ __all__ = [
     "PER_1K_REQUESTS",
     "POWER_UNITS",
     "REQUESTS_PER_1K",
+    "UNDEFINED",
     "SUFFIXES",
     "cost_components_per_request",
+    "cost_order",
     "count",
     "input_unit",
     "input_value",
@@ -52,6 +54,7 @@ __all__ = [
     "ratio",
     "slo_interactivity_limit",
     "usd_column_format",
+    "per_1k",
     "usd_per_1k_requests",
 ]
 
@@ -75,6 +78,8 @@ NUMBER_FLOOR = 1e-6
 """Smallest non-zero magnitude :func:`num` shows as a number [-]; below it ``<0.000001``."""
 NUMBER_CEILING = 1e15
 """Largest magnitude :func:`num` shows as a number [-]; at or above it ``>1,000T``."""
+UNDEFINED = "-"
+"""How a figure that is undefined (None: a cost per accepted request where nothing was accepted) is shown."""
 REQUESTS_PER_1K = 1000.0
 """Requests per unit of a per-request cost as shown [requests]: costs per request are shown per 1,000 requests."""
 PER_1K_REQUESTS = "$ per 1,000 requests"
@@ -92,7 +97,7 @@ def _fixed(x: float, significant: int) -> str:
     return text
 
 
-def money(x: float) -> str:
+def money(x: float | None) -> str:
     """US dollars for reading, never in scientific notation.
 
     ``$1,234`` (whole dollars from 1,000), ``$12.30`` (cents from 1), ``$0.00181`` (three significant digits below
@@ -113,6 +118,8 @@ def money(x: float) -> str:
     >>> money(43_505_000), money(12.3), money(0), money(9.72e-05), money(-2.5), money(3e-300)
     ('$43.5M', '$12.30', '$0', '$0.0000972', '-$2.50', '<$0.000001')
     """
+    if x is None:
+        return UNDEFINED
     if not math.isfinite(x):
         return "n/a"
     if x == 0:
@@ -133,7 +140,7 @@ def money(x: float) -> str:
     return f"{sign}${_fixed(x, 3)}"
 
 
-def usd_per_1k_requests(usd_per_request: float) -> str:
+def usd_per_1k_requests(usd_per_request: float | None) -> str:
     """A cost per request shown per 1,000 requests (the unit :data:`PER_1K_REQUESTS` names), with :func:`money`.
 
     Parameters
@@ -146,7 +153,7 @@ def usd_per_1k_requests(usd_per_request: float) -> str:
     >>> usd_per_1k_requests(0.0018099), usd_per_1k_requests(8.7e-05)
     ('$1.81', '$0.0870')
     """
-    return money(usd_per_request * REQUESTS_PER_1K)
+    return UNDEFINED if usd_per_request is None else money(usd_per_request * REQUESTS_PER_1K)
 
 
 def _suffixed(x: float, digits: int = 3) -> str:
@@ -159,7 +166,7 @@ def _suffixed(x: float, digits: int = 3) -> str:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def num(x: float, digits: int = 3) -> str:
+def num(x: float | None, digits: int = 3) -> str:
     """A quantity for reading: K / M / B / T from 1,000, ``digits`` significant digits, never an exponent.
 
     ``<0.000001`` below :data:`NUMBER_FLOOR`, ``>1,000T`` from :data:`NUMBER_CEILING`, ``n/a`` if not finite.
@@ -169,6 +176,8 @@ def num(x: float, digits: int = 3) -> str:
     >>> num(1200), num(64_800_000), num(0.5), num(0.0000123)
     ('1.2K', '64.8M', '0.5', '0.0000123')
     """
+    if x is None:
+        return UNDEFINED
     if not math.isfinite(x):
         return "n/a"
     if x == 0:
@@ -275,12 +284,14 @@ def power_kw(x_kw: float) -> str:
     return f"{num(x_kw)} kW"
 
 
-def ratio(x: float) -> str:
+def ratio(x: float | None) -> str:
     """An advantage (baseline / system, > 1: the system is better) as ``1.67x``.
 
     >>> ratio(1.666), ratio(0.5)
     ('1.67x', '0.50x')
     """
+    if x is None:
+        return UNDEFINED
     if not math.isfinite(x):
         return "n/a"
     if x >= 1000:
@@ -418,6 +429,26 @@ COUNT_COLUMN_FORMAT = "localized"
 """Dashboard column format for exact counts (replicas, racks): in full, with thousands separators, as :func:`count`."""
 
 
+def per_1k(usd_per_request: float | None) -> float | None:
+    """A cost per request as dollars per 1,000 requests (a number, for a dashboard column); None where it is
+    undefined (nothing accepted).
+
+    >>> per_1k(0.00181), per_1k(None)
+    (1.81, None)
+    """
+    return None if usd_per_request is None else usd_per_request * REQUESTS_PER_1K
+
+
+def cost_order(value: float | None) -> tuple[bool, float]:
+    """Sort key of a cost that may be undefined (None: nothing accepted): the defined costs from the cheapest, the
+    undefined ones last.
+
+    >>> sorted([2.0, None, 1.0], key=cost_order)
+    [1.0, 2.0, None]
+    """
+    return (value is None, 0.0 if value is None else float(value))
+
+
 def cost_components_per_request(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Cost per accepted request of each row of the ``points`` table, split into its cost components.
 
@@ -428,10 +459,12 @@ def cost_components_per_request(points: list[dict[str, Any]]) -> list[dict[str, 
     -------
     list of dict
         Rows with ``system``, ``demand_point``, ``component`` (capital, fixed opex, energy) and
-        ``usd_per_accepted_request`` [USD/request].
+        ``usd_per_accepted_request`` [USD/request]; none for a row whose cost per accepted request is undefined.
     """
     rows = []
     for p in points:
+        if p["usd_per_accepted_request"] is None:  # nothing accepted: no cost per request to split (no bar)
+            continue
         total = p["total_usd_per_hour"]
         for column, name in COST_COMPONENTS.items():
             if column in ("rent_usd_per_hour", "api_usd_per_hour") and not p.get(column):  # only where paid

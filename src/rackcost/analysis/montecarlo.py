@@ -29,7 +29,8 @@ from numpy.typing import NDArray
 from rackcost.errors import check_argument, check_count
 from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.chain import Plan, plan, run_samples
-from rackcost.evaluation.columns import BLENDED, select
+from rackcost.evaluation.columns import BLENDED, column_names, select
+from rackcost.evaluation.columns import column as registry_column
 from rackcost.evaluation.servable import served_for
 from rackcost.model.api import ApiOutcome
 from rackcost.model.outcomes import Metrics
@@ -503,6 +504,11 @@ def uncertainty(
         {"system": sy, "demand_point": pt, "column": col, "p5": p5[i], "p50": p50[i], "p95": p95[i], "mean": mean[i]}
         for i, (sy, pt, col) in enumerate(labels)
     ]
+    for i, (row, (_, _, name)) in enumerate(zip(rows, labels, strict=True)):
+        # a cost per accepted request undefined in some samples: null, never NaN (_undefined_summary)
+        if _per_accepted(name):
+            stats = {"p5": p5[i], "p50": p50[i], "p95": p95[i], "mean": mean[i]}
+            row.update({k: None for k, v in stats.items() if math.isnan(v)})
     base = scenario.baseline_name
     cheaper = []
     for system, cols in result.items():
@@ -529,6 +535,12 @@ def uncertainty(
     )
     out._points = tuple(points)
     return out
+
+
+def _per_accepted(name: str) -> bool:
+    """Whether a carried column is a cost per accepted request or token (the registry's, points or systems)."""
+    table = "points" if name in column_names("points") else "systems"
+    return registry_column(table, name).per_accepted
 
 
 def _summaries(
@@ -564,12 +576,30 @@ def _summary(col: NDArray[np.float64]) -> tuple[float, float, float, float]:
     lo, hi = float(values.min()), float(values.max())
     if lo == hi:
         return lo, lo, lo, lo
+    if math.isnan(lo) or math.isnan(hi):
+        return _undefined_summary(values)
     pos = np.array(PERCENTILES) / 100.0 * (col.size - 1)
     below = np.floor(pos).astype(np.intp)
     above = np.minimum(below + 1, col.size - 1)
     at_below, at_above = _order_statistics(values, below, above, finite=bool(np.isfinite(lo) and np.isfinite(hi)))
     q = at_below + (pos - below) * (at_above - at_below)
     return float(q[0]), float(q[1]), float(q[2]), float(col.mean())
+
+
+def _undefined_summary(values: NDArray[np.float64]) -> tuple[float, float, float, float]:
+    """:func:`_summary` of a column with undefined values (NaN: a cost per accepted request of a sample that
+    accepts nothing, :func:`rackcost.model.metrics.per_accepted`). Such a sample pays and serves nothing, so its
+    cost ranks above every defined one: a percentile that falls among them is undefined (NaN, shown as null), the
+    others are the defined values' order statistics; the mean is undefined. (``numpy.nanpercentile`` would leave
+    the samples out and report a cost as if they had not been drawn.)"""
+    ranked = np.sort(np.where(np.isnan(values), np.inf, values))
+    pos = np.array(PERCENTILES) / 100.0 * (values.size - 1)
+    below = np.floor(pos).astype(np.intp)
+    above = np.minimum(below + 1, values.size - 1)
+    lo, hi = ranked[below], ranked[above]
+    with np.errstate(invalid="ignore"):
+        q = np.where(np.isfinite(hi), lo + (pos - below) * (hi - lo), np.nan)
+    return float(q[0]), float(q[1]), float(q[2]), math.nan
 
 
 SELECT_SAMPLE = 2_048

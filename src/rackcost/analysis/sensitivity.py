@@ -93,28 +93,42 @@ def tornado(scenario: Scenario, low_q: float = 0.05, high_q: float = 0.95) -> li
             "high_value": values[path][2 * k + 1],
             "central_value": dists[path].central,
         }
+        # a system that accepts nothing at an end has no cost per accepted request there (NaN from the model,
+        # rackcost.model.metrics.per_accepted): None, and so is its swing and an advantage that reads it
         for system, cols in result.items():
             blended = cols["blended_usd_per_accepted_request@system"]
-            row[f"{system}@low"] = float(blended[2 * k])
-            row[f"{system}@high"] = float(blended[2 * k + 1])
-            row[f"{system}@swing"] = abs(row[f"{system}@high"] - row[f"{system}@low"])
+            row[f"{system}@low"] = _defined(blended[2 * k])
+            row[f"{system}@high"] = _defined(blended[2 * k + 1])
+            row[f"{system}@swing"] = _difference(row[f"{system}@high"], row[f"{system}@low"])
         if len(result) > 1:
             b = result[base]["blended_usd_per_accepted_request@system"]
             a = result[others[0]]["blended_usd_per_accepted_request@system"]
-            row["advantage_low"] = float(b[2 * k] / a[2 * k])
-            row["advantage_high"] = float(b[2 * k + 1] / a[2 * k + 1])
-            row["advantage_swing"] = abs(row["advantage_high"] - row["advantage_low"])
+            row["advantage_low"] = _defined(b[2 * k] / a[2 * k])
+            row["advantage_high"] = _defined(b[2 * k + 1] / a[2 * k + 1])
+            row["advantage_swing"] = _difference(row["advantage_high"], row["advantage_low"])
         rows.append(row)
     # rank by the largest relative swing of any system's blended cost (an input that moves only the baseline's
     # cost, such as its rack price, decides the comparison as much as one that moves the other system's)
     central = evaluate_samples(scenario, {}, 1)
     for row in rows:
-        row["relative_swing"] = max(
+        swings = [
             row[f"{system}@swing"] / float(cols["blended_usd_per_accepted_request@system"][0])
             for system, cols in central.items()
-        )
+            if row[f"{system}@swing"] is not None and cols["blended_usd_per_accepted_request@system"][0] > 0
+        ]
+        row["relative_swing"] = max(swings, default=0.0)
     rows.sort(key=lambda r: -r["relative_swing"])
     return rows
+
+
+def _defined(value: float) -> float | None:
+    """A figure, or None where it is undefined (NaN: a cost per accepted request of a fleet that accepts nothing)."""
+    return None if math.isnan(value) else float(value)
+
+
+def _difference(high: float | None, low: float | None) -> float | None:
+    """``|high - low|``, None where either is undefined."""
+    return None if high is None or low is None else abs(high - low)
 
 
 @dataclass

@@ -35,6 +35,7 @@ __all__ = [
     "glossary_markdown",
     "in_order",
     "select",
+    "undefined_as_none",
 ]
 
 BLENDED = "blended"
@@ -99,6 +100,12 @@ class Column:
     kind: Kind = "num"
     when: str | None = None
     fleet_only: bool = False
+
+    @property
+    def per_accepted(self) -> bool:
+        """A cost per accepted request or token: undefined (None) where nothing was accepted
+        (:func:`undefined_as_none`)."""
+        return "_per_accepted_" in self.name or "_per_million_accepted_" in self.name
 
     @property
     def header(self) -> str:
@@ -538,6 +545,26 @@ def in_order(row: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
         extra, missing = sorted(set(row) - set(names)), sorted(set(names) - set(row))
         raise AssertionError(f"a row does not match the registry of columns: extra {extra}, missing {missing}")
     return {name: row[name] for name in names}
+
+
+def undefined_as_none(table: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with each cost per accepted request or token (:attr:`Column.per_accepted`) that is undefined (NaN:
+    nothing was accepted, :func:`rackcost.model.metrics.per_accepted`) as None: null in JSON, an empty CSV cell,
+    ``-`` in a table. A NaN in any other column is left for :class:`~rackcost.evaluation.results.Result` to refuse
+    (a bug).
+
+    Examples
+    --------
+    >>> undefined_as_none("points", [{"accepted_rps": 0.0, "usd_per_accepted_request": float("nan")}])
+    [{'accepted_rps': 0.0, 'usd_per_accepted_request': None}]
+    """
+    names = {c.name for c in _REGISTRY.get(table, ()) if c.per_accepted}
+    for row in rows:
+        for name in names.intersection(row):
+            value = row[name]
+            if isinstance(value, float) and value != value:  # NaN
+                row[name] = None
+    return rows
 
 
 def select(table: str, names: tuple[str, ...]) -> tuple[str, ...]:

@@ -108,9 +108,21 @@ def comparison_rows(
 
 
 def _row(
-    system: str, base: str, metric: str, unit: str, sv: float, bv: float, higher_is_better: bool, kind: str
+    system: str,
+    base: str,
+    metric: str,
+    unit: str,
+    sv: float | None,
+    bv: float | None,
+    higher_is_better: bool,
+    kind: str,
 ) -> dict[str, object]:
-    sv, bv = float(sv), float(bv)
+    """One comparison row; a value that is undefined (None: a cost per accepted request where nothing was
+    accepted) leaves the ratio undefined too."""
+    sv, bv = (None if x is None else float(x) for x in (sv, bv))
+    ratio = None
+    if sv is not None and bv is not None:
+        ratio = sv / bv if higher_is_better else bv / sv
     row = {
         "system": system,
         "baseline": base,
@@ -118,7 +130,7 @@ def _row(
         "unit": unit,
         "system_value": sv,
         "baseline_value": bv,
-        "advantage_ratio": sv / bv if higher_is_better else bv / sv,
+        "advantage_ratio": ratio,
         "kind": kind,
     }
     return in_order(row, COMPARISON_NAMES)
@@ -271,7 +283,9 @@ def headline_sentences(comparison: list[dict]) -> list[str]:
     return out
 
 
-def _ratio_words(advantage: float) -> str:
+def _ratio_words(advantage: float | None) -> str:
+    if advantage is None:  # a side that accepts nothing: its cost per accepted request is undefined
+        return "undefined (no request accepted)"
     if advantage >= 1:
         return f"{advantage:.2f}x lower"
     return f"{1 / advantage:.2f}x higher"

@@ -15,6 +15,7 @@ import numpy as np
 from rackcost.evaluation.columns import column_names, in_order
 from rackcost.model.disaggregation import split_miss_target
 from rackcost.model.inputs import FleetPolicy, SloInputs, SystemInputs
+from rackcost.model.metrics import per_accepted
 from rackcost.model.outcomes import ChosenPoint, SystemOutcome
 from rackcost.model.pool_fleet import PooledChosen, PooledFleet, run_pools
 from rackcost.scenario.unpack import Samples
@@ -126,7 +127,7 @@ def pool_rows(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[dict[st
                     "energy_usd_per_hour": float(pf.energy_usd_per_hour[0, j]),
                     "rent_usd_per_hour": float(pf.rent_usd_per_hour[0, j]),
                     "total_usd_per_hour": float(total[j]),
-                    "usd_per_accepted_request": float(total[j] / accepted_per_hour[j]),
+                    "usd_per_accepted_request": float(per_accepted(total[j], accepted_per_hour[j])),
                     "cost_share_fraction": float(total[j] / system_total[j]),
                 }
                 rows.append(in_order(row, names))

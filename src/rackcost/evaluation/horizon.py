@@ -30,6 +30,7 @@ from rackcost.model.api import serve_api
 from rackcost.model.fleet import minimum_hours_shortfall, run_fleet
 from rackcost.model.inputs import SystemInputs
 from rackcost.model.strategies import IdlePolicy
+from rackcost.scenario.fields import MAX_RPS, MIN_RPS
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import api_inputs, one_evaluation, sampled_inputs
 from rackcost.units import HOURS_PER_DAY, SECONDS_PER_HOUR
@@ -51,8 +52,10 @@ SUM_COLUMNS = ("cost_usd", "accepted_requests")
 """Figures per hour that the periods add up [USD, requests]."""
 HOUR_COLUMNS = ("system", "hour", "year", "quarter", "month", "day", *RATE_COLUMNS, *SUM_COLUMNS)
 """Columns of ``HorizonResult.hours``, in order."""
-MIN_HOURLY_RPS = 1e-6
+MIN_HOURLY_RPS = MIN_RPS
 """The lowest arrival rate of an hour, a demand point's (one request every 11.6 days) [requests/s]."""
+MAX_HOURLY_RPS = MAX_RPS
+"""The highest arrival rate of an hour, a demand point's (ten million a second) [requests/s]."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,7 @@ def evaluate_hours(
         point's arrival SCV (every hour's).
     hourly_rps
         Arrival rate of each hour of the horizon, 1-D, hour 0 the first hour of year 1 [requests/s]; each at least
-        1e-6 and finite.
+        1e-6, at most 1e7 (a demand point's bounds) and finite.
     cost_of_capital_fraction
         Discount rate per year for the net present values [-]; default the first owned system's
         ``costs.cost_of_capital_fraction`` (one rate for every system, so that they compare), else 0.
@@ -117,7 +120,7 @@ def evaluate_hours(
     Raises
     ------
     ScenarioError
-        If no system can be evaluated, or if ``hourly_rps`` is not a 1-D array of finite rates of at least 1e-6.
+        If no system can be evaluated, or if ``hourly_rps`` is not a 1-D array of finite rates of 1e-6 to 1e7.
     """
     check_argument("rackcost.evaluate_hours", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario)")
     rates = _checked_rates(hourly_rps)
@@ -135,15 +138,16 @@ def _checked_rates(hourly_rps: ArrayLike) -> Array:
         raise ScenarioError([Problem("hourly_rps", f"expected an array of rates [requests/s]: {exc}")]) from None
     if rates.ndim != 1 or rates.size == 0:
         raise ScenarioError([Problem("hourly_rps", f"expected a 1-D array of hours, got shape {rates.shape}")])
-    bad = np.flatnonzero(~np.isfinite(rates) | (rates < MIN_HOURLY_RPS))
+    # a demand point's bounds (scenario.fields.Rps): beyond them the fleet's counts overflow int64 (an invalid cast)
+    bad = np.flatnonzero(~(np.isfinite(rates) & (rates >= MIN_HOURLY_RPS) & (rates <= MAX_HOURLY_RPS)))
     if bad.size:
         h = int(bad[0])
         raise ScenarioError(
             [
                 Problem(
                     f"hourly_rps[{h}]",
-                    f"expected a finite rate of at least {MIN_HOURLY_RPS:g} requests/s, got {rates[h]!r} "
-                    f"({bad.size} such hour(s))",
+                    f"expected a finite rate of {MIN_HOURLY_RPS:g} to {MAX_HOURLY_RPS:g} requests/s (a demand "
+                    f"point's), got {float(rates[h])!r} ({bad.size} such hour(s))",
                 )
             ]
         )

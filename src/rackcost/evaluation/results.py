@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.evaluation.class_tables import class_revenue, class_rows
-from rackcost.evaluation.columns import column_names, in_order
+from rackcost.evaluation.columns import column_names, in_order, undefined_as_none
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.evaluation.disaggregated import POOLS_TABLE, accelerators, pool_rows, pool_warnings
 from rackcost.files import csv_text
@@ -452,6 +452,11 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
         name = o.inputs.name
         demand = o.demand
         share = demand.accepted_rps / demand.offered_rps
+        if none := [d.name for i, d in enumerate(scenario.demand) if demand.accepted_rps[i] <= 0.0]:
+            out.append(
+                f"{name} accepts no request within the SLO at {', '.join(none)}: every one it admits misses the "
+                "SLO there, so its cost per accepted request is undefined (shown as -, null in JSON)"
+            )
         for i, d in enumerate(scenario.demand):
             if demand.overloaded[i]:
                 out.append(
@@ -655,12 +660,13 @@ def result_tables(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[
     charts, the report) evaluates only once.
     """
     sizing_name = scenario.sizing_point.name
-    points = point_rows(scenario, outcomes, apis)
-    systems = system_rows(scenario, outcomes, apis, sizing_name)
+    # a cost per accepted request or token where nothing was accepted is undefined: None from here on
+    points = undefined_as_none("points", point_rows(scenario, outcomes, apis))
+    systems = undefined_as_none("systems", system_rows(scenario, outcomes, apis, sizing_name))
     from rackcost.scenario.unpack import class_mix
 
     mix = class_mix(scenario)
-    classes = None if mix is None else class_rows(scenario, mix, outcomes, apis)
+    classes = None if mix is None else undefined_as_none("classes", class_rows(scenario, mix, outcomes, apis))
     if scenario.revenue is not None:
         add_revenue(scenario, points, systems, None if classes is None else class_revenue(scenario, classes))
     if any(d.rate_swing is not None for d in scenario.demand):
@@ -670,10 +676,11 @@ def result_tables(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[
     comparison = comparison_rows(scenario, systems, points)
     records = {"points": points, "systems": systems, "comparison": comparison}
     if any(s.pools is not None for s in scenario.systems):  # disaggregated systems: each pool's figures
-        records[POOLS_TABLE] = pool_rows(scenario, outcomes)
+        records[POOLS_TABLE] = undefined_as_none(POOLS_TABLE, pool_rows(scenario, outcomes))
         warnings += pool_warnings(outcomes)
     if classes is not None:
         records["classes"] = classes
+
     return Result(
         scenario_name=scenario.name,
         records=records,

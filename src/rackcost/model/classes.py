@@ -315,7 +315,9 @@ def mix_service_scv(mix: ClassMix, ttft_ms: ArrayLike, tpot_ms: ArrayLike) -> Ar
     split = e / np.sum(mix.share_fraction * e, axis=-1, keepdims=True)
     stated = ((ttft * mix.input_tokens_cv) ** 2) + (tpot * mix.output_tokens_cv * mix.output_tokens) ** 2
     within = np.where(mix.spread_stated, stated / (e * e), mix.default_service_scv)
-    return np.asarray(np.sum(mix.share_fraction * split * split * (1.0 + within), axis=-1) - 1.0, dtype=float)
+    # a variance over a squared mean is never negative; classes of the same fixed service sum to 1 - 3e-16
+    scv = np.sum(mix.share_fraction * split * split * (1.0 + within), axis=-1) - 1.0
+    return np.asarray(np.maximum(scv, 0.0), dtype=float)
 
 
 def cost_share_fraction(mix: ClassMix, ttft_ms: ArrayLike, tpot_ms: ArrayLike) -> Array:

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import routing as routes
+from rackcost.model import stretch_rule as rule
 from rackcost.model.burstiness import point_wait_stretch
 from rackcost.model.class_ttft import (
     NO_WAIT_LEVELS,
@@ -218,11 +219,9 @@ def fleet_capacity(
     scale = 1.0 if poisson else v
     # the service time's spread stretches the conditional wait (rackcost.model.burstiness.wait_stretch); exponential
     # service (stretch 1) skips it, so every figure stays bit for bit
+    # (model.stretch_rule: each budget judged at the stretch of the searched load, as acceptance judges it)
     stretch = np.asarray(wait_stretch, dtype=float)
-    exponential = bool(np.all(stretch == 1.0))
     pairs = [(budget_s, miss_target), *more_constraints]
-    if not exponential:
-        pairs = [(np.asarray(b, dtype=float) / stretch, m) for b, m in pairs]
     # capacity at SLO of the serving fleet (one value per sample, or per point where arrivals are bursty); the
     # sizing rate is a known-feasible hint only for Poisson arrivals at every point
     hint = feasible_rps if poisson or feasible_rps_scaled else None
@@ -230,17 +229,14 @@ def fleet_capacity(
         raise ValueError(f"idle_policy must be 'powered' or 'park', got {idle_policy!r}")
     if not IdlePolicy(idle_policy).parks:
         capacity = scale * _smallest(
-            [routes.capacity_at_slo(routing, serving, slots, service_s, b, m, hint) for b, m in pairs]
+            [rule.capacity_at_slo(routing, serving, slots, service_s, b, m, hint, stretch, v) for b, m in pairs]
         )
         active = broadcast_to_few(serving, lam.shape).astype(np.int64)
         capacity_active = broadcast_to_few(capacity, lam.shape)
         return FleetCapacity(np.asarray(capacity, dtype=float), active, np.asarray(capacity_active, dtype=float))
-    needed = sized_replicas(
-        _largest([routes.replicas_needed(routing, lam / scale, service_s, slots, b, m) for b, m in pairs]),
-        lam,
-        service_s,
-        concurrency,
-        max_utilization_fraction,
+    ceiling = sized_replicas(1, lam, service_s, concurrency, max_utilization_fraction)
+    needed = _largest(
+        [rule.replicas_needed(routing, lam / scale, service_s, slots, b, m, stretch, v, ceiling) for b, m in pairs]
     )
     active = np.minimum(needed, serving)
     # the serving fleet's capacity and the active replicas' in one search per constraint (the search is
@@ -252,13 +248,14 @@ def fleet_capacity(
         np.shape(slots),
         np.shape(service_s),
         np.shape(scale),
+        np.shape(stretch),
         *(np.shape(b) for b, _ in pairs),
     )
     two = _twice(shape)
     start = None if hint is None else np.concatenate([np.broadcast_to(hint, shape), np.zeros(shape)])
     both = _smallest(
         [
-            routes.capacity_at_slo(
+            rule.capacity_at_slo(
                 routing,
                 np.concatenate([np.broadcast_to(serving, shape), np.broadcast_to(active, shape)]),
                 two(slots),
@@ -266,6 +263,8 @@ def fleet_capacity(
                 two(b),
                 two(m),
                 start,
+                two(stretch),
+                two(v),
             )
             for b, m in pairs
         ]

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rackcost.model import finance, power, rate_swing, routing
+from rackcost.model import finance, power, rate_swing, stretch_rule
 from rackcost.model.burstiness import arrival_variability
 from rackcost.model.demand import FleetCapacity, fleet_capacity, serve_at_capacity
 from rackcost.model.erlang import broadcast_to_few
@@ -129,19 +129,32 @@ def size_fleet(
         slo_n = np.full((n, 1), slo_replicas, dtype=np.int64)
     else:
         v = policy.sizing_variability(rates)  # bursty arrivals: M/M/c with slots and rates / v (model.burstiness)
-        # spread service: the budget judged in that queue as budget / stretch (model.burstiness.wait_stretch)
+        # spread service: each budget judged at the stretch of the fleet's own load, as acceptance judges it
+        # (model.stretch_rule: one rule for sizing, capacity and acceptance)
         stretch = 1.0 if policy.service_scv == 1.0 else policy.sizing_stretch(rates)
-        needed = routing.replicas_needed(
+        ceiling = sized_replicas(1, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)
+        needed = stretch_rule.replicas_needed(
             policy.routing,
             sizing_rps / v,
             service_s,
             concurrency / v,
-            budget_s if policy.service_scv == 1.0 else budget_s / stretch,
+            budget_s,
             slo.miss_target_fraction,
+            stretch,
+            v,
+            ceiling,
         )
         for more_budget_s, more_miss in more_constraints:  # request classes of other attainment targets
-            more = routing.replicas_needed(
-                policy.routing, sizing_rps / v, service_s, concurrency / v, more_budget_s / stretch, more_miss
+            more = stretch_rule.replicas_needed(
+                policy.routing,
+                sizing_rps / v,
+                service_s,
+                concurrency / v,
+                more_budget_s,
+                more_miss,
+                stretch,
+                v,
+                ceiling,
             )
             needed = np.maximum(needed, more)
         slo_n = sized_replicas(needed, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)

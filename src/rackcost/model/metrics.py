@@ -9,14 +9,14 @@ two cannot drift apart.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model.api import ApiOutcome
 from rackcost.model.classes import ClassMix
 from rackcost.model.outcomes import FleetOutcome, Metrics
 from rackcost.units import SECONDS_PER_HOUR, TOKENS_PER_MILLION
 
-__all__ = ["accepted_tokens_per_request", "derive", "derive_api"]
+__all__ = ["accepted_tokens_per_request", "derive", "derive_api", "per_accepted"]
 
 Array = NDArray[np.float64]
 
@@ -139,7 +139,7 @@ def _cost_figures(
         """Cost per million input tokens of ``requests`` (0 without input tokens) [USD/M tokens]."""
         if np.all(np.asarray(input_tokens) <= 0):
             return np.zeros_like(cost)
-        return cost / (requests * input_tokens) * TOKENS_PER_MILLION
+        return per_accepted(cost, requests * input_tokens) * TOKENS_PER_MILLION
 
     accepted_per_day = (accepted_rps * hours_per_day).sum(axis=-1) * SECONDS_PER_HOUR
 
@@ -152,24 +152,42 @@ def _cost_figures(
     day_input = per_day(input_tokens)
     return {
         "total_usd_per_hour": total,
-        "usd_per_accepted_request": total / (accepted_rps * SECONDS_PER_HOUR),
-        "usd_per_million_accepted_output_tokens": total / (output_tps * SECONDS_PER_HOUR) * TOKENS_PER_MILLION,
+        "usd_per_accepted_request": per_accepted(total, accepted_rps * SECONDS_PER_HOUR),
+        "usd_per_million_accepted_output_tokens": per_accepted(total, output_tps * SECONDS_PER_HOUR)
+        * TOKENS_PER_MILLION,
         "usd_per_million_accepted_input_tokens": per_input(total, accepted_rps * SECONDS_PER_HOUR),
-        "usd_per_million_accepted_total_tokens": total
-        / (accepted_rps * (input_tokens + output_tokens) * SECONDS_PER_HOUR)
+        "usd_per_million_accepted_total_tokens": per_accepted(
+            total, accepted_rps * (input_tokens + output_tokens) * SECONDS_PER_HOUR
+        )
         * TOKENS_PER_MILLION,
         "useful_output_tokens_per_s": output_tps,
         "usd_per_day": usd_per_day,
         "accepted_requests_per_day": accepted_per_day,
-        "blended_usd_per_accepted_request": usd_per_day / accepted_per_day,
-        "blended_usd_per_million_accepted_output_tokens": usd_per_day / per_day(output_tokens) * TOKENS_PER_MILLION,
+        "blended_usd_per_accepted_request": per_accepted(usd_per_day, accepted_per_day),
+        "blended_usd_per_million_accepted_output_tokens": per_accepted(usd_per_day, per_day(output_tokens))
+        * TOKENS_PER_MILLION,
         "blended_usd_per_million_accepted_input_tokens": np.zeros_like(usd_per_day)
         if np.all(np.asarray(input_tokens) <= 0)
-        else usd_per_day / day_input * TOKENS_PER_MILLION,
-        "blended_usd_per_million_accepted_total_tokens": usd_per_day
-        / per_day(np.add(input_tokens, output_tokens))
+        else per_accepted(usd_per_day, day_input) * TOKENS_PER_MILLION,
+        "blended_usd_per_million_accepted_total_tokens": per_accepted(
+            usd_per_day, per_day(np.add(input_tokens, output_tokens))
+        )
         * TOKENS_PER_MILLION,
     }
+
+
+def per_accepted(cost: ArrayLike, amount: ArrayLike) -> Array:
+    """``cost / amount``, NaN where nothing was accepted (``amount`` 0): a cost per accepted request or token that is
+    undefined, which every table shows as null (JSON), an empty cell (CSV) or ``-``
+    (:func:`rackcost.evaluation.columns.undefined_as_none`), never an infinity.
+
+    Examples
+    --------
+    >>> per_accepted([10.0, 10.0], [2.0, 0.0]).tolist()
+    [5.0, nan]
+    """
+    c, a = np.broadcast_arrays(np.asarray(cost, dtype=float), np.asarray(amount, dtype=float))
+    return np.divide(c, a, out=np.full(c.shape, np.nan), where=a > 0)
 
 
 def derive_api(out: ApiOutcome, output_tokens: float, hours_per_day: Array, input_tokens: float = 0.0) -> Metrics:

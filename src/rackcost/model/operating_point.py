@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rackcost.model import routing as routes
+from rackcost.model import stretch_rule
 from rackcost.model.burstiness import wait_stretch as stretch_of
 from rackcost.model.classes import class_budgets_s, class_feasible, mix_service_scv, slo_groups
 from rackcost.model.inputs import SloInputs, SystemInputs
@@ -192,9 +192,15 @@ def _exact_replicas(
     attainment_fraction: float,
     max_utilization_fraction: float,
     routing: str = "pooled",
+    stretch: ArrayLike = 1.0,
+    variability: float = 1.0,
 ) -> NDArray[np.int64]:
-    """Replicas the wait SLO and the utilisation ceiling need at each candidate, under a routing [-]."""
-    n = routes.replicas_needed(routing, sizing_rps, service_s, concurrency, budget_s, 1.0 - attainment_fraction)
+    """Replicas the wait SLO and the utilisation ceiling need at each candidate, under a routing, each budget judged
+    at the stretch of the candidate fleet's own load (:func:`rackcost.model.stretch_rule.replicas_needed`) [-]."""
+    ceiling = sized_replicas(1, sizing_rps, service_s, concurrency, max_utilization_fraction)
+    n = stretch_rule.replicas_needed(
+        routing, sizing_rps, service_s, concurrency, budget_s, 1.0 - attainment_fraction, stretch, variability, ceiling
+    )
     return sized_replicas(n, sizing_rps, service_s, concurrency, max_utilization_fraction)
 
 
@@ -241,6 +247,8 @@ def search_operating_point(
     max_utilization_fraction: float = 1.0,
     routing: str = "pooled",
     more_constraints: Sequence[tuple[NDArray[np.float64], float]] = (),
+    stretch: float | NDArray[np.float64] = 1.0,
+    variability: float = 1.0,
 ) -> tuple[int, int]:
     """The feasible candidate that needs the fewest replicas for the sizing demand, by branch and bound.
 
@@ -273,6 +281,11 @@ def search_operating_point(
         Further (budget per candidate [s], attainment [-]) pairs the fleet must meet too (request classes with
         other attainment targets, :func:`slo_budgets_s`): a candidate's count is the largest over all pairs. The
         lower bound holds for every pair, so the search stays exact.
+    stretch, variability
+        Kingman's stretch of the conditional wait (a float, or one per candidate) and the arrivals' variability:
+        each candidate's budget is judged at the stretch of its fleet's own load, as acceptance judges it
+        (:mod:`rackcost.model.stretch_rule`); ``concurrency`` and ``sizing_rps`` are already divided by the
+        variability. The stretch is never below Kingman's, so the lower bound still holds.
 
     Returns
     -------
@@ -302,12 +315,14 @@ def search_operating_point(
             take = take[: np.count_nonzero(_lex_less(bound[take], bound_power[take], c[take], best))]
             if take.size == 0:
                 break
+        st = stretch if np.ndim(stretch) == 0 else np.asarray(stretch)[idx[take]]
+        judged = (routing, st, variability)
         n = _exact_replicas(
-            c[take], s[take], budget_s[idx[take]], sizing_rps, attainment_fraction, max_utilization_fraction, routing
+            c[take], s[take], budget_s[idx[take]], sizing_rps, attainment_fraction, max_utilization_fraction, *judged
         )
         for more_budget, more_attainment in more_constraints:
             more = _exact_replicas(
-                c[take], s[take], more_budget[idx[take]], sizing_rps, more_attainment, max_utilization_fraction, routing
+                c[take], s[take], more_budget[idx[take]], sizing_rps, more_attainment, max_utilization_fraction, *judged
             )
             n = np.maximum(n, more)
         power = _fleet_power_w(n, c[take], s[take], busy[take], power_w_per_replica_idle, sizing_rps)
@@ -426,8 +441,8 @@ def choose_point(
         scv = mix_service_scv(slo.classes, cand.ttft_ms, cand.tpot_ms)
         stretch = stretch_of(arrival_scv, scv)
 
-    def judged(b: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.where(ok, b if np.all(stretch == 1.0) else b / stretch, 0.0)
+    def judged(b: NDArray[np.float64]) -> NDArray[np.float64]:  # (the search judges it at the stretch of its load)
+        return np.where(ok, b, 0.0)
 
     v = arrival_variability  # bursty arrivals: M/M/c with slots and rates / v (rackcost.model.burstiness)
     best, n = search_operating_point(
@@ -442,6 +457,8 @@ def choose_point(
         max_utilization_fraction,
         routing,
         [(judged(b), 1.0 - m) for b, m in more],
+        stretch,
+        v,
     )
     return ChosenPoint(
         cand.take(np.array([best])),

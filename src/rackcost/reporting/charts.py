@@ -211,7 +211,7 @@ def chart_subset(
     if len(names) > max_systems:
         others = sorted(
             (i for i, r in enumerate(systems) if r["system"] != baseline),
-            key=lambda i: (systems[i]["blended_usd_per_accepted_request"], i),
+            key=lambda i: (display.cost_order(systems[i]["blended_usd_per_accepted_request"]), i),
         )
         keep = {names.index(baseline), *others[: max_systems - 1]}
         names = [n for i, n in enumerate(names) if i in keep]
@@ -579,7 +579,8 @@ def cost_distribution_chart(
         for r in histogram
         if r["system"] in shown and per_system[r["system"]] > 1
     ]
-    marks = [{**r, "usd": r["usd"] * k} for r in marks if r["system"] in shown]
+    # (a percentile that is undefined, among samples that accept nothing, has no rule)
+    marks = [{**r, "usd": r["usd"] * k} for r in marks if r["system"] in shown and r["usd"] is not None]
     x = alt.X("x0:Q", title=COST_TITLE, axis=alt.Axis(format="$.3~g"), scale=alt.Scale(zero=False))
     color = system_color(names)
     bars = (
@@ -623,7 +624,7 @@ def cost_distribution_chart(
 def tornado_charts(
     tornado: list[dict[str, Any]],
     systems: Sequence[str],
-    central_usd: dict[str, float],
+    central_usd: dict[str, float | None],
     input_label: Callable[[str], str],
 ) -> list[alt.LayerChart]:
     """One tornado per system: its blended cost with each input at its P5 and at its P95, the central cost a rule.
@@ -648,14 +649,17 @@ def tornado_charts(
                 "rank": rank,
                 "system": system,
                 "end": end,
-                "usd": r[f"{system}@{which}"] * display.REQUESTS_PER_1K,
-                "central_usd": central_usd[system] * display.REQUESTS_PER_1K,
+                "usd": display.per_1k(r[f"{system}@{which}"]),
+                "central_usd": display.per_1k(central_usd[system]),
                 "value": display.input_value(r[f"{which}_value"], r["input"]),
             }
             for rank, r in enumerate(tornado)
             for system in systems
             for which, end in zip(("low", "high"), TORNADO_ENDS, strict=True)
-        ]
+            # (an end, or a central cost, that is undefined, the fleet accepting nothing there, has no bar)
+            if r[f"{system}@{which}"] is not None and central_usd[system] is not None
+        ],
+        columns=["input", "rank", "system", "end", "usd", "central_usd", "value"],
     )
     order = [input_label(r["input"]) for r in tornado]
     ends = list(TORNADO_ENDS)
@@ -686,8 +690,9 @@ def tornado_charts(
                 ],
             )
         )
+        central = central_usd[system]
         center = (
-            alt.Chart(pd.DataFrame([{"central_usd": central_usd[system] * display.REQUESTS_PER_1K}]))
+            alt.Chart(pd.DataFrame([{"central_usd": None if central is None else central * display.REQUESTS_PER_1K}]))
             .mark_rule(color="black", strokeWidth=1.5)
             .encode(x="central_usd:Q")
         )

@@ -167,7 +167,10 @@ def answer_sentence(systems: list[dict[str, Any]], drawn: set[str] | None = None
     against $0.800 for A.
     """
     drawn = {r["system"] for r in systems} if drawn is None else drawn
-    by_cost = sorted((r for r in systems if r["system"] in drawn), key=lambda r: r["blended_usd_per_accepted_request"])
+    by_cost = sorted(
+        (r for r in systems if r["system"] in drawn),
+        key=lambda r: display.cost_order(r["blended_usd_per_accepted_request"]),
+    )
     cheapest = by_cost[0]
     if len(by_cost) == 1:
         return (
@@ -177,7 +180,8 @@ def answer_sentence(systems: list[dict[str, Any]], drawn: set[str] | None = None
     others = ", ".join(
         f"{display.usd_per_1k_requests(r['blended_usd_per_accepted_request'])} for {r['system']}" for r in by_cost[1:]
     )
-    if left_out := [r["blended_usd_per_accepted_request"] for r in systems if r["system"] not in drawn]:
+    left_out = [r["blended_usd_per_accepted_request"] for r in systems if r["system"] not in drawn]
+    if left_out := [cost for cost in left_out if cost is not None]:  # (an undefined cost is no bound)
         others += (
             f", and {len(left_out):,} more systems, each at {display.usd_per_1k_requests(min(left_out))} or "
             "more (the Systems section gives each)"

@@ -18,6 +18,8 @@ from rackcost.scenario.distributions import NOT_BOOL
 
 __all__ = [
     "MAX_NAME_CHARS",
+    "MAX_RPS",
+    "MIN_RPS",
     "AcceleratorCount",
     "AcceleratorIdleW",
     "AcceleratorW",
@@ -95,7 +97,11 @@ CvFraction = Annotated[float, Field(ge=0, le=10, allow_inf_nan=False), NOT_BOOL]
 """A coefficient of variation."""
 AttainmentFraction = Annotated[float, Field(ge=0.5, le=1 - 1e-9, allow_inf_nan=False), NOT_BOOL]
 """P50 to just under 1."""
-Rps = Annotated[float, Field(ge=1e-06, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
+MIN_RPS = 1e-6
+"""A scenario's lowest arrival rate: one request every 11.6 days [requests/s]."""
+MAX_RPS = 1e7
+"""A scenario's highest arrival rate: ten million requests a second [requests/s]."""
+Rps = Annotated[float, Field(ge=MIN_RPS, le=MAX_RPS, allow_inf_nan=False), NOT_BOOL]
 """One request every 11.6 days to ten million a second."""
 HoursPerDay = Annotated[float, Field(ge=0.001, le=24, allow_inf_nan=False), NOT_BOOL]
 """3.6 s to a whole day."""
