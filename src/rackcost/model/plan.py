@@ -296,9 +296,9 @@ def _costs(
     cost_pv = cost_usd * np.concatenate(program.discount)
     owner = np.concatenate(program.owner).astype(np.int64)
     n_sources, size = len(problem.sources), len(problem.sources) * problem.shape[0]
-    paid: Array = np.bincount(owner, weights=cost_usd * value, minlength=size).reshape(n_sources, -1)
-    present: Array = np.bincount(owner, weights=cost_pv * value, minlength=size).reshape(n_sources, -1)
-    return dispatch, held, paid, present
+    paid = np.asarray(np.bincount(owner, weights=cost_usd * value, minlength=size), dtype=float)
+    present = np.asarray(np.bincount(owner, weights=cost_pv * value, minlength=size), dtype=float)
+    return dispatch, held, paid.reshape(n_sources, -1), present.reshape(n_sources, -1)
 
 
 def _short(problem: PlanProblem, dispatch: Array) -> Array:
