@@ -246,7 +246,36 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
             where.append(_Columns(x, block=rate))
     # every block's demand carried exactly (its requests then count once in the variable cost)
     program.constrain([(w.dispatch, 1.0) for w in where], b.demand_rps, b.demand_rps)
+    program.constrain(*_tightened_cover(problem, where, only))
     return program, where
+
+
+def _tightened_cover(
+    problem: PlanProblem, where: list[_Columns], only: int | None
+) -> tuple[list[tuple[NDArray[np.int64], ArrayLike]], Array, float]:
+    """The cover row in units, its coefficients tightened to the demand: ``sum_s min(a_s, d) / d x units_s + sum_api
+    x_api / d >= 1`` for every block with demand (terms, lower bounds, upper bound).
+
+    Valid for whole units (coefficient tightening of a knapsack cover): a unit that carries at least the block's
+    demand covers it alone; otherwise ``min(a_s, d) = a_s`` and the row is the cover itself. It keeps HiGHS from
+    covering a demand below 1e-6 of a unit's capacity (a flat 1e-6 requests/s) with a unit of 1e-7, which its
+    integrality tolerance (1e-6) counts as none and which rounds to none: with the row, such a unit leaves the block
+    at 1e-7 of its cover, far outside the row's tolerance, so HiGHS holds a whole one.
+    """
+    d = problem.blocks.demand_rps
+    positive = d > 0
+    safe = np.where(positive, d, 1.0)
+    terms: list[tuple[NDArray[np.int64], ArrayLike]] = []
+    for i, (s, w) in enumerate(zip(problem.sources, where, strict=True)):
+        if only is not None and only != i:  # units held but carrying nothing
+            continue
+        if s.kind == "api":
+            terms.append((w.dispatch, np.where(positive, 1.0 / safe, 0.0)))
+            continue
+        units = w.quarter[:, None] if w.quarter is not None else w.block
+        assert units is not None
+        terms.append((units, np.where(positive, np.minimum(s.rps_per_unit, safe) / safe, 0.0)))
+    return terms, np.where(positive, 1.0, 0.0), np.inf
 
 
 def _clean_units(problem: PlanProblem, where: list[_Columns], solution: Array) -> tuple[Array, Array]:

@@ -166,7 +166,11 @@ class PlanBlock(ScenarioBlock):
     mip_rel_gap_fraction: GapFraction = Field(
         default=1e-3, description="The solver stops within this share of its proven bound; 0 to 0.05 [-]."
     )
-    time_limit_s: Seconds = Field(default=60.0, description="The solver's time limit; 0.1 to 3,600 [s].")
+    time_limit_s: Seconds = Field(
+        default=60.0,
+        description="The solver's time budget for the whole plan, shared by all its solves (the mix's rounds and "
+        "each single source's); 0.1 to 3,600 [s].",
+    )
     source: Source = None
 
 
