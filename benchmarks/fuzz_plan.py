@@ -36,17 +36,19 @@ def main(n: int, n_scenarios: int) -> None:
     def budget(examples: int) -> settings:
         return settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
-    @budget(n)
+    @budget(max(1, n))
     @given(plan_problems())
     def programs(problem: PlanProblem) -> None:
         counts["programs"][check_plan_problem(problem)] += 1
 
-    @budget(n_scenarios)
+    @budget(max(1, n_scenarios))
     @given(plan_scenarios())
     def scenarios(data: dict[str, Any]) -> None:
         counts["scenarios"][check_plan_scenario(data)] += 1
 
     for kind, run in (("programs", programs), ("scenarios", scenarios)):
+        if (n if kind == "programs" else n_scenarios) < 1:
+            continue
         start = time.perf_counter()
         run()
         print(f"{kind}: {dict(counts[kind])} in {time.perf_counter() - start:.1f} s", flush=True)

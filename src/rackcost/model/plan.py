@@ -45,6 +45,7 @@ from rackcost.model.plan_problem import (
     merit_order_dispatch,
     reserved_held,
 )
+from rackcost.units import SECONDS_PER_HOUR
 
 __all__ = [
     "DEFAULT_MIP_REL_GAP",
@@ -192,7 +193,12 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
     disc_qb = np.broadcast_to(disc_q[:, None], (n_quarters, n_blocks))
     quarter_q = np.arange(n_quarters)
     quarter_qb = np.broadcast_to(quarter_q[:, None], (n_quarters, n_blocks))
-    served = problem.served_share_per_rps()
+    # the dispatch in shares of each block's demand, f = x / d in [0, 1]: every block's rows on one scale whatever its
+    # demand (1e-6 requests/s or 1e6), and the capacity rows tightened to it (_capacity_coefficient)
+    demand = b.demand_rps
+    positive = demand > 0
+    safe = np.where(positive, demand, 1.0)
+    requests = SECONDS_PER_HOUR * b.hours * b.mean_rps  # the block's requests served per share carried
     peak = float(b.demand_rps.max())
     program = _Program(n_quarters)
     where: list[_Columns] = []
@@ -200,8 +206,9 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
         rps = s.rps_per_unit
         serves = only is None or only == i
         limit = s.unit_limit if serves else 0.0
-        most = b.demand_rps if serves else 0.0
-        x = program.columns(i, quarter_qb, s.usd_per_request * served, disc_qb, 0.0, most, False)
+        most = np.where(positive, 1.0, 0.0) if serves else 0.0
+        x = program.columns(i, quarter_qb, s.usd_per_request * requests, disc_qb, 0.0, most, False)
+        per_unit = _capacity_coefficient(rps, safe, integral=s.kind != "api")
         hold_q = s.usd_per_unit_hour * problem.quarter_hours
         hold_qb = s.usd_per_unit_hour * b.hours
         top = min(limit, float(_units_needed(np.asarray(peak), rps)))
@@ -212,7 +219,7 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
             held = program.columns(i, quarter_q, hold_q, disc_q, float(s.initial_units), upper, True)
             if n_quarters > 1:
                 program.constrain([(held[1:], 1.0), (held[:-1], -1.0)], np.zeros(n_quarters - 1), np.inf)
-            program.constrain([(x, 1.0), (held[:, None], -rps)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
+            program.constrain([(x, 1.0), (held[:, None], -per_unit)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
             where.append(_Columns(x, quarter=held))
         elif s.kind == "reserved":
             starts = program.columns(i, quarter_q, 0.0, disc_q, 0.0, top, True)
@@ -226,12 +233,12 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
             program.constrain(terms, initial, initial)
             first_row = program.n_rows - n_quarters
             program.rows.append((first_row + rows_q, starts[cols_t], np.full(rows_q.size, -1.0)))
-            program.constrain([(x, 1.0), (held[:, None], -rps)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
+            program.constrain([(x, 1.0), (held[:, None], -per_unit)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
             where.append(_Columns(x, quarter=held, starts=starts))
         elif s.kind in ("on_demand", "spot"):
             upper = np.minimum(limit, _units_needed(b.demand_rps, rps))
             units = program.columns(i, quarter_qb, hold_qb, disc_qb, 0.0, upper, True)
-            program.constrain([(x, 1.0), (units, -rps)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
+            program.constrain([(x, 1.0), (units, -per_unit)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
             startup = None
             daily = s.usd_per_unit_hour * s.startup_hours * problem.quarter_days
             if s.kind == "on_demand" and (daily > 0).any():
@@ -242,40 +249,30 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
             where.append(_Columns(x, block=units, startup=startup))
         else:  # api: a continuous rate held
             rate = program.columns(i, quarter_qb, hold_qb, disc_qb, 0.0, limit, False)
-            program.constrain([(x, 1.0), (rate, -rps)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
+            program.constrain([(x, 1.0), (rate, -per_unit)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
             where.append(_Columns(x, block=rate))
     # every block's demand carried exactly (its requests then count once in the variable cost)
-    program.constrain([(w.dispatch, 1.0) for w in where], b.demand_rps, b.demand_rps)
-    program.constrain(*_tightened_cover(problem, where, only))
+    cover = np.where(positive, 1.0, 0.0)
+    program.constrain([(w.dispatch, 1.0) for w in where], cover, cover)
     return program, where
 
 
-def _tightened_cover(
-    problem: PlanProblem, where: list[_Columns], only: int | None
-) -> tuple[list[tuple[NDArray[np.int64], ArrayLike]], Array, float]:
-    """The cover row in units, its coefficients tightened to the demand: ``sum_s min(a_s, d) / d x units_s + sum_api
-    x_api / d >= 1`` for every block with demand (terms, lower bounds, upper bound).
+def _capacity_coefficient(rps_per_unit: float, demand_rps: Array, *, integral: bool) -> Array:
+    """(Q, B) share of each block's demand one unit carries: ``a / d``, cut to 1 for units held whole.
 
-    Valid for whole units (coefficient tightening of a knapsack cover): a unit that carries at least the block's
-    demand covers it alone; otherwise ``min(a_s, d) = a_s`` and the row is the cover itself. It keeps HiGHS from
-    covering a demand below 1e-6 of a unit's capacity (a flat 1e-6 requests/s) with a unit of 1e-7, which its
-    integrality tolerance (1e-6) counts as none and which rounds to none: with the row, such a unit leaves the block
-    at 1e-7 of its cover, far outside the row's tolerance, so HiGHS holds a whole one.
+    The cut is valid for whole units (coefficient tightening of ``f <= (a / d) n``: with n >= 1 a unit carrying the
+    whole block leaves ``f <= 1 <= n``), and it matters at tiny demand: HiGHS holds an integer within 1e-6 of a
+    whole number, so without it a demand below 1e-6 of a unit's capacity (the floor of 1e-6 requests/s) rode on a
+    unit of 1e-7 that rounds to none; with it such a unit carries 1e-7 of the block, so HiGHS holds a whole one.
     """
+    share = rps_per_unit / demand_rps
+    return np.minimum(share, 1.0) if integral else share
+
+
+def _share(problem: PlanProblem, dispatch_rps: Array) -> Array:
+    """Requests/s carried as shares of each block's demand (0 where it has none) [-]."""
     d = problem.blocks.demand_rps
-    positive = d > 0
-    safe = np.where(positive, d, 1.0)
-    terms: list[tuple[NDArray[np.int64], ArrayLike]] = []
-    for i, (s, w) in enumerate(zip(problem.sources, where, strict=True)):
-        if only is not None and only != i:  # units held but carrying nothing
-            continue
-        if s.kind == "api":
-            terms.append((w.dispatch, np.where(positive, 1.0 / safe, 0.0)))
-            continue
-        units = w.quarter[:, None] if w.quarter is not None else w.block
-        assert units is not None
-        terms.append((units, np.where(positive, np.minimum(s.rps_per_unit, safe) / safe, 0.0)))
-    return terms, np.where(positive, 1.0, 0.0), np.inf
+    return np.where(d > 0, dispatch_rps / np.where(d > 0, d, 1.0), 0.0)
 
 
 def _clean_units(problem: PlanProblem, where: list[_Columns], solution: Array) -> tuple[Array, Array]:
@@ -312,7 +309,7 @@ def _costs(
     dispatch, held = merit_order_dispatch(problem, units, serving)
     value = np.zeros(program.size)
     for i, w in enumerate(where):
-        value[w.dispatch] = dispatch[i]
+        value[w.dispatch] = _share(problem, dispatch[i])
         if w.quarter is not None:
             value[w.quarter] = held[i, :, 0]
         if w.starts is not None:
