@@ -35,6 +35,7 @@ import rackcost
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.planning import plan_scenario
 from rackcost.model.plan import (
+    COVER_RTOL,
     DemandBlocks,
     PlanInfeasible,
     PlanProblem,
@@ -217,7 +218,8 @@ def check_plan_scenario(data: dict[str, Any]) -> str:
         assert all(p.file == "fuzz.yaml" for p in exc.problems), exc.problems
         return "refused"
     r = result.realised
-    assert (r.unserved_rps == 0.0).all(), float(r.unserved_rps.max())  # every hour carried
+    # every hour carried, float rounding aside (the hour's merit order subtracts each source's part from its rate)
+    assert (r.unserved_rps <= COVER_RTOL * result.hourly_rps + 1e-12).all(), float(r.unserved_rps.max())
     np.testing.assert_allclose(r.served_rps.sum(axis=0), result.hourly_rps, rtol=1e-9)
     out = result.to_json()
     json.dumps(out, allow_nan=False)  # finite numbers, or null
