@@ -369,3 +369,15 @@ def test_the_solver_options_are_checked_and_a_small_plan_is_proven_optimal() -> 
         solve_plan(problem, mip_rel_gap=1.0)
     with pytest.raises(ValueError, match="time_limit_s"):
         solve_plan(problem, time_limit_s=0.0)
+
+
+@pytest.mark.parametrize("kind", ["spot", "on_demand", "owned", "reserved"])
+def test_demand_below_the_integrality_tolerance_still_gets_a_whole_unit(kind: str) -> None:
+    # HiGHS holds an integer within 1e-6 (absolute): 1e-6 requests/s needs 5e-8 of a 20 requests/s unit, which it
+    # may keep as "0" and rounding left the block short (PlanUnsolved); one whole unit carries it
+    blocks = DemandBlocks(hours=[[84.0, 84.0]], demand_rps=[[1e-6, 1e-6]], mean_rps=[[1e-6, 1e-6]])
+    problem = PlanProblem((PlanSource("one", kind, 20.0, 16.0),), blocks, [1.0])  # type: ignore[arg-type]
+    plan = solve_plan(problem, mip_rel_gap=0.0)
+    assert plan.block_units["one"].tolist() == [[1.0, 1.0]]
+    assert check_plan(problem, plan).ok
+    assert plan.objective_usd == pytest.approx(16.0 * 168.0, rel=1e-12)  # 1 unit x 168 h x $16

@@ -38,6 +38,7 @@ __all__ = [
     "SeedOpt",
     "TableName",
     "TableOpt",
+    "check_distinct",
     "check_output",
     "cli_words",
     "columns_env",
@@ -190,6 +191,21 @@ def check_output(output: Path | None, force: bool = False, inputs: tuple[Path | 
     except files.OutputPathError as exc:
         error(cli_words(str(exc)))
         raise typer.Exit(code=1) from None
+
+
+def check_distinct(outputs: dict[str, Path | None]) -> None:
+    """Refuse, before any work, two of a command's outputs (option -> path) that name the same file: the second
+    would replace the first, or be refused as existing after the first was written. One error line, exit code 1.
+
+    Two paths are the same file when they resolve to the same path (neither need exist) or name the same existing
+    file (:func:`rackcost.files.same_file`: a link or another spelling of it).
+    """
+    given = [(option, path) for option, path in outputs.items() if path is not None]
+    for k, (first, a) in enumerate(given):
+        for second, b in given[k + 1 :]:
+            if a.resolve() == b.resolve() or files.same_file(a, b):
+                error(f"{first} {a} and {second} {b} are the same file; give each its own path")
+                raise typer.Exit(code=1)
 
 
 def cli_words(message: str) -> str:

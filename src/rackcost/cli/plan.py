@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -18,6 +19,7 @@ from rackcost.cli.common import (
     OutputOpt,
     ScenarioArg,
     SeedOpt,
+    check_distinct,
     check_output,
     console,
     destination,
@@ -70,6 +72,7 @@ def plan(
 ) -> None:
     """The cheapest plan over the horizon: owned racks bought per quarter, reservations, on-demand, spot and API,
     every hour within the SLO, against the best single source (docs/model.md, "The buying plan")."""
+    check_distinct({"--chart": chart, "--output": output})
     dest = destination(output, force, scenario)
     if chart is not None:
         if chart.suffix.lower() not in (".svg", ".png"):
@@ -121,11 +124,23 @@ def _write_chart(path: Path, result: PlanResult, force: bool, inputs: tuple[Path
     console(stderr=True).print(f"wrote {escape(str(path))}")
 
 
+def _per_1k(usd_per_request: float | None) -> str:
+    """A cost per request per 1,000 requests, or ``-`` where none is defined (no request accepted)."""
+    if usd_per_request is None or not math.isfinite(usd_per_request) or usd_per_request <= 0:
+        return "-"
+    return usd_per_1k_requests(usd_per_request)
+
+
 def _print(out: Any, result: PlanResult, checked: list[dict[str, Any]]) -> None:
     single = result.best_single_source_cost_usd
     out.print(f"[bold]{escape(result.scenario)}[/bold]")
     line = f"The cheapest plan costs {money(result.total_cost_usd)} (present value over the horizon)"
-    if single is not None and result.saving_fraction is not None:
+    if result.from_single_source is not None:
+        line += (
+            f": {escape(result.from_single_source)} alone; no mix of the sources the solver found costs less, "
+            "realised hour by hour."
+        )
+    elif single is not None and result.saving_fraction is not None:
         line += (
             f", {result.saving_fraction:.1%} less than the best single source, {escape(str(result.best_single_source))}"
             f" ({money(single)})."
@@ -134,6 +149,9 @@ def _print(out: Any, result: PlanResult, checked: list[dict[str, Any]]) -> None:
         line += "; no source covers the demand alone."
     s = result.solution
     out.print(line)
+    if result.unsolved_sources:
+        names = ", ".join(escape(n) for n in result.unsolved_sources)
+        out.print(f"Not compared: {names} alone (no plan found within plan.time_limit_s).")
     out.print(
         f"Solver: {s.status}, gap {s.relative_gap:.3%} of its proven bound {money(s.dual_bound_usd)} (its linear "
         f"figures: {money(s.objective_usd)}), {s.solve_s:.1f} s; capacities checked in {result.rounds} round(s)."
@@ -153,7 +171,7 @@ def _print(out: Any, result: PlanResult, checked: list[dict[str, Any]]) -> None:
             num(row["peak_demand_rps"]),
             *(num(row[c]) for c in unit_columns),
             money(row["cost_usd"]),
-            usd_per_1k_requests(row["usd_per_accepted_request"]) if row["usd_per_accepted_request"] else "-",
+            _per_1k(row["usd_per_accepted_request"]),
         ]
         for _, row in periods.iterrows()
     ]
@@ -168,7 +186,7 @@ def _print(out: Any, result: PlanResult, checked: list[dict[str, Any]]) -> None:
                 str(int(r["year"])),
                 money(r["cost_usd"]),
                 num(r["accepted_requests"]),
-                usd_per_1k_requests(r["usd_per_accepted_request"]),
+                _per_1k(r["usd_per_accepted_request"]),
             ]
             for _, r in years.iterrows()
         ],

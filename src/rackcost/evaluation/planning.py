@@ -17,6 +17,8 @@ The steps, each in its own module:
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +41,9 @@ MAX_ROUNDS = 6
 
 LOOSE_GAP = 0.01
 """The solver's gap in the rounds of step 4 that only find the plan's sizes, before the last at the gap asked."""
+
+MIN_SOLVE_S = 1e-3
+"""A solve is not started with less than this left of the plan's time budget [s]."""
 
 HOURS_PER_QUARTER = 2190
 Array = NDArray[np.float64]
@@ -91,6 +96,11 @@ class PlanResult:
         The discount rate [1/year].
     rounds
         Solves while capacities were checked (step 4) [-].
+    from_single_source
+        The source whose plan alone is the reported plan, when the program's mix realised dearer than it (or found
+        none in the time budget); None when the mix is reported.
+    unsolved_sources
+        Sources that could cover the demand alone but whose plan was not found within the time budget.
     periods, years
         The plan per quarter and per year (:meth:`to_json` gives the same).
     """
@@ -108,6 +118,8 @@ class PlanResult:
     rounds: int
     periods: pd.DataFrame = field(repr=False)
     years: pd.DataFrame = field(repr=False)
+    from_single_source: str | None = None
+    unsolved_sources: tuple[str, ...] = ()
 
     @property
     def total_cost_usd(self) -> float:
@@ -147,6 +159,8 @@ class PlanResult:
                 "status": s.status,
                 "solve_s": s.solve_s,
                 "capacity_rounds": self.rounds,
+                "from_single_source": self.from_single_source,
+                "unsolved_sources": list(self.unsolved_sources),
             },
             "sources": [_source_json(f) for f in self.sources],
             "periods": _records(self.periods),
@@ -159,10 +173,11 @@ def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _plain(value: Any) -> Any:
+    """A cell as plain JSON data: a missing figure (pandas keeps it as NaN) is None."""
     if isinstance(value, np.integer):
         return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
+    if isinstance(value, float | np.floating):
+        return None if math.isnan(value) else float(value)
     return value
 
 
@@ -252,24 +267,67 @@ def _checked_capacities(
     return out
 
 
+class Budget:
+    """The plan's one time budget for the solver, shared by all its solves (``plan.time_limit_s``).
+
+    Every solve gets what is left (:meth:`share`); when nothing is left, the capacity rounds stop with the plan they
+    have and a solve not yet started finds nothing (:class:`rackcost.model.plan.PlanUnsolved`).
+    """
+
+    def __init__(self, total_s: float) -> None:
+        self.total_s = float(total_s)
+        self._deadline = time.monotonic() + self.total_s
+
+    def left_s(self) -> float:
+        """Seconds left [s]."""
+        return max(0.0, self._deadline - time.monotonic())
+
+    def share(self, parts: int = 1) -> float:
+        """A solve's time limit: what is left over ``parts`` solves still to come [s]."""
+        return self.left_s() / max(1, parts)
+
+
 def _solve(
     figures: list[SourceFigures],
     blocks: milp.DemandBlocks,
     discount: Array,
     gap: float,
-    time_limit_s: float,
+    budget_s: float,
     only: str | None = None,
 ) -> tuple[milp.PlanSolution, int]:
+    """The program solved in rounds while the capacities are checked (step 4), all within ``budget_s`` [s].
+
+    Raises
+    ------
+    PlanInfeasible
+        The first round's demand exceeds what the sources can carry.
+    PlanUnsolved
+        The first round found no plan within the budget.
+    """
     capacity = {f.source.name: f.capacity_rps_per_unit for f in figures}
     rounds, asked = 0, max(gap, LOOSE_GAP)  # the rounds that only find the sizes to check need no tight proof
+    ends = time.monotonic() + budget_s
+    best: milp.PlanSolution | None = None
     while True:
+        left_s = ends - time.monotonic()
+        if best is not None and left_s <= MIN_SOLVE_S:  # the budget is spent: the last plan found stands
+            return best, rounds
+        if left_s <= MIN_SOLVE_S:
+            raise milp.PlanUnsolved(f"no time left of the plan's time_limit_s to solve it ({budget_s:.3g} s given)")
         rounds += 1
         sources = tuple(_program_source(f, capacity[f.source.name]) for f in figures)
         problem = milp.PlanProblem(sources, blocks, discount)
-        if only is None:
-            solution = milp.solve_plan(problem, mip_rel_gap=asked, time_limit_s=time_limit_s)
-        else:
-            solution = milp.solve_single_source(problem, only, mip_rel_gap=asked, time_limit_s=time_limit_s)
+        try:
+            if only is None:
+                solution = milp.solve_plan(problem, mip_rel_gap=asked, time_limit_s=left_s)
+            else:
+                solution = milp.solve_single_source(problem, only, mip_rel_gap=asked, time_limit_s=left_s)
+        except (milp.PlanInfeasible, milp.PlanUnsolved):
+            if best is None:
+                raise
+            # lowered capacities no source can cover with, or no plan in the time left: the last plan stands
+            return best, rounds - 1
+        best = solution
         checked = _checked_capacities(solution, figures, capacity)
         if (checked == capacity and asked == gap) or rounds >= MAX_ROUNDS:
             return solution, rounds
@@ -377,7 +435,10 @@ def _tables(
         rows.append(row)
     periods = pd.DataFrame(rows)
     years = periods.groupby("year", as_index=False)[["cost_usd", "cost_present_usd", "accepted_requests"]].sum()
-    years["usd_per_accepted_request"] = years["cost_usd"] / years["accepted_requests"]
+    # a year with no request accepted (a growth table that ends demand) has no cost per request: missing (NaN in
+    # the frame, null in JSON), never cost / 0
+    some = years["accepted_requests"].where(years["accepted_requests"] > 0)
+    years["usd_per_accepted_request"] = years["cost_usd"] / some
     return periods, years
 
 
@@ -438,24 +499,60 @@ def plan_scenario(scenario: Scenario) -> PlanResult:
     r = discount_rate(scenario)
     n_quarters = int(quarter.max()) + 1
     discount: Array = np.power(1.0 + r, -(np.arange(n_quarters, dtype=float) + 0.5) / 4.0)
-    try:
-        solution, rounds = _solve(figures, blocks, discount, block.mip_rel_gap_fraction, block.time_limit_s)
-    except milp.PlanInfeasible as exc:
-        raise ScenarioError(short_hours(exc, rates, quarter, where, scenario.origin_file)) from None
-    realised = realise(scenario, figures, solution, rates, where, peak)
-    single_name, single, single_realised = None, None, None
-    costs: dict[str, tuple[milp.PlanSolution, Realised]] = {}
-    for f in figures:
+    gap = block.mip_rel_gap_fraction
+    first = milp.PlanProblem(tuple(_program_source(f, f.capacity_rps_per_unit) for f in figures), blocks, discount)
+    shortfalls = milp.coverage_shortfalls(first)
+    if shortfalls:  # before any solve: no mix carries the demand
+        raise ScenarioError(short_hours(milp.PlanInfeasible(shortfalls), rates, quarter, where, scenario.origin_file))
+    budget = Budget(block.time_limit_s)
+    # the single sources first, each within its share of half the budget; the mix gets all that is left
+    alone = [f.source.name for f in figures if not milp.single_source_shortfalls(first, f.source.name)]
+    candidates: dict[str, tuple[milp.PlanSolution, int, Realised]] = {}
+    unsolved: list[str] = []
+    for k, name in enumerate(alone):
         try:
-            sol, _ = _solve(
-                figures, blocks, discount, block.mip_rel_gap_fraction, block.time_limit_s, only=f.source.name
-            )
+            sol, n = _solve(figures, blocks, discount, gap, budget.share(2 * (len(alone) - k)), only=name)
         except milp.PlanInfeasible:
             continue
-        costs[f.source.name] = (sol, realise(scenario, figures, sol, rates, where, peak))
-    if costs:
-        single_name = min(costs, key=lambda n: _present(costs[n][1], discount))
-        single, single_realised = costs[single_name]
+        except milp.PlanUnsolved:
+            unsolved.append(name)
+            continue
+        done = realise(scenario, figures, sol, rates, where, peak)
+        if _feasible(done, rates):
+            candidates[name] = (sol, n, done)
+    mix: tuple[milp.PlanSolution, int, Realised] | None = None
+    try:
+        sol, n = _solve(figures, blocks, discount, gap, budget.left_s())
+        mix = (sol, n, realise(scenario, figures, sol, rates, where, peak))
+    except milp.PlanInfeasible as exc:
+        raise ScenarioError(short_hours(exc, rates, quarter, where, scenario.origin_file)) from None
+    except milp.PlanUnsolved as exc:
+        if not candidates:
+            problem = Problem("plan", _unsolved_message(exc, block.time_limit_s), scenario.origin_file)
+            raise ScenarioError([problem]) from None
+    single_name = min(candidates, key=lambda n: _present(candidates[n][2], discount)) if candidates else None
+    single, single_realised = (candidates[single_name][0], candidates[single_name][2]) if single_name else (None, None)
+    # the reported plan is never dearer than the best single source, which is itself a plan of the same problem,
+    # realised by the same function: the program's mix can lose to it, as its linear figures (lowered to the
+    # smallest size it holds, step 4) and the realised costs differ from the single source's
+    from_single = None
+    if single_name is not None and (
+        mix is None
+        or not _feasible(mix[2], rates)
+        or _present(candidates[single_name][2], discount) < _present(mix[2], discount)
+    ):
+        from_single = single_name
+        mix = candidates[single_name]
+    assert mix is not None  # no mix and no single source raised above
+    solution, rounds, realised = mix
+    if not _feasible(realised, rates):
+        worst = float((realised.unserved_rps / np.maximum(rates, 1e-300)).max())
+        message = (
+            f"the plan found leaves up to {worst:.3%} of an hour's demand unserved at the sizes it holds after "
+            f"{rounds} round(s) of capacity checks, and no single source carries the demand alone: raise "
+            "plan.blocks_per_quarter or plan.time_limit_s"
+        )
+        raise ScenarioError([Problem("plan", message, scenario.origin_file)])
     periods, years = _tables(figures, realised, rates, discount)
     return PlanResult(
         scenario=scenario.name,
@@ -471,6 +568,20 @@ def plan_scenario(scenario: Scenario) -> PlanResult:
         rounds=rounds,
         periods=periods,
         years=years,
+        from_single_source=from_single,
+        unsolved_sources=tuple(unsolved),
+    )
+
+
+def _feasible(r: Realised, rates: Array) -> bool:
+    """Every hour's demand carried (float rounding aside)."""
+    return bool((r.unserved_rps <= milp.COVER_RTOL * rates + 1e-12).all())
+
+
+def _unsolved_message(exc: Exception, time_limit_s: float) -> str:
+    return (
+        f"the solver found no plan within plan.time_limit_s = {time_limit_s:g} s ({exc}); raise plan.time_limit_s, "
+        "or lower plan.blocks_per_quarter"
     )
 
 

@@ -14,8 +14,13 @@ re-exported here.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import math
+import os
+import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,6 +45,7 @@ from rackcost.model.plan_problem import (
     merit_order_dispatch,
     reserved_held,
 )
+from rackcost.units import SECONDS_PER_HOUR
 
 __all__ = [
     "DEFAULT_MIP_REL_GAP",
@@ -59,6 +65,7 @@ __all__ = [
     "demand_blocks",
     "merit_order_dispatch",
     "reserved_held",
+    "single_source_shortfalls",
     "solve_plan",
     "solve_single_source",
 ]
@@ -138,6 +145,41 @@ class _Columns:
     startup: NDArray[np.int64] | None = None  # on-demand start-up count (Q,)
 
 
+@contextlib.contextmanager
+def _silent_stdout() -> Iterator[None]:
+    """File descriptor 1 pointed at the null device while HiGHS runs, then restored.
+
+    HiGHS prints some messages with C's ``printf`` whatever its output options say (``disp=False``; its
+    ``output_flag`` is not offered by ``scipy.optimize.milp``), e.g.
+    ``HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();`` near a time limit, and they would
+    land in a command's JSON or table on stdout. Python's ``contextlib.redirect_stdout`` only replaces
+    ``sys.stdout``, not the descriptor C writes to, so the descriptor itself is redirected (``os.dup2``); both C's
+    and Python's buffers are flushed before it is restored, so nothing the solver wrote leaks after. Another
+    thread writing to stdout during a solve would be silenced too (rackcost prints nothing while it plans).
+    """
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no descriptor 1 (closed): nothing to protect
+        yield
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        yield
+    finally:
+        _flush_c_stdout()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
+def _flush_c_stdout() -> None:
+    """Flush C's stdio buffers (``fflush(NULL)``), so that what a C library printed goes where fd 1 points now."""
+    with contextlib.suppress(OSError, AttributeError, TypeError):  # no C library found: its buffers go unflushed
+        ctypes.CDLL(None).fflush(None)
+
+
 def _units_needed(demand_rps: Array, rps_per_unit: float) -> Array:
     """Whole units that carry ``demand_rps`` alone: more are never cheaper (every cost is >= 0) [units]."""
     return np.ceil(demand_rps / rps_per_unit)
@@ -151,7 +193,12 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
     disc_qb = np.broadcast_to(disc_q[:, None], (n_quarters, n_blocks))
     quarter_q = np.arange(n_quarters)
     quarter_qb = np.broadcast_to(quarter_q[:, None], (n_quarters, n_blocks))
-    served = problem.served_share_per_rps()
+    # the dispatch in shares of each block's demand, f = x / d in [0, 1]: every block's rows on one scale whatever its
+    # demand (1e-6 requests/s or 1e6), and the capacity rows tightened to it (_capacity_coefficient)
+    demand = b.demand_rps
+    positive = demand > 0
+    safe = np.where(positive, demand, 1.0)
+    requests = SECONDS_PER_HOUR * b.hours * b.mean_rps  # the block's requests served per share carried
     peak = float(b.demand_rps.max())
     program = _Program(n_quarters)
     where: list[_Columns] = []
@@ -159,8 +206,9 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
         rps = s.rps_per_unit
         serves = only is None or only == i
         limit = s.unit_limit if serves else 0.0
-        most = b.demand_rps if serves else 0.0
-        x = program.columns(i, quarter_qb, s.usd_per_request * served, disc_qb, 0.0, most, False)
+        most = np.where(positive, 1.0, 0.0) if serves else 0.0
+        x = program.columns(i, quarter_qb, s.usd_per_request * requests, disc_qb, 0.0, most, False)
+        per_unit = _capacity_coefficient(rps, safe, integral=s.kind != "api")
         hold_q = s.usd_per_unit_hour * problem.quarter_hours
         hold_qb = s.usd_per_unit_hour * b.hours
         top = min(limit, float(_units_needed(np.asarray(peak), rps)))
@@ -171,7 +219,7 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
             held = program.columns(i, quarter_q, hold_q, disc_q, float(s.initial_units), upper, True)
             if n_quarters > 1:
                 program.constrain([(held[1:], 1.0), (held[:-1], -1.0)], np.zeros(n_quarters - 1), np.inf)
-            program.constrain([(x, 1.0), (held[:, None], -rps)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
+            program.constrain([(x, 1.0), (held[:, None], -per_unit)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
             where.append(_Columns(x, quarter=held))
         elif s.kind == "reserved":
             starts = program.columns(i, quarter_q, 0.0, disc_q, 0.0, top, True)
@@ -185,12 +233,12 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
             program.constrain(terms, initial, initial)
             first_row = program.n_rows - n_quarters
             program.rows.append((first_row + rows_q, starts[cols_t], np.full(rows_q.size, -1.0)))
-            program.constrain([(x, 1.0), (held[:, None], -rps)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
+            program.constrain([(x, 1.0), (held[:, None], -per_unit)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
             where.append(_Columns(x, quarter=held, starts=starts))
         elif s.kind in ("on_demand", "spot"):
             upper = np.minimum(limit, _units_needed(b.demand_rps, rps))
             units = program.columns(i, quarter_qb, hold_qb, disc_qb, 0.0, upper, True)
-            program.constrain([(x, 1.0), (units, -rps)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
+            program.constrain([(x, 1.0), (units, -per_unit)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
             startup = None
             daily = s.usd_per_unit_hour * s.startup_hours * problem.quarter_days
             if s.kind == "on_demand" and (daily > 0).any():
@@ -201,11 +249,30 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
             where.append(_Columns(x, block=units, startup=startup))
         else:  # api: a continuous rate held
             rate = program.columns(i, quarter_qb, hold_qb, disc_qb, 0.0, limit, False)
-            program.constrain([(x, 1.0), (rate, -rps)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
+            program.constrain([(x, 1.0), (rate, -per_unit)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
             where.append(_Columns(x, block=rate))
     # every block's demand carried exactly (its requests then count once in the variable cost)
-    program.constrain([(w.dispatch, 1.0) for w in where], b.demand_rps, b.demand_rps)
+    cover = np.where(positive, 1.0, 0.0)
+    program.constrain([(w.dispatch, 1.0) for w in where], cover, cover)
     return program, where
+
+
+def _capacity_coefficient(rps_per_unit: float, demand_rps: Array, *, integral: bool) -> Array:
+    """(Q, B) share of each block's demand one unit carries: ``a / d``, cut to 1 for units held whole.
+
+    The cut is valid for whole units (coefficient tightening of ``f <= (a / d) n``: with n >= 1 a unit carrying the
+    whole block leaves ``f <= 1 <= n``), and it matters at tiny demand: HiGHS holds an integer within 1e-6 of a
+    whole number, so without it a demand below 1e-6 of a unit's capacity (the floor of 1e-6 requests/s) rode on a
+    unit of 1e-7 that rounds to none; with it such a unit carries 1e-7 of the block, so HiGHS holds a whole one.
+    """
+    share = rps_per_unit / demand_rps
+    return np.minimum(share, 1.0) if integral else share
+
+
+def _share(problem: PlanProblem, dispatch_rps: Array) -> Array:
+    """Requests/s carried as shares of each block's demand (0 where it has none) [-]."""
+    d = problem.blocks.demand_rps
+    return np.where(d > 0, dispatch_rps / np.where(d > 0, d, 1.0), 0.0)
 
 
 def _clean_units(problem: PlanProblem, where: list[_Columns], solution: Array) -> tuple[Array, Array]:
@@ -227,6 +294,116 @@ def _clean_units(problem: PlanProblem, where: list[_Columns], solution: Array) -
             assert w.block is not None
             units[i] = np.rint(solution[w.block])
     return units, new
+
+
+def _costs(
+    problem: PlanProblem,
+    program: _Program,
+    where: list[_Columns],
+    units: Array,
+    new: Array,
+    serving: NDArray[np.bool_] | None,
+) -> tuple[Array, Array, Array, Array]:
+    """The program's own costs at whole units and their merit-order dispatch: (dispatch, held units, cost as paid
+    and at present value per source and quarter), the first two (S, Q, B), the others (S, Q)."""
+    dispatch, held = merit_order_dispatch(problem, units, serving)
+    value = np.zeros(program.size)
+    for i, w in enumerate(where):
+        value[w.dispatch] = _share(problem, dispatch[i])
+        if w.quarter is not None:
+            value[w.quarter] = held[i, :, 0]
+        if w.starts is not None:
+            value[w.starts] = new[i]
+        if w.block is not None:
+            value[w.block] = held[i]
+        if w.startup is not None:
+            value[w.startup] = held[i].max(axis=1)
+    cost_usd = np.concatenate(program.cost_usd)
+    cost_pv = cost_usd * np.concatenate(program.discount)
+    owner = np.concatenate(program.owner).astype(np.int64)
+    n_sources, size = len(problem.sources), len(problem.sources) * problem.shape[0]
+    paid = np.asarray(np.bincount(owner, weights=cost_usd * value, minlength=size), dtype=float)
+    present = np.asarray(np.bincount(owner, weights=cost_pv * value, minlength=size), dtype=float)
+    return dispatch, held, paid.reshape(n_sources, -1), present.reshape(n_sources, -1)
+
+
+def _short(problem: PlanProblem, dispatch: Array) -> Array:
+    """(Q, B) demand the dispatch leaves uncovered, 0 where covered within :data:`COVER_RTOL` [requests/s]."""
+    demand = problem.blocks.demand_rps
+    short = demand - dispatch.sum(axis=0)
+    return np.where(short > COVER_RTOL * demand + 1e-9, short, 0.0)
+
+
+def _with_more(problem: PlanProblem, units: Array, new: Array, i: int, q: int, b: int, k: float) -> tuple[Array, Array]:
+    """``k`` more units of source ``i`` carrying block (q, b): in the block (on-demand, spot), held from quarter q
+    on (owned), or started in quarter q (reserved)."""
+    s = problem.sources[i]
+    units, new = units.copy(), new.copy()
+    if s.kind == "owned":
+        held = units[i, :, 0].copy()
+        held[q:] = np.maximum(held[q:], held[q] + k)
+        units[i] = held[:, None]
+        new[i] = np.diff(held, prepend=float(s.initial_units))
+    elif s.kind == "reserved":
+        new[i, q] += k
+        units[i] = reserved_held(s, new[i], problem.shape[0])[:, None]
+    else:
+        units[i, q, b] += k
+    return units, new
+
+
+def _room(problem: PlanProblem, units: Array, i: int, q: int, b: int) -> float:
+    """Whole units source ``i`` may add to carry block (q, b) within its limit (and owned: from its lead time)."""
+    s = problem.sources[i]
+    if s.kind == "api":  # its whole rate limit is always offered (merit_order_dispatch)
+        return 0.0
+    if s.kind == "owned":
+        return 0.0 if q < s.lead_time_quarters else s.unit_limit - units[i, q, 0]
+    if s.kind == "reserved":
+        return s.unit_limit - float(units[i, q : q + s.term_quarters, 0].max())
+    return s.unit_limit - units[i, q, b]
+
+
+def _covered(
+    problem: PlanProblem,
+    program: _Program,
+    where: list[_Columns],
+    units: Array,
+    new: Array,
+    serving: NDArray[np.bool_] | None,
+) -> tuple[Array, Array]:
+    """The rounded units, with whole units added where they leave a block short.
+
+    HiGHS holds an integer within its feasibility tolerance (1e-6 absolute), so a block whose demand is below
+    1e-6 of a unit's capacity (a flat 1e-6 requests/s, the floor) can be "covered" by a unit of 1e-7 that rounds to
+    none. Each short block takes the addition of the least present cost per requests/s it covers, among the serving
+    sources with room (the units it lacks, or all the room the source has): each step covers the block or exhausts
+    a source's room in it, so it ends, and since :func:`coverage_shortfalls` found every block coverable by the
+    sources at their most, it ends covered.
+    """
+    allowed = np.ones(len(problem.sources), dtype=bool) if serving is None else np.asarray(serving)
+    for _ in range((len(problem.sources) + 1) * problem.blocks.demand_rps.size):
+        dispatch, _, _, present = _costs(problem, program, where, units, new, serving)
+        short = _short(problem, dispatch)
+        if not short.any():
+            return units, new
+        q, b = (int(v) for v in np.argwhere(short)[0])
+        base = float(present.sum())
+        best: tuple[float, Array, Array] | None = None
+        for i, s in enumerate(problem.sources):
+            room = np.floor(_room(problem, units, i, q, b) + 1e-9) if allowed[i] else 0.0  # inf: unlimited
+            if room < 1:
+                continue
+            k = min(float(room), max(1.0, math.ceil(short[q, b] / s.rps_per_unit * (1 - 1e-12))))
+            more_units, more_new = _with_more(problem, units, new, i, q, b, k)
+            cost = float(_costs(problem, program, where, more_units, more_new, serving)[3].sum()) - base
+            per_rps = cost / min(k * s.rps_per_unit, float(short[q, b]))
+            if best is None or per_rps < best[0]:
+                best = (per_rps, more_units, more_new)
+        if best is None:
+            break
+        units, new = best[1], best[2]
+    raise PlanUnsolved("the solver's units, rounded to whole ones, leave a block short that no unit added covers")
 
 
 def solve_plan(
@@ -280,47 +457,32 @@ def _solve(problem: PlanProblem, only: int | None, mip_rel_gap: float, time_limi
     rows = [np.concatenate(parts) for parts in zip(*program.rows, strict=True)]
     matrix = coo_array((rows[2], (rows[0], rows[1])), shape=(program.n_rows, program.size))
     started = time.perf_counter()
-    result = milp(
-        cost_pv,
-        integrality=np.concatenate(program.integer),
-        bounds=Bounds(np.concatenate(program.lower), np.concatenate(program.upper)),
-        constraints=LinearConstraint(
-            matrix.tocsr(), np.concatenate(program.row_lower), np.concatenate(program.row_upper)
-        ),
-        options={
-            "disp": False,
-            "mip_rel_gap": float(mip_rel_gap),
-            "time_limit": math.inf if time_limit_s is None else float(time_limit_s),
-        },
-    )
+    with _silent_stdout():
+        result = milp(
+            cost_pv,
+            integrality=np.concatenate(program.integer),
+            bounds=Bounds(np.concatenate(program.lower), np.concatenate(program.upper)),
+            constraints=LinearConstraint(
+                matrix.tocsr(), np.concatenate(program.row_lower), np.concatenate(program.row_upper)
+            ),
+            options={
+                "disp": False,
+                "mip_rel_gap": float(mip_rel_gap),
+                "time_limit": math.inf if time_limit_s is None else float(time_limit_s),
+            },
+        )
     solve_s = time.perf_counter() - started
     if result.x is None or result.status not in (0, 1):
         raise PlanUnsolved(f"HiGHS stopped without a plan (status {result.status}): {result.message}")
     units, new = _clean_units(problem, where, np.asarray(result.x))
     serving = None if only is None else np.arange(len(problem.sources)) == only
-    dispatch, held = merit_order_dispatch(problem, units, serving)
-    short = problem.blocks.demand_rps - dispatch.sum(axis=0)
-    if (short > COVER_RTOL * problem.blocks.demand_rps + 1e-9).any():
-        raise PlanUnsolved("the solver's units, rounded to whole ones, no longer cover every block")
-    # the program's own costs at the whole units and their dispatch, summed per source and quarter
-    value = np.zeros(program.size)
+    units, new = _covered(problem, program, where, units, new, serving)
+    dispatch, held, paid, present = _costs(problem, program, where, units, new, serving)
     names = [s.name for s in problem.sources]
-    quarter_units: dict[str, Array] = {}
-    for i, (s, w) in enumerate(zip(problem.sources, where, strict=True)):
-        value[w.dispatch] = dispatch[i]
-        if w.quarter is not None:
-            value[w.quarter] = held[i, :, 0]
-        if w.starts is not None:
-            value[w.starts] = new[i]
-        if w.block is not None:
-            value[w.block] = held[i]
-        if w.startup is not None:
-            value[w.startup] = held[i].max(axis=1)
-        quarter_units[s.name] = held[i, :, 0].copy() if s.kind in ("owned", "reserved") else held[i].max(axis=1)
-    owner = np.concatenate(program.owner).astype(np.int64)
-    size = len(names) * problem.shape[0]
-    paid = np.bincount(owner, weights=cost_usd * value, minlength=size).reshape(len(names), -1)
-    present = np.bincount(owner, weights=cost_pv * value, minlength=size).reshape(len(names), -1)
+    quarter_units = {
+        s.name: held[i, :, 0].copy() if s.kind in ("owned", "reserved") else held[i].max(axis=1)
+        for i, s in enumerate(problem.sources)
+    }
     objective = float(present.sum())
     bound = getattr(result, "mip_dual_bound", None)
     dual_bound = float(result.fun) if bound is None or not math.isfinite(bound) else float(bound)
@@ -343,6 +505,11 @@ def _solve(problem: PlanProblem, only: int | None, mip_rel_gap: float, time_limi
 
 def _alone(problem: PlanProblem, name: str) -> PlanProblem:
     return PlanProblem((problem.source(name),), problem.blocks, problem.discount_factor, problem.days)
+
+
+def single_source_shortfalls(problem: PlanProblem, name: str) -> list[PlanShortfall]:
+    """Every block the source called ``name`` cannot cover alone (none: :func:`solve_single_source` has a plan)."""
+    return coverage_shortfalls(_alone(problem, name))
 
 
 def solve_single_source(

@@ -112,7 +112,9 @@ def plan_sentence(plan: PlanResult) -> str:
         else f"Over the one-year horizon the cheapest plan costs {display.money(plan.total_cost_usd)} {value}"
     )
     single, saving = plan.best_single_source_cost_usd, plan.saving_fraction
-    if plan.best_single_source is None or single is None or saving is None:
+    if plan.from_single_source is not None:
+        text += f": {plan.from_single_source} alone, as no mix of the sources the solver found costs less"
+    elif plan.best_single_source is None or single is None or saving is None:
         text += ": no single source can carry the demand alone, so there is no single source to compare it with"
     else:
         more = f"{display.pct(saving)} less than" if saving >= 0 else f"{display.pct(-saving)} more than"

@@ -15,7 +15,15 @@ from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
-from rackcost.scenario.fields import NOT_BOOL, Fraction, Name, ScenarioBlock, Source, UsdPerAcceleratorHour
+from rackcost.scenario.fields import (
+    NOT_BOOL,
+    Fraction,
+    Name,
+    ScenarioBlock,
+    Source,
+    UsdPerAcceleratorHour,
+    raise_problems,
+)
 
 __all__ = ["CapacitySource", "PlanBlock", "SourceKind", "plan_problems"]
 
@@ -110,19 +118,29 @@ class CapacitySource(ScenarioBlock):
     @model_validator(mode="after")
     def _fields_of_its_kind(self) -> CapacitySource:
         problems = [
-            f"{field}: only for {' or '.join(str(k) for k in kinds)} sources, not {self.kind}"
+            (field, f"only for {' or '.join(str(k) for k in kinds)} sources, not {self.kind}")
             for field, kinds in _ONLY_FOR.items()
             if getattr(self, field) is not None and self.kind not in kinds
         ]
         if self.kind in _RENTED and self.usd_per_accelerator_hour is None:
-            problems.append(f"usd_per_accelerator_hour: a {self.kind} source needs its price per accelerator-hour")
+            problems.append(("usd_per_accelerator_hour", f"a {self.kind} source needs its price per accelerator-hour"))
         if self.kind is SourceKind.spot and self.preemption_loss_fraction >= 1:
             problems.append(
-                "preemptions_per_hour: with refill_minutes, a spot replica would never serve "
-                f"(preemptions x refill = {self.preemption_loss_fraction:g} of its time; must be below 1)"
+                (
+                    "preemptions_per_hour",
+                    "with refill_minutes, a spot replica would never serve (preemptions x refill = "
+                    f"{self.preemption_loss_fraction:g} of its time; must be below 1)",
+                )
             )
-        if problems:
-            raise ValueError("; ".join(problems))
+        if self.initial_units is not None and self.max_units is not None and self.initial_units > self.max_units:
+            problems.append(
+                (
+                    "initial_units",
+                    f"{self.initial_units} units already held is more than max_units = {self.max_units} (the most held "
+                    "at once): lower initial_units or raise max_units",
+                )
+            )
+        raise_problems(problems)
         return self
 
     @property
@@ -148,7 +166,11 @@ class PlanBlock(ScenarioBlock):
     mip_rel_gap_fraction: GapFraction = Field(
         default=1e-3, description="The solver stops within this share of its proven bound; 0 to 0.05 [-]."
     )
-    time_limit_s: Seconds = Field(default=60.0, description="The solver's time limit; 0.1 to 3,600 [s].")
+    time_limit_s: Seconds = Field(
+        default=60.0,
+        description="The solver's time budget for the whole plan, shared by all its solves (the mix's rounds and "
+        "each single source's); 0.1 to 3,600 [s].",
+    )
     source: Source = None
 
 
