@@ -18,6 +18,7 @@ from rackcost.scenario.distributions import NOT_BOOL
 
 __all__ = [
     "MAX_NAME_CHARS",
+    "RPS_RANGE",
     "AcceleratorCount",
     "AcceleratorIdleW",
     "AcceleratorW",
@@ -95,7 +96,9 @@ CvFraction = Annotated[float, Field(ge=0, le=10, allow_inf_nan=False), NOT_BOOL]
 """A coefficient of variation."""
 AttainmentFraction = Annotated[float, Field(ge=0.5, le=1 - 1e-9, allow_inf_nan=False), NOT_BOOL]
 """P50 to just under 1."""
-Rps = Annotated[float, Field(ge=1e-06, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
+RPS_RANGE = (1e-06, 10000000.0)
+"""The arrival rates a demand point takes [requests/s] (:data:`Rps`), for the readers that measure one (traces)."""
+Rps = Annotated[float, Field(ge=RPS_RANGE[0], le=RPS_RANGE[1], allow_inf_nan=False), NOT_BOOL]
 """One request every 11.6 days to ten million a second."""
 HoursPerDay = Annotated[float, Field(ge=0.001, le=24, allow_inf_nan=False), NOT_BOOL]
 """3.6 s to a whole day."""
