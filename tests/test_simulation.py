@@ -338,6 +338,43 @@ def test_a_trace_replaces_poisson_arrivals_with_batch_means(scenario, tmp_path: 
         read_trace(bad)
 
 
+def _spaced_trace(path: Path, gap_s: float, first_s: float = 0.0, n: int = 3000) -> Path:
+    path.write_text(
+        "arrival_s,input_tokens,output_tokens\n" + "".join(f"{first_s + k * gap_s!r},1000,500\n" for k in range(n)),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_a_trace_of_arrivals_a_million_seconds_apart_is_simulated_in_the_requests_it_holds(scenario, tmp_path):
+    """3,000 arrivals 1e6 s apart (1e-6 rps, the slowest a demand point takes): the rare-miss units were cut per two
+    relaxation times of the 3e9 s span, 4.4e10 of them, and their counts array needed 326 GiB. There are never more
+    stretches than measured requests (Clopper-Pearson over fewer, longer units is only more conservative)."""
+    path = _spaced_trace(tmp_path / "slow.csv", 1e6)
+    row = rackcost.simulate(scenario, system="B", trace=path, replications=4)[0]
+    assert row["requests"] == 3000 and 0 < row["miss_units"] <= 3000
+    assert row["simulated_accepted_fraction"] == 1.0  # every request finds an idle fleet
+
+
+def test_rare_miss_units_are_never_more_than_the_requests_measured() -> None:
+    """A span 1e300 times the relaxation time: an OverflowError (the stretch count beyond an int64) before."""
+    from rackcost.model.sim_rare import miss_units
+
+    t = np.arange(50.0) * 1e300
+    run = sim.Run(t, t, t + 1.0, np.zeros(50), np.ones(50), np.zeros(50, bool), np.zeros(0), 1)
+    assert miss_units(run, 1.0, 0, 50, 1.0) == (50, 0, 1.0)
+    assert miss_units(run, 1.0, 10, 50, 1e-300)[0] == 40
+
+
+def test_simulate_refuses_a_trace_at_1e300_seconds_naming_the_file(tmp_path: Path) -> None:
+    """Arrivals at 1e300 s (1e300 s apart): an OverflowError. Their rate is no demand point's: refused before any
+    work, in one line naming the file."""
+    path = _spaced_trace(tmp_path / "far.csv", 1e300, first_s=1e300)
+    result = invoke("simulate", TWO_SYSTEMS, "--trace", path)
+    assert result.exit_code == 1 and str(path) in result.output and "1e-06 to 1e+07" in result.output, result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1, result.output
+
+
 # ------------------------------------------------------------------------------------------- command line
 
 

@@ -445,7 +445,9 @@ def _simulate_one(
         "queue_cap": queue_cap,
     }
     if trace is not None:
-        kwargs |= {"arrival_s": trace.arrival_s, "trace_output_tokens": trace.output_tokens}
+        # from its first arrival: a trace whose clock reads 1e20 s would round every service time away (a double
+        # resolves 16,384 s there); the span, at most 2e13 s (20 million arrivals at 1e-6 rps), resolves 4 ms
+        kwargs |= {"arrival_s": trace.arrival_s - trace.arrival_s[0], "trace_output_tokens": trace.output_tokens}
         arrival_rps, admitted_share = trace.arrival_rps, 1.0
     elif not arrivals.admission:
         kwargs["arrival_scv"] = arrivals.scv
