@@ -698,3 +698,14 @@ def test_a_trace_under_random_routing_starts_in_the_steady_state_and_warms_up() 
     assert s.warmup_requests == sim.warmup_requests(arrivals.size, s.start, relax, rate, "random") > 4_000
     exact = 1.0 - float(queueing.wait_exceedance(0.5, 4, 3.5, 1.0))  # M/M/4 at 3.5/s, Poisson splitting
     assert abs(s.estimates["accepted_fraction"] - exact) <= max(s.halfwidths["accepted_fraction"], 0.02)
+
+
+def test_a_trace_of_more_tokens_than_a_request_may_have_is_refused_at_its_row(scenario, tmp_path: Path) -> None:
+    """One request of 1e300 output tokens (found by the trace fuzzer): the simulated output tokens/s overflowed
+    (a RuntimeWarning in the batch means' spread, a traceback). A trace's token counts are a request's: 1 to 1e7."""
+    path = _spaced_trace(tmp_path / "huge.csv", 0.2, n=40)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[-1] = lines[-1].rsplit(",", 1)[0] + ",1e+300"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"huge\.csv: row 41: output_tokens is 1e\+300, more than the 1e\+07"):
+        rackcost.simulate(scenario, system="B", trace=path, replications=2)

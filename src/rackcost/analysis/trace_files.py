@@ -1,8 +1,8 @@
 """Arrival traces read from CSV: the arrivals ``rackcost simulate --trace`` replays and ``rackcost trace`` measures.
 
-Every value is checked as it is read (numbers, arrival times >= 0, token counts > 0, at least 20 rows, a span of time
-at a mean rate a demand point takes: 1e-6 to 1e7 requests/s) and a bad one is refused with a message naming the file
-(and the row); the file's size is checked before it is read.
+Every value is checked as it is read (numbers, arrival times >= 0, token counts > 0 and at most 1e7, at least 20
+rows, a span of time at a mean rate a demand point takes: 1e-6 to 1e7 requests/s) and a bad one is refused with a
+message naming the file (and the row); the file's size is checked before it is read.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from rackcost import files
-from rackcost.scenario.fields import RPS_RANGE
+from rackcost.scenario.fields import RPS_RANGE, TOKENS_RANGE
 
 __all__ = ["MAX_TRACE_BYTES", "Trace", "read_arrival_times", "read_trace"]
 
@@ -75,6 +75,11 @@ def _read_columns(path: str | Path, names: tuple[str, ...], what: str) -> dict[s
                     raise ValueError(f"{path}: row {row_number}: {n} is not a number: {shown!r}") from None
                 if not math.isfinite(value) or (n != "arrival_s" and value <= 0) or value < 0:
                     raise ValueError(f"{path}: row {row_number}: {n} must be a finite, positive number: {value}")
+                if n != "arrival_s" and value > TOKENS_RANGE[1]:  # 1e300 tokens overflowed the simulated rates
+                    raise ValueError(
+                        f"{path}: row {row_number}: {n} is {value:g}, more than the {TOKENS_RANGE[1]:g} tokens a "
+                        "request may have"
+                    )
                 columns[n].append(value)
     if len(columns["arrival_s"]) < 20:
         raise ValueError(f"{path}: a {what} needs at least 20 requests, found {len(columns['arrival_s'])}")

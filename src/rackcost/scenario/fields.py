@@ -19,6 +19,7 @@ from rackcost.scenario.distributions import NOT_BOOL
 __all__ = [
     "MAX_NAME_CHARS",
     "RPS_RANGE",
+    "TOKENS_RANGE",
     "AcceleratorCount",
     "AcceleratorIdleW",
     "AcceleratorW",
@@ -71,7 +72,9 @@ __all__ = [
 
 Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False), NOT_BOOL]
 """A share in [0, 1]."""
-Tokens = Annotated[float, Field(ge=1, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
+TOKENS_RANGE = (1, 10000000.0)
+"""Tokens a request may have [tokens] (:data:`Tokens`), for the readers that take them from a file (traces)."""
+Tokens = Annotated[float, Field(ge=TOKENS_RANGE[0], le=TOKENS_RANGE[1], allow_inf_nan=False), NOT_BOOL]
 """Tokens per request: 10 million is beyond any context window."""
 LatencyMs = Annotated[float, Field(ge=0.001, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
 """1 microsecond to about 2.8 hours."""
