@@ -258,8 +258,8 @@ def test_a_fleet_whose_warm_start_dwarfs_the_requests_is_refused_with_the_estima
     assert message.startswith("A disaggregated at peak: about ") and "the 3,000 asked" in message, message
     assert "decode replicas x 128 slots" in message and "in each of 5 replications" in message, message
     # each of about 4,500 decode replicas holds about 70 requests (55% of 128 slots), in each of 5 replications
-    start = int(message.split("ask for at least ")[1].split(" ")[0].replace(",", ""))
-    assert 1_000_000 < start < 3_000_000 and start > START_WORK_FLOOR, message
+    fleet = int(message.split("ask for at least ")[1].split(" ")[0].replace(",", ""))
+    assert 1_000_000 < fleet < 3_000_000 and fleet > START_WORK_FLOOR, message
     path = tmp_path / "busy.yaml"
     path.write_text(text, encoding="utf-8")
     result = CliRunner().invoke(app, ["simulate", str(path), "--point", "peak", "--requests", "3000"])  # A too
