@@ -40,7 +40,7 @@ from typer.testing import CliRunner
 import rackcost
 from fuzzing_inputs import traces
 from rackcost.cli.entry import app
-from rackcost.model import simulation
+from rackcost.model import sim_work
 from rackcost.model.sim_work import SimulationTooLarge, Work
 from reference import TWO_SYSTEMS, find_non_finite
 
@@ -147,13 +147,13 @@ def check_simulated_trace(text: str, folder: Path, routing: str, replications: i
     path = folder / "trace.csv"
     path.write_text(text, encoding="utf-8")
     estimates: list[Work] = []
-    check = simulation.check_simulation_work
+    check = sim_work.check_simulation_work
 
     def spy(work: Work) -> None:
         estimates.append(work)
         check(work)
 
-    simulation.check_simulation_work = spy  # type: ignore[assignment]
+    sim_work.check_simulation_work = spy  # type: ignore[assignment]
     scenario = _scenario(demand_scale)
     tracemalloc.start()
     try:
@@ -167,7 +167,7 @@ def check_simulated_trace(text: str, folder: Path, routing: str, replications: i
     finally:
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        simulation.check_simulation_work = check  # type: ignore[assignment]
+        sim_work.check_simulation_work = check  # type: ignore[assignment]
     assert len(estimates) == 1, estimates
     assert peak <= MEMORY_ALLOWANCE_BYTES + estimates[0].per_replication_bytes, (peak, estimates)
     assert find_non_finite(rows) == [], rows

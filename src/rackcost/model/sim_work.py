@@ -23,8 +23,9 @@ under every other router (and without a steady state) the busy slots of the occu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -42,6 +43,7 @@ __all__ = [
     "SimulationTooLarge",
     "Stage",
     "Work",
+    "check_fleet_work",
     "check_simulation_work",
     "simulation_work",
     "start_requests",
@@ -217,9 +219,14 @@ def check_simulation_work(work: Work) -> None:
     >>> check_simulation_work(simulation_work([Stage(4, fixed_model(1, 1.0, 0.0), 2.0)], "random", 1000, 5))
     """
     if work.total > MAX_SIMULATED_REQUESTS:
+        advice = (
+            "ask for fewer requests or replications"
+            if work.fleet * 2 <= MAX_SIMULATED_REQUESTS
+            else "the fleet alone is about that much (its replicas' steady queues at this rate): simulate another "
+            "router (--routing) or demand point"
+        )
         raise SimulationTooLarge(
-            f"{work.describe()}; more than the {MAX_SIMULATED_REQUESTS:,} a simulation may run: ask for fewer "
-            "requests or replications"
+            f"{work.describe()}; more than the {MAX_SIMULATED_REQUESTS:,} a simulation may run: {advice}"
         )
     if work.fleet > work.asked and work.total > START_WORK_FLOOR:
         need = int(np.ceil(work.fleet / 1000.0)) * 1000
@@ -240,3 +247,33 @@ def check_simulation_work(work: Work) -> None:
             f"memory ({BYTES_PER_SIMULATED_REQUEST} bytes a request), this machine has "
             f"{limits.gigabytes(have / MEMORY_SHARE)} available"
         )
+
+
+def check_fleet_work(
+    replicas: int,
+    model: ReplicaModel,
+    routing: str,
+    arrival_rps: float | None,
+    requests: int,
+    replications: int,
+    options: Mapping[str, Any],
+) -> None:
+    """:func:`check_simulation_work` for :func:`rackcost.model.simulation.replicate`'s arguments: one fleet, the
+    requests asked over the replications or a trace's arrivals in one run (``options["arrival_s"]``), the start as
+    ``options`` (its ``queue_cap``, ``initial_busy_fraction``) makes it.
+
+    Raises
+    ------
+    SimulationTooLarge
+        As :func:`check_simulation_work`.
+    """
+    given = options.get("arrival_s")
+    if given is not None:
+        arrivals = np.asarray(given, dtype=float)
+        span = float(arrivals[-1] - arrivals[0]) if arrivals.size > 1 else 0.0
+        rate, per_rep, runs = ((arrivals.size - 1) / span if span > 0 else 0.0), arrivals.size, 1
+    else:
+        rate, per_rep, runs = float(arrival_rps or 0.0), max(requests // replications, 2), replications
+    stage = Stage(replicas, model, rate)
+    start = options.get("queue_cap"), options.get("initial_busy_fraction")
+    check_simulation_work(simulation_work([stage], routing, per_rep, runs, *start))

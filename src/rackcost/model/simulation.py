@@ -85,7 +85,7 @@ from rackcost.model.sim_engines import (
 from rackcost.model.sim_rare import SEGMENT_RELAXATION_TIMES, miss_units
 from rackcost.model.sim_steady import relaxation_time_s, steady_start
 from rackcost.model.sim_summary import Summary, summarise, with_rare_bound
-from rackcost.model.sim_work import Stage, check_simulation_work, simulation_work
+from rackcost.model.sim_work import check_fleet_work
 from rackcost.model.strategies import Routing
 
 __all__ = [
@@ -592,7 +592,7 @@ def replicate(
     children = np.random.SeedSequence(seed).spawn(replications)
     scv = check_arrival_scv(kwargs.get("arrival_scv", 1.0))
     cv = float(kwargs.get("cv_fraction", DEFAULT_OUTPUT_TOKENS_CV_FRACTION))
-    _check_work(replicas, model, routing, arrival_rps, requests, replications, kwargs)
+    check_fleet_work(replicas, model, routing, arrival_rps, requests, replications, kwargs)
     if kwargs.get("arrival_s") is not None:
         run = run_fleet_once(np.random.default_rng(children[0]), replicas, model, routing, budget_s, **kwargs)
         n = run.arrival_s.size
@@ -644,36 +644,6 @@ def replicate(
     notes = _warnings(pairs, start, measured_s, relax, model, replicas, routing, arrival_rps, replications, per_rep)
     out = replace(summarise(values, "independent replications"), warnings=notes, start=start, warmup_requests=lo)
     return with_rare_bound(replace(out, relaxation_s=relax), units, with_miss, crowding)
-
-
-def _check_work(
-    replicas: int,
-    model: ReplicaModel,
-    routing: str,
-    arrival_rps: float | None,
-    requests: int,
-    replications: int,
-    kwargs: dict,
-) -> None:
-    """Refuse :func:`replicate`'s work before it runs (:func:`rackcost.model.sim_work.check_simulation_work`): the
-    requests asked (a trace's arrivals, in one run) and each replication's warm start."""
-    given = kwargs.get("arrival_s")
-    if given is not None:
-        arrivals = np.asarray(given, dtype=float)
-        span = float(arrivals[-1] - arrivals[0]) if arrivals.size > 1 else 0.0
-        rate, per_rep, runs = ((arrivals.size - 1) / span if span > 0 else 0.0), arrivals.size, 1
-    else:
-        rate, per_rep, runs = float(arrival_rps or 0.0), max(requests // replications, 2), replications
-    check_simulation_work(
-        simulation_work(
-            [Stage(replicas, model, rate)],
-            routing,
-            per_rep,
-            runs,
-            kwargs.get("queue_cap"),
-            kwargs.get("initial_busy_fraction"),
-        )
-    )
 
 
 def _warnings(
