@@ -752,6 +752,27 @@ def test_the_simulate_button_shows_analytic_beside_simulated():
     assert "routing **pooled**" in markdown and "at **quiet**" in markdown
 
 
+def test_the_simulate_button_shows_a_refusal_with_its_estimate():
+    """A fleet whose warm start dwarfs the requests asked (two_systems.yaml at 10,000 times its demand, random
+    routing, 2,000 requests) is refused before it runs; the page shows the estimate, not an exception."""
+    data = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
+    for point in data["demand"]:
+        point["arrival_rps"] *= 10_000
+    at = start()
+    at.session_state["pending_upload"] = (yaml.safe_dump(data).encode("utf-8"), "busy.yaml")
+    at.run()
+    at.switch_page("app_pages/results.py").run()
+    ok(at)
+    at.number_input(key="simulate_requests").set_value(2_000)
+    at.selectbox(key="simulate_point").set_value("peak")
+    at.selectbox(key="simulate_routing").set_value("random")
+    at.button(key="simulate_run").click().run()
+    ok(at)
+    # under random routing each of A's 18,520 replicas queues about 12,600 requests at this rate: the start alone
+    # passes the bound
+    assert errors(at).startswith("A at peak: about ") and "another router (--routing)" in errors(at), errors(at)
+
+
 def test_a_scenario_with_owned_and_rented_systems_runs_on_every_page():
     """Issue 12: a rented system (no costs block, a rent block) is edited and shown like an owned one."""
     data = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))

@@ -169,7 +169,8 @@ def test_rackcost_trace_prints_the_demand_point_to_paste(tmp_path):
     stats = json.loads(result.output)
     assert (stats["requests"], stats["arrival_rps"], stats["gap_scv"]) == (40, 2.0, 0.0)
     result = CliRunner().invoke(app, ["trace", str(path)])
-    assert "{arrival_rps: 2, arrival_scv: 0}" in result.output
+    # equal gaps have SCV 0, below what a demand point takes: the rate to paste, and why not the SCV
+    assert "{arrival_rps: 2}; the gap SCV 0 is outside the 0.05 to 100" in result.output
     bad = tmp_path / "bad.csv"
     bad.write_text("time\n1\n2\n", encoding="utf-8")
     result = CliRunner().invoke(app, ["trace", str(bad)])
@@ -245,3 +246,54 @@ def test_rackcost_trace_into_refuses_what_it_cannot_do(tmp_path):
         result = CliRunner().invoke(app, ["trace", str(trace), *args])
         assert result.exit_code != 0 and message in result.output, (args, result.output)
         assert "Traceback" not in result.output
+
+
+def test_arrival_statistics_of_gaps_too_small_to_square_stay_finite():
+    """Gaps of 1e-300 s: their mean squared underflows to 0, and the gap SCV was 0/0 (NaN). The SCV is scale-free:
+    the same arrivals in any unit have the same SCV (here 0, equal gaps)."""
+    import numpy as np
+
+    from rackcost.model.burstiness import arrival_statistics
+
+    tiny = arrival_statistics(np.arange(100.0) * 1e-300)
+    assert arrival_statistics(np.arange(100.0)).gap_scv == 0.0
+    assert tiny.gap_scv == pytest.approx(0.0, abs=1e-12)  # the rounding of 1e-300 steps
+    assert math.isfinite(tiny.arrival_rps) and math.isfinite(tiny.peak_to_mean)
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "into"])
+def test_rackcost_trace_of_a_span_too_short_to_measure_is_one_line_naming_the_file(tmp_path, fmt):
+    """Arrivals 1e-300 s apart: csv raised, json wrote NaN and Infinity, the table offered arrival_rps 1e+300 and
+    arrival_scv nan to paste, and --into said the SCV was NaN without naming the file. Their rate is beyond what a
+    demand point takes (1e7 requests/s): a one-line error naming the file."""
+    from typer.testing import CliRunner
+
+    from rackcost.cli.entry import app
+
+    path = tmp_path / "tiny_gaps.csv"
+    path.write_text("arrival_s\n" + "".join(f"{k * 1e-300!r}\n" for k in range(100)), encoding="utf-8")
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(TWO_SYSTEMS.read_text(encoding="utf-8"), encoding="utf-8")
+    args = ["--into", str(scenario)] if fmt == "into" else ["--format", fmt]
+    result = CliRunner().invoke(app, ["trace", str(path), *args])
+    assert result.exit_code == 1, result.output
+    assert str(path) in result.output and "1e+07" in result.output, result.output
+    assert "Traceback" not in result.output and "nan" not in result.output.lower()
+    assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_rackcost_trace_into_names_the_trace_whose_scv_a_point_cannot_take(tmp_path):
+    """Equal gaps (SCV 0, below the 0.05 a demand point takes): --into's refusal said so without naming the file;
+    the table offers no point to paste."""
+    from typer.testing import CliRunner
+
+    from rackcost.cli.entry import app
+
+    path = tmp_path / "regular.csv"
+    path.write_text("arrival_s\n" + "".join(f"{0.5 * k}\n" for k in range(40)), encoding="utf-8")
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(TWO_SYSTEMS.read_text(encoding="utf-8"), encoding="utf-8")
+    result = CliRunner().invoke(app, ["trace", str(path), "--into", str(scenario)])
+    assert result.exit_code == 1 and "regular.csv" in result.output and "gap SCV" in result.output, result.output
+    result = CliRunner().invoke(app, ["trace", str(path)])
+    assert result.exit_code == 0 and "arrival_scv: 0}" not in result.output, result.output

@@ -338,6 +338,43 @@ def test_a_trace_replaces_poisson_arrivals_with_batch_means(scenario, tmp_path: 
         read_trace(bad)
 
 
+def _spaced_trace(path: Path, gap_s: float, first_s: float = 0.0, n: int = 3000) -> Path:
+    path.write_text(
+        "arrival_s,input_tokens,output_tokens\n" + "".join(f"{first_s + k * gap_s!r},1000,500\n" for k in range(n)),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_a_trace_of_arrivals_a_million_seconds_apart_is_simulated_in_the_requests_it_holds(scenario, tmp_path):
+    """3,000 arrivals 1e6 s apart (1e-6 rps, the slowest a demand point takes): the rare-miss units were cut per two
+    relaxation times of the 3e9 s span, 4.4e10 of them, and their counts array needed 326 GiB. There are never more
+    stretches than measured requests (Clopper-Pearson over fewer, longer units is only more conservative)."""
+    path = _spaced_trace(tmp_path / "slow.csv", 1e6)
+    row = rackcost.simulate(scenario, system="B", trace=path, replications=4)[0]
+    assert row["requests"] == 3000 and 0 < row["miss_units"] <= 3000
+    assert row["simulated_accepted_fraction"] == 1.0  # every request finds an idle fleet
+
+
+def test_rare_miss_units_are_never_more_than_the_requests_measured() -> None:
+    """A span 1e300 times the relaxation time: an OverflowError (the stretch count beyond an int64) before."""
+    from rackcost.model.sim_rare import miss_units
+
+    t = np.arange(50.0) * 1e300
+    run = sim.Run(t, t, t + 1.0, np.zeros(50), np.ones(50), np.zeros(50, bool), np.zeros(0), 1)
+    assert miss_units(run, 1.0, 0, 50, 1.0) == (50, 0, 1.0)
+    assert miss_units(run, 1.0, 10, 50, 1e-300)[0] == 40
+
+
+def test_simulate_refuses_a_trace_at_1e300_seconds_naming_the_file(tmp_path: Path) -> None:
+    """Arrivals at 1e300 s (1e300 s apart): an OverflowError. Their rate is no demand point's: refused before any
+    work, in one line naming the file."""
+    path = _spaced_trace(tmp_path / "far.csv", 1e300, first_s=1e300)
+    result = invoke("simulate", TWO_SYSTEMS, "--trace", path)
+    assert result.exit_code == 1 and str(path) in result.output and "1e-06 to 1e+07" in result.output, result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1, result.output
+
+
 # ------------------------------------------------------------------------------------------- command line
 
 
@@ -526,6 +563,24 @@ def test_a_steady_start_is_drawn_from_the_law() -> None:
     assert abs(counts.mean() - mean) < 5 * sd / np.sqrt(counts.size)  # 5 standard errors of the mean
 
 
+def test_a_round_robin_start_draws_each_phase_group_as_a_loop_over_the_phases_would() -> None:
+    """The replicas are grouped by phase with one stable sort (a loop over the phases with ``done == p`` was
+    O(replicas x phases): minutes for 375,001 replicas); the draws are the loop's, in the same order."""
+    model = sim.fixed_model(4, 2.0, 0.1)
+    replicas = 50
+    rng = np.random.default_rng(5)
+    counts, offset, merged = sim_steady.steady_start(np.random.default_rng(5), model, replicas, "round_robin", 80.0)
+    law = sim_steady.erlang_phase_law(model, 80.0 / replicas, replicas)
+    assert law is not None and not merged and offset == int(rng.integers(replicas))
+    done = (replicas - 1 - (np.arange(replicas) - offset) % replicas) * replicas // replicas
+    expected = np.zeros(replicas, dtype=np.int64)
+    for p in np.unique(done):  # the loop it replaces
+        who = np.flatnonzero(done == p)
+        cdf = np.cumsum(law[:, p])
+        expected[who] = np.minimum(np.searchsorted(cdf, rng.random(who.size) * cdf[-1], side="right"), cdf.size - 1)
+    assert np.array_equal(counts, expected)
+
+
 @pytest.mark.parametrize("scv", [0.05, 0.3, 0.5, 0.8, 1.0, 2.0, 4.0, 25.0])
 def test_interarrival_times_have_the_asked_mean_and_scv(scv: float) -> None:
     """Sample mean and SCV of 400,000 gaps within 5 standard errors: the mean's sqrt(SCV / n) x mean, the sample
@@ -661,3 +716,14 @@ def test_a_trace_under_random_routing_starts_in_the_steady_state_and_warms_up() 
     assert s.warmup_requests == sim.warmup_requests(arrivals.size, s.start, relax, rate, "random") > 4_000
     exact = 1.0 - float(queueing.wait_exceedance(0.5, 4, 3.5, 1.0))  # M/M/4 at 3.5/s, Poisson splitting
     assert abs(s.estimates["accepted_fraction"] - exact) <= max(s.halfwidths["accepted_fraction"], 0.02)
+
+
+def test_a_trace_of_more_tokens_than_a_request_may_have_is_refused_at_its_row(scenario, tmp_path: Path) -> None:
+    """One request of 1e300 output tokens (found by the trace fuzzer): the simulated output tokens/s overflowed
+    (a RuntimeWarning in the batch means' spread, a traceback). A trace's token counts are a request's: 1 to 1e7."""
+    path = _spaced_trace(tmp_path / "huge.csv", 0.2, n=40)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[-1] = lines[-1].rsplit(",", 1)[0] + ",1e+300"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"huge\.csv: row 41: output_tokens is 1e\+300, more than the 1e\+07"):
+        rackcost.simulate(scenario, system="B", trace=path, replications=2)

@@ -9,6 +9,7 @@ import streamlit as st
 import rackcost
 from rackcost import display
 from rackcost.analysis.referee import DEFAULT_ROUTING, figure_rows
+from rackcost.model.sim_work import SimulationTooLarge
 from rackcost.model.strategies import Routing
 from rackcost.reporting import breakdowns
 from rackcost.reporting import charts as chart_specs
@@ -191,16 +192,19 @@ with st.expander("Run a discrete-event simulation of one system at one demand po
     )
     if st.button("Simulate", key="simulate_run", icon=":material/play_arrow:"):
         with st.spinner("simulating..."):
-            ss["simulate_result"] = (
-                key,
-                rackcost.simulate(
-                    sim_scenario,
-                    system=sim_system,
-                    demand_point=sim_point,
-                    requests=int(sim_requests),
-                    routing=sim_routing,
-                ),
-            )
+            try:
+                ss["simulate_result"] = (
+                    key,
+                    rackcost.simulate(
+                        sim_scenario,
+                        system=sim_system,
+                        demand_point=sim_point,
+                        requests=int(sim_requests),
+                        routing=sim_routing,
+                    ),
+                )
+            except SimulationTooLarge as exc:  # refused before it runs, with its estimate
+                st.error(md(str(exc)))
     done = ss.get("simulate_result")
     if done is not None and done[0] == key:
         row = done[1][0]

@@ -422,7 +422,12 @@ def read_regular_file(path: str | os.PathLike[str], limit_bytes: int, what: str 
         with os.fdopen(fd, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # replaced between the stat and the open
                 raise InputFileError(f"{name}: is not a regular file; expected a {what}")
-            data = f.read(limit_bytes + 1)
+            # the size the stat gave and one byte more: ``f.read(limit_bytes + 1)`` allocated the whole limit first
+            # (a 500 MB buffer to read a 600-byte trace)
+            want = min(limit_bytes, info.st_size) + 1
+            data = f.read(want)
+            if len(data) == want and want <= limit_bytes:  # it grew since the stat: on to one byte past the limit
+                data += f.read(limit_bytes + 1 - want)
     except OSError as exc:
         raise InputFileError(f"{name}: cannot be read: {exc.strerror or exc}") from None
     if len(data) > limit_bytes:

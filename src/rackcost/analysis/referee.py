@@ -31,6 +31,7 @@ from rackcost.evaluation.servable import served_for
 from rackcost.model import queueing
 from rackcost.model.operating_point import queueing_budget_s
 from rackcost.model.sim_classes import LengthLaw
+from rackcost.model.sim_work import BYTES_PER_SIMULATED_REQUEST, MEMORY_SHARE, SimulationTooLarge
 from rackcost.model.simulation import (
     DEFAULT_OUTPUT_TOKENS_CV_FRACTION,
     ROUTINGS,
@@ -138,13 +139,6 @@ def figure_rows(row: dict[str, Any]) -> list[dict[str, Any]]:
         for key, label in FIGURES
         if f"analytic_{key}" in row
     ]
-
-
-BYTES_PER_SIMULATED_REQUEST = 300
-"""Peak memory of the simulator per simulated request [bytes]: measured 133 (``/usr/bin/time -v rackcost simulate
---requests 1e6`` against ``4e6``, one system and point), doubled for the event engine's lists and for margin."""
-MEMORY_SHARE = 0.8
-"""Share of the machine's available memory a simulation may plan to use [-]."""
 
 
 CLASSES_NOT_SIMULATED = (
@@ -321,66 +315,71 @@ def simulate(
     total = len(jobs) * replications
     rows = []
     pooled = partial(referee_pools.simulate_pools, scenario, route, service, requests, seed, replications, queue_cap)
-    for job, (o, point_name) in enumerate(jobs):
-        j = point_names.index(point_name)
-        row = next(r for r in points if r["system"] == o.inputs.name and r["demand_point"] == point_name)
-        done = job * replications
-        report = None if progress is None else (lambda k, done=done: progress(done + k, total))
-        scenario_scv = getattr(scenario.demand[j], "arrival_scv", None)
-        scenario_scv = 1.0 if scenario_scv is None else float(scenario_scv)
-        swing = None if trace is not None else referee_swing.row_swing(scenario, j, rate_swing)
-        arrivals = _Arrivals(
-            scenario_scv if arrival_scv is None else float(arrival_scv),
-            scenario_scv,
-            admission,
-            swing,
-            scenario.fleet.routing.value,
-        )
-        referee_swing.check_poisson(point_name, swing, arrivals.scv)
-        if arrivals.scv != scenario_scv and trace is None:  # the analytic side of the same fleet at that SCV
-            row = _row_at_scv(o, row, j, arrivals.scv)
-        if rate_swing is not None:  # the analytic side of the same fleet under that swing
-            row = referee_swing.row_at_swing(o, row, j, rate_swing[0])
-        if o.inputs.pools is not None:  # a disaggregated system: its two pools in tandem
-            rows.append(pooled(output_lengths, o, row, j, report, arrivals))
-            continue
-        if laws is not None:  # request classes: the mix's row, then each class's
-            at = [c for c in records["classes"] if c["system"] == o.inputs.name and c["demand_point"] == point_name]
-            rows += referee_classes.simulate_classes(
-                laws,
-                o,
-                row,
-                at,
-                route,
-                service,
-                requests,
-                seed,
-                replications,
-                queue_cap,
-                report,
-                arrivals.scv,
-                arrivals.admission,
+    job_label = ""
+    try:  # a simulation refused before it runs (its requests and warm starts) says which
+        for job, (o, point_name) in enumerate(jobs):
+            job_label = f"{o.inputs.name} at {point_name}"
+            j = point_names.index(point_name)
+            row = next(r for r in points if r["system"] == o.inputs.name and r["demand_point"] == point_name)
+            done = job * replications
+            report = None if progress is None else (lambda k, done=done: progress(done + k, total))
+            scenario_scv = getattr(scenario.demand[j], "arrival_scv", None)
+            scenario_scv = 1.0 if scenario_scv is None else float(scenario_scv)
+            swing = None if trace is not None else referee_swing.row_swing(scenario, j, rate_swing)
+            arrivals = _Arrivals(
+                scenario_scv if arrival_scv is None else float(arrival_scv),
+                scenario_scv,
+                admission,
+                swing,
+                scenario.fleet.routing.value,
             )
-            continue
-        rows.append(
-            _simulate_one(
-                o,
-                row,
-                j,
-                route,
-                service,
-                cv,
-                osl,
-                requests,
-                seed,
-                replications,
-                trace,
-                queue_cap,
-                report,
-                scenario.slo,
-                arrivals,
+            referee_swing.check_poisson(point_name, swing, arrivals.scv)
+            if arrivals.scv != scenario_scv and trace is None:  # the analytic side of the same fleet at that SCV
+                row = _row_at_scv(o, row, j, arrivals.scv)
+            if rate_swing is not None:  # the analytic side of the same fleet under that swing
+                row = referee_swing.row_at_swing(o, row, j, rate_swing[0])
+            if o.inputs.pools is not None:  # a disaggregated system: its two pools in tandem
+                rows.append(pooled(output_lengths, o, row, j, report, arrivals))
+                continue
+            if laws is not None:  # request classes: the mix's row, then each class's
+                at = [c for c in records["classes"] if c["system"] == o.inputs.name and c["demand_point"] == point_name]
+                rows += referee_classes.simulate_classes(
+                    laws,
+                    o,
+                    row,
+                    at,
+                    route,
+                    service,
+                    requests,
+                    seed,
+                    replications,
+                    queue_cap,
+                    report,
+                    arrivals.scv,
+                    arrivals.admission,
+                )
+                continue
+            rows.append(
+                _simulate_one(
+                    o,
+                    row,
+                    j,
+                    route,
+                    service,
+                    cv,
+                    osl,
+                    requests,
+                    seed,
+                    replications,
+                    trace,
+                    queue_cap,
+                    report,
+                    scenario.slo,
+                    arrivals,
+                )
             )
-        )
+    except SimulationTooLarge as exc:
+        raise SimulationTooLarge(f"{job_label}: {exc}") from None
     return rows
 
 
@@ -445,7 +444,9 @@ def _simulate_one(
         "queue_cap": queue_cap,
     }
     if trace is not None:
-        kwargs |= {"arrival_s": trace.arrival_s, "trace_output_tokens": trace.output_tokens}
+        # from its first arrival: a trace whose clock reads 1e20 s would round every service time away (a double
+        # resolves 16,384 s there); the span, at most 2e13 s (20 million arrivals at 1e-6 rps), resolves 4 ms
+        kwargs |= {"arrival_s": trace.arrival_s - trace.arrival_s[0], "trace_output_tokens": trace.output_tokens}
         arrival_rps, admitted_share = trace.arrival_rps, 1.0
     elif not arrivals.admission:
         kwargs["arrival_scv"] = arrivals.scv

@@ -27,6 +27,7 @@ from rackcost.model.performance import interpolate_curve
 from rackcost.model.sim_classes import ClassLaws, LengthLaw, class_statistics, draw_class_requests
 from rackcost.model.sim_engines import KvLimit
 from rackcost.model.sim_summary import summarise
+from rackcost.model.sim_work import Stage, check_simulation_work, simulation_work
 from rackcost.model.simulation import (
     fixed_model,
     queue_relaxation_s,
@@ -208,6 +209,9 @@ def simulate_classes(
     engine = "auto" if np.all(tpot_s == tpot_s[1]) and memory is None else "event"
     relax = queue_relaxation_s(model, replicas, route, arrival_rps, arrival_scv, cv)
     per_rep = max(requests // replications, 2)
+    check_simulation_work(
+        simulation_work([Stage(replicas, model, arrival_rps)], route, per_rep, replications, queue_cap)
+    )
     values = []
     start, lo = "occupancy", 0
     for done, child in enumerate(np.random.SeedSequence(seed).spawn(replications), start=1):

@@ -28,6 +28,7 @@ from rackcost.model.sim_classes import LengthLaw, draw_lengths
 from rackcost.model.sim_engines import ReplicaModel, draw_work, fixed_model, replica_model
 from rackcost.model.sim_summary import Summary, summarise, with_rare_bound
 from rackcost.model.sim_tandem import run_tandem_once, tandem_miss_units, tandem_statistics
+from rackcost.model.sim_work import Stage, check_simulation_work, simulation_work
 from rackcost.model.simulation import DEFAULT_OUTPUT_TOKENS_CV_FRACTION, queue_relaxation_s, warmup_requests
 from rackcost.scenario.schema import Scenario
 from rackcost.units import MS_PER_S
@@ -267,10 +268,18 @@ def _replicate(
     report: Any,
 ) -> tuple[Summary, _Tally]:
     """Independent replications of the tandem (:func:`rackcost.model.sim_tandem.run_tandem_once`), each stage's
-    warm-up by :func:`rackcost.model.simulation.warmup_requests` from its own start and relaxation time."""
+    warm-up by :func:`rackcost.model.simulation.warmup_requests` from its own start and relaxation time; refused
+    first when both pools' warm starts and the requests are beyond
+    :func:`rackcost.model.sim_work.check_simulation_work`'s bounds (the decode pool's start at the arrival rate
+    too: what enters the prefill pool leaves it for decode)."""
     relax_p = queue_relaxation_s(st.p_model, st.p_replicas, st.route, arrival_rps, scv, PREFILL_CV_FRACTION)
     relax_d = queue_relaxation_s(st.d_model, st.d_replicas, st.route, arrival_rps, scv, st.cv)
     per_rep = max(requests // replications, 2)
+    stages = (
+        Stage(st.p_replicas, st.p_model, arrival_rps, "prefill"),
+        Stage(st.d_replicas, st.d_model, arrival_rps, "decode"),
+    )
+    check_simulation_work(simulation_work(stages, st.route, per_rep, replications, queue_cap))
     engine = "auto" if np.all(st.tpot_s == st.tpot_s[1]) else "event"
     values, starts, lo_p, lo_d = [], ("occupancy", "occupancy"), 0, 0
     units, with_miss, crowding = 0, 0, 1.0

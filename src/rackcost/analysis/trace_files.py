@@ -1,7 +1,8 @@
 """Arrival traces read from CSV: the arrivals ``rackcost simulate --trace`` replays and ``rackcost trace`` measures.
 
-Every value is checked as it is read (numbers, arrival times >= 0, token counts > 0, at least 20 rows, a span of time)
-and a bad one is refused with a message naming the file and the row; the file's size is checked before it is read.
+Every value is checked as it is read (numbers, arrival times >= 0, token counts > 0 and at most 1e7, at least 20
+rows, a span of time at a mean rate a demand point takes: 1e-6 to 1e7 requests/s) and a bad one is refused with a
+message naming the file (and the row); the file's size is checked before it is read.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from rackcost import files
+from rackcost.scenario.fields import RPS_RANGE, TOKENS_RANGE
 
 __all__ = ["MAX_TRACE_BYTES", "Trace", "read_arrival_times", "read_trace"]
 
@@ -49,7 +51,8 @@ MAX_TRACE_BYTES = 500_000_000
 
 def _read_columns(path: str | Path, names: tuple[str, ...], what: str) -> dict[str, np.ndarray]:
     """The named columns of a CSV of numbers (others ignored): arrival times >= 0, other values > 0, at least 20
-    rows, a span of time; the message names the file and row."""
+    rows, a span of time at a mean rate a demand point takes (:data:`RPS_RANGE`); the message names the file (and
+    the row)."""
     columns: dict[str, list[float]] = {n: [] for n in names}
     try:  # a regular file only (a FIFO would block, /dev/zero never end), its size checked before the bounded read
         raw = files.read_regular_file(path, MAX_TRACE_BYTES, what)
@@ -72,12 +75,27 @@ def _read_columns(path: str | Path, names: tuple[str, ...], what: str) -> dict[s
                     raise ValueError(f"{path}: row {row_number}: {n} is not a number: {shown!r}") from None
                 if not math.isfinite(value) or (n != "arrival_s" and value <= 0) or value < 0:
                     raise ValueError(f"{path}: row {row_number}: {n} must be a finite, positive number: {value}")
+                if n != "arrival_s" and value > TOKENS_RANGE[1]:  # 1e300 tokens overflowed the simulated rates
+                    raise ValueError(
+                        f"{path}: row {row_number}: {n} is {value:g}, more than the {TOKENS_RANGE[1]:g} tokens a "
+                        "request may have"
+                    )
                 columns[n].append(value)
     if len(columns["arrival_s"]) < 20:
         raise ValueError(f"{path}: a {what} needs at least 20 requests, found {len(columns['arrival_s'])}")
     arrival = np.array(columns["arrival_s"])
-    if float(arrival.max() - arrival.min()) <= 0:
+    span = float(arrival.max() - arrival.min())
+    if span <= 0:
         raise ValueError(f"{path}: every arrival is at one instant ({arrival[0]:g} s): a {what} needs a span of time")
+    # the mean rate must be one a demand point takes: arrivals 1e-300 s apart (a rate of 1e300, or infinite) or
+    # 1e300 s apart are no traffic a fleet is sized for, and their times resolve no service time
+    rate = (arrival.size - 1) / span
+    lo, hi = RPS_RANGE
+    if not lo <= rate <= hi:
+        raise ValueError(
+            f"{path}: {arrival.size:,} arrivals over {span:.4g} s are {rate:.4g} requests/s on average, outside the "
+            f"{lo:g} to {hi:g} a demand point takes (are the arrival times in seconds?)"
+        )
     return {n: np.array(v) for n, v in columns.items()}
 
 
@@ -98,8 +116,8 @@ def read_trace(path: str | Path) -> Trace:
     Raises
     ------
     ValueError
-        If a column is missing, a value is not a finite number, a token count is not positive, or there are fewer
-        than 20 requests; the message names the row.
+        If a column is missing, a value is not a finite number, a token count is not positive, there are fewer
+        than 20 requests, or their mean rate is outside :data:`RPS_RANGE`; the message names the file (and row).
     """
     columns = _read_columns(path, ("arrival_s", "input_tokens", "output_tokens"), "CSV trace")
     arrival = columns["arrival_s"]

@@ -347,6 +347,7 @@ def trace(
 
     from rackcost.analysis.trace_files import read_arrival_times
     from rackcost.model.burstiness import arrival_statistics
+    from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE
 
     dest = destination(output, force, csv_path, into)
     try:
@@ -362,7 +363,7 @@ def trace(
         raise typer.Exit(code=1)
     row = asdict(stats)
     if fmt is OutputFormat.json:
-        emit(json.dumps(row, indent=2) + "\n", dest)
+        emit(json.dumps(row, indent=2, allow_nan=False) + "\n", dest)
         return
     if fmt is OutputFormat.csv:
         emit(csv_text([row]), dest)
@@ -377,8 +378,14 @@ def trace(
         f"{stats.peak_to_mean:.3g}",
     ]
     print_grid(out, f"Arrivals of {escape(str(csv_path))}", names, [("", cells)])
+    lo, hi = ARRIVAL_SCV_RANGE
     out.print(
-        f"as a demand point: {{arrival_rps: {stats.arrival_rps:.4g}, arrival_scv: {stats.gap_scv:.3g}}}"
+        (
+            f"as a demand point: {{arrival_rps: {stats.arrival_rps:.4g}, arrival_scv: {stats.gap_scv:.3g}}}"
+            if lo <= stats.gap_scv <= hi
+            else f"as a demand point: {{arrival_rps: {stats.arrival_rps:.4g}}}; the gap SCV {stats.gap_scv:.3g} is "
+            f"outside the {lo:g} to {hi:g} a demand point takes"
+        )
         + (
             " (the rate varies over the trace: cut it to one demand level, or the SCV counts that variation too)"
             if stats.peak_to_mean > 1.3

@@ -274,8 +274,8 @@ def measured_demand(
     lo, hi = ARRIVAL_SCV_RANGE
     if not lo <= stats.gap_scv <= hi:
         raise ValueError(
-            f"the trace's gap SCV is {stats.gap_scv:.3g}, outside the {lo:g} to {hi:g} a demand point takes "
-            "(a trace of a few arrivals, or arrivals in batches at one instant?)"
+            f"{trace_name}: the trace's gap SCV is {stats.gap_scv:.3g}, outside the {lo:g} to {hi:g} a demand point "
+            "takes (a trace of a few arrivals, or arrivals in batches at one instant?)"
         )
     index = names.index(point)
     source = (

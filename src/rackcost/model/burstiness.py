@@ -205,14 +205,20 @@ def arrival_statistics(arrival_s: ArrayLike, windows: int = 10) -> ArrivalStatis
     span = float(t[-1] - t[0])
     if span <= 0:
         raise ValueError("every arrival is at one instant: arrival statistics need a span of time")
-    gaps = np.diff(t)
-    mean = float(gaps.mean())
-    counts = np.histogram(t, bins=windows, range=(t[0], t[-1]))[0]
+    if not np.isfinite(span):
+        raise ValueError(f"the arrival times span more than a float holds ({t[0]:g} to {t[-1]:g} s)")
+    rate = (t.size - 1) / span
+    if not np.isfinite(rate):
+        raise ValueError(f"the arrivals span {span:g} s, too short to measure a rate: {t.size - 1} gaps in it")
+    # the gaps in units of their mean (the SCV is scale-free): gaps of 1e-300 s, whose mean squared underflows to
+    # 0, give the SCV the same arrivals in any other unit give
+    gaps = np.diff(t) * rate
+    counts = np.histogram((t - t[0]) / span, bins=windows, range=(0.0, 1.0))[0]
     return ArrivalStatistics(
         requests=int(t.size),
         span_s=span,
-        arrival_rps=(t.size - 1) / span,
-        gap_scv=float(gaps.var() / mean**2),
+        arrival_rps=rate,
+        gap_scv=float(gaps.var() / gaps.mean() ** 2),
         peak_to_mean=float(counts.max() / counts.mean()),
         windows=windows,
     )

@@ -85,6 +85,7 @@ from rackcost.model.sim_engines import (
 from rackcost.model.sim_rare import SEGMENT_RELAXATION_TIMES, miss_units
 from rackcost.model.sim_steady import relaxation_time_s, steady_start
 from rackcost.model.sim_summary import Summary, summarise, with_rare_bound
+from rackcost.model.sim_work import check_fleet_work
 from rackcost.model.strategies import Routing
 
 __all__ = [
@@ -574,6 +575,12 @@ def replicate(
         Called with the number of replications done.
     **kwargs
         Passed to :func:`run_fleet_once`.
+
+    Raises
+    ------
+    rackcost.model.sim_work.SimulationTooLarge
+        Before any request is drawn, when the requests and the warm starts are beyond
+        :func:`rackcost.model.sim_work.check_simulation_work`'s bounds.
     """
     if replications < 2:
         raise ValueError(f"replications must be at least 2 for a confidence interval, got {replications}")
@@ -585,6 +592,7 @@ def replicate(
     children = np.random.SeedSequence(seed).spawn(replications)
     scv = check_arrival_scv(kwargs.get("arrival_scv", 1.0))
     cv = float(kwargs.get("cv_fraction", DEFAULT_OUTPUT_TOKENS_CV_FRACTION))
+    check_fleet_work(replicas, model, routing, arrival_rps, requests, replications, kwargs)
     if kwargs.get("arrival_s") is not None:
         run = run_fleet_once(np.random.default_rng(children[0]), replicas, model, routing, budget_s, **kwargs)
         n = run.arrival_s.size

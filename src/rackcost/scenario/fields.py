@@ -20,6 +20,8 @@ __all__ = [
     "MAX_NAME_CHARS",
     "MAX_RPS",
     "MIN_RPS",
+    "RPS_RANGE",
+    "TOKENS_RANGE",
     "AcceleratorCount",
     "AcceleratorIdleW",
     "AcceleratorW",
@@ -72,7 +74,9 @@ __all__ = [
 
 Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False), NOT_BOOL]
 """A share in [0, 1]."""
-Tokens = Annotated[float, Field(ge=1, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
+TOKENS_RANGE = (1, 10000000.0)
+"""Tokens a request may have [tokens] (:data:`Tokens`), for the readers that take them from a file (traces)."""
+Tokens = Annotated[float, Field(ge=TOKENS_RANGE[0], le=TOKENS_RANGE[1], allow_inf_nan=False), NOT_BOOL]
 """Tokens per request: 10 million is beyond any context window."""
 LatencyMs = Annotated[float, Field(ge=0.001, le=10000000.0, allow_inf_nan=False), NOT_BOOL]
 """1 microsecond to about 2.8 hours."""
@@ -101,6 +105,8 @@ MIN_RPS = 1e-6
 """A scenario's lowest arrival rate: one request every 11.6 days [requests/s]."""
 MAX_RPS = 1e7
 """A scenario's highest arrival rate: ten million requests a second [requests/s]."""
+RPS_RANGE = (MIN_RPS, MAX_RPS)
+"""The arrival rates a demand point takes [requests/s] (:data:`Rps`), for the readers that measure one (traces)."""
 Rps = Annotated[float, Field(ge=MIN_RPS, le=MAX_RPS, allow_inf_nan=False), NOT_BOOL]
 """One request every 11.6 days to ten million a second."""
 HoursPerDay = Annotated[float, Field(ge=0.001, le=24, allow_inf_nan=False), NOT_BOOL]
