@@ -13,40 +13,23 @@ example.
 
 from __future__ import annotations
 
-import collections
-import sys
-import time
-import warnings
-from pathlib import Path
+from hypothesis import strategies as st
 
-from hypothesis import HealthCheck, given, settings
+from fuzz_counts import Surface, count_surfaces, examples_from_argv, use_test_helpers
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+use_test_helpers()
 
 from fuzzing_classes import check_scenario, class_mixes, pool_scenarios  # noqa: E402
 
 
 def main(n: int) -> None:
-    warnings.simplefilter("error")  # as pytest runs the CI examples
-    quick = settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-    counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-
-    @quick
-    @given(class_mixes())
-    def mixes(data: dict) -> None:
-        counts["class mixes"][check_scenario(data)] += 1
-
-    @quick
-    @given(pool_scenarios())
-    def pools(data: dict) -> None:
-        counts["disaggregated pools"][check_scenario(data)] += 1
-
-    for run in (mixes, pools):
-        start = time.perf_counter()
-        run()
-        kind = next(reversed(counts))
-        print(f"{kind}: {dict(counts[kind])} in {time.perf_counter() - start:.1f} s", flush=True)
+    count_surfaces(
+        [
+            Surface("class mixes", st.tuples(class_mixes()), check_scenario, n),
+            Surface("disaggregated pools", st.tuples(pool_scenarios()), check_scenario, n),
+        ]
+    )
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
+    main(examples_from_argv(2000))

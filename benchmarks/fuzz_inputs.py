@@ -12,16 +12,14 @@ with hypothesis's shrunk example.
 
 from __future__ import annotations
 
-import collections
-import sys
 import tempfile
-import time
-import warnings
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from fuzz_counts import Surface, count_surfaces, examples_from_argv, use_test_helpers
+
+use_test_helpers()
 
 from fuzzing_inputs import (  # noqa: E402
     check_csv_table,
@@ -36,37 +34,16 @@ from fuzzing_inputs import (  # noqa: E402
 
 
 def main(n: int) -> None:
-    warnings.simplefilter("error")  # as pytest runs the CI examples
-    quick = settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     folder = Path(tempfile.mkdtemp())
-    counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-
-    @quick
-    @given(named_scenarios())
-    def names(text: str) -> None:
-        counts["hostile names"][check_named_scenario(text)] += 1
-
-    @quick
-    @given(csv_tables())
-    def tables(table: tuple[str, bytes]) -> None:
-        counts["CSV tables"][check_csv_table(*table)] += 1
-
-    @quick
-    @given(traces())
-    def trace_files(text: str) -> None:
-        counts["traces"][check_trace(text, folder)] += 1
-
-    @quick
-    @given(sweep_files())
-    def sweeps(text: str) -> None:
-        counts["sweep files"][check_sweep(text, folder)] += 1
-
-    for run in (names, tables, trace_files, sweeps):
-        start = time.perf_counter()
-        run()
-        kind = next(reversed(counts))
-        print(f"{kind}: {dict(counts[kind])} in {time.perf_counter() - start:.1f} s")
+    count_surfaces(
+        [
+            Surface("hostile names", st.tuples(named_scenarios()), check_named_scenario, n),
+            Surface("CSV tables", csv_tables(), check_csv_table, n),
+            Surface("traces", st.tuples(traces(), st.just(folder)), check_trace, n),
+            Surface("sweep files", st.tuples(sweep_files(), st.just(folder)), check_sweep, n),
+        ]
+    )
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1000)
+    main(examples_from_argv(1000))

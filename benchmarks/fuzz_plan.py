@@ -14,48 +14,24 @@ other exception) stops the run with hypothesis's shrunk example.
 
 from __future__ import annotations
 
-import collections
-import sys
-import time
-import warnings
-from pathlib import Path
-from typing import Any
+from hypothesis import strategies as st
 
-from hypothesis import HealthCheck, given, settings
+from fuzz_counts import Surface, count_surfaces, examples_from_argv, use_test_helpers
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+use_test_helpers()
 
 from fuzzing_plan import check_plan_problem, check_plan_scenario, plan_problems, plan_scenarios  # noqa: E402
-from rackcost.model.plan import PlanProblem  # noqa: E402
 
 
 def main(n: int, n_scenarios: int) -> None:
-    warnings.simplefilter("error")  # as pytest runs the CI examples
-    counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-
-    def budget(examples: int) -> settings:
-        return settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-
-    @budget(max(1, n))
-    @given(plan_problems())
-    def programs(problem: PlanProblem) -> None:
-        counts["programs"][check_plan_problem(problem)] += 1
-
-    @budget(max(1, n_scenarios))
-    @given(plan_scenarios())
-    def scenarios(data: dict[str, Any]) -> None:
-        counts["scenarios"][check_plan_scenario(data)] += 1
-
-    for kind, run in (("programs", programs), ("scenarios", scenarios)):
-        if (n if kind == "programs" else n_scenarios) < 1:
-            continue
-        start = time.perf_counter()
-        run()
-        print(f"{kind}: {dict(counts[kind])} in {time.perf_counter() - start:.1f} s", flush=True)
+    count_surfaces(
+        [
+            Surface("programs", st.tuples(plan_problems()), check_plan_problem, n),
+            Surface("scenarios", st.tuples(plan_scenarios()), check_plan_scenario, n_scenarios),
+        ]
+    )
 
 
 if __name__ == "__main__":
-    main(
-        int(sys.argv[1]) if len(sys.argv) > 1 else 2000,
-        int(sys.argv[2]) if len(sys.argv) > 2 else (int(sys.argv[1]) if len(sys.argv) > 1 else 2000),
-    )
+    programs = examples_from_argv(2000)
+    main(programs, examples_from_argv(programs, 2))

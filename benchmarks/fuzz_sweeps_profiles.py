@@ -12,16 +12,14 @@ the run with hypothesis's shrunk example.
 
 from __future__ import annotations
 
-import collections
-import sys
 import tempfile
-import time
-import warnings
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from fuzz_counts import Surface, count_surfaces, examples_from_argv, use_test_helpers
+
+use_test_helpers()
 
 from fuzzing_sweeps_profiles import (  # noqa: E402
     check_profile,
@@ -33,28 +31,15 @@ from fuzzing_sweeps_profiles import (  # noqa: E402
 
 
 def main(n: int) -> None:
-    warnings.simplefilter("error")  # as pytest runs the CI examples
-    many = settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     root = Path(tempfile.mkdtemp())
     make_layout(root / "layout")
-    counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-
-    @many
-    @given(sweep_folders())
-    def folders(case: dict) -> None:
-        counts["sweep folders"][check_sweep_folder(case, root / "layout")] += 1
-
-    @many
-    @given(profiles())
-    def demand(case: dict) -> None:
-        counts["demand profiles"][check_profile(case, root / "profile")] += 1
-
-    for run in (folders, demand):
-        start = time.perf_counter()
-        run()
-        kind = next(reversed(counts))
-        print(f"{kind}: {dict(counts[kind])} in {time.perf_counter() - start:.1f} s", flush=True)
+    count_surfaces(
+        [
+            Surface("sweep folders", st.tuples(sweep_folders(), st.just(root / "layout")), check_sweep_folder, n),
+            Surface("demand profiles", st.tuples(profiles(), st.just(root / "profile")), check_profile, n),
+        ]
+    )
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
+    main(examples_from_argv(2000))

@@ -13,17 +13,14 @@ stops the run with hypothesis's shrunk example.
 
 from __future__ import annotations
 
-import collections
-import sys
 import tempfile
-import time
-import warnings
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from fuzz_counts import Surface, count_surfaces, examples_from_argv, use_test_helpers
+
+use_test_helpers()
 
 from fuzzing_traces import (  # noqa: E402
     DEMAND_SCALES,
@@ -34,28 +31,28 @@ from fuzzing_traces import (  # noqa: E402
 )
 
 
+def _command(text: str, folder: Path, how: str) -> str:
+    """The trace command's outcome, labelled with the output it was asked for."""
+    return f"{check_trace_command(text, folder, how)} ({how})"
+
+
 def main(n: int) -> None:
-    warnings.simplefilter("error")  # as pytest runs the CI examples
-    quick = settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     folder = Path(tempfile.mkdtemp())
-    counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-
-    @quick
-    @given(hostile_traces(), st.sampled_from(["table", "json", "csv", "into"]))
-    def command(text: str, how: str) -> None:
-        counts["rackcost trace"][f"{check_trace_command(text, folder, how)} ({how})"] += 1
-
-    @quick
-    @given(hostile_traces(), st.sampled_from(ROUTERS), st.integers(2, 5), st.sampled_from(DEMAND_SCALES))
-    def simulated(text: str, routing: str, replications: int, scale: float) -> None:
-        counts["simulate --trace"][check_simulated_trace(text, folder, routing, replications, scale)] += 1
-
-    for name, run in (("rackcost trace", command), ("simulate --trace", simulated)):
-        start = time.perf_counter()
-        run()
-        total = sum(counts[name].values())
-        print(f"{name}: {total:,} examples {dict(sorted(counts[name].items()))} in {time.perf_counter() - start:.1f} s")
+    hows = st.sampled_from(["table", "json", "csv", "into"])
+    simulated = st.tuples(
+        hostile_traces(),
+        st.just(folder),
+        st.sampled_from(ROUTERS),
+        st.integers(2, 5),
+        st.sampled_from(DEMAND_SCALES),
+    )
+    count_surfaces(
+        [
+            Surface("rackcost trace", st.tuples(hostile_traces(), st.just(folder), hows), _command, n),
+            Surface("simulate --trace", simulated, check_simulated_trace, n),
+        ]
+    )
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
+    main(examples_from_argv(2000))
