@@ -153,9 +153,9 @@ def _rule_evaluations(monkeypatch) -> list[int]:
 
 def test_the_capacity_at_slo_judges_the_rule_a_few_times_not_a_bisections_worth(monkeypatch) -> None:
     # the fleet (5 replicas of 16 slots, S = 3 s, a 1.6 s budget at 99%, service SCV 0.05): a bisection on
-    # the rate to a relative 1e-10 judged the rule about 34 times (2.2-2.6x the evaluation of a one-class lognormal
-    # scenario); a Newton iteration on the smooth margin and one judgement of the rates either side of its root
-    # take at most 6 (one check at Kingman's capacity, at most 5 Erlang C of the root find, one straddle)
+    # the rate to a relative 1e-10 judged the rule 31 times (2.2-2.6x the evaluation of a one-class lognormal
+    # scenario); a Newton iteration on the smooth margin and one judgement of Kingman's capacity and the rates
+    # either side of its root take 4 here (three Erlang C of the root find, one judgement), at most 6 asserted
     scv = (400.0 * 3.0 / 5390.0) ** 2
     kingman = float(wait_stretch(1.0, scv))
     count = _rule_evaluations(monkeypatch)
