@@ -17,9 +17,11 @@ from rackcost.model.queueing import (
     capacity_at_slo,
     erlang_b,
     erlang_c,
+    log_erlang_c_in_rate,
     offered_load,
     replicas_needed,
     wait_exceedance,
+    wait_exceedance_checked,
     wait_quantile,
     wait_tail,
 )
@@ -622,6 +624,30 @@ def test_newton_slope_of_the_capacity_search_is_the_derivative_of_log_exceedance
     assert float(slope[0]) == pytest.approx((up - down) / (2 * h), rel=1e-7)
     # without the slope it is P itself
     assert float(exceed(np.array([lam]))[0]) == pytest.approx(float(wait_exceedance(t, k, lam, service_s)), rel=1e-12)
+
+
+@pytest.mark.parametrize(("k", "rho"), [(1.0, 0.5), (3.0, 0.3), (3.0, 0.9), (50.0, 0.5), (50.0, 0.95), (2000.5, 0.97)])
+def test_log_erlang_c_in_rate_is_log_c_and_its_derivative(k: float, rho: float) -> None:
+    # log C(k, lambda S) against the textbook recursion (integer k; erlang_c beyond it) and its slope against a
+    # central difference of log erlang_c with step h = 1e-5 lambda (truncation O(h^2) and rounding 1e-16 / h both
+    # below 1e-7 of the slope); off the fast path (a load of k or more) the slope is None and C is 1
+    service_s = 0.7
+    lam = rho * k / service_s
+    log_c = log_erlang_c_in_rate(np.array([k]), np.array([service_s]))
+    value, slope = log_c(np.array([lam]))
+    exact = erlang_c_from_b(int(k), lam * service_s) if k == int(k) else float(erlang_c(k, lam * service_s))
+    assert float(value[0]) == pytest.approx(math.log(exact), rel=1e-12)
+    h = 1e-5 * lam
+    up, down = (math.log(float(erlang_c(k, x * service_s))) for x in (lam + h, lam - h))
+    assert slope is not None
+    assert float(slope[0]) == pytest.approx((up - down) / (2 * h), rel=1e-7)
+    value, slope = log_c(np.array([1.5 * k / service_s]))
+    assert slope is None and float(value[0]) == 0.0
+
+
+def test_wait_exceedance_checked_is_wait_exceedance_without_its_checks() -> None:
+    t, k, lam, s = (np.array(x) for x in ([0.0, 0.5, 2.0], [1.0, 16.5, 64.0], [0.5, 20.0, 30.0], [1.0, 0.7, 2.0]))
+    assert wait_exceedance_checked(t, k, lam, s).tolist() == wait_exceedance(t, k, lam, s).tolist()
 
 
 # --------------------------------------------------------------------------- replicas_needed

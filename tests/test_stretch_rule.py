@@ -128,3 +128,79 @@ def test_the_reproduction_failed_before_by_its_own_numbers() -> None:
     assert int(routes.replicas_needed("pooled", 20.0, 3.0, 16.0, 1.6 / kingman, 0.01)) == 4
     at = float(point_wait_stretch(kingman, 1.0, 20.0 * 3.0 / 64.0, 64.0))
     assert wait_exceedance(1.6 / at, 64, 20.0, 3.0) > 0.01
+
+
+def _rule_evaluations(monkeypatch) -> list[int]:
+    """Count the rule's tail evaluations of the stretch-rule searches: each exact judgement (a tail of
+    rackcost.model.queueing, checked or not) and each Erlang C of the capacity's root find, whatever its size."""
+    from rackcost.model import queueing
+
+    count = [0]
+
+    def counted(f):
+        def wrapper(*args, **kwargs):
+            count[0] += 1
+            return f(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(queueing, "wait_exceedance", counted(queueing.wait_exceedance))
+    monkeypatch.setattr(queueing, "wait_exceedance_checked", counted(queueing.wait_exceedance_checked))
+    rate_fn = queueing.log_erlang_c_in_rate
+    monkeypatch.setattr(queueing, "log_erlang_c_in_rate", lambda k, s: counted(rate_fn(k, s)))
+    return count
+
+
+def test_the_capacity_at_slo_judges_the_rule_a_few_times_not_a_bisections_worth(monkeypatch) -> None:
+    # the issue's fleet (5 replicas of 16 slots, S = 3 s, a 1.6 s budget at 99%, service SCV 0.05): a bisection on
+    # the rate to a relative 1e-10 judged the rule 31 times (2.2-2.6x the evaluation of a one-class lognormal
+    # scenario); a Newton iteration on the smooth margin and one judgement of Kingman's capacity and the rates
+    # either side of its root take 4 here (three Erlang C of the root find, one judgement), at most 6 asserted
+    scv = (400.0 * 3.0 / 5390.0) ** 2
+    kingman = float(wait_stretch(1.0, scv))
+    count = _rule_evaluations(monkeypatch)
+    for routing, replicas in (("pooled", 5), ("pooled", 4), ("random", 6)):
+        count[0] = 0
+        capacity = float(stretch_rule.capacity_at_slo(routing, replicas, 16.0, 3.0, 1.6, 0.01, 20.0, kingman))
+        assert count[0] <= 6, (routing, replicas, count[0])
+        assert stretch_rule.meets_slo(routing, replicas, capacity, 3.0, 16.0, 1.6, 0.01, kingman)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 5000),
+    st.floats(0.05, 30.0),
+    st.sampled_from([0.5, 1.0, 4.0, 16.0, 64.0]),
+    st.one_of(st.just(0.0), st.floats(1e-4, 20.0)),
+    st.sampled_from([0.5, 0.9, 0.99, 0.999]),
+    st.floats(0.0, 0.999),
+    st.sampled_from([0.25, 1.0, 3.0]),
+    st.sampled_from(["pooled", "random"]),
+    st.one_of(st.none(), st.floats(0.0, 1.0)),
+)
+def test_the_capacity_is_verified_to_meet_the_rule_and_a_relative_1e_10_above_it_misses(
+    replicas: int,
+    service_s: float,
+    slots: float,
+    budget_s: float,
+    attainment: float,
+    scv: float,
+    arrival_scv: float,
+    routing: str,
+    hint_fraction: float | None,
+) -> None:
+    # the search's contract (a bisection's, whatever finds the root): the rate returned meets the rule and the
+    # bracket's failing end is within a relative 1e-10 above it, so any rate past that misses (the rule's tail
+    # grows with the rate); where Kingman's capacity meets the rule it is returned as the routing's search gives it
+    v = (arrival_scv + 1.0) / 2.0
+    kingman = float(wait_stretch(arrival_scv, scv))
+    args = (replicas, slots / v, service_s, budget_s, 1.0 - attainment)
+    kingman_args = (routing, *args[:3], budget_s / kingman, 1.0 - attainment)
+    hint = None if hint_fraction is None else hint_fraction * float(routes.capacity_at_slo(*kingman_args))
+    capacity = float(stretch_rule.capacity_at_slo(routing, *args, hint, kingman, v))
+    judge = (routing, replicas, capacity, service_s, slots / v, budget_s, 1.0 - attainment, kingman, v)
+    assert stretch_rule.meets_slo(*judge)
+    if capacity != float(routes.capacity_at_slo(*kingman_args, hint)):
+        assert not stretch_rule.meets_slo(*judge[:2], capacity * (1.0 + 1.01e-10), *judge[3:])
+        if hint is not None and stretch_rule.meets_slo(*judge[:2], hint, *judge[3:]):
+            assert capacity >= hint

@@ -23,6 +23,8 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 from scipy.special import gammaincc
@@ -49,7 +51,9 @@ __all__ = [
     "erlang_c",
     "offered_load",
     "replicas_needed",
+    "log_erlang_c_in_rate",
     "wait_exceedance",
+    "wait_exceedance_checked",
     "wait_quantile",
     "wait_tail",
     "wait_tails",
@@ -66,8 +70,9 @@ _MAX_DOUBLINGS = 64
 """Cap on the doublings that bracket the replica count: 2**64 replicas is past any int64."""
 
 
-def _exceedance_checked(t: FloatArray, k: FloatArray, lam: FloatArray, s: FloatArray) -> FloatArray:
-    """P(W > t) for validated, broadcast arrays."""
+def wait_exceedance_checked(t: FloatArray, k: FloatArray, lam: FloatArray, s: FloatArray) -> FloatArray:
+    """P(W > t) for validated, broadcast arrays: :func:`wait_exceedance` without its input checks, for a search
+    that checks its inputs once and evaluates the tail many times (the same figures, bit for bit)."""
     a = lam * s
     stable = a < k
     c = erlang_c_checked(k, a)
@@ -126,7 +131,7 @@ def wait_exceedance(t_s: ArrayLike, k: ArrayLike, arrival_rps: ArrayLike, servic
     check_nonnegative("arrival_rps", lam)
     check_positive("service_s", s)
     t, k_arr, lam, s = broadcast_few(t, k_arr, lam, s)
-    return np.asarray(_exceedance_checked(t, k_arr, lam, s), dtype=np.float64)
+    return np.asarray(wait_exceedance_checked(t, k_arr, lam, s), dtype=np.float64)
 
 
 def wait_tail(
@@ -282,7 +287,7 @@ def _fixed_slots_exceedance(t: FloatArray, k: FloatArray, s: FloatArray):
         a = lam * s
         r = a / k
         if r.min(initial=1.0) <= 1e-15 or r.max(initial=0.0) >= 1.0:
-            p = _exceedance_checked(t, k, lam, s)
+            p = wait_exceedance_checked(t, k, lam, s)
             if not with_slope:
                 return p
             with np.errstate(divide="ignore"):
@@ -302,6 +307,28 @@ def _fixed_slots_exceedance(t: FloatArray, k: FloatArray, s: FloatArray):
         return log_p, s * (log_b_slope - dd / d) + t
 
     return exceed
+
+
+def log_erlang_c_in_rate(k: FloatArray, s: FloatArray) -> Callable[[FloatArray], tuple[FloatArray, FloatArray | None]]:
+    """``log C(k, lambda S)`` and its slope ``d log C / d lambda`` as a function of the arrival rate alone, on
+    validated, broadcast arrays of fixed slots ``k`` and service time ``S``: the capacity search's own evaluation
+    (the terms in ``k`` computed once), for a caller's root find in the rate [-, s].
+
+    The slope is None for the whole array where any element is off the fast path (a load of at most ``1e-15 k``
+    or at least ``k``; ``log C`` is then the general path's, 0 where unstable): bisect there.
+
+    Examples
+    --------
+    Two slots at one erlang wait with probability 1/3 (:func:`erlang_c`); there ``C = a^2 / (2 + a)``, whose log's
+    slope is ``2 / a - 1 / (2 + a)``, 5/3 at ``a = 1``:
+
+    >>> log_c = log_erlang_c_in_rate(np.array([2.0]), np.array([1.0]))
+    >>> value, slope = log_c(np.array([1.0]))
+    >>> round(float(np.exp(value[0])), 12), round(float(slope[0]), 12)
+    (0.333333333333, 1.666666666667)
+    """
+    exceed = _fixed_slots_exceedance(np.zeros(np.shape(k)), k, s)
+    return lambda lam: exceed(lam, with_slope=True)
 
 
 def capacity_at_slo(
@@ -508,7 +535,7 @@ def _replicas_feasible(
     a = lam * s
     stable = k > a
     k_safe = np.where(stable, k, np.maximum(a, 1.0) * 2.0)
-    p = _exceedance_checked(t, k_safe, np.where(stable, lam, 0.0), s)
+    p = wait_exceedance_checked(t, k_safe, np.where(stable, lam, 0.0), s)
     return stable & (p <= eps)
 
 
