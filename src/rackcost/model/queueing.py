@@ -72,7 +72,16 @@ _MAX_DOUBLINGS = 64
 
 def wait_exceedance_checked(t: FloatArray, k: FloatArray, lam: FloatArray, s: FloatArray) -> FloatArray:
     """P(W > t) for validated, broadcast arrays: :func:`wait_exceedance` without its input checks, for a search
-    that checks its inputs once and evaluates the tail many times (the same figures, bit for bit)."""
+    that checks its inputs once and evaluates the tail many times (the same figures, bit for bit).
+
+    Examples
+    --------
+    M/M/1 at load 0.5: ``C = 0.5`` and ``P(W > 2) = 0.5 exp(-(1 - 0.5) 2) = 0.5 / e``:
+
+    >>> one = np.array([1.0])
+    >>> round(float(wait_exceedance_checked(2.0 * one, one, 0.5 * one, one)[0]), 12)
+    0.183939720586
+    """
     a = lam * s
     stable = a < k
     c = erlang_c_checked(k, a)
