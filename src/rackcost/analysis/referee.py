@@ -548,10 +548,7 @@ def _simulate_one(
     if arrivals.swing is not None:
         notes += referee_swing.swing_notes(arrivals.swing, float(model.service_s[-1]), span_s / 0.9)
     if replay is not None:
-        notes.append(
-            f"trace of {replay.requests} requests at {replay.arrival_rps:.4g} rps; analytic at "
-            f"{offered:.4g}"
-        )
+        notes.append(f"trace of {replay.requests} requests at {replay.arrival_rps:.4g} rps; analytic at {offered:.4g}")
         notes += replay.notes(None if trace_work is None else f"a slot {float(np.mean(trace_work)):.3g} times as long")
     if s.miss_upper_bound is not None:
         notes.append(

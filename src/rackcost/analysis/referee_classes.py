@@ -218,9 +218,7 @@ def simulate_classes(
     relax = queue_relaxation_s(model, replicas, route, arrival_rps, arrival_scv, cv)
     per_rep = max(requests // replications, 2) if replay is None else replay.requests
     check_simulation_work(
-        simulation_work(
-            [Stage(replicas, model, arrival_rps)], route, per_rep, 1 if replay else replications, queue_cap
-        )
+        simulation_work([Stage(replicas, model, arrival_rps)], route, per_rep, 1 if replay else replications, queue_cap)
     )
     values = []
     start, lo = "occupancy", 0
@@ -295,7 +293,9 @@ def simulate_classes(
     if replay is not None:
         common |= replay.columns()
         notes.append(f"trace of {replay.requests} requests at {replay.arrival_rps:.4g} rps; analytic at {offered:.4g}")
-        notes += replay.notes(f"a slot {float(np.mean(drawn.work)):.3g} times as long" if trace_klass is not None else None)
+        notes += replay.notes(
+            f"a slot {float(np.mean(drawn.work)):.3g} times as long" if trace_klass is not None else None
+        )
     warnings = []
     if not math.isfinite(relax):
         warnings.append(

@@ -364,6 +364,14 @@ def _replay(
     )
     lo_p = warmup_requests(n, run.prefill.start, relax_p, rate, st.route)
     lo_d = warmup_requests(run.decode.arrival_s.size, run.decode.start, relax_d, rate, st.route)
+    # the batches start past both warm-ups: after the last arrival whose decode falls in the decode pool's
+    early = np.flatnonzero((run.decode_position >= 0) & (run.decode_position < lo_d))
+    lo_p = max(lo_p, int(early.max()) + 1 if early.size else 0)
+    if n - lo_p < 2 * batches:
+        raise ValueError(
+            f"too few requests to measure: a trace of {n:,} arrivals leaves {n - lo_p:,} after the two pools' "
+            f"warm-ups, fewer than 2 for each of {batches} batches (a longer trace, or fewer --replications)"
+        )
     edges = np.linspace(lo_p, n, batches + 1).astype(int)
     values = [tandem_statistics(run, budget_s, a, lo_d, st.tpot_s, b) for a, b in zip(edges, edges[1:], strict=False)]
     if report is not None:

@@ -232,7 +232,8 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
     scv = first["arrival_scv"]
     out.print(
         (
-            f"arrivals from the trace, {TRACE_LENGTH_WORDS.get(first.get('trace_lengths', ''), 'its lengths')}"
+            f"arrivals from the trace, {TRACE_LENGTH_WORDS[first['trace_lengths']]} (--trace-lengths "
+            f"{first['trace_lengths']})"
             if scv is None
             else f"arrivals: renewal, SCV {scv:g}{' (Poisson)' if scv == 1 else ''}"
         )
