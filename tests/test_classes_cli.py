@@ -197,14 +197,6 @@ def test_simulate_with_classes_fits_the_width(width: int) -> None:
     assert "class agentic" in result.stdout and "the mix" in result.stdout and "None" not in result.stdout
 
 
-def test_simulate_refuses_a_trace_with_classes(tmp_path: Path) -> None:
-    trace = tmp_path / "t.csv"
-    trace.write_text("arrival_s\n0\n0.5\n1\n", encoding="utf-8")
-    result = invoke("simulate", THREE_CLASSES, "--trace", trace)
-    assert result.exit_code == 1 and "Traceback" not in result.output
-    assert "a trace's requests carry no class" in result.stderr
-
-
 def test_simulate_with_classes_in_csv_keeps_every_class_column() -> None:
     args = ("--requests", "400", "--point", "peak", "--system", "B", "--format", "csv")
     result = invoke("simulate", THREE_CLASSES, *args)

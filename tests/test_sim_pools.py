@@ -208,8 +208,6 @@ def test_refusals_name_the_pools_and_what_to_do() -> None:
     scenario = rackcost.load_scenario(DATA / "disaggregated.yaml")
     with pytest.raises(ValueError, match=r"systems\[1\]\.pools.*--rate-swing"):
         rackcost.simulate(scenario, requests=200, replications=2, rate_swing=(0.2, 60.0))
-    with pytest.raises(ValueError, match=r"systems\[1\]\.pools.*--trace"):
-        rackcost.simulate(scenario, requests=200, replications=2, trace=DATA / "nonexistent.csv")
     with pytest.raises(ValueError, match=r"output_lengths.*mean.*workload.output_tokens_per_request"):
         rackcost.simulate(scenario, requests=200, replications=2, output_lengths=LengthLaw("gamma", 400.0, 1.0))
     with pytest.raises(ValueError, match=r"output_lengths.*cv.*output_tokens_cv_fraction"):

@@ -24,13 +24,14 @@ import numpy as np
 
 from rackcost import limits
 from rackcost.analysis import referee_classes, referee_pools, referee_swing
-from rackcost.analysis.referee_arrivals import capacity_scvs, point_arrivals
+from rackcost.analysis.referee_arrivals import capacity_scvs, point_arrivals, trace_replay
 from rackcost.analysis.trace_files import Trace, read_trace
 from rackcost.errors import check_argument, check_count
 from rackcost.evaluation.servable import served_for
 from rackcost.model import queueing
 from rackcost.model.operating_point import queueing_budget_s
 from rackcost.model.sim_classes import LengthLaw
+from rackcost.model.sim_trace import DEFAULT_TRACE_LENGTHS, check_trace_lengths, shape_requests
 from rackcost.model.sim_work import BYTES_PER_SIMULATED_REQUEST, MEMORY_SHARE, SimulationTooLarge
 from rackcost.model.simulation import (
     DEFAULT_OUTPUT_TOKENS_CV_FRACTION,
@@ -200,6 +201,7 @@ def simulate(
     admission: bool = True,
     rate_swing: tuple[float, float] | None = None,
     output_lengths: LengthLaw | None = None,
+    trace_lengths: str | None = None,
 ) -> list[dict[str, Any]]:
     """Simulate the fleets rackcost sized and set the simulated figures beside the analytic ones.
 
@@ -221,7 +223,9 @@ def simulate(
     service
         ``load_dependent`` (default) or ``fixed`` (:data:`SERVICE_MODELS`).
     trace
-        A :class:`Trace` or a CSV path: its arrivals replace the Poisson ones (``requests`` is then ignored).
+        A :class:`Trace` or a CSV path: its arrivals replace the Poisson ones (``requests`` is then ignored), each
+        request of its own lengths (``trace_lengths``); with request classes each judged in its nearest class, and
+        through a disaggregated system's two pools.
     queue_cap
         Queued requests allowed before arrivals are dropped (counted in ``simulated_dropped_fraction``).
     progress
@@ -241,6 +245,10 @@ def simulate(
     output_lengths
         Disaggregated systems only: the output lengths' law (:class:`rackcost.model.sim_classes.LengthLaw`, of the
         workload's mean and cv) in place of gamma (:mod:`rackcost.analysis.referee_pools`).
+    trace_lengths
+        With a trace, how its lengths are replayed (:data:`rackcost.model.sim_trace.TRACE_LENGTHS`): ``relative``
+        (default: each over the trace's mean times the workload's, the scenario's mean request kept), ``own`` (as
+        recorded) or ``none`` (arrival times only); :mod:`rackcost.model.sim_trace`.
 
     Returns
     -------
@@ -276,11 +284,15 @@ def simulate(
         raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {route!r}")
     if service not in SERVICE_MODELS:
         raise ValueError(f"service must be one of {', '.join(SERVICE_MODELS)}; got {service!r}")
+    if trace_lengths is not None:
+        check_trace_lengths(trace_lengths)
+        if trace is None:
+            raise ValueError("trace_lengths says how a trace's lengths are replayed: give a trace too")
+    lengths = DEFAULT_TRACE_LENGTHS if trace_lengths is None else trace_lengths
     referee_pools.check_pool_options(scenario, system, trace, rate_swing, output_lengths)
     laws = referee_classes.class_laws(scenario)
     if laws is not None:
         referee_classes.check_class_options(
-            trace,
             arrival_scv,
             [1.0 if d.arrival_scv is None else float(d.arrival_scv) for d in scenario.demand],
             rate_swing,
@@ -315,6 +327,7 @@ def simulate(
     total = len(jobs) * replications
     rows = []
     pooled = partial(referee_pools.simulate_pools, scenario, route, service, requests, seed, replications, queue_cap)
+    replay = None if trace is None else trace_replay(trace, lengths, scenario)
     job_label = ""
     try:  # a simulation refused before it runs (its requests and warm starts) says which
         for job, (o, point_name) in enumerate(jobs):
@@ -332,7 +345,7 @@ def simulate(
             if rate_swing is not None:  # the analytic side of the same fleet under that swing
                 row = referee_swing.row_at_swing(o, row, j, rate_swing[0])
             if o.inputs.pools is not None:  # a disaggregated system: its two pools in tandem
-                rows.append(pooled(output_lengths, o, row, j, report, arrivals))
+                rows.append(pooled(output_lengths, o, row, j, report, arrivals, replay))
                 continue
             if laws is not None:  # request classes: the mix's row, then each class's
                 at = [c for c in records["classes"] if c["system"] == o.inputs.name and c["demand_point"] == point_name]
@@ -350,6 +363,7 @@ def simulate(
                     report,
                     arrivals.scv,
                     arrivals.admission,
+                    replay,
                 )
                 continue
             rows.append(
@@ -364,7 +378,7 @@ def simulate(
                     requests,
                     seed,
                     replications,
-                    trace,
+                    replay,
                     queue_cap,
                     report,
                     scenario.slo,
@@ -404,7 +418,7 @@ def _row_at_scv(o: Any, row: dict[str, Any], j: int, scv: float) -> dict[str, An
 
 
 def _simulate_one(
-    o, row, j, route, service, cv, osl, requests, seed, replications, trace, queue_cap, report, slo, arrivals
+    o, row, j, route, service, cv, osl, requests, seed, replications, replay, queue_cap, report, slo, arrivals
 ):
     d = row.get("_served", o.demand)
     replicas = int(d.active_replicas[j])
@@ -425,11 +439,15 @@ def _simulate_one(
         "output_tokens": osl,
         "queue_cap": queue_cap,
     }
-    if trace is not None:
-        # from its first arrival: a trace whose clock reads 1e20 s would round every service time away (a double
-        # resolves 16,384 s there); the span, at most 2e13 s (20 million arrivals at 1e-6 rps), resolves 4 ms
-        kwargs |= {"arrival_s": trace.arrival_s - trace.arrival_s[0], "trace_output_tokens": trace.output_tokens}
-        arrival_rps, admitted_share = trace.arrival_rps, 1.0
+    trace_work = None
+    if replay is not None:
+        kwargs["arrival_s"] = replay.arrival_s
+        if replay.lengths != "none":  # each request's own prefill and decode (rackcost.model.sim_trace)
+            inputs, outputs = replay.replayed()
+            ttft_ms, tpot_ms = float(row["ttft_ms"]), float(row["tpot_ms"])
+            rho, trace_work = shape_requests(inputs, outputs, replay.isl, osl, ttft_ms, tpot_ms)
+            kwargs |= {"request_work": trace_work, "request_output_tokens": outputs, "request_ttft_ratio": rho}
+        arrival_rps, admitted_share = replay.arrival_rps, 1.0
     elif not arrivals.admission:
         kwargs["arrival_scv"] = arrivals.scv
         arrival_rps, admitted_share = offered, 1.0
@@ -476,17 +494,17 @@ def _simulate_one(
         notes.append(f"chosen concurrency {concurrency:.6g} is not an integer: simulated with {slots} slots a replica")
     if admitted_share < 1.0:
         notes.append(f"admission control drops {1 - admitted_share:.1%} of arrivals before the queue, as the model")
-    if not arrivals.admission and trace is None and admitted < offered:
+    if not arrivals.admission and replay is None and admitted < offered:
         notes.append(
             f"without admission control: {offered:.4g} rps offered where the model admits {admitted:.4g}; "
             "the analytic figures assume admission control"
         )
-    if trace is None and arrivals.scv != arrivals.scenario_scv:
+    if replay is None and arrivals.scv != arrivals.scenario_scv:
         notes.append(
             f"arrivals simulated with SCV {arrivals.scv:g}; the analytic figures are the scenario's "
             f"(SCV {arrivals.scenario_scv:g})"
         )
-    span_s = (0.9 * trace.arrival_s.size / replications if trace is not None else 0.9 * requests / replications) / max(
+    span_s = (0.9 * replay.requests / replications if replay is not None else 0.9 * requests / replications) / max(
         arrival_rps, 1e-300
     )
     if span_s < SHORT_SPAN_SERVICE_TIMES * float(model.service_s[-1]):
@@ -496,10 +514,9 @@ def _simulate_one(
         )
     if arrivals.swing is not None:
         notes += referee_swing.swing_notes(arrivals.swing, float(model.service_s[-1]), span_s / 0.9)
-    if trace is not None:
-        notes.append(
-            f"trace of {trace.arrival_s.size} requests at {trace.arrival_rps:.4g} rps; analytic at {offered:.4g}"
-        )
+    if replay is not None:
+        notes.append(f"trace of {replay.requests} requests at {replay.arrival_rps:.4g} rps; analytic at {offered:.4g}")
+        notes += replay.notes(None if trace_work is None else f"a slot {float(np.mean(trace_work)):.3g} times as long")
     if s.miss_upper_bound is not None:
         notes.append(
             f"SLO misses are rare: {s.miss_units_with_miss} of {s.miss_units:,} independent units of the runs hold "
@@ -512,7 +529,7 @@ def _simulate_one(
         "demand_point": row["demand_point"],
         "routing": route,
         "service_model": service,
-        "requests": int(trace.arrival_s.size) if trace is not None else max(requests // replications, 2) * replications,
+        "requests": replay.requests if replay is not None else max(requests // replications, 2) * replications,
         "replications": replications,
         "ci_method": s.method,
         "seed": seed,
@@ -523,10 +540,10 @@ def _simulate_one(
         "queueing_budget_ms": budget_s * MS_PER_S,
         "offered_rps": offered,
         "arrival_rps": arrival_rps,
-        "arrival_scv": None if trace is not None else arrivals.scv,
+        "arrival_scv": None if replay is not None else arrivals.scv,
         "rate_swing_amplitude_fraction": None if arrivals.swing is None else arrivals.swing[0],
         "rate_swing_period_s": None if arrivals.swing is None else arrivals.swing[1],
-        "admission_control": trace is None and arrivals.admission,
+        "admission_control": replay is None and arrivals.admission,
         "start": s.start,
         "warmup_requests_per_replication": s.warmup_requests,
         "relaxation_s": _finite(s.relaxation_s),
@@ -542,6 +559,8 @@ def _simulate_one(
         out[f"{_SHORT[name]}_relative_error_fraction"] = _relative_error(sim_value, value)
     out["simulated_dropped_fraction"] = est["dropped_fraction"]
     out["simulated_wait_mean_ms"] = est["wait_mean_s"] * MS_PER_S
+    if replay is not None:
+        out |= replay.columns()
     out["note"] = "; ".join(notes)
     out["warnings"] = "; ".join(s.warnings)
     return out

@@ -1,5 +1,6 @@
 """What arrivals the referee draws for a simulated row: their SCV (the point's own, or what its measured dispersion
-reads at the system's service time), whether admission control sheds, the rate swing and the model's router."""
+reads at the system's service time), whether admission control sheds, the rate swing and the model's router; or
+a trace, as the simulator replays it."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from typing import Any
 
 import numpy as np
 
+from rackcost.analysis.trace_files import Trace
 from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE
+from rackcost.model.sim_trace import TraceReplay
 from rackcost.model.strategies import Routing
 
-__all__ = ["Arrivals", "capacity_scvs", "point_arrivals"]
+__all__ = ["Arrivals", "capacity_scvs", "point_arrivals", "trace_replay"]
 
 
 @dataclass(frozen=True)
@@ -58,3 +61,18 @@ def capacity_scvs(scenario: Any, arrival_scv: float | None) -> tuple[float, floa
     own = getattr(sizing, "arrival_scv", None)
     own = 1.0 if own is None else float(own)
     return own, own if arrival_scv is None else float(arrival_scv)
+
+
+def trace_replay(trace: Trace, lengths: str, scenario: Any) -> TraceReplay:
+    """A trace as the simulator replays it against the scenario's workload (:mod:`rackcost.model.sim_trace`)."""
+    workload = scenario.workload
+    # from its first arrival: a trace whose clock reads 1e20 s would round every service time away (a double
+    # resolves 16,384 s there); the span, at most 2e13 s (20 million arrivals at 1e-6 rps), resolves 4 ms
+    return TraceReplay(
+        trace.arrival_s - trace.arrival_s[0],
+        np.asarray(trace.input_tokens, dtype=float),
+        np.asarray(trace.output_tokens, dtype=float),
+        lengths,
+        float(workload.input_tokens_per_request),
+        float(workload.output_tokens_per_request),
+    )

@@ -24,9 +24,17 @@ import numpy as np
 from rackcost.model.classes import ClassMix, class_budgets_s, mix_service_scv
 from rackcost.model.memory import KvMemory
 from rackcost.model.performance import interpolate_curve
-from rackcost.model.sim_classes import ClassLaws, LengthLaw, class_statistics, draw_class_requests
+from rackcost.model.sim_classes import (
+    ClassLaws,
+    ClassRequests,
+    LengthLaw,
+    class_requests,
+    class_statistics,
+    draw_class_requests,
+)
 from rackcost.model.sim_engines import KvLimit
 from rackcost.model.sim_summary import summarise
+from rackcost.model.sim_trace import TraceReplay, nearest_class
 from rackcost.model.sim_work import Stage, check_simulation_work, simulation_work
 from rackcost.model.simulation import (
     fixed_model,
@@ -84,21 +92,14 @@ def class_laws(scenario: Scenario) -> ClassLaws | None:
     return ClassLaws(mix, tuple(_law(c.input_tokens) for c in classes), tuple(_law(c.output_tokens) for c in classes))
 
 
-def check_class_options(
-    trace: object, arrival_scv: float | None, scenario_scv: list[float], rate_swing: object = None
-) -> None:
-    """Refuse what the class simulation does not referee: a trace (its requests have no classes), arrivals of
-    another SCV than the scenario's (the analytic class table is the scenario's arrivals') and a rate swing (not
-    modelled with classes)."""
+def check_class_options(arrival_scv: float | None, scenario_scv: list[float], rate_swing: object = None) -> None:
+    """Refuse what the class simulation does not referee: arrivals of another SCV than the scenario's (the analytic
+    class table is the scenario's arrivals') and a rate swing (not modelled with classes). A trace is replayed, each
+    request judged in its nearest class (:mod:`rackcost.model.sim_trace`)."""
     if rate_swing is not None:
         raise ValueError(
             "workload.classes: a rate swing with request classes is not modelled (nor simulated): leave out "
             "--rate-swing"
-        )
-    if trace is not None:
-        raise ValueError(
-            "workload.classes: a trace's requests carry no class; simulate the classes with generated arrivals "
-            "(leave out --trace)"
         )
     if arrival_scv is not None and any(float(arrival_scv) != s for s in scenario_scv):
         raise ValueError(
@@ -171,6 +172,7 @@ def simulate_classes(
     report: Any,
     arrival_scv: float,
     admission: bool,
+    replay: TraceReplay | None = None,
 ) -> list[dict[str, Any]]:
     """One system at one demand point with request classes: the mix's row, then each class's.
 
@@ -190,6 +192,10 @@ def simulate_classes(
         The point's arrival SCV [-].
     admission
         Admission control at the SLO (arrivals at the admitted rate) or not (at the offered rate).
+    replay
+        A trace in place of generated arrivals (every request offered to the queue, batch means over its one run):
+        each request of its own lengths judged in its nearest class, or, under ``none``, drawn by share
+        (:mod:`rackcost.model.sim_trace`).
     """
     mix: ClassMix = laws.mix
     replicas = int(row["active_replicas"])
@@ -207,44 +213,47 @@ def simulate_classes(
     arrival_rps, share = (admitted, admitted / offered if offered > 0 else 1.0) if admission else (offered, 1.0)
     memory = getattr(o.inputs, "kv_memory", None)
     engine = "auto" if np.all(tpot_s == tpot_s[1]) and memory is None else "event"
+    if replay is not None:
+        arrival_rps, share, arrival_scv = replay.arrival_rps, 1.0, 1.0
     relax = queue_relaxation_s(model, replicas, route, arrival_rps, arrival_scv, cv)
-    per_rep = max(requests // replications, 2)
+    per_rep = max(requests // replications, 2) if replay is None else replay.requests
     check_simulation_work(
-        simulation_work([Stage(replicas, model, arrival_rps)], route, per_rep, replications, queue_cap)
+        simulation_work([Stage(replicas, model, arrival_rps)], route, per_rep, 1 if replay else replications, queue_cap)
     )
     values = []
     start, lo = "occupancy", 0
-    for done, child in enumerate(np.random.SeedSequence(seed).spawn(replications), start=1):
-        fleet_seed, class_seed = child.spawn(2)
-        drawn = draw_class_requests(np.random.default_rng(class_seed), laws, per_rep, ttft_ms, tpot_ms)
-        kv = None if memory is None else kv_limit(memory, drawn.input_tokens + drawn.output_tokens)
-        run = run_fleet_once(
-            np.random.default_rng(fleet_seed),
-            replicas,
-            model,
-            route,
-            0.0,
-            arrival_rps,
-            per_rep,
-            cv_fraction=cv,
-            queue_cap=queue_cap,
-            engine=engine,
-            arrival_scv=arrival_scv,
-            request_work=drawn.work,
-            request_output_tokens=drawn.output_tokens,
-            record_occupancy=True,
-            kv=kv,
+    trace_klass = None
+    if replay is not None:  # one run over the trace, its batches the intervals' (as rackcost.model.simulation's)
+        fleet_seed, class_seed = np.random.SeedSequence(seed).spawn(2)
+        if replay.lengths == "none":
+            drawn = draw_class_requests(np.random.default_rng(class_seed), laws, per_rep, ttft_ms, tpot_ms)
+        else:
+            inputs, outputs = replay.replayed()
+            trace_klass = nearest_class(mix, inputs, outputs)
+            drawn = class_requests(mix, trace_klass, inputs, outputs, ttft_ms, tpot_ms)
+        run = _class_run(
+            fleet_seed, drawn, memory, replicas, model, route, arrival_rps, cv, queue_cap, engine, 1.0, replay.arrival_s
         )
         start = run.start
         lo = warmup_requests(per_rep, run.start, relax, arrival_rps, route)
-        occupancy = run.start_occupancy if run.start_occupancy is not None else np.ones(per_rep, dtype=np.int64)
-        wait = run.wait_s
-        stats = class_statistics(drawn, mix, wait, run.ttft_s - wait, tpot_s[occupancy], run.dropped, budgets_s, lo)
-        stats["all:utilization_fraction"] = run_statistics(run, 0.0, lo=lo)["utilization_fraction"]
-        values.append(stats)
+        edges = np.linspace(lo, per_rep, replications + 1).astype(int)
+        for a, b in zip(edges, edges[1:], strict=False):
+            values.append(_class_values(run, drawn, mix, tpot_s, budgets_s, a, b))
         if report is not None:
-            report(done)
-    s = summarise(values, "independent replications")
+            report(replications)
+    else:
+        for done, child in enumerate(np.random.SeedSequence(seed).spawn(replications), start=1):
+            fleet_seed, class_seed = child.spawn(2)
+            drawn = draw_class_requests(np.random.default_rng(class_seed), laws, per_rep, ttft_ms, tpot_ms)
+            run = _class_run(
+                fleet_seed, drawn, memory, replicas, model, route, arrival_rps, cv, queue_cap, engine, arrival_scv
+            )
+            start = run.start
+            lo = warmup_requests(per_rep, run.start, relax, arrival_rps, route)
+            values.append(_class_values(run, drawn, mix, tpot_s, budgets_s, lo, None))
+            if report is not None:
+                report(done)
+    s = summarise(values, "independent replications" if replay is None else "batch means")
     est, half = s.estimates, s.halfwidths
 
     def figure(key: str, name: str, scale: float = 1.0) -> tuple[float, float]:
@@ -255,7 +264,7 @@ def simulate_classes(
         "demand_point": row["demand_point"],
         "routing": route,
         "service_model": service,
-        "requests": per_rep * replications,
+        "requests": per_rep * replications if replay is None else replay.requests,
         "replications": replications,
         "ci_method": s.method,
         "seed": seed,
@@ -263,8 +272,8 @@ def simulate_classes(
         "slots_per_replica": slots,
         "concurrency": concurrency,
         "arrival_rps": arrival_rps,
-        "arrival_scv": arrival_scv,
-        "admission_control": admission,
+        "arrival_scv": arrival_scv if replay is None else None,
+        "admission_control": admission and replay is None,
         "start": start,
         "warmup_requests_per_replication": lo,
         "relaxation_s": relax if math.isfinite(relax) else None,
@@ -281,6 +290,12 @@ def simulate_classes(
         )
     if share < 1.0:
         notes.append(f"admission control drops {1 - share:.1%} of arrivals before the queue, as the model")
+    if replay is not None:
+        common |= replay.columns()
+        notes.append(f"trace of {replay.requests} requests at {replay.arrival_rps:.4g} rps; analytic at {offered:.4g}")
+        notes += replay.notes(
+            f"a slot {float(np.mean(drawn.work)):.3g} times as long" if trace_klass is not None else None
+        )
     warnings = []
     if not math.isfinite(relax):
         warnings.append(
@@ -318,10 +333,68 @@ def simulate_classes(
         own, own_half = figure(str(k), "accepted_own_length_fraction", share)
         r["simulated_accepted_own_length_fraction"] = _finite(own)
         r["simulated_accepted_own_length_fraction_ci95_halfwidth"] = _finite(own_half)
-        r["note"] = "; ".join(notes)
+        if trace_klass is not None:  # the trace's requests judged in this class, by their lengths
+            r["trace_share_fraction"] = float(np.mean(trace_klass == k))
+            r["note"] = "; ".join(
+                [
+                    *notes,
+                    f"{np.mean(trace_klass == k):.1%} of the trace's requests are nearest this class in length (log "
+                    f"space), against its share of {float(mix.share_fraction[k]):.1%}",
+                ]
+            )
+        else:
+            r["note"] = "; ".join(notes)
         r["warnings"] = "; ".join(warnings)
         out.append(r)
     return out
+
+
+def _class_run(
+    seed: np.random.SeedSequence,
+    drawn: ClassRequests,
+    memory: KvMemory | None,
+    replicas: int,
+    model: Any,
+    route: str,
+    arrival_rps: float,
+    cv: float,
+    queue_cap: int | None,
+    engine: str,
+    arrival_scv: float,
+    arrival_s: np.ndarray | None = None,
+) -> Any:
+    """One sample path of the class mix: generated arrivals at ``arrival_rps``, or a trace's ``arrival_s``."""
+    kv = None if memory is None else kv_limit(memory, drawn.input_tokens + drawn.output_tokens)
+    return run_fleet_once(
+        np.random.default_rng(seed),
+        replicas,
+        model,
+        route,
+        0.0,
+        arrival_rps if arrival_s is None else None,
+        drawn.work.size if arrival_s is None else 0,
+        cv_fraction=cv,
+        queue_cap=queue_cap,
+        engine=engine,
+        arrival_scv=arrival_scv,
+        arrival_s=arrival_s,
+        request_work=drawn.work,
+        request_output_tokens=drawn.output_tokens,
+        record_occupancy=True,
+        kv=kv,
+    )
+
+
+def _class_values(
+    run: Any, drawn: ClassRequests, mix: ClassMix, tpot_s: np.ndarray, budgets_s: np.ndarray, lo: int, hi: int | None
+) -> dict[str, float]:
+    """The class estimates of one path over its requests ``lo`` to ``hi - 1`` (:func:`class_statistics`), with the
+    mix's slot utilisation."""
+    occupancy = run.start_occupancy if run.start_occupancy is not None else np.ones(drawn.work.size, dtype=np.int64)
+    wait = run.wait_s
+    stats = class_statistics(drawn, mix, wait, run.ttft_s - wait, tpot_s[occupancy], run.dropped, budgets_s, lo, hi)
+    stats["all:utilization_fraction"] = run_statistics(run, 0.0, lo=lo, hi=hi)["utilization_fraction"]
+    return stats
 
 
 def _finite(x: float) -> float | None:

@@ -28,6 +28,7 @@ from rackcost.model.sim_classes import LengthLaw, draw_lengths
 from rackcost.model.sim_engines import ReplicaModel, draw_work, fixed_model, replica_model
 from rackcost.model.sim_summary import Summary, summarise, with_rare_bound
 from rackcost.model.sim_tandem import run_tandem_once, tandem_miss_units, tandem_statistics
+from rackcost.model.sim_trace import TraceReplay
 from rackcost.model.sim_work import Stage, check_simulation_work, simulation_work
 from rackcost.model.simulation import DEFAULT_OUTPUT_TOKENS_CV_FRACTION, queue_relaxation_s, warmup_requests
 from rackcost.scenario.schema import Scenario
@@ -96,8 +97,9 @@ def check_pool_options(
     rate_swing: object,
     output_lengths: LengthLaw | None = None,
 ) -> None:
-    """Refuse what the tandem simulation does not referee: a trace and a rate swing for a disaggregated system, and
-    an ``output_lengths`` law without one or whose mean is not the workload's.
+    """Refuse what the tandem simulation does not referee: a rate swing for a disaggregated system, and an
+    ``output_lengths`` law without one, whose mean is not the workload's, or beside a trace (whose lengths are its
+    own).
 
     Raises
     ------
@@ -121,10 +123,10 @@ def check_pool_options(
                 f"output_lengths: its cv ({law_cv(output_lengths):.6g}) must be workload.output_tokens_cv_fraction "
                 f"({cv:g}, 1 when not given): the analytic side reads the workload's"
             )
+    if output_lengths is not None and trace is not None:
+        raise ValueError("output_lengths: a trace brings its own output lengths (trace_lengths); give one or the other")
     if not pooled:
         return
-    if trace is not None:
-        raise ValueError(f"{where}: a trace is not simulated through disaggregated pools; leave out --trace")
     swung = [j for j, d in enumerate(scenario.demand) if getattr(d, "rate_swing", None) is not None]
     if rate_swing is not None or swung:
         at = "--rate-swing" if rate_swing is not None else f"demand[{swung[0]}].rate_swing"
@@ -266,12 +268,16 @@ def _replicate(
     queue_cap: int | None,
     output_lengths: LengthLaw | None,
     report: Any,
+    replay: TraceReplay | None = None,
 ) -> tuple[Summary, _Tally]:
     """Independent replications of the tandem (:func:`rackcost.model.sim_tandem.run_tandem_once`), each stage's
     warm-up by :func:`rackcost.model.simulation.warmup_requests` from its own start and relaxation time; refused
     first when both pools' warm starts and the requests are beyond
     :func:`rackcost.model.sim_work.check_simulation_work`'s bounds (the decode pool's start at the arrival rate
-    too: what enters the prefill pool leaves it for decode)."""
+    too: what enters the prefill pool leaves it for decode). With a trace (``replay``), one run over its arrivals and
+    batch means (:func:`_replay`)."""
+    if replay is not None:
+        return _replay(st, budget_s, seed, replications, queue_cap, report, replay)
     relax_p = queue_relaxation_s(st.p_model, st.p_replicas, st.route, arrival_rps, scv, PREFILL_CV_FRACTION)
     relax_d = queue_relaxation_s(st.d_model, st.d_replicas, st.route, arrival_rps, scv, st.cv)
     per_rep = max(requests // replications, 2)
@@ -318,6 +324,63 @@ def _replicate(
     return summary, _Tally(starts, lo_p, lo_d, relax_p, relax_d)
 
 
+def _replay(
+    st: _Stages, budget_s: float, seed: int, batches: int, queue_cap: int | None, report: Any, replay: TraceReplay
+) -> tuple[Summary, _Tally]:
+    """The tandem over a trace's arrivals, one run, its batches the intervals' (as
+    :func:`rackcost.model.simulation.replicate` does for one fleet): each request's prefill work and TTFT its input
+    over the workload's mean (the prefill curve measured at the workload's input), its decode work its output over
+    the workload's mean (:mod:`rackcost.model.sim_trace`), or, under ``none``, both drawn as without a trace."""
+    n, rate = replay.requests, replay.arrival_rps
+    relax_p = queue_relaxation_s(st.p_model, st.p_replicas, st.route, rate, 1.0, PREFILL_CV_FRACTION)
+    relax_d = queue_relaxation_s(st.d_model, st.d_replicas, st.route, rate, 1.0, st.cv)
+    stages = (Stage(st.p_replicas, st.p_model, rate, "prefill"), Stage(st.d_replicas, st.d_model, rate, "decode"))
+    check_simulation_work(simulation_work(stages, st.route, n, 1, queue_cap))
+    run_seed, length_seed = np.random.SeedSequence(seed).spawn(2)
+    if replay.lengths == "none":
+        prefill_work = None
+        work = draw_work(np.random.default_rng(length_seed), n, st.cv)
+        tokens = np.maximum(work * st.osl, 1.0)
+    else:
+        inputs, tokens = replay.replayed()
+        prefill_work, work = inputs / replay.isl, tokens / st.osl
+    run = run_tandem_once(
+        np.random.default_rng(run_seed),
+        (st.p_replicas, st.p_model),
+        (st.d_replicas, st.d_model),
+        st.route,
+        rate,
+        n,
+        st.transfer_s,
+        work,
+        tokens,
+        st.cv,
+        1.0,
+        queue_cap,
+        "auto" if np.all(st.tpot_s == st.tpot_s[1]) else "event",
+        PREFILL_CV_FRACTION,
+        arrival_s=replay.arrival_s,
+        prefill_work=prefill_work,
+    )
+    lo_p = warmup_requests(n, run.prefill.start, relax_p, rate, st.route)
+    lo_d = warmup_requests(run.decode.arrival_s.size, run.decode.start, relax_d, rate, st.route)
+    # the batches start past both warm-ups: after the last arrival whose decode falls in the decode pool's
+    early = np.flatnonzero((run.decode_position >= 0) & (run.decode_position < lo_d))
+    lo_p = max(lo_p, int(early.max()) + 1 if early.size else 0)
+    if n - lo_p < 2 * batches:
+        raise ValueError(
+            f"too few requests to measure: a trace of {n:,} arrivals leaves {n - lo_p:,} after the two pools' "
+            f"warm-ups, fewer than 2 for each of {batches} batches (a longer trace, or fewer --replications)"
+        )
+    edges = np.linspace(lo_p, n, batches + 1).astype(int)
+    values = [tandem_statistics(run, budget_s, a, lo_d, st.tpot_s, b) for a, b in zip(edges, edges[1:], strict=False)]
+    if report is not None:
+        report(batches)
+    units, with_miss, crowding = tandem_miss_units(run, budget_s, lo_p, lo_d, max(relax_p, relax_d))
+    summary = with_rare_bound(summarise(values, "batch means"), units, with_miss, crowding)
+    return summary, _Tally((run.prefill.start, run.decode.start), lo_p, lo_d, relax_p, relax_d)
+
+
 def simulate_pools(
     scenario: Scenario,
     route: str,
@@ -332,6 +395,7 @@ def simulate_pools(
     j: int,
     report: Any,
     arrivals: Any,
+    replay: TraceReplay | None = None,
 ) -> dict[str, Any]:
     """One disaggregated system at demand point ``j``: its row.
 
@@ -348,6 +412,9 @@ def simulate_pools(
         Called with the replications done, or None.
     arrivals
         The row's arrivals (``scv``, ``scenario_scv``, ``admission``).
+    replay
+        A trace in place of generated arrivals: every request offered to the prefill pool, batch means over one run
+        (:func:`_replay`).
     """
     pools, chosen, fleet = o.inputs.pools, o.chosen, o.fleet
     slo, workload = scenario.slo, scenario.workload
@@ -374,9 +441,21 @@ def simulate_pools(
     budget_s = float(queueing_budget_s(row["ttft_ms"], row["tpot_ms"], osl, slo.ttft_limit_ms, slo.e2e_limit_ms))
     offered, admitted = float(row["offered_rps"]), float(row["admitted_rps"])
     arrival_rps, share = (admitted, admitted / offered if offered > 0 else 1.0) if arrivals.admission else (offered, 1)
+    if replay is not None:
+        arrival_rps, share = replay.arrival_rps, 1.0
     stages = _Stages(p_replicas, p_model, d_replicas, d_model, route, pools.transfer_ms / MS_PER_S, tpot_s, osl, cv)
     s, t = _replicate(
-        stages, arrival_rps, arrivals.scv, budget_s, requests, seed, replications, queue_cap, output_lengths, report
+        stages,
+        arrival_rps,
+        arrivals.scv,
+        budget_s,
+        requests,
+        seed,
+        replications,
+        queue_cap,
+        output_lengths,
+        report,
+        replay,
     )
     starts, lo_p, lo_d, relax_p, relax_d = t.starts, t.lo_prefill, t.lo_decode, t.relax_prefill, t.relax_decode
     est, half = s.estimates, s.halfwidths
@@ -390,7 +469,7 @@ def simulate_pools(
         "layout": "disaggregated",
         "routing": route,
         "service_model": service,
-        "requests": max(requests // replications, 2) * replications,
+        "requests": max(requests // replications, 2) * replications if replay is None else replay.requests,
         "replications": replications,
         "ci_method": s.method,
         "seed": seed,
@@ -403,12 +482,16 @@ def simulate_pools(
         "decode_slots_per_replica": d_slots,
         "transfer_ms": pools.transfer_ms,
         "output_tokens_cv_fraction": cv,
-        "output_lengths": "gamma" if output_lengths is None else output_lengths.kind,
+        "output_lengths": "trace"
+        if replay is not None and replay.lengths != "none"
+        else "gamma"
+        if output_lengths is None
+        else output_lengths.kind,
         "queueing_budget_ms": budget_s * MS_PER_S,
         "offered_rps": offered,
         "arrival_rps": arrival_rps,
-        "arrival_scv": arrivals.scv,
-        "admission_control": arrivals.admission,
+        "arrival_scv": arrivals.scv if replay is None else None,
+        "admission_control": arrivals.admission and replay is None,
         "start": f"prefill {starts[0]}, decode {starts[1]}",
         "warmup_requests_per_replication": lo_p,
         "decode_warmup_requests_per_replication": lo_d,
@@ -458,10 +541,21 @@ def simulate_pools(
             f"one; the accepted share's interval contains the bound that at most {s.miss_upper_bound:.2g} of the "
             "requests simulated miss either pool's part (95%, Clopper-Pearson over the units)"
         )
-    if arrivals.scv != arrivals.scenario_scv:
+    if arrivals.scv != arrivals.scenario_scv and replay is None:
         notes.append(
             f"arrivals simulated with SCV {arrivals.scv:g}; the analytic figures are the same pools' at that SCV"
         )
+    if replay is not None:
+        out |= replay.columns()
+        notes.append(f"trace of {replay.requests} requests at {replay.arrival_rps:.4g} rps; analytic at {offered:.4g}")
+        held = None
+        if replay.lengths != "none":
+            inputs, tokens = replay.replayed()
+            held = (
+                f"a prefill slot {float(np.mean(inputs)) / replay.isl:.3g} and a decode slot "
+                f"{float(np.mean(tokens)) / osl:.3g} times as long"
+            )
+        notes += replay.notes(held)
     warnings = []
     for role, relax, model, n in (("prefill", relax_p, p_model, p_replicas), ("decode", relax_d, d_model, d_replicas)):
         if not math.isfinite(relax):

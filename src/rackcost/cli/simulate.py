@@ -45,6 +45,20 @@ class Service(StrEnum):
     fixed = "fixed"
 
 
+class TraceLengths(StrEnum):
+    relative = "relative"
+    own = "own"
+    none = "none"
+
+
+TRACE_LENGTH_WORDS = {
+    "relative": "each request's lengths over the trace's mean, times the workload's",
+    "own": "each request's own lengths",
+    "none": "arrival times only, lengths drawn",
+}
+"""A replayed row's ``trace_lengths``, in words."""
+
+
 def simulate(
     scenario: ScenarioArg = None,
     system: Annotated[str | None, typer.Option("--system", help="Only this system (default: every one).")] = None,
@@ -72,6 +86,15 @@ def simulate(
     trace: Annotated[
         Path | None,
         typer.Option("--trace", help="CSV of arrival_s,input_tokens,output_tokens replacing Poisson arrivals."),
+    ] = None,
+    trace_lengths: Annotated[
+        TraceLengths | None,
+        typer.Option(
+            "--trace-lengths",
+            help="With --trace: relative (default: each request's input and output over the trace's mean, times the "
+            "workload's, so the scenario's mean request is kept), own (as recorded, through the curve), or none "
+            "(arrival times only).",
+        ),
     ] = None,
     arrival_scv: Annotated[
         float | None,
@@ -131,6 +154,9 @@ def simulate(
     if capacity and swing is not None:
         error("--rate-swing does not apply to --capacity (which checks the constant-rate capacity at SLO)")
         raise typer.Exit(code=1)
+    if trace_lengths is not None and trace is None:
+        error("--trace-lengths says how a trace's lengths are replayed: give --trace too")
+        raise typer.Exit(code=1)
     if capacity:
         _capacity(sc, system, requests, seed, routing, replications, fmt, dest, arrival_scv)
         return
@@ -155,6 +181,7 @@ def simulate(
                 arrival_scv=arrival_scv,
                 admission=not no_admission,
                 rate_swing=swing,
+                trace_lengths=None if trace_lengths is None else trace_lengths.value,
             )
     except ScenarioError as exc:
         fail(exc)
@@ -205,7 +232,8 @@ def _print(out: Console, scenario_name: str, rows: list[dict[str, Any]]) -> None
     scv = first["arrival_scv"]
     out.print(
         (
-            "arrivals from the trace"
+            f"arrivals from the trace, {TRACE_LENGTH_WORDS[first['trace_lengths']]} (--trace-lengths "
+            f"{first['trace_lengths']})"
             if scv is None
             else f"arrivals: renewal, SCV {scv:g}{' (Poisson)' if scv == 1 else ''}"
         )

@@ -44,7 +44,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model.classes import ClassMix
 from rackcost.units import MS_PER_S
@@ -53,6 +53,7 @@ __all__ = [
     "ClassLaws",
     "ClassRequests",
     "LengthLaw",
+    "class_requests",
     "class_statistics",
     "draw_class_requests",
     "draw_lengths",
@@ -208,15 +209,44 @@ def draw_class_requests(
         m = int(members.sum())
         inputs[members] = draw_lengths(rng, laws.input_laws[k], m)
         outputs[members] = np.maximum(draw_lengths(rng, laws.output_laws[k], m), 1.0)
-    uncached = (1.0 - mix.prefix_hit_fraction[klass]) * inputs
+    # a class of plain numbers: exponential service about its mean, the analytic default (within-class SCV 1)
+    spread = np.where(~mix.spread_stated[klass], rng.exponential(1.0, size), 1.0)
+    return class_requests(mix, klass, inputs, outputs, ttft_ms, tpot_ms, spread)
+
+
+def class_requests(
+    mix: ClassMix,
+    klass: ArrayLike,
+    input_tokens: ArrayLike,
+    output_tokens: ArrayLike,
+    ttft_ms: float,
+    tpot_ms: float,
+    spread: ArrayLike | None = None,
+) -> ClassRequests:
+    """Requests of given classes and lengths (drawn, or a trace's), their TTFT ratio and work from the mix's
+    latencies at the point's load (module docstring).
+
+    Parameters
+    ----------
+    mix
+        The classes.
+    klass, input_tokens, output_tokens
+        Each request's class index and lengths [-, tokens, tokens].
+    ttft_ms, tpot_ms
+        As :func:`draw_class_requests` [ms].
+    spread
+        A factor on each request's work (an exponential draw of mean 1 for a class of plain numbers); None: 1.
+    """
+    k = np.asarray(klass, dtype=np.int64)
+    inputs = np.asarray(input_tokens, dtype=float)
+    outputs = np.asarray(output_tokens, dtype=float)
+    uncached = (1.0 - mix.prefix_hit_fraction[k]) * inputs
     rho = uncached / float(np.sum(mix.share_fraction * mix.uncached_input_tokens))
     e = rho * ttft_ms + (outputs - 1.0) * tpot_ms
     e_mean = ttft_ms + (mix.mean_output_tokens - 1.0) * tpot_ms
     ratio = e / e_mean
-    # a class of plain numbers: exponential service about its mean, the analytic default (within-class SCV 1)
-    exponential = ~mix.spread_stated[klass]
-    work = np.where(exponential, ratio * rng.exponential(1.0, size), ratio)
-    return ClassRequests(klass.astype(np.int64), rho, inputs, outputs, work, ratio)
+    work = ratio if spread is None else ratio * np.asarray(spread, dtype=float)
+    return ClassRequests(k, rho, inputs, outputs, work, ratio)
 
 
 def class_statistics(
@@ -228,6 +258,7 @@ def class_statistics(
     dropped: NDArray[np.bool_],
     budgets_s: Array,
     lo: int,
+    hi: int | None = None,
 ) -> dict[str, float]:
     """Per-class estimates from one sample path, over its requests from ``lo``.
 
@@ -254,8 +285,10 @@ def class_statistics(
         Each class's queueing budget at the point, shape ``(K,)`` [s].
     lo
         First measured request (after the warm-up) [-].
+    hi
+        One past the last measured request (a batch of a trace's batch means); None: every request from ``lo``.
     """
-    sl = slice(lo, None)
+    sl = slice(lo, hi)
     k_of = requests.klass[sl]
     admitted = ~dropped[sl]
     wait = np.where(admitted, wait_s[sl], np.inf)

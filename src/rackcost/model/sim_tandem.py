@@ -72,6 +72,8 @@ def run_tandem_once(
     queue_cap: int | None = None,
     decode_engine: str = "event",
     prefill_cv_fraction: float = 1.0,
+    arrival_s: Array | None = None,
+    prefill_work: Array | None = None,
 ) -> TandemRun:
     """Simulate one sample path of the prefill pool, the KV transfer and the decode pool.
 
@@ -97,6 +99,12 @@ def run_tandem_once(
         ``"event"`` (records each request's start occupancy, for its TPOT) or ``"auto"``.
     prefill_cv_fraction
         Coefficient of variation of the prefill work (gamma, mean 1; 1 exponential, 0 every prefill the same) [-].
+    arrival_s
+        A trace's sorted arrival times in place of the renewal arrivals (``arrival_rps`` and ``requests`` then
+        unused) [s].
+    prefill_work
+        Each request's prefill work (its uncached input over the workload's mean), which is also its prefill TTFT's
+        share of the curve's (:mod:`rackcost.model.sim_trace`), in place of gamma draws [-].
 
     Examples
     --------
@@ -111,17 +119,22 @@ def run_tandem_once(
     p_rng, d_rng = rng.spawn(2)
     p_replicas, p_model = prefill
     d_replicas, d_model = decode
+    if arrival_s is not None:
+        requests = int(np.asarray(arrival_s).size)
     first = run_fleet_once(
         p_rng,
         p_replicas,
         p_model,
         routing,
         0.0,
-        arrival_rps,
+        arrival_rps if arrival_s is None else None,
         requests,
         cv_fraction=prefill_cv_fraction,
         queue_cap=queue_cap,
         arrival_scv=arrival_scv,
+        arrival_s=arrival_s,
+        request_work=prefill_work,
+        request_ttft_ratio=prefill_work,
     )
     reached = np.flatnonzero(~first.dropped)
     at_decode = first.finish_s[reached] + transfer_s
@@ -197,12 +210,15 @@ def tandem_statistics(
     lo_prefill: int,
     lo_decode: int,
     tpot_by_occupancy_s: Array,
+    hi_prefill: int | None = None,
 ) -> dict[str, float]:
     """The estimates of one tandem sample path over its measured requests.
 
     A request is measured when its arrival index is at least ``lo_prefill`` and, where it reached the decode pool,
     its index there at least ``lo_decode``. It is accepted when neither pool dropped it, its prefill wait is within
-    ``prefill_budget_s`` and it found a free decode slot (the decode pool's budget is 0).
+    ``prefill_budget_s`` and it found a free decode slot (the decode pool's budget is 0). With ``hi_prefill`` (a
+    batch of a trace's batch means) only arrivals before that index are measured, and the decode pool's utilisation
+    over the span of the batch's requests there.
 
     Returns
     -------
@@ -215,6 +231,11 @@ def tandem_statistics(
     """
     p, d, pos = run.prefill, run.decode, run.decode_position
     measured, reached, d_dropped, p_ok, d_ok = _masks(run, prefill_budget_s, lo_prefill, lo_decode)
+    hi_decode = None
+    if hi_prefill is not None:
+        measured &= np.arange(measured.size) < hi_prefill
+        there = pos[measured & reached]
+        lo_decode, hi_decode = (int(there.min()), int(there.max()) + 1) if there.size >= 2 else (0, d.arrival_s.size)
     accepted = p_ok & d_ok
     m_admitted = measured & ~p.dropped
     ttft = p.ttft_s[m_admitted]
@@ -230,8 +251,8 @@ def tandem_statistics(
         "ttft_p50_s": float(np.quantile(ttft, 0.5)) if ttft.size else 0.0,
         "ttft_p99_s": float(np.quantile(ttft, 0.99)) if ttft.size else 0.0,
         "tpot_p99_s": float(np.quantile(tpot, 0.99)) if tpot.size else 0.0,
-        "prefill_utilization_fraction": run_statistics(p, 0.0, lo=lo_prefill)["utilization_fraction"],
-        "decode_utilization_fraction": run_statistics(d, 0.0, lo=lo_decode)["utilization_fraction"],
+        "prefill_utilization_fraction": run_statistics(p, 0.0, lo=lo_prefill, hi=hi_prefill)["utilization_fraction"],
+        "decode_utilization_fraction": run_statistics(d, 0.0, lo=lo_decode, hi=hi_decode)["utilization_fraction"],
         "dropped_fraction": float((p.dropped | (reached & d_dropped))[measured].mean()),
         "accepted_rps": float(accepted[measured].sum() / span) if span > 0 else 0.0,
     }

@@ -219,6 +219,7 @@ def run_fleet_once(
     request_output_tokens: ArrayLike | None = None,
     record_occupancy: bool = False,
     kv: KvLimit | None = None,
+    request_ttft_ratio: ArrayLike | None = None,
 ) -> Run:
     """Simulate one sample path: renewal arrivals at ``arrival_rps`` (Poisson by default; or the given
     ``arrival_s``), gamma work.
@@ -267,6 +268,10 @@ def run_fleet_once(
     kv
         KV-limited admission (:class:`rackcost.model.sim_engines.KvLimit`, one entry per generated request; the
         requests of a steady start hold its ``initial_bytes_per_request``); runs the event engine.
+    request_ttft_ratio
+        Each request's TTFT before queueing over the curve's (a trace's own input lengths,
+        :func:`rackcost.model.sim_trace.shape_requests`): its TTFT is its wait plus this times the curve's TTFT at
+        the occupancy it starts at; None: 1 [-].
     """
     del budget_s
     check_fleet(replicas, routing)
@@ -380,6 +385,12 @@ def run_fleet_once(
             arrivals, work, replicas, model, routing, choices, initial, queue_cap, recorded, kv
         )
         occupancy = None if recorded is None else np.array(recorded, dtype=np.int64)
+    if request_ttft_ratio is not None:  # each request's own prefill: its share of the curve's TTFT, not its wait
+        ratio = np.asarray(request_ttft_ratio, dtype=float)
+        if ratio.shape != (n - backlog,):
+            raise ValueError(f"request_ttft_ratio must hold one ratio per request ({n - backlog}), got {ratio.shape}")
+        wait = start - arrivals
+        ttft = wait + np.concatenate([np.ones(backlog), ratio]) * (ttft - wait)
     if backlog:
         cut = slice(backlog, None)
         return Run(
