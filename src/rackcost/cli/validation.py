@@ -158,6 +158,40 @@ def read_inferencex_files(data_folder: Path | None) -> list[InferenceXFile]:
     return out
 
 
+SHARED_TRACES = (
+    (
+        "AzureLLMInferenceTrace_conv.csv",
+        "Microsoft Azure, AzurePublicDataset, Azure LLM inference trace 2023, conversation service (2023-11-16, one "
+        "hour; Patel et al., Splitwise, ISCA 2024), CC-BY 4.0",
+    ),
+    (
+        "mooncake_conversation_trace.jsonl",
+        "Moonshot AI / kvcache-ai, Mooncake, FAST25-release conversation trace (Qin et al., Mooncake, FAST 2025), "
+        "Apache-2.0",
+    ),
+)
+"""The shared folder's production traces of single requests (``traces/``) and their sources."""
+QUICK_TRACE_S = 900.0
+"""With ``--quick``, each trace's first 15 minutes only [s]."""
+
+
+def read_shared_traces(folder: Path | None, quick: bool = False) -> tuple:
+    """The shared production traces of :data:`SHARED_TRACES` that exist under ``folder/traces`` (none without it)."""
+    from rackcost.analysis.trace_files import read_trace
+    from rackcost.analysis.trace_scaling import cut_window
+    from rackcost.analysis.validation.traffic import NamedTrace
+
+    if folder is None:
+        return ()
+    out = []
+    for name, source in SHARED_TRACES:
+        path = folder / "traces" / name
+        if path.is_file():
+            trace = read_trace(path)
+            out.append(NamedTrace(name, source, cut_window(trace, 0.0, QUICK_TRACE_S) if quick else trace))
+    return tuple(out)
+
+
 def _without(path: Path, text: str) -> str:
     """A message about one file without its path (the line names the file already): ``[row 3]: ...`` or the rest."""
     return text.replace(f"{path}: ", "").replace(str(path), "")
@@ -213,6 +247,7 @@ def validation(
             seed=seed,
             power_curves=tuple(_power_curves(folder)),
             inferencex_files=tuple(read_inferencex_files(folder)),
+            traces=read_shared_traces(folder, quick),
         )
         with console(stderr=True).status("measuring (the simulator runs every bundled scenario and router)"):
             sections = build_sections(context)

@@ -14,6 +14,7 @@ from rackcost.analysis.validation.interpolation import interpolation_section
 from rackcost.analysis.validation.power import power_law_section
 from rackcost.analysis.validation.sections import SectionSlot, ValidationContext, ValidationSection, pending_section
 from rackcost.analysis.validation.simulator import simulator_section
+from rackcost.analysis.validation.traffic import traffic_section
 
 __all__ = ["SLOTS", "build_sections"]
 
@@ -22,6 +23,7 @@ SLOTS: tuple[SectionSlot, ...] = (
     SectionSlot("interpolation", "Throughput interpolation, leave one measured point out", interpolation_section),
     SectionSlot("simulator", "Analytic against simulated, every bundled scenario and router", simulator_section),
     SectionSlot("inferencex", "InferenceX reproduction: $/M tokens against InferenceX's formula", inferencex_section),
+    SectionSlot("traffic", "Real traffic: production traces replayed through the sized fleets", traffic_section),
 )
 """Every section of the file, in the order it shows them."""
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -114,6 +114,9 @@ class ValidationContext:
         Measured board power against batch (the ML.ENERGY compilation), or empty when absent.
     inferencex_files
         The shared InferenceX files, each parsed with the curves imported from it alone, or empty when absent.
+    traces
+        The shared production traces (:class:`rackcost.analysis.validation.traffic.NamedTrace`), or empty when
+        absent.
     """
 
     scenarios: tuple[tuple[str, Scenario], ...]
@@ -125,6 +128,7 @@ class ValidationContext:
     seed: int = 0
     power_curves: tuple[PowerCurve, ...] = ()
     inferencex_files: tuple[InferenceXFile, ...] = ()
+    traces: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
