@@ -2,7 +2,8 @@
 "Demand over time").
 
 A scenario's ``demand`` is either the list of named points it always was, or a profile: hourly arrival rates of a
-typical week (168 values) or a year (8,760), inline or from a CSV file, with growth over a horizon of 1 to 10 years.
+typical week (168 values), several whole weeks (168 n) or a year (8,760), inline or from a CSV file, with growth over
+a horizon of 1 to 10 years; optionally with the rates of the windows inside each hour (``sub_hour``).
 The rest of rackcost keeps reading ``Scenario.demand`` as a list of named points: at load,
 :func:`demand_from_profile` turns a profile into three points (quiet, normal, peak: percentiles of the horizon's
 hourly rates, each weighted by the hours nearest to it) and keeps the profile, its values inline, in
@@ -38,6 +39,7 @@ from rackcost.model import profile as core
 from rackcost.scenario.distributions import NOT_BOOL
 from rackcost.scenario.fields import ArrivalScv, ScenarioBlock, Source, raise_problems
 from rackcost.scenario.systems import ProvenanceClass
+from rackcost.units import SECONDS_PER_HOUR
 
 __all__ = [
     "MAX_PROFILE_CSV_BYTES",
@@ -46,7 +48,9 @@ __all__ = [
     "DemandProfile",
     "ProfileGrowth",
     "ProfilePoints",
+    "ProfileSubHour",
     "ProfileValues",
+    "SubHour",
     "csv_folder",
     "demand_from_profile",
     "demand_json_schema",
@@ -78,7 +82,10 @@ GrowthFraction = Annotated[float, Field(allow_inf_nan=False, le=10), NOT_BOOL]
 Percent = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False), NOT_BOOL]
 HorizonYears = Annotated[int, Field(ge=1, le=core.MAX_HORIZON_YEARS), NOT_BOOL]
 
-LENGTHS_ALLOWED = "168 hourly values (a typical week, Monday 00:00 first) or 8,760 (a year)"
+LENGTHS_ALLOWED = (
+    "168 hourly values (a typical week, Monday 00:00 first), a whole number of weeks (168 n, n up to 52: tiled by "
+    "its weeks in order) or 8,760 (a year)"
+)
 
 
 @contextlib.contextmanager
@@ -110,7 +117,8 @@ class ProfileValues(ScenarioBlock):
     hourly_arrival_rps: list[HourlyRps] | None = Field(
         default=None,
         description=f"Hourly arrival rates, {LENGTHS_ALLOWED}; each 0 to 1e7 [requests/s]. A year of the horizon "
-        "is the week tiled (52 weeks and a Monday) or the year itself; every year starts on a Monday.",
+        "is the profile's weeks tiled in order (52 weeks and a Monday) or the year itself; every year starts on a "
+        "Monday.",
     )
     csv: str | None = Field(
         default=None,
@@ -131,7 +139,7 @@ class ProfileValues(ScenarioBlock):
             raise_problems([("csv", "a CSV is read only by demand: {profile: {csv: ...}} in a scenario file")])
         values = self.hourly_arrival_rps or []
         problems = []
-        if len(values) not in core.PROFILE_LENGTHS_H:
+        if not core.is_profile_length(len(values)):
             problems.append(("hourly_arrival_rps", f"has {len(values):,} values; a profile is {LENGTHS_ALLOWED}"))
         raise_problems(problems + _rate_problems(values, "hourly_arrival_rps"))
         return self
@@ -209,6 +217,107 @@ class ProfilePoints(ScenarioBlock):
         return (self.quiet, self.normal, self.peak)
 
 
+# ---- the rates inside an hour ------------------------------------------------------------------------------------
+
+MIN_WINDOW_S = 60.0
+"""Shortest window within an hour [s]: the pointwise stationary approximation needs a window long against the
+service time (at least 20 mean service times, docs/model.md "Sub-hour peaks"); LLM requests hold a slot 10-40 s."""
+MAX_WINDOW_RATIO = 1e3
+"""Highest rate a window may have over the hour's mean [-]."""
+
+WindowS = Annotated[float, Field(ge=MIN_WINDOW_S, le=SECONDS_PER_HOUR / 2, allow_inf_nan=False), NOT_BOOL]
+WindowRatio = Annotated[float, Field(ge=0, le=MAX_WINDOW_RATIO, allow_inf_nan=False), NOT_BOOL]
+
+
+def _windows_per_hour(window_s: float) -> int | None:
+    """How many windows of ``window_s`` fill an hour exactly, or None [-]."""
+    count = round(SECONDS_PER_HOUR / window_s)
+    return count if math.isclose(count * window_s, SECONDS_PER_HOUR, rel_tol=1e-9) else None
+
+
+class SubHour(ScenarioBlock):
+    """The rates of the equal windows that make up a demand point's hour: the rate moves within the point.
+
+    Sizing, acceptance and capacity at SLO average the stationary model over the windows, each weighted by its
+    arrivals (the pointwise stationary approximation, :mod:`rackcost.model.rate_swing`); the point's
+    ``arrival_rps`` stays the hour's mean.
+    """
+
+    window_s: WindowS = Field(
+        description="Length of each window; 60 to 1,800 s, a whole number of windows to the hour (600: six "
+        "10-minute windows) [s]."
+    )
+    rate_ratios: list[WindowRatio] = Field(
+        min_length=2,
+        max_length=int(SECONDS_PER_HOUR / MIN_WINDOW_S),
+        description="Each window's arrival rate, in order, relative to the hour's: divided by their mean, so "
+        "[1.12, 1.14, 0.70, 0.89, 1.33, 0.82] and the windows' rates in requests/s say the same; 0 to 1e3 each, "
+        "one per window of the hour [-].",
+    )
+    source: Source = None
+
+    @model_validator(mode="after")
+    def _fills_the_hour(self) -> SubHour:
+        count = _windows_per_hour(self.window_s)
+        problems = []
+        if count is None:
+            problems.append(("window_s", f"must divide an hour into whole windows (600, 300, 900, ...), got "
+                             f"{self.window_s:g}"))
+        elif len(self.rate_ratios) != count:
+            problems.append(
+                (
+                    "rate_ratios",
+                    f"has {len(self.rate_ratios)} windows; an hour holds {count} of {self.window_s:g} s: give one "
+                    "rate per window",
+                )
+            )
+        if sum(self.rate_ratios) <= 0:
+            problems.append(("rate_ratios", "every window is 0: the point's rate has no windows to spread over"))
+        raise_problems(problems)
+        return self
+
+
+class ProfileSubHour(ScenarioBlock):
+    """The rates of the equal windows inside every hour of a profile (``rackcost profile servegen`` writes them)."""
+
+    window_s: WindowS = Field(
+        description="Length of each window; 60 to 1,800 s, a whole number of windows to the hour [s]."
+    )
+    window_rps: list[list[WindowRatio]] = Field(
+        description="For each hour of the profile, in order, its windows' arrival rates (or any multiple of them: "
+        "only their ratios to the hour's mean are used, the hour's rate is hourly_arrival_rps); one list per "
+        "hour, each of 3,600 / window_s values [requests/s]."
+    )
+    source: Source = None
+
+    @model_validator(mode="after")
+    def _whole_hours(self) -> ProfileSubHour:
+        count = _windows_per_hour(self.window_s)
+        if count is None:
+            raise_problems(
+                [("window_s", f"must divide an hour into whole windows (600, 300, 900, ...), got {self.window_s:g}")]
+            )
+        bad = [i for i, w in enumerate(self.window_rps) if len(w) != count]
+        raise_problems(
+            [
+                (f"window_rps[{i}]", f"has {len(self.window_rps[i])} windows; an hour holds {count} of "
+                 f"{self.window_s:g} s")
+                for i in bad[:MAX_LISTED]
+            ]
+            + ([("window_rps", f"and {len(bad) - MAX_LISTED:,} more hours of the wrong length")]
+               if len(bad) > MAX_LISTED else [])
+        )
+        return self
+
+    def ratios_of_hour(self, hour: int) -> list[float] | None:
+        """The windows of profile hour ``hour`` over their mean, or None where the hour is idle or flat [-]."""
+        w = np.asarray(self.window_rps[hour], dtype=np.float64)
+        mean = float(w.mean())
+        if mean <= 0 or np.all(w == w[0]):
+            return None
+        return [float(x) for x in w / mean]
+
+
 class DemandProfile(ScenarioBlock):
     """Hourly demand over a horizon of years: a week or a year of rates, grown; named points derived from it."""
 
@@ -227,6 +336,12 @@ class DemandProfile(ScenarioBlock):
     arrival_scv: ArrivalScv | None = Field(
         default=None, description="Squared coefficient of variation of inter-arrival times of every hour [-]."
     )
+    sub_hour: ProfileSubHour | None = Field(
+        default=None,
+        description="The rates of the windows inside each hour {window_s, window_rps: [[...], ...]}, one list per "
+        "hour of the profile; each named point carries the windows of the hour nearest its rate, and sizing, "
+        "acceptance and cost average over them (docs/model.md, Sub-hour peaks). Absent: every hour is constant.",
+    )
     source: Source = None
     provenance: ProvenanceClass | None = Field(
         default=None, description="vendor, collaborative, independent or assumption: who measured the profile."
@@ -242,6 +357,17 @@ class DemandProfile(ScenarioBlock):
                         "growth.per_year_table",
                         f"gives {len(table)} years of growth; the horizon has {self.horizon_years} "
                         "(horizon_years): give one rate per year",
+                    )
+                ]
+            )
+        hours = len(self.profile.hourly_arrival_rps or [])
+        if self.sub_hour is not None and len(self.sub_hour.window_rps) != hours:
+            raise_problems(
+                [
+                    (
+                        "sub_hour.window_rps",
+                        f"has {len(self.sub_hour.window_rps):,} hours of windows; the profile has {hours:,} hours: "
+                        "give one list of windows per hour",
                     )
                 ]
             )
@@ -271,7 +397,8 @@ class DemandProfile(ScenarioBlock):
 
     def named_points(self) -> list[dict[str, Any]]:
         """The quiet, normal and peak demand points, as a scenario file would give them."""
-        rates, hours = core.named_points(self.hourly_rates_rps(), self.points.percentiles, MIN_HOURS_PER_DAY)
+        horizon = self.hourly_rates_rps()
+        rates, hours = core.named_points(horizon, self.points.percentiles, MIN_HOURS_PER_DAY)
         out = []
         for name, level, rate, h in zip(POINT_NAMES_OF_PROFILE, self.points.percentiles, rates, hours, strict=True):
             point: dict[str, Any] = {
@@ -283,8 +410,28 @@ class DemandProfile(ScenarioBlock):
             }
             if self.arrival_scv is not None:
                 point["arrival_scv"] = self.arrival_scv
+            windows = self._windows_near(horizon, float(rate))
+            if windows is not None:
+                point["sub_hour"] = windows
             out.append(point)
         return out
+
+    def _windows_near(self, horizon_rps: NDArray[np.float64], rate_rps: float) -> dict[str, Any] | None:
+        """The sub-hour windows a named point of ``rate_rps`` carries: those of the hour of the horizon whose rate
+        is nearest (the first such hour), or None without windows (or where that hour is idle or flat)."""
+        if self.sub_hour is None:
+            return None
+        nearest = int(np.argmin(np.abs(horizon_rps - rate_rps)))
+        hour = int(core.hour_of_profile(nearest, len(self.profile.hourly_arrival_rps or [])))
+        ratios = self.sub_hour.ratios_of_hour(hour)
+        if ratios is None:
+            return None
+        where = f"; {self.sub_hour.source}" if self.sub_hour.source else ""
+        return {
+            "window_s": self.sub_hour.window_s,
+            "rate_ratios": ratios,
+            "source": f"the windows of hour {hour} of the demand profile, the hour nearest the point's rate{where}",
+        }
 
 
 # ---- a CSV of hourly rates --------------------------------------------------------------------------------------
@@ -347,7 +494,7 @@ def read_profile_csv(path: Path, column: str | None = None) -> tuple[list[float]
         else:
             values.append(value)
     problems += bad[:MAX_LISTED] + ([f"and {len(bad) - MAX_LISTED:,} more bad rates"] if len(bad) > MAX_LISTED else [])
-    if not problems and len(values) not in core.PROFILE_LENGTHS_H:
+    if not problems and not core.is_profile_length(len(values)):
         problems.append(f"has {len(values):,} hourly rows; a profile is {LENGTHS_ALLOWED}")
     return ([], problems) if problems else (values, [])
 

@@ -53,7 +53,13 @@ from rackcost.scenario.fields import (
 from rackcost.scenario.memory_blocks import Architecture, Memory, memory_problems
 from rackcost.scenario.plan_blocks import PlanBlock, plan_problems
 from rackcost.scenario.pool_blocks import pool_problems
-from rackcost.scenario.profile_blocks import PROFILE_NOTE, DemandProfile, demand_from_profile, demand_json_schema
+from rackcost.scenario.profile_blocks import (
+    PROFILE_NOTE,
+    DemandProfile,
+    SubHour,
+    demand_from_profile,
+    demand_json_schema,
+)
 from rackcost.scenario.systems import (
     Api,
     Billing,
@@ -245,7 +251,20 @@ class DemandPoint(ScenarioBlock):
         "period_s}; sizing, acceptance and capacity at SLO average over its cycle (pointwise stationary "
         "approximation, rackcost.model.rate_swing); absent: the rate is constant.",
     )
+    sub_hour: SubHour | None = Field(
+        default=None,
+        description="The rates of the equal windows that make up the point's hour {window_s, rate_ratios: [...], "
+        "source?} (a demand profile with windows gives each named point those of its nearest hour); sizing, "
+        "acceptance and capacity at SLO average over the windows as over a swing's cycle (docs/model.md, Sub-hour "
+        "peaks); absent: the rate is constant. Not with rate_swing.",
+    )
     source: Source = None
+
+    @model_validator(mode="after")
+    def _one_movement(self) -> DemandPoint:
+        if self.rate_swing is not None and self.sub_hour is not None:
+            raise_problems([("sub_hour", "give a rate_swing or sub_hour windows, not both: each moves the rate")])
+        return self
 
 
 class Facility(ScenarioBlock):
@@ -522,6 +541,15 @@ class Scenario(ScenarioBlock):
                 )
                 for i, d in enumerate(self.demand)
                 if d.rate_swing is not None
+            ]
+            problems += [
+                (
+                    f"demand[{i}].sub_hour",
+                    "sub-hour windows with workload.classes are not modelled yet: remove the windows (from the "
+                    "demand profile: its sub_hour) or the classes",
+                )
+                for i, d in enumerate(self.demand)
+                if d.sub_hour is not None
             ]
             problems += [
                 (
