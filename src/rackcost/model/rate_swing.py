@@ -179,23 +179,28 @@ def point_shapes(policy: FleetPolicy, points: int) -> RateShape:
     windows = policy.sub_hour_rate_ratios
     if not any(windows):
         return swing
-    phases = max(PHASES, *(len(r) for r in windows))
+    lengths = np.array([len(r) for r in windows])
+    swings = bool(np.any(swing.active))
+    phases = max(PHASES if swings else 1, int(lengths.max()))
     m = np.ones((1, points, phases))
     w = np.zeros((1, points, phases))
-    m[..., :PHASES] = swing.multipliers
-    w[..., :PHASES] = 1.0 / PHASES
-    active = swing.active.copy()
-    top = np.array(swing.top, dtype=float)
-    for j, ratios in enumerate(windows):
-        if ratios:
-            r = np.asarray(ratios, dtype=float)
-            r = r / np.mean(r)  # a mean of 1 to rounding, whatever the rounding of the ratios given
-            m[0, j, :] = 1.0
-            w[0, j, :] = 0.0
-            m[0, j, : r.size] = r
-            w[0, j, : r.size] = 1.0 / r.size
-            active[0, j] = bool(np.any(r != r[0]))
-            top[0, j] = float(r.max())
+    if swings:
+        m[..., :PHASES] = np.broadcast_to(swing.multipliers, (1, points, PHASES))
+        w[..., :PHASES] = 1.0 / PHASES
+    else:
+        w[..., 0] = 1.0  # a point that does not move: one phase at its mean
+    active = np.broadcast_to(swing.active, (1, points)).copy()
+    top = np.broadcast_to(swing.top, (1, points)).astype(float)
+    for size in np.unique(lengths[lengths > 0]):  # the points of each window count at once (every hour of a horizon)
+        j = np.flatnonzero(lengths == size)
+        r = np.asarray([windows[k] for k in j], dtype=float)
+        r = r / np.mean(r, axis=1, keepdims=True)  # a mean of 1 to rounding, whatever the rounding of the ratios
+        m[0, j, :] = 1.0
+        w[0, j, :] = 0.0
+        m[0, j, :size] = r
+        w[0, j, :size] = 1.0 / size
+        active[0, j] = np.any(r != r[:, :1], axis=1)
+        top[0, j] = r.max(axis=1)
     return RateShape(m, w, active, top)
 
 

@@ -395,6 +395,18 @@ class DemandProfile(ScenarioBlock):
         """Arrival rate at every hour of the horizon, ``horizon_years * 8760`` values [requests/s]."""
         return core.hourly_rates_rps(self.profile.hourly_arrival_rps or [], self.growth_rates(), self.horizon_years)
 
+    def hourly_window_ratios(self) -> NDArray[np.float64] | None:
+        """Each hour of the horizon's windows over its mean, ``(horizon_years * 8760, windows per hour)`` (all ones
+        for an idle hour), or None without ``sub_hour`` [-]. Growth scales an hour's windows with it: their ratios
+        do not move."""
+        if self.sub_hour is None:
+            return None
+        w = np.asarray(self.sub_hour.window_rps, dtype=np.float64)
+        mean = w.mean(axis=1, keepdims=True)
+        ratios = np.where(mean > 0, w / np.where(mean > 0, mean, 1.0), 1.0)
+        hours = np.arange(self.horizon_years * core.HOURS_PER_YEAR_OF_HORIZON)
+        return ratios[core.hour_of_profile(hours, w.shape[0])]
+
     def named_points(self) -> list[dict[str, Any]]:
         """The quiet, normal and peak demand points, as a scenario file would give them."""
         horizon = self.hourly_rates_rps()
