@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -32,7 +33,7 @@ from rackcost.model.sim_engines import replica_model
 from rackcost.model.simulation import DEFAULT_OUTPUT_TOKENS_CV_FRACTION, run_fleet_once
 from rackcost.scenario.schema import Scenario
 
-__all__ = ["WindowReplay", "replay_windows"]
+__all__ = ["INFERENCEX_SCENARIO", "CheckRow", "WindowReplay", "replay_windows", "servegen_check"]
 
 
 @dataclass(frozen=True)
@@ -175,3 +176,61 @@ def replay_windows(
         requests=offered_total,
     )
 
+
+
+INFERENCEX_SCENARIO = "deepseek-r1-b200-vs-gb200-inferencex"
+"""The bundled scenario whose systems serve the ServeGen check."""
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    """One fleet of the ServeGen check: what it was sized for, and its hour replayed."""
+
+    sized_for: str
+    replay: WindowReplay
+
+
+def servegen_check(
+    folder: str | Path, *, peak_rps: float = 240.0, replications: int = 5, seed: int = 0
+) -> list[CheckRow]:
+    """ServeGen's busiest hour, replayed through each system of :data:`INFERENCEX_SCENARIO` as rackcost sizes it
+    from the profile with its windows, and as it sizes it from the hourly means alone (docs/model.md, "Sub-hour peaks
+    in a profile"; ``benchmarks/sub_hour_agreement.py``).
+
+    The analytic share of the fleet sized for the means is that same fleet (``fleet.replicas`` its serving count)
+    under the busiest hour's windows.
+    """
+    from rackcost.analysis.servegen_windows import profile_of_windows, read_servegen_windows
+    from rackcost.evaluation.chain import evaluate
+    from rackcost.scenario.loading import bundled_scenario_path, load_scenario, scenario_to_data
+
+    profile = profile_of_windows(read_servegen_windows(folder), peak_rps)
+    busiest = int(np.argmax(profile.hourly_arrival_rps))
+    hour = profile.window_rps[busiest]
+    warmup = float(profile.window_rps[busiest - 1][-1]) if busiest > 0 else None
+    base = scenario_to_data(load_scenario(bundled_scenario_path(INFERENCEX_SCENARIO)))
+    base.pop("demand_profile", None)
+    with_windows = dict(base, demand=profile.demand())
+    means = dict(base, demand={k: v for k, v in profile.demand().items() if k != "sub_hour"})
+    sized = scenario_from_data(with_windows)
+    plain = scenario_from_data(means)
+    rows = []
+    for system in [s.name for s in sized.systems if s.api is None]:
+        common = {"warmup_rps": warmup, "replications": replications, "seed": seed}
+        rows.append(CheckRow("the profile with its windows", replay_windows(sized, system, hour, profile.window_s, **common)))
+        serving = next(r for r in evaluate(plain).records["points"] if r["system"] == system and r["demand_point"] == "peak")
+        fixed = dict(with_windows, fleet=dict(with_windows["fleet"], replicas=int(serving["active_replicas"])))
+        fixed["systems"] = [s for s in with_windows["systems"] if s["name"] == system]
+        fixed.pop("baseline_system", None)
+        fixed.pop("figures", None)  # provenance of the figures of both systems: not needed for one
+        rows.append(
+            CheckRow("the hourly means", replay_windows(scenario_from_data(fixed), system, hour, profile.window_s, **common))
+        )
+    return rows
+
+
+def scenario_from_data(data: dict[str, object]) -> Scenario:
+    """A scenario from its data (:func:`rackcost.scenario.loading.scenario_from_dict`)."""
+    from rackcost.scenario.loading import scenario_from_dict
+
+    return scenario_from_dict(data)
