@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 
 from fuzzing_sub_hour import (
     check_client_folder,
@@ -38,5 +38,7 @@ def test_windows_accept_at_most_all_and_more_spread_never_needs_fewer(case) -> N
 
 @settings(max_examples=20, deadline=None)  # an evaluation of the two-system scenario: 0.1-0.3 s
 @given(sub_hour_points())
+@example((0, 900.0, [0.0, 0.0, 0.0, 1.0]))  # idle windows: NaN from a phase of rate 0 (found by the benchmark)
+@example((0, 900.0, [0.0, 0.0, 1.0, 2.225073858507203e-309]))  # a subnormal window: a log of 0
 def test_points_with_windows_evaluate_or_are_refused(case) -> None:
     assert check_sub_hour_point(*case) in ("evaluated", "refused")

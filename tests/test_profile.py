@@ -501,7 +501,9 @@ def test_a_length_of_no_whole_weeks_nor_a_year_is_an_error_naming_the_path(tmp_p
     only_problem(path, "demand.profile.hourly_arrival_rps", f"{hours:,} values", "whole number of weeks", "8,760")
     csv = tmp_path / "rates.csv"
     csv.write_text("hour,arrival_rps\n" + "".join(f"{h},1\n" for h in range(hours)), "utf-8")
-    only_problem(scenario_file(tmp_path, {"profile": {"csv": "rates.csv"}}, "c.yaml"), "demand.profile.csv", "rates.csv")
+    only_problem(
+        scenario_file(tmp_path, {"profile": {"csv": "rates.csv"}}, "c.yaml"), "demand.profile.csv", "rates.csv"
+    )
 
 
 # --------------------------------------------------------------------------- the windows inside each hour
@@ -529,7 +531,9 @@ def test_the_named_points_carry_the_windows_of_their_nearest_hour(tmp_path: Path
 
 
 def test_a_profile_with_flat_windows_is_the_profile_without_bit_for_bit(tmp_path: Path) -> None:
-    plain = rackcost.evaluate(rackcost.load_scenario(scenario_file(tmp_path, {"profile": {"hourly_arrival_rps": WEEK}})))
+    plain = rackcost.evaluate(
+        rackcost.load_scenario(scenario_file(tmp_path, {"profile": {"hourly_arrival_rps": WEEK}}))
+    )
     flat = rackcost.evaluate(rackcost.load_scenario(scenario_file(tmp_path, with_windows(HOUR_WINDOWS), "f.yaml")))
     for table in ("points", "systems", "years", "horizon"):
         assert json.dumps(flat.records[table]) == json.dumps(plain.records[table])

@@ -490,3 +490,14 @@ def test_a_swing_and_windows_on_one_point_are_refused():
     data["demand"][-1]["rate_swing"] = {"amplitude_fraction": 0.2, "period_s": 600}
     with pytest.raises(rackcost.ScenarioError, match="not both"):
         rackcost.scenario_from_dict(data)
+
+
+def test_windows_that_move_a_fixed_fleet_warn_with_the_figures():
+    data = copy.deepcopy(BASE)
+    data["fleet"]["replicas"] = 5
+    data["demand"][-1]["sub_hour"] = {"window_s": 600, "rate_ratios": [1.5, 0.5, 1.3, 0.7, 1.2, 0.8]}
+    warnings = [w for w in rackcost.evaluate(rackcost.scenario_from_dict(data)).warnings if "sub-hour" in w]
+    assert warnings == [
+        "B at peak: the sub-hour windows of 600 s (the busiest 1.50x the hour's mean) move the accepted share from "
+        "100.0% at a constant rate to 93.6% (the same fleet, 5 replicas; demand[2].sub_hour sets them)"
+    ]

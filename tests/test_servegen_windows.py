@@ -95,8 +95,20 @@ GOOD = "0,1.0,1.0,Gamma,1,1\n600,2.0,1.0,Gamma,1,1\n1200,0,0,,0,0\n"
         ("0,1.0,1.0,Gamma,1,1\n600,2.0,1.0,Gamma,1\n", ("row 2", "5 columns", "6")),
         ("0,1.0,1.0,Gamma,1,1\n600,fast,1.0,Gamma,1,1\n", ("row 2", "arrival rate", "text, not a number")),
         ("0,1.0,1.0,Gamma,1,1\n600,-2,1.0,Gamma,1,1\n", ("row 2", "arrival rate", "negative")),
-        ("0,1.0,1.0,Gamma,1,1\n600,nan,1.0,Gamma,1,1\n", ("row 2", "arrival rate",)),
-        ("0,1.0,1.0,Gamma,1,1\n600,inf,1.0,Gamma,1,1\n", ("row 2", "arrival rate",)),
+        (
+            "0,1.0,1.0,Gamma,1,1\n600,nan,1.0,Gamma,1,1\n",
+            (
+                "row 2",
+                "arrival rate",
+            ),
+        ),
+        (
+            "0,1.0,1.0,Gamma,1,1\n600,inf,1.0,Gamma,1,1\n",
+            (
+                "row 2",
+                "arrival rate",
+            ),
+        ),
         ("0,1.0,1.0,Gamma,1,1\n600,1e9,1.0,Gamma,1,1\n", ("row 2", "above 1e+07")),
         ("0,1.0,-1,Gamma,1,1\n600,1,1.0,Gamma,1,1\n", ("row 1", "CV")),
         ("0,1.0,1.0,Gamma,1,1\n600,1,1.0,Gamma,1,1\n1300,1,1,Gamma,1,1\n", ("row 3", "not 600 s after", "gaps")),

@@ -153,7 +153,13 @@ def replay_windows(
         if admitted.size == 0 or counted_offered == 0:
             raise ValueError("the windows hold too few arrivals to replay")
         run = run_fleet_once(
-            rng, replicas, model, scenario.fleet.routing.value, budget_s, arrival_s=admitted, cv_fraction=cv,
+            rng,
+            replicas,
+            model,
+            scenario.fleet.routing.value,
+            budget_s,
+            arrival_s=admitted,
+            cv_fraction=cv,
             output_tokens=osl,
         )
         measured = run.arrival_s >= window_s  # the warm-up window is not counted
@@ -175,7 +181,6 @@ def replay_windows(
         replications=replications,
         requests=offered_total,
     )
-
 
 
 INFERENCEX_SCENARIO = "deepseek-r1-b200-vs-gb200-inferencex"
@@ -215,17 +220,22 @@ def servegen_check(
     sized = scenario_from_data(with_windows)
     plain = scenario_from_data(means)
     rows = []
+
+    def replay(scenario: Scenario, system: str) -> WindowReplay:
+        return replay_windows(
+            scenario, system, hour, profile.window_s, warmup_rps=warmup, replications=replications, seed=seed
+        )
+
     for system in [s.name for s in sized.systems if s.api is None]:
-        common = {"warmup_rps": warmup, "replications": replications, "seed": seed}
-        rows.append(CheckRow("the profile with its windows", replay_windows(sized, system, hour, profile.window_s, **common)))
-        serving = next(r for r in evaluate(plain).records["points"] if r["system"] == system and r["demand_point"] == "peak")
+        rows.append(CheckRow("the profile with its windows", replay(sized, system)))
+        serving = next(
+            r for r in evaluate(plain).records["points"] if r["system"] == system and r["demand_point"] == "peak"
+        )
         fixed = dict(with_windows, fleet=dict(with_windows["fleet"], replicas=int(serving["active_replicas"])))
         fixed["systems"] = [s for s in with_windows["systems"] if s["name"] == system]
         fixed.pop("baseline_system", None)
         fixed.pop("figures", None)  # provenance of the figures of both systems: not needed for one
-        rows.append(
-            CheckRow("the hourly means", replay_windows(scenario_from_data(fixed), system, hour, profile.window_s, **common))
-        )
+        rows.append(CheckRow("the hourly means", replay(scenario_from_data(fixed), system)))
     return rows
 
 

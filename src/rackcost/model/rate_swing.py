@@ -95,6 +95,9 @@ MAX_AMPLITUDE_FRACTION = 0.9
 VALID_PERIOD_SERVICE_TIMES = 20.0
 """Periods shorter than this many mean service times bring a warning: the busy slots follow a swing of period
 ``T`` with amplitude ``1 / sqrt(1 + (2 pi S / T)^2)`` of it, 5% short at ``T = 20 S`` (module docstring) [-]."""
+MIN_PHASE_RPS = 1e-6
+"""The lowest rate a phase is served at, a demand point's floor (``scenario.fields.MIN_RPS``) [requests/s]: an idle
+window of an hour is served there, its admitted and accepted rates scaled back to 0."""
 _CAPACITY_HALVINGS = 48
 """Bisection steps of :func:`swing_capacity_rps`: from a bracket of ``(1 + a)^2`` to a relative 4e-15 [-]."""
 
@@ -276,8 +279,8 @@ def cycle_accepted_share(
     >>> round(float(cycle_accepted_share("pooled", 0.2, 1, 1.0, 1.0, 0.0, 0.5, 0.5)), 12)
     0.775
     """
-    shape = amplitude_fraction if isinstance(amplitude_fraction, RateShape) else RateShape.of_amplitude(
-        amplitude_fraction
+    shape = (
+        amplitude_fraction if isinstance(amplitude_fraction, RateShape) else RateShape.of_amplitude(amplitude_fraction)
     )
     lam = np.asarray(mean_rps, dtype=float)
     v = np.asarray(arrival_variability, dtype=float)
@@ -575,7 +578,11 @@ def serve_with_swing(
         )
     else:  # every serving replica serves: the stationary capacity of the fleet is a known-feasible rate
         hint = _on_phases(stationary.capacity_at_slo_rps / v, points, phases)
-    phase_rates = (lam[..., None] * np.broadcast_to(a.multipliers, (*lam.shape, phases))).reshape(rows, -1)
+    offered = (lam[..., None] * np.broadcast_to(a.multipliers, (*lam.shape, phases))).reshape(rows, -1)
+    # an idle window (a rate of 0) is served at the lowest rate a demand point has, its figures scaled back to its
+    # own rate (an exact 1 wherever the rate is above it: every figure then as it was)
+    phase_rates = np.maximum(offered, MIN_PHASE_RPS)
+    own = offered / phase_rates
     served = serve_demand(
         phase_rates,
         _on_phases(active, points, phases),
@@ -597,7 +604,7 @@ def serve_with_swing(
     def over_cycle(x: Array) -> Array:
         return a.average(np.broadcast_to(x, phase_rates.shape).reshape(rows, points, phases))
 
-    admitted, accepted = over_cycle(served.admitted_rps), over_cycle(served.accepted_rps)
+    admitted, accepted = over_cycle(served.admitted_rps * own), over_cycle(served.accepted_rps * own)
     capacity_active = swing_capacity_rps(routing, active, concurrency, service_s, budget_eff, miss_target, a, v)
     if np.array_equal(np.broadcast_to(active, lam.shape), np.broadcast_to(serving, lam.shape)):
         capacity = capacity_active

@@ -261,8 +261,9 @@ class SubHour(ScenarioBlock):
         count = _windows_per_hour(self.window_s)
         problems = []
         if count is None:
-            problems.append(("window_s", f"must divide an hour into whole windows (600, 300, 900, ...), got "
-                             f"{self.window_s:g}"))
+            problems.append(
+                ("window_s", f"must divide an hour into whole windows (600, 300, 900, ...), got {self.window_s:g}")
+            )
         elif len(self.rate_ratios) != count:
             problems.append(
                 (
@@ -300,12 +301,17 @@ class ProfileSubHour(ScenarioBlock):
         bad = [i for i, w in enumerate(self.window_rps) if len(w) != count]
         raise_problems(
             [
-                (f"window_rps[{i}]", f"has {len(self.window_rps[i])} windows; an hour holds {count} of "
-                 f"{self.window_s:g} s")
+                (
+                    f"window_rps[{i}]",
+                    f"has {len(self.window_rps[i])} windows; an hour holds {count} of {self.window_s:g} s",
+                )
                 for i in bad[:MAX_LISTED]
             ]
-            + ([("window_rps", f"and {len(bad) - MAX_LISTED:,} more hours of the wrong length")]
-               if len(bad) > MAX_LISTED else [])
+            + (
+                [("window_rps", f"and {len(bad) - MAX_LISTED:,} more hours of the wrong length")]
+                if len(bad) > MAX_LISTED
+                else []
+            )
         )
         return self
 

@@ -215,7 +215,9 @@ def service_scv(scenario: Scenario) -> float:
 def _sub_hour(scenario: Scenario) -> tuple[tuple[float, ...], ...]:
     """Each demand point's sub-hour windows as rates over the hour's mean (an empty tuple where it has none); empty
     where no point has any, so a scenario without windows keeps its policy as it was."""
-    ratios = tuple(() if d.sub_hour is None else tuple(float(r) for r in d.sub_hour.rate_ratios) for d in scenario.demand)
+    ratios = tuple(
+        () if d.sub_hour is None else tuple(float(r) for r in d.sub_hour.rate_ratios) for d in scenario.demand
+    )
     return ratios if any(ratios) else ()
 
 
