@@ -44,8 +44,19 @@ CELLS = st.one_of(
 
 @st.composite
 def client_folders(draw: st.DrawFn) -> list[list[list[str]]]:
-    """Client files as rows of cells (see the module docstring)."""
+    """Client files as rows of cells (see the module docstring): a few hostile windows, or a whole week of valid
+    windows (drawn from a seed) with a few hostile cells or none."""
     clients = draw(st.integers(1, 3))
+    if draw(st.booleans()):  # a week of 10-minute windows, so that a profile can be made
+        rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+        out = [
+            [[str(i * 600), f"{rng.uniform(0, 5):.4g}", "1.2", "Gamma", "1", "1"] for i in range(1008)]
+            for _ in range(clients)
+        ]
+        for _ in range(draw(st.integers(0, 2))):  # hostile cells
+            c, i, j = draw(st.integers(0, clients - 1)), draw(st.integers(0, 1007)), draw(st.integers(0, 2))
+            out[c][i][j] = draw(CELLS)
+        return out
     windows = draw(st.integers(0, 14))
     step = draw(st.sampled_from([600, 600, 600, 300, 0, 4000]))
     out = []
@@ -122,12 +133,20 @@ def check_windows(pool: tuple[Any, ...], load: float, ratios: list[float], k1: f
 
 
 def sub_hour_points() -> st.SearchStrategy[tuple[Any, ...]]:
-    """(point index, window length [s], ratios) for the two-system scenario; valid or not."""
-    return st.tuples(
+    """(point index, window length [s], ratios) for the two-system scenario: mostly valid windows, or anything."""
+    valid = st.sampled_from([600.0, 300.0, 900.0, 1200.0]).flatmap(
+        lambda w: st.tuples(
+            st.integers(0, 2),
+            st.just(w),
+            st.lists(st.floats(0.0, 5.0), min_size=round(3600 / w), max_size=round(3600 / w)),
+        )
+    )
+    anything = st.tuples(
         st.integers(0, 2),
         st.sampled_from([600.0, 300.0, 900.0, 700.0, 30.0]),
         st.lists(st.one_of(st.floats(0.0, 5.0), st.sampled_from([-1.0, 1e4])), min_size=0, max_size=13),
     )
+    return st.one_of(valid, valid, anything)
 
 
 def check_sub_hour_point(index: int, window_s: float, ratios: list[float]) -> str:

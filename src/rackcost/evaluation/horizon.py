@@ -31,8 +31,8 @@ from rackcost.model.fleet import minimum_hours_shortfall, run_fleet
 from rackcost.model.inputs import SystemInputs
 from rackcost.model.strategies import IdlePolicy
 from rackcost.scenario.fields import MAX_RPS, MIN_RPS
-from rackcost.scenario.profile_blocks import SubHour
 from rackcost.scenario.schema import Scenario
+from rackcost.scenario.sub_hour_blocks import SubHour
 from rackcost.scenario.unpack import api_inputs, one_evaluation, sampled_inputs
 from rackcost.units import HOURS_PER_DAY, SECONDS_PER_HOUR
 

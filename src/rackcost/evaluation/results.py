@@ -19,6 +19,7 @@ from rackcost.evaluation.class_tables import class_revenue, class_rows
 from rackcost.evaluation.columns import column_names, in_order, undefined_as_none
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.evaluation.disaggregated import POOLS_TABLE, accelerators, pool_rows, pool_warnings
+from rackcost.evaluation.sub_hour_notes import sub_hour_warnings
 from rackcost.files import csv_text
 from rackcost.model.burstiness import FRAGILITY_DROP_FRACTION
 from rackcost.model.inputs import SloInputs
@@ -621,31 +622,6 @@ def add_rate_swing(scenario: Scenario, row: dict[str, Any]) -> dict[str, Any]:
     return in_order(row, column_names("points", revenue=scenario.revenue is not None))
 
 
-def _sub_hour_warnings(o: SystemOutcome, i: int, d: Any, steady: Any) -> list[str]:
-    """Where a point's sub-hour windows move its accepted share by more than :data:`FRAGILITY_DROP_FRACTION` on the
-    same fleet, and where a window is shorter than the pointwise stationary approximation needs."""
-    out = []
-    top = max(d.sub_hour.rate_ratios) / (sum(d.sub_hour.rate_ratios) / len(d.sub_hour.rate_ratios))
-    words = f"sub-hour windows of {d.sub_hour.window_s:g} s (the busiest {top:.2f}x the hour's mean)"
-    if steady is not None:
-        with_windows = float(o.demand.accepted_rps[i] / o.demand.offered_rps[i])
-        without = float(steady.accepted_rps[0, i] / steady.offered_rps[0, i])
-        if abs(without - with_windows) > FRAGILITY_DROP_FRACTION:
-            out.append(
-                f"{o.inputs.name} at {d.name}: the {words} move the accepted share from {100 * without:.1f}% at a "
-                f"constant rate to {100 * with_windows:.1f}% (the same fleet, {o.provisioned_replicas} replicas; "
-                f"demand[{i}].sub_hour sets them)"
-            )
-    service_s = float(o.demand.service_s[i])
-    if swing_too_fast(d.sub_hour.window_s, service_s):
-        out.append(
-            f"{o.inputs.name} at {d.name}: the {words} are shorter than {VALID_PERIOD_SERVICE_TIMES:g} mean service "
-            f"times ({service_s:.3g} s): the busy slots cannot follow them, and the pointwise stationary approximation "
-            "overstates their effect"
-        )
-    return out
-
-
 def swing_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[str]:
     """Where a rate swing moves the accepted share by more than :data:`FRAGILITY_DROP_FRACTION` on the same fleet,
     and where it is too fast for the pointwise stationary approximation (:mod:`rackcost.model.rate_swing`)."""
@@ -654,7 +630,7 @@ def swing_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[st
         steady = o.fleet.demand_without_swing
         for i, d in enumerate(scenario.demand):
             if d.sub_hour is not None:
-                out += _sub_hour_warnings(o, i, d, steady)
+                out += sub_hour_warnings(o, i, d, steady)
             swing = d.rate_swing
             if swing is None or swing.amplitude_fraction == 0:
                 continue

@@ -40,8 +40,6 @@ from rackcost.scenario.fields import (
     SiteKw,
     Source,
     SpareCount,
-    SwingAmplitudeFraction,
-    SwingPeriodS,
     Tokens,
     UsdPerKw,
     UsdPerKwh,
@@ -53,13 +51,8 @@ from rackcost.scenario.fields import (
 from rackcost.scenario.memory_blocks import Architecture, Memory, memory_problems
 from rackcost.scenario.plan_blocks import PlanBlock, plan_problems
 from rackcost.scenario.pool_blocks import pool_problems
-from rackcost.scenario.profile_blocks import (
-    PROFILE_NOTE,
-    DemandProfile,
-    SubHour,
-    demand_from_profile,
-    demand_json_schema,
-)
+from rackcost.scenario.profile_blocks import PROFILE_NOTE, DemandProfile, demand_from_profile, demand_json_schema
+from rackcost.scenario.sub_hour_blocks import RateSwing, SubHour
 from rackcost.scenario.systems import (
     Api,
     Billing,
@@ -216,18 +209,6 @@ class SLO(ScenarioBlock):
     source: Source = None
 
 
-class RateSwing(ScenarioBlock):
-    """A short, periodic swing of the arrival rate within a demand point: ``lambda (1 + a sin(2 pi t / T))``."""
-
-    amplitude_fraction: SwingAmplitudeFraction = Field(
-        description="Amplitude a of the swing as a share of the point's mean rate (0.2: +/-20%); 0 to 0.9 [-]."
-    )
-    period_s: SwingPeriodS = Field(
-        description="Period T of the swing; 1e-3 to 1e7 [s]. The pointwise stationary approximation assumes it long "
-        "against the service time (rackcost.model.rate_swing)."
-    )
-
-
 class DemandPoint(ScenarioBlock):
     """One level of demand and how many hours a day the fleet sees it."""
 
@@ -253,10 +234,8 @@ class DemandPoint(ScenarioBlock):
     )
     sub_hour: SubHour | None = Field(
         default=None,
-        description="The rates of the equal windows that make up the point's hour {window_s, rate_ratios: [...], "
-        "source?} (a demand profile with windows gives each named point those of its nearest hour); sizing, "
-        "acceptance and capacity at SLO average over the windows as over a swing's cycle (docs/model.md, Sub-hour "
-        "peaks); absent: the rate is constant. Not with rate_swing.",
+        description="The rates of the windows that make up the point's hour {window_s, rate_ratios, source?}; sizing "
+        "and acceptance average over them as over a swing's cycle (docs/model.md, Sub-hour peaks in a profile).",
     )
     source: Source = None
 
@@ -535,21 +514,13 @@ class Scenario(ScenarioBlock):
         problems += plan_problems(self.plan, self.systems, self.demand_profile is not None)
         if self.workload.classes is not None:
             problems += [
-                (
-                    f"demand[{i}].rate_swing",
-                    "a rate swing with workload.classes is not modelled yet: remove the swing or the classes",
-                )
+                (f"demand[{i}].{key}", f"{what} with workload.classes is not modelled yet: remove {it} or the classes")
                 for i, d in enumerate(self.demand)
-                if d.rate_swing is not None
-            ]
-            problems += [
-                (
-                    f"demand[{i}].sub_hour",
-                    "sub-hour windows with workload.classes are not modelled yet: remove the windows (from the "
-                    "demand profile: its sub_hour) or the classes",
+                for key, what, it in (
+                    ("rate_swing", "a rate swing", "the swing"),
+                    ("sub_hour", "sub-hour windows", "the windows (a profile's: its sub_hour)"),
                 )
-                for i, d in enumerate(self.demand)
-                if d.sub_hour is not None
+                if getattr(d, key) is not None
             ]
             problems += [
                 (
