@@ -106,7 +106,7 @@ POOLS = st.tuples(
 
 def window_cases() -> st.SearchStrategy[tuple[Any, ...]]:
     """(pool, load, ratios, spread 1, spread 2)."""
-    ratios = st.lists(st.floats(0.0, 3.0), min_size=2, max_size=60).filter(lambda r: sum(r) > 0)
+    ratios = st.lists(st.floats(0.0, 3.0), min_size=2, max_size=60).filter(lambda r: sum(r) / len(r) >= 1e-6)
     return st.tuples(POOLS, st.floats(0.05, 2.0), ratios, st.floats(0.0, 1.0), st.floats(0.0, 1.0))
 
 

@@ -40,5 +40,6 @@ def test_windows_accept_at_most_all_and_more_spread_never_needs_fewer(case) -> N
 @given(sub_hour_points())
 @example((0, 900.0, [0.0, 0.0, 0.0, 1.0]))  # idle windows: NaN from a phase of rate 0 (found by the benchmark)
 @example((0, 900.0, [0.0, 0.0, 1.0, 2.225073858507203e-309]))  # a subnormal window: a log of 0
+@example((0, 1800.0, [0.0, 5e-324]))  # a mean of 0 to the division: refused (found by the benchmark)
 def test_points_with_windows_evaluate_or_are_refused(case) -> None:
     assert check_sub_hour_point(*case) in ("evaluated", "refused")

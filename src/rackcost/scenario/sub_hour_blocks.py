@@ -16,6 +16,8 @@ from rackcost.units import SECONDS_PER_HOUR
 
 __all__ = ["MAX_WINDOW_RATIO", "MIN_WINDOW_S", "ProfileSubHour", "RateSwing", "SubHour"]
 
+MIN_MEAN_RATIO = 1e-6
+"""Lowest mean of a point's windows: they are divided by it (a mean of 5e-324 is 0 to the division) [-]."""
 MAX_LISTED = 5
 """Hours of the wrong length listed one by one; the rest are counted."""
 
@@ -72,8 +74,14 @@ class SubHour(ScenarioBlock):
                     "rate per window",
                 )
             )
-        if sum(self.rate_ratios) <= 0:
-            problems.append(("rate_ratios", "every window is 0: the point's rate has no windows to spread over"))
+        if not sum(self.rate_ratios) / max(len(self.rate_ratios), 1) >= MIN_MEAN_RATIO:
+            problems.append(
+                (
+                    "rate_ratios",
+                    f"every window is 0 (or their mean below {MIN_MEAN_RATIO:g}): the point's rate has no windows to "
+                    "spread over",
+                )
+            )
         raise_problems(problems)
         return self
 
