@@ -135,7 +135,7 @@ def test_a_point_nearest_to_almost_no_hours_gets_the_floor_from_the_largest() ->
 
 
 def test_bad_arguments_of_the_core_are_value_errors() -> None:
-    with pytest.raises(ValueError, match="168 or 8,760"):
+    with pytest.raises(ValueError, match="168 n .n whole weeks, 1 to 52. or 8,760"):
         core.hourly_rates_rps(np.ones(100), None, 1)
     with pytest.raises(ValueError, match="horizon_years"):
         core.hourly_rates_rps(np.ones(168), None, 11)
@@ -468,3 +468,97 @@ def test_monte_carlo_and_a_demand_scale_sweep_run_on_the_named_points(tmp_path: 
     (tmp_path / "sweep.yaml").write_text(yaml.safe_dump(sweep), encoding="utf-8")
     table = rackcost.sweep(tmp_path / "sweep.yaml")
     assert len(table) == 2 * 2 * 3  # configurations x systems x named points
+
+
+# --------------------------------------------------------------------------- profiles of several weeks
+
+
+WEEK_2 = [float(v) for v in range(1001, 1169)]
+
+
+def test_a_two_week_profile_tiles_as_week1_week2_week1() -> None:
+    # 52 weeks and a day: weeks 1, 2, 1, 2, ... and the 365th day is Monday of week 1 again (every year restarts)
+    rates = core.hourly_rates_rps(WEEK + WEEK_2, None, 2)
+    year = np.concatenate([WEEK, WEEK_2] * 26 + [WEEK[:24]])
+    np.testing.assert_array_equal(rates, np.concatenate([year, year]))
+    hours = np.arange(rates.size)
+    np.testing.assert_array_equal(rates, np.asarray(WEEK + WEEK_2)[core.hour_of_profile(hours, 336)])
+
+
+def test_a_two_week_profile_loads_with_both_weeks_in_its_points(tmp_path: Path) -> None:
+    scenario = rackcost.load_scenario(scenario_file(tmp_path, {"profile": {"hourly_arrival_rps": WEEK + WEEK_2}}))
+    assert [d.arrival_rps for d in scenario.demand][-1] == 1168.0  # the busiest hour is in week 2
+    assert len(scenario.demand_profile.profile.hourly_arrival_rps) == 336
+    csv = tmp_path / "two_weeks.csv"
+    csv.write_text("hour,arrival_rps\n" + "".join(f"{h},{v}\n" for h, v in enumerate(WEEK + WEEK_2)), "utf-8")
+    from_csv = rackcost.load_scenario(scenario_file(tmp_path, {"profile": {"csv": "two_weeks.csv"}}, "csv.yaml"))
+    assert from_csv.demand == scenario.demand
+
+
+@pytest.mark.parametrize("hours", [200, 167, 8904])
+def test_a_length_of_no_whole_weeks_nor_a_year_is_an_error_naming_the_path(tmp_path: Path, hours: int) -> None:
+    path = scenario_file(tmp_path, {"profile": {"hourly_arrival_rps": [1.0] * hours}})
+    only_problem(path, "demand.profile.hourly_arrival_rps", f"{hours:,} values", "whole number of weeks", "8,760")
+    csv = tmp_path / "rates.csv"
+    csv.write_text("hour,arrival_rps\n" + "".join(f"{h},1\n" for h in range(hours)), "utf-8")
+    only_problem(
+        scenario_file(tmp_path, {"profile": {"csv": "rates.csv"}}, "c.yaml"), "demand.profile.csv", "rates.csv"
+    )
+
+
+# --------------------------------------------------------------------------- the windows inside each hour
+
+HOUR_WINDOWS = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+PEAKY = [1.12, 1.14, 0.70, 0.89, 1.33, 0.82]  # ServeGen's busiest hour over its mean (rounded)
+
+
+def with_windows(busy: list[float] = PEAKY) -> dict[str, object]:
+    windows = [[r * h for r in HOUR_WINDOWS] for h in WEEK]
+    windows[167] = [r * WEEK[167] for r in busy]  # the busiest hour of the week
+    windows[5] = [0.0] * 6  # an idle hour's windows are allowed (its hour is constant)
+    return {"profile": {"hourly_arrival_rps": WEEK}, "sub_hour": {"window_s": 600, "window_rps": windows}}
+
+
+def test_the_named_points_carry_the_windows_of_their_nearest_hour(tmp_path: Path) -> None:
+    scenario = rackcost.load_scenario(scenario_file(tmp_path, with_windows()))
+    peak = scenario.demand[-1]
+    assert peak.sub_hour is not None and peak.sub_hour.window_s == 600
+    np.testing.assert_allclose(peak.sub_hour.rate_ratios, np.asarray(PEAKY) / np.mean(PEAKY), rtol=1e-15)
+    assert "hour 167" in (peak.sub_hour.source or "")
+    assert scenario.demand[0].sub_hour is None  # a flat hour's windows: a constant rate
+    dumped = rackcost.scenario_from_dict(scenario_to_data(scenario))
+    assert dumped == scenario
+
+
+def test_a_profile_with_flat_windows_is_the_profile_without_bit_for_bit(tmp_path: Path) -> None:
+    plain = rackcost.evaluate(
+        rackcost.load_scenario(scenario_file(tmp_path, {"profile": {"hourly_arrival_rps": WEEK}}))
+    )
+    flat = rackcost.evaluate(rackcost.load_scenario(scenario_file(tmp_path, with_windows(HOUR_WINDOWS), "f.yaml")))
+    for table in ("points", "systems", "years", "horizon"):
+        assert json.dumps(flat.records[table]) == json.dumps(plain.records[table])
+
+
+def test_windows_size_the_fleet_and_every_hour_of_the_horizon_uses_them(tmp_path: Path) -> None:
+    plain = rackcost.load_scenario(scenario_file(tmp_path, {"profile": {"hourly_arrival_rps": WEEK}}))
+    peaky = rackcost.load_scenario(scenario_file(tmp_path, with_windows(), "p.yaml"))
+    points = {(r["system"], r["demand_point"]): r for r in rackcost.evaluate(peaky).records["points"]}
+    before = {(r["system"], r["demand_point"]): r for r in rackcost.evaluate(plain).records["points"]}
+    assert any(points[k]["active_replicas"] > before[k]["active_replicas"] for k in points)
+    profile = peaky.demand_profile
+    hours = rackcost.evaluate_hours(peaky, profile.hourly_rates_rps(), window_ratios=profile.hourly_window_ratios())
+    busiest = hours.hours[hours.hours["hour"] == 167]
+    for row in busiest.itertuples():
+        peak = points[(row.system, "peak")]
+        assert row.active_replicas == peak["active_replicas"]
+        assert row.accepted_rps == pytest.approx(peak["accepted_rps"], rel=1e-9)
+    assert (hours.hours["accepted_rps"] <= hours.hours["offered_rps"]).all()
+
+
+def test_windows_of_the_wrong_count_name_their_path(tmp_path: Path) -> None:
+    demand = with_windows()
+    demand["sub_hour"]["window_rps"][3] = [1.0] * 5  # type: ignore[index]
+    only_problem(scenario_file(tmp_path, demand), "demand.sub_hour.window_rps[3]", "5 windows", "6 of 600 s")
+    demand = with_windows()
+    demand["sub_hour"]["window_rps"] = demand["sub_hour"]["window_rps"][:100]  # type: ignore[index]
+    only_problem(scenario_file(tmp_path, demand, "b.yaml"), "demand.sub_hour.window_rps", "100 hours", "168 hours")

@@ -32,6 +32,7 @@ from rackcost.model import routing as routes
 from rackcost.model import simulation as sim
 from rackcost.model.rate_swing import (
     PHASES,
+    RateShape,
     cycle_accepted_share,
     phase_nodes,
     swing_capacity_rps,
@@ -366,3 +367,137 @@ def test_a_bursty_stream_that_swings_is_the_gg_c_queue_at_every_phase():
     both = int(swing_replicas_needed("pooled", lam, s, c, t, eps, a, v))
     assert both >= int(swing_replicas_needed("pooled", lam, s, c, t, eps, a))
     assert both >= int(swing_replicas_needed("pooled", lam, s, c, t, eps, 0.0, v))
+
+
+# ------------------------------------------------------------------------------------------- sub-hour windows
+# A demand point's windows (demand[i].sub_hour) are served by the same pointwise stationary approximation: the
+# share is sum_j w_j m_j s(lambda m_j) over the windows' rates m_j (over the mean) and their shares of time w_j.
+
+
+def windows(ratios, weights=None) -> RateShape:
+    m = np.asarray(ratios, dtype=float)
+    w = np.full(m.shape, 1.0 / m.shape[-1]) if weights is None else np.asarray(weights, dtype=float)
+    return RateShape(m, w, np.asarray(np.any(m != m[..., :1], axis=-1)), np.max(m, axis=-1))
+
+
+def test_mm1_windows_accept_one_minus_rho_times_the_mean_square_of_the_windows():
+    # one M/M/1 slot (S = 1 s, no budget: accepted with probability 1 - x) at a mean of 0.2/s, windows at 0.5 and
+    # 1.5 times the mean, none above the capacity 0.5/s at a 50% miss target: E[m (1 - 0.2 m)] = 1 - 0.2 E[m^2]
+    share = cycle_accepted_share("pooled", 0.2, 1, 1.0, 1.0, 0.0, 0.5, windows([0.5, 1.5]))
+    assert float(share) == pytest.approx(1 - 0.2 * (0.25 + 2.25) / 2, rel=1e-14)
+
+
+def test_windows_of_a_constant_rate_are_the_stationary_model():
+    # a constant-rate hour's windows: PSA = the stationary share at the mean rate (to the rounding of 6 x 1/6)
+    for routing in ("pooled", "random", "least_outstanding"):
+        flat = cycle_accepted_share(routing, 37.0, 5, 8.0, 3.0, 0.4, 0.01, windows([1.0] * 6))
+        still = cycle_accepted_share(routing, 37.0, 5, 8.0, 3.0, 0.4, 0.01, 0.0)
+        assert float(flat) == pytest.approx(float(still), rel=1e-15)
+        assert int(swing_replicas_needed(routing, 37.0, 3.0, 8.0, 0.4, 0.01, windows([1.0] * 6))) == int(
+            routes.replicas_needed(routing, 37.0, 3.0, 8.0, 0.4, 0.01)
+        )
+
+
+def test_windows_at_the_swing_nodes_are_the_swing():
+    # the sinusoid is a set of windows: 1 + a u_j at the Gauss-Chebyshev nodes, each 1/32 of the cycle
+    a = 0.4
+    shape = windows(1.0 + a * phase_nodes())
+    for routing in ("pooled", "random"):
+        got = cycle_accepted_share(routing, 30.0, 4, 10.0, 2.0, 0.3, 0.01, shape)
+        want = cycle_accepted_share(routing, 30.0, 4, 10.0, 2.0, 0.3, 0.01, a)
+        assert float(got) == pytest.approx(float(want), rel=1e-14)
+
+
+def spread(ratios: list[float], k: float) -> list[float]:
+    """The windows with their deviations from the mean multiplied by ``k`` (more variation, the same mean)."""
+    r = np.asarray(ratios) / np.mean(ratios)
+    return list(1.0 + k * (r - 1.0))
+
+
+RATIOS = st.lists(st.floats(0.2, 2.0), min_size=2, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(POOL, st.floats(0.1, 2.0), RATIOS, st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_more_sub_hour_variation_never_needs_fewer_replicas(pool, scale, ratios, k1, k2):
+    routing, _, c, s, t, eps = pool
+    lam = scale * 50.0 * c / s
+    lo, hi = sorted((k1, k2))
+    n_lo = int(swing_replicas_needed(routing, lam, s, float(c), t, eps, windows(spread(ratios, lo))))
+    n_hi = int(swing_replicas_needed(routing, lam, s, float(c), t, eps, windows(spread(ratios, hi))))
+    assert int(routes.replicas_needed(routing, lam, s, float(c), t, eps)) <= n_lo <= n_hi
+    assert float(cycle_accepted_share(routing, lam, n_hi, float(c), s, t, eps, windows(spread(ratios, hi)))) >= (
+        1 - eps - 1e-8
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(POOL, st.floats(0.05, 3.0), RATIOS)
+def test_windows_never_accept_more_than_offered(pool, load, ratios):
+    routing, n, c, s, t, eps = pool
+    lam = load * n * c / s
+    share = float(cycle_accepted_share(routing, lam, n, float(c), s, t, eps, windows(spread(ratios, 1.0))))
+    assert 0.0 <= share <= 1.0 + 1e-12
+
+
+def test_flat_windows_are_the_constant_rate_model_bit_for_bit():
+    plain = evaluate(None)
+    flat = evaluate(None)
+    data = copy.deepcopy(BASE)
+    for d in data["demand"]:
+        d["sub_hour"] = {"window_s": 600, "rate_ratios": [3.0] * 6}
+    flat = rackcost.evaluate(rackcost.scenario_from_dict(data))
+    assert json.dumps(flat.records["points"]) == json.dumps(plain.records["points"])
+    assert json.dumps(flat.records["systems"]) == json.dumps(plain.records["systems"])
+
+
+def test_a_point_with_windows_is_sized_for_them_and_meets_the_target():
+    still = rows(evaluate(None))
+    data = copy.deepcopy(BASE)
+    peak = next(d for d in data["demand"] if d["name"] == "peak")
+    peak["sub_hour"] = {"window_s": 600, "rate_ratios": [1.12, 1.14, 0.70, 0.89, 1.33, 0.82]}
+    moved = rackcost.evaluate(rackcost.scenario_from_dict(data))
+    for (system, point), row in rows(moved).items():
+        assert row["active_replicas"] >= still[(system, point)]["active_replicas"]
+        assert row["accepted_rps"] <= row["offered_rps"]
+        if point == "peak":
+            assert row["accepted_rps"] / row["offered_rps"] >= 0.99 - 1e-9
+    assert any(r["active_replicas"] > still[k]["active_replicas"] for k, r in rows(moved).items())
+
+
+@pytest.mark.parametrize(
+    ("sub_hour", "path", "words"),
+    [
+        ({"window_s": 600, "rate_ratios": [1.0] * 5}, "sub_hour.rate_ratios", "5 windows"),
+        ({"window_s": 700, "rate_ratios": [1.0] * 5}, "sub_hour.window_s", "whole windows"),
+        ({"window_s": 600, "rate_ratios": [0.0] * 6}, "sub_hour.rate_ratios", "every window is 0"),
+        ({"window_s": 600, "rate_ratios": [1, 1, 1, 1, 1, -1]}, "sub_hour.rate_ratios[5]", "must be >= 0"),
+        ({"window_s": 30, "rate_ratios": [1.0] * 120}, "sub_hour.window_s", "must be >= 60"),
+    ],
+)
+def test_bad_sub_hour_windows_name_their_path(sub_hour, path, words):
+    data = copy.deepcopy(BASE)
+    data["demand"][-1]["sub_hour"] = sub_hour
+    with pytest.raises(rackcost.ScenarioError) as info:
+        rackcost.scenario_from_dict(data)
+    found = [p for p in info.value.problems if p.path.endswith(path)]
+    assert found and words in found[0].message, [str(p) for p in info.value.problems]
+
+
+def test_a_swing_and_windows_on_one_point_are_refused():
+    data = copy.deepcopy(BASE)
+    data["demand"][-1]["sub_hour"] = {"window_s": 600, "rate_ratios": [1.2, 0.8, 1, 1, 1, 1]}
+    data["demand"][-1]["rate_swing"] = {"amplitude_fraction": 0.2, "period_s": 600}
+    with pytest.raises(rackcost.ScenarioError, match="not both"):
+        rackcost.scenario_from_dict(data)
+
+
+def test_windows_that_move_a_fixed_fleet_warn_with_the_figures():
+    data = copy.deepcopy(BASE)
+    data["fleet"]["replicas"] = 5
+    data["demand"][-1]["sub_hour"] = {"window_s": 600, "rate_ratios": [1.5, 0.5, 1.3, 0.7, 1.2, 0.8]}
+    warnings = [w for w in rackcost.evaluate(rackcost.scenario_from_dict(data)).warnings if "sub-hour" in w]
+    assert warnings == [
+        "B at peak: the sub-hour windows of 600 s (the busiest 1.50x the hour's mean) move the accepted share from "
+        "100.0% at a constant rate to 93.6% (the same fleet, 5 replicas; demand[2].sub_hour sets them)"
+    ]

@@ -20,6 +20,7 @@ from rackcost.cli import (
     importing,
     plan,
     power,
+    profile,
     reconcile,
     report,
     simulate,
@@ -61,6 +62,7 @@ for command in plan.COMMANDS:
 for command in report.COMMANDS:
     app.command()(command)
 app.add_typer(power.power_app, name="power")
+app.add_typer(profile.profile_app, name="profile")
 for command in validation.COMMANDS:
     app.command()(command)
 app.command("app")(run_app)

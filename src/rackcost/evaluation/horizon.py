@@ -32,6 +32,7 @@ from rackcost.model.inputs import SystemInputs
 from rackcost.model.strategies import IdlePolicy
 from rackcost.scenario.fields import MAX_RPS, MIN_RPS
 from rackcost.scenario.schema import Scenario
+from rackcost.scenario.sub_hour_blocks import SubHour
 from rackcost.scenario.unpack import api_inputs, one_evaluation, sampled_inputs
 from rackcost.units import HOURS_PER_DAY, SECONDS_PER_HOUR
 
@@ -97,7 +98,11 @@ class HorizonResult:
 
 
 def evaluate_hours(
-    scenario: Scenario, hourly_rps: ArrayLike, *, cost_of_capital_fraction: float | None = None
+    scenario: Scenario,
+    hourly_rps: ArrayLike,
+    *,
+    cost_of_capital_fraction: float | None = None,
+    window_ratios: ArrayLike | None = None,
 ) -> HorizonResult:
     """Evaluate every hour of a horizon for each system of a scenario, sized for the busiest hour.
 
@@ -112,6 +117,11 @@ def evaluate_hours(
     cost_of_capital_fraction
         Discount rate per year for the net present values [-]; default the first owned system's
         ``costs.cost_of_capital_fraction`` (one rate for every system, so that they compare), else 0.
+    window_ratios
+        The rates of the equal windows inside each hour over the hour's mean, ``(hours, windows)`` (2 to 60
+        windows; a demand profile's ``hourly_window_ratios()``): each hour is served as its windows' pointwise
+        stationary average and the fleets are sized for the busiest hour's windows (docs/model.md, "Sub-hour peaks
+        in a profile"); None: every hour at a constant rate.
 
     Returns
     -------
@@ -124,10 +134,30 @@ def evaluate_hours(
     """
     check_argument("rackcost.evaluate_hours", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario)")
     rates = _checked_rates(hourly_rps)
+    windows = None if window_ratios is None else _checked_windows(window_ratios, rates.size)
     rate, source = _discount_rate(scenario, cost_of_capital_fraction)
     with one_evaluation():
-        names, figures, skipped = hourly_figures(scenario, rates)
+        names, figures, skipped = hourly_figures(scenario, rates, windows)
     return _tables(names, figures, rate, source, skipped)
+
+
+def _checked_windows(window_ratios: ArrayLike, hours: int) -> Array:
+    """``window_ratios`` as a ``(hours, windows)`` float array of finite ratios >= 0, or a clear error."""
+    try:
+        ratios = np.asarray(window_ratios, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ScenarioError([Problem("window_ratios", f"expected an array of ratios: {exc}")]) from None
+    if ratios.ndim != 2 or ratios.shape[0] != hours or not 2 <= ratios.shape[1] <= 60:
+        raise ScenarioError(
+            [Problem("window_ratios", f"expected {hours:,} hours of 2 to 60 windows each, got shape {ratios.shape}")]
+        )
+    bad = np.flatnonzero(~np.all(np.isfinite(ratios) & (ratios >= 0), axis=1) | ~(ratios.sum(axis=1) > 0))
+    if bad.size:
+        h = int(bad[0])
+        raise ScenarioError(
+            [Problem(f"window_ratios[{h}]", "each window must be a finite ratio >= 0, and some window above 0")]
+        )
+    return ratios
 
 
 def _checked_rates(hourly_rps: ArrayLike) -> Array:
@@ -167,21 +197,32 @@ def _discount_rate(scenario: Scenario, given: float | None) -> tuple[float, str]
     return 0.0, "none"
 
 
-def sizing_scenario(scenario: Scenario, peak_rps: float) -> Scenario:
-    """The scenario with one demand point: its sizing point at ``peak_rps`` for 24 h, with no rate swing (what
-    :func:`hourly_figures` plans each fleet for; a copy, not validated again: only the rate changes)."""
+def sizing_scenario(scenario: Scenario, peak_rps: float, peak_windows: Array | None = None) -> Scenario:
+    """The scenario with one demand point: its sizing point at ``peak_rps`` for 24 h, with no rate swing and the
+    busiest hour's sub-hour windows ``peak_windows`` (over its mean) if given, else none (what :func:`hourly_figures`
+    plans each fleet for; a copy, not validated again: only the rate and the windows change)."""
+    sub_hour = None
+    if peak_windows is not None and np.any(peak_windows != peak_windows[0]):
+        sub_hour = SubHour.model_construct(
+            window_s=SECONDS_PER_HOUR / peak_windows.size, rate_ratios=[float(x) for x in peak_windows], source=None
+        )
     point = scenario.sizing_point.model_copy(
-        update={"arrival_rps": peak_rps, "hours_per_day": HOURS_PER_DAY, "rate_swing": None}
+        update={"arrival_rps": peak_rps, "hours_per_day": HOURS_PER_DAY, "rate_swing": None, "sub_hour": sub_hour}
     )
     fleet = scenario.fleet.model_copy(update={"sizing_demand_point": point.name})
     return scenario.model_copy(update={"demand": [point], "fleet": fleet})
 
 
-def hourly_figures(scenario: Scenario, rates: Array) -> tuple[list[str], dict[str, Array], dict[str, str]]:
+def hourly_figures(
+    scenario: Scenario, rates: Array, window_ratios: Array | None = None
+) -> tuple[list[str], dict[str, Array], dict[str, str]]:
     """Each evaluated system's figures per hour, ``(systems, hours)`` by :data:`RATE_COLUMNS` and
     :data:`SUM_COLUMNS` name (views of one float64 block, written once), the systems' names in that order, and the
-    systems left out with why."""
-    sized, unserved, inputs = servable(sizing_scenario(scenario, float(rates.max())))
+    systems left out with why. ``window_ratios`` (``(hours, windows)``, each hour's windows over its mean): every
+    hour is served as its windows' pointwise stationary average, and the fleet sized for the busiest hour's."""
+    busiest = int(np.argmax(rates))
+    peak_windows = None if window_ratios is None else window_ratios[busiest]
+    sized, unserved, inputs = servable(sizing_scenario(scenario, float(rates[busiest]), peak_windows))
     skipped = {u.system: u.reason for u in unserved}
     planned = plan(sized, inputs)
     hardware = dict(zip(planned.indices, zip(planned.systems, planned.chosen, strict=True), strict=True))
@@ -198,8 +239,15 @@ def hourly_figures(scenario: Scenario, rates: Array) -> tuple[list[str], dict[st
     # every hour is a demand point of the one sizing point's SCV, with no swing and one hour of the day (the
     # on-demand minimum is charged per calendar day below)
     hourly = replace(
-        planned.policy, hours_per_day=(1.0,), rate_swing_amplitude_fraction=(0.0,), rate_swing_period_s=(0.0,)
+        planned.policy,
+        hours_per_day=(1.0,),
+        rate_swing_amplitude_fraction=(0.0,),
+        rate_swing_period_s=(0.0,),
+        sub_hour_rate_ratios=() if window_ratios is None else tuple(map(tuple, window_ratios.tolist())),
     )
+    if window_ratios is not None:  # the windows' count is checked again at the busiest hour, the planned one's
+        scv = planned.policy.arrival_scv or (1.0,)
+        hourly = replace(hourly, sizing_index=busiest, arrival_scv=scv * rates.size)
     for row, index in enumerate(order):
         out = {name: figures[name][row] for name in names}
         if sized.systems[index].api is not None:
@@ -318,7 +366,7 @@ def horizon_records(scenario: Scenario) -> dict[str, list[dict[str, Any]]]:
 
     # an hour of no demand is evaluated at the floor a demand point has (one request every 11.6 days), as its points are
     rates = np.maximum(scenario.demand_profile.hourly_rates_rps(), MIN_HOURLY_RPS)
-    result = evaluate_hours(scenario, rates)
+    result = evaluate_hours(scenario, rates, window_ratios=scenario.demand_profile.hourly_window_ratios())
     years = result.years.assign(year=result.years["year"] + 1, system=result.years["system"].astype(str))
     out = {}
     for table, frame in (("years", years), ("horizon", result.horizon)):

@@ -19,6 +19,7 @@ from rackcost.evaluation.class_tables import class_revenue, class_rows
 from rackcost.evaluation.columns import column_names, in_order, undefined_as_none
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.evaluation.disaggregated import POOLS_TABLE, accelerators, pool_rows, pool_warnings
+from rackcost.evaluation.sub_hour_notes import sub_hour_warnings
 from rackcost.files import csv_text
 from rackcost.model.burstiness import FRAGILITY_DROP_FRACTION
 from rackcost.model.inputs import SloInputs
@@ -611,6 +612,8 @@ def swing_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[st
     for o in outcomes:
         steady = o.fleet.demand_without_swing
         for i, d in enumerate(scenario.demand):
+            if d.sub_hour is not None:
+                out += sub_hour_warnings(o, i, d, steady)
             swing = d.rate_swing
             if swing is None or swing.amplitude_fraction == 0:
                 continue

@@ -594,7 +594,9 @@ def run_fleet(
     demand, fragile = _serve(*served_by)
     still, points = demand, serve.arrival_rps.shape[1]
 
-    def swing(outcome: DemandOutcome, amplitude: Array, variability: ArrayLike, stretch: ArrayLike) -> DemandOutcome:
+    def swing(
+        outcome: DemandOutcome, amplitude: Array | rate_swing.RateShape, variability: ArrayLike, stretch: ArrayLike
+    ) -> DemandOutcome:
         """The points with their rate swings (rackcost.model.rate_swing); the same outcome without any."""
         return rate_swing.serve_with_swing(
             outcome,
@@ -612,11 +614,11 @@ def run_fleet(
             stretch,
         )
 
-    amplitudes = rate_swing.point_amplitudes(policy, points)
+    amplitudes = rate_swing.point_shapes(policy, points)  # a swing's, or a point's sub-hour windows
     swung: dict[float, DemandOutcome] = {}
-    if swing_amplitudes or amplitudes.any():  # (without a swing nothing below runs, and the points' v is not needed)
+    if swing_amplitudes or amplitudes.active.any():  # (without a swing nothing below runs, nor the points' v)
         point_v, point_stretch = policy.variability(points), policy.stretch(points)
-        if amplitudes.any():  # without a swing at any point the outcomes are the stationary ones (serve_with_swing)
+        if amplitudes.active.any():  # without a swing at any point the outcomes are the stationary ones
             demand = swing(still, amplitudes, point_v, point_stretch)
             fragile = tuple(
                 swing(f, amplitudes, arrival_variability(s), policy.stretch_at((s,)))

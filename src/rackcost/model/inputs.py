@@ -98,6 +98,10 @@ class FleetPolicy:
     rate_swing_amplitude_fraction, rate_swing_period_s
         Each demand point's short rate swing, ``lambda (1 + a sin(2 pi t / T))``: its amplitude ``a`` [-] (0: no
         swing; empty: none anywhere) and period ``T`` [s] (:mod:`rackcost.model.rate_swing`).
+    sub_hour_rate_ratios
+        Each demand point's windows within its hour, as each window's rate over the hour's mean (equal windows;
+        an empty tuple: a constant rate; empty: none anywhere) [-] (``demand[i].sub_hour``; served as a
+        :class:`rackcost.model.rate_swing.RateShape` by the pointwise stationary approximation).
     """
 
     idle_policy: IdlePolicy
@@ -110,6 +114,7 @@ class FleetPolicy:
     service_scv: float = 1.0
     rate_swing_amplitude_fraction: tuple[float, ...] = ()
     rate_swing_period_s: tuple[float, ...] = ()
+    sub_hour_rate_ratios: tuple[tuple[float, ...], ...] = ()
 
     def variability(self, points: int) -> NDArray[np.float64]:
         """The G/G/c variability of each of ``points`` demand points, ``(1, points)`` [-]."""

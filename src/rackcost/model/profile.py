@@ -6,8 +6,9 @@ module that evaluates the horizon hour by hour:
 - the horizon starts on a Monday at 00:00 of year 1 and is ``horizon_years`` years of 8,760 hours (a 365-day year:
   52 weeks and a day); hour ``t`` is the hour that starts ``t`` hours after the horizon begins;
 - a profile of 168 values is a typical week (Monday 00:00 first), tiled over a year and truncated to 8,760 hours;
-  a profile of 8,760 values is a year; either year is repeated for every year of the horizon, so every year starts
-  on a Monday at 00:00;
+  a profile of ``n`` whole weeks (``168 n`` values, ``n`` up to 52) is tiled by its weeks in order (week 1, week 2,
+  ..., week n, week 1, ...), never cut to one; a profile of 8,760 values is a year; the year is repeated for every
+  year of the horizon, so every year starts on a Monday at 00:00;
 - growth is smooth and geometric: a rate ``g`` per period of ``P`` hours multiplies hour ``t`` by
   ``(1 + g) ** (t / P)`` (``P`` = 8,760 for a yearly rate, 2,190 for a quarterly one); a table of yearly rates
   compounds each year's own rate within that year, continuously across year boundaries;
@@ -34,13 +35,16 @@ __all__ = [
     "HOURS_PER_WEEK",
     "HOURS_PER_YEAR_OF_HORIZON",
     "MAX_HORIZON_YEARS",
+    "MAX_PROFILE_WEEKS",
     "PROFILE_LENGTHS_H",
     "GrowthRates",
     "day_index",
     "growth_factors",
     "hour_of_day",
     "hour_of_week",
+    "hour_of_profile",
     "hourly_rates_rps",
+    "is_profile_length",
     "month_index",
     "named_points",
     "nearest_point_index",
@@ -58,8 +62,11 @@ HOURS_PER_QUARTER = 2190
 """Hours in a quarter of the horizon: a year of 8,760 hours in 4 [h]."""
 HOURS_PER_MONTH_OF_HORIZON = 730
 """Hours in a month of the horizon, for aggregation: a year of 8,760 hours in 12 [h]."""
+MAX_PROFILE_WEEKS = HOURS_PER_YEAR_OF_HORIZON // HOURS_PER_WEEK
+"""Most whole weeks a profile may give: 52, the whole weeks of a year of the horizon [-]."""
 PROFILE_LENGTHS_H = (HOURS_PER_WEEK, HOURS_PER_YEAR_OF_HORIZON)
-"""The lengths a profile may have: a typical week or a year of hourly values [h]."""
+"""The two lengths a profile was first given in: a typical week or a year of hourly values [h]. Any whole number of
+weeks up to :data:`MAX_PROFILE_WEEKS` is a profile too (:func:`is_profile_length`)."""
 MAX_HORIZON_YEARS = 10
 """Longest horizon [years]."""
 DEFAULT_PERCENTILES = (5.0, 50.0, 100.0)
@@ -138,13 +145,42 @@ def growth_factors(hour_index: ArrayLike, growth: GrowthRates | None) -> NDArray
     return start[period] * np.power(ratio[period], within)
 
 
+def is_profile_length(hours: int) -> bool:
+    """Whether a profile may have this many hourly values: ``168 n`` (``n`` whole weeks, 1 to 52) or 8,760 [-].
+
+    Examples
+    --------
+    >>> [is_profile_length(h) for h in (168, 336, 8736, 8760, 167, 200, 8904)]
+    [True, True, True, True, False, False, False]
+    """
+    weeks, rest = divmod(int(hours), HOURS_PER_WEEK)
+    return hours == HOURS_PER_YEAR_OF_HORIZON or (rest == 0 and 1 <= weeks <= MAX_PROFILE_WEEKS)
+
+
+def hour_of_profile(hour_index: ArrayLike, profile_hours: int) -> NDArray[np.intp]:
+    """The index into a profile of ``profile_hours`` values that hour ``t`` of the horizon reads [-].
+
+    A year restarts the profile (every year starts on a Monday); within a year the profile's weeks are tiled in
+    order, so a profile of two weeks gives week 1, week 2, week 1, ... and a year of 8,760 values is read as it is.
+
+    Examples
+    --------
+    >>> hour_of_profile([0, 167, 168, 335, 336, 8759, 8760], 336).tolist()
+    [0, 167, 168, 335, 0, 23, 0]
+    """
+    if not is_profile_length(profile_hours):
+        raise ValueError(f"a profile has 168 n (n whole weeks, 1 to 52) or 8,760 hourly values, got {profile_hours}")
+    return (np.asarray(hour_index, dtype=np.intp) % HOURS_PER_YEAR_OF_HORIZON) % int(profile_hours)
+
+
 def year_of_profile_rps(profile_rps: ArrayLike) -> NDArray[np.float64]:
-    """A profile as one year of hourly rates: a week tiled and truncated to 8,760 hours, a year as it is.
+    """A profile as one year of hourly rates: its weeks tiled in order and truncated to 8,760 hours, a year as it is.
 
     Parameters
     ----------
     profile_rps
-        168 (a week, Monday 00:00 first) or 8,760 (a year) hourly arrival rates [requests/s].
+        ``168 n`` (``n`` whole weeks, 1 to 52, Monday 00:00 first) or 8,760 (a year) hourly arrival rates
+        [requests/s].
 
     Returns
     -------
@@ -155,11 +191,21 @@ def year_of_profile_rps(profile_rps: ArrayLike) -> NDArray[np.float64]:
     ------
     ValueError
         A profile of another length.
+
+    Examples
+    --------
+    Two weeks are tiled as week 1, week 2, week 1, ... (52 weeks and a Monday of week 1):
+
+    >>> year = year_of_profile_rps([1.0] * 168 + [2.0] * 168)
+    >>> year[[0, 168, 336, 504, 8736]].tolist()
+    [1.0, 2.0, 1.0, 2.0, 1.0]
     """
     profile = np.asarray(profile_rps, dtype=np.float64)
-    if profile.ndim != 1 or profile.size not in PROFILE_LENGTHS_H:
-        raise ValueError(f"a profile has 168 or 8,760 hourly values, got shape {profile.shape}")
-    return np.resize(profile, HOURS_PER_YEAR_OF_HORIZON)  # repeats the week: 52 weeks and Monday again
+    if profile.ndim != 1 or not is_profile_length(profile.size):
+        raise ValueError(
+            f"a profile has 168 n (n whole weeks, 1 to 52) or 8,760 hourly values, got shape {profile.shape}"
+        )
+    return profile[hour_of_profile(np.arange(HOURS_PER_YEAR_OF_HORIZON), profile.size)]
 
 
 def hourly_rates_rps(profile_rps: ArrayLike, growth: GrowthRates | None, horizon_years: int) -> NDArray[np.float64]:
@@ -168,7 +214,8 @@ def hourly_rates_rps(profile_rps: ArrayLike, growth: GrowthRates | None, horizon
     Parameters
     ----------
     profile_rps
-        168 (a week) or 8,760 (a year) hourly arrival rates at the start of the horizon [requests/s].
+        ``168 n`` (``n`` whole weeks) or 8,760 (a year) hourly arrival rates at the start of the horizon
+        [requests/s].
     growth
         Growth over the horizon, or None for a flat repeat.
     horizon_years

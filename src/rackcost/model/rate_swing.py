@@ -53,7 +53,7 @@ M. Abramowitz and I. A. Stegun, *Handbook of Mathematical Functions*, 1964, 25.4
 from __future__ import annotations
 
 import math
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -70,10 +70,12 @@ __all__ = [
     "MAX_AMPLITUDE_FRACTION",
     "PHASES",
     "VALID_PERIOD_SERVICE_TIMES",
+    "RateShape",
     "cycle_accepted_share",
     "cycle_average",
     "phase_nodes",
     "point_amplitudes",
+    "point_shapes",
     "serve_with_swing",
     "sizing_amplitude",
     "swing_capacity_rps",
@@ -93,6 +95,9 @@ MAX_AMPLITUDE_FRACTION = 0.9
 VALID_PERIOD_SERVICE_TIMES = 20.0
 """Periods shorter than this many mean service times bring a warning: the busy slots follow a swing of period
 ``T`` with amplitude ``1 / sqrt(1 + (2 pi S / T)^2)`` of it, 5% short at ``T = 20 S`` (module docstring) [-]."""
+MIN_PHASE_RPS = 1e-6
+"""The lowest rate a phase is served at, a demand point's floor (``scenario.fields.MIN_RPS``) [requests/s]: an idle
+window of an hour is served there, its admitted and accepted rates scaled back to 0."""
 _CAPACITY_HALVINGS = 48
 """Bisection steps of :func:`swing_capacity_rps`: from a bracket of ``(1 + a)^2`` to a relative 4e-15 [-]."""
 
@@ -115,6 +120,91 @@ def phase_nodes(phases: int = PHASES) -> Array:
 def cycle_average(values: ArrayLike) -> Array:
     """The average over the cycle of values at :func:`phase_nodes`, which lie along the last axis [-]."""
     return np.asarray(np.mean(np.asarray(values, dtype=float), axis=-1), dtype=float)
+
+
+@dataclass(frozen=True)
+class RateShape:
+    """How the rate moves within a demand point: the rate at each phase as a multiple of the mean, and the share of
+    the point's time at each phase.
+
+    A sinusoidal swing of amplitude ``a`` is ``1 + a u`` at the Gauss-Chebyshev nodes ``u`` (:func:`phase_nodes`),
+    of equal weight; the windows of an hour (``demand[i].sub_hour``) are their rates over the hour's mean, each
+    window's share of the hour its weight. The pointwise stationary approximation treats both alike: the share
+    accepted is ``sum_j w_j m_j s(lambda m_j)`` with ``sum_j w_j m_j = 1``.
+
+    Attributes
+    ----------
+    multipliers
+        Rate over mean at each phase, ``(..., phases)``; > 0 [-].
+    weights
+        Share of time at each phase, the shape of ``multipliers``, summing to 1 along the last axis; None: equal
+        weights (the mean is :func:`numpy.mean`, bit for bit the sinusoid's cycle average) [-].
+    active
+        Where the rate moves, the shape of ``multipliers`` without its last axis: elsewhere every figure stays the
+        constant-rate one.
+    top
+        The highest rate over the mean, the shape of :attr:`active`: the sizing search's upper count is the one for
+        it (a swing's ``1 + a``, the crest of the sinusoid; a window's highest ratio) [-].
+    """
+
+    multipliers: Array
+    weights: Array | None
+    active: NDArray[np.bool_]
+    top: Array
+
+    @classmethod
+    def of_amplitude(cls, amplitude_fraction: ArrayLike) -> RateShape:
+        """The sinusoidal swing of amplitude ``a`` (0: none) at :data:`PHASES` equal phases."""
+        a = _check_amplitude(amplitude_fraction)
+        return cls(1.0 + a[..., None] * phase_nodes(), None, np.asarray(a > 0), 1.0 + a)
+
+    def average(self, values: ArrayLike) -> Array:
+        """The time average of values at the phases, which lie along the last axis [-]."""
+        if self.weights is None:
+            return cycle_average(values)
+        return np.asarray(np.sum(np.asarray(values, dtype=float) * self.weights, axis=-1), dtype=float)
+
+    def at(self, index: NDArray[np.intp]) -> RateShape:
+        """The shape of point ``index[i]`` for each row ``i``, ``(rows, 1, phases)`` (the sizing point's)."""
+        m = self.multipliers.reshape(self.multipliers.shape[-2:])  # one row: the points' shapes are no samples'
+        w = None if self.weights is None else self.weights.reshape(m.shape)[index][:, None, :]
+        active = self.active.reshape(-1)[index].reshape(-1, 1)
+        return RateShape(m[index][:, None, :], w, active, self.top.reshape(-1)[index].reshape(-1, 1))
+
+
+def point_shapes(policy: FleetPolicy, points: int) -> RateShape:
+    """Each demand point's rate shape, ``(1, points, phases)``: its swing (:func:`point_amplitudes`) or its
+    sub-hour windows (``FleetPolicy.sub_hour_rate_ratios``), padded with phases of weight 0 to the most phases.
+
+    Without windows anywhere it is :meth:`RateShape.of_amplitude` of the swings, bit for bit.
+    """
+    swing = RateShape.of_amplitude(point_amplitudes(policy, points))
+    windows = policy.sub_hour_rate_ratios
+    if not any(windows):
+        return swing
+    lengths = np.array([len(r) for r in windows])
+    swings = bool(np.any(swing.active))
+    phases = max(PHASES if swings else 1, int(lengths.max()))
+    m = np.ones((1, points, phases))
+    w = np.zeros((1, points, phases))
+    if swings:
+        m[..., :PHASES] = np.broadcast_to(swing.multipliers, (1, points, PHASES))
+        w[..., :PHASES] = 1.0 / PHASES
+    else:
+        w[..., 0] = 1.0  # a point that does not move: one phase at its mean
+    active = np.broadcast_to(swing.active, (1, points)).copy()
+    top = np.broadcast_to(swing.top, (1, points)).astype(float)
+    for size in np.unique(lengths[lengths > 0]):  # the points of each window count at once (every hour of a horizon)
+        j = np.flatnonzero(lengths == size)
+        r = np.asarray([windows[k] for k in j], dtype=float)
+        r = r / np.mean(r, axis=1, keepdims=True)  # a mean of 1 to rounding, whatever the rounding of the ratios
+        m[0, j, :] = 1.0
+        w[0, j, :] = 0.0
+        m[0, j, :size] = r
+        w[0, j, :size] = 1.0 / size
+        active[0, j] = np.any(r != r[:, :1], axis=1)
+        top[0, j] = r.max(axis=1)
+    return RateShape(m, w, active, top)
 
 
 def point_amplitudes(policy: FleetPolicy, points: int) -> Array:
@@ -145,7 +235,7 @@ def cycle_accepted_share(
     service_s: ArrayLike,
     budget_s: ArrayLike,
     miss_target_fraction: float,
-    amplitude_fraction: ArrayLike,
+    amplitude_fraction: ArrayLike | RateShape,
     arrival_variability: ArrayLike = 1.0,
     capacity_rps: ArrayLike | None = None,
 ) -> Array:
@@ -167,7 +257,7 @@ def cycle_accepted_share(
     miss_target_fraction
         Share of requests allowed to miss (``1 - attainment``) [-].
     amplitude_fraction
-        Swing amplitude ``a`` [-].
+        Swing amplitude ``a`` [-], or a :class:`RateShape` (a sub-hour window's rate at each phase).
     arrival_variability
         G/G/c variability ``v`` (:func:`rackcost.model.burstiness.arrival_variability`) [-].
     capacity_rps
@@ -189,7 +279,9 @@ def cycle_accepted_share(
     >>> round(float(cycle_accepted_share("pooled", 0.2, 1, 1.0, 1.0, 0.0, 0.5, 0.5)), 12)
     0.775
     """
-    a = _check_amplitude(amplitude_fraction)
+    shape = (
+        amplitude_fraction if isinstance(amplitude_fraction, RateShape) else RateShape.of_amplitude(amplitude_fraction)
+    )
     lam = np.asarray(mean_rps, dtype=float)
     v = np.asarray(arrival_variability, dtype=float)
     slots = np.asarray(slots_per_replica, dtype=float) / v
@@ -197,7 +289,7 @@ def cycle_accepted_share(
     if capacity_rps is None:
         capacity_rps = v * routes.capacity_at_slo(routing, n, slots, service_s, budget_s, miss_target_fraction)
     cap = np.asarray(capacity_rps, dtype=float)[..., None]
-    x = lam[..., None] * (1.0 + a[..., None] * phase_nodes())
+    x = lam[..., None] * shape.multipliers
     admitted = np.minimum(x, cap)
     miss, _ = routes.wait_tail(
         routing,
@@ -208,7 +300,7 @@ def cycle_accepted_share(
         admitted / v[..., None],
         np.asarray(service_s, dtype=float)[..., None],
     )
-    return cycle_average(admitted * (1.0 - miss)) / lam
+    return shape.average(admitted * (1.0 - miss)) / lam
 
 
 def swing_replicas_needed(
@@ -218,14 +310,15 @@ def swing_replicas_needed(
     slots_per_replica: ArrayLike,
     budget_s: ArrayLike,
     miss_target_fraction: float,
-    amplitude_fraction: ArrayLike,
+    amplitude_fraction: ArrayLike | RateShape,
     arrival_variability: ArrayLike = 1.0,
 ) -> NDArray[np.int64]:
     """Fewest replicas whose cycle-average accepted share meets the target under a swing [-].
 
     Integer bisection between the count for the mean rate (no swing can need fewer: a swing never raises the share
     of a fleet that does not shed, Jensen's inequality on the concave accepted rate) and the count for the top of
-    the swing ``lambda (1 + a)``, which meets the target at every phase; the share rises with the replicas, so the
+    the swing ``lambda (1 + a)`` (of a :class:`RateShape`, its highest phase), which meets the target at every
+    phase; the share rises with the replicas, so the
     bisection is exact. Where ``a = 0`` the two counts are one and the result is
     :func:`rackcost.model.routing.replicas_needed`'s, bit for bit.
 
@@ -245,12 +338,17 @@ def swing_replicas_needed(
     >>> [int(swing_replicas_needed("pooled", 1.0, 1.0, 1.0, 0.0, eps, a)) for eps, a in cases]
     [3, 4, 3]
     """
-    a = _check_amplitude(amplitude_fraction)
+    if isinstance(amplitude_fraction, RateShape):
+        a: Array | RateShape = amplitude_fraction
+        top: ArrayLike = amplitude_fraction.top
+    else:
+        a = _check_amplitude(amplitude_fraction)
+        top = 1.0 + a
     lam = np.asarray(mean_rps, dtype=float)
     v = np.asarray(arrival_variability, dtype=float)
     slots = np.asarray(slots_per_replica, dtype=float) / v
     lo = routes.replicas_needed(routing, lam / v, service_s, slots, budget_s, miss_target_fraction)
-    hi = routes.replicas_needed(routing, lam * (1.0 + a) / v, service_s, slots, budget_s, miss_target_fraction)
+    hi = routes.replicas_needed(routing, lam * top / v, service_s, slots, budget_s, miss_target_fraction)
     lo, hi = np.broadcast_arrays(lo, hi)
     lo, hi = lo.copy(), hi.copy()
     target = 1.0 - miss_target_fraction
@@ -272,7 +370,7 @@ def swing_capacity_rps(
     service_s: ArrayLike,
     budget_s: ArrayLike,
     miss_target_fraction: float,
-    amplitude_fraction: ArrayLike,
+    amplitude_fraction: ArrayLike | RateShape,
     arrival_variability: ArrayLike = 1.0,
     capacity_rps: ArrayLike | None = None,
 ) -> Array:
@@ -300,7 +398,12 @@ def swing_capacity_rps(
     >>> round(float(swing_capacity_rps("pooled", 1, 1.0, 1.0, 0.0, 0.5, 0.5)), 5)
     0.46023
     """
-    a = _check_amplitude(amplitude_fraction)
+    if isinstance(amplitude_fraction, RateShape):
+        a: Array | RateShape = amplitude_fraction
+        top, moving = amplitude_fraction.top, amplitude_fraction.active
+    else:
+        a = _check_amplitude(amplitude_fraction)
+        top, moving = 1.0 + a, a > 0
     v = np.asarray(arrival_variability, dtype=float)
     n = np.asarray(replicas, dtype=np.int64)
     if capacity_rps is None:
@@ -315,17 +418,17 @@ def swing_capacity_rps(
         )
         return np.asarray(share >= target)
 
-    shape = np.broadcast_shapes(cap.shape, a.shape, n.shape, np.shape(v))
+    shape = np.broadcast_shapes(cap.shape, np.shape(top), n.shape, np.shape(v))
     cap_b = np.broadcast_to(cap, shape)
-    lo = cap_b / (1.0 + np.broadcast_to(a, shape))
+    lo = cap_b / np.broadcast_to(top, shape)
     hi = cap_b.copy()
     for _ in range(200):  # the share falls to 0 as the rate grows: a few steps of (1 + a) reach an infeasible rate
         ok = feasible(hi) & (hi > lo)
         if not np.any(ok):
             break
         lo = np.where(ok, hi, lo)
-        hi = np.where(ok, hi * (1.0 + np.broadcast_to(a, shape)), hi)
-    swinging = np.broadcast_to(a > 0, shape)
+        hi = np.where(ok, hi * np.broadcast_to(top, shape), hi)
+    swinging = np.broadcast_to(moving, shape)
     for _ in range(_CAPACITY_HALVINGS):
         mid = 0.5 * (lo + hi)
         ok = feasible(mid)
@@ -344,14 +447,16 @@ def swing_slo_replicas(
     miss_target_fraction: float,
     max_utilization_fraction: Array,
 ) -> NDArray[np.int64] | None:
-    """Replicas the SLO and the utilisation ceiling need at the sizing demand under its swing, ``(n, 1)``; None
-    where no sample's sizing point swings (the fleet's count is then the constant-rate one, bit for bit).
+    """Replicas the SLO and the utilisation ceiling need at the sizing demand under its swing (or its sub-hour
+    windows), ``(n, 1)``; None where no sample's sizing point moves (the fleet's count is then the constant-rate
+    one, bit for bit).
 
     The swing count (:func:`swing_replicas_needed`, at the sizing point's G/G/c variability) before the ceiling,
     which stays on the mean rate (utilisation is a mean figure).
     """
-    amplitude = sizing_amplitude(policy, rates)
-    if not np.any(amplitude > 0):
+    index = np.argmax(rates, axis=1) if policy.sizing_index is None else np.full(rates.shape[0], policy.sizing_index)
+    amplitude = point_shapes(policy, rates.shape[1]).at(index)
+    if not np.any(amplitude.active):
         return None
     # a spread service time: the budget judged as budget / stretch (rackcost.model.burstiness.wait_stretch)
     budget = budget_s if policy.service_scv == 1.0 else budget_s / policy.sizing_stretch(rates)
@@ -380,16 +485,16 @@ def swing_too_fast(period_s: float, service_s: float) -> bool:
     return period_s < VALID_PERIOD_SERVICE_TIMES * service_s
 
 
-def _on_phases(x: ArrayLike, points: int) -> Array:
-    """A per-point (or per-sample) array laid out on the phase columns, ``(rows, points * PHASES)``."""
+def _on_phases(x: ArrayLike, points: int, phases: int = PHASES) -> Array:
+    """A per-point (or per-sample) array laid out on the phase columns, ``(rows, points * phases)``."""
     arr = np.asarray(x)
     arr = np.broadcast_to(arr, (arr.shape[0] if arr.ndim == 2 else 1, points))
-    return np.repeat(arr, PHASES, axis=1)
+    return np.repeat(arr, phases, axis=1)
 
 
 def serve_with_swing(
     stationary: DemandOutcome,
-    amplitude_fraction: ArrayLike,
+    amplitude_fraction: ArrayLike | RateShape,
     serving_replicas: ArrayLike,
     concurrency: float,
     service_s: ArrayLike,
@@ -418,16 +523,18 @@ def serve_with_swing(
     stationary
         The points served at their mean rates (:func:`rackcost.model.demand.serve_demand`).
     amplitude_fraction
-        Each point's swing amplitude, ``(1, points)`` or ``(n, points)`` [-].
+        Each point's swing amplitude, ``(1, points)`` or ``(n, points)`` [-], or each point's
+        :class:`RateShape` (``(1, points, phases)``: sub-hour windows; :func:`point_shapes`).
     serving_replicas, concurrency, service_s, budget_s, slo, idle_policy, max_utilization_fraction, load, routing,
     arrival_variability, wait_stretch
         As :func:`rackcost.model.demand.serve_demand`, at the chosen point.
     """
-    a = _check_amplitude(amplitude_fraction)
+    a = amplitude_fraction if isinstance(amplitude_fraction, RateShape) else RateShape.of_amplitude(amplitude_fraction)
     lam = np.asarray(stationary.offered_rps, dtype=float)
-    swinging = np.broadcast_to(a > 0, lam.shape)
+    swinging = np.broadcast_to(a.active, lam.shape)
     if not np.any(swinging):
         return stationary
+    phases = a.multipliers.shape[-1]
     rows, points = lam.shape
     miss_target = slo.miss_target_fraction
     v = np.asarray(arrival_variability, dtype=float)
@@ -470,11 +577,15 @@ def serve_with_swing(
             stationary,
         )
     else:  # every serving replica serves: the stationary capacity of the fleet is a known-feasible rate
-        hint = _on_phases(stationary.capacity_at_slo_rps / v, points)
-    phase_rates = (lam[..., None] * (1.0 + np.broadcast_to(a, lam.shape)[..., None] * phase_nodes())).reshape(rows, -1)
+        hint = _on_phases(stationary.capacity_at_slo_rps / v, points, phases)
+    offered = (lam[..., None] * np.broadcast_to(a.multipliers, (*lam.shape, phases))).reshape(rows, -1)
+    # an idle window (a rate of 0) is served at the lowest rate a demand point has, its figures scaled back to its
+    # own rate (an exact 1 wherever the rate is above it: every figure then as it was)
+    phase_rates = np.maximum(offered, MIN_PHASE_RPS)
+    own = offered / phase_rates
     served = serve_demand(
         phase_rates,
-        _on_phases(active, points),
+        _on_phases(active, points, phases),
         concurrency,
         service_s,
         budget_s,
@@ -485,15 +596,15 @@ def serve_with_swing(
         load=load,
         slo=slo,
         routing=routing,
-        arrival_variability=_on_phases(v, points),
+        arrival_variability=_on_phases(v, points, phases),
         feasible_rps_scaled=True,
-        wait_stretch=_on_phases(stretch, points),
+        wait_stretch=_on_phases(stretch, points, phases),
     )
 
     def over_cycle(x: Array) -> Array:
-        return cycle_average(np.broadcast_to(x, phase_rates.shape).reshape(rows, points, PHASES))
+        return a.average(np.broadcast_to(x, phase_rates.shape).reshape(rows, points, phases))
 
-    admitted, accepted = over_cycle(served.admitted_rps), over_cycle(served.accepted_rps)
+    admitted, accepted = over_cycle(served.admitted_rps * own), over_cycle(served.accepted_rps * own)
     capacity_active = swing_capacity_rps(routing, active, concurrency, service_s, budget_eff, miss_target, a, v)
     if np.array_equal(np.broadcast_to(active, lam.shape), np.broadcast_to(serving, lam.shape)):
         capacity = capacity_active

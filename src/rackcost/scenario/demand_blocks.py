@@ -1,4 +1,5 @@
-"""A demand point's blocks: its rate, hours, burstiness (a gap SCV or a measured dispersion) and rate swing."""
+"""A demand point: its rate, hours, burstiness (a gap SCV or a measured dispersion), and its rate's movement within
+the point (a swing or sub-hour windows, :mod:`rackcost.scenario.sub_hour_blocks`)."""
 
 from __future__ import annotations
 
@@ -13,24 +14,11 @@ from rackcost.scenario.fields import (
     Rps,
     ScenarioBlock,
     Source,
-    SwingAmplitudeFraction,
-    SwingPeriodS,
     raise_problems,
 )
+from rackcost.scenario.sub_hour_blocks import RateSwing, SubHour
 
-__all__ = ["ArrivalDispersion", "DemandPoint", "RateSwing"]
-
-
-class RateSwing(ScenarioBlock):
-    """A short, periodic swing of the arrival rate within a demand point: ``lambda (1 + a sin(2 pi t / T))``."""
-
-    amplitude_fraction: SwingAmplitudeFraction = Field(
-        description="Amplitude a of the swing as a share of the point's mean rate (0.2: +/-20%); 0 to 0.9 [-]."
-    )
-    period_s: SwingPeriodS = Field(
-        description="Period T of the swing; 1e-3 to 1e7 [s]. The pointwise stationary approximation assumes it long "
-        "against the service time (rackcost.model.rate_swing)."
-    )
+__all__ = ["ArrivalDispersion", "DemandPoint"]
 
 
 class ArrivalDispersion(ScenarioBlock):
@@ -93,7 +81,18 @@ class DemandPoint(ScenarioBlock):
         "period_s}; sizing, acceptance and capacity at SLO average over its cycle (pointwise stationary "
         "approximation, rackcost.model.rate_swing); absent: the rate is constant.",
     )
+    sub_hour: SubHour | None = Field(
+        default=None,
+        description="The rates of the windows that make up the point's hour {window_s, rate_ratios, source?}; sizing "
+        "and acceptance average over them as over a swing's cycle (docs/model.md, Sub-hour peaks in a profile).",
+    )
     source: Source = None
+
+    @model_validator(mode="after")
+    def _one_movement(self) -> DemandPoint:
+        if self.rate_swing is not None and self.sub_hour is not None:
+            raise_problems([("sub_hour", "give a rate_swing or sub_hour windows, not both: each moves the rate")])
+        return self
 
     @model_validator(mode="after")
     def _one_burstiness(self) -> DemandPoint:

@@ -2,7 +2,8 @@
 "Demand over time").
 
 A scenario's ``demand`` is either the list of named points it always was, or a profile: hourly arrival rates of a
-typical week (168 values) or a year (8,760), inline or from a CSV file, with growth over a horizon of 1 to 10 years.
+typical week (168 values), several whole weeks (168 n) or a year (8,760), inline or from a CSV file, with growth over
+a horizon of 1 to 10 years; optionally with the rates of the windows inside each hour (``sub_hour``).
 The rest of rackcost keeps reading ``Scenario.demand`` as a list of named points: at load,
 :func:`demand_from_profile` turns a profile into three points (quiet, normal, peak: percentiles of the horizon's
 hourly rates, each weighted by the hours nearest to it) and keeps the profile, its values inline, in
@@ -37,6 +38,7 @@ from rackcost.errors import plain_message
 from rackcost.model import profile as core
 from rackcost.scenario.distributions import NOT_BOOL
 from rackcost.scenario.fields import ArrivalScv, ScenarioBlock, Source, raise_problems
+from rackcost.scenario.sub_hour_blocks import ProfileSubHour
 from rackcost.scenario.systems import ProvenanceClass
 
 __all__ = [
@@ -78,7 +80,10 @@ GrowthFraction = Annotated[float, Field(allow_inf_nan=False, le=10), NOT_BOOL]
 Percent = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False), NOT_BOOL]
 HorizonYears = Annotated[int, Field(ge=1, le=core.MAX_HORIZON_YEARS), NOT_BOOL]
 
-LENGTHS_ALLOWED = "168 hourly values (a typical week, Monday 00:00 first) or 8,760 (a year)"
+LENGTHS_ALLOWED = (
+    "168 hourly values (a typical week, Monday 00:00 first), a whole number of weeks (168 n, n up to 52: tiled by "
+    "its weeks in order) or 8,760 (a year)"
+)
 
 
 @contextlib.contextmanager
@@ -110,7 +115,8 @@ class ProfileValues(ScenarioBlock):
     hourly_arrival_rps: list[HourlyRps] | None = Field(
         default=None,
         description=f"Hourly arrival rates, {LENGTHS_ALLOWED}; each 0 to 1e7 [requests/s]. A year of the horizon "
-        "is the week tiled (52 weeks and a Monday) or the year itself; every year starts on a Monday.",
+        "is the profile's weeks tiled in order (52 weeks and a Monday) or the year itself; every year starts on a "
+        "Monday.",
     )
     csv: str | None = Field(
         default=None,
@@ -131,7 +137,7 @@ class ProfileValues(ScenarioBlock):
             raise_problems([("csv", "a CSV is read only by demand: {profile: {csv: ...}} in a scenario file")])
         values = self.hourly_arrival_rps or []
         problems = []
-        if len(values) not in core.PROFILE_LENGTHS_H:
+        if not core.is_profile_length(len(values)):
             problems.append(("hourly_arrival_rps", f"has {len(values):,} values; a profile is {LENGTHS_ALLOWED}"))
         raise_problems(problems + _rate_problems(values, "hourly_arrival_rps"))
         return self
@@ -227,6 +233,12 @@ class DemandProfile(ScenarioBlock):
     arrival_scv: ArrivalScv | None = Field(
         default=None, description="Squared coefficient of variation of inter-arrival times of every hour [-]."
     )
+    sub_hour: ProfileSubHour | None = Field(
+        default=None,
+        description="The rates of the windows inside each hour {window_s, window_rps: [[...], ...]}, one list per "
+        "hour of the profile; each named point carries the windows of the hour nearest its rate, and sizing, "
+        "acceptance and cost average over them (docs/model.md, Sub-hour peaks). Absent: every hour is constant.",
+    )
     source: Source = None
     provenance: ProvenanceClass | None = Field(
         default=None, description="vendor, collaborative, independent or assumption: who measured the profile."
@@ -242,6 +254,17 @@ class DemandProfile(ScenarioBlock):
                         "growth.per_year_table",
                         f"gives {len(table)} years of growth; the horizon has {self.horizon_years} "
                         "(horizon_years): give one rate per year",
+                    )
+                ]
+            )
+        hours = len(self.profile.hourly_arrival_rps or [])
+        if self.sub_hour is not None and len(self.sub_hour.window_rps) != hours:
+            raise_problems(
+                [
+                    (
+                        "sub_hour.window_rps",
+                        f"has {len(self.sub_hour.window_rps):,} hours of windows; the profile has {hours:,} hours: "
+                        "give one list of windows per hour",
                     )
                 ]
             )
@@ -269,9 +292,22 @@ class DemandProfile(ScenarioBlock):
         """Arrival rate at every hour of the horizon, ``horizon_years * 8760`` values [requests/s]."""
         return core.hourly_rates_rps(self.profile.hourly_arrival_rps or [], self.growth_rates(), self.horizon_years)
 
+    def hourly_window_ratios(self) -> NDArray[np.float64] | None:
+        """Each hour of the horizon's windows over its mean, ``(horizon_years * 8760, windows per hour)`` (all ones
+        for an idle hour), or None without ``sub_hour`` [-]. Growth scales an hour's windows with it: their ratios
+        do not move."""
+        if self.sub_hour is None:
+            return None
+        w = np.asarray(self.sub_hour.window_rps, dtype=np.float64)
+        mean = w.mean(axis=1, keepdims=True)
+        ratios = np.where(mean > 0, w / np.where(mean > 0, mean, 1.0), 1.0)
+        hours = np.arange(self.horizon_years * core.HOURS_PER_YEAR_OF_HORIZON)
+        return ratios[core.hour_of_profile(hours, w.shape[0])]
+
     def named_points(self) -> list[dict[str, Any]]:
         """The quiet, normal and peak demand points, as a scenario file would give them."""
-        rates, hours = core.named_points(self.hourly_rates_rps(), self.points.percentiles, MIN_HOURS_PER_DAY)
+        horizon = self.hourly_rates_rps()
+        rates, hours = core.named_points(horizon, self.points.percentiles, MIN_HOURS_PER_DAY)
         out = []
         for name, level, rate, h in zip(POINT_NAMES_OF_PROFILE, self.points.percentiles, rates, hours, strict=True):
             point: dict[str, Any] = {
@@ -283,8 +319,28 @@ class DemandProfile(ScenarioBlock):
             }
             if self.arrival_scv is not None:
                 point["arrival_scv"] = self.arrival_scv
+            windows = self._windows_near(horizon, float(rate))
+            if windows is not None:
+                point["sub_hour"] = windows
             out.append(point)
         return out
+
+    def _windows_near(self, horizon_rps: NDArray[np.float64], rate_rps: float) -> dict[str, Any] | None:
+        """The sub-hour windows a named point of ``rate_rps`` carries: those of the hour of the horizon whose rate
+        is nearest (the first such hour), or None without windows (or where that hour is idle or flat)."""
+        if self.sub_hour is None:
+            return None
+        nearest = int(np.argmin(np.abs(horizon_rps - rate_rps)))
+        hour = int(core.hour_of_profile(nearest, len(self.profile.hourly_arrival_rps or [])))
+        ratios = self.sub_hour.ratios_of_hour(hour)
+        if ratios is None:
+            return None
+        where = f"; {self.sub_hour.source}" if self.sub_hour.source else ""
+        return {
+            "window_s": self.sub_hour.window_s,
+            "rate_ratios": ratios,
+            "source": f"the windows of hour {hour} of the demand profile, the hour nearest the point's rate{where}",
+        }
 
 
 # ---- a CSV of hourly rates --------------------------------------------------------------------------------------
@@ -347,7 +403,7 @@ def read_profile_csv(path: Path, column: str | None = None) -> tuple[list[float]
         else:
             values.append(value)
     problems += bad[:MAX_LISTED] + ([f"and {len(bad) - MAX_LISTED:,} more bad rates"] if len(bad) > MAX_LISTED else [])
-    if not problems and len(values) not in core.PROFILE_LENGTHS_H:
+    if not problems and not core.is_profile_length(len(values)):
         problems.append(f"has {len(values):,} hourly rows; a profile is {LENGTHS_ALLOWED}")
     return ([], problems) if problems else (values, [])
 

@@ -475,12 +475,13 @@ class Scenario(ScenarioBlock):
         problems += plan_problems(self.plan, self.systems, self.demand_profile is not None)
         if self.workload.classes is not None:
             problems += [
-                (
-                    f"demand[{i}].rate_swing",
-                    "a rate swing with workload.classes is not modelled yet: remove the swing or the classes",
-                )
+                (f"demand[{i}].{key}", f"{what} with workload.classes is not modelled yet: remove {it} or the classes")
                 for i, d in enumerate(self.demand)
-                if d.rate_swing is not None
+                for key, what, it in (
+                    ("rate_swing", "a rate swing", "the swing"),
+                    ("sub_hour", "sub-hour windows", "the windows (a profile's: its sub_hour)"),
+                )
+                if getattr(d, key) is not None
             ]
             problems += [
                 (

@@ -204,6 +204,7 @@ def fleet_policy(scenario: Scenario) -> FleetPolicy:
         service_scv=service_scv(scenario),
         rate_swing_amplitude_fraction=tuple(_swing(d)[0] for d in scenario.demand),
         rate_swing_period_s=tuple(_swing(d)[1] for d in scenario.demand),
+        sub_hour_rate_ratios=_sub_hour(scenario),
     )
 
 
@@ -229,6 +230,15 @@ def service_scv(scenario: Scenario) -> float:
     (exponential service) where the workload gives no spread (issue 21, item 4)."""
     cv = scenario.workload.output_tokens_cv_fraction
     return 1.0 if cv is None else float(cv) ** 2
+
+
+def _sub_hour(scenario: Scenario) -> tuple[tuple[float, ...], ...]:
+    """Each demand point's sub-hour windows as rates over the hour's mean (an empty tuple where it has none); empty
+    where no point has any, so a scenario without windows keeps its policy as it was."""
+    ratios = tuple(
+        () if d.sub_hour is None else tuple(float(r) for r in d.sub_hour.rate_ratios) for d in scenario.demand
+    )
+    return ratios if any(ratios) else ()
 
 
 def _swing(point: DemandPoint) -> tuple[float, float]:
