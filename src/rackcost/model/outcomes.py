@@ -8,6 +8,7 @@ chain (:mod:`rackcost.evaluation.chain`), the Monte Carlo (:mod:`rackcost.analys
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -68,7 +69,7 @@ class ChosenPoint:
         """TTFT at the point, before queueing [ms]."""
         return float(self.point.ttft_ms[0])
 
-    @property
+    @cached_property  # read once per point and served SCV by the warnings: computed once (a 4,001-point average)
     def real_traffic_scv(self) -> float:
         """The arrival SCV a public production trace reads at the point's service time
         (:func:`rackcost.model.dispersion.real_traffic_scv`): what the margin check serves the fleet at, and its key
