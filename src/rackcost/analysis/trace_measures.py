@@ -14,10 +14,12 @@ what loads a fleet whose requests hold a slot for ``S`` seconds is the dispersio
   silences of 2-3 minutes had a gap SCV of 173). A gap is a silence where it passes what the longest gap of a
   Poisson stream of as many requests passes once in :data:`SILENCE_ODDS` traces (the longest of ``N`` exponential
   gaps exceeds ``x`` mean gaps with probability ``1 - (1 - e^-x)^N ~= N e^-x``, so ``x = ln N + ln(SILENCE_ODDS)``);
-  they are flagged where the gap SCV without them is less than the whole's by :data:`DISAGREEMENT_RATIO`.
+  they are flagged where the gap SCV without them is less than the whole's by :data:`DISAGREEMENT_RATIO`. On ticks
+  the test is against the positive gaps (their mean and count), which the tick makes long.
 - **a rate trend**: the rate climbs or falls over the trace (its last tenth against its first, or its busiest tenth
-  against the mean, beyond :data:`TREND_RATIO`): the index at long time scales counts the trend; cut the trace to
-  one demand level.
+  against the mean, beyond :data:`TREND_RATIO`, and by more than :data:`TREND_Z` standard deviations of Poisson
+  counts, so that a trace of a few dozen requests is not read as trending): the index at long time scales counts
+  the trend; cut the trace to one demand level.
 
 Otherwise the arrivals are correlated: counts bunch over time scales longer than a gap, which a gap SCV cannot see.
 """
@@ -40,6 +42,7 @@ __all__ = [
     "TICK_ZERO_SHARE",
     "TIME_SCALES_S",
     "TREND_RATIO",
+    "TREND_Z",
     "TraceMeasures",
     "measure_arrivals",
 ]
@@ -55,6 +58,9 @@ TICK_ZERO_SHARE = 0.2
 SILENCE_ODDS = 1000.0
 """A gap is a silence where a Poisson stream of as many requests has its longest gap that long once in this many
 traces [-]."""
+TREND_Z = 3.5
+"""Standard deviations of Poisson counts a tenth's count must differ by to be a trend (``|b - a| > z sqrt(a + b)``
+for two tenths; ``peak - mean > z sqrt(mean)`` for the busiest of ten: about 1 in 4,000 per window) [-]."""
 TREND_RATIO = 1.3
 """The last tenth's rate against the first's (or the busiest tenth's against the mean) beyond which the rate
 trends [-] (the threshold ``rackcost trace`` used for the busiest tenth before)."""
@@ -72,11 +78,12 @@ class TraceMeasures:
         The time scales where at least 8 windows fit [s], the index of dispersion of counts at each [-] and the
         windows counted [-].
     service_times_s, effective_scv
-        Service times [s] and the effective arrival SCV at each (None where no scale was measured) [-].
+        Service times [s] and the effective arrival SCV at each [-]: None where the longest time scale measured is
+        shorter than the service time (the figure would rest on an extrapolation).
     zero_gap_fraction
         Share of gaps that are zero [-].
-    smallest_gap_s
-        The smallest positive gap: the clock's resolution where the arrivals fall on ticks [s].
+    tick_s
+        The median positive gap: the clock's tick where the arrivals fall on ticks (None if every gap is zero) [s].
     longest_gap_s, longest_gap_to_mean
         The longest gap [s], and in mean gaps [-].
     silence_threshold_s, silences, gap_scv_without_silences
@@ -96,7 +103,7 @@ class TraceMeasures:
     service_times_s: tuple[float, ...]
     effective_scv: tuple[float | None, ...]
     zero_gap_fraction: float
-    smallest_gap_s: float | None
+    tick_s: float | None
     longest_gap_s: float
     longest_gap_to_mean: float
     silence_threshold_s: float
@@ -145,17 +152,19 @@ def measure_arrivals(
     used_index = index[keep]
     effective: list[float | None] = []
     for service in service_times_s:
-        effective.append(
-            _finite(float(effective_arrival_scv(used_scales, used_index, service))) if used_index.size else None
-        )
+        covered = used_index.size and used_scales[-1] >= service
+        effective.append(_finite(float(effective_arrival_scv(used_scales, used_index, service))) if covered else None)
     # the gaps in units of their mean (scale-free, as the gap SCV): a trace of 1e-300 s gaps stays finite
     rate = stats.arrival_rps
     gaps = np.diff(t) * rate
     zero_share = float(np.mean(gaps == 0))
     positive = gaps[gaps > 0]
-    smallest = float(positive.min()) / rate if positive.size else None
+    tick = float(np.median(positive)) / rate if positive.size else None
     longest_units = float(gaps.max())
-    threshold_units = math.log(n) + math.log(SILENCE_ODDS)
+    ticks = zero_share >= TICK_ZERO_SHARE
+    # on ticks the positive gaps are the tick's multiples: a silence is long against them, not against the mean gap
+    judged = positive if ticks and positive.size >= 2 else gaps
+    threshold_units = float(judged.mean()) * (math.log(judged.size) + math.log(SILENCE_ODDS))
     silent = gaps > threshold_units
     rest = gaps[~silent]
     without = float(rest.var() / rest.mean() ** 2) if silent.any() and rest.size >= 2 and rest.mean() > 0 else None
@@ -174,23 +183,33 @@ def measure_arrivals(
             f"the fleet's time scale (effective arrival SCV {at} of service)"
         )
     causes = 0
-    if zero_share >= TICK_ZERO_SHARE:
+    if ticks:
         causes += 1
-        tick = f"about {smallest:.3g} s" if smallest is not None else "one instant"
+        apart = f"about {tick:.3g} s apart, the median positive gap" if tick is not None else "all at one instant"
         findings.append(
-            f"ticks: {zero_share:.0%} of the gaps are zero, the arrivals fall on a clock's ticks ({tick} apart at the "
-            "least): the gap SCV measures the recording; the index at time scales above the tick is the traffic's"
+            f"ticks: {zero_share:.0%} of the gaps are zero, the arrivals fall on a clock's ticks ({apart}): the gap "
+            "SCV measures the recording; the index at time scales above the tick is the traffic's"
         )
     if silent.any() and (without is None or without * DISAGREEMENT_RATIO < gap_scv):
         causes += 1
         share = float(np.sum(gaps[silent] ** 2) / np.sum(gaps**2))
+        plural = "s" if silent.sum() > 1 else ""
+        without_words = "" if without is None else f": without them the gap SCV is {without:.3g}"
         findings.append(
-            f"silences: {int(silent.sum())} gap{'s' if silent.sum() > 1 else ''} over {threshold_units / rate:.3g} s "
-            f"(the longest {longest_units / rate:.3g} s, {longest_units:.3g} mean gaps; a Poisson stream of "
-            f"{n:,} requests passes {threshold_units:.3g} once in {SILENCE_ODDS:g} traces) hold {share:.0%} of the "
-            "gaps' second moment" + (f": without them the gap SCV is {without:.3g}" if without is not None else "")
+            f"silences: {int(silent.sum())} gap{plural} longer than {threshold_units / rate:.3g} s (which the longest "
+            f"gap of a Poisson stream of as many gaps passes once in {SILENCE_ODDS:g} traces; the longest "
+            f"{longest_units / rate:.3g} s, {longest_units:.3g} mean gaps) hold {share:.0%} of the gaps' second "
+            f"moment{without_words}"
         )
-    if (trend is not None and not 1.0 / TREND_RATIO <= trend <= TREND_RATIO) or stats.peak_to_mean > TREND_RATIO:
+    mean_count = n / stats.windows
+    peak_count = stats.peak_to_mean * mean_count
+    climbs = (
+        trend is not None
+        and not 1.0 / TREND_RATIO <= trend <= TREND_RATIO
+        and abs(last - first) > TREND_Z * math.sqrt(last + first)
+    )
+    peaks = stats.peak_to_mean > TREND_RATIO and peak_count - mean_count > TREND_Z * math.sqrt(mean_count)
+    if climbs or peaks:
         causes += 1
         findings.append(
             "a rate trend: the last tenth of the span "
@@ -211,7 +230,7 @@ def measure_arrivals(
         service_times_s=tuple(service_times_s),
         effective_scv=tuple(effective),
         zero_gap_fraction=zero_share,
-        smallest_gap_s=_finite(smallest) if smallest is not None else None,
+        tick_s=_finite(tick) if tick is not None else None,
         longest_gap_s=longest_units / rate,
         longest_gap_to_mean=longest_units,
         silence_threshold_s=threshold_units / rate,

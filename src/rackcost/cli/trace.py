@@ -206,7 +206,7 @@ def _record(
             for sv, e in zip(m.service_times_s, m.effective_scv, strict=True)
         ],
         "zero_gap_fraction": m.zero_gap_fraction,
-        "smallest_gap_s": _finite(m.smallest_gap_s),
+        "tick_s": _finite(m.tick_s),
         "longest_gap_s": m.longest_gap_s,
         "longest_gap_to_mean": m.longest_gap_to_mean,
         "silence_threshold_s": m.silence_threshold_s,
@@ -241,7 +241,7 @@ def _flat(row: dict[str, Any]) -> dict[str, Any]:
         flat[f"effective_arrival_scv_{e['service_s']:g}_s"] = e["arrival_scv"]
     flat["gap_scv_disagrees"] = int(row["gap_scv_disagrees"])
     flat["findings"] = " | ".join(row["findings"])
-    for key in ("smallest_gap_s", "gap_scv_without_silences", "last_to_first_tenth"):
+    for key in ("tick_s", "gap_scv_without_silences", "last_to_first_tenth"):
         flat.setdefault(key, None)
     return flat
 
