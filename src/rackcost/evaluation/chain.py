@@ -87,14 +87,16 @@ def run_samples(
     out: list[tuple[FleetOutcome, Metrics]] = []
     per_day = (planned.hours_per_day, planned.input_tokens)
     for index, inp, chosen in zip(planned.indices, planned.systems, planned.chosen, strict=True):
+        # a measured dispersion: every point's arrival SCV as this system's service time reads it (evaluation.steps)
+        own = planned.policy if chosen.arrival_scv is None else replace(planned.policy, arrival_scv=chosen.arrival_scv)
         if inp.pools is not None:  # disaggregated: each pool's fleet, then the system's (evaluation.disaggregated)
             pooled = (resize, serve_once, fragility_scvs, swing_amplitudes)
-            pooled_fleet = run_pooled(scenario, index, inp, chosen, values, n, planned.policy, planned.slo, *pooled)
+            pooled_fleet = run_pooled(scenario, index, inp, chosen, values, n, own, planned.slo, *pooled)
             out.append((pooled_fleet, derive(pooled_fleet, chosen.ttft_ms, planned.slo.output_tokens, *per_day)))
             continue
         sampled = sampled_inputs(scenario, index, inp, values, n)
         # rented on demand: the provider scales to what each point needs, so only those replicas run (and are billed)
-        policy = replace(planned.policy, idle_policy=IdlePolicy.park) if inp.payment.active_only else planned.policy
+        policy = replace(own, idle_policy=IdlePolicy.park) if inp.payment.active_only else own
         if chosen.service_scv is not None:  # request classes: the mix's service SCV at this system's chosen point
             policy = replace(policy, service_scv=chosen.service_scv)
         central = sampled_inputs(scenario, index, inp, {}, 1) if serve_once else None

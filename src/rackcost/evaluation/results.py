@@ -225,7 +225,7 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[Api
             "accepted_rps": d.accepted_rps,
             "rejected_rps": d.rejected_rps,
             "rejected_fraction": d.rejected_fraction,
-            "arrival_scv": np.array([p.arrival_scv for p in scenario.demand]),
+            "arrival_scv": np.array(o.chosen.arrival_scv or [p.arrival_scv for p in scenario.demand]),
             "accepted_fraction_at_scv_2": _at_scv(o, 2.0, n),
             "accepted_fraction_at_scv_4": _at_scv(o, 4.0, n),
             "useful_output_tokens_per_s": m.useful_output_tokens_per_s[0],
@@ -457,6 +457,7 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
                 f"{name} accepts no request within the SLO at {', '.join(none)}: every one it admits misses the "
                 "SLO there, so its cost per accepted request is undefined (shown as -, null in JSON)"
             )
+        own_scv = o.chosen.arrival_scv or tuple(d.arrival_scv for d in scenario.demand)
         for i, d in enumerate(scenario.demand):
             if demand.overloaded[i]:
                 out.append(
@@ -467,14 +468,15 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
             bursty = {
                 scv: float(v.accepted_rps[0, i] / v.offered_rps[0, i])
                 for scv, v in o.fleet.served_at_scv.items()
-                if scv > d.arrival_scv
+                if scv > own_scv[i]
             }
             if bursty and share[i] - min(bursty.values()) > FRAGILITY_DROP_FRACTION:
                 figures = ", ".join(f"{100 * v:.1f}% at SCV {scv:g}" for scv, v in sorted(bursty.items()))
                 out.append(
                     f"{name} at {d.name}: fragile to bursty arrivals: {100 * share[i]:.1f}% of requests accepted at "
-                    f"arrival SCV {d.arrival_scv:g}, {figures} (the same fleet, at "
-                    f"{100 * demand.utilization_fraction[i]:.0f}% of its slots; demand[{i}].arrival_scv sets it)"
+                    f"arrival SCV {own_scv[i]:.3g}, {figures} (the same fleet, at "
+                    f"{100 * demand.utilization_fraction[i]:.0f}% of its slots; demand[{i}]."
+                    f"{'arrival_scv' if d.arrival_dispersion is None else 'arrival_dispersion'} sets it)"
                 )
         if scenario.facility.max_racks is not None and o.racks > scenario.facility.max_racks:
             out.append(

@@ -4,7 +4,8 @@ own so that what evaluates a planned fleet at other demand (:mod:`rackcost.evalu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -17,7 +18,7 @@ from rackcost.model.outcomes import ChosenPoint
 from rackcost.model.pool_fleet import choose_pools
 from rackcost.scenario.feasibility import feasibility_problems, unserved_systems
 from rackcost.scenario.schema import Scenario
-from rackcost.scenario.unpack import fleet_policy, sizing_demand, slo_inputs
+from rackcost.scenario.unpack import fleet_policy, has_dispersion, point_arrival_scvs, sizing_demand, slo_inputs
 from rackcost.scenario.unpack_pools import any_system_inputs
 
 __all__ = ["Plan", "plan"]
@@ -79,9 +80,20 @@ def plan(scenario: Scenario, inputs: tuple[SystemInputs, ...] | None = None) -> 
     policy = fleet_policy(scenario)
     slo = slo_inputs(scenario)
     _, sizing_rps = sizing_demand(scenario)
-    sizing_variability = float(arrival_variability(scenario.sizing_point.arrival_scv))
-    sizing_stretch = float(policy.stretch_at((scenario.sizing_point.arrival_scv,))[0, 0])
     max_utilization = scenario.fleet.max_utilization_fraction
+    sizing = scenario.sizing_point
+
+    def choose(inp: SystemInputs, scv: float) -> ChosenPoint:
+        variability, stretch = float(arrival_variability(scv)), float(policy.stretch_at((scv,))[0, 0])
+        if inp.pools is not None:
+            return choose_pools(inp, slo, sizing_rps, max_utilization, policy.routing, variability)
+        return choose_point(inp, slo, sizing_rps, max_utilization, policy.routing, variability, stretch, scv)
+
+    if not has_dispersion(scenario):
+        chosen = tuple(choose(inp, sizing.arrival_scv) for inp in inputs)
+    else:
+        index = scenario.demand.index(sizing)
+        chosen = tuple(_choose_at_own_service(scenario, inp, choose, index) for inp in inputs)
     return Plan(
         slo=slo,
         policy=policy,
@@ -90,19 +102,36 @@ def plan(scenario: Scenario, inputs: tuple[SystemInputs, ...] | None = None) -> 
         input_tokens=float(scenario.workload.input_tokens_per_request),
         indices=indices,
         systems=inputs,
-        chosen=tuple(
-            choose_point(
-                inp,
-                slo,
-                sizing_rps,
-                max_utilization,
-                policy.routing,
-                sizing_variability,
-                sizing_stretch,
-                scenario.sizing_point.arrival_scv,
-            )
-            if inp.pools is None
-            else choose_pools(inp, slo, sizing_rps, max_utilization, policy.routing, sizing_variability)
-            for inp in inputs
-        ),
+        chosen=chosen,
     )
+
+
+MAX_SERVICE_ROUNDS = 4
+"""Most rounds of choosing a system's point where a measured dispersion sets its arrival SCV [-]."""
+
+
+def _choose_at_own_service(
+    scenario: Scenario, inp: SystemInputs, choose: Callable[[SystemInputs, float], ChosenPoint], sizing_index: int
+) -> ChosenPoint:
+    """The operating point of a system whose sizing arrivals are a measured dispersion, chosen at the arrival SCV
+    its own service time reads from it (:func:`rackcost.scenario.unpack.point_arrival_scvs`).
+
+    The service time depends on the point chosen and the point on the SCV, so the two are settled by rounds: start
+    from the point chosen for Poisson arrivals, read the SCV at its service time, choose again, until the service
+    time repeats (one or two rounds on every case measured: the choice moves only when the SCV crosses a step of
+    the curve). Should the rounds not settle in :data:`MAX_SERVICE_ROUNDS`, the point chosen at the largest SCV
+    read is kept (the burstiest reading: never the optimistic one). Every point's SCV is read at the kept point's
+    service time and carried on the chosen point, which the fleet keeps at every demand point.
+    """
+    chosen = choose(inp, 1.0)
+    rounds: list[tuple[float, ChosenPoint]] = []
+    for _ in range(MAX_SERVICE_ROUNDS):
+        service_s = float(chosen.point.service_s[0])
+        scv = point_arrival_scvs(scenario, service_s)[sizing_index]
+        chosen = choose(inp, scv)
+        rounds.append((scv, chosen))
+        if float(chosen.point.service_s[0]) == service_s:  # the point its own service time's SCV chooses
+            break
+    else:
+        chosen = max(rounds, key=lambda pair: pair[0])[1]
+    return replace(chosen, arrival_scv=point_arrival_scvs(scenario, float(chosen.point.service_s[0])))

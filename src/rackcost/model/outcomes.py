@@ -43,6 +43,10 @@ class ChosenPoint:
     service_scv
         With request classes: the mix's service-time SCV at the point (:func:`rackcost.model.classes.mix_service_scv`),
         which the fleet keeps at every demand point; None: the workload's (``FleetPolicy.service_scv``) [-].
+    arrival_scv
+        Where a demand point's burstiness is a measured dispersion: every point's arrival SCV as this system sees it
+        at its chosen point's service time (:func:`rackcost.model.dispersion.effective_arrival_scv`), which the
+        fleet keeps at every demand point; None: the points' own (``FleetPolicy.arrival_scv``) [-].
     """
 
     point: Curve
@@ -51,6 +55,7 @@ class ChosenPoint:
     slo_replicas: int
     more_constraints: tuple[tuple[float, float], ...] = ()
     service_scv: float | None = None
+    arrival_scv: tuple[float, ...] | None = None
 
     @property
     def concurrency(self) -> float:

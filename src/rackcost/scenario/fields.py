@@ -31,6 +31,8 @@ __all__ = [
     "Count",
     "CvFraction",
     "Derate",
+    "DispersionIndex",
+    "DispersionScaleS",
     "ArrivalScv",
     "SwingAmplitudeFraction",
     "SwingPeriodS",
@@ -118,6 +120,11 @@ PositiveFraction = Annotated[float, Field(ge=0.01, le=1, allow_inf_nan=False), N
 """A share the fleet is divided by: near zero it would size an endless fleet."""
 ArrivalScv = Annotated[float, Field(ge=0.05, le=100, allow_inf_nan=False), NOT_BOOL]
 """Squared coefficient of variation of inter-arrival times: 1 is Poisson."""
+# a measured dispersion curve: windows of 0.1 ms to 116 days; an index from 0 (equal counts) to 1e5 (an hour-long
+# trace at thousands of requests/s whose rate drifts by a tenth reads a few thousand at 20 minutes)
+DispersionScaleS = Annotated[float, Field(ge=1e-4, le=1e7, allow_inf_nan=False), NOT_BOOL]
+DispersionIndex = Annotated[float, Field(ge=0, le=1e5, allow_inf_nan=False), NOT_BOOL]
+"""A time scale and the index of dispersion of counts measured at it (``demand[i].arrival_dispersion``)."""
 # a short rate swing within a demand point: up to +/-90% (the rate never reaches 0), over a millisecond to 116 days
 SwingAmplitudeFraction = Annotated[float, Field(ge=0, le=0.9, allow_inf_nan=False), NOT_BOOL]
 SwingPeriodS = Annotated[float, Field(ge=0.001, le=10000000.0, allow_inf_nan=False), NOT_BOOL]

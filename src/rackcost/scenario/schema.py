@@ -28,6 +28,8 @@ from rackcost.scenario.fields import (
     Count,
     CvFraction,
     Derate,
+    DispersionIndex,
+    DispersionScaleS,
     Exponent,
     HoursPerDay,
     LatencyMs,
@@ -222,6 +224,37 @@ class RateSwing(ScenarioBlock):
     )
 
 
+class ArrivalDispersion(ScenarioBlock):
+    """How a demand point's arrivals bunch over time: the index of dispersion of counts at increasing time scales,
+    as ``rackcost trace --into`` measures it (rackcost.model.dispersion)."""
+
+    time_scales_s: list[DispersionScaleS] = Field(
+        min_length=1,
+        max_length=64,
+        description="Window lengths the index was counted in, strictly increasing; 1e-4 to 1e7 [s].",
+    )
+    index: list[DispersionIndex] = Field(
+        min_length=1,
+        max_length=64,
+        description="Index of dispersion of counts (variance / mean of the arrivals in a window) at each time "
+        "scale; 0 to 1e6 (1 is Poisson) [-].",
+    )
+    source: Source = None
+
+    @model_validator(mode="after")
+    def _matched(self) -> ArrivalDispersion:
+        problems: list[tuple[str, str]] = []
+        if len(self.index) != len(self.time_scales_s):
+            problems.append(
+                ("index", f"needs one value per time scale: {len(self.time_scales_s)} scales, {len(self.index)} values")
+            )
+        scales = self.time_scales_s
+        if any(b <= a for a, b in zip(scales, scales[1:], strict=False)):
+            problems.append(("time_scales_s", f"must be strictly increasing, got {scales}"))
+        raise_problems(problems)
+        return self
+
+
 class DemandPoint(ScenarioBlock):
     """One level of demand and how many hours a day the fleet sees it."""
 
@@ -237,7 +270,13 @@ class DemandPoint(ScenarioBlock):
         default=1.0,
         description="Squared coefficient of variation of inter-arrival times: 1 is Poisson, above 1 burstier; "
         "the wait tail, sizing and acceptance use the G/G/c approximation of rackcost.model.burstiness; "
-        "0.05 to 100 (as rackcost simulate draws them) [-].",
+        "0.05 to 100 (as rackcost simulate draws them) [-]. Not with arrival_dispersion.",
+    )
+    arrival_dispersion: ArrivalDispersion | None = Field(
+        default=None,
+        description="Burstiness measured from a trace, {time_scales_s, index, source}: the index of dispersion of "
+        "counts over time scales; each system reads it at its own service time as an arrival SCV (the stream's "
+        "peakedness, rackcost.model.dispersion). Not with arrival_scv.",
     )
     rate_swing: RateSwing | None = Field(
         default=None,
@@ -246,6 +285,20 @@ class DemandPoint(ScenarioBlock):
         "approximation, rackcost.model.rate_swing); absent: the rate is constant.",
     )
     source: Source = None
+
+    @model_validator(mode="after")
+    def _one_burstiness(self) -> DemandPoint:
+        if self.arrival_dispersion is not None and "arrival_scv" in self.model_fields_set:
+            raise_problems(
+                [
+                    (
+                        "arrival_dispersion",
+                        "give arrival_scv or arrival_dispersion, not both: the measured dispersion sets the SCV each "
+                        "system sees at its own service time",
+                    )
+                ]
+            )
+        return self
 
 
 class Facility(ScenarioBlock):

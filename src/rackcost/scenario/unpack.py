@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from rackcost.model.class_ttft import StratifiedLaw, cdf_law, fixed_law, gamma_law, lognormal_law, stack_laws
 from rackcost.model.classes import ClassMix, mix_curve_factors
+from rackcost.model.dispersion import effective_arrival_scv
 from rackcost.model.inputs import CostInputs, FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.memory import (
     DEFAULT_KV_BYTES_PER_ELEMENT,
@@ -42,7 +43,9 @@ __all__ = [
     "class_mix",
     "one_evaluation",
     "fleet_policy",
+    "has_dispersion",
     "kv_memory",
+    "point_arrival_scvs",
     "power_exponent",
     "sampled_inputs",
     "sizing_demand",
@@ -202,6 +205,23 @@ def fleet_policy(scenario: Scenario) -> FleetPolicy:
         rate_swing_amplitude_fraction=tuple(_swing(d)[0] for d in scenario.demand),
         rate_swing_period_s=tuple(_swing(d)[1] for d in scenario.demand),
     )
+
+
+def point_arrival_scvs(scenario: Scenario, service_s: float) -> tuple[float, ...]:
+    """Each demand point's arrival SCV as a fleet whose requests hold a slot ``service_s`` on average sees it [-]:
+    the point's ``arrival_scv``, or where it gives ``arrival_dispersion`` the measured index of dispersion averaged
+    at that service time (:func:`rackcost.model.dispersion.effective_arrival_scv`)."""
+    return tuple(
+        d.arrival_scv
+        if d.arrival_dispersion is None
+        else float(effective_arrival_scv(d.arrival_dispersion.time_scales_s, d.arrival_dispersion.index, service_s))
+        for d in scenario.demand
+    )
+
+
+def has_dispersion(scenario: Scenario) -> bool:
+    """Whether a demand point's burstiness is a measured dispersion, resolved per system at its service time."""
+    return any(d.arrival_dispersion is not None for d in scenario.demand)
 
 
 def service_scv(scenario: Scenario) -> float:
