@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rackcost.analysis._dispersion_standin import index_of_dispersion
 from rackcost.analysis.trace_files import Trace, read_trace
 from rackcost.analysis.trace_scaling import cut_window, superpose, trace_csv_text
+from rackcost.model.dispersion import index_of_dispersion
 
 TRACES = Path(__file__).parent / "data" / "traces"
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rackcost.analysis._dispersion_standin import DEFAULT_TIME_SCALES_S, effective_arrival_scv, index_of_dispersion
 from rackcost.model.burstiness import ArrivalStatistics, arrival_statistics
+from rackcost.model.dispersion import DEFAULT_TIME_SCALES_S, MIN_WINDOWS, effective_arrival_scv, index_of_dispersion
 
 __all__ = [
     "DISAGREEMENT_RATIO",
@@ -48,7 +48,8 @@ __all__ = [
 ]
 
 TIME_SCALES_S = DEFAULT_TIME_SCALES_S
-"""Time scales the index of dispersion of counts is measured at [s] (those where at least 8 windows fit)."""
+"""Time scales the index of dispersion of counts is measured at, 0.1 s to an hour [s] (those where at least 8
+windows fit: :data:`rackcost.model.dispersion.MIN_WINDOWS`)."""
 SERVICE_TIMES_S = (5.0, 10.0, 20.0, 40.0)
 """Service times the effective arrival SCV is read at [s]: what an LLM request holds a slot for (seconds of decode)."""
 DISAGREEMENT_RATIO = 1.5
@@ -145,7 +146,7 @@ def measure_arrivals(
     n = t.size
     scales = np.asarray(time_scales_s, dtype=float)
     fit = np.floor(stats.span_s / scales).astype(np.int64)
-    measured = fit >= 8
+    measured = fit >= MIN_WINDOWS
     index = index_of_dispersion(t, scales[measured]) if measured.any() else np.zeros(0)
     keep = np.isfinite(index)
     used_scales = scales[measured][keep]

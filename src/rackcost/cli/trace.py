@@ -50,10 +50,9 @@ class TraceFormat(StrEnum):
 
 
 def trace(
-    trace_path: Annotated[
+    trace_file: Annotated[
         Path,
         typer.Argument(
-            metavar="TRACE",
             help="A trace: rackcost's CSV (arrival_s[,input_tokens,output_tokens]), the Azure LLM inference trace "
             "CSV (TIMESTAMP,ContextTokens,GeneratedTokens) or the Mooncake JSONL (timestamp [ms],input_length,"
             "output_length,hash_ids); the format is found from the content.",
@@ -114,15 +113,15 @@ def trace(
     from rackcost.analysis.trace_measures import measure_arrivals
     from rackcost.analysis.trace_scaling import cut_window, superpose, trace_csv_text
 
-    dest = destination(output, force, trace_path, into)
+    dest = destination(output, force, trace_file, into)
     check_distinct({"--write-trace": write_trace, "--output": output})
-    check_output(write_trace, force, (trace_path, into))
+    check_output(write_trace, force, (trace_file, into))
     if into is None and (point is not None or keep_rate):
         error("--point and --keep-rate say where to put the measurement: give --into SCENARIO too")
         raise typer.Exit(code=1)
     try:
         named = None if trace_format is None else trace_format.value
-        read = read_trace(trace_path, named, tokens=write_trace is not None)
+        read = read_trace(trace_file, named, tokens=write_trace is not None)
         cut = read if start == 0 and duration is None else cut_window(read, start, duration)
         scaled = None if scale_to is None else superpose(cut, scale_to, seed)
         final = cut if scaled is None else scaled.trace
@@ -130,7 +129,7 @@ def trace(
         text = None if write_trace is None else trace_csv_text(final)
     except ValueError as exc:
         message = str(exc)
-        error(message if str(trace_path) in message else f"{trace_path}: {message}")
+        error(message if str(trace_file) in message else f"{trace_file}: {message}")
         raise typer.Exit(code=1) from None
     window = None if cut is read else {"start_s": start, "duration_s": duration}
     superposition = (
@@ -139,7 +138,7 @@ def trace(
         else {"target_rps": scale_to, "copies": scaled.copies, "seed": seed, "kept_fraction": scaled.kept_fraction}
     )
     about = {
-        "file": trace_path.name,
+        "file": trace_file.name,
         "format": read.source_format,
         "format_name": FORMATS[read.source_format],
         "columns": list(read.columns),
@@ -147,9 +146,9 @@ def trace(
         "read_span_s": read.span_s,
         "read_arrival_rps": read.arrival_rps,
     }
-    source = _source(trace_path.name, read.source_format, cut, window, scale_to, scaled, seed)
+    source = _source(trace_file.name, read.source_format, cut, window, scale_to, scaled, seed)
     if text is not None and write_trace is not None:
-        write(write_trace, text, force=force, inputs=(trace_path, into))
+        write(write_trace, text, force=force, inputs=(trace_file, into))
     if into is not None:
         emit(_measured_scenario(into, point, measures, source, keep_rate), dest)
         return
@@ -160,7 +159,7 @@ def trace(
     if fmt is OutputFormat.csv:
         emit(csv_text([_flat(row)]), dest)
         return
-    _print_table(dest, trace_path, about, source, measures)
+    _print_table(dest, trace_file, about, source, measures)
 
 
 def _source(
@@ -246,13 +245,13 @@ def _flat(row: dict[str, Any]) -> dict[str, Any]:
     return flat
 
 
-def _print_table(dest: Any, trace_path: Path, about: dict[str, Any], source: str, m: TraceMeasures) -> None:
+def _print_table(dest: Any, trace_file: Path, about: dict[str, Any], source: str, m: TraceMeasures) -> None:
     from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE
 
     stats = m.stats
     out = table_console(dest)
     out.print(
-        f"{escape(str(trace_path))}: {escape(about['format_name'])}; columns {escape(', '.join(about['columns']))}; "
+        f"{escape(str(trace_file))}: {escape(about['format_name'])}; columns {escape(', '.join(about['columns']))}; "
         f"{about['read_requests']:,} requests over {about['read_span_s']:,.4g} s, {about['read_arrival_rps']:,.4g} "
         "requests/s",
         highlight=False,
@@ -266,7 +265,7 @@ def _print_table(dest: Any, trace_path: Path, about: dict[str, Any], source: str
         f"{stats.gap_scv:.3g}",
         f"{stats.peak_to_mean:.3g}",
     ]
-    print_grid(out, f"Arrivals of {escape(str(trace_path))}", names, [("", cells)])
+    print_grid(out, f"Arrivals of {escape(str(trace_file))}", names, [("", cells)])
     if m.time_scales_s:
         print_grid(
             out,
