@@ -203,7 +203,11 @@ def test_rackcost_trace_into_a_scenario_sets_the_point_with_its_source(tmp_path)
     data = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
     index = [d["name"] for d in data["demand"]].index("peak")
     data["demand"][index]["arrival_scv"] = 2.0  # replaced by the measured dispersion
-    data.setdefault("figures", {})[f"demand[{index}].arrival_scv"] = {"provenance": "assumption", "source": "x", "why": "y"}
+    data.setdefault("figures", {})[f"demand[{index}].arrival_scv"] = {
+        "provenance": "assumption",
+        "source": "x",
+        "why": "y",
+    }
     scenario.write_text(yaml.safe_dump(data), encoding="utf-8")
     out = tmp_path / "measured.yaml"
     result = CliRunner().invoke(app, ["trace", str(trace), "--into", str(scenario), "--point", "peak", "-o", str(out)])
@@ -216,7 +220,7 @@ def test_rackcost_trace_into_a_scenario_sets_the_point_with_its_source(tmp_path)
     scales = peak.arrival_dispersion.time_scales_s
     assert scales[0] == 0.1 and all((arrivals[-1] - arrivals[0]) // w >= 8 for w in scales)
     assert peak.arrival_dispersion.index == pytest.approx(index_of_dispersion(arrivals, scales).tolist(), rel=1e-3)
-    assert peak.arrival_dispersion.source == "peak.csv, csv, 20,000 requests over 1,006 s"
+    assert peak.arrival_dispersion.source == f"peak.csv, csv, 20,000 requests over {stats.span_s:,.4g} s"
     written = yaml.safe_load(out.read_text(encoding="utf-8"))
     assert "arrival_scv" not in written["demand"][index]
     assert f"demand[{index}].arrival_scv" not in written["figures"]
