@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import numpy as np
 
 from rackcost import limits
 from rackcost.analysis import referee_classes, referee_pools, referee_swing
+from rackcost.analysis.referee_arrivals import capacity_scvs, point_arrivals
 from rackcost.analysis.trace_files import Trace, read_trace
 from rackcost.errors import check_argument, check_count
 from rackcost.evaluation.servable import served_for
@@ -323,16 +323,9 @@ def simulate(
             row = next(r for r in points if r["system"] == o.inputs.name and r["demand_point"] == point_name)
             done = job * replications
             report = None if progress is None else (lambda k, done=done: progress(done + k, total))
-            scenario_scv = getattr(scenario.demand[j], "arrival_scv", None)
-            scenario_scv = 1.0 if scenario_scv is None else float(scenario_scv)
             swing = None if trace is not None else referee_swing.row_swing(scenario, j, rate_swing)
-            arrivals = _Arrivals(
-                scenario_scv if arrival_scv is None else float(arrival_scv),
-                scenario_scv,
-                admission,
-                swing,
-                scenario.fleet.routing.value,
-            )
+            arrivals = point_arrivals(scenario, o, j, arrival_scv, admission, swing)
+            scenario_scv = arrivals.scenario_scv
             referee_swing.check_poisson(point_name, swing, arrivals.scv)
             if arrivals.scv != scenario_scv and trace is None:  # the analytic side of the same fleet at that SCV
                 row = _row_at_scv(o, row, j, arrivals.scv)
@@ -381,17 +374,6 @@ def simulate(
     except SimulationTooLarge as exc:
         raise SimulationTooLarge(f"{job_label}: {exc}") from None
     return rows
-
-
-@dataclass(frozen=True)
-class _Arrivals:
-    """How one row's arrivals are generated: their SCV, the scenario's, and whether admission control sheds."""
-
-    scv: float
-    scenario_scv: float
-    admission: bool
-    swing: tuple[float, float] | None = None
-    model_routing: str = DEFAULT_ROUTING.value
 
 
 ADMISSION_WORDS = {
@@ -623,9 +605,7 @@ def capacity_check(
         check_argument("rackcost.capacity_check", "arrival_scv", arrival_scv, (int, float), "a number (1 is Poisson)")
         check_arrival_scv(arrival_scv)
     check_one_shape(scenario)
-    sizing_scv = getattr(scenario.sizing_point, "arrival_scv", None)
-    sizing_scv = 1.0 if sizing_scv is None else float(sizing_scv)
-    scv = sizing_scv if arrival_scv is None else float(arrival_scv)
+    sizing_scv, scv = capacity_scvs(scenario, arrival_scv)
     scenario = served_for(scenario, "the capacity check", (system,))[0]
     outcomes = evaluate_systems(scenario, () if scv == sizing_scv else (scv,))
     names = [o.inputs.name for o in outcomes]

@@ -61,6 +61,7 @@ def run_samples(
     serve_once: bool = False,
     fragility_scvs: tuple[float, ...] = (),
     swing_amplitudes: tuple[float, ...] = (),
+    real_traffic: bool = False,
 ) -> list[tuple[FleetOutcome, Metrics]]:
     """Steps 4 to 8 and the derived figures of every system, for ``n`` samples of the inputs at once.
 
@@ -81,6 +82,9 @@ def run_samples(
         Arrival SCVs at which each fleet is served again for its accepted share (``run_fleet``).
     swing_amplitudes
         Rate-swing amplitudes at which each fleet is served again, every point swinging (``run_fleet``).
+    real_traffic
+        Serve each fleet again at the arrival SCV a public production trace reads at its service time
+        (``ChosenPoint.real_traffic_scv``), for the margin check of points without a measured dispersion.
     """
     if serve_once and resize:
         raise ValueError("serve_once needs resize=False: a fleet sized per sample is not served once")
@@ -89,8 +93,9 @@ def run_samples(
     for index, inp, chosen in zip(planned.indices, planned.systems, planned.chosen, strict=True):
         # a measured dispersion: every point's arrival SCV as this system's service time reads it (evaluation.steps)
         own = planned.policy if chosen.arrival_scv is None else replace(planned.policy, arrival_scv=chosen.arrival_scv)
+        scvs = fragility_scvs + ((chosen.real_traffic_scv,) if real_traffic else ())
         if inp.pools is not None:  # disaggregated: each pool's fleet, then the system's (evaluation.disaggregated)
-            pooled = (resize, serve_once, fragility_scvs, swing_amplitudes)
+            pooled = (resize, serve_once, scvs, swing_amplitudes)
             pooled_fleet = run_pooled(scenario, index, inp, chosen, values, n, own, planned.slo, *pooled)
             out.append((pooled_fleet, derive(pooled_fleet, chosen.ttft_ms, planned.slo.output_tokens, *per_day)))
             continue
@@ -100,7 +105,7 @@ def run_samples(
         if chosen.service_scv is not None:  # request classes: the mix's service SCV at this system's chosen point
             policy = replace(policy, service_scv=chosen.service_scv)
         central = sampled_inputs(scenario, index, inp, {}, 1) if serve_once else None
-        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize, central, fragility_scvs, swing_amplitudes)
+        fleet = run_fleet(inp, chosen, sampled, policy, planned.slo, resize, central, scvs, swing_amplitudes)
         metrics = derive(
             fleet,
             chosen.ttft_ms,
@@ -134,7 +139,10 @@ def evaluate_systems(
     planned = plan(scenario, inputs)
     scvs = tuple(dict.fromkeys((*FRAGILITY_SCVS, *(float(v) for v in served_at_scvs))))
     swings = tuple(float(a) for a in served_at_swings)
-    runs = run_samples(scenario, planned, {}, 1, resize=False, fragility_scvs=scvs, swing_amplitudes=swings)
+    real = not all(d.arrival_dispersion is not None for d in scenario.demand)
+    runs = run_samples(
+        scenario, planned, {}, 1, resize=False, fragility_scvs=scvs, swing_amplitudes=swings, real_traffic=real
+    )
     return [
         SystemOutcome(inp, chosen, fleet, metrics)
         for inp, chosen, (fleet, metrics) in zip(planned.systems, planned.chosen, runs, strict=True)

@@ -108,6 +108,12 @@ class Column:
         return "_per_accepted_" in self.name or "_per_million_accepted_" in self.name
 
     @property
+    def may_be_undefined(self) -> bool:
+        """Undefined (None) at some rows by design: a cost per accepted request where nothing was accepted, or the
+        real-traffic check at a point that gives its own measured dispersion (:func:`undefined_as_none`)."""
+        return self.per_accepted or self.name == "accepted_fraction_at_real_traffic"
+
+    @property
     def header(self) -> str:
         """The label with the unit the column is shown in: ``accepted within SLO [requests/s]``.
 
@@ -180,6 +186,10 @@ _POINTS = [
         kind="pct", fleet_only=True),
     _c("points", "accepted_fraction_at_scv_4", "fraction of offered", "accepted at SCV 4",
         "the same at SCV 4 (very bursty)", kind="pct", fleet_only=True),
+    _c("points", "accepted_fraction_at_real_traffic", "fraction of offered", "accepted under real traffic",
+        "the same fleet had the arrivals the burstiness of a public production trace (Azure LLM inference trace "
+        "2023, conversation) at its own service time; empty where the point gives a measured arrival_dispersion",
+        kind="pct", fleet_only=True),
     _c("points", "useful_output_tokens_per_s", "tokens/s", "accepted output", "accepted output tokens per second"),
     _c("points", "utilization_fraction", "fraction of slots", "slot utilisation",
         "busy share of the serving slots: requests in service / the chosen concurrency", kind="pct", fleet_only=True),
@@ -549,7 +559,8 @@ def in_order(row: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
 
 def undefined_as_none(table: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows with each cost per accepted request or token (:attr:`Column.per_accepted`) that is undefined (NaN:
-    nothing was accepted, :func:`rackcost.model.metrics.per_accepted`) as None: null in JSON, an empty CSV cell,
+    nothing was accepted, :func:`rackcost.model.metrics.per_accepted`), and every other :attr:`Column.may_be_undefined`
+    value not computed, as None: null in JSON, an empty CSV cell,
     ``-`` in a table. A NaN in any other column is left for :class:`~rackcost.evaluation.results.Result` to refuse
     (a bug).
 
@@ -558,7 +569,7 @@ def undefined_as_none(table: str, rows: list[dict[str, Any]]) -> list[dict[str, 
     >>> undefined_as_none("points", [{"accepted_rps": 0.0, "usd_per_accepted_request": float("nan")}])
     [{'accepted_rps': 0.0, 'usd_per_accepted_request': None}]
     """
-    names = {c.name for c in _REGISTRY.get(table, ()) if c.per_accepted}
+    names = {c.name for c in _REGISTRY.get(table, ()) if c.may_be_undefined}
     for row in rows:
         for name in names.intersection(row):
             value = row[name]

@@ -13,8 +13,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import NDArray
 
+from rackcost.evaluation.burstiness_checks import at_real_traffic, at_scv, fragility_warnings, margin_warnings
 from rackcost.evaluation.class_tables import class_revenue, class_rows
 from rackcost.evaluation.columns import column_names, in_order, undefined_as_none
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
@@ -226,8 +226,9 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[Api
             "rejected_rps": d.rejected_rps,
             "rejected_fraction": d.rejected_fraction,
             "arrival_scv": np.array(o.chosen.arrival_scv or [p.arrival_scv for p in scenario.demand]),
-            "accepted_fraction_at_scv_2": _at_scv(o, 2.0, n),
-            "accepted_fraction_at_scv_4": _at_scv(o, 4.0, n),
+            "accepted_fraction_at_scv_2": at_scv(o, 2.0, n),
+            "accepted_fraction_at_scv_4": at_scv(o, 4.0, n),
+            "accepted_fraction_at_real_traffic": at_real_traffic(scenario, o, n),
             "useful_output_tokens_per_s": m.useful_output_tokens_per_s[0],
             "utilization_fraction": d.utilization_fraction,
             "in_service_concurrency": d.in_service_concurrency,
@@ -349,6 +350,7 @@ def _api_point_rows(scenario: Scenario, system: Any, api: ApiSystemOutcome) -> l
                     "arrival_scv": scenario.demand[j].arrival_scv,
                     "accepted_fraction_at_scv_2": None,
                     "accepted_fraction_at_scv_4": None,
+                    "accepted_fraction_at_real_traffic": None,
                     "useful_output_tokens_per_s": float(m.useful_output_tokens_per_s[0, j]),
                     "utilization_fraction": None,
                     "in_service_concurrency": None,
@@ -433,14 +435,6 @@ def _api_system_row(system: Any, api: ApiSystemOutcome, sizing_demand_point: str
     return in_order(row, SYSTEM_NAMES)
 
 
-def _at_scv(o: SystemOutcome, scv: float, n: int) -> NDArray[np.float64]:
-    """The accepted share at each point had its arrivals this SCV (NaN where it was not computed)."""
-    served = o.fleet.served_at_scv.get(scv)
-    if served is None:
-        return np.full(n, np.nan)
-    return np.asarray(served.accepted_rps[0] / served.offered_rps[0], dtype=float)
-
-
 def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[str]:
     """Named outcomes that are not errors: overload, too many racks or kW, derived concurrency, edge of the curve,
     an answer fragile to bursty arrivals."""
@@ -457,7 +451,6 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
                 f"{name} accepts no request within the SLO at {', '.join(none)}: every one it admits misses the "
                 "SLO there, so its cost per accepted request is undefined (shown as -, null in JSON)"
             )
-        own_scv = o.chosen.arrival_scv or tuple(d.arrival_scv for d in scenario.demand)
         for i, d in enumerate(scenario.demand):
             if demand.overloaded[i]:
                 out.append(
@@ -465,19 +458,7 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
                     f"({demand.capacity_at_slo_rps[i]:.4g} rps); admission control rejects "
                     f"{demand.rejected_rps[i]:.4g} rps (overload is shed by admission control at the SLO)"
                 )
-            bursty = {
-                scv: float(v.accepted_rps[0, i] / v.offered_rps[0, i])
-                for scv, v in o.fleet.served_at_scv.items()
-                if scv > own_scv[i]
-            }
-            if bursty and share[i] - min(bursty.values()) > FRAGILITY_DROP_FRACTION:
-                figures = ", ".join(f"{100 * v:.1f}% at SCV {scv:g}" for scv, v in sorted(bursty.items()))
-                out.append(
-                    f"{name} at {d.name}: fragile to bursty arrivals: {100 * share[i]:.1f}% of requests accepted at "
-                    f"arrival SCV {own_scv[i]:.3g}, {figures} (the same fleet, at "
-                    f"{100 * demand.utilization_fraction[i]:.0f}% of its slots; demand[{i}]."
-                    f"{'arrival_scv' if d.arrival_dispersion is None else 'arrival_dispersion'} sets it)"
-                )
+        out += fragility_warnings(scenario, o, share) + margin_warnings(scenario, o, share)
         if scenario.facility.max_racks is not None and o.racks > scenario.facility.max_racks:
             out.append(
                 f"{name}: the fleet needs {o.racks} racks; the facility has {scenario.facility.max_racks} "

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.model.api import ApiOutcome
+from rackcost.model.dispersion import real_traffic_scv
 from rackcost.model.inputs import SystemInputs
 from rackcost.model.performance import Curve
 
@@ -66,6 +67,13 @@ class ChosenPoint:
     def ttft_ms(self) -> float:
         """TTFT at the point, before queueing [ms]."""
         return float(self.point.ttft_ms[0])
+
+    @property
+    def real_traffic_scv(self) -> float:
+        """The arrival SCV a public production trace reads at the point's service time
+        (:func:`rackcost.model.dispersion.real_traffic_scv`): what the margin check serves the fleet at, and its key
+        in ``FleetOutcome.served_at_scv`` [-]."""
+        return float(real_traffic_scv(float(self.point.service_s[0])))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,60 @@
+"""What arrivals the referee draws for a simulated row: their SCV (the point's own, or what its measured dispersion
+reads at the system's service time), whether admission control sheds, the rate swing and the model's router."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE
+from rackcost.model.strategies import Routing
+
+__all__ = ["Arrivals", "capacity_scvs", "point_arrivals"]
+
+
+@dataclass(frozen=True)
+class Arrivals:
+    """How one row's arrivals are generated: their SCV, the scenario's, and whether admission control sheds."""
+
+    scv: float
+    scenario_scv: float
+    admission: bool
+    swing: tuple[float, float] | None = None
+    model_routing: str = Routing.least_outstanding.value
+
+
+def point_arrivals(
+    scenario: Any, o: Any, j: int, arrival_scv: float | None, admission: bool, swing: tuple[float, float] | None
+) -> Arrivals:
+    """The arrivals of point ``j`` for system outcome ``o``: at ``arrival_scv`` where given, else the SCV the model
+    uses there. A measured dispersion reads a system's own SCV (``ChosenPoint.arrival_scv``); renewal arrivals are
+    drawn at SCVs of 0.05 to 100 (:data:`ARRIVAL_SCV_RANGE`), so a burstier reading is simulated at 100 and the
+    analytic side is then the same fleet's at that SCV."""
+    own = getattr(scenario.demand[j], "arrival_scv", None)
+    own = 1.0 if own is None else float(own)
+    if o.chosen.arrival_scv is not None:
+        own = float(o.chosen.arrival_scv[j])
+    drawn = float(np.clip(own, *ARRIVAL_SCV_RANGE)) if arrival_scv is None else float(arrival_scv)
+    return Arrivals(drawn, own, admission, swing, scenario.fleet.routing.value)
+
+
+def capacity_scvs(scenario: Any, arrival_scv: float | None) -> tuple[float, float]:
+    """The sizing point's arrival SCV and the one the capacity check draws (``arrival_scv`` where given).
+
+    Raises
+    ------
+    ValueError
+        If the sizing point gives a measured dispersion and no ``arrival_scv`` is given: each system reads its own
+        SCV from it, and the check draws one.
+    """
+    sizing = scenario.sizing_point
+    if getattr(sizing, "arrival_dispersion", None) is not None and arrival_scv is None:
+        raise ValueError(
+            f"demand point {sizing.name!r} gives a measured arrival_dispersion, which each system reads at its own "
+            "service time; the capacity check draws renewal arrivals of one SCV: give --arrival-scv"
+        )
+    own = getattr(sizing, "arrival_scv", None)
+    own = 1.0 if own is None else float(own)
+    return own, own if arrival_scv is None else float(arrival_scv)
