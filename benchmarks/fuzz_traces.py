@@ -24,6 +24,7 @@ use_test_helpers()
 
 from fuzzing_traces import (  # noqa: E402
     DEMAND_SCALES,
+    HOWS,
     ROUTERS,
     check_simulated_trace,
     check_trace_command,
@@ -38,7 +39,7 @@ def _command(text: str, folder: Path, how: str) -> str:
 
 def main(n: int) -> None:
     folder = Path(tempfile.mkdtemp())
-    hows = st.sampled_from(["table", "json", "csv", "into"])
+    hows = st.sampled_from(HOWS)
     simulated = st.tuples(
         hostile_traces(),
         st.just(folder),

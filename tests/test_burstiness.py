@@ -189,35 +189,44 @@ def _h2_trace(path, scv: float = 4.0, rate_rps: float = 20.0, n: int = 20_000) -
 
 
 def test_rackcost_trace_into_a_scenario_sets_the_point_with_its_source(tmp_path):
+    """--into writes the point's arrival_rps and its measured arrival_dispersion (the index of dispersion of counts at
+    each time scale where 8 windows fit), removes its arrival_scv (the two are exclusive), and sources both figures
+    to the trace."""
     from typer.testing import CliRunner
 
     from rackcost.cli.entry import app
+    from rackcost.model.dispersion import index_of_dispersion
 
     trace = tmp_path / "peak.csv"
     _h2_trace(trace)
     scenario = tmp_path / "s.yaml"
-    scenario.write_text(TWO_SYSTEMS.read_text(encoding="utf-8"), encoding="utf-8")
+    data = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
+    index = [d["name"] for d in data["demand"]].index("peak")
+    data["demand"][index]["arrival_scv"] = 2.0  # replaced by the measured dispersion
+    data.setdefault("figures", {})[f"demand[{index}].arrival_scv"] = {
+        "provenance": "assumption",
+        "source": "x",
+        "why": "y",
+    }
+    scenario.write_text(yaml.safe_dump(data), encoding="utf-8")
     out = tmp_path / "measured.yaml"
     result = CliRunner().invoke(app, ["trace", str(trace), "--into", str(scenario), "--point", "peak", "-o", str(out)])
     assert result.exit_code == 0, result.output
     measured = rackcost.load_scenario(out)
     peak = next(d for d in measured.demand if d.name == "peak")
-    stats = rackcost.model.burstiness.arrival_statistics(
-        [float(x) for x in trace.read_text(encoding="utf-8").split()[1:]]
-    )
-    assert peak.arrival_scv == pytest.approx(stats.gap_scv, rel=1e-3) and 3.0 < peak.arrival_scv < 5.0
-    assert peak.arrival_rps == pytest.approx(stats.arrival_rps, rel=1e-5)
-    data = yaml.safe_load(out.read_text(encoding="utf-8"))
-    index = [d["name"] for d in data["demand"]].index("peak")
-    figure = data["figures"][f"demand[{index}].arrival_scv"]
-    assert figure["provenance"] == "independent" and "peak.csv: 20,000 arrivals" in figure["source"]
-    # the measured point sizes the fleet as the SCV says: the same scenario with that SCV typed in agrees
-    typed = copy.deepcopy(BASE)
-    typed["demand"][index].update(arrival_scv=peak.arrival_scv, arrival_rps=peak.arrival_rps)
-    assert (
-        rackcost.evaluate(measured).records["systems"]
-        == rackcost.evaluate(rackcost.scenario_from_dict(typed)).records["systems"]
-    )
+    arrivals = [float(x) for x in trace.read_text(encoding="utf-8").split()[1:]]
+    stats = rackcost.model.burstiness.arrival_statistics(arrivals)
+    assert peak.arrival_rps == pytest.approx(stats.arrival_rps, rel=1e-5) and peak.arrival_dispersion is not None
+    scales = peak.arrival_dispersion.time_scales_s
+    assert scales[0] == 0.1 and all((arrivals[-1] - arrivals[0]) // w >= 8 for w in scales)
+    assert peak.arrival_dispersion.index == pytest.approx(index_of_dispersion(arrivals, scales).tolist(), rel=1e-3)
+    assert peak.arrival_dispersion.source == f"peak.csv, csv, 20,000 requests over {stats.span_s:,.4g} s"
+    written = yaml.safe_load(out.read_text(encoding="utf-8"))
+    assert "arrival_scv" not in written["demand"][index]
+    assert f"demand[{index}].arrival_scv" not in written["figures"]
+    figure = written["figures"][f"demand[{index}].arrival_dispersion"]
+    assert figure["provenance"] == "independent" and "peak.csv, csv, 20,000 requests" in figure["source"]
+    assert written["figures"][f"demand[{index}].arrival_rps"] == figure
     # --keep-rate sets the burstiness only
     kept = tmp_path / "kept.yaml"
     result = CliRunner().invoke(
@@ -282,9 +291,9 @@ def test_rackcost_trace_of_a_span_too_short_to_measure_is_one_line_naming_the_fi
     assert len(result.output.strip().splitlines()) == 1, result.output
 
 
-def test_rackcost_trace_into_names_the_trace_whose_scv_a_point_cannot_take(tmp_path):
-    """Equal gaps (SCV 0, below the 0.05 a demand point takes): --into's refusal said so without naming the file;
-    the table offers no point to paste."""
+def test_rackcost_trace_into_writes_the_dispersion_of_a_trace_whose_scv_a_point_cannot_take(tmp_path):
+    """Equal gaps (SCV 0, below the 0.05 a demand point takes): --into refused them before; the index of dispersion
+    (0 in windows of whole gaps: equal counts) is what it writes now. The table offers no SCV to paste."""
     from typer.testing import CliRunner
 
     from rackcost.cli.entry import app
@@ -294,6 +303,11 @@ def test_rackcost_trace_into_names_the_trace_whose_scv_a_point_cannot_take(tmp_p
     scenario = tmp_path / "s.yaml"
     scenario.write_text(TWO_SYSTEMS.read_text(encoding="utf-8"), encoding="utf-8")
     result = CliRunner().invoke(app, ["trace", str(path), "--into", str(scenario)])
-    assert result.exit_code == 1 and "regular.csv" in result.output and "gap SCV" in result.output, result.output
+    assert result.exit_code == 0, result.output
+    name = rackcost.load_scenario(scenario).sizing_point.name  # the point --into sets by default
+    point = next(d for d in rackcost.scenario_from_yaml(result.stdout, "m.yaml").demand if d.name == name)
+    dispersion = point.arrival_dispersion
+    assert dispersion is not None and dispersion.time_scales_s == [0.1, 0.2, 0.5, 1.0, 2.0]
+    assert dispersion.index[2:] == [0.0, 0.0, 0.0] and max(dispersion.index) < 1  # windows of whole gaps: equal
     result = CliRunner().invoke(app, ["trace", str(path)])
     assert result.exit_code == 0 and "arrival_scv: 0}" not in result.output, result.output

@@ -9,11 +9,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fuzzing_traces import DEMAND_SCALES, ROUTERS, check_simulated_trace, check_trace_command, hostile_traces
+from fuzzing_traces import DEMAND_SCALES, HOWS, ROUTERS, check_simulated_trace, check_trace_command, hostile_traces
 
 
 @settings(max_examples=60, deadline=None)  # a CLI run through the Typer app takes 10-50 ms
-@given(hostile_traces(), st.sampled_from(["table", "json", "csv", "into"]))
+@given(hostile_traces(), st.sampled_from(HOWS))
 def test_rackcost_trace_measures_finite_figures_or_refuses_in_one_line_naming_the_file(
     tmp_path_factory, text: str, how: str
 ) -> None:

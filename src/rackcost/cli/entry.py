@@ -26,6 +26,7 @@ from rackcost.cli import (
     simulate,
     site,
     sweep,
+    trace,
     uncertainty,
     validation,
 )
@@ -50,6 +51,8 @@ app.add_typer(importing.import_app, name="import")
 for command in uncertainty.COMMANDS:
     app.command()(command)
 for command in simulate.COMMANDS:
+    app.command()(command)
+for command in trace.COMMANDS:
     app.command()(command)
 for command in reconcile.COMMANDS:
     app.command()(command)

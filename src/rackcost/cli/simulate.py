@@ -27,14 +27,14 @@ from rackcost.cli.common import (
     load,
     table_console,
 )
-from rackcost.cli.layout import Field, print_grid, print_records
+from rackcost.cli.layout import Field, print_records
 from rackcost.cli.unserved import print_unserved, quiet_unserved, served_scenario
 from rackcost.display import num, pct
 from rackcost.errors import ScenarioError
 from rackcost.files import csv_text
 from rackcost.model.strategies import Routing
 
-__all__ = ["COMMANDS", "simulate", "trace"]
+__all__ = ["COMMANDS", "simulate"]
 
 PROGRESS_FROM_REQUESTS = 100_000
 """Requests from which a progress bar is shown on stderr [-]."""
@@ -85,7 +85,12 @@ def simulate(
     ] = Service.load_dependent,
     trace: Annotated[
         Path | None,
-        typer.Option("--trace", help="CSV of arrival_s,input_tokens,output_tokens replacing Poisson arrivals."),
+        typer.Option(
+            "--trace",
+            help="A trace replacing Poisson arrivals: a CSV of arrival_s,input_tokens,output_tokens, the Azure LLM "
+            "inference trace CSV or the Mooncake JSONL (found from the content; rackcost trace --write-trace cuts "
+            "and scales one).",
+        ),
     ] = None,
     trace_lengths: Annotated[
         TraceLengths | None,
@@ -349,106 +354,7 @@ def _capacity(sc, system, requests, seed, routing, replications, fmt, output, ar
     emit_table(out, output)
 
 
-def trace(
-    csv_path: Annotated[
-        Path, typer.Argument(help="CSV with an arrival_s column (arrival times in seconds; other columns ignored).")
-    ],
-    fmt: FormatOpt = OutputFormat.table,
-    output: OutputOpt = None,
-    force: ForceOpt = False,
-    into: Annotated[
-        Path | None,
-        typer.Option(
-            "--into",
-            metavar="SCENARIO",
-            help="Put the measured rate and SCV into this scenario's demand point (--point) and print (or --output) "
-            "the scenario, each figure sourced to the trace.",
-        ),
-    ] = None,
-    point: Annotated[str | None, typer.Option(help="The demand point --into sets (default: the sizing point).")] = None,
-    keep_rate: Annotated[
-        bool, typer.Option("--keep-rate", help="With --into: set arrival_scv only, keep the point's arrival_rps.")
-    ] = False,
-) -> None:
-    """Measure an arrival trace: its rate and burstiness, as a demand point's arrival_rps and arrival_scv."""
-    from dataclasses import asdict
-
-    from rackcost.analysis.trace_files import read_arrival_times
-    from rackcost.model.burstiness import arrival_statistics
-    from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE
-
-    dest = destination(output, force, csv_path, into)
-    try:
-        stats = arrival_statistics(read_arrival_times(csv_path))
-    except ValueError as exc:
-        error(str(exc))
-        raise typer.Exit(code=1) from None
-    if into is not None:
-        emit(_measured_scenario(into, point, stats, csv_path.name, keep_rate), dest)
-        return
-    if point is not None or keep_rate:
-        error("--point and --keep-rate say where to put the measurement: give --into SCENARIO too")
-        raise typer.Exit(code=1)
-    row = asdict(stats)
-    if fmt is OutputFormat.json:
-        emit(json.dumps(row, indent=2, allow_nan=False) + "\n", dest)
-        return
-    if fmt is OutputFormat.csv:
-        emit(csv_text([row]), dest)
-        return
-    out = table_console(dest)
-    names = ("requests", "span", "arrival rate", "gap SCV", f"busiest of {stats.windows} windows / mean")
-    cells = [
-        f"{stats.requests:,}",
-        f"{stats.span_s:,.4g} s",
-        f"{stats.arrival_rps:,.4g} rps",
-        f"{stats.gap_scv:.3g}",
-        f"{stats.peak_to_mean:.3g}",
-    ]
-    print_grid(out, f"Arrivals of {escape(str(csv_path))}", names, [("", cells)])
-    lo, hi = ARRIVAL_SCV_RANGE
-    out.print(
-        (
-            f"as a demand point: {{arrival_rps: {stats.arrival_rps:.4g}, arrival_scv: {stats.gap_scv:.3g}}}"
-            if lo <= stats.gap_scv <= hi
-            else f"as a demand point: {{arrival_rps: {stats.arrival_rps:.4g}}}; the gap SCV {stats.gap_scv:.3g} is "
-            f"outside the {lo:g} to {hi:g} a demand point takes"
-        )
-        + (
-            " (the rate varies over the trace: cut it to one demand level, or the SCV counts that variation too)"
-            if stats.peak_to_mean > 1.3
-            else ""
-        ),
-        highlight=False,
-    )
-    emit_table(out, dest)
-
-
-def _measured_scenario(into: Path, point: str | None, stats: Any, trace_name: str, keep_rate: bool) -> str:
-    """The YAML of scenario ``into`` with a demand point measured from a trace, validated (or the command fails)."""
-    from rackcost.importers.into_scenario import measured_demand
-    from rackcost.scenario.loading import scenario_from_dict, scenario_to_data, scenario_to_yaml
-
-    scenario = load(into)
-    name = point if point is not None else scenario.sizing_point.name
-    try:
-        data = measured_demand(scenario_to_data(scenario), name, stats, trace_name, keep_rate)
-        measured = scenario_from_dict(data, str(into))
-    except ValueError as exc:
-        error(str(exc))
-        raise typer.Exit(code=1) from None
-    except ScenarioError as exc:
-        fail(exc)
-    if stats.peak_to_mean > 1.3:
-        console(stderr=True).print(
-            "warning: the rate varies over the trace (busiest tenth "
-            f"{stats.peak_to_mean:.3g}x the mean): cut it to one demand level, or the SCV counts that variation too",
-            highlight=False,
-        )
-    return scenario_to_yaml(measured)
-
-
-COMMANDS = (simulate, trace)
+COMMANDS = (simulate,)
 """The commands of this module, in the order ``rackcost --help`` lists them."""
 
 

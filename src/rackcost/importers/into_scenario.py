@@ -7,11 +7,10 @@ the plain edits these build on); and a demand point's rate and burstiness measur
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 from rackcost.importers.curves import ImportedCurve
-from rackcost.model.burstiness import ArrivalStatistics
-from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE
 from rackcost.scenario.edits import set_at
 
 __all__ = ["COPIED", "add_system", "curve_figure", "curve_gpus_per_replica", "measured_demand", "replace_points"]
@@ -233,15 +232,19 @@ def add_system(
 def measured_demand(
     scenario: dict[str, Any],
     point: str,
-    stats: ArrivalStatistics,
-    trace_name: str,
+    arrival_rps: float,
+    time_scales_s: Sequence[float],
+    index: Sequence[float],
+    source: str,
     keep_rate: bool = False,
 ) -> dict[str, Any]:
-    """A demand point's ``arrival_scv`` (and, unless ``keep_rate``, its ``arrival_rps``) measured from an arrival
-    trace (:func:`rackcost.model.burstiness.arrival_statistics`), with a ``figures:`` entry naming the trace.
+    """A demand point's ``arrival_dispersion`` (and, unless ``keep_rate``, its ``arrival_rps``) measured from a
+    trace (``rackcost trace --into``), its ``arrival_scv`` removed (the two are exclusive), with a ``figures:``
+    entry naming the trace.
 
-    The trace is the operator's own measurement of its traffic, so the entry's provenance is ``independent``; it
-    names the file, the arrivals and the span measured, so a reader can tell how much the SCV rests on.
+    The trace is the operator's own measurement of its traffic, so the entry's provenance is ``independent``; its
+    source names the file, its format, the requests and span measured (and a window cut or a superposition), so a
+    reader can tell how much the figure rests on.
 
     Parameters
     ----------
@@ -249,10 +252,12 @@ def measured_demand(
         A scenario dict; not modified.
     point
         Name of the demand point to set.
-    stats
-        What the trace says.
-    trace_name
-        The trace's file name, for the source.
+    arrival_rps
+        The trace's mean rate [requests/s].
+    time_scales_s, index
+        The index of dispersion of counts at each time scale measured [s], [-].
+    source
+        Where the figures came from (``<file>, <format>, <requests> requests over <span> s[, ...]``).
     keep_rate
         Keep the point's ``arrival_rps``; set its burstiness only (the trace is of another scale, e.g. one
         customer, or a day the fleet was not sized for).
@@ -265,30 +270,31 @@ def measured_demand(
     Raises
     ------
     ValueError
-        No demand point has that name, or the trace's SCV is outside what a scenario takes.
+        No demand point has that name, or no time scale was measured (a trace too short for 8 windows of any).
     """
     points = scenario.get("demand")
     names = [p.get("name") for p in points] if isinstance(points, list) else []
     if point not in names:
         raise ValueError(f"no demand point named {point!r}; the scenario has: {', '.join(map(str, names)) or 'none'}")
-    lo, hi = ARRIVAL_SCV_RANGE
-    if not lo <= stats.gap_scv <= hi:
+    if not time_scales_s:
         raise ValueError(
-            f"{trace_name}: the trace's gap SCV is {stats.gap_scv:.3g}, outside the {lo:g} to {hi:g} a demand point "
-            "takes (a trace of a few arrivals, or arrivals in batches at one instant?)"
+            f"{source}: the span fits fewer than 8 windows of every time scale measured: no index of dispersion to "
+            "put into a demand point"
         )
-    index = names.index(point)
-    source = (
-        f"measured by rackcost trace from {trace_name}: {stats.requests:,} arrivals over {stats.span_s:,.4g} s, "
-        f"busiest tenth of the span {stats.peak_to_mean:.3g}x the mean rate"
-    )
-    out = set_at(scenario, f"demand[{index}].arrival_scv", float(f"{stats.gap_scv:.4g}"))
-    keys = [f"demand[{index}].arrival_scv"]
+    index_of = names.index(point)
+    at = f"demand[{index_of}]"
+    dispersion = {
+        "time_scales_s": [float(w) for w in time_scales_s],
+        "index": [float(f"{i:.4g}") for i in index],
+        "source": source,
+    }
+    out = set_at(set_at(scenario, f"{at}.arrival_scv", None), f"{at}.arrival_dispersion", dispersion)
+    keys = [f"{at}.arrival_dispersion"]
     if not keep_rate:
-        out = set_at(out, f"demand[{index}].arrival_rps", float(f"{stats.arrival_rps:.6g}"))
-        keys.append(f"demand[{index}].arrival_rps")
-    figures = dict(out.get("figures") or {})
+        out = set_at(out, f"{at}.arrival_rps", float(f"{arrival_rps:.6g}"))
+        keys.append(f"{at}.arrival_rps")
+    figures = {k: v for k, v in (out.get("figures") or {}).items() if k != f"{at}.arrival_scv"}
     for key in keys:
-        figures[key] = {"provenance": "independent", "source": source}
+        figures[key] = {"provenance": "independent", "source": f"measured by rackcost trace from {source}"}
     out["figures"] = figures
     return out

@@ -1,0 +1,120 @@
+"""``rackcost trace`` (rackcost.cli.trace): published formats read and named, a window cut, a superposition to a
+target rate, the dispersion figures in every output, ``--write-trace`` for ``rackcost simulate --trace``, and
+``simulate --trace`` reading the published formats itself."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+import rackcost
+from rackcost.analysis.trace_files import read_trace
+from rackcost.cli.entry import app
+from reference import TWO_SYSTEMS
+
+TRACES = Path(__file__).parent / "data" / "traces"
+
+
+def _run(*args: object) -> tuple[int, str]:
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert "Traceback" not in result.output, result.output
+    return result.exit_code, result.output
+
+
+def test_trace_is_its_own_command_with_help() -> None:
+    code, out = _run("trace", "--help")
+    assert code == 0 and "--scale-to" in out and "--trace-format" in out and "--write-trace" in out
+
+
+def test_the_format_found_and_the_columns_used_are_named() -> None:
+    code, out = _run("trace", TRACES / "azure_conv_small.csv")
+    assert code == 0, out
+    assert "Azure LLM inference trace CSV" in out and "columns TIMESTAMP, ContextTokens, GeneratedTokens" in out
+    code, out = _run("trace", TRACES / "mooncake_ticks.jsonl", "--format", "json")
+    data = json.loads(out)
+    assert (data["format"], data["columns"], data["read_requests"]) == (
+        "mooncake",
+        ["timestamp", "input_length", "output_length", "hash_ids"],
+        60,
+    )
+    assert data["zero_gap_fraction"] == pytest.approx(54 / 59) and data["findings"][0].startswith("ticks:")
+    code, out = _run("trace", TRACES / "azure_conv_small.csv", "--trace-format", "mooncake")
+    assert code == 1 and "azure_conv_small.csv: line 1: not a JSON object" in out
+
+
+def test_json_and_csv_carry_the_same_figures() -> None:
+    _, out = _run("trace", TRACES / "silences.csv", "--format", "json")
+    data = json.loads(out)
+    _, text = _run("trace", TRACES / "silences.csv", "--format", "csv")
+    (row,) = list(csv.DictReader(io.StringIO(text)))
+    for entry in data["index_of_dispersion"]:
+        assert float(row[f"index_of_dispersion_{entry['time_scale_s']:g}_s"]) == pytest.approx(entry["index"])
+    assert row["index_of_dispersion_3600_s"] == ""  # too long for 8 windows: an empty cell, as null in JSON
+    for entry in data["effective_arrival_scv"]:
+        cell = row[f"effective_arrival_scv_{entry['service_s']:g}_s"]
+        assert (cell == "") if entry["arrival_scv"] is None else float(cell) == pytest.approx(entry["arrival_scv"])
+    assert int(row["silences"]) == data["silences"] == 2 and row["findings"] == " | ".join(data["findings"])
+
+
+def test_a_window_scaled_by_superposition_is_written_for_the_simulator(tmp_path: Path) -> None:
+    out_csv = tmp_path / "scaled.csv"
+    args = ["--start", 1, "--duration", 15, "--scale-to", 20, "--seed", 7, "--write-trace", out_csv]
+    code, out = _run("trace", TRACES / "azure_conv_small.csv", *args, "--format", "json")
+    assert code == 0, out
+    data = json.loads(out.split("\n", 1)[1] if out.startswith("wrote") else out[out.index("{") :])
+    written = read_trace(out_csv)
+    assert written.source_format == "csv" and written.arrival_s.size == data["requests"]
+    assert abs(written.arrival_rps - 20) < 1 and data["superposition"]["copies"] >= 2
+    assert data["window"] == {"start_s": 1.0, "duration_s": 15.0} and data["superposition"]["seed"] == 7
+    # the same seed writes the same trace; the simulator replays it as it is
+    again = tmp_path / "again.csv"
+    _run("trace", TRACES / "azure_conv_small.csv", *args[:-1], again)
+    assert again.read_text(encoding="utf-8") == out_csv.read_text(encoding="utf-8")
+
+
+def test_simulate_reads_the_published_formats_itself() -> None:
+    """``simulate --trace`` read only rackcost's CSV: the Azure and Mooncake files were refused for a missing
+    ``arrival_s`` column."""
+    for name in ("azure_conv_small.csv", "mooncake_small.jsonl"):
+        rows = rackcost.simulate(rackcost.load_scenario(TWO_SYSTEMS), system="B", trace=TRACES / name)
+        assert rows and rows[0]["requests"] == 40
+
+
+def test_into_names_the_superposition_in_its_source(tmp_path: Path) -> None:
+    args = ["trace", TRACES / "silences.csv", "--scale-to", 3, "--seed", 2, "--into", TWO_SYSTEMS, "--point", "peak"]
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    data = yaml.safe_load(result.stdout)
+    peak = next(d for d in data["demand"] if d["name"] == "peak")
+    assert peak["arrival_rps"] == pytest.approx(3, abs=0.05) and "arrival_scv" not in peak
+    source = peak["arrival_dispersion"]["source"]
+    assert source.startswith("silences.csv, csv, 60 requests over ") and source.endswith(" to 3 rps, seed 2")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--start", 1e6], "holds 0 requests"),
+        (["--scale-to", 1e9], "silences.csv: the target rate must be from 1e-06 to 1e+07 requests/s"),
+        (["--scale-to", 1e7], "more than the 100,000,000 a superposed trace may hold"),
+        (["--write-trace", TRACES / "silences.csv"], "is the input file"),
+    ],
+)
+def test_what_it_cannot_do_is_one_line(args: list[object], message: str) -> None:
+    code, out = _run("trace", TRACES / "silences.csv", *args)
+    assert code != 0 and message in out, out
+    assert len(out.strip().splitlines()) <= 3  # Typer's own usage errors keep their box; ours are one line
+
+
+def test_write_trace_needs_token_counts(tmp_path: Path) -> None:
+    path = tmp_path / "arrivals.csv"
+    path.write_text("arrival_s\n" + "".join(f"{0.3 * k}\n" for k in range(40)), encoding="utf-8")
+    code, out = _run("trace", path, "--write-trace", tmp_path / "out.csv")
+    assert code == 1 and "needs the columns arrival_s, input_tokens, output_tokens" in out
+    assert len(out.strip().splitlines()) == 1
