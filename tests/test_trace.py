@@ -118,3 +118,49 @@ def test_write_trace_needs_token_counts(tmp_path: Path) -> None:
     code, out = _run("trace", path, "--write-trace", tmp_path / "out.csv")
     assert code == 1 and "needs the columns arrival_s, input_tokens, output_tokens" in out
     assert len(out.strip().splitlines()) == 1
+
+
+def _lru_share(path: Path, capacity_tokens: float | None) -> float:
+    """The share the library measures (its LRU is checked against brute force in tests/test_prefix_cache.py): what
+    the command must print, for the trace as read."""
+    from rackcost.cli.trace_prefix import prefix_requests_of
+    from rackcost.model.prefix_cache import hit_fraction, lru_hit_tokens
+
+    requests, _ = prefix_requests_of(read_trace(path))
+    return hit_fraction(lru_hit_tokens(requests, capacity_tokens), requests.input_tokens)
+
+
+def test_prefix_reuse_is_measured_from_the_block_hashes() -> None:
+    path = Path(__file__).parent / "data" / "prefix_trace.jsonl"
+    code, out = _run("trace", path, "--cache-tokens", 2048, "-f", "json")
+    assert code == 0, out
+    rows = json.loads(out)["prefix_reuse"]
+    assert [(r["cache"], r["cache_tokens"]) for r in rows] == [("shared", 2048)]
+    assert rows[0]["hit_fraction"] == pytest.approx(_lru_share(path, 2048), abs=1e-12)
+    default = json.loads(_run("trace", path, "-f", "json")[1])["prefix_reuse"]
+    assert [r["cache_tokens"] for r in default] == [None, 1_000_000, 10_000_000]
+    assert default[0]["hit_fraction"] == pytest.approx(_lru_share(path, None), abs=1e-12)
+    assert json.loads(_run("trace", TRACES / "silences.csv", "-f", "json")[1]).get("prefix_reuse") is None
+
+
+def test_into_with_prefix_writes_the_measured_hit_share(tmp_path: Path) -> None:
+    path = Path(__file__).parent / "data" / "prefix_trace.jsonl"
+    args = ["trace", path, "--into", TWO_SYSTEMS, "--point", "peak", "--prefix"]
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    data = yaml.safe_load(result.stdout)
+    (only,) = data["workload"]["classes"]
+    written = next(line for line in result.stderr.splitlines() if line.endswith("(written)"))
+    # the first system's replicas, each its own unbounded cache (no KV memory given) under the scenario's router:
+    # never more than one unbounded cache shared by the fleet
+    assert "per replica cache of unbounded" in written
+    assert only["prefix_hit_fraction"] == pytest.approx(float(written.split(": ")[-1].split()[0]), abs=1e-3)
+    assert 0 < only["prefix_hit_fraction"] <= _lru_share(path, None)
+    figure = data["figures"]["workload.classes[0].prefix_hit_fraction"]
+    assert figure["provenance"] == "independent" and "prefix_trace.jsonl" in figure["source"]
+    assert "routing" in figure["source"]
+    rackcost.scenario_from_dict(data)
+    code, out = _run("trace", TRACES / "silences.csv", "--into", TWO_SYSTEMS, "--prefix")
+    assert code != 0 and "--prefix needs a trace with prefix block hashes" in out
+    code, out = _run("trace", path, "--prefix")
+    assert code != 0 and "give --into SCENARIO too" in out

@@ -106,6 +106,24 @@ def trace(
         bool,
         typer.Option("--keep-rate", help="With --into: set arrival_dispersion only, keep the point's arrival_rps."),
     ] = False,
+    cache_tokens: Annotated[
+        list[float] | None,
+        typer.Option(
+            "--cache-tokens",
+            min=1.0,
+            help="A trace with prefix block hashes (Mooncake's): measure its prefix reuse at this LRU cache size in "
+            "tokens (repeat for several; default: unbounded, 1M and 10M).",
+        ),
+    ] = None,
+    prefix: Annotated[
+        bool,
+        typer.Option(
+            "--prefix",
+            help="With --into and a trace with prefix block hashes: also write the measured prefix reuse as the "
+            "workload's prefix_hit_fraction: the first system's replicas, each with its own cache under the "
+            "scenario's router (the replica's KV memory where the system gives it, else unbounded).",
+        ),
+    ] = False,
 ) -> None:
     """Measure a trace: its rate and burstiness over time scales, as a demand point's arrival_rps and
     arrival_dispersion."""
@@ -116,8 +134,8 @@ def trace(
     dest = destination(output, force, trace_file, into)
     check_distinct({"--write-trace": write_trace, "--output": output})
     check_output(write_trace, force, (trace_file, into))
-    if into is None and (point is not None or keep_rate):
-        error("--point and --keep-rate say where to put the measurement: give --into SCENARIO too")
+    if into is None and (point is not None or keep_rate or prefix):
+        error("--point, --keep-rate and --prefix say where to put the measurement: give --into SCENARIO too")
         raise typer.Exit(code=1)
     try:
         named = None if trace_format is None else trace_format.value
@@ -149,17 +167,40 @@ def trace(
     source = _source(trace_file.name, read.source_format, cut, window, scale_to, scaled, seed)
     if text is not None and write_trace is not None:
         write(write_trace, text, force=force, inputs=(trace_file, into))
+    sizes: tuple[float | None, ...] = DEFAULT_CACHE_TOKENS if not cache_tokens else tuple(cache_tokens)
+    if prefix and final.hash_ids is None:
+        error(f"{trace_file}: --prefix needs a trace with prefix block hashes (Mooncake's hash_ids); this one has none")
+        raise typer.Exit(code=1)
     if into is not None:
-        emit(_measured_scenario(into, point, measures, source, keep_rate), dest)
+        emit(_measured_scenario(into, point, measures, source, keep_rate, final if prefix else None, sizes), dest)
         return
-    row = _record(about, window, superposition, measures)
+    # measured on the trace as read (cut, not superposed): superposed copies are other users, each with their own
+    # prefixes, so a shared cache's share falls with the copies; --into --prefix measures what it writes
+    reuse = _prefix_reuse(cut, sizes, None)
+    row = _record(about, window, superposition, measures) | ({} if reuse is None else {"prefix_reuse": reuse})
     if fmt is OutputFormat.json:
         emit(json.dumps(row, indent=2, allow_nan=False) + "\n", dest)
         return
     if fmt is OutputFormat.csv:
         emit(csv_text([_flat(row)]), dest)
         return
-    _print_table(dest, trace_file, about, source, measures)
+    _print_table(dest, trace_file, about, source, measures, reuse)
+
+
+DEFAULT_CACHE_TOKENS: tuple[float | None, ...] = (None, 1e6, 1e7)
+"""Cache sizes prefix reuse is measured at by default: unbounded, 1M and 10M tokens [tokens]."""
+
+
+def _prefix_reuse(trace: Any, sizes: tuple[float | None, ...], scenario: Any) -> list[dict[str, Any]] | None:
+    """The share of input tokens served from cache at each cache size (one cache shared by the fleet), and per
+    system of ``scenario`` at its replicas' own caches under its router; None for a trace without block hashes."""
+    from rackcost.cli.trace_prefix import prefix_requests_of, prefix_rows, scenario_fleets
+
+    if getattr(trace, "hash_ids", None) is None:
+        return None
+    requests, arrival_s = prefix_requests_of(trace)
+    fleets = () if scenario is None else tuple(scenario_fleets(scenario))
+    return prefix_rows(requests, cache_tokens=sizes, fleets=fleets, arrival_s=arrival_s)
 
 
 def _source(
@@ -245,7 +286,9 @@ def _flat(row: dict[str, Any]) -> dict[str, Any]:
     return flat
 
 
-def _print_table(dest: Any, trace_file: Path, about: dict[str, Any], source: str, m: TraceMeasures) -> None:
+def _print_table(
+    dest: Any, trace_file: Path, about: dict[str, Any], source: str, m: TraceMeasures, reuse: list[dict] | None
+) -> None:
     from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE
 
     stats = m.stats
@@ -286,6 +329,20 @@ def _print_table(dest: Any, trace_file: Path, about: dict[str, Any], source: str
         out.print("index of dispersion: fewer than 8 windows of every time scale fit in the span", highlight=False)
     for finding in m.findings:
         out.print(f"- {escape(finding)}", highlight=False)
+    if reuse:
+        print_grid(
+            out,
+            "Prefix reuse of the trace as read: share of the input tokens in prefix blocks found in an LRU cache of "
+            "that size (shared by the fleet)",
+            ["hit share"],
+            [
+                (
+                    "unbounded" if r["cache_tokens"] is None else f"{r['cache_tokens']:,} tokens",
+                    [f"{r['hit_fraction']:.3f}"],
+                )
+                for r in reuse
+            ],
+        )
     lo, hi = ARRIVAL_SCV_RANGE
     if not lo <= stats.gap_scv <= hi:
         why = f"; the gap SCV {stats.gap_scv:.3g} is outside the {lo:g} to {hi:g} a demand point takes"
@@ -302,8 +359,17 @@ def _print_table(dest: Any, trace_file: Path, about: dict[str, Any], source: str
     emit_table(out, dest)
 
 
-def _measured_scenario(into: Path, point: str | None, m: TraceMeasures, source: str, keep_rate: bool) -> str:
-    """The YAML of scenario ``into`` with a demand point measured from a trace, validated (or the command fails)."""
+def _measured_scenario(
+    into: Path,
+    point: str | None,
+    m: TraceMeasures,
+    source: str,
+    keep_rate: bool,
+    prefix_trace: Any = None,
+    sizes: tuple[float | None, ...] = DEFAULT_CACHE_TOKENS,
+) -> str:
+    """The YAML of scenario ``into`` with a demand point measured from a trace, validated (or the command fails);
+    with ``prefix_trace``, the workload's prefix hit share measured too (:func:`_with_prefix`)."""
     from rackcost.importers.into_scenario import measured_demand
     from rackcost.scenario.loading import scenario_from_dict, scenario_to_data, scenario_to_yaml
 
@@ -313,6 +379,8 @@ def _measured_scenario(into: Path, point: str | None, m: TraceMeasures, source: 
         data = measured_demand(
             scenario_to_data(scenario), name, m.stats.arrival_rps, m.time_scales_s, m.index, source, keep_rate
         )
+        if prefix_trace is not None:
+            data = _with_prefix(data, scenario, prefix_trace, sizes, source)
         measured = scenario_from_dict(data, str(into))
     except ValueError as exc:
         error(str(exc))
@@ -327,6 +395,33 @@ def _measured_scenario(into: Path, point: str | None, m: TraceMeasures, source: 
             highlight=False,
         )
     return scenario_to_yaml(measured)
+
+
+def _with_prefix(data: dict[str, Any], scenario: Any, trace: Any, sizes: tuple, source: str) -> dict[str, Any]:
+    """``data`` with the workload's prefix hit share measured on ``trace``: the first self-hosted system's row with
+    a cache on each of its serving replicas under the scenario's router (an engine's prefix cache is per replica),
+    each of the replica's KV memory where the system gives one, else unbounded (the most it can hold); one
+    unbounded cache shared by the fleet where no system is self-hosted. Every row is printed to stderr, so another
+    can be chosen by hand."""
+    from rackcost.cli.trace_prefix import measured_prefix_hits
+
+    rows = _prefix_reuse(trace, sizes, scenario) or []
+    own = [r for r in rows if r["system"] is not None and r["cache"] == "per replica"]
+    chosen = own[0] if own else next(r for r in rows if r["system"] is None and r["cache_tokens"] is None)
+    err = console(stderr=True)
+    for r in rows:
+        size = "unbounded" if r["cache_tokens"] is None else f"{r['cache_tokens']:,} tokens"
+        who = "" if r["system"] is None else f"{r['system']}: "
+        mark = " (written)" if r is chosen else ""
+        err.print(
+            f"prefix reuse: {escape(who)}{r['cache']} cache of {size}, {r['routing']} routing over {r['replicas']} "
+            f"replicas: {r['hit_fraction']:.3f}{mark}",
+            highlight=False,
+        )
+    routing = "shared" if chosen["cache"] == "shared" else str(chosen["routing"])
+    return measured_prefix_hits(
+        data, float(chosen["hit_fraction"]), source, chosen["cache_tokens"], routing, int(chosen["replicas"])
+    )
 
 
 COMMANDS = (trace,)

@@ -225,9 +225,9 @@ def prefix_rows(
                 share = routed(capacity, routing, n, service_s, slots_per_replica)
                 out.append(row(None, capacity, "per replica", str(routing), n, share))
     for fleet in fleets:
-        sizes = ([fleet.cache_tokens] if fleet.cache_tokens is not None else []) + [
-            c for c in cache_tokens if c != fleet.cache_tokens
-        ]
+        # the replica's own KV cache first where the system gives its memory; every asked size (unbounded too)
+        own = [] if fleet.cache_tokens is None else [fleet.cache_tokens]
+        sizes = own + [c for c in cache_tokens if fleet.cache_tokens is None or c != fleet.cache_tokens]
         for capacity in sizes:  # per replica; the shared cache pools every replica's
             pooled = None if capacity is None else capacity * fleet.replicas
             out.append(row(fleet.system, pooled, "shared", "any", fleet.replicas, shared(pooled)))

@@ -22,8 +22,8 @@ SLOTS: tuple[SectionSlot, ...] = (
     SectionSlot("power_law", "Power law: fit on some models, test on the others", power_law_section),
     SectionSlot("interpolation", "Throughput interpolation, leave one measured point out", interpolation_section),
     SectionSlot("simulator", "Analytic against simulated, every bundled scenario and router", simulator_section),
-    SectionSlot("inferencex", "InferenceX reproduction: $/M tokens against InferenceX's formula", inferencex_section),
     SectionSlot("traffic", "Real traffic: production traces replayed through the sized fleets", traffic_section),
+    SectionSlot("inferencex", "InferenceX reproduction: $/M tokens against InferenceX's formula", inferencex_section),
 )
 """Every section of the file, in the order it shows them."""
 
