@@ -4,7 +4,7 @@ Run: ``.venv/bin/python benchmarks/sub_hour_agreement.py [--replications 5] [--s
 and fleet on the 2-core machine; 4 fleets).
 
 ServeGen's 162 client streams of one large language model (Alibaba ServeGen, Xiang et al. 2025, Apache-2.0;
-``../shared/data/traces/servegen-m-large``), 14 days of 10-minute windows, are summed per window and made a
+the shared data folder's ``traces/servegen-m-large``), 14 days of 10-minute windows, are summed per window and made a
 two-week profile (``rackcost profile servegen --peak-rps 240``): every window scaled so the busiest hour's mean is
 240 requests/s, the peak of ``deepseek-r1-b200-vs-gb200-inferencex``, whose systems serve it. Two fleets per system:
 sized by rackcost from the profile with its sub-hour windows (the named peak point carries the busiest hour's), and

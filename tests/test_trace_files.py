@@ -1,7 +1,7 @@
 """Trace readers (rackcost.analysis.trace_files): rackcost's CSV, the Azure LLM inference trace CSV (Microsoft
 AzurePublicDataset 2023; Patel et al., "Splitwise", ISCA 2024) and the Mooncake JSONL (Qin et al., "Mooncake",
 FAST 2025), on small fixtures written for these tests (tests/data/traces/) and, marked ``data``, on the published
-files in ../shared/data/traces."""
+files in the shared data folder's traces/."""
 
 from __future__ import annotations
 
@@ -145,7 +145,7 @@ def test_a_trace_of_another_format_at_a_rate_no_demand_point_takes_is_refused(tm
         read_trace(path)
 
 
-# ---- the published traces (../shared/data/traces) ----------------------------------------------------------------
+# ---- the published traces (the shared data folder) ----------------------------------------------------------------
 
 
 @pytest.mark.data

@@ -19,15 +19,13 @@ from rackcost.evaluation.class_tables import class_revenue, class_rows
 from rackcost.evaluation.columns import column_names, in_order, undefined_as_none
 from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.evaluation.disaggregated import POOLS_TABLE, accelerators, pool_rows, pool_warnings
-from rackcost.evaluation.sub_hour_notes import sub_hour_warnings
+from rackcost.evaluation.sub_hour_notes import moved_share_warnings, sub_hour_warnings
 from rackcost.files import csv_text
-from rackcost.model.burstiness import FRAGILITY_DROP_FRACTION
 from rackcost.model.inputs import SloInputs
 from rackcost.model.memory import gib
 from rackcost.model.operating_point import slo_feasible
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
 from rackcost.model.power import PEAK_TO_MEAN_POWER
-from rackcost.model.rate_swing import VALID_PERIOD_SERVICE_TIMES, swing_too_fast
 from rackcost.model.strategies import Payment
 from rackcost.units import DAYS_PER_YEAR, MS_PER_S, SECONDS_PER_HOUR, TOKENS_PER_MILLION, W_PER_KW
 
@@ -618,23 +616,8 @@ def swing_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[st
             if swing is None or swing.amplitude_fraction == 0:
                 continue
             words = f"+/-{100 * swing.amplitude_fraction:.0f}% rate swing over {swing.period_s:g} s"
-            if steady is not None:
-                with_swing = float(o.demand.accepted_rps[i] / o.demand.offered_rps[i])
-                without = float(steady.accepted_rps[0, i] / steady.offered_rps[0, i])
-                if abs(without - with_swing) > FRAGILITY_DROP_FRACTION:
-                    out.append(
-                        f"{o.inputs.name} at {d.name}: the {words} moves the accepted share from "
-                        f"{100 * without:.1f}% at a constant rate to {100 * with_swing:.1f}% (the same fleet, "
-                        f"{o.provisioned_replicas} replicas; demand[{i}].rate_swing sets it)"
-                    )
-            service_s = float(o.demand.service_s[i])
-            if swing_too_fast(swing.period_s, service_s):
-                out.append(
-                    f"{o.inputs.name} at {d.name}: the {words} is shorter than {VALID_PERIOD_SERVICE_TIMES:g} mean "
-                    f"service times ({service_s:.3g} s): the busy slots cannot follow it, and the pointwise "
-                    "stationary approximation overstates its effect (a lower bound on the accepted share; "
-                    "rackcost simulate --rate-swing measures it)"
-                )
+            tail = " (a lower bound on the accepted share; rackcost simulate --rate-swing measures it)"
+            out += moved_share_warnings(o, i, d, steady, (words, "rate_swing", swing.period_s, False), tail)
     return out
 
 

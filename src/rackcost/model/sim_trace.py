@@ -130,11 +130,11 @@ def shape_requests(
     Examples
     --------
     At a TTFT of 200 ms and a TPOT of 10 ms, ISL 1,000 and OSL 100 (e_mean = 1,190 ms): the mean request works 1, one
-    of twice the input 1,390 / 1,190 and one of twice the output 2,180 / 1,190.
+    of twice the input 1,390 / 1,190 and one of twice the output 2,190 / 1,190 (200 + 199 x 10).
 
     >>> rho, work = shape_requests([1000.0, 2000.0, 1000.0], [100.0, 100.0, 200.0], 1000.0, 100.0, 200.0, 10.0)
     >>> rho.tolist(), np.round(work * 1190.0, 6).tolist()
-    ([1.0, 2.0, 1.0], [1190.0, 1390.0, 2180.0])
+    ([1.0, 2.0, 1.0], [1190.0, 1390.0, 2190.0])
     """
     rho = np.asarray(input_tokens, dtype=float) / float(isl)
     out = np.asarray(output_tokens, dtype=float)
