@@ -1,11 +1,11 @@
 """Sub-hour peaks in a profile against a 10-minute replay (``rackcost.analysis.referee_windows``).
 
 The data test reads ServeGen's 162 client streams of one large language model (Alibaba ServeGen, Xiang et al.,
-"ServeGen: workload characterization of large language model serving in production", 2025; Apache-2.0), in
-the shared data folder's ``traces/servegen-m-large``: 14 days of 10-minute windows, made a two-week profile scaled
-so the busiest hour's mean is 240 requests/s, the peak of the bundled ``deepseek-r1-b200-vs-gb200-inferencex``. The fleet
-rackcost sizes from that profile with its windows must accept, by the model, within 2 points of a replay of the
-busiest hour's six windows (Poisson at each window's rate, admission at the stationary capacity at SLO, as the
+"ServeGen: workload characterization of large language model serving in production", 2025; Apache-2.0), in the
+shared data folder's ``traces/servegen-m-large``: 14 days of 10-minute windows, made a two-week profile scaled so
+the busiest hour's mean is 240 requests/s, the peak of the bundled ``deepseek-r1-b200-vs-gb200-inferencex``. The
+fleet rackcost sizes from that profile with its windows must accept, by the model, within 2 points of a replay of
+the busiest hour's six windows (Poisson at each window's rate, admission at the stationary capacity at SLO, as the
 model), and at least the attainment target; the fleet sized from the hourly means alone accepts less, and the model
 says so within 2 points too.
 """
