@@ -158,7 +158,7 @@ def size_fleet(
             )
             needed = np.maximum(needed, more)
         slo_n = sized_replicas(needed, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)
-    swung = rate_swing.swing_slo_replicas(  # a rate swing at the sizing point: its cycle average meets the target
+    swung = rate_swing.swing_slo_replicas(  # a rate swing at the sizing point: its busiest window or its average
         policy,
         rates,
         sizing_rps,
@@ -612,6 +612,7 @@ def run_fleet(
             policy.routing,
             variability,
             stretch,
+            policy.sub_hour_sizing,
         )
 
     amplitudes = rate_swing.point_shapes(policy, points)  # a swing's, or a point's sub-hour windows

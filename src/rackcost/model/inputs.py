@@ -24,7 +24,7 @@ from rackcost.model.classes import ClassMix
 from rackcost.model.memory import KvMemory
 from rackcost.model.performance import Curve
 from rackcost.model.power import PEAK_TO_MEAN_POWER
-from rackcost.model.strategies import IdlePolicy, Payment, Routing
+from rackcost.model.strategies import IdlePolicy, Payment, Routing, SubHourSizing
 
 __all__ = ["CostInputs", "FleetPolicy", "PoolInputs", "SampledInputs", "SloInputs", "SystemInputs"]
 
@@ -102,6 +102,9 @@ class FleetPolicy:
         Each demand point's windows within its hour, as each window's rate over the hour's mean (equal windows;
         an empty tuple: a constant rate; empty: none anywhere) [-] (``demand[i].sub_hour``; served as a
         :class:`rackcost.model.rate_swing.RateShape` by the pointwise stationary approximation).
+    sub_hour_sizing
+        What a moving rate at the sizing point is sized for: every window at the SLO, or the hour's average
+        (:class:`~rackcost.model.strategies.SubHourSizing`); also what capacity at SLO means under it.
     """
 
     idle_policy: IdlePolicy
@@ -115,6 +118,7 @@ class FleetPolicy:
     rate_swing_amplitude_fraction: tuple[float, ...] = ()
     rate_swing_period_s: tuple[float, ...] = ()
     sub_hour_rate_ratios: tuple[tuple[float, ...], ...] = ()
+    sub_hour_sizing: SubHourSizing = SubHourSizing.busiest_window
 
     def variability(self, points: int) -> NDArray[np.float64]:
         """The G/G/c variability of each of ``points`` demand points, ``(1, points)`` [-]."""

@@ -33,11 +33,16 @@ load" of Jennings, Mandelbaum, Massey and Whitt 1996). PSA uses ``a``: its swing
 ``2 pi S / T <= 0.32``, i.e. ``T >= 20 S``: :data:`VALID_PERIOD_SERVICE_TIMES`. Below that the evaluation warns;
 the PSA figure then overstates the swing's effect (a lower bound on the accepted share).
 
-**Sizing, capacity.** The fleet is sized so that the cycle-average accepted share at the sizing point meets the
-attainment target (:func:`swing_replicas_needed`: integer bisection between the count for the mean rate and the count
-for the top of the swing, ``lambda (1 + a)``, which meets it at every instant). The capacity at SLO with a swing is
-the largest mean rate whose cycle average meets the target (:func:`swing_capacity_rps`). Both are computed at the
-chosen point's service time and budget, as the model sizes without a swing.
+**Sizing, capacity.** By default (``fleet.sub_hour_sizing: busiest_window``,
+:class:`~rackcost.model.strategies.SubHourSizing`) the fleet is sized so that the top of the swing (the busiest
+window), ``lambda (1 + a)``, meets the attainment target, and the capacity at SLO is the stationary capacity over
+``1 + a``: a window of minutes above the capacity builds a queue that a stack without SLO-aware shedding carries
+into the windows after it, which the PSA (each phase's overload shed) does not see. With ``hour_average`` the fleet
+is sized so that the cycle-average accepted share meets the target (:func:`swing_replicas_needed`: integer
+bisection between the count for the mean rate and the count for the top of the swing, which meets it at every
+instant), and the capacity at SLO is the largest mean rate whose cycle average meets it (:func:`swing_capacity_rps`).
+Both are computed at the chosen point's service time and budget, as the model sizes without a swing; the accepted
+share is the PSA's cycle average under either.
 
 References
 ----------
@@ -64,7 +69,7 @@ from rackcost.model.inputs import FleetPolicy, SloInputs
 from rackcost.model.outcomes import DemandOutcome
 from rackcost.model.performance import LoadCurve
 from rackcost.model.sizing import sized_replicas
-from rackcost.model.strategies import IdlePolicy, Routing
+from rackcost.model.strategies import IdlePolicy, Routing, SubHourSizing
 
 __all__ = [
     "MAX_AMPLITUDE_FRACTION",
@@ -312,8 +317,10 @@ def swing_replicas_needed(
     miss_target_fraction: float,
     amplitude_fraction: ArrayLike | RateShape,
     arrival_variability: ArrayLike = 1.0,
+    every_window: bool = False,
 ) -> NDArray[np.int64]:
-    """Fewest replicas whose cycle-average accepted share meets the target under a swing [-].
+    """Fewest replicas whose cycle-average accepted share meets the target under a swing [-]; with
+    ``every_window``, whose every phase meets it (the count for the top of the swing).
 
     Integer bisection between the count for the mean rate (no swing can need fewer: a swing never raises the share
     of a fleet that does not shed, Jensen's inequality on the concave accepted rate) and the count for the top of
@@ -327,6 +334,9 @@ def swing_replicas_needed(
     routing, mean_rps, service_s, slots_per_replica, budget_s, miss_target_fraction, amplitude_fraction,
     arrival_variability
         As :func:`cycle_accepted_share` (``mean_rps`` the sizing demand).
+    every_window
+        Size for the busiest phase rather than the cycle average
+        (:attr:`rackcost.model.strategies.SubHourSizing.every_window`).
 
     Examples
     --------
@@ -337,6 +347,8 @@ def swing_replicas_needed(
     >>> cases = ((0.1, 0.0), (0.1, 0.2), (0.3, 0.9))
     >>> [int(swing_replicas_needed("pooled", 1.0, 1.0, 1.0, 0.0, eps, a)) for eps, a in cases]
     [3, 4, 3]
+    >>> int(swing_replicas_needed("pooled", 1.0, 1.0, 1.0, 0.0, 0.3, 0.9, every_window=True))
+    4
     """
     if isinstance(amplitude_fraction, RateShape):
         a: Array | RateShape = amplitude_fraction
@@ -349,6 +361,8 @@ def swing_replicas_needed(
     slots = np.asarray(slots_per_replica, dtype=float) / v
     lo = routes.replicas_needed(routing, lam / v, service_s, slots, budget_s, miss_target_fraction)
     hi = routes.replicas_needed(routing, lam * top / v, service_s, slots, budget_s, miss_target_fraction)
+    if every_window:
+        return np.asarray(np.broadcast_to(hi, np.broadcast_shapes(np.shape(lo), np.shape(hi))), dtype=np.int64)
     lo, hi = np.broadcast_arrays(lo, hi)
     lo, hi = lo.copy(), hi.copy()
     target = 1.0 - miss_target_fraction
@@ -373,9 +387,11 @@ def swing_capacity_rps(
     amplitude_fraction: ArrayLike | RateShape,
     arrival_variability: ArrayLike = 1.0,
     capacity_rps: ArrayLike | None = None,
+    every_window: bool = False,
 ) -> Array:
     """Capacity at SLO under a swing: the largest mean rate whose cycle-average accepted share meets the target
-    [requests/s].
+    [requests/s]; with ``every_window``, whose busiest phase does, the stationary capacity ``C`` over the top of
+    the swing.
 
     The share falls as the mean rate rises (each phase's share does and the phase weights do not move), so
     bisection finds it: from ``C / (1 + a)`` (no phase above the stationary capacity ``C``: feasible) up to a rate
@@ -386,6 +402,8 @@ def swing_capacity_rps(
     routing, replicas, slots_per_replica, service_s, budget_s, miss_target_fraction, amplitude_fraction,
     arrival_variability, capacity_rps
         As :func:`cycle_accepted_share`.
+    every_window
+        As :func:`swing_replicas_needed`.
 
     Examples
     --------
@@ -397,6 +415,8 @@ def swing_capacity_rps(
     0.4999999995
     >>> round(float(swing_capacity_rps("pooled", 1, 1.0, 1.0, 0.0, 0.5, 0.5)), 5)
     0.46023
+    >>> round(float(swing_capacity_rps("pooled", 1, 1.0, 1.0, 0.0, 0.5, 0.5, every_window=True)), 5)
+    0.33333
     """
     if isinstance(amplitude_fraction, RateShape):
         a: Array | RateShape = amplitude_fraction
@@ -410,6 +430,8 @@ def swing_capacity_rps(
         slots = np.asarray(slots_per_replica, dtype=float) / v
         capacity_rps = v * routes.capacity_at_slo(routing, n, slots, service_s, budget_s, miss_target_fraction)
     cap = np.asarray(capacity_rps, dtype=float)
+    if every_window:
+        return np.asarray(np.where(moving, cap / np.asarray(top, dtype=float), cap), dtype=float)
     target = 1.0 - miss_target_fraction
 
     def feasible(rate: Array) -> NDArray[np.bool_]:
@@ -448,8 +470,8 @@ def swing_slo_replicas(
     max_utilization_fraction: Array,
 ) -> NDArray[np.int64] | None:
     """Replicas the SLO and the utilisation ceiling need at the sizing demand under its swing (or its sub-hour
-    windows), ``(n, 1)``; None where no sample's sizing point moves (the fleet's count is then the constant-rate
-    one, bit for bit).
+    windows), ``(n, 1)``, for its busiest window or its hour's average as ``policy.sub_hour_sizing`` says; None
+    where no sample's sizing point moves (the fleet's count is then the constant-rate one, bit for bit).
 
     The swing count (:func:`swing_replicas_needed`, at the sizing point's G/G/c variability) before the ceiling,
     which stays on the mean rate (utilisation is a mean figure).
@@ -469,6 +491,7 @@ def swing_slo_replicas(
         miss_target_fraction,
         amplitude,
         policy.sizing_variability(rates),
+        policy.sub_hour_sizing.every_window,
     )
     return sized_replicas(needed, sizing_rps, service_s, concurrency, max_utilization_fraction)
 
@@ -506,6 +529,7 @@ def serve_with_swing(
     routing: Routing | str,
     arrival_variability: ArrayLike = 1.0,
     wait_stretch: ArrayLike = 1.0,
+    sizing: SubHourSizing = SubHourSizing.hour_average,
 ) -> DemandOutcome:
     """The demand points of ``stationary`` with their rate swings: the pointwise stationary approximation.
 
@@ -513,10 +537,10 @@ def serve_with_swing(
     under ``park`` a point keeps the replicas its swing needs, at most the serving ones). Each phase is served as a
     demand point of its own (:func:`rackcost.model.demand.serve_demand`, the operating point moving with the
     phase's load), and the cycle averages replace the admitted, accepted and rejected rates; the capacity at SLO
-    is :func:`swing_capacity_rps` and a point is overloaded when its mean rate exceeds it. Slot utilisation and the
-    concurrency in service are their time averages over the cycle (so power is read at the mean occupancy, as
-    without a swing); the service time, latencies and p99 figures stay those of the mean rate. Points without a
-    swing keep every figure bit for bit.
+    is :func:`swing_capacity_rps` (for ``sizing``'s rule) and a point is overloaded when its mean rate exceeds
+    it. Slot utilisation and the concurrency in service are their time averages over the cycle (so power is read at
+    the mean occupancy, as without a swing); the service time, latencies and p99 figures stay those of the mean
+    rate. Points without a swing keep every figure bit for bit.
 
     Parameters
     ----------
@@ -528,6 +552,9 @@ def serve_with_swing(
     serving_replicas, concurrency, service_s, budget_s, slo, idle_policy, max_utilization_fraction, load, routing,
     arrival_variability, wait_stretch
         As :func:`rackcost.model.demand.serve_demand`, at the chosen point.
+    sizing
+        What a point that moves needs: its busiest window at the SLO, or its hour's average (the replicas ``park``
+        keeps active at it and its capacity at SLO; :class:`~rackcost.model.strategies.SubHourSizing`).
     """
     a = amplitude_fraction if isinstance(amplitude_fraction, RateShape) else RateShape.of_amplitude(amplitude_fraction)
     lam = np.asarray(stationary.offered_rps, dtype=float)
@@ -549,7 +576,9 @@ def serve_with_swing(
     hint = None
     if IdlePolicy(idle_policy).parks:
         needed = sized_replicas(
-            swing_replicas_needed(routing, lam, service_s, concurrency, budget_eff, miss_target, a, v),
+            swing_replicas_needed(
+                routing, lam, service_s, concurrency, budget_eff, miss_target, a, v, sizing.every_window
+            ),
             lam,
             service_s,
             concurrency,
@@ -605,11 +634,16 @@ def serve_with_swing(
         return a.average(np.broadcast_to(x, phase_rates.shape).reshape(rows, points, phases))
 
     admitted, accepted = over_cycle(served.admitted_rps * own), over_cycle(served.accepted_rps * own)
-    capacity_active = swing_capacity_rps(routing, active, concurrency, service_s, budget_eff, miss_target, a, v)
+    every = sizing.every_window
+    capacity_active = swing_capacity_rps(
+        routing, active, concurrency, service_s, budget_eff, miss_target, a, v, every_window=every
+    )
     if np.array_equal(np.broadcast_to(active, lam.shape), np.broadcast_to(serving, lam.shape)):
         capacity = capacity_active
     else:
-        capacity = swing_capacity_rps(routing, serving, concurrency, service_s, budget_eff, miss_target, a, v)
+        capacity = swing_capacity_rps(
+            routing, serving, concurrency, service_s, budget_eff, miss_target, a, v, every_window=every
+        )
     capacity = np.broadcast_to(capacity, lam.shape)
     rejected = lam - accepted
     swung = replace(

@@ -86,6 +86,11 @@ def scenario_section(scenario: Scenario) -> Section:
                 f"{display.pct(fleet.max_utilization_fraction)} at the sizing demand.",
                 f"Baseline of the comparison: {scenario.baseline_name}.",
             ]
+            + (
+                [f"The sizing point's rate moves within its hour: {fleet.sub_hour_sizing.words}."]
+                if scenario.sizing_point.rate_swing is not None or scenario.sizing_point.sub_hour is not None
+                else []
+            )
         )
     )
     if scenario.distributions:

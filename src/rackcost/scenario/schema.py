@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, Val
 from pydantic_core import ErrorDetails, InitErrorDetails
 
 from rackcost.errors import plain_message
-from rackcost.model.strategies import IdlePolicy, Routing
+from rackcost.model.strategies import IdlePolicy, Routing, SubHourSizing
 from rackcost.scenario.class_blocks import ClassSlo, Lengths, RequestClass, class_problems, token_moments
 from rackcost.scenario.demand_blocks import ArrivalDispersion, DemandPoint, RateSwing
 from rackcost.scenario.distributions import Distribution
@@ -240,6 +240,13 @@ class Fleet(ScenarioBlock):
         default=IdlePolicy.powered,
         description="powered: every replica is on and serving; park: replicas beyond what a demand point needs "
         "draw parked power.",
+    )
+    sub_hour_sizing: SubHourSizing = Field(
+        default=SubHourSizing.busiest_window,
+        description="Where the sizing point's rate moves within its hour (rate_swing, sub_hour): busiest_window "
+        "(default): the fleet carries every window at the SLO, as a stack that queues every request needs (a queue "
+        "an overloaded window builds outlasts it); hour_average: the hour's accepted share meets the target, the "
+        "busier windows' overload shed by admission control.",
     )
     routing: Routing = Field(
         default=Routing.least_outstanding,

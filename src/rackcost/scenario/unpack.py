@@ -205,6 +205,7 @@ def fleet_policy(scenario: Scenario) -> FleetPolicy:
         rate_swing_amplitude_fraction=tuple(_swing(d)[0] for d in scenario.demand),
         rate_swing_period_s=tuple(_swing(d)[1] for d in scenario.demand),
         sub_hour_rate_ratios=_sub_hour(scenario),
+        sub_hour_sizing=fleet.sub_hour_sizing,
     )
 
 
