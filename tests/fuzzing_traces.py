@@ -176,7 +176,7 @@ def hostile_traces() -> st.SearchStrategy[str]:
     return st.one_of(scaled_traces(), scaled_traces(), published_traces(), published_traces(), traces())
 
 
-TEXT_COLUMNS = ("file", "format", "format_name", "columns", "findings")
+TEXT_COLUMNS = ("file", "format", "format_name", "columns", "findings", "hour_rate_ratios")
 """The CSV output's text columns (:data:`rackcost.cli.trace.TEXT_COLUMNS`)."""
 HOWS = ["table", "json", "csv", "into", "scaled"]
 """The ways ``rackcost trace`` is run on a fuzzed trace (``scaled``: a window cut, scaled and written)."""

@@ -12,6 +12,7 @@ import copy
 import json
 import math
 
+import numpy as np
 import pytest
 import yaml
 from hypothesis import given, settings
@@ -227,6 +228,11 @@ def test_rackcost_trace_into_a_scenario_sets_the_point_with_its_source(tmp_path)
     figure = written["figures"][f"demand[{index}].arrival_dispersion"]
     assert figure["provenance"] == "independent" and "peak.csv, csv, 20,000 requests" in figure["source"]
     assert written["figures"][f"demand[{index}].arrival_rps"] == figure
+    # the rate within the hour: the span cut into six equal windows, each one's count over their mean, to 4 digits
+    counts = np.histogram(np.asarray(arrivals) - arrivals[0], bins=6, range=(0.0, stats.span_s))[0]
+    assert peak.sub_hour is not None and peak.sub_hour.window_s == 600
+    assert peak.sub_hour.rate_ratios == pytest.approx(list(counts / counts.mean()), rel=1e-3)
+    assert written["figures"][f"demand[{index}].sub_hour"] == figure
     # --keep-rate sets the burstiness only
     kept = tmp_path / "kept.yaml"
     result = CliRunner().invoke(
@@ -234,7 +240,22 @@ def test_rackcost_trace_into_a_scenario_sets_the_point_with_its_source(tmp_path)
     )
     assert result.exit_code == 0, result.output
     base_peak = next(d for d in rackcost.load_scenario(scenario).demand if d.name == "peak")
-    assert next(d for d in rackcost.load_scenario(kept).demand if d.name == "peak").arrival_rps == base_peak.arrival_rps
+    kept_peak = next(d for d in rackcost.load_scenario(kept).demand if d.name == "peak")
+    assert kept_peak.arrival_rps == base_peak.arrival_rps and kept_peak.sub_hour is None
+    # windows replace a rate swing (the two are exclusive); --hour-window 0 writes none, 300 writes twelve
+    data["demand"][index]["rate_swing"] = {"amplitude_fraction": 0.2, "period_s": 600}
+    scenario.write_text(yaml.safe_dump(data), encoding="utf-8")
+    for window, count in ((0, None), (300, 12)):
+        again = tmp_path / f"w{window}.yaml"
+        args = ["trace", str(trace), "--into", str(scenario), "--point", "peak", "--hour-window", str(window)]
+        result = CliRunner().invoke(app, [*args, "-o", str(again)])
+        assert result.exit_code == 0, result.output
+        point = next(d for d in rackcost.load_scenario(again).demand if d.name == "peak")
+        assert (
+            (point.sub_hour is None and point.rate_swing is not None)
+            if count is None
+            else (point.rate_swing is None and point.sub_hour is not None and len(point.sub_hour.rate_ratios) == count)
+        )
 
 
 def test_rackcost_trace_into_refuses_what_it_cannot_do(tmp_path):
@@ -250,6 +271,8 @@ def test_rackcost_trace_into_refuses_what_it_cannot_do(tmp_path):
         (["--into", str(scenario), "--point", "nope"], "no demand point named 'nope'"),
         (["--point", "peak"], "give --into SCENARIO too"),
         (["--into", str(scenario), "-o", str(scenario), "--force"], "is the input file"),  # never its input
+        (["--hour-window", "700"], "--hour-window: 700 s must be 0 or 60 to 1800 s and divide an hour"),
+        (["--hour-window", "30"], "--hour-window: 30 s must be 0 or 60 to 1800 s"),
     ]
     for args, message in cases:
         result = CliRunner().invoke(app, ["trace", str(trace), *args])

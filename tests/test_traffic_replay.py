@@ -20,19 +20,7 @@ from rackcost.scenario.loading import bundled_scenario_path, load_scenario
 TRACES = ("AzureLLMInferenceTrace_conv.csv", "mooncake_conversation_trace.jsonl")
 
 
-SLOW_HUMP = pytest.mark.xfail(
-    strict=True,
-    reason="known gap (docs/model.md, Burstiness at the fleet's time scale, 'Where it falls short'): the Azure hour "
-    "superposed to 1,200 rps carries a 30-minute hump of +3.7% at 60 s; peakedness, a stationary variance, sizes "
-    "Jalapeño (96.7% of its slots) 114 replicas where the replay without admission control needs 116",
-)
-CASES = [
-    pytest.param(trace, scenario, marks=SLOW_HUMP)
-    if (trace, scenario) == (TRACES[0], "deepseek-r1-jalapeno-vs-gb300.yaml")
-    else (trace, scenario)
-    for trace in TRACES
-    for scenario in SCENARIOS
-]
+CASES = [(trace, scenario) for trace in TRACES for scenario in SCENARIOS]
 
 
 @pytest.mark.data

@@ -96,16 +96,28 @@ def trace(
         typer.Option(
             "--into",
             metavar="SCENARIO",
-            help="Put the measured rate and index of dispersion into this scenario's demand point (--point) as "
-            "arrival_rps and arrival_dispersion (its arrival_scv removed) and print (or --output) the scenario, each "
-            "figure sourced to the trace.",
+            help="Put the measured rate, index of dispersion and rate within the hour into this scenario's demand "
+            "point (--point) as arrival_rps, arrival_dispersion and sub_hour (its arrival_scv and rate_swing "
+            "removed) and print (or --output) the scenario, each figure sourced to the trace.",
         ),
     ] = None,
     point: Annotated[str | None, typer.Option(help="The demand point --into sets (default: the sizing point).")] = None,
     keep_rate: Annotated[
         bool,
-        typer.Option("--keep-rate", help="With --into: set arrival_dispersion only, keep the point's arrival_rps."),
+        typer.Option(
+            "--keep-rate", help="With --into: set arrival_dispersion only, keep the point's arrival_rps (no sub_hour)."
+        ),
     ] = False,
+    hour_window: Annotated[
+        float,
+        typer.Option(
+            "--hour-window",
+            metavar="SECONDS",
+            min=0.0,
+            help="Measure the rate within the hour in windows this long (the span cut into 3600 / SECONDS equal "
+            "windows; 60 to 1800, dividing an hour), which --into writes as sub_hour; 0: none.",
+        ),
+    ] = 600.0,
     cache_tokens: Annotated[
         list[float] | None,
         typer.Option(
@@ -127,9 +139,13 @@ def trace(
 ) -> None:
     """Measure a trace: its rate and burstiness over time scales, as a demand point's arrival_rps and
     arrival_dispersion."""
+    from dataclasses import replace
+
     from rackcost.analysis.trace_files import FORMATS, read_trace
-    from rackcost.analysis.trace_measures import measure_arrivals
+    from rackcost.analysis.trace_measures import HOUR_WINDOW_S, measure_arrivals
     from rackcost.analysis.trace_scaling import cut_window, superpose, trace_csv_text
+    from rackcost.scenario.sub_hour_blocks import MIN_WINDOW_S, windows_per_hour
+    from rackcost.units import SECONDS_PER_HOUR
 
     dest = destination(output, force, trace_file, into)
     check_distinct({"--write-trace": write_trace, "--output": output})
@@ -137,13 +153,23 @@ def trace(
     if into is None and (point is not None or keep_rate or prefix):
         error("--point, --keep-rate and --prefix say where to put the measurement: give --into SCENARIO too")
         raise typer.Exit(code=1)
+    if hour_window != 0 and not (
+        MIN_WINDOW_S <= hour_window <= SECONDS_PER_HOUR / 2 and windows_per_hour(hour_window) is not None
+    ):
+        error(
+            f"--hour-window: {hour_window:g} s must be 0 or {MIN_WINDOW_S:g} to {SECONDS_PER_HOUR / 2:g} s and divide "
+            "an hour into whole windows (600, 300, 900, ...)"
+        )
+        raise typer.Exit(code=1)
     try:
         named = None if trace_format is None else trace_format.value
         read = read_trace(trace_file, named, tokens=write_trace is not None)
         cut = read if start == 0 and duration is None else cut_window(read, start, duration)
         scaled = None if scale_to is None else superpose(cut, scale_to, seed)
         final = cut if scaled is None else scaled.trace
-        measures = measure_arrivals(final.arrival_s)
+        measures = measure_arrivals(final.arrival_s, hour_window_s=hour_window or HOUR_WINDOW_S)
+        if hour_window == 0:
+            measures = replace(measures, hour_ratios=())
         text = None if write_trace is None else trace_csv_text(final)
     except ValueError as exc:
         message = str(exc)
@@ -255,10 +281,12 @@ def _record(
         "last_to_first_tenth": _finite(m.last_to_first_tenth),
         "gap_scv_disagrees": m.disagrees,
         "findings": list(m.findings),
+        "hour_window_s": m.hour_window_s if m.hour_ratios else None,
+        "hour_rate_ratios": list(m.hour_ratios),
     }
 
 
-TEXT_COLUMNS = ("file", "format", "format_name", "columns", "findings")
+TEXT_COLUMNS = ("file", "format", "format_name", "columns", "findings", "hour_rate_ratios")
 """The CSV output's columns of text (every other cell is a number, or empty where undefined)."""
 
 
@@ -279,6 +307,8 @@ def _flat(row: dict[str, Any]) -> dict[str, Any]:
         flat[f"index_of_dispersion_{w:g}_s"] = measured.get(w)
     for e in row["effective_arrival_scv"]:
         flat[f"effective_arrival_scv_{e['service_s']:g}_s"] = e["arrival_scv"]
+    ratios = row["hour_rate_ratios"]
+    flat["hour_rate_ratios"] = " ".join(f"{r:.4g}" for r in ratios) if ratios else None
     flat["gap_scv_disagrees"] = int(row["gap_scv_disagrees"])
     flat["findings"] = " | ".join(row["findings"])
     for key in ("tick_s", "gap_scv_without_silences", "last_to_first_tenth"):
@@ -327,6 +357,14 @@ def _print_table(
         )
     else:
         out.print("index of dispersion: fewer than 8 windows of every time scale fit in the span", highlight=False)
+    if m.hour_ratios:
+        print_grid(
+            out,
+            f"Rate within the hour: the span in {len(m.hour_ratios)} equal windows (of {m.hour_window_s:g} s in an "
+            "hour), each window's rate / the mean; --into writes them as sub_hour, the fleet sized for the busiest",
+            ["rate / mean"],
+            [(f"window {i + 1}", [f"{r:.3f}"]) for i, r in enumerate(m.hour_ratios)],
+        )
     for finding in m.findings:
         out.print(f"- {escape(finding)}", highlight=False)
     if reuse:
@@ -377,7 +415,15 @@ def _measured_scenario(
     name = point if point is not None else scenario.sizing_point.name
     try:
         data = measured_demand(
-            scenario_to_data(scenario), name, m.stats.arrival_rps, m.time_scales_s, m.index, source, keep_rate
+            scenario_to_data(scenario),
+            name,
+            m.stats.arrival_rps,
+            m.time_scales_s,
+            m.index,
+            source,
+            keep_rate,
+            m.hour_window_s,
+            m.hour_ratios,
         )
         if prefix_trace is not None:
             data = _with_prefix(data, scenario, prefix_trace, sizes, source)

@@ -237,10 +237,12 @@ def measured_demand(
     index: Sequence[float],
     source: str,
     keep_rate: bool = False,
+    hour_window_s: float = 600.0,
+    hour_ratios: Sequence[float] = (),
 ) -> dict[str, Any]:
-    """A demand point's ``arrival_dispersion`` (and, unless ``keep_rate``, its ``arrival_rps``) measured from a
-    trace (``rackcost trace --into``), its ``arrival_scv`` removed (the two are exclusive), with a ``figures:``
-    entry naming the trace.
+    """A demand point's ``arrival_dispersion`` (and, unless ``keep_rate``, its ``arrival_rps`` and the ``sub_hour``
+    windows of its rate) measured from a trace (``rackcost trace --into``), its ``arrival_scv`` (and with windows its
+    ``rate_swing``) removed (each pair is exclusive), with a ``figures:`` entry naming the trace.
 
     The trace is the operator's own measurement of its traffic, so the entry's provenance is ``independent``; its
     source names the file, its format, the requests and span measured (and a window cut or a superposition), so a
@@ -260,7 +262,10 @@ def measured_demand(
         Where the figures came from (``<file>, <format>, <requests> requests over <span> s[, ...]``).
     keep_rate
         Keep the point's ``arrival_rps``; set its burstiness only (the trace is of another scale, e.g. one
-        customer, or a day the fleet was not sized for).
+        customer, or a day the fleet was not sized for): its windows are not written either.
+    hour_window_s, hour_ratios
+        The windows of the hour [s] and each one's rate over their mean
+        (:func:`rackcost.analysis.trace_measures.hour_windows`); none: no ``sub_hour`` is written [-].
 
     Returns
     -------
@@ -293,7 +298,18 @@ def measured_demand(
     if not keep_rate:
         out = set_at(out, f"{at}.arrival_rps", float(f"{arrival_rps:.6g}"))
         keys.append(f"{at}.arrival_rps")
-    figures = {k: v for k, v in (out.get("figures") or {}).items() if k != f"{at}.arrival_scv"}
+        if hour_ratios:
+            windows = {
+                "window_s": float(hour_window_s),
+                "rate_ratios": [float(f"{r:.4g}") for r in hour_ratios],
+                "source": source,
+            }
+            out = set_at(set_at(out, f"{at}.rate_swing", None), f"{at}.sub_hour", windows)
+            keys.append(f"{at}.sub_hour")
+    removed = (f"{at}.arrival_scv", f"{at}.rate_swing") if f"{at}.sub_hour" in keys else (f"{at}.arrival_scv",)
+    figures = {
+        k: v for k, v in (out.get("figures") or {}).items() if not any(k == r or k.startswith(r + ".") for r in removed)
+    }
     for key in keys:
         figures[key] = {"provenance": "independent", "source": f"measured by rackcost trace from {source}"}
     out["figures"] = figures

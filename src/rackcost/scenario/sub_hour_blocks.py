@@ -14,7 +14,7 @@ from rackcost.scenario.distributions import NOT_BOOL
 from rackcost.scenario.fields import ScenarioBlock, Source, SwingAmplitudeFraction, SwingPeriodS, raise_problems
 from rackcost.units import SECONDS_PER_HOUR
 
-__all__ = ["MAX_WINDOW_RATIO", "MIN_WINDOW_S", "ProfileSubHour", "RateSwing", "SubHour"]
+__all__ = ["MAX_WINDOW_RATIO", "MIN_WINDOW_S", "ProfileSubHour", "RateSwing", "SubHour", "windows_per_hour"]
 
 MIN_MEAN_RATIO = 1e-6
 """Lowest mean of a point's windows: they are divided by it (a mean of 5e-324 is 0 to the division) [-]."""
@@ -31,8 +31,16 @@ WindowS = Annotated[float, Field(ge=MIN_WINDOW_S, le=SECONDS_PER_HOUR / 2, allow
 WindowRatio = Annotated[float, Field(ge=0, le=MAX_WINDOW_RATIO, allow_inf_nan=False), NOT_BOOL]
 
 
-def _windows_per_hour(window_s: float) -> int | None:
-    """How many windows of ``window_s`` fill an hour exactly, or None [-]."""
+def windows_per_hour(window_s: float) -> int | None:
+    """How many windows of ``window_s`` fill an hour exactly, or None [-].
+
+    Examples
+    --------
+    >>> windows_per_hour(600.0), windows_per_hour(700.0)
+    (6, None)
+    """
+    if not (math.isfinite(window_s) and window_s > 0):
+        return None
     count = round(SECONDS_PER_HOUR / window_s)
     return count if math.isclose(count * window_s, SECONDS_PER_HOUR, rel_tol=1e-9) else None
 
@@ -60,7 +68,7 @@ class SubHour(ScenarioBlock):
 
     @model_validator(mode="after")
     def _fills_the_hour(self) -> SubHour:
-        count = _windows_per_hour(self.window_s)
+        count = windows_per_hour(self.window_s)
         problems = []
         if count is None:
             problems.append(
@@ -101,7 +109,7 @@ class ProfileSubHour(ScenarioBlock):
 
     @model_validator(mode="after")
     def _whole_hours(self) -> ProfileSubHour:
-        count = _windows_per_hour(self.window_s)
+        count = windows_per_hour(self.window_s)
         if count is None:
             raise_problems(
                 [("window_s", f"must divide an hour into whole windows (600, 300, 900, ...), got {self.window_s:g}")]

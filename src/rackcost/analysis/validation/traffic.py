@@ -2,14 +2,14 @@
 rackcost sizes with the burstiness ``rackcost trace --into`` measures, analytic beside replayed.
 
 For each trace and each scenario of :data:`SCENARIOS`: the trace is superposed to the scenario's sizing rate
-(:func:`rackcost.analysis.trace_scaling.superpose`: randomly shifted copies, thinned to the rate, seeded), its index
-of dispersion measured (:func:`rackcost.analysis.trace_measures.measure_arrivals`) and written into the sizing
-point as ``arrival_dispersion`` with the superposed rate, exactly as ``rackcost trace --scale-to R --into`` writes
-it; the scenario is evaluated (each system sized at the SCV its service time reads) and the same superposed
-arrivals replayed through every system by :func:`rackcost.analysis.referee.simulate` (``--trace``, lengths
-``none``: the arrivals alone, each request the workload's mean request with the simulator's default spread of
-output lengths, so the replay differs from the model only in its arrivals; no admission control: every request is
-served however long it waits, as a real stack without SLO-aware shedding does).
+(:func:`rackcost.analysis.trace_scaling.superpose`: randomly shifted copies, thinned to the rate, seeded), its index of
+dispersion and its rate in the windows of the hour measured (:func:`rackcost.analysis.trace_measures.measure_arrivals`)
+and written into the sizing point as ``arrival_dispersion`` and ``sub_hour`` with the superposed rate, exactly as
+``rackcost trace --scale-to R --into`` writes them; the scenario is evaluated (each system sized at the SCV its service
+time reads) and the same superposed arrivals replayed through every system by :func:`rackcost.analysis.referee.simulate`
+(``--trace``, lengths ``none``: the arrivals alone, each request the workload's mean request with the simulator's
+default spread of output lengths, so the replay differs from the model only in its arrivals; no admission control: every
+request is served however long it waits, as a real stack without SLO-aware shedding does).
 """
 
 from __future__ import annotations
@@ -93,11 +93,18 @@ def measured_scenario(scenario: Scenario, trace: Trace, seed: int) -> tuple[Scen
     point = data["demand"][j]
     point.pop("arrival_scv", None)
     point["arrival_rps"] = float(f"{measures.stats.arrival_rps:.6g}")
+    source = f"superposed to {sizing.arrival_rps:g} rps, seed {seed}"
     point["arrival_dispersion"] = {
         "time_scales_s": list(measures.time_scales_s),
         "index": [float(f"{v:.6g}") for v in measures.index],
-        "source": f"superposed to {sizing.arrival_rps:g} rps, seed {seed}",
+        "source": source,
     }
+    if measures.hour_ratios:
+        point["sub_hour"] = {
+            "window_s": measures.hour_window_s,
+            "rate_ratios": [float(f"{r:.4g}") for r in measures.hour_ratios],
+            "source": source,
+        }
     return scenario_from_dict(data, f"{scenario.name} (real traffic)"), scaled, measures.stats.gap_scv
 
 
@@ -189,8 +196,9 @@ def traffic_section(context: ValidationContext) -> ValidationSection:
         "Every shared production trace, superposed to the sizing rate of "
         + " and ".join(f"`{s}`" for s in SCENARIOS)
         + " (randomly shifted copies, thinned to the rate; seed "
-        f"{context.seed}), its index of dispersion written into the sizing point as `rackcost trace --scale-to R "
-        "--into` writes it, each fleet sized by rackcost at the SCV its service time reads from it, and the same "
+        f"{context.seed}), its index of dispersion and its rate in the six ten-minute windows of the hour written "
+        "into the sizing point as `rackcost trace --scale-to R --into` writes them, each fleet sized by rackcost at "
+        "the SCV its service time reads from it and for the busiest window (`fleet.sub_hour_sizing`), and the same "
         "arrivals replayed through each fleet (`rackcost simulate --trace`, lengths `none`: the arrivals alone; no "
         "admission control; 95% half-widths from batch means). Accepted = served within the SLO.\n\n"
         f"Traces:\n{sources}\n\n"
