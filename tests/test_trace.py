@@ -164,3 +164,32 @@ def test_into_with_prefix_writes_the_measured_hit_share(tmp_path: Path) -> None:
     assert code != 0 and "--prefix needs a trace with prefix block hashes" in out
     code, out = _run("trace", path, "--prefix")
     assert code != 0 and "give --into SCENARIO too" in out
+
+
+def test_the_rate_within_the_hour_is_the_span_in_the_hours_windows() -> None:
+    """hour_windows: the span cut into 3600 / window_s equal windows (a trace of 58 minutes stands for its hour), each
+    window's count over their mean; none where a window would be under a minute (the pointwise stationary
+    approximation's floor), and a window that does not divide an hour is refused."""
+    import numpy as np
+
+    from rackcost.analysis.trace_measures import hour_windows
+
+    # 58 minutes, the last twenty at 1.5 times the rate of the first 38: six windows of 580 s
+    t = np.concatenate([np.linspace(0.0, 2280.0, 3800, endpoint=False), np.linspace(2280.0, 3480.0, 3000)])
+    ratios = hour_windows(t, 600.0)
+    counts = np.histogram(t, bins=6, range=(0.0, 3480.0))[0]
+    raw = counts / counts.mean()
+    kept = 1.0 - (1.0 / counts.mean()) / np.var(raw, ddof=1)  # the share of the spread counting noise leaves
+    assert 0.95 < kept < 1.0
+    assert ratios == pytest.approx(list(1.0 + kept * (raw - 1.0)), rel=1e-12) and len(ratios) == 6
+    assert sum(ratios) == pytest.approx(6.0, rel=1e-12) and max(ratios) > 1.2 > 0.9 > min(ratios)
+    assert len(hour_windows(t, 300.0)) == 12
+    assert hour_windows(np.linspace(0.0, 300.0, 100), 600.0) == ()  # 50 s windows: too short
+    assert hour_windows(np.linspace(0.0, 3600.0, 6000), 600.0) == ()  # a constant rate: no spread beyond the noise
+    # a Poisson hour at 5 requests/s: its windows' spread is mostly counting noise, shrunk towards 1
+    poisson = np.sort(np.random.default_rng(0).uniform(0.0, 3600.0, 18_000))
+    raw_poisson = np.histogram(poisson, bins=6, range=(0.0, float(poisson.max() - poisson.min())))[0]
+    shrunk = hour_windows(poisson, 600.0)
+    assert not shrunk or np.ptp(shrunk) < np.ptp(raw_poisson / raw_poisson.mean())
+    with pytest.raises(ValueError, match="does not divide an hour"):
+        hour_windows(t, 700.0)
