@@ -181,3 +181,21 @@ def test_the_example_sweep_file_of_docs_sweeps_resolves():
     block = re.search(r"## The sweep file\n\n```yaml\n(.*?)```", text, re.S).group(1)
     resolved = design(sweep_from_dict(yaml.safe_load(block), "docs/sweeps.md"))
     assert resolved.configurations == 13 * 4 * 50 * 2 * 2 * 2
+
+
+def test_the_api_reference_documents_every_public_function_and_class():
+    """docs/api/ (built by mkdocs + mkdocstrings from the numpydoc docstrings; ``mkdocs build --strict`` in .ci/run)
+    names every function and class ``rackcost`` exports, so a new public name without a page fails here."""
+    import inspect
+
+    pages = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs" / "api").glob("*.md")))
+    documented = set(re.findall(r"^::: (rackcost[\w.]*)", pages, re.M))
+    public = {
+        f"rackcost.{name}"
+        for name in rackcost.__all__
+        if inspect.isfunction(getattr(rackcost, name)) or inspect.isclass(getattr(rackcost, name))
+    }
+    assert public - documented == set(), sorted(public - documented)
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in sorted((ROOT / "docs" / "api").glob("*.md")):
+        assert f"api/{page.name}" in nav, page.name

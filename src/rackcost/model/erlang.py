@@ -475,7 +475,7 @@ def erlang_c(k: ArrayLike, a: ArrayLike) -> FloatArray:
     Returns
     -------
     ndarray
-        Probability of waiting in [0, 1] [fraction].
+        Probability of waiting, from 0 to 1 [fraction].
 
     Raises
     ------

@@ -41,7 +41,7 @@ def accelerator_power_w(
     Parameters
     ----------
     utilization_fraction
-        Share of the replica's slots in use, in [0, 1] [-].
+        Share of the replica's slots in use, from 0 to 1 [-].
     idle_w, busy_w
         Power when idle and when every slot is busy [W].
     exponent

@@ -112,7 +112,7 @@ def wait_exceedance(t_s: ArrayLike, k: ArrayLike, arrival_rps: ArrayLike, servic
     Returns
     -------
     ndarray
-        Exceedance probability P(W > t) in [0, 1] [fraction].
+        Exceedance probability P(W > t), from 0 to 1 [fraction].
 
     Raises
     ------

@@ -35,7 +35,7 @@ def sized_replicas(
     slots_per_replica
         Concurrency per replica [requests].
     max_utilization_fraction
-        Utilisation ceiling in (0, 1] [-].
+        Utilisation ceiling, above 0 and at most 1 [-].
 
     Returns
     -------
