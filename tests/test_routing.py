@@ -442,3 +442,34 @@ def test_a_leading_sample_axis_broadcasts_like_queueing(name: str) -> None:
             assert int(n[i, j]) == int(routing.replicas_needed(name, *args))
             one = routing.wait_tail(name, t[i, 0], 0.99, int(n[i, j]), c[i, 0], lam[i, j], s[i, 0])
             assert (float(exceedance[i, j]), float(p99[i, j])) == (float(one[0]), float(one[1]))
+
+
+def test_one_routing_default_everywhere():
+    """The schema, the fleet policy, the model's functions and the simulator assumed different routers when given
+    none (``pooled`` in the model, ``least_outstanding`` in the schema): one constant now, and every default is it."""
+    import inspect
+
+    from rackcost.analysis import referee, referee_arrivals
+    from rackcost.evaluation import results
+    from rackcost.model import demand, disaggregation, inputs, operating_point, pool_fleet, sim_engines
+    from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy
+    from rackcost.scenario.schema import Fleet
+
+    policy = inputs.FleetPolicy(IdlePolicy.powered, None, 0, None)
+    assert Fleet().routing is DEFAULT_ROUTING and policy.routing is DEFAULT_ROUTING
+    defaults = []
+    for module in (
+        demand,
+        disaggregation,
+        operating_point,
+        pool_fleet,
+        sim_engines,
+        results,
+        referee,
+        referee_arrivals,
+    ):
+        for _, fn in inspect.getmembers(module, inspect.isfunction):
+            for name, parameter in inspect.signature(fn).parameters.items():
+                if "routing" in name and parameter.default is not inspect.Parameter.empty and parameter.default:
+                    defaults.append((module.__name__, fn.__name__, parameter.default))
+    assert defaults and all(d == DEFAULT_ROUTING for *_, d in defaults), defaults

@@ -41,7 +41,7 @@ from rackcost.model.simulation import (
     replica_model,
     replicate,
 )
-from rackcost.model.strategies import Routing
+from rackcost.model.strategies import DEFAULT_ROUTING
 from rackcost.scenario.schema import Scenario
 from rackcost.units import MS_PER_S
 
@@ -60,8 +60,6 @@ __all__ = [
     "simulate",
 ]
 
-DEFAULT_ROUTING = Routing.least_outstanding
-"""The router when the scenario names none (``fleet.routing``'s default)."""
 SERVICE_MODELS = ("load_dependent", "fixed")
 """``load_dependent``: service time and TTFT read from the curve at the replica's occupancy; ``fixed``: the chosen
 point's at every occupancy (what the pooled M/M/k assumes)."""

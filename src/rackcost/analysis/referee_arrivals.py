@@ -12,7 +12,7 @@ import numpy as np
 from rackcost.analysis.trace_files import Trace
 from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE
 from rackcost.model.sim_trace import TraceReplay
-from rackcost.model.strategies import Routing
+from rackcost.model.strategies import DEFAULT_ROUTING
 
 __all__ = ["Arrivals", "capacity_scvs", "point_arrivals", "trace_replay"]
 
@@ -25,7 +25,7 @@ class Arrivals:
     scenario_scv: float
     admission: bool
     swing: tuple[float, float] | None = None
-    model_routing: str = Routing.least_outstanding.value
+    model_routing: str = DEFAULT_ROUTING.value
 
 
 def point_arrivals(

@@ -26,7 +26,7 @@ from rackcost.model.memory import gib
 from rackcost.model.operating_point import slo_feasible
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
 from rackcost.model.power import PEAK_TO_MEAN_POWER
-from rackcost.model.strategies import Payment
+from rackcost.model.strategies import DEFAULT_ROUTING, Payment
 from rackcost.units import DAYS_PER_YEAR, MS_PER_S, SECONDS_PER_HOUR, TOKENS_PER_MILLION, W_PER_KW
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ class Result:
     scenario_name: str
     records: dict[str, list[dict[str, Any]]]
     warnings: list[str] = field(default_factory=list)
-    routing: str = "least_outstanding"
+    routing: str = DEFAULT_ROUTING
     unserved: list[dict[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:

@@ -36,7 +36,7 @@ from rackcost.model.operating_point import queueing_budget_s
 from rackcost.model.outcomes import DemandOutcome
 from rackcost.model.performance import LoadCurve, in_service_concurrency
 from rackcost.model.sizing import sized_replicas
-from rackcost.model.strategies import IdlePolicy, Routing
+from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy, Routing
 from rackcost.units import MS_PER_S
 
 __all__ = [
@@ -67,7 +67,7 @@ def serve_demand(
     feasible_rps: ArrayLike | None = None,
     load: LoadCurve | None = None,
     slo: SloInputs | None = None,
-    routing: Routing | str = Routing.pooled,
+    routing: Routing | str = DEFAULT_ROUTING,
     arrival_variability: ArrayLike = 1.0,
     feasible_rps_scaled: bool = False,
     wait_stretch: ArrayLike = 1.0,
@@ -194,7 +194,7 @@ def fleet_capacity(
     idle_policy: IdlePolicy | str = IdlePolicy.powered,
     max_utilization_fraction: ArrayLike = 1.0,
     feasible_rps: ArrayLike | None = None,
-    routing: Routing | str = Routing.pooled,
+    routing: Routing | str = DEFAULT_ROUTING,
     arrival_variability: ArrayLike = 1.0,
     feasible_rps_scaled: bool = False,
     wait_stretch: ArrayLike = 1.0,
@@ -304,7 +304,7 @@ def serve_at_capacity(
     budget_s: ArrayLike,
     load: LoadCurve | None = None,
     slo: SloInputs | None = None,
-    routing: Routing | str = Routing.pooled,
+    routing: Routing | str = DEFAULT_ROUTING,
     arrival_variability: ArrayLike = 1.0,
     wait_stretch: ArrayLike = 1.0,
     percentiles: bool = True,

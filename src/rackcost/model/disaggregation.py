@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model import routing as routes
 from rackcost.model.sizing import sized_replicas
+from rackcost.model.strategies import DEFAULT_ROUTING
 from rackcost.units import MS_PER_S
 
 __all__ = [
@@ -196,7 +197,7 @@ def pool_replicas(
     budget_s: ArrayLike,
     miss_target_fraction: float,
     max_utilization_fraction: ArrayLike = 1.0,
-    routing: str = "pooled",
+    routing: str = DEFAULT_ROUTING,
 ) -> NDArray[np.int64]:
     """Replicas one pool needs: the fewest whose share of requests waiting past the budget is at most its miss
     share, and whose slot utilisation stays under the ceiling [-].

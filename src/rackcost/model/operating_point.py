@@ -36,6 +36,7 @@ from rackcost.model.inputs import SloInputs, SystemInputs
 from rackcost.model.outcomes import ChosenPoint
 from rackcost.model.performance import Curve, interpolate_curve
 from rackcost.model.sizing import sized_replicas
+from rackcost.model.strategies import DEFAULT_ROUTING
 from rackcost.units import MS_PER_S
 
 __all__ = [
@@ -191,7 +192,7 @@ def _exact_replicas(
     sizing_rps: float,
     attainment_fraction: float,
     max_utilization_fraction: float,
-    routing: str = "pooled",
+    routing: str = DEFAULT_ROUTING,
     stretch: ArrayLike = 1.0,
     variability: float = 1.0,
 ) -> NDArray[np.int64]:
@@ -245,7 +246,7 @@ def search_operating_point(
     sizing_rps: float,
     attainment_fraction: float,
     max_utilization_fraction: float = 1.0,
-    routing: str = "pooled",
+    routing: str = DEFAULT_ROUTING,
     more_constraints: Sequence[tuple[NDArray[np.float64], float]] = (),
     stretch: float | NDArray[np.float64] = 1.0,
     variability: float = 1.0,
@@ -380,7 +381,7 @@ def choose_point(
     slo: SloInputs,
     sizing_rps: float,
     max_utilization_fraction: float,
-    routing: str = "pooled",
+    routing: str = DEFAULT_ROUTING,
     arrival_variability: float = 1.0,
     wait_stretch: float = 1.0,
     arrival_scv: float = 1.0,

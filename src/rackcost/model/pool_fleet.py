@@ -22,7 +22,7 @@ from rackcost.model.inputs import FleetPolicy, PoolInputs, SampledInputs, SloInp
 from rackcost.model.operating_point import queueing_budget_s, search_operating_point
 from rackcost.model.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
 from rackcost.model.performance import Curve
-from rackcost.model.strategies import IdlePolicy
+from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy
 
 __all__ = ["PooledChosen", "PooledFleet", "choose_pools", "combine_demand", "combine_fleets", "pool_slo", "run_pools"]
 
@@ -106,7 +106,7 @@ def choose_pools(
     slo: SloInputs,
     sizing_rps: float,
     max_utilization_fraction: float,
-    routing: str = "pooled",
+    routing: str = DEFAULT_ROUTING,
     arrival_variability: float = 1.0,
 ) -> PooledChosen:
     """Each pool's operating point: the fewest replicas for the sizing demand, each on its part of the SLO.

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.model.performance import Curve, interpolate_curve
-from rackcost.model.strategies import Routing
+from rackcost.model.strategies import DEFAULT_ROUTING, Routing
 from rackcost.units import MS_PER_S
 
 __all__ = [
@@ -177,7 +177,7 @@ def fifo_recursion(
     work: Array,
     replicas: int,
     model: ReplicaModel,
-    routing: str = "pooled",
+    routing: str = DEFAULT_ROUTING,
     route: NDArray[np.int64] | None = None,
     initial_work: Array | None = None,
 ) -> tuple[Array, Array]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["IdlePolicy", "Payment", "Routing", "SubHourSizing"]
+__all__ = ["DEFAULT_ROUTING", "IdlePolicy", "Payment", "Routing", "SubHourSizing"]
 
 
 class Routing(StrEnum):
@@ -68,6 +68,12 @@ _ROUTING_WORDS = {
     Routing.round_robin: "requests to the replicas in turn (simulation only)",
     Routing.random: "each request to a replica drawn at random: independent M/M/c queues at lambda / N (exact)",
 }
+
+
+DEFAULT_ROUTING = Routing.least_outstanding
+"""The router everything assumes unless told otherwise: the scenario schema (``fleet.routing``), the fleet policy,
+the model's functions and the simulator. Least-outstanding is what serving stacks' load balancers do (vLLM's router,
+llm-d, Dynamo route on load); the model solves it as one pooled queue, so the analytic figures are the pooled ones."""
 
 
 class Payment(StrEnum):

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, Val
 from pydantic_core import ErrorDetails, InitErrorDetails
 
 from rackcost.errors import plain_message
-from rackcost.model.strategies import IdlePolicy, Routing, SubHourSizing
+from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy, Routing, SubHourSizing
 from rackcost.scenario.class_blocks import ClassSlo, Lengths, RequestClass, class_problems, token_moments
 from rackcost.scenario.demand_blocks import ArrivalDispersion, DemandPoint, RateSwing
 from rackcost.scenario.distributions import Distribution
@@ -249,7 +249,7 @@ class Fleet(ScenarioBlock):
         "busier windows' overload shed by admission control.",
     )
     routing: Routing = Field(
-        default=Routing.least_outstanding,
+        default=DEFAULT_ROUTING,
         description="How requests reach replicas. pooled: one central queue, any free slot takes the next request "
         "(one M/M/k over all slots); least_outstanding: each request to the replica with the fewest in flight "
         "(modelled as pooled, within about 2% of a simulation on capacity at SLO from 32 slots); random: each "
