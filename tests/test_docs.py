@@ -199,3 +199,37 @@ def test_the_api_reference_documents_every_public_function_and_class():
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     for page in sorted((ROOT / "docs" / "api").glob("*.md")):
         assert f"api/{page.name}" in nav, page.name
+
+
+# ---- docs/architecture.md: every module and its tests -------------------------------------------------------------
+
+
+def _modules_and_their_tests(text: str) -> dict[str, str]:
+    """``{module path as named: its tests cell}`` from the tables of the "Each module's tests" section."""
+    section = text[text.index("## Each module's tests") :]
+    following = section.find("\n## ", 5)
+    section = section if following < 0 else section[:following]
+    return dict(re.findall(r"^\| `([^`]+\.py)` \| (.*) \|$", section, re.M))
+
+
+def _module_names() -> set[str]:
+    """Every module of the library (relative to ``src/rackcost/``) and of the dashboard (``app/...``)."""
+    src = ROOT / "src" / "rackcost"
+    names = {p.relative_to(src).as_posix() for p in src.rglob("*.py")}
+    return names | {p.relative_to(ROOT).as_posix() for p in (ROOT / "app").rglob("*.py")}
+
+
+def test_docs_architecture_names_every_module_and_its_tests():
+    # a new module without a line in the table of its package fails here
+    listed = _modules_and_their_tests((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    assert sorted(_module_names() - set(listed)) == []
+    assert sorted(set(listed) - _module_names()) == [], "a line for a module that no longer exists"
+    named_tests = {t for cell in listed.values() for t in re.findall(r"`(test_\w+\.py)`", cell)}
+    assert sorted(t for t in named_tests if not (ROOT / "tests" / t).is_file()) == []
+    assert all(cell.strip() for cell in listed.values()), "a module without its tests"
+
+
+def test_the_module_table_is_read_as_written():
+    text = "## Each module's tests\n\n| `a.py` | `test_a.py`, `test_b.py` |\n| `m/b.py` | via a face: `test_c.py` |\n"
+    text += "## Next\n| `c.py` | `test_c.py` |\n"  # after the section: not read
+    assert _modules_and_their_tests(text) == {"a.py": "`test_a.py`, `test_b.py`", "m/b.py": "via a face: `test_c.py`"}

@@ -31,6 +31,10 @@ NAMES_THE_SHARED_DATA = {
 # Never part of a clone: the virtual environment, git's own files and caches.
 NOT_IN_A_CLONE = {".venv", ".git", "__pycache__", ".pytest_cache", ".ruff_cache", "build", "dist"}
 CITATION = re.compile(r"docs/sources\.md §(\d+)(?:-(\d+))?")
+# What a reader of the docs, the code or the dashboard cannot follow: the design notes that lived beside the
+# repository and the numbers of the tracker's issues. Those files cite the project's own docs or an original source.
+CITES_OUTSIDE = re.compile(r"DESIGN\.md|\bissues?[ -]#?\d", re.IGNORECASE)
+READ_BY_USERS = ("docs/", "src/", "app/", "README.md", "CHANGELOG.md")
 
 
 def _tracked_files(root: Path) -> list[str]:
@@ -60,6 +64,21 @@ def _mentions(root: Path, files: list[str]) -> list[tuple[str, str]]:
         data = (root / name).read_bytes()
         allowed = NAMES_THE_SHARED_DATA.get(name, ())
         found += [(name, s) for s in FORBIDDEN if s not in allowed and s.encode("utf-8") in data]
+    return found
+
+
+def _outside_citations(root: Path, files: list[str]) -> list[str]:
+    """``file:line`` of every line of the docs, the source, the dashboard, the README or the changelog that cites
+    DESIGN.md or an issue number."""
+    found = []
+    for name in files:
+        if not name.startswith(READ_BY_USERS):
+            continue
+        try:
+            lines = (root / name).read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:  # a screenshot or another binary file: nothing a reader follows
+            continue
+        found += [f"{name}:{i}" for i, line in enumerate(lines, 1) if CITES_OUTSIDE.search(line)]
     return found
 
 
@@ -99,6 +118,24 @@ def test_the_check_finds_a_mention_and_skips_the_caches(tmp_path: Path):
         ("docs/a.md", "../shared"),
         ("tests/conftest.py", "/work/"),  # it may name the shared data folder, not the build machine's paths
     ]
+
+
+def test_docs_source_and_dashboard_cite_neither_design_notes_nor_issue_numbers():
+    files = _tracked_files(ROOT)
+    assert "docs/model.md" in files and "src/rackcost/__init__.py" in files, "the file list is not the repository's"
+    assert _outside_citations(ROOT, files) == []
+
+
+def test_the_citation_check_reads_every_form_and_only_the_files_users_read(tmp_path: Path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("## Step 5 (DESIGN.md step 5)\nfine\nsee Issue 21, item 4\n", encoding="utf-8")
+    (tmp_path / "README.md").write_text("the issue-23 scenarios; issues 21 and 23; issue #7\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("# issue 9\n", encoding="utf-8")  # not read by users
+    (docs / "b.md").write_text("an issue with 3 systems; tissue 5; the issue was silent\n", encoding="utf-8")
+    files = _tracked_files(tmp_path)
+    assert sorted(_outside_citations(tmp_path, files)) == ["README.md:1", "docs/a.md:1", "docs/a.md:3"]
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "scenarios").glob("*.yaml")), ids=lambda p: p.stem)

@@ -200,7 +200,7 @@ def test_the_simulator_section_states_the_replication_length(two_systems) -> Non
     assert summary["routing"].tolist() == [r.value for r in Routing]
     assert sorted(set(table["routing"])) == sorted(r.value for r in Routing)
     assert f"{QUICK_BUDGET.requests_per_replication:,} requests each" in section.text
-    assert "issue 21" in section.text
+    assert "docs/model.md, step 6" in section.text
     assert section.parameters["budget"] == "quick"
 
 

@@ -1,4 +1,4 @@
-"""Plan page: the cheapest buying plan over the horizon (issue 24), for a scenario with a ``plan`` block.
+"""Plan page: the cheapest buying plan over the horizon (docs/dashboard.md), for a scenario with a ``plan`` block.
 
 The plan takes seconds (HiGHS, then every hour of the horizon with the full model), so it runs when asked, once per
 scenario (:func:`rackcost_app.compute.plan`, cached on the scenario's JSON); an edit asks again. The words, tables and

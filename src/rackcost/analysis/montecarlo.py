@@ -1,4 +1,4 @@
-"""Monte Carlo over every distribution in a scenario (DESIGN.md section 3); tornado and break-even build on it.
+"""Monte Carlo over every distribution in a scenario (docs/uncertainty.md); tornado and break-even build on it.
 
 Vectorised: one numpy array per uncertain input, and the steps 4 to 8 of :func:`rackcost.evaluation.chain.run_samples`
 run once on all samples (no Python loop per sample). The operating point of each system is chosen once, on central

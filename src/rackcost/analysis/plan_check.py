@@ -1,5 +1,5 @@
 """The simulator as the referee of a buying plan: sampled hours of the plan, each source's fleet simulated at the
-load the plan gives it, beside the analytic accepted share (issue 24, done-when; ``rackcost plan --check-hours``).
+load the plan gives it, beside the analytic accepted share (``rackcost plan --check-hours``).
 
 The hours are spread over the horizon's demand: the ``n`` hours at the ``(i + 0.5) / n`` quantiles of the hourly
 rates (ties to the earliest hour), so the check sees quiet nights and the last year's peak alike, and is the same on

@@ -1,5 +1,5 @@
-"""``rackcost.simulate`` for a scenario with request classes (issue 23, item 6): the fleet as sized serves the mix
-request by request (:mod:`rackcost.model.sim_classes`), and each class's simulated figures are set beside its
+"""``rackcost.simulate`` for a scenario with request classes (docs/model.md, Simulation): the fleet as sized serves the
+mix request by request (:mod:`rackcost.model.sim_classes`), and each class's simulated figures are set beside its
 analytic ones from ``Result.classes``.
 
 Rows: for each system and demand point, one row for the mix (``class`` None: JSON ``null``, an empty CSV cell,

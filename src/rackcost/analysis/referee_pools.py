@@ -1,6 +1,6 @@
-"""``rackcost.simulate`` for a disaggregated system (``systems[i].pools``; issue 23, item 6): the two pools as sized
-serve the requests as a tandem (:mod:`rackcost.model.sim_tandem`), and the system's simulated figures are set beside
-the analytic ones of the points and pools tables.
+"""``rackcost.simulate`` for a disaggregated system (``systems[i].pools``; docs/model.md, Simulation): the two pools as
+sized serve the requests as a tandem (:mod:`rackcost.model.sim_tandem`), and the system's simulated figures are set
+beside the analytic ones of the points and pools tables.
 
 One row per system and demand point, with the aggregated rows' columns where they mean the same thing
 (``analytic_X``, ``simulated_X``, ``simulated_X_ci95_halfwidth``, ``*_relative_error_fraction`` for

@@ -37,7 +37,7 @@ BREAKEVEN_DEFAULT_QUANTILES = (0.01, 0.99)
 BREAKEVEN_WIDENING = (16.0, 256.0, 65_536.0, 1e9)
 """Where the default range holds no root, the search widens to these multiples of the input's value (a range of
 ``value / F`` to ``value x F``, within the values the input allows), and last to everything it allows: it stops at
-the first range with a root, or says that none of the allowed values makes the two costs meet (issue 22). An input
+the first range with a root, or says that none of the allowed values makes the two costs meet. An input
 whose value is 0 starts at ``[allowed low, 1]`` and widens its top by the same multiples [-]."""
 BREAKEVEN_GRID = 65
 """Grid points of the first pass, one vectorised call; the first sign change of the cost gap is refined [-]."""

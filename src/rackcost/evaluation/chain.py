@@ -1,4 +1,4 @@
-"""The evaluation chain: a validated scenario in, result tables out (DESIGN.md section 2, steps 1 to 10).
+"""The evaluation chain: a validated scenario in, result tables out (docs/model.md, steps 1 to 10).
 
 :func:`evaluate` is a short run of named steps, each writing a documented field of :class:`SystemOutcome`:
 

@@ -1,5 +1,5 @@
-"""The ``classes`` table: each request class at each demand point of each system (issue 23, item 1), and the
-revenue of a mix of classes.
+"""The ``classes`` table: each request class at each demand point of each system (docs/model.md, Request classes), and
+the revenue of a mix of classes.
 
 Only a scenario with ``workload.classes`` has it. A class is admitted as every class is (admission control does not
 look at the class), accepted when its wait is within its own budget, and bears the share of the fleet's cost that

@@ -1,4 +1,4 @@
-"""Claim vs decision, and comparability warnings (DESIGN.md steps 9 and 10).
+"""Claim vs decision, and comparability warnings (docs/model.md, steps 9 and 10).
 
 For each system against the baseline the comparison puts the vendor's headline ratio (peak tokens/s per kW on
 the benchmark's own power basis) beside the modelled ratios: tokens per facility kWh at the SLO operating point,

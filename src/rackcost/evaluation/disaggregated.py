@@ -1,4 +1,4 @@
-"""A disaggregated system in the evaluation chain and its tables (issue 23, item 5).
+"""A disaggregated system in the evaluation chain and its tables (docs/model.md, Disaggregated prefill and decode).
 
 The chain (:mod:`rackcost.evaluation.chain`) evaluates a disaggregated system as it does any other, through
 :func:`rackcost.model.pool_fleet.choose_pools` and :func:`run_pooled`: the system gets its usual rows in every

@@ -1,4 +1,4 @@
-"""Every hour of a horizon, one vectorised pass per system (issue 24, items 1 and 2): :func:`evaluate_hours`.
+"""Every hour of a horizon, one vectorised pass per system (docs/model.md): :func:`evaluate_hours`.
 
 Each hardware system is planned and sized as :func:`rackcost.evaluate` plans and sizes it, but for the busiest
 hour: the scenario's demand is replaced by one point, the sizing point at ``max(hourly_rps)`` (its arrival SCV

@@ -1,4 +1,4 @@
-"""Each capacity source of a plan as the linear figures the solver reads, from the full model (issue 24, item 3).
+"""Each capacity source of a plan as the linear figures the solver reads, from the full model.
 
 A source serves with one of the scenario's systems. Its figures come from evaluating that system, alone, as a fleet
 of a given number of units (``fleet.replicas``: a fleet given by count serves whole), at the same operating point for

@@ -1,4 +1,4 @@
-"""The cheapest buying plan of a scenario over its horizon (``rackcost plan``, ``rackcost.plan``; issue 24).
+"""The cheapest buying plan of a scenario over its horizon (``rackcost plan``, ``rackcost.plan``).
 
 The steps, each in its own module:
 

@@ -1,5 +1,5 @@
-"""The systems a scenario can be evaluated with, and those it cannot serve with (issue 22: one system that cannot
-meet the SLO never blocks the others).
+"""The systems a scenario can be evaluated with, and those it cannot serve with (one system that cannot meet
+the SLO never blocks the others; docs/model.md, Errors).
 
 :func:`servable` splits a validated scenario: the hardware systems whose operating points meet the SLO and whose
 nodes fit a rack stay, each other one is left out with why (:class:`rackcost.scenario.feasibility.UnservedSystem`).

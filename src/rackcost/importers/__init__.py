@@ -1,4 +1,4 @@
-"""Importers: benchmark result files become operating-point curves with provenance (DESIGN.md section 4).
+"""Importers: benchmark result files become operating-point curves with provenance (docs/importers.md).
 
 One module per format, and one module per idea they share:
 

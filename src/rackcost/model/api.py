@@ -1,4 +1,4 @@
-"""An API system (DESIGN.md step 8, payment models): a price per million tokens, no fleet of one's own.
+"""An API system (docs/model.md, 8. Cost: payment models): a price per million tokens, no fleet of one's own.
 
 The provider accepts what it is offered, up to its rate limit when one is stated; there is no queueing model of
 its own (its latency is the provider's, not modelled). The cost of a request is its tokens at the prices:

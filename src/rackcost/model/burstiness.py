@@ -1,4 +1,4 @@
-"""Bursty arrivals: the G/G/c queue from the M/M/c one (issue 21).
+"""Bursty arrivals: the G/G/c queue from the M/M/c one (docs/model.md, Bursty arrivals).
 
 Arrivals are a renewal process whose inter-arrival times have squared coefficient of variation ``c_a^2``
 (``demand[i].arrival_scv``; 1 is Poisson). With the variability ``v = (c_a^2 + 1) / 2`` the G/GI/c queue of
@@ -14,7 +14,7 @@ where the G/G/c delay probability is the M/M/c one at the spare-capacity paramet
 slots, so every wait tail, quantile, replica count and capacity at SLO of the model holds for G/G/c by dividing slots
 and rates by ``v`` (a capacity is multiplied back). A service time that is not exponential (squared coefficient
 of variation ``c_s^2 != 1``, from the output length's spread) keeps that probability of waiting and stretches the
-conditional wait by ``(c_a^2 + c_s^2) / (c_a^2 + 1)`` (:func:`wait_stretch`, issue 21 item 4); Poisson points with
+conditional wait by ``(c_a^2 + c_s^2) / (c_a^2 + 1)`` (:func:`wait_stretch`); Poisson points with
 exponential service keep their numbers exactly.
 
 Why this approximation: it is exact for M/M/c, right in both heavy-traffic limits (one server: Kingman; many servers:
@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 FRAGILITY_SCVS = (2.0, 4.0)
-"""Arrival SCVs at which every central evaluation serves each fleet again (issue 21: moderately and very bursty)."""
+"""Arrival SCVs at which every central evaluation serves each fleet again: moderately and very bursty."""
 FRAGILITY_DROP_FRACTION = 0.01
 """A point is fragile where the accepted share at one of :data:`FRAGILITY_SCVS` falls more than this below its own
 [-] (one percentage point)."""
@@ -74,7 +74,7 @@ def arrival_variability(arrival_scv: ArrayLike, service_scv: ArrayLike = 1.0) ->
 
 def wait_stretch(arrival_scv: ArrayLike, service_scv: ArrayLike = 1.0) -> NDArray[np.float64]:
     """How much longer a conditional wait is for service of SCV ``c_s^2`` than for exponential service [-]:
-    ``(c_a^2 + c_s^2) / (c_a^2 + 1)``, exactly 1 for exponential service (issue 21, item 4).
+    ``(c_a^2 + c_s^2) / (c_a^2 + 1)``, exactly 1 for exponential service.
 
     The queue of :func:`arrival_variability` at ``c_s^2 = 1`` (``c / v_a`` slots, ``v_a = (c_a^2 + 1) / 2``) keeps
     its probability of waiting; its conditional wait is stretched by this factor, so that its mean is Kingman's

@@ -1,4 +1,4 @@
-"""The p99 TTFT of a request class whose input lengths spread (issue 23, "Real workloads", item 2). Pure numpy.
+"""The p99 TTFT of a request class whose input lengths spread (docs/model.md, Request classes). Pure numpy.
 
 A request of class ``k`` with uncached input ``u_i`` waits ``W`` in the shared queue and then prefills for ``X_i =
 Y_i rho_k TTFT(n)``, ``Y_i = u_i / E[u]`` its input over its class's mean (mean 1) and ``n`` the occupancy it starts

@@ -1,5 +1,5 @@
-"""Request classes: a workload that mixes request shapes, their service times and the queue they share (issue 23,
-items 1 to 3). Pure numpy: the scenario layer fills :class:`ClassMix`.
+"""Request classes: a workload that mixes request shapes, their service times and the queue they share (docs/model.md,
+Request classes). Pure numpy: the scenario layer fills :class:`ClassMix`.
 
 A workload may serve several classes of requests (chat, reasoning, agentic), each with its share of the arrivals,
 its input and output length (a number, or a per-request length distribution), a share of its input served from the

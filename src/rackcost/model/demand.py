@@ -1,4 +1,4 @@
-"""One provisioned fleet at each demand point (DESIGN.md step 6).
+"""One provisioned fleet at each demand point (docs/model.md, 6. Each demand point).
 
 The fleet's size is fixed; demand varies. With the ``powered`` idle policy every serving replica is on and serving
 (replicas held for availability stand by); with ``park`` only the replicas the point needs serve and the rest are
@@ -73,7 +73,7 @@ def serve_demand(
     wait_stretch: ArrayLike = 1.0,
     more_constraints: Sequence[tuple[float, float]] = (),
 ) -> DemandOutcome:
-    """Serve each demand point with the same fleet; the operating point moves with the load (DESIGN.md step 6).
+    """Serve each demand point with the same fleet; the operating point moves with the load (docs/model.md, step 6).
 
     The fleet's capacity at SLO, and under ``park`` the replicas a point needs, are those of the chosen operating
     point (the scheduler's concurrency limit, where the fleet was sized). At each point the replicas that serve

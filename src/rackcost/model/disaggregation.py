@@ -1,4 +1,4 @@
-"""Disaggregated prefill/decode serving: the numbers of two pools behind one system (issue 23, item 5).
+"""Disaggregated prefill/decode serving: the numbers of two pools behind one system (docs/model.md).
 
 A disaggregated system runs each request's prefill on a replica of its **prefill pool**, sends the KV cache of the
 input over a link to a replica of its **decode pool**, and decodes the output there. Each pool is its own queue of

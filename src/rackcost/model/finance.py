@@ -1,4 +1,4 @@
-"""Cost arithmetic (DESIGN.md step 8): annualised capital, fixed opex and energy, per hour.
+"""Cost arithmetic (docs/model.md, 8. Cost): annualised capital, fixed opex and energy, per hour.
 
 Typed, vectorised functions; edge cases (a zero discount rate) handled explicitly.
 """

@@ -101,7 +101,7 @@ def size_fleet(
     slo_replicas: int | None = None,
     more_constraints: tuple[tuple[float, float], ...] = (),
 ) -> FleetSize:
-    """Replicas for the sizing demand (SLO and utilisation ceiling), then redundancy (DESIGN.md step 5).
+    """Replicas for the sizing demand (SLO and utilisation ceiling), then redundancy (docs/model.md, 5. Fleet sizing).
 
     The replicas the SLO needs serve; those added for availability (``/ availability``) and the spares stand by,
     so capacity is never counted on a replica that is down for repair. A replica count given by the scenario
@@ -190,7 +190,7 @@ class Packing:
 
 
 def pack_fleet(inp: SystemInputs, sampled: SampledInputs, replicas: NDArray[np.int64]) -> Packing:
-    """Replicas into nodes and racks, by node slots and by the rack power limit on rated power (DESIGN.md step 5).
+    """Replicas into nodes and racks, by node slots and by the rack power limit on rated power (docs/model.md, step 5).
 
     A node rated over the rack limit is refused when the scenario loads; here at least one node fits a rack.
     """
@@ -214,7 +214,7 @@ def wall_power(
     packing: Packing,
     demand: DemandOutcome,
 ) -> tuple[Array, Array, Array, Array]:
-    """IT and facility power at each demand point, mean and peak (DESIGN.md step 7) [kW, kW, kW, kW].
+    """IT and facility power at each demand point, mean and peak (docs/model.md, 7. Wall power) [kW, kW, kW, kW].
 
     A serving accelerator draws the measured power at the concurrency in service where the curve has measured
     power (rising from idle at zero load to the lowest measured point by the power law, then linearly between the
@@ -280,7 +280,7 @@ def fleet_costs(
     packing: Packing,
     facility_power_kw: Array,
 ) -> tuple[Array, Array, Array, Array]:
-    """Capex, and capital, fixed opex and energy per hour (DESIGN.md step 8).
+    """Capex, and capital, fixed opex and energy per hour (docs/model.md, 8. Cost).
 
     Returns
     -------
@@ -326,7 +326,7 @@ def rent_usd_per_hour(
     active_replicas: NDArray[np.int64],
     hours_per_day: ArrayLike = (),
 ) -> Array:
-    """What a rented system pays per hour at each demand point (DESIGN.md step 8, payment models) [USD/h].
+    """What a rented system pays per hour at each demand point (docs/model.md, 8. Cost: payment models) [USD/h].
 
     Reserved: the provisioned accelerators, every hour. On demand: the accelerators of the replicas each demand
     point needs (the park rule; scaled per replica, the granularity at which a serving stack adds capacity), plus,
@@ -395,7 +395,7 @@ def slo_point_tokens_per_facility_kwh(
     nodes_per_rack: NDArray[np.int64],
 ) -> Array:
     """Total tokens per facility kWh of one replica flat out at the chosen point, with its share of hosts and
-    rack overhead (the modelled side of DESIGN.md step 9) [tokens/kWh]."""
+    rack overhead (the modelled side of docs/model.md, 9. Claim vs decision) [tokens/kWh]."""
     apr, apn = inp.accelerators_per_replica, inp.accelerators_per_node
     replica_w = apr * busy_w + sampled.host_w * apr / apn + sampled.rack_overhead_w * apr / (apn * nodes_per_rack)
     tokens_per_request = chosen.point.total_tokens_per_s[0] / chosen.point.request_rps[0]

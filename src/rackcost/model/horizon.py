@@ -1,6 +1,6 @@
-"""Hours of a horizon: the calendar, sums over days, months and years, and discounting (issue 24, item 1).
+"""Hours of a horizon: the calendar, sums over days, months and years, and discounting.
 
-The hours are numbered from 0, the first hour of year 1 (a Monday, 00:00). The calendar is the issue's: a year is
+The hours are numbered from 0, the first hour of year 1 (a Monday, 00:00). The calendar is a fixed one: a year is
 8,760 h, a quarter 2,190 h (4 a year), a month 730 h (12 a year), a day 24 h; hour ``h`` is in year ``h // 8760``,
 quarter ``h // 2190``, month ``h // 730`` and day ``h // 24``, each counted from 0 over the whole horizon (quarter 5
 is the second quarter of the second year). A horizon that stops inside a period gives that period its own hours.

@@ -34,7 +34,7 @@ Column = NDArray[np.float64]
 
 @dataclass(frozen=True)
 class SloInputs:
-    """The latency SLO and the workload's output length (DESIGN.md step 3).
+    """The latency SLO and the workload's output length (docs/model.md, 3. SLO-feasible operating point).
 
     Attributes
     ----------
@@ -49,7 +49,7 @@ class SloInputs:
     output_tokens_cv_fraction
         Coefficient of variation of the output length, or None (exponential service) [-]. Its square is the
         service time's SCV, which stretches the conditional wait (:attr:`FleetPolicy.service_scv`) in sizing,
-        acceptance and the reported wait alike (issue 21, item 4).
+        acceptance and the reported wait alike (docs/model.md, Routing: service-time spread).
     classes
         The workload's request classes (:class:`rackcost.model.classes.ClassMix`), or None for one class of the
         workload's shape. With classes every SLO check and budget is each class's (its own limits, else those
@@ -73,7 +73,7 @@ class SloInputs:
 
 @dataclass(frozen=True)
 class FleetPolicy:
-    """How the fleet is provisioned and run, beyond the sampled fractions (DESIGN.md steps 5 and 6).
+    """How the fleet is provisioned and run, beyond the sampled fractions (docs/model.md, steps 5 and 6).
 
     Attributes
     ----------
@@ -161,7 +161,7 @@ class SystemInputs:
     name
         The system's name.
     curve
-        Operating points of one replica, throughput already per replica and derated (DESIGN.md steps 1, 2).
+        Operating points of one replica, throughput already per replica and derated (docs/model.md, steps 1, 2).
     coarse
         ``curve`` at the candidate concurrencies of the operating-point search (every integer in its measured
         range: :func:`rackcost.model.operating_point.candidate_curve`), computed once.
@@ -246,7 +246,7 @@ class SystemInputs:
 
 @dataclass(frozen=True)
 class CostInputs:
-    """One system's cost figures per sample, each of shape ``(n, 1)`` (DESIGN.md step 8; units in the names)."""
+    """One system's cost figures per sample, each of shape ``(n, 1)`` (docs/model.md, 8. Cost; units in the names)."""
 
     capex_usd_per_accelerator: Column
     capex_usd_per_node: Column

@@ -1,4 +1,4 @@
-"""KV-cache memory of a replica: how many requests in flight its accelerators' memory holds (issue 23, item 4).
+"""KV-cache memory of a replica: how many requests in flight its accelerators' memory holds (docs/model.md).
 
 A request in flight keeps the keys and values of every token of its context (input and output so far) in the
 accelerators' memory. What a replica has for them is its HBM less the weights and a reserve for activations and

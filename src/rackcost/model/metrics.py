@@ -1,4 +1,4 @@
-"""The figures a reader compares, derived in one place from a fleet's outcome (DESIGN.md step 8, last part).
+"""The figures a reader compares, derived in one place from a fleet's outcome (docs/model.md, 8. Cost).
 
 Total cost per hour, cost per accepted request and per million accepted output tokens, output tokens per facility
 kWh, p99 TTFT with queueing, and the day's blended figures (demand points weighted by their hours). Both

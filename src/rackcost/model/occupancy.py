@@ -1,4 +1,4 @@
-"""Latency percentiles that include load variation: the occupancy a request starts at (issue 21, item 3).
+"""Latency percentiles that include load variation: the occupancy a request starts at (docs/model.md, step 6).
 
 A replica's TTFT and TPOT depend on how many requests it serves, and that number varies from request to request
 around its mean. :mod:`rackcost.model.demand` reads the mean figures (utilisation, service time, cost, acceptance)

@@ -1,11 +1,11 @@
-"""SLO-feasible operating point of a replica (DESIGN.md step 3).
+"""SLO-feasible operating point of a replica (docs/model.md, 3. SLO-feasible operating point).
 
 Feasible points have TPOT <= the TPOT limit, TTFT < the TTFT limit and, when an end-to-end limit is set,
 an end-to-end latency below it. What is left of the TTFT (and end-to-end) limit is the budget a request may
 wait in the fleet's queue. Among feasible points the chosen one needs the fewest replicas for the sizing demand;
 ties go to the lower power at the sizing demand, then to the higher concurrency. Where a system gives its
 accelerator memory, a point whose requests' KV caches do not fit the replica's free memory is not feasible either
-(:mod:`rackcost.model.memory`, issue 23 item 4).
+(:mod:`rackcost.model.memory`).
 
 **The rule: the chosen concurrency is an integer.** It is the serving engine's limit on requests in flight per
 replica (vLLM's ``max_num_seqs``, TensorRT-LLM's ``max_batch_size``, TGI's ``max_concurrent_requests``), an

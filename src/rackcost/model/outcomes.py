@@ -26,7 +26,7 @@ Array = NDArray[np.float64]
 
 @dataclass(frozen=True)
 class ChosenPoint:
-    """The SLO-feasible operating point that needs the fewest replicas for the sizing demand (DESIGN.md step 3).
+    """The SLO-feasible operating point that needs the fewest replicas for the sizing demand (docs/model.md, step 3).
 
     Attributes
     ----------

@@ -1,4 +1,4 @@
-"""Token accounting and the performance curve of one serving replica (DESIGN.md steps 1 and 2).
+"""Token accounting and the performance curve of one serving replica (docs/model.md, steps 1 and 2).
 
 Pure functions over numpy arrays. A replica's measured operating points form a throughput-vs-interactivity
 curve; between measured points the service time and the latencies are interpolated linearly in concurrency,
@@ -250,7 +250,7 @@ def candidate_concurrencies(low: float, high: float, count: int = 33) -> NDArray
 
 
 def interpolate_curve(curve: Curve, concurrency: ArrayLike) -> Curve:
-    """Evaluate the curve at other concurrencies, never extrapolating (DESIGN.md step 2).
+    """Evaluate the curve at other concurrencies, never extrapolating (docs/model.md, 2. Performance curve).
 
     Between measured points the slot holding time ``S = c / mu`` (Little's law on each measured run) and the
     latencies are interpolated linearly in concurrency (a continuously batching server's decode time grows about

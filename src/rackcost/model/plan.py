@@ -1,5 +1,5 @@
 """The cheapest buying plan over a horizon of quarters, as a mixed-integer linear program solved by HiGHS
-(``scipy.optimize.milp``; issue 24, items 3-4).
+(``scipy.optimize.milp``; docs/model.md, The buying plan).
 
 Given per-source linear figures (:class:`PlanSource`) and the demand in blocks of hours per quarter
 (:func:`demand_blocks`), :func:`solve_plan` finds how many owned racks to buy in which quarter, how many

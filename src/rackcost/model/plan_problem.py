@@ -1,5 +1,5 @@
-"""The buying plan's inputs and bookkeeping (issue 24, items 3-4): capacity sources, demand blocks, the problem,
-what no mix can cover, the optimal dispatch given the units held, and an independent check of a plan.
+"""The buying plan's inputs and bookkeeping (docs/model.md, The buying plan): capacity sources, demand blocks, the
+problem, what no mix can cover, the optimal dispatch given the units held, and an independent check of a plan.
 
 The solver is :mod:`rackcost.model.plan` (it re-exports every name here); the brute-force referee is
 :mod:`rackcost.model.plan_brute`. The model is written out in docs/model.md, "The buying plan".

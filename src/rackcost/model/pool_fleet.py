@@ -1,5 +1,5 @@
 """Steps 3 to 8 of a disaggregated system: each pool's operating point, fleet, power and cost, and the system's
-(issue 23, item 5; the rules are :mod:`rackcost.model.disaggregation`'s, docs/model.md "Disaggregated prefill and
+(the rules are :mod:`rackcost.model.disaggregation`'s, docs/model.md "Disaggregated prefill and
 decode").
 
 1. :func:`choose_pools`: the decode pool's operating point first, then the prefill pool's at the decode pool's TPOT.

@@ -1,4 +1,4 @@
-"""Wall power of a fleet (DESIGN.md step 7).
+"""Wall power of a fleet (docs/model.md, 7. Wall power).
 
 Per serving accelerator ``idle + (busy - idle) * u ** exponent`` with ``u`` the slot utilisation (or the measured
 power at the concurrency in service); standby accelerators draw idle power, parked ones parked power; hosts draw their

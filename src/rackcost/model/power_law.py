@@ -1,4 +1,4 @@
-"""Accelerator board power against requests in service: the law fitted to public measurements (DESIGN.md step 7).
+"""Accelerator board power against requests in service: the law fitted to public measurements (docs/model.md, step 7).
 
 Where a curve has no measured power, one accelerator of a serving replica draws::
 

@@ -1,4 +1,4 @@
-"""Short rate swings within a demand point: the pointwise stationary approximation (issue 21, item 1).
+"""Short rate swings within a demand point: the pointwise stationary approximation (docs/model.md).
 
 A demand point may say that its rate is not constant over a few minutes but swings periodically around its mean
 (``demand[i].rate_swing``, a peak within the peak)::

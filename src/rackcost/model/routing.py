@@ -9,8 +9,8 @@ What the fleet can serve within a wait SLO depends on the router in front of it 
     ``k = N c`` slots (the pooled forms of :mod:`rackcost.model.queueing`).
 ``least_outstanding``
     Each request goes to the replica with the fewest requests in flight (join-the-shortest-queue). No closed form
-    exists; the pooled M/M/k is used, which a discrete-event simulation found within about 2% on capacity at SLO
-    for 32 slots or more (issue 10).
+    exists; the pooled M/M/k is used, which rackcost's discrete-event simulator found within about 2% on capacity at
+    SLO for 32 slots or more (docs/model.md, Routing).
 ``random``
     Each request goes to a replica drawn uniformly at random, independently of the others. Poisson splitting makes
     every replica an independent M/M/c queue at ``lambda / N``: exact, and a pessimistic bound for any router that

@@ -1,5 +1,5 @@
-"""Request classes in the simulator (issue 23, item 6): each simulated request draws its class, its lengths and so
-its own TTFT and holding time, and is judged within its class's budget. Pure numpy; the engines are
+"""Request classes in the simulator (docs/model.md, Simulation): each simulated request draws its class, its lengths and
+so its own TTFT and holding time, and is judged within its class's budget. Pure numpy; the engines are
 :mod:`rackcost.model.simulation`'s.
 
 Each request ``i`` draws its class ``k`` by share, then its input ``In_i`` and output ``Out_i`` from the class's

@@ -1,5 +1,5 @@
 """Rare SLO misses in a simulation: independent units of the runs and a bound on the miss share that does not
-depend on how the misses cluster (issue 21).
+depend on how the misses cluster (docs/model.md, Simulation: rare misses).
 
 Misses cluster in the busy periods of the queue, so a Student t interval over a handful of replications that saw a
 few of them, or none, understates their spread (a run that saw none reports a zero width). :func:`miss_units` cuts

@@ -1,5 +1,5 @@
 """A disaggregated system simulated as a tandem of two fleets: the prefill pool, the KV transfer, the decode pool
-(issue 23, item 6; the analytic side is :mod:`rackcost.model.disaggregation`).
+(the analytic side is :mod:`rackcost.model.disaggregation`).
 
 Each request arrives at the prefill pool, queues FIFO for a slot of its router's replica and holds it for its
 prefill (the prefill pool's curve at the replica's occupancy, :func:`rackcost.model.simulation.run_fleet_once`);

@@ -1,4 +1,4 @@
-"""Site power budget: the largest fleet a site's IT power holds, and what it serves (issue 12, item 6).
+"""Site power budget: the largest fleet a site's IT power holds, and what it serves (docs/model.md, Site power budget).
 
 A site is limited by the IT power it is provisioned for, not by the demand. This module answers, over plain
 numbers, what the largest fleet of a system is under that limit and what it serves within the SLO:

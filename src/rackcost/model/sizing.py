@@ -1,4 +1,4 @@
-"""Fleet sizing on top of the queueing model, and rack packing (DESIGN.md step 5).
+"""Fleet sizing on top of the queueing model, and rack packing (docs/model.md, 5. Fleet sizing).
 
 The smallest replica count that meets the SLO at the sizing demand comes from
 :func:`rackcost.model.queueing.replicas_needed`; this module adds the utilisation ceiling, redundancy and the packing

@@ -1,5 +1,5 @@
 """The mix broken down: each request class (``workload.classes``) and each pool of a disaggregated system
-(``systems[i].pools``), and where a replica's KV-cache memory caps its operating point (issue 23, item 1).
+(``systems[i].pools``), and where a replica's KV-cache memory caps its operating point (docs/report.md).
 
 The rows come from ``Result.classes`` and ``Result.pools`` (:mod:`rackcost.evaluation.class_tables`,
 :mod:`rackcost.evaluation.disaggregated`); what a buyer reads beside them and the tables lack is computed here from

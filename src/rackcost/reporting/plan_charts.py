@@ -1,4 +1,4 @@
-"""The buying plan's chart, shared by the dashboard's Plan page and the report's Buying plan section (issue 24).
+"""The buying plan's chart, shared by the dashboard's Plan page and the report's Buying plan section.
 
 :func:`capacity_chart` draws a :class:`~rackcost.evaluation.planning.PlanResult`: the capacity each source holds,
 stacked, against the demand's peak hour, over the horizon. :func:`capacity_frame` gives its data (plain rows), so

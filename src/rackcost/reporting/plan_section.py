@@ -1,4 +1,4 @@
-"""The report's Buying plan section (issue 24, item 4), and the words and tables the dashboard's Plan page shows too.
+"""The report's Buying plan section (docs/report.md), and the words and tables the dashboard's Plan page shows too.
 
 For a scenario with a ``plan`` block, :func:`planned` runs :func:`rackcost.evaluation.planning.plan_scenario` once
 and :func:`plan_section` words it: the saving against the best single source first (:func:`plan_sentence`), what

@@ -1,6 +1,6 @@
-"""The scenario blocks of request classes (issue 23, items 1 to 3): ``workload.classes``, each class's token counts
-(a number or a per-request length distribution ``{lengths: ...}``) and its optional SLO. Part of the scenario schema
-(:mod:`rackcost.scenario.schema`); the numbers are :mod:`rackcost.model.classes`'s.
+"""The scenario blocks of request classes (docs/model.md, Request classes): ``workload.classes``, each class's token
+counts (a number or a per-request length distribution ``{lengths: ...}``) and its optional SLO. Part of the scenario
+schema (:mod:`rackcost.scenario.schema`); the numbers are :mod:`rackcost.model.classes`'s.
 
 Two kinds of distribution live in a scenario and must not be confused:
 

@@ -1,4 +1,4 @@
-"""Distributions a numeric scenario input may take instead of a plain number (DESIGN.md section 3).
+"""Distributions a numeric scenario input may take instead of a plain number (docs/uncertainty.md).
 
 ``{dist: triangular, low, mode, high}``, ``{dist: uniform, low, high}``, ``{dist: normal, mean, sd,
 truncate_at_zero}``, ``{dist: lognormal, median, sigma}``, ``{dist: choice, values, weights}``. Each has a

@@ -6,7 +6,7 @@
   loads can be evaluated; the chain checks them again for scenarios built in code.
 - **Systems the scenario cannot serve with** (:func:`unserved_systems`): an SLO no operating point of a system
   meets, no SLO-feasible point whose KV cache fits the replica's memory, a node too big for a rack. These are
-  findings, not input errors (issue 22: "system X cannot meet a 5 ms TPOT" is itself the answer a buyer needs):
+  findings, not input errors ("system X cannot meet a 5 ms TPOT" is itself the answer a buyer needs):
   the scenario loads, and the evaluation leaves the system out, marks it with why (which limit, by how much) and
   evaluates the others.
 """

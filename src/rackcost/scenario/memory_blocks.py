@@ -1,4 +1,4 @@
-"""The scenario blocks of the KV-cache memory limit (issue 23, item 4): the model's shape
+"""The scenario blocks of the KV-cache memory limit (docs/model.md, KV-cache memory): the model's shape
 (``workload.architecture``) and each system's accelerator memory (``systems[i].memory``). Part of the scenario schema
 (:mod:`rackcost.scenario.schema`); the numbers are :mod:`rackcost.model.memory`'s.
 

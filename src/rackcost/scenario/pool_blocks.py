@@ -1,6 +1,6 @@
-"""The scenario blocks of disaggregated prefill/decode serving (issue 23, item 5): a system's ``pools`` and a
-measured curve's ``roles``. Part of the scenario schema (:mod:`rackcost.scenario.schema`); the numbers are
-:mod:`rackcost.model.disaggregation`'s.
+"""The scenario blocks of disaggregated prefill/decode serving (docs/model.md, Disaggregated prefill and decode): a
+system's ``pools`` and a measured curve's ``roles``. Part of the scenario schema (:mod:`rackcost.scenario.schema`); the
+numbers are :mod:`rackcost.model.disaggregation`'s.
 
 ``systems[i].pools`` makes a system disaggregated, in place of its ``performance``: a **prefill pool** and a
 **decode pool**, each with its own curve and optionally its own ``hardware`` and ``costs`` or ``rent`` (else the

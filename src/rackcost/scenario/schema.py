@@ -3,7 +3,7 @@
 The blocks of the scenario live here; the systems it compares in :mod:`rackcost.scenario.systems` and the field
 types both use in :mod:`rackcost.scenario.fields` (re-exported here, so this module is the schema's one face).
 
-All checks happen here (DESIGN.md section 1 and 5). Units live in field names (``_w``, ``_kw``, ``_usd``,
+All checks happen here (docs/glossary.md; docs/model.md, Errors). Units live in field names (``_w``, ``_kw``, ``_usd``,
 ``_ms``, ``_s``, ``_per_kwh``, ``_years``, ``_rps``) and shares end in ``_fraction`` and lie in [0, 1].
 Cross-field rules name both fields and both values. The numeric core never sees these objects: the
 evaluation chain (:mod:`rackcost.evaluation.chain`) unpacks them into numpy arrays.

@@ -228,7 +228,7 @@ def has_dispersion(scenario: Scenario) -> bool:
 
 def service_scv(scenario: Scenario) -> float:
     """The slot holding time's squared coefficient of variation [-]: the output length's ``cv^2``, or 1
-    (exponential service) where the workload gives no spread (issue 21, item 4)."""
+    (exponential service) where the workload gives no spread (docs/model.md, Routing: service-time spread)."""
     cv = scenario.workload.output_tokens_cv_fraction
     return 1.0 if cv is None else float(cv) ** 2
 

@@ -1,4 +1,4 @@
-"""A disaggregated system's pools as plain inputs: each pool unpacked as a system of its own (issue 23, item 5).
+"""A disaggregated system's pools as plain inputs: each pool unpacked as a system of its own.
 
 Each pool is turned into the system it would be alone (:func:`pool_system`: its curve as operating points of one
 replica, its hardware, costs or rent, and for the decode pool its memory, each the pool's own or else the

@@ -1,5 +1,5 @@
-"""The InferenceX reproduction (issue 20, items 1 and 5): reconcile's $/M output and total tokens on every point of
-every shared InferenceX file, against InferenceX's own formula computed from the file's raw fields.
+"""The InferenceX reproduction (docs/model.md, Reconciling with InferenceX): reconcile's $/M output and total tokens on
+every point of every shared InferenceX file, against InferenceX's own formula computed from the file's raw fields.
 
 InferenceX prices a benchmark point as ``$/M tokens = $/GPU-hour / (tokens/s per GPU x 3600 / 1e6)``: total tokens
 at ``tput_per_gpu``, output tokens at ``output_tput_per_gpu`` (SemiAnalysisAI/InferenceX ``utils/process_result.py``:
@@ -56,7 +56,7 @@ __all__ = [
 USD_PER_GPU_HOUR = 2.0
 """The price both figures are computed at [USD/GPU-h]; a relative difference does not depend on it."""
 GOAL_FRACTION = 1e-4
-"""Issue 20, item 5: $/M output tokens within this relative difference of InferenceX's on every point [-]."""
+"""The project's goal: $/M output tokens within this relative difference of InferenceX's on every point [-]."""
 FALLBACK_LENGTHS = (1024, 1024)
 """ISL and OSL [tokens] for rows whose file and file name give none (the Gaudi array, whose rows' ``source_file``
 paths say 1k1k); InferenceX's $/M tokens depends on neither, only the pasted scenario needs them."""
@@ -513,7 +513,7 @@ def inferencex_section(context: ValidationContext) -> ValidationSection:
         "a double.",
         f"Points compared: {len(points)} ($/M total tokens), {len(with_output)} of them with an InferenceX output "
         f"figure ($/M output tokens). Worst difference: {worst_output:.1e} on $/M output tokens, {worst_total:.1e} "
-        f"on $/M total tokens; issue 20's goal is {GOAL_FRACTION:.0e} on $/M output tokens on every point, {met}. "
+        f"on $/M total tokens; the project's goal is {GOAL_FRACTION:.0e} on $/M output tokens on every point, {met}. "
         "Through the library the imported numbers keep every digit; `rackcost import inferencex` writes six "
         "significant digits to YAML, so the same comparison from the command line differs by up to 5e-6 (a test "
         "runs it).",

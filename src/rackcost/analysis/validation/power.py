@@ -56,7 +56,7 @@ _FORMATS = {
     "goal": "{:.0%}",
 }
 _GOALS = {"H100": 0.08, "B200": 0.12}
-"""Issue 20's goals for models left out of the fit [-]."""
+"""The project's goals for models left out of the fit [-]."""
 
 
 def power_law_rows(curves: Sequence[PowerCurve], *, seed: int = 0) -> list[dict[str, Any]]:
@@ -128,7 +128,7 @@ def power_law_section(context: ValidationContext) -> ValidationSection:
         f"Held out: the exponent is refitted on a random half of the models and measured on the other half, "
         f"{HELD_OUT_SPLITS} halves (seed {context.seed}); a model's curves are never on both sides. The packaged "
         f"exponents are {', '.join(f'{k} {v.exponent:.4f}' for k, v in FITTED.items())}.",
-        f"Goals of issue 20 on held-out models: {goals or 'no GPU with a goal in the data'}. B200's curves are not "
+        f"The project's goals on held-out models: {goals or 'no GPU with a goal in the data'}. B200's curves are not "
         "monotone (9 of 29 draw less at their largest batches than below them), so no law anchored at the largest "
         "batch reaches 12% even in sample.",
     ]

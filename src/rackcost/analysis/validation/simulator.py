@@ -291,7 +291,7 @@ def simulator_section(context: ValidationContext) -> ValidationSection:
         "(docs/model.md, Simulation: exact for Poisson arrivals and exponential work), so the figures are the "
         "steady state's however short the run, and a row warns where its interval cannot be trusted. The analytic "
         "random figure is exact for its model (independent M/M/c queues). The p99 TTFT of the model is read over "
-        "the occupancy a request starts at (issue 21, item 3; docs/model.md, step 6); at default budgets the "
+        "the occupancy a request starts at (docs/model.md, step 6); at default budgets the "
         "simulated p99's interval is wide near saturation (benchmarks/p99_agreement.py runs 2,000,000 requests).",
     ]
     return ValidationSection(
