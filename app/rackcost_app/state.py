@@ -164,12 +164,12 @@ def evaluable_json(scenario: rackcost.Scenario) -> str:
     (:func:`rackcost_app.compute.remember`), so that they do not validate the text again: one validation per edit.
     ``scenario`` is not to be used after (it is given the cached calls' origin and key order).
     """
-    from rackcost.evaluation.servable import servable
+    from rackcost.evaluation.chain import unpack
     from rackcost_app import compute
 
-    kept, unserved = servable(scenario)[:2]  # its problems name the file, the YAML path and the line
+    unpacked = unpack(scenario)  # its problems name the file, the YAML path and the line
     valid_json = canonical_json(scenario)
-    compute.remember(valid_json, scenario, kept, unserved)
+    compute.remember(valid_json, unpacked)
     return valid_json
 
 
