@@ -60,6 +60,11 @@ PENDING_REPLACE = "pending_replace"
 REVISION = "revision"
 PAYMENT_STASH = "payment_stash"
 RANGE_STASH = "range_stash"
+PLAN_ASKED = "plan_asked_for"
+"""Session key: the scenario JSON whose buying plan was asked for (the Buying plan or Answer page's button)."""
+PLAN_FAILED = "plan_failed"
+"""Session key: (scenario JSON, message) of a plan that could not be found (an error is not cached: kept here so that
+no page runs the failing plan again on every rerun)."""
 # the uploader's own limit [MB], as server.maxUploadSize in app/.streamlit/config.toml: the 1 MB the app enforces, so
 # that the uploader's "1MB per file" agrees with the label. Streamlit's frontend counts 1 MB as 1,000,000 bytes (2^20
 # on Windows), the library's limit: a larger file gets the uploader's own message ("File must be 1.0MB or smaller")

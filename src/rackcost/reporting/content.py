@@ -151,8 +151,8 @@ def build_report(
         say(SAMPLING, 0, n)
         mc = uncertainty(scenario, n, seed, progress=None if progress is None else lambda done: say(SAMPLING, done, n))
     summary = summary_section(scenario, result, mc, subset)
-    if plan is not None and not isinstance(plan, Exception):  # the plan's answer beside the day's
-        summary.blocks.insert(1, Paragraph(f"{plan_sentence(plan)[:-1]} (section {SECTIONS['plan']}).", strong=True))
+    if plan is not None and not isinstance(plan, Exception):  # the plan's answer is the decision: it leads
+        summary.blocks.insert(0, Paragraph(f"{plan_sentence(plan)[:-1]} (section {SECTIONS['plan']}).", strong=True))
     sections = [summary, *results]
     if uncertain or samples is not None:
         sections.append(uncertainty_section(scenario, result, mc, systems, demand, subset, samples_note))
