@@ -291,3 +291,37 @@ def test_a_scenario_no_system_can_serve_is_refused_with_each_reason():
     assert "Not loaded: none.yaml" in said
     assert "systems[0].performance" in said and "systems[1].performance" in said
     assert at.session_state["file_name"] == "deepseek-r1-jalapeno-vs-gb300.yaml"
+
+
+def test_a_demand_profile_totals_each_system_over_its_horizon_not_the_service_life():
+    """The three-year buying plan: the Answer page's totals are over the profile's 3 years (the library's ``horizon``
+    table, as paid), not a year's cost times the 5-year service life of the owned racks."""
+    path = rackcost.bundled_scenario_path("deepseek-r1-three-year-buying-plan.yaml")
+    result = rackcost.evaluate(rackcost.load_scenario(path))
+    found = answer.answer(result, yaml.safe_load(path.read_text(encoding="utf-8")))
+    assert found.horizon_years == 3.0 and found.profile_horizon
+    over = {r["system"]: r["cost_usd"] for r in result.records["horizon"]}
+    assert {r["system"]: r["usd_over_horizon"] for r in found.systems} == over
+    assert not answer.answer(default_result(), {}).profile_horizon
+
+
+def test_a_scenario_with_a_plan_leads_with_the_plan_on_the_answer_page():
+    """The Answer page of a scenario with a ``plan`` block says first that the plan is the decision, finds it on its
+    button, and then leads with the Buying plan page's sentence (the plan of ``rackcost plan``)."""
+    from rackcost.evaluation.planning import plan_scenario
+    from rackcost.reporting.plan_section import plan_notice, plan_sentence
+    from reference import DATA
+
+    path = DATA / "plan_small.yaml"
+    at = opened()
+    at.session_state["pending_upload"] = (path.read_bytes(), "plan.yaml")
+    at.run()
+    ok(at)
+    scenario = rackcost.load_scenario(path)
+    assert [shown(i.value) for i in at.info] == [plan_notice(scenario)]
+    assert shown(at.subheader[0].value) == answer_sentence(rackcost.evaluate(scenario).records["systems"])
+    at.button(key="answer_plan_run").click().run()
+    ok(at)
+    assert [i.value for i in at.info] == []
+    assert shown(at.subheader[0].value) == plan_sentence(plan_scenario(scenario))
+    assert "its cost over 1 year" in " ".join(m.label for m in at.metric)

@@ -230,3 +230,44 @@ def test_shared_constants_are_defined_once(constant: str) -> None:
         assert where == ["rackcost.units"]
     if constant == "BLENDED":
         assert where == ["rackcost.evaluation.columns"]
+
+
+CHAIN_STEPS = frozenset({"servable", "evaluate_systems", "evaluate_apis", "mark_unserved", "result_tables"})
+"""The steps :func:`rackcost.evaluation.chain.evaluation` composes: a face that composes them itself drifts from it
+(the dashboard once lost a demand profile's ``years`` and ``horizon`` tables that way)."""
+FACES = (ROOT / "app", PACKAGE / "reporting")
+
+
+def chain_steps_used(source: str) -> list[str]:
+    """Every name of :data:`CHAIN_STEPS` a source imports, calls or reads (``from m import x``, ``x(...)``,
+    ``m.x``), wherever it stands."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.Attribute):
+            names = [node.attr]
+        elif isinstance(node, ast.Name):
+            names = [node.id]
+        else:
+            continue
+        found += [f"line {node.lineno}: {n}" for n in names if n in CHAIN_STEPS]
+    return found
+
+
+def test_the_step_finder_finds_an_import_a_call_and_an_attribute() -> None:
+    source = "from rackcost.evaluation.chain import evaluate_systems\nx = m.result_tables\nmark_unserved(r, ())\n"
+    assert chain_steps_used(source) == ["line 1: evaluate_systems", "line 2: result_tables", "line 3: mark_unserved"]
+    assert chain_steps_used("from rackcost.evaluation.chain import evaluation\nevaluation(s).result\n") == []
+
+
+def test_no_face_composes_the_chain() -> None:
+    """The dashboard and the report read the one evaluation (:func:`rackcost.evaluation.chain.evaluation`), as
+    :func:`rackcost.evaluate` does: none of them calls the chain's steps."""
+    bad = [
+        f"{path.relative_to(ROOT)} {use}"
+        for face in FACES
+        for path in sorted(face.rglob("*.py"))
+        for use in chain_steps_used(path.read_text(encoding="utf-8"))
+    ]
+    assert bad == [], "compose the chain in rackcost.evaluation.chain.evaluation only:\n" + "\n".join(bad)

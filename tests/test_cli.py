@@ -382,3 +382,21 @@ def test_cli_modules_import_only_the_shared_helpers_of_the_package() -> None:
     for name in commands:
         inside = {m for m in _rackcost_imports(folder / name) if m.startswith("rackcost.cli")}
         assert all(m in shared or m.startswith(tuple(f"{s}." for s in shared)) for m in inside), (name, inside)
+
+
+def test_evaluate_of_a_scenario_with_a_buying_plan_leads_with_the_plans_decision() -> None:
+    """The day's table names each system alone; a scenario with a ``plan`` block is decided by its plan (``rackcost
+    plan``), so the summary says so first, and its JSON stays the result's."""
+    from rackcost.reporting.plan_section import plan_notice
+    from reference import DATA
+
+    path = DATA / "plan_small.yaml"
+    result = invoke("evaluate", str(path))
+    assert_ok(result)
+    notice = plan_notice(rackcost.load_scenario(path))
+    assert notice is not None and "one-year horizon" in notice and "rackcost plan" in notice
+    assert " ".join(result.stdout.split()).startswith(notice)
+    assert plan_notice(rackcost.load_scenario(TWO_SYSTEMS)) is None
+    assert "buying plan" not in invoke("evaluate", str(TWO_SYSTEMS)).stdout
+    as_json = invoke("evaluate", str(path), "--format", "json")
+    assert json.loads(as_json.stdout) == rackcost.evaluate(rackcost.load_scenario(path)).to_dict()

@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 import html5lib
@@ -33,6 +34,7 @@ from rackcost.reporting.blocks import (
     WRITING,
 )
 from rackcost.reporting.write import ReportPathError, check_output
+from rackcost.scenario.schema import Scenario
 from reference import TWO_SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -497,3 +499,26 @@ def test_the_summary_says_when_figures_were_edited() -> None:
     assert "This scenario was edited: 1 figure differs from" in text and "facility.pue" in text
     plain = build_report(rackcost.load_scenario(TWO_SYSTEMS), samples=0, date="2026-12-01")
     assert "was edited" not in " ".join(getattr(b, "text", "") for b in plain.sections[0].blocks)
+
+
+def test_the_report_of_an_evaluation_is_the_report_of_its_scenario(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Given the one evaluation (:func:`rackcost.evaluation.chain.evaluation`, what the dashboard holds), the report
+    words it without evaluating again, and says what the report of the scenario says: its figures are the result's."""
+    from rackcost.evaluation import chain
+    from rackcost.reporting.content import build_report
+
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path("deepseek-r1-three-year-buying-plan.yaml"))
+    evaluated = chain.evaluation(scenario)
+    original = chain.evaluate_systems
+
+    def once(sc: Scenario, *args: Any, **kwargs: Any) -> Any:  # (the plan's sources are scenarios of their own)
+        assert sc is not evaluated.scenario and sc is not scenario, "the report evaluated its scenario again"
+        return original(sc, *args, **kwargs)
+
+    monkeypatch.setattr(chain, "evaluate_systems", once)
+    text = rackcost.report(evaluated, date=DATE)
+    assert build_report(evaluated, date=DATE).title == scenario.name
+    monkeypatch.undo()
+    assert text == rackcost.report(scenario, date=DATE)
+    systems = evaluated.result.records["systems"]
+    assert all(display.usd_per_1k_requests(r["blended_usd_per_accepted_request"]) in text for r in systems)

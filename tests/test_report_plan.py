@@ -84,10 +84,10 @@ def test_the_answer_comes_first_the_saving_against_the_best_single_source(conten
     ):
         assert figure in first.text, figure
     assert "less than the best single source, spot A alone" in first.text
-    # and the summary says it too, beside the day's answer
+    # and the summary leads with it, before the day's answer: the plan is the decision
     summary = content.sections[0].blocks
-    assert isinstance(summary[1], Paragraph) and summary[1].text.startswith(first.text[:-1])
-    assert "(section Buying plan)" in summary[1].text
+    assert isinstance(summary[0], Paragraph) and summary[0].text.startswith(first.text[:-1])
+    assert "(section Buying plan)" in summary[0].text
 
 
 def test_the_sentence_without_a_single_source_or_a_discount_rate_says_so(plan: PlanResult) -> None:

@@ -7,12 +7,23 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+import rackcost
 from rackcost import display
+from rackcost.reporting.plan_section import plan_notice, plan_sentence
 from rackcost.reporting.result_sections import unserved_sentence
 from rackcost_app import answer, compute, layout, state
 from rackcost_app.safe import md
 
 ss = st.session_state
+# (comments, not docstrings: Streamlit's magic would show a bare string on the page)
+LIFE_HELP = (
+    "Cost per year x the service life (the longest of the owned systems'; capex is recovered over each system's own "
+    "life with the cost of capital, so a year costs the same every year)."
+)
+HORIZON_HELP = (
+    "The system alone over the demand profile's horizon, every hour with the demand's growth, as paid (the library's "
+    "horizon table)."
+)
 key = ss[state.VALID_JSON]
 valid = ss[state.VALID]
 result = compute.evaluate(key)
@@ -41,6 +52,32 @@ if ss[state.PROBLEMS]:
         icon=":material/warning:",
     )
 
+# a scenario with a buying plan: the plan is the decision (the Buying plan page's, rackcost plan's), so it leads
+if (notice := plan_notice(compute.scenario(key))) is not None:
+    failed = ss.get(state.PLAN_FAILED)
+    if failed is not None and failed[0] == key:
+        st.error(failed[1], icon=":material/error:")
+    elif ss.get(state.PLAN_ASKED) == key:  # found (or asked for) on this page or the Buying plan page: cached
+        try:
+            with st.spinner("Finding the cheapest plan..."):
+                plan = compute.plan(key)
+        except rackcost.ScenarioError as exc:
+            message = "No plan: " + " ".join(
+                md(f"{p.path}: {p.message}" if p.path else p.message) for p in exc.problems
+            )
+            ss[state.PLAN_FAILED] = (key, message)
+            st.error(message, icon=":material/error:")
+        else:
+            st.subheader(md(plan_sentence(plan)))
+            st.caption(
+                "The buying plan's decision (the Buying plan page). Below, each system alone over the demand day."
+            )
+    else:
+        st.info(md(notice), icon=":material/event_upcoming:")
+        if st.button("Find the cheapest plan", key="answer_plan_run", icon=":material/event_upcoming:"):
+            ss[state.PLAN_ASKED] = key
+            st.rerun()
+
 st.subheader(md(found.sentence))
 if (said := answer.delta_sentence(found)) is not None:
     st.markdown(md(said))
@@ -63,10 +100,9 @@ c2.metric(
 )
 if found.horizon_years is not None:
     c3.metric(
-        f"its cost over {display.num(found.horizon_years)} years",
+        f"its cost over {display.num(found.horizon_years)} year{'' if found.horizon_years == 1 else 's'}",
         display.money(cheapest_row["usd_over_horizon"]),
-        help="Cost per year x the service life (the longest of the owned systems'; capex is recovered over each "
-        "system's own life with the cost of capital, so a year costs the same every year).",
+        help=HORIZON_HELP if found.profile_horizon else LIFE_HELP,
     )
 else:
     c3.metric(
@@ -125,7 +161,12 @@ st.dataframe(
         "racks": st.column_config.NumberColumn(headers["racks"], format=display.COUNT_COLUMN_FORMAT),
     },
 )
-if found.horizon_years is not None:
+if found.horizon_years is not None and found.profile_horizon:
+    st.caption(
+        f"Cost over {display.num(found.horizon_years)} years: each system alone over the demand profile's horizon, "
+        "hour by hour with the demand's growth, as paid (rackcost evaluate's horizon table)."
+    )
+elif found.horizon_years is not None:
     st.caption(
         f"Cost over {display.num(found.horizon_years)} years: the cost per year over the longest service life of the "
         "owned systems, so that every system is totalled over the same years (a rented system or an API is paid as "

@@ -19,11 +19,9 @@ from rackcost_app.safe import md
 
 ss = st.session_state
 # (comments, not docstrings: Streamlit's magic would show a bare string on the page)
-# session key: the scenario JSON whose plan was asked for (the button), so a visit after it shows the plan
-ASKED = "plan_asked_for"
-# session key: (scenario JSON, message) of a plan that could not be found (an error is not cached: kept here so that
-# the page does not run the failing plan again on every rerun)
-FAILED = "plan_failed"
+# session keys: the scenario JSON whose plan was asked for (so a visit after it shows the plan; the Answer page's
+# button asks too), and (scenario JSON, message) of a plan that could not be found
+ASKED, FAILED = state.PLAN_ASKED, state.PLAN_FAILED
 NO_PLAN = (
     "This scenario has no buying plan. Add a `plan` block with its `sources` (owned, reserved, on-demand, spot, API), "
     "and give `demand` as an hourly profile, in the Scenario page's YAML tab: docs/model.md, *The buying plan*, says "

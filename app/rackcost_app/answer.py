@@ -14,6 +14,7 @@ from typing import Any
 from rackcost import display
 from rackcost.evaluation.columns import column
 from rackcost.reporting.result_sections import answer_sentence
+from rackcost.units import HOURS_PER_YEAR
 
 __all__ = ["DAYS_PER_YEAR", "Answer", "answer", "unserved_of"]
 
@@ -34,7 +35,11 @@ class Answer:
     saving_fraction
         How much less the cheapest costs per accepted request than the runner-up, blended (0.44 = 44% less).
     horizon_years
-        The service life the totals are over: the longest of the owned systems' (None when no system is owned).
+        The years the totals are over: a demand profile's horizon (the library's ``horizon`` table), else the
+        longest service life of the owned systems (None when there is neither).
+    profile_horizon
+        True when ``horizon_years`` is a demand profile's horizon: each total is then the library's cost over it,
+        hour by hour with the demand's growth, not a year's cost times the years.
     systems
         One row per system, in the scenario's order (see :func:`answer`).
     points
@@ -48,6 +53,7 @@ class Answer:
     runner_up: str | None
     saving_fraction: float | None
     horizon_years: float | None
+    profile_horizon: bool
     systems: list[dict[str, Any]]
     points: list[dict[str, Any]]
     unserved: list[dict[str, Any]]
@@ -103,6 +109,10 @@ def answer(result: Any, scenario_data: dict[str, Any]) -> Answer:
     }
     owned_lives = [life for life in lives.values() if life is not None]
     horizon = max(owned_lives) if owned_lives else None
+    # a demand profile: the library's cost over its horizon, every hour (the same horizon as the buying plan's)
+    over_profile = {row["system"]: row for row in result.records.get("horizon") or []}
+    if over_profile:
+        horizon = max(row["hours"] for row in over_profile.values()) / HOURS_PER_YEAR
     rows = []
     for r in systems:
         mine = [p for p in points if p["system"] == r["system"]]
@@ -122,7 +132,7 @@ def answer(result: Any, scenario_data: dict[str, Any]) -> Answer:
                 "accepted_fraction": accepted / offered if offered > 0 else None,
                 "usd_per_year": per_year,
                 "service_life_years": lives.get(r["system"]),
-                "usd_over_horizon": None if horizon is None else per_year * horizon,
+                "usd_over_horizon": _over_horizon(r["system"], per_year, horizon, over_profile),
                 "capex_usd": r.get("capex_usd"),
                 "racks": r.get("racks"),
                 "cheapest": r["system"] == cheapest["system"],
@@ -155,10 +165,22 @@ def answer(result: Any, scenario_data: dict[str, Any]) -> Answer:
         runner_up=None if runner_up is None else runner_up["system"],
         saving_fraction=saving,
         horizon_years=horizon,
+        profile_horizon=bool(over_profile),
         systems=rows,
         points=point_rows,
         unserved=unserved_of(result),
     )
+
+
+def _over_horizon(
+    system: str, per_year: float, horizon: float | None, over_profile: dict[str, dict[str, Any]]
+) -> float | None:
+    """A system's cost over the horizon: the library's over a demand profile's (None for a system it has no row of,
+    a disaggregated one), else a year's cost times the years."""
+    if over_profile:
+        row = over_profile.get(system)
+        return None if row is None else row["cost_usd"]
+    return None if horizon is None else per_year * horizon
 
 
 def delta_sentence(found: Answer) -> str | None:

@@ -1,6 +1,8 @@
 """Cached library calls. Each takes the scenario as its canonical JSON text (hashable), so an edit is a new key.
 
-The pages call only these; nothing here computes a number of its own.
+The pages call only these; nothing here computes a number of its own. The model runs once per edit, in the library's
+one evaluation (:func:`evaluation`, :func:`rackcost.evaluation.chain.evaluation`): the result, the outcomes and the
+report are read from it, so the dashboard gives the library's answer, table for table.
 """
 
 from __future__ import annotations
@@ -18,9 +20,8 @@ from pydantic import BaseModel
 import rackcost
 from rackcost.analysis import explore
 from rackcost.analysis.explore import cost_against_demand_scale, latency_cliff, operating_curves
-from rackcost.evaluation.chain import evaluate_apis, evaluate_systems, mark_unserved
-from rackcost.evaluation.results import result_tables
-from rackcost.evaluation.servable import servable
+from rackcost.evaluation.chain import Evaluation, Unpacked, unpack
+from rackcost.evaluation.chain import evaluation as evaluate_once
 from rackcost.model.outcomes import SystemOutcome
 from rackcost.scenario.loading import scenario_to_data
 
@@ -32,9 +33,9 @@ CACHE_ENTRIES = 64
 
 ORIGIN = "<dashboard>"
 """The file name of every scenario the cached calls compute from (their problems name it)."""
-_VALIDATED: OrderedDict[str, tuple[rackcost.Scenario, tuple[rackcost.Scenario, tuple[Any, ...]] | None]] = OrderedDict()
-"""Canonical JSON -> its validated scenario, and its :func:`rackcost.evaluation.servable.servable` (kept scenario,
-unserved systems) when known; the :data:`CACHE_ENTRIES` most recent. Shared by the sessions (as ``st.cache_data``
+_VALIDATED: OrderedDict[str, tuple[rackcost.Scenario, Unpacked | None]] = OrderedDict()
+"""Canonical JSON -> its validated scenario, and its :func:`rackcost.evaluation.chain.unpack` (the scenario served,
+the systems unserved) when known; the :data:`CACHE_ENTRIES` most recent. Shared by the sessions (as ``st.cache_data``
 is): the scenarios are never modified (nothing in the library or the app writes to a validated scenario)."""
 _LOCK = threading.Lock()
 
@@ -56,27 +57,25 @@ def scenario(scenario_json: str) -> rackcost.Scenario:
     return out
 
 
-def remember(
-    scenario_json: str, validated: rackcost.Scenario, kept: rackcost.Scenario, unserved: tuple[Any, ...]
-) -> None:
-    """Keep the scenario of a canonical JSON text validated elsewhere (from the draft), and its ``servable``.
+def remember(scenario_json: str, unpacked: Unpacked) -> None:
+    """Keep the scenario of a canonical JSON text validated elsewhere (from the draft), and its
+    :func:`rackcost.evaluation.chain.unpack`.
 
-    ``validated`` (and ``kept``) are modified into what :func:`scenario` would have validated from the text: the
-    origin :data:`ORIGIN`, and every mapping in the sorted key order of the canonical JSON (the draft's own order
-    is the user's); a test checks the two are the same scenario, order and origin included. The caller must not
-    use them after.
+    ``unpacked.given`` (and ``unpacked.scenario``, the systems served) are modified into what :func:`scenario`
+    would have validated from the text: the origin :data:`ORIGIN`, and every mapping in the sorted key order of the
+    canonical JSON (the draft's own order is the user's); a test checks the two are the same scenario, order and
+    origin included. The caller must not use them after.
     """
-    _as_validated_from_json(validated)
-    if kept is not validated:
-        _as_validated_from_json(kept)
-    _store(scenario_json, validated, (kept, unserved))
+    _as_validated_from_json(unpacked.given)
+    if unpacked.scenario is not unpacked.given:
+        _as_validated_from_json(unpacked.scenario)
+    # the systems' inputs were unpacked in the draft's key order: the evaluation unpacks them again from the JSON's
+    _store(scenario_json, unpacked.given, dataclasses.replace(unpacked, inputs=None))
 
 
-def _store(
-    scenario_json: str, validated: rackcost.Scenario, parts: tuple[rackcost.Scenario, tuple[Any, ...]] | None
-) -> None:
+def _store(scenario_json: str, validated: rackcost.Scenario, unpacked: Unpacked | None) -> None:
     with _LOCK:
-        _VALIDATED[scenario_json] = validated, parts
+        _VALIDATED[scenario_json] = validated, unpacked
         _VALIDATED.move_to_end(scenario_json)
         while len(_VALIDATED) > CACHE_ENTRIES:
             _VALIDATED.popitem(last=False)
@@ -110,32 +109,33 @@ def _json_key(key: Any) -> str:
     return str(key.value) if isinstance(key, Enum) else str(key)
 
 
-def _servable(scenario_json: str) -> tuple[rackcost.Scenario, tuple[Any, ...]]:
-    """The kept scenario and the unserved systems of :func:`rackcost.evaluation.servable.servable`, once per text."""
+def _unpacked(scenario_json: str) -> Unpacked:
+    """:func:`rackcost.evaluation.chain.unpack` of the scenario, once per text."""
     validated = scenario(scenario_json)
     with _LOCK:
         found = _VALIDATED.get(scenario_json)
     if found is not None and found[1] is not None:
         return found[1]
-    kept, unserved = servable(validated)[:2]  # (and the systems' inputs, which the cache cannot hold)
-    _store(scenario_json, validated, (kept, unserved))
-    return kept, unserved
+    unpacked = unpack(validated)
+    _store(scenario_json, validated, unpacked)
+    return unpacked
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def served(scenario_json: str) -> tuple[str, tuple[Any, ...]]:
-    """:func:`rackcost.evaluation.servable.servable` of the scenario: the canonical JSON of the scenario without the
+    """:func:`rackcost.evaluation.chain.unpack` of the scenario: the canonical JSON of the scenario without the
     systems it cannot serve with (the same text when it can serve with all), and those systems with why.
 
     Raises :class:`rackcost.ScenarioError` (not cached) when no system is left; :func:`rackcost_app.state.revalidate`
     calls this first, so such a draft never becomes the valid scenario.
     """
-    kept, unserved = _servable(scenario_json)
+    unpacked = _unpacked(scenario_json)
+    kept, unserved = unpacked.scenario, unpacked.unserved
     if not unserved:
         return scenario_json, ()
     kept_json = json.dumps(scenario_to_data(kept), sort_keys=True, ensure_ascii=False)
     _as_validated_from_json(kept)  # (its figures were renumbered: their order is no longer the sorted one)
-    _store(kept_json, kept, (kept, ()))  # the scenario of the systems served: not validated again
+    _store(kept_json, kept, Unpacked(kept, kept, ()))  # the scenario of the systems served: not validated again
     return kept_json, unserved
 
 
@@ -144,20 +144,30 @@ def served_json(scenario_json: str) -> str:
     return served(scenario_json)[0]
 
 
-@st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
+@st.cache_resource(max_entries=CACHE_ENTRIES, show_spinner=False)
+def evaluation(scenario_json: str) -> Evaluation:
+    """:func:`rackcost.evaluation.chain.evaluation` of the scenario: the model runs once per edit, for every page.
+
+    Shared by the sessions, not copied (nothing reads it to modify it); its scenario served is the one
+    :func:`served_json` names. Raises :class:`rackcost.ScenarioError` (not cached) when no system can serve.
+    """
+    kept_json = served_json(scenario_json)
+    unpacked, kept = _unpacked(scenario_json), scenario(kept_json)
+    if unpacked.scenario is not kept:  # (it left the cache and came back): the one validated from its JSON
+        unpacked = dataclasses.replace(unpacked, scenario=kept, inputs=None)
+    return evaluate_once(unpacked)
+
+
 def outcomes(scenario_json: str) -> list[SystemOutcome]:
-    """:func:`rackcost.evaluation.chain.evaluate_systems` of the systems the scenario can serve with: the model runs
-    once per edit, for every page."""
-    return evaluate_systems(scenario(served_json(scenario_json)))
+    """The outcomes of the systems the scenario can serve with (steps 1 to 8), of its one :func:`evaluation`."""
+    return list(evaluation(scenario_json).outcomes)
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def evaluate(scenario_json: str) -> rackcost.Result:
-    """:func:`rackcost.evaluate` of the scenario (its tables, from the cached outcomes; ``unserved`` the systems left
-    out, with why)."""
-    kept_json, unserved = served(scenario_json)
-    sc = scenario(kept_json)
-    return mark_unserved(result_tables(sc, outcomes(scenario_json), evaluate_apis(sc)), unserved)
+    """:func:`rackcost.evaluate` of the scenario: the result of its one :func:`evaluation` (``unserved`` the systems
+    left out, with why; the ``years`` and ``horizon`` tables of a demand profile), a copy per page."""
+    return evaluation(scenario_json).result
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
@@ -212,8 +222,9 @@ def plan(scenario_json: str) -> PlanResult:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def report_html(scenario_json: str, samples: int | None, seed: int, date: str) -> bytes:
-    """:func:`rackcost.report` of the scenario as HTML bytes (the same bytes as the library's for the same date)."""
-    return rackcost.report(scenario(scenario_json), samples=samples, seed=seed, date=date).encode("utf-8")
+    """:func:`rackcost.report` of the scenario's one :func:`evaluation` as HTML bytes (the same bytes as the
+    library's for the same date)."""
+    return rackcost.report(evaluation(scenario_json), samples=samples, seed=seed, date=date).encode("utf-8")
 
 
 # ---- uncertainty, tornado, break-even ---------------------------------------------------------------------------

@@ -60,6 +60,11 @@ PENDING_REPLACE = "pending_replace"
 REVISION = "revision"
 PAYMENT_STASH = "payment_stash"
 RANGE_STASH = "range_stash"
+PLAN_ASKED = "plan_asked_for"
+"""Session key: the scenario JSON whose buying plan was asked for (the Buying plan or Answer page's button)."""
+PLAN_FAILED = "plan_failed"
+"""Session key: (scenario JSON, message) of a plan that could not be found (an error is not cached: kept here so that
+no page runs the failing plan again on every rerun)."""
 # the uploader's own limit [MB], as server.maxUploadSize in app/.streamlit/config.toml: the 1 MB the app enforces, so
 # that the uploader's "1MB per file" agrees with the label. Streamlit's frontend counts 1 MB as 1,000,000 bytes (2^20
 # on Windows), the library's limit: a larger file gets the uploader's own message ("File must be 1.0MB or smaller")
@@ -164,12 +169,12 @@ def evaluable_json(scenario: rackcost.Scenario) -> str:
     (:func:`rackcost_app.compute.remember`), so that they do not validate the text again: one validation per edit.
     ``scenario`` is not to be used after (it is given the cached calls' origin and key order).
     """
-    from rackcost.evaluation.servable import servable
+    from rackcost.evaluation.chain import unpack
     from rackcost_app import compute
 
-    kept, unserved = servable(scenario)[:2]  # its problems name the file, the YAML path and the line
+    unpacked = unpack(scenario)  # its problems name the file, the YAML path and the line
     valid_json = canonical_json(scenario)
-    compute.remember(valid_json, scenario, kept, unserved)
+    compute.remember(valid_json, unpacked)
     return valid_json
 
 

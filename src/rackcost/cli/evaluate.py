@@ -41,18 +41,32 @@ from rackcost.scenario.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_sce
 
 if TYPE_CHECKING:
     from rackcost.evaluation.results import Result
+    from rackcost.scenario.schema import Scenario
 
 __all__ = ["COMMANDS", "compare", "evaluate", "scenarios", "schema", "validate"]
 
 
 def _load_and_evaluate(scenario: Path | None) -> Result:
+    return _load_and_evaluate_scenario(scenario)[1]
+
+
+def _load_and_evaluate_scenario(scenario: Path | None) -> tuple[Scenario, Result]:
     from rackcost.evaluation.chain import evaluate
 
     sc = load(scenario)
     try:
-        return evaluate(sc)
+        return sc, evaluate(sc)
     except ScenarioError as exc:
         fail(exc)
+
+
+def _plan_notice(scenario: Scenario) -> str | None:
+    """:func:`rackcost.reporting.plan_section.plan_notice` (its module loaded only for a scenario with a plan)."""
+    if scenario.plan is None:
+        return None
+    from rackcost.reporting.plan_section import plan_notice
+
+    return plan_notice(scenario)
 
 
 def evaluate(
@@ -64,7 +78,7 @@ def evaluate(
 ) -> None:
     """Evaluate a scenario: each system at each demand point, the fleet, and the claim-vs-decision table."""
     dest = destination(output, force, scenario)
-    result = _load_and_evaluate(scenario)
+    sc, result = _load_and_evaluate_scenario(scenario)
     if fmt is OutputFormat.csv and table is TableName.classes and "classes" not in result.records:
         from rackcost.evaluation.results import NO_CLASSES
 
@@ -75,7 +89,7 @@ def evaluate(
 
         error(f"--table {table}: {NO_PROFILE}")
         raise typer.Exit(code=1)
-    _emit(result, fmt, dest, table, full=True)
+    _emit(result, fmt, dest, table, full=True, lead=_plan_notice(sc))
 
 
 def compare(
@@ -90,7 +104,11 @@ def compare(
     _emit(result, fmt, dest, TableName.comparison, full=False)
 
 
-def _emit(result: Result, fmt: OutputFormat, output: Destination, table: TableName, full: bool) -> None:
+def _emit(
+    result: Result, fmt: OutputFormat, output: Destination, table: TableName, full: bool, lead: str | None = None
+) -> None:
+    """Write the result in the format asked; the table format prints ``lead`` first (the decision of a scenario
+    with a buying plan is the plan's: :func:`_plan_notice`)."""
     if fmt is OutputFormat.json:
         data = (
             result.to_dict()
@@ -106,6 +124,8 @@ def _emit(result: Result, fmt: OutputFormat, output: Destination, table: TableNa
         emit(result.to_csv(table.value), output)
     else:
         out = table_console(output)
+        if lead is not None:
+            out.print(f"[bold]{escape(lead)}[/bold]", highlight=False)
         out.print(
             f"Routing [bold]{result.routing}[/bold] (fleet.routing): {Routing(result.routing).words}",
             highlight=False,

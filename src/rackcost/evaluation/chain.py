@@ -19,11 +19,17 @@ API systems have no operating point and no fleet: :func:`evaluate_apis` runs the
 
 Steps 1 to 3 are decided once on central values (:func:`plan`); the Monte Carlo reuses the plan and runs steps 4
 to 8 on many samples at once (:func:`run_samples`), the same functions with a longer sample axis.
+
+**One evaluation behind every face.** :func:`evaluation` is the only composition of the chain: it splits the
+scenario into the systems it can serve with and those it cannot (:func:`unpack`, an :class:`Unpacked`), runs the
+steps once, and returns an :class:`Evaluation` holding the outcomes and the :class:`Result` (with the horizon's
+``years`` and ``horizon`` tables where the demand is a profile). :func:`evaluate` (the library and the CLI), the
+dashboard and the report all read that object, so they cannot tell different answers from one scenario.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from rackcost.errors import check_argument
 from rackcost.evaluation.api_systems import run_api_samples
@@ -42,13 +48,17 @@ from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import Samples, one_evaluation, sampled_inputs
 
 __all__ = [
+    "Evaluation",
     "Plan",
+    "Unpacked",
     "evaluate",
     "evaluate_apis",
     "evaluate_systems",
+    "evaluation",
     "mark_unserved",
     "plan",
     "run_samples",
+    "unpack",
 ]
 
 
@@ -159,6 +169,113 @@ def evaluate_apis(scenario: Scenario) -> list[ApiSystemOutcome]:
     return run_api_samples(scenario, {}, 1)
 
 
+@dataclass(frozen=True)
+class Unpacked:
+    """A scenario split into what it can be evaluated with (:func:`unpack`): built once, read by :func:`evaluation`.
+
+    Attributes
+    ----------
+    given
+        The scenario as given.
+    scenario
+        The scenario of the systems it can serve with: ``given`` itself when it can serve with all of them, else a
+        copy without the others (figures and the baseline follow them).
+    unserved
+        The systems left out, each with why (:class:`rackcost.scenario.feasibility.UnservedSystem`).
+    inputs
+        The hardware systems' inputs of ``scenario`` when the split unpacked them already (the chain need not
+        again), else None.
+    """
+
+    given: Scenario
+    scenario: Scenario
+    unserved: tuple[UnservedSystem, ...]
+    inputs: tuple[SystemInputs, ...] | None = None
+
+
+def unpack(scenario: Scenario) -> Unpacked:
+    """The scenario split into the systems it can serve with and those it cannot
+    (:func:`rackcost.evaluation.servable.servable`).
+
+    Raises
+    ------
+    ScenarioError
+        When no system is left: each one's reason, at its YAML path.
+    """
+    check_argument("rackcost.evaluate", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
+    served, unserved, inputs = servable(scenario)
+    return Unpacked(scenario, served, unserved, inputs)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One evaluation of a scenario (:func:`evaluation`): every face reads this object, none composes the chain.
+
+    Attributes
+    ----------
+    unpacked
+        The scenario as given and as served (:class:`Unpacked`).
+    outcomes
+        Steps 1 to 8 of each hardware system served (:func:`evaluate_systems`), in the order of its systems.
+    apis
+        Each API system's outcome (:func:`evaluate_apis`).
+    result
+        The tables (:class:`Result`): ``unserved`` the systems left out, and the ``years`` and ``horizon`` tables
+        of a scenario whose demand is a profile.
+    """
+
+    unpacked: Unpacked
+    outcomes: tuple[SystemOutcome, ...]
+    apis: tuple[ApiSystemOutcome, ...]
+    result: Result
+
+    @property
+    def given(self) -> Scenario:
+        """The scenario as given."""
+        return self.unpacked.given
+
+    @property
+    def scenario(self) -> Scenario:
+        """The scenario of the systems served (the one the outcomes and tables are of)."""
+        return self.unpacked.scenario
+
+    @property
+    def unserved(self) -> tuple[UnservedSystem, ...]:
+        """The systems left out, with why."""
+        return self.unpacked.unserved
+
+
+def evaluation(scenario: Scenario | Unpacked) -> Evaluation:
+    """Evaluate a scenario once, keeping what every face needs: the outcomes and the tables.
+
+    Parameters
+    ----------
+    scenario
+        A validated scenario, or one already split by :func:`unpack` (the dashboard splits each edit as it
+        validates it).
+
+    Returns
+    -------
+    Evaluation
+
+    Raises
+    ------
+    ScenarioError
+        If no system can be evaluated (each one's reason at its YAML path).
+    """
+    with one_evaluation():
+        unpacked = scenario if isinstance(scenario, Unpacked) else unpack(scenario)
+        served = unpacked.scenario
+        outcomes = evaluate_systems(served, inputs=unpacked.inputs)
+        apis = evaluate_apis(served)
+        result = result_tables(served, outcomes, apis)
+        if served.demand_profile is not None:  # every hour of the horizon, per year and over it
+            from rackcost.evaluation.horizon import horizon_records
+
+            result = replace(result, records={**result.records, **horizon_records(served)})
+        return Evaluation(unpacked, tuple(outcomes), tuple(apis), mark_unserved(result, unpacked.unserved))
+
+
 def evaluate(scenario: Scenario) -> Result:
     """Evaluate a scenario: cost per accepted request of each system at each demand point.
 
@@ -173,7 +290,8 @@ def evaluate(scenario: Scenario) -> Result:
         ``points`` (one row per system and demand point), ``systems`` (one row per system), ``comparison``
         (each system against the baseline), ``unserved`` (each system no operating point of which meets the SLO,
         none of whose SLO-feasible points fits its KV cache in the replica's memory, or whose node is over the rack
-        limit: left out, with why, while the others are evaluated) and ``warnings``.
+        limit: left out, with why, while the others are evaluated) and ``warnings``; the result of
+        :func:`evaluation`.
 
     Raises
     ------
@@ -181,15 +299,7 @@ def evaluate(scenario: Scenario) -> Result:
         If no system can be evaluated (each one's reason at its YAML path).
     """
     check_argument("rackcost.evaluate", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
-    with one_evaluation():
-        served, unserved, inputs = servable(scenario)
-        outcomes = evaluate_systems(served, inputs=inputs)
-        result = result_tables(served, outcomes, evaluate_apis(served))
-        if served.demand_profile is not None:  # every hour of the horizon, per year and over it
-            from rackcost.evaluation.horizon import horizon_records
-
-            result = replace(result, records={**result.records, **horizon_records(served)})
-        return mark_unserved(result, unserved)
+    return evaluation(scenario).result
 
 
 def mark_unserved(result: Result, unserved: tuple[UnservedSystem, ...]) -> Result:

@@ -1,6 +1,7 @@
 """What a decision report says: the model run once, and its sections in order, before any format.
 
-:func:`build_report` runs the model (:func:`rackcost.evaluate`, and the Monte Carlo, tornado and break-even of
+:func:`build_report` runs the model (:func:`rackcost.evaluation.chain.evaluation`, the one evaluation every face
+reads, unless it is given one; and the Monte Carlo, tornado and break-even of
 :mod:`rackcost.analysis.montecarlo` and :mod:`rackcost.analysis.sensitivity` when the scenario has distributions or
 samples are asked for) once, the buying plan of :func:`rackcost.evaluation.planning.plan_scenario` for a scenario
 with a ``plan`` block, and puts the sections in order: :mod:`rackcost.reporting.result_sections`,
@@ -22,9 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from rackcost.evaluation.chain import evaluate_apis, evaluate_systems, mark_unserved
-from rackcost.evaluation.results import result_tables
-from rackcost.evaluation.servable import servable
+from rackcost.evaluation.chain import Evaluation, evaluation
 from rackcost.reporting.blocks import EVALUATING, SAMPLING, SECTIONS, Paragraph, Report, ReportProgress, Section
 from rackcost.reporting.breakdowns import classes_section, kv_limit_notes, pools_section
 from rackcost.reporting.charts import chart_subset
@@ -75,7 +74,7 @@ def report_samples(scenario: Scenario) -> tuple[int, str]:
 
 
 def build_report(
-    scenario: Scenario,
+    scenario: Scenario | Evaluation,
     samples: int | None = None,
     seed: int = 0,
     date: str | None = None,
@@ -86,7 +85,8 @@ def build_report(
     Parameters
     ----------
     scenario
-        A validated scenario.
+        A validated scenario, or its :func:`rackcost.evaluation.chain.evaluation` (the dashboard's, evaluated
+        already): every figure of the report is of that one evaluation.
     samples
         Monte Carlo samples [-]; default :func:`report_samples` (:data:`DEFAULT_SAMPLES`, fewer for a scenario
         too large for them) when the scenario has distributions, none when it has not (the uncertainty section
@@ -114,10 +114,10 @@ def build_report(
 
     say = progress or (lambda stage, done, total: None)
     say(EVALUATING, 0, 1)
-    given = scenario  # the inputs sections show the scenario as given; the rest what it can serve with
-    scenario, unserved, inputs = servable(scenario)
-    outcomes = evaluate_systems(scenario, inputs=inputs)
-    result = mark_unserved(result_tables(scenario, outcomes, evaluate_apis(scenario)), unserved)
+    evaluated = scenario if isinstance(scenario, Evaluation) else evaluation(scenario)
+    # the inputs sections show the scenario as given; the rest what it can serve with
+    given, scenario, result = evaluated.given, evaluated.scenario, evaluated.result
+    outcomes = list(evaluated.outcomes)
     systems = [s.name for s in scenario.systems]
     demand = [d.name for d in scenario.demand]
     subset = chart_subset(
@@ -151,8 +151,8 @@ def build_report(
         say(SAMPLING, 0, n)
         mc = uncertainty(scenario, n, seed, progress=None if progress is None else lambda done: say(SAMPLING, done, n))
     summary = summary_section(scenario, result, mc, subset)
-    if plan is not None and not isinstance(plan, Exception):  # the plan's answer beside the day's
-        summary.blocks.insert(1, Paragraph(f"{plan_sentence(plan)[:-1]} (section {SECTIONS['plan']}).", strong=True))
+    if plan is not None and not isinstance(plan, Exception):  # the plan's answer is the decision: it leads
+        summary.blocks.insert(0, Paragraph(f"{plan_sentence(plan)[:-1]} (section {SECTIONS['plan']}).", strong=True))
     sections = [summary, *results]
     if uncertain or samples is not None:
         sections.append(uncertainty_section(scenario, result, mc, systems, demand, subset, samples_note))

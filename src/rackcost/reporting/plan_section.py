@@ -29,6 +29,7 @@ __all__ = [
     "UNIT_COLUMNS",
     "holdings",
     "plan_blocks",
+    "plan_notice",
     "plan_section",
     "plan_sentence",
     "planned",
@@ -69,6 +70,23 @@ def planned(scenario: Scenario) -> PlanResult | ScenarioError | None:
         return plan_scenario(scenario)
     except ScenarioError as exc:
         return exc
+
+
+def plan_notice(scenario: Scenario) -> str | None:
+    """For a scenario with a ``plan`` block and a demand profile, that its decision is the buying plan's (a mix of
+    its sources over the horizon), not the cheapest system alone over the demand day; None for another scenario.
+
+    The faces that show the day's answer without the plan at hand (``rackcost evaluate``, the dashboard's Answer
+    page before the plan is found) lead with it, so that none of them names another decision than the plan.
+    """
+    if scenario.plan is None or scenario.demand_profile is None:
+        return None
+    years = scenario.demand_profile.horizon_years
+    horizon = f"{years}-year" if years > 1 else "one-year"
+    return (
+        f"This scenario has a buying plan: its decision is the cheapest mix of its sources over the {horizon} "
+        "horizon (rackcost plan; the dashboard's Buying plan page), not any one system alone over the demand day."
+    )
 
 
 def quarter_label(quarter: int) -> str:

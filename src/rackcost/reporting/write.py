@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rackcost import files
 from rackcost.errors import check_argument, check_count
@@ -17,6 +18,9 @@ from rackcost.files import write_atomically, write_folder_atomically
 from rackcost.reporting.blocks import EVALUATING, WRITING, ReportProgress
 from rackcost.scenario.loading import load_scenario
 from rackcost.scenario.schema import Scenario
+
+if TYPE_CHECKING:
+    from rackcost.evaluation.chain import Evaluation
 
 __all__ = [
     "FORMAT_OF_SUFFIX",
@@ -116,7 +120,7 @@ def check_output(
 
 
 def report(
-    scenario: Scenario | str | os.PathLike[str],
+    scenario: Scenario | Evaluation | str | os.PathLike[str],
     *,
     samples: int | None = None,
     seed: int = 0,
@@ -131,7 +135,8 @@ def report(
     Parameters
     ----------
     scenario
-        A validated scenario, or the path of a scenario file.
+        A validated scenario, the path of a scenario file, or a scenario's
+        :func:`rackcost.evaluation.chain.evaluation` (the report then words that evaluation, not a new one).
     samples
         Monte Carlo samples for the uncertainty section [-]; default 10,000 when the scenario has distributions
         (:data:`rackcost.reporting.content.DEFAULT_SAMPLES`).
@@ -169,8 +174,11 @@ def report(
     >>> import rackcost
     >>> html = rackcost.report("scenarios/deepseek-r1-jalapeno-vs-gb300.yaml", date="2026-01-01")  # doctest: +SKIP
     """
+    from rackcost.evaluation.chain import Evaluation  # (the chain's imports only when a report is written)
+
     fn = "rackcost.report"
-    check_argument(fn, "scenario", scenario, (Scenario, str, os.PathLike), "a Scenario or a scenario file's path")
+    kinds = (Scenario, Evaluation, str, os.PathLike)
+    check_argument(fn, "scenario", scenario, kinds, "a Scenario, its evaluation or a scenario file's path")
     if samples is not None:
         check_count(fn, "samples", samples, 1)
     check_count(fn, "seed", seed, 0)
@@ -182,7 +190,7 @@ def report(
     if format not in ("html", "markdown"):
         raise ValueError(f"format must be 'html' or 'markdown', got {format!r}")
     if output is not None:
-        output = check_output(output, force, [None if isinstance(scenario, Scenario) else scenario])
+        output = check_output(output, force, [None if isinstance(scenario, Scenario | Evaluation) else scenario])
         if format_of(output) != format:
             raise ReportPathError(f"{output}: the suffix says {format_of(output)}, the format asked is {format}")
     elif format == "markdown":
@@ -191,7 +199,7 @@ def report(
     say(EVALUATING, 0, 1)  # before the charts' imports (Altair, pandas: about a second on a small machine)
     from rackcost.reporting.content import build_report
 
-    sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+    sc = scenario if isinstance(scenario, Scenario | Evaluation) else load_scenario(scenario)
     content = build_report(sc, samples=samples, seed=seed, date=date, progress=progress)
     if format == "html":
         from rackcost.reporting.html import render_html
