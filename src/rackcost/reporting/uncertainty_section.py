@@ -79,14 +79,25 @@ def uncertainty_section(
                 )
             ],
         )
-    from rackcost.analysis.sensitivity import breakeven, tornado
 
     def name(path: str) -> str:
         return input_name(path, systems, demand)
 
-    baseline = scenario.baseline_name
     drawn = [s for s in systems if s in set(subset.systems)]
-    blocks: list[Block] = [
+    others = [s for s in systems if s != scenario.baseline_name]
+    return section(
+        "uncertainty",
+        _inputs_blocks(scenario, mc, name, samples_note)
+        + _cheaper_blocks(scenario.baseline_name, mc.probability_cheaper, demand)
+        + _distribution_blocks(mc, systems, demand, drawn, subset)
+        + _tornado_blocks(scenario, result, systems, drawn, others, subset, name)
+        + _breakeven_blocks(scenario, drawn, others, name),
+    )
+
+
+def _inputs_blocks(scenario: Scenario, mc: Any, name: Callable[[str], str], samples_note: str) -> list[Block]:
+    """How the samples were drawn, and the uncertain inputs with their central values and P5-P95."""
+    return [
         Paragraph(
             f"{mc.n:,} samples (seed {mc.seed}) of every input given as a distribution, drawn independently; the "
             "operating point is chosen on central values and the fleet is sized again for each sample."
@@ -116,9 +127,15 @@ def uncertainty_section(
             ],
         ),
     ]
-    cheaper = mc.probability_cheaper
-    if cheaper and len(demand) > MAX_CHART_POINTS:  # one row per system and point, not a column per point
-        blocks += [
+
+
+def _cheaper_blocks(baseline: str, cheaper: list[dict[str, Any]], demand: list[str]) -> list[Block]:
+    """The probability of each system being cheaper than the baseline: a column per demand point, or a row per
+    system and point where there are more points than a chart draws."""
+    if not cheaper:
+        return []
+    if len(demand) > MAX_CHART_POINTS:  # one row per system and point, not a column per point
+        return [
             Subheading(f"Probability of being cheaper than {baseline}"),
             Table(
                 "probability-cheaper",
@@ -134,28 +151,32 @@ def uncertainty_section(
                 ],
             ),
         ]
-    elif cheaper:
-        blocks += [
-            Subheading(f"Probability of being cheaper than {baseline}"),
-            Table(
-                "probability-cheaper",
-                [("system", "system")]
-                + [(f"probability_fraction:{p}", f"at {p} demand [% of samples]") for p in demand]
-                + [("probability_fraction:blended", "blended over the day [% of samples]")],
-                [
-                    [system]
-                    + [
-                        display.pct(r["probability_fraction"])
-                        for p in [*demand, BLENDED]
-                        for r in cheaper
-                        if r["system"] == system and r["demand_point"] == p
-                    ]
-                    for system in dict.fromkeys(r["system"] for r in cheaper)
-                ],
-            ),
-        ]
-    pcts = mc.percentiles
-    by = {(r["system"], r["demand_point"], r["column"]): r for r in pcts}
+    return [
+        Subheading(f"Probability of being cheaper than {baseline}"),
+        Table(
+            "probability-cheaper",
+            [("system", "system")]
+            + [(f"probability_fraction:{p}", f"at {p} demand [% of samples]") for p in demand]
+            + [("probability_fraction:blended", "blended over the day [% of samples]")],
+            [
+                [system]
+                + [
+                    display.pct(r["probability_fraction"])
+                    for p in [*demand, BLENDED]
+                    for r in cheaper
+                    if r["system"] == system and r["demand_point"] == p
+                ]
+                for system in dict.fromkeys(r["system"] for r in cheaper)
+            ],
+        ),
+    ]
+
+
+def _distribution_blocks(
+    mc: Any, systems: list[str], demand: list[str], drawn: list[str], subset: ChartSubset
+) -> list[Block]:
+    """The histogram of the blended cost per accepted request with its P5, P50 and P95, and every percentile."""
+    by = {(r["system"], r["demand_point"], r["column"]): r for r in mc.percentiles}
     marks = [
         {"system": s, "percentile": q.upper(), "usd": by[(s, "system", "blended_usd_per_accepted_request")][q]}
         for s in drawn
@@ -163,7 +184,7 @@ def uncertainty_section(
     ]
     # the blended cost only (no demand point): one chart, each point's percentiles are in the table
     histogram = cost_histograms(mc.samples, drawn, [])
-    blocks += [
+    return [
         Subheading("Distribution of cost per accepted request"),
         Chart(
             "cost-distribution",
@@ -202,85 +223,109 @@ def uncertainty_section(
             ],
         ),
     ]
-    ranked = tornado(scenario)
-    others = [s for s in systems if s != baseline]
-    if ranked:
-        central = {r["system"]: r["blended_usd_per_accepted_request"] for r in result.records["systems"]}
-        columns = [
-            ("input", "input"),
-            ("low_value", "input at its P5 [unit of the input]"),
-            ("high_value", "input at its P95 [unit of the input]"),
-        ]
-        for s in drawn:  # a pair of columns per system: those the charts draw
-            columns += [
-                (f"{s}@low", f"{s}: blended cost at P5 [{display.PER_1K_ACCEPTED}]"),
-                (f"{s}@high", f"{s}: blended cost at P95 [{display.PER_1K_ACCEPTED}]"),
-            ]
-        if others:
-            columns += [
-                ("advantage_low", f"advantage of {others[0]} over {baseline} at P5 [x]"),
-                ("advantage_high", f"advantage of {others[0]} over {baseline} at P95 [x]"),
-            ]
-        columns.append(("relative_swing", "largest swing [% of central cost]"))
-        rows = []
-        for r in ranked:
-            row = [
-                name(r["input"]),
-                display.input_value(r["low_value"], r["input"]),
-                display.input_value(r["high_value"], r["input"]),
-            ]
-            for s in drawn:
-                row += [display.usd_per_1k_requests(r[f"{s}@low"]), display.usd_per_1k_requests(r[f"{s}@high"])]
-            if others:
-                row += [display.ratio(r["advantage_low"]), display.ratio(r["advantage_high"])]
-            row.append(display.pct(r["relative_swing"]))
-            rows.append(row)
-        tornado_chart = charts.tornado_charts(ranked, drawn, central, name)
-        import altair as alt
 
-        inputs_note = (
-            f" It draws the {MAX_TORNADO_INPUTS} inputs of largest swing of the {len(ranked):,}; the table gives "
-            "every input."
-            if len(ranked) > MAX_TORNADO_INPUTS
-            else ""
-        )
-        blocks += [Subheading("Which inputs decide it: tornado")]
-        if subset.systems_note:
-            blocks.append(
-                Paragraph(
-                    f"The table gives the blended cost of the {len(drawn)} systems the charts draw (the baseline "
-                    f"and the cheapest) at each end; the ranking and the largest swing are over all "
-                    f"{len(systems):,} systems."
-                )
-            )
-        blocks += [
-            Table("tornado", columns, rows),
-            Chart(
-                "tornado",
-                alt.vconcat(*(c.properties(width=REPORT_CHART_PX - 160) for c in tornado_chart)).configure_legend(
-                    orient="bottom"
-                ),
-                _described("Each system's blended cost with each uncertain input at its P5 and at its P95.", subset)
-                + inputs_note,
-            ),
-            Paragraph(
-                "Each input at its P5 and at its P95 with every other input at its central value; the black line is "
-                "the central cost. Ranked by the largest swing of any system's blended cost."
-            ),
+
+def _tornado_blocks(
+    scenario: Scenario,
+    result: Any,
+    systems: list[str],
+    drawn: list[str],
+    others: list[str],
+    subset: ChartSubset,
+    name: Callable[[str], str],
+) -> list[Block]:
+    """The tornado: each uncertain input at its P5 and P95, every other at its central value (none without one)."""
+    from rackcost.analysis.sensitivity import tornado
+
+    ranked = tornado(scenario)
+    if not ranked:
+        return []
+    baseline = scenario.baseline_name
+    central = {r["system"]: r["blended_usd_per_accepted_request"] for r in result.records["systems"]}
+    columns = [
+        ("input", "input"),
+        ("low_value", "input at its P5 [unit of the input]"),
+        ("high_value", "input at its P95 [unit of the input]"),
+    ]
+    for s in drawn:  # a pair of columns per system: those the charts draw
+        columns += [
+            (f"{s}@low", f"{s}: blended cost at P5 [{display.PER_1K_ACCEPTED}]"),
+            (f"{s}@high", f"{s}: blended cost at P95 [{display.PER_1K_ACCEPTED}]"),
         ]
-    shown_others = [s for s in others if s in set(drawn)]
-    if shown_others:
-        blocks.append(Subheading("Break-even values"))
-        if len(shown_others) < len(others):
-            blocks.append(
-                Paragraph(
-                    f"For the {len(shown_others)} cheapest systems against the baseline (the systems the charts "
-                    "draw); rackcost breakeven gives the value for any of the other "
-                    f"{len(others) - len(shown_others):,}."
-                )
+    if others:
+        columns += [
+            ("advantage_low", f"advantage of {others[0]} over {baseline} at P5 [x]"),
+            ("advantage_high", f"advantage of {others[0]} over {baseline} at P95 [x]"),
+        ]
+    columns.append(("relative_swing", "largest swing [% of central cost]"))
+    rows = []
+    for r in ranked:
+        row = [
+            name(r["input"]),
+            display.input_value(r["low_value"], r["input"]),
+            display.input_value(r["high_value"], r["input"]),
+        ]
+        for s in drawn:
+            row += [display.usd_per_1k_requests(r[f"{s}@low"]), display.usd_per_1k_requests(r[f"{s}@high"])]
+        if others:
+            row += [display.ratio(r["advantage_low"]), display.ratio(r["advantage_high"])]
+        row.append(display.pct(r["relative_swing"]))
+        rows.append(row)
+    tornado_chart = charts.tornado_charts(ranked, drawn, central, name)
+    import altair as alt
+
+    inputs_note = (
+        f" It draws the {MAX_TORNADO_INPUTS} inputs of largest swing of the {len(ranked):,}; the table gives "
+        "every input."
+        if len(ranked) > MAX_TORNADO_INPUTS
+        else ""
+    )
+    blocks: list[Block] = [Subheading("Which inputs decide it: tornado")]
+    if subset.systems_note:
+        blocks.append(
+            Paragraph(
+                f"The table gives the blended cost of the {len(drawn)} systems the charts draw (the baseline "
+                f"and the cheapest) at each end; the ranking and the largest swing are over all "
+                f"{len(systems):,} systems."
             )
-        blocks.append(breakeven_table(scenario, shown_others, breakeven, name))
-    return section("uncertainty", blocks)
+        )
+    return blocks + [
+        Table("tornado", columns, rows),
+        Chart(
+            "tornado",
+            alt.vconcat(*(c.properties(width=REPORT_CHART_PX - 160) for c in tornado_chart)).configure_legend(
+                orient="bottom"
+            ),
+            _described("Each system's blended cost with each uncertain input at its P5 and at its P95.", subset)
+            + inputs_note,
+        ),
+        Paragraph(
+            "Each input at its P5 and at its P95 with every other input at its central value; the black line is "
+            "the central cost. Ranked by the largest swing of any system's blended cost."
+        ),
+    ]
+
+
+def _breakeven_blocks(
+    scenario: Scenario, drawn: list[str], others: list[str], name: Callable[[str], str]
+) -> list[Block]:
+    """The break-even values of the systems the charts draw against the baseline (none where only it is drawn)."""
+    from rackcost.analysis.sensitivity import breakeven
+
+    shown_others = [s for s in others if s in set(drawn)]
+    if not shown_others:
+        return []
+    blocks: list[Block] = [Subheading("Break-even values")]
+    if len(shown_others) < len(others):
+        blocks.append(
+            Paragraph(
+                f"For the {len(shown_others)} cheapest systems against the baseline (the systems the charts "
+                "draw); rackcost breakeven gives the value for any of the other "
+                f"{len(others) - len(shown_others):,}."
+            )
+        )
+    blocks.append(breakeven_table(scenario, shown_others, breakeven, name))
+    return blocks
 
 
 def _described(description: str, subset: ChartSubset) -> str:
