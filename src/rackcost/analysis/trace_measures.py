@@ -211,7 +211,6 @@ def measure_arrivals(
     t = np.sort(np.asarray(arrival_s, dtype=float))
     stats = arrival_statistics(t)
     t = t - t[0]
-    n = t.size
     scales = np.asarray(time_scales_s, dtype=float)
     fit = np.floor(stats.span_s / scales).astype(np.int64)
     measured = fit >= MIN_WINDOWS
@@ -223,13 +222,59 @@ def measure_arrivals(
     for service in service_times_s:
         covered = used_index.size and used_scales[-1] >= service
         effective.append(_finite(float(effective_arrival_scv(used_scales, used_index, service))) if covered else None)
-    # the gaps in units of their mean (scale-free, as the gap SCV): a trace of 1e-300 s gaps stays finite
+    gaps = _gap_shape(t, stats.arrival_rps)
+    tenth = stats.span_s / 10.0
+    first, last = int(np.sum(t < tenth)), int(np.sum(t >= stats.span_s - tenth))
+    trend = last / first if first > 0 else None
+    disagrees = any(
+        max(stats.gap_scv, e) > DISAGREEMENT_RATIO * min(stats.gap_scv, e) for e in effective if e is not None
+    )
+    shown = [(s, e) for s, e in zip(service_times_s, effective, strict=True) if e is not None]
+    findings = _findings(stats, t.size, shown, disagrees, gaps, (first, last, trend))
     rate = stats.arrival_rps
+    return TraceMeasures(
+        stats=stats,
+        time_scales_s=tuple(float(s) for s in used_scales),
+        index=tuple(float(i) for i in used_index),
+        windows=tuple(int(w) for w in fit[measured][keep]),
+        service_times_s=tuple(service_times_s),
+        effective_scv=tuple(effective),
+        zero_gap_fraction=gaps.zero_share,
+        tick_s=_finite(gaps.tick_s) if gaps.tick_s is not None else None,
+        longest_gap_s=gaps.longest_units / rate,
+        longest_gap_to_mean=gaps.longest_units,
+        silence_threshold_s=gaps.threshold_units / rate,
+        silences=int(gaps.silent.sum()),
+        gap_scv_without_silences=gaps.without,
+        last_to_first_tenth=trend,
+        disagrees=disagrees,
+        findings=tuple(findings),
+        hour_window_s=float(hour_window_s),
+        hour_ratios=hour_windows(t, hour_window_s),
+    )
+
+
+@dataclass(frozen=True)
+class _Gaps:
+    """The gaps between arrivals in units of their mean gap, and what they show (module docstring)."""
+
+    units: np.ndarray
+    zero_share: float
+    tick_s: float | None
+    longest_units: float
+    ticks: bool
+    threshold_units: float
+    silent: np.ndarray
+    without: float | None
+
+
+def _gap_shape(t: np.ndarray, rate: float) -> _Gaps:
+    """Zero gaps, the clock's tick, the longest gap and the silences of sorted arrival times ``t`` at ``rate``."""
+    # the gaps in units of their mean (scale-free, as the gap SCV): a trace of 1e-300 s gaps stays finite
     gaps = np.diff(t) * rate
     zero_share = float(np.mean(gaps == 0))
     positive = gaps[gaps > 0]
     tick = float(np.median(positive)) / rate if positive.size else None
-    longest_units = float(gaps.max())
     ticks = zero_share >= TICK_ZERO_SHARE
     # on ticks the positive gaps are the tick's multiples: a silence is long against them, not against the mean gap
     judged = positive if ticks and positive.size >= 2 else gaps
@@ -237,14 +282,21 @@ def measure_arrivals(
     silent = gaps > threshold_units
     rest = gaps[~silent]
     without = float(rest.var() / rest.mean() ** 2) if silent.any() and rest.size >= 2 and rest.mean() > 0 else None
-    tenth = stats.span_s / 10.0
-    first = int(np.sum(t < tenth))
-    last = int(np.sum(t >= stats.span_s - tenth))
-    trend = last / first if first > 0 else None
-    gap_scv = stats.gap_scv
-    disagrees = any(max(gap_scv, e) > DISAGREEMENT_RATIO * min(gap_scv, e) for e in effective if e is not None)
+    return _Gaps(gaps, zero_share, tick, float(gaps.max()), ticks, threshold_units, silent, without)
+
+
+def _findings(
+    stats: ArrivalStatistics,
+    n: int,
+    shown: list[tuple[float, float]],
+    disagrees: bool,
+    gaps: _Gaps,
+    tenths: tuple[int, int, float | None],
+) -> list[str]:
+    """The diagnosis in words: whether the gap SCV agrees with the dispersion, and each cause found (ticks,
+    silences, a rate trend; else correlated arrivals where they disagree)."""
+    rate = stats.arrival_rps
     findings: list[str] = []
-    shown = [(s, e) for s, e in zip(service_times_s, effective, strict=True) if e is not None]
     if shown:
         at = ", ".join(f"{e:.3g} at {s:g} s" for s, e in shown)
         findings.append(
@@ -252,24 +304,27 @@ def measure_arrivals(
             f"the fleet's time scale (effective arrival SCV {at} of service)"
         )
     causes = 0
-    if ticks:
+    if gaps.ticks:
         causes += 1
+        tick = gaps.tick_s
         apart = f"about {tick:.3g} s apart, the median positive gap" if tick is not None else "all at one instant"
         findings.append(
-            f"ticks: {zero_share:.0%} of the gaps are zero, the arrivals fall on a clock's ticks ({apart}): the gap "
-            "SCV measures the recording; the index at time scales above the tick is the traffic's"
+            f"ticks: {gaps.zero_share:.0%} of the gaps are zero, the arrivals fall on a clock's ticks ({apart}): the "
+            "gap SCV measures the recording; the index at time scales above the tick is the traffic's"
         )
-    if silent.any() and (without is None or without * DISAGREEMENT_RATIO < gap_scv):
+    silent, without = gaps.silent, gaps.without
+    if silent.any() and (without is None or without * DISAGREEMENT_RATIO < stats.gap_scv):
         causes += 1
-        share = float(np.sum(gaps[silent] ** 2) / np.sum(gaps**2))
+        share = float(np.sum(gaps.units[silent] ** 2) / np.sum(gaps.units**2))
         plural = "s" if silent.sum() > 1 else ""
         without_words = "" if without is None else f": without them the gap SCV is {without:.3g}"
         findings.append(
-            f"silences: {int(silent.sum())} gap{plural} longer than {threshold_units / rate:.3g} s (which the longest "
-            f"gap of a Poisson stream of as many gaps passes once in {SILENCE_ODDS:g} traces; the longest "
-            f"{longest_units / rate:.3g} s, {longest_units:.3g} mean gaps) hold {share:.0%} of the gaps' second "
-            f"moment{without_words}"
+            f"silences: {int(silent.sum())} gap{plural} longer than {gaps.threshold_units / rate:.3g} s (which the "
+            f"longest gap of a Poisson stream of as many gaps passes once in {SILENCE_ODDS:g} traces; the longest "
+            f"{gaps.longest_units / rate:.3g} s, {gaps.longest_units:.3g} mean gaps) hold {share:.0%} of the gaps' "
+            f"second moment{without_words}"
         )
+    first, last, trend = tenths
     mean_count = n / stats.windows
     peak_count = stats.peak_to_mean * mean_count
     climbs = (
@@ -291,23 +346,4 @@ def measure_arrivals(
             "correlated arrivals: the counts bunch over time scales longer than a gap (the index of dispersion grows "
             "with the time scale), which the gap SCV cannot see"
         )
-    return TraceMeasures(
-        stats=stats,
-        time_scales_s=tuple(float(s) for s in used_scales),
-        index=tuple(float(i) for i in used_index),
-        windows=tuple(int(w) for w in fit[measured][keep]),
-        service_times_s=tuple(service_times_s),
-        effective_scv=tuple(effective),
-        zero_gap_fraction=zero_share,
-        tick_s=_finite(tick) if tick is not None else None,
-        longest_gap_s=longest_units / rate,
-        longest_gap_to_mean=longest_units,
-        silence_threshold_s=threshold_units / rate,
-        silences=int(silent.sum()),
-        gap_scv_without_silences=without,
-        last_to_first_tenth=trend,
-        disagrees=disagrees,
-        findings=tuple(findings),
-        hour_window_s=float(hour_window_s),
-        hour_ratios=hour_windows(t, hour_window_s),
-    )
+    return findings
