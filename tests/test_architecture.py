@@ -271,3 +271,85 @@ def test_no_face_composes_the_chain() -> None:
         for use in chain_steps_used(path.read_text(encoding="utf-8"))
     ]
     assert bad == [], "compose the chain in rackcost.evaluation.chain.evaluation only:\n" + "\n".join(bad)
+
+
+# --------------------------------------------------------------------------- functions of a size to read
+
+MAX_PARAMETERS = 12
+"""Most parameters of a function (``self`` and ``cls`` not counted) before its docstring must say why."""
+MAX_BODY_LINES = 80
+"""Most lines of a function's body (its docstring not counted) before its docstring must say why."""
+REASON = "Why this long:"
+"""The words a docstring gives its reason after, for a function over either limit."""
+TO_SPLIT = {
+    # Functions over a limit, to be split by concern into steps that compose; the list may only shrink (a test
+    # fails where one is within the limits, so that it is taken off). Module path and function name.
+    ("analysis/referee.py", "simulate"),
+    ("analysis/referee.py", "_simulate_one"),
+    ("analysis/referee_classes.py", "simulate_classes"),
+    ("analysis/referee_pools.py", "simulate_pools"),
+    ("analysis/sensitivity.py", "breakeven"),
+    ("analysis/site_budget.py", "site_budget"),
+    ("analysis/sweep/design.py", "_resolve"),
+    ("analysis/validation/inferencex.py", "inferencex_section"),
+    ("cli/plan.py", "_print"),
+    ("cli/sweep.py", "sweep"),
+    ("evaluation/planning.py", "plan_scenario"),
+    ("evaluation/results.py", "outcome_warnings"),
+    ("importers/csv_table.py", "_row"),
+    ("importers/curves.py", "_curve"),
+    ("importers/inferencex.py", "_row_b"),
+    ("model/demand.py", "serve_demand"),
+    ("model/demand.py", "fleet_capacity"),
+    ("model/demand.py", "serve_at_capacity"),
+    ("model/fleet.py", "run_fleet"),
+    ("model/operating_point.py", "search_operating_point"),
+    ("model/power.py", "fleet_it_power_w"),
+    ("model/rate_swing.py", "serve_with_swing"),
+    ("model/sim_engines.py", "event_engine"),
+    ("model/sim_tandem.py", "run_tandem_once"),
+    ("model/simulation.py", "run_fleet_once"),
+    ("scenario/system_edits.py", "_payment_block"),
+    ("scenario/unpack.py", "system_inputs"),
+}
+
+
+def function_sizes() -> list[tuple[str, str, int, int, str]]:
+    """Every function of the package: (module path under src/rackcost, name, parameters, body lines, docstring)."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            a = node.args
+            count = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) + (a.vararg is not None)
+            count += (a.kwarg is not None) - (bool(a.args) and a.args[0].arg in ("self", "cls"))
+            doc = ast.get_docstring(node) or ""
+            body = node.body[1:] if doc and len(node.body) > 1 else node.body
+            lines = (node.end_lineno or body[-1].lineno) - body[0].lineno + 1
+            out.append((path.relative_to(PACKAGE).as_posix(), node.name, count, lines, doc))
+    return out
+
+
+def over_the_limits(sizes: list[tuple[str, str, int, int, str]]) -> set[tuple[str, str]]:
+    """Functions over :data:`MAX_PARAMETERS` or :data:`MAX_BODY_LINES` whose docstring gives no reason; a Typer
+    command's parameters are its command-line options, so a module of ``cli/`` is judged on its length alone."""
+    return {
+        (module, name)
+        for module, name, count, lines, doc in sizes
+        if (lines > MAX_BODY_LINES or (count > MAX_PARAMETERS and not module.startswith("cli/"))) and REASON not in doc
+    }
+
+
+def test_the_size_rule_finds_a_long_function_and_takes_a_reason() -> None:
+    sizes = [("model/a.py", "f", 13, 2, ""), ("cli/b.py", "g", 20, 3, ""), ("model/c.py", "h", 1, 81, "")]
+    sizes.append(("model/d.py", "k", 14, 90, f"Sum.\n\n{REASON} one formula of 14 inputs."))
+    assert over_the_limits(sizes) == {("model/a.py", "f"), ("model/c.py", "h")}
+
+
+def test_no_function_is_over_twelve_parameters_or_eighty_lines_without_a_reason() -> None:
+    """Switches braided into one long function are steps that compose: none over the limits without a reason in its
+    docstring, except :data:`TO_SPLIT`, which may only shrink."""
+    over = over_the_limits(function_sizes())
+    assert over - TO_SPLIT == set(), f"split these, or say '{REASON} ...' in the docstring: {sorted(over - TO_SPLIT)}"
+    assert TO_SPLIT - over == set(), f"within the limits now: take them off TO_SPLIT: {sorted(TO_SPLIT - over)}"
