@@ -76,9 +76,7 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
         )
     if not site_kw > 0:
         raise ScenarioError([Problem(SITE_PATH, f"must be > 0 kW, got {site_kw:g}")])
-    fleet = scenario.fleet
     miss = slo_inputs(scenario).miss_target_fraction  # with request classes, the strictest class's target
-    output_tokens = scenario.workload.output_tokens_per_request
     rows = []
     problems = []
     scenario = served_for(scenario, "site")[0]  # a system it cannot serve with is left out, with a warning
@@ -96,63 +94,71 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
             else:
                 rows.append(pooled)
             continue
-        packing = (
-            inp.accelerators_per_replica,
-            inp.accelerators_per_node,
-            o.nodes_per_rack_effective,
-            inp.rated_w,
-            inp.host_rated_w,
-            inp.rack_overhead_w,
-        )
-        replicas = max_replicas_within_power(site_kw * W_PER_KW, *packing)
-        if replicas == 0:
-            one_kw = float(fleet_rated_w(1, *packing)) / W_PER_KW
-            problems.append(
-                Problem(
-                    SITE_PATH,
-                    f"{site_kw:,.6g} kW holds no replica of {inp.name}: one replica ({inp.accelerators_per_replica} "
-                    f"accelerators, its nodes and rack) is rated {one_kw:,.6g} kW",
-                )
-            )
-            continue
-        serving = serving_replicas_within(replicas, fleet.replica_availability_fraction, fleet.spare_replicas)
-        capacity = 0.0
-        if serving > 0:
-            capacity = min(  # request classes of other attainment targets: the capacity meets every one
-                float(
-                    routing.capacity_at_slo(
-                        fleet.routing.value, serving, o.chosen.concurrency, o.fleet.service_s[0, 0], budget, m
-                    )
-                )
-                for budget, m in ((o.budget_s, miss), *o.chosen.more_constraints)
-            )
-        nodes, racks = pack_racks(replicas, *packing[:3])
-        unserved = unserved_rps([d.arrival_rps for d in scenario.demand], capacity)
-        rows.append(
-            in_order(
-                {
-                    "system": inp.name,
-                    "max_it_power_kw": site_kw,
-                    "max_replicas": replicas,
-                    "serving_replicas": serving,
-                    "accelerators": replicas * inp.accelerators_per_replica,
-                    "nodes": int(nodes),
-                    "racks": int(racks),
-                    "rated_it_kw": float(fleet_rated_w(replicas, *packing)) / W_PER_KW,
-                    "sized_rated_it_kw": o.provisioned_it_kw,
-                    "prefill_replicas": None,
-                    "decode_replicas": None,
-                    "capacity_at_slo_rps": capacity,
-                    "accepted_rps_per_mw": float(per_megawatt(capacity, site_kw)),
-                    "output_tokens_per_s_per_mw": float(per_megawatt(capacity * output_tokens, site_kw)),
-                    "unserved_rps": {d.name: float(u) for d, u in zip(scenario.demand, unserved, strict=True)},
-                },
-                SITE_NAMES,
-            )
-        )
+        row = _aggregated_row(scenario, o, site_kw, miss)
+        if isinstance(row, Problem):
+            problems.append(row)
+        else:
+            rows.append(row)
     if problems:
         raise ScenarioError(problems)
     return rows
+
+
+def _aggregated_row(scenario: Scenario, o: SystemOutcome, site_kw: float, miss: float) -> dict[str, Any] | Problem:
+    """The site row of an aggregated system: the most replicas whose rated IT power fits, the replicas of them that
+    serve under the scenario's redundancy, and their capacity at SLO (meeting every class's target, ``miss`` the
+    strictest's); the problem where not one replica fits."""
+    inp, fleet = o.inputs, scenario.fleet
+    output_tokens = scenario.workload.output_tokens_per_request
+    packing = (
+        inp.accelerators_per_replica,
+        inp.accelerators_per_node,
+        o.nodes_per_rack_effective,
+        inp.rated_w,
+        inp.host_rated_w,
+        inp.rack_overhead_w,
+    )
+    replicas = max_replicas_within_power(site_kw * W_PER_KW, *packing)
+    if replicas == 0:
+        one_kw = float(fleet_rated_w(1, *packing)) / W_PER_KW
+        return Problem(
+            SITE_PATH,
+            f"{site_kw:,.6g} kW holds no replica of {inp.name}: one replica ({inp.accelerators_per_replica} "
+            f"accelerators, its nodes and rack) is rated {one_kw:,.6g} kW",
+        )
+    serving = serving_replicas_within(replicas, fleet.replica_availability_fraction, fleet.spare_replicas)
+    capacity = 0.0
+    if serving > 0:
+        capacity = min(  # request classes of other attainment targets: the capacity meets every one
+            float(
+                routing.capacity_at_slo(
+                    fleet.routing.value, serving, o.chosen.concurrency, o.fleet.service_s[0, 0], budget, m
+                )
+            )
+            for budget, m in ((o.budget_s, miss), *o.chosen.more_constraints)
+        )
+    nodes, racks = pack_racks(replicas, *packing[:3])
+    unserved = unserved_rps([d.arrival_rps for d in scenario.demand], capacity)
+    return in_order(
+        {
+            "system": inp.name,
+            "max_it_power_kw": site_kw,
+            "max_replicas": replicas,
+            "serving_replicas": serving,
+            "accelerators": replicas * inp.accelerators_per_replica,
+            "nodes": int(nodes),
+            "racks": int(racks),
+            "rated_it_kw": float(fleet_rated_w(replicas, *packing)) / W_PER_KW,
+            "sized_rated_it_kw": o.provisioned_it_kw,
+            "prefill_replicas": None,
+            "decode_replicas": None,
+            "capacity_at_slo_rps": capacity,
+            "accepted_rps_per_mw": float(per_megawatt(capacity, site_kw)),
+            "output_tokens_per_s_per_mw": float(per_megawatt(capacity * output_tokens, site_kw)),
+            "unserved_rps": {d.name: float(u) for d, u in zip(scenario.demand, unserved, strict=True)},
+        },
+        SITE_NAMES,
+    )
 
 
 def _pooled_row(scenario: Scenario, o: SystemOutcome, site_kw: float) -> dict[str, Any] | None:

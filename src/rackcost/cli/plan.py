@@ -132,6 +132,13 @@ def _per_1k(usd_per_request: float | None) -> str:
 
 
 def _print(out: Any, result: PlanResult, checked: list[dict[str, Any]]) -> None:
+    """The plan's decision, the solver's figures, the plan per quarter and per year, and the hours checked."""
+    _print_decision(out, result)
+    _print_tables(out, result, checked)
+
+
+def _print_decision(out: Any, result: PlanResult) -> None:
+    """The cheapest plan against the best single source, and how sure the solver is of it."""
     single = result.best_single_source_cost_usd
     out.print(f"[bold]{escape(result.scenario)}[/bold]")
     line = f"The cheapest plan costs {money(result.total_cost_usd)} (present value over the horizon)"
@@ -156,6 +163,10 @@ def _print(out: Any, result: PlanResult, checked: list[dict[str, Any]]) -> None:
         f"Solver: {s.status}, gap {s.relative_gap:.3%} of its proven bound {money(s.dual_bound_usd)} (its linear "
         f"figures: {money(s.objective_usd)}), {s.solve_s:.1f} s; capacities checked in {result.rounds} round(s)."
     )
+
+
+def _print_tables(out: Any, result: PlanResult, checked: list[dict[str, Any]]) -> None:
+    """The plan per quarter and per year, and the sampled hours simulated."""
     periods = result.periods
     unit_columns = [c for c in periods.columns if c.endswith((": racks", ": most replicas", ": peak rps"))]
     fields = [

@@ -442,84 +442,105 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
     slo = slo_inputs(scenario)
     out = []
     for o in outcomes:
-        name = o.inputs.name
-        demand = o.demand
-        share = demand.accepted_rps / demand.offered_rps
-        if none := [d.name for i, d in enumerate(scenario.demand) if demand.accepted_rps[i] <= 0.0]:
-            out.append(
-                f"{name} accepts no request within the SLO at {', '.join(none)}: every one it admits misses the "
-                "SLO there, so its cost per accepted request is undefined (shown as -, null in JSON)"
-            )
-        for i, d in enumerate(scenario.demand):
-            if demand.overloaded[i]:
-                out.append(
-                    f"{name} at {d.name}: demand {d.arrival_rps:.4g} rps is above the fleet's capacity at SLO "
-                    f"({demand.capacity_at_slo_rps[i]:.4g} rps); admission control rejects "
-                    f"{demand.rejected_rps[i]:.4g} rps (overload is shed by admission control at the SLO)"
-                )
+        share = o.demand.accepted_rps / o.demand.offered_rps
+        out += _demand_warnings(scenario, o)
         out += fragility_warnings(scenario, o, share) + margin_warnings(scenario, o, share)
-        if scenario.facility.max_racks is not None and o.racks > scenario.facility.max_racks:
-            out.append(
-                f"{name}: the fleet needs {o.racks} racks; the facility has {scenario.facility.max_racks} "
-                "(facility.max_racks)"
-            )
-        site_kw = scenario.facility.max_it_power_kw
-        peak_kw = o.peak_it_power_kw
-        at = int(np.argmax(peak_kw))
-        peak = (
-            f"its peak IT power is {peak_kw[at]:,.4g} kW at {scenario.demand[at].name} (serving accelerators at their "
-            f"peak: mean x {o.inputs.peak_to_mean_power:.3g}"
-            f"{'' if o.inputs.peak_to_mean_power == PEAK_TO_MEAN_POWER else ', measured'}, held at rated power)"
+        out += _facility_warnings(scenario, o)
+        out += _curve_warnings(scenario, o, slo)
+    return out
+
+
+def _demand_warnings(scenario: Scenario, o: SystemOutcome) -> list[str]:
+    """Points where a system accepts no request within the SLO, or where its demand is above its capacity."""
+    name, demand, out = o.inputs.name, o.demand, []
+    if none := [d.name for i, d in enumerate(scenario.demand) if demand.accepted_rps[i] <= 0.0]:
+        out.append(
+            f"{name} accepts no request within the SLO at {', '.join(none)}: every one it admits misses the "
+            "SLO there, so its cost per accepted request is undefined (shown as -, null in JSON)"
         )
-        if site_kw is not None and peak_kw[at] > site_kw * (1 + 1e-12):
+    for i, d in enumerate(scenario.demand):
+        if demand.overloaded[i]:
             out.append(
-                f"{name}: the fleet is provisioned for {o.provisioned_it_kw:,.4g} kW of rated IT power and {peak}; "
-                f"the site has {site_kw:,.4g} kW (facility.max_it_power_kw); rackcost site gives the largest fleet "
-                "that fits"
+                f"{name} at {d.name}: demand {d.arrival_rps:.4g} rps is above the fleet's capacity at SLO "
+                f"({demand.capacity_at_slo_rps[i]:.4g} rps); admission control rejects "
+                f"{demand.rejected_rps[i]:.4g} rps (overload is shed by admission control at the SLO)"
             )
-        elif site_kw is not None and o.provisioned_it_kw > site_kw * (1 + 1e-12):
-            out.append(
-                f"{name}: the fleet is provisioned for {o.provisioned_it_kw:,.4g} kW of rated IT power, above the "
-                f"site's {site_kw:,.4g} kW (facility.max_it_power_kw), though {peak} fits; rackcost site gives the "
-                "largest fleet whose rated power fits"
-            )
-        rack_peak_kw = float(np.max(peak_kw)) / max(o.racks, 1)
-        if rack_peak_kw > o.inputs.rack_power_limit_w / W_PER_KW * (1 + 1e-12):
-            out.append(
-                f"{name}: a rack's peak IT power is {rack_peak_kw:,.4g} kW, above the rack power limit "
-                f"({o.inputs.rack_power_limit_w / W_PER_KW:.4g} kW): racks are packed on rated power, and the "
-                "measured power is above it"
-            )
-        if o.nodes_per_rack_effective < o.inputs.nodes_per_rack:
-            out.append(
-                f"{name}: the rack power limit ({o.inputs.rack_power_limit_w / W_PER_KW:.4g} kW) allows only "
-                f"{o.nodes_per_rack_effective} of {o.inputs.nodes_per_rack} node slots per rack on rated power"
-            )
-        lowest = float(o.inputs.curve.concurrency[0])
-        held = [d.name for d, c in zip(scenario.demand, demand.in_service_concurrency, strict=True) if c < lowest]
-        if held and len(o.inputs.curve) > 1:
-            out.append(
-                f"{name} at {', '.join(held)}: the load puts fewer requests in service per replica than the lowest "
-                f"measured concurrency ({lowest:.4g}); TTFT, TPOT and service time are held at that point's "
-                "(never extrapolated), so they are upper bounds there"
-            )
-        limit_ms = scenario.slo.ttft_limit_ms
-        if o.budget_s * MS_PER_S < KNIFE_EDGE_FRACTION * limit_ms:
-            out.append(
-                f"{name}: the chosen point's TTFT ({o.chosen.ttft_ms:.5g} ms) is within {KNIFE_EDGE_FRACTION:.0%} "
-                f"of the limit ({limit_ms:g} ms), leaving {o.budget_s * MS_PER_S:.3g} ms for queueing; a measurement "
-                "error that small in TTFT moves the choice and the fleet"
-            )
-        capped = kv_cache_warning(scenario, o, slo)
-        if capped:
-            out.append(capped)
-        if o.inputs.concurrency_derived:
-            out.append(f"{name}: concurrency not given; derived by Little's law from throughput and latency")
-        if len(o.inputs.curve) == 1:
-            out.append(
-                f"{name}: a single operating point; the curve cannot be interpolated, the SLO is met there "
-                "or not at all, and its latencies and service time hold at every load"
-            )
+    return out
+
+
+def _facility_warnings(scenario: Scenario, o: SystemOutcome) -> list[str]:
+    """A fleet over the facility's racks or IT power, a rack over its power limit or with node slots left empty."""
+    name, out = o.inputs.name, []
+    if scenario.facility.max_racks is not None and o.racks > scenario.facility.max_racks:
+        out.append(
+            f"{name}: the fleet needs {o.racks} racks; the facility has {scenario.facility.max_racks} "
+            "(facility.max_racks)"
+        )
+    site_kw = scenario.facility.max_it_power_kw
+    peak_kw = o.peak_it_power_kw
+    at = int(np.argmax(peak_kw))
+    peak = (
+        f"its peak IT power is {peak_kw[at]:,.4g} kW at {scenario.demand[at].name} (serving accelerators at their "
+        f"peak: mean x {o.inputs.peak_to_mean_power:.3g}"
+        f"{'' if o.inputs.peak_to_mean_power == PEAK_TO_MEAN_POWER else ', measured'}, held at rated power)"
+    )
+    if site_kw is not None and peak_kw[at] > site_kw * (1 + 1e-12):
+        out.append(
+            f"{name}: the fleet is provisioned for {o.provisioned_it_kw:,.4g} kW of rated IT power and {peak}; "
+            f"the site has {site_kw:,.4g} kW (facility.max_it_power_kw); rackcost site gives the largest fleet "
+            "that fits"
+        )
+    elif site_kw is not None and o.provisioned_it_kw > site_kw * (1 + 1e-12):
+        out.append(
+            f"{name}: the fleet is provisioned for {o.provisioned_it_kw:,.4g} kW of rated IT power, above the "
+            f"site's {site_kw:,.4g} kW (facility.max_it_power_kw), though {peak} fits; rackcost site gives the "
+            "largest fleet whose rated power fits"
+        )
+    rack_peak_kw = float(np.max(peak_kw)) / max(o.racks, 1)
+    if rack_peak_kw > o.inputs.rack_power_limit_w / W_PER_KW * (1 + 1e-12):
+        out.append(
+            f"{name}: a rack's peak IT power is {rack_peak_kw:,.4g} kW, above the rack power limit "
+            f"({o.inputs.rack_power_limit_w / W_PER_KW:.4g} kW): racks are packed on rated power, and the "
+            "measured power is above it"
+        )
+    if o.nodes_per_rack_effective < o.inputs.nodes_per_rack:
+        out.append(
+            f"{name}: the rack power limit ({o.inputs.rack_power_limit_w / W_PER_KW:.4g} kW) allows only "
+            f"{o.nodes_per_rack_effective} of {o.inputs.nodes_per_rack} node slots per rack on rated power"
+        )
+    return out
+
+
+def _curve_warnings(scenario: Scenario, o: SystemOutcome, slo: SloInputs) -> list[str]:
+    """Where the curve holds figures: below its lowest concurrency, a point on the TTFT limit's knife edge, KV memory
+    that left points out, a derived concurrency, a single point."""
+    name, out = o.inputs.name, []
+    lowest = float(o.inputs.curve.concurrency[0])
+    in_service = o.demand.in_service_concurrency
+    held = [d.name for d, c in zip(scenario.demand, in_service, strict=True) if c < lowest]
+    if held and len(o.inputs.curve) > 1:
+        out.append(
+            f"{name} at {', '.join(held)}: the load puts fewer requests in service per replica than the lowest "
+            f"measured concurrency ({lowest:.4g}); TTFT, TPOT and service time are held at that point's "
+            "(never extrapolated), so they are upper bounds there"
+        )
+    limit_ms = scenario.slo.ttft_limit_ms
+    if o.budget_s * MS_PER_S < KNIFE_EDGE_FRACTION * limit_ms:
+        out.append(
+            f"{name}: the chosen point's TTFT ({o.chosen.ttft_ms:.5g} ms) is within {KNIFE_EDGE_FRACTION:.0%} "
+            f"of the limit ({limit_ms:g} ms), leaving {o.budget_s * MS_PER_S:.3g} ms for queueing; a measurement "
+            "error that small in TTFT moves the choice and the fleet"
+        )
+    capped = kv_cache_warning(scenario, o, slo)
+    if capped:
+        out.append(capped)
+    if o.inputs.concurrency_derived:
+        out.append(f"{name}: concurrency not given; derived by Little's law from throughput and latency")
+    if len(o.inputs.curve) == 1:
+        out.append(
+            f"{name}: a single operating point; the curve cannot be interpolated, the SLO is met there "
+            "or not at all, and its latencies and service time hold at every load"
+        )
     return out
 
 
