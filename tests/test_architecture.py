@@ -307,7 +307,6 @@ TO_SPLIT = {
     ("model/sim_tandem.py", "run_tandem_once"),
     ("model/simulation.py", "run_fleet_once"),
     ("scenario/system_edits.py", "_payment_block"),
-    ("scenario/unpack.py", "system_inputs"),
 }
 
 

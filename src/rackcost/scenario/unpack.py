@@ -259,38 +259,7 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
     perf, hw = system.hardware_blocks()
     isl = perf.benchmark_input_tokens or scenario.workload.input_tokens_per_request
     osl = perf.benchmark_output_tokens or scenario.workload.output_tokens_per_request
-    derate = scenario.uncertainty.throughput_derate.get(system.provenance.provenance_class, 1.0)
-    scale = (hw.accelerators_per_replica if perf.throughput_per == "accelerator" else 1) * derate
-    if perf.points:
-        pts = perf.points
-        # Performance._has_a_point: every point gives a concurrency or none does
-        conc = None if pts[0].concurrency is None else [p.concurrency for p in pts if p.concurrency is not None]
-        powers = [p.power_w_per_accelerator for p in pts if p.power_w_per_accelerator is not None]
-        curve = build_curve(
-            conc,
-            [p.throughput_tokens_per_s * scale for p in pts],
-            perf.token_basis.value,
-            [p.tpot_ms_value for p in pts],
-            [p.ttft_ms for p in pts],
-            isl,
-            osl,
-            powers if len(powers) == len(pts) else None,
-        )
-        derived = conc is None
-    else:
-        claim = perf.claim
-        assert claim is not None and claim.tpot_ms is not None and claim.ttft_ms is not None  # schema guarantees
-        tps = claim.tokens_per_s_per_kw * claim.power_basis_kw_per_accelerator * hw.accelerators_per_replica * derate
-        curve = build_curve(
-            None if claim.concurrency is None else [claim.concurrency],
-            [tps],
-            claim.token_basis.value,
-            [claim.tpot_ms],
-            [claim.ttft_ms],
-            isl,
-            osl,
-        )
-        derived = claim.concurrency is None
+    curve, derived = _system_curve(scenario, system, isl, osl)
     mix = class_mix(scenario)
     if mix is not None:  # the curve as the class mix sees it
         curve = mix_curve(curve, mix, isl, osl)
@@ -337,6 +306,45 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
         peak_to_mean_power=_peak_to_mean(perf.points),
         kv_memory=kv_memory(scenario, system, mix),
     )
+
+
+def _system_curve(scenario: Scenario, system: System, isl: float, osl: float) -> tuple[Curve, bool]:
+    """A system's measured points (or its claim as one point) as a curve of one replica, its throughput per replica
+    and derated by its provenance; and whether its concurrency was derived by Little's law."""
+    perf, hw = system.hardware_blocks()
+    derate = scenario.uncertainty.throughput_derate.get(system.provenance.provenance_class, 1.0)
+    scale = (hw.accelerators_per_replica if perf.throughput_per == "accelerator" else 1) * derate
+    if perf.points:
+        pts = perf.points
+        # Performance._has_a_point: every point gives a concurrency or none does
+        conc = None if pts[0].concurrency is None else [p.concurrency for p in pts if p.concurrency is not None]
+        powers = [p.power_w_per_accelerator for p in pts if p.power_w_per_accelerator is not None]
+        curve = build_curve(
+            conc,
+            [p.throughput_tokens_per_s * scale for p in pts],
+            perf.token_basis.value,
+            [p.tpot_ms_value for p in pts],
+            [p.ttft_ms for p in pts],
+            isl,
+            osl,
+            powers if len(powers) == len(pts) else None,
+        )
+        derived = conc is None
+    else:
+        claim = perf.claim
+        assert claim is not None and claim.tpot_ms is not None and claim.ttft_ms is not None  # schema guarantees
+        tps = claim.tokens_per_s_per_kw * claim.power_basis_kw_per_accelerator * hw.accelerators_per_replica * derate
+        curve = build_curve(
+            None if claim.concurrency is None else [claim.concurrency],
+            [tps],
+            claim.token_basis.value,
+            [claim.tpot_ms],
+            [claim.ttft_ms],
+            isl,
+            osl,
+        )
+        derived = claim.concurrency is None
+    return curve, derived
 
 
 def mix_curve(curve: Curve, mix: ClassMix, benchmark_input_tokens: float, benchmark_output_tokens: float) -> Curve:
