@@ -290,7 +290,6 @@ TO_SPLIT = {
     ("analysis/referee_pools.py", "simulate_pools"),
     ("analysis/sensitivity.py", "breakeven"),
     ("analysis/sweep/design.py", "_resolve"),
-    ("analysis/validation/inferencex.py", "inferencex_section"),
     ("cli/sweep.py", "sweep"),
     ("evaluation/planning.py", "plan_scenario"),
     ("importers/csv_table.py", "_row"),

@@ -498,6 +498,40 @@ def inferencex_section(context: ValidationContext) -> ValidationSection:
         f"{len(with_output)} points, $/M total tokens {worst_total:.1e} over {len(points)} (goal "
         f"{GOAL_FRACTION:.0e} on every point: {met})"
     )
+    text = _section_text(points, with_output, (worst_output, worst_total), met, problems)
+    tables = (
+        SectionTable(
+            "Each file",
+            pd.DataFrame([_file_row(c) for c in comparisons], columns=list(_FILE_HEADERS)),
+            _FILE_HEADERS,
+            {"curves": _COUNT, "points": _COUNT, "output_points": _COUNT}
+            | dict.fromkeys(("worst_output", "worst_total"), _DIFFERENCE),
+        ),
+        SectionTable(
+            "Each point",
+            pd.DataFrame([_point_row(p) for p in points], columns=list(_POINT_HEADERS)),
+            _POINT_HEADERS,
+            {"concurrency": "{:g}"}
+            | dict.fromkeys(("inferencex_output", "rackcost_output", "inferencex_total", "rackcost_total"), _USD)
+            | dict.fromkeys(("output_difference", "total_difference"), _DIFFERENCE),
+        ),
+    )
+    return ValidationSection(
+        "inferencex",
+        "InferenceX reproduction",
+        "measured",
+        headline,
+        "\n\n".join(text).replace("$", "\\$"),  # prose is Markdown: no $ opens a formula
+        tables,
+        {"data folder": context.data_label, "price": f"${USD_PER_GPU_HOUR:.2f}/GPU-hour"},
+    )
+
+
+def _section_text(
+    points: list[Any], with_output: list[Any], worsts: tuple[float, float], met: str, problems: list[str]
+) -> list[str]:
+    """The section's paragraphs: how the figure is computed, what was compared and how close, and what was not."""
+    worst_output, worst_total = worsts
     missing = Counter((p.missing, p.file) for p in points if p.missing)
     text = [
         f"InferenceX prices a benchmark point at $/M tokens = $/GPU-hour / (tokens/s per GPU x 3600 / 1e6), at "
@@ -537,29 +571,4 @@ def inferencex_section(context: ValidationContext) -> ValidationSection:
     )
     if problems:
         text.append(f"Not compared ({len(problems)}): " + "; ".join(problems) + ".")
-    tables = (
-        SectionTable(
-            "Each file",
-            pd.DataFrame([_file_row(c) for c in comparisons], columns=list(_FILE_HEADERS)),
-            _FILE_HEADERS,
-            {"curves": _COUNT, "points": _COUNT, "output_points": _COUNT}
-            | dict.fromkeys(("worst_output", "worst_total"), _DIFFERENCE),
-        ),
-        SectionTable(
-            "Each point",
-            pd.DataFrame([_point_row(p) for p in points], columns=list(_POINT_HEADERS)),
-            _POINT_HEADERS,
-            {"concurrency": "{:g}"}
-            | dict.fromkeys(("inferencex_output", "rackcost_output", "inferencex_total", "rackcost_total"), _USD)
-            | dict.fromkeys(("output_difference", "total_difference"), _DIFFERENCE),
-        ),
-    )
-    return ValidationSection(
-        "inferencex",
-        "InferenceX reproduction",
-        "measured",
-        headline,
-        "\n\n".join(text).replace("$", "\\$"),  # prose is Markdown: no $ opens a formula
-        tables,
-        {"data folder": context.data_label, "price": f"${USD_PER_GPU_HOUR:.2f}/GPU-hour"},
-    )
+    return text
