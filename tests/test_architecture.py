@@ -288,7 +288,6 @@ TO_SPLIT = {
     ("analysis/referee.py", "_simulate_one"),
     ("analysis/referee_classes.py", "simulate_classes"),
     ("analysis/referee_pools.py", "simulate_pools"),
-    ("analysis/sensitivity.py", "breakeven"),
     ("analysis/sweep/design.py", "_resolve"),
     ("cli/sweep.py", "sweep"),
     ("evaluation/planning.py", "plan_scenario"),

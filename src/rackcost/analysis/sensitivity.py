@@ -198,40 +198,14 @@ def breakeven(
             [Problem(input_path, f"break-even needs an input where a distribution is allowed; {UNCERTAIN_WHERE}")]
         )
     base = scenario.baseline_name
-    names = [s.name for s in scenario.systems]
-    system = system or _system_of_input(input_path, names, base)
-    if system is None or system not in names or system == base:
-        raise ScenarioError(
-            [Problem("", f"break-even needs a system other than the baseline {base!r}; systems: {names}")]
-        )
-    owner = _input_system_index(input_path)
-    if owner is not None and owner < len(names) and names[owner] not in (system, base):
-        raise ScenarioError(
-            [
-                Problem(
-                    input_path,
-                    f"the input belongs to systems[{owner}] ({names[owner]!r}), which is neither {system!r} nor the "
-                    f"baseline {base!r}: it cannot move their comparison; give --system {names[owner]!r}",
-                )
-            ]
-        )
+    system = _compared_system(scenario, input_path, system)
     points = [d.name for d in scenario.demand]
     if demand_point != BLENDED and demand_point not in points:
         raise ScenarioError([Problem("", f"demand point must be one of {points} or 'blended', got {demand_point!r}")])
     central = _central(scenario, input_path)
-    dist = scenario.distributions.get(input_path)
-    q_low, q_high = BREAKEVEN_DEFAULT_QUANTILES
-    f_low, f_high = BREAKEVEN_DEFAULT_RANGE
     widen = low is None and high is None  # a range the user gave is searched as given
     allowed_low, allowed_high = _allowed_range(scenario, input_path)
-    if low is None:
-        low = float(dist.ppf(q_low)) if dist is not None else f_low * central
-    if high is None:
-        high = float(dist.ppf(q_high)) if dist is not None else f_high * central
-    if widen and central == 0.0 and dist is None:  # 0.25x to 4x of nothing is no range
-        low, high = max(allowed_low, 0.0), min(allowed_high, 1.0)
-    if widen:  # the default range, within what the input allows (a PUE of 1.15 has no 0.25x)
-        low, high = max(low, allowed_low), min(high, allowed_high)
+    low, high = _search_range(scenario, input_path, low, high, central)
     problems = _range_problems(scenario, input_path, low, high)
     if problems:
         raise ScenarioError([Problem(input_path, p) for p in problems])
@@ -278,6 +252,51 @@ def breakeven(
         if widened:
             message += f" (found after widening the search to {shown})"
     return BreakEven(given_path, system, base, demand_point, value, low, high, message)
+
+
+def _compared_system(scenario: Scenario, input_path: str, system: str | None) -> str:
+    """The system compared with the baseline: the one given, else the system the input belongs to, else the first
+    other; refused where it is the baseline, unknown, or the input belongs to a third system."""
+    base = scenario.baseline_name
+    names = [s.name for s in scenario.systems]
+    system = system or _system_of_input(input_path, names, base)
+    if system is None or system not in names or system == base:
+        raise ScenarioError(
+            [Problem("", f"break-even needs a system other than the baseline {base!r}; systems: {names}")]
+        )
+    owner = _input_system_index(input_path)
+    if owner is not None and owner < len(names) and names[owner] not in (system, base):
+        raise ScenarioError(
+            [
+                Problem(
+                    input_path,
+                    f"the input belongs to systems[{owner}] ({names[owner]!r}), which is neither {system!r} nor the "
+                    f"baseline {base!r}: it cannot move their comparison; give --system {names[owner]!r}",
+                )
+            ]
+        )
+    return system
+
+
+def _search_range(
+    scenario: Scenario, input_path: str, low: float | None, high: float | None, central: float
+) -> tuple[float, float]:
+    """The range searched: as given, else the input's distribution P1 to P99 (or 0.25x to 4x its value) within
+    what the input allows."""
+    dist = scenario.distributions.get(input_path)
+    q_low, q_high = BREAKEVEN_DEFAULT_QUANTILES
+    f_low, f_high = BREAKEVEN_DEFAULT_RANGE
+    widen = low is None and high is None  # a range the user gave is searched as given
+    allowed_low, allowed_high = _allowed_range(scenario, input_path)
+    if low is None:
+        low = float(dist.ppf(q_low)) if dist is not None else f_low * central
+    if high is None:
+        high = float(dist.ppf(q_high)) if dist is not None else f_high * central
+    if widen and central == 0.0 and dist is None:  # 0.25x to 4x of nothing is no range
+        low, high = max(allowed_low, 0.0), min(allowed_high, 1.0)
+    if widen:  # the default range, within what the input allows (a PUE of 1.15 has no 0.25x)
+        low, high = max(low, allowed_low), min(high, allowed_high)
+    return low, high
 
 
 def _allowed_range(scenario: Scenario, path: str) -> tuple[float, float]:
