@@ -30,7 +30,7 @@ from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.disaggregated import run_pooled
 from rackcost.evaluation.results import Result, result_tables
 from rackcost.evaluation.servable import servable, unserved_warning
-from rackcost.evaluation.steps import Plan, plan
+from rackcost.evaluation.steps import ChosenPoints, choose_points
 from rackcost.model.burstiness import FRAGILITY_SCVS
 from rackcost.model.fleet import run_fleet
 from rackcost.model.inputs import SystemInputs
@@ -42,19 +42,19 @@ from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import Samples, one_evaluation, sampled_inputs
 
 __all__ = [
-    "Plan",
+    "ChosenPoints",
     "evaluate",
     "evaluate_apis",
     "evaluate_systems",
     "mark_unserved",
-    "plan",
+    "choose_points",
     "run_samples",
 ]
 
 
 def run_samples(
     scenario: Scenario,
-    planned: Plan,
+    planned: ChosenPoints,
     values: Samples,
     n: int,
     resize: bool = True,
@@ -136,7 +136,7 @@ def evaluate_systems(
         If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
     """
     check_argument("rackcost.evaluate", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
-    planned = plan(scenario, inputs)
+    planned = choose_points(scenario, inputs)
     scvs = tuple(dict.fromkeys((*FRAGILITY_SCVS, *(float(v) for v in served_at_scvs))))
     swings = tuple(float(a) for a in served_at_swings)
     real = not all(d.arrival_dispersion is not None for d in scenario.demand)
