@@ -17,7 +17,7 @@ blended
 API systems have no operating point and no fleet: :func:`evaluate_apis` runs their whole chain
 (:func:`rackcost.evaluation.api_systems.run_api_samples`), once per evaluation.
 
-Steps 1 to 3 are decided once on central values (:func:`plan`); the Monte Carlo reuses the plan and runs steps 4
+Steps 1 to 3 are decided once on central values (:func:`choose_points`); the Monte Carlo reuses them and runs steps 4
 to 8 on many samples at once (:func:`run_samples`), the same functions with a longer sample axis.
 """
 
@@ -68,7 +68,7 @@ def run_samples(
     Parameters
     ----------
     scenario, planned
-        The scenario and its :func:`plan`.
+        The scenario and its :func:`choose_points`.
     values
         Sampled inputs: YAML path -> array of ``n`` values; inputs not in it keep their central value.
     n
