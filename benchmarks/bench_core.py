@@ -99,7 +99,7 @@ def fragility_cost() -> None:
         scenario = rackcost.load_scenario(path)
 
         def steps(s=scenario, scvs=FRAGILITY_SCVS):
-            return chain.run_samples(s, chain.plan(s), {}, 1, resize=False, fragility_scvs=scvs)
+            return chain.run_samples(s, chain.choose_points(s), {}, 1, resize=False, fragility_scvs=scvs)
 
         steps()
         checked, floor_s = [], []

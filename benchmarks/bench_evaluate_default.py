@@ -11,9 +11,9 @@ time), the least over ``--rounds`` rounds of the mean over ``--calls`` calls, af
 1. ``rackcost.evaluate`` of the default scenario, loaded once (the scenario is mutable, so the chain keeps nothing
    across calls: every call does the whole work);
 2. its steps, each alone on the same scenario: :func:`~rackcost.evaluation.servable.servable` (each system
-   unpacked and checked), :func:`~rackcost.evaluation.steps.plan` (steps 1-3: the operating point of each system),
-   :func:`~rackcost.evaluation.chain.run_samples` (steps 4-8: each fleet sized, served at its points and at arrival
-   SCV 2 and 4, powered and costed) and :func:`~rackcost.evaluation.results.result_tables` (the records);
+   unpacked and checked), :func:`~rackcost.evaluation.steps.choose_points` (steps 1-3: the operating point of each
+   system), :func:`~rackcost.evaluation.chain.run_samples` (steps 4-8: each fleet sized, served at its points and at
+   arrival SCV 2 and 4, powered and costed) and :func:`~rackcost.evaluation.results.result_tables` (the records);
 3. the floor: one vectorised :func:`rackcost.queueing.erlang_c` on the shape the chain serves each fleet at (the
    central row and the two SCV rows, by the three demand points: 9 elements), at the default's own figures. It is
    the least that one step of the numeric core costs on these arrays (nearly all of it per-call overhead of numpy
@@ -32,7 +32,7 @@ from collections.abc import Callable
 import numpy as np
 
 import rackcost
-from rackcost.evaluation.chain import evaluate_apis, evaluate_systems, plan, run_samples
+from rackcost.evaluation.chain import choose_points, evaluate_apis, evaluate_systems, run_samples
 from rackcost.evaluation.results import result_tables
 from rackcost.evaluation.servable import servable
 from rackcost.model.burstiness import FRAGILITY_SCVS
@@ -65,7 +65,7 @@ def main() -> None:
 
     scenario = rackcost.load_scenario(rackcost.bundled_scenario_path())
     served, _, inputs = servable(scenario)
-    planned = plan(served, inputs)
+    planned = choose_points(served, inputs)
     outcomes = evaluate_systems(served, inputs=inputs)
     apis = evaluate_apis(served)
     # the floor's arguments: each fleet's slots and offered load at its demand points, as the chain serves them
@@ -83,7 +83,7 @@ def main() -> None:
 
     steps = {
         "servable (unpack, check)": in_one(lambda: servable(scenario)),
-        "plan (steps 1-3)": in_one(lambda: plan(served, inputs)),
+        "choose_points (steps 1-3)": in_one(lambda: choose_points(served, inputs)),
         "run_samples (steps 4-8)": in_one(
             lambda: run_samples(served, planned, {}, 1, resize=False, fragility_scvs=FRAGILITY_SCVS)
         ),

@@ -23,7 +23,7 @@ import numpy as np
 import yaml
 
 import rackcost
-from rackcost.evaluation.chain import plan
+from rackcost.evaluation.chain import choose_points
 from rackcost.evaluation.horizon import evaluate_hours, sizing_scenario
 from rackcost.model import queueing
 
@@ -62,7 +62,7 @@ def model_states(scenario: rackcost.Scenario, rates: np.ndarray) -> tuple[np.nda
     """Active slots and offered load of every fleet in every hour, as ``evaluate_hours`` serves them, repeated to
     4 x ``hours`` elements."""
     hours = evaluate_hours(scenario, rates).hours
-    planned = plan(sizing_scenario(scenario, float(rates.max())))
+    planned = choose_points(sizing_scenario(scenario, float(rates.max())))
     k, a = [], []
     for index, chosen in zip(planned.indices, planned.chosen, strict=True):
         rows = hours[hours.system == scenario.systems[index].name]

@@ -44,7 +44,7 @@ from rackcost.analysis.sweep.chunks import plan_chunks
 from rackcost.analysis.sweep.cluster import close_cluster, start_local_cluster
 from rackcost.analysis.sweep.design import group_scenario, structural_groups
 from rackcost.analysis.sweep.run import WORKER_ENVIRONMENT, resolve, run_sweep
-from rackcost.evaluation.chain import plan, run_samples
+from rackcost.evaluation.chain import choose_points, run_samples
 from rackcost.model import queueing
 
 
@@ -68,7 +68,7 @@ def states(d) -> tuple[np.ndarray, np.ndarray]:
     k, a = [], []
     for values, members in structural_groups(d, np.arange(d.configurations)):
         scenario = group_scenario(d, values).scenario
-        planned = plan(scenario)
+        planned = choose_points(scenario)
         for chosen, (fleet, _) in zip(planned.chosen, run_samples(scenario, planned, {}, 1, False), strict=True):
             k.append(np.tile((fleet.demand.active_replicas * chosen.concurrency).ravel(), len(members)))
             a.append(np.tile((fleet.demand.admitted_rps * fleet.service_s).ravel(), len(members)))

@@ -45,7 +45,7 @@ import yaml
 
 import rackcost
 from rackcost.analysis import montecarlo
-from rackcost.evaluation.chain import plan, run_samples
+from rackcost.evaluation.chain import choose_points, run_samples
 from rackcost.model import queueing
 from timing import median_s
 
@@ -73,7 +73,7 @@ def model_states(scenario: rackcost.Scenario) -> tuple[np.ndarray, np.ndarray]:
     """Serving slots and offered load of every sample, system and demand point, as the Monte Carlo sees them."""
     values = montecarlo.draw_samples(scenario, SAMPLES, 0)
     k, a = [], []
-    planned = plan(scenario)
+    planned = choose_points(scenario)
     for chosen, (fleet, _) in zip(planned.chosen, run_samples(scenario, planned, values, SAMPLES), strict=True):
         k.append((fleet.demand.active_replicas * chosen.concurrency).ravel())
         a.append((fleet.demand.admitted_rps * fleet.service_s).ravel())
@@ -120,7 +120,7 @@ def main() -> None:
         )
 
     values = montecarlo.draw_samples(scenario, 200, 0)
-    planned = plan(scenario)
+    planned = choose_points(scenario)
 
     def loop() -> None:
         for i in range(200):

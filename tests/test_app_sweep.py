@@ -287,8 +287,8 @@ def test_the_largest_sweep_the_page_runs_sits_on_both_bounds_and_plans_each_flee
     assert "402 fleet sizings" in sweep_view.over_bound(design(201, 9))  # 1,809 configurations, within that bound
 
     planned: list[int] = []
-    plan = chain.plan
-    monkeypatch.setattr(chain, "plan", lambda s: planned.append(len(s.systems)) or plan(s))
+    choose = chain.choose_points
+    monkeypatch.setattr(chain, "choose_points", lambda s: planned.append(len(s.systems)) or choose(s))
     frame = sweep_view.run(d).frame
     assert planned == [2] * 200
     assert frame["configuration"].nunique() == sweep_view.MAX_CONFIGURATIONS

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rackcost
-from rackcost.evaluation.chain import evaluate_systems, plan, run_samples
+from rackcost.evaluation.chain import choose_points, evaluate_systems, run_samples
 from rackcost.model.fleet import load_curve, performance_at_point
 from rackcost.model.performance import LoadCurve, in_service_concurrency, piecewise_linear
 from rackcost.scenario.loading import scenario_to_data
@@ -68,7 +68,7 @@ def test_in_service_concurrency_rises_with_load(increments: list[float], rate: f
 
 
 def test_central_samples_give_the_chosen_point_exactly() -> None:
-    planned = plan(SCENARIO)
+    planned = choose_points(SCENARIO)
     for index, (inp, chosen) in enumerate(zip(planned.systems, planned.chosen, strict=True)):
         sampled = sampled_inputs(SCENARIO, index, inp, {}, 3)
         service, rps, busy = performance_at_point(load_curve(inp, chosen, sampled), sampled)
@@ -80,7 +80,7 @@ def test_central_samples_give_the_chosen_point_exactly() -> None:
 
 def test_sampled_throughput_of_every_point_scales_the_point_rate() -> None:
     """Scaling every measured point's throughput by f divides every service time by f, so the rate scales by f."""
-    planned = plan(SCENARIO)
+    planned = choose_points(SCENARIO)
     inp, chosen = planned.systems[0], planned.chosen[0]
     f = np.array([0.5, 1.0, 2.0])
     values = {
@@ -97,7 +97,7 @@ def test_a_claim_scales_with_the_sampled_derate_only() -> None:
     data = scenario_to_data(SCENARIO)
     data["uncertainty"] = {"throughput_derate": {"vendor": 0.8}}
     scenario = rackcost.scenario_from_dict(data)
-    planned = plan(scenario)
+    planned = choose_points(scenario)
     inp, chosen = planned.systems[1], planned.chosen[1]  # system B is a vendor claim
     derates = np.array([0.4, 0.8, 1.0])
     sampled = sampled_inputs(scenario, 1, inp, {"uncertainty.throughput_derate.vendor": derates}, 3)
@@ -116,7 +116,7 @@ def test_system_inputs_read_the_facility_override() -> None:
 
 
 def test_metrics_are_the_closed_forms_of_the_fleet_outcome() -> None:
-    planned = plan(SCENARIO)
+    planned = choose_points(SCENARIO)
     hours = planned.hours_per_day
     for fleet, m in run_samples(SCENARIO, planned, {}, 1, resize=False):
         d = fleet.demand
@@ -133,7 +133,7 @@ def test_metrics_are_the_closed_forms_of_the_fleet_outcome() -> None:
 
 def test_resizing_on_central_values_finds_the_chosen_point_replicas() -> None:
     """The Monte Carlo sizes each sample; on central values it must find what the operating-point search found."""
-    planned = plan(SCENARIO)
+    planned = choose_points(SCENARIO)
     kept = run_samples(SCENARIO, planned, {}, 1, resize=False)
     resized = run_samples(SCENARIO, planned, {}, 1, resize=True)
     for chosen, (a, _), (b, _) in zip(planned.chosen, kept, resized, strict=True):

@@ -11,7 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import rackcost
-from rackcost.evaluation.chain import plan
+from rackcost.evaluation.chain import choose_points
 from rackcost.model import queueing
 from rackcost.model import routing as routes
 from rackcost.model.inputs import SloInputs, SystemInputs
@@ -513,7 +513,7 @@ def test_gaudi_tp2_bf16_picks_the_brute_force_optimum() -> None:
     # integer meeting TTFT < 2,000 ms (1,366 ms at 8, 2,634 ms at 16 measured; linear in concurrency, 2,000.1 ms at
     # 12). Brute force over every integer 4..64 with the replica count of the search: 11 needs the fewest.
     scenario = rackcost.load_scenario(GAUDI)
-    planned = plan(scenario)
+    planned = choose_points(scenario)
     u_max = scenario.fleet.max_utilization_fraction
     names = [inp.name for inp in planned.systems]
     chosen = dict(zip(names, planned.chosen, strict=True))

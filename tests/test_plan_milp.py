@@ -66,7 +66,7 @@ def random_problem(seed: int, *, feasible: bool = True) -> PlanProblem:
                 figures["max_units"] = float(rng.uniform(0.5, 4.0))
         elif rng.random() < 0.3:
             figures["max_units"] = float(rng.integers(1, 4))
-        sources.append(PlanSource(f"{kind}{k}", kind, capacity, price, **figures))  # type: ignore[arg-type]
+        sources.append(PlanSource(f"{kind}{k}", kind, capacity, price, **figures))
     peak = float(rng.uniform(1.0, 8.0))
     hours = rng.uniform(50.0, 1500.0, (n_quarters, n_blocks))
     demand = np.sort(rng.uniform(0.0, peak, (n_quarters, n_blocks)), axis=1)[:, ::-1] * rng.uniform(
@@ -331,7 +331,7 @@ def test_demand_blocks_refuses_bad_hours(rates: list[float], quarters: list[int]
         (PlanSource("a", "spot", 1.0, -1.0), r"usd_per_unit_hour must be a finite number >= 0"),
         (PlanSource("a", "spot", 1.0, 1.0, term_quarters=4), r"term_quarters applies to reserved sources only"),
         (PlanSource("a", "owned", 1.0, 1.0, initial_units=3, max_units=2), r"initial_units \(3\) must not exceed"),
-        (PlanSource("a", "cloud", 1.0, 1.0), r"kind must be one of owned, reserved"),  # type: ignore[arg-type]
+        (PlanSource("a", "cloud", 1.0, 1.0), r"kind must be one of owned, reserved"),
     ],
 )
 def test_a_bad_source_is_refused_naming_its_field(source: PlanSource, match: str) -> None:

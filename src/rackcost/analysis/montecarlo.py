@@ -2,8 +2,8 @@
 
 Vectorised: one numpy array per uncertain input, and the steps 4 to 8 of :func:`rackcost.evaluation.chain.run_samples`
 run once on all samples (no Python loop per sample). The operating point of each system is chosen once, on central
-values (:func:`rackcost.evaluation.chain.plan`: it is the operator's serving configuration); its throughput and power
-then vary with the samples, and the fleet is sized for each sample.
+values (:func:`rackcost.evaluation.chain.choose_points`: it is the operator's serving configuration); its throughput
+and power then vary with the samples, and the fleet is sized for each sample.
 
 - :func:`draw_samples`: one array of draws per uncertain input, seeded.
 - :func:`evaluate_samples`: every result column of every system for ``n`` samples at once.
@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 
 from rackcost.errors import check_argument, check_count
 from rackcost.evaluation.api_systems import run_api_samples
-from rackcost.evaluation.chain import Plan, plan, run_samples
+from rackcost.evaluation.chain import ChosenPoints, choose_points, run_samples
 from rackcost.evaluation.columns import BLENDED, column_names, select
 from rackcost.evaluation.columns import column as registry_column
 from rackcost.evaluation.servable import served_for
@@ -132,7 +132,7 @@ def evaluate_samples(
     scenario: Scenario,
     values: Samples,
     n: int,
-    planned: Plan | None = None,
+    planned: ChosenPoints | None = None,
     resize: bool = True,
     serve_once: bool = False,
 ) -> dict[str, SystemColumns]:
@@ -147,7 +147,7 @@ def evaluate_samples(
     n
         Number of samples [-].
     planned
-        The scenario's :func:`rackcost.evaluation.chain.plan`, when the caller has it already.
+        The scenario's :func:`rackcost.evaluation.chain.choose_points`, when the caller has it already.
     resize
         Size the fleet per sample (True), or keep each chosen point's replica count (False: only right when the
         sampled inputs leave the sizing unchanged, as prices do; :mod:`rackcost.analysis.sweep.run` uses it so).
@@ -160,7 +160,7 @@ def evaluate_samples(
         System name -> column -> array: the :data:`POINT_COLUMNS` of shape ``(n, points)``, and the
         :data:`SYSTEM_COLUMNS` as ``name@system`` of shape ``(n,)``.
     """
-    planned = planned or plan(scenario)
+    planned = planned or choose_points(scenario)
     found: dict[str, SystemColumns] = {}
     for api in run_api_samples(scenario, values, n):
         found[scenario.systems[api.index].name] = _api_columns(api.served, api.metrics, n)
@@ -374,7 +374,7 @@ def _evaluate_blocks(
     scenario: Scenario,
     values: dict[str, NDArray[np.float64]],
     samples: int,
-    planned: Plan,
+    planned: ChosenPoints,
     run: Mapper,
     workers: int,
     progress: Any,
@@ -483,7 +483,7 @@ def uncertainty(
         check_count(fn, "workers", workers, 1)
     scenario, unserved, inputs = served_for(scenario, "uncertainty", warn=False)
     values = draw_samples(scenario, samples, seed)
-    planned = plan(scenario, inputs)
+    planned = choose_points(scenario, inputs)
     workers = max(1, min(workers or default_workers(), samples // MIN_SAMPLES_PER_WORKER))
     with ThreadPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
         run: Mapper = map if pool is None else pool.map

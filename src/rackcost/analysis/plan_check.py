@@ -18,7 +18,6 @@ import numpy as np
 
 from rackcost.analysis.referee import simulate
 from rackcost.evaluation.planning import PlanResult
-from rackcost.scenario.plan_blocks import SourceKind
 
 __all__ = ["check_hours", "sampled_hours"]
 
@@ -67,7 +66,7 @@ def check_hours(
             if load <= 0:
                 continue
             a_share = float(r.accepted_rps[i, h]) / load
-            if f.source.kind is SourceKind.api:
+            if not f.source.kind.has_fleet:
                 s_share, half = a_share, 0.0
             else:
                 fleet = f.scenario(int(r.units[i, h]), [load])

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from rackcost.analysis.montecarlo import evaluate_samples
 from rackcost.display import input_unit, input_value, num
 from rackcost.errors import Problem, ScenarioError, check_argument, check_count, plain_message
-from rackcost.evaluation.chain import plan
+from rackcost.evaluation.chain import choose_points
 from rackcost.evaluation.columns import BLENDED
 from rackcost.evaluation.servable import renumbered_path, served_for
 from rackcost.scenario.schema import UNCERTAIN_WHERE, Scenario, annotation_at, is_uncertain_path
@@ -216,7 +216,7 @@ def breakeven(
     if served is not scenario:
         input_path = renumbered_path(input_path, scenario, served) or input_path
         scenario = served
-    planned = plan(scenario, inputs)
+    planned = choose_points(scenario, inputs)
 
     def gap(x: NDArray[np.float64]) -> NDArray[np.float64]:
         res = evaluate_samples(scenario, {input_path: x}, x.size, planned)

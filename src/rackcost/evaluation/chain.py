@@ -17,7 +17,7 @@ blended
 API systems have no operating point and no fleet: :func:`evaluate_apis` runs their whole chain
 (:func:`rackcost.evaluation.api_systems.run_api_samples`), once per evaluation.
 
-Steps 1 to 3 are decided once on central values (:func:`plan`); the Monte Carlo reuses the plan and runs steps 4
+Steps 1 to 3 are decided once on central values (:func:`choose_points`); the Monte Carlo reuses them and runs steps 4
 to 8 on many samples at once (:func:`run_samples`), the same functions with a longer sample axis.
 
 **One evaluation behind every face.** :func:`evaluation` is the only composition of the chain: it splits the
@@ -36,7 +36,7 @@ from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.disaggregated import run_pooled
 from rackcost.evaluation.results import Result, result_tables
 from rackcost.evaluation.servable import servable, unserved_warning
-from rackcost.evaluation.steps import Plan, plan
+from rackcost.evaluation.steps import ChosenPoints, choose_points
 from rackcost.model.burstiness import FRAGILITY_SCVS
 from rackcost.model.fleet import run_fleet
 from rackcost.model.inputs import SystemInputs
@@ -48,15 +48,15 @@ from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import Samples, one_evaluation, sampled_inputs
 
 __all__ = [
+    "ChosenPoints",
     "Evaluation",
-    "Plan",
     "Unpacked",
     "evaluate",
     "evaluate_apis",
     "evaluate_systems",
     "evaluation",
     "mark_unserved",
-    "plan",
+    "choose_points",
     "run_samples",
     "unpack",
 ]
@@ -64,7 +64,7 @@ __all__ = [
 
 def run_samples(
     scenario: Scenario,
-    planned: Plan,
+    planned: ChosenPoints,
     values: Samples,
     n: int,
     resize: bool = True,
@@ -78,7 +78,7 @@ def run_samples(
     Parameters
     ----------
     scenario, planned
-        The scenario and its :func:`plan`.
+        The scenario and its :func:`choose_points`.
     values
         Sampled inputs: YAML path -> array of ``n`` values; inputs not in it keep their central value.
     n
@@ -146,7 +146,7 @@ def evaluate_systems(
         If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
     """
     check_argument("rackcost.evaluate", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
-    planned = plan(scenario, inputs)
+    planned = choose_points(scenario, inputs)
     scvs = tuple(dict.fromkeys((*FRAGILITY_SCVS, *(float(v) for v in served_at_scvs))))
     swings = tuple(float(a) for a in served_at_swings)
     real = not all(d.arrival_dispersion is not None for d in scenario.demand)

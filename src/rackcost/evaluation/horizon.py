@@ -2,7 +2,7 @@
 
 Each hardware system is planned and sized as :func:`rackcost.evaluate` plans and sizes it, but for the busiest
 hour: the scenario's demand is replaced by one point, the sizing point at ``max(hourly_rps)`` (its arrival SCV
-kept, its rate swing dropped: an hour of a profile is stationary), and :func:`rackcost.evaluation.chain.plan`
+kept, its rate swing dropped: an hour of a profile is stationary), and :func:`rackcost.evaluation.chain.choose_points`
 chooses the operating point and the replicas for it. The fleet's steps 4 to 8
 (:func:`rackcost.model.fleet.run_fleet`) then run once, the hours on the demand-point axis: every hour is one
 demand point, so the Erlang arithmetic, the moving operating point, power and cost are one array operation over
@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.servable import servable
-from rackcost.evaluation.steps import plan
+from rackcost.evaluation.steps import choose_points
 from rackcost.model import horizon as cal
 from rackcost.model.api import serve_api
 from rackcost.model.fleet import minimum_hours_shortfall, run_fleet
@@ -224,7 +224,7 @@ def hourly_figures(
     peak_windows = None if window_ratios is None else window_ratios[busiest]
     sized, unserved, inputs = servable(sizing_scenario(scenario, float(rates[busiest]), peak_windows))
     skipped = {u.system: u.reason for u in unserved}
-    planned = plan(sized, inputs)
+    planned = choose_points(sized, inputs)
     hardware = dict(zip(planned.indices, zip(planned.systems, planned.chosen, strict=True), strict=True))
     for index, (inp, _) in hardware.items():
         if inp.pools is not None:

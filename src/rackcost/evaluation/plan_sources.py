@@ -31,7 +31,7 @@ from rackcost.errors import Problem, ScenarioError
 from rackcost.evaluation.chain import evaluate
 from rackcost.evaluation.results import Result
 from rackcost.scenario.loading import scenario_from_dict, scenario_to_data
-from rackcost.scenario.plan_blocks import CapacitySource, SourceKind
+from rackcost.scenario.plan_blocks import CapacitySource
 from rackcost.scenario.schema import Scenario
 
 __all__ = ["SourceFigures", "source_figures", "source_scenario"]
@@ -79,7 +79,7 @@ class SourceFigures:
 
     def capacity_rps(self, units: int) -> float:
         """Exact capacity at SLO of ``units`` held units, times the share of time they serve [requests/s]."""
-        if self.source.kind is SourceKind.api:
+        if not self.source.kind.has_fleet:  # an API: one unit is one request/s of its rate
             return float(units)
         if units <= 0:
             return 0.0
@@ -107,9 +107,10 @@ def source_scenario(
     """
     data = scenario_to_data(scenario)
     system = copy.deepcopy(next(s for s in data["systems"] if s["name"] == source.system))
-    if source.kind in (SourceKind.reserved, SourceKind.on_demand, SourceKind.spot):
+    if source.kind.payment.rented:
         system.pop("costs", None)
-        rent: dict[str, Any] = {"usd_per_accelerator_hour": source.usd_per_accelerator_hour, "billing": "reserved"}
+        billing = "on_demand" if source.kind.payment.active_only else "reserved"
+        rent: dict[str, Any] = {"usd_per_accelerator_hour": source.usd_per_accelerator_hour, "billing": billing}
         if source.includes_power_and_facility is not None:
             rent["includes_power_and_facility"] = source.includes_power_and_facility
         system["rent"] = rent
@@ -141,7 +142,7 @@ def _unit(scenario: Scenario, source: CapacitySource, sizing_rps: float) -> tupl
     system = next(s for s in scenario.systems if s.name == source.system)
     _, hardware = system.hardware_blocks()
     per_replica = hardware.accelerators_per_replica
-    if source.kind is not SourceKind.owned:
+    if not source.kind.payment.owned:
         racks = evaluate(source_scenario(scenario, source, 1, [sizing_rps], sizing_rps)).systems["racks"].iloc[0]
         return 1, int(racks), per_replica
     per_rack = hardware.accelerators_per_node * hardware.nodes_per_rack
@@ -178,7 +179,7 @@ def source_figures(scenario: Scenario, peak_rps: float) -> list[SourceFigures]:
 
 
 def _figures(scenario: Scenario, index: int, source: CapacitySource, peak_rps: float) -> SourceFigures:
-    if source.kind is SourceKind.api:
+    if not source.kind.has_fleet:
         api = evaluate(source_scenario(scenario, source, 1, [1.0], 1.0))
         row = api.points.iloc[0]
         usd_per_request = float(row["api_usd_per_hour"]) / (float(row["offered_rps"]) * 3600.0)
@@ -186,7 +187,7 @@ def _figures(scenario: Scenario, index: int, source: CapacitySource, peak_rps: f
         assert system.api is not None
         return SourceFigures(source, index, 0, 0, 0, 1.0, 0.0, usd_per_request, 1.0, system.api.rate_limit_rps)
     replicas, racks, accelerators = _unit(scenario, source, peak_rps)
-    if source.kind is SourceKind.owned:
+    if source.kind.payment.owned:
         available = scenario.fleet.replica_availability_fraction
     else:
         available = 1.0 - source.preemption_loss_fraction

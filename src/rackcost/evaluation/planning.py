@@ -31,7 +31,7 @@ from rackcost.evaluation.horizon import hourly_figures
 from rackcost.evaluation.plan_sources import SourceFigures, source_figures
 from rackcost.model import plan as milp
 from rackcost.model.profile import quarter_index
-from rackcost.scenario.plan_blocks import SourceKind
+from rackcost.model.source_kinds import Holding
 from rackcost.scenario.schema import Scenario
 
 __all__ = ["MAX_ROUNDS", "PlanResult", "plan", "plan_scenario", "realise"]
@@ -189,7 +189,7 @@ def _per_request(cost: float, accepted_rps_hours: float) -> float | None:
 def _source_json(f: SourceFigures) -> dict[str, Any]:
     return {
         "name": f.source.name,
-        "kind": str(f.source.kind),
+        "kind": f.source.kind.name,
         "system": f.source.system,
         "replicas_per_unit": f.replicas_per_unit,
         "racks_per_unit": f.racks_per_unit,
@@ -216,23 +216,22 @@ def discount_rate(scenario: Scenario) -> float:
     rates = [
         systems[s.system].costs.cost_of_capital_fraction  # type: ignore[union-attr]
         for s in scenario.plan.sources
-        if s.kind is SourceKind.owned
+        if s.kind.payment.owned
     ]
     return float(max(rates, default=0.0))
 
 
 def _program_source(f: SourceFigures, capacity_rps_per_unit: float) -> milp.PlanSource:
     s = f.source
-    kind = str(s.kind)
     return milp.PlanSource(
         name=s.name,
-        kind=kind,  # type: ignore[arg-type]
+        kind=s.kind.name,
         capacity_rps_per_unit=capacity_rps_per_unit / f.available_fraction,
         usd_per_unit_hour=f.usd_per_unit_hour,
         usd_per_request=f.usd_per_request,
         lead_time_quarters=s.lead_time_quarters or 0,
-        term_quarters=(s.term_quarters or 4) if s.kind is SourceKind.reserved else 1,
-        startup_hours=(s.startup_minutes or 0.0) / 60.0 if s.kind is SourceKind.on_demand else 0.0,
+        term_quarters=(s.term_quarters or 4) if s.kind.holding is Holding.term else 1,
+        startup_hours=(s.startup_minutes or 0.0) / 60.0 if s.kind.startup else 0.0,
         available_fraction=f.available_fraction,
         max_units=f.max_units,
         initial_units=s.initial_units or 0,
@@ -242,7 +241,7 @@ def _program_source(f: SourceFigures, capacity_rps_per_unit: float) -> milp.Plan
 def _held(solution: milp.PlanSolution, f: SourceFigures, where: NDArray[np.int64], quarter: NDArray[np.int64]) -> Array:
     """(H,) units the plan holds of a source in each hour."""
     name = f.source.name
-    if f.source.kind in (SourceKind.owned, SourceKind.reserved):
+    if f.source.kind.holding.per_quarter:
         return np.asarray(solution.quarter_units[name], dtype=float)[quarter]
     return np.asarray(solution.block_units[name], dtype=float)[quarter, where]
 
@@ -254,7 +253,7 @@ def _checked_capacities(
     what the plan asks of it (step 4); the same dict when every size holds."""
     out = dict(capacity)
     for f in figures:
-        if f.source.kind is SourceKind.api:
+        if not f.source.kind.has_fleet:
             continue
         name = f.source.name
         units = np.asarray(solution.block_units[name], dtype=float)
@@ -357,16 +356,14 @@ def realise(
     units = np.zeros((n_sources, n_hours))
     capacity = np.zeros((n_sources, n_hours))
     for i, f in enumerate(figures):
-        if f.source.kind is SourceKind.api:  # the rate the plan holds in the hour's block
+        if not f.source.kind.has_fleet:  # an API: the rate the plan holds in the hour's block
             capacity[i] = np.asarray(solution.block_units[f.source.name], dtype=float)[quarter, hour_to_block]
             continue
         held = np.rint(_held(solution, f, hour_to_block, quarter))
         units[i] = held
         sizes, back = np.unique(held, return_inverse=True)
         capacity[i] = np.array([f.capacity_rps(int(n)) for n in sizes])[back]
-    order = sorted(
-        range(n_sources), key=lambda i: (figures[i].usd_per_request, figures[i].source.kind is SourceKind.api)
-    )
+    order = sorted(range(n_sources), key=lambda i: (figures[i].usd_per_request, not figures[i].source.kind.has_fleet))
     served = np.zeros((n_sources, n_hours))
     left = hourly_rps.astype(float).copy()
     for i in order:
@@ -375,7 +372,7 @@ def realise(
     accepted = np.zeros_like(served)
     cost = np.zeros_like(served)
     for i, f in enumerate(figures):
-        if f.source.kind is SourceKind.api:
+        if not f.source.kind.has_fleet:
             units[i] = served[i]
             accepted[i] = served[i]
             cost[i] = served[i] * f.usd_per_request * 3600.0
@@ -390,7 +387,7 @@ def realise(
             share = np.where(loads > 0, got["accepted_rps"][0][:-1] / loads, 1.0)
             accepted[i, hours] = served[i, hours] * np.minimum(share, 1.0)
             cost[i, hours] = got["cost_usd"][0][:-1]
-        if f.source.kind is SourceKind.on_demand and f.source.startup_minutes:
+        if f.source.kind.startup and f.source.startup_minutes:
             days = units[i][: n_hours - n_hours % 24].reshape(-1, 24).max(axis=1)
             startup = days * (f.source.startup_minutes / 60.0) * f.usd_per_unit_hour
             cost[i, : days.size * 24 : 24] += startup
@@ -415,12 +412,9 @@ def _tables(
         for i, f in enumerate(figures):
             name = f.source.name
             held = r.units[i, at]
-            if f.source.kind is SourceKind.owned:
-                row[f"{name}: racks"] = float(held.max()) * f.racks_per_unit
-            elif f.source.kind is SourceKind.api:
-                row[f"{name}: peak rps"] = float(held.max())
-            else:
-                row[f"{name}: most replicas"] = float(held.max())
+            # owned units are racks of racks_per_unit each; rented units are replicas, an API's requests/s
+            per_unit = f.racks_per_unit if f.source.kind.payment.owned else 1
+            row[f"{name}: {f.source.kind.units[0]}"] = float(held.max()) * per_unit
             row[f"{name}: served share"] = float(r.served_rps[i, at].sum() / max(rates[at].sum(), 1e-300))
             row[f"{name}: cost_usd"] = float(r.cost_usd[i, at].sum())
         cost = float(r.cost_usd[:, at].sum())

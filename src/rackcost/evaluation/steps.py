@@ -1,6 +1,7 @@
-"""Steps 1 to 3 of the evaluation chain, decided once per scenario on central values: each system unpacked, checked
-and its operating point chosen (:func:`plan`). :mod:`rackcost.evaluation.chain` runs the rest; in a module of its
-own so that what evaluates a planned fleet at other demand (:mod:`rackcost.evaluation.horizon`) needs no chain."""
+"""Steps 1 to 3 of the evaluation chain, decided once per scenario on central values: each system unpacked,
+checked and its operating point chosen (:func:`choose_points`). :mod:`rackcost.evaluation.chain` runs the rest; in a
+module of its own so that what evaluates a sized fleet at other demand (:mod:`rackcost.evaluation.horizon`) needs no
+chain."""
 
 from __future__ import annotations
 
@@ -21,11 +22,11 @@ from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import fleet_policy, has_dispersion, point_arrival_scvs, sizing_demand, slo_inputs
 from rackcost.scenario.unpack_pools import any_system_inputs
 
-__all__ = ["Plan", "plan"]
+__all__ = ["ChosenPoints", "choose_points"]
 
 
 @dataclass(frozen=True)
-class Plan:
+class ChosenPoints:
     """What is decided once per scenario, on central values (steps 1 to 3).
 
     Attributes
@@ -39,7 +40,7 @@ class Plan:
     input_tokens
         Input tokens per request, ISL [tokens].
     indices
-        Index in ``scenario.systems`` of each system that runs hardware (API systems have no plan).
+        Index in ``scenario.systems`` of each system that runs hardware (API systems have no operating point).
     systems
         Each system's central inputs.
     chosen
@@ -56,7 +57,7 @@ class Plan:
     chosen: tuple[ChosenPoint, ...]
 
 
-def plan(scenario: Scenario, inputs: tuple[SystemInputs, ...] | None = None) -> Plan:
+def choose_points(scenario: Scenario, inputs: tuple[SystemInputs, ...] | None = None) -> ChosenPoints:
     """Steps 1 to 3: unpack each system, check it can be evaluated, and choose its operating point.
 
     ``inputs``: the hardware systems' inputs when the caller has them already (:func:`evaluate` does, from
@@ -94,7 +95,7 @@ def plan(scenario: Scenario, inputs: tuple[SystemInputs, ...] | None = None) -> 
     else:
         index = scenario.demand.index(sizing)
         chosen = tuple(_choose_at_own_service(scenario, inp, choose, index) for inp in inputs)
-    return Plan(
+    return ChosenPoints(
         slo=slo,
         policy=policy,
         sizing_rps=sizing_rps,

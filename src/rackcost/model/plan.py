@@ -30,7 +30,6 @@ from scipy.sparse import coo_array
 
 from rackcost.model.plan_problem import (
     COVER_RTOL,
-    SOURCE_KINDS,
     DemandBlocks,
     PlanCheck,
     PlanInfeasible,
@@ -38,18 +37,17 @@ from rackcost.model.plan_problem import (
     PlanShortfall,
     PlanSolution,
     PlanSource,
-    SourceKind,
     check_plan,
     coverage_shortfalls,
     demand_blocks,
     merit_order_dispatch,
     reserved_held,
 )
+from rackcost.model.source_kinds import Holding
 from rackcost.units import SECONDS_PER_HOUR
 
 __all__ = [
     "DEFAULT_MIP_REL_GAP",
-    "SOURCE_KINDS",
     "DemandBlocks",
     "PlanCheck",
     "PlanInfeasible",
@@ -58,7 +56,6 @@ __all__ = [
     "PlanSolution",
     "PlanSource",
     "PlanUnsolved",
-    "SourceKind",
     "best_single_source",
     "check_plan",
     "coverage_shortfalls",
@@ -208,11 +205,11 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
         limit = s.unit_limit if serves else 0.0
         most = np.where(positive, 1.0, 0.0) if serves else 0.0
         x = program.columns(i, quarter_qb, s.usd_per_request * requests, disc_qb, 0.0, most, False)
-        per_unit = _capacity_coefficient(rps, safe, integral=s.kind != "api")
+        per_unit = _capacity_coefficient(rps, safe, integral=s.holding.whole)
         hold_q = s.usd_per_unit_hour * problem.quarter_hours
         hold_qb = s.usd_per_unit_hour * b.hours
         top = min(limit, float(_units_needed(np.asarray(peak), rps)))
-        if s.kind == "owned":
+        if s.holding is Holding.bought:
             # held racks: the initial ones, then non-decreasing from the lead time on
             held_top = max(float(s.initial_units), top)
             upper = np.where((quarter_q >= s.lead_time_quarters) & serves, held_top, float(s.initial_units))
@@ -221,7 +218,7 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
                 program.constrain([(held[1:], 1.0), (held[:-1], -1.0)], np.zeros(n_quarters - 1), np.inf)
             program.constrain([(x, 1.0), (held[:, None], -per_unit)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
             where.append(_Columns(x, quarter=held))
-        elif s.kind == "reserved":
+        elif s.holding is Holding.term:
             starts = program.columns(i, quarter_q, 0.0, disc_q, 0.0, top, True)
             held = program.columns(i, quarter_q, hold_q, disc_q, 0.0, max(limit, float(s.initial_units)), False)
             initial = np.where(quarter_q < s.term_quarters, float(s.initial_units), 0.0)
@@ -235,19 +232,19 @@ def _build(problem: PlanProblem, only: int | None = None) -> tuple[_Program, lis
             program.rows.append((first_row + rows_q, starts[cols_t], np.full(rows_q.size, -1.0)))
             program.constrain([(x, 1.0), (held[:, None], -per_unit)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
             where.append(_Columns(x, quarter=held, starts=starts))
-        elif s.kind in ("on_demand", "spot"):
+        elif s.holding is Holding.per_block:
             upper = np.minimum(limit, _units_needed(b.demand_rps, rps))
             units = program.columns(i, quarter_qb, hold_qb, disc_qb, 0.0, upper, True)
             program.constrain([(x, 1.0), (units, -per_unit)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
             startup = None
             daily = s.usd_per_unit_hour * s.startup_hours * problem.quarter_days
-            if s.kind == "on_demand" and (daily > 0).any():
+            if s.source_kind.startup and (daily > 0).any():
                 startup = program.columns(i, quarter_q, daily, disc_q, 0.0, upper.max(axis=1), False)
                 program.constrain(
                     [(units, 1.0), (startup[:, None], -1.0)], np.full((n_quarters, n_blocks), -np.inf), 0.0
                 )
             where.append(_Columns(x, block=units, startup=startup))
-        else:  # api: a continuous rate held
+        else:  # Holding.rate (an API): a continuous rate held
             rate = program.columns(i, quarter_qb, hold_qb, disc_qb, 0.0, limit, False)
             program.constrain([(x, 1.0), (rate, -per_unit)], np.full((n_quarters, n_blocks), -np.inf), 0.0)
             where.append(_Columns(x, block=rate))
@@ -281,16 +278,16 @@ def _clean_units(problem: PlanProblem, where: list[_Columns], solution: Array) -
     units = np.zeros((len(problem.sources), n_quarters, n_blocks))
     new = np.zeros((len(problem.sources), n_quarters))
     for i, (s, w) in enumerate(zip(problem.sources, where, strict=True)):
-        if s.kind == "owned":
+        if s.holding is Holding.bought:
             assert w.quarter is not None
             held = np.maximum.accumulate(np.rint(solution[w.quarter]))
             units[i] = held[:, None]
             new[i] = np.diff(held, prepend=float(s.initial_units))
-        elif s.kind == "reserved":
+        elif s.holding is Holding.term:
             assert w.starts is not None
             new[i] = np.rint(solution[w.starts])
             units[i] = reserved_held(s, new[i], n_quarters)[:, None]
-        elif s.kind in ("on_demand", "spot"):
+        elif s.holding is Holding.per_block:
             assert w.block is not None
             units[i] = np.rint(solution[w.block])
     return units, new
@@ -339,12 +336,12 @@ def _with_more(problem: PlanProblem, units: Array, new: Array, i: int, q: int, b
     on (owned), or started in quarter q (reserved)."""
     s = problem.sources[i]
     units, new = units.copy(), new.copy()
-    if s.kind == "owned":
+    if s.holding is Holding.bought:
         held = units[i, :, 0].copy()
         held[q:] = np.maximum(held[q:], held[q] + k)
         units[i] = held[:, None]
         new[i] = np.diff(held, prepend=float(s.initial_units))
-    elif s.kind == "reserved":
+    elif s.holding is Holding.term:
         new[i, q] += k
         units[i] = reserved_held(s, new[i], problem.shape[0])[:, None]
     else:
@@ -355,11 +352,11 @@ def _with_more(problem: PlanProblem, units: Array, new: Array, i: int, q: int, b
 def _room(problem: PlanProblem, units: Array, i: int, q: int, b: int) -> float:
     """Whole units source ``i`` may add to carry block (q, b) within its limit (and owned: from its lead time)."""
     s = problem.sources[i]
-    if s.kind == "api":  # its whole rate limit is always offered (merit_order_dispatch)
+    if s.holding is Holding.rate:  # its whole rate limit is always offered (merit_order_dispatch)
         return 0.0
-    if s.kind == "owned":
+    if s.holding is Holding.bought:
         return 0.0 if q < s.lead_time_quarters else s.unit_limit - units[i, q, 0]
-    if s.kind == "reserved":
+    if s.holding is Holding.term:
         return s.unit_limit - float(units[i, q : q + s.term_quarters, 0].max())
     return s.unit_limit - units[i, q, b]
 
@@ -480,7 +477,7 @@ def _solve(problem: PlanProblem, only: int | None, mip_rel_gap: float, time_limi
     dispatch, held, paid, present = _costs(problem, program, where, units, new, serving)
     names = [s.name for s in problem.sources]
     quarter_units = {
-        s.name: held[i, :, 0].copy() if s.kind in ("owned", "reserved") else held[i].max(axis=1)
+        s.name: held[i, :, 0].copy() if s.holding.per_quarter else held[i].max(axis=1)
         for i, s in enumerate(problem.sources)
     }
     objective = float(present.sum())

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rackcost.model.plan_problem import COVER_RTOL, PlanInfeasible, PlanProblem, PlanSource, coverage_shortfalls
+from rackcost.model.source_kinds import Holding
 from rackcost.units import SECONDS_PER_HOUR
 
 __all__ = ["BrutePlan", "brute_force_plan"]
@@ -97,8 +98,9 @@ def _quarter_cost(problem: PlanProblem, q: int, held: dict[int, int]) -> float:
     on-demand start-up counts, then per block on-demand and spot units and the dispatch (undiscounted) [USD]."""
     blocks = problem.blocks
     n_blocks = problem.shape[1]
-    on_demand = [i for i, s in enumerate(problem.sources) if s.kind == "on_demand"]
-    spot = [i for i, s in enumerate(problem.sources) if s.kind == "spot"]
+    per_block = [i for i, s in enumerate(problem.sources) if s.holding is Holding.per_block]
+    on_demand = [i for i in per_block if problem.sources[i].source_kind.startup]  # a start-up count per quarter
+    spot = [i for i in per_block if not problem.sources[i].source_kind.startup]
     days = float(problem.quarter_days[q])
     best = math.inf
     tops = [
@@ -117,7 +119,7 @@ def _quarter_cost(problem: PlanProblem, q: int, held: dict[int, int]) -> float:
             for i, s in enumerate(problem.sources):
                 if i in held:
                     fixed.append((s.usd_per_request * served, held[i] * s.rps_per_unit))
-                elif s.kind == "api":
+                elif s.holding is Holding.rate:
                     per_rps = s.usd_per_request * served + s.usd_per_unit_hour * hours / s.rps_per_unit
                     fixed.append((per_rps, s.unit_limit * s.rps_per_unit))
             ranges = [
@@ -164,11 +166,12 @@ def brute_force_plan(problem: PlanProblem) -> BrutePlan:
         raise PlanInfeasible(shortfalls)
     n_quarters = problem.shape[0]
     peak = float(problem.blocks.demand_rps.max())
-    quarter_level = [i for i, s in enumerate(problem.sources) if s.kind in ("owned", "reserved")]
+    quarter_level = [i for i, s in enumerate(problem.sources) if s.holding.per_quarter]
     choices = []
     for i in quarter_level:
         s = problem.sources[i]
-        made = _owned_choices(s, n_quarters, peak) if s.kind == "owned" else _reserved_choices(s, n_quarters, peak)
+        bought = s.holding is Holding.bought
+        made = _owned_choices(s, n_quarters, peak) if bought else _reserved_choices(s, n_quarters, peak)
         choices.append(list(made))
     count = math.prod(len(c) for c in choices)
     if count > MAX_PLANS:

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.errors import Problem, ScenarioError
+from rackcost.model.source_kinds import Holding, SourceKind, kind_named, kind_names, kinds
 from rackcost.units import HOURS_PER_DAY, SECONDS_PER_HOUR
 
 __all__ = [
-    "SOURCE_KINDS",
     "DemandBlocks",
     "PlanCheck",
     "PlanInfeasible",
@@ -35,7 +35,6 @@ __all__ = [
     "PlanShortfall",
     "PlanSolution",
     "PlanSource",
-    "SourceKind",
     "check_plan",
     "coverage_shortfalls",
     "demand_blocks",
@@ -45,10 +44,6 @@ __all__ = [
 ]
 
 Array = NDArray[np.float64]
-SourceKind = Literal["owned", "reserved", "on_demand", "spot", "api"]
-SOURCE_KINDS: tuple[str, ...] = get_args(SourceKind)
-INTEGER_KINDS = ("owned", "reserved", "on_demand", "spot")
-"""Kinds held in whole units (the API's rate is continuous)."""
 COVER_RTOL = 1e-9
 """A block counts as covered when the dispatch reaches its demand within this share (float rounding) [-]."""
 _SHOWN_SHORTFALLS = 10
@@ -63,7 +58,8 @@ class PlanSource:
     name
         Unique among the problem's sources.
     kind
-        ``owned`` (racks bought), ``reserved`` (rent committed for a term), ``on_demand``, ``spot`` or ``api``.
+        The name of a registered kind (:mod:`rackcost.model.source_kinds`): ``owned`` (racks bought), ``reserved``
+        (rent committed for a term), ``on_demand``, ``spot`` or ``api``, or one registered since.
     capacity_rps_per_unit
         Requests/s one unit carries within the SLO (an owned rack, a rented replica; api: 1 unit = 1 request/s),
         > 0 [requests/s].
@@ -91,7 +87,7 @@ class PlanSource:
     """
 
     name: str
-    kind: SourceKind
+    kind: str
     capacity_rps_per_unit: float
     usd_per_unit_hour: float
     usd_per_request: float = 0.0
@@ -103,6 +99,16 @@ class PlanSource:
     initial_units: int = 0
 
     @property
+    def source_kind(self) -> SourceKind:
+        """The registered kind this source is (:func:`rackcost.model.source_kinds.kind_named`)."""
+        return kind_named(self.kind)
+
+    @property
+    def holding(self) -> Holding:
+        """How its units are held in the program (its kind's)."""
+        return self.source_kind.holding
+
+    @property
     def rps_per_unit(self) -> float:
         """Requests/s a held unit carries: capacity x available share [requests/s]."""
         return self.capacity_rps_per_unit * self.available_fraction
@@ -112,14 +118,15 @@ class PlanSource:
         """Most units held at once: ``max_units``, whole for the kinds held in whole units; inf if unlimited."""
         if self.max_units is None:
             return math.inf
-        return math.floor(self.max_units + 1e-9) if self.kind in INTEGER_KINDS else float(self.max_units)
+        return math.floor(self.max_units + 1e-9) if self.holding.whole else float(self.max_units)
 
 
 def _source_problems(index: int, s: PlanSource) -> list[str]:
     where = f"sources[{index}] ({s.name!r})"
     bad = []
-    if s.kind not in SOURCE_KINDS:
-        bad.append(f"{where}.kind must be one of {', '.join(SOURCE_KINDS)}, got {s.kind!r}")
+    known = isinstance(s.kind, str) and s.kind in kind_names()
+    if not known:
+        bad.append(f"{where}.kind must be one of {', '.join(kind_names())}, got {s.kind!r}")
     for name, value, low, strict in (
         ("capacity_rps_per_unit", s.capacity_rps_per_unit, 0.0, True),
         ("usd_per_unit_hour", s.usd_per_unit_hour, 0.0, False),
@@ -144,14 +151,15 @@ def _source_problems(index: int, s: PlanSource) -> list[str]:
         elif isinstance(s.initial_units, int | np.integer) and s.initial_units > s.max_units + 1e-9:
             bad.append(f"{where}.initial_units ({s.initial_units}) must not exceed max_units ({s.max_units:g})")
     # a figure that does not apply to the kind is refused rather than silently ignored
-    for name, value, default, kinds in (
-        ("lead_time_quarters", s.lead_time_quarters, 0, ("owned",)),
-        ("term_quarters", s.term_quarters, 1, ("reserved",)),
-        ("startup_hours", s.startup_hours, 0.0, ("on_demand",)),
-        ("initial_units", s.initial_units, 0, ("owned", "reserved")),
+    for name, value, default, reads in (
+        ("lead_time_quarters", s.lead_time_quarters, 0, lambda k: k.holding is Holding.bought),
+        ("term_quarters", s.term_quarters, 1, lambda k: k.holding is Holding.term),
+        ("startup_hours", s.startup_hours, 0.0, lambda k: k.startup),
+        ("initial_units", s.initial_units, 0, lambda k: k.holding.per_quarter),
     ):
-        if s.kind in SOURCE_KINDS and s.kind not in kinds and value != default:
-            bad.append(f"{where}.{name} applies to {' and '.join(kinds)} sources only, got {value!r} for {s.kind}")
+        if known and not reads(s.source_kind) and value != default:
+            which = " and ".join(k.name for k in kinds() if reads(k))
+            bad.append(f"{where}.{name} applies to {which} sources only, got {value!r} for {s.kind}")
     return bad
 
 
@@ -432,7 +440,7 @@ def most_units(problem: PlanProblem) -> Array:
     q = np.arange(n_quarters)
     for i, s in enumerate(problem.sources):
         limit = s.unit_limit
-        if s.kind == "owned":
+        if s.holding is Holding.bought:
             most[i] = np.where(q >= s.lead_time_quarters, max(limit, s.initial_units), s.initial_units)[:, None]
         else:
             most[i] = limit
@@ -488,7 +496,7 @@ def merit_order_dispatch(
         The units the dispatch holds (``units`` with the API's set to what it carries) [units].
     """
     rps = np.array([s.rps_per_unit for s in problem.sources])[:, None, None]
-    is_api = np.array([s.kind == "api" for s in problem.sources])[:, None, None]
+    is_api = np.array([s.holding is Holding.rate for s in problem.sources])[:, None, None]
     price = np.array([s.usd_per_unit_hour for s in problem.sources])[:, None, None]
     per_request = np.array([s.usd_per_request for s in problem.sources])[:, None, None]
     cost = per_request * problem.served_share_per_rps()[None] + np.where(
@@ -610,34 +618,34 @@ def check_plan(problem: PlanProblem, solution: PlanSolution, *, rtol: float = 1e
             continue
         if (held < -tol).any() or (x < -tol).any() or (new < -tol).any():
             bad.append(f"{name}: negative units or dispatch")
-        if s.kind in INTEGER_KINDS and (np.abs(held - np.rint(held)) > tol).any():
+        if s.holding.whole and (np.abs(held - np.rint(held)) > tol).any():
             bad.append(f"{name}: {s.kind} units must be whole")
         if (held > s.unit_limit + tol).any():
             bad.append(f"{name}: more than max_units = {s.max_units} units held")
-        if s.kind in ("owned", "reserved") and (held != quarter[:, None]).any():
+        if s.holding.per_quarter and (held != quarter[:, None]).any():
             bad.append(f"{name}: {s.kind} units must be the same in every block of a quarter")
-        if s.kind == "owned":
+        if s.holding is Holding.bought:
             before = np.concatenate(([float(s.initial_units)], quarter[:-1]))
             if (np.abs(new - (quarter - before)) > tol).any() or (quarter < before - tol).any():
                 bad.append(f"{name}: owned racks are bought (new_units = the rise of the held units) and never sold")
             if (new[: s.lead_time_quarters] > tol).any():
                 bad.append(f"{name}: racks bought before the lead time of {s.lead_time_quarters} quarters")
-        if s.kind == "reserved" and (np.abs(quarter - reserved_held(s, new, n_quarters)) > tol).any():
+        if s.holding is Holding.term and (np.abs(quarter - reserved_held(s, new, n_quarters)) > tol).any():
             bad.append(f"{name}: reserved units must be the initial term plus the starts within their terms")
-        if s.kind == "on_demand" and (quarter < held.max(axis=1) - tol).any():
+        if s.source_kind.startup and (quarter < held.max(axis=1) - tol).any():
             bad.append(f"{name}: the start-up count must be at least the units of every block")
         if (x > held * s.rps_per_unit * (1 + rtol) + tol).any():
             bad.append(f"{name}: carries more than its units' capacity")
         total_dispatch += x
         # the costs, from the statement: units held x hours x price, requests x price, start-ups
-        if s.kind in ("owned", "reserved"):
+        if s.holding.per_quarter:
             holding = quarter * problem.quarter_hours * s.usd_per_unit_hour
         else:
             holding = (held * b.hours).sum(axis=1) * s.usd_per_unit_hour
         with np.errstate(divide="ignore", invalid="ignore"):
             requests = np.where(b.demand_rps > 0, x / b.demand_rps, 0.0) * SECONDS_PER_HOUR * b.hours * b.mean_rps
         cost = holding + requests.sum(axis=1) * s.usd_per_request
-        if s.kind == "on_demand":
+        if s.source_kind.startup:
             cost = cost + quarter * s.usd_per_unit_hour * s.startup_hours * problem.quarter_days
         present[s.name] = cost * disc
         for label, reported, recomputed in (

@@ -30,7 +30,6 @@ import numpy as np
 import pandas as pd
 
 from rackcost.reporting.charts import SYSTEM_PALETTE
-from rackcost.scenario.plan_blocks import SourceKind
 from rackcost.units import HOURS_PER_YEAR
 
 if TYPE_CHECKING:
@@ -80,7 +79,7 @@ def hourly_capacity_rps(plan: PlanResult) -> np.ndarray:
     r = plan.realised
     out = np.zeros_like(r.served_rps)
     for i, f in enumerate(plan.sources):
-        if f.source.kind is SourceKind.api:
+        if not f.source.kind.has_fleet:
             out[i] = r.served_rps[i]
             continue
         sizes, back = np.unique(np.rint(r.units[i]).astype(int), return_inverse=True)

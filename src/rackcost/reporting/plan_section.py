@@ -16,17 +16,15 @@ import numpy as np
 
 from rackcost import display
 from rackcost.errors import ScenarioError
+from rackcost.model.source_kinds import Holding
 from rackcost.reporting import plan_charts
 from rackcost.reporting.blocks import Block, Bullets, Chart, Paragraph, Section, Subheading, Table, section, width
-from rackcost.scenario.plan_blocks import SourceKind
 from rackcost.scenario.schema import Scenario
 
 if TYPE_CHECKING:
     from rackcost.evaluation.planning import PlanResult
 
 __all__ = [
-    "KIND_WORDS",
-    "UNIT_COLUMNS",
     "holdings",
     "plan_blocks",
     "plan_notice",
@@ -39,24 +37,6 @@ __all__ = [
     "unit_column",
     "year_table",
 ]
-
-UNIT_COLUMNS = {
-    SourceKind.owned: ("racks", "racks", "racks"),
-    SourceKind.reserved: ("most replicas", "replicas", "replicas"),
-    SourceKind.on_demand: ("most replicas", "most replicas", "replicas"),
-    SourceKind.spot: ("most replicas", "most replicas", "replicas"),
-    SourceKind.api: ("peak rps", "most requests/s", "requests/s"),
-}
-"""Per kind of source: the suffix of its units column in ``PlanResult.periods`` (``"<source>: <suffix>"``), the
-unit of its header in the quarter table, and the unit of its holdings in words."""
-KIND_WORDS = {
-    SourceKind.owned: "owned",
-    SourceKind.reserved: "reserved",
-    SourceKind.on_demand: "on-demand",
-    SourceKind.spot: "spot",
-    SourceKind.api: "API",
-}
-"""Each kind of source in words."""
 
 
 def planned(scenario: Scenario) -> PlanResult | ScenarioError | None:
@@ -101,7 +81,7 @@ def quarter_label(quarter: int) -> str:
 def unit_column(plan: PlanResult, index: int) -> str:
     """The ``PlanResult.periods`` column of the units a source holds."""
     f = plan.sources[index]
-    return f"{f.source.name}: {UNIT_COLUMNS[f.source.kind][0]}"
+    return f"{f.source.name}: {f.source.kind.units[0]}"
 
 
 def _used(plan: PlanResult) -> list[int]:
@@ -146,19 +126,19 @@ def _bought(plan: PlanResult, index: int) -> str:
     """When an owned source's racks start serving, or a reserved source's terms start, in words ('' for the
     others)."""
     f = plan.sources[index]
-    if f.source.kind not in (SourceKind.owned, SourceKind.reserved):
+    if not f.source.kind.holding.per_quarter:
         return ""
     new = np.asarray(plan.solution.new_units.get(f.source.name, []), dtype=float)
-    per = f.racks_per_unit if f.source.kind is SourceKind.owned else 1
+    per = f.racks_per_unit if f.source.kind.payment.owned else 1
     steps = [f"{display.count(round(n) * per)} from {quarter_label(q + 1)}" for q, n in enumerate(new) if round(n) > 0]
     if not steps:
         return ""
-    if f.source.kind is SourceKind.owned:
+    if f.source.kind.holding is Holding.bought:
         lead = f.source.lead_time_quarters or 0
         ahead = f" (each bought {lead} quarter{'s' if lead != 1 else ''} ahead)" if lead else ""
-        return "; new racks serving: " + ", ".join(steps) + ahead
+        return f"; new {f.source.kind.units[2]} serving: " + ", ".join(steps) + ahead
     term = f.source.term_quarters or 4
-    return f"; replicas reserved for {term} quarters: " + ", ".join(steps)
+    return f"; {f.source.kind.units[2]} reserved for {term} quarters: " + ", ".join(steps)
 
 
 def holdings(plan: PlanResult) -> list[str]:
@@ -171,11 +151,11 @@ def holdings(plan: PlanResult) -> list[str]:
         f = plan.sources[i]
         column = unit_column(plan, i)
         most = float(plan.periods[column].max())
-        unit = UNIT_COLUMNS[f.source.kind][2]
-        amount = display.num(most) if f.source.kind is SourceKind.api else display.count(most)
+        unit = f.source.kind.units[2]
+        amount = display.count(most) if f.source.kind.holding.whole else display.num(most)
         share = float(r.served_rps[i].sum()) / demand if demand > 0 else 0.0
         items.append(
-            f"{f.source.name} ({KIND_WORDS[f.source.kind]}, system {f.source.system}): up to {amount} {unit}, "
+            f"{f.source.name} ({f.source.kind.words}, system {f.source.system}): up to {amount} {unit}, "
             f"{display.pct(share)} of the requests" + _bought(plan, i) + "."
         )
     if unused := plan_charts.unused_sources(plan):
@@ -189,8 +169,7 @@ def quarter_table(plan: PlanResult) -> Table:
     used = _used(plan)
     columns = [("quarter", "quarter"), ("peak_demand_rps", "busiest hour [requests/s]")]
     columns += [
-        (unit_column(plan, i), f"{plan.sources[i].source.name} [{UNIT_COLUMNS[plan.sources[i].source.kind][1]}]")
-        for i in used
+        (unit_column(plan, i), f"{plan.sources[i].source.name} [{plan.sources[i].source.kind.units[1]}]") for i in used
     ]
     columns += [
         ("cost_usd", "cost [USD]"),
@@ -202,7 +181,7 @@ def quarter_table(plan: PlanResult) -> Table:
         cells = [quarter_label(int(row["quarter"])), display.num(row["peak_demand_rps"])]
         for i in used:
             value = float(row[unit_column(plan, i)])
-            cells.append(display.num(value) if plan.sources[i].source.kind is SourceKind.api else display.count(value))
+            cells.append(display.count(value) if plan.sources[i].source.kind.holding.whole else display.num(value))
         per = row["usd_per_accepted_request"]
         cells += [
             display.money(row["cost_usd"]),

@@ -10,11 +10,13 @@ Part of the scenario schema (:mod:`rackcost.scenario.schema`); cross-checks agai
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import Field, model_validator
+from pydantic import Field, GetCoreSchemaHandler, GetJsonSchemaHandler, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import core_schema
 
+from rackcost.model.source_kinds import KIND_FIELDS, SourceKind, kind_named, kind_names, kinds
 from rackcost.scenario.fields import (
     NOT_BOOL,
     Fraction,
@@ -25,7 +27,7 @@ from rackcost.scenario.fields import (
     raise_problems,
 )
 
-__all__ = ["CapacitySource", "PlanBlock", "SourceKind", "plan_problems"]
+__all__ = ["CapacitySource", "KindName", "PlanBlock", "plan_problems"]
 
 Quarters = Annotated[int, Field(ge=0, le=40), NOT_BOOL]
 TermQuarters = Annotated[int, Field(ge=1, le=40), NOT_BOOL]
@@ -38,37 +40,51 @@ Seconds = Annotated[float, Field(ge=0.1, le=3600, allow_inf_nan=False), NOT_BOOL
 Blocks = Annotated[int, Field(ge=1, le=500), NOT_BOOL]
 
 
-class SourceKind(StrEnum):
-    """How a source's capacity is paid for."""
+def _registered_kind(value: object) -> SourceKind:
+    """A kind's name (or its object) read as the registered :class:`~rackcost.model.source_kinds.SourceKind`."""
+    if isinstance(value, SourceKind):
+        return value
+    if isinstance(value, str) and value in kind_names():
+        return kind_named(value)
+    names = [repr(n) for n in kind_names()]
+    got = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    raise ValueError(f"input should be {', '.join(names[:-1])} or {names[-1]}, got {got}")
 
-    owned = "owned"
-    reserved = "reserved"
-    on_demand = "on_demand"
-    spot = "spot"
-    api = "api"
+
+class _KindField:
+    """The pydantic type of ``kind``: the registered kinds' names, read when a block is validated (so a kind
+    registered after this module is imported is accepted) and listed when the JSON Schema is written.
+
+    A pydantic ``Literal`` or ``Enum`` of the names would be fixed when the model is built, at import, and miss
+    every kind registered later; this type asks the registry each time instead, and writes the kind as its name.
+    """
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(
+            _registered_kind,
+            serialization=core_schema.plain_serializer_function_ser_schema(str, return_schema=core_schema.str_schema()),
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {"type": "string", "enum": list(kind_names())}
 
 
-_RENTED = (SourceKind.reserved, SourceKind.on_demand, SourceKind.spot)
-
-# the fields that only some kinds read: field -> kinds that read it
-_ONLY_FOR = {
-    "usd_per_accelerator_hour": _RENTED,
-    "includes_power_and_facility": _RENTED,
-    "lead_time_quarters": (SourceKind.owned,),
-    "initial_units": (SourceKind.owned, SourceKind.reserved),
-    "max_units": (SourceKind.owned, *_RENTED),
-    "term_quarters": (SourceKind.reserved,),
-    "startup_minutes": (SourceKind.on_demand,),
-    "preemptions_per_hour": (SourceKind.spot,),
-    "refill_minutes": (SourceKind.spot,),
-}
+KindName = Annotated[SourceKind, _KindField]
+"""A source's kind: written as a registered kind's name, read as its object."""
 
 
 class CapacitySource(ScenarioBlock):
     """One way of getting capacity for the same service."""
 
     name: Name = Field(description="Name of the source, unique within the plan.")
-    kind: SourceKind = Field(description="owned, reserved, on_demand, spot or api.")
+    kind: KindName = Field(
+        description="How the source's capacity is paid for and held: owned, reserved, on_demand, spot or api "
+        "(docs/glossary.md)."
+    )
     system: Name = Field(
         description="The system (in `systems`) it serves with: owned needs a system with `costs`; reserved, "
         "on_demand and spot a system with hardware (its curve and packaging; the price is given here); api an API "
@@ -118,13 +134,13 @@ class CapacitySource(ScenarioBlock):
     @model_validator(mode="after")
     def _fields_of_its_kind(self) -> CapacitySource:
         problems = [
-            (field, f"only for {' or '.join(str(k) for k in kinds)} sources, not {self.kind}")
-            for field, kinds in _ONLY_FOR.items()
-            if getattr(self, field) is not None and self.kind not in kinds
+            (field, f"only for {' or '.join(k.name for k in kinds() if k.reads(field))} sources, not {self.kind}")
+            for field in KIND_FIELDS
+            if getattr(self, field) is not None and not self.kind.reads(field)
         ]
-        if self.kind in _RENTED and self.usd_per_accelerator_hour is None:
+        if self.kind.payment.rented and self.usd_per_accelerator_hour is None:
             problems.append(("usd_per_accelerator_hour", f"a {self.kind} source needs its price per accelerator-hour"))
-        if self.kind is SourceKind.spot and self.preemption_loss_fraction >= 1:
+        if self.kind.preempted and self.preemption_loss_fraction >= 1:
             problems.append(
                 (
                     "preemptions_per_hour",
@@ -188,13 +204,13 @@ def plan_problems(block: PlanBlock | None, systems: Sequence[Any], has_profile: 
         system = by_name.get(source.system)
         if system is None:
             problems.append((path, f"must name a system ({sorted(by_name)}), got {source.system!r}"))
-        elif source.kind is SourceKind.api and system.api is None:
-            problems.append((path, f"an api source needs an API system (with `api`), got {source.system!r}"))
-        elif source.kind is not SourceKind.api and system.api is not None:
+        elif not source.kind.has_fleet and system.api is None:
+            problems.append((path, f"an {source.kind} source needs an API system (with `api`), got {source.system!r}"))
+        elif source.kind.has_fleet and system.api is not None:
             problems.append((path, f"a {source.kind} source needs a system with hardware, got API {source.system!r}"))
-        elif source.kind is SourceKind.owned and system.costs is None:
-            problems.append((path, f"an owned source needs a system with `costs`, got {source.system!r}"))
-        elif source.kind is not SourceKind.api and system.pools is not None:
+        elif source.kind.payment.owned and system.costs is None:
+            problems.append((path, f"an {source.kind} source needs a system with `costs`, got {source.system!r}"))
+        elif source.kind.has_fleet and system.pools is not None:
             problems.append((path, f"disaggregated systems are not planned yet, got {source.system!r}"))
     if not has_profile:
         problems.append(("plan", "a plan needs demand over time: `demand` as a profile (docs/model.md)"))

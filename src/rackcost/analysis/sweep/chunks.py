@@ -19,7 +19,7 @@ from rackcost.analysis.sweep.design import Design, configuration_indices, group_
 from rackcost.evaluation.columns import select
 
 if TYPE_CHECKING:
-    from rackcost.evaluation.chain import Plan
+    from rackcost.evaluation.chain import ChosenPoints
     from rackcost.scenario.schema import Scenario
 
 __all__ = [
@@ -96,7 +96,9 @@ class Chunk:
     """
 
     number: int
-    parts: tuple[tuple[Scenario, Plan, NDArray[np.int64], dict[str, NDArray[np.float64]], dict[str, NDArray[Any]]], ...]
+    parts: tuple[
+        tuple[Scenario, ChosenPoints, NDArray[np.int64], dict[str, NDArray[np.float64]], dict[str, NDArray[Any]]], ...
+    ]
     samples: int | None
     seed: int
     system_codes: dict[str, int]

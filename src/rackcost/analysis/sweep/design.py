@@ -324,7 +324,7 @@ class GroupScenario:
     skipped
         ``(system, reason)`` for each system left out.
     planned
-        The scenario's :func:`rackcost.evaluation.chain.plan` (None with the scenario).
+        The scenario's :func:`rackcost.evaluation.chain.choose_points` (None with the scenario).
     """
 
     scenario: Scenario | None
@@ -357,7 +357,7 @@ def group_scenario(d: Design, values: tuple[int, ...], keep: bool = False) -> Gr
 
 def _build_group(d: Design, values: tuple[int, ...]) -> GroupScenario:
     """:func:`group_scenario`'s work."""
-    from rackcost.evaluation.chain import plan  # numpy-heavy: only once a sweep runs
+    from rackcost.evaluation.chain import choose_points  # numpy-heavy: only once a sweep runs
 
     data = copy.deepcopy(d.base_data)
     subset: tuple[str, ...] | None = None
@@ -376,7 +376,7 @@ def _build_group(d: Design, values: tuple[int, ...]) -> GroupScenario:
         data = subset_systems(data, subset)
     scenario = _validated(data, d.source, where)
     try:
-        planned = plan(scenario)
+        planned = choose_points(scenario)
     except ScenarioError:  # some system cannot be evaluated here: find which, and keep the others
         planned = None
     if planned is not None:
@@ -384,14 +384,14 @@ def _build_group(d: Design, values: tuple[int, ...]) -> GroupScenario:
     keep, skipped = [], []
     for system in scenario.systems:
         try:
-            plan(_validated(subset_systems(copy.deepcopy(data), (system.name,)), d.source, where))
+            choose_points(_validated(subset_systems(copy.deepcopy(data), (system.name,)), d.source, where))
             keep.append(system.name)
         except ScenarioError as exc:
             skipped.append((system.name, "; ".join(p.message for p in exc.problems)))
     if not keep:
         return GroupScenario(None, tuple(skipped))
     scenario = _validated(subset_systems(data, tuple(keep)), d.source, where)
-    return GroupScenario(scenario, tuple(skipped), plan(scenario))
+    return GroupScenario(scenario, tuple(skipped), choose_points(scenario))
 
 
 def _validated(data: dict[str, Any], source: str, where: str | None = None) -> Scenario:
