@@ -19,6 +19,10 @@ What the fleet can serve within a wait SLO depends on the router in front of it 
     No closed form, and none calibrated: every function here refuses them with :class:`RoutingNotAnalytic`, which
     points to the simulator (``rackcost simulate --routing ...``).
 
+Each router is an object of :mod:`rackcost.model.routers`, which names the queue solved for it (:data:`POOLED
+<rackcost.model.routers.POOLED>` or :data:`SPLIT <rackcost.model.routers.SPLIT>`); the functions here ask it, so a
+registered router is solved as the queue it names.
+
 Every function takes the routing as its first argument (a plain string) and is vectorised like
 :mod:`rackcost.model.queueing`: the numeric arguments broadcast against each other (a leading sample axis, shape
 ``(n, 1)`` against ``(n, points)``, works), replica counts are int64.

@@ -2,10 +2,11 @@
 replicas (:class:`Routing`), how a system is paid for (:class:`Payment`), what idle replicas do
 (:class:`IdlePolicy`) and what a rate that moves within its hour is sized for (:class:`SubHourSizing`).
 
-Every module that must know what a strategy means asks its member (``routing.analytic``, ``payment.has_fleet``,
-``policy.parks``) instead of comparing names; the scenario schema uses the same enums as its field types. The
-members are :class:`enum.StrEnum`, so each equals its name as text (``Routing.pooled == "pooled"``) and is written
-as that text in every table and file.
+Every module that must know what a strategy means asks its member (``payment.has_fleet``, ``policy.parks``) or, for
+a router, its object (:func:`rackcost.model.routers.router_of`) instead of comparing names; the scenario schema uses
+the same enums as its field types (``fleet.routing`` takes any registered router's name). The members are
+:class:`enum.StrEnum`, so each equals its name as text (``Routing.pooled == "pooled"``) and is written as that text
+in every table and file.
 """
 
 from __future__ import annotations
