@@ -19,8 +19,8 @@ What the fleet can serve within a wait SLO depends on the router in front of it 
     No closed form, and none calibrated: every function here refuses them with :class:`RoutingNotAnalytic`, which
     points to the simulator (``rackcost simulate --routing ...``).
 
-Each router is an object of :mod:`rackcost.model.routers`, which names the queue solved for it (:data:`rackcost.model.routers.POOLED`
-or :data:`rackcost.model.routers.SPLIT`); the functions here ask it, so a
+Each router is an object of :mod:`rackcost.model.routers`, which names the queue solved for it
+(:data:`rackcost.model.routers.POOLED` or :data:`rackcost.model.routers.SPLIT`); the functions here ask it, so a
 registered router is solved as the queue it names.
 
 Every function takes the routing as its first argument (a plain string) and is vectorised like
