@@ -165,7 +165,7 @@ def latency_cliff(
             scenario.fleet.max_utilization_fraction,
             load=load,
             slo=slo,
-            routing=scenario.fleet.routing.value,
+            routing=scenario.fleet.routing,
             arrival_variability=v,
             wait_stretch=stretch,
             more_constraints=o.chosen.more_constraints,

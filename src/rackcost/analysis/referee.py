@@ -30,12 +30,12 @@ from rackcost.errors import check_argument, check_count
 from rackcost.evaluation.servable import served_for
 from rackcost.model import queueing
 from rackcost.model.operating_point import queueing_budget_s
+from rackcost.model.routers import router_of
 from rackcost.model.sim_classes import LengthLaw
 from rackcost.model.sim_trace import DEFAULT_TRACE_LENGTHS, check_trace_lengths, shape_requests
 from rackcost.model.sim_work import BYTES_PER_SIMULATED_REQUEST, MEMORY_SHARE, SimulationTooLarge
 from rackcost.model.simulation import (
     DEFAULT_OUTPUT_TOKENS_CV_FRACTION,
-    ROUTINGS,
     check_arrival_scv,
     fixed_model,
     replica_model,
@@ -214,7 +214,7 @@ def simulate(
     seed
         Seed; the same seed gives the same rows.
     routing
-        Router (:data:`rackcost.model.simulation.ROUTINGS`); default the scenario's ``fleet.routing``, else
+        Router (a name registered in :mod:`rackcost.model.routers`); default the scenario's ``fleet.routing``, else
         ``least_outstanding``.
     replications
         Independent replications for the 95% intervals (batches, with a trace) [-], at least 2.
@@ -278,8 +278,7 @@ def simulate(
         check_argument(fn, "arrival_scv", arrival_scv, (int, float), "a number (1 is Poisson)")
         check_arrival_scv(arrival_scv)
     route = routing or getattr(scenario.fleet, "routing", None) or DEFAULT_ROUTING
-    if route not in ROUTINGS:
-        raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {route!r}")
+    route = router_of(route).name  # a ValueError naming the registered routers for an unknown one
     if service not in SERVICE_MODELS:
         raise ValueError(f"service must be one of {', '.join(SERVICE_MODELS)}; got {service!r}")
     if trace_lengths is not None:
@@ -614,8 +613,7 @@ def capacity_check(
     from rackcost.evaluation.chain import evaluate_systems
 
     route = routing or getattr(scenario.fleet, "routing", None) or DEFAULT_ROUTING
-    if route not in ROUTINGS:
-        raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {route!r}")
+    route = router_of(route).name  # a ValueError naming the registered routers for an unknown one
     if not 0.0 < bracket_fraction < 1.0:
         raise ValueError(f"bracket_fraction must lie in (0, 1), got {bracket_fraction}")
     if arrival_scv is not None:

@@ -40,7 +40,7 @@ def point_arrivals(
     if o.chosen.arrival_scv is not None:
         own = float(o.chosen.arrival_scv[j])
     drawn = float(np.clip(own, *ARRIVAL_SCV_RANGE)) if arrival_scv is None else float(arrival_scv)
-    return Arrivals(drawn, own, admission, swing, scenario.fleet.routing.value)
+    return Arrivals(drawn, own, admission, swing, scenario.fleet.routing)
 
 
 def capacity_scvs(scenario: Any, arrival_scv: float | None) -> tuple[float, float]:

@@ -128,7 +128,7 @@ def replay_windows(
     budget_s = float(queueing_budget_s(row["ttft_ms"], row["tpot_ms"], osl, slo.ttft_limit_ms, slo.e2e_limit_ms))
     cap_rps = float(
         routes.capacity_at_slo(
-            scenario.fleet.routing.value,
+            scenario.fleet.routing,
             replicas,
             concurrency,
             float(np.asarray(outcome.point.service_s).reshape(-1)[0]),
@@ -156,7 +156,7 @@ def replay_windows(
             rng,
             replicas,
             model,
-            scenario.fleet.routing.value,
+            scenario.fleet.routing,
             budget_s,
             arrival_s=admitted,
             cv_fraction=cv,

@@ -132,7 +132,7 @@ def _aggregated_row(scenario: Scenario, o: SystemOutcome, site_kw: float, miss: 
         capacity = min(  # request classes of other attainment targets: the capacity meets every one
             float(
                 routing.capacity_at_slo(
-                    fleet.routing.value, serving, o.chosen.concurrency, o.fleet.service_s[0, 0], budget, m
+                    fleet.routing, serving, o.chosen.concurrency, o.fleet.service_s[0, 0], budget, m
                 )
             )
             for budget, m in ((o.budget_s, miss), *o.chosen.more_constraints)
@@ -189,7 +189,7 @@ def _pooled_row(scenario: Scenario, o: SystemOutcome, site_kw: float) -> dict[st
         _, point, pool_fleet = parts[role]
         miss = pool_slo(slo, pools, role).miss_target_fraction
         service_s = float(pool_fleet.service_s[0, 0])
-        routed = scenario.fleet.routing.value
+        routed = scenario.fleet.routing
         return lambda n: routing.capacity_at_slo(routed, n, point.concurrency, service_s, point.budget_s, miss)
 
     fleet_block = scenario.fleet

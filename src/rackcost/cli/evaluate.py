@@ -36,7 +36,7 @@ from rackcost.display import PER_1K_ACCEPTED, PER_1K_REQUESTS, count, num, pct, 
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import FLEET_SUMMARY, column
 from rackcost.evaluation.compare import headline_sentences
-from rackcost.model.strategies import Routing
+from rackcost.model.routers import router_of
 from rackcost.scenario.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_scenarios, load_scenario
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ def _emit(
         if lead is not None:
             out.print(f"[bold]{escape(lead)}[/bold]", highlight=False)
         out.print(
-            f"Routing [bold]{result.routing}[/bold] (fleet.routing): {Routing(result.routing).words}",
+            f"Routing [bold]{result.routing}[/bold] (fleet.routing): {router_of(result.routing).words}",
             highlight=False,
         )
         _print_unserved(out, result)

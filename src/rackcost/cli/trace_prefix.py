@@ -135,7 +135,7 @@ def scenario_fleets(scenario: Scenario) -> list[PrefixFleet]:
         out.append(
             PrefixFleet(
                 system=system.name,
-                routing=scenario.fleet.routing,
+                routing=Routing(scenario.fleet.routing),  # the prefix-cache replay knows the built-in routers
                 replicas=max(int(replicas), 1),
                 slots_per_replica=max(int(slots), 1),
                 service_s=float(service),

@@ -151,7 +151,7 @@ def uncertainty(
         out = table_console(dest)
         print_unserved(out, result.unserved)
         out.print(
-            f"{samples:,} samples, seed {seed}, routing {sc.fleet.routing.value}; uncertain inputs: "
+            f"{samples:,} samples, seed {seed}, routing {sc.fleet.routing}; uncertain inputs: "
             f"{escape(', '.join(sorted(sc.distributions)))}",
             highlight=False,
         )
@@ -260,7 +260,7 @@ def tornado(
         if "advantage_low" in r:
             cells.append(f"{ratio(r['advantage_low'])}\n{ratio(r['advantage_high'])}")
         table.append(cells)
-    title = f"Tornado: blended {PER_1K_ACCEPTED} with each input at P5 / P95 (routing {sc.fleet.routing.value})"
+    title = f"Tornado: blended {PER_1K_ACCEPTED} with each input at P5 / P95 (routing {sc.fleet.routing})"
     print_records(out, title, fields, table)
     emit_table(out, dest)
 
@@ -309,7 +309,7 @@ def breakeven(
         print_unserved(out, unserved)
         words = input_label(input_path, [s.name for s in sc.systems], [d.name for d in sc.demand])
         message = result.message.replace(result.input, f"{words} ({result.input})", 1)
-        out.print(f"{escape(message)} (routing {sc.fleet.routing.value})", highlight=False)
+        out.print(f"{escape(message)} (routing {sc.fleet.routing})", highlight=False)
         emit_table(out, dest)
 
 

@@ -259,7 +259,7 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[Api
             "usd_per_million_accepted_total_tokens": m.usd_per_million_accepted_total_tokens[0],
             "output_tokens_per_kwh": m.output_tokens_per_kwh[0],
             "provenance": np.full(n, system.provenance.provenance_class.value, dtype=object),
-            "routing": np.full(n, scenario.fleet.routing.value, dtype=object),
+            "routing": np.full(n, scenario.fleet.routing, dtype=object),
         }
         rows += _rows(in_order(cols, POINT_NAMES))
     return rows
@@ -294,7 +294,7 @@ def system_rows(
             "queueing_budget_ms": o.budget_s * MS_PER_S,
             "busy_power_w_per_accelerator": o.busy_w,
             "sizing_demand_point": sizing_demand_point,
-            "routing": scenario.fleet.routing.value,
+            "routing": scenario.fleet.routing,
             "slo_replicas": o.slo_replicas,
             "serving_replicas": o.serving_replicas,
             "provisioned_replicas": o.provisioned_replicas,
@@ -675,5 +675,5 @@ def result_tables(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[
         scenario_name=scenario.name,
         records=records,
         warnings=warnings,
-        routing=scenario.fleet.routing.value,
+        routing=scenario.fleet.routing,
     )

@@ -343,7 +343,7 @@ def serve_at_capacity(
     if not exponential:
         # at the point's own load the heavy-traffic stretch gives way to the M/G/s interpolation
         # (rackcost.model.burstiness.point_wait_stretch); the capacity searches keep the heavy-traffic one
-        servers = slots_active if routes.check_routing(str(routing)).one_queue else concurrency
+        servers = routes.analytic_queue(str(routing)).servers(active, concurrency)
         stretch = point_wait_stretch(stretch, v, admitted * point_service_s / slots_active, servers)
         point_budget_s = point_budget_s / stretch
     mix = None if slo is None or load is None else slo.classes
@@ -464,10 +464,9 @@ def _occupancy_queue(
 ) -> tuple[NDArray[np.float64], Any, NDArray[np.float64]]:
     """The queue the routing makes of the fleet for the start occupancy: its slots, the replicas that share it and
     its offered load [slots, -, erlangs]."""
-    if routes.check_routing(str(routing)).one_queue:
-        pool, per_pool, load_erlangs = active * slots, active, rate_rps * service_s
-    else:
-        pool, per_pool, load_erlangs = slots, np.ones_like(active), rate_rps / active * service_s
+    queue = routes.analytic_queue(str(routing))
+    pool, per_pool = queue.servers(active, slots), queue.replicas_per_queue(active)
+    load_erlangs = queue.rate(rate_rps, active) * service_s
     pool, load_erlangs = broadcast_few(np.asarray(pool, dtype=float), np.asarray(load_erlangs, dtype=float))
     return pool, per_pool, load_erlangs
 
@@ -484,12 +483,12 @@ def _waiting(
     """The share of requests that wait, ``C'``, and the decay rate of their wait (before the service's stretch)
     under the routing (:func:`rackcost.model.occupancy.waiting_share`, from the occupancy queue's Erlang C
     ``delay``) [fraction, 1/s]."""
-    kind = routes.check_routing(str(routing))
-    per_pool = active if kind.one_queue else np.ones_like(active)
-    rate = admitted_rps if kind.one_queue else admitted_rps / active
-    return waiting_share(
-        delay, kind.one_queue, kind.central_queue, per_pool, concurrency, rate, full_service_s, variability
-    )
+    router = routes.check_routing(str(routing))
+    queue = routes.analytic_queue(router)
+    per_pool, rate = queue.replicas_per_queue(active), queue.rate(admitted_rps, active)
+    # the router's occupancy law: a request that waits waits for its own replica, or for the first slot of its queue
+    own_replica = router.waits_on_own_replica
+    return waiting_share(delay, True, not own_replica, per_pool, concurrency, rate, full_service_s, variability)
 
 
 def _reported_wait_p99_ms(

@@ -24,7 +24,7 @@ from rackcost.model.classes import ClassMix
 from rackcost.model.memory import KvMemory
 from rackcost.model.performance import Curve
 from rackcost.model.power import PEAK_TO_MEAN_POWER
-from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy, Payment, Routing, SubHourSizing
+from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy, Payment, SubHourSizing
 
 __all__ = ["CostInputs", "FleetPolicy", "PoolInputs", "SampledInputs", "SloInputs", "SystemInputs"]
 
@@ -111,7 +111,7 @@ class FleetPolicy:
     fixed_replicas: int | None
     spare_replicas: int
     sizing_index: int | None
-    routing: Routing = DEFAULT_ROUTING
+    routing: str = DEFAULT_ROUTING
     hours_per_day: tuple[float, ...] = ()
     arrival_scv: tuple[float, ...] = ()
     service_scv: float = 1.0

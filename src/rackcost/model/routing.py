@@ -19,6 +19,10 @@ What the fleet can serve within a wait SLO depends on the router in front of it 
     No closed form, and none calibrated: every function here refuses them with :class:`RoutingNotAnalytic`, which
     points to the simulator (``rackcost simulate --routing ...``).
 
+Each router is an object of :mod:`rackcost.model.routers`, which names the queue solved for it
+(:data:`rackcost.model.routers.POOLED` or :data:`rackcost.model.routers.SPLIT`); the functions here ask it, so a
+registered router is solved as the queue it names.
+
 Every function takes the routing as its first argument (a plain string) and is vectorised like
 :mod:`rackcost.model.queueing`: the numeric arguments broadcast against each other (a leading sample axis, shape
 ``(n, 1)`` against ``(n, points)``, works), replica counts are int64.
@@ -37,12 +41,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from rackcost.model import queueing
 from rackcost.model.erlang import ArrayLike, FloatArray, IntArray
-from rackcost.model.strategies import Routing
+from rackcost.model.routers import AnalyticQueue, Router, router_names, router_of
 
 __all__ = [
     "RoutingNotAnalytic",
+    "analytic_queue",
     "capacity_at_slo",
     "check_routing",
     "replicas_needed",
@@ -65,28 +69,22 @@ class RoutingNotAnalytic(ValueError):
         super().__init__(
             f"routing {routing!r} has no analytic form in the model (no closed-form queue exists for it, and the "
             f"pooled M/M/k would be optimistic); run `rackcost simulate --routing {routing}` to evaluate it, or "
-            f"choose one of {', '.join(sorted(r.value for r in Routing if r.analytic))}"
+            f"choose one of {', '.join(sorted(router_names(analytic=True)))}"
         )
 
 
-_ROUTINGS = tuple(Routing)
-_ANALYTIC: dict[str, Routing] = {r.value: r for r in Routing if r.analytic}
-"""The routings with an analytic form by name (a member is found too: it is equal to its name and hashes as it);
-:func:`check_routing` looks here first, as it is asked about a dozen times an evaluation."""
-
-
-def check_routing(routing: str) -> Routing:
+def check_routing(routing: str | Router) -> Router:
     """Check that a routing is known and has an analytic form.
 
     Parameters
     ----------
-    routing : str or Routing
-        A :class:`~rackcost.model.strategies.Routing` or its name.
+    routing : str or Router
+        A registered router (:mod:`rackcost.model.routers`) or its name.
 
     Returns
     -------
-    Routing
-        The routing.
+    Router
+        The router.
 
     Raises
     ------
@@ -97,8 +95,8 @@ def check_routing(routing: str) -> Routing:
 
     Examples
     --------
-    >>> check_routing("least_outstanding") is Routing.least_outstanding
-    True
+    >>> check_routing("least_outstanding").name
+    'least_outstanding'
     >>> check_routing("round_robin")
     Traceback (most recent call last):
     ...
@@ -106,15 +104,26 @@ def check_routing(routing: str) -> Routing:
 queue exists for it, and the pooled M/M/k would be optimistic); run `rackcost simulate --routing round_robin` to \
 evaluate it, or choose one of least_outstanding, pooled, random
     """
-    known_analytic = _ANALYTIC.get(routing) if isinstance(routing, str) else None
-    if known_analytic is not None:  # the usual case: a routing of the model, as a member or by name
-        return known_analytic
-    if routing not in _ROUTINGS:
-        raise ValueError(f"routing must be one of {', '.join(Routing)}, got {routing!r}")
-    known = Routing(routing)
-    if not known.analytic:
-        raise RoutingNotAnalytic(known.value)
-    return known
+    router = router_of(routing)
+    if router.queue is None:
+        raise RoutingNotAnalytic(router.name)
+    return router
+
+
+def analytic_queue(routing: str | Router) -> AnalyticQueue:
+    """The queue the model solves under a routing (:attr:`rackcost.model.routers.Router.queue`); refuses a routing
+    without one as :func:`check_routing` does.
+
+    Examples
+    --------
+    Least outstanding is solved as one queue over the fleet's slots, random as one queue per replica:
+
+    >>> analytic_queue("least_outstanding").pooled, analytic_queue("random").pooled
+    (True, False)
+    """
+    queue = check_routing(routing).queue
+    assert queue is not None  # check_routing refuses a router without one
+    return queue
 
 
 def _replica_counts(replicas: ArrayLike) -> IntArray:
@@ -147,7 +156,7 @@ def replicas_needed(
     Parameters
     ----------
     routing : str
-        One of a routing with an analytic form (:attr:`~rackcost.model.strategies.Routing.analytic`).
+        A router with an analytic form (:attr:`rackcost.model.routers.Router.queue`), or its name.
     arrival_rps : array_like
         Arrival rate lambda at the whole fleet, >= 0 [requests/s].
     service_s : array_like
@@ -187,26 +196,8 @@ def replicas_needed(
     >>> int(replicas_needed("pooled", 1.0, 1.0, 1, 0.0, 0.3)), int(replicas_needed("random", 1.0, 1.0, 1, 0.0, 0.3))
     (3, 4)
     """
-    if check_routing(routing).one_queue:
-        return queueing.replicas_needed(arrival_rps, service_s, slots_per_replica, budget_s, max_exceedance_fraction)
-    lam = np.asarray(arrival_rps, dtype=np.float64)
-    if np.any(~(lam >= 0)) or np.any(~np.isfinite(lam)):
-        raise ValueError(f"arrival_rps must be finite and >= 0, got min {np.min(lam)!r}")
-    # one replica's capacity at SLO depends on neither lambda nor N: computed once per (S, c, t, eps)
-    per_replica_rps = queueing.capacity_at_slo(slots_per_replica, service_s, budget_s, max_exceedance_fraction)
-    if np.any(~(per_replica_rps > 0)):  # pragma: no cover - a positive rate always meets an SLO with eps > 0
-        raise ValueError("one replica meets the SLO at no positive rate")
-    n = np.maximum(np.ceil(lam / per_replica_rps), 1.0).astype(np.int64)
-    # per_replica_rps sits a relative 1e-9 inside the exact root, so where lambda / (N - 1) falls in that sliver
-    # N - 1 replicas meet the SLO too: checked directly, so that N is the smallest count, as in queueing
-    fewer = np.maximum(n - 1, 1)
-    rate_fewer = lam / fewer
-    c, s, t, eps = np.broadcast_arrays(
-        *(np.asarray(x, dtype=np.float64) for x in (slots_per_replica, service_s, budget_s, max_exceedance_fraction))
-    )
-    stable = rate_fewer * s < c
-    ok = (n > 1) & stable & (queueing.wait_exceedance(t, c, np.where(stable, rate_fewer, 0.0), s) <= eps)
-    return np.asarray(np.where(ok, fewer, n), dtype=np.int64)
+    queue = analytic_queue(routing)
+    return queue.replicas_needed(arrival_rps, service_s, slots_per_replica, budget_s, max_exceedance_fraction)
 
 
 def capacity_at_slo(
@@ -227,7 +218,7 @@ def capacity_at_slo(
     Parameters
     ----------
     routing : str
-        One of a routing with an analytic form (:attr:`~rackcost.model.strategies.Routing.analytic`).
+        A router with an analytic form (:attr:`rackcost.model.routers.Router.queue`), or its name.
     replicas : array_like of int
         Serving replicas N, >= 1 [replicas].
     slots_per_replica : array_like
@@ -265,14 +256,10 @@ def capacity_at_slo(
     >>> round(float(capacity_at_slo("pooled", 2, 1, 1.0, 0.0, 0.5)), 6)
     1.280776
     """
-    one_queue = check_routing(routing).one_queue
+    queue = analytic_queue(routing)
     n = _replica_counts(replicas)
     c = np.asarray(slots_per_replica, dtype=np.float64)
-    if one_queue:
-        return queueing.capacity_at_slo(n * c, service_s, budget_s, max_exceedance_fraction, feasible_rps)
-    per_replica_hint = None if feasible_rps is None else np.asarray(feasible_rps, dtype=np.float64) / n
-    per_replica_rps = queueing.capacity_at_slo(c, service_s, budget_s, max_exceedance_fraction, per_replica_hint)
-    return np.asarray(n * per_replica_rps, dtype=np.float64)
+    return queue.capacity_at_slo(n, c, service_s, budget_s, max_exceedance_fraction, feasible_rps)
 
 
 def wait_tail(
@@ -293,7 +280,7 @@ def wait_tail(
     Parameters
     ----------
     routing : str
-        One of a routing with an analytic form (:attr:`~rackcost.model.strategies.Routing.analytic`).
+        A router with an analytic form (:attr:`rackcost.model.routers.Router.queue`), or its name.
     t_s : array_like
         Wait budget t, >= 0 [s].
     q_fraction : float
@@ -334,13 +321,10 @@ def wait_tail(
     >>> round(float(exceedance), 12), round(float(p99), 9)
     (0.045111761079, 3.506557897)
     """
-    one_queue = check_routing(routing).one_queue
+    queue = analytic_queue(routing)
     n = _replica_counts(replicas)
     c = np.asarray(slots_per_replica, dtype=np.float64)
-    if one_queue:
-        return queueing.wait_tail(t_s, q_fraction, n * c, arrival_rps, service_s)
-    lam = np.asarray(arrival_rps, dtype=np.float64)
-    return queueing.wait_tail(t_s, q_fraction, c, lam / n, service_s)
+    return queue.wait_tail(t_s, q_fraction, n, c, arrival_rps, service_s)
 
 
 def wait_tails(
@@ -365,10 +349,7 @@ def wait_tails(
     >>> round(float(at_0), 12), round(float(at_2), 12)
     (0.333333333333, 0.045111761079)
     """
-    one_queue = check_routing(routing).one_queue
+    queue = analytic_queue(routing)
     n = _replica_counts(replicas)
     c = np.asarray(slots_per_replica, dtype=np.float64)
-    if one_queue:
-        return queueing.wait_tails(t_s, q_fraction, n * c, arrival_rps, service_s)
-    lam = np.asarray(arrival_rps, dtype=np.float64)
-    return queueing.wait_tails(t_s, q_fraction, c, lam / n, service_s)
+    return queue.wait_tail(t_s, q_fraction, n, c, arrival_rps, service_s, several=True)

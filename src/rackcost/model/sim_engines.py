@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.model.performance import Curve, interpolate_curve
+from rackcost.model.routers import EngineView, router_of
 from rackcost.model.strategies import DEFAULT_ROUTING, Routing
 from rackcost.units import MS_PER_S
 
@@ -44,7 +45,8 @@ __all__ = [
 Array = NDArray[np.float64]
 
 ROUTINGS = tuple(Routing)
-"""Routers: ``pooled`` one central FIFO queue over every slot (a free slot anywhere takes the next request; among
+"""The built-in routers (:mod:`rackcost.model.routers` holds each one, and any router registered there runs too):
+``pooled`` one central FIFO queue over every slot (a free slot anywhere takes the next request; among
 replicas with a free slot the least occupied); ``least_outstanding`` join the replica with the fewest requests in
 service plus queued; ``power_of_two`` two replicas drawn at random, the one with fewer outstanding;
 ``round_robin`` replicas in turn; ``random`` a replica drawn uniformly. All but ``pooled`` queue per replica, FIFO."""
@@ -163,8 +165,7 @@ def check_fleet(replicas: int, routing: str) -> None:
     """A fleet of at least one replica under a known router, else ValueError."""
     if replicas < 1:
         raise ValueError(f"replicas must be at least 1, got {replicas}")
-    if routing not in ROUTINGS:
-        raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}; got {routing!r}")
+    router_of(routing)  # a ValueError naming the routers for an unknown one
 
 
 def initial_in_service(replicas: int, slots: int, initial_busy_fraction: float) -> int:
@@ -211,15 +212,16 @@ def fifo_recursion(
     arrivals = arrival_s.tolist()
     start = [0.0] * len(arrivals)
     busy0 = np.zeros((replicas, 0)) if initial_work is None else initial_work * service
-    if Routing(routing).central_queue:
+    router = router_of(routing)
+    if router.central_queue:
         groups = [(range(len(arrivals)), busy0.ravel().tolist(), replicas * model.slots)]
-    elif Routing(routing).state_blind:
+    elif router.state_blind:
         assert route is not None
         order = np.argsort(route, kind="stable")
         bounds = np.searchsorted(route[order], np.arange(replicas + 1))
         groups = [(order[bounds[r] : bounds[r + 1]].tolist(), busy0[r].tolist(), model.slots) for r in range(replicas)]
     else:
-        raise ValueError(f"the FIFO recursion serves pooled, random and round_robin routing, not {routing!r}")
+        raise ValueError(f"the FIFO recursion serves a central queue or a state-blind router, not {routing!r}")
     replace = heapq.heapreplace
     for members, busy, slots in groups:
         free = sorted(busy) + [0.0] * (slots - len(busy))
@@ -358,19 +360,21 @@ def event_engine(
     for r in range(replicas):
         if n_in[r]:
             push(events, (tags[r][0][0] * svc[n_in[r]], r, 0))
-    pooled = Routing(routing).central_queue
+    router = router_of(routing)
+    pooled = router.central_queue
     central: deque[int] = deque()
     queues: list[deque[int]] = [deque() for _ in range(replicas)]
-    # pooled: buckets by occupancy (least-occupied free replica); least_outstanding: by in service + queued
-    buckets = _MinBuckets(list(n_in)) if routing in (Routing.pooled, Routing.least_outstanding) else None
+    # a central queue: buckets by occupancy (least-occupied free replica); else, where the router asks, by in service
+    # plus queued
+    buckets = _MinBuckets(list(n_in)) if pooled or router.keeps_load_buckets else None
     outstanding = list(n_in)
-    # the pre-drawn replicas: random and round_robin read first, power_of_two both; the others neither
+    # the pre-drawn replicas (Router.draw_route), read by the router's picker
     first: list[int] = []
     second: list[int] = []
     if choices is not None:
         first = choices[0].tolist()
-        if routing == Routing.power_of_two:
-            second = choices[1].tolist()
+        second = first if choices[1] is choices[0] else choices[1].tolist()
+    pick = router.picker(EngineView(slots, n_in, outstanding, buckets, first, second))
     kv_need = [] if kv is None else np.minimum(kv.bytes_per_request, kv.free_bytes).tolist()
     kv_free = math.inf if kv is None else kv.free_bytes
     kv_used = [0.0 if kv is None else m0 * kv.initial_bytes_per_request] * replicas
@@ -451,8 +455,8 @@ def event_engine(
             break
         t = next_arrival
         if pooled:
-            assert buckets is not None  # pooled routing keeps buckets (above)
-            r = buckets.least()
+            assert buckets is not None  # a central queue keeps buckets (above)
+            r = pick(i)
             if kv is not None and not central and not room(i, r):  # the least occupied has no room: any with room
                 r = next((q for q in range(replicas) if room(i, q)), r)
             if buckets.count[r] < slots and (kv is None or (not central and room(i, r))):
@@ -464,14 +468,7 @@ def event_engine(
             else:
                 dropped[i] = True
         else:
-            if routing == Routing.least_outstanding:
-                assert buckets is not None  # least_outstanding routing keeps buckets (above)
-                r = buckets.least()
-            elif routing == Routing.power_of_two:
-                a, b = first[i], second[i]
-                r = a if outstanding[a] <= outstanding[b] else b
-            else:
-                r = first[i]
+            r = pick(i)
             if n_in[r] < slots if kv is None else (not queues[r] and room(i, r)):
                 outstanding[r] += 1
                 if buckets is not None:

@@ -32,6 +32,7 @@ from scipy.optimize import brentq
 from scipy.sparse.linalg import spsolve
 from scipy.special import gammainc
 
+from rackcost.model.routers import router_of
 from rackcost.model.sim_engines import ReplicaModel
 
 __all__ = [
@@ -279,7 +280,8 @@ def steady_start(
     model, replicas
         The replica and how many serve.
     routing
-        ``random`` or ``round_robin``.
+        A router with a steady law (:attr:`rackcost.model.routers.Router.steady_law`): ``random`` (each replica's
+        birth-death law) or ``round_robin`` (the E_N/M/c law given its phase).
     arrival_rps
         Poisson rate into the fleet [requests/s].
 
@@ -291,13 +293,14 @@ def steady_start(
         steady state (the replica overloaded).
     """
     each = arrival_rps / replicas
-    if routing == "random":
+    law_kind = router_of(routing).steady_law
+    if law_kind == "birth_death":
         law = _cached("bd", model, each, 1)
         if law is None:
             return None
         return _draw(rng, np.cumsum(law), replicas), 0, False
-    if routing != "round_robin":
-        raise ValueError(f"a steady start is drawn for random and round_robin routing, not {routing!r}")
+    if law_kind != "erlang_phase":
+        raise ValueError(f"a steady start is drawn for state-blind routers (random, round_robin), not {routing!r}")
     phases, merged = replicas, False
     sigma = _erlang_tail_ratio(model, each, phases)
     tail = _tail_levels(sigma)

@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 
 from rackcost import limits
+from rackcost.model.routers import router_of
 from rackcost.model.sim_engines import ReplicaModel, initial_in_service, steady_occupancy
 from rackcost.model.sim_steady import birth_death_law
-from rackcost.model.strategies import Routing
 
 __all__ = [
     "BYTES_PER_REPLICA",
@@ -118,7 +118,7 @@ def start_requests(
     """
     model, replicas = stage.model, stage.replicas
     each = stage.arrival_rps / replicas
-    if initial_busy_fraction is None and queue_cap is None and routing in (Routing.random, Routing.round_robin):
+    if initial_busy_fraction is None and queue_cap is None and router_of(routing).steady_law is not None:
         law = birth_death_law(model, each)
         if law is not None:
             return replicas * float(np.arange(law.size) @ law)

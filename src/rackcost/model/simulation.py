@@ -61,6 +61,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import stdtrit
 
+from rackcost.model.routers import router_of
 from rackcost.model.sim_arrivals import (
     ARRIVAL_SCV_RANGE,
     SwingArrivals,
@@ -86,7 +87,6 @@ from rackcost.model.sim_rare import SEGMENT_RELAXATION_TIMES, miss_units
 from rackcost.model.sim_steady import relaxation_time_s, steady_start
 from rackcost.model.sim_summary import Summary, summarise, with_rare_bound
 from rackcost.model.sim_work import check_fleet_work
-from rackcost.model.strategies import Routing
 
 __all__ = [
     "ARRIVAL_SCV_RANGE",
@@ -142,8 +142,6 @@ ESTIMATES = (
     "accepted_output_tokens_per_s",
 )
 """What :func:`run_statistics` estimates, one number each per replication."""
-ROUTINGS_PER_REPLICA = (Routing.random, Routing.round_robin)
-"""Routers under which each replica is its own queue, fed by its share of the arrivals."""
 
 
 @dataclass(frozen=True)
@@ -275,6 +273,7 @@ def run_fleet_once(
     """
     del budget_s
     check_fleet(replicas, routing)
+    router = router_of(routing)
     scv = check_arrival_scv(arrival_scv)
     if rate_swing is not None and scv != 1.0:
         raise ValueError(
@@ -312,7 +311,7 @@ def run_fleet_once(
             work = tokens / tokens.mean()
     n = arrivals.size
     steady = None
-    if initial_busy_fraction is None and queue_cap is None and routing in (Routing.random, Routing.round_robin):
+    if initial_busy_fraction is None and queue_cap is None and router.steady_law is not None:
         if arrival_s is None:
             assert arrival_rps is not None  # generated arrivals (above)
             steady = steady_start(rng, model, replicas, routing, arrival_rps)
@@ -339,10 +338,9 @@ def run_fleet_once(
         arrivals = np.concatenate([np.full(backlog, 0.0 if arrival_s is None else float(arrivals[0])), arrivals])
         work = np.concatenate([held, work])
         initial = np.zeros((replicas, 0))
-        if routing == Routing.random:
-            first = np.concatenate([owner, rng.integers(replicas, size=n)])
-        else:
-            first = np.concatenate([owner, (offset + np.arange(n)) % replicas])
+        route = router.draw_route(rng, n, replicas, offset)
+        assert route is not None and route[1] is None  # a steady start is drawn for state-blind routers
+        first = np.concatenate([owner, route[0]])
         n += backlog
     else:
         if initial_busy_fraction is None:
@@ -351,18 +349,8 @@ def run_fleet_once(
             initial_busy_fraction = steady_occupancy(model, rate / replicas) / model.slots
         m0 = initial_in_service(replicas, model.slots, initial_busy_fraction)
         initial = residual_work(rng, replicas * m0, cv_fraction).reshape(replicas, m0)
-        if routing == Routing.random:
-            first = rng.integers(replicas, size=n)
-        elif routing == Routing.round_robin:
-            first = np.arange(n) % replicas
-        elif routing == Routing.power_of_two:
-            first = rng.integers(replicas, size=n)
-            second = (first + 1 + rng.integers(max(replicas - 1, 1), size=n)) % replicas if replicas > 1 else first
-    recursion_fits = (
-        model.load_independent
-        and (Routing(routing).central_queue or Routing(routing).state_blind)
-        and queue_cap is None
-    )
+        first, second = router.draw_route(rng, n, replicas) or (None, None)
+    recursion_fits = model.load_independent and (router.central_queue or router.state_blind) and queue_cap is None
     if kv is not None:
         recursion_fits = False
         if backlog:  # the requests of the steady start hold the mean request's cache
@@ -407,7 +395,7 @@ def run_fleet_once(
             replica=None if first is None or second is not None else first[cut],
             start_occupancy=None if occupancy is None else occupancy[cut],
         )
-    blind = first is not None and second is None and Routing(routing).state_blind
+    blind = first is not None and second is None and router.state_blind
     return Run(
         arrivals,
         start,
@@ -498,8 +486,8 @@ def queue_relaxation_s(
     100.0
     """
     service = float(model.service_s[model.slots])
-    if routing in (Routing.random, Routing.round_robin):
-        scv = 1.0 + (arrival_scv - 1.0) / replicas if routing == Routing.random else arrival_scv / replicas
+    scv = router_of(routing).replica_stream_scv(arrival_scv, replicas)
+    if scv is not None:
         return relaxation_time_s(model.slots, service, arrival_rps / replicas, scv, cv_fraction**2)
     return relaxation_time_s(replicas * model.slots, service, arrival_rps, arrival_scv, cv_fraction**2)
 
@@ -519,7 +507,7 @@ def warmup_requests(requests: int, start: str, relaxation_s: float, arrival_rps:
     3000
     """
     base = int(math.ceil(WARMUP_FRACTION * requests))
-    if start in ("steady", "given") or routing not in (Routing.random, Routing.round_robin):
+    if start in ("steady", "given") or not router_of(routing).state_blind:
         return base
     need = WARMUP_RELAXATION_TIMES * relaxation_s * arrival_rps
     cap = int(MAX_WARMUP_FRACTION * requests)
@@ -634,7 +622,7 @@ def replicate(
     lo = int(math.ceil(WARMUP_FRACTION * per_rep))
     measured_s = 0.0
     # the replicas are independent units of their own only under random routing of Poisson arrivals
-    by_replica = replicas if routing == Routing.random and scv == 1.0 else 1
+    by_replica = replicas if router_of(routing).replicas_independent and scv == 1.0 else 1
     units, with_miss, crowding = 0, 0, 1.0
     for done, child in enumerate(children, start=1):
         run = run_fleet_once(
@@ -676,7 +664,7 @@ def _warnings(
         full_rps = replicas * model.slots / float(model.service_s[model.slots])
         out.append(
             f"arrivals at {arrival_rps:.4g} rps reach what the fleet completes with every slot busy "
-            f"({full_rps:.4g} rps{' over the replicas this router feeds' if routing in ROUTINGS_PER_REPLICA else ''}):"
+            f"({full_rps:.4g} rps{' over the replicas this router feeds' if router_of(routing).state_blind else ''}):"
             " the queue has no steady state and the figures depend on the run length"
         )
     elif start != "steady" and measured_s < relaxation_s:

@@ -2,15 +2,18 @@
 replicas (:class:`Routing`), how a system is paid for (:class:`Payment`), what idle replicas do
 (:class:`IdlePolicy`) and what a rate that moves within its hour is sized for (:class:`SubHourSizing`).
 
-Every module that must know what a strategy means asks its member (``routing.analytic``, ``payment.has_fleet``,
-``policy.parks``) instead of comparing names; the scenario schema uses the same enums as its field types. The
-members are :class:`enum.StrEnum`, so each equals its name as text (``Routing.pooled == "pooled"``) and is written
-as that text in every table and file.
+Every module that must know what a strategy means asks its member (``payment.has_fleet``, ``policy.parks``) or, for
+a router, its object (:func:`rackcost.model.routers.router_of`) instead of comparing names; the scenario schema uses
+the same enums as its field types (``fleet.routing`` takes any registered router's name). The members are
+:class:`enum.StrEnum`, so each equals its name as text (``Routing.pooled == "pooled"``) and is written as that text
+in every table and file.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+
+from rackcost.model.routers import POOLED, SPLIT, Router, router_of
 
 __all__ = ["DEFAULT_ROUTING", "IdlePolicy", "Payment", "Routing", "SubHourSizing"]
 
@@ -18,10 +21,9 @@ __all__ = ["DEFAULT_ROUTING", "IdlePolicy", "Payment", "Routing", "SubHourSizing
 class Routing(StrEnum):
     """How the load balancer spreads requests over a fleet's replicas, and so which queue the model solves."""
 
-    # pooled and least_outstanding are solved as one M/M/k over every slot (one_queue; a discrete-event simulation
-    # puts least-outstanding within about 2% of pooled on capacity at SLO), random as N independent M/M/c queues at
-    # lambda / N (independent_queues, exact); power_of_two and round_robin have no analytic form: only the simulator
-    # evaluates them. (A comment, not the docstring: the docstring is the JSON Schema's description.)
+    # The names of the built-in routers (rackcost.model.routers holds each one's object: its analytic queue, its
+    # occupancy law and its simulator dispatch; the properties below read it). A scenario may name any registered
+    # router. (A comment, not the docstring: the docstring is the JSON Schema's description.)
 
     pooled = "pooled"
     least_outstanding = "least_outstanding"
@@ -30,44 +32,39 @@ class Routing(StrEnum):
     random = "random"
 
     @property
+    def router(self) -> Router:
+        """The router's object (:func:`rackcost.model.routers.router_of`)."""
+        return router_of(self.value)
+
+    @property
     def words(self) -> str:
         """What the router does and how the model treats it, in words (for output headers)."""
-        return _ROUTING_WORDS[self]
+        return self.router.words
 
     @property
     def one_queue(self) -> bool:
         """Solved as one M/M/k queue over every slot of the fleet."""
-        return self in (Routing.pooled, Routing.least_outstanding)
+        return self.router.queue is POOLED
 
     @property
     def independent_queues(self) -> bool:
         """Solved as independent M/M/c queues, one per replica, each at ``lambda / N``."""
-        return self is Routing.random
+        return self.router.queue is SPLIT
 
     @property
     def analytic(self) -> bool:
         """The model has a closed form for it (else only the simulator evaluates it)."""
-        return self.one_queue or self.independent_queues
+        return self.router.analytic
 
     @property
     def central_queue(self) -> bool:
         """In the simulator: one FIFO queue in front of every slot (else each replica queues its own requests)."""
-        return self is Routing.pooled
+        return self.router.central_queue
 
     @property
     def state_blind(self) -> bool:
         """In the simulator: the replica is chosen without looking at the replicas' state."""
-        return self in (Routing.random, Routing.round_robin)
-
-
-_ROUTING_WORDS = {
-    Routing.pooled: "one central queue over every slot of the fleet (M/M/k)",
-    Routing.least_outstanding: "each request to the replica with the fewest outstanding requests, modelled as one "
-    "M/M/k over every slot",
-    Routing.power_of_two: "each request to the less loaded of two replicas drawn at random (simulation only)",
-    Routing.round_robin: "requests to the replicas in turn (simulation only)",
-    Routing.random: "each request to a replica drawn at random: independent M/M/c queues at lambda / N (exact)",
-}
+        return self.router.state_blind
 
 
 DEFAULT_ROUTING = Routing.least_outstanding

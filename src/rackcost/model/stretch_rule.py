@@ -34,6 +34,7 @@ from rackcost.model import queueing
 from rackcost.model import routing as routes
 from rackcost.model.burstiness import point_wait_stretch
 from rackcost.model.erlang import broadcast_few
+from rackcost.model.routers import AnalyticQueue
 
 __all__ = ["capacity_at_slo", "meets_slo", "replicas_needed", "stretch_at_load"]
 
@@ -72,12 +73,12 @@ def stretch_at_load(
     >>> round(float(stretch_at_load("pooled", 0.5248, 1.0, 20.0, 3.0, 4, 16.0)), 4)
     0.5574
     """
-    one_queue = routes.check_routing(str(routing)).one_queue
-    return _stretch_at_load(one_queue, stretch, variability, arrival_rps, service_s, replicas, slots_per_replica)
+    queue = routes.analytic_queue(str(routing))
+    return _stretch_at_load(queue, stretch, variability, arrival_rps, service_s, replicas, slots_per_replica)
 
 
 def _stretch_at_load(
-    one_queue: bool,
+    queue: AnalyticQueue,
     stretch: ArrayLike,
     variability: ArrayLike,
     arrival_rps: ArrayLike,
@@ -90,7 +91,7 @@ def _stretch_at_load(
     n = np.asarray(replicas, dtype=float)
     c = np.asarray(slots_per_replica, dtype=float)
     utilization = np.asarray(arrival_rps, dtype=float) * np.asarray(service_s, dtype=float) / (n * c)
-    servers = n * c * v if one_queue else c * v
+    servers = queue.servers(n, c) * v
     return point_wait_stretch(stretch, v, utilization, servers)
 
 
@@ -107,13 +108,13 @@ def meets_slo(
 ) -> NDArray[np.bool_]:
     """Whether ``N`` replicas keep ``P(W > budget / stretch at the load) <= max_exceedance`` at ``lambda``: the
     acceptance rule of :func:`rackcost.model.demand.serve_at_capacity` at one rate (an unstable queue does not)."""
-    one_queue = routes.check_routing(str(routing)).one_queue
+    queue = routes.analytic_queue(str(routing))
     args = (replicas, arrival_rps, service_s, slots_per_replica, budget_s, stretch, variability)
-    return _meets(one_queue, *args, max_exceedance_fraction, checked=True)
+    return _meets(queue, *args, max_exceedance_fraction, checked=True)
 
 
 def _meets(
-    one_queue: bool,
+    queue: AnalyticQueue,
     replicas: ArrayLike,
     arrival_rps: ArrayLike,
     service_s: ArrayLike,
@@ -135,9 +136,9 @@ def _meets(
     stable = (n >= 1) & (lam * s < n * c)
     n_safe = np.maximum(n, 1)
     lam_safe = np.where(stable, lam, 0.0)
-    point = _stretch_at_load(one_queue, stretch, variability, lam_safe, s, n_safe, c)
+    point = _stretch_at_load(queue, stretch, variability, lam_safe, s, n_safe, c)
     t = np.asarray(budget_s, dtype=float) / point
-    k, lam_q = (n_safe * c, lam_safe) if one_queue else (c, lam_safe / n_safe)
+    k, lam_q = queue.servers(n_safe, c), queue.rate(lam_safe, n_safe)
     if checked or not ((t >= 0.0) & np.isfinite(t)).all():  # (a wrong budget: the checks' own ValueError)
         p = queueing.wait_exceedance(t, k, lam_q, s)
     else:
@@ -186,13 +187,13 @@ def replicas_needed(
     floor = np.asarray(at_least, dtype=np.int64)
     if not bool(np.any(st < 1.0)):  # Kingman's is the point's: more replicas only shorten the wait
         return kingman if bool(np.all(floor <= 1)) else np.maximum(kingman, floor)
-    one_queue = routes.check_routing(str(routing)).one_queue
+    queue = routes.analytic_queue(str(routing))
     args = (arrival_rps, service_s, slots_per_replica, budget_s, max_exceedance_fraction, st, variability)
     lam, s, c, b, m, st_b, v = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in args))
     first = np.broadcast_to(np.maximum(kingman, floor), lam.shape).astype(np.int64)
     # Kingman's count (a lower bound: the point stretch is never below Kingman's) and the next, in one evaluation
     # (the routing's search checked every argument but the stretches: _meets checks the budget at the load)
-    both = _meets(one_queue, np.stack([first, first + 1]), lam, s, c, b, st_b, v, m)
+    both = _meets(queue, np.stack([first, first + 1]), lam, s, c, b, st_b, v, m)
     ok, next_ok = both[0], both[1]
     if (ok | next_ok).all():
         return np.where(ok, first, first + 1)
@@ -206,7 +207,7 @@ def replicas_needed(
         if not open_.any():
             break
         mid = lo + (hi - lo) // 2
-        fine = _meets(one_queue, np.where(open_, mid, hi), lam, s, c, b, st_b, v, m)
+        fine = _meets(queue, np.where(open_, mid, hi), lam, s, c, b, st_b, v, m)
         hi = np.where(open_ & fine, mid, hi)
         lo = np.where(open_ & ~fine, mid, lo)
     return np.asarray(hi, dtype=np.int64)
@@ -254,13 +255,13 @@ def capacity_at_slo(
     )
     if not bool(np.any(st < 1.0)):
         return kingman
-    one_queue = routes.check_routing(str(routing)).one_queue
+    queue = routes.analytic_queue(str(routing))
     args = (replicas, slots_per_replica, service_s, budget_s, max_exceedance_fraction, st, variability, kingman)
     n, c, s, b, m, st_b, v, hi = np.broadcast_arrays(*(np.asarray(a) for a in args))
     n = n.astype(np.int64)
     c, s, b, m, st_b, v = (np.asarray(a, dtype=float) for a in (c, s, b, m, st_b, v))
     hi = np.array(hi, dtype=float)
-    root = _newton_on_the_rule(one_queue, n, c, s, b, m, st_b, v, hi)
+    root = _newton_on_the_rule(queue, n, c, s, b, m, st_b, v, hi)
     # the rule itself judges Kingman's capacity (kept, bit for bit, where it meets the rule), the rates either side
     # of the root, and the sizing demand where it is below Kingman's, in one evaluation
     below = root * (1.0 - _STRADDLE)
@@ -270,7 +271,7 @@ def capacity_at_slo(
         rates.append(np.where(hint < hi, hint, below))
     at = np.stack(rates)
     # (the routing's search checked every argument but the stretches: _meets checks the budget at the load)
-    fine = _meets(one_queue, n, at, s, c, b, st_b, v, m)
+    fine = _meets(queue, n, at, s, c, b, st_b, v, m)
     ok = fine[0]
     if ok.all():
         return hi
@@ -287,14 +288,14 @@ def capacity_at_slo(
         if not open_.any():
             break
         mid = 0.5 * (lo + hi)
-        fine_mid = _meets(one_queue, n, np.where(open_, mid, lo), s, c, b, st_b, v, m)
+        fine_mid = _meets(queue, n, np.where(open_, mid, lo), s, c, b, st_b, v, m)
         lo = np.where(open_ & fine_mid, mid, lo)
         hi = np.where(open_ & ~fine_mid, mid, hi)
     return np.asarray(lo, dtype=float)
 
 
 def _newton_on_the_rule(
-    one_queue: bool,
+    queue: AnalyticQueue,
     n: NDArray[np.int64],
     c: NDArray[np.float64],
     s: NDArray[np.float64],
@@ -328,11 +329,11 @@ def _newton_on_the_rule(
     itself (:func:`_meets`).
     """
     nf = np.maximum(n, 1).astype(float)
-    k = nf * c if one_queue else c  # servers of the Erlang queue
-    q = 1.0 if one_queue else 1.0 / nf  # its rate per unit of the fleet's
+    k = queue.servers(nf, c)  # servers of the Erlang queue
+    q = queue.rate(1.0, nf)  # its rate per unit of the fleet's
     k_rate = k / s
     rho_per_rps = s / (nf * c)
-    servers = np.maximum(nf * c * variability if one_queue else c * variability, 1.0)
+    servers = np.maximum(queue.servers(nf, c) * variability, 1.0)
     half_k = 0.25 * (servers - 1.0) * (np.sqrt(4.0 + 5.0 * servers) - 2.0) / (8.0 * servers)  # K / 2
     ca = 2.0 * variability - 1.0
     cs = stretch * (ca + 1.0) - ca

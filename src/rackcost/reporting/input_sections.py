@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rackcost import display
+from rackcost.model.routers import router_of
 from rackcost.reporting.blocks import (
     NOT_APPLICABLE,
     Block,
@@ -80,7 +81,7 @@ def scenario_section(scenario: Scenario) -> Section:
                 f"PUE {display.num(f.pue)}; electricity {display.money(f.electricity_usd_per_kwh)} per kWh.",
                 f"Racks provisioned up to {display.num(f.rack_power_limit_kw)} kW each (rated power); {site} of "
                 "provisioned IT power.",
-                f"Replicas {fleet.idle_policy.words}; routing {fleet.routing.value}: {fleet.routing.words}.",
+                f"Replicas {fleet.idle_policy.words}; routing {fleet.routing}: {router_of(fleet.routing).words}.",
                 f"Replica availability {display.pct(fleet.replica_availability_fraction)}, "
                 f"{display.count(fleet.spare_replicas)} spare replicas, slot utilisation at most "
                 f"{display.pct(fleet.max_utilization_fraction)} at the sizing demand.",

@@ -99,7 +99,7 @@ def feasibility_problems(
     slo = slo_inputs(scenario)
     out: list[tuple[YamlPath, str, str]] = []
     try:
-        check_routing(scenario.fleet.routing.value)
+        check_routing(scenario.fleet.routing)
     except RoutingNotAnalytic as exc:
         out.append((("fleet", "routing"), "fleet.routing", str(exc)))
     for i, inp in zip(scenario.hardware_indices, _inputs(scenario, inputs), strict=True):

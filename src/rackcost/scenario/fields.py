@@ -14,6 +14,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from rackcost.model.routers import router_names
 from rackcost.scenario.distributions import NOT_BOOL
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "RackOverheadW",
     "ReserveFraction",
     "RopeDim",
+    "RouterName",
     "Rps",
     "ScenarioBlock",
     "ShapeCount",
@@ -176,6 +178,20 @@ def _printable(value: str) -> str:
 
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_printable)]
 Source = Annotated[str | None, Field(default=None, description="Where the figures of this block come from.")]
+
+
+def _registered_router(value: str) -> str:
+    """A router's name known to the registry (:mod:`rackcost.model.routers`), else a message naming them."""
+    names = router_names()
+    if value not in names:
+        raise ValueError(f"must be one of {', '.join(names)}, got {value!r}")
+    return str(value)
+
+
+RouterName = Annotated[str, AfterValidator(_registered_router)]
+"""The name of a registered router: the built-in ones (:class:`rackcost.model.strategies.Routing`) or any added by
+:func:`rackcost.model.routers.register`, checked when the scenario is read (so a registered router works in a YAML
+file as the built-in ones do)."""
 
 
 def raise_problems(problems: list[tuple[str, str]]) -> None:

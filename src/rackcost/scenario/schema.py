@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, Val
 from pydantic_core import ErrorDetails, InitErrorDetails
 
 from rackcost.errors import plain_message
+from rackcost.model.routers import router_names
 from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy, Routing, SubHourSizing
 from rackcost.scenario.class_blocks import ClassSlo, Lengths, RequestClass, class_problems, token_moments
 from rackcost.scenario.demand_blocks import ArrivalDispersion, DemandPoint, RateSwing
@@ -34,6 +35,7 @@ from rackcost.scenario.fields import (
     PositiveFraction,
     Pue,
     RackKw,
+    RouterName,
     ScenarioBlock,
     SiteKw,
     Source,
@@ -248,14 +250,15 @@ class Fleet(ScenarioBlock):
         "an overloaded window builds outlasts it); hour_average: the hour's accepted share meets the target, the "
         "busier windows' overload shed by admission control.",
     )
-    routing: Routing = Field(
+    routing: RouterName = Field(
         default=DEFAULT_ROUTING,
-        description="How requests reach replicas. pooled: one central queue, any free slot takes the next request "
-        "(one M/M/k over all slots); least_outstanding: each request to the replica with the fewest in flight "
-        "(modelled as pooled, within about 2% of a simulation on capacity at SLO from 32 slots); random: each "
-        "request to a replica drawn at random (N independent M/M/c queues at lambda/N: exact, pessimistic); "
-        "power_of_two (the less loaded of two random replicas) and round_robin (replicas in turn): no analytic "
-        "form, evaluated only by rackcost simulate.",
+        description="How requests reach replicas: the name of a registered router (rackcost.model.routers). pooled: "
+        "one central queue, any free slot takes the next request (one M/M/k over all slots); least_outstanding "
+        "(default): each request to the replica with the fewest in flight (modelled as pooled, within about 2% of a "
+        "simulation on capacity at SLO from 32 slots); random: each request to a replica drawn at random (N "
+        "independent M/M/c queues at lambda/N: exact, pessimistic); power_of_two (the less loaded of two random "
+        "replicas) and round_robin (replicas in turn): no analytic form, evaluated only by rackcost simulate.",
+        json_schema_extra=lambda schema: schema.update(enum=list(router_names())),
     )
     spare_replicas: SpareCount = Field(default=0, description="Replicas added for redundancy; 0 to 1e6.")
     # the fleet is divided by these two: a share near zero would size an endless fleet

@@ -143,11 +143,11 @@ def scenario_rows(
     return rows
 
 
-def _row(r: dict[str, Any], router: Routing, own: Routing, budget: SimulationBudget) -> dict[str, Any]:
+def _row(r: dict[str, Any], router: Routing, own: str, budget: SimulationBudget) -> dict[str, Any]:
     analytic = router.analytic
     accepted = r["analytic_accepted_fraction"] if analytic else None
     ttft = r["analytic_ttft_p99_ms"] if analytic else None
-    notes = [] if analytic else [f"simulation only (no analytic form); the fleet as sized under {own.value}"]
+    notes = [] if analytic else [f"simulation only (no analytic form); the fleet as sized under {own}"]
     if r["note"]:
         notes.append(r["note"])
     if r.get("warnings"):
