@@ -501,19 +501,7 @@ def plan_scenario(scenario: Scenario) -> PlanResult:
     budget = Budget(block.time_limit_s)
     # the single sources first, each within its share of half the budget; the mix gets all that is left
     alone = [f.source.name for f in figures if not milp.single_source_shortfalls(first, f.source.name)]
-    candidates: dict[str, tuple[milp.PlanSolution, int, Realised]] = {}
-    unsolved: list[str] = []
-    for k, name in enumerate(alone):
-        try:
-            sol, n = _solve(figures, blocks, discount, gap, budget.share(2 * (len(alone) - k)), only=name)
-        except milp.PlanInfeasible:
-            continue
-        except milp.PlanUnsolved:
-            unsolved.append(name)
-            continue
-        done = realise(scenario, figures, sol, rates, where, peak)
-        if _feasible(done, rates):
-            candidates[name] = (sol, n, done)
+    candidates, unsolved = _single_sources(scenario, figures, alone, (blocks, where, rates), discount, budget)
     mix: tuple[milp.PlanSolution, int, Realised] | None = None
     try:
         sol, n = _solve(figures, blocks, discount, gap, budget.left_s())
@@ -565,6 +553,35 @@ def plan_scenario(scenario: Scenario) -> PlanResult:
         from_single_source=from_single,
         unsolved_sources=tuple(unsolved),
     )
+
+
+def _single_sources(
+    scenario: Scenario,
+    figures: list[Any],
+    alone: list[str],
+    demand: tuple[Any, Any, Array],
+    discount: Array,
+    budget: Budget,
+) -> tuple[dict[str, tuple[milp.PlanSolution, int, Realised]], list[str]]:
+    """Each source that could carry the demand alone, planned alone within its share of half the budget and realised
+    hour by hour: those that carry every hour, and the names of those the solver ran out of time on."""
+    blocks, where, rates = demand
+    gap = scenario.plan.mip_rel_gap_fraction if scenario.plan is not None else 0.0
+    peak = float(rates.max())
+    candidates: dict[str, tuple[milp.PlanSolution, int, Realised]] = {}
+    unsolved: list[str] = []
+    for k, name in enumerate(alone):
+        try:
+            sol, n = _solve(figures, blocks, discount, gap, budget.share(2 * (len(alone) - k)), only=name)
+        except milp.PlanInfeasible:
+            continue
+        except milp.PlanUnsolved:
+            unsolved.append(name)
+            continue
+        done = realise(scenario, figures, sol, rates, where, peak)
+        if _feasible(done, rates):
+            candidates[name] = (sol, n, done)
+    return candidates, unsolved
 
 
 def _feasible(r: Realised, rates: Array) -> bool:

@@ -107,6 +107,10 @@ def fleet_it_power_w(
     replicas are packed into as few nodes as they fill (a node is on when any of its accelerators is powered), the
     fleet's other nodes are parked; a node's host draws its full power or its parked power, never a fraction.
 
+    Why this long: one formula of thirteen inputs, each an array the Monte Carlo samples (replica counts,
+    packaging, powers), named so that a doctest reads as the arithmetic; :func:`fleet_it_power_at` takes all but the
+    accelerators' power once and serves any load.
+
     Parameters
     ----------
     active_replicas, idle_replicas, parked_replicas
