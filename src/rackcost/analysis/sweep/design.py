@@ -447,66 +447,84 @@ def _resolve(
     source: str,
 ) -> AxisValues:
     """One axis's values and edits, checked against the base scenario."""
-    where = f"axes[{index}]"
     if axis.kind == "systems":
-        subsets = [(name,) for name in names] if axis.each else [tuple(s) for s in axis.subsets or []]
-        for k, subset in enumerate(subsets):
-            unknown = [s for s in subset if s not in names]
-            if unknown:
-                raise ScenarioError(
-                    [
-                        Problem(
-                            f"{where}.subsets[{k}]", f"no system named {unknown[0]!r} (systems: {list(names)})", source
-                        )
-                    ]
-                )
-        labels = np.array([" + ".join(s) for s in subsets], dtype=object)
-        return AxisValues(axis.axis, "systems", labels, subsets=tuple(subsets))
+        return _systems_axis(axis, index, names, source)
     if axis.kind == "variants":
-        edits = []
-        for k, variant in enumerate(axis.variants or []):
-            change = dict(variant.edits)
-            if variant.tier is not None:
-                change.update(_tier_edits(variant.tier, base, f"{where}.variants[{k}].tier", source))
-            for path in change:
-                loc = parse_path(path)
-                if lookup(data, loc[:-1]) is MISSING and not _creatable(data, loc):
-                    raise ScenarioError(
-                        [
-                            Problem(
-                                f"{where}.variants[{k}].set",
-                                f"the base scenario has no {format_path(loc[:-1])!r} to set {loc[-1]!r} in",
-                                source,
-                            )
-                        ]
-                    )
-            edits.append(change)
-        labels = np.array([v.label for v in axis.variants or []], dtype=object)
-        axis_values = AxisValues(axis.axis, "variants", labels, edits=tuple(edits))
-        for k, change in enumerate(edits):  # each variant must make a valid scenario on its own
-            trial = copy.deepcopy(data)
-            for path, new in change.items():
-                _apply(trial, path, new)
-            try:
-                made = _validated(_prune_figures(trial), source)
-            except ScenarioError as exc:
-                raise _axis_error(source, index, f"variant {labels[k]!r} does not make a valid scenario", exc) from None
-            made_names = [s.name for s in made.systems]
-            if set(made_names) != set(names):  # a row is named by its system: the names are the table's key
-                gone = [n for n in names if n not in made_names]
-                new_names = [n for n in made_names if n not in names]
+        return _variants_axis(axis, index, base, data, names, source)
+    return _numeric_axis(axis, index, data, lhs, source)
+
+
+def _systems_axis(axis: Axis, index: int, names: tuple[str, ...], source: str) -> AxisValues:
+    """A systems axis: each system alone, or the subsets given, every name one of the base scenario's."""
+    where = f"axes[{index}]"
+    subsets = [(name,) for name in names] if axis.each else [tuple(s) for s in axis.subsets or []]
+    for k, subset in enumerate(subsets):
+        unknown = [s for s in subset if s not in names]
+        if unknown:
+            raise ScenarioError(
+                [Problem(f"{where}.subsets[{k}]", f"no system named {unknown[0]!r} (systems: {list(names)})", source)]
+            )
+    labels = np.array([" + ".join(s) for s in subsets], dtype=object)
+    return AxisValues(axis.axis, "systems", labels, subsets=tuple(subsets))
+
+
+def _variants_axis(
+    axis: Axis, index: int, base: Scenario, data: dict[str, Any], names: tuple[str, ...], source: str
+) -> AxisValues:
+    """A variants axis: each variant's edits (a price tier's among them), each making a valid scenario with the
+    same systems."""
+    where = f"axes[{index}]"
+    edits = []
+    for k, variant in enumerate(axis.variants or []):
+        change = dict(variant.edits)
+        if variant.tier is not None:
+            change.update(_tier_edits(variant.tier, base, f"{where}.variants[{k}].tier", source))
+        for path in change:
+            loc = parse_path(path)
+            if lookup(data, loc[:-1]) is MISSING and not _creatable(data, loc):
                 raise ScenarioError(
                     [
                         Problem(
                             f"{where}.variants[{k}].set",
-                            f"variant {labels[k]!r} changes the systems' names (removes {gone}, adds {new_names}): "
-                            "a sweep's rows are named by system, so a variant may change a system's inputs but not "
-                            "its name nor which systems there are (use a systems axis to leave systems out)",
+                            f"the base scenario has no {format_path(loc[:-1])!r} to set {loc[-1]!r} in",
                             source,
                         )
                     ]
                 )
-        return axis_values
+        edits.append(change)
+    labels = np.array([v.label for v in axis.variants or []], dtype=object)
+    axis_values = AxisValues(axis.axis, "variants", labels, edits=tuple(edits))
+    for k, change in enumerate(edits):  # each variant must make a valid scenario on its own
+        trial = copy.deepcopy(data)
+        for path, new in change.items():
+            _apply(trial, path, new)
+        try:
+            made = _validated(_prune_figures(trial), source)
+        except ScenarioError as exc:
+            raise _axis_error(source, index, f"variant {labels[k]!r} does not make a valid scenario", exc) from None
+        made_names = [s.name for s in made.systems]
+        if set(made_names) != set(names):  # a row is named by its system: the names are the table's key
+            gone = [n for n in names if n not in made_names]
+            new_names = [n for n in made_names if n not in names]
+            raise ScenarioError(
+                [
+                    Problem(
+                        f"{where}.variants[{k}].set",
+                        f"variant {labels[k]!r} changes the systems' names (removes {gone}, adds {new_names}): "
+                        "a sweep's rows are named by system, so a variant may change a system's inputs but not "
+                        "its name nor which systems there are (use a systems axis to leave systems out)",
+                        source,
+                    )
+                ]
+            )
+    return axis_values
+
+
+def _numeric_axis(
+    axis: Axis, index: int, data: dict[str, Any], lhs: dict[int, NDArray[np.float64]], source: str
+) -> AxisValues:
+    """A numeric axis (or the demand's scale): its values, the input it moves, and its ends within the field's range."""
+    where = f"axes[{index}]"
     values = _numeric_values(axis, lhs, index)
     if axis.axis == DEMAND_SCALE:
         if np.any(values <= 0):
