@@ -21,6 +21,7 @@ their names in :class:`rackcost.model.strategies.Routing`, whose properties read
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol
@@ -49,7 +50,7 @@ __all__ = [
 ]
 
 
-class AnalyticQueue:
+class AnalyticQueue(ABC):
     """The queue the model solves for a fleet of ``N`` replicas of ``c`` slots fed at ``lambda`` (vectorised like
     :mod:`rackcost.model.queueing`: the arguments broadcast; replica counts are int64 and at least 1)."""
 
@@ -59,24 +60,29 @@ class AnalyticQueue:
     # servers, rate and replicas_per_queue take and give numbers or arrays alike (typed Any: numpy's operators on
     # ArrayLike do not type-check), broadcasting as numpy does
 
+    @abstractmethod
     def servers(self, replicas: Any, slots_per_replica: Any) -> Any:
         """Slots of the queue [slots]."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def rate(self, arrival_rps: Any, replicas: Any) -> Any:
         """Arrival rate into the queue [requests/s]."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def replicas_per_queue(self, replicas: IntArray) -> IntArray:
         """Replicas that share the queue [-]."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def replicas_needed(
         self, arrival_rps: ArrayLike, service_s: ArrayLike, slots: ArrayLike, budget_s: ArrayLike, eps: ArrayLike
     ) -> IntArray:
         """:func:`rackcost.model.routing.replicas_needed` for this queue."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def capacity_at_slo(
         self,
         replicas: IntArray,
@@ -87,7 +93,7 @@ class AnalyticQueue:
         feasible_rps: ArrayLike | None,
     ) -> FloatArray:
         """:func:`rackcost.model.routing.capacity_at_slo` for this queue."""
-        raise NotImplementedError
+        ...
 
     def wait_tail(
         self,
