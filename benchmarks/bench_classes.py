@@ -14,8 +14,8 @@ Pairs: ``tests/data/three_classes.yaml`` (two small systems), the bundled DeepSe
 scenario (InferenceX curves of hundreds of points, the KV-cache limit) serving a chat / reasoning / agentic mix, and
 ``three_classes.yaml``'s systems serving one class of lognormal inputs (mean 1,000 tokens, cv 3; 500 output tokens):
 a service SCV below 1, so sizing and the capacity at SLO search the rule acceptance reads
-(:mod:`rackcost.model.stretch_rule`), where the plain one class of the same mean shape (exponential service) takes
-the routing's search alone; its ratio is the cost of that search and of one spread class's p99.
+(:mod:`rackcost.model.queues.stretch_rule`), where the plain one class of the same mean shape (exponential service)
+takes the routing's search alone; its ratio is the cost of that search and of one spread class's p99.
 
 Measured with this script on the shared 2-core development machine: see docs/model.md, "Request classes", for the
 figures. The last (``--rounds 7``, a quiet machine, issue 23's last speed pass): 1.71x +- 0.10 (three_classes.yaml,

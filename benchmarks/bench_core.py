@@ -28,7 +28,7 @@ import numpy as np
 import yaml
 
 import rackcost
-from rackcost.model import queueing
+from rackcost.model.queues import queueing
 from timing import median_s
 
 
@@ -92,7 +92,7 @@ def main() -> None:
 
 def fragility_cost() -> None:
     from rackcost.evaluation import chain
-    from rackcost.model.burstiness import FRAGILITY_SCVS
+    from rackcost.model.queues.burstiness import FRAGILITY_SCVS
 
     print("5. steps 1-8 with the SCV 2 / 4 check / without it (plan + run_samples, medians of 9 x 20, interleaved)")
     for path in rackcost.bundled_scenarios():

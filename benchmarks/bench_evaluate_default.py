@@ -35,8 +35,8 @@ import rackcost
 from rackcost.evaluation.chain import choose_points, evaluate_apis, evaluate_systems, run_samples
 from rackcost.evaluation.results import result_tables
 from rackcost.evaluation.servable import servable
-from rackcost.model.burstiness import FRAGILITY_SCVS
-from rackcost.model.erlang import erlang_c
+from rackcost.model.queues.burstiness import FRAGILITY_SCVS
+from rackcost.model.queues.erlang import erlang_c
 from rackcost.scenario.unpack import one_evaluation
 
 

@@ -25,7 +25,7 @@ import yaml
 import rackcost
 from rackcost.evaluation.chain import choose_points
 from rackcost.evaluation.horizon import evaluate_hours, sizing_scenario
-from rackcost.model import queueing
+from rackcost.model.queues import queueing
 
 HOURS = 3 * 8760
 ROUNDS, CALLS = 9, 3

@@ -30,8 +30,7 @@ import time
 
 import numpy as np
 
-from rackcost.model.finance import capital_recovery_factor
-from rackcost.model.plan import (
+from rackcost.model.buying.plan import (
     DemandBlocks,
     PlanProblem,
     PlanSource,
@@ -39,6 +38,7 @@ from rackcost.model.plan import (
     demand_blocks,
     solve_plan,
 )
+from rackcost.model.costs.finance import capital_recovery_factor
 
 QUARTERS = 12
 HOURS_PER_QUARTER = 2190

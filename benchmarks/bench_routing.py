@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rackcost.model import queueing, routing
+from rackcost.model.queues import queueing, routing
 from timing import median_s
 
 REPEATS = 30

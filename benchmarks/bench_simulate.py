@@ -25,8 +25,9 @@ import numpy as np
 
 import rackcost
 from rackcost.evaluation.chain import evaluate_systems
-from rackcost.model import queueing, sim_steady
-from rackcost.model import simulation as sim
+from rackcost.model.queues import queueing
+from rackcost.model.sim import sim_steady
+from rackcost.model.sim import simulation as sim
 from timing import median_s
 
 SLOTS = 4096

@@ -45,7 +45,7 @@ from rackcost.analysis.sweep.cluster import close_cluster, start_local_cluster
 from rackcost.analysis.sweep.design import group_scenario, structural_groups
 from rackcost.analysis.sweep.run import WORKER_ENVIRONMENT, resolve, run_sweep
 from rackcost.evaluation.chain import choose_points, run_samples
-from rackcost.model import queueing
+from rackcost.model.queues import queueing
 
 
 def spec(configurations: int) -> dict:

@@ -46,7 +46,7 @@ import yaml
 import rackcost
 from rackcost.analysis import montecarlo
 from rackcost.evaluation.chain import choose_points, run_samples
-from rackcost.model import queueing
+from rackcost.model.queues import queueing
 from timing import median_s
 
 SAMPLES = 100_000

@@ -15,7 +15,7 @@ forced to 1, 2 and 4 replicas (``fleet.replicas``), three p99 TTFTs:
 
 - ``before``: the TTFT at the mean occupancy plus the p99 queueing wait (the model before item 3);
 - ``after``: the 99th percentile of TTFT at the occupancy a request starts at plus its wait
-  (:mod:`rackcost.model.occupancy`), what ``ttft_p99_ms`` now reports;
+  (:mod:`rackcost.model.queues.occupancy`), what ``ttft_p99_ms`` now reports;
 - ``simulated``: ``rackcost.simulate`` at the scenario's router (default ``least_outstanding``) and load-dependent
   service, with its 95% half-width over the replications.
 

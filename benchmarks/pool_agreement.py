@@ -26,7 +26,7 @@ import numpy as np
 
 import rackcost
 from rackcost.analysis import referee_pools
-from rackcost.model.sim_classes import LengthLaw
+from rackcost.model.sim.sim_classes import LengthLaw
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "data" / "disaggregated_agreement.yaml"

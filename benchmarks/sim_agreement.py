@@ -8,16 +8,16 @@ the peak demand point, ``rackcost.simulate`` with its defaults (200,000 requests
 ``random`` and ``round_robin`` routing, beside the exact accepted share of offered requests:
 
 - ``random``: each replica an independent queue fed Poisson(lambda / N). With ``--service fixed`` it is the M/M/c
-  queue, its tail from ``rackcost.model.queueing.wait_exceedance`` (Erlang C; the issue's 0.196 / 0.213 / 0.224).
+  queue, its tail from ``rackcost.model.queues.queueing.wait_exceedance`` (Erlang C; the issue's 0.196 / 0.213 / 0.224).
   With the default load-dependent service it is the birth-death chain with completion rate ``min(n, c) / S(n)``
-  (``rackcost.model.sim_steady.birth_death_law``; exact for exponential work, which every bundled workload has).
+  (``rackcost.model.sim.sim_steady.birth_death_law``; exact for exponential work, which every bundled workload has).
 - ``round_robin``: each replica an E_N/M/c queue (every N-th arrival of a Poisson stream), solved exactly as a
-  Markov chain on (requests, arrival phase) (``rackcost.model.sim_steady.erlang_phase_law``).
+  Markov chain on (requests, arrival phase) (``rackcost.model.sim.sim_steady.erlang_phase_law``).
 
 Both scaled by the admitted share (admission control sheds the rest before the queue). "covered" is whether the
 exact value lies within the simulated value's reported 95% interval: "yes" for a Student t interval over the
 replications, "bound" where SLO misses are so rare that fewer than 5 independent units of the runs hold one and the
-interval is the conservative rare-miss bound (``rackcost.model.sim_rare.rare_miss_bound``: Clopper-Pearson over
+interval is the conservative rare-miss bound (``rackcost.model.sim.sim_rare.rare_miss_bound``: Clopper-Pearson over
 independent replica states or stretches of the run, the rule of three when none holds a miss); "warned" where it is
 not covered and the row carries a warning saying why. With 5 replications about 1 row in 20 misses by chance alone.
 """
@@ -29,9 +29,9 @@ import time
 
 import rackcost
 from rackcost.evaluation.chain import evaluate_systems
-from rackcost.model import queueing
-from rackcost.model import sim_steady as steady
-from rackcost.model.simulation import fixed_model, replica_model
+from rackcost.model.queues import queueing
+from rackcost.model.sim import sim_steady as steady
+from rackcost.model.sim.simulation import fixed_model, replica_model
 from rackcost.units import MS_PER_S
 
 

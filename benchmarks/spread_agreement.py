@@ -11,7 +11,7 @@ capacity is right when the simulated miss share is within the SLO's target below
 The simulator draws each request's work from a gamma of that cv, so both sides agree on what the spread is.
 
 Measured with the defaults (400,000 requests, 5 replications): 24 of 24 fleets (cv 0.5, 2 and 3) in
-bracket with the wait stretch of :func:`rackcost.model.burstiness.wait_stretch`; dividing the slots by the full
+bracket with the wait stretch of :func:`rackcost.model.queues.burstiness.wait_stretch`; dividing the slots by the full
 ``(1 + cv^2) / 2`` instead, as for bursty arrivals, put 6 of the 20 fleets tried then out (5-10% conservative at
 cv 2 on Gaudi).
 """

@@ -11,9 +11,9 @@ counts). Strategies:
   limits, initial units, terms, lead times, start-ups, preemptions) and a week of hourly rates that is flat at the
   floor, spiky or random, with growth that may end demand (``per_year_table: [g, -1]``), few blocks a quarter.
 
-Contracts: a program either is refused before the solver (:class:`~rackcost.model.plan.PlanInfeasible`, when
-:func:`~rackcost.model.plan.coverage_shortfalls` finds a block no mix covers) or has a plan that
-:func:`~rackcost.model.plan.check_plan` finds feasible in every block with its costs its costs, finite, and never
+Contracts: a program either is refused before the solver (:class:`~rackcost.model.buying.plan.PlanInfeasible`, when
+:func:`~rackcost.model.buying.plan.coverage_shortfalls` finds a block no mix covers) or has a plan that
+:func:`~rackcost.model.buying.plan.check_plan` finds feasible in every block with its costs its costs, finite, and never
 dearer than any source that covers the demand alone. A scenario either is refused with a ScenarioError naming its
 file, or plans with every hour's demand carried, every number finite or null in its JSON, and a cost never above
 its best single source's.
@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 import rackcost
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.planning import plan_scenario
-from rackcost.model.plan import (
+from rackcost.model.buying.plan import (
     COVER_RTOL,
     DemandBlocks,
     PlanInfeasible,

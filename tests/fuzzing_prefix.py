@@ -1,5 +1,5 @@
 """The prefix-cache fuzzer: hypothesis strategies for small request sequences with prefix blocks, brute-force
-references written here independently of :mod:`rackcost.model.prefix_cache`, and the contract it keeps.
+references written here independently of :mod:`rackcost.model.workload.prefix_cache`, and the contract it keeps.
 
 Used by ``tests/test_fuzz_prefix.py`` (a small budget in CI), ``tests/test_prefix_cache.py`` (the references on the
 real trace) and ``benchmarks/fuzz_prefix.py`` (a large budget, with counts).
@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from rackcost.model import prefix_cache as pc
+from rackcost.model.workload import prefix_cache as pc
 
 ROUTERS = ["random", "round_robin", "least_outstanding", "power_of_two", "pooled"]
 """Every router of :class:`rackcost.model.strategies.Routing`."""

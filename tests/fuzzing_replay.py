@@ -11,14 +11,14 @@ second, and fleets up to 1e5 times the fixtures' demand (whose warm starts pass 
 Contract (:func:`check_replay`):
 
 - the replay returns rows whose every number is finite (or None), or refuses with
-  :class:`rackcost.model.sim_work.SimulationTooLarge` carrying its estimate, or, for a trace too short for its
+  :class:`rackcost.model.sim.sim_work.SimulationTooLarge` carrying its estimate, or, for a trace too short for its
   batches once the warm-up is left out, with a one-line "too few requests to measure"; never another exception;
 - every row replays the trace's requests (``requests`` its size), says how (``trace_lengths``), and accepts a
   share in [0, 1] of what it was offered;
 - with classes, the trace's class shares add up to 1 (under ``own`` and ``relative``);
 - a disaggregated row accepts no more than either pool lets through;
 - ``relative`` does not see the scale of the lengths: the trace with every length times 4 replays the same rows,
-  figure for figure (:mod:`rackcost.model.sim_trace`: each length over the trace's mean).
+  figure for figure (:mod:`rackcost.model.sim.sim_trace`: each length over the trace's mean).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import yaml
 from hypothesis import strategies as st
 
 import rackcost
-from rackcost.model.sim_work import SimulationTooLarge
+from rackcost.model.sim.sim_work import SimulationTooLarge
 from reference import DATA, find_non_finite
 
 SCENARIOS = {

@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 import rackcost
 from rackcost import ScenarioError
 from rackcost.analysis.servegen_windows import ServeGenError, profile_of_windows, read_servegen_windows
-from rackcost.model import routing as routes
-from rackcost.model.rate_swing import RateShape, cycle_accepted_share, swing_replicas_needed
+from rackcost.model.queues import routing as routes
+from rackcost.model.queues.rate_swing import RateShape, cycle_accepted_share, swing_replicas_needed
 from reference import TWO_SYSTEMS, find_non_finite
 
 BASE = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))

@@ -23,9 +23,9 @@ Contracts:
   no ``nan`` or ``inf`` in a table) and a written trace the reader reads back, or exits 1 with one line that names
   the file; never a traceback.
 - :func:`rackcost.simulate` with the trace returns rows whose every number is finite (or None), or refuses with a
-  ValueError naming the file, or with :class:`rackcost.model.sim_work.SimulationTooLarge` carrying its estimate; and
+  ValueError naming the file, or with :class:`rackcost.model.sim.sim_work.SimulationTooLarge` carrying its estimate; and
   its work is bounded by that estimate: the traced peak memory of the run stays within the estimate's
-  (:attr:`rackcost.model.sim_work.Work.per_replication_bytes`) plus a fixed allowance (a simulation that allocated
+  (:attr:`rackcost.model.sim.sim_work.Work.per_replication_bytes`) plus a fixed allowance (a simulation that allocated
   beyond its estimate, as the 326 GiB of rare-miss units did, breaks it).
 """
 
@@ -48,8 +48,8 @@ import rackcost
 from fuzzing_inputs import traces
 from rackcost.analysis.trace_files import read_trace
 from rackcost.cli.entry import app
-from rackcost.model import sim_work
-from rackcost.model.sim_work import SimulationTooLarge, Work
+from rackcost.model.sim import sim_work
+from rackcost.model.sim.sim_work import SimulationTooLarge, Work
 from reference import TWO_SYSTEMS, find_non_finite
 
 GAP_SCALES_S = [1e-300, 1e-12, 1e-7, 1e-5, 1e-3, 1e-3, 0.1, 0.1, 1.0, 1.0, 1e3, 1e6, 1e12, 1e300]
@@ -66,7 +66,7 @@ MEMORY_ALLOWANCE_BYTES = 300_000_000
 """Traced peak memory a simulation may use beyond its estimate [bytes]: the scenario's evaluation, the steady-start
 laws (up to 5 million levels of 8 bytes, several arrays) and the interpreter's own."""
 ROUTERS = ["least_outstanding", "random", "round_robin", "pooled", "power_of_two"]
-"""The routers a fuzzed trace is simulated under (:data:`rackcost.model.simulation.ROUTINGS`)."""
+"""The routers a fuzzed trace is simulated under (:data:`rackcost.model.sim.simulation.ROUTINGS`)."""
 
 
 def scaled_traces() -> st.SearchStrategy[str]:

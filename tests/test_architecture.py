@@ -129,18 +129,18 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 def test_the_layer_rule_finds_an_upward_import() -> None:
     """The rule itself: a model module importing the scenario layer, or a leaf importing anything, is caught."""
     graph = {
-        "rackcost.model.queueing": {"rackcost.scenario.schema", "rackcost.units"},
+        "rackcost.model.queues.queueing": {"rackcost.scenario.schema", "rackcost.units"},
         "rackcost.units": {"rackcost.display"},
         "rackcost.display": set(),
-        "rackcost.scenario.schema": {"rackcost.model.queueing"},
+        "rackcost.scenario.schema": {"rackcost.model.queues.queueing"},
         "rackcost.cli.entry": {"rackcost.reporting.write"},
         "rackcost.reporting.write": set(),
     }
     assert upward_imports(graph) == [
-        "rackcost.model.queueing (model) imports rackcost.scenario.schema (scenario)",
+        "rackcost.model.queues.queueing (model) imports rackcost.scenario.schema (scenario)",
     ]
-    assert upward_imports({**graph, "rackcost.display": {"rackcost.model.queueing"}})[0].startswith(
-        "rackcost.display (leaves) imports rackcost.model.queueing (model)"
+    assert upward_imports({**graph, "rackcost.display": {"rackcost.model.queues.queueing"}})[0].startswith(
+        "rackcost.display (leaves) imports rackcost.model.queues.queueing (model)"
     )
     with pytest.raises(AssertionError, match="is in no layer"):
         upward_imports({"rackcost.newthing.x": set()})
@@ -161,6 +161,25 @@ def test_ls_src_rackcost_shows_the_layers() -> None:
 def test_no_module_is_longer_than_700_lines() -> None:
     long = {name: n for name, path in MODULES.items() if (n := len(path.read_text().splitlines())) > 700}
     assert long == {}
+
+
+MODEL_SUBPACKAGES = sorted(p.parent for p in (PACKAGE / "model").glob("*/__init__.py"))
+
+
+def test_the_numeric_core_is_split_into_subpackages_by_concern() -> None:
+    # model/ keeps only the containers and the strategies' enums at its top; every step lives in a subpackage
+    top = sorted(p.name for p in (PACKAGE / "model").glob("*.py"))
+    assert top == ["__init__.py", "inputs.py", "outcomes.py", "strategies.py"]
+    assert len(MODEL_SUBPACKAGES) >= 5
+
+
+@pytest.mark.parametrize("package", MODEL_SUBPACKAGES, ids=lambda p: p.name)
+def test_each_model_subpackage_maps_its_modules_in_its_docstring(package: Path) -> None:
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    modules = sorted(p.stem for p in package.glob("*.py") if p.stem != "__init__")
+    assert [m for m in modules if f"``{m}``" not in doc] == [], f"model/{package.name}/__init__.py names them"
+    top = (PACKAGE / "model" / "__init__.py").read_text(encoding="utf-8")
+    assert f"``{package.name}``" in top, "model/__init__.py names each subpackage"
 
 
 def test_no_import_cycles_type_only_ones_included() -> None:
@@ -292,15 +311,15 @@ TO_SPLIT = {
     ("importers/csv_table.py", "_row"),
     ("importers/curves.py", "_curve"),
     ("importers/inferencex.py", "_row_b"),
-    ("model/demand.py", "serve_demand"),
-    ("model/demand.py", "fleet_capacity"),
-    ("model/demand.py", "serve_at_capacity"),
-    ("model/fleet.py", "run_fleet"),
-    ("model/operating_point.py", "search_operating_point"),
-    ("model/rate_swing.py", "serve_with_swing"),
-    ("model/sim_engines.py", "event_engine"),
-    ("model/sim_tandem.py", "run_tandem_once"),
-    ("model/simulation.py", "run_fleet_once"),
+    ("model/fleets/demand.py", "serve_demand"),
+    ("model/fleets/demand.py", "fleet_capacity"),
+    ("model/fleets/demand.py", "serve_at_capacity"),
+    ("model/fleets/fleet.py", "run_fleet"),
+    ("model/replica/operating_point.py", "search_operating_point"),
+    ("model/queues/rate_swing.py", "serve_with_swing"),
+    ("model/sim/sim_engines.py", "event_engine"),
+    ("model/sim/sim_tandem.py", "run_tandem_once"),
+    ("model/sim/simulation.py", "run_fleet_once"),
     ("scenario/system_edits.py", "_payment_block"),
 }
 

@@ -1,7 +1,7 @@
 """Bursty arrivals (issue 21, item 1): the G/G/c queue as M/M/c with slots and rates divided by the variability.
 
-Closed forms: Erlang C (``rackcost.model.erlang``, checked against textbook values in test_queueing.py) at ``c / v``
-slots and load ``a / v``; the conditional wait exponential at rate ``(c / S - lambda) / v`` (Kingman 1961; Whitt
+Closed forms: Erlang C (``rackcost.model.queues.erlang``, checked against textbook values in test_queueing.py) at ``c /
+v`` slots and load ``a / v``; the conditional wait exponential at rate ``(c / S - lambda) / v`` (Kingman 1961; Whitt
 2004). Invariants: Poisson demand keeps every figure; burstier demand never needs fewer replicas, and a fixed fleet
 never accepts more.
 """
@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rackcost
-from rackcost.model import routing
-from rackcost.model.burstiness import arrival_variability
-from rackcost.model.erlang import erlang_c
+from rackcost.model.queues import routing
+from rackcost.model.queues.burstiness import arrival_variability
+from rackcost.model.queues.erlang import erlang_c
 from reference import TWO_SYSTEMS
 
 BASE = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
@@ -136,7 +136,7 @@ def test_the_simulators_analytic_side_serves_the_same_fleet_at_the_simulated_scv
 def test_arrival_statistics_of_regular_poisson_and_hyperexponential_gaps():
     import numpy as np
 
-    from rackcost.model.burstiness import arrival_statistics
+    from rackcost.model.queues.burstiness import arrival_statistics
 
     regular = arrival_statistics(np.arange(0.0, 50.0, 0.5))
     assert (regular.arrival_rps, regular.gap_scv, regular.requests) == (2.0, 0.0, 100)
@@ -196,7 +196,7 @@ def test_rackcost_trace_into_a_scenario_sets_the_point_with_its_source(tmp_path)
     from typer.testing import CliRunner
 
     from rackcost.cli.entry import app
-    from rackcost.model.dispersion import index_of_dispersion
+    from rackcost.model.queues.dispersion import index_of_dispersion
 
     trace = tmp_path / "peak.csv"
     _h2_trace(trace)
@@ -216,7 +216,7 @@ def test_rackcost_trace_into_a_scenario_sets_the_point_with_its_source(tmp_path)
     measured = rackcost.load_scenario(out)
     peak = next(d for d in measured.demand if d.name == "peak")
     arrivals = [float(x) for x in trace.read_text(encoding="utf-8").split()[1:]]
-    stats = rackcost.model.burstiness.arrival_statistics(arrivals)
+    stats = rackcost.model.queues.burstiness.arrival_statistics(arrivals)
     assert peak.arrival_rps == pytest.approx(stats.arrival_rps, rel=1e-5) and peak.arrival_dispersion is not None
     scales = peak.arrival_dispersion.time_scales_s
     assert scales[0] == 0.1 and all((arrivals[-1] - arrivals[0]) // w >= 8 for w in scales)
@@ -288,7 +288,7 @@ def test_arrival_statistics_of_gaps_too_small_to_square_stay_finite():
     the same arrivals in any unit have the same SCV (here 0, equal gaps)."""
     import numpy as np
 
-    from rackcost.model.burstiness import arrival_statistics
+    from rackcost.model.queues.burstiness import arrival_statistics
 
     tiny = arrival_statistics(np.arange(100.0) * 1e-300)
     assert arrival_statistics(np.arange(100.0)).gap_scv == 0.0

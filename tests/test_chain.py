@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import rackcost
 from rackcost import ScenarioError
-from rackcost.model.power_law import GENERIC
+from rackcost.model.energy.power_law import GENERIC
 from rackcost.scenario.loading import scenario_to_data
 from rackcost.scenario.schema import Scenario
 from reference import TWO_SYSTEMS, crf, find_non_finite, smallest_replicas, wait_exceedance, wait_quantile
@@ -238,7 +238,7 @@ def test_worked_example_system_b() -> None:
         row = points["B", name]
         k = 16 * n
         u = lam * s / k
-        # the fitted power law (no accelerator named: the fit of both families, rackcost.model.power_law.GENERIC,
+        # the fitted power law (no accelerator named: the fit of both families, rackcost.model.energy.power_law.GENERIC,
         # fitted on the ML.ENERGY leaderboard's H100 and B200 runs): idle + (busy - idle) * u ** alpha
         alpha = GENERIC.exponent
         it_w = 4 * n * (80.0 + (400.0 - 80.0) * u**alpha) + n * 800.0 + racks * 1000.0

@@ -1,5 +1,6 @@
-"""The p99 TTFT of a class whose inputs spread (rackcost.model.class_ttft, issue 23 "Real workloads" item 2) and the
-wait's stretch at a demand point's own load (rackcost.model.burstiness.point_wait_stretch), against closed forms."""
+"""The p99 TTFT of a class whose inputs spread (rackcost.model.queues.class_ttft, issue 23 "Real workloads" item 2) and
+the wait's stretch at a demand point's own load (rackcost.model.queues.burstiness.point_wait_stretch), against closed
+forms."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq
 
 import rackcost
-from rackcost.model.burstiness import point_wait_stretch, wait_stretch
-from rackcost.model.class_ttft import (
+from rackcost.model.queues.burstiness import point_wait_stretch, wait_stretch
+from rackcost.model.queues.class_ttft import (
     NO_WAIT_LEVELS,
     NO_WAIT_WEIGHTS,
     QUANTILE_LEVELS,
@@ -25,7 +26,7 @@ from rackcost.model.class_ttft import (
     stack_laws,
     sum_quantile_ms,
 )
-from rackcost.model.classes import cdf_moments
+from rackcost.model.workload.classes import cdf_moments
 from rackcost.scenario import unpack
 from reference import DATA
 

@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 
 import rackcost
 from rackcost.evaluation.chain import evaluate_systems
-from rackcost.model import classes as mc
-from rackcost.model.burstiness import point_wait_stretch
+from rackcost.model.queues.burstiness import point_wait_stretch
+from rackcost.model.workload import classes as mc
 from rackcost.scenario.loading import bundled_scenario_path, scenario_from_dict
 from reference import DATA, TWO_SYSTEMS, smallest_replicas, wait_exceedance
 
@@ -120,7 +120,7 @@ def test_two_fixed_classes_mean_and_scv_of_service_by_hand() -> None:
 def test_each_class_is_accepted_within_its_own_budget_and_sizing_meets_the_binding_one() -> None:
     """Budgets 2,000 - 200 and 2,000 - 600 ms; the shorter binds the sizing of the peak (20 requests/s, 99%).
     Sizing reads Kingman's stretch; each point's acceptance the larger of it and Kimura's at the point's load
-    (rackcost.model.burstiness.point_wait_stretch: the service SCV is below 1 here, so Kimura's)."""
+    (rackcost.model.queues.burstiness.point_wait_stretch: the service SCV is below 1 here, so Kimura's)."""
     hand = _by_hand_two_fixed()
     stretch = (1.0 + hand["scv"]) / 2.0  # Poisson arrivals: (c_a^2 + c_s^2) / (c_a^2 + 1)
     result = _evaluate(_with_classes(TWO_FIXED, only="B"))

@@ -1,4 +1,4 @@
-"""Tests for rackcost.model.demand: one provisioned fleet at each demand point (DESIGN.md step 6)."""
+"""Tests for rackcost.model.fleets.demand: one provisioned fleet at each demand point (DESIGN.md step 6)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rackcost.model.demand import serve_demand
+from rackcost.model.fleets.demand import serve_demand
 from rackcost.model.inputs import SloInputs
-from rackcost.model.performance import LoadCurve
+from rackcost.model.replica.performance import LoadCurve
 from reference import smallest_replicas, wait_exceedance, wait_quantile
 
 RTOL_FLOAT = 1e-12
@@ -33,7 +33,7 @@ FLEET = dict(serving_replicas=10, concurrency=10.0, service_s=2.0, budget_s=1.0,
     c=st.floats(1.0, 128.0),
     s=st.floats(0.2, 30.0),
     # the chain's budgets are (TTFT limit - TTFT) / 1000 for feasible points, never subnormal: 0 or >= 1e-9 s
-    # (sub-1e-308 budgets overflow S / t inside rackcost.model.queueing; that module has its own tests)
+    # (sub-1e-308 budgets overflow S / t inside rackcost.model.queues.queueing; that module has its own tests)
     budget=st.one_of(st.just(0.0), st.floats(1e-9, 5.0)),
     attainment=st.floats(0.5, 0.999),
     policy=st.sampled_from(["powered", "park"]),

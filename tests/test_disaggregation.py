@@ -26,15 +26,15 @@ from rackcost.analysis.montecarlo import evaluate_samples
 from rackcost.cli import app
 from rackcost.evaluation.chain import evaluate_systems
 from rackcost.importers import read_inferencex, read_inferencex_paths
-from rackcost.model import routing
-from rackcost.model.disaggregation import (
+from rackcost.model.fleets.disaggregation import (
     joint_accepted_rps,
     kv_transfer_ms,
     pool_replicas,
     prefill_budget_s,
     split_miss_target,
 )
-from rackcost.model.pool_fleet import pool_slo
+from rackcost.model.fleets.pool_fleet import pool_slo
+from rackcost.model.queues import routing
 from rackcost.scenario.loading import scenario_from_dict
 from rackcost.scenario.unpack import slo_inputs
 from rackcost.scenario.unpack_pools import transfer_bytes_per_request

@@ -1,4 +1,4 @@
-"""Burstiness at the fleet's time scale (rackcost.model.dispersion): the index of dispersion of counts, the
+"""Burstiness at the fleet's time scale (rackcost.model.queues.dispersion): the index of dispersion of counts, the
 peakedness it implies against exponential service, and a demand point's measured dispersion in the evaluation."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import rackcost
 from rackcost.errors import ScenarioError
-from rackcost.model.dispersion import DEFAULT_TIME_SCALES_S, effective_arrival_scv, index_of_dispersion
+from rackcost.model.queues.dispersion import DEFAULT_TIME_SCALES_S, effective_arrival_scv, index_of_dispersion
 from rackcost.scenario.loading import load_scenario
 
 pytestmark = pytest.mark.unit

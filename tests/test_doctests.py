@@ -13,7 +13,12 @@ from types import ModuleType
 
 import pytest
 
-from rackcost.model import classes, disaggregation, erlang, finance, memory, power, queueing
+from rackcost.model.costs import finance
+from rackcost.model.energy import power
+from rackcost.model.fleets import disaggregation
+from rackcost.model.queues import erlang, queueing
+from rackcost.model.replica import memory
+from rackcost.model.workload import classes
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rackcost.analysis import montecarlo
-from rackcost.model import erlang, power
-from rackcost.model.occupancy import conditional_wait_rate
-from rackcost.model.performance import LoadCurve, in_service_concurrency, piecewise_linear_many
+from rackcost.model.energy import power
+from rackcost.model.queues import erlang
+from rackcost.model.queues.occupancy import conditional_wait_rate
+from rackcost.model.replica.performance import LoadCurve, in_service_concurrency, piecewise_linear_many
 
 
 def plain_piecewise(knots, values, at):

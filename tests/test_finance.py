@@ -1,4 +1,4 @@
-"""Tests for rackcost.model.finance: capital recovery, capex, fixed opex and energy (DESIGN.md step 8)."""
+"""Tests for rackcost.model.costs.finance: capital recovery, capex, fixed opex and energy (DESIGN.md step 8)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rackcost.model.finance import (
+from rackcost.model.costs.finance import (
     HOURS_PER_YEAR,
     capital_recovery_factor,
     capital_usd_per_hour,

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 import rackcost
 from rackcost.evaluation.chain import choose_points, evaluate_systems, run_samples
-from rackcost.model.fleet import load_curve, performance_at_point
-from rackcost.model.performance import LoadCurve, in_service_concurrency, piecewise_linear
+from rackcost.model.fleets.fleet import load_curve, performance_at_point
+from rackcost.model.replica.performance import LoadCurve, in_service_concurrency, piecewise_linear
 from rackcost.scenario.loading import scenario_to_data
 from rackcost.scenario.unpack import sampled_inputs, system_inputs
 from reference import TWO_SYSTEMS

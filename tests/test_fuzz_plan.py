@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 
 from fuzzing_plan import check_plan_problem, check_plan_scenario, plan_problems, plan_scenarios
-from rackcost.model.plan import PlanProblem
+from rackcost.model.buying.plan import PlanProblem
 
 
 @settings(max_examples=60, deadline=None)  # a few solves of a tiny program: 10-100 ms

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import rackcost
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.horizon import HOUR_COLUMNS, evaluate_hours
-from rackcost.model import horizon as cal
+from rackcost.model.workload import horizon as cal
 from rackcost.scenario.schema import Scenario
 
 OWN_RENT_API = "deepseek-r1-own-vs-rent-vs-api.yaml"

@@ -19,8 +19,8 @@ from rackcost import ScenarioError, files
 from rackcost.analysis import trace_files
 from rackcost.cli import app
 from rackcost.importers import read_csv_table_path, read_inferencex_paths
-from rackcost.model import simulation as sim
-from rackcost.model.finance import capital_recovery_factor
+from rackcost.model.costs.finance import capital_recovery_factor
+from rackcost.model.sim import simulation as sim
 from rackcost.scenario.loading import MAX_SCENARIO_BYTES, NOT_A_SCENARIO
 from reference import TWO_SYSTEMS
 

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rackcost
-from rackcost.model.power_law import GENERIC
+from rackcost.model.energy.power_law import GENERIC
 from reference import TWO_SYSTEMS
 
 # System A of tests/data/two_systems.yaml measured at concurrency 8 / 32 / 128; its hardware says 600 W busy,
@@ -41,7 +41,7 @@ def _evaluate(measured_w: tuple[float, float, float] = MEASURED_W) -> rackcost.R
 def _measured_at(concurrency: float, data: dict) -> float:
     """Measured power at a concurrency: linear in concurrency between the measured points; below the lowest, the
     fitted power law from idle (docs/model.md step 7): idle + (P_lowest - idle) * (n / c_lowest) ** alpha, alpha
-    the fit of both families (system A names no accelerator; rackcost.model.power_law.GENERIC)."""
+    the fit of both families (system A names no accelerator; rackcost.model.energy.power_law.GENERIC)."""
     idle = data["systems"][0]["hardware"]["accelerator_idle_w"]
     points = sorted(data["systems"][0]["performance"]["points"], key=lambda p: p["concurrency"])
     lowest = points[0]

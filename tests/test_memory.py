@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 import rackcost
 from rackcost.cli import app
-from rackcost.model.memory import (
+from rackcost.model.replica.memory import (
     KvMemory,
     free_bytes,
     kv_bytes_per_request,
@@ -23,7 +23,7 @@ from rackcost.model.memory import (
     kv_bytes_per_token_mla,
     max_concurrency,
 )
-from rackcost.model.operating_point import choose_point, feasible
+from rackcost.model.replica.operating_point import choose_point, feasible
 from rackcost.reporting.result_sections import unserved_sentence
 from rackcost.scenario.feasibility import unserved_systems
 from rackcost.scenario.loading import scenario_to_data

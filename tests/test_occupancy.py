@@ -14,13 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rackcost.model.demand import serve_demand
-from rackcost.model.erlang import erlang_c_checked
+from rackcost.model.fleets.demand import serve_demand
 from rackcost.model.inputs import SloInputs
-from rackcost.model.occupancy import conditional_wait_rate, start_occupancy_quantile, waiting_share
-from rackcost.model.performance import LoadCurve
-from rackcost.model.sim_engines import ReplicaModel, fixed_model
-from rackcost.model.simulation import replicate
+from rackcost.model.queues.erlang import erlang_c_checked
+from rackcost.model.queues.occupancy import conditional_wait_rate, start_occupancy_quantile, waiting_share
+from rackcost.model.replica.performance import LoadCurve
+from rackcost.model.sim.sim_engines import ReplicaModel, fixed_model
+from rackcost.model.sim.simulation import replicate
 
 SLO = SloInputs(ttft_limit_ms=1e7, tpot_limit_ms=1e6, e2e_limit_ms=None, attainment_fraction=0.99, output_tokens=1.0)
 
@@ -181,7 +181,7 @@ def test_poisson_quantile_equals_the_search_with_scipy_at_every_step() -> None:
     step, bit for bit, on random levels and means (1e-3 to 1e6, levels in (0, 1 - 1e-15], many near 0.99)."""
     from scipy.special import ndtri, pdtr, pdtrik
 
-    from rackcost.model.occupancy import _poisson_quantile
+    from rackcost.model.queues.occupancy import _poisson_quantile
 
     def reference(p: np.ndarray, a: np.ndarray) -> np.ndarray:
         z = ndtri(p).clip(-40.0, 40.0)

@@ -1,4 +1,5 @@
-"""Tests for rackcost.model.operating_point: SLO feasibility, queueing budget, the chosen point (DESIGN.md step 3)."""
+"""Tests for rackcost.model.replica.operating_point: SLO feasibility, queueing budget, the chosen point (DESIGN.md step
+3)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from hypothesis import strategies as st
 
 import rackcost
 from rackcost.evaluation.chain import choose_points
-from rackcost.model import queueing
-from rackcost.model import routing as routes
+from rackcost.model.fleets.sizing import sized_replicas
 from rackcost.model.inputs import SloInputs, SystemInputs
-from rackcost.model.operating_point import (
+from rackcost.model.queues import queueing
+from rackcost.model.queues import routing as routes
+from rackcost.model.replica.operating_point import (
     FIRST_BATCH_CANDIDATES,
     MAX_INTEGER_CANDIDATES,
     candidate_curve,
@@ -27,8 +29,7 @@ from rackcost.model.operating_point import (
     search_concurrencies,
     search_operating_point,
 )
-from rackcost.model.performance import Curve, build_curve, interpolate_curve
-from rackcost.model.sizing import sized_replicas
+from rackcost.model.replica.performance import Curve, build_curve, interpolate_curve
 from reference import TWO_SYSTEMS
 
 RTOL_FLOAT = 1e-12
@@ -86,8 +87,8 @@ def choose_operating_point(
     concurrency, service_s, budget_s, is_feasible, busy_w, idle_w, sizing_rps, attainment, u_max=1.0, routing="pooled"
 ):
     """The exhaustive reference of :func:`search_operating_point`: every feasible candidate's replica count (the
-    public :func:`rackcost.model.routing.replicas_needed` and :func:`sized_replicas`), then the fewest replicas, the
-    lower power at the sizing demand ``N (P_idle + (P_busy - P_idle) lambda S / (N c))``, the higher concurrency.
+    public :func:`rackcost.model.queues.routing.replicas_needed` and :func:`sized_replicas`), then the fewest replicas,
+    the lower power at the sizing demand ``N (P_idle + (P_busy - P_idle) lambda S / (N c))``, the higher concurrency.
     The power is written in the library's order of operations, so that equal keys compare bit for bit."""
     idx = np.flatnonzero(is_feasible)
     if idx.size == 0:

@@ -28,7 +28,7 @@ def test_every_public_name_resolves_to_its_module_object() -> None:
     for name in rackcost.__all__:
         value = getattr(rackcost, name)
         module = importlib.import_module(rackcost._LAZY[name])
-        assert value is (module if rackcost._LAZY[name] == f"rackcost.model.{name}" else getattr(module, name)), name
+        assert value is (module if name in rackcost._CORE_MODULES else getattr(module, name)), name
     assert set(rackcost.__all__) == set(rackcost._LAZY)
     assert set(rackcost.__all__) <= set(dir(rackcost))
 
@@ -40,7 +40,7 @@ def test_unknown_name_is_an_attribute_error() -> None:
 
 def test_from_import_of_a_lazy_name_works_in_a_fresh_interpreter() -> None:
     out = _run("from rackcost import evaluate, queueing, ScenarioError; print(evaluate.__module__, queueing.__name__)")
-    assert out == "rackcost.evaluation.chain rackcost.model.queueing"
+    assert out == "rackcost.evaluation.chain rackcost.model.queues.queueing"
 
 
 def test_console_entry_runs_the_command_with_the_collector_on_and_the_imports_frozen() -> None:
@@ -61,10 +61,12 @@ def test_the_core_modules_keep_their_documented_short_names() -> None:
     code = (
         "import rackcost\n"
         "mods = [rackcost.sizing, rackcost.performance, rackcost.queueing, rackcost.power, rackcost.finance]\n"
-        "import rackcost.finance, rackcost.model.finance\n"
+        "import rackcost.finance, rackcost.model.costs.finance\n"
         "from rackcost.queueing import erlang_c\n"
-        "from rackcost.model.queueing import erlang_c as core_erlang_c\n"
-        "print([m.__name__ for m in mods], rackcost.finance is rackcost.model.finance, erlang_c is core_erlang_c)\n"
+        "from rackcost.model.queues.queueing import erlang_c as core_erlang_c\n"
+        "same = rackcost.finance is rackcost.model.costs.finance\n"
+        "print([m.__name__ for m in mods], same, erlang_c is core_erlang_c)\n"
     )
-    names = ["rackcost.model." + n for n in ("sizing", "performance", "queueing", "power", "finance")]
+    names = [f"rackcost.model.{n}" for n in ("fleets.sizing", "replica.performance", "queues.queueing")]
+    names += ["rackcost.model.energy.power", "rackcost.model.costs.finance"]
     assert _run(code) == f"{names} True True"

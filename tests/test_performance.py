@@ -1,4 +1,4 @@
-"""Tests for rackcost.model.performance: token accounting, Little's law, the curve (DESIGN.md steps 1-3)."""
+"""Tests for rackcost.model.replica.performance: token accounting, Little's law, the curve (DESIGN.md steps 1-3)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rackcost.model.performance import (
+from rackcost.model.replica.performance import (
     build_curve,
     candidate_concurrencies,
     interpolate_curve,

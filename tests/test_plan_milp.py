@@ -1,4 +1,4 @@
-"""The buying plan's MILP (rackcost.model.plan, issue 24 items 3-4; docs/model.md, "The buying plan"): equal to
+"""The buying plan's MILP (rackcost.model.buying.plan, issue 24 items 3-4; docs/model.md, "The buying plan"): equal to
 brute force on small random instances, closed forms, monotone properties, lead times and infeasibility.
 
 Tolerances: with ``mip_rel_gap=0`` HiGHS proves its integer plan optimal, and ``objective_usd`` is that plan's cost
@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rackcost.errors import ScenarioError
-from rackcost.model.plan import (
+from rackcost.model.buying.plan import (
     DemandBlocks,
     PlanInfeasible,
     PlanProblem,
@@ -30,7 +30,7 @@ from rackcost.model.plan import (
     solve_plan,
     solve_single_source,
 )
-from rackcost.model.plan_brute import brute_force_plan
+from rackcost.model.buying.plan_brute import brute_force_plan
 
 KINDS = ("owned", "reserved", "on_demand", "spot", "api")
 

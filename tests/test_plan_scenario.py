@@ -15,7 +15,7 @@ import rackcost
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.plan_sources import source_figures
 from rackcost.evaluation.planning import plan_scenario
-from rackcost.model.queueing import capacity_at_slo
+from rackcost.model.queues.queueing import capacity_at_slo
 
 DATA = Path(__file__).parent / "data"
 SMALL = DATA / "plan_small.yaml"
@@ -250,7 +250,7 @@ def test_a_flat_week_at_the_demand_floor_holds_one_unit() -> None:
 def test_a_solver_that_finds_no_plan_is_a_one_line_error(monkeypatch) -> None:
     from types import SimpleNamespace
 
-    import rackcost.model.plan as milp
+    import rackcost.model.buying.plan as milp
 
     # HiGHS at its time limit before a first plan: no x
     monkeypatch.setattr(
@@ -266,7 +266,7 @@ def test_the_whole_plan_solves_within_one_time_budget(monkeypatch) -> None:
     # a fake clock: each solve takes its whole time limit, as a hard program would; before, each of the mix's
     # rounds and of every single source's got the full plan.time_limit_s (2 min 27 s for a 60 s limit)
     import rackcost.evaluation.planning as planning
-    import rackcost.model.plan as milp
+    import rackcost.model.buying.plan as milp
 
     now = [0.0]
     limits: list[float] = []

@@ -1,4 +1,4 @@
-"""Tests for rackcost.model.power: accelerator, fleet IT, provisioned and facility power (DESIGN.md step 7)."""
+"""Tests for rackcost.model.energy.power: accelerator, fleet IT, provisioned and facility power (DESIGN.md step 7)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rackcost.model.power import accelerator_power_w, facility_power_kw, fleet_it_power_w, provisioned_it_power_w
+from rackcost.model.energy.power import accelerator_power_w, facility_power_kw, fleet_it_power_w, provisioned_it_power_w
 
 # Sums and products of a handful of round numbers: a few ulps of rounding at most.
 RTOL_FLOAT = 1e-12

@@ -24,9 +24,9 @@ from typer.testing import CliRunner
 import rackcost
 from rackcost.cli.entry import app
 from rackcost.importers.power_csv import PowerCsvError, read_power_curves
-from rackcost.model import power_law
-from rackcost.model.power import accelerator_power_w
-from rackcost.model.power_law import FITTED, GENERIC, PowerCurve, family_of, fit_exponent, fit_for
+from rackcost.model.energy import power_law
+from rackcost.model.energy.power import accelerator_power_w
+from rackcost.model.energy.power_law import FITTED, GENERIC, PowerCurve, family_of, fit_exponent, fit_for
 
 runner = CliRunner()
 MEASUREMENTS = Path("mlenergy") / "power_vs_batch.csv"
@@ -275,7 +275,7 @@ def test_the_exponent_may_be_a_distribution_the_monte_carlo_draws():
 
 
 def test_peak_power_is_the_mean_times_the_ratio_held_at_rated_power():
-    from rackcost.model.power import PEAK_TO_MEAN_POWER, peak_accelerator_power_w
+    from rackcost.model.energy.power import PEAK_TO_MEAN_POWER, peak_accelerator_power_w
 
     # InferenceX's measured B200 DeepSeek-R1 FP4 peaks over means at concurrency 16 / 64 / 128 / 256:
     # 626.4 / 429.7, 741.0 / 497.0, 770.9 / 571.7, 862.7 / 566.9; the default is their mean
@@ -289,7 +289,7 @@ def test_peak_power_is_the_mean_times_the_ratio_held_at_rated_power():
 def test_peak_it_power_adds_each_serving_accelerators_rise_to_its_peak():
     # closed form: peak IT - mean IT = serving accelerators x (min(m x 1.45, max(rated, m)) - m), m the mean power
     # of a serving accelerator at the point (the fitted law at its utilisation); idle, hosts, racks unchanged
-    from rackcost.model.power import PEAK_TO_MEAN_POWER
+    from rackcost.model.energy.power import PEAK_TO_MEAN_POWER
 
     data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
     result = rackcost.evaluate(rackcost.scenario_from_dict(data))

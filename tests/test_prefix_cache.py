@@ -1,4 +1,4 @@
-"""Prefix reuse measured on a trace (rackcost.model.prefix_cache): closed forms, refusals, and Mooncake's
+"""Prefix reuse measured on a trace (rackcost.model.workload.prefix_cache): closed forms, refusals, and Mooncake's
 conversation trace against two independent references (tests/fuzzing_prefix.py).
 
 The trace: Moonshot AI / kvcache-ai, Mooncake, ``FAST25-release/traces/conversation_trace.jsonl`` (Qin et al.,
@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fuzzing_prefix import brute_force_hit_tokens, stack_distances_tokens, stack_hit_tokens
-from rackcost.model import prefix_cache as pc
+from rackcost.model.workload import prefix_cache as pc
 
 MOONCAKE = Path("traces") / "mooncake_conversation_trace.jsonl"
 """Where the trace sits in the shared data folder."""

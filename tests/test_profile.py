@@ -1,4 +1,4 @@
-"""Tests for demand over time: rackcost.model.profile (the expansion, growth, named points, calendar) and
+"""Tests for demand over time: rackcost.model.workload.profile (the expansion, growth, named points, calendar) and
 ``demand: {profile: ...}`` in a scenario file (rackcost.scenario.profile_blocks): closed forms, invariants, every bad
 input as a load error naming the file, the YAML path and what was expected, and the round trip of a dump."""
 
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import rackcost
 from rackcost import ScenarioError
-from rackcost.model import profile as core
+from rackcost.model.workload import profile as core
 from rackcost.scenario.loading import scenario_to_data
 from rackcost.scenario.schema import Scenario
 from reference import DATA, TWO_SYSTEMS

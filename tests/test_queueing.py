@@ -1,4 +1,4 @@
-"""Tests for rackcost.model.queueing (M/M/k formulas and sizing)."""
+"""Tests for rackcost.model.queues.queueing (M/M/k formulas and sizing)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from scipy.integrate import quad
 from scipy.optimize import brentq
 from scipy.special import lambertw
 
-from rackcost.model.queueing import (
+from rackcost.model.queues.queueing import (
     capacity_at_slo,
     erlang_b,
     erlang_c,
@@ -612,7 +612,7 @@ def test_newton_slope_of_the_capacity_search_is_the_derivative_of_log_exceedance
     # capacity_at_slo's Newton step uses d log P(W > t) / d lambda in closed form (the Erlang B equation
     # dB/da = B (k/a - 1 + B), Jagerman 1974). Against a central difference of wait_exceedance with step
     # h = 1e-5 lambda: truncation error O(h^2) and rounding 1e-16 / h are both below 1e-7 of the slope.
-    from rackcost.model.queueing import _fixed_slots_exceedance
+    from rackcost.model.queues.queueing import _fixed_slots_exceedance
 
     service_s = 0.7
     lam = rho * k / service_s
@@ -838,7 +838,7 @@ def test_skipped_incomplete_gamma_is_exactly_one_and_erlang_b_is_unchanged() -> 
     # plain pmf / Q formula bit for bit. Random pairs over k in [0.05, 2e6] and every load below k + 1.
     from scipy.special import gammaincc
 
-    from rackcost.model.erlang import _incomplete_gamma_needed, _log_poisson_pmf
+    from rackcost.model.queues.erlang import _incomplete_gamma_needed, _log_poisson_pmf
 
     rng = np.random.default_rng(20261130)
     n = 300_000
@@ -853,7 +853,7 @@ def test_skipped_incomplete_gamma_is_exactly_one_and_erlang_b_is_unchanged() -> 
 
 
 def test_incomplete_gamma_is_computed_near_saturation_and_above_k() -> None:
-    from rackcost.model.erlang import _incomplete_gamma_needed, _log_poisson_pmf
+    from rackcost.model.queues.erlang import _incomplete_gamma_needed, _log_poisson_pmf
 
     # k = 15,000 slots at 95.9% load is 5 standard deviations from saturation: P(k+1, a) ~ 3e-7, Q != 1
     k = np.array([15_000.0, 15_000.0, 100.0])
@@ -874,7 +874,7 @@ def test_capacity_at_a_zero_budget_just_under_one_half_is_not_zero():
     # One slot, S = 1 s, budget 0: C = rho on one slot, so the capacity is eps / S (closed form). Found by
     # hypothesis: at eps = 0.5 - 1 ulp Newton stopped 1e-16 above the root, the candidate 1e-9 below it failed the
     # check by an ulp (its two margins cancel where C is linear), and the answer fell back to the lower end, 0.
-    from rackcost.model.queueing import capacity_at_slo
+    from rackcost.model.queues.queueing import capacity_at_slo
 
     for eps in (0.5 - 2**-53, 0.5, 0.3, 0.49999999):
         assert float(capacity_at_slo(1, 1.0, 0.0, eps)) == pytest.approx(eps, rel=1e-8)
@@ -884,9 +884,9 @@ def test_capacity_at_a_zero_budget_just_under_one_half_is_not_zero():
 def test_capacity_at_slo_solves_repeated_problems_once_with_the_same_figures(varying: int) -> None:
     """Many elements of few distinct problems (a parked fleet's active replicas over the hours of a year; with two
     varying arguments, the slots and the hint) give every element, bit for bit, what the full call gives it: the
-    distinct problems are solved once (rackcost.model.queueing._repeated_problems); more than 64 distinct, or a
+    distinct problems are solved once (rackcost.model.queues.queueing._repeated_problems); more than 64 distinct, or a
     small call, are solved as given."""
-    from rackcost.model import queueing as q
+    from rackcost.model.queues import queueing as q
 
     rng = np.random.default_rng(3)
     k = rng.integers(1, 9, 3000).astype(float) * 8.0
@@ -904,12 +904,12 @@ def test_capacity_at_slo_solves_repeated_problems_once_with_the_same_figures(var
 
 
 def test_poisson_cdf_skips_only_where_scipy_gives_exactly_one() -> None:
-    # rackcost.model.erlang.poisson_cdf returns 1.0 without scipy where the series bound on P(floor(x) + 1, a) is
+    # rackcost.model.queues.erlang.poisson_cdf returns 1.0 without scipy where the series bound on P(floor(x) + 1, a) is
     # below 1e-17: scipy's pdtr must give exactly 1.0 there, and the result must be pdtr's everywhere, bit for bit.
     # Random pairs: x in [0, 2e6] (integers and not, as slots divided by a burstiness are), every load up to 1.2 x.
     from scipy.special import pdtr
 
-    from rackcost.model.erlang import poisson_cdf
+    from rackcost.model.queues.erlang import poisson_cdf
 
     rng = np.random.default_rng(20261201)
     n = 300_000

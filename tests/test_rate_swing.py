@@ -27,10 +27,9 @@ from typer.testing import CliRunner
 import rackcost
 from rackcost.cli import app
 from rackcost.evaluation.columns import column_names
-from rackcost.model import queueing
-from rackcost.model import routing as routes
-from rackcost.model import simulation as sim
-from rackcost.model.rate_swing import (
+from rackcost.model.queues import queueing
+from rackcost.model.queues import routing as routes
+from rackcost.model.queues.rate_swing import (
     PHASES,
     RateShape,
     cycle_accepted_share,
@@ -39,7 +38,8 @@ from rackcost.model.rate_swing import (
     swing_replicas_needed,
     swing_too_fast,
 )
-from rackcost.model.sim_arrivals import SwingArrivals, swing_arrival_s
+from rackcost.model.sim import simulation as sim
+from rackcost.model.sim.sim_arrivals import SwingArrivals, swing_arrival_s
 from reference import TWO_SYSTEMS
 
 BASE = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
@@ -356,7 +356,8 @@ def test_phases_is_a_power_of_two_folded_midpoint_rule():
 
 
 def test_a_bursty_stream_that_swings_is_the_gg_c_queue_at_every_phase():
-    # Whitt 2004 (rackcost.model.burstiness): at each phase M/M/c with slots and rates divided by v = (ca^2 + 1) / 2
+    # Whitt 2004 (rackcost.model.queues.burstiness): at each phase M/M/c with slots and rates divided by v = (ca^2 + 1)
+    # / 2
     n, c, s, t, eps, a, scv = 6, 16.0, 4.0, 0.5, 0.01, 0.25, 4.0
     v = (scv + 1) / 2
     cap = v * float(queueing.capacity_at_slo(n * c / v, s, t, eps))

@@ -153,7 +153,7 @@ def test_a_daily_minimum_bills_every_started_replica_at_least_that_many_hours() 
 
 
 def test_minimum_hours_shortfall_closed_form() -> None:
-    from rackcost.model.fleet import minimum_hours_shortfall
+    from rackcost.model.fleets.fleet import minimum_hours_shortfall
 
     # replicas 1-2 run 24 h, 3-5 run 16 h, 6-8 run 6 h: with a 20 h minimum 3 x 4 + 3 x 14 = 54 replica-hours more
     assert minimum_hours_shortfall([[2, 5, 8]], [8.0, 10.0, 6.0], 20.0).tolist() == [[54.0]]

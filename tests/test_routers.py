@@ -1,5 +1,5 @@
-"""Tests of rackcost.model.routers: a router added in one class and one registration runs everywhere a built-in one
-does (the scenario schema, rackcost.evaluate, rackcost.simulate, rackcost.plan), and the registry's own rules.
+"""Tests of rackcost.model.queues.routers: a router added in one class and one registration runs everywhere a built-in
+one does (the scenario schema, rackcost.evaluate, rackcost.simulate, rackcost.plan), and the registry's own rules.
 
 The toy router is the whole of what a new router takes: the class below and the one ``register`` call in the
 fixture; nothing else in the package knows its name.
@@ -16,9 +16,9 @@ import yaml
 
 import rackcost
 from rackcost.errors import ScenarioError
-from rackcost.model import routers
-from rackcost.model import simulation as sim
-from rackcost.model.routers import POOLED, EngineView, Router, register, router_names, router_of, unregister
+from rackcost.model.queues import routers
+from rackcost.model.queues.routers import POOLED, EngineView, Router, register, router_names, router_of, unregister
+from rackcost.model.sim import simulation as sim
 from rackcost.scenario.schema import Scenario
 from reference import TWO_SYSTEMS
 

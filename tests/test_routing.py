@@ -1,4 +1,4 @@
-"""Tests for rackcost.model.routing: which queue each router makes of the fleet (issue 10, item 2).
+"""Tests for rackcost.model.queues.routing: which queue each router makes of the fleet (issue 10, item 2).
 
 Oracles: ``reference`` (textbook Erlang C by recursion, the M/M/k wait tail and quantile), the Erlang C sum
 written out below, a small exact simulation of the FIFO many-server queue, and the Pollaczek-Khinchin formula.
@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 import rackcost
 from rackcost.errors import ScenarioError
-from rackcost.model import queueing, routing
-from rackcost.model import simulation as sim
-from rackcost.model.routing import RoutingNotAnalytic
+from rackcost.model.queues import queueing, routing
+from rackcost.model.queues.routing import RoutingNotAnalytic
+from rackcost.model.sim import simulation as sim
 from rackcost.model.strategies import Routing
 from rackcost.scenario import schema
 from reference import TWO_SYSTEMS, wait_exceedance, wait_quantile
@@ -134,7 +134,7 @@ def test_an_unknown_routing_is_a_scenario_error_at_its_path() -> None:
 
 
 def test_the_numeric_core_module_needs_no_pydantic() -> None:
-    code = "import sys, rackcost.model.routing; "
+    code = "import sys, rackcost.model.queues.routing; "
     code += "bad = {'pydantic', 'yaml', 'pandas', 'rackcost.scenario.schema'} & set(sys.modules); "
     code += "assert not bad, bad"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parent)
@@ -451,7 +451,10 @@ def test_one_routing_default_everywhere():
 
     from rackcost.analysis import referee, referee_arrivals
     from rackcost.evaluation import results
-    from rackcost.model import demand, disaggregation, inputs, operating_point, pool_fleet, sim_engines
+    from rackcost.model import inputs
+    from rackcost.model.fleets import demand, disaggregation, pool_fleet
+    from rackcost.model.replica import operating_point
+    from rackcost.model.sim import sim_engines
     from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy
     from rackcost.scenario.schema import Fleet
 

@@ -3,7 +3,7 @@
 The output length's coefficient of variation ``cv`` gives the slot holding time's squared coefficient of variation
 ``c_s^2 = cv^2`` (the simulator scales the whole holding time by a gamma work of that cv). The queue keeps the
 probability of waiting of the arrival-scaled M/M/c and stretches its conditional wait by
-``(c_a^2 + c_s^2) / (c_a^2 + 1)`` (:func:`rackcost.model.burstiness.wait_stretch`).
+``(c_a^2 + c_s^2) / (c_a^2 + 1)`` (:func:`rackcost.model.queues.burstiness.wait_stretch`).
 
 Closed forms: for one server and Poisson arrivals the mean wait of that tail is the Pollaczek-Khinchin formula
 ``Wq = rho S (1 + c_s^2) / (2 (1 - rho))`` (Kleinrock 1975, *Queueing Systems* Vol. 1, Eq. 5.63), exactly;
@@ -25,8 +25,8 @@ from scipy import integrate
 
 import rackcost
 from rackcost.analysis.referee import capacity_check
-from rackcost.model import routing
-from rackcost.model.burstiness import arrival_variability, wait_stretch
+from rackcost.model.queues import routing
+from rackcost.model.queues.burstiness import arrival_variability, wait_stretch
 from reference import TWO_SYSTEMS
 
 BASE = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
@@ -96,7 +96,7 @@ def test_heavy_tailed_output_stretches_the_wait_at_a_fixed_fleet():
         assert h["accepted_rps"] == pytest.approx(lam * (1 - float(miss)), rel=1e-9)
         assert h["accepted_rps"] <= c["accepted_rps"] * (1 + 1e-12)
         # B's TTFT is the same at every occupancy, so its p99 TTFT is TTFT + a p99 wait, and a heavier tail's wait is
-        # never shorter (the p99 wait is read from the occupancy queue, rackcost.model.occupancy)
+        # never shorter (the p99 wait is read from the occupancy queue, rackcost.model.queues.occupancy)
         assert h["ttft_p99_ms"] >= c["ttft_p99_ms"] - 1e-9
     # the checks are not vacuous: at peak the heavy tail costs accepted requests, and the p99 wait is not zero
     peak = rows(heavy, "points", "B")[-1]
@@ -159,10 +159,10 @@ def test_a_swinging_point_takes_the_spread_too():
 
 
 def test_the_reported_p99_wait_is_stretched_by_the_spread():
-    # the p99 wait the reported p99 TTFT adds (rackcost.model.demand) is the occupancy queue's, times the stretch
+    # the p99 wait the reported p99 TTFT adds (rackcost.model.fleets.demand) is the occupancy queue's, times the stretch
     import numpy as np
 
-    from rackcost.model import demand
+    from rackcost.model.fleets import demand
 
     args = ("pooled", np.array([[0.3]]), np.array([[5]]), np.array([[16.0]]), np.array([[70.0]]), np.array([[1.0]]))
     waiting, decay = demand._waiting(*args, np.array([[1.0]]))

@@ -12,9 +12,9 @@ import pytest
 import rackcost
 from rackcost.analysis.referee import capacity_check
 from rackcost.analysis.referee_classes import class_laws
-from rackcost.model.classes import cdf_moments, mix_service_scv
-from rackcost.model.sim_classes import LengthLaw, draw_class_requests, draw_lengths
-from rackcost.model.sim_engines import KvLimit, event_engine, fixed_model
+from rackcost.model.sim.sim_classes import LengthLaw, draw_class_requests, draw_lengths
+from rackcost.model.sim.sim_engines import KvLimit, event_engine, fixed_model
+from rackcost.model.workload.classes import cdf_moments, mix_service_scv
 from rackcost.scenario.loading import scenario_from_dict, scenario_to_data
 from reference import DATA
 
@@ -90,8 +90,8 @@ def test_analytic_class_figures_agree_with_the_simulator_near_90_percent(ninety:
 @pytest.mark.parametrize(("system", "name"), [("B", "chat"), ("B", "agentic"), ("A", "chat"), ("A", "agentic")])
 def test_a_class_with_spread_inputs_agrees_at_light_load(system: str, name: str) -> None:
     """The p99 TTFT of a class whose inputs spread is the p99 of its own prefill plus the queue's wait
-    (rackcost.model.class_ttft): at light load (the three-class scenario's ``quiet``, 10% and 22% utilisation) its
-    inputs' tail is the whole of it, 4.9x the mean request's for the chat class's lognormal of cv 1. System A's TTFT
+    (rackcost.model.queues.class_ttft): at light load (the three-class scenario's ``quiet``, 10% and 22% utilisation)
+    its inputs' tail is the whole of it, 4.9x the mean request's for the chat class's lognormal of cv 1. System A's TTFT
     rises with the occupancy a request starts at, system B's does not. 100,000 requests give a half-width of 1-3%."""
     scenario = rackcost.load_scenario(THREE_CLASSES)
     rows = rackcost.simulate(scenario, system=system, demand_point="quiet", requests=100_000, replications=4, seed=1)

@@ -1,6 +1,6 @@
 """The simulator on disaggregated systems (``systems[i].pools``; issue 23, item 6): the prefill pool, the KV
-transfer and the decode pool simulated as a tandem (:mod:`rackcost.model.sim_tandem`), refereeing the analytic
-pools (:mod:`rackcost.model.disaggregation`)."""
+transfer and the decode pool simulated as a tandem (:mod:`rackcost.model.sim.sim_tandem`), refereeing the analytic
+pools (:mod:`rackcost.model.fleets.disaggregation`)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 import rackcost
 from rackcost.analysis.referee import capacity_check
-from rackcost.model.sim_classes import LengthLaw
-from rackcost.model.sim_engines import fixed_model
-from rackcost.model.sim_tandem import run_tandem_once, tandem_statistics
+from rackcost.model.sim.sim_classes import LengthLaw
+from rackcost.model.sim.sim_engines import fixed_model
+from rackcost.model.sim.sim_tandem import run_tandem_once, tandem_statistics
 
 DATA = Path(__file__).parent / "data"
 AGREEMENT = DATA / "disaggregated_agreement.yaml"
@@ -243,7 +243,7 @@ def test_a_fleet_whose_warm_start_dwarfs_the_requests_is_refused_with_the_estima
     from typer.testing import CliRunner
 
     from rackcost.cli import app
-    from rackcost.model.sim_work import START_WORK_FLOOR, SimulationTooLarge
+    from rackcost.model.sim.sim_work import START_WORK_FLOOR, SimulationTooLarge
 
     text = (DATA / "disaggregated.yaml").read_text(encoding="utf-8")
     text = text.replace("arrival_rps: 20,", "arrival_rps: 20000,").replace(

@@ -1,4 +1,4 @@
-"""A trace's requests replayed at their own lengths (:mod:`rackcost.model.sim_trace`): through one shape, request
+"""A trace's requests replayed at their own lengths (:mod:`rackcost.model.sim.sim_trace`): through one shape, request
 classes and disaggregated pools, under ``trace_lengths`` relative, own and none.
 
 Fixtures (tests/data/traces/, written for these tests): ``replay_mixed.csv``, 60 requests at about 18 requests/s of
@@ -20,9 +20,9 @@ from typer.testing import CliRunner
 import rackcost
 from rackcost.analysis.trace_files import read_trace
 from rackcost.cli import app
-from rackcost.model import simulation as sim
-from rackcost.model.sim_trace import nearest_class, replayed_lengths, shape_requests
-from rackcost.model.sim_work import SimulationTooLarge
+from rackcost.model.sim import simulation as sim
+from rackcost.model.sim.sim_trace import nearest_class, replayed_lengths, shape_requests
+from rackcost.model.sim.sim_work import SimulationTooLarge
 from reference import DATA, TWO_SYSTEMS
 
 TRACES = DATA / "traces"
@@ -40,7 +40,7 @@ def _figures(row: dict) -> dict:
 
 def test_a_requests_own_input_sets_its_ttft_and_its_lengths_its_work() -> None:
     """One replica slot of a fixed service, requests far apart (no wait): each TTFT is exactly its ratio times the
-    curve's, ``rho_i TTFT`` (:mod:`rackcost.model.sim_trace`), and each holds its slot ``work_i S``."""
+    curve's, ``rho_i TTFT`` (:mod:`rackcost.model.sim.sim_trace`), and each holds its slot ``work_i S``."""
     model = sim.fixed_model(1, 2.0, 0.25)
     arrival = np.arange(5) * 100.0
     rho = np.array([0.5, 1.0, 2.0, 4.0, 1.0])
@@ -147,7 +147,7 @@ def test_the_command_line_prints_which_lengths_were_replayed() -> None:
 def test_nearest_class_in_log_space_is_the_geometric_midpoint_rule() -> None:
     """Between two classes of equal output, a request goes to the nearer input in log space: the boundary is the
     geometric mean of their inputs, sqrt(1,000 x 3,000) = 1,732 tokens."""
-    from rackcost.model.classes import _example_mix
+    from rackcost.model.workload.classes import _example_mix
 
     mix = _example_mix()
     assert nearest_class(mix, [1731.0, 1733.0], [100.0, 100.0]).tolist() == [0, 1]
@@ -200,7 +200,7 @@ def test_a_trace_is_replayed_through_the_prefill_then_the_decode_pool() -> None:
 
 
 def test_a_trace_and_an_output_lengths_law_together_are_refused() -> None:
-    from rackcost.model.sim_classes import LengthLaw
+    from rackcost.model.sim.sim_classes import LengthLaw
 
     scenario = rackcost.load_scenario(DISAGGREGATED)
     with pytest.raises(ValueError, match="output_lengths: a trace brings its own output lengths"):
@@ -213,8 +213,8 @@ def test_a_trace_and_an_output_lengths_law_together_are_refused() -> None:
 @pytest.mark.parametrize("fixture", [THREE_CLASSES, DISAGGREGATED], ids=["classes", "pools"])
 def test_a_replay_whose_fleet_outweighs_the_trace_is_refused_before_it_runs(fixture: Path) -> None:
     """The fixture's demand times 1e5: the fleets' warm starts (hundreds of thousands of requests) dwarf a
-    60-request trace, and :func:`rackcost.model.sim_work.check_simulation_work` refuses with its estimate, naming the
-    arrivals that would outnumber it."""
+    60-request trace, and :func:`rackcost.model.sim.sim_work.check_simulation_work` refuses with its estimate, naming
+    the arrivals that would outnumber it."""
     data = yaml.safe_load(fixture.read_text(encoding="utf-8"))
     for point in data["demand"]:
         point["arrival_rps"] *= 1e5

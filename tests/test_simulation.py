@@ -1,4 +1,4 @@
-"""The fleet simulator (rackcost.model.simulation, rackcost.analysis.referee, ``rackcost simulate``) against closed
+"""The fleet simulator (rackcost.model.sim.simulation, rackcost.analysis.referee, ``rackcost simulate``) against closed
 forms.
 
 Small request counts and fixed seeds keep the file fast. A comparison with an exact value asks for it inside the
@@ -15,7 +15,7 @@ Sources
   from a start far from the steady state (15 relaxation times of warm-up), independent of the steady-state law the
   default run starts from.
 - Arrival burstiness: the balanced-means H2 (Whitt 1982) and the mixed Erlang E_{k-1,k} (Tijms 2003) fits, see
-  rackcost.model.sim_arrivals.
+  rackcost.model.sim.sim_arrivals.
 """
 
 from __future__ import annotations
@@ -35,12 +35,13 @@ import rackcost
 from rackcost.analysis.referee import TAIL_NOTE, capacity_check, figure_rows, tail_note_applies
 from rackcost.analysis.trace_files import read_trace
 from rackcost.cli import app
-from rackcost.model import queueing, sim_steady
-from rackcost.model import simulation as sim
-from rackcost.model.performance import build_curve
-from rackcost.model.sim_arrivals import interarrival_s
-from rackcost.model.sim_rare import RARE_MISS_UNITS, rare_miss_bound
-from rackcost.model.sim_summary import Summary
+from rackcost.model.queues import queueing
+from rackcost.model.replica.performance import build_curve
+from rackcost.model.sim import sim_steady
+from rackcost.model.sim import simulation as sim
+from rackcost.model.sim.sim_arrivals import interarrival_s
+from rackcost.model.sim.sim_rare import RARE_MISS_UNITS, rare_miss_bound
+from rackcost.model.sim.sim_summary import Summary
 from reference import TWO_SYSTEMS
 
 runner = CliRunner()
@@ -358,7 +359,7 @@ def test_a_trace_of_arrivals_a_million_seconds_apart_is_simulated_in_the_request
 
 def test_rare_miss_units_are_never_more_than_the_requests_measured() -> None:
     """A span 1e300 times the relaxation time: an OverflowError (the stretch count beyond an int64) before."""
-    from rackcost.model.sim_rare import miss_units
+    from rackcost.model.sim.sim_rare import miss_units
 
     t = np.arange(50.0) * 1e300
     run = sim.Run(t, t, t + 1.0, np.zeros(50), np.ones(50), np.zeros(50, bool), np.zeros(0), 1)

@@ -1,5 +1,5 @@
-"""Site power budget (issue 12, item 6): :mod:`rackcost.model.site`, :func:`rackcost.site_budget`, ``rackcost site`` and
-the ``facility.max_it_power_kw`` warning of evaluate.
+"""Site power budget (issue 12, item 6): :mod:`rackcost.model.energy.site`, :func:`rackcost.site_budget`, ``rackcost
+site`` and the ``facility.max_it_power_kw`` warning of evaluate.
 
 Closed forms from the test scenario (tests/data/two_systems.yaml): system A's node is rated 8 x 700 + 1,500 =
 7,100 W, four a rack (the 40 kW limit allows five slots' worth, the rack has four), a rack's overhead 1,000 W, one
@@ -25,8 +25,7 @@ from typer.testing import CliRunner
 
 import rackcost
 from rackcost.cli import app
-from rackcost.model import routing
-from rackcost.model.site import (
+from rackcost.model.energy.site import (
     best_pool_split,
     fleet_rated_w,
     max_replicas_within_power,
@@ -35,7 +34,8 @@ from rackcost.model.site import (
     serving_within_many,
     unserved_rps,
 )
-from rackcost.model.sizing import provisioned_replicas
+from rackcost.model.fleets.sizing import provisioned_replicas
+from rackcost.model.queues import routing
 from reference import TWO_SYSTEMS
 
 BASE: dict[str, Any] = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
@@ -164,7 +164,12 @@ def test_the_pure_module_imports_only_the_numeric_core() -> None:
         elif isinstance(node, ast.Import):
             imported.update(a.name for a in node.names)
     standard = {"__future__", "collections.abc", "dataclasses"}  # the standard library's pure parts
-    assert imported <= standard | {"numpy", "numpy.typing", "rackcost.model.power", "rackcost.model.sizing"}
+    assert imported <= standard | {
+        "numpy",
+        "numpy.typing",
+        "rackcost.model.energy.power",
+        "rackcost.model.fleets.sizing",
+    }
 
 
 # --------------------------------------------------------------------------- rackcost.site_budget

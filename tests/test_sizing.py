@@ -1,4 +1,5 @@
-"""Tests for rackcost.model.sizing: utilisation ceiling, redundancy, rack limits and packing (DESIGN.md step 5)."""
+"""Tests for rackcost.model.fleets.sizing: utilisation ceiling, redundancy, rack limits and packing (DESIGN.md step
+5)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rackcost
-from rackcost.model.sizing import nodes_per_rack_allowed, pack_racks, provisioned_replicas, sized_replicas
+from rackcost.model.fleets.sizing import nodes_per_rack_allowed, pack_racks, provisioned_replicas, sized_replicas
 from reference import TWO_SYSTEMS
 
 SETTINGS = settings(max_examples=100, deadline=None)

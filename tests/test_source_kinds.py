@@ -1,4 +1,5 @@
-"""The kinds of capacity source (rackcost.model.source_kinds): one definition each, read by the schema, the program,
+"""The kinds of capacity source (rackcost.model.buying.source_kinds): one definition each, read by the schema, the
+program,
 the plan's evaluation and its tables. A toy kind defined here, ``prepaid``, and one call of ``register`` are all it
 takes to plan with a new kind: it runs through the schema, ``rackcost.plan`` (program, realised plan, tables and the
 report's words) and ``rackcost.evaluate``, and is gone again once unregistered."""
@@ -15,10 +16,10 @@ import yaml
 
 import rackcost
 from rackcost.errors import ScenarioError
-from rackcost.model import source_kinds
-from rackcost.model.plan import DemandBlocks, PlanProblem, PlanSource, check_plan, solve_plan
-from rackcost.model.plan_brute import brute_force_plan
-from rackcost.model.source_kinds import Holding, SourceKind, kind_named, kind_names, register, unregister
+from rackcost.model.buying import source_kinds
+from rackcost.model.buying.plan import DemandBlocks, PlanProblem, PlanSource, check_plan, solve_plan
+from rackcost.model.buying.plan_brute import brute_force_plan
+from rackcost.model.buying.source_kinds import Holding, SourceKind, kind_named, kind_names, register, unregister
 from rackcost.model.strategies import Payment
 from rackcost.reporting.plan_section import holdings
 from rackcost.scenario.loading import scenario_to_data
@@ -104,7 +105,7 @@ def test_the_toy_kind_reads_the_fields_of_its_payment_and_holding(prepaid):
 
 def test_the_toy_kind_in_the_program_matches_brute_force(prepaid):
     # the program holds it by the bought law (units never fall, none before the lead time), which brute force
-    # enumerates from the problem's statement (rackcost.model.plan_brute)
+    # enumerates from the problem's statement (rackcost.model.buying.plan_brute)
     blocks = DemandBlocks(hours=[[1000.0, 1190.0], [1000.0, 1190.0]], demand_rps=[[30.0, 5.0], [50.0, 8.0]],
                           mean_rps=[[25.0, 4.0], [40.0, 6.0]])  # fmt: skip
     sources = (

@@ -1,5 +1,5 @@
-"""Sizing and capacity at SLO under the wait stretch acceptance reads (rackcost.model.stretch_rule): a fleet sized
-for a demand meets its attainment target at that demand, whatever the service's spread and the class mix.
+"""Sizing and capacity at SLO under the wait stretch acceptance reads (rackcost.model.queues.stretch_rule): a fleet
+sized for a demand meets its attainment target at that demand, whatever the service's spread and the class mix.
 
 The acceptance rule is docs/model.md's "Service-time spread": ``P(W > t) = C(k, a) exp(-(k/S - lambda) t / r)`` with
 ``r`` the stretch at the point's own load, the larger of Kingman's ``(c_a^2 + c_s^2) / (c_a^2 + 1)`` and Kimura's
@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 import rackcost
 from fuzzing_classes import THREE_CLASSES, check_scenario, class_mixes
-from rackcost.model import routing as routes
-from rackcost.model import stretch_rule
-from rackcost.model.burstiness import point_wait_stretch, wait_stretch
+from rackcost.model.queues import routing as routes
+from rackcost.model.queues import stretch_rule
+from rackcost.model.queues.burstiness import point_wait_stretch, wait_stretch
 from rackcost.scenario.loading import scenario_from_dict
 from reference import wait_exceedance
 
@@ -132,8 +132,8 @@ def test_the_reproduction_failed_before_by_its_own_numbers() -> None:
 
 def _rule_evaluations(monkeypatch) -> list[int]:
     """Count the rule's tail evaluations of the stretch-rule searches: each exact judgement (a tail of
-    rackcost.model.queueing, checked or not) and each Erlang C of the capacity's root find, whatever its size."""
-    from rackcost.model import queueing
+    rackcost.model.queues.queueing, checked or not) and each Erlang C of the capacity's root find, whatever its size."""
+    from rackcost.model.queues import queueing
 
     count = [0]
 

@@ -124,7 +124,7 @@ def _lru_share(path: Path, capacity_tokens: float | None) -> float:
     """The share the library measures (its LRU is checked against brute force in tests/test_prefix_cache.py): what
     the command must print, for the trace as read."""
     from rackcost.cli.trace_prefix import prefix_requests_of
-    from rackcost.model.prefix_cache import hit_fraction, lru_hit_tokens
+    from rackcost.model.workload.prefix_cache import hit_fraction, lru_hit_tokens
 
     requests, _ = prefix_requests_of(read_trace(path))
     return hit_fraction(lru_hit_tokens(requests, capacity_tokens), requests.input_tokens)

@@ -19,7 +19,7 @@ import yaml
 import rackcost
 from fuzzing_prefix import brute_force_hit_tokens
 from rackcost.cli import trace_prefix as tp
-from rackcost.model import prefix_cache as pc
+from rackcost.model.workload import prefix_cache as pc
 from rackcost.scenario.loading import bundled_scenario_path, scenario_from_dict
 
 FIXTURE = Path(__file__).parent / "data" / "prefix_trace.jsonl"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from rackcost.analysis.trace_files import Trace, read_trace
 from rackcost.analysis.trace_scaling import cut_window, superpose, trace_csv_text
-from rackcost.model.dispersion import index_of_dispersion
+from rackcost.model.queues.dispersion import index_of_dispersion
 
 TRACES = Path(__file__).parent / "data" / "traces"
 

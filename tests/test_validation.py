@@ -40,7 +40,7 @@ from rackcost.analysis.validation.sections import (
 from rackcost.analysis.validation.simulator import COLUMNS, covers, scenario_rows, share_resolution, simulator_section
 from rackcost.cli.entry import app
 from rackcost.cli.validation import DEFAULT_LABEL, read_inferencex_files
-from rackcost.model.performance import build_curve
+from rackcost.model.replica.performance import build_curve
 from rackcost.model.strategies import Routing
 from rackcost.reporting.markdown import md_escape
 from rackcost.reporting.validation import DEFAULT_OUTPUT, TITLE, command_line, render_validation, run_line
@@ -310,7 +310,7 @@ def test_the_power_law_section_reports_the_packaged_and_held_out_errors() -> Non
     import numpy as np
 
     from rackcost.analysis.validation.power import power_law_section
-    from rackcost.model.power_law import FITTED, PowerCurve
+    from rackcost.model.energy.power_law import FITTED, PowerCurve
 
     alpha = FITTED["H100"].exponent
     n = np.array([8.0, 32.0, 128.0, 256.0])

@@ -9,7 +9,7 @@ import streamlit as st
 import rackcost
 from rackcost import display
 from rackcost.analysis.referee import DEFAULT_ROUTING, figure_rows
-from rackcost.model.sim_work import SimulationTooLarge
+from rackcost.model.sim.sim_work import SimulationTooLarge
 from rackcost.model.strategies import Routing
 from rackcost.reporting import breakdowns
 from rackcost.reporting import charts as chart_specs

@@ -10,8 +10,8 @@ Library face::
 
 Building blocks are plain functions over numpy arrays in :mod:`rackcost.queueing`, :mod:`rackcost.power`,
 :mod:`rackcost.finance`, :mod:`rackcost.performance` and :mod:`rackcost.sizing`: short names of modules of
-:mod:`rackcost.model`, the numeric core (``rackcost.queueing is rackcost.model.queueing``), both as attributes and
-as import paths (``from rackcost.queueing import erlang_c``).
+:mod:`rackcost.model`, the numeric core (``rackcost.queueing is rackcost.model.queues.queueing``), both as attributes
+and as import paths (``from rackcost.queueing import erlang_c``).
 
 The package is layered, one subpackage per layer (docs/architecture.md): :mod:`rackcost.scenario` (files in, their
 checks, the bridge to the model), :mod:`rackcost.model` (the pure core), :mod:`rackcost.evaluation` (the chain and
@@ -34,8 +34,14 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-# the documented short paths of the numeric core's modules: rackcost.<name> is rackcost.model.<name>
-_CORE_MODULES = ("finance", "performance", "power", "queueing", "sizing")
+# the documented short paths of the numeric core's modules: rackcost.<name> is rackcost.model.<subpackage>.<name>
+_CORE_MODULES = {
+    "finance": "rackcost.model.costs.finance",
+    "performance": "rackcost.model.replica.performance",
+    "power": "rackcost.model.energy.power",
+    "queueing": "rackcost.model.queues.queueing",
+    "sizing": "rackcost.model.fleets.sizing",
+}
 
 # public name -> module that defines it (a module maps to itself)
 _LAZY = {
@@ -59,7 +65,7 @@ _LAZY = {
     "sweep": "rackcost.analysis.sweep.run",
     "site_budget": "rackcost.analysis.site_budget",
     "uncertainty": "rackcost.analysis.montecarlo",
-    **{name: f"rackcost.model.{name}" for name in _CORE_MODULES},
+    **_CORE_MODULES,
 }
 
 __all__ = [
@@ -101,7 +107,11 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from rackcost.evaluation.horizon import evaluate_hours
     from rackcost.evaluation.planning import plan
     from rackcost.evaluation.results import Result
-    from rackcost.model import finance, performance, power, queueing, sizing
+    from rackcost.model.costs import finance
+    from rackcost.model.energy import power
+    from rackcost.model.fleets import sizing
+    from rackcost.model.queues import queueing
+    from rackcost.model.replica import performance
     from rackcost.reporting.write import report
     from rackcost.scenario.loading import (
         bundled_scenario_path,
@@ -130,7 +140,8 @@ def __dir__() -> list[str]:
 
 
 class _CoreAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """``import rackcost.queueing`` gives the module ``rackcost.model.queueing`` itself (one module, two names)."""
+    """``import rackcost.queueing`` gives the module ``rackcost.model.queues.queueing`` itself (one module, two
+    names)."""
 
     def find_spec(self, fullname: str, path: Any = None, target: ModuleType | None = None) -> ModuleSpec | None:
         if fullname.startswith("rackcost.") and fullname[len("rackcost.") :] in _CORE_MODULES:
@@ -138,7 +149,7 @@ class _CoreAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec: ModuleSpec) -> ModuleType:
-        return importlib.import_module(f"rackcost.model.{spec.name.rpartition('.')[2]}")
+        return importlib.import_module(_CORE_MODULES[spec.name.rpartition(".")[2]])
 
     def exec_module(self, module: ModuleType) -> None:
         """Nothing to run: the module was imported under its own name by :meth:`create_module`."""

@@ -18,11 +18,11 @@ from numpy.typing import NDArray
 
 from rackcost.evaluation.chain import evaluate_systems
 from rackcost.evaluation.columns import BLENDED
-from rackcost.model.burstiness import arrival_variability, wait_stretch
-from rackcost.model.demand import serve_demand
-from rackcost.model.operating_point import slo_feasible
+from rackcost.model.fleets.demand import serve_demand
 from rackcost.model.outcomes import SystemOutcome
-from rackcost.model.performance import Curve, LoadCurve, interpolate_curve
+from rackcost.model.queues.burstiness import arrival_variability, wait_stretch
+from rackcost.model.replica.operating_point import slo_feasible
+from rackcost.model.replica.performance import Curve, LoadCurve, interpolate_curve
 from rackcost.scenario.loading import scenario_from_dict, scenario_to_data
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import service_scv, slo_inputs

@@ -32,7 +32,7 @@ from rackcost.evaluation.chain import ChosenPoints, choose_points, run_samples
 from rackcost.evaluation.columns import BLENDED, column_names, select
 from rackcost.evaluation.columns import column as registry_column
 from rackcost.evaluation.servable import served_for
-from rackcost.model.api import ApiOutcome
+from rackcost.model.costs.api import ApiOutcome
 from rackcost.model.outcomes import Metrics
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import Samples
@@ -588,7 +588,7 @@ def _summary(col: NDArray[np.float64]) -> tuple[float, float, float, float]:
 
 def _undefined_summary(values: NDArray[np.float64]) -> tuple[float, float, float, float]:
     """:func:`_summary` of a column with undefined values (NaN: a cost per accepted request of a sample that
-    accepts nothing, :func:`rackcost.model.metrics.per_accepted`). Such a sample pays and serves nothing, so its
+    accepts nothing, :func:`rackcost.model.costs.metrics.per_accepted`). Such a sample pays and serves nothing, so its
     cost ranks above every defined one: a percentile that falls among them is undefined (NaN, shown as null), the
     others are the defined values' order statistics; the mean is undefined. (``numpy.nanpercentile`` would leave
     the samples out and report a cost as if they had not been drawn.)"""

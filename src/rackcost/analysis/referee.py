@@ -1,5 +1,5 @@
-"""The fleet simulator as referee: ``rackcost.simulate`` runs :mod:`rackcost.model.simulation` on the fleets rackcost
-sized and sets the simulated figures beside the analytic ones users see in :func:`rackcost.evaluate`.
+"""The fleet simulator as referee: ``rackcost.simulate`` runs :mod:`rackcost.model.sim.simulation` on the fleets
+rackcost sized and sets the simulated figures beside the analytic ones users see in :func:`rackcost.evaluate`.
 
 For each system and demand point the fleet is simulated as sized: the serving replicas at that point
 (``active_replicas``), each with as many slots as the chosen concurrency allows (its integer part: a scheduler
@@ -28,13 +28,13 @@ from rackcost.analysis.referee_arrivals import capacity_scvs, point_arrivals, tr
 from rackcost.analysis.trace_files import Trace, read_trace
 from rackcost.errors import check_argument, check_count
 from rackcost.evaluation.servable import served_for
-from rackcost.model import queueing
-from rackcost.model.operating_point import queueing_budget_s
-from rackcost.model.routers import router_of
-from rackcost.model.sim_classes import LengthLaw
-from rackcost.model.sim_trace import DEFAULT_TRACE_LENGTHS, check_trace_lengths, shape_requests
-from rackcost.model.sim_work import BYTES_PER_SIMULATED_REQUEST, MEMORY_SHARE, SimulationTooLarge
-from rackcost.model.simulation import (
+from rackcost.model.queues import queueing
+from rackcost.model.queues.routers import router_of
+from rackcost.model.replica.operating_point import queueing_budget_s
+from rackcost.model.sim.sim_classes import LengthLaw
+from rackcost.model.sim.sim_trace import DEFAULT_TRACE_LENGTHS, check_trace_lengths, shape_requests
+from rackcost.model.sim.sim_work import BYTES_PER_SIMULATED_REQUEST, MEMORY_SHARE, SimulationTooLarge
+from rackcost.model.sim.simulation import (
     DEFAULT_OUTPUT_TOKENS_CV_FRACTION,
     check_arrival_scv,
     fixed_model,
@@ -214,8 +214,8 @@ def simulate(
     seed
         Seed; the same seed gives the same rows.
     routing
-        Router (a name registered in :mod:`rackcost.model.routers`); default the scenario's ``fleet.routing``, else
-        ``least_outstanding``.
+        Router (a name registered in :mod:`rackcost.model.queues.routers`); default the scenario's ``fleet.routing``,
+        else ``least_outstanding``.
     replications
         Independent replications for the 95% intervals (batches, with a trace) [-], at least 2.
     service
@@ -230,7 +230,7 @@ def simulate(
         Called with (replications done, replications in all).
     arrival_scv
         Squared coefficient of variation of the inter-arrival times
-        (:data:`rackcost.model.simulation.ARRIVAL_SCV_RANGE`; 1 is Poisson); default the demand point's
+        (:data:`rackcost.model.sim.simulation.ARRIVAL_SCV_RANGE`; 1 is Poisson); default the demand point's
         ``arrival_scv`` where the scenario gives one, else 1. Ignored with a trace.
     admission
         True (default): arrivals at the rate the model admits, the overload shed before the queue by admission
@@ -238,15 +238,15 @@ def simulate(
         (accepted = served within the queueing budget); an overloaded fleet then has no steady state.
     rate_swing
         (amplitude [-], period [s]): every simulated point's rate swings, the same fleet serving (the analytic side
-        its pointwise stationary approximation, :mod:`rackcost.model.rate_swing`); default each demand point's
+        its pointwise stationary approximation, :mod:`rackcost.model.queues.rate_swing`); default each demand point's
         ``rate_swing``. Poisson arrivals only; ignored with a trace.
     output_lengths
-        Disaggregated systems only: the output lengths' law (:class:`rackcost.model.sim_classes.LengthLaw`, of the
+        Disaggregated systems only: the output lengths' law (:class:`rackcost.model.sim.sim_classes.LengthLaw`, of the
         workload's mean and cv) in place of gamma (:mod:`rackcost.analysis.referee_pools`).
     trace_lengths
-        With a trace, how its lengths are replayed (:data:`rackcost.model.sim_trace.TRACE_LENGTHS`): ``relative``
+        With a trace, how its lengths are replayed (:data:`rackcost.model.sim.sim_trace.TRACE_LENGTHS`): ``relative``
         (default: each over the trace's mean times the workload's, the scenario's mean request kept), ``own`` (as
-        recorded) or ``none`` (arrival times only); :mod:`rackcost.model.sim_trace`.
+        recorded) or ``none`` (arrival times only); :mod:`rackcost.model.sim.sim_trace`.
 
     Returns
     -------
@@ -439,7 +439,7 @@ def _simulate_one(
     trace_work = None
     if replay is not None:
         kwargs["arrival_s"] = replay.arrival_s
-        if replay.lengths != "none":  # each request's own prefill and decode (rackcost.model.sim_trace)
+        if replay.lengths != "none":  # each request's own prefill and decode (rackcost.model.sim.sim_trace)
             inputs, outputs = replay.replayed()
             ttft_ms, tpot_ms = float(row["ttft_ms"]), float(row["tpot_ms"])
             rho, trace_work = shape_requests(inputs, outputs, replay.isl, osl, ttft_ms, tpot_ms)

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from rackcost.analysis.trace_files import Trace
-from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE
-from rackcost.model.sim_trace import TraceReplay
+from rackcost.model.sim.sim_arrivals import ARRIVAL_SCV_RANGE
+from rackcost.model.sim.sim_trace import TraceReplay
 from rackcost.model.strategies import DEFAULT_ROUTING
 
 __all__ = ["Arrivals", "capacity_scvs", "point_arrivals", "trace_replay"]
@@ -64,7 +64,7 @@ def capacity_scvs(scenario: Any, arrival_scv: float | None) -> tuple[float, floa
 
 
 def trace_replay(trace: Trace, lengths: str, scenario: Any) -> TraceReplay:
-    """A trace as the simulator replays it against the scenario's workload (:mod:`rackcost.model.sim_trace`)."""
+    """A trace as the simulator replays it against the scenario's workload (:mod:`rackcost.model.sim.sim_trace`)."""
     workload = scenario.workload
     # from its first arrival: a trace whose clock reads 1e20 s would round every service time away (a double
     # resolves 16,384 s there); the span, at most 2e13 s (20 million arrivals at 1e-6 rps), resolves 4 ms

@@ -1,5 +1,5 @@
 """``rackcost.simulate`` for a scenario with request classes (docs/model.md, Simulation): the fleet as sized serves the
-mix request by request (:mod:`rackcost.model.sim_classes`), and each class's simulated figures are set beside its
+mix request by request (:mod:`rackcost.model.sim.sim_classes`), and each class's simulated figures are set beside its
 analytic ones from ``Result.classes``.
 
 Rows: for each system and demand point, one row for the mix (``class`` None: JSON ``null``, an empty CSV cell,
@@ -21,10 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from rackcost.model.classes import ClassMix, class_budgets_s, mix_service_scv
-from rackcost.model.memory import KvMemory
-from rackcost.model.performance import interpolate_curve
-from rackcost.model.sim_classes import (
+from rackcost.model.replica.memory import KvMemory
+from rackcost.model.replica.performance import interpolate_curve
+from rackcost.model.sim.sim_classes import (
     ClassLaws,
     ClassRequests,
     LengthLaw,
@@ -32,11 +31,11 @@ from rackcost.model.sim_classes import (
     class_statistics,
     draw_class_requests,
 )
-from rackcost.model.sim_engines import KvLimit
-from rackcost.model.sim_summary import summarise
-from rackcost.model.sim_trace import TraceReplay, nearest_class
-from rackcost.model.sim_work import Stage, check_simulation_work, simulation_work
-from rackcost.model.simulation import (
+from rackcost.model.sim.sim_engines import KvLimit
+from rackcost.model.sim.sim_summary import summarise
+from rackcost.model.sim.sim_trace import TraceReplay, nearest_class
+from rackcost.model.sim.sim_work import Stage, check_simulation_work, simulation_work
+from rackcost.model.sim.simulation import (
     fixed_model,
     queue_relaxation_s,
     replica_model,
@@ -44,6 +43,7 @@ from rackcost.model.simulation import (
     run_statistics,
     warmup_requests,
 )
+from rackcost.model.workload.classes import ClassMix, class_budgets_s, mix_service_scv
 from rackcost.scenario.class_blocks import Lengths
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import class_mix
@@ -95,7 +95,7 @@ def class_laws(scenario: Scenario) -> ClassLaws | None:
 def check_class_options(arrival_scv: float | None, scenario_scv: list[float], rate_swing: object = None) -> None:
     """Refuse what the class simulation does not referee: arrivals of another SCV than the scenario's (the analytic
     class table is the scenario's arrivals') and a rate swing (not modelled with classes). A trace is replayed, each
-    request judged in its nearest class (:mod:`rackcost.model.sim_trace`)."""
+    request judged in its nearest class (:mod:`rackcost.model.sim.sim_trace`)."""
     if rate_swing is not None:
         raise ValueError(
             "workload.classes: a rate swing with request classes is not modelled (nor simulated): leave out "
@@ -195,7 +195,7 @@ def simulate_classes(
     replay
         A trace in place of generated arrivals (every request offered to the queue, batch means over its one run):
         each request of its own lengths judged in its nearest class, or, under ``none``, drawn by share
-        (:mod:`rackcost.model.sim_trace`).
+        (:mod:`rackcost.model.sim.sim_trace`).
     """
     mix: ClassMix = laws.mix
     replicas = int(row["active_replicas"])
@@ -223,7 +223,7 @@ def simulate_classes(
     values = []
     start, lo = "occupancy", 0
     trace_klass = None
-    if replay is not None:  # one run over the trace, its batches the intervals' (as rackcost.model.simulation's)
+    if replay is not None:  # one run over the trace, its batches the intervals' (as rackcost.model.sim.simulation's)
         fleet_seed, class_seed = np.random.SeedSequence(seed).spawn(2)
         if replay.lengths == "none":
             drawn = draw_class_requests(np.random.default_rng(class_seed), laws, per_rep, ttft_ms, tpot_ms)

@@ -1,5 +1,5 @@
 """``rackcost.simulate`` for a disaggregated system (``systems[i].pools``; docs/model.md, Simulation): the two pools as
-sized serve the requests as a tandem (:mod:`rackcost.model.sim_tandem`), and the system's simulated figures are set
+sized serve the requests as a tandem (:mod:`rackcost.model.sim.sim_tandem`), and the system's simulated figures are set
 beside the analytic ones of the points and pools tables.
 
 One row per system and demand point, with the aggregated rows' columns where they mean the same thing
@@ -9,7 +9,7 @@ serving replicas and slots, its slot utilisation and the share of its requests m
 (:data:`POOL_FIGURES`), and the KV transfer. The analytic side is the model's: the prefill pool's queueing budget at
 the point (the TTFT limit less the prefill pool's TTFT there, which holds the transfer), no wait budget in the
 decode pool, and ``accepted = admitted x (1 - miss_p) x (1 - miss_d)``
-(:func:`rackcost.model.disaggregation.joint_accepted_rps`).
+(:func:`rackcost.model.fleets.disaggregation.joint_accepted_rps`).
 """
 
 from __future__ import annotations
@@ -21,16 +21,16 @@ from typing import Any
 import numpy as np
 
 from rackcost.analysis.referee_classes import figure_pair, tpot_table_s
-from rackcost.model.classes import cdf_moments
-from rackcost.model.disaggregation import split_miss_target
-from rackcost.model.operating_point import queueing_budget_s
-from rackcost.model.sim_classes import LengthLaw, draw_lengths
-from rackcost.model.sim_engines import ReplicaModel, draw_work, fixed_model, replica_model
-from rackcost.model.sim_summary import Summary, summarise, with_rare_bound
-from rackcost.model.sim_tandem import run_tandem_once, tandem_miss_units, tandem_statistics
-from rackcost.model.sim_trace import TraceReplay
-from rackcost.model.sim_work import Stage, check_simulation_work, simulation_work
-from rackcost.model.simulation import DEFAULT_OUTPUT_TOKENS_CV_FRACTION, queue_relaxation_s, warmup_requests
+from rackcost.model.fleets.disaggregation import split_miss_target
+from rackcost.model.replica.operating_point import queueing_budget_s
+from rackcost.model.sim.sim_classes import LengthLaw, draw_lengths
+from rackcost.model.sim.sim_engines import ReplicaModel, draw_work, fixed_model, replica_model
+from rackcost.model.sim.sim_summary import Summary, summarise, with_rare_bound
+from rackcost.model.sim.sim_tandem import run_tandem_once, tandem_miss_units, tandem_statistics
+from rackcost.model.sim.sim_trace import TraceReplay
+from rackcost.model.sim.sim_work import Stage, check_simulation_work, simulation_work
+from rackcost.model.sim.simulation import DEFAULT_OUTPUT_TOKENS_CV_FRACTION, queue_relaxation_s, warmup_requests
+from rackcost.model.workload.classes import cdf_moments
 from rackcost.scenario.schema import Scenario
 from rackcost.units import MS_PER_S
 
@@ -70,7 +70,8 @@ def _pooled(scenario: Scenario, system: str | None) -> list[tuple[int, str]]:
 
 
 def law_cv(law: LengthLaw) -> float:
-    """The coefficient of variation of a length law [-] (a CDF table's as :func:`rackcost.model.classes.cdf_moments`).
+    """The coefficient of variation of a length law [-] (a CDF table's as
+    :func:`rackcost.model.workload.classes.cdf_moments`).
 
     >>> law_cv(LengthLaw("fixed", 100.0)), law_cv(LengthLaw("gamma", 100.0, 0.5))
     (0.0, 0.5)
@@ -270,10 +271,10 @@ def _replicate(
     report: Any,
     replay: TraceReplay | None = None,
 ) -> tuple[Summary, _Tally]:
-    """Independent replications of the tandem (:func:`rackcost.model.sim_tandem.run_tandem_once`), each stage's
-    warm-up by :func:`rackcost.model.simulation.warmup_requests` from its own start and relaxation time; refused
+    """Independent replications of the tandem (:func:`rackcost.model.sim.sim_tandem.run_tandem_once`), each stage's
+    warm-up by :func:`rackcost.model.sim.simulation.warmup_requests` from its own start and relaxation time; refused
     first when both pools' warm starts and the requests are beyond
-    :func:`rackcost.model.sim_work.check_simulation_work`'s bounds (the decode pool's start at the arrival rate
+    :func:`rackcost.model.sim.sim_work.check_simulation_work`'s bounds (the decode pool's start at the arrival rate
     too: what enters the prefill pool leaves it for decode). With a trace (``replay``), one run over its arrivals and
     batch means (:func:`_replay`)."""
     if replay is not None:
@@ -328,9 +329,9 @@ def _replay(
     st: _Stages, budget_s: float, seed: int, batches: int, queue_cap: int | None, report: Any, replay: TraceReplay
 ) -> tuple[Summary, _Tally]:
     """The tandem over a trace's arrivals, one run, its batches the intervals' (as
-    :func:`rackcost.model.simulation.replicate` does for one fleet): each request's prefill work and TTFT its input
+    :func:`rackcost.model.sim.simulation.replicate` does for one fleet): each request's prefill work and TTFT its input
     over the workload's mean (the prefill curve measured at the workload's input), its decode work its output over
-    the workload's mean (:mod:`rackcost.model.sim_trace`), or, under ``none``, both drawn as without a trace."""
+    the workload's mean (:mod:`rackcost.model.sim.sim_trace`), or, under ``none``, both drawn as without a trace."""
     n, rate = replay.requests, replay.arrival_rps
     relax_p = queue_relaxation_s(st.p_model, st.p_replicas, st.route, rate, 1.0, PREFILL_CV_FRACTION)
     relax_d = queue_relaxation_s(st.d_model, st.d_replicas, st.route, rate, 1.0, st.cv)
@@ -404,7 +405,7 @@ def simulate_pools(
     scenario, route, service, requests, seed, replications, queue_cap
         As :func:`rackcost.analysis.referee.simulate`.
     output_lengths
-        The output lengths' law (:class:`rackcost.model.sim_classes.LengthLaw`, mean the workload's), or None:
+        The output lengths' law (:class:`rackcost.model.sim.sim_classes.LengthLaw`, mean the workload's), or None:
         gamma at ``workload.output_tokens_cv_fraction`` (exponential without one).
     o, row
         The system's outcome and its points-table row at the point (at the simulated SCV).

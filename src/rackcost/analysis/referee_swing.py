@@ -1,15 +1,15 @@
 """Rate swings in the referee (``rackcost simulate --rate-swing``): which swing a simulated row runs, the model's
-figures of the same fleet under it, and the thinned arrivals' admission cap (:mod:`rackcost.model.rate_swing`,
-:func:`rackcost.model.sim_arrivals.swing_arrival_s`)."""
+figures of the same fleet under it, and the thinned arrivals' admission cap (:mod:`rackcost.model.queues.rate_swing`,
+:func:`rackcost.model.sim.sim_arrivals.swing_arrival_s`)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from rackcost.model import routing as routes
-from rackcost.model.rate_swing import VALID_PERIOD_SERVICE_TIMES, swing_too_fast
-from rackcost.model.sim_arrivals import SwingArrivals
+from rackcost.model.queues import routing as routes
+from rackcost.model.queues.rate_swing import VALID_PERIOD_SERVICE_TIMES, swing_too_fast
+from rackcost.model.sim.sim_arrivals import SwingArrivals
 from rackcost.scenario.schema import Scenario
 
 __all__ = ["check_poisson", "parse_rate_swing", "row_at_swing", "row_swing", "swing_notes", "thinned_arrivals"]

@@ -2,12 +2,12 @@
 "Sub-hour peaks in a profile").
 
 The analytic side serves a demand point's windows by the pointwise stationary approximation
-(:mod:`rackcost.model.rate_swing`, ``demand[i].sub_hour``). This side draws the hour itself: each window's
+(:mod:`rackcost.model.queues.rate_swing`, ``demand[i].sub_hour``). This side draws the hour itself: each window's
 arrivals a Poisson process at that window's rate, one window after another, preceded by a warm-up window (the
 hour's first rate unless given) that is not counted; admission control caps each window's admitted rate at the
 stationary capacity at SLO of the fleet's active replicas (the model's assumption, as ``rackcost simulate``
 assumes it: offered arrivals are thinned to the cap); the admitted ones go through the discrete-event simulator
-(:func:`rackcost.model.simulation.run_fleet_once`) with the scenario's router, the curve's load-dependent service
+(:func:`rackcost.model.sim.simulation.run_fleet_once`) with the scenario's router, the curve's load-dependent service
 and the workload's output spread. A request is accepted when it is admitted and waits at most the queueing budget
 of the point. The share accepted is counted over the hour's offered requests, replication by replication
 (independent seeds), and reported with a Student t 95% half-width.
@@ -27,10 +27,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import stdtrit
 
-from rackcost.model import routing as routes
-from rackcost.model.operating_point import queueing_budget_s
-from rackcost.model.sim_engines import replica_model
-from rackcost.model.simulation import DEFAULT_OUTPUT_TOKENS_CV_FRACTION, run_fleet_once
+from rackcost.model.queues import routing as routes
+from rackcost.model.replica.operating_point import queueing_budget_s
+from rackcost.model.sim.sim_engines import replica_model
+from rackcost.model.sim.simulation import DEFAULT_OUTPUT_TOKENS_CV_FRACTION, run_fleet_once
 from rackcost.scenario.schema import Scenario
 
 __all__ = ["INFERENCEX_SCENARIO", "CheckRow", "WindowReplay", "replay_windows", "servegen_check"]

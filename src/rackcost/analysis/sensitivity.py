@@ -94,7 +94,7 @@ def tornado(scenario: Scenario, low_q: float = 0.05, high_q: float = 0.95) -> li
             "central_value": dists[path].central,
         }
         # a system that accepts nothing at an end has no cost per accepted request there (NaN from the model,
-        # rackcost.model.metrics.per_accepted): None, and so is its swing and an advantage that reads it
+        # rackcost.model.costs.metrics.per_accepted): None, and so is its swing and an advantage that reads it
         for system, cols in result.items():
             blended = cols["blended_usd_per_accepted_request@system"]
             row[f"{system}@low"] = _defined(blended[2 * k])

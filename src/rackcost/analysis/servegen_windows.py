@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost import files
-from rackcost.model import profile as core
+from rackcost.model.workload import profile as core
 from rackcost.scenario.fields import RPS_RANGE
 from rackcost.units import SECONDS_PER_HOUR
 

@@ -1,6 +1,6 @@
 """``rackcost.site_budget``: the largest fleet of each system a site's IT power holds, and what it serves.
 
-The face of :mod:`rackcost.model.site` (pure functions over plain numbers): it evaluates the scenario
+The face of :mod:`rackcost.model.energy.site` (pure functions over plain numbers): it evaluates the scenario
 (:func:`rackcost.evaluation.chain.evaluate_systems`) for each system's chosen operating point and packing, then fits the
 largest fleet under ``facility.max_it_power_kw`` on rated power and reports its capacity at SLO per MW and the
 demand it leaves unserved.
@@ -14,10 +14,7 @@ from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.chain import evaluate_systems
 from rackcost.evaluation.columns import column_names, in_order
 from rackcost.evaluation.servable import served_for
-from rackcost.model import routing
-from rackcost.model.outcomes import SystemOutcome
-from rackcost.model.pool_fleet import PooledChosen, PooledFleet, pool_slo
-from rackcost.model.site import (
+from rackcost.model.energy.site import (
     best_pool_split,
     fleet_rated_w,
     max_replicas_within_power,
@@ -25,7 +22,10 @@ from rackcost.model.site import (
     serving_replicas_within,
     unserved_rps,
 )
-from rackcost.model.sizing import pack_racks
+from rackcost.model.fleets.pool_fleet import PooledChosen, PooledFleet, pool_slo
+from rackcost.model.fleets.sizing import pack_racks
+from rackcost.model.outcomes import SystemOutcome
+from rackcost.model.queues import routing
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import slo_inputs
 from rackcost.units import W_PER_KW
@@ -163,8 +163,8 @@ def _aggregated_row(scenario: Scenario, o: SystemOutcome, site_kw: float, miss: 
 
 def _pooled_row(scenario: Scenario, o: SystemOutcome, site_kw: float) -> dict[str, Any] | None:
     """The site row of a disaggregated system: the split of the budget between its pools that carries the most
-    within the SLO (:func:`rackcost.model.site.best_pool_split`), each pool at its chosen point, its part of the SLO
-    and the fleet's redundancy; None when no pair of replicas fits."""
+    within the SLO (:func:`rackcost.model.energy.site.best_pool_split`), each pool at its chosen point, its part of the
+    SLO and the fleet's redundancy; None when no pair of replicas fits."""
     inp, chosen, fleet = o.inputs, o.chosen, o.fleet
     pools = inp.pools
     assert pools is not None and isinstance(chosen, PooledChosen) and isinstance(fleet, PooledFleet)

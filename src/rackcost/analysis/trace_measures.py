@@ -4,7 +4,7 @@ disagrees with the dispersion where it does (``rackcost trace``).
 
 The gap SCV describes a renewal stream; real traffic is not one (its counts bunch over seconds to an hour), and
 what loads a fleet whose requests hold a slot for ``S`` seconds is the dispersion of counts near ``S``
-(:func:`rackcost.model.dispersion.effective_arrival_scv`). Where the two disagree (by more than
+(:func:`rackcost.model.queues.dispersion.effective_arrival_scv`). Where the two disagree (by more than
 :data:`DISAGREEMENT_RATIO` either way at any of :data:`SERVICE_TIMES_S`), the gap SCV is usually reading one of:
 
 - **ticks**: a clock of coarse resolution records many requests at one instant, so most gaps are zero and the few
@@ -41,8 +41,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rackcost.model.burstiness import ArrivalStatistics, arrival_statistics
-from rackcost.model.dispersion import DEFAULT_TIME_SCALES_S, MIN_WINDOWS, effective_arrival_scv, index_of_dispersion
+from rackcost.model.queues.burstiness import ArrivalStatistics, arrival_statistics
+from rackcost.model.queues.dispersion import (
+    DEFAULT_TIME_SCALES_S,
+    MIN_WINDOWS,
+    effective_arrival_scv,
+    index_of_dispersion,
+)
 from rackcost.scenario.sub_hour_blocks import MIN_WINDOW_S, windows_per_hour
 
 __all__ = [
@@ -60,7 +65,7 @@ __all__ = [
 
 TIME_SCALES_S = DEFAULT_TIME_SCALES_S
 """Time scales the index of dispersion of counts is measured at, 0.1 s to an hour [s] (those where at least 8
-windows fit: :data:`rackcost.model.dispersion.MIN_WINDOWS`)."""
+windows fit: :data:`rackcost.model.queues.dispersion.MIN_WINDOWS`)."""
 SERVICE_TIMES_S = (5.0, 10.0, 20.0, 40.0)
 """Service times the effective arrival SCV is read at [s]: what an LLM request holds a slot for (seconds of decode)."""
 DISAGREEMENT_RATIO = 1.5
@@ -197,7 +202,7 @@ def measure_arrivals(
     Raises
     ------
     ValueError
-        As :func:`rackcost.model.burstiness.arrival_statistics` (fewer than 3 arrivals, no span, a span a float
+        As :func:`rackcost.model.queues.burstiness.arrival_statistics` (fewer than 3 arrivals, no span, a span a float
         does not hold or one too short to measure a rate); as :func:`hour_windows`.
 
     Examples

@@ -36,7 +36,7 @@ from rackcost.display import PER_1K_ACCEPTED, PER_1K_REQUESTS, count, num, pct, 
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import FLEET_SUMMARY, column
 from rackcost.evaluation.compare import headline_sentences
-from rackcost.model.routers import router_of
+from rackcost.model.queues.routers import router_of
 from rackcost.scenario.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_scenarios, load_scenario
 
 if TYPE_CHECKING:

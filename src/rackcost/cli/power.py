@@ -1,4 +1,4 @@
-"""``rackcost power check | fit``: the power law of :mod:`rackcost.model.power_law` against measured power CSVs.
+"""``rackcost power check | fit``: the power law of :mod:`rackcost.model.energy.power_law` against measured power CSVs.
 
 ``check`` predicts, for each curve of the CSV (model x task x GPU x GPUs), the power at every measured batch from
 the curve's power at its largest batch and the GPU's idle power, with the package's fitted exponent, and prints the
@@ -32,7 +32,7 @@ from rackcost.cli.layout import Field, print_records
 from rackcost.files import csv_text
 
 if TYPE_CHECKING:
-    from rackcost.model.power_law import PowerCurve
+    from rackcost.model.energy.power_law import PowerCurve
 
 __all__ = ["power_app"]
 
@@ -64,7 +64,7 @@ SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="Seed
 
 
 def _idle(values: list[str] | None) -> dict[str, float]:
-    from rackcost.model.power_law import DEFAULT_IDLE_W
+    from rackcost.model.energy.power_law import DEFAULT_IDLE_W
 
     idle = dict(DEFAULT_IDLE_W)
     for item in values or []:
@@ -109,7 +109,7 @@ def check(
     """The package's power law against a measured CSV: mean absolute percentage error per GPU."""
     import numpy as np
 
-    from rackcost.model.power_law import curve_errors, fit_for
+    from rackcost.model.energy.power_law import curve_errors, fit_for
 
     dest = destination(output, force, csv_path)
     rows: list[dict[str, Any]] = []
@@ -179,7 +179,7 @@ def fit(
     """Fit the power law's exponent per GPU, with its spread and its error on models left out of the fit."""
     from dataclasses import asdict
 
-    from rackcost.model.power_law import fit_family
+    from rackcost.model.energy.power_law import fit_family
 
     dest = destination(output, force, csv_path)
     groups = _by_gpu(_curves(csv_path, idle_w))

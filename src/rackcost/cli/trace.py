@@ -319,7 +319,7 @@ def _flat(row: dict[str, Any]) -> dict[str, Any]:
 def _print_table(
     dest: Any, trace_file: Path, about: dict[str, Any], source: str, m: TraceMeasures, reuse: list[dict] | None
 ) -> None:
-    from rackcost.model.sim_arrivals import ARRIVAL_SCV_RANGE
+    from rackcost.model.sim.sim_arrivals import ARRIVAL_SCV_RANGE
 
     stats = m.stats
     out = table_console(dest)

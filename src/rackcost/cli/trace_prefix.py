@@ -1,12 +1,12 @@
 """Prefix reuse of a trace with block hashes, for ``rackcost trace``: the rows it prints and the share it writes into
-a scenario (``--into``). The measurement is :mod:`rackcost.model.prefix_cache`'s; this module picks the caches and
-the fleets to measure (given, or read from a scenario) and edits the scenario as plain data.
+a scenario (``--into``). The measurement is :mod:`rackcost.model.workload.prefix_cache`'s; this module picks the caches
+and the fleets to measure (given, or read from a scenario) and edits the scenario as plain data.
 
 - :func:`prefix_requests_of` reads the blocks of a trace that carries ``hash_ids`` (and ``block_tokens``, the tokens
   of a full block; 512 where it gives none), so the measurement never depends on the trace type.
 - :func:`scenario_fleets` reads, per system of an evaluated scenario, what the measurement needs: the router, the
   serving replicas and slots at the sizing point, the slot holding time, and the cache a replica's free KV memory
-  holds (:func:`rackcost.model.prefix_cache.cache_tokens_from_memory`; none without a ``memory`` block).
+  holds (:func:`rackcost.model.workload.prefix_cache.cache_tokens_from_memory`; none without a ``memory`` block).
 - :func:`prefix_rows` measures one shared cache and per-replica caches at each cache size.
 - :func:`measured_prefix_hits` writes a measured share where the scenario takes it: a request class's
   ``prefix_hit_fraction``, with a ``figures:`` entry naming the trace, the cache and the routing.
@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rackcost.model import prefix_cache as pc
 from rackcost.model.strategies import Routing
+from rackcost.model.workload import prefix_cache as pc
 from rackcost.scenario.edits import set_at
 from rackcost.scenario.schema import Scenario
 

@@ -19,7 +19,7 @@ from rackcost.files import InputFileError, read_regular_file
 
 if TYPE_CHECKING:
     from rackcost.analysis.validation.shared_files import InferenceXFile
-    from rackcost.model.power_law import PowerCurve
+    from rackcost.model.energy.power_law import PowerCurve
 
 __all__ = [
     "COMMANDS",
@@ -88,7 +88,7 @@ def _power_curves(data_folder: Path | None) -> list[PowerCurve]:
     """The ML.ENERGY curves of the shared folder with the package's idle powers, or none where absent."""
     from rackcost.analysis.validation.power import MEASUREMENTS_FILE
     from rackcost.importers.power_csv import read_power_curves
-    from rackcost.model.power_law import DEFAULT_IDLE_W
+    from rackcost.model.energy.power_law import DEFAULT_IDLE_W
 
     path = None if data_folder is None else data_folder / MEASUREMENTS_FILE
     if path is None or not path.is_file():

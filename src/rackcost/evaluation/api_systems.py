@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rackcost.model.api import serve_api
-from rackcost.model.metrics import derive_api
+from rackcost.model.costs.api import serve_api
+from rackcost.model.costs.metrics import derive_api
 from rackcost.model.outcomes import ApiSystemOutcome
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import Samples, api_inputs

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost.model.burstiness import FRAGILITY_DROP_FRACTION
 from rackcost.model.outcomes import SystemOutcome
+from rackcost.model.queues.burstiness import FRAGILITY_DROP_FRACTION
 from rackcost.scenario.schema import Scenario
 
 __all__ = ["at_real_traffic", "at_scv", "fragility_warnings", "margin_warnings"]

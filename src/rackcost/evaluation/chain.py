@@ -6,10 +6,10 @@
 step                                  function                                        writes
 ====================================  ==============================================  ========================
 1-2 inputs and performance curve      :func:`rackcost.scenario.unpack.system_inputs`           ``inputs``
-3 SLO-feasible operating point        :func:`rackcost.model.operating_point.choose_point`   ``chosen``
-4-8 queueing, sizing, demand,         :func:`rackcost.model.fleet.run_fleet`                ``fleet``
+3 SLO-feasible operating point        :func:`rackcost.model.replica.operating_point.choose_point`   ``chosen``
+4-8 queueing, sizing, demand,         :func:`rackcost.model.fleets.fleet.run_fleet`                ``fleet``
 power and cost
-8 cost per accepted request,          :func:`rackcost.model.metrics.derive`                 ``metrics``
+8 cost per accepted request,          :func:`rackcost.model.costs.metrics.derive`                 ``metrics``
 blended
 9-10 claim vs decision, warnings      :func:`rackcost.evaluation.results.result_tables`          the :class:`Result`
 ====================================  ==============================================  ========================
@@ -37,11 +37,11 @@ from rackcost.evaluation.disaggregated import run_pooled
 from rackcost.evaluation.results import Result, result_tables
 from rackcost.evaluation.servable import servable, unserved_warning
 from rackcost.evaluation.steps import ChosenPoints, choose_points
-from rackcost.model.burstiness import FRAGILITY_SCVS
-from rackcost.model.fleet import run_fleet
+from rackcost.model.costs.metrics import derive
+from rackcost.model.fleets.fleet import run_fleet
 from rackcost.model.inputs import SystemInputs
-from rackcost.model.metrics import derive
 from rackcost.model.outcomes import ApiSystemOutcome, FleetOutcome, Metrics, SystemOutcome
+from rackcost.model.queues.burstiness import FRAGILITY_SCVS
 from rackcost.model.strategies import IdlePolicy
 from rackcost.scenario.feasibility import UnservedSystem
 from rackcost.scenario.schema import Scenario

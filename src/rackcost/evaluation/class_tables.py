@@ -3,7 +3,8 @@ the revenue of a mix of classes.
 
 Only a scenario with ``workload.classes`` has it. A class is admitted as every class is (admission control does not
 look at the class), accepted when its wait is within its own budget, and bears the share of the fleet's cost that
-its slot time is (:func:`rackcost.model.classes.cost_share_fraction`); an API system's class pays its own tokens.
+its slot time is (:func:`rackcost.model.workload.classes.cost_share_fraction`); an API system's class pays its own
+tokens.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rackcost.evaluation.columns import column_names, in_order
-from rackcost.model.classes import ClassMix, class_budgets_s, class_ttft_ms, cost_share_fraction, service_split
-from rackcost.model.erlang import broadcast_to_few
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
+from rackcost.model.queues.erlang import broadcast_to_few
+from rackcost.model.workload.classes import ClassMix, class_budgets_s, class_ttft_ms, cost_share_fraction, service_split
 from rackcost.units import MS_PER_S, SECONDS_PER_HOUR, TOKENS_PER_MILLION
 
 if TYPE_CHECKING:

@@ -559,8 +559,8 @@ def in_order(row: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
 
 def undefined_as_none(table: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows with each cost per accepted request or token (:attr:`Column.per_accepted`) that is undefined (NaN:
-    nothing was accepted, :func:`rackcost.model.metrics.per_accepted`), and every other :attr:`Column.may_be_undefined`
-    value not computed, as None: null in JSON, an empty CSV cell,
+    nothing was accepted, :func:`rackcost.model.costs.metrics.per_accepted`), and every other
+    :attr:`Column.may_be_undefined` value not computed, as None: null in JSON, an empty CSV cell,
     ``-`` in a table. A NaN in any other column is left for :class:`~rackcost.evaluation.results.Result` to refuse
     (a bug).
 

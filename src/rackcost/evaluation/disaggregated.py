@@ -1,8 +1,8 @@
 """A disaggregated system in the evaluation chain and its tables (docs/model.md, Disaggregated prefill and decode).
 
 The chain (:mod:`rackcost.evaluation.chain`) evaluates a disaggregated system as it does any other, through
-:func:`rackcost.model.pool_fleet.choose_pools` and :func:`run_pooled`: the system gets its usual rows in every
-table (its figures are both pools' together, :func:`rackcost.model.pool_fleet.combine_fleets`), and the ``pools``
+:func:`rackcost.model.fleets.pool_fleet.choose_pools` and :func:`run_pooled`: the system gets its usual rows in every
+table (its figures are both pools' together, :func:`rackcost.model.fleets.pool_fleet.combine_fleets`), and the ``pools``
 table (:func:`pool_rows`) one row per system, pool and demand point with what each pool needs and costs.
 """
 
@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rackcost.evaluation.columns import column_names, in_order
-from rackcost.model.disaggregation import split_miss_target
+from rackcost.model.costs.metrics import per_accepted
+from rackcost.model.fleets.disaggregation import split_miss_target
+from rackcost.model.fleets.pool_fleet import PooledChosen, PooledFleet, run_pools
 from rackcost.model.inputs import FleetPolicy, SloInputs, SystemInputs
-from rackcost.model.metrics import per_accepted
 from rackcost.model.outcomes import ChosenPoint, SystemOutcome
-from rackcost.model.pool_fleet import PooledChosen, PooledFleet, run_pools
 from rackcost.scenario.unpack import Samples
 from rackcost.scenario.unpack_pools import POOL_ROLES, pool_sampled_inputs
 from rackcost.units import MS_PER_S
@@ -45,7 +45,8 @@ def run_pooled(
     fragility_scvs: tuple[float, ...] = (),
     swing_amplitudes: tuple[float, ...] = (),
 ) -> PooledFleet:
-    """Steps 4 to 8 of disaggregated system ``index`` for ``n`` samples (:func:`rackcost.model.pool_fleet.run_pools`
+    """Steps 4 to 8 of disaggregated system ``index`` for ``n`` samples
+    (:func:`rackcost.model.fleets.pool_fleet.run_pools`
     on each pool's sampled inputs, :func:`rackcost.scenario.unpack_pools.pool_sampled_inputs`); the arguments are
     :func:`rackcost.evaluation.chain.run_samples`'s."""
     pools = inp.pools

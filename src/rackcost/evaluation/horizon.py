@@ -4,10 +4,10 @@ Each hardware system is planned and sized as :func:`rackcost.evaluate` plans and
 hour: the scenario's demand is replaced by one point, the sizing point at ``max(hourly_rps)`` (its arrival SCV
 kept, its rate swing dropped: an hour of a profile is stationary), and :func:`rackcost.evaluation.chain.choose_points`
 chooses the operating point and the replicas for it. The fleet's steps 4 to 8
-(:func:`rackcost.model.fleet.run_fleet`) then run once, the hours on the demand-point axis: every hour is one
+(:func:`rackcost.model.fleets.fleet.run_fleet`) then run once, the hours on the demand-point axis: every hour is one
 demand point, so the Erlang arithmetic, the moving operating point, power and cost are one array operation over
-all hours, never a Python loop over them. API systems serve every hour with :func:`rackcost.model.api.serve_api`.
-The calendar, the sums and the discounting are :mod:`rackcost.model.horizon`'s.
+all hours, never a Python loop over them. API systems serve every hour with :func:`rackcost.model.costs.api.serve_api`.
+The calendar, the sums and the discounting are :mod:`rackcost.model.workload.horizon`'s.
 
 Disaggregated systems (two pools) are left out with why (``HorizonResult.skipped``), as are systems the scenario
 cannot serve (:func:`rackcost.evaluation.servable.servable`).
@@ -25,11 +25,11 @@ from numpy.typing import ArrayLike, NDArray
 from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.servable import servable
 from rackcost.evaluation.steps import choose_points
-from rackcost.model import horizon as cal
-from rackcost.model.api import serve_api
-from rackcost.model.fleet import minimum_hours_shortfall, run_fleet
+from rackcost.model.costs.api import serve_api
+from rackcost.model.fleets.fleet import minimum_hours_shortfall, run_fleet
 from rackcost.model.inputs import SystemInputs
 from rackcost.model.strategies import IdlePolicy
+from rackcost.model.workload import horizon as cal
 from rackcost.scenario.fields import MAX_RPS, MIN_RPS
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.sub_hour_blocks import SubHour
@@ -67,7 +67,7 @@ class HorizonResult:
     ----------
     hours
         One row per system and hour (:data:`HOUR_COLUMNS`): ``system`` (categorical), ``hour``, ``year``,
-        ``quarter``, ``month``, ``day`` (int32, from 0: :mod:`rackcost.model.horizon`), ``offered_rps``,
+        ``quarter``, ``month``, ``day`` (int32, from 0: :mod:`rackcost.model.workload.horizon`), ``offered_rps``,
         ``accepted_rps``, ``rejected_rps`` [requests/s], ``utilization_fraction`` [-], ``active_replicas`` [-],
         ``facility_power_kw`` [kW], ``cost_usd`` (capital + fixed opex + energy, or rent, or the API's, for the
         hour) [USD], ``accepted_requests`` [requests].
@@ -285,7 +285,7 @@ def _write(out: dict[str, Array], *values: ArrayLike) -> None:
 
 def _rent_with_daily_minimum(active: ArrayLike, price: Array | None, inp: SystemInputs, minimum_h: float) -> Array:
     """On-demand rent per hour with a minimum of hours a day per started replica, each calendar day of 24 h on
-    its own (:func:`rackcost.model.fleet.minimum_hours_shortfall` over the day's hours, spread over its 24 h)."""
+    its own (:func:`rackcost.model.fleets.fleet.minimum_hours_shortfall` over the day's hours, spread over its 24 h)."""
     assert price is not None  # an on-demand system has a rental price
     apr = float(inp.accelerators_per_replica)
     a = np.asarray(active, dtype=float).reshape(-1)
@@ -338,7 +338,7 @@ def _tables(
 
 
 def _period_table(names: list[str], figures: dict[str, Array], period: str, hours: int) -> pd.DataFrame:
-    """One row per system and ``period``: its hours, sums and means (:mod:`rackcost.model.horizon`)."""
+    """One row per system and ``period``: its hours, sums and means (:mod:`rackcost.model.workload.horizon`)."""
     length = cal.PERIOD_HOURS[period]
     sums = {k: cal.period_sums(figures[k], length) for k in SUM_COLUMNS}
     means = {k: cal.period_means(figures[k], length) for k in RATE_COLUMNS}

@@ -2,9 +2,9 @@
 
 The steps, each in its own module:
 
-1. the horizon's hourly demand (:mod:`rackcost.model.profile`, from ``demand`` as a profile);
+1. the horizon's hourly demand (:mod:`rackcost.model.workload.profile`, from ``demand`` as a profile);
 2. each source's linear figures from the full model (:mod:`rackcost.evaluation.plan_sources`);
-3. the demand in blocks per quarter and the mixed-integer program (:mod:`rackcost.model.plan`, HiGHS);
+3. the demand in blocks per quarter and the mixed-integer program (:mod:`rackcost.model.buying.plan`, HiGHS);
 4. **the figures checked at the plan's own sizes**: a source's capacity per unit is that of a reference fleet, and
    a smaller fleet pools less, so where the plan holds a size whose exact capacity at SLO is below what the plan
    asks of it, that source's figure is lowered to the size's and the program solved again (at most
@@ -29,9 +29,9 @@ from numpy.typing import NDArray
 from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.horizon import hourly_figures
 from rackcost.evaluation.plan_sources import SourceFigures, source_figures
-from rackcost.model import plan as milp
-from rackcost.model.profile import quarter_index
-from rackcost.model.source_kinds import Holding
+from rackcost.model.buying import plan as milp
+from rackcost.model.buying.source_kinds import Holding
+from rackcost.model.workload.profile import quarter_index
 from rackcost.scenario.schema import Scenario
 
 __all__ = ["MAX_ROUNDS", "PlanResult", "plan", "plan_scenario", "realise"]
@@ -270,7 +270,7 @@ class Budget:
     """The plan's one time budget for the solver, shared by all its solves (``plan.time_limit_s``).
 
     Every solve gets what is left (:meth:`share`); when nothing is left, the capacity rounds stop with the plan they
-    have and a solve not yet started finds nothing (:class:`rackcost.model.plan.PlanUnsolved`).
+    have and a solve not yet started finds nothing (:class:`rackcost.model.buying.plan.PlanUnsolved`).
     """
 
     def __init__(self, total_s: float) -> None:
@@ -440,7 +440,7 @@ def short_hours(
     exc: milp.PlanInfeasible, rates: Array, quarter: NDArray[np.int64], where: NDArray[np.int64], file: str
 ) -> list[Problem]:
     """The hours no mix of the sources can carry, per short block: how many, the first (year, day, hour) and the
-    largest shortfall in requests/s (from the program's :class:`rackcost.model.plan.PlanShortfall`)."""
+    largest shortfall in requests/s (from the program's :class:`rackcost.model.buying.plan.PlanShortfall`)."""
     problems = []
     shown = exc.shortfalls[:5]
     for s in shown:

@@ -21,11 +21,11 @@ from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.evaluation.disaggregated import POOLS_TABLE, accelerators, pool_rows, pool_warnings
 from rackcost.evaluation.sub_hour_notes import moved_share_warnings, sub_hour_warnings
 from rackcost.files import csv_text
+from rackcost.model.energy.power import PEAK_TO_MEAN_POWER
 from rackcost.model.inputs import SloInputs
-from rackcost.model.memory import gib
-from rackcost.model.operating_point import slo_feasible
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
-from rackcost.model.power import PEAK_TO_MEAN_POWER
+from rackcost.model.replica.memory import gib
+from rackcost.model.replica.operating_point import slo_feasible
 from rackcost.model.strategies import DEFAULT_ROUTING, Payment
 from rackcost.units import DAYS_PER_YEAR, MS_PER_S, SECONDS_PER_HOUR, TOKENS_PER_MILLION, W_PER_KW
 
@@ -69,7 +69,7 @@ class Result:
     warnings
         Comparability warnings and named outcomes (overload, rack limits), one sentence each.
     routing
-        The router the answer assumes (``fleet.routing``; :mod:`rackcost.model.routing`).
+        The router the answer assumes (``fleet.routing``; :mod:`rackcost.model.queues.routing`).
     unserved
         The hardware systems left out because the scenario cannot serve with them, each
         ``{system, path, limit, reason}`` (``limit``: ``slo``, ``kv_cache`` or ``rack_power``; ``reason``: which
@@ -626,7 +626,7 @@ def add_rate_swing(scenario: Scenario, row: dict[str, Any]) -> dict[str, Any]:
 
 def swing_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[str]:
     """Where a rate swing moves the accepted share by more than :data:`FRAGILITY_DROP_FRACTION` on the same fleet,
-    and where it is too fast for the pointwise stationary approximation (:mod:`rackcost.model.rate_swing`)."""
+    and where it is too fast for the pointwise stationary approximation (:mod:`rackcost.model.queues.rate_swing`)."""
     out = []
     for o in outcomes:
         steady = o.fleet.demand_without_swing

@@ -12,11 +12,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rackcost.errors import Problem, ScenarioError
-from rackcost.model.burstiness import arrival_variability
+from rackcost.model.fleets.pool_fleet import choose_pools
 from rackcost.model.inputs import FleetPolicy, SloInputs, SystemInputs
-from rackcost.model.operating_point import choose_point
 from rackcost.model.outcomes import ChosenPoint
-from rackcost.model.pool_fleet import choose_pools
+from rackcost.model.queues.burstiness import arrival_variability
+from rackcost.model.replica.operating_point import choose_point
 from rackcost.scenario.feasibility import feasibility_problems, unserved_systems
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import fleet_policy, has_dispersion, point_arrival_scvs, sizing_demand, slo_inputs

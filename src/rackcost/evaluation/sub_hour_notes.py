@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rackcost.model.burstiness import FRAGILITY_DROP_FRACTION
-from rackcost.model.rate_swing import VALID_PERIOD_SERVICE_TIMES, swing_too_fast
+from rackcost.model.queues.burstiness import FRAGILITY_DROP_FRACTION
+from rackcost.model.queues.rate_swing import VALID_PERIOD_SERVICE_TIMES, swing_too_fast
 
 if TYPE_CHECKING:
     from rackcost.model.outcomes import DemandOutcome, SystemOutcome

@@ -222,7 +222,7 @@ class Row:
 
 @dataclass
 class ImportedCurve:
-    """One imported operating-point curve (not the model's :class:`rackcost.model.performance.Curve`).
+    """One imported operating-point curve (not the model's :class:`rackcost.model.replica.performance.Curve`).
 
     Attributes
     ----------

@@ -3,7 +3,7 @@
 The columns read (others are ignored): ``model``, ``task``, ``gpu``, ``num_gpus`` (accelerators per replica),
 ``avg_batch_size`` (measured mean requests in the batch) and ``avg_power_w_all_gpus`` (measured mean board power
 summed over the replica's accelerators, W). One curve is one model x task x GPU x GPUs; a curve's points are divided
-by its accelerators, so that the law (:mod:`rackcost.model.power_law`) sees requests in service and power per
+by its accelerators, so that the law (:mod:`rackcost.model.energy.power_law`) sees requests in service and power per
 accelerator. Bad rows are refused with the file, the CSV line and the column: a batch or power of 0 or less, or
 not a number, is not a measurement.
 """
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from rackcost.files import InputFileError, describe_value, read_regular_file
-from rackcost.model.power_law import PowerCurve, family_of
+from rackcost.model.energy.power_law import PowerCurve, family_of
 
 __all__ = ["MAX_POWER_CSV_BYTES", "REQUIRED_COLUMNS", "PowerCsvError", "read_power_curves"]
 

@@ -2,8 +2,8 @@
 
 :mod:`rackcost.scenario.unpack` fills these from a validated :class:`~rackcost.scenario.schema.Scenario`; the steps of
 the model
-(:mod:`rackcost.model.operating_point`, :mod:`rackcost.model.fleet`, :mod:`rackcost.model.metrics`) read only these. Two
-kinds:
+(:mod:`rackcost.model.replica.operating_point`, :mod:`rackcost.model.fleets.fleet`, :mod:`rackcost.model.costs.metrics`)
+read only these. Two kinds:
 
 - central values, decided once per scenario (the curve, the packaging, the SLO): :class:`SystemInputs`,
   :class:`SloInputs`, :class:`FleetPolicy`;
@@ -19,12 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost.model.burstiness import arrival_variability, wait_stretch
-from rackcost.model.classes import ClassMix
-from rackcost.model.memory import KvMemory
-from rackcost.model.performance import Curve
-from rackcost.model.power import PEAK_TO_MEAN_POWER
+from rackcost.model.energy.power import PEAK_TO_MEAN_POWER
+from rackcost.model.queues.burstiness import arrival_variability, wait_stretch
+from rackcost.model.replica.memory import KvMemory
+from rackcost.model.replica.performance import Curve
 from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy, Payment, SubHourSizing
+from rackcost.model.workload.classes import ClassMix
 
 __all__ = ["CostInputs", "FleetPolicy", "PoolInputs", "SampledInputs", "SloInputs", "SystemInputs"]
 
@@ -51,10 +51,10 @@ class SloInputs:
         service time's SCV, which stretches the conditional wait (:attr:`FleetPolicy.service_scv`) in sizing,
         acceptance and the reported wait alike (docs/model.md, Routing: service-time spread).
     classes
-        The workload's request classes (:class:`rackcost.model.classes.ClassMix`), or None for one class of the
+        The workload's request classes (:class:`rackcost.model.workload.classes.ClassMix`), or None for one class of the
         workload's shape. With classes every SLO check and budget is each class's (its own limits, else those
         above), ``output_tokens`` is the mix's mean and ``attainment_fraction`` the strictest class's target (the
-        first of :func:`rackcost.model.classes.slo_groups`).
+        first of :func:`rackcost.model.workload.classes.slo_groups`).
     """
 
     ttft_limit_ms: float
@@ -86,22 +86,22 @@ class FleetPolicy:
     sizing_index
         Index of the demand point the fleet is sized for, or None for the highest arrival rate.
     routing
-        How the load balancer spreads requests (:mod:`rackcost.model.routing`): which queue the model solves.
+        How the load balancer spreads requests (:mod:`rackcost.model.queues.routing`): which queue the model solves.
     hours_per_day
         Hours of each demand point [h] (a rented fleet's daily minimum needs them).
     arrival_scv
         Squared coefficient of variation of each demand point's inter-arrival times (1: Poisson; empty: all 1)
-        [-] (:mod:`rackcost.model.burstiness`).
+        [-] (:mod:`rackcost.model.queues.burstiness`).
     service_scv
         Squared coefficient of variation of the slot holding time (1: exponential, the default; the output
-        length's ``cv^2`` where the workload gives one) [-] (:mod:`rackcost.model.burstiness`).
+        length's ``cv^2`` where the workload gives one) [-] (:mod:`rackcost.model.queues.burstiness`).
     rate_swing_amplitude_fraction, rate_swing_period_s
         Each demand point's short rate swing, ``lambda (1 + a sin(2 pi t / T))``: its amplitude ``a`` [-] (0: no
-        swing; empty: none anywhere) and period ``T`` [s] (:mod:`rackcost.model.rate_swing`).
+        swing; empty: none anywhere) and period ``T`` [s] (:mod:`rackcost.model.queues.rate_swing`).
     sub_hour_rate_ratios
         Each demand point's windows within its hour, as each window's rate over the hour's mean (equal windows;
         an empty tuple: a constant rate; empty: none anywhere) [-] (``demand[i].sub_hour``; served as a
-        :class:`rackcost.model.rate_swing.RateShape` by the pointwise stationary approximation).
+        :class:`rackcost.model.queues.rate_swing.RateShape` by the pointwise stationary approximation).
     sub_hour_sizing
         What a moving rate at the sizing point is sized for: every window at the SLO, or the hour's average
         (:class:`~rackcost.model.strategies.SubHourSizing`); also what capacity at SLO means under it.
@@ -127,7 +127,7 @@ class FleetPolicy:
 
     def stretch(self, points: int) -> NDArray[np.float64]:
         """How much the service's spread stretches each demand point's conditional wait, ``(1, points)`` [-]
-        (:func:`rackcost.model.burstiness.wait_stretch`; exactly 1 for exponential service)."""
+        (:func:`rackcost.model.queues.burstiness.wait_stretch`; exactly 1 for exponential service)."""
         if self.service_scv == 1.0:  # exponential service, every scenario without an output spread: no work
             return np.ones((1, points))
         scv = self.arrival_scv or (1.0,) * points
@@ -164,7 +164,7 @@ class SystemInputs:
         Operating points of one replica, throughput already per replica and derated (docs/model.md, steps 1, 2).
     coarse
         ``curve`` at the candidate concurrencies of the operating-point search (every integer in its measured
-        range: :func:`rackcost.model.operating_point.candidate_curve`), computed once.
+        range: :func:`rackcost.model.replica.operating_point.candidate_curve`), computed once.
     concurrency_derived
         True where the file gave no concurrency and Little's law derived it.
     accelerators_per_replica, accelerators_per_node, nodes_per_rack
@@ -189,11 +189,12 @@ class SystemInputs:
         Rented on demand: the hours a day every replica started that day is billed at least [h].
     peak_to_mean_power
         A serving accelerator's peak over mean power: the mean of the curve's measured ratios where its points
-        carry both, else :data:`rackcost.model.power.PEAK_TO_MEAN_POWER` [-].
+        carry both, else :data:`rackcost.model.energy.power.PEAK_TO_MEAN_POWER` [-].
     kv_memory
-        The replica's memory for the KV cache at the workload's context (:class:`rackcost.model.memory.KvMemory`),
+        The replica's memory for the KV cache at the workload's context
+        (:class:`rackcost.model.replica.memory.KvMemory`),
         or None: no memory limit (the system gives no ``memory`` block). Operating points whose requests' caches
-        do not fit are left out of the search (:func:`rackcost.model.operating_point.choose_point`).
+        do not fit are left out of the search (:func:`rackcost.model.replica.operating_point.choose_point`).
     pools
         A disaggregated system's two pools (:class:`PoolInputs`), or None for an aggregated one. The figures above
         are then its decode pool's, with the TTFT of its fastest prefill and the KV transfer: the system as the
@@ -311,7 +312,7 @@ class SampledInputs:
 
 @dataclass(frozen=True)
 class PoolInputs:
-    """A disaggregated system's two pools as plain inputs (:mod:`rackcost.model.disaggregation`).
+    """A disaggregated system's two pools as plain inputs (:mod:`rackcost.model.fleets.disaggregation`).
 
     Attributes
     ----------

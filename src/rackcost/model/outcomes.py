@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost.model.api import ApiOutcome
-from rackcost.model.dispersion import real_traffic_scv
+from rackcost.model.costs.api import ApiOutcome
 from rackcost.model.inputs import SystemInputs
-from rackcost.model.performance import Curve
+from rackcost.model.queues.dispersion import real_traffic_scv
+from rackcost.model.replica.performance import Curve
 
 __all__ = ["ApiSystemOutcome", "ChosenPoint", "DemandOutcome", "FleetOutcome", "Metrics", "SystemOutcome"]
 
@@ -40,14 +40,15 @@ class ChosenPoint:
         Replicas the SLO and the utilisation ceiling need at the sizing demand [-].
     more_constraints
         With request classes of other attainment targets: each further (queueing budget [s], miss target [-]) the
-        queue must keep at the point (:func:`rackcost.model.operating_point.slo_budgets_s`); ``budget_s`` is the
+        queue must keep at the point (:func:`rackcost.model.replica.operating_point.slo_budgets_s`); ``budget_s`` is the
         strictest target's. Empty otherwise.
     service_scv
-        With request classes: the mix's service-time SCV at the point (:func:`rackcost.model.classes.mix_service_scv`),
+        With request classes: the mix's service-time SCV at the point
+        (:func:`rackcost.model.workload.classes.mix_service_scv`),
         which the fleet keeps at every demand point; None: the workload's (``FleetPolicy.service_scv``) [-].
     arrival_scv
         Where a demand point's burstiness is a measured dispersion: every point's arrival SCV as this system sees it
-        at its chosen point's service time (:func:`rackcost.model.dispersion.effective_arrival_scv`), which the
+        at its chosen point's service time (:func:`rackcost.model.queues.dispersion.effective_arrival_scv`), which the
         fleet keeps at every demand point; None: the points' own (``FleetPolicy.arrival_scv``) [-].
     """
 
@@ -72,8 +73,8 @@ class ChosenPoint:
     @cached_property  # read once per point and served SCV by the warnings: computed once (a 4,001-point average)
     def real_traffic_scv(self) -> float:
         """The arrival SCV a public production trace reads at the point's service time
-        (:func:`rackcost.model.dispersion.real_traffic_scv`): what the margin check serves the fleet at, and its key
-        in ``FleetOutcome.served_at_scv`` [-]."""
+        (:func:`rackcost.model.queues.dispersion.real_traffic_scv`): what the margin check serves the fleet at, and its
+        key in ``FleetOutcome.served_at_scv`` [-]."""
         return float(real_traffic_scv(float(self.point.service_s[0])))
 
 
@@ -107,7 +108,7 @@ class DemandOutcome:
         TTFT before fleet queueing and TPOT there, or None when the operating point does not move with load [ms].
     ttft_p99_ms, tpot_p99_ms
         99th percentiles of TTFT (queueing included) and TPOT over the occupancy a request starts at
-        (:mod:`rackcost.model.occupancy`), or None when the operating point does not move with load [ms].
+        (:mod:`rackcost.model.queues.occupancy`), or None when the operating point does not move with load [ms].
     class_miss_fraction
         With request classes: the share of each class's admitted requests that wait past its own budget, ``(n,
         points, K)`` [-]; None without classes.
@@ -181,7 +182,7 @@ class FleetOutcome:
         (central evaluations only; empty otherwise).
     demand_without_swing
         Where a demand point has a rate swing: the same fleet at every point's constant mean rate (what the swing
-        moves; :mod:`rackcost.model.rate_swing`); None without a swing.
+        moves; :mod:`rackcost.model.queues.rate_swing`); None without a swing.
     served_at_swing
         What the same fleet would do at every demand point had its rate this swing amplitude (central evaluations
         only; empty otherwise).
@@ -233,7 +234,7 @@ class Metrics:
         Useful output tokens per facility kWh [tokens/kWh].
     ttft_p99_ms
         99th percentile of TTFT at the occupancy a request starts at plus its queueing wait
-        (:mod:`rackcost.model.occupancy`); without a load curve, TTFT at the chosen point plus the p99 wait [ms].
+        (:mod:`rackcost.model.queues.occupancy`); without a load curve, TTFT at the chosen point plus the p99 wait [ms].
     usd_per_day, accepted_requests_per_day, facility_energy_kwh_per_day
         Sums over the day, each demand point weighted by its hours [USD, requests, kWh].
     blended_usd_per_accepted_request, blended_usd_per_million_accepted_output_tokens
@@ -271,7 +272,7 @@ class SystemOutcome:
     fleet
         Steps 5 to 8 with a sample axis of length 1 (the scalar views below read it).
     metrics
-        The derived figures (:func:`rackcost.model.metrics.derive`), sample axis of length 1.
+        The derived figures (:func:`rackcost.model.costs.metrics.derive`), sample axis of length 1.
     """
 
     inputs: SystemInputs
@@ -396,7 +397,7 @@ class ApiSystemOutcome:
     served
         What it is offered, accepts (up to a rate limit) and pays at each demand point (sample axis of length 1).
     metrics
-        The derived figures (:func:`rackcost.model.metrics.derive_api`), sample axis of length 1.
+        The derived figures (:func:`rackcost.model.costs.metrics.derive_api`), sample axis of length 1.
     class_usd_per_request
         With request classes: what one request of each class costs through the API, ``(n, K)`` [USD/request];
         None without classes.

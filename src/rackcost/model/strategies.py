@@ -3,8 +3,8 @@ replicas (:class:`Routing`), how a system is paid for (:class:`Payment`), what i
 (:class:`IdlePolicy`) and what a rate that moves within its hour is sized for (:class:`SubHourSizing`).
 
 Every module that must know what a strategy means asks its member (``payment.has_fleet``, ``policy.parks``) or, for
-a router, its object (:func:`rackcost.model.routers.router_of`) instead of comparing names; the scenario schema uses
-the same enums as its field types (``fleet.routing`` takes any registered router's name). The members are
+a router, its object (:func:`rackcost.model.queues.routers.router_of`) instead of comparing names; the scenario schema
+uses the same enums as its field types (``fleet.routing`` takes any registered router's name). The members are
 :class:`enum.StrEnum`, so each equals its name as text (``Routing.pooled == "pooled"``) and is written as that text
 in every table and file.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from rackcost.model.routers import POOLED, SPLIT, Router, router_of
+from rackcost.model.queues.routers import POOLED, SPLIT, Router, router_of
 
 __all__ = ["DEFAULT_ROUTING", "IdlePolicy", "Payment", "Routing", "SubHourSizing"]
 
@@ -21,7 +21,7 @@ __all__ = ["DEFAULT_ROUTING", "IdlePolicy", "Payment", "Routing", "SubHourSizing
 class Routing(StrEnum):
     """How the load balancer spreads requests over a fleet's replicas, and so which queue the model solves."""
 
-    # The names of the built-in routers (rackcost.model.routers holds each one's object: its analytic queue, its
+    # The names of the built-in routers (rackcost.model.queues.routers holds each one's object: its analytic queue, its
     # occupancy law and its simulator dispatch; the properties below read it). A scenario may name any registered
     # router. (A comment, not the docstring: the docstring is the JSON Schema's description.)
 
@@ -33,7 +33,7 @@ class Routing(StrEnum):
 
     @property
     def router(self) -> Router:
-        """The router's object (:func:`rackcost.model.routers.router_of`)."""
+        """The router's object (:func:`rackcost.model.queues.routers.router_of`)."""
         return router_of(self.value)
 
     @property
@@ -122,7 +122,7 @@ class IdlePolicy(StrEnum):
 
 class SubHourSizing(StrEnum):
     """What a fleet is sized for where its sizing point's rate moves within the hour (a rate swing or sub-hour
-    windows; :mod:`rackcost.model.rate_swing`).
+    windows; :mod:`rackcost.model.queues.rate_swing`).
 
     ``busiest_window``: every window (every phase of a swing) meets the attainment target at its own rate, so no
     stretch of minutes is above the fleet's capacity at SLO. A serving stack that queues every request (vLLM,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rackcost import display
-from rackcost.model.routers import router_of
+from rackcost.model.queues.routers import router_of
 from rackcost.reporting.blocks import (
     NOT_APPLICABLE,
     Block,

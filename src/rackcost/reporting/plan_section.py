@@ -16,7 +16,7 @@ import numpy as np
 
 from rackcost import display
 from rackcost.errors import ScenarioError
-from rackcost.model.source_kinds import Holding
+from rackcost.model.buying.source_kinds import Holding
 from rackcost.reporting import plan_charts
 from rackcost.reporting.blocks import Block, Bullets, Chart, Paragraph, Section, Subheading, Table, section, width
 from rackcost.scenario.schema import Scenario

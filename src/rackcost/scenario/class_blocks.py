@@ -1,6 +1,6 @@
 """The scenario blocks of request classes (docs/model.md, Request classes): ``workload.classes``, each class's token
 counts (a number or a per-request length distribution ``{lengths: ...}``) and its optional SLO. Part of the scenario
-schema (:mod:`rackcost.scenario.schema`); the numbers are :mod:`rackcost.model.classes`'s.
+schema (:mod:`rackcost.scenario.schema`); the numbers are :mod:`rackcost.model.workload.classes`'s.
 
 Two kinds of distribution live in a scenario and must not be confused:
 
@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, Tag, model_validator
 
-from rackcost.model.classes import cdf_moments
+from rackcost.model.workload.classes import cdf_moments
 from rackcost.scenario.fields import (
     AttainmentFraction,
     CvFraction,
@@ -118,8 +118,8 @@ class Lengths(ScenarioBlock):
 
 @functools.lru_cache(maxsize=256)
 def _table_moments(table: tuple[tuple[float, float], ...]) -> tuple[float, float]:
-    """A CDF table's mean and variance (:func:`rackcost.model.classes.cdf_moments`), once per table: a scenario's
-    classes are unpacked once an evaluation."""
+    """A CDF table's mean and variance (:func:`rackcost.model.workload.classes.cdf_moments`), once per table: a
+    scenario's classes are unpacked once an evaluation."""
     return cdf_moments([t for t, _ in table], [f for _, f in table])
 
 

@@ -23,7 +23,7 @@ __all__ = ["ArrivalDispersion", "DemandPoint"]
 
 class ArrivalDispersion(ScenarioBlock):
     """How a demand point's arrivals bunch over time: the index of dispersion of counts at increasing time scales,
-    as ``rackcost trace --into`` measures it (rackcost.model.dispersion)."""
+    as ``rackcost trace --into`` measures it (rackcost.model.queues.dispersion)."""
 
     time_scales_s: list[DispersionScaleS] = Field(
         min_length=1,
@@ -66,20 +66,20 @@ class DemandPoint(ScenarioBlock):
     arrival_scv: ArrivalScv = Field(
         default=1.0,
         description="Squared coefficient of variation of inter-arrival times: 1 is Poisson, above 1 burstier; "
-        "the wait tail, sizing and acceptance use the G/G/c approximation of rackcost.model.burstiness; "
+        "the wait tail, sizing and acceptance use the G/G/c approximation of rackcost.model.queues.burstiness; "
         "0.05 to 100 (as rackcost simulate draws them) [-]. Not with arrival_dispersion.",
     )
     arrival_dispersion: ArrivalDispersion | None = Field(
         default=None,
         description="Burstiness measured from a trace, {time_scales_s, index, source}: the index of dispersion of "
         "counts over time scales; each system reads it at its own service time as an arrival SCV (the stream's "
-        "peakedness, rackcost.model.dispersion). Not with arrival_scv.",
+        "peakedness, rackcost.model.queues.dispersion). Not with arrival_scv.",
     )
     rate_swing: RateSwing | None = Field(
         default=None,
         description="A short swing of the rate within the point (a peak within the peak), {amplitude_fraction, "
         "period_s}; sizing, acceptance and capacity at SLO average over its cycle (pointwise stationary "
-        "approximation, rackcost.model.rate_swing); absent: the rate is constant.",
+        "approximation, rackcost.model.queues.rate_swing); absent: the rate is constant.",
     )
     sub_hour: SubHour | None = Field(
         default=None,

@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from rackcost.model.classes import class_feasible, class_ttft_ms
+from rackcost.model.fleets.sizing import nodes_per_rack_allowed
 from rackcost.model.inputs import SloInputs, SystemInputs
-from rackcost.model.memory import KvMemory, gib
-from rackcost.model.operating_point import e2e_ms, slo_feasible
-from rackcost.model.routing import RoutingNotAnalytic, check_routing
-from rackcost.model.sizing import nodes_per_rack_allowed
+from rackcost.model.queues.routing import RoutingNotAnalytic, check_routing
+from rackcost.model.replica.memory import KvMemory, gib
+from rackcost.model.replica.operating_point import e2e_ms, slo_feasible
+from rackcost.model.workload.classes import class_feasible, class_ttft_ms
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import slo_inputs
 from rackcost.scenario.unpack_pools import any_system_inputs

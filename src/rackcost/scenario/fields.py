@@ -14,7 +14,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from rackcost.model.routers import router_names
+from rackcost.model.queues.routers import router_names
 from rackcost.scenario.distributions import NOT_BOOL
 
 __all__ = [
@@ -146,7 +146,7 @@ MinimumHoursPerDay = Annotated[float, Field(ge=0, le=24, allow_inf_nan=False), N
 UsdPerMillionTokens = Annotated[float, Field(ge=0, le=10000.0, allow_inf_nan=False), NOT_BOOL]
 Derate = Annotated[float, Field(ge=0.01, le=2, allow_inf_nan=False), NOT_BOOL]
 """Throughput is multiplied by it: near zero it would size an endless fleet."""
-# the model's shape and a replica's memory, for the KV-cache limit (rackcost.model.memory)
+# the model's shape and a replica's memory, for the KV-cache limit (rackcost.model.replica.memory)
 ParameterCount = Annotated[float, Field(ge=1e6, le=1e14, allow_inf_nan=False), NOT_BOOL]
 """A model's parameters: a million to a hundred trillion."""
 ShapeCount = Annotated[int, Field(ge=1, le=1_000_000), NOT_BOOL]
@@ -181,7 +181,7 @@ Source = Annotated[str | None, Field(default=None, description="Where the figure
 
 
 def _registered_router(value: str) -> str:
-    """A router's name known to the registry (:mod:`rackcost.model.routers`), else a message naming them."""
+    """A router's name known to the registry (:mod:`rackcost.model.queues.routers`), else a message naming them."""
     names = router_names()
     if value not in names:
         raise ValueError(f"must be one of {', '.join(names)}, got {value!r}")
@@ -190,8 +190,8 @@ def _registered_router(value: str) -> str:
 
 RouterName = Annotated[str, AfterValidator(_registered_router)]
 """The name of a registered router: the built-in ones (:class:`rackcost.model.strategies.Routing`) or any added by
-:func:`rackcost.model.routers.register`, checked when the scenario is read (so a registered router works in a YAML
-file as the built-in ones do)."""
+:func:`rackcost.model.queues.routers.register`, checked when the scenario is read (so a registered router works in a
+YAML file as the built-in ones do)."""
 
 
 def raise_problems(problems: list[tuple[str, str]]) -> None:

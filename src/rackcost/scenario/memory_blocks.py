@@ -1,6 +1,6 @@
 """The scenario blocks of the KV-cache memory limit (docs/model.md, KV-cache memory): the model's shape
 (``workload.architecture``) and each system's accelerator memory (``systems[i].memory``). Part of the scenario schema
-(:mod:`rackcost.scenario.schema`); the numbers are :mod:`rackcost.model.memory`'s.
+(:mod:`rackcost.scenario.schema`); the numbers are :mod:`rackcost.model.replica.memory`'s.
 
 Both blocks are optional. A system without ``memory`` has no memory limit: its operating points are limited by
 its measured curve alone, as before. A system with one needs the KV bytes per token (its own ``kv_bytes_per_token``,
@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from rackcost.model.memory import DEFAULT_KV_BYTES_PER_ELEMENT, DEFAULT_RESERVE_FRACTION
+from rackcost.model.replica.memory import DEFAULT_KV_BYTES_PER_ELEMENT, DEFAULT_RESERVE_FRACTION
 from rackcost.scenario.fields import (
     AcceleratorCount,
     BytesPerElement,

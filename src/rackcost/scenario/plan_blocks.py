@@ -16,7 +16,7 @@ from pydantic import Field, GetCoreSchemaHandler, GetJsonSchemaHandler, model_va
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
-from rackcost.model.source_kinds import KIND_FIELDS, SourceKind, kind_named, kind_names, kinds
+from rackcost.model.buying.source_kinds import KIND_FIELDS, SourceKind, kind_named, kind_names, kinds
 from rackcost.scenario.fields import (
     NOT_BOOL,
     Fraction,
@@ -41,7 +41,7 @@ Blocks = Annotated[int, Field(ge=1, le=500), NOT_BOOL]
 
 
 def _registered_kind(value: object) -> SourceKind:
-    """A kind's name (or its object) read as the registered :class:`~rackcost.model.source_kinds.SourceKind`."""
+    """A kind's name (or its object) read as the registered :class:`~rackcost.model.buying.source_kinds.SourceKind`."""
     if isinstance(value, SourceKind):
         return value
     if isinstance(value, str) and value in kind_names():

@@ -1,6 +1,6 @@
 """The scenario blocks of disaggregated prefill/decode serving (docs/model.md, Disaggregated prefill and decode): a
 system's ``pools`` and a measured curve's ``roles``. Part of the scenario schema (:mod:`rackcost.scenario.schema`); the
-numbers are :mod:`rackcost.model.disaggregation`'s.
+numbers are :mod:`rackcost.model.fleets.disaggregation`'s.
 
 ``systems[i].pools`` makes a system disaggregated, in place of its ``performance``: a **prefill pool** and a
 **decode pool**, each with its own curve and optionally its own ``hardware`` and ``costs`` or ``rent`` (else the
@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from rackcost.model.disaggregation import DEFAULT_DECODE_MISS_SHARE
+from rackcost.model.fleets.disaggregation import DEFAULT_DECODE_MISS_SHARE
 from rackcost.scenario.distributions import NOT_BOOL
 from rackcost.scenario.fields import (
     AcceleratorCount,

@@ -9,7 +9,7 @@ The rest of rackcost keeps reading ``Scenario.demand`` as a list of named points
 hourly rates, each weighted by the hours nearest to it) and keeps the profile, its values inline, in
 ``Scenario.demand_profile``. A scenario dumped to data (``rackcost.scenario_to_data``) therefore has ``demand`` as
 the three points and ``demand_profile`` as the profile, and loads back to the same scenario; a CSV profile is dumped
-with its values inline (the file is not needed again). The expansion itself is :mod:`rackcost.model.profile`'s.
+with its values inline (the file is not needed again). The expansion itself is :mod:`rackcost.model.workload.profile`'s.
 
 A CSV is read relative to the scenario file (``rackcost.load_scenario`` sets the folder, :func:`csv_folder`); a
 scenario given as text or data, such as a dashboard upload, has no folder and must give its values inline, so a
@@ -35,7 +35,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from rackcost import files
 from rackcost.errors import plain_message
-from rackcost.model import profile as core
+from rackcost.model.workload import profile as core
 from rackcost.scenario.distributions import NOT_BOOL
 from rackcost.scenario.fields import ArrivalScv, ScenarioBlock, Source, raise_problems
 from rackcost.scenario.sub_hour_blocks import ProfileSubHour
@@ -182,7 +182,7 @@ class ProfileGrowth(ScenarioBlock):
         return self
 
     def rates(self) -> core.GrowthRates:
-        """The growth as :class:`rackcost.model.profile.GrowthRates`."""
+        """The growth as :class:`rackcost.model.workload.profile.GrowthRates`."""
         if self.per_year_fraction is not None:
             return core.GrowthRates.per_year(self.per_year_fraction)
         if self.per_quarter_fraction is not None:
@@ -285,7 +285,7 @@ class DemandProfile(ScenarioBlock):
         return self
 
     def growth_rates(self) -> core.GrowthRates | None:
-        """The growth as :class:`rackcost.model.profile.GrowthRates`, or None."""
+        """The growth as :class:`rackcost.model.workload.profile.GrowthRates`, or None."""
         return None if self.growth is None else self.growth.rates()
 
     def hourly_rates_rps(self) -> NDArray[np.float64]:

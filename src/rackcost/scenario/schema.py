@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, Val
 from pydantic_core import ErrorDetails, InitErrorDetails
 
 from rackcost.errors import plain_message
-from rackcost.model.routers import router_names
+from rackcost.model.queues.routers import router_names
 from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy, Routing, SubHourSizing
 from rackcost.scenario.class_blocks import ClassSlo, Lengths, RequestClass, class_problems, token_moments
 from rackcost.scenario.demand_blocks import ArrivalDispersion, DemandPoint, RateSwing
@@ -252,8 +252,8 @@ class Fleet(ScenarioBlock):
     )
     routing: RouterName = Field(
         default=DEFAULT_ROUTING,
-        description="How requests reach replicas: the name of a registered router (rackcost.model.routers). pooled: "
-        "one central queue, any free slot takes the next request (one M/M/k over all slots); least_outstanding "
+        description="How requests reach replicas: the name of a registered router (rackcost.model.queues.routers). "
+        "pooled: one central queue, any free slot takes the next request (one M/M/k over all slots); least_outstanding "
         "(default): each request to the replica with the fewest in flight (modelled as pooled, within about 2% of a "
         "simulation on capacity at SLO from 32 slots); random: each request to a replica drawn at random (N "
         "independent M/M/c queues at lambda/N: exact, pessimistic); power_of_two (the less loaded of two random "

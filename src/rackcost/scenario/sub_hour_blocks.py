@@ -1,6 +1,7 @@
 """How the rate moves within a demand point: a periodic swing (``demand[i].rate_swing``) or the rates of the windows
 inside its hour (``demand[i].sub_hour``, and a profile's ``sub_hour``; docs/model.md, "Rate swings within a demand
-point" and "Sub-hour peaks in a profile"). The model serves both as :class:`rackcost.model.rate_swing.RateShape`."""
+point" and "Sub-hour peaks in a profile"). The model serves both as
+:class:`rackcost.model.queues.rate_swing.RateShape`."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ class SubHour(ScenarioBlock):
     """The rates of the equal windows that make up a demand point's hour: the rate moves within the point.
 
     Sizing, acceptance and capacity at SLO average the stationary model over the windows, each weighted by its
-    arrivals (the pointwise stationary approximation, :mod:`rackcost.model.rate_swing`); the point's
+    arrivals (the pointwise stationary approximation, :mod:`rackcost.model.queues.rate_swing`); the point's
     ``arrival_rps`` stays the hour's mean.
     """
 
@@ -148,5 +149,5 @@ class RateSwing(ScenarioBlock):
     )
     period_s: SwingPeriodS = Field(
         description="Period T of the swing; 1e-3 to 1e7 [s]. The pointwise stationary approximation assumes it long "
-        "against the service time (rackcost.model.rate_swing)."
+        "against the service time (rackcost.model.queues.rate_swing)."
     )

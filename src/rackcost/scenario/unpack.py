@@ -17,21 +17,21 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost.model.class_ttft import StratifiedLaw, cdf_law, fixed_law, gamma_law, lognormal_law, stack_laws
-from rackcost.model.classes import ClassMix, mix_curve_factors
-from rackcost.model.dispersion import effective_arrival_scv
+from rackcost.model.energy.power import PEAK_TO_MEAN_POWER
+from rackcost.model.energy.power_law import fit_for
 from rackcost.model.inputs import CostInputs, FleetPolicy, SampledInputs, SloInputs, SystemInputs
-from rackcost.model.memory import (
+from rackcost.model.queues.class_ttft import StratifiedLaw, cdf_law, fixed_law, gamma_law, lognormal_law, stack_laws
+from rackcost.model.queues.dispersion import effective_arrival_scv
+from rackcost.model.replica.memory import (
     DEFAULT_KV_BYTES_PER_ELEMENT,
     KvMemory,
     kv_bytes_per_request,
     kv_bytes_per_token_gqa,
     kv_bytes_per_token_mla,
 )
-from rackcost.model.operating_point import candidate_curve
-from rackcost.model.performance import Curve, build_curve
-from rackcost.model.power import PEAK_TO_MEAN_POWER
-from rackcost.model.power_law import fit_for
+from rackcost.model.replica.operating_point import candidate_curve
+from rackcost.model.replica.performance import Curve, build_curve
+from rackcost.model.workload.classes import ClassMix, mix_curve_factors
 from rackcost.scenario.class_blocks import Lengths, RequestClass, token_moments
 from rackcost.scenario.schema import DemandPoint, Scenario, System
 from rackcost.scenario.systems import OperatingPoint
@@ -101,8 +101,8 @@ def one_evaluation() -> Iterator[None]:
 
 
 def class_mix(scenario: Scenario) -> ClassMix | None:
-    """The workload's request classes as plain arrays (:class:`rackcost.model.classes.ClassMix`), or None without
-    ``workload.classes`` (once per scenario inside :func:`one_evaluation`).
+    """The workload's request classes as plain arrays (:class:`rackcost.model.workload.classes.ClassMix`), or None
+    without ``workload.classes`` (once per scenario inside :func:`one_evaluation`).
 
     A token count given as a number is the class's mean; its spread is stated only by a length distribution
     (``{lengths: ...}``), and a class that gives none keeps the model's exponential service (within-class SCV 1).
@@ -151,7 +151,7 @@ def _class_mix(scenario: Scenario, classes: Sequence[RequestClass]) -> ClassMix:
 
 
 def input_law(classes: Sequence[RequestClass]) -> StratifiedLaw | None:
-    """Each class's input length over its mean as a stratified law (:mod:`rackcost.model.class_ttft`), or None
+    """Each class's input length over its mean as a stratified law (:mod:`rackcost.model.queues.class_ttft`), or None
     where every class has one input length (a plain number or ``{lengths: fixed}``)."""
     return _stacked_law(tuple(_law_key(c.input_tokens) for c in classes))
 
@@ -169,7 +169,7 @@ def _law_key(count: float | Lengths) -> LawKey:
 
 @functools.lru_cache(maxsize=64)
 def _stacked_law(keys: tuple[LawKey, ...]) -> StratifiedLaw | None:
-    """The classes' laws stacked (:func:`rackcost.model.class_ttft.stack_laws`), once per set of laws (a scenario
+    """The classes' laws stacked (:func:`rackcost.model.queues.class_ttft.stack_laws`), once per set of laws (a scenario
     is unpacked several times an evaluation)."""
     laws = [_length_law(*key) for key in keys]
     if all(law is None for law in laws):
@@ -212,7 +212,7 @@ def fleet_policy(scenario: Scenario) -> FleetPolicy:
 def point_arrival_scvs(scenario: Scenario, service_s: float) -> tuple[float, ...]:
     """Each demand point's arrival SCV as a fleet whose requests hold a slot ``service_s`` on average sees it [-]:
     the point's ``arrival_scv``, or where it gives ``arrival_dispersion`` the measured index of dispersion averaged
-    at that service time (:func:`rackcost.model.dispersion.effective_arrival_scv`)."""
+    at that service time (:func:`rackcost.model.queues.dispersion.effective_arrival_scv`)."""
     return tuple(
         d.arrival_scv
         if d.arrival_dispersion is None
@@ -348,8 +348,8 @@ def _system_curve(scenario: Scenario, system: System, isl: float, osl: float) ->
 
 
 def mix_curve(curve: Curve, mix: ClassMix, benchmark_input_tokens: float, benchmark_output_tokens: float) -> Curve:
-    """A curve measured at the benchmark's shape as the class mix sees it (:mod:`rackcost.model.classes`): at each
-    measured point the mix's mean slot holding time ``E[S] = S x sum_k p_k e_k / e`` (the request rate divided by
+    """A curve measured at the benchmark's shape as the class mix sees it (:mod:`rackcost.model.workload.classes`): at
+    each measured point the mix's mean slot holding time ``E[S] = S x sum_k p_k e_k / e`` (the request rate divided by
     that factor), its mean TTFT ``r_mean x TTFT``, the same TPOT (one batch), and the token throughputs of the mix's
     mean request. Between the measured points it is interpolated linearly in concurrency, as every curve is.
 
@@ -538,7 +538,7 @@ def power_exponent(scenario: Scenario, index: int) -> tuple[float, str]:
     """The central exponent of slot utilisation in system ``index``'s accelerator power, and where it comes from.
 
     The system's own ``hardware.power_exponent``, else ``fleet.power_utilization_exponent``, else the law fitted
-    to public measurements for its ``hardware.accelerator`` (:func:`rackcost.model.power_law.fit_for`). Measured
+    to public measurements for its ``hardware.accelerator`` (:func:`rackcost.model.energy.power_law.fit_for`). Measured
     power at the curve's points takes precedence over all three above its lowest point (the exponent then shapes
     only the rise from idle to that point).
     """
@@ -578,7 +578,7 @@ def api_inputs(
     n
         Samples [-].
     """
-    from rackcost.model.api import api_usd_per_request
+    from rackcost.model.costs.api import api_usd_per_request
 
     system = scenario.systems[index]
     api = system.api

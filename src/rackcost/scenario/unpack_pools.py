@@ -20,15 +20,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from rackcost.model.disaggregation import kv_transfer_ms, prefill_service_s
+from rackcost.model.fleets.disaggregation import kv_transfer_ms, prefill_service_s
 from rackcost.model.inputs import PoolInputs, SampledInputs, SystemInputs
-from rackcost.model.memory import (
+from rackcost.model.replica.memory import (
     DEFAULT_KV_BYTES_PER_ELEMENT,
     kv_bytes_per_request,
     kv_bytes_per_token_gqa,
     kv_bytes_per_token_mla,
 )
-from rackcost.model.performance import Curve
+from rackcost.model.replica.performance import Curve
 from rackcost.scenario.pool_blocks import DecodePool, Pools, PrefillPool
 from rackcost.scenario.schema import Scenario, System
 from rackcost.scenario.systems import OperatingPoint, Performance, TokenBasis

@@ -2,7 +2,8 @@
 from the others (leave one out).
 
 Between measured points the model interpolates the slot holding time ``S = c / mu`` and the latencies linearly in
-concurrency (:func:`rackcost.model.performance.interpolate_curve`) and derives throughput as ``c / S(c)``. Leaving a
+concurrency (:func:`rackcost.model.replica.performance.interpolate_curve`) and derives throughput as ``c / S(c)``.
+Leaving a
 point out and predicting it from its neighbours measures that assumption where it matters: between two measured
 points. The outermost points cannot be left out (predicting them would be extrapolation, which the model never
 does), so a curve of one or two points measures nothing.
@@ -18,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from rackcost.analysis.validation.sections import NamedCurve, SectionTable, ValidationContext, ValidationSection
-from rackcost.model.performance import Curve, build_curve, interpolate_curve
+from rackcost.model.replica.performance import Curve, build_curve, interpolate_curve
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import system_inputs
 
@@ -53,7 +54,7 @@ def leave_one_out(curve: Curve) -> pd.DataFrame:
     Parameters
     ----------
     curve
-        Measured points, sorted by concurrency (:func:`rackcost.model.performance.build_curve`).
+        Measured points, sorted by concurrency (:func:`rackcost.model.replica.performance.build_curve`).
 
     Returns
     -------

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from rackcost.analysis.validation.sections import SectionTable, ValidationContext, ValidationSection
-from rackcost.model.power_law import (
+from rackcost.model.energy.power_law import (
     FITTED,
     LINEAR_EXPONENT,
     MEASUREMENTS_SOURCE,
@@ -65,7 +65,7 @@ def power_law_rows(curves: Sequence[PowerCurve], *, seed: int = 0) -> list[dict[
     Examples
     --------
     >>> import numpy as np
-    >>> from rackcost.model.power_law import PowerCurve
+    >>> from rackcost.model.energy.power_law import PowerCurve
     >>> n = np.array([16.0, 64.0, 256.0])
     >>> def law(m, a):
     ...     return PowerCurve((m, "chat", "H100", "1"), "H100", "H100", n, 75 + 625 * (n / 256) ** a, 75.0)

@@ -19,8 +19,8 @@ from typing import Any, Literal
 import pandas as pd
 
 from rackcost.analysis.validation.shared_files import InferenceXFile
-from rackcost.model.performance import Curve
-from rackcost.model.power_law import PowerCurve
+from rackcost.model.energy.power_law import PowerCurve
+from rackcost.model.replica.performance import Curve
 from rackcost.scenario.schema import Scenario
 
 __all__ = [

@@ -26,7 +26,7 @@ from rackcost.analysis.validation.sections import (
     ValidationSection,
 )
 from rackcost.errors import ScenarioError
-from rackcost.model.simulation import WARMUP_FRACTION
+from rackcost.model.sim.simulation import WARMUP_FRACTION
 from rackcost.model.strategies import Routing
 from rackcost.scenario.loading import scenario_from_dict, scenario_to_data
 from rackcost.scenario.schema import Scenario
