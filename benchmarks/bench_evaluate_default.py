@@ -20,6 +20,14 @@ time), the least over ``--rounds`` rounds of the mean over ``--calls`` calls, af
    and scipy, not arithmetic), so ``evaluate / floor`` says how many such calls an evaluation is worth, a ratio
    that moves with the code and not with the machine's speed. A plain copy of the result's records is not the
    floor chosen: at a few microseconds it says nothing of the numeric chain the issue is about.
+4. the plain floor: the textbook Erlang C written with :mod:`scipy.special` alone (Erlang B as the Poisson term over
+   the regularised upper incomplete gamma function ``Q(k + 1, a)``, then ``C = B / (1 - rho (1 - B))``; Kleinrock,
+   *Queueing Systems* 1, Sec. 3.5-3.6), on every element the chain serves (both systems' fleets, the central and
+   the two SCV rows, by the three points: 18 elements), with none of rackcost's checks or log-space care. The goal
+   is ``evaluate`` within 100 times it;
+5. the cost of one more system: the default with 0 to ``--copies`` added copies of its second system (the same
+   numbers under another name), each evaluated as in (1), and the least-squares slope of the time over the count of
+   systems, with its R^2, printed as ms and as a multiple of the plain floor (the goal: under 0.5 ms a system).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from scipy.special import gammaincc, gammaln
 
 import rackcost
 from rackcost.evaluation.chain import choose_points, evaluate_apis, evaluate_systems, run_samples
@@ -37,6 +46,8 @@ from rackcost.evaluation.results import result_tables
 from rackcost.evaluation.servable import servable
 from rackcost.model.queues.burstiness import FRAGILITY_SCVS
 from rackcost.model.queues.erlang import erlang_c
+from rackcost.scenario.loading import scenario_to_data
+from rackcost.scenario.system_edits import copy_system
 from rackcost.scenario.unpack import one_evaluation
 
 
@@ -56,10 +67,33 @@ def interleaved_least_ms(fns: dict[str, tuple[Callable[[], object], int]], round
     return times
 
 
+def plain_erlang_c(k: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """The textbook Erlang C with scipy.special alone (no checks, no log-space care): the plain floor."""
+    b = np.exp(k * np.log(a) - a - gammaln(k + 1.0)) / gammaincc(k + 1.0, a)
+    return b / (1.0 - a / k * (1.0 - b))
+
+
+def with_copies(scenario: rackcost.Scenario, copies: int) -> rackcost.Scenario:
+    """The scenario with ``copies`` more copies of its second system (the same numbers, another name each)."""
+    data = scenario_to_data(scenario)
+    for i in range(copies):
+        data = copy_system(data, 1, f"{scenario.systems[1].name} copy {i + 1}")
+    return rackcost.scenario_from_dict(data, scenario.origin_file)
+
+
+def slope_ms(counts: list[int], times_ms: list[float]) -> tuple[float, float]:
+    """The least-squares slope of time over system count [ms per system], and the fit's R^2 [-]."""
+    x, y = np.asarray(counts, dtype=float), np.asarray(times_ms, dtype=float)
+    slope, intercept = np.polyfit(x, y, 1)
+    residual = y - (slope * x + intercept)
+    return float(slope), float(1.0 - (residual @ residual) / ((y - y.mean()) @ (y - y.mean())))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7, help="rounds; the least is kept (default 7)")
     parser.add_argument("--calls", type=int, default=200, help="calls per round (default 200)")
+    parser.add_argument("--copies", type=int, default=4, help="most added copies of a system (default 4)")
     args = parser.parse_args()
     rounds, calls = args.rounds, args.calls
 
@@ -73,6 +107,22 @@ def main() -> None:
     slots = np.asarray(fleet.demand.active_replicas, dtype=float) * planned.chosen[0].concurrency
     load = np.asarray(fleet.demand.admitted_rps * fleet.demand.service_s, dtype=float)
     k, a = np.repeat(slots, 3, axis=0), np.repeat(load, 3, axis=0)
+    # the plain floor's: both fleets' central and SCV rows, as the chain serves them (2 x 3 x 3 = 18 elements)
+    k_all = np.concatenate(
+        [
+            np.repeat(np.asarray(o.fleet.demand.active_replicas, dtype=float) * chosen.concurrency, 3, axis=0).ravel()
+            for o, chosen in zip(outcomes, planned.chosen, strict=True)
+        ]
+    )
+    a_all = np.concatenate(
+        [
+            np.repeat(
+                np.asarray(o.fleet.demand.admitted_rps * o.fleet.demand.service_s, dtype=float), 3, axis=0
+            ).ravel()
+            for o in outcomes
+        ]
+    )
+    grown = {len(scenario.systems) + c: with_copies(scenario, c) for c in range(args.copies + 1)}
 
     def in_one(fn: Callable[[], object]) -> Callable[[], object]:
         def run() -> object:
@@ -89,8 +139,13 @@ def main() -> None:
         ),
         "result_tables (records)": in_one(lambda: result_tables(served, outcomes, apis)),
     }
-    timed = {"evaluate": (lambda: rackcost.evaluate(scenario), calls), "floor": (lambda: erlang_c(k, a), calls * 10)}
+    timed = {
+        "evaluate": (lambda: rackcost.evaluate(scenario), calls),
+        "floor": (lambda: erlang_c(k, a), calls * 10),
+        "plain": (lambda: plain_erlang_c(k_all, a_all), calls * 10),
+    }
     timed.update((name, (fn, calls)) for name, fn in steps.items())
+    timed.update((f"{n} systems", ((lambda s=s: rackcost.evaluate(s)), max(calls // n, 10))) for n, s in grown.items())
     times = interleaved_least_ms(timed, rounds)
     least = {name: min(t) for name, t in times.items()}
     per_round = statistics.median(e / f for e, f in zip(times["evaluate"], times["floor"], strict=True))
@@ -104,6 +159,20 @@ def main() -> None:
     print(f"  floor: erlang_c on {k.size} elements {least['floor']:8.4f} ms")
     ratio = least["evaluate"] / least["floor"]
     print(f"  evaluate / floor              {ratio:8.1f} (of the leasts; median of the rounds' ratios {per_round:.1f})")
+    plain = least["plain"]
+    per_round_plain = statistics.median(e / f for e, f in zip(times["evaluate"], times["plain"], strict=True))
+    print(f"  plain floor: scipy Erlang C on {k_all.size} elements {plain:8.4f} ms")
+    print(
+        f"  evaluate / plain floor        {least['evaluate'] / plain:8.1f} (goal: at most 100; median of the rounds' "
+        f"ratios {per_round_plain:.1f})"
+    )
+    counts = list(grown)
+    slope, r2 = slope_ms(counts, [least[f"{n} systems"] for n in counts])
+    each = ", ".join(f"{n}: {least[f'{n} systems']:.3f}" for n in counts)
+    print(f"  evaluate by systems (ms)      {each}")
+    print(
+        f"  per added system              {slope:8.3f} ms (R^2 {r2:.4f}; {slope / plain:.1f} plain floors; goal 0.5 ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ with ``np.array_equal``: a fast path may only change the cost of a figure, never
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -141,3 +142,113 @@ def test_blocks_aim_at_the_cache_size_but_keep_enough_samples() -> None:
     many = 60
     assert montecarlo._block_size(100_000, many, 1, None) == montecarlo.MIN_SAMPLES_PER_BLOCK
     assert montecarlo._block_size(100_000, 2_000, 1, None) == montecarlo.CHUNK_CELLS // 2_000
+
+
+# ---- per-call overhead of a central evaluation (issue: "speed is lost in per-call overhead"): each fast path below
+# gives the plain form's figures, bit for bit, and a central evaluation no longer calls numpy's Python-level helpers
+# that cost more than the arithmetic on its few elements
+
+
+def plain_crf(r, n):
+    """``finance.capital_recovery_factor`` as it was: both forms, chosen elementwise."""
+    r, n = np.asarray(r, dtype=float), np.asarray(n, dtype=float)
+    safe_r = np.where(r > 0, r, 1.0)
+    with np.errstate(under="ignore"):
+        small = n * r < 1e-8
+        exact = safe_r / -np.expm1(-n * np.log1p(np.where(small, 1.0, safe_r)))
+        series = 1.0 / n + r * (n + 1.0) / (2.0 * n)
+    return np.where(small, series, exact)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([(), (1, 1), (5, 1), (5, 3)]))
+def test_crf_without_a_small_rate_equals_both_forms(seed: int, shape: tuple[int, ...]) -> None:
+    """Capital recovery factor (Grant, Ireson and Leavenworth, A/P): the exact form alone where no rate is small."""
+    from rackcost.model.costs.finance import capital_recovery_factor
+
+    rng = np.random.default_rng(seed)
+    r = rng.choice([0.0, 1e-12, 1e-3, 0.08, 0.5], shape) * rng.uniform(0.5, 2.0, shape)
+    n = rng.uniform(0.5, 40.0, shape)
+    fast, plain = capital_recovery_factor(r, n), plain_crf(r, n)
+    assert fast.shape == plain.shape and np.array_equal(fast, plain)
+
+
+def test_per_accepted_without_broadcasting_equals_the_broadcast_division() -> None:
+    from rackcost.model.costs.metrics import per_accepted
+
+    rng = np.random.default_rng(3)
+    cost, amount = rng.uniform(0.0, 10.0, (4, 3)), rng.uniform(0.0, 2.0, (4, 3))
+    amount[::2, 1] = 0.0
+    for c, a in ((cost, amount), (cost[:, :1], amount), (cost, amount[0]), (5.0, amount), (cost, 0.0)):
+        cb, ab = np.broadcast_arrays(np.asarray(c, dtype=float), np.asarray(a, dtype=float))
+        plain = np.divide(cb, ab, out=np.full(cb.shape, np.nan), where=ab > 0)
+        assert np.array_equal(per_accepted(c, a), plain, equal_nan=True)
+
+
+def test_arrival_variability_of_plain_numbers_equals_the_arrays() -> None:
+    """``v = (c_a^2 + c_s^2) / 2`` (module docstring of model.burstiness): a Python float's sum is numpy's, and bad
+    values are refused alike."""
+    from rackcost.model.queues.burstiness import arrival_variability
+
+    for ca, cs in ((1.0, 1.0), (0.3, 2.7), (1e300, 3e300), (0.1, 0.2)):
+        fast = arrival_variability(ca, cs)
+        assert fast.shape == () and fast == arrival_variability(np.array(ca), np.array(cs))
+    for bad in (float("nan"), -1.0, float("inf"), np.array([1.0, np.nan]), np.array([0.0, -np.inf])):
+        with pytest.raises(ValueError, match="finite and >= 0"):
+            arrival_variability(bad)
+    assert arrival_variability(np.array([])).shape == (0,)
+
+
+@pytest.mark.parametrize(
+    ("check", "good", "bad"),
+    [
+        (erlang.check_positive, [1e-300, 1e300], [0.0, -1.0, np.inf, np.nan]),
+        (erlang.check_nonnegative, [0.0, 1e300], [-1e-300, np.inf, -np.inf, np.nan]),
+        (erlang.check_open_unit, [1e-300, 1.0 - 1e-16], [0.0, 1.0, np.nan]),
+    ],
+)
+def test_checks_by_least_and_greatest_refuse_what_each_element_would(check, good, bad) -> None:
+    check("x", np.array(good))
+    check("x", np.array([], dtype=float))
+    for value in bad:
+        for arr in (np.array(value), np.array([good[0], value]), np.array([[value, good[-1]]])):
+            with pytest.raises(ValueError, match="^x must"):
+                check("x", arr)
+    with pytest.raises(ValueError, match="must not contain NaN"):
+        erlang.as_float("x", [1.0, np.nan])
+
+
+def test_accelerator_power_without_a_broadcast_view_equals_it() -> None:
+    rng = np.random.default_rng(8)
+    u = rng.uniform(0.0, 1.0, (4, 3))
+    for exponent in (1.0, 0.07, np.full((4, 1), 0.07), np.array([[1.0], [0.5], [1.0], [0.1]])):
+        e = np.asarray(exponent, dtype=float)
+        shape = u if (e == 1.0).all() else u**e
+        plain = 80.0 + (np.full((4, 1), 700.0) - 80.0) * np.broadcast_to(shape, np.broadcast_shapes(u.shape, e.shape))
+        assert np.array_equal(power.accelerator_power_w(u, 80.0, np.full((4, 1), 700.0), exponent), plain)
+
+
+def test_a_central_evaluation_calls_no_python_level_broadcast_helper() -> None:
+    """``np.broadcast_arrays``, ``np.broadcast_shapes`` and ``np.issubdtype`` cost more than the arithmetic on a
+    central evaluation's few elements (several microseconds each, in Python); the steps of the numeric core that
+    called them (metrics, power, routing, occupancy) test the shapes and dtypes they need directly. Counted with
+    cProfile (a count, not a time: the same on every machine)."""
+    import cProfile
+    import pstats
+
+    import rackcost
+
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path())
+    rackcost.evaluate(scenario)
+    profile = cProfile.Profile()
+    profile.enable()
+    rackcost.evaluate(scenario)
+    profile.disable()
+    helpers = {"broadcast_arrays", "broadcast_shapes", "issubdtype"}
+    calls = {
+        f"{name} from {caller[0].rsplit('rackcost/', 1)[-1]}:{caller[2]}": count[1]
+        for (_, _, name), (*_, callers) in pstats.Stats(profile).stats.items()  # type: ignore[attr-defined]
+        if name in helpers
+        for caller, count in callers.items()
+    }
+    assert calls == {}

@@ -488,8 +488,12 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
         return facility(name)
 
     def along_curve(name: str) -> NDArray[np.float64]:
-        """Sampled / central value of a figure at each measured point, in the curve's order, ``(n, K)``."""
+        """Sampled / central value of a figure at each measured point, in the curve's order, ``(n, K)``; ones
+        ``(n, 1)`` where no point's figure is sampled (each ratio is then ``x / x``, exactly 1: the same figures
+        without a column per point)."""
         pts = system.hardware_blocks()[0].points
+        if not values or not any(f"{prefix}.performance.points[{k}].{name}" in values for k in range(len(pts))):
+            return column(1.0)
         ratios = [
             get(f"{prefix}.performance.points[{k}].{name}", getattr(p, name)) / getattr(p, name)
             for k, p in enumerate(pts)

@@ -54,11 +54,13 @@ def capital_recovery_factor(rate_fraction: ArrayLike, life_years: ArrayLike) -> 
     # the arrays' own all / any: the same test as np.all / np.any without their dispatch
     if not (np.isfinite(r).all() and np.isfinite(n).all()) or (r < 0).any() or (n <= 0).any():
         raise ValueError("rate_fraction must be finite and >= 0 and life_years finite and > 0")
-    safe_r = np.where(r > 0, r, 1.0)
     # r / (1 - (1 + r)^-n), with 1 - (1 + r)^-n = -expm1(-n log1p(r)) so that small rates do not cancel; below
     # n r = 1e-8 the series 1/n + r (n + 1) / (2 n) is exact to double precision (and safe for subnormal rates)
-    with np.errstate(under="ignore"):
+    with np.errstate(under="ignore"):  # (a subnormal rate)
         small = n * r < 1e-8
+        if not small.any():  # every rate well above 0 (the usual case): the exact form alone, the same values
+            return np.asarray(r / -np.expm1(-n * np.log1p(r)), dtype=float)
+        safe_r = np.where(r > 0, r, 1.0)
         exact = safe_r / -np.expm1(-n * np.log1p(np.where(small, 1.0, safe_r)))
         series = 1.0 / n + r * (n + 1.0) / (2.0 * n)
     return np.where(small, series, exact)

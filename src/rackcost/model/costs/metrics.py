@@ -134,10 +134,11 @@ def _cost_figures(
     """
     output_tps = accepted_rps * output_tokens
     usd_per_day = (total * hours_per_day).sum(axis=-1)
+    no_input = bool((np.asarray(input_tokens) <= 0).all())  # (tested once, by the array's own all)
 
     def per_input(cost: Array, requests: Array) -> Array:
         """Cost per million input tokens of ``requests`` (0 without input tokens) [USD/M tokens]."""
-        if np.all(np.asarray(input_tokens) <= 0):
+        if no_input:
             return np.zeros_like(cost)
         return per_accepted(cost, requests * input_tokens) * TOKENS_PER_MILLION
 
@@ -145,7 +146,7 @@ def _cost_figures(
 
     def per_day(tokens: float | Array) -> Array:
         """Tokens of the day's accepted requests, ``tokens`` per request [tokens]."""
-        if np.ndim(tokens) == 0:
+        if not isinstance(tokens, np.ndarray) or tokens.ndim == 0:  # (np.ndim's test, without its dispatch)
             return accepted_per_day * tokens
         return (accepted_rps * tokens * hours_per_day).sum(axis=-1) * SECONDS_PER_HOUR
 
@@ -167,7 +168,7 @@ def _cost_figures(
         "blended_usd_per_million_accepted_output_tokens": per_accepted(usd_per_day, per_day(output_tokens))
         * TOKENS_PER_MILLION,
         "blended_usd_per_million_accepted_input_tokens": np.zeros_like(usd_per_day)
-        if np.all(np.asarray(input_tokens) <= 0)
+        if no_input
         else per_accepted(usd_per_day, day_input) * TOKENS_PER_MILLION,
         "blended_usd_per_million_accepted_total_tokens": per_accepted(
             usd_per_day, per_day(np.add(input_tokens, output_tokens))
@@ -186,8 +187,12 @@ def per_accepted(cost: ArrayLike, amount: ArrayLike) -> Array:
     >>> per_accepted([10.0, 10.0], [2.0, 0.0]).tolist()
     [5.0, nan]
     """
-    c, a = np.broadcast_arrays(np.asarray(cost, dtype=float), np.asarray(amount, dtype=float))
-    return np.divide(c, a, out=np.full(c.shape, np.nan), where=a > 0)
+    c, a = np.asarray(cost, dtype=float), np.asarray(amount, dtype=float)
+    if c.shape != a.shape:  # (np.broadcast_arrays only where needed: it costs more than the division on a few cells)
+        c, a = np.broadcast_arrays(c, a)
+    out = np.empty(c.shape)  # (np.full's own steps, without its dispatch)
+    out.fill(np.nan)
+    return np.divide(c, a, out=out, where=a > 0)
 
 
 def derive_api(out: ApiOutcome, output_tokens: float, hours_per_day: Array, input_tokens: float = 0.0) -> Metrics:

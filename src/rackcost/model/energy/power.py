@@ -64,9 +64,10 @@ def accelerator_power_w(
     idle = np.asarray(idle_w, dtype=float)
     exponent = np.asarray(exponent, dtype=float)
     shape = u if (exponent == 1.0).all() else u**exponent  # u ** 1.0 is exactly u; pow is the costly part
-    return idle + (np.asarray(busy_w, dtype=float) - idle) * np.broadcast_to(
-        shape, np.broadcast_shapes(u.shape, exponent.shape)
-    )
+    joint = np.broadcast(u, exponent).shape  # (np.broadcast: the shape, without np.broadcast_shapes' Python steps)
+    if shape.shape != joint:  # (a view only where the exponent widens it: np.broadcast_to costs more than the sum)
+        shape = np.broadcast_to(shape, joint)
+    return idle + (np.asarray(busy_w, dtype=float) - idle) * shape
 
 
 def peak_accelerator_power_w(

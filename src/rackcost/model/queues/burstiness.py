@@ -34,6 +34,7 @@ W. Whitt, "Approximations for the GI/G/m queue", *Production and Operations Mana
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,11 +66,21 @@ def arrival_variability(arrival_scv: ArrayLike, service_scv: ArrayLike = 1.0) ->
     >>> float(arrival_variability(1.0)), float(arrival_variability(4.0)), float(arrival_variability(0.0, 0.0))
     (1.0, 2.5, 0.0)
     """
-    ca = np.asarray(arrival_scv, dtype=float)
-    cs = np.asarray(service_scv, dtype=float)
-    if not ((np.isfinite(ca) & (ca >= 0)).all() and (np.isfinite(cs) & (cs >= 0)).all()):
+    # a plain number stays one (its sum is the same IEEE double as numpy's), and each is tested by its least and
+    # greatest value (NaN fails the first): the same test as isfinite and >= 0 element by element, in a few calls
+    # where that took a dozen (this runs about 15 times an evaluation, on 1-3 elements)
+    ca = arrival_scv if type(arrival_scv) is float else np.asarray(arrival_scv, dtype=float)
+    cs = service_scv if type(service_scv) is float else np.asarray(service_scv, dtype=float)
+    if not (_finite_nonnegative(ca) and _finite_nonnegative(cs)):
         raise ValueError("arrival_scv and service_scv must be finite and >= 0")
     return np.asarray((ca + cs) / 2.0, dtype=float)
+
+
+def _finite_nonnegative(x: float | NDArray[np.float64]) -> bool:
+    """Whether every value of ``x`` is finite and >= 0 (an empty array: True)."""
+    if isinstance(x, float):
+        return 0.0 <= x < math.inf
+    return x.size == 0 or bool(0.0 <= x.min() and x.max() < math.inf)
 
 
 def wait_stretch(arrival_scv: ArrayLike, service_scv: ArrayLike = 1.0) -> NDArray[np.float64]:

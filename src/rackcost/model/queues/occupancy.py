@@ -153,7 +153,7 @@ def conditional_wait_rate(
     central = np.asarray(central_queue, dtype=bool) | ~np.asarray(one_queue, dtype=bool)
     if central.all():  # a central queue everywhere: the per-replica rate is not read (the same figures, for less)
         pooled = np.asarray(pooled, dtype=float)
-        shape = np.broadcast_shapes(pooled.shape, central.shape)
+        shape = np.broadcast(pooled, central).shape  # (np.broadcast_shapes' result, without its Python steps)
         return pooled if pooled.shape == shape else np.broadcast_to(pooled, shape).copy()
     rho = np.clip(lam * s / k, 0.0, 1.0)
     sigma = np.clip(1.0 - (1.0 - rho) / v, 0.0, 1.0)

@@ -36,6 +36,7 @@ from rackcost.model.queues.erlang import (
     IntArray,
     as_float,
     broadcast_few,
+    broadcast_to_few,
     check_nonnegative,
     check_open_unit,
     check_positive,
@@ -491,7 +492,7 @@ def _capacity_at_slo(
         x = lo.copy()
     else:
         x = np.asarray(feasible_rps, dtype=float)
-        x = (x if x.shape == lo.shape else np.broadcast_to(x, lo.shape)).clip(lo, hi * (1.0 - 1e-12))
+        x = (x if x.shape == lo.shape else broadcast_to_few(x, lo.shape)).clip(lo, hi * (1.0 - 1e-12))
     done = np.zeros(x.shape, dtype=bool)
     # a Newton step may divide by a zero or infinite slope (the bracket then bisects): no warning; the state is set
     # once around the loop, as setting it costs more than a step
