@@ -12,8 +12,10 @@ means asks its object instead of comparing names:
   :attr:`SourceKind.units`.
 
 A new kind that holds its units by one of the four holding laws is one :class:`SourceKind` and one call of
-:func:`register`, wherever it is defined; a new holding law is a new way of writing the program's columns and rows,
-and is written in :mod:`rackcost.model.plan` beside the four.
+:func:`register`, wherever it is defined; a new holding law is a new way of writing the program's columns and rows
+(:mod:`rackcost.model.plan`: the program, the rounding to whole units and its repair) with its own independent check
+and brute-force enumeration (:mod:`rackcost.model.plan_problem`, :mod:`rackcost.model.plan_brute`), written beside
+the four (docs/architecture.md, "Plan sources", says why these are not one object).
 """
 
 from __future__ import annotations
