@@ -288,7 +288,6 @@ TO_SPLIT = {
     ("analysis/referee.py", "_simulate_one"),
     ("analysis/referee_classes.py", "simulate_classes"),
     ("analysis/referee_pools.py", "simulate_pools"),
-    ("importers/csv_table.py", "_row"),
     ("importers/curves.py", "_curve"),
     ("importers/inferencex.py", "_row_b"),
     ("model/demand.py", "serve_demand"),
