@@ -288,8 +288,6 @@ TO_SPLIT = {
     ("analysis/referee.py", "_simulate_one"),
     ("analysis/referee_classes.py", "simulate_classes"),
     ("analysis/referee_pools.py", "simulate_pools"),
-    ("importers/curves.py", "_curve"),
-    ("importers/inferencex.py", "_row_b"),
     ("model/demand.py", "serve_demand"),
     ("model/demand.py", "fleet_capacity"),
     ("model/demand.py", "serve_at_capacity"),

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from rackcost.files import FORMULA_PREFIXES, InputFileError, read_regular_file
+from rackcost.importers.curve_building import build_curves
 from rackcost.importers.curves import (
     CurveKey,
     ImportResult,
     Row,
     Skipped,
-    build_curves,
     names_from_file_name,
     parse_only,
 )
