@@ -297,7 +297,6 @@ TO_SPLIT = {
     ("model/sim_engines.py", "event_engine"),
     ("model/sim_tandem.py", "run_tandem_once"),
     ("model/simulation.py", "run_fleet_once"),
-    ("scenario/system_edits.py", "_payment_block"),
 }
 
 
