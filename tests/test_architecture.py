@@ -307,10 +307,6 @@ TO_SPLIT = {
     ("analysis/referee.py", "_simulate_one"),
     ("analysis/referee_classes.py", "simulate_classes"),
     ("analysis/referee_pools.py", "simulate_pools"),
-    ("cli/sweep.py", "sweep"),
-    ("importers/csv_table.py", "_row"),
-    ("importers/curves.py", "_curve"),
-    ("importers/inferencex.py", "_row_b"),
     ("model/fleets/demand.py", "serve_demand"),
     ("model/fleets/demand.py", "fleet_capacity"),
     ("model/fleets/demand.py", "serve_at_capacity"),
@@ -320,7 +316,6 @@ TO_SPLIT = {
     ("model/sim/sim_engines.py", "event_engine"),
     ("model/sim/sim_tandem.py", "run_tandem_once"),
     ("model/sim/simulation.py", "run_fleet_once"),
-    ("scenario/system_edits.py", "_payment_block"),
 }
 
 

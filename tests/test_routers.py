@@ -1,5 +1,6 @@
 """Tests of rackcost.model.queues.routers: a router added in one class and one registration runs everywhere a built-in
-one does (the scenario schema, rackcost.evaluate, rackcost.simulate, rackcost.plan), and the registry's own rules.
+one does (the scenario schema, rackcost.evaluate, rackcost.simulate and its command's --routing, rackcost.plan, the
+prefix-cache replay), and the registry's own rules.
 
 The toy router is the whole of what a new router takes: the class below and the one ``register`` call in the
 fixture; nothing else in the package knows its name.
@@ -13,12 +14,15 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pytest
 import yaml
+from typer.testing import CliRunner
 
 import rackcost
+from rackcost.cli import app
 from rackcost.errors import ScenarioError
 from rackcost.model.queues import routers
 from rackcost.model.queues.routers import POOLED, EngineView, Router, register, router_names, router_of, unregister
 from rackcost.model.sim import simulation as sim
+from rackcost.model.workload.prefix_cache import route_requests
 from rackcost.scenario.schema import Scenario
 from reference import TWO_SYSTEMS
 
@@ -124,3 +128,43 @@ def test_the_registry_refuses_a_taken_name_and_keeps_the_built_ins() -> None:
     assert router_names(analytic=True) == ("pooled", "least_outstanding", "random")
     with pytest.raises(ValueError, match="routing must be one of pooled, least_outstanding"):
         router_of("sticky")
+
+
+def test_a_toy_router_is_accepted_by_the_simulate_command(lowest_index: Router) -> None:
+    """--routing reads the registry when the command runs, not a list fixed at import."""
+    args = ["simulate", str(TWO_SYSTEMS), "--routing", "lowest_index", "-n", "2000", "--replications", "2"]
+    result = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["rows"]
+    assert rows and {r["routing"] for r in rows} == {"lowest_index"}
+
+
+def test_the_simulate_command_refuses_an_unregistered_router_naming_the_registered_ones() -> None:
+    result = CliRunner().invoke(app, ["simulate", str(TWO_SYSTEMS), "--routing", "lowest_index"])
+    assert result.exit_code == 2
+    said = " ".join(result.output.replace("│", " ").split())  # the message as words, out of Rich's error box
+    assert "'lowest_index' is not a registered router: one of pooled, least_outstanding" in said
+
+
+def test_a_toy_router_is_replayed_for_the_prefix_cache_by_its_own_pick(lowest_index: Router) -> None:
+    """Two replicas of two slots, requests 1 s apart holding a slot 10 s: the toy fills replica 0 first (0, 0, 1,
+    1), where pooled starts each on the least occupied replica (0, 1, 0, 1); the fifth waits for the earliest slot
+    to free up (replica 0's first, at 10 s) under both, as one central FIFO queue."""
+    arrivals = [0.0, 1.0, 2.0, 3.0, 4.0]
+    toy = route_requests("lowest_index", 2, 5, arrivals, 10.0, slots_per_replica=2)
+    pooled = route_requests("pooled", 2, 5, arrivals, 10.0, slots_per_replica=2)
+    assert (toy.tolist(), pooled.tolist()) == ([0, 0, 1, 1, 0], [0, 1, 0, 1, 0])
+
+
+def test_a_router_without_a_pick_cannot_be_made() -> None:
+    """Every router says how it picks a replica (Router.picker is abstract): a class without one fails where it is
+    instantiated, naming it, instead of inside a simulation."""
+
+    class NoPick(Router):
+        name = "no_pick"
+        words = "none"
+
+    with pytest.raises(TypeError, match="NoPick.*picker"):
+        NoPick()  # type: ignore[abstract]
+    with pytest.raises(TypeError, match="a router is an instance of a Router subclass"):
+        register("no_pick")  # type: ignore[arg-type]

@@ -2,11 +2,13 @@
 program,
 the plan's evaluation and its tables. A toy kind defined here, ``prepaid``, and one call of ``register`` are all it
 takes to plan with a new kind: it runs through the schema, ``rackcost.plan`` (program, realised plan, tables and the
-report's words) and ``rackcost.evaluate``, and is gone again once unregistered."""
+report's words), ``rackcost.evaluate`` and ``rackcost.simulate`` (the day's fleets, and the plan's referee that
+simulates each source's fleet), and is gone again once unregistered."""
 
 from __future__ import annotations
 
 import copy
+import json
 import pickle
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import pytest
 import yaml
 
 import rackcost
+from rackcost.analysis.plan_check import check_hours
 from rackcost.errors import ScenarioError
 from rackcost.model.buying import source_kinds
 from rackcost.model.buying.plan import DemandBlocks, PlanProblem, PlanSource, check_plan, solve_plan
@@ -139,3 +142,17 @@ def test_the_toy_kind_runs_through_plan_and_evaluate_and_is_gone_once_unregister
     unregister(prepaid.name)
     with pytest.raises(ScenarioError, match="got 'prepaid'"):
         _scenario(PREPAID_A)
+
+
+def test_the_toy_kind_runs_through_simulate(prepaid):
+    """What the simulator does with a plan: ``rackcost.simulate`` simulates the day's fleets, which no plan source
+    changes (the same rows, bit for bit, as with the system's reserved source in its place); the plan's referee
+    (``rackcost plan --check-hours``: analysis.plan_check) simulates each source's fleet at the units and load the
+    plan gives it, the toy's fleet rented at its price included."""
+    reserved = {"name": "prepaid A", "kind": "reserved", "system": "A", "usd_per_accelerator_hour": 1.5}
+    day = [rackcost.simulate(_scenario(s, API), requests=2_000, replications=2, seed=1) for s in (PREPAID_A, reserved)]
+    assert day[0] and json.dumps(day[0]) == json.dumps(day[1])
+    rows = check_hours(rackcost.plan(_scenario(PREPAID_A, API)), hours=2, requests=2_000, replications=2)
+    parts = [p for row in rows for p in row["sources"] if p["source"] == "prepaid A"]
+    assert parts and all(p["units"] >= 1 and p["load_rps"] > 0 for p in parts)
+    assert all(0.0 <= p["simulated_accepted_fraction"] <= 1.0 for p in parts)

@@ -32,12 +32,21 @@ from rackcost.cli.unserved import print_unserved, quiet_unserved, served_scenari
 from rackcost.display import num, pct
 from rackcost.errors import ScenarioError
 from rackcost.files import csv_text
-from rackcost.model.strategies import Routing
+from rackcost.model.queues.routers import router_names, router_of
 
 __all__ = ["COMMANDS", "simulate"]
 
 PROGRESS_FROM_REQUESTS = 100_000
 """Requests from which a progress bar is shown on stderr [-]."""
+
+
+def _router_name(value: str) -> str:
+    """``--routing``'s value checked against the routers registered when the command runs (the built-in ones and any a
+    program added with :func:`rackcost.model.queues.routers.register`), so the option is never a fixed list."""
+    try:
+        return router_of(value).name
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not a registered router: one of {', '.join(router_names())}") from None
 
 
 class Service(StrEnum):
@@ -69,8 +78,14 @@ def simulate(
     ] = 200_000,
     seed: SeedOpt = 0,
     routing: Annotated[
-        Routing | None,
-        typer.Option("--routing", help="Router (default: the scenario's fleet.routing, else least_outstanding)."),
+        str | None,
+        typer.Option(
+            "--routing",
+            parser=_router_name,
+            metavar="ROUTER",
+            help=f"Router: {', '.join(router_names())} or any registered (default: the scenario's fleet.routing, else "
+            "least_outstanding).",
+        ),
     ] = None,
     replications: Annotated[
         int, typer.Option("--replications", min=2, max=1000, help="Independent replications for the 95% intervals.")
@@ -178,7 +193,7 @@ def simulate(
                 demand_point=point,
                 requests=requests,
                 seed=seed,
-                routing=None if routing is None else routing.value,
+                routing=routing,
                 replications=replications,
                 service=service.value,
                 trace=trace,
@@ -297,7 +312,7 @@ def _capacity(sc, system, requests, seed, routing, replications, fmt, output, ar
                 system=system,
                 requests=requests,
                 seed=seed,
-                routing=None if routing is None else routing.value,
+                routing=routing,
                 replications=replications,
                 arrival_scv=arrival_scv,
             )

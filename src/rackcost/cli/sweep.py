@@ -22,6 +22,7 @@ from rackcost.scenario.labels import input_label
 
 if TYPE_CHECKING:
     import pandas as pd
+    from rich.console import Console
 
     from rackcost.analysis.sweep.design import Design
     from rackcost.analysis.sweep.run import SweepResult
@@ -85,8 +86,35 @@ def sweep(
     ] = False,
 ) -> None:
     """Evaluate every configuration of a sweep: the cheapest system per cell, its margin, and the Pareto fronts."""
+    from rackcost.analysis.sweep.run import resolve
+
+    address = _checked_options(scheduler, workers, output, force)
+    try:
+        d = resolve(sweep_file, allow_outside=allow_outside)
+    except ScenarioError as exc:
+        fail(exc)
+    check_output(output, force, d.inputs)  # the sweep file, its base scenario and imports: never replaced
+    out = console(stderr=True)
+    where = address or (f"a local Dask cluster of {workers} workers" if workers else f"Dask's {scheduler} scheduler")
+    out.print(
+        f"{escape(d.spec.name)}: {d.configurations:,} configurations x {len(d.base.systems)} systems x "
+        f"{len(d.base.demand)} demand points on {escape(where)}",
+        highlight=False,
+    )
+    result, summary, elapsed = _run(d, out, output, force, scheduler, address, workers, chunk_configs, yes)
+    out.print(
+        f"evaluated in {elapsed:.2f} s ({d.configurations / max(elapsed, 1e-9):,.0f} configurations/s)", highlight=False
+    )
+    if output is not None:
+        out.print(f"wrote {escape(str(output))} ({result.rows:,} rows)", highlight=False)
+    _finish(_Summary(result, summary), output)
+
+
+def _checked_options(scheduler: str, workers: int | None, output: Path | None, force: bool) -> str | None:
+    """The options checked before the sweep file is read (the scheduler, the workers, the output's suffix and
+    whether it may be replaced); the scheduler's address, or None for a local scheduler. Exits on a bad one."""
     from rackcost.analysis.sweep.bounds import check_workers
-    from rackcost.analysis.sweep.run import SweepError, resolve, run_sweep
+    from rackcost.analysis.sweep.run import SweepError
 
     address = scheduler if "://" in scheduler else None
     if address is None and scheduler not in LOCAL_SCHEDULERS:
@@ -107,24 +135,34 @@ def sweep(
     except SweepError as exc:
         error(str(exc))
         raise typer.Exit(code=1) from None
-    try:
-        d = resolve(sweep_file, allow_outside=allow_outside)
-    except ScenarioError as exc:
-        fail(exc)
-    check_output(output, force, d.inputs)  # the sweep file, its base scenario and imports: never replaced
-    out = console(stderr=True)
-    where = address or (f"a local Dask cluster of {workers} workers" if workers else f"Dask's {scheduler} scheduler")
-    out.print(
-        f"{escape(d.spec.name)}: {d.configurations:,} configurations x {len(d.base.systems)} systems x "
-        f"{len(d.base.demand)} demand points on {escape(where)}",
-        highlight=False,
-    )
+    return address
+
+
+def _run(
+    d: Design,
+    out: Console,
+    output: Path | None,
+    force: bool,
+    scheduler: str,
+    address: str | None,
+    workers: int | None,
+    chunk_configs: int | None,
+    yes: bool,
+) -> tuple[SweepResult, SummaryStream, float]:
+    """The sweep run on Dask behind a progress bar, each chunk's rows written to the table's file and added to the
+    summary as they come, and the seconds it took to the table's end; a failure exits with its message (Ctrl-C with
+    130, nothing written)."""
     from rich.progress import Progress
+
+    from rackcost.analysis.sweep.run import SweepError, run_sweep
 
     summary = _summary_stream(d)
     started = time.perf_counter()
     try:
-        with Progress(console=out, transient=True) as bar, _table_file(output, force, d.inputs) as table_file:
+        with (
+            Progress(console=out, transient=True) as bar,
+            _table_file(output, force, d.inputs) as table_file,
+        ):
             task = bar.add_task("configurations", total=d.configurations)
 
             def take(piece: pd.DataFrame) -> None:  # each chunk's rows, in order: to the file and the summary
@@ -154,13 +192,14 @@ def sweep(
     except CannotWriteError as exc:
         error(str(exc))
         raise typer.Exit(code=1) from None
-    out.print(
-        f"evaluated in {elapsed:.2f} s ({d.configurations / max(elapsed, 1e-9):,.0f} configurations/s)", highlight=False
-    )
-    if output is not None:
-        out.print(f"wrote {escape(str(output))} ({result.rows:,} rows)", highlight=False)
+    return result, summary, elapsed
+
+
+def _finish(summary: _Summary, output: Path | None) -> None:
+    """The summary printed, then the chunks that failed (exit 1 if any)."""
+    result = summary.result
     try:
-        _print_summary(_Summary(result, summary))
+        _print_summary(summary)
     except KeyboardInterrupt:
         error("interrupted: " + (f"the table is written ({output})" if output is not None else "no table written"))
         raise typer.Exit(code=130) from None

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rackcost.model.strategies import Routing
+from rackcost.model.queues.routers import Router, router_of
 from rackcost.model.workload import prefix_cache as pc
 from rackcost.scenario.edits import set_at
 from rackcost.scenario.schema import Scenario
@@ -98,7 +98,7 @@ class PrefixFleet:
     """
 
     system: str
-    routing: Routing
+    routing: str
     replicas: int
     slots_per_replica: int
     service_s: float
@@ -135,7 +135,7 @@ def scenario_fleets(scenario: Scenario) -> list[PrefixFleet]:
         out.append(
             PrefixFleet(
                 system=system.name,
-                routing=Routing(scenario.fleet.routing),  # the prefix-cache replay knows the built-in routers
+                routing=router_of(scenario.fleet.routing).name,
                 replicas=max(int(replicas), 1),
                 slots_per_replica=max(int(slots), 1),
                 service_s=float(service),
@@ -159,7 +159,7 @@ def prefix_rows(
     requests: pc.PrefixRequests,
     cache_tokens: Sequence[float | None] = (None,),
     replicas: Sequence[int] = (),
-    routings: Sequence[Routing | str] = (),
+    routings: Sequence[Router | str] = (),
     arrival_s: ArrayLike | None = None,
     service_s: float | None = None,
     slots_per_replica: int | None = None,
@@ -208,7 +208,7 @@ def prefix_rows(
             shared_cache[capacity] = pc.hit_fraction(pc.lru_hit_tokens(requests, capacity), requests.input_tokens)
         return shared_cache[capacity]
 
-    def routed(capacity: float | None, routing: Routing, n: int, service: float | None, slots: int | None) -> float:
+    def routed(capacity: float | None, routing: str, n: int, service: float | None, slots: int | None) -> float:
         where = pc.route_requests(routing, n, requests.requests, arrival_s, service, slots, seed)
         return pc.hit_fraction(pc.routed_hit_tokens(requests, where, capacity), requests.input_tokens)
 
@@ -220,7 +220,7 @@ def prefix_rows(
     for capacity in cache_tokens:
         out.append(row(None, capacity, "shared", "any", 1, shared(capacity)))
         for name in routings:
-            routing = Routing(name)
+            routing = router_of(name).name
             for n in replicas:
                 share = routed(capacity, routing, n, service_s, slots_per_replica)
                 out.append(row(None, capacity, "per replica", str(routing), n, share))

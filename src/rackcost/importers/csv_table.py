@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from rackcost.files import FORMULA_PREFIXES, InputFileError, read_regular_file
+from rackcost.importers.curve_building import build_curves
 from rackcost.importers.curves import (
     CurveKey,
     ImportResult,
     Row,
     Skipped,
-    build_curves,
     names_from_file_name,
     parse_only,
 )
@@ -104,62 +104,15 @@ def _choice(d: Record, ours: str, default: str, allowed: tuple[str, ...]) -> str
 
 
 def _row(file: str, line: int, raw: Mapping[str, str], names: dict[str, Any], defaults: dict[str, Any]) -> Row:
-    """One operating point of a CSV row, renamed through the map's ``csv`` column."""
+    """One operating point of a CSV row, renamed through the map's ``csv`` column: its point, the lengths it was
+    measured at, its accelerators per replica and the rest of its curve's key, read in that order (the first
+    problem skips the row)."""
     if None in raw:
         raise SkipError("", "more values than columns")
     d = rename_fields(raw, "csv")
-    throughput = number(d, "throughput_tokens_per_s")
-    ttft_ms = number(d, "ttft_ms")
-    tpot_ms = number(d, "tpot_ms", required=False)
-    intvty = number(d, "interactivity_tokens_per_s", required=False)
-    tpot_name, intvty_name = d.source_name("tpot_ms"), d.source_name("interactivity_tokens_per_s")
-    if tpot_ms is None:
-        if intvty is None:
-            raise SkipError(tpot_name, f"missing (and no {intvty_name}): no time per output token")
-        tpot_ms = tpot_ms_from_interactivity(intvty)
-    elif intvty is not None and not math.isclose(tpot_ms, MS_PER_S / intvty, rel_tol=_LATENCY_RTOL):
-        raise SkipError(
-            tpot_name,
-            f"{tpot_ms:g} ms disagrees with {intvty_name} {intvty:g} (1000 / it = {MS_PER_S / intvty:.4g} ms)",
-        )
-    point = {
-        "throughput_tokens_per_s": throughput,
-        "tpot_ms": tpot_ms,
-        "ttft_ms": ttft_ms,
-    }
-    concurrency = number(d, "concurrency", required=False)
-    if concurrency is not None:
-        point = {"concurrency": concurrency, **point}
-    power = number(d, "power_w_per_accelerator", required=False)
-    if power is not None:
-        point["power_w_per_accelerator"] = power
-
-    isl, osl = whole_number(d, "benchmark_input_tokens"), whole_number(d, "benchmark_output_tokens")
-    isl_name, osl_name = d.source_name("benchmark_input_tokens"), d.source_name("benchmark_output_tokens")
-    if (isl is None) != (osl is None):
-        raise SkipError(isl_name if isl is None else osl_name, "missing on this row")
-    if isl is not None:
-        isl_source = f"columns {isl_name}/{osl_name}"
-    elif "benchmark_input_tokens" in (named := rename_fields(names, "stage_b")):  # a file name speaks stage B
-        isl, osl = named["benchmark_input_tokens"], named["benchmark_output_tokens"]
-        isl_source = f"file name ({names['isl_osl_token']})"
-    elif defaults["isl"] is not None:
-        isl, osl, isl_source = defaults["isl"], defaults["osl"], "option --isl/--osl"
-    else:
-        raise SkipError(
-            isl_name,
-            "ISL/OSL not in the columns and not in the file name (like 1k1k); give the ISL and OSL as options "
-            "(--isl/--osl on the command line; rackcost never guesses the lengths a curve was measured at)",
-        )
-    gpus = whole_number(d, "accelerators_per_replica")
-    gpus_source = f"column {d.source_name('accelerators_per_replica')}"
-    if gpus is None and defaults["gpus_per_replica"] is not None:
-        gpus, gpus_source = defaults["gpus_per_replica"], "option --gpus-per-replica"
-    tp = whole_number(d, "tensor_parallel")
-    if gpus is None and tp is not None:
-        gpus, gpus_source = tp, f"column {d.source_name('tensor_parallel')}"
-    if gpus is None:
-        gpus_source = "not given"
+    point = _point(d)
+    isl, osl, isl_source = _lengths(d, names, defaults)
+    gpus, gpus_source, tp = _accelerators(d, defaults)
     precision = _text(d, "benchmark_precision")
     key = CurveKey(
         hardware=_text(d, "hardware"),
@@ -187,6 +140,74 @@ def _row(file: str, line: int, raw: Mapping[str, str], names: dict[str, Any], de
         date=_text(d, "date"),
         extra_notes=[f"Row source: {source}."] if source else [],
     )
+
+
+def _point(d: Record) -> dict[str, float]:
+    """The row's operating point: throughput, TPOT (or 1000 / interactivity, the two agreeing where both are
+    given), TTFT, and the concurrency and board power where given."""
+    throughput = number(d, "throughput_tokens_per_s")
+    ttft_ms = number(d, "ttft_ms")
+    tpot_ms = number(d, "tpot_ms", required=False)
+    intvty = number(d, "interactivity_tokens_per_s", required=False)
+    tpot_name, intvty_name = d.source_name("tpot_ms"), d.source_name("interactivity_tokens_per_s")
+    if tpot_ms is None:
+        if intvty is None:
+            raise SkipError(tpot_name, f"missing (and no {intvty_name}): no time per output token")
+        tpot_ms = tpot_ms_from_interactivity(intvty)
+    elif intvty is not None and not math.isclose(tpot_ms, MS_PER_S / intvty, rel_tol=_LATENCY_RTOL):
+        raise SkipError(
+            tpot_name,
+            f"{tpot_ms:g} ms disagrees with {intvty_name} {intvty:g} (1000 / it = {MS_PER_S / intvty:.4g} ms)",
+        )
+    point = {
+        "throughput_tokens_per_s": throughput,
+        "tpot_ms": tpot_ms,
+        "ttft_ms": ttft_ms,
+    }
+    concurrency = number(d, "concurrency", required=False)
+    if concurrency is not None:
+        point = {"concurrency": concurrency, **point}
+    power = number(d, "power_w_per_accelerator", required=False)
+    if power is not None:
+        point["power_w_per_accelerator"] = power
+    return point
+
+
+def _lengths(d: Record, names: dict[str, Any], defaults: dict[str, Any]) -> tuple[int, int, str]:
+    """The ISL and OSL the row was measured at and where they come from: its columns, else the file name, else the
+    options; never guessed."""
+    isl, osl = whole_number(d, "benchmark_input_tokens"), whole_number(d, "benchmark_output_tokens")
+    isl_name, osl_name = d.source_name("benchmark_input_tokens"), d.source_name("benchmark_output_tokens")
+    if (isl is None) != (osl is None):
+        raise SkipError(isl_name if isl is None else osl_name, "missing on this row")
+    if isl is not None and osl is not None:
+        return isl, osl, f"columns {isl_name}/{osl_name}"
+    if "benchmark_input_tokens" in (named := rename_fields(names, "stage_b")):  # a file name speaks stage B
+        return (
+            named["benchmark_input_tokens"],
+            named["benchmark_output_tokens"],
+            f"file name ({names['isl_osl_token']})",
+        )
+    if defaults["isl"] is not None:
+        return defaults["isl"], defaults["osl"], "option --isl/--osl"
+    raise SkipError(
+        isl_name,
+        "ISL/OSL not in the columns and not in the file name (like 1k1k); give the ISL and OSL as options "
+        "(--isl/--osl on the command line; rackcost never guesses the lengths a curve was measured at)",
+    )
+
+
+def _accelerators(d: Record, defaults: dict[str, Any]) -> tuple[int | None, str, int | None]:
+    """Accelerators per replica and where the figure comes from (the column, else the option, else the
+    tensor-parallel size, else not given), and the tensor-parallel size."""
+    gpus = whole_number(d, "accelerators_per_replica")
+    gpus_source = f"column {d.source_name('accelerators_per_replica')}"
+    if gpus is None and defaults["gpus_per_replica"] is not None:
+        gpus, gpus_source = defaults["gpus_per_replica"], "option --gpus-per-replica"
+    tp = whole_number(d, "tensor_parallel")
+    if gpus is None and tp is not None:
+        gpus, gpus_source = tp, f"column {d.source_name('tensor_parallel')}"
+    return gpus, gpus_source if gpus is not None else "not given", tp
 
 
 def read_csv_table(

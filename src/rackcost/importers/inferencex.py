@@ -37,14 +37,15 @@ from pathlib import Path
 from typing import Any
 
 from rackcost.files import InputFileError, read_regular_file
+from rackcost.importers.curve_building import build_curves
 from rackcost.importers.curves import (
     CurveKey,
     ImportedCurve,
     ImportResult,
+    MeasuredLengths,
     Row,
     RunSignature,
     Skipped,
-    build_curves,
     names_from_file_name,
     parse_only,
     stand_in_warning,
@@ -211,14 +212,14 @@ def _latency_b(d: Record, interactivity: bool = True) -> tuple[float, float]:
 
 
 def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts: _Options, notes: list[str]) -> Row:
-    """One operating point of a stage-B record (or a stage-C or F row), renamed through the ``stage_b`` column."""
+    """One operating point of a stage-B record (or a stage-C or F row), renamed through the ``stage_b`` column: its
+    latencies, what the file names say, the run's conditions, a replica's GPUs, the lengths and the point, read in
+    that order (the first problem skips the row)."""
     d = rename_fields(raw, "stage_b", opts.percentile)
     agentic = stage == "F"
-    where = f"{file}[row {idx}]" if idx is not None else file
     concurrency = number(d, "concurrency")
     per_gpu = number(d, "throughput_tokens_per_s")  # per GPU in stage B: times GPUs per replica below
     ttft_ms, tpot_ms = _latency_b(d, interactivity=not agentic)
-
     source_file = _text(d, "source_file")
     name_sources = []
     if source_file:
@@ -226,90 +227,43 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
     name_sources.append(("file name", names_from_file_name(file)))
     # what the file names say, the source_file's over the file's, renamed like a stage-B record
     named = rename_fields({k: v for _, names in reversed(name_sources) for k, v in names.items()}, "stage_b")
-    extra = []
-
-    def from_name(ours: str, word: str) -> str | None:
-        value = _text(d, ours)
-        if value is None and ours in named:
-            value = str(named[ours])
-            extra.append(f"{word} {value} from the file name.")
-        return value
-
-    precision = from_name("benchmark_precision", "precision")
-    framework = from_name("framework", "framework")
-    spec = from_name("speculative_decoding", "speculative decoding")
-    dp_attention = from_name("dp_attention", "dp_attention")
-    disagg = from_name("disaggregated", "disaggregated")
-    tp_name = d.source_name("tensor_parallel")
+    extra: list[str] = []
+    said = _from_names(d, named, extra)
     tp, ep = whole_number(d, "tensor_parallel"), expert_parallel(d, extra)
-    pp = whole_number(d, "pipeline_parallel")
-    decode_gpus = None
-    roles: tuple[int, int, int, int] | None = None  # prefill workers and GPUs, decode workers and GPUs
-    if "prefill_gpus" in d and "decode_gpus" in d:
-        prefill, decode = whole_number(d, "prefill_gpus"), whole_number(d, "decode_gpus")
-        if prefill is None or decode is None:  # given as null or empty: a Skipped entry, not a TypeError
-            missing = "prefill_gpus" if prefill is None else "decode_gpus"
-            raise SkipError(
-                d.source_name(missing), "missing while the other GPU count of the disaggregated run is given"
-            )
-        gpus, gpus_source = prefill + decode, f"file: {prefill} prefill + {decode} decode GPUs"
-        decode_gpus = decode
-        roles = disaggregated_roles(d, prefill, decode)
-    elif tp is not None:
-        gpus = tp * (pp or 1)
-        gpus_source = f"file: tp {tp} x pp {pp or 1}"
-        if (pcp := whole_number(d, "prefill_context_parallel")) is not None:
-            gpus *= pcp
-            gpus_source += f" x pcp {pcp}"
-    elif "tensor_parallel" in named:
-        tp = gpus = named["tensor_parallel"]
-        gpus_source = f"file name: tp{tp}"
-    elif opts.gpus_per_replica is not None:
-        gpus, gpus_source = opts.gpus_per_replica, "option --gpus-per-replica"
-    else:
-        raise SkipError(
-            tp_name,
-            "missing: GPUs per replica (tp x pp) turns tput_per_gpu into replica throughput; give --gpus-per-replica",
-        )
-    _check_gpus(gpus, gpus_source, opts, tp_name)
+    replica = _replica_b(d, named, tp, opts)
     if ep is None and "expert_parallel" in named:
         ep = named["expert_parallel"]
-    measured = agentic_lengths(d, per_gpu * gpus) if agentic else None
-    try:
-        isl, osl, isl_source = _isl_osl(d, name_sources, opts)
-    except SkipError:
-        if measured is None:
-            raise
-        isl, osl = None, None
-        isl_source = "the measured means (stage F: an agentic workload has no nominal ISL/OSL)"
+    measured = agentic_lengths(d, per_gpu * replica.gpus) if agentic else None
+    isl, osl, isl_source = _lengths_b(d, name_sources, opts, measured)
     if agentic and (scenario_type := _text(d, "scenario_type")):
         extra.append(f"{d.source_name('scenario_type')}: {scenario_type} (a multi-turn workload, not fixed ISL/OSL).")
-
     point = {
         "concurrency": concurrency,
-        "throughput_tokens_per_s": per_gpu * gpus,
+        "throughput_tokens_per_s": per_gpu * replica.gpus,
         "tpot_ms": tpot_ms,
         "ttft_ms": ttft_ms,
     }
     out_per_gpu = number(d, "output_throughput_tokens_per_s", required=False)
     if out_per_gpu is not None:  # InferenceX divides the output by the decode GPUs of a disaggregated run
-        point["output_throughput_tokens_per_s"] = out_per_gpu * (decode_gpus if decode_gpus is not None else gpus)
-    power_into(d, point, where, notes)
+        decode_or_all = replica.decode_gpus if replica.decode_gpus is not None else replica.gpus
+        point["output_throughput_tokens_per_s"] = out_per_gpu * decode_or_all
+    power_into(d, point, f"{file}[row {idx}]" if idx is not None else file, notes)
+    precision, roles = said["benchmark_precision"], replica.roles
     key = CurveKey(
         hardware=_text(d, "hardware"),
         model=_text(d, "benchmark_model"),
         precision=precision.lower() if precision else None,
-        framework=framework,
-        tensor_parallel=tp,
+        framework=said["framework"],
+        tensor_parallel=replica.tp,
         expert_parallel=ep,
-        dp_attention=dp_attention,
-        disaggregated=disagg,
-        gpus_per_replica=gpus,
+        dp_attention=said["dp_attention"],
+        disaggregated=said["disaggregated"],
+        gpus_per_replica=replica.gpus,
         input_tokens=isl,
         output_tokens=osl,
-        speculative_decoding=spec,
+        speculative_decoding=said["speculative_decoding"],
         offloading=_text(d, "offloading"),
-        decode_gpus_per_replica=decode_gpus,
+        decode_gpus_per_replica=replica.decode_gpus,
         prefill_workers=None if roles is None else roles[0],
         prefill_gpus_per_replica=None if roles is None else roles[1],
         decode_workers=None if roles is None else roles[2],
@@ -321,7 +275,7 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
         key=key,
         point=point,
         isl_osl_source=isl_source,
-        gpus_source=gpus_source,
+        gpus_source=replica.gpus_source,
         date=_iso_date(d.get("date")),
         image=_text(d, "image"),
         source_file=source_file,
@@ -329,6 +283,88 @@ def _row_b(file: str, idx: int | None, raw: Mapping[str, Any], stage: str, opts:
         match=RunSignature(key.model, concurrency, per_gpu, ttft_ms),
         measured=measured,
     )
+
+
+_FROM_NAMES = (
+    ("benchmark_precision", "precision"),
+    ("framework", "framework"),
+    ("speculative_decoding", "speculative decoding"),
+    ("dp_attention", "dp_attention"),
+    ("disaggregated", "disaggregated"),
+)
+"""The run's conditions a stage-B record may leave to its file name: our field, and its word in the notes."""
+
+
+def _from_names(d: Record, named: Mapping[str, Any], extra: list[str]) -> dict[str, str | None]:
+    """The conditions of :data:`_FROM_NAMES` as the record gives them, else as the file names do (a note in
+    ``extra`` for each so taken)."""
+    said: dict[str, str | None] = {}
+    for ours, word in _FROM_NAMES:
+        value = _text(d, ours)
+        if value is None and ours in named:
+            value = str(named[ours])
+            extra.append(f"{word} {value} from the file name.")
+        said[ours] = value
+    return said
+
+
+@dataclass(frozen=True)
+class _ReplicaB:
+    """A stage-B run's replica: its tensor parallelism, GPUs and where that count comes from, and a disaggregated
+    run's decode GPUs and roles (prefill workers and GPUs, decode workers and GPUs)."""
+
+    tp: int | None
+    gpus: int
+    gpus_source: str
+    decode_gpus: int | None = None
+    roles: tuple[int, int, int, int] | None = None
+
+
+def _replica_b(d: Record, named: Mapping[str, Any], tp: int | None, opts: _Options) -> _ReplicaB:
+    """GPUs per replica: a disaggregated run's prefill plus decode GPUs, else tp x pp (x pcp), else the file name's
+    tp, else the option; none of these skips the row."""
+    tp_name = d.source_name("tensor_parallel")
+    pp = whole_number(d, "pipeline_parallel")
+    if "prefill_gpus" in d and "decode_gpus" in d:
+        prefill, decode = whole_number(d, "prefill_gpus"), whole_number(d, "decode_gpus")
+        if prefill is None or decode is None:  # given as null or empty: a Skipped entry, not a TypeError
+            missing = "prefill_gpus" if prefill is None else "decode_gpus"
+            raise SkipError(
+                d.source_name(missing), "missing while the other GPU count of the disaggregated run is given"
+            )
+        gpus, gpus_source = prefill + decode, f"file: {prefill} prefill + {decode} decode GPUs"
+        replica = _ReplicaB(tp, gpus, gpus_source, decode, disaggregated_roles(d, prefill, decode))
+    elif tp is not None:
+        gpus = tp * (pp or 1)
+        gpus_source = f"file: tp {tp} x pp {pp or 1}"
+        if (pcp := whole_number(d, "prefill_context_parallel")) is not None:
+            gpus *= pcp
+            gpus_source += f" x pcp {pcp}"
+        replica = _ReplicaB(tp, gpus, gpus_source)
+    elif "tensor_parallel" in named:
+        tp = named["tensor_parallel"]
+        replica = _ReplicaB(tp, named["tensor_parallel"], f"file name: tp{tp}")
+    elif opts.gpus_per_replica is not None:
+        replica = _ReplicaB(tp, opts.gpus_per_replica, "option --gpus-per-replica")
+    else:
+        raise SkipError(
+            tp_name,
+            "missing: GPUs per replica (tp x pp) turns tput_per_gpu into replica throughput; give --gpus-per-replica",
+        )
+    _check_gpus(replica.gpus, replica.gpus_source, opts, tp_name)
+    return replica
+
+
+def _lengths_b(
+    d: Record, name_sources: list[tuple[str, dict[str, Any]]], opts: _Options, measured: MeasuredLengths | None
+) -> tuple[int | None, int | None, str]:
+    """The nominal ISL/OSL and where they come from; a stage-F row with measured means needs none."""
+    try:
+        return _isl_osl(d, name_sources, opts)
+    except SkipError:
+        if measured is None:
+            raise
+        return None, None, "the measured means (stage F: an agentic workload has no nominal ISL/OSL)"
 
 
 def _row_d(file: str, raw: Mapping[str, Any], opts: _Options, notes: list[str]) -> Row:

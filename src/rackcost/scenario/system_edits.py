@@ -420,6 +420,11 @@ def plan_payment(
     return Switch(blocks, figures, frozenset(baseline), tuple(said))
 
 
+_Chosen = tuple[dict[str, Any], dict[str, dict[str, str]], bool, str, int | None]
+"""A payment block chosen: (block, its figures, whether it is a baseline block, a sentence, the system it was copied
+from)."""
+
+
 def _payment_block(
     data: dict[str, Any],
     index: int,
@@ -431,16 +436,16 @@ def _payment_block(
     loaded: dict[str, Any] | None,
     owned: dict[str, float],
     priced_like: str | None = None,
-) -> tuple[dict[str, Any], dict[str, dict[str, str]], bool, str, int | None] | Missing:
+) -> _Chosen | Missing:
     """(block, its figures, whether it is a baseline block, a sentence, the system it was copied from) or what is
-    missing.
+    missing: the values given, else the system's own from before, else the file's as loaded, else a starting value
+    the payment finds (:func:`_rent_block`, :func:`_own_block`, :func:`_api_block`).
 
     ``template``: the system whose hardware was copied (switching from an API), else None (the system's own).
     """
     hardware_system = _system(data, index if template is None else template)
     block = PAYMENT_BLOCK[payment]
     required = required_fields(payment)
-    what = {"own": "owned", "rent": "rented", "api": "an API"}[payment]
     if given and all(isinstance(given.get(f), int | float) for f in required):
         return {f: given[f] for f in required}, {}, False, f"{_ITS[block]} the values you gave", None
     if isinstance(stash.get(block), dict):
@@ -456,75 +461,102 @@ def _payment_block(
         )
     accelerator = _accelerator(hardware_system)
     if payment == "rent":
-        tier = _rental_tier(accelerator) if accelerator else None
-        if tier is not None:
-            price = tier.usd_per_gpu_hour
-            how = (
-                f"InferenceX's {tier.tier} price for {tier.gpu}, ${price:g} per GPU-hour ({tier.publisher}, "
-                f"{tier.document}, {tier.date}; docs/sources.md §8)"
-            )
-            return (
-                {"usd_per_accelerator_hour": price},
-                {"rent": _assumption(how, "a published rental price of the same GPU, to be replaced by a quote")},
-                True,
-                f"its rental price is InferenceX's {tier.tier} price for {tier.gpu}, ${price:g} per GPU-hour "
-                "(docs/sources.md §8): a starting value, to be reviewed",
-                None,
-            )
-        j = _same_accelerator(data, index, accelerator, "rent")
-        if j is not None:
-            other = _system(data, j)
-            return (
-                copy.deepcopy(other["rent"]),
-                {"rent": _copied("the rent", str(other.get("name")), j, data, "rent")},
-                True,
-                f"its rent is copied from {other.get('name')} (the same accelerator): a starting value, to be reviewed",
-                j,
-            )
-        hname = priced_like or str(hardware_system.get("name"))
-        parity = owned.get(hname)
-        if parity is not None and parity > 0:
-            price = max(math.ceil(parity * 100 - 1e-9) / 100, 0.01)  # up to the cent: never cheaper by rounding
-            how = (
-                f"what owning {hname} costs per accelerator-hour in the last results (${parity:.2f}: its cost per "
-                "day / 24 h / its accelerators, rounded up to the cent), so that renting starts level with owning"
-            )
-            return (
-                {"usd_per_accelerator_hour": price},
-                {"rent": _assumption(how, "no rental price is published for this accelerator; replace it by a quote")},
-                True,
-                f"its rental price is ${price:.2f} per accelerator-hour, what owning {hname} costs per "
-                "accelerator-hour in the last results (renting starts level with owning): a starting value, to be "
-                "reviewed",
-                None,
-            )
-        return Missing(
-            tuple(f"rent.{f}" for f in required),
-            f"Renting {data['systems'][index].get('name')} needs a rental price per accelerator-hour: InferenceX "
-            f"publishes none for {accelerator or 'an unnamed accelerator'}, no other rented system has this "
-            "accelerator, and the last results do not price owning it. Give the price below.",
-        )
+        return _rent_block(data, index, hardware_system, accelerator, owned, priced_like)
     if payment == "own":
-        j = _same_accelerator(data, index, accelerator, "own")
-        if j is None and template is not None and payment_of(hardware_system) == "own":
-            j = template  # its hardware was copied: its costs go with it
-        if j is not None:
-            other = _system(data, j)
-            return (
-                copy.deepcopy(other["costs"]),
-                {"costs": _copied("the costs", str(other.get("name")), j, data, "costs")},
-                True,
-                f"its costs are copied from {other.get('name')} (the same accelerator): a starting value, to be "
-                "reviewed",
-                j,
-            )
-        return Missing(
-            tuple(f"costs.{f}" for f in required),
-            f"Owning {data['systems'][index].get('name')} needs what it costs to buy: no owned system of this "
-            f"scenario has its accelerator ({accelerator or 'not named'}) to copy costs from, and a purchase price "
-            "has no neutral default. Give the capex per accelerator and the service life below (other costs start "
-            "at 0; edit them after the switch).",
+        return _own_block(data, index, hardware_system, accelerator, template)
+    return _api_block(data, index)
+
+
+def _rent_block(
+    data: dict[str, Any],
+    index: int,
+    hardware_system: dict[str, Any],
+    accelerator: str,
+    owned: dict[str, float],
+    priced_like: str | None,
+) -> _Chosen | Missing:
+    """A rent block to start from: InferenceX's price for the accelerator, else the rent of a rented system of the
+    same accelerator, else what owning the system costs per accelerator-hour (parity), else missing."""
+    tier = _rental_tier(accelerator) if accelerator else None
+    if tier is not None:
+        price = tier.usd_per_gpu_hour
+        how = (
+            f"InferenceX's {tier.tier} price for {tier.gpu}, ${price:g} per GPU-hour ({tier.publisher}, "
+            f"{tier.document}, {tier.date}; docs/sources.md §8)"
         )
+        return (
+            {"usd_per_accelerator_hour": price},
+            {"rent": _assumption(how, "a published rental price of the same GPU, to be replaced by a quote")},
+            True,
+            f"its rental price is InferenceX's {tier.tier} price for {tier.gpu}, ${price:g} per GPU-hour "
+            "(docs/sources.md §8): a starting value, to be reviewed",
+            None,
+        )
+    j = _same_accelerator(data, index, accelerator, "rent")
+    if j is not None:
+        other = _system(data, j)
+        return (
+            copy.deepcopy(other["rent"]),
+            {"rent": _copied("the rent", str(other.get("name")), j, data, "rent")},
+            True,
+            f"its rent is copied from {other.get('name')} (the same accelerator): a starting value, to be reviewed",
+            j,
+        )
+    hname = priced_like or str(hardware_system.get("name"))
+    parity = owned.get(hname)
+    if parity is not None and parity > 0:
+        price = max(math.ceil(parity * 100 - 1e-9) / 100, 0.01)  # up to the cent: never cheaper by rounding
+        how = (
+            f"what owning {hname} costs per accelerator-hour in the last results (${parity:.2f}: its cost per "
+            "day / 24 h / its accelerators, rounded up to the cent), so that renting starts level with owning"
+        )
+        return (
+            {"usd_per_accelerator_hour": price},
+            {"rent": _assumption(how, "no rental price is published for this accelerator; replace it by a quote")},
+            True,
+            f"its rental price is ${price:.2f} per accelerator-hour, what owning {hname} costs per "
+            "accelerator-hour in the last results (renting starts level with owning): a starting value, to be "
+            "reviewed",
+            None,
+        )
+    return Missing(
+        tuple(f"rent.{f}" for f in required_fields("rent")),
+        f"Renting {data['systems'][index].get('name')} needs a rental price per accelerator-hour: InferenceX "
+        f"publishes none for {accelerator or 'an unnamed accelerator'}, no other rented system has this "
+        "accelerator, and the last results do not price owning it. Give the price below.",
+    )
+
+
+def _own_block(
+    data: dict[str, Any], index: int, hardware_system: dict[str, Any], accelerator: str, template: int | None
+) -> _Chosen | Missing:
+    """A costs block to start from: an owned system's of the same accelerator, else the one whose hardware was
+    copied (if owned), else missing (a purchase price has no neutral default)."""
+    j = _same_accelerator(data, index, accelerator, "own")
+    if j is None and template is not None and payment_of(hardware_system) == "own":
+        j = template  # its hardware was copied: its costs go with it
+    if j is not None:
+        other = _system(data, j)
+        return (
+            copy.deepcopy(other["costs"]),
+            {"costs": _copied("the costs", str(other.get("name")), j, data, "costs")},
+            True,
+            f"its costs are copied from {other.get('name')} (the same accelerator): a starting value, to be reviewed",
+            j,
+        )
+    return Missing(
+        tuple(f"costs.{f}" for f in required_fields("own")),
+        f"Owning {data['systems'][index].get('name')} needs what it costs to buy: no owned system of this "
+        f"scenario has its accelerator ({accelerator or 'not named'}) to copy costs from, and a purchase price "
+        "has no neutral default. Give the capex per accelerator and the service life below (other costs start "
+        "at 0; edit them after the switch).",
+    )
+
+
+def _api_block(data: dict[str, Any], index: int) -> _Chosen | Missing:
+    """An api block to start from: another API system's prices, else the scenario's revenue prices, else
+    missing."""
+    required = required_fields("api")
     j = next((k for k, s in enumerate(_systems(data)) if k != index and payment_of(s) == "api"), None)
     if j is not None:
         other = _system(data, j)
@@ -547,7 +579,7 @@ def _payment_block(
         )
     return Missing(
         tuple(f"api.{f}" for f in required),
-        f"Calling {data['systems'][index].get('name')} as {what} needs its prices per million input and output "
+        f"Calling {data['systems'][index].get('name')} as an API needs its prices per million input and output "
         "tokens: no other API system and no revenue prices in this scenario to start from. Give them below.",
     )
 

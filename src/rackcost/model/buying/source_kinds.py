@@ -13,8 +13,10 @@ its
   :attr:`SourceKind.units`.
 
 A new kind that holds its units by one of the four holding laws is one :class:`SourceKind` and one call of
-:func:`register`, wherever it is defined; a new holding law is a new way of writing the program's columns and rows,
-and is written in :mod:`rackcost.model.buying.plan` beside the four.
+:func:`register`, wherever it is defined; a new holding law is a new way of writing the program's columns and rows
+(:mod:`rackcost.model.buying.plan`: the program, the rounding to whole units and its repair) with its own independent
+check and brute-force enumeration (:mod:`rackcost.model.buying.plan_problem`, :mod:`rackcost.model.buying.plan_brute`),
+written beside the four (docs/architecture.md, "Plan sources", says why these are not one object).
 """
 
 from __future__ import annotations

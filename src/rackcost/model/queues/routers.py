@@ -12,15 +12,21 @@ A router (vidur's one class per scheduler) says
   the replicas are drawn before the run, each replica is its own queue fed by its share of the arrivals, and
   :meth:`Router.replica_stream_scv` says how bursty that share is), which steady law its replicas start in
   (:attr:`Router.steady_law`, :mod:`rackcost.model.sim.sim_steady`), what it draws before the run
-  (:meth:`Router.draw_route`) and how it picks a replica for an arrival (:meth:`Router.picker`).
+  (:meth:`Router.draw_route`) and how it picks a replica for an arrival (:meth:`Router.picker`, which every router
+  must have);
+- for the prefix-cache replay (:mod:`rackcost.model.workload.prefix_cache`), each request's replica when every request
+holds
+  a slot for a given time (:meth:`Router.replay`: by default its draws, or its picker over the replayed arrivals).
 
 Adding a router is one subclass and one :func:`register` call; the scenario schema (``fleet.routing``), the model,
-the simulator and :func:`rackcost.simulate` find it by its name (:func:`router_of`). The built-in routers keep
+the simulator, :func:`rackcost.simulate`, ``rackcost simulate --routing`` and the prefix-cache replay find it by its
+name (:func:`router_of`). The built-in routers keep
 their names in :class:`rackcost.model.strategies.Routing`, whose properties read this registry.
 """
 
 from __future__ import annotations
 
+import heapq
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +47,7 @@ __all__ = [
     "Pooled",
     "PowerOfTwo",
     "Random",
+    "Replay",
     "RoundRobin",
     "Router",
     "register",
@@ -236,11 +243,53 @@ class EngineView:
 Route = tuple[NDArray[np.int64], NDArray[np.int64] | None]
 
 
-class Router:
-    """One router: subclass it, set the class attributes, override what differs, and :func:`register` an instance.
+@dataclass(frozen=True)
+class Replay:
+    """A request sequence routed outside the simulator, each request holding a slot for a given time (the
+    prefix-cache replay, :func:`rackcost.model.workload.prefix_cache.route_requests`): what :meth:`Router.replay` reads.
+
+    Attributes
+    ----------
+    requests
+        Requests to route [-].
+    replicas
+        Replicas of the fleet, at least 1 [-].
+    rng
+        The random draws' generator.
+    arrival_s
+        Arrival times, sorted; None where not given (a state-blind router needs none) [s].
+    service_s
+        Each request's slot holding time; None where not given [s].
+    slots_per_replica
+        Requests a replica serves at once; None: no limit (a router with a central queue needs it) [-].
+    """
+
+    requests: int
+    replicas: int
+    rng: np.random.Generator
+    arrival_s: NDArray[np.float64] | None = None
+    service_s: NDArray[np.float64] | None = None
+    slots_per_replica: int | None = None
+
+
+class _LeastOf:
+    """The least of a list of counts the replay updates in place (the lowest index on a tie)."""
+
+    def __init__(self, counts: list[int]) -> None:
+        self.counts = counts
+
+    def least(self) -> int:
+        return self.counts.index(min(self.counts))
+
+
+class Router(ABC):
+    """One router: subclass it, set the class attributes, write its :meth:`picker`, override what else differs, and
+    :func:`register` an instance.
 
     The defaults are a state-aware router with per-replica FIFO queues, no analytic form, starting at the fleet's
-    expected occupancy, drawing nothing before the run.
+    expected occupancy, drawing nothing before the run. :meth:`picker` has no default (an abstract method): every
+    router the simulator can be asked to run says how it picks, and a class without one cannot be instantiated
+    (``TypeError`` naming the class), so no registered router fails inside a run.
     """
 
     name: ClassVar[str]
@@ -281,10 +330,33 @@ class Router:
         turn at the start); None: nothing drawn."""
         return None
 
+    @abstractmethod
     def picker(self, view: EngineView) -> Callable[[int], int]:
         """The function the event engine calls with each arrival's index for the replica it joins (under a central
         queue: the replica it starts on if that one has a free slot)."""
-        raise NotImplementedError(f"the {self.name} router picks no replica")
+
+    def replay(self, run: Replay) -> NDArray[np.int64]:
+        """Each request's replica, from 0, in a replay where every request holds a slot for its given service time
+        (the prefix-cache replay, :func:`rackcost.model.workload.prefix_cache.route_requests`).
+
+        A state-blind router: the first replica :meth:`draw_route` draws for each request (no timing needed).
+        Otherwise the arrivals are replayed in order through :meth:`picker`, reading an :class:`EngineView` kept as
+        the event engine keeps it: per-replica FIFO queues (a request starts on its replica's earliest free slot),
+        or under a central queue the replica picked if it has a free slot, else the earliest slot of the fleet to
+        free up (FIFO, so a request's slot is known when it arrives). A request that finishes at an arrival's
+        instant is no longer outstanding.
+
+        Raises
+        ------
+        ValueError
+            A router that looks at the replicas without arrival and service times, a central queue without the
+            slots per replica, a picker that names no replica of the fleet.
+        """
+        route = self.draw_route(run.rng, run.requests, run.replicas)
+        if self.state_blind:
+            assert route is not None  # a state-blind router draws every replica before the run
+            return np.asarray(route[0], dtype=np.int64)
+        return _replay_picks(self, run, route)
 
     def __str__(self) -> str:
         return self.name
@@ -336,6 +408,12 @@ class PowerOfTwo(Router):
 
         return pick
 
+    def replay(self, run: Replay) -> NDArray[np.int64]:
+        # the prefix-cache replay draws the two replicas independently (they may be the same one), as it always has,
+        # where the simulator draws two distinct ones (draw_route): kept, so that a measured hit share stays as it was
+        pairs = run.rng.integers(0, run.replicas, size=(run.requests, 2))
+        return _replay_picks(self, run, (pairs[:, 0], pairs[:, 1]))
+
 
 class _Drawn(Router):
     """A state-blind router: the replica of each request is drawn before the run."""
@@ -372,6 +450,51 @@ class Random(_Drawn):
         return rng.integers(replicas, size=requests), None
 
 
+def _replay_picks(router: Router, run: Replay, route: Route | None) -> NDArray[np.int64]:
+    """:meth:`Router.replay` for a router that looks at the replicas: the arrivals replayed through its picker."""
+    if run.arrival_s is None or run.service_s is None:
+        raise ValueError(f"{router.name} routing looks at the replicas' state: it needs arrival and service times")
+    if router.central_queue and run.slots_per_replica is None:
+        raise ValueError(f"{router.name} routing takes the next free slot: it needs the slots per replica")
+    n, replicas, slots = run.requests, run.replicas, run.slots_per_replica
+    # each replica's slots as a heap of when each frees up [s] (a slot is busy from its first request's start to its
+    # last one's end: FIFO, a request starts as the one before it ends)
+    free = None if slots is None else [[0.0] * slots for _ in range(replicas)]
+    in_service, outstanding = [0] * replicas, [0] * replicas
+    ends: list[tuple[float, int]] = []  # (finish, replica) of every outstanding request
+    changes: list[tuple[float, int, int]] = []  # (when, +1 a start or -1 an end, replica) of the requests in service
+    drawn = ([], []) if route is None else (route[0].tolist(), (route[0] if route[1] is None else route[1]).tolist())
+    # a central queue balances by requests in service, per-replica queues by outstanding ones (as the engine's buckets)
+    least = _LeastOf(in_service if router.central_queue else outstanding)
+    pick = router.picker(EngineView(n + 1 if slots is None else slots, in_service, outstanding, least, *drawn))
+    out = np.zeros(n, dtype=np.int64)
+    push, pop = heapq.heappush, heapq.heappop
+    for i, (t, s) in enumerate(zip(run.arrival_s.tolist(), run.service_s.tolist(), strict=True)):
+        while ends and ends[0][0] <= t:
+            outstanding[pop(ends)[1]] -= 1
+        while changes and changes[0][0] <= t:
+            _, step, q = pop(changes)
+            in_service[q] += step
+        r = int(pick(i))
+        if not 0 <= r < replicas:
+            raise ValueError(f"the {router.name} router picked replica {r} of a fleet of {replicas}")
+        start = t
+        if free is not None and slots is not None:
+            if router.central_queue and in_service[r] >= slots:  # no free slot on it: the fleet's earliest to free up
+                r = min(range(replicas), key=lambda q: free[q][0])  # the lowest index on a tie
+            start = max(t, pop(free[r]))
+            push(free[r], start + s)
+        outstanding[r] += 1
+        push(ends, (start + s, r))
+        if start > t:
+            push(changes, (start, 1, r))
+        else:
+            in_service[r] += 1
+        push(changes, (start + s, -1, r))
+        out[i] = r
+    return out
+
+
 _REGISTRY: dict[str, Router] = {}
 
 
@@ -386,6 +509,8 @@ def register(router: Router) -> Router:
     True
     >>> unregister("sticky")
     """
+    if not isinstance(router, Router):
+        raise TypeError(f"a router is an instance of a Router subclass, got {router!r}")
     if router.name in _REGISTRY:
         raise ValueError(f"a router named {router.name!r} is registered already")
     _REGISTRY[router.name] = router

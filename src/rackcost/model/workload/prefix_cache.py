@@ -16,9 +16,11 @@ equal ids the same prefix block) is replayed, request by request in arrival orde
   whole capacity is not kept. A hit counts the request's tokens of the block, at most those the cached copy holds;
   a block seen again with more tokens keeps the larger count.
 - **Caches and routers.** One cache shared by the fleet, or one cache per replica with the requests routed as the
-  fleet's router would (:func:`route_requests`): ``random`` and ``round_robin`` need no timing; ``power_of_two``,
-  ``least_outstanding`` and ``pooled`` are replayed from the arrival times with each request holding a slot for a
-  given service time (the replicas' queues FIFO, as in :mod:`rackcost.model.sim.sim_engines`).
+  fleet's router would (:func:`route_requests`, each router's own :meth:`rackcost.model.queues.routers.Router.replay`):
+  the state-blind ones (``random``, ``round_robin``) need no timing; the others (``power_of_two``,
+  ``least_outstanding``, ``pooled``, any registered one) are replayed through their picker from the arrival times
+  with each request holding a slot for a given service time (the replicas' queues FIFO, as in
+  :mod:`rackcost.model.sim.sim_engines`).
 - **Cache size from memory.** A replica's prefix cache is its KV-cache pool: the free memory of
   :mod:`rackcost.model.replica.memory` divided by the bytes one cached token keeps (:func:`cache_tokens_from_memory`).
 
@@ -28,7 +30,6 @@ conversation hour (12,031 requests, 288,500 block references) replays in about a
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -37,11 +38,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rackcost.model.strategies import Routing
+from rackcost.model.queues.routers import Replay, Router, router_of
 
 __all__ = [
     "DEFAULT_BLOCK_SIZE_TOKENS",
-    "TIMED_ROUTINGS",
     "PrefixRequests",
     "cache_tokens_from_memory",
     "hit_fraction",
@@ -54,8 +54,6 @@ __all__ = [
 DEFAULT_BLOCK_SIZE_TOKENS = 512
 """Prompt tokens of one hashed block in Mooncake's traces (Qin et al., "Mooncake", FAST 2025; the released traces'
 ``hash_ids``, one per 512 tokens) [tokens]."""
-TIMED_ROUTINGS = frozenset({Routing.power_of_two, Routing.least_outstanding, Routing.pooled})
-"""Routers whose choice depends on the replicas' state, so on the arrival times and the service time."""
 
 
 @dataclass(frozen=True)
@@ -296,7 +294,7 @@ def hit_fraction(hit_tokens: ArrayLike, input_tokens: ArrayLike) -> float:
 
 
 def route_requests(
-    routing: Routing | str,
+    routing: Router | str,
     replicas: int,
     requests: int,
     arrival_s: ArrayLike | None = None,
@@ -313,12 +311,13 @@ def route_requests(
     drawn at random (the first on a tie), ``pooled`` one FIFO queue over every slot, a free slot on the least
     occupied replica taking an arrival and the earliest slot to free up a waiting one. A request that finishes at
     an arrival's instant is no longer outstanding. The service time is taken as given: a prefix hit that shortens a
-    prefill does not shorten it here.
+    prefill does not shorten it here. The router replays itself (:meth:`rackcost.model.queues.routers.Router.replay`),
+    so a router added to the registry is replayed by its own picker, as the simulator runs it.
 
     Parameters
     ----------
     routing
-        The router (:class:`rackcost.model.strategies.Routing`).
+        The router: a name registered in :mod:`rackcost.model.queues.routers`, or a router.
     replicas
         Replicas of the fleet, at least 1 [-].
     requests
@@ -348,17 +347,15 @@ def route_requests(
     >>> route_requests("least_outstanding", 2, 4, [0, 1, 2, 10], 10.0).tolist()
     [0, 1, 0, 0]
     """
-    routing = Routing(routing)
+    router = router_of(routing)
     if isinstance(replicas, bool) or not isinstance(replicas, int | np.integer) or replicas < 1:
         raise ValueError(f"the fleet needs at least 1 replica, got {replicas!r}")
     n = int(requests)
     rng = np.random.default_rng(seed)
-    if routing is Routing.round_robin:
-        return np.arange(n, dtype=np.int64) % replicas
-    if routing is Routing.random:
-        return rng.integers(0, replicas, size=n).astype(np.int64)
+    if router.state_blind:
+        return router.replay(Replay(n, int(replicas), rng))
     if arrival_s is None or service_s is None:
-        raise ValueError(f"{routing} routing looks at the replicas' state: it needs arrival times and a service time")
+        raise ValueError(f"{router} routing looks at the replicas' state: it needs arrival times and a service time")
     arrivals = np.asarray(arrival_s, dtype=float).reshape(-1)
     service = np.broadcast_to(np.asarray(service_s, dtype=float), (n,)) if n else np.zeros(0)
     if arrivals.size != n:
@@ -369,66 +366,8 @@ def route_requests(
         raise ValueError("arrival times must be sorted")
     if slots_per_replica is not None and slots_per_replica < 1:
         raise ValueError(f"a replica needs at least 1 slot, got {slots_per_replica}")
-    if routing is Routing.pooled:
-        if slots_per_replica is None:
-            raise ValueError("pooled routing takes the next free slot: it needs the slots per replica")
-        return _pooled(arrivals, service, replicas, int(slots_per_replica))
-    return _outstanding(arrivals, service, replicas, slots_per_replica, routing, rng)
-
-
-def _outstanding(
-    arrivals: NDArray[np.float64],
-    service: NDArray[np.float64],
-    replicas: int,
-    slots: int | None,
-    routing: Routing,
-    rng: np.random.Generator,
-) -> NDArray[np.int64]:
-    """Least outstanding or power of two: per-replica FIFO queues, requests counted until they finish."""
-    n = arrivals.size
-    out = np.zeros(n, dtype=np.int64)
-    outstanding = np.zeros(replicas, dtype=np.int64)
-    ends: list[tuple[float, int]] = []  # (finish, replica) of every outstanding request
-    free: list[list[float]] = [[0.0] * slots for _ in range(replicas)] if slots is not None else []
-    pairs = rng.integers(0, replicas, size=(n, 2)) if routing is Routing.power_of_two else None
-    for i, (t, s) in enumerate(zip(arrivals.tolist(), service.tolist(), strict=True)):
-        while ends and ends[0][0] <= t:
-            outstanding[heapq.heappop(ends)[1]] -= 1
-        if pairs is None:
-            r = int(np.argmin(outstanding))
-        else:
-            a, b = int(pairs[i, 0]), int(pairs[i, 1])
-            r = a if outstanding[a] <= outstanding[b] else b
-        start = t
-        if slots is not None:  # the replica's earliest free slot; FIFO, so the order of starts is that of arrivals
-            start = max(t, heapq.heappop(free[r]))
-            heapq.heappush(free[r], start + s)
-        outstanding[r] += 1
-        heapq.heappush(ends, (start + s, r))
-        out[i] = r
-    return out
-
-
-def _pooled(
-    arrivals: NDArray[np.float64], service: NDArray[np.float64], replicas: int, slots: int
-) -> NDArray[np.int64]:
-    """One FIFO queue over every slot: an arrival takes a free slot on the least occupied replica, else waits for
-    the earliest slot to free up (in arrival order, so each request's slot is known when it arrives)."""
-    n = arrivals.size
-    out = np.zeros(n, dtype=np.int64)
-    free = np.zeros((replicas, slots))  # when each slot frees up [s]
-    for i, (t, s) in enumerate(zip(arrivals.tolist(), service.tolist(), strict=True)):
-        busy = np.count_nonzero(free > t, axis=1)
-        if busy.min() < slots:
-            r = int(np.argmin(busy))
-            k = int(np.argmin(free[r]))
-            free[r, k] = t + s
-        else:
-            flat = int(np.argmin(free))
-            r, k = divmod(flat, slots)
-            free[r, k] = free[r, k] + s
-        out[i] = r
-    return out
+    slots = None if slots_per_replica is None else int(slots_per_replica)
+    return router.replay(Replay(n, int(replicas), rng, arrivals, service, slots))
 
 
 def cache_tokens_from_memory(free_bytes: float, kv_bytes_per_token: float, copies: int = 1) -> int:
