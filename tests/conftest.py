@@ -84,3 +84,32 @@ def _no_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tables as wide as the CLI's default for a pipe, whatever ``COLUMNS`` the shell running the tests exports
     (the CLI honours it: tests/test_cli_width.py sets it per command)."""
     monkeypatch.delenv("COLUMNS", raising=False)
+
+
+@pytest.fixture(scope="session")
+def _three_year_plan() -> tuple[Path, object]:
+    import rackcost
+
+    path = rackcost.bundled_scenario_path("deepseek-r1-three-year-buying-plan.yaml")
+    return path, rackcost.plan(rackcost.load_scenario(path))
+
+
+@pytest.fixture
+def three_year_plan(
+    _three_year_plan: tuple[Path, object], monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, object, list]:
+    """The bundled three-year buying plan's path, its plan (``rackcost.plan``: about 15 s, solved once per session)
+    and the scenarios ``plan_scenario`` was called with since: every call returns that plan, so that each face's own
+    path to the plan (``rackcost.evaluation.planning.plan_of``, ``rackcost plan``) is run without solving again."""
+    from rackcost.evaluation import planning
+
+    path, plan = _three_year_plan
+    calls: list = []
+
+    def solved(scenario):  # the same scenario as solved: the face asked for the bundled plan, not another one
+        assert scenario.name == plan.scenario, scenario.name
+        calls.append(scenario)
+        return plan
+
+    monkeypatch.setattr(planning, "plan_scenario", solved)
+    return path, plan, calls

@@ -306,10 +306,11 @@ def test_a_demand_profile_totals_each_system_over_its_horizon_not_the_service_li
 
 
 def test_a_scenario_with_a_plan_leads_with_the_plan_on_the_answer_page():
-    """The Answer page of a scenario with a ``plan`` block says first that the plan is the decision, finds it on its
-    button, and then leads with the Buying plan page's sentence (the plan of ``rackcost plan``)."""
+    """The Answer page of a scenario with a ``plan`` block finds the plan and leads with the Buying plan page's
+    sentence (the plan of ``rackcost plan``), its total over the horizon and the sources it holds; the day's
+    cheapest system follows, as each system alone, and the Buying plan page then shows the plan it found."""
     from rackcost.evaluation.planning import plan_scenario
-    from rackcost.reporting.plan_section import plan_notice, plan_sentence
+    from rackcost.reporting.plan_section import plan_sentence
     from reference import DATA
 
     path = DATA / "plan_small.yaml"
@@ -318,10 +319,33 @@ def test_a_scenario_with_a_plan_leads_with_the_plan_on_the_answer_page():
     at.run()
     ok(at)
     scenario = rackcost.load_scenario(path)
-    assert [shown(i.value) for i in at.info] == [plan_notice(scenario)]
-    assert shown(at.subheader[0].value) == answer_sentence(rackcost.evaluate(scenario).records["systems"])
-    at.button(key="answer_plan_run").click().run()
-    ok(at)
     assert [i.value for i in at.info] == []
-    assert shown(at.subheader[0].value) == plan_sentence(plan_scenario(scenario))
-    assert "its cost over 1 year" in " ".join(m.label for m in at.metric)
+    said = plan_sentence(plan_scenario(scenario))
+    assert shown(at.subheader[0].value) == said
+    labels = [m.label for m in at.metric]
+    assert labels[:3] == ["the plan over 1 year", "the sources it uses", "against the best single source"]
+    assert "cheapest over the day" not in " ".join(labels[:3])
+    day = answer_sentence(rackcost.evaluate(scenario).records["systems"])
+    assert day in [shown(m.value) for m in at.markdown]
+    at.switch_page("app_pages/plan.py").run()
+    ok(at)
+    assert shown(at.subheader[0].value) == said
+
+
+def test_the_three_year_plans_answer_page_names_the_decision_rackcost_plan_names(three_year_plan):
+    """The bundled three-year buying plan: the Answer page leads with the decision ``rackcost evaluate`` and the
+    report lead with (rackcost.reporting.decision), the plan of ``rackcost plan`` (owned racks and spot, on-demand
+    unused) over the scenario's 3 years, not rented on-demand as the cheapest over the day."""
+    from rackcost.reporting.plan_section import plan_sentence
+
+    path, plan, calls = three_year_plan
+    at = opened()
+    at.session_state["pending_upload"] = (path.read_bytes(), path.name)
+    at.run()
+    ok(at)
+    assert shown(at.subheader[0].value) == plan_sentence(plan)
+    total, sources, saving = at.metric[:3]
+    assert total.label == "the plan over 3 years"
+    assert sources.help == "owned GB200 NVL72 racks; spot GB200 NVL72; DeepSeek API"
+    assert "on-demand" not in sources.help and saving.label == "against the best single source"
+    assert len(calls) == 1

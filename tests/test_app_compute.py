@@ -61,10 +61,11 @@ def test_the_export_of_a_scenario_with_an_unserved_system_is_the_library_result(
 
 
 def test_an_edit_evaluates_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every page's cached call reads one evaluation: the result, the outcomes and the scenario served."""
+    """Every page's cached call reads one evaluation: the result, the outcomes and the scenario served (steps 4 to 8
+    run once)."""
     calls: list[int] = []
-    original = chain.evaluate_systems
-    monkeypatch.setattr(chain, "evaluate_systems", lambda *a, **k: calls.append(1) or original(*a, **k))
+    original = chain.run_samples
+    monkeypatch.setattr(chain, "run_samples", lambda *a, **k: calls.append(1) or original(*a, **k))
     data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
     data["name"] += " (evaluated once)"  # a key no earlier test cached
     key = evaluable_json(rackcost.scenario_from_dict(data, "once.yaml"))
@@ -82,8 +83,8 @@ def test_the_dashboard_report_is_the_report_of_its_evaluation(monkeypatch: pytes
     key = _loaded(path)
     compute.evaluate(key)
     calls: list[int] = []
-    original = chain.evaluate_systems
-    monkeypatch.setattr(chain, "evaluate_systems", lambda *a, **k: calls.append(1) or original(*a, **k))
+    original = chain.run_samples
+    monkeypatch.setattr(chain, "run_samples", lambda *a, **k: calls.append(1) or original(*a, **k))
     html = compute.report_html(key, 20, 0, DATE).decode("utf-8")
     assert calls == []
     monkeypatch.undo()

@@ -419,3 +419,19 @@ def test_routings_without_an_analytic_form_are_refused_with_a_pointer_to_simulat
     data["fleet"]["routing"] = routing
     with pytest.raises(ScenarioError, match="fleet.routing"):
         rackcost.scenario_from_dict(data, "routed.yaml")
+
+
+def test_an_evaluation_builds_each_part_when_first_read_and_keeps_it() -> None:
+    """``rackcost.evaluation.chain.evaluation`` splits the scenario; the chosen points, the outcomes and the tables are
+    built as they are read, once: an analysis that needs only the chosen points (the Monte Carlo) runs no fleet."""
+    from rackcost.evaluation.chain import evaluation
+
+    sc = rackcost.load_scenario(TWO_SYSTEMS)
+    once = evaluation(sc)
+    assert evaluation(once) is once
+    assert not {"chosen", "outcomes", "apis", "result"} & set(vars(once))
+    chosen = once.chosen
+    assert "outcomes" not in vars(once) and once.chosen is chosen
+    assert once.result.to_json() == rackcost.evaluate(sc).to_json()
+    assert once.outcomes is once.outcomes and once.result is once.result
+    assert once.kept("x", lambda: [1]) is once.kept("x", lambda: [2])

@@ -384,19 +384,30 @@ def test_cli_modules_import_only_the_shared_helpers_of_the_package() -> None:
         assert all(m in shared or m.startswith(tuple(f"{s}." for s in shared)) for m in inside), (name, inside)
 
 
-def test_evaluate_of_a_scenario_with_a_buying_plan_leads_with_the_plans_decision() -> None:
-    """The day's table names each system alone; a scenario with a ``plan`` block is decided by its plan (``rackcost
-    plan``), so the summary says so first, and its JSON stays the result's."""
-    from rackcost.reporting.plan_section import plan_notice
-    from reference import DATA
+def test_evaluate_of_a_scenario_with_a_buying_plan_leads_with_the_plans_decision(three_year_plan) -> None:
+    """The day's table names each system alone; the three-year buying plan's scenario is decided by its plan, so
+    ``rackcost evaluate``'s summary leads with the words ``rackcost plan`` prints (the one wording,
+    rackcost.reporting.decision), over the scenario's 3 years, finding the plan once; its JSON stays the result's
+    and finds no plan."""
+    from rackcost.reporting.plan_section import plan_sentence
 
-    path = DATA / "plan_small.yaml"
-    result = invoke("evaluate", str(path))
-    assert_ok(result)
-    notice = plan_notice(rackcost.load_scenario(path))
-    assert notice is not None and "one-year horizon" in notice and "rackcost plan" in notice
-    assert " ".join(result.stdout.split()).startswith(notice)
-    assert plan_notice(rackcost.load_scenario(TWO_SYSTEMS)) is None
-    assert "buying plan" not in invoke("evaluate", str(TWO_SYSTEMS)).stdout
+    path, plan, calls = three_year_plan
+    said = plan_sentence(plan)
+    assert said.startswith("Over the 3-year horizon the cheapest plan costs") and "spot GB200 NVL72 alone" in said
+    evaluated = invoke("evaluate", str(path))
+    assert_ok(evaluated)
+    assert " ".join(evaluated.stdout.split()).startswith(said)
+    assert len(calls) == 1
+    planned = invoke("plan", str(path))
+    assert_ok(planned)
+    assert said in " ".join(planned.stdout.split())
+    assert len(calls) == 2
     as_json = invoke("evaluate", str(path), "--format", "json")
     assert json.loads(as_json.stdout) == rackcost.evaluate(rackcost.load_scenario(path)).to_dict()
+    assert len(calls) == 2
+    # a scenario without a plan block leads with the cheapest system over the day, as the report and the dashboard
+    two = invoke("evaluate", str(TWO_SYSTEMS))
+    first = rackcost.evaluate(rackcost.load_scenario(TWO_SYSTEMS)).records["systems"]
+    from rackcost.reporting.result_sections import answer_sentence
+
+    assert " ".join(two.stdout.split()).startswith(answer_sentence(first)) and "buying plan" not in two.stdout

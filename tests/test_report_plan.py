@@ -20,10 +20,12 @@ from hypothesis import strategies as st
 import rackcost
 from rackcost import display
 from rackcost.evaluation import planning
+from rackcost.evaluation.chain import evaluation
 from rackcost.evaluation.planning import PlanResult, plan_scenario
 from rackcost.reporting import plan_charts, plan_section
 from rackcost.reporting.blocks import OPTIONAL_SECTIONS, SECTIONS, Chart, Paragraph, Report, Table
 from rackcost.reporting.content import build_report
+from rackcost.reporting.decision import decision
 from rackcost.reporting.html import render_html
 from rackcost.reporting.markdown import md_escape, render_markdown
 from reference import DATA, TWO_SYSTEMS
@@ -242,8 +244,9 @@ def test_a_scenario_without_a_plan_has_no_section_and_never_runs_a_plan(monkeypa
     monkeypatch.setattr(planning, "plan_scenario", refuse)
     scenario = rackcost.load_scenario(TWO_SYSTEMS)
     assert scenario.plan is None
-    assert plan_section.planned(scenario) is None
+    assert planning.plan_of(evaluation(scenario)) is None
     assert plan_section.plan_section(scenario, None) is None
+    assert decision(evaluation(scenario)).plan is None
 
 
 def test_a_plan_no_mix_can_meet_is_said_in_the_section_and_the_rest_of_the_report_stands(tmp_path: Path) -> None:
@@ -252,10 +255,30 @@ def test_a_plan_no_mix_can_meet_is_said_in_the_section_and_the_rest_of_the_repor
     # one spot replica at most, nothing else: about 10 requests/s against a busiest hour of 28
     capped["plan"]["sources"] = [dict(data["plan"]["sources"][3], max_units=1)]
     scenario = rackcost.scenario_from_dict(capped, str(tmp_path / "capped.yaml"))
-    found = plan_section.planned(scenario)
+    evaluated = evaluation(scenario)
+    found = planning.plan_of(evaluated)
     assert isinstance(found, rackcost.ScenarioError)
+    assert planning.plan_of(evaluated) is found  # kept with the evaluation: not solved again
+    lead = decision(evaluated)
+    assert lead.problem is found and lead.plan is None and lead.chosen == ()
+    assert lead.sentence.startswith("This scenario has a buying plan, but no plan of its sources meets it: plan")
     section = plan_section.plan_section(scenario, found)
     assert section is not None and section.id == "plan"
     assert section.blocks[0].text == "No buying plan: the scenario's plan block cannot be met."
     problems = section.blocks[1].items
     assert problems and all(p.startswith("plan") for p in problems)
+
+
+def test_the_three_year_plans_report_leads_with_the_decision_rackcost_plan_names(three_year_plan) -> None:
+    """The bundled three-year buying plan: the report's summary opens with the plan's sentence (the one wording of
+    rackcost.reporting.decision, which ``rackcost evaluate`` and the dashboard lead with too), over its 3 years, and
+    names the sources the plan holds; the plan is found once, for the summary and the Buying plan section."""
+    path, plan, calls = three_year_plan
+    report = build_report(rackcost.load_scenario(path), samples=0, date=DATE)
+    lead = decision(evaluation(rackcost.load_scenario(path)))
+    assert lead.sentence == plan_section.plan_sentence(plan) and lead.horizon_years == 3.0
+    assert lead.chosen == ("owned GB200 NVL72 racks", "spot GB200 NVL72", "DeepSeek API")
+    first = report.sections[0].blocks[0]
+    assert isinstance(first, Paragraph) and first.text == f"{lead.sentence[:-1]} (section {SECTIONS['plan']})."
+    assert plan_blocks(report)[0].text == lead.sentence
+    assert len(calls) == 2  # the report's, then the one of the evaluation above

@@ -160,3 +160,36 @@ def test_reconcile_needs_its_system_servable_and_ignores_the_others(scenario_fil
     del d["systems"][0]
     alone = reconcile(rackcost.scenario_from_dict(d, "two.yaml"), "C", 2.0)
     assert reconcile(sc, "C", 2.0).to_dict() == alone.to_dict()  # A left out changes nothing for C
+
+
+def test_the_charts_leave_a_out_with_a_warning_and_draw_the_others(scenario_file: Path) -> None:
+    """The charts' data (rackcost.analysis.explore) read the one evaluation, as the other analyses do: A is left out
+    with a warning, not an error that blocks B and C."""
+    from rackcost.analysis import explore
+
+    sc = scenario(scenario_file)
+    for rows_of in (explore.operating_curves, explore.latency_cliff, explore.cost_against_demand_scale):
+        with pytest.warns(UnservedSystemWarning, match="^A is not evaluated"):
+            rows = rows_of(sc)
+        assert {r["system"] for r in rows} == {"B", "C"}, rows_of.__name__
+
+
+def test_an_analysis_handed_the_evaluation_reads_it_and_warns_no_more(scenario_file: Path) -> None:
+    """Each analysis takes the scenario's one evaluation as well as the scenario, with the same rows: the caller who
+    split the scenario has its unserved systems (``Evaluation.unserved``), so no warning is given again."""
+    from rackcost.analysis import explore
+    from rackcost.evaluation.chain import evaluation
+
+    sc = scenario(scenario_file)
+    once = evaluation(sc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        curves = explore.operating_curves(once)
+        site = rackcost.site_budget(once)
+        mc = rackcost.uncertainty(once, 300, seed=1)
+    with pytest.warns(UnservedSystemWarning):
+        assert explore.operating_curves(sc) == curves
+    with pytest.warns(UnservedSystemWarning):
+        assert rackcost.site_budget(sc) == site
+    again = rackcost.uncertainty(sc, 300, seed=1)
+    assert (mc.percentiles, mc.unserved) == (again.percentiles, again.unserved)

@@ -1,4 +1,5 @@
-"""Answer page, the one the dashboard opens on: for the scenario as edited, which system is cheapest per accepted
+"""Answer page, the one the dashboard opens on: for the scenario as edited, the decision ``rackcost evaluate`` and the
+report lead with (the buying plan's, for a scenario with a ``plan`` block), then which system is cheapest per accepted
 request (over the day and at each demand point) and by how much, what each costs a year and over its service life,
 what share of requests it serves within the SLO, and which systems cannot serve at all, with why."""
 
@@ -7,9 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import rackcost
 from rackcost import display
-from rackcost.reporting.plan_section import plan_notice, plan_sentence
 from rackcost.reporting.result_sections import unserved_sentence
 from rackcost_app import answer, compute, layout, state
 from rackcost_app.safe import md
@@ -52,33 +51,37 @@ if ss[state.PROBLEMS]:
         icon=":material/warning:",
     )
 
-# a scenario with a buying plan: the plan is the decision (the Buying plan page's, rackcost plan's), so it leads
-if (notice := plan_notice(compute.scenario(key))) is not None:
-    failed = ss.get(state.PLAN_FAILED)
-    if failed is not None and failed[0] == key:
-        st.error(failed[1], icon=":material/error:")
-    elif ss.get(state.PLAN_ASKED) == key:  # found (or asked for) on this page or the Buying plan page: cached
-        try:
-            with st.spinner("Finding the cheapest plan..."):
-                plan = compute.plan(key)
-        except rackcost.ScenarioError as exc:
-            message = "No plan: " + " ".join(
-                md(f"{p.path}: {p.message}" if p.path else p.message) for p in exc.problems
-            )
-            ss[state.PLAN_FAILED] = (key, message)
-            st.error(message, icon=":material/error:")
-        else:
-            st.subheader(md(plan_sentence(plan)))
-            st.caption(
-                "The buying plan's decision (the Buying plan page). Below, each system alone over the demand day."
-            )
-    else:
-        st.info(md(notice), icon=":material/event_upcoming:")
-        if st.button("Find the cheapest plan", key="answer_plan_run", icon=":material/event_upcoming:"):
-            ss[state.PLAN_ASKED] = key
-            st.rerun()
-
-st.subheader(md(found.sentence))
+# the decision every face leads with (rackcost evaluate's, the report's): a scenario with a buying plan is decided by
+# its plan (the Buying plan page's, rackcost plan's), found here once per scenario; any other by the cheapest system
+lead = layout.shown_decision(key)
+if lead.plan is not None:
+    plan = lead.plan
+    st.subheader(md(lead.sentence))
+    years = lead.horizon_years or 0
+    p1, p2, p3 = st.columns(3)
+    p1.metric(
+        f"the plan over {display.num(years)} year{'' if years == 1 else 's'}",
+        display.money(plan.total_cost_usd),
+        help="The buying plan's cost over the demand profile's horizon (rackcost plan; the Buying plan page).",
+    )
+    p2.metric(
+        "the sources it uses",
+        str(len(lead.chosen)),
+        help="; ".join(lead.chosen),
+    )
+    p3.metric(
+        "against the best single source",
+        "-" if plan.saving_fraction is None else f"-{display.pct(plan.saving_fraction)}",
+        help="How much less the plan costs than the best single source alone, over the same horizon.",
+    )
+    st.caption(
+        "The buying plan's decision: its quarters, years and chart are on the Buying plan page. Below, each system "
+        "alone over the demand day, as the day's tables give it."
+    )
+    st.header("Each system alone over the demand day")
+    st.markdown(md(found.sentence))
+else:
+    st.subheader(md(lead.sentence))
 if (said := answer.delta_sentence(found)) is not None:
     st.markdown(md(said))
 
@@ -118,7 +121,8 @@ if found.unserved:
         icon=":material/block:",
     )
 
-st.header("Each system")
+if lead.plan is None:
+    st.header("Each system")
 headers = answer.headers()
 frame = pd.DataFrame(
     [

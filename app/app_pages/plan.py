@@ -1,7 +1,8 @@
 """Plan page: the cheapest buying plan over the horizon (docs/dashboard.md), for a scenario with a ``plan`` block.
 
-The plan takes seconds (HiGHS, then every hour of the horizon with the full model), so it runs when asked, once per
-scenario (:func:`rackcost_app.compute.plan`, cached on the scenario's JSON); an edit asks again. The words, tables and
+The plan takes seconds (HiGHS, then every hour of the horizon with the full model), so it runs when asked here, or
+when the Answer page leads with it, once per scenario (:func:`rackcost_app.layout.shown_decision`: kept with the
+scenario's one evaluation); an edit asks again. The words, tables and
 chart are the report's (:mod:`rackcost.reporting.plan_section`, :mod:`rackcost.reporting.plan_charts`).
 """
 
@@ -10,18 +11,17 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import rackcost
 from rackcost import files
 from rackcost.reporting import plan_charts, plan_section
 from rackcost.reporting.blocks import Table
-from rackcost_app import charts, compute, state
+from rackcost_app import charts, compute, layout, state
 from rackcost_app.safe import md
 
 ss = st.session_state
 # (comments, not docstrings: Streamlit's magic would show a bare string on the page)
-# session keys: the scenario JSON whose plan was asked for (so a visit after it shows the plan; the Answer page's
-# button asks too), and (scenario JSON, message) of a plan that could not be found
-ASKED, FAILED = state.PLAN_ASKED, state.PLAN_FAILED
+# session key: the scenario JSON whose plan was asked for (so a visit after it shows the plan; the Answer page asks
+# too, as it leads with the plan)
+ASKED = state.PLAN_ASKED
 NO_PLAN = (
     "This scenario has no buying plan. Add a `plan` block with its `sources` (owned, reserved, on-demand, spot, API), "
     "and give `demand` as an hourly profile, in the Scenario page's YAML tab: docs/model.md, *The buying plan*, says "
@@ -70,22 +70,10 @@ else:
     st.caption(f"{sources} sources over {hours:,} hours: the plan takes a few seconds to tens of seconds.")
     if st.button("Find the cheapest plan", key="plan_run", type="primary", icon=":material/event_upcoming:"):
         ss[ASKED] = key
-        ss.pop(FAILED, None)  # asked again: try again
-    failed = ss.get(FAILED)
-    if failed is not None and failed[0] == key:
-        st.error(failed[1], icon=":material/error:")
-    elif ss.get(ASKED) == key:
-        try:
-            with st.spinner("Finding the cheapest plan..."):
-                plan = compute.plan(key)
-        except rackcost.ScenarioError as exc:
-            message = "No plan: " + " ".join(
-                md(f"{p.path}: {p.message}" if p.path else p.message) for p in exc.problems
-            )
-            ss[FAILED] = (key, message)
-            st.error(message, icon=":material/error:")
-        else:
-            st.subheader(md(plan_section.plan_sentence(plan)))
+    if ss.get(ASKED) == key:
+        lead = layout.shown_decision(key)  # the reason is shown where there is no plan
+        if (plan := lead.plan) is not None:
+            st.subheader(md(lead.sentence))
             st.markdown("\n".join(f"- {md(item)}" for item in plan_section.holdings(plan)))
             charts.show(st, "plan-capacity", key, plan_charts.capacity_chart(plan), width="stretch")
             st.caption(md(plan_charts.description(plan)))

@@ -26,7 +26,7 @@ from rackcost.model.outcomes import SystemOutcome
 from rackcost.scenario.loading import scenario_to_data
 
 if TYPE_CHECKING:
-    from rackcost.evaluation.planning import PlanResult
+    from rackcost.reporting.decision import Decision
 
 CACHE_ENTRIES = 64
 
@@ -149,7 +149,10 @@ def evaluation(scenario_json: str) -> Evaluation:
     """:func:`rackcost.evaluation.chain.evaluation` of the scenario: the model runs once per edit, for every page.
 
     Shared by the sessions, not copied (nothing reads it to modify it); its scenario served is the one
-    :func:`served_json` names. Raises :class:`rackcost.ScenarioError` (not cached) when no system can serve.
+    :func:`served_json` names. Its buying plan is kept with it once found (:func:`decision`): at most
+    :data:`CACHE_ENTRIES` evaluations, and only those of a scenario with a ``plan`` block whose plan was found hold
+    one (9 MB pickled for the bundled three-year plan). Raises :class:`rackcost.ScenarioError` (not cached) when no
+    system can serve.
     """
     kept_json = served_json(scenario_json)
     unpacked, kept = _unpacked(scenario_json), scenario(kept_json)
@@ -181,20 +184,20 @@ def kv_limit_notes(scenario_json: str) -> list[str]:
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def curves(scenario_json: str) -> list[dict[str, Any]]:
-    """:func:`rackcost.analysis.explore.operating_curves` of the systems served."""
-    return operating_curves(scenario(served_json(scenario_json)), outcomes=outcomes(scenario_json))
+    """:func:`rackcost.analysis.explore.operating_curves` of the scenario's one :func:`evaluation`."""
+    return operating_curves(evaluation(scenario_json))
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def cliff(scenario_json: str) -> list[dict[str, Any]]:
-    """:func:`rackcost.analysis.explore.latency_cliff` of the systems served."""
-    return latency_cliff(scenario(served_json(scenario_json)), outcomes=outcomes(scenario_json))
+    """:func:`rackcost.analysis.explore.latency_cliff` of the scenario's one :func:`evaluation`."""
+    return latency_cliff(evaluation(scenario_json))
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def demand_scale(scenario_json: str) -> list[dict[str, Any]]:
-    """:func:`rackcost.analysis.explore.cost_against_demand_scale` of the systems served."""
-    return cost_against_demand_scale(scenario(served_json(scenario_json)))
+    """:func:`rackcost.analysis.explore.cost_against_demand_scale` of the scenario's one :func:`evaluation`."""
+    return cost_against_demand_scale(evaluation(scenario_json))
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
@@ -203,21 +206,14 @@ def scenario_yaml(scenario_json: str) -> str:
     return rackcost.scenario_to_yaml(scenario(scenario_json))
 
 
-PLAN_ENTRIES = 8
-"""Plans kept (measured pickled: 3 MB for the one-year test fixture, 9 MB for the bundled three-year plan)."""
+def decision(scenario_json: str) -> Decision:
+    """:func:`rackcost.reporting.decision.decision` of the scenario's one :func:`evaluation`: what the Answer page
+    leads with, as ``rackcost evaluate`` and the report do. For a scenario with a ``plan`` block it finds the buying
+    plan the first time (seconds to tens of seconds; :func:`rackcost.evaluation.planning.plan_of`), which is then
+    kept with the evaluation, or why there is none: the Buying plan page reads the same."""
+    from rackcost.reporting.decision import decision as decided
 
-
-@st.cache_data(max_entries=PLAN_ENTRIES, show_spinner=False)
-def plan(scenario_json: str) -> PlanResult:
-    """:func:`rackcost.evaluation.planning.plan_scenario` of the scenario as given (its sources name its systems):
-    seconds, so the Plan page runs it when asked, once per scenario.
-
-    Raises :class:`rackcost.ScenarioError` (not cached) when the plan cannot be found: no ``plan`` block or no
-    demand profile, a source that cannot serve, a demand no mix of the sources can carry.
-    """
-    from rackcost.evaluation.planning import plan_scenario
-
-    return plan_scenario(scenario(scenario_json))
+    return decided(evaluation(scenario_json))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

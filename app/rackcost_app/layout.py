@@ -1,14 +1,18 @@
-"""Layout helpers shared by the pages: rows of columns that stay wide enough for what they hold."""
+"""Layout helpers shared by the pages: rows of columns that stay wide enough for what they hold, the box of a file
+not loaded, and the decision a page leads with."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import streamlit as st
 
-from rackcost_app import state
+from rackcost_app import compute, state
 from rackcost_app.safe import md
+
+if TYPE_CHECKING:
+    from rackcost.reporting.decision import Decision
 
 T = TypeVar("T")
 
@@ -62,3 +66,21 @@ def lines_around(text: str, line: int, context: int = 2) -> str:
     first, last = max(1, line - context), min(len(lines), line + context)
     width = len(str(last))
     return "\n".join(f"{n:>{max(width, 4)}} {'>' if n == line else ' '} {lines[n - 1]}" for n in range(first, last + 1))
+
+
+def shown_decision(key: str) -> Decision:
+    """The scenario's decision (:func:`rackcost_app.compute.decision`, the one ``rackcost evaluate`` and the report
+    lead with), found under a spinner where it needs the buying plan, and the reason shown where a scenario with a
+    ``plan`` block has none. The one way the Answer and Buying plan pages find a plan."""
+    if compute.scenario(key).plan is None:
+        return compute.decision(key)
+    with st.spinner("Finding the cheapest buying plan (seconds to tens of seconds, once per scenario)..."):
+        found = compute.decision(key)
+    st.session_state[state.PLAN_ASKED] = key  # found: the Buying plan page shows it without asking again
+    if found.problem is not None:
+        st.error(
+            "No plan: "
+            + " ".join(md(f"{p.path}: {p.message}" if p.path else p.message) for p in found.problem.problems),
+            icon=":material/error:",
+        )
+    return found

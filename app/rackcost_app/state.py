@@ -61,10 +61,9 @@ REVISION = "revision"
 PAYMENT_STASH = "payment_stash"
 RANGE_STASH = "range_stash"
 PLAN_ASKED = "plan_asked_for"
-"""Session key: the scenario JSON whose buying plan was asked for (the Buying plan or Answer page's button)."""
-PLAN_FAILED = "plan_failed"
-"""Session key: (scenario JSON, message) of a plan that could not be found (an error is not cached: kept here so that
-no page runs the failing plan again on every rerun)."""
+"""Session key: the scenario JSON whose buying plan was asked for (the Buying plan page's button) or found (the
+Answer page leads with it); a plan, or why there is none, is kept with the scenario's evaluation
+(:func:`rackcost_app.layout.shown_decision`), so no page runs a failing plan again on a rerun."""
 # the uploader's own limit [MB], as server.maxUploadSize in app/.streamlit/config.toml: the 1 MB the app enforces, so
 # that the uploader's "1MB per file" agrees with the label. Streamlit's frontend counts 1 MB as 1,000,000 bytes (2^20
 # on Windows), the library's limit: a larger file gets the uploader's own message ("File must be 1.0MB or smaller")

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from rackcost.evaluation.chain import evaluate_systems
+from rackcost.evaluation.chain import Evaluation, evaluation_for
 from rackcost.evaluation.columns import BLENDED
 from rackcost.model.fleets.demand import serve_demand
 from rackcost.model.outcomes import SystemOutcome
@@ -41,19 +41,32 @@ __all__ = [
 ]
 
 
+def _evaluated(
+    scenario: Scenario | Evaluation, outcomes: Sequence[SystemOutcome] | None, analysis: str
+) -> tuple[Scenario, Sequence[SystemOutcome]]:
+    """The scenario a chart is of and the outcomes it draws: those given (of ``scenario``, the systems drawn), else
+    every hardware system served of the one evaluation (:func:`rackcost.evaluation.chain.evaluation_for`: a system
+    the scenario cannot serve with is left out, with a warning)."""
+    if outcomes is not None and isinstance(scenario, Scenario):
+        return scenario, outcomes
+    found = evaluation_for(scenario, analysis)
+    return found.scenario, found.outcomes if outcomes is None else outcomes
+
+
 def operating_curves(
-    scenario: Scenario, points_per_curve: int = 60, outcomes: list[SystemOutcome] | None = None
+    scenario: Scenario | Evaluation, points_per_curve: int = 60, outcomes: Sequence[SystemOutcome] | None = None
 ) -> list[dict[str, Any]]:
     """Each system's throughput-vs-interactivity curve, which part meets the SLO, and the chosen point.
 
     Parameters
     ----------
     scenario
-        A validated scenario.
+        A validated scenario (the systems it cannot serve with are left out, with a warning), or its evaluation
+        (:func:`rackcost.evaluation.chain.evaluation`).
     points_per_curve
         Log-spaced concurrencies per curve, between the measured ends (measured points are added) [-].
     outcomes
-        The scenario's :func:`rackcost.evaluation.chain.evaluate_systems`, when the caller has it already.
+        The outcomes of the systems to draw, of the scenario's evaluation (``Evaluation.outcomes``); default all.
 
     Returns
     -------
@@ -63,8 +76,8 @@ def operating_curves(
         ``fits_kv_cache`` (its requests' KV caches fit the replica's memory; True without a ``memory`` block),
         ``kind`` (``measured``, ``interpolated`` or ``chosen``).
     """
+    scenario, outcomes = _evaluated(scenario, outcomes, "operating curves")
     slo = slo_inputs(scenario)
-    outcomes = outcomes if outcomes is not None else evaluate_systems(scenario)
     rows: list[dict[str, Any]] = []
     names = {s.name: s for s in scenario.systems}
     for outcome in outcomes:  # the systems that run hardware (an API system has no curve)
@@ -111,10 +124,10 @@ def _curve_row(
 
 
 def latency_cliff(
-    scenario: Scenario,
+    scenario: Scenario | Evaluation,
     points: int = 80,
     max_load_factor: float = 1.3,
-    outcomes: list[SystemOutcome] | None = None,
+    outcomes: Sequence[SystemOutcome] | None = None,
 ) -> list[dict[str, Any]]:
     """What the provisioned fleet does as demand rises: accepted share and p99 TTFT against the arrival rate.
 
@@ -123,6 +136,7 @@ def latency_cliff(
     twentieth of the lowest demand point to ``max_load_factor`` times the larger of the highest demand point and
     the fleet's capacity at SLO, so the cliff (where admission control starts to reject) is on the chart. The
     arrivals have the sizing point's burstiness (``arrival_scv``) and the workload's service spread throughout.
+    ``scenario`` and ``outcomes`` are as :func:`operating_curves`'.
 
     Returns
     -------
@@ -130,7 +144,7 @@ def latency_cliff(
         Rows with ``system``, ``arrival_rps``, ``accepted_rps``, ``accepted_fraction``, ``ttft_p99_ms``,
         ``utilization_fraction``, ``capacity_at_slo_rps`` and ``overloaded``.
     """
-    outcomes = outcomes if outcomes is not None else evaluate_systems(scenario)
+    scenario, outcomes = _evaluated(scenario, outcomes, "latency cliff")
     slo = slo_inputs(scenario)
     low = min(d.arrival_rps for d in scenario.demand) / 20.0
     rows: list[dict[str, Any]] = []
@@ -194,7 +208,10 @@ DEMAND_SCALE_RANGE = (0.25, 4.0)
 
 
 def cost_against_demand_scale(
-    scenario: Scenario, low: float = DEMAND_SCALE_RANGE[0], high: float = DEMAND_SCALE_RANGE[1], points: int = 17
+    scenario: Scenario | Evaluation,
+    low: float = DEMAND_SCALE_RANGE[0],
+    high: float = DEMAND_SCALE_RANGE[1],
+    points: int = 17,
 ) -> list[dict[str, Any]]:
     """Blended cost per accepted request of each system as every demand point is scaled by one factor.
 
@@ -206,7 +223,8 @@ def cost_against_demand_scale(
     Parameters
     ----------
     scenario
-        A validated scenario.
+        A validated scenario (the systems it cannot serve with are left out, with a warning), or its evaluation:
+        its chosen operating points are the scales'.
     low, high
         Smallest and largest factor on every demand point's arrival rate [-].
     points
@@ -221,9 +239,11 @@ def cost_against_demand_scale(
 
     if not 0 < low < high:
         raise ValueError(f"the demand scale range must have 0 < low < high, got [{low:g}, {high:g}]")
+    found = evaluation_for(scenario, "demand scale")
+    scenario = found.scenario
     scales = np.geomspace(low, high, points)
     values = {f"demand[{j}].arrival_rps": d.arrival_rps * scales for j, d in enumerate(scenario.demand)}
-    result = evaluate_samples(scenario, values, points)
+    result = evaluate_samples(scenario, values, points, found.chosen)
     rows: list[dict[str, Any]] = []
     for system in scenario.systems:
         blended = result[system.name]["blended_usd_per_accepted_request@system"]

@@ -28,10 +28,16 @@ from numpy.typing import NDArray
 
 from rackcost.errors import check_argument, check_count
 from rackcost.evaluation.api_systems import run_api_samples
-from rackcost.evaluation.chain import ChosenPoints, choose_points, run_samples
+from rackcost.evaluation.chain import (
+    SCENARIO_OR_EVALUATION,
+    ChosenPoints,
+    Evaluation,
+    choose_points,
+    evaluation_for,
+    run_samples,
+)
 from rackcost.evaluation.columns import BLENDED, column_names, select
 from rackcost.evaluation.columns import column as registry_column
-from rackcost.evaluation.servable import served_for
 from rackcost.model.costs.api import ApiOutcome
 from rackcost.model.outcomes import Metrics
 from rackcost.scenario.schema import Scenario
@@ -450,14 +456,19 @@ def _allocate(specs: list[tuple[tuple[int, ...], np.dtype[Any]]]) -> list[NDArra
 
 
 def uncertainty(
-    scenario: Scenario, samples: int = 10_000, seed: int = 0, progress: Any = None, workers: int | None = None
+    scenario: Scenario | Evaluation,
+    samples: int = 10_000,
+    seed: int = 0,
+    progress: Any = None,
+    workers: int | None = None,
 ) -> UncertaintyResult:
     """Monte Carlo over every distribution in the scenario, all samples at once.
 
     Parameters
     ----------
     scenario
-        A validated scenario; inputs given as distributions are sampled, the rest stay as they are.
+        A validated scenario, or its evaluation (whose chosen operating points it reuses); inputs given as
+        distributions are sampled, the rest stay as they are.
     samples
         Number of samples [-].
     seed
@@ -476,14 +487,15 @@ def uncertainty(
     UncertaintyResult
     """
     fn = "rackcost.uncertainty"
-    check_argument(fn, "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
+    check_argument(fn, "scenario", scenario, (Scenario, Evaluation), SCENARIO_OR_EVALUATION)
     check_count(fn, "samples", samples, 1)
     check_count(fn, "seed", seed, 0)
     if workers is not None:
         check_count(fn, "workers", workers, 1)
-    scenario, unserved, inputs = served_for(scenario, "uncertainty", warn=False)
+    found = evaluation_for(scenario, "uncertainty", warn=False)  # its result lists the systems left out
+    scenario, unserved = found.scenario, found.unserved
     values = draw_samples(scenario, samples, seed)
-    planned = choose_points(scenario, inputs)
+    planned = found.chosen
     workers = max(1, min(workers or default_workers(), samples // MIN_SAMPLES_PER_WORKER))
     with ThreadPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
         run: Mapper = map if pool is None else pool.map

@@ -34,9 +34,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from rackcost.evaluation.chain import evaluate_systems
+from rackcost.evaluation.chain import Evaluation, evaluation_for
 from rackcost.evaluation.columns import BLENDED
-from rackcost.evaluation.servable import served_for
 from rackcost.model.outcomes import SystemOutcome
 from rackcost.scenario.price_tiers import PriceTier, resolve_price
 from rackcost.scenario.schema import Scenario
@@ -256,7 +255,7 @@ def _benchmark_index(concurrency: Any, target: float) -> int:
 
 
 def reconcile(
-    scenario: Scenario,
+    scenario: Scenario | Evaluation,
     system: str | int,
     tier_or_price: str | float,
     point: float | None = None,
@@ -267,7 +266,7 @@ def reconcile(
     Parameters
     ----------
     scenario
-        A validated scenario (:func:`rackcost.load_scenario`).
+        A validated scenario (:func:`rackcost.load_scenario`), or its evaluation.
     system
         The system's name (or index in ``systems``).
     tier_or_price
@@ -295,8 +294,9 @@ def reconcile(
         An unknown system or tier, a price or concurrency that is not > 0, or a demand point where nothing is
         accepted (no cost per accepted token exists there).
     """
-    index = _find_system(scenario, system)
-    spec = scenario.systems[index]
+    given = scenario.given if isinstance(scenario, Evaluation) else scenario
+    index = _find_system(given, system)
+    spec = given.systems[index]
     usd_per_gpu_hour, label, tier = resolve_price(tier_or_price, spec.name)
     if point is not None and not (math.isfinite(point) and 1e-3 <= point <= 1e7):
         raise ValueError(f"the benchmark concurrency must be a number from 0.001 to 1e7, got {point!r}")
@@ -308,10 +308,10 @@ def reconcile(
             f"range), got {output_tokens_per_s_per_gpu!r}"
         )
     # only this system matters: any other the scenario cannot serve with is left out, this one must be servable
-    served = served_for(scenario, "reconcile", (spec.name,), warn=False)[0]
-    if served is not scenario:
-        scenario, index = served, [s.name for s in served.systems].index(spec.name)
-    outcome = evaluate_systems(scenario)[index]
+    found = evaluation_for(scenario, "reconcile", (spec.name,), warn=False)
+    scenario = found.scenario
+    index = [s.name for s in scenario.systems].index(spec.name)
+    outcome = next(o for o in found.outcomes if o.inputs.name == spec.name)
     return _reconcile(scenario, index, outcome, usd_per_gpu_hour, label, tier, point, output_tokens_per_s_per_gpu)
 
 

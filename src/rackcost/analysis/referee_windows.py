@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -32,6 +33,9 @@ from rackcost.model.replica.operating_point import queueing_budget_s
 from rackcost.model.sim.sim_engines import replica_model
 from rackcost.model.sim.simulation import DEFAULT_OUTPUT_TOKENS_CV_FRACTION, run_fleet_once
 from rackcost.scenario.schema import Scenario
+
+if TYPE_CHECKING:
+    from rackcost.evaluation.chain import Evaluation
 
 __all__ = ["INFERENCEX_SCENARIO", "CheckRow", "WindowReplay", "replay_windows", "servegen_check"]
 
@@ -69,7 +73,7 @@ class WindowReplay:
 
 
 def replay_windows(
-    scenario: Scenario,
+    scenario: Scenario | Evaluation,
     system: str,
     window_rps: ArrayLike,
     window_s: float,
@@ -84,7 +88,7 @@ def replay_windows(
     Parameters
     ----------
     scenario
-        A validated scenario; its fleet for ``system`` as :func:`rackcost.evaluate` sizes it.
+        A validated scenario, or its evaluation; its fleet for ``system`` as :func:`rackcost.evaluate` sizes it.
     system
         The system replayed (a single-pool system of a performance curve).
     window_rps
@@ -104,7 +108,7 @@ def replay_windows(
     -------
     WindowReplay
     """
-    from rackcost.evaluation.chain import evaluate, evaluate_systems
+    from rackcost.evaluation.chain import evaluation_for
 
     rates = np.asarray(window_rps, dtype=float)
     if rates.ndim != 1 or rates.size == 0 or not np.all(np.isfinite(rates)) or np.any(rates < 0):
@@ -113,11 +117,14 @@ def replay_windows(
         raise ValueError(f"window_s must be a positive number of seconds, got {window_s!r}")
     if replications < 2:
         raise ValueError(f"replications must be at least 2, got {replications}")
+    found = evaluation_for(scenario, "replay", (system,), warn=False)
+    scenario = found.scenario
     point = demand_point or scenario.sizing_point.name
     names = [d.name for d in scenario.demand]
     j = names.index(point)
-    outcome = next(o for o in evaluate_systems(scenario) if o.inputs.name == system)
-    row = next(r for r in evaluate(scenario).records["points"] if r["system"] == system and r["demand_point"] == point)
+    outcome = next(o for o in found.outcomes if o.inputs.name == system)
+    points = found.result.records["points"]
+    row = next(r for r in points if r["system"] == system and r["demand_point"] == point)
     replicas = int(np.asarray(outcome.demand.active_replicas).reshape(-1, len(names))[0, j])
     concurrency = float(outcome.chosen.concurrency)
     slots = max(int(math.floor(concurrency + 1e-9)), 1)
@@ -226,11 +233,10 @@ def servegen_check(
             scenario, system, hour, profile.window_s, warmup_rps=warmup, replications=replications, seed=seed
         )
 
+    plain_points = evaluate(plain).records["points"]  # once: the same result for every system
     for system in [s.name for s in sized.systems if s.api is None]:
         rows.append(CheckRow("the profile with its windows", replay(sized, system)))
-        serving = next(
-            r for r in evaluate(plain).records["points"] if r["system"] == system and r["demand_point"] == "peak"
-        )
+        serving = next(r for r in plain_points if r["system"] == system and r["demand_point"] == "peak")
         fixed = dict(with_windows, fleet=dict(with_windows["fleet"], replicas=int(serving["active_replicas"])))
         fixed["systems"] = [s for s in with_windows["systems"] if s["name"] == system]
         fixed.pop("baseline_system", None)

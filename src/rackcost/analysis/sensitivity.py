@@ -21,9 +21,9 @@ from numpy.typing import NDArray
 from rackcost.analysis.montecarlo import evaluate_samples
 from rackcost.display import input_unit, input_value, num
 from rackcost.errors import Problem, ScenarioError, check_argument, check_count, plain_message
-from rackcost.evaluation.chain import choose_points
+from rackcost.evaluation.chain import evaluation_for
 from rackcost.evaluation.columns import BLENDED
-from rackcost.evaluation.servable import renumbered_path, served_for
+from rackcost.evaluation.servable import renumbered_path
 from rackcost.scenario.schema import UNCERTAIN_WHERE, Scenario, annotation_at, is_uncertain_path
 from rackcost.scenario.yaml_paths import lookup
 
@@ -69,7 +69,8 @@ def tornado(scenario: Scenario, low_q: float = 0.05, high_q: float = 0.95) -> li
         if not 0 < q < 1:
             raise ValueError(f"rackcost.tornado: {name} must be a quantile in (0, 1), got {q!r}")
     given = scenario
-    scenario = served_for(scenario, "tornado")[0]  # a system it cannot serve with is left out, with a warning
+    found = evaluation_for(scenario, "tornado")  # a system it cannot serve with is left out, with a warning
+    scenario = found.scenario
     dists = scenario.distributions
     paths = sorted(dists)
     if not paths:
@@ -82,7 +83,7 @@ def tornado(scenario: Scenario, low_q: float = 0.05, high_q: float = 0.95) -> li
         arr[2 * k] = float(dists[path].ppf(low_q))
         arr[2 * k + 1] = float(dists[path].ppf(high_q))
         values[path] = arr
-    result = evaluate_samples(scenario, values, 2 * m)
+    result = evaluate_samples(scenario, values, 2 * m, found.chosen)
     base = scenario.baseline_name
     others = [s.name for s in scenario.systems if s.name != base] or [base]
     rows = []
@@ -109,7 +110,7 @@ def tornado(scenario: Scenario, low_q: float = 0.05, high_q: float = 0.95) -> li
         rows.append(row)
     # rank by the largest relative swing of any system's blended cost (an input that moves only the baseline's
     # cost, such as its rack price, decides the comparison as much as one that moves the other system's)
-    central = evaluate_samples(scenario, {}, 1)
+    central = evaluate_samples(scenario, {}, 1, found.chosen)
     for row in rows:
         swings = [
             row[f"{system}@swing"] / float(cols["blended_usd_per_accepted_request@system"][0])
@@ -212,11 +213,11 @@ def breakeven(
     # the two systems compared must be servable; any other the scenario cannot serve with is left out (it changes
     # neither cost), and the input's path is renumbered to the scenario evaluated
     given_path = input_path
-    served, _, inputs = served_for(scenario, "break-even", (system, base), warn=False)
-    if served is not scenario:
-        input_path = renumbered_path(input_path, scenario, served) or input_path
-        scenario = served
-    planned = choose_points(scenario, inputs)
+    found = evaluation_for(scenario, "break-even", (system, base), warn=False)
+    if found.scenario is not scenario:
+        input_path = renumbered_path(input_path, scenario, found.scenario) or input_path
+        scenario = found.scenario
+    planned = found.chosen
 
     def gap(x: NDArray[np.float64]) -> NDArray[np.float64]:
         res = evaluate_samples(scenario, {input_path: x}, x.size, planned)

@@ -1,7 +1,8 @@
 """``rackcost.site_budget``: the largest fleet of each system a site's IT power holds, and what it serves.
 
-The face of :mod:`rackcost.model.energy.site` (pure functions over plain numbers): it evaluates the scenario
-(:func:`rackcost.evaluation.chain.evaluate_systems`) for each system's chosen operating point and packing, then fits the
+The face of :mod:`rackcost.model.energy.site` (pure functions over plain numbers): it reads the scenario's one
+evaluation
+(:func:`rackcost.evaluation.chain.evaluation`) for each system's chosen operating point and packing, then fits the
 largest fleet under ``facility.max_it_power_kw`` on rated power and reports its capacity at SLO per MW and the
 demand it leaves unserved.
 """
@@ -11,9 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from rackcost.errors import Problem, ScenarioError, check_argument
-from rackcost.evaluation.chain import evaluate_systems
+from rackcost.evaluation.chain import SCENARIO_OR_EVALUATION, Evaluation, evaluation_for
 from rackcost.evaluation.columns import column_names, in_order
-from rackcost.evaluation.servable import served_for
 from rackcost.model.energy.site import (
     best_pool_split,
     fleet_rated_w,
@@ -38,7 +38,7 @@ SITE_PATH = "facility.max_it_power_kw"
 """YAML path of the site's IT power budget."""
 
 
-def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> list[dict[str, Any]]:
+def site_budget(scenario: Scenario | Evaluation, max_it_power_kw: float | None = None) -> list[dict[str, Any]]:
     """The largest fleet of each system within the site's IT power, and what it serves within the SLO.
 
     Each system keeps its chosen operating point, packing (nodes per rack under the rack power limit) and the
@@ -48,7 +48,7 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
     Parameters
     ----------
     scenario
-        A validated scenario.
+        A validated scenario (a system it cannot serve with is left out, with a warning), or its evaluation.
     max_it_power_kw
         The site's IT power budget [kW]; default the scenario's ``facility.max_it_power_kw``.
 
@@ -67,20 +67,22 @@ def site_budget(scenario: Scenario, max_it_power_kw: float | None = None) -> lis
         When no budget is given, when one replica of a system does not fit in it, or when the scenario cannot be
         evaluated.
     """
-    check_argument("rackcost.site_budget", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
+    check_argument("rackcost.site_budget", "scenario", scenario, (Scenario, Evaluation), SCENARIO_OR_EVALUATION)
+    given = scenario.given if isinstance(scenario, Evaluation) else scenario
     check_argument("rackcost.site_budget", "max_it_power_kw", max_it_power_kw, (int, float, type(None)), "kW or None")
-    site_kw = scenario.facility.max_it_power_kw if max_it_power_kw is None else float(max_it_power_kw)
+    site_kw = given.facility.max_it_power_kw if max_it_power_kw is None else float(max_it_power_kw)
     if site_kw is None:
         raise ScenarioError(
             [Problem(SITE_PATH, "not set: give the site's IT power in kW there, or with --max-it-power-kw")]
         )
     if not site_kw > 0:
         raise ScenarioError([Problem(SITE_PATH, f"must be > 0 kW, got {site_kw:g}")])
-    miss = slo_inputs(scenario).miss_target_fraction  # with request classes, the strictest class's target
+    miss = slo_inputs(given).miss_target_fraction  # with request classes, the strictest class's target
     rows = []
     problems = []
-    scenario = served_for(scenario, "site")[0]  # a system it cannot serve with is left out, with a warning
-    for o in evaluate_systems(scenario):
+    found = evaluation_for(scenario, "site")  # a system it cannot serve with is left out, with a warning
+    scenario = found.scenario
+    for o in found.outcomes:
         inp = o.inputs
         if inp.pools is not None:  # two pools sharing the budget: the split that carries the most
             pooled = _pooled_row(scenario, o, site_kw)

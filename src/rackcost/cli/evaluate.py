@@ -40,33 +40,35 @@ from rackcost.model.queues.routers import router_of
 from rackcost.scenario.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_scenarios, load_scenario
 
 if TYPE_CHECKING:
+    from rackcost.evaluation.chain import Evaluation
     from rackcost.evaluation.results import Result
-    from rackcost.scenario.schema import Scenario
 
 __all__ = ["COMMANDS", "compare", "evaluate", "scenarios", "schema", "validate"]
 
 
 def _load_and_evaluate(scenario: Path | None) -> Result:
-    return _load_and_evaluate_scenario(scenario)[1]
+    return _load_and_evaluation(scenario).result
 
 
-def _load_and_evaluate_scenario(scenario: Path | None) -> tuple[Scenario, Result]:
-    from rackcost.evaluation.chain import evaluate
+def _load_and_evaluation(scenario: Path | None) -> Evaluation:
+    """The scenario's one evaluation (:func:`rackcost.evaluation.chain.evaluation`), its tables built."""
+    from rackcost.evaluation.chain import evaluation
 
     sc = load(scenario)
     try:
-        return sc, evaluate(sc)
+        found = evaluation(sc)
+        found.result  # noqa: B018 - the tables, built here so that their errors are the command's
+        return found
     except ScenarioError as exc:
         fail(exc)
 
 
-def _plan_notice(scenario: Scenario) -> str | None:
-    """:func:`rackcost.reporting.plan_section.plan_notice` (its module loaded only for a scenario with a plan)."""
-    if scenario.plan is None:
-        return None
-    from rackcost.reporting.plan_section import plan_notice
+def _decision(evaluated: Evaluation) -> str:
+    """The decision every face leads with (:func:`rackcost.reporting.decision.decision`): the buying plan's for a
+    scenario with a ``plan`` block (found here, seconds to tens of seconds), else the cheapest system's."""
+    from rackcost.reporting.decision import decision
 
-    return plan_notice(scenario)
+    return decision(evaluated).sentence
 
 
 def evaluate(
@@ -78,7 +80,8 @@ def evaluate(
 ) -> None:
     """Evaluate a scenario: each system at each demand point, the fleet, and the claim-vs-decision table."""
     dest = destination(output, force, scenario)
-    sc, result = _load_and_evaluate_scenario(scenario)
+    evaluated = _load_and_evaluation(scenario)
+    result = evaluated.result
     if fmt is OutputFormat.csv and table is TableName.classes and "classes" not in result.records:
         from rackcost.evaluation.results import NO_CLASSES
 
@@ -89,7 +92,8 @@ def evaluate(
 
         error(f"--table {table}: {NO_PROFILE}")
         raise typer.Exit(code=1)
-    _emit(result, fmt, dest, table, full=True, lead=_plan_notice(sc))
+    lead = _decision(evaluated) if fmt is OutputFormat.table else None  # JSON and CSV are the tables alone
+    _emit(result, fmt, dest, table, full=True, lead=lead)
 
 
 def compare(
@@ -107,8 +111,8 @@ def compare(
 def _emit(
     result: Result, fmt: OutputFormat, output: Destination, table: TableName, full: bool, lead: str | None = None
 ) -> None:
-    """Write the result in the format asked; the table format prints ``lead`` first (the decision of a scenario
-    with a buying plan is the plan's: :func:`_plan_notice`)."""
+    """Write the result in the format asked; the table format prints ``lead`` first (the decision:
+    :func:`_decision`)."""
     if fmt is OutputFormat.json:
         data = (
             result.to_dict()

@@ -138,24 +138,13 @@ def _print(out: Any, result: PlanResult, checked: list[dict[str, Any]]) -> None:
 
 
 def _print_decision(out: Any, result: PlanResult) -> None:
-    """The cheapest plan against the best single source, and how sure the solver is of it."""
-    single = result.best_single_source_cost_usd
+    """The cheapest plan against the best single source (the decision every face words the same:
+    :func:`rackcost.reporting.plan_section.plan_sentence`), and how sure the solver is of it."""
+    from rackcost.reporting.plan_section import plan_sentence
+
     out.print(f"[bold]{escape(result.scenario)}[/bold]")
-    line = f"The cheapest plan costs {money(result.total_cost_usd)} (present value over the horizon)"
-    if result.from_single_source is not None:
-        line += (
-            f": {escape(result.from_single_source)} alone; no mix of the sources the solver found costs less, "
-            "realised hour by hour."
-        )
-    elif single is not None and result.saving_fraction is not None:
-        line += (
-            f", {result.saving_fraction:.1%} less than the best single source, {escape(str(result.best_single_source))}"
-            f" ({money(single)})."
-        )
-    else:
-        line += "; no source covers the demand alone."
     s = result.solution
-    out.print(line)
+    out.print(escape(plan_sentence(result)), highlight=False)  # the words rackcost evaluate and the report lead with
     if result.unsolved_sources:
         names = ", ".join(escape(n) for n in result.unsolved_sources)
         out.print(f"Not compared: {names} alone (no plan found within plan.time_limit_s).")

@@ -29,13 +29,16 @@ dashboard and the report all read that object, so they cannot tell different ans
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any, TypeVar, cast
 
 from rackcost.errors import check_argument
 from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.disaggregated import run_pooled
 from rackcost.evaluation.results import Result, result_tables
-from rackcost.evaluation.servable import servable, unserved_warning
+from rackcost.evaluation.servable import check_served, servable, unserved_warning
 from rackcost.evaluation.steps import ChosenPoints, choose_points
 from rackcost.model.costs.metrics import derive
 from rackcost.model.fleets.fleet import run_fleet
@@ -47,7 +50,10 @@ from rackcost.scenario.feasibility import UnservedSystem
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack import Samples, one_evaluation, sampled_inputs
 
+T = TypeVar("T")
+
 __all__ = [
+    "SCENARIO_OR_EVALUATION",
     "ChosenPoints",
     "Evaluation",
     "Unpacked",
@@ -55,11 +61,18 @@ __all__ = [
     "evaluate_apis",
     "evaluate_systems",
     "evaluation",
+    "evaluation_for",
     "mark_unserved",
     "choose_points",
     "run_samples",
     "unpack",
 ]
+
+
+SCENARIO_OR_EVALUATION = (
+    "a Scenario (rackcost.load_scenario(path)) or its Evaluation (rackcost.evaluation.chain.evaluation)"
+)
+"""What an analysis that takes a scenario or its :class:`Evaluation` says it expected, when handed neither."""
 
 
 def run_samples(
@@ -146,7 +159,16 @@ def evaluate_systems(
         If the scenario cannot be evaluated (an SLO no operating point meets, a node over the rack limit).
     """
     check_argument("rackcost.evaluate", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
-    planned = choose_points(scenario, inputs)
+    return _central_outcomes(scenario, choose_points(scenario, inputs), served_at_scvs, served_at_swings)
+
+
+def _central_outcomes(
+    scenario: Scenario,
+    planned: ChosenPoints,
+    served_at_scvs: tuple[float, ...] = (),
+    served_at_swings: tuple[float, ...] = (),
+) -> list[SystemOutcome]:
+    """Steps 4 to 8 of every system on central values, at the points chosen (:func:`evaluate_systems`)."""
     scvs = tuple(dict.fromkeys((*FRAGILITY_SCVS, *(float(v) for v in served_at_scvs))))
     swings = tuple(float(a) for a in served_at_swings)
     real = not all(d.arrival_dispersion is not None for d in scenario.demand)
@@ -209,25 +231,29 @@ def unpack(scenario: Scenario) -> Unpacked:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """One evaluation of a scenario (:func:`evaluation`): every face reads this object, none composes the chain.
+    """One evaluation of a scenario (:func:`evaluation`): every face and analysis reads this object, none composes
+    the chain.
+
+    Built from the scenario split once (:class:`Unpacked`); each part is built the first time it is read and kept:
+    the operating points (steps 1 to 3), the outcomes (steps 4 to 8), the API systems', the tables, and the buying
+    plan (:func:`rackcost.evaluation.planning.plan_of`, which evaluates each source alone: above the chain). So an
+    analysis that needs only the chosen points (the Monte Carlo) never runs the central fleet, and one that needs the
+    outcomes (the charts, the site budget) never lays out the tables. Each part is computed within
+    one memo of the scenario's request classes (:func:`rackcost.scenario.unpack.one_evaluation`), kept with it.
 
     Attributes
     ----------
     unpacked
         The scenario as given and as served (:class:`Unpacked`).
-    outcomes
-        Steps 1 to 8 of each hardware system served (:func:`evaluate_systems`), in the order of its systems.
-    apis
-        Each API system's outcome (:func:`evaluate_apis`).
-    result
-        The tables (:class:`Result`): ``unserved`` the systems left out, and the ``years`` and ``horizon`` tables
-        of a scenario whose demand is a profile.
+    memo
+        The request classes unpacked for this evaluation (:func:`rackcost.scenario.unpack.one_evaluation`).
+    parts
+        The parts built by modules above the chain, by name (:meth:`kept`).
     """
 
     unpacked: Unpacked
-    outcomes: tuple[SystemOutcome, ...]
-    apis: tuple[ApiSystemOutcome, ...]
-    result: Result
+    memo: dict[int, tuple[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
+    parts: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def given(self) -> Scenario:
@@ -244,36 +270,99 @@ class Evaluation:
         """The systems left out, with why."""
         return self.unpacked.unserved
 
+    @cached_property
+    def chosen(self) -> ChosenPoints:
+        """Steps 1 to 3 of the hardware systems served, on central values (:func:`choose_points`)."""
+        with one_evaluation(self.memo):
+            return choose_points(self.scenario, self.unpacked.inputs)
 
-def evaluation(scenario: Scenario | Unpacked) -> Evaluation:
-    """Evaluate a scenario once, keeping what every face needs: the outcomes and the tables.
+    @cached_property
+    def outcomes(self) -> tuple[SystemOutcome, ...]:
+        """Steps 1 to 8 of each hardware system served (:func:`evaluate_systems`), in the order of its systems."""
+        with one_evaluation(self.memo):
+            return tuple(_central_outcomes(self.scenario, self.chosen))
+
+    @cached_property
+    def apis(self) -> tuple[ApiSystemOutcome, ...]:
+        """Each API system's outcome (:func:`evaluate_apis`)."""
+        with one_evaluation(self.memo):
+            return tuple(evaluate_apis(self.scenario))
+
+    @cached_property
+    def result(self) -> Result:
+        """The tables (:class:`Result`): ``unserved`` the systems left out, and the ``years`` and ``horizon`` tables
+        of a scenario whose demand is a profile."""
+        outcomes, apis = list(self.outcomes), list(self.apis)
+        with one_evaluation(self.memo):
+            served = self.scenario
+            result = result_tables(served, outcomes, apis)
+            if served.demand_profile is not None:  # every hour of the horizon, per year and over it
+                from rackcost.evaluation.horizon import horizon_records
+
+                result = replace(result, records={**result.records, **horizon_records(served)})
+        return mark_unserved(result, self.unserved)
+
+    def kept(self, name: str, build: Callable[[], T]) -> T:
+        """A part of the evaluation built by a module above the chain (the buying plan:
+        :func:`rackcost.evaluation.planning.plan_of`), built the first time it is asked for and kept with it."""
+        if name not in self.parts:
+            self.parts[name] = build()
+        return cast("T", self.parts[name])
+
+
+def evaluation(scenario: Scenario | Unpacked | Evaluation) -> Evaluation:
+    """Evaluate a scenario once, keeping what every face and analysis needs: the outcomes, the tables, the plan.
 
     Parameters
     ----------
     scenario
         A validated scenario, or one already split by :func:`unpack` (the dashboard splits each edit as it
-        validates it).
+        validates it), or an evaluation (returned as it is: an analysis handed one reads it).
 
     Returns
     -------
     Evaluation
+        Its parts are built as they are read (:class:`Evaluation`).
 
     Raises
     ------
     ScenarioError
         If no system can be evaluated (each one's reason at its YAML path).
     """
-    with one_evaluation():
-        unpacked = scenario if isinstance(scenario, Unpacked) else unpack(scenario)
-        served = unpacked.scenario
-        outcomes = evaluate_systems(served, inputs=unpacked.inputs)
-        apis = evaluate_apis(served)
-        result = result_tables(served, outcomes, apis)
-        if served.demand_profile is not None:  # every hour of the horizon, per year and over it
-            from rackcost.evaluation.horizon import horizon_records
+    if isinstance(scenario, Evaluation):
+        return scenario
+    memo: dict[int, tuple[Any, Any]] = {}
+    with one_evaluation(memo):
+        return Evaluation(scenario if isinstance(scenario, Unpacked) else unpack(scenario), memo)
 
-            result = replace(result, records={**result.records, **horizon_records(served)})
-        return Evaluation(unpacked, tuple(outcomes), tuple(apis), mark_unserved(result, unpacked.unserved))
+
+def evaluation_for(
+    scenario: Scenario | Evaluation, analysis: str, needed: tuple[str | None, ...] = (), warn: bool = True
+) -> Evaluation:
+    """:func:`evaluation` for an analysis: a warning per system left out, and an error when the analysis is about
+    one (:func:`rackcost.evaluation.servable.served_for`'s rules, on the evaluation's split).
+
+    Parameters
+    ----------
+    scenario
+        A validated scenario, or its evaluation.
+    analysis
+        The analysis's name, for the messages (``"site"``).
+    needed
+        Systems the analysis cannot run without; None entries are ignored.
+    warn
+        Whether to warn (:class:`rackcost.evaluation.servable.UnservedSystemWarning`) when the analysis splits the
+        scenario itself; False where the analysis's result lists them itself.
+
+    Raises
+    ------
+    ScenarioError
+        When a needed system is left out (its reason, at its YAML path), or no system is left.
+    """
+    found = evaluation(scenario)
+    # an evaluation handed over was split by its caller, who has its unserved systems: no warning again
+    check_served(found.given, found.unserved, analysis, needed, warn and not isinstance(scenario, Evaluation))
+    return found
 
 
 def evaluate(scenario: Scenario) -> Result:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,10 @@ from rackcost.model.buying.source_kinds import Holding
 from rackcost.model.workload.profile import quarter_index
 from rackcost.scenario.schema import Scenario
 
-__all__ = ["MAX_ROUNDS", "PlanResult", "plan", "plan_scenario", "realise"]
+if TYPE_CHECKING:
+    from rackcost.evaluation.chain import Evaluation
+
+__all__ = ["MAX_ROUNDS", "PlanResult", "plan", "plan_of", "plan_scenario", "realise"]
 
 MAX_ROUNDS = 6
 """Most solves while the sources' capacities are checked at the plan's sizes (step 4)."""
@@ -598,3 +601,26 @@ def _unsolved_message(exc: Exception, time_limit_s: float) -> str:
 
 plan = plan_scenario
 """``rackcost.plan(scenario)``: the library's name of :func:`plan_scenario`."""
+
+
+def plan_of(evaluated: Evaluation) -> PlanResult | ScenarioError | None:
+    """The buying plan of an evaluation's scenario as given (:func:`plan_scenario`: its sources name its systems),
+    the error that says why there is none (a demand no mix can carry, a source that cannot serve), or None without a
+    ``plan`` block.
+
+    The one way a face finds the plan of what it shows (``rackcost evaluate``'s summary, the report, the dashboard's
+    Answer and Buying plan pages): found the first time it is asked for, seconds to tens of seconds, and kept with
+    the evaluation (:meth:`rackcost.evaluation.chain.Evaluation.kept`), so that a face asking again does not solve
+    again.
+    """
+    given = evaluated.given
+    if given.plan is None:
+        return None
+
+    def found() -> PlanResult | ScenarioError:
+        try:
+            return plan_scenario(given)
+        except ScenarioError as exc:
+            return exc
+
+    return evaluated.kept("plan", found)

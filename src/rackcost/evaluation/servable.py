@@ -21,7 +21,7 @@ from rackcost.scenario.loading import problem_at, scenario_from_dict, scenario_t
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.unpack_pools import any_system_inputs
 
-__all__ = ["UnservedSystemWarning", "servable", "renumbered_path", "served_for", "unserved_warning"]
+__all__ = ["UnservedSystemWarning", "check_served", "servable", "renumbered_path", "served_for", "unserved_warning"]
 
 
 def unserved_warning(unserved: UnservedSystem) -> str:
@@ -101,6 +101,21 @@ def served_for(
         When a needed system is left out (its reason, at its YAML path), or no system is left.
     """
     served, unserved, inputs = servable(scenario)
+    check_served(scenario, unserved, analysis, needed, warn, stacklevel=4)
+    return served, unserved, inputs
+
+
+def check_served(
+    scenario: Scenario,
+    unserved: tuple[UnservedSystem, ...],
+    analysis: str,
+    needed: tuple[str | None, ...] = (),
+    warn: bool = True,
+    stacklevel: int = 4,
+) -> None:
+    """:func:`served_for`'s rules on a split already made: an error when a ``needed`` system is among ``unserved``
+    (its reason, at its YAML path in ``scenario``, the scenario as given), else a warning per system left out when
+    ``warn`` (``stacklevel`` as :func:`warnings.warn`'s, counted from this function)."""
     missing = [u for u in unserved if u.system in needed]
     if missing:
         raise ScenarioError(
@@ -112,8 +127,7 @@ def served_for(
             ]
         )
     for u in unserved if warn else ():
-        warnings.warn(unserved_warning(u), UnservedSystemWarning, stacklevel=3)
-    return served, unserved, inputs
+        warnings.warn(unserved_warning(u), UnservedSystemWarning, stacklevel=stacklevel)
 
 
 _SYSTEM_PATH = re.compile(r"^systems\[(\d+)\]")

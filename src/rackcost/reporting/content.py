@@ -1,15 +1,15 @@
 """What a decision report says: the model run once, and its sections in order, before any format.
 
-:func:`build_report` runs the model (:func:`rackcost.evaluation.chain.evaluation`, the one evaluation every face
-reads, unless it is given one; and the Monte Carlo, tornado and break-even of
-:mod:`rackcost.analysis.montecarlo` and :mod:`rackcost.analysis.sensitivity` when the scenario has distributions or
-samples are asked for) once, the buying plan of :func:`rackcost.evaluation.planning.plan_scenario` for a scenario
-with a ``plan`` block, and puts the sections in order: :mod:`rackcost.reporting.result_sections`,
-:mod:`rackcost.reporting.input_sections` and :mod:`rackcost.reporting.uncertainty_section` word the result in the
-blocks of :mod:`rackcost.reporting.blocks`; :mod:`rackcost.reporting.html` and :mod:`rackcost.reporting.markdown`
-turn them into a file. Every number is formatted by :mod:`rackcost.display`, every header carries its unit, and
-every chart is a specification of :mod:`rackcost.reporting.charts` or :mod:`rackcost.reporting.plan_charts` (the
-dashboard's).
+:func:`build_report` runs the model (:func:`rackcost.evaluation.chain.evaluation`, the one evaluation every face reads,
+unless it is given one; and the Monte Carlo, tornado and break-even of :mod:`rackcost.analysis.montecarlo` and
+:mod:`rackcost.analysis.sensitivity` when the scenario has distributions or samples are asked for) once, the buying plan
+of a scenario with a ``plan`` block (kept with the evaluation: :func:`rackcost.evaluation.planning.plan_of`), leads with
+the decision every face leads with (:func:`rackcost.reporting.decision.decision`), and puts the sections in order:
+:mod:`rackcost.reporting.result_sections`, :mod:`rackcost.reporting.input_sections` and
+:mod:`rackcost.reporting.uncertainty_section` word the result in the blocks of :mod:`rackcost.reporting.blocks`;
+:mod:`rackcost.reporting.html` and :mod:`rackcost.reporting.markdown` turn them into a file. Every number is formatted
+by :mod:`rackcost.display`, every header carries its unit, and every chart is a specification of
+:mod:`rackcost.reporting.charts` or :mod:`rackcost.reporting.plan_charts` (the dashboard's).
 
 **Size.** The work grows in proportion to the systems and demand points: the charts draw at most
 :data:`~rackcost.reporting.charts.MAX_CHART_SYSTEMS` systems and :data:`~rackcost.reporting.charts.MAX_CHART_POINTS`
@@ -27,8 +27,9 @@ from rackcost.evaluation.chain import Evaluation, evaluation
 from rackcost.reporting.blocks import EVALUATING, SAMPLING, SECTIONS, Paragraph, Report, ReportProgress, Section
 from rackcost.reporting.breakdowns import classes_section, kv_limit_notes, pools_section
 from rackcost.reporting.charts import chart_subset
+from rackcost.reporting.decision import decision
 from rackcost.reporting.input_sections import appendix_section, provenance_section, scenario_section
-from rackcost.reporting.plan_section import plan_section, plan_sentence, planned
+from rackcost.reporting.plan_section import plan_section
 from rackcost.reporting.result_sections import (
     claim_section,
     cliff_section,
@@ -131,7 +132,8 @@ def build_report(
     n = asked if uncertain else None
     # the sections of the model's result first, the summary (which needs the Monte Carlo) put before them after
     # the pools and classes sections only where the scenario has them (None otherwise)
-    plan = planned(given)  # None without a plan block: no cost for other scenarios
+    lead = decision(evaluated)  # the plan's where the scenario has a plan block (found once, kept with evaluated)
+    plan = lead.problem if lead.problem is not None else lead.plan
     optional = [
         scenario_section(given),
         systems_section(scenario, result, outcomes, subset, kv_limit_notes(scenario, outcomes)),
@@ -151,8 +153,8 @@ def build_report(
         say(SAMPLING, 0, n)
         mc = uncertainty(scenario, n, seed, progress=None if progress is None else lambda done: say(SAMPLING, done, n))
     summary = summary_section(scenario, result, mc, subset)
-    if plan is not None and not isinstance(plan, Exception):  # the plan's answer is the decision: it leads
-        summary.blocks.insert(0, Paragraph(f"{plan_sentence(plan)[:-1]} (section {SECTIONS['plan']}).", strong=True))
+    if lead.plan is not None:  # the plan's answer is the decision: it leads
+        summary.blocks.insert(0, Paragraph(f"{lead.sentence[:-1]} (section {SECTIONS['plan']}).", strong=True))
     sections = [summary, *results]
     if uncertain or samples is not None:
         sections.append(uncertainty_section(scenario, result, mc, systems, demand, subset, samples_note))

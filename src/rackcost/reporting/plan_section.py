@@ -1,12 +1,11 @@
 """The report's Buying plan section (docs/report.md), and the words and tables the dashboard's Plan page shows too.
 
-For a scenario with a ``plan`` block, :func:`planned` runs :func:`rackcost.evaluation.planning.plan_scenario` once
-and :func:`plan_section` words it: the saving against the best single source first (:func:`plan_sentence`), what
-each source holds and when it is bought (:func:`holdings`), the plan per quarter (:func:`quarter_table`) and per
+For a scenario with a ``plan`` block, :func:`plan_section` words its plan (found once per evaluation,
+:func:`rackcost.evaluation.planning.plan_of`): the saving against the best single source first (:func:`plan_sentence`),
+what each source holds and when it is bought (:func:`holdings`), the plan per quarter (:func:`quarter_table`) and per
 year (:func:`year_table`), the solver's gap (:func:`solver_sentence`) and the chart of
-:mod:`rackcost.reporting.plan_charts`. A scenario without a ``plan`` block has no such section, and costs nothing.
-Every figure is the plan's own (realised hour by hour with the full model), formatted by :mod:`rackcost.display`.
-"""
+:mod:`rackcost.reporting.plan_charts`. A scenario without a ``plan`` block has no such section, and costs nothing. Every
+figure is the plan's own (realised hour by hour with the full model), formatted by :mod:`rackcost.display`."""
 
 from __future__ import annotations
 
@@ -27,46 +26,14 @@ if TYPE_CHECKING:
 __all__ = [
     "holdings",
     "plan_blocks",
-    "plan_notice",
     "plan_section",
     "plan_sentence",
-    "planned",
     "quarter_label",
     "quarter_table",
     "solver_sentence",
     "unit_column",
     "year_table",
 ]
-
-
-def planned(scenario: Scenario) -> PlanResult | ScenarioError | None:
-    """The scenario's plan (:func:`~rackcost.evaluation.planning.plan_scenario`), the error that says why there is
-    none (a demand no mix can carry, a source that cannot serve), or None without a ``plan`` block."""
-    if scenario.plan is None:
-        return None
-    from rackcost.evaluation.planning import plan_scenario
-
-    try:
-        return plan_scenario(scenario)
-    except ScenarioError as exc:
-        return exc
-
-
-def plan_notice(scenario: Scenario) -> str | None:
-    """For a scenario with a ``plan`` block and a demand profile, that its decision is the buying plan's (a mix of
-    its sources over the horizon), not the cheapest system alone over the demand day; None for another scenario.
-
-    The faces that show the day's answer without the plan at hand (``rackcost evaluate``, the dashboard's Answer
-    page before the plan is found) lead with it, so that none of them names another decision than the plan.
-    """
-    if scenario.plan is None or scenario.demand_profile is None:
-        return None
-    years = scenario.demand_profile.horizon_years
-    horizon = f"{years}-year" if years > 1 else "one-year"
-    return (
-        f"This scenario has a buying plan: its decision is the cheapest mix of its sources over the {horizon} "
-        "horizon (rackcost plan; the dashboard's Buying plan page), not any one system alone over the demand day."
-    )
 
 
 def quarter_label(quarter: int) -> str:

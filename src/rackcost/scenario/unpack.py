@@ -86,14 +86,15 @@ _ONE_EVALUATION: ContextVar[dict[int, tuple[Any, Any]] | None] = ContextVar("rac
 
 
 @contextlib.contextmanager
-def one_evaluation() -> Iterator[None]:
+def one_evaluation(memo: dict[int, tuple[Any, Any]] | None = None) -> Iterator[None]:
     """Within the block, :func:`class_mix` unpacks each scenario once: an evaluation reads the classes at seven
     places (the checks, the plan, each system's inputs, the tables), and no scenario changes during one (a
-    scenario is mutable, so nothing is kept once the block ends). Nested blocks share the outer one's."""
+    scenario is mutable, so nothing is kept once the block ends, unless the caller keeps ``memo``: an
+    evaluation built part by part passes its own to each part). Nested blocks share the outer one's."""
     if _ONE_EVALUATION.get() is not None:
         yield
         return
-    token = _ONE_EVALUATION.set({})
+    token = _ONE_EVALUATION.set({} if memo is None else memo)
     try:
         yield
     finally:
