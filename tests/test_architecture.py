@@ -298,9 +298,6 @@ TO_SPLIT = {
     ("model/fleet.py", "run_fleet"),
     ("model/operating_point.py", "search_operating_point"),
     ("model/rate_swing.py", "serve_with_swing"),
-    ("model/sim_engines.py", "event_engine"),
-    ("model/sim_tandem.py", "run_tandem_once"),
-    ("model/simulation.py", "run_fleet_once"),
     ("scenario/system_edits.py", "_payment_block"),
 }
 

@@ -36,6 +36,10 @@ from rackcost.model.sim_trace import DEFAULT_TRACE_LENGTHS, check_trace_lengths,
 from rackcost.model.sim_work import BYTES_PER_SIMULATED_REQUEST, MEMORY_SHARE, SimulationTooLarge
 from rackcost.model.simulation import (
     DEFAULT_OUTPUT_TOKENS_CV_FRACTION,
+    RenewalArrivals,
+    RequestWork,
+    SimFleet,
+    TraceArrivals,
     check_arrival_scv,
     fixed_model,
     replica_model,
@@ -431,33 +435,31 @@ def _simulate_one(
     offered = float(row["offered_rps"])
     admitted = float(row["admitted_rps"])
     util_analytic = float(row["utilization_fraction"])
-    kwargs: dict[str, Any] = {
-        "cv_fraction": cv,
-        "output_tokens": osl,
-        "queue_cap": queue_cap,
-    }
+    work = RequestWork(cv, osl)
     trace_work = None
+    stream: RenewalArrivals | TraceArrivals
     if replay is not None:
-        kwargs["arrival_s"] = replay.arrival_s
+        stream = TraceArrivals(replay.arrival_s)
         if replay.lengths != "none":  # each request's own prefill and decode (rackcost.model.sim_trace)
             inputs, outputs = replay.replayed()
             ttft_ms, tpot_ms = float(row["ttft_ms"]), float(row["tpot_ms"])
             rho, trace_work = shape_requests(inputs, outputs, replay.isl, osl, ttft_ms, tpot_ms)
-            kwargs |= {"request_work": trace_work, "request_output_tokens": outputs, "request_ttft_ratio": rho}
+            work = RequestWork(cv, osl, trace_work, outputs, rho)
         arrival_rps, admitted_share = replay.arrival_rps, 1.0
-    elif not arrivals.admission:
-        kwargs["arrival_scv"] = arrivals.scv
-        arrival_rps, admitted_share = offered, 1.0
     else:
-        kwargs["arrival_scv"] = arrivals.scv
-        arrival_rps, admitted_share = admitted, (admitted / offered if offered > 0 else 1.0)
-    if arrivals.swing is not None:  # thinned from the offered rate, admission capping each phase
-        kwargs["rate_swing"] = referee_swing.thinned_arrivals(
-            o, j, arrivals.swing, arrivals.admission, arrivals.model_routing, slo.attainment_fraction
-        )
-        arrival_rps = offered
+        if not arrivals.admission:
+            arrival_rps, admitted_share = offered, 1.0
+        else:
+            arrival_rps, admitted_share = admitted, (admitted / offered if offered > 0 else 1.0)
+        swing = None
+        if arrivals.swing is not None:  # thinned from the offered rate, admission capping each phase
+            swing = referee_swing.thinned_arrivals(
+                o, j, arrivals.swing, arrivals.admission, arrivals.model_routing, slo.attainment_fraction
+            )
+            arrival_rps = offered
+        stream = RenewalArrivals(arrival_rps, requests, arrivals.scv, swing)
     s = replicate(
-        replications, seed, replicas, model, route, budget_s, arrival_rps, requests, progress=report, **kwargs
+        replications, seed, SimFleet(replicas, model, route, queue_cap), stream, budget_s, work, progress=report
     )
     est, half = s.estimates, s.halfwidths
     # analytic p50 TTFT: the TTFT before queueing the model reports, plus the median M/M/k wait at the point's
@@ -647,15 +649,10 @@ def capacity_check(
             s = replicate(
                 replications,
                 seed,
-                o.serving_replicas,
-                model,
-                route,
+                SimFleet(o.serving_replicas, model, route),
+                RenewalArrivals(factor * capacity, requests, scv),
                 o.chosen.budget_s,
-                factor * capacity,
-                requests,
-                cv_fraction=cv,
-                output_tokens=float(scenario.workload.output_tokens_per_request),
-                arrival_scv=scv,
+                RequestWork(cv, float(scenario.workload.output_tokens_per_request)),
             )
             misses.append((1.0 - s.estimates["accepted_fraction"], _finite(s.halfwidths["accepted_fraction"])))
         (below, below_half), (above, above_half) = misses

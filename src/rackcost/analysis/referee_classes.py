@@ -37,6 +37,11 @@ from rackcost.model.sim_summary import summarise
 from rackcost.model.sim_trace import TraceReplay, nearest_class
 from rackcost.model.sim_work import Stage, check_simulation_work, simulation_work
 from rackcost.model.simulation import (
+    RenewalArrivals,
+    RequestWork,
+    RunControls,
+    SimFleet,
+    TraceArrivals,
     fixed_model,
     queue_relaxation_s,
     replica_model,
@@ -365,23 +370,13 @@ def _class_run(
 ) -> Any:
     """One sample path of the class mix: generated arrivals at ``arrival_rps``, or a trace's ``arrival_s``."""
     kv = None if memory is None else kv_limit(memory, drawn.input_tokens + drawn.output_tokens)
+    fleet = SimFleet(replicas, model, route, queue_cap, kv)
+    arrivals = (
+        RenewalArrivals(arrival_rps, drawn.work.size, arrival_scv) if arrival_s is None else TraceArrivals(arrival_s)
+    )
+    work = RequestWork(cv, work=drawn.work, request_output_tokens=drawn.output_tokens)
     return run_fleet_once(
-        np.random.default_rng(seed),
-        replicas,
-        model,
-        route,
-        0.0,
-        arrival_rps if arrival_s is None else None,
-        drawn.work.size if arrival_s is None else 0,
-        cv_fraction=cv,
-        queue_cap=queue_cap,
-        engine=engine,
-        arrival_scv=arrival_scv,
-        arrival_s=arrival_s,
-        request_work=drawn.work,
-        request_output_tokens=drawn.output_tokens,
-        record_occupancy=True,
-        kv=kv,
+        np.random.default_rng(seed), fleet, arrivals, work, RunControls(engine=engine, record_occupancy=True)
     )
 
 

@@ -24,10 +24,11 @@ from rackcost.analysis.referee_classes import figure_pair, tpot_table_s
 from rackcost.model.classes import cdf_moments
 from rackcost.model.disaggregation import split_miss_target
 from rackcost.model.operating_point import queueing_budget_s
+from rackcost.model.sim_arrivals import RenewalArrivals, TraceArrivals
 from rackcost.model.sim_classes import LengthLaw, draw_lengths
-from rackcost.model.sim_engines import ReplicaModel, draw_work, fixed_model, replica_model
+from rackcost.model.sim_engines import ReplicaModel, SimFleet, draw_work, fixed_model, replica_model
 from rackcost.model.sim_summary import Summary, summarise, with_rare_bound
-from rackcost.model.sim_tandem import run_tandem_once, tandem_miss_units, tandem_statistics
+from rackcost.model.sim_tandem import TandemWork, run_tandem_once, tandem_miss_units, tandem_statistics
 from rackcost.model.sim_trace import TraceReplay
 from rackcost.model.sim_work import Stage, check_simulation_work, simulation_work
 from rackcost.model.simulation import DEFAULT_OUTPUT_TOKENS_CV_FRACTION, queue_relaxation_s, warmup_requests
@@ -245,6 +246,11 @@ class _Stages:
     osl: float
     cv: float
 
+    def fleets(self, queue_cap: int | None) -> tuple[SimFleet, SimFleet]:
+        """The prefill and the decode pool as the simulator runs them."""
+        prefill = SimFleet(self.p_replicas, self.p_model, self.route, queue_cap)
+        return prefill, SimFleet(self.d_replicas, self.d_model, self.route, queue_cap)
+
 
 @dataclass(frozen=True)
 class _Tally:
@@ -298,19 +304,11 @@ def _replicate(
             work = draw_lengths(length_rng, output_lengths, per_rep) / output_lengths.mean_tokens
         run = run_tandem_once(
             np.random.default_rng(run_seed),
-            (st.p_replicas, st.p_model),
-            (st.d_replicas, st.d_model),
-            st.route,
-            arrival_rps,
-            per_rep,
+            *st.fleets(queue_cap),
+            RenewalArrivals(arrival_rps, per_rep, scv),
             st.transfer_s,
-            work,
-            np.maximum(work * st.osl, 1.0),
-            st.cv,
-            scv,
-            queue_cap,
+            TandemWork(work, np.maximum(work * st.osl, 1.0), st.cv, PREFILL_CV_FRACTION),
             engine,
-            PREFILL_CV_FRACTION,
         )
         starts = (run.prefill.start, run.decode.start)
         lo_p = warmup_requests(per_rep, run.prefill.start, relax_p, arrival_rps, st.route)
@@ -346,21 +344,11 @@ def _replay(
         prefill_work, work = inputs / replay.isl, tokens / st.osl
     run = run_tandem_once(
         np.random.default_rng(run_seed),
-        (st.p_replicas, st.p_model),
-        (st.d_replicas, st.d_model),
-        st.route,
-        rate,
-        n,
+        *st.fleets(queue_cap),
+        TraceArrivals(replay.arrival_s),
         st.transfer_s,
-        work,
-        tokens,
-        st.cv,
-        1.0,
-        queue_cap,
+        TandemWork(work, tokens, st.cv, PREFILL_CV_FRACTION, prefill_work),
         "auto" if np.all(st.tpot_s == st.tpot_s[1]) else "event",
-        PREFILL_CV_FRACTION,
-        arrival_s=replay.arrival_s,
-        prefill_work=prefill_work,
     )
     lo_p = warmup_requests(n, run.prefill.start, relax_p, rate, st.route)
     lo_d = warmup_requests(run.decode.arrival_s.size, run.decode.start, relax_d, rate, st.route)
