@@ -295,7 +295,6 @@ TO_SPLIT = {
     ("model/demand.py", "serve_demand"),
     ("model/demand.py", "fleet_capacity"),
     ("model/demand.py", "serve_at_capacity"),
-    ("model/fleet.py", "run_fleet"),
     ("model/operating_point.py", "search_operating_point"),
     ("model/rate_swing.py", "serve_with_swing"),
     ("scenario/system_edits.py", "_payment_block"),
