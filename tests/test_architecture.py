@@ -284,10 +284,6 @@ REASON = "Why this long:"
 TO_SPLIT = {
     # Functions over a limit, to be split by concern into steps that compose; the list may only shrink (a test
     # fails where one is within the limits, so that it is taken off). Module path and function name.
-    ("analysis/referee.py", "simulate"),
-    ("analysis/referee.py", "_simulate_one"),
-    ("analysis/referee_classes.py", "simulate_classes"),
-    ("analysis/referee_pools.py", "simulate_pools"),
     ("cli/sweep.py", "sweep"),
     ("importers/csv_table.py", "_row"),
     ("importers/curves.py", "_curve"),

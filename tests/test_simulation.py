@@ -34,6 +34,8 @@ from typer.testing import CliRunner
 
 import rackcost
 from rackcost.analysis.referee import TAIL_NOTE, capacity_check, figure_rows, tail_note_applies
+from rackcost.analysis.referee_arrivals import Arrivals, RefereeRow
+from rackcost.analysis.referee_fleet import SimulatedFleet, fleet_stream
 from rackcost.analysis.trace_files import read_trace
 from rackcost.cli import app
 from rackcost.model import queueing, sim_steady
@@ -251,6 +253,19 @@ def test_a_runs_arrivals_and_work_are_steps_of_their_own() -> None:
     np.testing.assert_allclose(work.with_ttft_ratio(arrival, start, ttft, 1), [0.5, 2.0, 2.25], rtol=0, atol=1e-15)
     with pytest.raises(ValueError, match="one ratio per request"):
         work.with_ttft_ratio(arrival, start, ttft, 0)
+
+
+def test_a_rows_stream_is_at_the_admitted_rate_with_admission_control_else_at_the_offered_rate() -> None:
+    """The referee's arrivals step (:func:`rackcost.analysis.referee_fleet.fleet_stream`): with admission control
+    the fleet is offered what the model admits and the simulated accepted share is scaled by the admitted share
+    (8 of 10 rps: 0.8); without it, the offered rate, nothing shed."""
+    fleet = SimulatedFleet(2, 4, 4.0, sim.fixed_model(4, 1.0, 0.0), 0.1, 10.0, 8.0)
+    job = RefereeRow(None, {}, 0, Arrivals(2.0, 1.0, True))
+    admitted = fleet_stream(job, fleet, 1000, 1.0, 100.0, None)
+    assert (admitted.arrival_rps, admitted.admitted_share, admitted.arrivals.scv) == (8.0, 0.8, 2.0)
+    assert isinstance(admitted.arrivals, sim.RenewalArrivals) and admitted.arrivals.requests == 1000
+    offered = fleet_stream(replace(job, arrivals=Arrivals(1.0, 1.0, False)), fleet, 1000, 1.0, 100.0, None)
+    assert (offered.arrival_rps, offered.admitted_share) == (10.0, 1.0)
 
 
 # ------------------------------------------------------------------------------------------- library face
