@@ -78,8 +78,10 @@ def main() -> None:
     fixed = sim.fixed_model(SLOTS, SERVICE_S, 0.5)
 
     def pooled(engine: str, requests: int) -> sim.Run:
+        controls = sim.RunControls(initial_busy_fraction=RHO, engine=engine)
+        fleet = sim.SimFleet(1, fixed, "pooled")
         return sim.run_fleet_once(
-            np.random.default_rng(0), 1, fixed, "pooled", 0.5, lam, requests, initial_busy_fraction=RHO, engine=engine
+            np.random.default_rng(0), fleet, sim.RenewalArrivals(lam, requests), controls=controls
         )
 
     t = median_s(lambda: pooled("recursion", 10**6), 3)
@@ -95,7 +97,8 @@ def main() -> None:
     rate = float(outcome.demand.admitted_rps[-1])
 
     def load_dependent() -> sim.Run:
-        return sim.run_fleet_once(np.random.default_rng(0), replicas, model, "least_outstanding", 1.0, rate, 300_000)
+        fleet = sim.SimFleet(replicas, model, "least_outstanding")
+        return sim.run_fleet_once(np.random.default_rng(0), fleet, sim.RenewalArrivals(rate, 300_000))
 
     t = median_s(load_dependent, 3)
     print(

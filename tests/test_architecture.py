@@ -316,19 +316,11 @@ REASON = "Why this long:"
 TO_SPLIT = {
     # Functions over a limit, to be split by concern into steps that compose; the list may only shrink (a test
     # fails where one is within the limits, so that it is taken off). Module path and function name.
-    ("analysis/referee.py", "simulate"),
-    ("analysis/referee.py", "_simulate_one"),
-    ("analysis/referee_classes.py", "simulate_classes"),
-    ("analysis/referee_pools.py", "simulate_pools"),
     ("model/fleets/demand.py", "serve_demand"),
     ("model/fleets/demand.py", "fleet_capacity"),
     ("model/fleets/demand.py", "serve_at_capacity"),
-    ("model/fleets/fleet.py", "run_fleet"),
     ("model/replica/operating_point.py", "search_operating_point"),
     ("model/queues/rate_swing.py", "serve_with_swing"),
-    ("model/sim/sim_engines.py", "event_engine"),
-    ("model/sim/sim_tandem.py", "run_tandem_once"),
-    ("model/sim/simulation.py", "run_fleet_once"),
 }
 
 

@@ -20,7 +20,7 @@ from rackcost.model.queues.erlang import erlang_c_checked
 from rackcost.model.queues.occupancy import conditional_wait_rate, start_occupancy_quantile, waiting_share
 from rackcost.model.replica.performance import LoadCurve
 from rackcost.model.sim.sim_engines import ReplicaModel, fixed_model
-from rackcost.model.sim.simulation import replicate
+from rackcost.model.sim.simulation import RenewalArrivals, RequestWork, SimFleet, replicate
 
 SLO = SloInputs(ttft_limit_ms=1e7, tpot_limit_ms=1e6, e2e_limit_ms=None, attainment_fraction=0.99, output_tokens=1.0)
 
@@ -110,9 +110,8 @@ def test_least_outstanding_waits_on_its_own_replica(replicas, slots, load):
     its own replica, not at the pool's k / S - lambda; the share that waits lies between C r / theta (the pooled
     mean wait) and C (the pooled share)."""
     rate = load * replicas * slots
-    s = replicate(
-        8, 3, replicas, fixed_model(slots, 1.0, 0.0), "least_outstanding", 10.0, rate, 400_000, exceedance_s=(0.0, 1.0)
-    )
+    fleet = SimFleet(replicas, fixed_model(slots, 1.0, 0.0), "least_outstanding")
+    s = replicate(8, 3, fleet, RenewalArrivals(rate, 400_000), 10.0, exceedance_s=(0.0, 1.0))
     delay = float(erlang_c_checked(np.array(float(replicas * slots)), np.array(rate)))
     share, decay = (float(x) for x in waiting_share(delay, True, False, replicas, slots, rate, 1.0))
     waited, past_one = s.estimates["wait_exceedance_0"], s.estimates["wait_exceedance_1"]
@@ -149,7 +148,7 @@ def test_simulator_agrees_on_small_pools(replicas, slots, share):
     rate = share * replicas * slots
     load = curve(np.arange(1.0, slots + 1.0), np.ones(slots), 1000.0 * ttft_s[1:])
     out = serve([rate], replicas, float(slots), load)
-    s = replicate(8, 1, replicas, model, "pooled", 1e4, rate, 400_000, cv_fraction=1.0)
+    s = replicate(8, 1, SimFleet(replicas, model, "pooled"), RenewalArrivals(rate, 400_000), 1e4, RequestWork(1.0))
     simulated_ms = s.estimates["ttft_p99_s"] * 1000.0
     after, before = float(out.ttft_p99_ms[0, 0]), float(out.ttft_ms[0, 0] + out.wait_p99_ms[0, 0])
     assert abs(after / simulated_ms - 1.0) < 0.05
@@ -166,7 +165,7 @@ def test_simulator_agrees_with_load_dependent_service(replicas, slots, share):
     load = LoadCurve(n[1:], service_s[1:][None, :], 1000.0 * ttft_s[1:], 1000.0 * ttft_s[1:], None, float(slots))
     rate = share * replicas * slots / service_s[-1]
     out = serve_demand(np.array([[rate]]), replicas, float(slots), 1.0, 1e4, 0.99, load=load, slo=SLO)
-    s = replicate(8, 1, replicas, model, "pooled", 1e4, rate, 400_000, cv_fraction=1.0)
+    s = replicate(8, 1, SimFleet(replicas, model, "pooled"), RenewalArrivals(rate, 400_000), 1e4, RequestWork(1.0))
     simulated_ms = s.estimates["ttft_p99_s"] * 1000.0
     after, before = float(out.ttft_p99_ms[0, 0]), float(out.ttft_ms[0, 0] + out.wait_p99_ms[0, 0])
     # within one occupancy level (50 ms of TTFT) or 3%: the normal (diffusion) spread misses a little of the law's

@@ -281,9 +281,8 @@ def test_the_simulated_swing_agrees_with_the_pointwise_stationary_approximation_
     n, c, s, t, a, lam = 4, 5, 1.0, 0.2, 0.2, 14.0
     analytic = float(cycle_accepted_share("pooled", lam, n, float(c), s, t, 0.3, a))
     assert analytic < float(cycle_accepted_share("pooled", lam, n, float(c), s, t, 0.3, 0.0)) - 0.01
-    summary = sim.replicate(
-        6, 11, n, sim.fixed_model(c, s, 0.0), "pooled", t, lam, 240_000, rate_swing=SwingArrivals(a, 200.0)
-    )
+    fleet = sim.SimFleet(n, sim.fixed_model(c, s, 0.0), "pooled")
+    summary = sim.replicate(6, 11, fleet, sim.RenewalArrivals(lam, 240_000, swing=SwingArrivals(a, 200.0)), t)
     est = summary.estimates["accepted_fraction"]
     k = summary.per_replication["accepted_fraction"].size
     half = summary.halfwidths["accepted_fraction"] * stdtrit(k - 1, 0.9995) / stdtrit(k - 1, 0.975)
@@ -294,14 +293,8 @@ def test_the_simulator_refuses_a_swing_of_a_bursty_stream():
     with pytest.raises(ValueError, match="arrival_scv must be 1 with a rate swing"):
         sim.run_fleet_once(
             np.random.default_rng(0),
-            1,
-            sim.fixed_model(2, 1.0, 0.0),
-            "pooled",
-            0.1,
-            1.0,
-            100,
-            arrival_scv=4.0,
-            rate_swing=SwingArrivals(0.2, 60.0),
+            sim.SimFleet(1, sim.fixed_model(2, 1.0, 0.0), "pooled"),
+            sim.RenewalArrivals(1.0, 100, 4.0, SwingArrivals(0.2, 60.0)),
         )
 
 

@@ -85,7 +85,7 @@ def test_a_toy_router_is_simulated_by_its_own_pick(lowest_index: Router) -> None
     occupancy = {}
     for name in ("lowest_index", "pooled"):
         recorded = [0, 0]
-        sim.event_engine(arrivals, work, 2, model, name, start_occupancy=recorded)
+        sim.event_engine(sim.SimFleet(2, model, name), arrivals, work, start_occupancy=recorded)
         occupancy[name] = recorded
     assert occupancy == {"lowest_index": [1, 2], "pooled": [1, 1]}
 

@@ -13,7 +13,7 @@ import rackcost
 from rackcost.analysis.referee import capacity_check
 from rackcost.analysis.referee_classes import class_laws
 from rackcost.model.sim.sim_classes import LengthLaw, draw_class_requests, draw_lengths
-from rackcost.model.sim.sim_engines import KvLimit, event_engine, fixed_model
+from rackcost.model.sim.sim_engines import KvLimit, SimFleet, event_engine, fixed_model
 from rackcost.model.workload.classes import cdf_moments, mix_service_scv
 from rackcost.scenario.loading import scenario_from_dict, scenario_to_data
 from reference import DATA
@@ -186,12 +186,12 @@ def test_kv_limited_admission_never_holds_more_than_the_free_memory(routing: str
     model = fixed_model(10, 1.0, 0.1)
     free = 8.0  # about 5 requests of mean 1.65: the memory binds before the 10 slots
     kv = KvLimit(free, held, 1.0)
-    start, finish, _, dropped, _ = event_engine(arrivals, work, 1, model, routing, kv=kv)
+    start, finish, _, dropped, _ = event_engine(SimFleet(1, model, routing, kv=kv), arrivals, work)
     assert not dropped.any()
     assert _max_held(start, finish, np.minimum(held, free)) <= free * (1 + 1e-12)
     assert np.all(np.diff(start) >= 0)  # FIFO: the head waits for room, and those behind it
-    base = event_engine(arrivals, work, 1, model, routing)
-    loose = event_engine(arrivals, work, 1, model, routing, kv=KvLimit(np.inf, held, 1.0))
+    base = event_engine(SimFleet(1, model, routing), arrivals, work)
+    loose = event_engine(SimFleet(1, model, routing, kv=KvLimit(np.inf, held, 1.0)), arrivals, work)
     np.testing.assert_array_equal(base[0], loose[0])
     assert np.mean(start - arrivals) > np.mean(base[0] - arrivals)  # the memory makes requests wait
 

@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 
 import rackcost
 from rackcost.analysis.referee import capacity_check
+from rackcost.model.sim.sim_arrivals import RenewalArrivals
 from rackcost.model.sim.sim_classes import LengthLaw
-from rackcost.model.sim.sim_engines import fixed_model
-from rackcost.model.sim.sim_tandem import run_tandem_once, tandem_statistics
+from rackcost.model.sim.sim_engines import SimFleet, fixed_model
+from rackcost.model.sim.sim_tandem import TandemWork, run_tandem_once, tandem_statistics
 
 DATA = Path(__file__).parent / "data"
 AGREEMENT = DATA / "disaggregated_agreement.yaml"
@@ -117,15 +118,11 @@ def test_one_slot_pools_in_tandem_reproduce_m_m_1_and_the_transfer() -> None:
     rng = np.random.default_rng(11)
     run = run_tandem_once(
         rng,
-        (1, fixed_model(1, 1.0, 1.0 + transfer)),
-        (1, fixed_model(1000, 5.0, 0.0)),
-        "pooled",
-        lam,
-        n,
+        SimFleet(1, fixed_model(1, 1.0, 1.0 + transfer), "pooled"),
+        SimFleet(1, fixed_model(1000, 5.0, 0.0), "pooled"),
+        RenewalArrivals(lam, n),
         transfer,
-        np.ones(n),
-        np.full(n, 100.0),
-        0.0,
+        TandemWork(np.ones(n), np.full(n, 100.0), 0.0),
     )
     stats = tandem_statistics(run, budget, n // 10, n // 10, np.full(1001, 0.02))
     exact = 1.0 - lam * math.exp(-(1.0 - lam) * budget)
@@ -181,15 +178,11 @@ def test_the_tandem_keeps_its_stages_in_order_and_accepts_only_what_both_pools_p
     work = rng.exponential(1.0, n)
     run = run_tandem_once(
         rng,
-        (p_replicas, fixed_model(p_slots, 0.5, 0.5 + transfer_s)),
-        (d_replicas, fixed_model(d_slots, 1.0, 0.0)),
-        routing,
-        rate,
-        n,
+        SimFleet(p_replicas, fixed_model(p_slots, 0.5, 0.5 + transfer_s), routing),
+        SimFleet(d_replicas, fixed_model(d_slots, 1.0, 0.0), routing),
+        RenewalArrivals(rate, n),
         transfer_s,
-        work,
-        work * 100.0,
-        1.0,
+        TandemWork(work, work * 100.0, 1.0),
     )
     p, d, pos = run.prefill, run.decode, run.decode_position
     reached = pos >= 0

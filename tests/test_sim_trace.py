@@ -47,14 +47,10 @@ def test_a_requests_own_input_sets_its_ttft_and_its_lengths_its_work() -> None:
     work = np.array([1.0, 0.5, 2.0, 1.5, 1.0])
     run = sim.run_fleet_once(
         np.random.default_rng(0),
-        1,
-        model,
-        "pooled",
-        0.0,
-        arrival_s=arrival,
-        request_work=work,
-        request_ttft_ratio=rho,
-        initial_busy_fraction=0.0,
+        sim.SimFleet(1, model, "pooled"),
+        sim.TraceArrivals(arrival),
+        sim.RequestWork(work=work, ttft_ratio=rho),
+        sim.RunControls(initial_busy_fraction=0.0),
     )
     assert np.all(run.wait_s == 0.0)
     assert run.ttft_s == pytest.approx(rho * 0.25, rel=1e-12)

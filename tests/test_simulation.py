@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,8 @@ from typer.testing import CliRunner
 
 import rackcost
 from rackcost.analysis.referee import TAIL_NOTE, capacity_check, figure_rows, tail_note_applies
+from rackcost.analysis.referee_arrivals import Arrivals, RefereeRow
+from rackcost.analysis.referee_fleet import SimulatedFleet, fleet_stream
 from rackcost.analysis.trace_files import read_trace
 from rackcost.cli import app
 from rackcost.model.queues import queueing
@@ -51,9 +54,9 @@ def _mmk(replicas: int, slots: int, rho: float, routing: str, t_s: float, reques
     """Replications of a load-independent exponential fleet at utilisation ``rho``, S = 1 s."""
     model = sim.fixed_model(slots, 1.0, 0.0)
     lam = rho * replicas * slots
-    return sim.replicate(
-        5, seed, replicas, model, routing, t_s, lam, requests, exceedance_s=(0.0, t_s), initial_busy_fraction=rho
-    )
+    fleet, arrivals = sim.SimFleet(replicas, model, routing), sim.RenewalArrivals(lam, requests)
+    controls = sim.RunControls(initial_busy_fraction=rho)
+    return sim.replicate(5, seed, fleet, arrivals, t_s, controls=controls, exceedance_s=(0.0, t_s))
 
 
 def _within(summary: Summary, name: str, exact: float) -> None:
@@ -123,18 +126,8 @@ def test_occupancy_dependent_service_matches_the_birth_death_chain() -> None:
     pi = _birth_death(model, lam_each)
     n = np.arange(pi.size)
     util = float(np.sum(pi * np.minimum(n, 16)) / 16)
-    s = sim.replicate(
-        5,
-        11,
-        replicas,
-        model,
-        "random",
-        0.5,
-        lam_each * replicas,
-        150_000,
-        exceedance_s=(0.0,),
-        initial_busy_fraction=None,
-    )
+    fleet, arrivals = sim.SimFleet(replicas, model, "random"), sim.RenewalArrivals(lam_each * replicas, 150_000)
+    s = sim.replicate(5, 11, fleet, arrivals, 0.5, exceedance_s=(0.0,))
     _within(s, "utilization_fraction", util)
     _within(s, "wait_exceedance_0", float(pi[16:].sum()))  # PASTA: an arrival waits when it finds 16 or more
     # TTFT at low load is the curve's at the occupancy a request starts at, never extrapolated below the lowest point
@@ -147,7 +140,11 @@ def test_the_recursion_and_the_event_engine_agree_on_load_independent_service() 
     for routing in ("pooled", "random", "round_robin"):
         runs = [
             sim.run_fleet_once(
-                np.random.default_rng(7), 3, model, routing, 0.1, 10.0, 5_000, cv_fraction=0.5, engine=engine
+                np.random.default_rng(7),
+                sim.SimFleet(3, model, routing),
+                sim.RenewalArrivals(10.0, 5_000),
+                sim.RequestWork(0.5),
+                sim.RunControls(engine=engine),
             )
             for engine in ("recursion", "event")
         ]
@@ -159,8 +156,9 @@ def test_the_recursion_and_the_event_engine_agree_on_load_independent_service() 
 def test_fixed_output_length_waits_less_than_exponential() -> None:
     # M/D/k waits less than M/M/k at equal load (Kleinrock Vol. 1, Pollaczek-Khinchine for k = 1: half the wait)
     model = sim.fixed_model(1, 1.0, 0.0)
-    kwargs = {"initial_busy_fraction": 0.8}
-    det = sim.replicate(5, 2, 1, model, "pooled", 1.0, 0.8, 60_000, cv_fraction=0.0, **kwargs)
+    controls = sim.RunControls(initial_busy_fraction=0.8)
+    fleet, arrivals = sim.SimFleet(1, model, "pooled"), sim.RenewalArrivals(0.8, 60_000)
+    det = sim.replicate(5, 2, fleet, arrivals, 1.0, sim.RequestWork(0.0), controls)
     _within(det, "wait_mean_s", 0.5 * 0.8 / (1 - 0.8))
 
 
@@ -187,8 +185,9 @@ def test_steady_occupancy_is_littles_law_fixed_point() -> None:
 )
 def test_conservation(replicas, slots, rho, routing, cv, cap, seed) -> None:
     model = sim.fixed_model(slots, 1.0, 0.1)
+    fleet = sim.SimFleet(replicas, model, routing, cap)
     run = sim.run_fleet_once(
-        np.random.default_rng(seed), replicas, model, routing, 0.2, rho * replicas * slots, 400, cv, queue_cap=cap
+        np.random.default_rng(seed), fleet, sim.RenewalArrivals(rho * replicas * slots, 400), sim.RequestWork(cv)
     )
     stats = sim.run_statistics(run, 0.2)
     assert 0.0 <= stats["accepted_fraction"] <= 1.0 - stats["dropped_fraction"] + 1e-12
@@ -207,9 +206,10 @@ def test_conservation(replicas, slots, rho, routing, cv, cap, seed) -> None:
 
 def test_same_seed_same_result_other_seed_other_result() -> None:
     model = sim.fixed_model(4, 1.0, 0.1)
-    a = sim.replicate(3, 9, 2, model, "power_of_two", 0.1, 6.0, 3_000)
-    b = sim.replicate(3, 9, 2, model, "power_of_two", 0.1, 6.0, 3_000)
-    c = sim.replicate(3, 10, 2, model, "power_of_two", 0.1, 6.0, 3_000)
+    fleet, arrivals = sim.SimFleet(2, model, "power_of_two"), sim.RenewalArrivals(6.0, 3_000)
+    a = sim.replicate(3, 9, fleet, arrivals, 0.1)
+    b = sim.replicate(3, 9, fleet, arrivals, 0.1)
+    c = sim.replicate(3, 10, fleet, arrivals, 0.1)
     assert a.estimates == b.estimates
     assert a.estimates != c.estimates
 
@@ -217,11 +217,56 @@ def test_same_seed_same_result_other_seed_other_result() -> None:
 def test_bad_arguments_are_refused() -> None:
     model = sim.fixed_model(2, 1.0, 0.1)
     with pytest.raises(ValueError, match="routing must be one of"):
-        sim.run_fleet_once(np.random.default_rng(0), 1, model, "fastest", 0.1, 1.0, 10)
+        sim.run_fleet_once(np.random.default_rng(0), sim.SimFleet(1, model, "fastest"), sim.RenewalArrivals(1.0, 10))
     with pytest.raises(ValueError, match="FIFO recursion needs"):
-        sim.run_fleet_once(np.random.default_rng(0), 2, model, "least_outstanding", 0.1, 1.0, 10, engine="recursion")
+        fleet, controls = sim.SimFleet(2, model, "least_outstanding"), sim.RunControls(engine="recursion")
+        sim.run_fleet_once(np.random.default_rng(0), fleet, sim.RenewalArrivals(1.0, 10), controls=controls)
+    with pytest.raises(ValueError, match="engine must be"):
+        fleet, controls = sim.SimFleet(2, model, "pooled"), sim.RunControls(engine="fast")
+        sim.run_fleet_once(np.random.default_rng(0), fleet, sim.RenewalArrivals(1.0, 10), controls=controls)
+    with pytest.raises(ValueError, match="give a positive arrival_rps"):
+        sim.run_fleet_once(np.random.default_rng(0), sim.SimFleet(1, model, "pooled"), sim.RenewalArrivals(0.0, 10))
+    with pytest.raises(ValueError, match="non-empty, sorted"):
+        sim.run_fleet_once(np.random.default_rng(0), sim.SimFleet(1, model, "pooled"), sim.TraceArrivals([2.0, 1.0]))
+    with pytest.raises(ValueError, match="one work per request"):
+        work = sim.RequestWork(work=np.ones(3))
+        sim.run_fleet_once(
+            np.random.default_rng(0), sim.SimFleet(1, model, "pooled"), sim.RenewalArrivals(1.0, 10), work
+        )
     with pytest.raises(ValueError, match="at least 2"):
-        sim.replicate(1, 0, 1, model, "pooled", 0.1, 1.0, 100)
+        sim.replicate(1, 0, sim.SimFleet(1, model, "pooled"), sim.RenewalArrivals(1.0, 100), 0.1)
+
+
+def test_a_runs_arrivals_and_work_are_steps_of_their_own() -> None:
+    """A run composes its arrivals, its requests' work and its start: a trace's steady start is drawn at its mean
+    rate ``(n - 1) / span`` and placed at its first arrival, generated arrivals' at their rate and time 0; a
+    request's own TTFT share is ``wait + ratio x (TTFT - wait)``, the steady start's backlog keeping its TTFT."""
+    trace = sim.TraceArrivals([1.0, 2.0, 5.0])
+    times = trace.times_s(np.random.default_rng(0))
+    assert trace.steady_rps(times) == 0.5 and trace.first_s(times) == 1.0 and not trace.poisson
+    assert sim.TraceArrivals([3.0]).steady_rps(np.array([3.0])) is None
+    renewal = sim.RenewalArrivals(4.0, 10)
+    assert renewal.steady_rps(times) == 4.0 and renewal.first_s(times) == 0.0 and renewal.poisson
+    assert not sim.RenewalArrivals(4.0, 10, 2.0).poisson
+    assert not sim.RenewalArrivals(4.0, 10, swing=sim.SwingArrivals(0.2, 60.0)).poisson
+    work = sim.RequestWork(ttft_ratio=[2.0, 0.5])
+    arrival, start, ttft = np.zeros(3), np.array([0.0, 1.0, 2.0]), np.array([0.5, 1.5, 2.5])
+    np.testing.assert_allclose(work.with_ttft_ratio(arrival, start, ttft, 1), [0.5, 2.0, 2.25], rtol=0, atol=1e-15)
+    with pytest.raises(ValueError, match="one ratio per request"):
+        work.with_ttft_ratio(arrival, start, ttft, 0)
+
+
+def test_a_rows_stream_is_at_the_admitted_rate_with_admission_control_else_at_the_offered_rate() -> None:
+    """The referee's arrivals step (:func:`rackcost.analysis.referee_fleet.fleet_stream`): with admission control
+    the fleet is offered what the model admits and the simulated accepted share is scaled by the admitted share
+    (8 of 10 rps: 0.8); without it, the offered rate, nothing shed."""
+    fleet = SimulatedFleet(2, 4, 4.0, sim.fixed_model(4, 1.0, 0.0), 0.1, 10.0, 8.0)
+    job = RefereeRow(None, {}, 0, Arrivals(2.0, 1.0, True))
+    admitted = fleet_stream(job, fleet, 1000, 1.0, 100.0, None)
+    assert (admitted.arrival_rps, admitted.admitted_share, admitted.arrivals.scv) == (8.0, 0.8, 2.0)
+    assert isinstance(admitted.arrivals, sim.RenewalArrivals) and admitted.arrivals.requests == 1000
+    offered = fleet_stream(replace(job, arrivals=Arrivals(1.0, 1.0, False)), fleet, 1000, 1.0, 100.0, None)
+    assert (offered.arrival_rps, offered.admitted_share) == (10.0, 1.0)
 
 
 # ------------------------------------------------------------------------------------------- library face
@@ -482,7 +527,9 @@ def test_analytic_capacity_at_slo_on_a_grid_of_fleets(routing: str, replicas: in
     model = sim.fixed_model(slots, 1.0, 0.0)
     below, above = (
         1.0
-        - sim.replicate(4, 7, replicas, model, routing, budget_s, f * capacity, 120_000).estimates["accepted_fraction"]
+        - sim.replicate(
+            4, 7, sim.SimFleet(replicas, model, routing), sim.RenewalArrivals(f * capacity, 120_000), budget_s
+        ).estimates["accepted_fraction"]
         for f in (0.95, 1.05)
     )
     assert below <= 0.01 < above, (below, above)
@@ -498,7 +545,8 @@ def test_random_routing_at_default_settings_matches_independent_mmc_at_high_load
     accepted against 0.67."""
     replicas, slots, rho, t = 8, 4, 0.95, 1.0
     lam_each = rho * slots
-    s = sim.replicate(5, 3, replicas, sim.fixed_model(slots, 1.0, 0.0), "random", t, lam_each * replicas, 20_000)
+    fleet = sim.SimFleet(replicas, sim.fixed_model(slots, 1.0, 0.0), "random")
+    s = sim.replicate(5, 3, fleet, sim.RenewalArrivals(lam_each * replicas, 20_000), t)
     exact = 1.0 - float(queueing.wait_exceedance(t, slots, lam_each, 1.0))
     assert s.start == "steady"
     _within(s, "accepted_fraction", exact)
@@ -510,7 +558,8 @@ def test_round_robin_at_default_settings_matches_a_long_reference_run() -> None:
     replicas, slots, rho, t = 4, 2, 0.93, 0.5
     model = sim.fixed_model(slots, 1.0, 0.0)
     lam = rho * slots * replicas
-    s = sim.replicate(5, 4, replicas, model, "round_robin", t, lam, 20_000)
+    fleet = sim.SimFleet(replicas, model, "round_robin")
+    s = sim.replicate(5, 4, fleet, sim.RenewalArrivals(lam, 20_000), t)
     assert s.start == "steady"
     # the reference: 600,000 requests from busy slots and no queue, 15 relaxation times (about 244 s) of warm-up
     relax = sim.queue_relaxation_s(model, replicas, "round_robin", lam)
@@ -519,13 +568,9 @@ def test_round_robin_at_default_settings_matches_a_long_reference_run() -> None:
         sim.run_statistics(
             sim.run_fleet_once(
                 np.random.default_rng(k),
-                replicas,
-                model,
-                "round_robin",
-                t,
-                lam,
-                120_000 + warm,
-                initial_busy_fraction=rho,
+                fleet,
+                sim.RenewalArrivals(lam, 120_000 + warm),
+                controls=sim.RunControls(initial_busy_fraction=rho),
             ),
             t,
             lo=warm,
@@ -596,18 +641,19 @@ def test_interarrival_times_have_the_asked_mean_and_scv(scv: float) -> None:
 
 def test_poisson_arrivals_are_drawn_as_before() -> None:
     """SCV 1 takes the same draws as the simulator always did, so Poisson runs are unchanged bit for bit."""
-    run = sim.run_fleet_once(np.random.default_rng(5), 2, sim.fixed_model(4, 1.0, 0.0), "pooled", 0.1, 6.0, 1000)
+    fleet = sim.SimFleet(2, sim.fixed_model(4, 1.0, 0.0), "pooled")
+    run = sim.run_fleet_once(np.random.default_rng(5), fleet, sim.RenewalArrivals(6.0, 1000))
     np.testing.assert_array_equal(run.arrival_s, np.cumsum(np.random.default_rng(5).exponential(1 / 6.0, 1000)))
-    again = sim.run_fleet_once(
-        np.random.default_rng(5), 2, sim.fixed_model(4, 1.0, 0.0), "pooled", 0.1, 6.0, 1000, arrival_scv=1.0
-    )
+    again = sim.run_fleet_once(np.random.default_rng(5), fleet, sim.RenewalArrivals(6.0, 1000, scv=1.0))
     np.testing.assert_array_equal(run.start_s, again.start_s)
 
 
 def test_bursty_arrivals_wait_longer_and_bad_scv_is_refused() -> None:
     model = sim.fixed_model(4, 1.0, 0.0)
     waits = [
-        sim.replicate(3, 2, 1, model, "pooled", 0.5, 3.4, 30_000, arrival_scv=scv).estimates["wait_mean_s"]
+        sim.replicate(3, 2, sim.SimFleet(1, model, "pooled"), sim.RenewalArrivals(3.4, 30_000, scv), 0.5).estimates[
+            "wait_mean_s"
+        ]
         for scv in (0.25, 1.0, 4.0)
     ]
     assert waits[0] < waits[1] < waits[2]
@@ -618,11 +664,12 @@ def test_bursty_arrivals_wait_longer_and_bad_scv_is_refused() -> None:
 def test_a_drifting_run_is_flagged() -> None:
     # 20% over what two replicas of four slots complete: the queue grows by 1.6 a second, and the wait passes the
     # 200 s budget after about 9,600 arrivals, near the end of the first half of each 20,000-request replication
-    s = sim.replicate(5, 1, 2, sim.fixed_model(4, 1.0, 0.0), "pooled", 200.0, 9.6, 100_000, initial_busy_fraction=1.0)
+    fleet, full = sim.SimFleet(2, sim.fixed_model(4, 1.0, 0.0), "pooled"), sim.RunControls(initial_busy_fraction=1.0)
+    s = sim.replicate(5, 1, fleet, sim.RenewalArrivals(9.6, 100_000), 200.0, controls=full)
     assert any("no steady state" in w for w in s.warnings), s.warnings
     assert any("not at steady state" in w for w in s.warnings), s.warnings
     # a stable run from its steady state says nothing
-    ok = sim.replicate(5, 1, 2, sim.fixed_model(4, 1.0, 0.0), "random", 2.0, 6.0, 20_000)
+    ok = sim.replicate(5, 1, replace(fleet, routing="random"), sim.RenewalArrivals(6.0, 20_000), 2.0)
     assert ok.start == "steady" and not ok.warnings, ok.warnings
 
 
@@ -687,7 +734,7 @@ def test_a_run_without_misses_reports_a_bound_that_contains_the_exact_share() ->
     stretches of two relaxation times), not zero, and it contains the exact value."""
     model = sim.fixed_model(4, 1.0, 0.0)
     exact = float(queueing.wait_exceedance(3.0, 4, 1.0, 1.0))
-    s = sim.replicate(4, 0, 6, model, "random", 3.0, 6.0, 20_000)
+    s = sim.replicate(4, 0, sim.SimFleet(6, model, "random"), sim.RenewalArrivals(6.0, 20_000), 3.0)
     assert s.miss_units % 24 == 0 and s.miss_units > 24 and s.miss_units_with_miss == 0
     assert s.miss_upper_bound >= 1.0 - 0.05 ** (1.0 / s.miss_units)  # the rule of three, times the crowding
     assert s.miss_upper_bound >= exact and s.halfwidths["accepted_fraction"] >= s.miss_upper_bound > 0
@@ -697,7 +744,9 @@ def test_a_run_without_misses_reports_a_bound_that_contains_the_exact_share() ->
 
 def test_frequent_misses_keep_the_student_t_interval() -> None:
     model = sim.fixed_model(4, 1.0, 0.0)
-    s = sim.replicate(4, 0, 6, model, "random", 0.1, 22.0, 20_000)  # 92% load: many replica states miss
+    s = sim.replicate(
+        4, 0, sim.SimFleet(6, model, "random"), sim.RenewalArrivals(22.0, 20_000), 0.1
+    )  # 92% load: many replica states miss
     assert s.miss_upper_bound is None and s.miss_units_with_miss >= RARE_MISS_UNITS
     assert s.method == "independent replications"
 
@@ -707,10 +756,11 @@ def test_a_trace_under_random_routing_starts_in_the_steady_state_and_warms_up() 
     Poisson), and the batch means leave out the warm-up of an approximate start (3 relaxation times, up to half)."""
     model = sim.fixed_model(4, 1.0, 0.0)
     arrivals = 100.0 + np.cumsum(np.random.default_rng(5).exponential(1 / 28.0, 40_000))  # 8 x 4 slots at 87.5%
-    run = sim.run_fleet_once(np.random.default_rng(1), 8, model, "random", 1.0, arrival_s=arrivals)
+    fleet, trace = sim.SimFleet(8, model, "random"), sim.TraceArrivals(arrivals)
+    run = sim.run_fleet_once(np.random.default_rng(1), fleet, trace)
     assert run.start == "steady, approximate" and run.arrival_s.size == arrivals.size
     assert run.initial_start_s is not None and np.all(run.initial_start_s >= arrivals[0])
-    s = sim.replicate(5, 0, 8, model, "random", 0.5, arrival_s=arrivals)
+    s = sim.replicate(5, 0, fleet, trace, 0.5)
     rate = (arrivals.size - 1) / (arrivals[-1] - arrivals[0])
     relax = sim.queue_relaxation_s(model, 8, "random", rate)
     assert s.start == "steady, approximate"

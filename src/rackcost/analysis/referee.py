@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,26 +25,26 @@ import numpy as np
 
 from rackcost import limits
 from rackcost.analysis import referee_classes, referee_pools, referee_swing
-from rackcost.analysis.referee_arrivals import capacity_scvs, point_arrivals, trace_replay
+from rackcost.analysis.referee_arrivals import RefereeRow, RefereeRun, capacity_scvs, point_arrivals, trace_replay
+from rackcost.analysis.referee_fleet import FIGURE_STEMS, TAIL_NOTE, simulate_fleet, tail_note_applies
 from rackcost.analysis.trace_files import Trace, read_trace
 from rackcost.errors import check_argument, check_count
 from rackcost.evaluation.servable import served_for
-from rackcost.model.queues import queueing
 from rackcost.model.queues.routers import router_of
-from rackcost.model.replica.operating_point import queueing_budget_s
 from rackcost.model.sim.sim_classes import LengthLaw
-from rackcost.model.sim.sim_trace import DEFAULT_TRACE_LENGTHS, check_trace_lengths, shape_requests
+from rackcost.model.sim.sim_trace import DEFAULT_TRACE_LENGTHS, check_trace_lengths
 from rackcost.model.sim.sim_work import BYTES_PER_SIMULATED_REQUEST, MEMORY_SHARE, SimulationTooLarge
 from rackcost.model.sim.simulation import (
     DEFAULT_OUTPUT_TOKENS_CV_FRACTION,
+    RenewalArrivals,
+    RequestWork,
+    SimFleet,
     check_arrival_scv,
-    fixed_model,
     replica_model,
     replicate,
 )
 from rackcost.model.strategies import DEFAULT_ROUTING
 from rackcost.scenario.schema import Scenario
-from rackcost.units import MS_PER_S
 
 __all__ = [
     "ADMISSION_WORDS",
@@ -63,18 +64,6 @@ __all__ = [
 SERVICE_MODELS = ("load_dependent", "fixed")
 """``load_dependent``: service time and TTFT read from the curve at the replica's occupancy; ``fixed``: the chosen
 point's at every occupancy (what the pooled M/M/k assumes)."""
-HOT_UTILIZATION_FRACTION = 0.98
-"""Above this slot utilisation, with :data:`MANY_SLOTS` slots or more, the 1% tail is bounded loosely [-]."""
-MANY_SLOTS = 1000
-"""Slots from which :data:`HOT_UTILIZATION_FRACTION` brings the tail caveat [requests]."""
-SHORT_SPAN_SERVICE_TIMES = 5
-"""A replication measuring fewer mean service times than this gets a note: its estimates lean on the warm start."""
-TAIL_NOTE = (
-    "utilisation above 98% with thousands of slots: 10^6 requests only bound a 1% tail, about +-30%; "
-    "read the accepted fraction's interval, not its point"
-)
-
-
 FIGURES = (
     ("accepted_fraction", "accepted (within SLO) share of offered"),
     ("ttft_p50_ms", "TTFT p50 ms"),
@@ -86,29 +75,8 @@ FIGURES = (
     *referee_pools.POOL_FIGURES,
 )
 """The figures set side by side: row key stem and label."""
-_SHORT = {
-    "accepted_fraction": "accepted",
-    "ttft_p50_ms": "ttft_p50",
-    "ttft_p99_ms": "ttft_p99",
-    "utilization_fraction": "utilization",
-    "accepted_rps": "throughput",
-    "useful_output_tokens_per_s": "output_tokens",
-    "tpot_p99_ms": "tpot_p99",
-    **referee_pools.POOL_SHORT,
-}
+_SHORT = {**FIGURE_STEMS, "tpot_p99_ms": "tpot_p99", **referee_pools.POOL_SHORT}
 """Stem of each figure's relative-error column."""
-
-
-def tail_note_applies(utilization_fraction: float, total_slots: int) -> bool:
-    """Whether a row carries :data:`TAIL_NOTE`: utilisation above 98% with thousands of slots."""
-    return utilization_fraction > HOT_UTILIZATION_FRACTION and total_slots >= MANY_SLOTS
-
-
-def _relative_error(simulated: float, analytic: float) -> float | None:
-    """(simulated - analytic) / analytic; 0 when both are 0, None when only the analytic one is [-]."""
-    if analytic == 0:
-        return 0.0 if simulated == 0 else None
-    return (simulated - analytic) / analytic
 
 
 def _finite(x: float) -> float | None:
@@ -203,6 +171,10 @@ def simulate(
 ) -> list[dict[str, Any]]:
     """Simulate the fleets rackcost sized and set the simulated figures beside the analytic ones.
 
+    Why this long: its parameters are the library's keyword options, one for each option of ``rackcost simulate``
+    (as a Typer command's are its options); :func:`_checked_options` checks them, the one evaluation and the rows
+    (:func:`_rows`) are steps of their own.
+
     Parameters
     ----------
     scenario
@@ -261,127 +233,165 @@ def simulate(
     ScenarioError
         If the scenario cannot be evaluated.
     """
-    from rackcost.evaluation.chain import evaluate, evaluate_systems
-
-    fn = "rackcost.simulate"
-    check_argument(fn, "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
-    for name, value in (("system", system), ("demand_point", demand_point), ("routing", routing)):
-        check_argument(fn, name, value, (str, type(None)), "a name or None")
-    check_argument(fn, "service", service, str, f"one of {', '.join(SERVICE_MODELS)}")
-    check_count(fn, "requests", requests, 20)
-    check_count(fn, "seed", seed, 0)
-    check_count(fn, "replications", replications, 2, 10_000)
-    if queue_cap is not None:
-        check_count(fn, "queue_cap", queue_cap, 0)
-    check_argument(fn, "admission", admission, bool, "True or False")
-    if arrival_scv is not None:
-        check_argument(fn, "arrival_scv", arrival_scv, (int, float), "a number (1 is Poisson)")
-        check_arrival_scv(arrival_scv)
-    route = routing or getattr(scenario.fleet, "routing", None) or DEFAULT_ROUTING
-    route = router_of(route).name  # a ValueError naming the registered routers for an unknown one
-    if service not in SERVICE_MODELS:
-        raise ValueError(f"service must be one of {', '.join(SERVICE_MODELS)}; got {service!r}")
-    if trace_lengths is not None:
-        check_trace_lengths(trace_lengths)
-        if trace is None:
-            raise ValueError("trace_lengths says how a trace's lengths are replayed: give a trace too")
-    lengths = DEFAULT_TRACE_LENGTHS if trace_lengths is None else trace_lengths
-    referee_pools.check_pool_options(scenario, system, trace, rate_swing, output_lengths)
-    laws = referee_classes.class_laws(scenario)
-    if laws is not None:
-        referee_classes.check_class_options(
-            arrival_scv,
-            [1.0 if d.arrival_scv is None else float(d.arrival_scv) for d in scenario.demand],
-            rate_swing,
-        )
-    if replications < 2:
-        raise ValueError(f"replications must be at least 2, got {replications}")
-    check_requests_fit(requests if trace is None or isinstance(trace, str | Path) else trace.arrival_s.size)
-    if rate_swing is not None:
-        rate_swing = referee_swing.parse_rate_swing(f"{rate_swing[0]}:{rate_swing[1]}")
-    swings = () if rate_swing is None else (rate_swing[0],)
-    # a system the scenario cannot serve with is left out with a warning (an error when it is the one asked for)
-    scenario = served_for(scenario, "simulate", (system,))[0]
-    outcomes = evaluate_systems(scenario, () if arrival_scv is None else (float(arrival_scv),), swings)
-    records = evaluate(scenario).records
-    points = records["points"]
+    options = _SimulateOptions(
+        system,
+        demand_point,
+        requests,
+        seed,
+        routing,
+        replications,
+        service,
+        trace,
+        queue_cap,
+        arrival_scv,
+        admission,
+        rate_swing,
+        output_lengths,
+        trace_lengths,
+    )
+    options = _checked_options(scenario, options)
+    ev, outcomes = _evaluated(scenario, options)
     system_names = [o.inputs.name for o in outcomes]
-    point_names = [d.name for d in scenario.demand]
+    point_names = [d.name for d in ev.scenario.demand]
     if system is not None and system not in system_names:
         raise ValueError(f"no system named {system!r}; the scenario has: {', '.join(system_names)}")
     if demand_point is not None and demand_point not in point_names:
         raise ValueError(f"no demand point named {demand_point!r}; the scenario has: {', '.join(point_names)}")
-    if trace is not None and not isinstance(trace, Trace):
-        trace = read_trace(trace)
+    if options.trace is not None and not isinstance(options.trace, Trace):
+        trace = read_trace(options.trace)
         check_requests_fit(trace.arrival_s.size)
+        options = replace(options, trace=trace)
+    return _rows(ev.scenario, outcomes, ev.result.records, options, progress)
+
+
+@dataclass(frozen=True)
+class _SimulateOptions:
+    """:func:`simulate`'s options, as given; :func:`_checked_options` checks them, resolves the router and parses the
+    rate swing."""
+
+    system: str | None
+    demand_point: str | None
+    requests: int
+    seed: int
+    routing: str | None
+    replications: int
+    service: str
+    trace: Trace | str | Path | None
+    queue_cap: int | None
+    arrival_scv: float | None
+    admission: bool
+    rate_swing: tuple[float, float] | None
+    output_lengths: LengthLaw | None
+    trace_lengths: str | None
+
+
+def _checked_options(scenario: Scenario, options: _SimulateOptions) -> _SimulateOptions:
+    """The options checked against their types, ranges and each other (ValueError or TypeError naming the
+    argument), with the router's name resolved (the scenario's ``fleet.routing`` by default), the trace's lengths
+    defaulted and the rate swing parsed."""
+    fn, o = "rackcost.simulate", options
+    check_argument(fn, "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
+    for name, value in (("system", o.system), ("demand_point", o.demand_point), ("routing", o.routing)):
+        check_argument(fn, name, value, (str, type(None)), "a name or None")
+    check_argument(fn, "service", o.service, str, f"one of {', '.join(SERVICE_MODELS)}")
+    check_count(fn, "requests", o.requests, 20)
+    check_count(fn, "seed", o.seed, 0)
+    check_count(fn, "replications", o.replications, 2, 10_000)
+    if o.queue_cap is not None:
+        check_count(fn, "queue_cap", o.queue_cap, 0)
+    check_argument(fn, "admission", o.admission, bool, "True or False")
+    if o.arrival_scv is not None:
+        check_argument(fn, "arrival_scv", o.arrival_scv, (int, float), "a number (1 is Poisson)")
+        check_arrival_scv(o.arrival_scv)
+    route = o.routing or getattr(scenario.fleet, "routing", None) or DEFAULT_ROUTING
+    route = router_of(route).name  # a ValueError naming the registered routers for an unknown one
+    if o.service not in SERVICE_MODELS:
+        raise ValueError(f"service must be one of {', '.join(SERVICE_MODELS)}; got {o.service!r}")
+    if o.trace_lengths is not None:
+        check_trace_lengths(o.trace_lengths)
+        if o.trace is None:
+            raise ValueError("trace_lengths says how a trace's lengths are replayed: give a trace too")
+    lengths = DEFAULT_TRACE_LENGTHS if o.trace_lengths is None else o.trace_lengths
+    referee_pools.check_pool_options(scenario, o.system, o.trace, o.rate_swing, o.output_lengths)
+    if referee_classes.class_laws(scenario) is not None:
+        referee_classes.check_class_options(
+            o.arrival_scv,
+            [1.0 if d.arrival_scv is None else float(d.arrival_scv) for d in scenario.demand],
+            o.rate_swing,
+        )
+    if o.replications < 2:
+        raise ValueError(f"replications must be at least 2, got {o.replications}")
+    check_requests_fit(o.requests if o.trace is None or isinstance(o.trace, str | Path) else o.trace.arrival_s.size)
+    swing = o.rate_swing
+    if swing is not None:
+        swing = referee_swing.parse_rate_swing(f"{swing[0]}:{swing[1]}")
+    return replace(o, routing=route, trace_lengths=lengths, rate_swing=swing)
+
+
+def _evaluated(scenario: Scenario, options: _SimulateOptions) -> tuple[Any, list[Any]]:
+    """The one evaluation of the systems the scenario can serve with (:func:`rackcost.evaluation.chain.evaluation`;
+    a system left out is warned about, an error when it is the one asked for), and its outcomes, served again at
+    the simulated SCV and swing where the options ask for them (the analytic side of the same fleets)."""
+    from rackcost.evaluation.chain import Unpacked, evaluate_systems, evaluation
+
+    served, unserved, inputs = served_for(scenario, "simulate", (options.system,))
+    ev = evaluation(Unpacked(scenario, served, unserved, inputs))
+    scvs = () if options.arrival_scv is None else (float(options.arrival_scv),)
+    swings = () if options.rate_swing is None else (options.rate_swing[0],)
+    if not scvs and not swings:
+        return ev, list(ev.outcomes)
+    return ev, evaluate_systems(served, scvs, swings, inputs)
+
+
+def _rows(
+    scenario: Scenario,
+    outcomes: list[Any],
+    records: dict[str, Any],
+    options: _SimulateOptions,
+    progress: Callable[[int, int], None] | None,
+) -> list[dict[str, Any]]:
+    """Every simulated row: each system (or the one asked) at each demand point (the one asked; with a trace, the
+    sizing point), its arrivals drawn (:func:`rackcost.analysis.referee_arrivals.point_arrivals`) and its analytic
+    row moved to the simulated SCV or swing, simulated as a disaggregated system's two pools, a class mix, or one
+    fleet."""
+    o_ = options
+    assert o_.routing is not None and o_.trace_lengths is not None  # _checked_options resolved them
+    run = RefereeRun(o_.routing, o_.service, o_.requests, o_.seed, o_.replications, o_.queue_cap)
+    point_names = [d.name for d in scenario.demand]
+    chosen_points = [o_.demand_point] if o_.demand_point is not None else point_names
+    if o_.trace is not None and o_.demand_point is None:
+        chosen_points = [scenario.sizing_point.name]
+    jobs = [(o, p) for o in outcomes if o_.system in (None, o.inputs.name) for p in chosen_points]
+    total = len(jobs) * o_.replications
+    assert o_.trace is None or isinstance(o_.trace, Trace)  # simulate read it
+    replay = None if o_.trace is None else trace_replay(o_.trace, o_.trace_lengths, scenario)
+    laws = referee_classes.class_laws(scenario)
     cv = scenario.workload.output_tokens_cv_fraction
     cv = DEFAULT_OUTPUT_TOKENS_CV_FRACTION if cv is None else float(cv)
     osl = float(scenario.workload.output_tokens_per_request)
-    chosen_points = [demand_point] if demand_point is not None else point_names
-    if trace is not None and demand_point is None:
-        chosen_points = [scenario.sizing_point.name]
-    jobs = [(o, p) for o in outcomes if system in (None, o.inputs.name) for p in chosen_points]
-    total = len(jobs) * replications
-    rows = []
-    pooled = partial(referee_pools.simulate_pools, scenario, route, service, requests, seed, replications, queue_cap)
-    replay = None if trace is None else trace_replay(trace, lengths, scenario)
-    job_label = ""
+    rows, job_label = [], ""
     try:  # a simulation refused before it runs (its requests and warm starts) says which
-        for job, (o, point_name) in enumerate(jobs):
+        for k, (o, point_name) in enumerate(jobs):
             job_label = f"{o.inputs.name} at {point_name}"
             j = point_names.index(point_name)
-            row = next(r for r in points if r["system"] == o.inputs.name and r["demand_point"] == point_name)
-            done = job * replications
-            report = None if progress is None else (lambda k, done=done: progress(done + k, total))
-            swing = None if trace is not None else referee_swing.row_swing(scenario, j, rate_swing)
-            arrivals = point_arrivals(scenario, o, j, arrival_scv, admission, swing)
-            scenario_scv = arrivals.scenario_scv
+            row = next(r for r in records["points"] if r["system"] == o.inputs.name and r["demand_point"] == point_name)
+            done = k * o_.replications
+            report = None if progress is None else (lambda n, done=done: progress(done + n, total))
+            swing = None if replay is not None else referee_swing.row_swing(scenario, j, o_.rate_swing)
+            arrivals = point_arrivals(scenario, o, j, o_.arrival_scv, o_.admission, swing)
             referee_swing.check_poisson(point_name, swing, arrivals.scv)
-            if arrivals.scv != scenario_scv and trace is None:  # the analytic side of the same fleet at that SCV
+            if arrivals.scv != arrivals.scenario_scv and replay is None:  # the same fleet's analytic side at that SCV
                 row = _row_at_scv(o, row, j, arrivals.scv)
-            if rate_swing is not None:  # the analytic side of the same fleet under that swing
-                row = referee_swing.row_at_swing(o, row, j, rate_swing[0])
+            if o_.rate_swing is not None:  # the analytic side of the same fleet under that swing
+                row = referee_swing.row_at_swing(o, row, j, o_.rate_swing[0])
+            job = RefereeRow(o, row, j, arrivals, replay, report)
             if o.inputs.pools is not None:  # a disaggregated system: its two pools in tandem
-                rows.append(pooled(output_lengths, o, row, j, report, arrivals, replay))
-                continue
-            if laws is not None:  # request classes: the mix's row, then each class's
+                rows.append(referee_pools.simulate_pools(scenario, run, job, o_.output_lengths))
+            elif laws is not None:  # request classes: the mix's row, then each class's
                 at = [c for c in records["classes"] if c["system"] == o.inputs.name and c["demand_point"] == point_name]
-                rows += referee_classes.simulate_classes(
-                    laws,
-                    o,
-                    row,
-                    at,
-                    route,
-                    service,
-                    requests,
-                    seed,
-                    replications,
-                    queue_cap,
-                    report,
-                    arrivals.scv,
-                    arrivals.admission,
-                    replay,
-                )
-                continue
-            rows.append(
-                _simulate_one(
-                    o,
-                    row,
-                    j,
-                    route,
-                    service,
-                    cv,
-                    osl,
-                    requests,
-                    seed,
-                    replications,
-                    replay,
-                    queue_cap,
-                    report,
-                    scenario.slo,
-                    arrivals,
-                )
-            )
+                rows += referee_classes.simulate_classes(laws, run, job, at)
+            else:
+                rows.append(simulate_fleet(run, job, cv, osl, scenario.slo))
     except SimulationTooLarge as exc:
         raise SimulationTooLarge(f"{job_label}: {exc}") from None
     return rows
@@ -412,155 +422,6 @@ def _row_at_scv(o: Any, row: dict[str, Any], j: int, scv: float) -> dict[str, An
         "useful_output_tokens_per_s": useful,
         "_served": d,
     }
-
-
-def _simulate_one(
-    o, row, j, route, service, cv, osl, requests, seed, replications, replay, queue_cap, report, slo, arrivals
-):
-    d = row.get("_served", o.demand)
-    replicas = int(d.active_replicas[j])
-    concurrency = o.chosen.concurrency
-    slots = max(int(math.floor(concurrency + 1e-9)), 1)
-    # the acceptance rule of the model at this load: the SLO's TTFT (and end-to-end) limit less the TTFT (and
-    # latency) the curve gives at the concurrency in service there
-    budget_s = float(queueing_budget_s(row["ttft_ms"], row["tpot_ms"], osl, slo.ttft_limit_ms, slo.e2e_limit_ms))
-    if service == "fixed":
-        model = fixed_model(slots, float(o.point.service_s[0]), o.chosen.ttft_ms / MS_PER_S)
-    else:
-        model = replica_model(o.inputs.curve, slots)
-    offered = float(row["offered_rps"])
-    admitted = float(row["admitted_rps"])
-    util_analytic = float(row["utilization_fraction"])
-    kwargs: dict[str, Any] = {
-        "cv_fraction": cv,
-        "output_tokens": osl,
-        "queue_cap": queue_cap,
-    }
-    trace_work = None
-    if replay is not None:
-        kwargs["arrival_s"] = replay.arrival_s
-        if replay.lengths != "none":  # each request's own prefill and decode (rackcost.model.sim.sim_trace)
-            inputs, outputs = replay.replayed()
-            ttft_ms, tpot_ms = float(row["ttft_ms"]), float(row["tpot_ms"])
-            rho, trace_work = shape_requests(inputs, outputs, replay.isl, osl, ttft_ms, tpot_ms)
-            kwargs |= {"request_work": trace_work, "request_output_tokens": outputs, "request_ttft_ratio": rho}
-        arrival_rps, admitted_share = replay.arrival_rps, 1.0
-    elif not arrivals.admission:
-        kwargs["arrival_scv"] = arrivals.scv
-        arrival_rps, admitted_share = offered, 1.0
-    else:
-        kwargs["arrival_scv"] = arrivals.scv
-        arrival_rps, admitted_share = admitted, (admitted / offered if offered > 0 else 1.0)
-    if arrivals.swing is not None:  # thinned from the offered rate, admission capping each phase
-        kwargs["rate_swing"] = referee_swing.thinned_arrivals(
-            o, j, arrivals.swing, arrivals.admission, arrivals.model_routing, slo.attainment_fraction
-        )
-        arrival_rps = offered
-    s = replicate(
-        replications, seed, replicas, model, route, budget_s, arrival_rps, requests, progress=report, **kwargs
-    )
-    est, half = s.estimates, s.halfwidths
-    # analytic p50 TTFT: the TTFT before queueing the model reports, plus the median M/M/k wait at the point's
-    # effective service time (utilisation x slots / admitted rate, whatever evaluate made of the load)
-    k_slots = replicas * concurrency
-    ttft_base_ms = (
-        float(row["ttft_ms"]) if d.ttft_ms is not None else float(row["ttft_p99_ms"]) - float(d.wait_p99_ms[j])
-    )
-    service_eff = util_analytic * k_slots / admitted if admitted > 0 else float(o.point.service_s[0])
-    wait_p50_s = float(queueing.wait_quantile(0.5, k_slots, admitted, service_eff)) if admitted > 0 else 0.0
-    analytic = {
-        "accepted_fraction": float(row["accepted_rps"]) / offered if offered > 0 else 1.0,
-        "ttft_p50_ms": ttft_base_ms + wait_p50_s * MS_PER_S,
-        "ttft_p99_ms": float(row["ttft_p99_ms"]),
-        "utilization_fraction": util_analytic,
-        "accepted_rps": float(row["accepted_rps"]),
-        "useful_output_tokens_per_s": float(row["useful_output_tokens_per_s"]),
-    }
-    simulated = {
-        "accepted_fraction": (est["accepted_fraction"] * admitted_share, half["accepted_fraction"] * admitted_share),
-        "ttft_p50_ms": (est["ttft_p50_s"] * MS_PER_S, half["ttft_p50_s"] * MS_PER_S),
-        "ttft_p99_ms": (est["ttft_p99_s"] * MS_PER_S, half["ttft_p99_s"] * MS_PER_S),
-        "utilization_fraction": (est["utilization_fraction"], half["utilization_fraction"]),
-        "accepted_rps": (est["accepted_rps"], half["accepted_rps"]),
-        "useful_output_tokens_per_s": (est["accepted_output_tokens_per_s"], half["accepted_output_tokens_per_s"]),
-    }
-    notes = []
-    if tail_note_applies(util_analytic, replicas * slots):
-        notes.append(TAIL_NOTE)
-    if slots != concurrency:
-        notes.append(f"chosen concurrency {concurrency:.6g} is not an integer: simulated with {slots} slots a replica")
-    if admitted_share < 1.0:
-        notes.append(f"admission control drops {1 - admitted_share:.1%} of arrivals before the queue, as the model")
-    if not arrivals.admission and replay is None and admitted < offered:
-        notes.append(
-            f"without admission control: {offered:.4g} rps offered where the model admits {admitted:.4g}; "
-            "the analytic figures assume admission control"
-        )
-    if replay is None and arrivals.scv != arrivals.scenario_scv:
-        notes.append(
-            f"arrivals simulated with SCV {arrivals.scv:g}; the analytic figures are the scenario's "
-            f"(SCV {arrivals.scenario_scv:g})"
-        )
-    span_s = (0.9 * replay.requests / replications if replay is not None else 0.9 * requests / replications) / max(
-        arrival_rps, 1e-300
-    )
-    if span_s < SHORT_SPAN_SERVICE_TIMES * float(model.service_s[-1]):
-        notes.append(
-            f"each replication measures {span_s:.3g} s, under {SHORT_SPAN_SERVICE_TIMES} mean service times "
-            f"({float(model.service_s[-1]):.3g} s): raise the requests for steadier estimates"
-        )
-    if arrivals.swing is not None:
-        notes += referee_swing.swing_notes(arrivals.swing, float(model.service_s[-1]), span_s / 0.9)
-    if replay is not None:
-        notes.append(f"trace of {replay.requests} requests at {replay.arrival_rps:.4g} rps; analytic at {offered:.4g}")
-        notes += replay.notes(None if trace_work is None else f"a slot {float(np.mean(trace_work)):.3g} times as long")
-    if s.miss_upper_bound is not None:
-        notes.append(
-            f"SLO misses are rare: {s.miss_units_with_miss} of {s.miss_units:,} independent units of the runs hold "
-            f"one, too few for a Student t interval; the accepted share's interval contains the conservative bound "
-            f"that at most {s.miss_upper_bound:.2g} of the requests simulated miss the SLO (95%, Clopper-Pearson "
-            "over the units; raise the requests to narrow it)"
-        )
-    out: dict[str, Any] = {
-        "system": o.inputs.name,
-        "demand_point": row["demand_point"],
-        "routing": route,
-        "service_model": service,
-        "requests": replay.requests if replay is not None else max(requests // replications, 2) * replications,
-        "replications": replications,
-        "ci_method": s.method,
-        "seed": seed,
-        "replicas_serving": replicas,
-        "slots_per_replica": slots,
-        "concurrency": concurrency,
-        "output_tokens_cv_fraction": cv,
-        "queueing_budget_ms": budget_s * MS_PER_S,
-        "offered_rps": offered,
-        "arrival_rps": arrival_rps,
-        "arrival_scv": None if replay is not None else arrivals.scv,
-        "rate_swing_amplitude_fraction": None if arrivals.swing is None else arrivals.swing[0],
-        "rate_swing_period_s": None if arrivals.swing is None else arrivals.swing[1],
-        "admission_control": replay is None and arrivals.admission,
-        "start": s.start,
-        "warmup_requests_per_replication": s.warmup_requests,
-        "relaxation_s": _finite(s.relaxation_s),
-        "miss_units": s.miss_units,
-        "miss_units_with_miss": s.miss_units_with_miss,
-        "simulated_miss_upper_bound_fraction": s.miss_upper_bound,
-    }
-    for name, value in analytic.items():
-        sim_value, sim_half = simulated[name]
-        out[f"analytic_{name}"] = value
-        out[f"simulated_{name}"] = sim_value
-        out[f"simulated_{name}_ci95_halfwidth"] = _finite(sim_half)
-        out[f"{_SHORT[name]}_relative_error_fraction"] = _relative_error(sim_value, value)
-    out["simulated_dropped_fraction"] = est["dropped_fraction"]
-    out["simulated_wait_mean_ms"] = est["wait_mean_s"] * MS_PER_S
-    if replay is not None:
-        out |= replay.columns()
-    out["note"] = "; ".join(notes)
-    out["warnings"] = "; ".join(s.warnings)
-    return out
 
 
 CAPACITY_BRACKET_FRACTION = 0.05
@@ -647,15 +508,10 @@ def capacity_check(
             s = replicate(
                 replications,
                 seed,
-                o.serving_replicas,
-                model,
-                route,
+                SimFleet(o.serving_replicas, model, route),
+                RenewalArrivals(factor * capacity, requests, scv),
                 o.chosen.budget_s,
-                factor * capacity,
-                requests,
-                cv_fraction=cv,
-                output_tokens=float(scenario.workload.output_tokens_per_request),
-                arrival_scv=scv,
+                RequestWork(cv, float(scenario.workload.output_tokens_per_request)),
             )
             misses.append((1.0 - s.estimates["accepted_fraction"], _finite(s.halfwidths["accepted_fraction"])))
         (below, below_half), (above, above_half) = misses

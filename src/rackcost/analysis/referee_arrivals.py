@@ -4,6 +4,7 @@ a trace, as the simulator replays it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,7 @@ from rackcost.model.sim.sim_arrivals import ARRIVAL_SCV_RANGE
 from rackcost.model.sim.sim_trace import TraceReplay
 from rackcost.model.strategies import DEFAULT_ROUTING
 
-__all__ = ["Arrivals", "capacity_scvs", "point_arrivals", "trace_replay"]
+__all__ = ["Arrivals", "RefereeRow", "RefereeRun", "capacity_scvs", "point_arrivals", "trace_replay"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,34 @@ class Arrivals:
     admission: bool
     swing: tuple[float, float] | None = None
     model_routing: str = DEFAULT_ROUTING.value
+
+
+@dataclass(frozen=True)
+class RefereeRun:
+    """What every row of one :func:`rackcost.analysis.referee.simulate` call shares: the router, the service model
+    (``load_dependent`` or ``fixed``), the requests over all replications, the seed, the replications and the queue
+    cap (None: unbounded)."""
+
+    route: str
+    service: str
+    requests: int
+    seed: int
+    replications: int
+    queue_cap: int | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class RefereeRow:
+    """One simulated row's job: the system's outcome, its points-table row at demand point ``j`` (at the simulated
+    SCV or swing), the point's arrivals, the trace replayed in their place (or None) and the progress callback (called
+    with the replications done, or None)."""
+
+    o: Any
+    row: dict[str, Any]
+    j: int
+    arrivals: Arrivals
+    replay: TraceReplay | None = None
+    report: Callable[[int], None] | None = None
 
 
 def point_arrivals(

@@ -20,13 +20,15 @@ from typing import Any
 
 import numpy as np
 
+from rackcost.analysis.referee_arrivals import RefereeRow, RefereeRun
 from rackcost.analysis.referee_classes import figure_pair, tpot_table_s
 from rackcost.model.fleets.disaggregation import split_miss_target
 from rackcost.model.replica.operating_point import queueing_budget_s
+from rackcost.model.sim.sim_arrivals import RenewalArrivals, TraceArrivals
 from rackcost.model.sim.sim_classes import LengthLaw, draw_lengths
-from rackcost.model.sim.sim_engines import ReplicaModel, draw_work, fixed_model, replica_model
+from rackcost.model.sim.sim_engines import ReplicaModel, SimFleet, draw_work, fixed_model, replica_model
 from rackcost.model.sim.sim_summary import Summary, summarise, with_rare_bound
-from rackcost.model.sim.sim_tandem import run_tandem_once, tandem_miss_units, tandem_statistics
+from rackcost.model.sim.sim_tandem import TandemWork, run_tandem_once, tandem_miss_units, tandem_statistics
 from rackcost.model.sim.sim_trace import TraceReplay
 from rackcost.model.sim.sim_work import Stage, check_simulation_work, simulation_work
 from rackcost.model.sim.simulation import DEFAULT_OUTPUT_TOKENS_CV_FRACTION, queue_relaxation_s, warmup_requests
@@ -246,6 +248,11 @@ class _Stages:
     osl: float
     cv: float
 
+    def fleets(self, queue_cap: int | None) -> tuple[SimFleet, SimFleet]:
+        """The prefill and the decode pool as the simulator runs them."""
+        prefill = SimFleet(self.p_replicas, self.p_model, self.route, queue_cap)
+        return prefill, SimFleet(self.d_replicas, self.d_model, self.route, queue_cap)
+
 
 @dataclass(frozen=True)
 class _Tally:
@@ -299,19 +306,11 @@ def _replicate(
             work = draw_lengths(length_rng, output_lengths, per_rep) / output_lengths.mean_tokens
         run = run_tandem_once(
             np.random.default_rng(run_seed),
-            (st.p_replicas, st.p_model),
-            (st.d_replicas, st.d_model),
-            st.route,
-            arrival_rps,
-            per_rep,
+            *st.fleets(queue_cap),
+            RenewalArrivals(arrival_rps, per_rep, scv),
             st.transfer_s,
-            work,
-            np.maximum(work * st.osl, 1.0),
-            st.cv,
-            scv,
-            queue_cap,
+            TandemWork(work, np.maximum(work * st.osl, 1.0), st.cv, PREFILL_CV_FRACTION),
             engine,
-            PREFILL_CV_FRACTION,
         )
         starts = (run.prefill.start, run.decode.start)
         lo_p = warmup_requests(per_rep, run.prefill.start, relax_p, arrival_rps, st.route)
@@ -347,21 +346,11 @@ def _replay(
         prefill_work, work = inputs / replay.isl, tokens / st.osl
     run = run_tandem_once(
         np.random.default_rng(run_seed),
-        (st.p_replicas, st.p_model),
-        (st.d_replicas, st.d_model),
-        st.route,
-        rate,
-        n,
+        *st.fleets(queue_cap),
+        TraceArrivals(replay.arrival_s),
         st.transfer_s,
-        work,
-        tokens,
-        st.cv,
-        1.0,
-        queue_cap,
+        TandemWork(work, tokens, st.cv, PREFILL_CV_FRACTION, prefill_work),
         "auto" if np.all(st.tpot_s == st.tpot_s[1]) else "event",
-        PREFILL_CV_FRACTION,
-        arrival_s=replay.arrival_s,
-        prefill_work=prefill_work,
     )
     lo_p = warmup_requests(n, run.prefill.start, relax_p, rate, st.route)
     lo_d = warmup_requests(run.decode.arrival_s.size, run.decode.start, relax_d, rate, st.route)
@@ -383,44 +372,82 @@ def _replay(
 
 
 def simulate_pools(
-    scenario: Scenario,
-    route: str,
-    service: str,
-    requests: int,
-    seed: int,
-    replications: int,
-    queue_cap: int | None,
-    output_lengths: LengthLaw | None,
-    o: Any,
-    row: dict[str, Any],
-    j: int,
-    report: Any,
-    arrivals: Any,
-    replay: TraceReplay | None = None,
+    scenario: Scenario, run: RefereeRun, job: RefereeRow, output_lengths: LengthLaw | None
 ) -> dict[str, Any]:
-    """One disaggregated system at demand point ``j``: its row.
+    """One disaggregated system at demand point ``job.j``: its row.
 
     Parameters
     ----------
-    scenario, route, service, requests, seed, replications, queue_cap
-        As :func:`rackcost.analysis.referee.simulate`.
+    scenario
+        The scenario (its SLO and workload).
+    run
+        The options every row shares (:class:`rackcost.analysis.referee_arrivals.RefereeRun`).
+    job
+        The system's outcome, its points-table row at the point (at the simulated SCV), the row's arrivals (``scv``,
+        ``scenario_scv``, ``admission``), and a trace in place of generated arrivals: every request offered to the
+        prefill pool, batch means over one run (:func:`_replay`).
     output_lengths
         The output lengths' law (:class:`rackcost.model.sim.sim_classes.LengthLaw`, mean the workload's), or None:
         gamma at ``workload.output_tokens_cv_fraction`` (exponential without one).
-    o, row
-        The system's outcome and its points-table row at the point (at the simulated SCV).
-    report
-        Called with the replications done, or None.
-    arrivals
-        The row's arrivals (``scv``, ``scenario_scv``, ``admission``).
-    replay
-        A trace in place of generated arrivals: every request offered to the prefill pool, batch means over one run
-        (:func:`_replay`).
     """
+    pools = _sized_pools(scenario, run, job)
+    st, replay = pools.stages, job.replay
+    s, t = _replicate(
+        st,
+        pools.arrival_rps,
+        job.arrivals.scv,
+        pools.budget_s,
+        run.requests,
+        run.seed,
+        run.replications,
+        run.queue_cap,
+        output_lengths,
+        job.report,
+        replay,
+    )
+    out = _pool_columns(run, job, pools, s, t, output_lengths) | _pool_figures(job, pools, s)
+    notes = _pool_notes(job, pools, s)
+    if replay is not None:
+        out |= replay.columns()
+    warnings = []
+    for role, relax, model, n in (
+        ("prefill", t.relax_prefill, st.p_model, st.p_replicas),
+        ("decode", t.relax_decode, st.d_model, st.d_replicas),
+    ):
+        if not math.isfinite(relax):
+            full = n * model.slots / float(model.service_s[model.slots])
+            warnings.append(
+                f"arrivals at {pools.arrival_rps:.4g} rps reach what the {role} pool completes with every slot busy "
+                f"({full:.4g} rps): the queue has no steady state and the figures depend on the run length"
+            )
+    out["note"] = "; ".join(notes)
+    out["warnings"] = "; ".join(warnings)
+    return out
+
+
+@dataclass(frozen=True)
+class _SizedPools:
+    """The two pools of a row as simulated (:class:`_Stages`), each one's served outcome at the point, their slots,
+    the prefill pool's queueing budget, the offered rate, the rate simulated and the share admitted."""
+
+    stages: _Stages
+    prefill: Any
+    decode: Any
+    p_slots: int
+    d_slots: int
+    budget_s: float
+    offered: float
+    arrival_rps: float
+    share: float
+
+
+def _sized_pools(scenario: Scenario, run: RefereeRun, job: RefereeRow) -> _SizedPools:
+    """Each pool as sized at the point (at the simulated SCV: the same pools' outcome there), served as its curve
+    says at each occupancy (``load_dependent``) or at its chosen point's figures (``fixed``), and the model's
+    acceptance rule at that load."""
+    o, row, j, arrivals = job.o, job.row, job.j, job.arrivals
     pools, chosen, fleet = o.inputs.pools, o.chosen, o.fleet
-    slo, workload = scenario.slo, scenario.workload
-    osl = float(workload.output_tokens_per_request)
-    cv = workload_cv(scenario)
+    slo, osl = scenario.slo, float(scenario.workload.output_tokens_per_request)
     by_role = {}
     for role in ("prefill", "decode"):
         pool = fleet.pool(role)
@@ -429,7 +456,7 @@ def simulate_pools(
     pf, df = by_role["prefill"], by_role["decode"]
     p_slots, d_slots = _slots(chosen.prefill.concurrency), _slots(chosen.decode.concurrency)
     p_replicas, d_replicas = int(pf.active_replicas[j]), int(df.active_replicas[j])
-    if service == "fixed":
+    if run.service == "fixed":
         p_model = fixed_model(
             p_slots, float(chosen.prefill.point.service_s[0]), float(chosen.prefill.point.ttft_ms[0]) / MS_PER_S
         )
@@ -442,70 +469,70 @@ def simulate_pools(
     budget_s = float(queueing_budget_s(row["ttft_ms"], row["tpot_ms"], osl, slo.ttft_limit_ms, slo.e2e_limit_ms))
     offered, admitted = float(row["offered_rps"]), float(row["admitted_rps"])
     arrival_rps, share = (admitted, admitted / offered if offered > 0 else 1.0) if arrivals.admission else (offered, 1)
-    if replay is not None:
-        arrival_rps, share = replay.arrival_rps, 1.0
-    stages = _Stages(p_replicas, p_model, d_replicas, d_model, route, pools.transfer_ms / MS_PER_S, tpot_s, osl, cv)
-    s, t = _replicate(
-        stages,
-        arrival_rps,
-        arrivals.scv,
-        budget_s,
-        requests,
-        seed,
-        replications,
-        queue_cap,
-        output_lengths,
-        report,
-        replay,
-    )
-    starts, lo_p, lo_d, relax_p, relax_d = t.starts, t.lo_prefill, t.lo_decode, t.relax_prefill, t.relax_decode
-    est, half = s.estimates, s.halfwidths
+    if job.replay is not None:
+        arrival_rps, share = job.replay.arrival_rps, 1.0
+    cv, transfer_s = workload_cv(scenario), pools.transfer_ms / MS_PER_S
+    stages = _Stages(p_replicas, p_model, d_replicas, d_model, run.route, transfer_s, tpot_s, osl, cv)
+    return _SizedPools(stages, pf, df, p_slots, d_slots, budget_s, offered, arrival_rps, share)
 
-    def fig(name: str, scale: float = 1.0) -> tuple[float, float]:
-        return est[name] * scale, half[name] * scale
 
-    out: dict[str, Any] = {
-        "system": o.inputs.name,
-        "demand_point": row["demand_point"],
+def _pool_columns(
+    run: RefereeRun, job: RefereeRow, pools: _SizedPools, s: Summary, t: _Tally, output_lengths: LengthLaw | None
+) -> dict[str, Any]:
+    """The row's description of the run: the system, the pools as simulated, the arrivals, the warm-ups."""
+    st, replay, chosen = pools.stages, job.replay, job.o.chosen
+    if replay is not None and replay.lengths != "none":
+        lengths = "trace"
+    else:
+        lengths = "gamma" if output_lengths is None else output_lengths.kind
+    return {
+        "system": job.o.inputs.name,
+        "demand_point": job.row["demand_point"],
         "layout": "disaggregated",
-        "routing": route,
-        "service_model": service,
-        "requests": max(requests // replications, 2) * replications if replay is None else replay.requests,
-        "replications": replications,
+        "routing": run.route,
+        "service_model": run.service,
+        "requests": max(run.requests // run.replications, 2) * run.replications if replay is None else replay.requests,
+        "replications": run.replications,
         "ci_method": s.method,
-        "seed": seed,
-        "replicas_serving": p_replicas + d_replicas,
-        "slots_per_replica": d_slots,
+        "seed": run.seed,
+        "replicas_serving": st.p_replicas + st.d_replicas,
+        "slots_per_replica": pools.d_slots,
         "concurrency": chosen.decode.concurrency,
-        "prefill_replicas_serving": p_replicas,
-        "prefill_slots_per_replica": p_slots,
-        "decode_replicas_serving": d_replicas,
-        "decode_slots_per_replica": d_slots,
-        "transfer_ms": pools.transfer_ms,
-        "output_tokens_cv_fraction": cv,
-        "output_lengths": "trace"
-        if replay is not None and replay.lengths != "none"
-        else "gamma"
-        if output_lengths is None
-        else output_lengths.kind,
-        "queueing_budget_ms": budget_s * MS_PER_S,
-        "offered_rps": offered,
-        "arrival_rps": arrival_rps,
-        "arrival_scv": arrivals.scv if replay is None else None,
-        "admission_control": arrivals.admission and replay is None,
-        "start": f"prefill {starts[0]}, decode {starts[1]}",
-        "warmup_requests_per_replication": lo_p,
-        "decode_warmup_requests_per_replication": lo_d,
-        "relaxation_s": relax_p if math.isfinite(relax_p) else None,
-        "decode_relaxation_s": relax_d if math.isfinite(relax_d) else None,
+        "prefill_replicas_serving": st.p_replicas,
+        "prefill_slots_per_replica": pools.p_slots,
+        "decode_replicas_serving": st.d_replicas,
+        "decode_slots_per_replica": pools.d_slots,
+        "transfer_ms": job.o.inputs.pools.transfer_ms,
+        "output_tokens_cv_fraction": st.cv,
+        "output_lengths": lengths,
+        "queueing_budget_ms": pools.budget_s * MS_PER_S,
+        "offered_rps": pools.offered,
+        "arrival_rps": pools.arrival_rps,
+        "arrival_scv": job.arrivals.scv if replay is None else None,
+        "admission_control": job.arrivals.admission and replay is None,
+        "start": f"prefill {t.starts[0]}, decode {t.starts[1]}",
+        "warmup_requests_per_replication": t.lo_prefill,
+        "decode_warmup_requests_per_replication": t.lo_decode,
+        "relaxation_s": t.relax_prefill if math.isfinite(t.relax_prefill) else None,
+        "decode_relaxation_s": t.relax_decode if math.isfinite(t.relax_decode) else None,
         "miss_units": s.miss_units,
         "miss_units_with_miss": s.miss_units_with_miss,
         "simulated_miss_upper_bound_fraction": s.miss_upper_bound,
     }
-    out |= _pair(
+
+
+def _pool_figures(job: RefereeRow, pools: _SizedPools, s: Summary) -> dict[str, Any]:
+    """Each figure of the row, the model's beside the simulation's (with its half-width and relative error)."""
+    est, half, row, j = s.estimates, s.halfwidths, job.row, job.j
+    pf, df, offered = pools.prefill, pools.decode, pools.offered
+
+    def fig(name: str, scale: float = 1.0) -> tuple[float, float]:
+        return est[name] * scale, half[name] * scale
+
+    out = _pair(
         "accepted_fraction",
         float(row["accepted_rps"]) / offered if offered > 0 else 1.0,
-        *fig("accepted_fraction", share),
+        *fig("accepted_fraction", pools.share),
     )
     out |= _pair("ttft_p99_ms", _num(row.get("ttft_p99_ms")), *fig("ttft_p99_s", MS_PER_S))
     out |= _pair("tpot_p99_ms", _num(row.get("tpot_p99_ms")), *fig("tpot_p99_s", MS_PER_S))
@@ -521,10 +548,18 @@ def simulate_pools(
     p50, p50_half = fig("ttft_p50_s", MS_PER_S)
     out["simulated_ttft_p50_ms"], out["simulated_ttft_p50_ms_ci95_halfwidth"] = p50, p50_half
     out["simulated_dropped_fraction"] = est["dropped_fraction"]
+    return out
+
+
+def _pool_notes(job: RefereeRow, pools: _SizedPools, s: Summary) -> list[str]:
+    """What the row's reader should know, in words: the pools, slots rounded down, admission control's drops, rare
+    misses, another SCV than the scenario's, a trace."""
+    st, replay, arrivals, chosen = pools.stages, job.replay, job.arrivals, job.o.chosen
+    p_replicas, d_replicas, p_slots, d_slots = st.p_replicas, st.d_replicas, pools.p_slots, pools.d_slots
     notes = [
         f"disaggregated: {p_replicas} prefill replica{'' if p_replicas == 1 else 's'} x {p_slots} slots, a "
-        f"{pools.transfer_ms:.3g} ms KV transfer, {d_replicas} decode replica{'' if d_replicas == 1 else 's'} x "
-        f"{d_slots} slots, each pool under {route} routing"
+        f"{job.o.inputs.pools.transfer_ms:.3g} ms KV transfer, {d_replicas} decode replica"
+        f"{'' if d_replicas == 1 else 's'} x {d_slots} slots, each pool under {st.route} routing"
     ]
     for role, c, k in (
         ("prefill", chosen.prefill.concurrency, p_slots),
@@ -534,8 +569,8 @@ def simulate_pools(
             notes.append(
                 f"{role} pool's chosen concurrency {c:.6g} is not an integer: simulated with {k} slots a replica"
             )
-    if share < 1.0:
-        notes.append(f"admission control drops {1 - share:.1%} of arrivals before the queue, as the model")
+    if pools.share < 1.0:
+        notes.append(f"admission control drops {1 - pools.share:.1%} of arrivals before the queue, as the model")
     if s.miss_upper_bound is not None:
         notes.append(
             f"SLO misses are rare: {s.miss_units_with_miss} of {s.miss_units:,} independent units of the runs hold "
@@ -547,27 +582,18 @@ def simulate_pools(
             f"arrivals simulated with SCV {arrivals.scv:g}; the analytic figures are the same pools' at that SCV"
         )
     if replay is not None:
-        out |= replay.columns()
-        notes.append(f"trace of {replay.requests} requests at {replay.arrival_rps:.4g} rps; analytic at {offered:.4g}")
+        notes.append(
+            f"trace of {replay.requests} requests at {replay.arrival_rps:.4g} rps; analytic at {pools.offered:.4g}"
+        )
         held = None
         if replay.lengths != "none":
             inputs, tokens = replay.replayed()
             held = (
                 f"a prefill slot {float(np.mean(inputs)) / replay.isl:.3g} and a decode slot "
-                f"{float(np.mean(tokens)) / osl:.3g} times as long"
+                f"{float(np.mean(tokens)) / st.osl:.3g} times as long"
             )
         notes += replay.notes(held)
-    warnings = []
-    for role, relax, model, n in (("prefill", relax_p, p_model, p_replicas), ("decode", relax_d, d_model, d_replicas)):
-        if not math.isfinite(relax):
-            full = n * model.slots / float(model.service_s[model.slots])
-            warnings.append(
-                f"arrivals at {arrival_rps:.4g} rps reach what the {role} pool completes with every slot busy "
-                f"({full:.4g} rps): the queue has no steady state and the figures depend on the run length"
-            )
-    out["note"] = "; ".join(notes)
-    out["warnings"] = "; ".join(warnings)
-    return out
+    return notes
 
 
 def _num(x: Any) -> float | None:

@@ -31,7 +31,13 @@ from scipy.special import stdtrit
 from rackcost.model.queues import routing as routes
 from rackcost.model.replica.operating_point import queueing_budget_s
 from rackcost.model.sim.sim_engines import replica_model
-from rackcost.model.sim.simulation import DEFAULT_OUTPUT_TOKENS_CV_FRACTION, run_fleet_once
+from rackcost.model.sim.simulation import (
+    DEFAULT_OUTPUT_TOKENS_CV_FRACTION,
+    RequestWork,
+    SimFleet,
+    TraceArrivals,
+    run_fleet_once,
+)
 from rackcost.scenario.schema import Scenario
 
 if TYPE_CHECKING:
@@ -159,16 +165,8 @@ def replay_windows(
         counted_offered = int(np.sum(window >= 1))
         if admitted.size == 0 or counted_offered == 0:
             raise ValueError("the windows hold too few arrivals to replay")
-        run = run_fleet_once(
-            rng,
-            replicas,
-            model,
-            scenario.fleet.routing,
-            budget_s,
-            arrival_s=admitted,
-            cv_fraction=cv,
-            output_tokens=osl,
-        )
+        fleet = SimFleet(replicas, model, scenario.fleet.routing)
+        run = run_fleet_once(rng, fleet, TraceArrivals(admitted), RequestWork(cv, osl))
         measured = run.arrival_s >= window_s  # the warm-up window is not counted
         measured &= np.arange(run.arrival_s.size) >= run.arrival_s.size - admitted.size  # nor a steady start's
         accepted = measured & ~run.dropped & (run.wait_s <= budget_s)

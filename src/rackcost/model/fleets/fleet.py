@@ -416,17 +416,49 @@ def _as_samples(outcome: Any, n: int) -> Any:
     return replace(outcome, **views)
 
 
-def _capacities(
-    serve: SampledInputs,
-    policy: FleetPolicy,
-    slo: SloInputs,
-    size: FleetSize,
-    concurrency: float,
-    service_s: Array,
-    budget_s: float,
-    scvs: tuple[float, ...],
-    more_constraints: tuple[tuple[float, float], ...] = (),
-) -> tuple[FleetCapacity, Array, Array]:
+@dataclass(frozen=True)
+class _SizedFleet:
+    """The fleet as sized at its chosen point: what serving it at the demand points reads (step 6), once for the
+    central row, the SCV rows and every rate swing."""
+
+    serve: SampledInputs
+    policy: FleetPolicy
+    slo: SloInputs
+    load: LoadCurve
+    size: FleetSize
+    concurrency: float
+    service_s: Array
+    budget_s: float
+    more_constraints: tuple[tuple[float, float], ...] = ()
+
+    def swing(
+        self,
+        outcome: DemandOutcome,
+        amplitude: Array | rate_swing.RateShape,
+        variability: ArrayLike,
+        stretch: ArrayLike,
+    ) -> DemandOutcome:
+        """The points with their rate swings (:mod:`rackcost.model.queues.rate_swing`); the same outcome without any."""
+        policy = self.policy
+        return rate_swing.serve_with_swing(
+            outcome,
+            amplitude,
+            self.size.serving_replicas,
+            self.concurrency,
+            self.service_s,
+            self.budget_s,
+            self.slo,
+            policy.idle_policy,
+            self.serve.max_utilization_fraction,
+            self.load,
+            policy.routing,
+            variability,
+            stretch,
+            policy.sub_hour_sizing,
+        )
+
+
+def _capacities(at: _SizedFleet, scvs: tuple[float, ...]) -> tuple[FleetCapacity, Array, Array]:
     """The capacity of the fleet at its points' own arrivals (row 0) and with every point's arrivals at each of
     ``scvs`` (one row each; one sample: ``serve.n == 1``), and each row's variability and wait stretch,
     ``(1 + len(scvs), points)``; :func:`_serve` serves the rows in one call.
@@ -438,6 +470,7 @@ def _capacities(
     (k/S - rate) sqrt(v)`` for each SCV row (a hint the search checks, so never wrong, and about half the
     iterations of the closed-form start); without a sizing rate (a fixed fleet) the closed-form start.
     """
+    serve, policy, size, service_s = at.serve, at.policy, at.size, at.service_s
     if serve.n != 1:
         raise ValueError("the fleet is served at other SCVs for one sample only")
     points = serve.arrival_rps.shape[1]
@@ -452,17 +485,17 @@ def _capacities(
     if policy.fixed_replicas is not None:
         hint = np.zeros((rows, 1))
     else:
-        top = np.asarray(size.serving_replicas, dtype=float) * concurrency / np.asarray(service_s, dtype=float)
+        top = np.asarray(size.serving_replicas, dtype=float) * at.concurrency / np.asarray(service_s, dtype=float)
         sizing = np.asarray(size.sizing_rps, dtype=float).reshape(1, 1)
         central = sizing if bool((v_central == 1.0).all()) else np.zeros((1, 1))
         hint = np.concatenate([central, np.maximum(top - (top - sizing) * np.sqrt(v_scv), 0.0) / v_scv])
     served = fleet_capacity(
         broadcast_to_few(serve.arrival_rps, (rows, points)),
         broadcast_to_few(size.serving_replicas, (rows, 1)),
-        concurrency,
+        at.concurrency,
         broadcast_to_few(service_s, (rows, 1)),
-        budget_s,
-        slo.attainment_fraction,
+        at.budget_s,
+        at.slo.attainment_fraction,
         policy.idle_policy,
         broadcast_to_few(serve.max_utilization_fraction, (rows, 1)),
         feasible_rps=hint,
@@ -470,23 +503,13 @@ def _capacities(
         arrival_variability=v,
         feasible_rps_scaled=True,
         wait_stretch=stretch,
-        more_constraints=more_constraints,
+        more_constraints=at.more_constraints,
     )
     return served, v, stretch
 
 
 def _serve(
-    serve: SampledInputs,
-    policy: FleetPolicy,
-    slo: SloInputs,
-    load: LoadCurve,
-    size: FleetSize,
-    concurrency: float,
-    service_s: Array,
-    budget_s: float,
-    scvs: tuple[float, ...],
-    more_constraints: tuple[tuple[float, float], ...] = (),
-    percentiles: bool = True,
+    at: _SizedFleet, scvs: tuple[float, ...], percentiles: bool = True
 ) -> tuple[DemandOutcome, tuple[DemandOutcome, ...]]:
     """Step 6: the fleet at each demand point, and the same fleet with every point's arrivals at each of ``scvs``.
 
@@ -494,6 +517,8 @@ def _serve(
     them is elementwise in the points (:func:`rackcost.model.fleets.demand.serve_at_capacity`), so the rows are served
     in one vectorised call too, each row as it is alone (a variability of 1 divides exactly).
     """
+    serve, policy, slo, size = at.serve, at.policy, at.slo, at.size
+    concurrency, service_s, budget_s, load = at.concurrency, at.service_s, at.budget_s, at.load
     lam = serve.arrival_rps
     if not scvs:
         v = policy.variability(lam.shape[1])
@@ -511,15 +536,13 @@ def _serve(
             routing=policy.routing,
             arrival_variability=v,
             wait_stretch=stretch,
-            more_constraints=more_constraints,
+            more_constraints=at.more_constraints,
         )
         served = serve_at_capacity(
             lam, central, concurrency, service_s, budget_s, load, slo, policy.routing, v, stretch, percentiles
         )
         return served, ()
-    capacity, v_rows, stretch_rows = _capacities(
-        serve, policy, slo, size, concurrency, service_s, budget_s, scvs, more_constraints
-    )
+    capacity, v_rows, stretch_rows = _capacities(at, scvs)
     rows = len(scvs) + 1
     served = serve_at_capacity(
         np.repeat(lam, rows, axis=0),
@@ -534,6 +557,35 @@ def _serve(
         stretch_rows,
     )
     return _row(served, 0), tuple(_row(served, r) for r in range(1, rows))
+
+
+def _with_swings(
+    at: _SizedFleet,
+    demand: DemandOutcome,
+    fragile: tuple[DemandOutcome, ...],
+    fragility_scvs: tuple[float, ...],
+    swing_amplitudes: tuple[float, ...],
+) -> tuple[DemandOutcome, tuple[DemandOutcome, ...], dict[float, DemandOutcome]]:
+    """The served points with each point's own rate swing or sub-hour windows (the SCV rows too), and the same
+    fleet with every point swinging at each of ``swing_amplitudes``; without a swing anywhere, the outcomes as
+    they are (and nothing below runs, nor the points' variability)."""
+    policy, points = at.policy, at.serve.arrival_rps.shape[1]
+    amplitudes = rate_swing.point_shapes(policy, points)  # a swing's, or a point's sub-hour windows
+    if not (swing_amplitudes or amplitudes.active.any()):
+        return demand, fragile, {}
+    point_v, point_stretch = policy.variability(points), policy.stretch(points)
+    still = demand
+    if amplitudes.active.any():  # without a swing at any point the outcomes are the stationary ones
+        demand = at.swing(still, amplitudes, point_v, point_stretch)
+        fragile = tuple(
+            at.swing(f, amplitudes, arrival_variability(s), policy.stretch_at((s,)))
+            for f, s in zip(fragile, fragility_scvs, strict=True)
+        )
+    return (
+        demand,
+        fragile,
+        {a: at.swing(still, np.full((1, points), a), point_v, point_stretch) for a in swing_amplitudes},
+    )
 
 
 def _row(outcome: DemandOutcome, index: int) -> DemandOutcome:
@@ -593,42 +645,9 @@ def run_fleet(
     packing = pack_fleet(inp, serve, size.provisioned_replicas)
     if not percentiles and fragility_scvs:
         raise ValueError("percentiles=False is for a fleet served at its own points only (no fragility_scvs)")
-    served_by = (serve, policy, slo, load, size, c, service_s, chosen.budget_s, fragility_scvs, more, percentiles)
-    demand, fragile = _serve(*served_by)
-    still, points = demand, serve.arrival_rps.shape[1]
-
-    def swing(
-        outcome: DemandOutcome, amplitude: Array | rate_swing.RateShape, variability: ArrayLike, stretch: ArrayLike
-    ) -> DemandOutcome:
-        """The points with their rate swings (rackcost.model.queues.rate_swing); the same outcome without any."""
-        return rate_swing.serve_with_swing(
-            outcome,
-            amplitude,
-            size.serving_replicas,
-            c,
-            service_s,
-            chosen.budget_s,
-            slo,
-            policy.idle_policy,
-            serve.max_utilization_fraction,
-            load,
-            policy.routing,
-            variability,
-            stretch,
-            policy.sub_hour_sizing,
-        )
-
-    amplitudes = rate_swing.point_shapes(policy, points)  # a swing's, or a point's sub-hour windows
-    swung: dict[float, DemandOutcome] = {}
-    if swing_amplitudes or amplitudes.active.any():  # (without a swing nothing below runs, nor the points' v)
-        point_v, point_stretch = policy.variability(points), policy.stretch(points)
-        if amplitudes.active.any():  # without a swing at any point the outcomes are the stationary ones
-            demand = swing(still, amplitudes, point_v, point_stretch)
-            fragile = tuple(
-                swing(f, amplitudes, arrival_variability(s), policy.stretch_at((s,)))
-                for f, s in zip(fragile, fragility_scvs, strict=True)
-            )
-        swung = {a: swing(still, np.full((1, points), a), point_v, point_stretch) for a in swing_amplitudes}
+    at = _SizedFleet(serve, policy, slo, load, size, c, service_s, chosen.budget_s, more)
+    still, fragile = _serve(at, fragility_scvs, percentiles)
+    demand, fragile, swung = _with_swings(at, still, fragile, fragility_scvs, swing_amplitudes)
     without_swing = None if demand is still else still
     if serve_with is not None:  # one sample served: the same for all n
         n = sampled.n

@@ -25,11 +25,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["ARRIVAL_SCV_RANGE", "SwingArrivals", "check_arrival_scv", "interarrival_s", "swing_arrival_s"]
+__all__ = [
+    "ARRIVAL_SCV_RANGE",
+    "RenewalArrivals",
+    "SwingArrivals",
+    "TraceArrivals",
+    "check_arrival_scv",
+    "interarrival_s",
+    "swing_arrival_s",
+]
 
 ARRIVAL_SCV_RANGE = (0.05, 100.0)
 """Squared coefficients of variation of inter-arrival times the simulator draws [-]: from a near-deterministic
@@ -150,3 +159,91 @@ def swing_arrival_s(
         kept += int(keep.sum())
         start = float(t[-1])
     return np.concatenate(out)[:size]
+
+
+@dataclass(frozen=True)
+class RenewalArrivals:
+    """Generated arrivals: ``requests`` of a renewal process at ``rate_rps`` (Poisson by default; SCV ``scv``,
+    :func:`interarrival_s`), or, with ``swing``, a Poisson process whose rate swings around ``rate_rps``, drawn by
+    thinning from a phase drawn uniformly (:func:`swing_arrival_s`; Poisson only).
+
+    Attributes
+    ----------
+    rate_rps, requests
+        Mean rate [requests/s] and how many requests to draw [-].
+    scv
+        Squared coefficient of variation of the inter-arrival times [-] (1 is Poisson).
+    swing
+        The rate's swing, or None.
+    """
+
+    rate_rps: float
+    requests: int
+    scv: float = 1.0
+    swing: SwingArrivals | None = None
+
+    @property
+    def poisson(self) -> bool:
+        """Poisson arrivals at a constant rate (what a steady start is exact for)."""
+        return check_arrival_scv(self.scv) == 1.0 and self.swing is None
+
+    def times_s(self, rng: np.random.Generator) -> NDArray[np.float64]:
+        """The arrival times, checked [s].
+
+        Examples
+        --------
+        Poisson arrivals are the cumulated exponential gaps, drawn as the simulator always drew them:
+
+        >>> t = RenewalArrivals(2.0, 3).times_s(np.random.default_rng(0))
+        >>> bool(np.array_equal(t, np.cumsum(np.random.default_rng(0).exponential(0.5, 3))))
+        True
+        """
+        scv = check_arrival_scv(self.scv)
+        if self.swing is not None and scv != 1.0:
+            raise ValueError(
+                "a rate swing is simulated as a non-homogeneous Poisson process: arrival_scv must be 1 with a rate "
+                f"swing, got {scv:g} (the analytic model combines them; the simulator does not)"
+            )
+        if self.rate_rps is None or self.rate_rps <= 0 or self.requests < 1:
+            raise ValueError("give a positive arrival_rps and requests >= 1, or arrival_s")
+        if self.swing is not None:
+            return swing_arrival_s(rng, self.requests, self.rate_rps, self.swing, float(rng.random()))
+        return np.cumsum(interarrival_s(rng, self.requests, 1.0 / self.rate_rps, scv))
+
+    def steady_rps(self, arrival_s: NDArray[np.float64]) -> float | None:
+        """The rate a steady start is drawn at: the process's own [requests/s]."""
+        return self.rate_rps
+
+    def first_s(self, arrival_s: NDArray[np.float64]) -> float:
+        """When the requests of a steady start arrive: at time 0 [s]."""
+        return 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class TraceArrivals:
+    """Given arrivals: a trace's sorted arrival times [s] (batch means over its one run)."""
+
+    arrival_s: ArrayLike
+    scv: ClassVar[float] = 1.0
+    """Unused for a trace (its own burstiness is in its times)."""
+    swing: ClassVar[SwingArrivals | None] = None
+    poisson: ClassVar[bool] = False
+    """A trace need not be Poisson: a steady start from it is approximate."""
+
+    def times_s(self, rng: np.random.Generator) -> NDArray[np.float64]:
+        """The arrival times, checked non-empty and sorted [s]."""
+        arrivals = np.asarray(self.arrival_s, dtype=float)
+        if arrivals.size == 0 or np.any(np.diff(arrivals) < 0):
+            raise ValueError("arrival_s must be a non-empty, sorted array of arrival times")
+        return arrivals
+
+    def steady_rps(self, arrival_s: NDArray[np.float64]) -> float | None:
+        """The trace's mean rate, a steady start's (an approximate one); None for a trace of one instant."""
+        n = arrival_s.size
+        if n > 1 and arrival_s[-1] > arrival_s[0]:
+            return (n - 1) / float(arrival_s[-1] - arrival_s[0])
+        return None
+
+    def first_s(self, arrival_s: NDArray[np.float64]) -> float:
+        """When the requests of a steady start arrive: at the trace's first arrival (which may be late) [s]."""
+        return float(arrival_s[0])

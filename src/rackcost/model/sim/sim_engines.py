@@ -17,10 +17,11 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model.queues.routers import EngineView, router_of
 from rackcost.model.replica.performance import Curve, interpolate_curve
@@ -28,9 +29,14 @@ from rackcost.model.strategies import DEFAULT_ROUTING, Routing
 from rackcost.units import MS_PER_S
 
 __all__ = [
+    "DEFAULT_OUTPUT_TOKENS_CV_FRACTION",
+    "ENGINES",
     "ROUTINGS",
     "KvLimit",
     "ReplicaModel",
+    "RequestWork",
+    "RunControls",
+    "SimFleet",
     "check_fleet",
     "draw_work",
     "event_engine",
@@ -44,6 +50,8 @@ __all__ = [
 
 Array = NDArray[np.float64]
 
+DEFAULT_OUTPUT_TOKENS_CV_FRACTION = 1.0
+"""Coefficient of variation of the output length when the workload gives none: exponential, what M/M/k assumes [-]."""
 ROUTINGS = tuple(Routing)
 """The built-in routers (:mod:`rackcost.model.queues.routers` holds each one, and any router registered there runs too):
 ``pooled`` one central FIFO queue over every slot (a free slot anywhere takes the next request; among
@@ -256,6 +264,114 @@ class KvLimit:
     initial_bytes_per_request: float
 
 
+@dataclass(frozen=True)
+class SimFleet:
+    """The fleet a run simulates.
+
+    Attributes
+    ----------
+    replicas, model, routing
+        Serving replicas [-], their :class:`ReplicaModel`, the router (:data:`ROUTINGS`).
+    queue_cap
+        Queued requests allowed (the central queue's for ``pooled``, each replica's otherwise) before arrivals are
+        dropped; None: unbounded.
+    kv
+        KV-limited admission (:class:`KvLimit`, one entry per generated request; the requests of a steady start hold
+        its ``initial_bytes_per_request``); runs the event engine. None: slots only.
+    """
+
+    replicas: int
+    model: ReplicaModel
+    routing: str
+    queue_cap: int | None = None
+    kv: KvLimit | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class RequestWork:
+    """The work each request brings and its output tokens: gamma work of ``cv_fraction`` (:func:`draw_work`), or
+    each request's own, drawn by the caller.
+
+    Attributes
+    ----------
+    cv_fraction
+        Coefficient of variation of the work [-]; 1 is exponential, 0 fixed. Also draws the warm start's residual
+        work where ``work`` is given.
+    output_tokens
+        Mean output tokens per request, OSL [tokens]: a request's tokens are its work times this, unless given.
+    work, request_output_tokens
+        Each request's work (mean 1) and output tokens, drawn by the caller (request classes,
+        :mod:`rackcost.model.sim.sim_classes`; a trace's own lengths, :mod:`rackcost.model.sim.sim_trace`; a tandem's
+        decode stage, :mod:`rackcost.model.sim.sim_tandem`) [-, tokens]; None: drawn.
+    ttft_ratio
+        Each request's TTFT before queueing over the curve's (a trace's own input lengths,
+        :func:`rackcost.model.sim.sim_trace.shape_requests`): its TTFT is its wait plus this times the curve's TTFT at
+        the occupancy it starts at; None: 1 [-].
+    """
+
+    cv_fraction: float = DEFAULT_OUTPUT_TOKENS_CV_FRACTION
+    output_tokens: float = 1.0
+    work: ArrayLike | None = None
+    request_output_tokens: ArrayLike | None = None
+    ttft_ratio: ArrayLike | None = None
+
+    def draw(self, rng: np.random.Generator, requests: int) -> tuple[Array, Array]:
+        """Each of ``requests`` requests' work [-] and output tokens [tokens].
+
+        Examples
+        --------
+        >>> RequestWork(0.0, 100.0).draw(np.random.default_rng(0), 2)
+        (array([1., 1.]), array([100., 100.]))
+        """
+        if self.work is None:
+            work = draw_work(rng, requests, self.cv_fraction)
+            return work, work * self.output_tokens
+        work = np.asarray(self.work, dtype=float)
+        if work.shape != (requests,):
+            raise ValueError(f"request_work must hold one work per request ({requests}), got {work.shape}")
+        given = self.request_output_tokens
+        return work, work * self.output_tokens if given is None else np.asarray(given, dtype=float)
+
+    def with_ttft_ratio(self, arrival_s: Array, start_s: Array, ttft_s: Array, backlog: int) -> Array:
+        """Each request's TTFT with its own prefill (:attr:`ttft_ratio`: its share of the curve's TTFT, not of its
+        wait); the ``backlog`` requests of a steady start first keep theirs [s]."""
+        if self.ttft_ratio is None:
+            return ttft_s
+        n = arrival_s.size
+        ratio = np.asarray(self.ttft_ratio, dtype=float)
+        if ratio.shape != (n - backlog,):
+            raise ValueError(f"request_ttft_ratio must hold one ratio per request ({n - backlog}), got {ratio.shape}")
+        wait = start_s - arrival_s
+        return wait + np.concatenate([np.ones(backlog), ratio]) * (ttft_s - wait)
+
+
+ENGINES = ("auto", "recursion", "event")
+"""How a run is served: ``auto`` (:func:`fifo_recursion` where it applies, else :func:`event_engine`), or either."""
+
+
+@dataclass(frozen=True)
+class RunControls:
+    """How a run starts, which engine serves it and what it records.
+
+    Attributes
+    ----------
+    initial_busy_fraction
+        Share of each replica's slots busy at time 0, with equilibrium residual work (a warm start) [-]; None:
+        ``random`` and ``round_robin`` routing without a queue cap start in the steady state of their router
+        (:func:`rackcost.model.sim.sim_steady.steady_start`: requests in service and queued drawn from each replica's
+        stationary law; for a trace, at its mean rate, placed at its first arrival: an approximate start), every
+        other run at :func:`steady_occupancy` of the mean arrival rate per replica.
+    engine
+        One of :data:`ENGINES`.
+    record_occupancy
+        Record each request's start occupancy (the event engine only).
+    """
+
+    initial_busy_fraction: float | None = None
+    engine: str = "auto"
+    record_occupancy: bool = False
+
+
 class _MinBuckets:
     """Replicas bucketed by an integer count that moves by one at a time; the least count in O(1)."""
 
@@ -290,97 +406,92 @@ class _MinBuckets:
             self.low = c - 1
 
 
-def event_engine(
-    arrival_s: Array,
-    work: Array,
-    replicas: int,
-    model: ReplicaModel,
-    routing: str,
-    choices: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
-    initial_work: Array | None = None,
-    queue_cap: int | None = None,
-    start_occupancy: list[int] | None = None,
-    kv: KvLimit | None = None,
-) -> tuple[Array, Array, Array, NDArray[np.bool_], Array]:
-    """The discrete-event engine: occupancy-dependent service, any router, optional queue cap.
+class _EngineState:
+    """The event engine's state over one run: each replica's occupancy, virtual time and heap of virtual finish
+    times, the queues, the global heap of completions, and each request's figures as they are set (lists, updated in
+    place by the engine's steps: :func:`_begin_step`, :func:`_completion_step`, :func:`_arrival_step`).
 
-    Parameters
-    ----------
-    arrival_s, work
-        Sorted arrival times [s] and each request's work [-].
-    replicas, model, routing
-        Serving replicas [-], their model and the router (:data:`ROUTINGS`).
-    choices
-        Pre-drawn replicas: ``random`` and ``round_robin`` read the first array, ``power_of_two`` both.
-    initial_work
-        Remaining work of the requests in service at time 0, ``replicas x m`` [-].
-    queue_cap
-        Queued requests allowed (the central queue for ``pooled``, each replica's otherwise); an arrival that
-        finds it full is dropped. None: unbounded.
-    start_occupancy
-        A list of one entry per request, filled with the occupancy each request starts at (itself included; 0
-        where it is dropped) [requests]; None: not recorded.
-    kv
-        KV-limited admission (:class:`KvLimit`): a request starts only when its replica has a free slot *and* room
-        for its KV cache; queues stay FIFO, so a large request at the head waits for room and those behind it wait
-        too. Under ``pooled`` routing an arrival takes the least occupied replica with room. None: slots only.
-
-    Returns
-    -------
-    start_s, finish_s, ttft_s, dropped, initial_finish_s
-        Per request (NaN where dropped) [s], and the completion times of the warm-start requests [s].
+    Plain Python over lists: every event touches a few scalars, where numpy's per-call overhead would dominate; each
+    step is a closure over the lists it reads (a closure's cells are read as fast as a local, a method's attributes
+    about twice as slow: the engine runs a few microseconds a request).
     """
-    # Plain Python over lists: every event touches a few scalars, where numpy's per-call overhead would dominate.
-    n_req = len(arrival_s)
-    arrivals = arrival_s.tolist()
-    works = work.tolist()
-    svc = model.service_s.tolist()
-    ttft0 = model.ttft_s.tolist()
-    slots = model.slots
-    cap = math.inf if queue_cap is None else queue_cap
-    nan = math.nan
-    start = [nan] * n_req
-    finish = [nan] * n_req
-    ttft = [nan] * n_req
-    dropped = [False] * n_req
-    init_w = np.zeros((replicas, 0)) if initial_work is None else initial_work
-    m0 = init_w.shape[1]
-    n_in = [m0] * replicas  # in service
-    virtual = [0.0] * replicas  # work done per request in service since time 0 [-]
-    stamp = [0.0] * replicas  # real time the virtual time was last brought up to date [s]
-    tags: list[list[tuple[float, int]]] = []
-    for r in range(replicas):
-        h = [(float(w), -1 - (r * m0 + j)) for j, w in enumerate(init_w[r])]  # negative ids: warm-start requests
-        heapq.heapify(h)
-        tags.append(h)
-    initial_finish = [nan] * (replicas * m0)
-    version = [0] * replicas
-    events: list[tuple[float, int, int]] = []
-    push, pop = heapq.heappush, heapq.heappop
-    for r in range(replicas):
-        if n_in[r]:
-            push(events, (tags[r][0][0] * svc[n_in[r]], r, 0))
-    router = router_of(routing)
-    pooled = router.central_queue
-    central: deque[int] = deque()
-    queues: list[deque[int]] = [deque() for _ in range(replicas)]
-    # a central queue: buckets by occupancy (least-occupied free replica); else, where the router asks, by in service
-    # plus queued
-    buckets = _MinBuckets(list(n_in)) if pooled or router.keeps_load_buckets else None
-    outstanding = list(n_in)
-    # the pre-drawn replicas (Router.draw_route), read by the router's picker
-    first: list[int] = []
-    second: list[int] = []
-    if choices is not None:
-        first = choices[0].tolist()
-        second = first if choices[1] is choices[0] else choices[1].tolist()
-    pick = router.picker(EngineView(slots, n_in, outstanding, buckets, first, second))
-    kv_need = [] if kv is None else np.minimum(kv.bytes_per_request, kv.free_bytes).tolist()
-    kv_free = math.inf if kv is None else kv.free_bytes
-    kv_used = [0.0 if kv is None else m0 * kv.initial_bytes_per_request] * replicas
 
-    def room(i: int, r: int) -> bool:
-        return n_in[r] < slots and kv_used[r] + kv_need[i] <= kv_free
+    def __init__(
+        self,
+        fleet: SimFleet,
+        arrival_s: Array,
+        work: Array,
+        choices: tuple[NDArray[np.int64], NDArray[np.int64]] | None,
+        initial_work: Array | None,
+        start_occupancy: list[int] | None,
+    ) -> None:
+        replicas, model, kv = fleet.replicas, fleet.model, fleet.kv
+        n_req = len(arrival_s)
+        self.arrivals = arrival_s.tolist()
+        self.works = work.tolist()
+        self.svc = model.service_s.tolist()
+        self.ttft0 = model.ttft_s.tolist()
+        self.slots = model.slots
+        self.replicas = replicas
+        self.cap = math.inf if fleet.queue_cap is None else fleet.queue_cap
+        nan = math.nan
+        self.start = [nan] * n_req
+        self.finish = [nan] * n_req
+        self.ttft = [nan] * n_req
+        self.dropped = [False] * n_req
+        self.start_occupancy = start_occupancy
+        init_w = np.zeros((replicas, 0)) if initial_work is None else initial_work
+        m0 = init_w.shape[1]
+        self.n_in = [m0] * replicas  # in service
+        self.virtual = [0.0] * replicas  # work done per request in service since time 0 [-]
+        self.stamp = [0.0] * replicas  # real time the virtual time was last brought up to date [s]
+        self.tags: list[list[tuple[float, int]]] = []
+        for r in range(replicas):
+            h = [(float(w), -1 - (r * m0 + j)) for j, w in enumerate(init_w[r])]  # negative ids: warm-start requests
+            heapq.heapify(h)
+            self.tags.append(h)
+        self.initial_finish = [nan] * (replicas * m0)
+        self.version = [0] * replicas
+        self.events: list[tuple[float, int, int]] = []
+        for r in range(replicas):
+            if self.n_in[r]:
+                heapq.heappush(self.events, (self.tags[r][0][0] * self.svc[self.n_in[r]], r, 0))
+        router = router_of(fleet.routing)
+        self.pooled = router.central_queue
+        self.central: deque[int] = deque()
+        self.queues: list[deque[int]] = [deque() for _ in range(replicas)]
+        # a central queue: buckets by occupancy (least-occupied free replica); else, where the router asks, by in
+        # service plus queued
+        self.buckets = _MinBuckets(list(self.n_in)) if self.pooled or router.keeps_load_buckets else None
+        self.outstanding = list(self.n_in)
+        # the pre-drawn replicas (Router.draw_route), read by the router's picker
+        first: list[int] = []
+        second: list[int] = []
+        if choices is not None:
+            first = choices[0].tolist()
+            second = first if choices[1] is choices[0] else choices[1].tolist()
+        self.pick = router.picker(EngineView(self.slots, self.n_in, self.outstanding, self.buckets, first, second))
+        self.kv = kv
+        self.kv_need = [] if kv is None else np.minimum(kv.bytes_per_request, kv.free_bytes).tolist()
+        self.kv_free = math.inf if kv is None else kv.free_bytes
+        self.kv_used = [0.0 if kv is None else m0 * kv.initial_bytes_per_request] * replicas
+
+    def room(self) -> Callable[[int, int], bool]:
+        """Whether replica ``r`` has a free slot and room for request ``i``'s KV cache: ``room(i, r)``."""
+        n_in, slots, kv_used, kv_need, kv_free = self.n_in, self.slots, self.kv_used, self.kv_need, self.kv_free
+
+        def room(i: int, r: int) -> bool:
+            return n_in[r] < slots and kv_used[r] + kv_need[i] <= kv_free
+
+        return room
+
+
+def _begin_step(st: _EngineState) -> Callable[[int, int, float], None]:
+    """The step that starts request ``i`` on replica ``r`` at time ``t``: ``begin(i, r, t)``."""
+    n_in, virtual, stamp, svc, tags, works = st.n_in, st.virtual, st.stamp, st.svc, st.tags, st.works
+    start, ttft, arrivals, ttft0, version, events = st.start, st.ttft, st.arrivals, st.ttft0, st.version, st.events
+    kv_used, kv_need, has_kv, recorded = st.kv_used, st.kv_need, st.kv is not None, st.start_occupancy
+    push = heapq.heappush
 
     def begin(i: int, r: int, t: float) -> None:
         # bring replica r's virtual time to t at its old occupancy, then add request i
@@ -390,97 +501,182 @@ def event_engine(
         stamp[r] = t
         n += 1
         n_in[r] = n
-        if kv is not None:
+        if has_kv:
             kv_used[r] += kv_need[i]
         push(tags[r], (virtual[r] + works[i], i))
         start[i] = t
         ttft[i] = t - arrivals[i] + ttft0[n]
-        if start_occupancy is not None:
-            start_occupancy[i] = n
+        if recorded is not None:
+            recorded[i] = n
         version[r] += 1
         push(events, (t + (tags[r][0][0] - virtual[r]) * svc[n], r, version[r]))
 
+    return begin
+
+
+def _completion_step(st: _EngineState, begin: Callable[[int, int, float], None]) -> Callable[[int, float], None]:
+    """The step of a completion on replica ``r`` at ``t``: ``complete(r, t)``. The request of least virtual finish
+    time leaves; the head of the queue (the central one, or the replica's own) starts, or under KV-limited admission
+    the cache is freed and the queue's heads start while they fit."""
+    n_in, virtual, stamp, svc, tags, version, events = (
+        st.n_in,
+        st.virtual,
+        st.stamp,
+        st.svc,
+        st.tags,
+        st.version,
+        st.events,
+    )
+    finish, initial_finish, outstanding, buckets = st.finish, st.initial_finish, st.outstanding, st.buckets
+    pooled, central, queues, kv, kv_used, kv_need = st.pooled, st.central, st.queues, st.kv, st.kv_used, st.kv_need
+    room = st.room()
+    push, pop = heapq.heappush, heapq.heappop
+
+    def complete(r: int, t: float) -> None:
+        n = n_in[r]
+        virtual[r] += (t - stamp[r]) / svc[n]
+        stamp[r] = t
+        _, j = pop(tags[r])
+        if j >= 0:
+            finish[j] = t
+        else:
+            initial_finish[-1 - j] = t
+        n -= 1
+        n_in[r] = n
+        outstanding[r] -= 1
+        queue = central if pooled else queues[r]
+        if kv is not None:  # KV-limited: free the cache, then start the queue's heads while they fit
+            kv_used[r] -= kv_need[j] if j >= 0 else kv.initial_bytes_per_request
+            if buckets is not None:
+                buckets.down(r)
+            started = False
+            while queue and room(queue[0], r):
+                k = queue.popleft()
+                if pooled:
+                    assert buckets is not None
+                    buckets.up(r)
+                    outstanding[r] += 1
+                begin(k, r, t)
+                started = True
+            if not started:
+                version[r] += 1
+                if n:
+                    push(events, (t + (tags[r][0][0] - virtual[r]) * svc[n], r, version[r]))
+            return
+        if queue:
+            k = queue.popleft()
+            if pooled:
+                outstanding[r] += 1
+            elif buckets is not None:
+                buckets.down(r)
+            begin(k, r, t)
+            return
+        if buckets is not None:
+            buckets.down(r)
+        version[r] += 1
+        if n:
+            push(events, (t + (tags[r][0][0] - virtual[r]) * svc[n], r, version[r]))
+
+    return complete
+
+
+def _arrival_step(st: _EngineState, begin: Callable[[int, int, float], None]) -> Callable[[int, float], None]:
+    """The step of request ``i`` arriving at ``t``: ``arrive(i, t)``, the router's dispatch. It starts on the replica
+    the router picks if that one has a free slot (KV-limited: room; under a central queue any replica with room
+    while nothing queues, under per-replica queues only when nothing queues before it), else it joins the central
+    queue or that replica's, else (a full queue) it is dropped."""
+    pick, buckets, outstanding, dropped, slots, cap = st.pick, st.buckets, st.outstanding, st.dropped, st.slots, st.cap
+    kv, central, queues, n_in, replicas = st.kv, st.central, st.queues, st.n_in, st.replicas
+    room = st.room()
+
+    def arrive_central(i: int, t: float) -> None:
+        assert buckets is not None  # a central queue keeps buckets
+        r = pick(i)
+        if kv is not None and not central and not room(i, r):  # the least occupied has no room: any with room
+            r = next((q for q in range(replicas) if room(i, q)), r)
+        if buckets.count[r] < slots and (kv is None or (not central and room(i, r))):
+            buckets.up(r)
+            outstanding[r] += 1
+            begin(i, r, t)
+        elif len(central) < cap:
+            central.append(i)
+        else:
+            dropped[i] = True
+
+    def arrive_own(i: int, t: float) -> None:
+        r = pick(i)
+        if n_in[r] < slots if kv is None else (not queues[r] and room(i, r)):
+            outstanding[r] += 1
+            if buckets is not None:
+                buckets.up(r)
+            begin(i, r, t)
+        elif len(queues[r]) < cap:
+            outstanding[r] += 1
+            if buckets is not None:
+                buckets.up(r)
+            queues[r].append(i)
+        else:
+            dropped[i] = True
+
+    return arrive_central if st.pooled else arrive_own
+
+
+def event_engine(
+    fleet: SimFleet,
+    arrival_s: Array,
+    work: Array,
+    choices: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+    initial_work: Array | None = None,
+    start_occupancy: list[int] | None = None,
+) -> tuple[Array, Array, Array, NDArray[np.bool_], Array]:
+    """The discrete-event engine: occupancy-dependent service, any router, optional queue cap and KV limit.
+
+    Parameters
+    ----------
+    fleet
+        The fleet (:class:`SimFleet`): its replicas, their model, the router (:data:`ROUTINGS`), the queue cap (the
+        central queue's for ``pooled``, each replica's otherwise; an arrival that finds it full is dropped) and the
+        KV-limited admission (:class:`KvLimit`: a request starts only when its replica has a free slot *and* room
+        for its KV cache; queues stay FIFO, so a large request at the head waits for room and those behind it wait
+        too; under ``pooled`` routing an arrival takes the least occupied replica with room).
+    arrival_s, work
+        Sorted arrival times [s] and each request's work [-].
+    choices
+        Pre-drawn replicas: ``random`` and ``round_robin`` read the first array, ``power_of_two`` both.
+    initial_work
+        Remaining work of the requests in service at time 0, ``replicas x m`` [-].
+    start_occupancy
+        A list of one entry per request, filled with the occupancy each request starts at (itself included; 0
+        where it is dropped) [requests]; None: not recorded.
+
+    Returns
+    -------
+    start_s, finish_s, ttft_s, dropped, initial_finish_s
+        Per request (NaN where dropped) [s], and the completion times of the warm-start requests [s].
+    """
+    state = _EngineState(fleet, arrival_s, work, choices, initial_work, start_occupancy)
+    begin = _begin_step(state)
+    complete, arrive = _completion_step(state, begin), _arrival_step(state, begin)
+    events, version, arrivals = state.events, state.version, state.arrivals
+    pop = heapq.heappop
+    n_req = len(arrivals)
     i = 0
     next_arrival = arrivals[0] if n_req else math.inf
     while True:
         if events and events[0][0] <= next_arrival:
             t, r, v = pop(events)
-            if v != version[r]:
-                continue  # superseded: the replica's occupancy changed since this completion was scheduled
-            n = n_in[r]
-            virtual[r] += (t - stamp[r]) / svc[n]
-            stamp[r] = t
-            _, j = pop(tags[r])
-            if j >= 0:
-                finish[j] = t
-            else:
-                initial_finish[-1 - j] = t
-            n -= 1
-            n_in[r] = n
-            outstanding[r] -= 1
-            queue = central if pooled else queues[r]
-            if kv is not None:  # KV-limited: free the cache, then start the queue's heads while they fit
-                kv_used[r] -= kv_need[j] if j >= 0 else kv.initial_bytes_per_request
-                if buckets is not None:
-                    buckets.down(r)
-                started = False
-                while queue and room(queue[0], r):
-                    k = queue.popleft()
-                    if pooled:
-                        assert buckets is not None
-                        buckets.up(r)
-                        outstanding[r] += 1
-                    begin(k, r, t)
-                    started = True
-                if not started:
-                    version[r] += 1
-                    if n:
-                        push(events, (t + (tags[r][0][0] - virtual[r]) * svc[n], r, version[r]))
-                continue
-            if queue:
-                k = queue.popleft()
-                if pooled:
-                    outstanding[r] += 1
-                elif buckets is not None:
-                    buckets.down(r)
-                begin(k, r, t)
-                continue
-            if buckets is not None:
-                buckets.down(r)
-            version[r] += 1
-            if n:
-                push(events, (t + (tags[r][0][0] - virtual[r]) * svc[n], r, version[r]))
+            if v == version[r]:  # else superseded: the replica's occupancy changed since it was scheduled
+                complete(r, t)
             continue
         if i == n_req:
             break
-        t = next_arrival
-        if pooled:
-            assert buckets is not None  # a central queue keeps buckets (above)
-            r = pick(i)
-            if kv is not None and not central and not room(i, r):  # the least occupied has no room: any with room
-                r = next((q for q in range(replicas) if room(i, q)), r)
-            if buckets.count[r] < slots and (kv is None or (not central and room(i, r))):
-                buckets.up(r)
-                outstanding[r] += 1
-                begin(i, r, t)
-            elif len(central) < cap:
-                central.append(i)
-            else:
-                dropped[i] = True
-        else:
-            r = pick(i)
-            if n_in[r] < slots if kv is None else (not queues[r] and room(i, r)):
-                outstanding[r] += 1
-                if buckets is not None:
-                    buckets.up(r)
-                begin(i, r, t)
-            elif len(queues[r]) < cap:
-                outstanding[r] += 1
-                if buckets is not None:
-                    buckets.up(r)
-                queues[r].append(i)
-            else:
-                dropped[i] = True
+        arrive(i, next_arrival)
         i += 1
         next_arrival = arrivals[i] if i < n_req else math.inf
-    return np.array(start), np.array(finish), np.array(ttft), np.array(dropped, dtype=bool), np.array(initial_finish)
+    return (
+        np.array(state.start),
+        np.array(state.finish),
+        np.array(state.ttft),
+        np.array(state.dropped, dtype=bool),
+        np.array(state.initial_finish),
+    )

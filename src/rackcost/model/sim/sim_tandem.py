@@ -23,13 +23,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
-from rackcost.model.sim.sim_engines import ReplicaModel
+from rackcost.model.sim.sim_arrivals import RenewalArrivals, TraceArrivals
+from rackcost.model.sim.sim_engines import RequestWork, RunControls, SimFleet
 from rackcost.model.sim.sim_rare import miss_units
 from rackcost.model.sim.simulation import Run, run_fleet_once, run_statistics
 
-__all__ = ["DECODE_WAIT_TOLERANCE_S", "TandemRun", "run_tandem_once", "tandem_miss_units", "tandem_statistics"]
+__all__ = [
+    "DECODE_WAIT_TOLERANCE_S",
+    "TandemRun",
+    "TandemWork",
+    "run_tandem_once",
+    "tandem_miss_units",
+    "tandem_statistics",
+]
 
 Array = NDArray[np.float64]
 
@@ -57,23 +65,48 @@ class TandemRun:
     decode_position: NDArray[np.int64]
 
 
+@dataclass(frozen=True, eq=False)
+class TandemWork:
+    """What each request brings to the two pools.
+
+    Attributes
+    ----------
+    decode_work, output_tokens
+        Each request's decode work (mean 1) and output tokens, in arrival order [-, tokens].
+    decode_cv_fraction
+        Coefficient of variation of the decode work, for the decode stage's warm-start residual work [-].
+    prefill_cv_fraction
+        Coefficient of variation of the prefill work (gamma, mean 1; 1 exponential, 0 every prefill the same) [-].
+    prefill_work
+        Each request's prefill work (its uncached input over the workload's mean), which is also its prefill TTFT's
+        share of the curve's (:mod:`rackcost.model.sim.sim_trace`), in place of gamma draws [-].
+    """
+
+    decode_work: ArrayLike
+    output_tokens: ArrayLike
+    decode_cv_fraction: float
+    prefill_cv_fraction: float = 1.0
+    prefill_work: ArrayLike | None = None
+
+    def prefill(self) -> RequestWork:
+        """The prefill stage's work (its TTFT share the same as its work where given)."""
+        return RequestWork(self.prefill_cv_fraction, work=self.prefill_work, ttft_ratio=self.prefill_work)
+
+    def decode(self, who: NDArray[np.int64]) -> RequestWork:
+        """The decode stage's work of the requests ``who`` (in order of arrival at the decode pool)."""
+        work = np.asarray(self.decode_work, dtype=float)[who]
+        tokens = np.asarray(self.output_tokens, dtype=float)[who]
+        return RequestWork(self.decode_cv_fraction, work=work, request_output_tokens=tokens)
+
+
 def run_tandem_once(
     rng: np.random.Generator,
-    prefill: tuple[int, ReplicaModel],
-    decode: tuple[int, ReplicaModel],
-    routing: str,
-    arrival_rps: float,
-    requests: int,
+    prefill: SimFleet,
+    decode: SimFleet,
+    arrivals: RenewalArrivals | TraceArrivals,
     transfer_s: float,
-    decode_work: Array,
-    output_tokens: Array,
-    decode_cv_fraction: float,
-    arrival_scv: float = 1.0,
-    queue_cap: int | None = None,
+    work: TandemWork,
     decode_engine: str = "event",
-    prefill_cv_fraction: float = 1.0,
-    arrival_s: Array | None = None,
-    prefill_work: Array | None = None,
 ) -> TandemRun:
     """Simulate one sample path of the prefill pool, the KV transfer and the decode pool.
 
@@ -82,79 +115,37 @@ def run_tandem_once(
     rng
         Random generator (each stage its own child).
     prefill, decode
-        Each pool's serving replicas and :class:`ReplicaModel` (the prefill pool's TTFT holds the transfer).
-    routing
-        The router of both pools.
-    arrival_rps, requests, arrival_scv
-        The renewal arrivals at the prefill pool [requests/s, -, -].
+        Each pool (:class:`rackcost.model.sim.sim_engines.SimFleet`; the prefill pool's TTFT holds the transfer).
+    arrivals
+        The arrivals at the prefill pool: generated (:class:`rackcost.model.sim.sim_arrivals.RenewalArrivals`) or a
+        trace's (:class:`rackcost.model.sim.sim_arrivals.TraceArrivals`).
     transfer_s
         KV transfer time of each request [s].
-    decode_work, output_tokens
-        Each request's decode work (mean 1) and output tokens, in arrival order [-, tokens].
-    decode_cv_fraction
-        Coefficient of variation of the decode work, for the decode stage's warm-start residual work [-].
-    queue_cap
-        Queued requests allowed in each pool before arrivals are dropped; None: unbounded.
+    work
+        What each request brings to each pool (:class:`TandemWork`).
     decode_engine
         ``"event"`` (records each request's start occupancy, for its TPOT) or ``"auto"``.
-    prefill_cv_fraction
-        Coefficient of variation of the prefill work (gamma, mean 1; 1 exponential, 0 every prefill the same) [-].
-    arrival_s
-        A trace's sorted arrival times in place of the renewal arrivals (``arrival_rps`` and ``requests`` then
-        unused) [s].
-    prefill_work
-        Each request's prefill work (its uncached input over the workload's mean), which is also its prefill TTFT's
-        share of the curve's (:mod:`rackcost.model.sim.sim_trace`), in place of gamma draws [-].
 
     Examples
     --------
     One prefill slot of 1 s, one decode slot of 2 s, a 0.5 s transfer:
 
     >>> from rackcost.model.sim.sim_engines import fixed_model
-    >>> t = run_tandem_once(np.random.default_rng(0), (1, fixed_model(1, 1.0, 1.5)), (1, fixed_model(1, 2.0, 0.0)),
-    ...                     "pooled", 0.1, 50, 0.5, np.ones(50), np.full(50, 100.0), 0.0)
+    >>> p, d = SimFleet(1, fixed_model(1, 1.0, 1.5), "pooled"), SimFleet(1, fixed_model(1, 2.0, 0.0), "pooled")
+    >>> w = TandemWork(np.ones(50), np.full(50, 100.0), 0.0)
+    >>> t = run_tandem_once(np.random.default_rng(0), p, d, RenewalArrivals(0.1, 50), 0.5, w)
     >>> bool(np.allclose(t.decode.arrival_s, np.sort(t.prefill.finish_s) + 0.5))
     True
     """
     p_rng, d_rng = rng.spawn(2)
-    p_replicas, p_model = prefill
-    d_replicas, d_model = decode
-    if arrival_s is not None:
-        requests = int(np.asarray(arrival_s).size)
-    first = run_fleet_once(
-        p_rng,
-        p_replicas,
-        p_model,
-        routing,
-        0.0,
-        arrival_rps if arrival_s is None else None,
-        requests,
-        cv_fraction=prefill_cv_fraction,
-        queue_cap=queue_cap,
-        arrival_scv=arrival_scv,
-        arrival_s=arrival_s,
-        request_work=prefill_work,
-        request_ttft_ratio=prefill_work,
-    )
+    first = run_fleet_once(p_rng, prefill, arrivals, work.prefill())
     reached = np.flatnonzero(~first.dropped)
     at_decode = first.finish_s[reached] + transfer_s
     order = np.argsort(at_decode, kind="stable")
     who = reached[order]
-    second = run_fleet_once(
-        d_rng,
-        d_replicas,
-        d_model,
-        routing,
-        0.0,
-        arrival_s=at_decode[order],
-        cv_fraction=decode_cv_fraction,
-        queue_cap=queue_cap,
-        engine=decode_engine,
-        request_work=np.asarray(decode_work, dtype=float)[who],
-        request_output_tokens=np.asarray(output_tokens, dtype=float)[who],
-        record_occupancy=True,
-    )
-    position = np.full(requests, -1, dtype=np.int64)
+    controls = RunControls(engine=decode_engine, record_occupancy=True)
+    second = run_fleet_once(d_rng, decode, TraceArrivals(at_decode[order]), work.decode(who), controls)
+    position = np.full(first.arrival_s.size, -1, dtype=np.int64)
     position[who] = np.arange(who.size)
     return TandemRun(first, second, position)
 

@@ -23,15 +23,15 @@ under every other router (and without a steady state) the busy slots of the occu
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from rackcost import limits
 from rackcost.model.queues.routers import router_of
-from rackcost.model.sim.sim_engines import ReplicaModel, initial_in_service, steady_occupancy
+from rackcost.model.sim.sim_arrivals import RenewalArrivals, TraceArrivals
+from rackcost.model.sim.sim_engines import ReplicaModel, SimFleet, initial_in_service, steady_occupancy
 from rackcost.model.sim.sim_steady import birth_death_law
 
 __all__ = [
@@ -250,30 +250,26 @@ def check_simulation_work(work: Work) -> None:
 
 
 def check_fleet_work(
-    replicas: int,
-    model: ReplicaModel,
-    routing: str,
-    arrival_rps: float | None,
-    requests: int,
+    fleet: SimFleet,
+    arrivals: RenewalArrivals | TraceArrivals,
     replications: int,
-    options: Mapping[str, Any],
+    initial_busy_fraction: float | None = None,
 ) -> None:
     """:func:`check_simulation_work` for :func:`rackcost.model.sim.simulation.replicate`'s arguments: one fleet, the
-    requests asked over the replications or a trace's arrivals in one run (``options["arrival_s"]``), the start as
-    ``options`` (its ``queue_cap``, ``initial_busy_fraction``) makes it.
+    requests asked over the replications or a trace's arrivals in one run, the start as the fleet's queue cap and
+    ``initial_busy_fraction`` make it.
 
     Raises
     ------
     SimulationTooLarge
         As :func:`check_simulation_work`.
     """
-    given = options.get("arrival_s")
-    if given is not None:
-        arrivals = np.asarray(given, dtype=float)
-        span = float(arrivals[-1] - arrivals[0]) if arrivals.size > 1 else 0.0
-        rate, per_rep, runs = ((arrivals.size - 1) / span if span > 0 else 0.0), arrivals.size, 1
+    if isinstance(arrivals, TraceArrivals):
+        given = np.asarray(arrivals.arrival_s, dtype=float)
+        span = float(given[-1] - given[0]) if given.size > 1 else 0.0
+        rate, per_rep, runs = ((given.size - 1) / span if span > 0 else 0.0), given.size, 1
     else:
-        rate, per_rep, runs = float(arrival_rps or 0.0), max(requests // replications, 2), replications
-    stage = Stage(replicas, model, rate)
-    start = options.get("queue_cap"), options.get("initial_busy_fraction")
-    check_simulation_work(simulation_work([stage], routing, per_rep, runs, *start))
+        rate, per_rep, runs = float(arrivals.rate_rps or 0.0), max(arrivals.requests // replications, 2), replications
+    stage = Stage(fleet.replicas, fleet.model, rate)
+    start = fleet.queue_cap, initial_busy_fraction
+    check_simulation_work(simulation_work([stage], fleet.routing, per_rep, runs, *start))

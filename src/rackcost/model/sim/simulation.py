@@ -58,21 +58,27 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 from scipy.special import stdtrit
 
 from rackcost.model.queues.routers import router_of
 from rackcost.model.sim.sim_arrivals import (
     ARRIVAL_SCV_RANGE,
+    RenewalArrivals,
     SwingArrivals,
+    TraceArrivals,
     check_arrival_scv,
     interarrival_s,
-    swing_arrival_s,
 )
 from rackcost.model.sim.sim_engines import (
+    DEFAULT_OUTPUT_TOKENS_CV_FRACTION,
+    ENGINES,
     ROUTINGS,
     KvLimit,
     ReplicaModel,
+    RequestWork,
+    RunControls,
+    SimFleet,
     check_fleet,
     draw_work,
     event_engine,
@@ -91,14 +97,23 @@ from rackcost.model.sim.sim_work import check_fleet_work
 __all__ = [
     "ARRIVAL_SCV_RANGE",
     "DEFAULT_OUTPUT_TOKENS_CV_FRACTION",
+    "DEFAULT_CONTROLS",
     "ESTIMATES",
+    "GAMMA_WORK",
     "SEGMENT_RELAXATION_TIMES",
     "ROUTINGS",
     "WARMUP_FRACTION",
+    "Arrivals",
+    "KvLimit",
+    "RenewalArrivals",
     "ReplicaModel",
+    "RequestWork",
     "Run",
+    "RunControls",
+    "SimFleet",
     "Summary",
     "SwingArrivals",
+    "TraceArrivals",
     "check_arrival_scv",
     "draw_work",
     "event_engine",
@@ -129,8 +144,6 @@ DRIFT_CONFIDENCE_FRACTION = 0.99
 """Confidence at which a difference between the first and second half of the runs flags a drift [-]."""
 DRIFT_MIN_FRACTION = 0.002
 """Smallest drift of the accepted share between halves worth a warning [-]."""
-DEFAULT_OUTPUT_TOKENS_CV_FRACTION = 1.0
-"""Coefficient of variation of the output length when the workload gives none: exponential, what M/M/k assumes [-]."""
 ESTIMATES = (
     "accepted_fraction",
     "dropped_fraction",
@@ -196,218 +209,162 @@ class Run:
         return self.start_s - self.arrival_s
 
 
+GAMMA_WORK = RequestWork()
+"""Exponential work of mean 1 (:class:`RequestWork`'s defaults)."""
+DEFAULT_CONTROLS = RunControls()
+"""The default start, engine choice and records (:class:`RunControls`'s defaults)."""
+Arrivals = RenewalArrivals | TraceArrivals
+"""What a run's arrivals are: generated (:class:`RenewalArrivals`) or a trace's (:class:`TraceArrivals`)."""
+
+
+@dataclass(frozen=True)
+class _Start:
+    """How a run starts: the requests on the fleet at time 0 and the replicas drawn for every request.
+
+    ``backlog`` requests of a steady start come first in ``arrival_s`` and ``work`` (arriving at once, placed on
+    their replicas by ``first``); an occupancy start has none and its requests in service are ``initial_work``."""
+
+    arrival_s: Array
+    work: Array
+    initial_work: Array
+    first: NDArray[np.int64] | None
+    second: NDArray[np.int64] | None
+    backlog: int
+    kind: str
+
+
+def _steady_start(
+    rng: np.random.Generator, fleet: SimFleet, arrivals: Arrivals, work: RequestWork, times: Array, drawn: Array
+) -> _Start | None:
+    """A steady start (:func:`rackcost.model.sim.sim_steady.steady_start`) for a state-blind router: every request on a
+    replica at time 0 arrives at once, in FIFO order; the first ``min(n, c)`` start at once with equilibrium
+    residual work, the rest queue with fresh work. None where the router has no steady law or the replica none."""
+    if router_of(fleet.routing).steady_law is None:
+        return None
+    rate = arrivals.steady_rps(times)
+    steady = None if rate is None else steady_start(rng, fleet.model, fleet.replicas, fleet.routing, rate)
+    if steady is None:
+        return None
+    counts, offset, merged = steady
+    exact = arrivals.poisson and work.cv_fraction == 1.0 and not merged
+    backlog = int(counts.sum())
+    owner = np.repeat(np.arange(fleet.replicas), counts)
+    position = np.arange(backlog) - np.repeat(np.cumsum(counts) - counts, counts)
+    cv = work.cv_fraction
+    held = np.where(position < fleet.model.slots, residual_work(rng, backlog, cv), draw_work(rng, backlog, cv))
+    route = router_of(fleet.routing).draw_route(rng, times.size, fleet.replicas, offset)
+    assert route is not None and route[1] is None  # a steady start is drawn for state-blind routers
+    return _Start(
+        np.concatenate([np.full(backlog, arrivals.first_s(times)), times]),
+        np.concatenate([held, drawn]),
+        np.zeros((fleet.replicas, 0)),
+        np.concatenate([owner, route[0]]),
+        None,
+        backlog,
+        "steady" if exact else "steady, approximate",
+    )
+
+
+def _occupancy_start(
+    rng: np.random.Generator, fleet: SimFleet, work: RequestWork, times: Array, drawn: Array, busy: float | None
+) -> _Start:
+    """The fleet at time 0 with ``busy`` of each replica's slots in service (None: :func:`steady_occupancy` at the
+    mean arrival rate per replica), each with equilibrium residual work; the replicas the router draws."""
+    model, replicas = fleet.model, fleet.replicas
+    kind = "given" if busy is not None else "occupancy"
+    if busy is None:
+        n = times.size
+        span = float(times[-1] - times[0])
+        rate = (n - 1) / span if span > 0 else 0.0
+        busy = steady_occupancy(model, rate / replicas) / model.slots
+    m0 = initial_in_service(replicas, model.slots, busy)
+    initial = residual_work(rng, replicas * m0, work.cv_fraction).reshape(replicas, m0)
+    first, second = router_of(fleet.routing).draw_route(rng, times.size, replicas) or (None, None)
+    return _Start(times, drawn, initial, first, second, 0, kind)
+
+
+def _serve(
+    fleet: SimFleet, start: _Start, controls: RunControls
+) -> tuple[Array, Array, Array, NDArray[np.bool_], Array, NDArray[np.int64] | None]:
+    """Serve the requests with the engine that fits (:data:`rackcost.model.sim.sim_engines.ENGINES`): the FIFO
+    recursion for load-independent service with a central queue or a state-blind router and neither a queue cap nor
+    a KV limit, else the event engine. Returns start, finish, TTFT, dropped, the warm start's finish times and each
+    request's start occupancy (where recorded)."""
+    model, router, engine = fleet.model, router_of(fleet.routing), controls.engine
+    fits = model.load_independent and (router.central_queue or router.state_blind) and fleet.queue_cap is None
+    fits = fits and fleet.kv is None
+    if engine == "recursion" and not fits:
+        raise ValueError("the FIFO recursion needs load-independent service, no queue cap, and a state-blind router")
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be 'auto', 'recursion' or 'event', got {engine!r}")
+    arrivals, first, initial = start.arrival_s, start.first, start.initial_work
+    if engine == "recursion" or (engine == "auto" and fits):
+        begin, finish = fifo_recursion(arrivals, start.work, fleet.replicas, model, fleet.routing, first, initial)
+        dropped = np.zeros(arrivals.size, dtype=bool)
+        return begin, finish, begin - arrivals + model.ttft_s[1], dropped, (initial * model.service_s[1]).ravel(), None
+    if fleet.kv is not None and start.backlog:  # the requests of the steady start hold the mean request's cache
+        held_kv = np.full(start.backlog, fleet.kv.initial_bytes_per_request)
+        fleet = replace(
+            fleet, kv=replace(fleet.kv, bytes_per_request=np.concatenate([held_kv, fleet.kv.bytes_per_request]))
+        )
+    choices = None if first is None else (first, first if start.second is None else start.second)
+    recorded = [0] * arrivals.size if controls.record_occupancy else None
+    out = event_engine(fleet, arrivals, start.work, choices, initial, recorded)
+    return (*out, None if recorded is None else np.array(recorded, dtype=np.int64))
+
+
 def run_fleet_once(
     rng: np.random.Generator,
-    replicas: int,
-    model: ReplicaModel,
-    routing: str,
-    budget_s: float,
-    arrival_rps: float | None = None,
-    requests: int = 0,
-    cv_fraction: float = DEFAULT_OUTPUT_TOKENS_CV_FRACTION,
-    output_tokens: float = 1.0,
-    arrival_s: ArrayLike | None = None,
-    trace_output_tokens: ArrayLike | None = None,
-    initial_busy_fraction: float | None = None,
-    queue_cap: int | None = None,
-    engine: str = "auto",
-    arrival_scv: float = 1.0,
-    rate_swing: SwingArrivals | None = None,
-    request_work: ArrayLike | None = None,
-    request_output_tokens: ArrayLike | None = None,
-    record_occupancy: bool = False,
-    kv: KvLimit | None = None,
-    request_ttft_ratio: ArrayLike | None = None,
+    fleet: SimFleet,
+    arrivals: Arrivals,
+    work: RequestWork = GAMMA_WORK,
+    controls: RunControls = DEFAULT_CONTROLS,
 ) -> Run:
-    """Simulate one sample path: renewal arrivals at ``arrival_rps`` (Poisson by default; or the given
-    ``arrival_s``), gamma work.
+    """Simulate one sample path: the fleet's start, its arrivals and each request's work, served by an engine.
 
     Parameters
     ----------
     rng
-        Random generator (arrivals, output lengths, warm start, random routers).
-    replicas, model, routing
-        Serving replicas [-], their :class:`ReplicaModel`, the router (:data:`ROUTINGS`).
-    budget_s
-        Queueing budget of the chosen point [s] (not used to run, kept for the caller's statistics).
-    arrival_rps, requests
-        Poisson rate [requests/s] and how many requests to draw.
-    cv_fraction
-        Coefficient of variation of the output length [-]; 1 is exponential, 0 fixed.
-    output_tokens
-        Mean output tokens per request, OSL [tokens].
-    arrival_s, trace_output_tokens
-        A trace instead: sorted arrival times [s] and, optionally, each request's output tokens [tokens]
-        (work = tokens / their mean).
-    initial_busy_fraction
-        Share of each replica's slots busy at time 0, with equilibrium residual work (a warm start) [-]; None:
-        ``random`` and ``round_robin`` routing without a queue cap start in the steady state of their router
-        (:func:`rackcost.model.sim.sim_steady.steady_start`: requests in service and queued drawn from each replica's
-        stationary law; for a trace, at its mean rate, placed at its first arrival: an approximate start, so
-        :func:`warmup_requests` leaves out relaxation times), every other run at :func:`steady_occupancy` of the
-        mean arrival rate per replica.
-    queue_cap
-        Queued requests allowed before arrivals are dropped (see :func:`event_engine`); None: unbounded.
-    engine
-        ``"auto"`` (the recursion where it applies), ``"recursion"`` or ``"event"``.
-    arrival_scv
-        Squared coefficient of variation of the inter-arrival times of generated arrivals
-        (:func:`rackcost.model.sim.sim_arrivals.interarrival_s`; 1, the default, is Poisson) [-].
-    rate_swing
-        Generated arrivals swing around ``arrival_rps``, Poisson, drawn by thinning from a phase drawn uniformly
-        (:func:`rackcost.model.sim.sim_arrivals.swing_arrival_s`); Poisson only (``arrival_scv`` 1).
-    request_work, request_output_tokens
-        Each request's work (mean 1) and output tokens, drawn by the caller (request classes,
-        :mod:`rackcost.model.sim.sim_classes`; with ``arrival_s``, a tandem's decode stage,
-        :mod:`rackcost.model.sim.sim_tandem`), in place of :func:`draw_work`'s gamma work of ``cv_fraction`` (which
-        still draws the warm start's residual work) [-, tokens].
-    record_occupancy
-        Record each request's start occupancy (:attr:`Run.start_occupancy`; the event engine only).
-    kv
-        KV-limited admission (:class:`rackcost.model.sim.sim_engines.KvLimit`, one entry per generated request; the
-        requests of a steady start hold its ``initial_bytes_per_request``); runs the event engine.
-    request_ttft_ratio
-        Each request's TTFT before queueing over the curve's (a trace's own input lengths,
-        :func:`rackcost.model.sim.sim_trace.shape_requests`): its TTFT is its wait plus this times the curve's TTFT at
-        the occupancy it starts at; None: 1 [-].
+        Random generator (arrivals, work, the start, random routers), drawn from in that order.
+    fleet
+        The fleet (:class:`rackcost.model.sim.sim_engines.SimFleet`: replicas, model, router, queue cap, KV limit).
+    arrivals
+        Generated (:class:`rackcost.model.sim.sim_arrivals.RenewalArrivals`) or a trace's
+        (:class:`rackcost.model.sim.sim_arrivals.TraceArrivals`).
+    work
+        Each request's work and output tokens (:class:`rackcost.model.sim.sim_engines.RequestWork`).
+    controls
+        The start, the engine and what is recorded (:class:`rackcost.model.sim.sim_engines.RunControls`): without a
+        given busy share, ``random`` and ``round_robin`` routing without a queue cap start in their router's
+        steady state (:func:`_steady_start`; for a trace an approximate one, so :func:`warmup_requests` leaves out
+        relaxation times), every other run at the expected occupancy (:func:`_occupancy_start`).
     """
-    del budget_s
-    check_fleet(replicas, routing)
-    router = router_of(routing)
-    scv = check_arrival_scv(arrival_scv)
-    if rate_swing is not None and scv != 1.0:
-        raise ValueError(
-            "a rate swing is simulated as a non-homogeneous Poisson process: arrival_scv must be 1 with a rate "
-            f"swing, got {scv:g} (the analytic model combines them; the simulator does not)"
-        )
-    if arrival_s is None:
-        if arrival_rps is None or arrival_rps <= 0 or requests < 1:
-            raise ValueError("give a positive arrival_rps and requests >= 1, or arrival_s")
-        if rate_swing is not None:
-            arrivals = swing_arrival_s(rng, requests, arrival_rps, rate_swing, float(rng.random()))
-        else:
-            arrivals = np.cumsum(interarrival_s(rng, requests, 1.0 / arrival_rps, scv))
-        if request_work is None:
-            work = draw_work(rng, requests, cv_fraction)
-            tokens = work * output_tokens
-        else:
-            work = np.asarray(request_work, dtype=float)
-            if work.shape != (requests,):
-                raise ValueError(f"request_work must hold one work per request ({requests}), got {work.shape}")
-            given = request_output_tokens
-            tokens = work * output_tokens if given is None else np.asarray(given, dtype=float)
-    else:
-        arrivals = np.asarray(arrival_s, dtype=float)
-        if arrivals.size == 0 or np.any(np.diff(arrivals) < 0):
-            raise ValueError("arrival_s must be a non-empty, sorted array of arrival times")
-        if request_work is not None:  # the caller's work for given arrivals (the decode stage of a tandem)
-            work = np.asarray(request_work, dtype=float)
-            tokens = work * output_tokens if request_output_tokens is None else np.asarray(request_output_tokens, float)
-        elif trace_output_tokens is None:
-            work = draw_work(rng, arrivals.size, cv_fraction)
-            tokens = work * output_tokens
-        else:
-            tokens = np.asarray(trace_output_tokens, dtype=float)
-            work = tokens / tokens.mean()
-    n = arrivals.size
-    steady = None
-    if initial_busy_fraction is None and queue_cap is None and router.steady_law is not None:
-        if arrival_s is None:
-            assert arrival_rps is not None  # generated arrivals (above)
-            steady = steady_start(rng, model, replicas, routing, arrival_rps)
-        elif n > 1 and arrivals[-1] > arrivals[0]:
-            # a trace: the steady state of its mean rate, an approximate start (the trace need not be Poisson)
-            steady = steady_start(rng, model, replicas, routing, (n - 1) / float(arrivals[-1] - arrivals[0]))
-    start_kind = "given" if initial_busy_fraction is not None else "occupancy"
-    backlog = 0
-    first: NDArray[np.int64] | None = None
-    second: NDArray[np.int64] | None = None
-    if steady is not None:
-        counts, offset, merged = steady
-        exact = arrival_s is None and scv == 1.0 and cv_fraction == 1.0 and not merged and rate_swing is None
-        start_kind = "steady" if exact else "steady, approximate"
-        # every request on a replica at time 0 arrives at time 0, in FIFO order: the first min(n, c) start at once
-        # with equilibrium residual work, the rest queue with fresh work
-        backlog = int(counts.sum())
-        owner = np.repeat(np.arange(replicas), counts)
-        position = np.arange(backlog) - np.repeat(np.cumsum(counts) - counts, counts)
-        held = np.where(
-            position < model.slots, residual_work(rng, backlog, cv_fraction), draw_work(rng, backlog, cv_fraction)
-        )
-        # at time 0, or at the first arrival of a trace (which may start later)
-        arrivals = np.concatenate([np.full(backlog, 0.0 if arrival_s is None else float(arrivals[0])), arrivals])
-        work = np.concatenate([held, work])
-        initial = np.zeros((replicas, 0))
-        route = router.draw_route(rng, n, replicas, offset)
-        assert route is not None and route[1] is None  # a steady start is drawn for state-blind routers
-        first = np.concatenate([owner, route[0]])
-        n += backlog
-    else:
-        if initial_busy_fraction is None:
-            span = float(arrivals[-1] - arrivals[0])
-            rate = (n - 1) / span if span > 0 else 0.0
-            initial_busy_fraction = steady_occupancy(model, rate / replicas) / model.slots
-        m0 = initial_in_service(replicas, model.slots, initial_busy_fraction)
-        initial = residual_work(rng, replicas * m0, cv_fraction).reshape(replicas, m0)
-        first, second = router.draw_route(rng, n, replicas) or (None, None)
-    recursion_fits = model.load_independent and (router.central_queue or router.state_blind) and queue_cap is None
-    if kv is not None:
-        recursion_fits = False
-        if backlog:  # the requests of the steady start hold the mean request's cache
-            held_kv = np.full(backlog, kv.initial_bytes_per_request)
-            kv = replace(kv, bytes_per_request=np.concatenate([held_kv, kv.bytes_per_request]))
-    if engine == "recursion" and not recursion_fits:
-        raise ValueError("the FIFO recursion needs load-independent service, no queue cap, and a state-blind router")
-    if engine not in ("auto", "recursion", "event"):
-        raise ValueError(f"engine must be 'auto', 'recursion' or 'event', got {engine!r}")
-    if engine == "recursion" or (engine == "auto" and recursion_fits):
-        start, finish = fifo_recursion(arrivals, work, replicas, model, routing, first, initial)
-        ttft = start - arrivals + model.ttft_s[1]
-        dropped = np.zeros(n, dtype=bool)
-        initial_finish = (initial * model.service_s[1]).ravel()
-        occupancy = None
-    else:
-        choices = None if first is None else (first, first if second is None else second)
-        recorded = [0] * arrivals.size if record_occupancy else None
-        start, finish, ttft, dropped, initial_finish = event_engine(
-            arrivals, work, replicas, model, routing, choices, initial, queue_cap, recorded, kv
-        )
-        occupancy = None if recorded is None else np.array(recorded, dtype=np.int64)
-    if request_ttft_ratio is not None:  # each request's own prefill: its share of the curve's TTFT, not its wait
-        ratio = np.asarray(request_ttft_ratio, dtype=float)
-        if ratio.shape != (n - backlog,):
-            raise ValueError(f"request_ttft_ratio must hold one ratio per request ({n - backlog}), got {ratio.shape}")
-        wait = start - arrivals
-        ttft = wait + np.concatenate([np.ones(backlog), ratio]) * (ttft - wait)
-    if backlog:
-        cut = slice(backlog, None)
-        return Run(
-            arrivals[cut],
-            start[cut],
-            finish[cut],
-            ttft[cut],
-            tokens,
-            dropped[cut],
-            finish[:backlog],
-            replicas * model.slots,
-            initial_start_s=start[:backlog],
-            start=start_kind,
-            replica=None if first is None or second is not None else first[cut],
-            start_occupancy=None if occupancy is None else occupancy[cut],
-        )
-    blind = first is not None and second is None and router.state_blind
+    check_fleet(fleet.replicas, fleet.routing)
+    times = arrivals.times_s(rng)
+    drawn, tokens = work.draw(rng, times.size)
+    start = None
+    if controls.initial_busy_fraction is None and fleet.queue_cap is None:
+        start = _steady_start(rng, fleet, arrivals, work, times, drawn)
+    if start is None:
+        start = _occupancy_start(rng, fleet, work, times, drawn, controls.initial_busy_fraction)
+    begin, finish, ttft, dropped, initial_finish, occupancy = _serve(fleet, start, controls)
+    ttft = work.with_ttft_ratio(start.arrival_s, begin, ttft, start.backlog)
+    b = start.backlog
+    first, cut = start.first, slice(b, None)
+    blind = first is not None and start.second is None and router_of(fleet.routing).state_blind
     return Run(
-        arrivals,
-        start,
-        finish,
-        ttft,
+        start.arrival_s[cut],
+        begin[cut],
+        finish[cut],
+        ttft[cut],
         tokens,
-        dropped,
-        initial_finish,
-        replicas * model.slots,
-        start=start_kind,
-        replica=first if blind else None,
-        start_occupancy=occupancy,
+        dropped[cut],
+        finish[:b] if b else initial_finish,
+        fleet.replicas * fleet.model.slots,
+        initial_start_s=begin[:b] if b else None,
+        start=start.kind,
+        replica=first[cut] if blind and first is not None else None,
+        start_occupancy=None if occupancy is None else occupancy[cut],
     )
 
 
@@ -544,36 +501,32 @@ def _accepted_halves(run: Run, budget_s: float, lo: int, hi: int) -> tuple[float
 def replicate(
     replications: int,
     seed: int,
-    replicas: int,
-    model: ReplicaModel,
-    routing: str,
+    fleet: SimFleet,
+    arrivals: Arrivals,
     budget_s: float,
-    arrival_rps: float | None = None,
-    requests: int = 0,
+    work: RequestWork = GAMMA_WORK,
+    controls: RunControls = DEFAULT_CONTROLS,
     exceedance_s: tuple[float, ...] = (),
     progress: Callable[[int], None] | None = None,
-    **kwargs,
 ) -> Summary:
     """Independent replications of :func:`run_fleet_once` (or batch means over one trace), summarised.
 
     Parameters
     ----------
     replications
-        Independent replications, each of ``requests / replications`` requests with its own warm-up, seeded from
-        ``seed`` by :class:`numpy.random.SeedSequence`; with a trace (``arrival_s`` in ``kwargs``), the number of
+        Independent replications, each of ``arrivals.requests / replications`` requests with its own warm-up, seeded
+        from ``seed`` by :class:`numpy.random.SeedSequence`; with a trace (:class:`TraceArrivals`), the number of
         batches of the batch-means method over the trace after its warm-up.
     seed
         Seed; the same seed gives the same result.
-    replicas, model, routing, budget_s, arrival_rps
-        As :func:`run_fleet_once`.
-    requests
-        Requests over all replications [-].
+    fleet, arrivals, work, controls
+        As :func:`run_fleet_once`; generated arrivals' ``requests`` are over all replications [-].
+    budget_s
+        Queueing budget: a request is accepted when it is not dropped and waits at most this long [s].
     exceedance_s
         Waits ``t`` at which to also estimate ``P(W > t)`` (keys ``wait_exceedance_<i>``) [s].
     progress
         Called with the number of replications done.
-    **kwargs
-        Passed to :func:`run_fleet_once`.
 
     Raises
     ------
@@ -589,11 +542,12 @@ def replicate(
         return {f"wait_exceedance_{j}": float(np.mean(wait > t)) for j, t in enumerate(exceedance_s)}
 
     children = np.random.SeedSequence(seed).spawn(replications)
-    scv = check_arrival_scv(kwargs.get("arrival_scv", 1.0))
-    cv = float(kwargs.get("cv_fraction", DEFAULT_OUTPUT_TOKENS_CV_FRACTION))
-    check_fleet_work(replicas, model, routing, arrival_rps, requests, replications, kwargs)
-    if kwargs.get("arrival_s") is not None:
-        run = run_fleet_once(np.random.default_rng(children[0]), replicas, model, routing, budget_s, **kwargs)
+    replicas, model, routing = fleet.replicas, fleet.model, fleet.routing
+    scv = check_arrival_scv(arrivals.scv)
+    cv = float(work.cv_fraction)
+    check_fleet_work(fleet, arrivals, replications, controls.initial_busy_fraction)
+    if isinstance(arrivals, TraceArrivals):
+        run = run_fleet_once(np.random.default_rng(children[0]), fleet, arrivals, work, controls)
         n = run.arrival_s.size
         span = float(run.arrival_s[-1] - run.arrival_s[0])
         rate = (n - 1) / span if span > 0 else 0.0
@@ -613,8 +567,9 @@ def replicate(
         units, with_miss, crowding = miss_units(run, budget_s, lo, n, relax)
         out = replace(summarise(values, "batch means"), warnings=notes, start=run.start, warmup_requests=lo)
         return with_rare_bound(replace(out, relaxation_s=relax), units, with_miss, crowding)
-    per_rep = max(requests // replications, 2)
-    assert arrival_rps is not None  # run_fleet_once refuses a run without a rate or a trace
+    per_rep = max(arrivals.requests // replications, 2)
+    arrival_rps = arrivals.rate_rps
+    each = replace(arrivals, requests=per_rep)
     relax = queue_relaxation_s(model, replicas, routing, arrival_rps, scv, cv)
     values = []
     pairs = []
@@ -625,13 +580,11 @@ def replicate(
     by_replica = replicas if router_of(routing).replicas_independent and scv == 1.0 else 1
     units, with_miss, crowding = 0, 0, 1.0
     for done, child in enumerate(children, start=1):
-        run = run_fleet_once(
-            np.random.default_rng(child), replicas, model, routing, budget_s, arrival_rps, per_rep, **kwargs
-        )
+        run = run_fleet_once(np.random.default_rng(child), fleet, each, work, controls)
         start = run.start
         lo = warmup_requests(per_rep, run.start, relax, arrival_rps, routing)
-        if kwargs.get("rate_swing") is not None:  # a swing: the first period too (the start is its mean's)
-            period_end = run.arrival_s[0] + kwargs["rate_swing"].period_s
+        if arrivals.swing is not None:  # a swing: the first period too (the start is its mean's)
+            period_end = run.arrival_s[0] + arrivals.swing.period_s
             lo = max(lo, min(int(np.searchsorted(run.arrival_s, period_end)), int(MAX_WARMUP_FRACTION * per_rep)))
         values.append(run_statistics(run, budget_s, lo=lo) | extra(run, lo, per_rep))
         pairs.append(_accepted_halves(run, budget_s, lo, per_rep))
