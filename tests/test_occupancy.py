@@ -82,7 +82,9 @@ def test_occupancy_quantile_by_hand():
 @pytest.mark.parametrize("routing", ["pooled", "least_outstanding", "random"])
 def test_no_correction_when_ttft_does_not_move(routing):
     load = curve([16.0], [2.0], [250.0])
-    out = serve_demand([[1.0, 10.0, 20.0, 23.0]], 3, 16.0, 2.0, 1e4, 0.99, load=load, slo=SLO, steps=DemandSteps.of(routing))
+    out = serve_demand(
+        [[1.0, 10.0, 20.0, 23.0]], 3, 16.0, 2.0, 1e4, 0.99, load=load, slo=SLO, steps=DemandSteps.of(routing)
+    )
     if routing == "least_outstanding":  # fewer wait, each longer: the p99 wait is not the pooled one (below)
         assert np.all(out.ttft_p99_ms[0, :2] == out.ttft_ms[0, :2])
         assert np.all(out.ttft_p99_ms[0, 2:] > out.ttft_ms[0, 2:])

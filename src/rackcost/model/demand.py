@@ -26,13 +26,13 @@ from rackcost.model import stretch_rule as rule
 from rackcost.model.demand_steps import (
     TTFT_PERCENTILE_FRACTION,
     Acceptance,
-    Arrivals,
+    Burstiness,
     Classes,
     FixedPoint,
+    LoadPoint,
     MovingPoint,
     NoPercentiles,
     OneClass,
-    OperatingPoint,
     Percentiles,
     PointFigures,
     PointQueue,
@@ -88,7 +88,7 @@ class DemandSteps:
     """
 
     routing: Routing | str
-    arrivals: Arrivals
+    arrivals: Burstiness
     spread: ServiceSpread
     more_constraints: tuple[tuple[float, float], ...] = ()
 
@@ -316,7 +316,10 @@ class _Searched:
         service_s, routing = self.service_s, steps.routing
         ceiling = sized_replicas(1, lam, service_s, self.concurrency, max_utilization_fraction)
         needed = _largest(
-            [rule.replicas_needed(routing, a.rate(lam), service_s, slots, b, m, stretch, v, ceiling) for b, m in self.pairs]
+            [
+                rule.replicas_needed(routing, a.rate(lam), service_s, slots, b, m, stretch, v, ceiling)
+                for b, m in self.pairs
+            ]
         )
         active = np.minimum(needed, self.serving)
         budgets = (np.shape(b) for b, _ in self.pairs)
@@ -394,7 +397,7 @@ class Serving:
     Built once by :meth:`DemandSteps.serving`."""
 
     steps: DemandSteps
-    point: OperatingPoint
+    point: LoadPoint
     classes: Classes
     percentiles: Percentiles
 

@@ -48,13 +48,16 @@ from rackcost.units import MS_PER_S
 __all__ = [
     "TTFT_PERCENTILE_FRACTION",
     "Acceptance",
-    "Arrivals",
+    "Burstiness",
     "BurstyArrivals",
+    "Classes",
     "ExponentialService",
     "FixedPoint",
+    "LoadPoint",
     "MovingPoint",
     "NoPercentiles",
     "OneClass",
+    "Percentiles",
     "PointFigures",
     "PointQueue",
     "PoissonArrivals",
@@ -102,7 +105,7 @@ class PointQueue:
     concurrency: Array
     admitted_rps: Array
     service_s: Array
-    arrivals: Arrivals
+    arrivals: Burstiness
 
 
 # --------------------------------------------------------------------------- 1. the operating point
@@ -120,7 +123,7 @@ class PointFigures:
     tpot_ms: Array | None
 
 
-class OperatingPoint(ABC):
+class LoadPoint(ABC):
     """Step 1: where each demand point's load puts the operating point."""
 
     @abstractmethod
@@ -129,7 +132,7 @@ class OperatingPoint(ABC):
 
 
 @dataclass(frozen=True, slots=True)
-class FixedPoint(OperatingPoint):
+class FixedPoint(LoadPoint):
     """The chosen point at every load (a curve of one point): Little's law gives the concurrency in service."""
 
     def at(self, queue: PointQueue, service_s: Array, budget_s: ArrayLike, shape: tuple[int, ...]) -> PointFigures:
@@ -140,7 +143,7 @@ class FixedPoint(OperatingPoint):
 
 
 @dataclass(frozen=True, slots=True)
-class MovingPoint(OperatingPoint):
+class MovingPoint(LoadPoint):
     """The operating point moves with the load along the replica's curve ``load``; the budget is the SLO's there."""
 
     load: LoadCurve
@@ -160,7 +163,7 @@ class MovingPoint(OperatingPoint):
 # --------------------------------------------------------------------------- 2. the arrivals' burstiness
 
 
-class Arrivals(ABC):
+class Burstiness(ABC):
     """Step 2: the arrivals' burstiness, as the queue the model solves (:mod:`rackcost.model.burstiness`).
 
     Attributes
@@ -176,7 +179,7 @@ class Arrivals(ABC):
         """Slots per replica of the queue solved [slots]."""
 
     @abstractmethod
-    def rate(self, rps: ArrayLike) -> Any:
+    def rate(self, rps: Array) -> Array:
         """A rate of the arrivals as a rate of the queue solved [requests/s]."""
 
     @abstractmethod
@@ -190,7 +193,7 @@ class Arrivals(ABC):
 
 
 @dataclass(frozen=True, slots=True)
-class PoissonArrivals(Arrivals):
+class PoissonArrivals(Burstiness):
     """Poisson arrivals (``v = 1`` at every point): the M/M/c queue itself; every figure is left as it is."""
 
     variability: Array
@@ -199,7 +202,7 @@ class PoissonArrivals(Arrivals):
         """The slots themselves."""
         return concurrency
 
-    def rate(self, rps: ArrayLike) -> Any:
+    def rate(self, rps: Array) -> Array:
         """The rate itself."""
         return rps
 
@@ -213,7 +216,7 @@ class PoissonArrivals(Arrivals):
 
 
 @dataclass(frozen=True, slots=True)
-class BurstyArrivals(Arrivals):
+class BurstyArrivals(Burstiness):
     """Renewal arrivals of variability ``v``: the G/G/c queue of ``c`` slots at ``lambda`` as the M/M/c queue of
     ``c / v`` slots at ``lambda / v`` (Whitt 1993; Halfin and Whitt 1981; :mod:`rackcost.model.burstiness`)."""
 
@@ -223,7 +226,7 @@ class BurstyArrivals(Arrivals):
         """``c / v``."""
         return concurrency / self.variability
 
-    def rate(self, rps: ArrayLike) -> Any:
+    def rate(self, rps: Array) -> Array:
         """``lambda / v``."""
         return rps / self.variability
 
@@ -237,7 +240,7 @@ class BurstyArrivals(Arrivals):
         return None
 
 
-def arrivals_of(arrival_variability: ArrayLike) -> Arrivals:
+def arrivals_of(arrival_variability: ArrayLike) -> Burstiness:
     """The arrivals' step for each point's variability: :class:`PoissonArrivals` where every point is Poisson (so
     its figures stay those of M/M/c bit for bit), else :class:`BurstyArrivals`."""
     v = np.asarray(arrival_variability, dtype=float)

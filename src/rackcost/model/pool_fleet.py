@@ -19,7 +19,7 @@ import numpy as np
 from rackcost.model.disaggregation import harmonic_tokens_per_kwh, joint_accepted_rps, split_miss_target
 from rackcost.model.fleet import run_fleet
 from rackcost.model.inputs import FleetPolicy, PoolInputs, SampledInputs, SloInputs, SystemInputs
-from rackcost.model.operating_point import queueing_budget_s, search_operating_point
+from rackcost.model.operating_point import SearchRule, queueing_budget_s, search_operating_point
 from rackcost.model.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
 from rackcost.model.performance import Curve
 from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy
@@ -96,7 +96,7 @@ def _search(
         sizing_rps if v == 1.0 else sizing_rps / v,
         attainment_fraction,
         max_utilization_fraction,
-        routing,
+        SearchRule(routing),
     )
     return ChosenPoint(cand.take(np.array([best])), float(busy[best]), float(budget_s[best]), n)
 
