@@ -68,6 +68,10 @@ OVERLOAD_TOLERANCE_FRACTION = 1e-12
 capacity up to rounding (the sizing demand of a fleet sized exactly for it) is not overload [-]."""
 
 
+_FIXED_POINT, _ONE_CLASS, _NO_PERCENTILES = FixedPoint(), OneClass(), NoPercentiles()
+"""The steps that hold nothing, made once."""
+
+
 @dataclass(frozen=True, slots=True)
 class DemandSteps:
     """How a fleet's queue is judged at every demand point, chosen once from the inputs (:meth:`of`).
@@ -111,9 +115,9 @@ class DemandSteps:
         class and no reported percentiles; with them the point moving with the load, the SLO's request classes
         (``slo.classes``) and, with ``percentiles``, the reported p99 TTFT and TPOT."""
         if load is None or slo is None:
-            return Serving(self, FixedPoint(), OneClass(), NoPercentiles())
-        classes: Classes = OneClass() if slo.classes is None else RequestClasses(slo.classes)
-        reported: Percentiles = StartPercentiles(load) if percentiles else NoPercentiles()
+            return Serving(self, _FIXED_POINT, _ONE_CLASS, _NO_PERCENTILES)
+        classes: Classes = _ONE_CLASS if slo.classes is None else RequestClasses(slo.classes)
+        reported: Percentiles = StartPercentiles(load) if percentiles else _NO_PERCENTILES
         return Serving(self, MovingPoint(load, slo), classes, reported)
 
 
