@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rackcost.model.fleets.demand import serve_demand
+from rackcost.model.fleets.demand import DemandSteps, serve_demand
 from rackcost.model.inputs import SloInputs
 from rackcost.model.queues.erlang import erlang_c_checked
 from rackcost.model.queues.occupancy import conditional_wait_rate, start_occupancy_quantile, waiting_share
@@ -41,7 +41,7 @@ def curve(concurrency, service_s, ttft_ms, tpot_ms=None) -> LoadCurve:
 def serve(rates, replicas, slots, load, routing="pooled"):
     """The demand outcome of a fleet on a load curve of flat service time 1 s."""
     rates = np.atleast_2d(np.asarray(rates, dtype=float))
-    return serve_demand(rates, replicas, slots, 1.0, 1e4, 0.99, load=load, slo=SLO, routing=routing)
+    return serve_demand(rates, replicas, slots, 1.0, 1e4, 0.99, load=load, slo=SLO, steps=DemandSteps.of(routing))
 
 
 def mm2_p99_ms(a: float, ttft1: float, ttft2: float) -> float:
@@ -82,7 +82,9 @@ def test_occupancy_quantile_by_hand():
 @pytest.mark.parametrize("routing", ["pooled", "least_outstanding", "random"])
 def test_no_correction_when_ttft_does_not_move(routing):
     load = curve([16.0], [2.0], [250.0])
-    out = serve_demand([[1.0, 10.0, 20.0, 23.0]], 3, 16.0, 2.0, 1e4, 0.99, load=load, slo=SLO, routing=routing)
+    out = serve_demand(
+        [[1.0, 10.0, 20.0, 23.0]], 3, 16.0, 2.0, 1e4, 0.99, load=load, slo=SLO, steps=DemandSteps.of(routing)
+    )
     if routing == "least_outstanding":  # fewer wait, each longer: the p99 wait is not the pooled one (below)
         assert np.all(out.ttft_p99_ms[0, :2] == out.ttft_ms[0, :2])
         assert np.all(out.ttft_p99_ms[0, 2:] > out.ttft_ms[0, 2:])

@@ -159,10 +159,11 @@ def test_a_swinging_point_takes_the_spread_too():
 
 
 def test_the_reported_p99_wait_is_stretched_by_the_spread():
-    # the p99 wait the reported p99 TTFT adds (rackcost.model.fleets.demand) is the occupancy queue's, times the stretch
+    # the p99 wait the reported p99 TTFT adds (rackcost.model.fleets.demand_steps) is the occupancy queue's, times the
+    # stretch
     import numpy as np
 
-    from rackcost.model.fleets import demand
+    from rackcost.model.fleets import demand_steps as demand
 
     args = ("pooled", np.array([[0.3]]), np.array([[5]]), np.array([[16.0]]), np.array([[70.0]]), np.array([[1.0]]))
     waiting, decay = demand._waiting(*args, np.array([[1.0]]))

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from rackcost.evaluation.chain import Evaluation, evaluation_for
 from rackcost.evaluation.columns import BLENDED
-from rackcost.model.fleets.demand import serve_demand
+from rackcost.model.fleets.demand import DemandSteps, serve_demand
 from rackcost.model.outcomes import SystemOutcome
 from rackcost.model.queues.burstiness import arrival_variability, wait_stretch
 from rackcost.model.replica.operating_point import slo_feasible
@@ -179,10 +179,7 @@ def latency_cliff(
             scenario.fleet.max_utilization_fraction,
             load=load,
             slo=slo,
-            routing=scenario.fleet.routing,
-            arrival_variability=v,
-            wait_stretch=stretch,
-            more_constraints=o.chosen.more_constraints,
+            steps=DemandSteps.of(scenario.fleet.routing, v, stretch, o.chosen.more_constraints),
         )
         served = served.first_sample()
         assert served.ttft_ms is not None  # serve_demand gives the TTFT along the load curve it is handed

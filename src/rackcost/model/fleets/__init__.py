@@ -1,7 +1,8 @@
 """A provisioned fleet (docs/model.md, steps 5 to 8): sized, served at each demand point and run as named steps.
 
 - ``sizing``: replicas and racks on top of the queueing model (step 5).
-- ``demand``: one provisioned fleet at each demand point (step 6).
+- ``demand`` and ``demand_steps``: one provisioned fleet at each demand point (step 6), and its steps, one object
+  per concern (the operating point at the load, burstiness, the service's spread, classes, percentiles).
 - ``fleet``: steps 5 to 8 at a chosen operating point, for ``n`` samples at once.
 - ``disaggregation`` and ``pool_fleet``: a disaggregated prefill/decode system's two pools.
 """

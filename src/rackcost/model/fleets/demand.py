@@ -6,6 +6,11 @@ parked. At each point the operating point moves with the load: the batch in serv
 and TPOT, are those of the curve at the concurrency the load sustains. Offered load above what the serving
 replicas carry within the SLO is dropped by admission control; below it, requests that wait longer than the
 queueing budget are served late and count as SLO misses. Everything vectorises over demand points.
+
+Serving is two halves: the capacity searches (:func:`capacity_with_steps`) and the points served at that capacity
+(:meth:`Serving.serve`, elementwise in the points). How the queue is judged, :class:`DemandSteps`, is chosen once
+from the inputs: the routing, the arrivals' burstiness, the service time's spread and the further attainment
+targets of request classes; the steps of serving a point live in :mod:`rackcost.model.fleets.demand_steps`.
 """
 
 from __future__ import annotations
@@ -17,42 +22,108 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from rackcost.model.fleets.demand_steps import (
+    TTFT_PERCENTILE_FRACTION,
+    Acceptance,
+    Burstiness,
+    Classes,
+    FixedPoint,
+    LoadPoint,
+    MovingPoint,
+    NoPercentiles,
+    OneClass,
+    Percentiles,
+    PointFigures,
+    PointQueue,
+    ReportedPercentiles,
+    RequestClasses,
+    ServiceSpread,
+    StartPercentiles,
+    arrivals_of,
+    spread_of,
+)
 from rackcost.model.fleets.sizing import sized_replicas
 from rackcost.model.inputs import SloInputs
 from rackcost.model.outcomes import DemandOutcome
-from rackcost.model.queues import routing as routes
 from rackcost.model.queues import stretch_rule as rule
-from rackcost.model.queues.burstiness import point_wait_stretch
-from rackcost.model.queues.class_ttft import (
-    NO_WAIT_LEVELS,
-    StratifiedLaw,
-    class_and_mixture_quantiles_ms,
-    fixed_law,
-    stack_laws,
-    sum_quantile_ms,
-)
-from rackcost.model.queues.erlang import broadcast_few, broadcast_to_few, erlang_c_checked
-from rackcost.model.queues.occupancy import occupancy_spread, start_occupancy_quantile, waiting_share
-from rackcost.model.replica.operating_point import queueing_budget_s
-from rackcost.model.replica.performance import LoadCurve, in_service_concurrency
+from rackcost.model.queues.erlang import broadcast_to_few
+from rackcost.model.replica.performance import LoadCurve
 from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy, Routing
-from rackcost.model.workload.classes import ClassMix, class_budgets_s, class_ttft_ms
 from rackcost.units import MS_PER_S
 
 __all__ = [
     "OVERLOAD_TOLERANCE_FRACTION",
     "TTFT_PERCENTILE_FRACTION",
+    "DemandSteps",
     "FleetCapacity",
+    "Serving",
+    "capacity_with_steps",
     "fleet_capacity",
     "serve_at_capacity",
     "serve_demand",
 ]
 
-TTFT_PERCENTILE_FRACTION = 0.99
-"""The TTFT percentile reported at each demand point (p99) [-]."""
 OVERLOAD_TOLERANCE_FRACTION = 1e-12
 """A point is overloaded when its rate exceeds the capacity at SLO by more than this share: a rate equal to the
 capacity up to rounding (the sizing demand of a fleet sized exactly for it) is not overload [-]."""
+
+
+_FIXED_POINT, _ONE_CLASS, _NO_PERCENTILES = FixedPoint(), OneClass(), NoPercentiles()
+"""The steps that hold nothing, made once."""
+
+
+@dataclass(frozen=True, slots=True)
+class DemandSteps:
+    """How a fleet's queue is judged at every demand point, chosen once from the inputs (:meth:`of`).
+
+    Attributes
+    ----------
+    routing
+        How requests are spread over the replicas (:mod:`rackcost.model.queues.routing`); ``pooled`` is one M/M/k over
+        all slots.
+    arrivals
+        The arrivals' burstiness (:func:`rackcost.model.fleets.demand_steps.arrivals_of`).
+    spread
+        The service time's spread (:func:`rackcost.model.fleets.demand_steps.spread_of`).
+    more_constraints
+        Further (budget [s], miss target [-]) pairs of request classes with other attainment targets
+        (``ChosenPoint.more_constraints``): the capacity at SLO meets them all, and under ``park`` the active
+        replicas too.
+    """
+
+    routing: Routing | str
+    arrivals: Burstiness
+    spread: ServiceSpread
+    more_constraints: tuple[tuple[float, float], ...] = ()
+
+    @staticmethod
+    def of(
+        routing: Routing | str = DEFAULT_ROUTING,
+        arrival_variability: ArrayLike = 1.0,
+        wait_stretch: ArrayLike = 1.0,
+        more_constraints: Sequence[tuple[float, float]] = (),
+    ) -> DemandSteps:
+        """The steps for each point's G/G/c variability (:func:`rackcost.model.queues.burstiness.arrival_variability`; 1
+        for
+        Poisson: its queue is solved as M/M/c with slots and rates divided by it) and stretch of the conditional wait
+        by the service time's spread (:func:`rackcost.model.queues.burstiness.wait_stretch`; 1 for exponential service:
+        every budget judged as ``budget / stretch`` and every wait multiplied by it, at the point's own load)."""
+        arrivals, spread = arrivals_of(arrival_variability), spread_of(wait_stretch)
+        return DemandSteps(routing, arrivals, spread, tuple(more_constraints))
+
+    def serving(self, load: LoadCurve | None, slo: SloInputs | None, percentiles: bool = True) -> Serving:
+        """The steps a point is served through: without ``load`` and ``slo`` the chosen point at every load, one
+        class and no reported percentiles; with them the point moving with the load, the SLO's request classes
+        (``slo.classes``) and, with ``percentiles``, the reported p99 TTFT and TPOT."""
+        if load is None or slo is None:
+            return Serving(self, _FIXED_POINT, _ONE_CLASS, _NO_PERCENTILES)
+        classes: Classes = _ONE_CLASS if slo.classes is None else RequestClasses(slo.classes)
+        reported: Percentiles = StartPercentiles(load) if percentiles else _NO_PERCENTILES
+        return Serving(self, MovingPoint(load, slo), classes, reported)
+
+
+POISSON_EXPONENTIAL = DemandSteps.of()
+"""Poisson arrivals, exponential service, one class, the default routing."""
 
 
 def serve_demand(
@@ -67,11 +138,7 @@ def serve_demand(
     feasible_rps: ArrayLike | None = None,
     load: LoadCurve | None = None,
     slo: SloInputs | None = None,
-    routing: Routing | str = DEFAULT_ROUTING,
-    arrival_variability: ArrayLike = 1.0,
-    feasible_rps_scaled: bool = False,
-    wait_stretch: ArrayLike = 1.0,
-    more_constraints: Sequence[tuple[float, float]] = (),
+    steps: DemandSteps = POISSON_EXPONENTIAL,
 ) -> DemandOutcome:
     """Serve each demand point with the same fleet; the operating point moves with the load (docs/model.md, step 6).
 
@@ -79,7 +146,9 @@ def serve_demand(
     point (the scheduler's concurrency limit, where the fleet was sized). At each point the replicas that serve
     admit what the SLO allows; the concurrency in service per replica is the fixed point of Little's law on the
     replica's curve (:func:`rackcost.model.replica.performance.in_service_concurrency`), and the service time, TTFT and
-    TPOT are read there; the wait tail, and so acceptance and p99 TTFT, use them.
+    TPOT are
+    read there; the wait tail, and so acceptance and p99 TTFT, use them. It is :func:`capacity_with_steps`, then
+    :meth:`Serving.serve`.
 
     Parameters
     ----------
@@ -99,29 +168,16 @@ def serve_demand(
     max_utilization_fraction
         Utilisation ceiling that ``park`` keeps when deciding how many replicas serve [-].
     feasible_rps
-        Optional: a rate the serving replicas are known to serve within the SLO (the demand they were sized for);
-        it speeds up the search for the capacity at SLO [requests/s].
+        Optional: a rate the serving replicas are known to serve within the SLO, in the queue the arrivals make of
+        the fleet (divided by the variability; for Poisson arrivals the rate itself); it speeds up the search for
+        the capacity at SLO [requests/s].
     load, slo
         The replica's load curve and the SLO, to move the operating point with the load; without them the chosen
-        point holds at every load (a curve of one point). The output length's spread enters through
-        ``wait_stretch``, never here.
-    routing
-        How requests are spread over the replicas (:mod:`rackcost.model.queues.routing`); ``pooled`` is one M/M/k over
-        all slots.
-    arrival_variability
-        Each point's G/G/c variability (:func:`rackcost.model.queues.burstiness.arrival_variability`; 1 for Poisson):
-        its queue is solved as M/M/c with slots and rates divided by it [-].
-    feasible_rps_scaled
-        ``feasible_rps`` is a rate of that scaled queue (already divided by the variability), so it is used even
-        where arrivals are bursty; else it is used only where every point is Poisson.
-    wait_stretch
-        Each point's stretch of the conditional wait by the service time's spread
-        (:func:`rackcost.model.queues.burstiness.wait_stretch`; 1 for exponential service): every budget is judged as
-        ``budget / stretch`` in the queue above, and the p99 wait read there is multiplied by it [-].
-    more_constraints
-        Further (budget [s], miss target [-]) pairs of request classes with other attainment targets
-        (``ChosenPoint.more_constraints``): the capacity at SLO meets them all, and under ``park`` the active
-        replicas too. With request classes (``slo.classes``) every class is accepted within its own budget.
+        point holds at every load (a curve of one point). The output length's spread enters through ``steps``,
+        never here. With request classes (``slo.classes``) every class is accepted within its own budget.
+    steps
+        How the queue is judged (:meth:`DemandSteps.of`): routing, burstiness, the service's spread and the further
+        attainment targets.
 
     The fleet arguments may carry a leading sample axis (shape ``(n, 1)`` against ``offered_rps`` of shape
     ``(n, points)``): everything broadcasts.
@@ -131,24 +187,9 @@ def serve_demand(
     DemandOutcome
     """
     lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
-    v = np.asarray(arrival_variability, dtype=float)
-    capacity = fleet_capacity(
-        lam,
-        serving_replicas,
-        concurrency,
-        service_s,
-        budget_s,
-        attainment_fraction,
-        idle_policy,
-        max_utilization_fraction,
-        feasible_rps,
-        routing,
-        v,
-        feasible_rps_scaled,
-        wait_stretch,
-        more_constraints,
-    )
-    return serve_at_capacity(lam, capacity, concurrency, service_s, budget_s, load, slo, routing, v, wait_stretch)
+    fleet = (serving_replicas, concurrency, service_s, budget_s, attainment_fraction, idle_policy)
+    capacity = capacity_with_steps(lam, *fleet, max_utilization_fraction, feasible_rps, steps)
+    return steps.serving(load, slo).serve(lam, capacity, concurrency, service_s, budget_s)
 
 
 @dataclass(frozen=True)
@@ -200,78 +241,111 @@ def fleet_capacity(
     wait_stretch: ArrayLike = 1.0,
     more_constraints: Sequence[tuple[float, float]] = (),
 ) -> FleetCapacity:
+    """:func:`capacity_with_steps` for the inputs as they come: the steps chosen from ``routing``,
+    ``arrival_variability``, ``wait_stretch`` and ``more_constraints`` (:meth:`DemandSteps.of`).
+
+    Why this long: the fleet's inputs flat, as :mod:`rackcost.model.fleets.fleet` holds them (each an array the Monte
+    Carlo
+    samples, or a choice of the fleet policy); the body only chooses the steps and calls :func:`capacity_with_steps`,
+    which takes them as one :class:`DemandSteps`. ``feasible_rps`` is a rate of the arrivals (used only where every
+    point is Poisson), or with ``feasible_rps_scaled`` one of the queue they make (divided by the variability).
+    """
+    steps = DemandSteps.of(routing, arrival_variability, wait_stretch, more_constraints)
+    hint = feasible_rps if feasible_rps_scaled else steps.arrivals.known_feasible(feasible_rps)
+    fleet = (serving_replicas, concurrency, service_s, budget_s, attainment_fraction, idle_policy)
+    return capacity_with_steps(offered_rps, *fleet, max_utilization_fraction, hint, steps)
+
+
+def capacity_with_steps(
+    offered_rps: ArrayLike,
+    serving_replicas: ArrayLike,
+    concurrency: ArrayLike,
+    service_s: ArrayLike,
+    budget_s: ArrayLike,
+    attainment_fraction: float,
+    idle_policy: IdlePolicy | str,
+    max_utilization_fraction: ArrayLike,
+    feasible_rps: ArrayLike | None,
+    steps: DemandSteps,
+) -> FleetCapacity:
     """The capacity at SLO and the replicas that serve at each point: the first half of :func:`serve_demand`
-    (same parameters). The second, :func:`serve_at_capacity`, is elementwise in the demand points, so the rows of
+    (same parameters). The second, :meth:`Serving.serve`, is elementwise in the demand points, so the rows of
     several fleets' capacities can be served in one call (:meth:`FleetCapacity.stack`).
 
-    With ``more_constraints`` (request classes of other attainment targets) the capacity is the smallest over the
-    constraints and the replicas a point needs the largest: the fleet meets every class's target."""
-    lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
-    miss_target = 1.0 - attainment_fraction
-    serving = np.asarray(serving_replicas, dtype=np.int64)
-    service_s = np.asarray(service_s, dtype=float)
-    concurrency = np.asarray(concurrency, dtype=float)
-    # bursty arrivals: the G/G/c queue as M/M/c with slots and rates divided by the variability
-    # (rackcost.model.queues.burstiness); Poisson points keep every figure bit for bit
-    v = np.asarray(arrival_variability, dtype=float)
-    poisson = bool((v == 1.0).all())
-    slots = concurrency if poisson else concurrency / v
-    scale = 1.0 if poisson else v
-    # the service time's spread stretches the conditional wait (rackcost.model.queues.burstiness.wait_stretch);
-    # exponential
-    # service (stretch 1) skips it, so every figure stays bit for bit
-    # (model.stretch_rule: each budget judged at the stretch of the searched load, as acceptance judges it)
-    stretch = np.asarray(wait_stretch, dtype=float)
-    pairs = [(budget_s, miss_target), *more_constraints]
-    # capacity at SLO of the serving fleet (one value per sample, or per point where arrivals are bursty); the
-    # sizing rate is a known-feasible hint only for Poisson arrivals at every point
-    hint = feasible_rps if poisson or feasible_rps_scaled else None
+    With ``steps.more_constraints`` (request classes of other attainment targets) the capacity is the smallest over
+    the constraints and the replicas a point needs the largest: the fleet meets every class's target. Every search
+    is in the queue the arrivals make of the fleet (slots and rates divided by the variability, a capacity multiplied
+    back), each budget judged at the stretch of the searched load, as acceptance judges it
+    (:mod:`rackcost.model.queues.stretch_rule`)."""
     if idle_policy not in _IDLE_POLICIES:
         raise ValueError(f"idle_policy must be 'powered' or 'park', got {idle_policy!r}")
+    lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
+    service_s = np.asarray(service_s, dtype=float)
+    concurrency = np.asarray(concurrency, dtype=float)
+    pairs = [(budget_s, 1.0 - attainment_fraction), *steps.more_constraints]
+    fleet = _Searched(steps, np.asarray(serving_replicas, dtype=np.int64), concurrency, service_s, pairs)
     if not IdlePolicy(idle_policy).parks:
-        capacity = scale * _smallest(
-            [rule.capacity_at_slo(routing, serving, slots, service_s, b, m, hint, stretch, v) for b, m in pairs]
-        )
-        active = broadcast_to_few(serving, lam.shape).astype(np.int64)
+        return fleet.powered(lam, feasible_rps)
+    return fleet.parked(lam, feasible_rps, max_utilization_fraction)
+
+
+@dataclass(frozen=True, slots=True)
+class _Searched:
+    """A fleet's capacity searches under its steps, for every (budget, miss target) pair it must meet."""
+
+    steps: DemandSteps
+    serving: NDArray[np.int64]
+    concurrency: NDArray[np.float64]
+    service_s: NDArray[np.float64]
+    pairs: list[tuple[Any, float]]
+
+    def powered(self, lam: NDArray[np.float64], hint: ArrayLike | None) -> FleetCapacity:
+        """Every serving replica serves: the serving fleet's capacity at SLO (one value per sample, or per point
+        where arrivals are bursty), from the known-feasible ``hint``."""
+        steps, a = self.steps, self.steps.arrivals
+        slots, stretch, v = a.slots(self.concurrency), steps.spread.stretch, a.variability
+        found = [
+            rule.capacity_at_slo(steps.routing, self.serving, slots, self.service_s, b, m, hint, stretch, v)
+            for b, m in self.pairs
+        ]
+        capacity = a.capacity(_smallest(found))
+        active = broadcast_to_few(self.serving, lam.shape).astype(np.int64)
         capacity_active = broadcast_to_few(capacity, lam.shape)
         return FleetCapacity(np.asarray(capacity, dtype=float), active, np.asarray(capacity_active, dtype=float))
-    ceiling = sized_replicas(1, lam, service_s, concurrency, max_utilization_fraction)
-    needed = _largest(
-        [rule.replicas_needed(routing, lam / scale, service_s, slots, b, m, stretch, v, ceiling) for b, m in pairs]
-    )
-    active = np.minimum(needed, serving)
-    # the serving fleet's capacity and the active replicas' in one search per constraint (the search is
-    # elementwise, so each half is what it is alone; one call rather than two is most of the saving on a few
-    # points): the first half with the hint, the second from the closed-form start as before
-    shape = np.broadcast_shapes(
-        lam.shape,
-        np.shape(serving),
-        np.shape(slots),
-        np.shape(service_s),
-        np.shape(scale),
-        np.shape(stretch),
-        *(np.shape(b) for b, _ in pairs),
-    )
-    two = _twice(shape)
-    start = None if hint is None else np.concatenate([np.broadcast_to(hint, shape), np.zeros(shape)])
-    both = _smallest(
-        [
-            rule.capacity_at_slo(
-                routing,
-                np.concatenate([np.broadcast_to(serving, shape), np.broadcast_to(active, shape)]),
-                two(slots),
-                two(service_s),
-                two(b),
-                two(m),
-                start,
-                two(stretch),
-                two(v),
-            )
-            for b, m in pairs
-        ]
-    )
-    capacity, capacity_active = scale * both[: shape[0]], scale * both[shape[0] :]
-    return FleetCapacity(np.asarray(capacity, dtype=float), active, np.asarray(capacity_active, dtype=float))
+
+    def parked(self, lam: NDArray[np.float64], hint: ArrayLike | None, max_utilization_fraction: ArrayLike) -> Any:
+        """Only the replicas a point needs serve (at most the serving ones, within the utilisation ceiling): the
+        serving fleet's capacity and the active replicas' in one search per constraint (the search is elementwise,
+        so each half is what it is alone; one call rather than two is most of the saving on a few points), the
+        first half from the ``hint``, the second from the closed-form start."""
+        steps, a = self.steps, self.steps.arrivals
+        slots, stretch, v = a.slots(self.concurrency), steps.spread.stretch, a.variability
+        service_s, routing = self.service_s, steps.routing
+        ceiling = sized_replicas(1, lam, service_s, self.concurrency, max_utilization_fraction)
+        needed = _largest(
+            [
+                rule.replicas_needed(routing, a.rate(lam), service_s, slots, b, m, stretch, v, ceiling)
+                for b, m in self.pairs
+            ]
+        )
+        active = np.minimum(needed, self.serving)
+        budgets = (np.shape(b) for b, _ in self.pairs)
+        shape = np.broadcast_shapes(
+            lam.shape, np.shape(self.serving), np.shape(slots), np.shape(service_s), np.shape(stretch), *budgets
+        )
+        two = _twice(shape)
+        start = None if hint is None else np.concatenate([np.broadcast_to(hint, shape), np.zeros(shape)])
+        replicas = np.concatenate([np.broadcast_to(self.serving, shape), np.broadcast_to(active, shape)])
+        both = _smallest(
+            [
+                rule.capacity_at_slo(
+                    routing, replicas, two(slots), two(service_s), two(b), two(m), start, two(stretch), two(v)
+                )
+                for b, m in self.pairs
+            ]
+        )
+        capacity, capacity_active = a.capacity(both[: shape[0]]), a.capacity(both[shape[0] :])
+        return FleetCapacity(np.asarray(capacity, dtype=float), active, np.asarray(capacity_active, dtype=float))
 
 
 def _twice(shape: tuple[int, ...]) -> Callable[[ArrayLike], NDArray[np.float64]]:
@@ -310,122 +384,90 @@ def serve_at_capacity(
     wait_stretch: ArrayLike = 1.0,
     percentiles: bool = True,
 ) -> DemandOutcome:
-    """Each demand point served by the replicas and capacity of :func:`fleet_capacity`: the second half of
-    :func:`serve_demand` (same parameters). ``percentiles=False`` leaves out the reported p99 TTFT and TPOT (the
-    start occupancy's quantile, most of the cost on many points; ``ttft_p99_ms`` and ``tpot_p99_ms`` are then None)
-    for a caller that reads none of them (:func:`rackcost.evaluation.horizon.evaluate_hours`).
+    """Each demand point served by the fleet whose capacity is ``capacity`` (of :func:`fleet_capacity`): the second
+    half of :func:`serve_demand`, the steps chosen once (:meth:`DemandSteps.serving`) and run in turn
+    (:meth:`Serving.serve`). ``percentiles=False`` leaves out the reported p99 TTFT and TPOT (the start occupancy's
+    quantile, most of the cost on many points; ``ttft_p99_ms`` and ``tpot_p99_ms`` are then None) for a caller that
+    reads none of them (:func:`rackcost.evaluation.horizon.evaluate_hours`).
 
     Every figure is elementwise in the demand points (and the sample rows), so stacking rows of different fleets or
     variabilities gives each row the figures it has alone, bit for bit: a variability of 1 divides exactly.
     """
-    lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
-    service_s = np.asarray(service_s, dtype=float)
-    concurrency = np.asarray(concurrency, dtype=float)
-    v = np.asarray(arrival_variability, dtype=float)
-    poisson = bool((v == 1.0).all())
-    slots = concurrency if poisson else concurrency / v
-    scale = 1.0 if poisson else v
-    # the service time's spread, as in fleet_capacity (a stretch of 1 divides and multiplies exactly)
-    stretch = np.asarray(wait_stretch, dtype=float)
-    exponential = bool((stretch == 1.0).all())
-    active = capacity.active_replicas
-    capacity_active = capacity.capacity_active_rps
-    slots_active = active * concurrency
-    admitted = np.minimum(lam, capacity_active)
-    if load is None or slo is None:
-        in_service = admitted * service_s / active
-        point_service_s = np.broadcast_to(service_s, lam.shape)
-        point_budget_s = np.broadcast_to(np.asarray(budget_s, dtype=float), lam.shape)
-        ttft_ms = tpot_ms = None
-    else:
-        in_service = in_service_concurrency(load, admitted / active)
-        point_service_s, ttft_ms, tpot_ms = load.figures_at(in_service)
-        point_budget_s = queueing_budget_s(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.e2e_limit_ms)
-    if not exponential:
-        # at the point's own load the heavy-traffic stretch gives way to the M/G/s interpolation
-        # (rackcost.model.queues.burstiness.point_wait_stretch); the capacity searches keep the heavy-traffic one
-        servers = routes.analytic_queue(str(routing)).servers(active, concurrency)
-        stretch = point_wait_stretch(stretch, v, admitted * point_service_s / slots_active, servers)
-        point_budget_s = point_budget_s / stretch
-    mix = None if slo is None or load is None else slo.classes
-    class_miss = None
-    if mix is None:
-        miss, wait_p99_s = routes.wait_tail(
-            routing, point_budget_s, TTFT_PERCENTILE_FRACTION, active, slots, admitted / scale, point_service_s
-        )
-    else:  # each class within its own budget, in the one queue (rackcost.model.workload.classes)
-        assert ttft_ms is not None and tpot_ms is not None
-        budgets = class_budgets_s(mix, ttft_ms, tpot_ms)
-        if not exponential:
-            budgets = budgets / stretch[..., None]
-        class_miss, wait_p99_s = routes.wait_tails(
-            routing, budgets, TTFT_PERCENTILE_FRACTION, active, slots, admitted / scale, point_service_s
-        )
-        miss = 1.0 - np.sum(mix.share_fraction * (1.0 - class_miss), axis=-1)
-    if not exponential:
-        wait_p99_s = wait_p99_s * stretch
-    wait_p99_ms = np.asarray(wait_p99_s, dtype=float) * MS_PER_S
-    ttft_p99_ms = tpot_p99_ms = class_ttft_p99_ms = None
-    if load is not None and slo is not None and percentiles:
-        # the reported percentiles at the occupancy a request starts at (rackcost.model.queues.occupancy); the mean
-        # figures above stay at the mean occupancy
-        # the occupancy queue: slots and rates divided by the burstiness and by the spread of a load-dependent service
-        spread = occupancy_spread(load, in_service, point_service_s)
-        occupancy = (routing, active, concurrency, slots / spread, admitted / scale / spread, point_service_s)
-        if mix is None:
-            start, delay = _start_occupancy(*occupancy, v * spread)
-            waiting, decay = _waiting(routing, delay, active, concurrency, admitted, service_s, v)
-        else:
-            # the classes' no-wait levels depend on the share that waits: the queue's Erlang C first, then every
-            # level's start occupancy in one call with the p99's (the same figures as one call each)
-            pool, _, load_erlangs = _occupancy_queue(routing, active, *occupancy[3:])
-            delay = erlang_c_checked(pool, load_erlangs)
-            waiting, decay = _waiting(routing, delay, active, concurrency, admitted, service_s, v)
-            full = np.broadcast(delay, waiting, v * spread, active, concurrency).shape
-            no_wait = NO_WAIT_LEVELS.reshape((-1,) + (1,) * len(full)) * (1.0 - waiting)
-            levels = np.concatenate(
-                [np.full((1, *full), TTFT_PERCENTILE_FRACTION), broadcast_to_few(no_wait, (no_wait.shape[0], *full))]
-            )
-            starts, _ = _start_occupancy(*occupancy, v * spread, levels, delay)
-            start = starts[0]
-        start_ttft_ms, tpot_p99_ms = load.latencies_at(start)
-        reported_ms = _reported_wait_p99_ms(waiting, decay, stretch)
-        ttft_p99_ms = start_ttft_ms + reported_ms
-        if mix is not None:  # each class's TTFT at that occupancy, the same wait
-            class_ttft_p99_ms = class_ttft_ms(mix, start_ttft_ms) + np.asarray(reported_ms)[..., None]
-            prefill = _class_prefill_ms(load, starts[1:], concurrency, decay, stretch, np.shape(ttft_p99_ms))
-            # the mix's p99: of a request drawn from the mix, every class's TTFT law weighed by its share (one class:
-            # its own, which for one input length is the single shape's bit for bit)
-            class_ttft_p99_ms, ttft_p99_ms = _class_and_mix_p99_ms(mix, class_ttft_p99_ms, prefill, waiting)
-    if class_miss is None:
-        accepted = admitted * (1.0 - miss)
-    else:
-        assert mix is not None
-        accepted = admitted * np.sum(mix.share_fraction * (1.0 - class_miss), axis=-1)
-    rejected = lam - accepted
+    serving = DemandSteps.of(routing, arrival_variability, wait_stretch).serving(load, slo, percentiles)
+    return serving.serve(offered_rps, capacity, concurrency, service_s, budget_s)
+
+
+@dataclass(frozen=True, slots=True)
+class Serving:
+    """The steps each demand point is served through, in turn (:mod:`rackcost.model.fleets.demand_steps`): the operating
+    point at the point's load, the service's stretch there, what the classes accept, and the reported percentiles.
+    Built once by :meth:`DemandSteps.serving`."""
+
+    steps: DemandSteps
+    point: LoadPoint
+    classes: Classes
+    percentiles: Percentiles
+
+    def serve(
+        self,
+        offered_rps: ArrayLike,
+        capacity: FleetCapacity,
+        concurrency: ArrayLike,
+        service_s: ArrayLike,
+        budget_s: ArrayLike,
+    ) -> DemandOutcome:
+        """Each point admitted up to the active replicas' capacity at SLO, then every step in turn."""
+        lam = np.atleast_1d(np.asarray(offered_rps, dtype=float))
+        service_s = np.asarray(service_s, dtype=float)
+        concurrency = np.asarray(concurrency, dtype=float)
+        steps, active = self.steps, capacity.active_replicas
+        admitted = np.minimum(lam, capacity.capacity_active_rps)
+        queue = PointQueue(steps.routing, active, concurrency, admitted, service_s, steps.arrivals)
+        point = self.point.at(queue, service_s, budget_s, lam.shape)
+        utilization = admitted * point.service_s / (active * concurrency)
+        # at the point's own load the heavy-traffic stretch gives way to the M/G/s interpolation; the capacity
+        # searches keep the heavy-traffic one
+        stretch = steps.spread.at_point(queue, utilization)
+        accepted = self.classes.accept(queue, point, steps.spread, stretch)
+        wait_p99_ms = np.asarray(steps.spread.stretched(accepted.wait_p99_s, stretch), dtype=float) * MS_PER_S
+        reported = self.percentiles.report(queue, point, self.classes, stretch)
+        return _outcome(lam, capacity, queue, point, utilization, accepted, wait_p99_ms, reported)
+
+
+def _outcome(
+    lam: NDArray[np.float64],
+    capacity: FleetCapacity,
+    queue: PointQueue,
+    point: PointFigures,
+    utilization: NDArray[np.float64],
+    accepted: Acceptance,
+    wait_p99_ms: NDArray[np.float64],
+    reported: ReportedPercentiles,
+) -> DemandOutcome:
+    """The demand outcome of the steps' figures, each array broadcast to the points' shape."""
     shape = lam.shape
+    rejected = lam - accepted.accepted_rps
+    class_miss, class_p99 = accepted.class_miss_fraction, reported.class_ttft_p99_ms
     return DemandOutcome(
         offered_rps=lam,
-        admitted_rps=admitted,
-        accepted_rps=accepted,
+        admitted_rps=queue.admitted_rps,
+        accepted_rps=accepted.accepted_rps,
         rejected_rps=rejected,
         rejected_fraction=rejected / lam,
-        active_replicas=active,
-        utilization_fraction=admitted * point_service_s / slots_active,
+        active_replicas=capacity.active_replicas,
+        utilization_fraction=utilization,
         capacity_at_slo_rps=np.broadcast_to(capacity.capacity_rps, shape),  # read-only view
         spare_capacity_fraction=(capacity.capacity_rps - lam) / capacity.capacity_rps,
         wait_p99_ms=wait_p99_ms,
-        overloaded=lam > capacity_active * (1 + OVERLOAD_TOLERANCE_FRACTION),
-        in_service_concurrency=_shaped(in_service, shape),
-        service_s=_shaped(point_service_s, shape),
-        ttft_ms=None if ttft_ms is None else _shaped(ttft_ms, shape),
-        tpot_ms=None if tpot_ms is None else _shaped(tpot_ms, shape),
-        ttft_p99_ms=None if ttft_p99_ms is None else _shaped(ttft_p99_ms, shape),
-        tpot_p99_ms=None if tpot_p99_ms is None else _shaped(tpot_p99_ms, shape),
+        overloaded=lam > capacity.capacity_active_rps * (1 + OVERLOAD_TOLERANCE_FRACTION),
+        in_service_concurrency=_shaped(point.in_service, shape),
+        service_s=_shaped(point.service_s, shape),
+        ttft_ms=None if point.ttft_ms is None else _shaped(point.ttft_ms, shape),
+        tpot_ms=None if point.tpot_ms is None else _shaped(point.tpot_ms, shape),
+        ttft_p99_ms=None if reported.ttft_p99_ms is None else _shaped(reported.ttft_p99_ms, shape),
+        tpot_p99_ms=None if reported.tpot_p99_ms is None else _shaped(reported.tpot_p99_ms, shape),
         class_miss_fraction=None if class_miss is None else _shaped(class_miss, (*shape, class_miss.shape[-1])),
-        class_ttft_p99_ms=None
-        if class_ttft_p99_ms is None
-        else _shaped(class_ttft_p99_ms, (*shape, class_ttft_p99_ms.shape[-1])),
+        class_ttft_p99_ms=None if class_p99 is None else _shaped(class_p99, (*shape, class_p99.shape[-1])),
     )
 
 
@@ -433,154 +475,3 @@ def _shaped(a: NDArray[Any], shape: tuple[int, ...]) -> NDArray[Any]:
     """``a`` broadcast to ``shape``, or ``a`` itself where it has that shape (np.broadcast_to costs more than the
     figures of a central evaluation)."""
     return a if a.shape == shape else np.broadcast_to(a, shape)
-
-
-def _start_occupancy(
-    routing: Routing | str,
-    active: NDArray[np.int64],
-    concurrency: NDArray[np.float64],
-    slots: NDArray[np.float64],
-    rate_rps: NDArray[np.float64],
-    service_s: NDArray[np.float64],
-    variability: NDArray[np.float64],
-    q_fraction: float | NDArray[np.float64] = TTFT_PERCENTILE_FRACTION,
-    known_delay: NDArray[np.float64] | None = None,
-) -> tuple[NDArray[np.float64], Any]:
-    """The p99 occupancy a request starts at on its replica (or its ``q_fraction``-quantile), for the queue the
-    routing makes of the fleet (:func:`rackcost.model.queues.occupancy.start_occupancy_quantile`) [requests], and that
-    queue's Erlang C [fraction] (``known_delay`` when the caller has it: not computed again)."""
-    pool, per_pool, load_erlangs = _occupancy_queue(routing, active, slots, rate_rps, service_s)
-    # once: the quantile and the reported wait both read it
-    delay = erlang_c_checked(pool, load_erlangs) if known_delay is None else known_delay
-    start = start_occupancy_quantile(q_fraction, per_pool, concurrency, pool, load_erlangs, variability, delay)
-    return start, delay
-
-
-def _occupancy_queue(
-    routing: Routing | str,
-    active: NDArray[np.int64],
-    slots: NDArray[np.float64],
-    rate_rps: NDArray[np.float64],
-    service_s: NDArray[np.float64],
-) -> tuple[NDArray[np.float64], Any, NDArray[np.float64]]:
-    """The queue the routing makes of the fleet for the start occupancy: its slots, the replicas that share it and
-    its offered load [slots, -, erlangs]."""
-    queue = routes.analytic_queue(str(routing))
-    pool, per_pool = queue.servers(active, slots), queue.replicas_per_queue(active)
-    load_erlangs = queue.rate(rate_rps, active) * service_s
-    pool, load_erlangs = broadcast_few(np.asarray(pool, dtype=float), np.asarray(load_erlangs, dtype=float))
-    return pool, per_pool, load_erlangs
-
-
-def _waiting(
-    routing: Routing | str,
-    delay: NDArray[np.float64],
-    active: NDArray[np.int64],
-    concurrency: NDArray[np.float64],
-    admitted_rps: NDArray[np.float64],
-    full_service_s: NDArray[np.float64],
-    variability: NDArray[np.float64],
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The share of requests that wait, ``C'``, and the decay rate of their wait (before the service's stretch)
-    under the routing (:func:`rackcost.model.queues.occupancy.waiting_share`, from the occupancy queue's Erlang C
-    ``delay``) [fraction, 1/s]."""
-    router = routes.check_routing(str(routing))
-    queue = routes.analytic_queue(router)
-    per_pool, rate = queue.replicas_per_queue(active), queue.rate(admitted_rps, active)
-    # the router's occupancy law: a request that waits waits for its own replica, or for the first slot of its queue
-    own_replica = router.waits_on_own_replica
-    return waiting_share(delay, True, not own_replica, per_pool, concurrency, rate, full_service_s, variability)
-
-
-def _reported_wait_p99_ms(
-    waiting: NDArray[np.float64], decay: NDArray[np.float64], stretch: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """The p99 wait that the reported p99 TTFT adds to ``TTFT(c)`` where more than 1% of requests wait [ms]:
-    ``ln(C' / 0.01) / r``, ``C'`` the share of requests that wait and ``r`` the decay rate of their wait
-    (:func:`_waiting`), stretched by the service time's spread like every wait
-    (:func:`rackcost.model.queues.burstiness.wait_stretch`); 0 elsewhere."""
-    tail = 1.0 - TTFT_PERCENTILE_FRACTION
-    with np.errstate(divide="ignore", invalid="ignore"):
-        wait_s = np.where(waiting > tail, np.log(np.maximum(waiting, tail) / tail) / decay, 0.0)
-    return np.asarray(wait_s * stretch, dtype=float) * MS_PER_S
-
-
-def _class_prefill_ms(
-    load: LoadCurve,
-    starts: NDArray[np.float64],
-    concurrency: NDArray[np.float64],
-    decay: NDArray[np.float64],
-    stretch: NDArray[np.float64],
-    shape: tuple[int, ...],
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """The mean request's TTFT before queueing at the start occupancy of a request that does not wait at each of
-    :data:`~rackcost.model.queues.class_ttft.NO_WAIT_LEVELS` (``starts``, ``(J, ...)``: the occupancy queue's quantiles
-    at those levels of the requests that do not wait), ``(..., J)``, and at a full replica (``c``) for one that waits,
-    ``(...)`` [ms]; and the decay rate of a waiting request's wait, stretched by the service's spread [1/ms]."""
-    no_wait_ms = np.moveaxis(load.latencies_at(starts)[0], 0, -1)  # (..., J)
-    full_ms = load.latencies_at(broadcast_to_few(concurrency, shape))[0]
-    theta = np.asarray(decay / stretch, dtype=float) / MS_PER_S
-    return no_wait_ms, full_ms, theta
-
-
-def _class_and_mix_p99_ms(
-    mix: ClassMix,
-    fixed_p99_ms: NDArray[np.float64],
-    prefill: tuple[NDArray[np.float64], ...],
-    waiting: NDArray[np.float64],
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Each class's p99 TTFT and the mix's: a class whose inputs spread the p99 of its own prefill plus the queue's
-    wait, a class of one input length ``fixed_p99_ms``; the mix's the p99 of a request drawn from it, each class's
-    own prefill (its input law, a point for a class of one length) plus the one queue's wait
-    (:func:`rackcost.model.queues.class_ttft.class_and_mixture_quantiles_ms`: both in one root find). One class: its
-    own."""
-    spread = mix.input_law is not None and bool(mix.input_law.spread.any())
-    if len(mix) == 1:
-        out = _spread_ttft_p99_ms(mix, fixed_p99_ms, prefill, waiting) if spread else fixed_p99_ms
-        return out, out[..., 0]
-    no_wait_ms, full_ms, theta = prefill
-    law = mix.input_law if mix.input_law is not None else stack_laws([fixed_law()] * len(mix))
-    rho = mix.ttft_ratio
-    each, mixed = class_and_mixture_quantiles_ms(
-        law,
-        no_wait_ms[..., None, :] * rho[:, None],
-        full_ms[..., None] * rho,
-        waiting[..., None],
-        theta[..., None],
-        mix.share_fraction,
-        TTFT_PERCENTILE_FRACTION,
-        np.zeros(len(mix), dtype=bool) if mix.input_law is None else mix.input_law.spread,
-    )
-    out = np.array(broadcast_to_few(fixed_p99_ms, each.shape), dtype=float)
-    if spread:
-        assert mix.input_law is not None
-        out[..., mix.input_law.spread] = each[..., mix.input_law.spread]
-    return out, mixed
-
-
-def _spread_ttft_p99_ms(
-    mix: ClassMix,
-    fixed_p99_ms: NDArray[np.float64],
-    prefill: tuple[NDArray[np.float64], ...],
-    waiting: NDArray[np.float64],
-) -> NDArray[np.float64]:
-    """Each class's p99 TTFT, the classes whose inputs spread as the p99 of their own prefill plus the queue's wait
-    (:func:`rackcost.model.queues.class_ttft.sum_quantile_ms`, the prefill of :func:`_class_prefill_ms`); a class of one
-    input length keeps ``fixed_p99_ms``."""
-    assert mix.input_law is not None
-    no_wait_ms, full_ms, theta = prefill
-    spread = np.flatnonzero(mix.input_law.spread)
-    shape = np.shape(fixed_p99_ms)[:-1]
-    rho = mix.ttft_ratio[spread]
-    law = StratifiedLaw(mix.input_law.level_fraction[spread], mix.input_law.value[spread])
-    p99 = sum_quantile_ms(
-        law,
-        no_wait_ms[..., None, :] * rho[:, None],
-        full_ms[..., None] * rho,
-        waiting[..., None],
-        theta[..., None],
-        TTFT_PERCENTILE_FRACTION,
-    )
-    out = np.array(np.broadcast_to(fixed_p99_ms, (*shape, len(mix))), dtype=float)
-    out[..., spread] = p99
-    return out

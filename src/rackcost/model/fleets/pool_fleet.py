@@ -20,7 +20,7 @@ from rackcost.model.fleets.disaggregation import harmonic_tokens_per_kwh, joint_
 from rackcost.model.fleets.fleet import run_fleet
 from rackcost.model.inputs import FleetPolicy, PoolInputs, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
-from rackcost.model.replica.operating_point import queueing_budget_s, search_operating_point
+from rackcost.model.replica.operating_point import SearchRule, queueing_budget_s, search_operating_point
 from rackcost.model.replica.performance import Curve
 from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy
 
@@ -97,7 +97,7 @@ def _search(
         sizing_rps if v == 1.0 else sizing_rps / v,
         attainment_fraction,
         max_utilization_fraction,
-        routing,
+        SearchRule(routing),
     )
     return ChosenPoint(cand.take(np.array([best])), float(busy[best]), float(budget_s[best]), n)
 

@@ -63,7 +63,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rackcost.model.fleets.demand import OVERLOAD_TOLERANCE_FRACTION, serve_demand
+from rackcost.model.fleets.demand import OVERLOAD_TOLERANCE_FRACTION, DemandSteps, serve_demand
 from rackcost.model.fleets.sizing import sized_replicas
 from rackcost.model.inputs import FleetPolicy, SloInputs
 from rackcost.model.outcomes import DemandOutcome
@@ -542,6 +542,10 @@ def serve_with_swing(
     the mean occupancy, as without a swing); the service time, latencies and p99 figures stay those of the mean
     rate. Points without a swing keep every figure bit for bit.
 
+    Why this long: the fleet's inputs flat, as :func:`rackcost.model.fleets.fleet.run_fleet` holds them (the stationary
+    outcome, the swing, and the twelve inputs of :func:`rackcost.model.fleets.demand.serve_demand` with its steps); the
+    body lays the phases out and serves them through :class:`rackcost.model.fleets.demand.DemandSteps`.
+
     Parameters
     ----------
     stationary
@@ -551,7 +555,8 @@ def serve_with_swing(
         :class:`RateShape` (``(1, points, phases)``: sub-hour windows; :func:`point_shapes`).
     serving_replicas, concurrency, service_s, budget_s, slo, idle_policy, max_utilization_fraction, load, routing,
     arrival_variability, wait_stretch
-        As :func:`rackcost.model.fleets.demand.serve_demand`, at the chosen point.
+        As :func:`rackcost.model.fleets.demand.serve_demand` and :meth:`rackcost.model.fleets.demand.DemandSteps.of`, at
+        the chosen point.
     sizing
         What a point that moves needs: its busiest window at the SLO, or its hour's average (the replicas ``park``
         keeps active at it and its capacity at SLO; :class:`~rackcost.model.strategies.SubHourSizing`).
@@ -563,48 +568,22 @@ def serve_with_swing(
         return stationary
     phases = a.multipliers.shape[-1]
     rows, points = lam.shape
-    miss_target = slo.miss_target_fraction
     v = np.asarray(arrival_variability, dtype=float)
     v = np.broadcast_to(v, (v.shape[0] if v.ndim == 2 else 1, points))
     stretch = np.asarray(wait_stretch, dtype=float)
     stretch = np.broadcast_to(stretch, (stretch.shape[0] if stretch.ndim == 2 else 1, points))
     # the capacity and replica searches judge the budget in the arrival-scaled queue as budget / stretch
     budget_eff = budget_s if np.all(stretch == 1.0) else budget_s / stretch
+    fleet = _Swung(a, routing, concurrency, service_s, budget_eff, slo.miss_target_fraction, v, sizing.every_window)
     serving = np.asarray(serving_replicas, dtype=np.int64)
-    active = np.asarray(stationary.active_replicas, dtype=np.int64)
-    mean = stationary
-    hint = None
+    mean, active, hint = stationary, np.asarray(stationary.active_replicas, dtype=np.int64), None
+    fixed = (concurrency, service_s, budget_s, slo.attainment_fraction, IdlePolicy.powered, max_utilization_fraction)
     if IdlePolicy(idle_policy).parks:
-        needed = sized_replicas(
-            swing_replicas_needed(
-                routing, lam, service_s, concurrency, budget_eff, miss_target, a, v, sizing.every_window
-            ),
-            lam,
-            service_s,
-            concurrency,
-            max_utilization_fraction,
-        )
+        needed = sized_replicas(fleet.replicas_needed(lam), lam, service_s, concurrency, max_utilization_fraction)
         active = np.asarray(np.where(swinging, np.minimum(needed, serving), active), dtype=np.int64)
         # the mean-rate figures of a swinging point on the replicas its swing keeps active
-        mean = _where(
-            swinging,
-            serve_demand(
-                lam,
-                active,
-                concurrency,
-                service_s,
-                budget_s,
-                slo.attainment_fraction,
-                IdlePolicy.powered,
-                max_utilization_fraction,
-                load=load,
-                slo=slo,
-                routing=routing,
-                arrival_variability=v,
-                wait_stretch=stretch,
-            ),
-            stationary,
-        )
+        steps = DemandSteps.of(routing, v, stretch)
+        mean = _where(swinging, serve_demand(lam, active, *fixed, load=load, slo=slo, steps=steps), stationary)
     else:  # every serving replica serves: the stationary capacity of the fleet is a known-feasible rate
         hint = _on_phases(stationary.capacity_at_slo_rps / v, points, phases)
     offered = (lam[..., None] * np.broadcast_to(a.multipliers, (*lam.shape, phases))).reshape(rows, -1)
@@ -612,39 +591,17 @@ def serve_with_swing(
     # own rate (an exact 1 wherever the rate is above it: every figure then as it was)
     phase_rates = np.maximum(offered, MIN_PHASE_RPS)
     own = offered / phase_rates
-    served = serve_demand(
-        phase_rates,
-        _on_phases(active, points, phases),
-        concurrency,
-        service_s,
-        budget_s,
-        slo.attainment_fraction,
-        IdlePolicy.powered,
-        max_utilization_fraction,
-        feasible_rps=hint,
-        load=load,
-        slo=slo,
-        routing=routing,
-        arrival_variability=_on_phases(v, points, phases),
-        feasible_rps_scaled=True,
-        wait_stretch=_on_phases(stretch, points, phases),
-    )
+    steps = DemandSteps.of(routing, _on_phases(v, points, phases), _on_phases(stretch, points, phases))
+    phase_active = _on_phases(active, points, phases)
+    served = serve_demand(phase_rates, phase_active, *fixed, feasible_rps=hint, load=load, slo=slo, steps=steps)
 
     def over_cycle(x: Array) -> Array:
         return a.average(np.broadcast_to(x, phase_rates.shape).reshape(rows, points, phases))
 
     admitted, accepted = over_cycle(served.admitted_rps * own), over_cycle(served.accepted_rps * own)
-    every = sizing.every_window
-    capacity_active = swing_capacity_rps(
-        routing, active, concurrency, service_s, budget_eff, miss_target, a, v, every_window=every
-    )
-    if np.array_equal(np.broadcast_to(active, lam.shape), np.broadcast_to(serving, lam.shape)):
-        capacity = capacity_active
-    else:
-        capacity = swing_capacity_rps(
-            routing, serving, concurrency, service_s, budget_eff, miss_target, a, v, every_window=every
-        )
-    capacity = np.broadcast_to(capacity, lam.shape)
+    capacity_active = fleet.capacity_rps(active)
+    same = np.array_equal(np.broadcast_to(active, lam.shape), np.broadcast_to(serving, lam.shape))
+    capacity = np.broadcast_to(capacity_active if same else fleet.capacity_rps(serving), lam.shape)
     rejected = lam - accepted
     swung = replace(
         mean,
@@ -659,6 +616,31 @@ def serve_with_swing(
         overloaded=lam > np.broadcast_to(capacity_active, lam.shape) * (1 + OVERLOAD_TOLERANCE_FRACTION),
     )
     return _where(swinging, swung, stationary)
+
+
+@dataclass(frozen=True, slots=True)
+class _Swung:
+    """A fleet's searches under a swing: its shape, routing, slots, service time, the budget as the searches judge
+    it, the miss target, the arrivals' variability and the sizing rule (:class:`SubHourSizing.every_window`)."""
+
+    shape: RateShape
+    routing: Routing | str
+    concurrency: float
+    service_s: ArrayLike
+    budget_s: ArrayLike
+    miss_target_fraction: float
+    variability: ArrayLike
+    every_window: bool
+
+    def replicas_needed(self, mean_rps: ArrayLike) -> NDArray[np.int64]:
+        """:func:`swing_replicas_needed` at each point's mean rate."""
+        queue = (self.routing, mean_rps, self.service_s, self.concurrency, self.budget_s, self.miss_target_fraction)
+        return swing_replicas_needed(*queue, self.shape, self.variability, self.every_window)
+
+    def capacity_rps(self, replicas: ArrayLike) -> Array:
+        """:func:`swing_capacity_rps` of ``replicas``."""
+        queue = (self.routing, replicas, self.concurrency, self.service_s, self.budget_s, self.miss_target_fraction)
+        return swing_capacity_rps(*queue, self.shape, self.variability, every_window=self.every_window)
 
 
 def _where(mask: NDArray[np.bool_], chosen: DemandOutcome, other: DemandOutcome) -> DemandOutcome:

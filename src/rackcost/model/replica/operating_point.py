@@ -25,6 +25,7 @@ still beat the best so far. The tests check it against the same choice computed 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -40,6 +41,7 @@ from rackcost.model.workload.classes import class_budgets_s, class_feasible, mix
 from rackcost.units import MS_PER_S
 
 __all__ = [
+    "SearchRule",
     "FIRST_BATCH_CANDIDATES",
     "MAX_INTEGER_CANDIDATES",
     "candidate_curve",
@@ -233,6 +235,31 @@ def replicas_lower_bound(
     return np.maximum(stable, sized_replicas(1, sizing_rps, service_s, c, max_utilization_fraction))
 
 
+@dataclass(frozen=True)
+class SearchRule:
+    """How the operating-point search judges each candidate's queue.
+
+    Attributes
+    ----------
+    routing
+        How requests are spread over the replicas (:mod:`rackcost.model.queues.routing`).
+    stretch
+        Kingman's stretch of the conditional wait (a float, or one per candidate): each candidate's budget is judged
+        at the stretch of its fleet's own load, as acceptance judges it (:mod:`rackcost.model.queues.stretch_rule`); it
+        is never below Kingman's, so the search's lower bound still holds [-].
+    variability
+        The arrivals' variability; the candidates' concurrency and the sizing rate are already divided by it [-].
+    """
+
+    routing: str = DEFAULT_ROUTING
+    stretch: float | NDArray[np.float64] = 1.0
+    variability: float = 1.0
+
+
+DEFAULT_RULE = SearchRule()
+"""The default routing, exponential service, Poisson arrivals."""
+
+
 def _lex_less(n: NDArray, power: NDArray, concurrency: NDArray, best: tuple[int, float, float]) -> NDArray[np.bool_]:
     """Whether each key (replicas, power, -concurrency) sorts before ``best`` (given as (n, power, concurrency))."""
     bn, bp, bc = best
@@ -249,10 +276,8 @@ def search_operating_point(
     sizing_rps: float,
     attainment_fraction: float,
     max_utilization_fraction: float = 1.0,
-    routing: str = DEFAULT_ROUTING,
+    judged: SearchRule = DEFAULT_RULE,
     more_constraints: Sequence[tuple[NDArray[np.float64], float]] = (),
-    stretch: float | NDArray[np.float64] = 1.0,
-    variability: float = 1.0,
 ) -> tuple[int, int]:
     """The feasible candidate that needs the fewest replicas for the sizing demand, by branch and bound.
 
@@ -279,17 +304,13 @@ def search_operating_point(
         Share of requests that must wait no longer than the budget [-].
     max_utilization_fraction
         Ceiling on slot utilisation at the sizing demand [-].
-    routing
-        How requests are spread over the replicas (:mod:`rackcost.model.queues.routing`); ``pooled`` by default.
+    judged
+        How each candidate's queue is judged (:class:`SearchRule`): the routing, the wait's stretch and the
+        arrivals' variability.
     more_constraints
         Further (budget per candidate [s], attainment [-]) pairs the fleet must meet too (request classes with
         other attainment targets, :func:`slo_budgets_s`): a candidate's count is the largest over all pairs. The
         lower bound holds for every pair, so the search stays exact.
-    stretch, variability
-        Kingman's stretch of the conditional wait (a float, or one per candidate) and the arrivals' variability:
-        each candidate's budget is judged at the stretch of its fleet's own load, as acceptance judges it
-        (:mod:`rackcost.model.queues.stretch_rule`); ``concurrency`` and ``sizing_rps`` are already divided by the
-        variability. The stretch is never below Kingman's, so the lower bound still holds.
 
     Returns
     -------
@@ -319,14 +340,14 @@ def search_operating_point(
             take = take[: np.count_nonzero(_lex_less(bound[take], bound_power[take], c[take], best))]
             if take.size == 0:
                 break
-        st = stretch if np.ndim(stretch) == 0 else np.asarray(stretch)[idx[take]]
-        judged = (routing, st, variability)
+        st = judged.stretch if np.ndim(judged.stretch) == 0 else np.asarray(judged.stretch)[idx[take]]
+        rule = (judged.routing, st, judged.variability)
         n = _exact_replicas(
-            c[take], s[take], budget_s[idx[take]], sizing_rps, attainment_fraction, max_utilization_fraction, *judged
+            c[take], s[take], budget_s[idx[take]], sizing_rps, attainment_fraction, max_utilization_fraction, *rule
         )
         for more_budget, more_attainment in more_constraints:
             more = _exact_replicas(
-                c[take], s[take], more_budget[idx[take]], sizing_rps, more_attainment, max_utilization_fraction, *judged
+                c[take], s[take], more_budget[idx[take]], sizing_rps, more_attainment, max_utilization_fraction, *rule
             )
             n = np.maximum(n, more)
         power = _fleet_power_w(n, c[take], s[take], busy[take], power_w_per_replica_idle, sizing_rps)
@@ -460,10 +481,8 @@ def choose_point(
         sizing_rps if v == 1.0 else sizing_rps / v,
         slo.attainment_fraction,
         max_utilization_fraction,
-        routing,
+        SearchRule(routing, stretch, v),
         [(judged(b), 1.0 - m) for b, m in more],
-        stretch,
-        v,
     )
     return ChosenPoint(
         cand.take(np.array([best])),
