@@ -833,3 +833,25 @@ def test_the_breakeven_form_offers_the_rental_and_api_prices_and_finds_own_again
     )
     assert expected.value is not None and expected.value < 3.3  # renting at $3.30 costs more than owning
     assert "GB200 NVL72 rented, reserved and GB200 NVL72 owned cost the same per accepted request" in found
+
+
+def test_the_simulate_routing_lists_a_registered_router_and_runs_it():
+    """A router registered by a user (the toy of test_routers.py) is offered beside the built-in ones and simulated;
+    the page words it from its own object, not from the built-in enum."""
+    from rackcost.model.queues.routers import register, unregister
+    from test_routers import LowestIndex
+
+    router = register(LowestIndex())
+    try:
+        at = start()
+        at.switch_page("app_pages/results.py").run()
+        ok(at)
+        assert "lowest_index" in at.selectbox(key="simulate_routing").options
+        at.number_input(key="simulate_requests").set_value(2_000)
+        at.selectbox(key="simulate_point").set_value("quiet")
+        at.selectbox(key="simulate_routing").set_value("lowest_index")
+        at.button(key="simulate_run").click().run()
+        ok(at)
+        assert "routing **lowest_index**" in " ".join(shown(m.value) for m in at.markdown)
+    finally:
+        unregister(router.name)

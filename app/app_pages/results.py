@@ -9,8 +9,8 @@ import streamlit as st
 import rackcost
 from rackcost import display
 from rackcost.analysis.referee import DEFAULT_ROUTING, figure_rows
+from rackcost.model.queues.routers import router_names, router_of
 from rackcost.model.sim.sim_work import SimulationTooLarge
-from rackcost.model.strategies import Routing
 from rackcost.reporting import breakdowns
 from rackcost.reporting import charts as chart_specs
 from rackcost.reporting.result_sections import unserved_sentence
@@ -28,7 +28,7 @@ st.title("Results")
 st.caption(
     f"{md(state.get_at(valid, 'name'))} · the fleet is sized for {md(systems[0]['sizing_demand_point'])} demand · "
     "routing "
-    f"{result.routing}: {Routing(result.routing).words}"
+    f"{result.routing}: {router_of(result.routing).words}"
 )
 if ss[state.PROBLEMS]:
     st.warning(
@@ -173,10 +173,8 @@ with st.expander("Run a discrete-event simulation of one system at one demand po
     )
     sim_routing = right.selectbox(
         "routing",
-        [r.value for r in Routing],
-        index=[r.value for r in Routing].index(
-            getattr(sim_scenario.fleet, "routing", DEFAULT_ROUTING) or DEFAULT_ROUTING
-        ),
+        list(router_names()),
+        index=list(router_names()).index(getattr(sim_scenario.fleet, "routing", DEFAULT_ROUTING) or DEFAULT_ROUTING),
         key="simulate_routing",
         help="pooled: one central queue; least_outstanding: the replica with the fewest requests; power_of_two: the "
         "better of two drawn at random; round_robin; random.",
