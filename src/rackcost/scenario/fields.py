@@ -207,4 +207,4 @@ def raise_problems(problems: list[tuple[str, str]]) -> None:
 class ScenarioBlock(BaseModel):
     """Base of every scenario block: unknown keys are errors, values are checked on assignment too."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False, defer_build=True)
