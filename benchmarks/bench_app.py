@@ -33,6 +33,11 @@ before and after one after the other, same machine and load): 3. median 2.00x (w
 2.14x) after; the three-year buying plan went from 0.43x to 1.25x because the dashboard now computes its ``years``
 and ``horizon`` tables, which it had left out.
 
+Measured when an edit's evaluation came to reuse the inputs its validation's split unpacked (``--recompute-only``,
+CPU time as above, the tree before and after one after the other, load average 3-10): 1. median 1.26x (worst 1.40x)
+before and 1.20x (worst 1.39x) after; 2. 1.27x (1.32x) and 1.24x (1.32x); 3. 1.74x (2.19x) and 1.80x (2.13x), the
+charts' own model runs, which the dashboard does not repeat (2.), being most of what separates it from evaluate.
+
 **Script runs** (AppTest, no browser): the Python time of one run of the Scenario page and of the Results page per
 bundled scenario, after a load (median of a few runs; the model's own time is in the recomputation above).
 

@@ -176,11 +176,11 @@ def load_command(command: Command) -> Any:
 class LazyCommands(TyperGroup):
     """The ``rackcost`` group: each command is a :class:`Unloaded` until it runs, then the command of its module.
 
-    Start-up time (measured, benchmarks/bench_cold_start.py): importing every command's module at start-up cost
-    ``rackcost evaluate`` and ``rackcost --help`` about half again the imports of numpy, scipy, pydantic, PyYAML,
-    Typer and Rich; a command's module (and the simulator, the Monte Carlo, the plan's solver behind it) is now
-    imported only to run it (:meth:`resolve_command`), and the list of ``rackcost --help`` is read from
-    :data:`COMMANDS`.
+    Start-up time (measured, benchmarks/bench_cold_start.py, CPU time against the bare imports of numpy,
+    scipy.special, pydantic, PyYAML, Typer and Rich): with every command's module imported at start-up a cold
+    ``rackcost --help`` took 2.02x and ``rackcost evaluate`` 1.98x; a command's module (and the simulator, the
+    Monte Carlo, the plan's solver behind it) is now imported only to run it (:meth:`resolve_command`) and the list
+    of ``rackcost --help`` is read from :data:`COMMANDS`: 0.34x and 1.41x (with the other start-up changes).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
