@@ -76,6 +76,27 @@ def test_an_edit_evaluates_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.records == compute.evaluation(key).result.records
 
 
+def test_an_edit_unpacks_each_system_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The draft's split (``evaluable_json``) unpacks each system's inputs in the canonical JSON's order, so the
+    evaluation reads them rather than unpacking every system again (it did, the split having unpacked them in the
+    draft's order); the result is still the library's, bit for bit."""
+    from rackcost.evaluation import servable, steps
+
+    unpacked: list[str] = []
+    for module in (servable, steps):
+        original = module.any_system_inputs
+        monkeypatch.setattr(
+            module, "any_system_inputs", lambda sc, s, _f=original: unpacked.append(s.name) or _f(sc, s)
+        )
+    data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
+    data["name"] += " (unpacked once)"  # a key no earlier test cached
+    data["facility"] = dict(reversed(list(data["facility"].items())))  # not the JSON's order
+    key = evaluable_json(rackcost.scenario_from_dict(data, "once.yaml"))
+    result = compute.evaluate(key)
+    assert sorted(unpacked) == sorted(s["name"] for s in data["systems"])
+    assert result.to_json() == rackcost.evaluate(rackcost.scenario_from_dict(data, "once.yaml")).to_json()
+
+
 def test_the_dashboard_report_is_the_report_of_its_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
     """The Export page's report words the evaluation the other pages show (it does not evaluate again), and is the
     library's report of the same scenario, byte for byte."""

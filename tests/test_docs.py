@@ -95,7 +95,9 @@ def _cli_commands() -> dict[str, Any]:
             else:
                 commands[prefix + name] = command
 
-    walk(typer.main.get_command(cli_app), "")
+    root = typer.main.get_command(cli_app)
+    root.load_all()  # each command's module is imported when it runs (rackcost.cli.entry.LazyCommands): all of them
+    walk(root, "")
     return commands
 
 

@@ -29,7 +29,7 @@ class Answer:
     Attributes
     ----------
     sentence
-        The report's first line (:func:`rackcost.reporting.result_sections.answer_sentence`).
+        The report's first line (:func:`rackcost.reporting.decision.answer_sentence`).
     cheapest, runner_up
         The cheapest system over the day and the next one (None with one system).
     saving_fraction

@@ -57,20 +57,29 @@ def scenario(scenario_json: str) -> rackcost.Scenario:
     return out
 
 
+def in_json_order(validated: rackcost.Scenario) -> None:
+    """Every mapping of a validated scenario in the sorted key order of its canonical JSON (``json.dumps(...,
+    sort_keys=True)``), in place, as :func:`scenario` would validate it from the text; no field is set, so its
+    ``model_fields_set`` stays. :func:`rackcost_app.state.evaluable_json` orders the draft's scenario so before it
+    splits it (:func:`remember`)."""
+    _sort_mappings(validated)
+
+
 def remember(scenario_json: str, unpacked: Unpacked) -> None:
     """Keep the scenario of a canonical JSON text validated elsewhere (from the draft), and its
     :func:`rackcost.evaluation.chain.unpack`.
 
-    ``unpacked.given`` (and ``unpacked.scenario``, the systems served) are modified into what :func:`scenario`
-    would have validated from the text: the origin :data:`ORIGIN`, and every mapping in the sorted key order of the
-    canonical JSON (the draft's own order is the user's); a test checks the two are the same scenario, order and
-    origin included. The caller must not use them after.
+    ``unpacked`` is the split of a scenario put :func:`in_json_order` first: its systems' inputs are then the ones
+    the evaluation would unpack from the JSON's order, and are kept (the evaluation does not unpack them again; the
+    draft's own order is the user's, and the order of a mapping can be the order of a sum). ``unpacked.given`` is
+    given the origin :data:`ORIGIN` (and ``unpacked.scenario``, the systems served, when it is another scenario, the
+    origin and the order), so that it is what :func:`scenario` would have validated from the text; a test checks
+    the two are the same scenario, order and origin included. The caller must not use them after.
     """
-    _as_validated_from_json(unpacked.given)
+    unpacked.given.remember_origin(ORIGIN, {})
     if unpacked.scenario is not unpacked.given:
         _as_validated_from_json(unpacked.scenario)
-    # the systems' inputs were unpacked in the draft's key order: the evaluation unpacks them again from the JSON's
-    _store(scenario_json, unpacked.given, dataclasses.replace(unpacked, inputs=None))
+    _store(scenario_json, unpacked.given, unpacked)
 
 
 def _store(scenario_json: str, validated: rackcost.Scenario, unpacked: Unpacked | None) -> None:
@@ -88,20 +97,34 @@ def _as_validated_from_json(validated: rackcost.Scenario) -> None:
     _sort_mappings(validated)
 
 
+_LEAVES = (str, int, float, Enum, type(None))
+"""Values in a validated model that hold no mapping (bool is an int)."""
+
+
 def _sort_mappings(value: Any) -> None:
-    """Every dict in a validated model, sorted by key in place (as the canonical JSON sorts them)."""
+    """Every dict in a validated model, sorted by key in place (as the canonical JSON sorts them).
+
+    A model's fields are read from its ``__dict__`` (where pydantic keeps them) and plain values are not visited:
+    an edit sorts every scenario once, and a call on every value, through ``getattr``, took about a third of the
+    dashboard's own time per edit (cProfile, benchmarks/bench_app.py).
+    """
     if isinstance(value, BaseModel):
-        for name in type(value).model_fields:
-            _sort_mappings(getattr(value, name))
+        fields = value.__dict__
+        children: Any = [fields[name] for name in type(value).model_fields]
     elif isinstance(value, list | tuple):
-        for item in value:
-            _sort_mappings(item)
+        children = value
     elif isinstance(value, dict):
-        items = sorted(value.items(), key=lambda item: _json_key(item[0]))
-        value.clear()
-        value.update(items)
-        for item in value.values():
-            _sort_mappings(item)
+        keys = [_json_key(key) for key in value]
+        if keys != sorted(keys):
+            items = sorted(value.items(), key=lambda item: _json_key(item[0]))
+            value.clear()
+            value.update(items)
+        children = value.values()
+    else:
+        return
+    for child in children:
+        if not isinstance(child, _LEAVES):
+            _sort_mappings(child)
 
 
 def _json_key(key: Any) -> str:

@@ -171,6 +171,7 @@ def evaluable_json(scenario: rackcost.Scenario) -> str:
     from rackcost.evaluation.chain import unpack
     from rackcost_app import compute
 
+    compute.in_json_order(scenario)  # split in the JSON's order, the inputs it unpacks are the evaluation's
     unpacked = unpack(scenario)  # its problems name the file, the YAML path and the line
     valid_json = canonical_json(scenario)
     compute.remember(valid_json, unpacked)

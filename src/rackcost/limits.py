@@ -10,8 +10,22 @@ from __future__ import annotations
 import contextlib
 import os
 
-__all__ = ["available_memory_bytes", "cpu_count", "gigabytes", "physical_memory_bytes"]
+__all__ = [
+    "MAX_CELLS",
+    "MAX_SAMPLES",
+    "available_memory_bytes",
+    "cpu_count",
+    "gigabytes",
+    "physical_memory_bytes",
+]
 
+MAX_SAMPLES = 1_000_000
+"""Most samples a Monte Carlo run may draw [-]: P5 and P95 are stable to well under 1% by 100,000 samples."""
+MAX_CELLS = 5_000_000
+"""Default cap of a Monte Carlo run's samples x demand points x systems [-] (the CLI's ``--max-cells``): each cell
+keeps about 112 bytes of samples (0.56 GB at the cap) and takes about 1 us to evaluate. Here rather than in
+:mod:`rackcost.analysis.montecarlo` (which re-exports both) so that the commands' help texts name them without
+loading the analysis at start-up."""
 FALLBACK_MEMORY_BYTES = 8 * 1024**3
 """Memory assumed where the system does not say (not Linux, no ``sysconf``) [bytes]."""
 

@@ -38,6 +38,7 @@ from rackcost.evaluation.chain import (
 )
 from rackcost.evaluation.columns import BLENDED, column_names, select
 from rackcost.evaluation.columns import column as registry_column
+from rackcost.limits import MAX_CELLS, MAX_SAMPLES
 from rackcost.model.costs.api import ApiOutcome
 from rackcost.model.outcomes import Metrics
 from rackcost.scenario.schema import Scenario
@@ -343,11 +344,6 @@ arithmetic; :data:`CHUNK_CELLS` bounds them always."""
 MIN_SAMPLES_PER_BLOCK = 10_000
 """Samples per block below which :data:`CACHE_CELLS` does not split a run further [-]."""
 MIN_SAMPLES_PER_WORKER = 10_000
-MAX_SAMPLES = 1_000_000
-"""Most samples a run may draw [-]: P5 and P95 are stable to well under 1% by 100,000 samples."""
-MAX_CELLS = 5_000_000
-"""Default cap of samples x demand points x systems [-] (the CLI's ``--max-cells``): each cell keeps about 112 bytes
-of samples (0.56 GB at the cap) and takes about 1 us to evaluate."""
 Mapper = Callable[[Callable[[Any], Any], Iterable[Any]], Iterator[Any]]  # map, or a thread pool's map
 
 

@@ -139,7 +139,7 @@ def _print(out: Any, result: PlanResult, checked: list[dict[str, Any]]) -> None:
 
 def _print_decision(out: Any, result: PlanResult) -> None:
     """The cheapest plan against the best single source (the decision every face words the same:
-    :func:`rackcost.reporting.plan_section.plan_sentence`), and how sure the solver is of it."""
+    :func:`rackcost.reporting.decision.plan_sentence`), and how sure the solver is of it."""
     from rackcost.reporting.plan_section import plan_sentence
 
     out.print(f"[bold]{escape(result.scenario)}[/bold]")

@@ -11,9 +11,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from rackcost.analysis.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
 from rackcost.cli.common import ScenarioArg, SeedOpt, cli_words, console, error, fail, load
 from rackcost.errors import ScenarioError
+from rackcost.limits import MAX_CELLS, MAX_SAMPLES
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 
 if TYPE_CHECKING:
@@ -79,6 +79,7 @@ def report(
     force: Annotated[bool, typer.Option("--force", help="Overwrite the output file if it exists.")] = False,
 ) -> None:
     """Write a decision report: the answer in a sentence, the tables and charts behind it, every figure's source."""
+    from rackcost.analysis.montecarlo import cells
     from rackcost.reporting.write import ReportPathError, check_output, default_output, format_of, report
 
     name = scenario if scenario is not None and scenario.suffix else None

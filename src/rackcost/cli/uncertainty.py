@@ -12,7 +12,6 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from rackcost.analysis.montecarlo import MAX_CELLS, MAX_SAMPLES, cells
 from rackcost.cli.common import (
     Destination,
     ForceOpt,
@@ -43,6 +42,7 @@ from rackcost.display import (
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import BLENDED, column, column_names
 from rackcost.files import csv_text
+from rackcost.limits import MAX_CELLS, MAX_SAMPLES
 from rackcost.scenario.labels import input_label
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 from rackcost.scenario.yaml_paths import parse_path
@@ -106,6 +106,7 @@ def uncertainty(
     from rich.progress import Progress
 
     import rackcost
+    from rackcost.analysis.montecarlo import cells
 
     if samples > MAX_SAMPLES:
         error(

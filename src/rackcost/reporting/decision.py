@@ -1,30 +1,29 @@
 """The decision a scenario's faces lead with, worded once: ``rackcost evaluate``'s summary, the report's summary and
 the dashboard's Answer page all call :func:`decision` on the scenario's one evaluation, so none of them can name
-another decision or another horizon than the others.
+another decision or another horizon than the others. The module imports no chart library: ``rackcost evaluate``
+words the decision without loading Altair or pandas.
 
 - A scenario with a ``plan`` block is decided by its buying plan (:func:`rackcost.evaluation.planning.plan_of`, the
   plan of ``rackcost plan``): the cheapest mix of its sources over the demand profile's horizon, in the words of
-  :func:`rackcost.reporting.plan_section.plan_sentence`. Where no mix carries the demand, the decision says so.
+  :func:`plan_sentence`. Where no mix carries the demand, the decision says so.
 - Any other scenario is decided by the cheapest system over the demand day
-  (:func:`rackcost.reporting.result_sections.answer_sentence`).
+  (:func:`answer_sentence`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rackcost import display
 from rackcost.errors import ScenarioError
-from rackcost.reporting.plan_charts import unused_sources
-from rackcost.reporting.plan_section import plan_sentence
-from rackcost.reporting.result_sections import answer_sentence
+from rackcost.units import SECONDS_PER_HOUR
 
 if TYPE_CHECKING:
     from rackcost.evaluation.chain import Evaluation
     from rackcost.evaluation.planning import PlanResult
 
-__all__ = ["Decision", "decision"]
+__all__ = ["Decision", "answer_sentence", "decision", "plan_sentence", "unused_sources"]
 
 
 @dataclass(frozen=True)
@@ -78,3 +77,89 @@ def decision(evaluated: Evaluation) -> Decision:
     unused = set(unused_sources(found))
     used = tuple(f.source.name for f in found.sources if f.source.name not in unused)
     return Decision(plan_sentence(found), float(found.years["year"].max()), used, plan=found)
+
+
+def answer_sentence(systems: list[dict[str, Any]], drawn: set[str] | None = None) -> str:
+    """The answer in one sentence: the cheapest system over the day and what the others cost (the report's first line).
+
+    Parameters
+    ----------
+    systems
+        Rows of the ``systems`` table (``Result.records["systems"]``).
+    drawn
+        The systems to name (those the charts draw); the others are summed up as "N more systems, each at X or more".
+        None names every system.
+
+    Examples
+    --------
+    >>> print(answer_sentence([
+    ...     {"system": "A", "blended_usd_per_accepted_request": 0.0008},
+    ...     {"system": "B", "blended_usd_per_accepted_request": 0.00045},
+    ... ]))  # doctest: +NORMALIZE_WHITESPACE
+    Over the demand day, B is the cheapest per accepted request: $0.450 per 1,000 accepted requests,
+    against $0.800 for A.
+    """
+    drawn = {r["system"] for r in systems} if drawn is None else drawn
+    by_cost = sorted(
+        (r for r in systems if r["system"] in drawn),
+        key=lambda r: display.cost_order(r["blended_usd_per_accepted_request"]),
+    )
+    cheapest = by_cost[0]
+    if len(by_cost) == 1:
+        return (
+            f"{cheapest['system']} costs {display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} "
+            "per 1,000 accepted requests, blended over the demand day."
+        )
+    others = ", ".join(
+        f"{display.usd_per_1k_requests(r['blended_usd_per_accepted_request'])} for {r['system']}" for r in by_cost[1:]
+    )
+    left_out = [r["blended_usd_per_accepted_request"] for r in systems if r["system"] not in drawn]
+    if left_out := [cost for cost in left_out if cost is not None]:  # (an undefined cost is no bound)
+        others += (
+            f", and {len(left_out):,} more systems, each at {display.usd_per_1k_requests(min(left_out))} or "
+            "more (the Systems section gives each)"
+        )
+    return (
+        f"Over the demand day, {cheapest['system']} is the cheapest per accepted request: "
+        f"{display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} per 1,000 accepted "
+        f"requests, against {others}."
+    )
+
+
+def unused_sources(plan: PlanResult) -> list[str]:
+    """The sources that hold (or, the API, carry) nothing in any hour of the plan, in the scenario's order."""
+    r = plan.realised
+    return [f.source.name for i, f in enumerate(plan.sources) if not (r.units[i] > 0).any()]
+
+
+def _horizon_years(plan: PlanResult) -> int:
+    return int(plan.years["year"].max())
+
+
+def _per_request(plan: PlanResult) -> float | None:
+    accepted = float(plan.realised.accepted_rps.sum()) * SECONDS_PER_HOUR
+    return float(plan.realised.cost_usd.sum()) / accepted if accepted > 0 else None
+
+
+def plan_sentence(plan: PlanResult) -> str:
+    """The answer in one sentence: what the plan costs over the horizon and what it saves against the best single
+    source (or that no single source carries the demand alone)."""
+    years = _horizon_years(plan)
+    rate = plan.discount_fraction_per_year
+    value = f"at present value ({display.pct(rate)} a year)" if rate > 0 else "as paid (no discount rate)"
+    text = (
+        f"Over the {years}-year horizon the cheapest plan costs {display.money(plan.total_cost_usd)} {value}"
+        if years > 1
+        else f"Over the one-year horizon the cheapest plan costs {display.money(plan.total_cost_usd)} {value}"
+    )
+    single, saving = plan.best_single_source_cost_usd, plan.saving_fraction
+    if plan.from_single_source is not None:
+        text += f": {plan.from_single_source} alone, as no mix of the sources the solver found costs less"
+    elif plan.best_single_source is None or single is None or saving is None:
+        text += ": no single source can carry the demand alone, so there is no single source to compare it with"
+    else:
+        more = f"{display.pct(saving)} less than" if saving >= 0 else f"{display.pct(-saving)} more than"
+        text += f", {more} the best single source, {plan.best_single_source} alone ({display.money(single)})"
+    if (per := _per_request(plan)) is not None:
+        text += f"; {display.usd_per_1k_requests(per)} per 1,000 accepted requests"
+    return text + "."

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from rackcost.reporting.charts import SYSTEM_PALETTE
+from rackcost.reporting.decision import unused_sources
 from rackcost.units import HOURS_PER_YEAR
 
 if TYPE_CHECKING:
@@ -85,12 +86,6 @@ def hourly_capacity_rps(plan: PlanResult) -> np.ndarray:
         sizes, back = np.unique(np.rint(r.units[i]).astype(int), return_inverse=True)
         out[i] = np.array([f.capacity_rps(int(n)) for n in sizes])[back]
     return out
-
-
-def unused_sources(plan: PlanResult) -> list[str]:
-    """The sources that hold (or, the API, carry) nothing in any hour of the plan, in the scenario's order."""
-    r = plan.realised
-    return [f.source.name for i, f in enumerate(plan.sources) if not (r.units[i] > 0).any()]
 
 
 def busiest_hours(hourly_rps: np.ndarray, hours: int) -> np.ndarray:

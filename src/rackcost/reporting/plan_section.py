@@ -18,6 +18,7 @@ from rackcost.errors import ScenarioError
 from rackcost.model.buying.source_kinds import Holding
 from rackcost.reporting import plan_charts
 from rackcost.reporting.blocks import Block, Bullets, Chart, Paragraph, Section, Subheading, Table, section, width
+from rackcost.reporting.decision import plan_sentence
 from rackcost.scenario.schema import Scenario
 
 if TYPE_CHECKING:
@@ -54,39 +55,6 @@ def unit_column(plan: PlanResult, index: int) -> str:
 def _used(plan: PlanResult) -> list[int]:
     unused = set(plan_charts.unused_sources(plan))
     return [i for i, f in enumerate(plan.sources) if f.source.name not in unused]
-
-
-def _horizon_years(plan: PlanResult) -> int:
-    return int(plan.years["year"].max())
-
-
-def _per_request(plan: PlanResult) -> float | None:
-    accepted = float(plan.realised.accepted_rps.sum()) * 3600.0
-    return float(plan.realised.cost_usd.sum()) / accepted if accepted > 0 else None
-
-
-def plan_sentence(plan: PlanResult) -> str:
-    """The answer in one sentence: what the plan costs over the horizon and what it saves against the best single
-    source (or that no single source carries the demand alone)."""
-    years = _horizon_years(plan)
-    rate = plan.discount_fraction_per_year
-    value = f"at present value ({display.pct(rate)} a year)" if rate > 0 else "as paid (no discount rate)"
-    text = (
-        f"Over the {years}-year horizon the cheapest plan costs {display.money(plan.total_cost_usd)} {value}"
-        if years > 1
-        else f"Over the one-year horizon the cheapest plan costs {display.money(plan.total_cost_usd)} {value}"
-    )
-    single, saving = plan.best_single_source_cost_usd, plan.saving_fraction
-    if plan.from_single_source is not None:
-        text += f": {plan.from_single_source} alone, as no mix of the sources the solver found costs less"
-    elif plan.best_single_source is None or single is None or saving is None:
-        text += ": no single source can carry the demand alone, so there is no single source to compare it with"
-    else:
-        more = f"{display.pct(saving)} less than" if saving >= 0 else f"{display.pct(-saving)} more than"
-        text += f", {more} the best single source, {plan.best_single_source} alone ({display.money(single)})"
-    if (per := _per_request(plan)) is not None:
-        text += f"; {display.usd_per_1k_requests(per)} per 1,000 accepted requests"
-    return text + "."
 
 
 def _bought(plan: PlanResult, index: int) -> str:

@@ -27,6 +27,7 @@ from rackcost.reporting.blocks import (
     width,
 )
 from rackcost.reporting.charts import ChartSubset
+from rackcost.reporting.decision import answer_sentence
 from rackcost.scenario.edits import edited_paths
 from rackcost.scenario.feasibility import UNSERVED_WORDS
 from rackcost.scenario.loading import scenario_to_data
@@ -144,53 +145,6 @@ def unserved_sentence(unserved: dict[str, Any]) -> str:
         what = f"it {UNSERVED_WORDS.get(unserved['limit'], 'cannot be served')}"
     reason = unserved["reason"]
     return f"{what}. {reason[:1].upper()}{reason[1:]} ({unserved['path']})."
-
-
-def answer_sentence(systems: list[dict[str, Any]], drawn: set[str] | None = None) -> str:
-    """The answer in one sentence: the cheapest system over the day and what the others cost (the report's first line).
-
-    Parameters
-    ----------
-    systems
-        Rows of the ``systems`` table (``Result.records["systems"]``).
-    drawn
-        The systems to name (those the charts draw); the others are summed up as "N more systems, each at X or more".
-        None names every system.
-
-    Examples
-    --------
-    >>> print(answer_sentence([
-    ...     {"system": "A", "blended_usd_per_accepted_request": 0.0008},
-    ...     {"system": "B", "blended_usd_per_accepted_request": 0.00045},
-    ... ]))  # doctest: +NORMALIZE_WHITESPACE
-    Over the demand day, B is the cheapest per accepted request: $0.450 per 1,000 accepted requests,
-    against $0.800 for A.
-    """
-    drawn = {r["system"] for r in systems} if drawn is None else drawn
-    by_cost = sorted(
-        (r for r in systems if r["system"] in drawn),
-        key=lambda r: display.cost_order(r["blended_usd_per_accepted_request"]),
-    )
-    cheapest = by_cost[0]
-    if len(by_cost) == 1:
-        return (
-            f"{cheapest['system']} costs {display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} "
-            "per 1,000 accepted requests, blended over the demand day."
-        )
-    others = ", ".join(
-        f"{display.usd_per_1k_requests(r['blended_usd_per_accepted_request'])} for {r['system']}" for r in by_cost[1:]
-    )
-    left_out = [r["blended_usd_per_accepted_request"] for r in systems if r["system"] not in drawn]
-    if left_out := [cost for cost in left_out if cost is not None]:  # (an undefined cost is no bound)
-        others += (
-            f", and {len(left_out):,} more systems, each at {display.usd_per_1k_requests(min(left_out))} or "
-            "more (the Systems section gives each)"
-        )
-    return (
-        f"Over the demand day, {cheapest['system']} is the cheapest per accepted request: "
-        f"{display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} per 1,000 accepted "
-        f"requests, against {others}."
-    )
 
 
 SYSTEM_COLUMNS = tuple(column("systems", name) for name in ("payment", "provenance", *FLEET_SUMMARY))

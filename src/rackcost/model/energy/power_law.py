@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import minimize_scalar
 
 from rackcost.model.energy.power import accelerator_power_w
 
@@ -202,6 +201,10 @@ def fit_exponent(curves: Sequence[PowerCurve]) -> float:
 
     def error(alpha: float) -> float:
         return float(np.mean(np.abs(idle + (top - idle) * np.power(u, alpha) - measured) / measured))
+
+    # start-up time: scipy.optimize is about a third of a cold `rackcost evaluate` (-X importtime), and only a fit
+    # (`rackcost power fit | check`) minimises
+    from scipy.optimize import minimize_scalar
 
     result = minimize_scalar(error, bounds=EXPONENT_BOUNDS, method="bounded", options={"xatol": 1e-5})
     return float(result.x)
