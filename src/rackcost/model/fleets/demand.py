@@ -58,7 +58,6 @@ __all__ = [
     "FleetCapacity",
     "Serving",
     "capacity_with_steps",
-    "fleet_capacity",
     "serve_at_capacity",
     "serve_demand",
 ]
@@ -225,37 +224,6 @@ class FleetCapacity:
 _IDLE_POLICIES = tuple(IdlePolicy)
 
 
-def fleet_capacity(
-    offered_rps: ArrayLike,
-    serving_replicas: ArrayLike,
-    concurrency: ArrayLike,
-    service_s: ArrayLike,
-    budget_s: ArrayLike,
-    attainment_fraction: float,
-    idle_policy: IdlePolicy | str = IdlePolicy.powered,
-    max_utilization_fraction: ArrayLike = 1.0,
-    feasible_rps: ArrayLike | None = None,
-    routing: Routing | str = DEFAULT_ROUTING,
-    arrival_variability: ArrayLike = 1.0,
-    feasible_rps_scaled: bool = False,
-    wait_stretch: ArrayLike = 1.0,
-    more_constraints: Sequence[tuple[float, float]] = (),
-) -> FleetCapacity:
-    """:func:`capacity_with_steps` for the inputs as they come: the steps chosen from ``routing``,
-    ``arrival_variability``, ``wait_stretch`` and ``more_constraints`` (:meth:`DemandSteps.of`).
-
-    Why this long: the fleet's inputs flat, as :mod:`rackcost.model.fleets.fleet` holds them (each an array the Monte
-    Carlo
-    samples, or a choice of the fleet policy); the body only chooses the steps and calls :func:`capacity_with_steps`,
-    which takes them as one :class:`DemandSteps`. ``feasible_rps`` is a rate of the arrivals (used only where every
-    point is Poisson), or with ``feasible_rps_scaled`` one of the queue they make (divided by the variability).
-    """
-    steps = DemandSteps.of(routing, arrival_variability, wait_stretch, more_constraints)
-    hint = feasible_rps if feasible_rps_scaled else steps.arrivals.known_feasible(feasible_rps)
-    fleet = (serving_replicas, concurrency, service_s, budget_s, attainment_fraction, idle_policy)
-    return capacity_with_steps(offered_rps, *fleet, max_utilization_fraction, hint, steps)
-
-
 def capacity_with_steps(
     offered_rps: ArrayLike,
     serving_replicas: ArrayLike,
@@ -384,7 +352,7 @@ def serve_at_capacity(
     wait_stretch: ArrayLike = 1.0,
     percentiles: bool = True,
 ) -> DemandOutcome:
-    """Each demand point served by the fleet whose capacity is ``capacity`` (of :func:`fleet_capacity`): the second
+    """Each demand point served by the fleet whose capacity is ``capacity`` (of :func:`capacity_with_steps`): the second
     half of :func:`serve_demand`, the steps chosen once (:meth:`DemandSteps.serving`) and run in turn
     (:meth:`Serving.serve`). ``percentiles=False`` leaves out the reported p99 TTFT and TPOT (the start occupancy's
     quantile, most of the cost on many points; ``ttft_p99_ms`` and ``tpot_p99_ms`` are then None) for a caller that

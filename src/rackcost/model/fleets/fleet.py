@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model.costs import finance
 from rackcost.model.energy import power
-from rackcost.model.fleets.demand import FleetCapacity, fleet_capacity, serve_at_capacity
+from rackcost.model.fleets.demand import DemandSteps, FleetCapacity, capacity_with_steps, serve_at_capacity
 from rackcost.model.fleets.sizing import nodes_per_rack_allowed, pack_racks, provisioned_replicas, sized_replicas
 from rackcost.model.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
 from rackcost.model.outcomes import ChosenPoint, DemandOutcome, FleetOutcome
@@ -489,7 +489,7 @@ def _capacities(at: _SizedFleet, scvs: tuple[float, ...]) -> tuple[FleetCapacity
         sizing = np.asarray(size.sizing_rps, dtype=float).reshape(1, 1)
         central = sizing if bool((v_central == 1.0).all()) else np.zeros((1, 1))
         hint = np.concatenate([central, np.maximum(top - (top - sizing) * np.sqrt(v_scv), 0.0) / v_scv])
-    served = fleet_capacity(
+    served = capacity_with_steps(  # the hint is a rate of the queue the variability makes
         broadcast_to_few(serve.arrival_rps, (rows, points)),
         broadcast_to_few(size.serving_replicas, (rows, 1)),
         at.concurrency,
@@ -498,12 +498,8 @@ def _capacities(at: _SizedFleet, scvs: tuple[float, ...]) -> tuple[FleetCapacity
         at.slo.attainment_fraction,
         policy.idle_policy,
         broadcast_to_few(serve.max_utilization_fraction, (rows, 1)),
-        feasible_rps=hint,
-        routing=policy.routing,
-        arrival_variability=v,
-        feasible_rps_scaled=True,
-        wait_stretch=stretch,
-        more_constraints=at.more_constraints,
+        hint,
+        DemandSteps.of(policy.routing, v, stretch, at.more_constraints),
     )
     return served, v, stretch
 
@@ -523,21 +519,10 @@ def _serve(
     if not scvs:
         v = policy.variability(lam.shape[1])
         stretch = policy.stretch(lam.shape[1])
-        central = fleet_capacity(
-            lam,
-            size.serving_replicas,
-            concurrency,
-            service_s,
-            budget_s,
-            slo.attainment_fraction,
-            policy.idle_policy,
-            serve.max_utilization_fraction,
-            feasible_rps=None if policy.fixed_replicas is not None else size.sizing_rps,
-            routing=policy.routing,
-            arrival_variability=v,
-            wait_stretch=stretch,
-            more_constraints=at.more_constraints,
-        )
+        steps = DemandSteps.of(policy.routing, v, stretch, at.more_constraints)
+        hint = steps.arrivals.known_feasible(None if policy.fixed_replicas is not None else size.sizing_rps)
+        fleet = (size.serving_replicas, concurrency, service_s, budget_s, slo.attainment_fraction, policy.idle_policy)
+        central = capacity_with_steps(lam, *fleet, serve.max_utilization_fraction, hint, steps)
         served = serve_at_capacity(
             lam, central, concurrency, service_s, budget_s, load, slo, policy.routing, v, stretch, percentiles
         )
