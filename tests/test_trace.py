@@ -193,3 +193,24 @@ def test_the_rate_within_the_hour_is_the_span_in_the_hours_windows() -> None:
     assert not shrunk or np.ptp(shrunk) < np.ptp(raw_poisson / raw_poisson.mean())
     with pytest.raises(ValueError, match="does not divide an hour"):
         hour_windows(t, 700.0)
+
+
+@pytest.mark.parametrize("into", [False, True], ids=["measured", "into a scenario"])
+def test_block_hashes_that_outnumber_a_requests_input_are_refused_in_one_line(tmp_path: Path, into: bool) -> None:
+    """A Mooncake row whose hash_ids need more 512-token blocks than its input_length fills (2 blocks, 1 token) is a
+    user's data error: refused in one line naming the file and the request, never a traceback (the trace fuzzer
+    found the traceback where the prefix blocks are laid out, after the file had been read)."""
+    rows = [{"timestamp": t * 1_000, "input_length": 600, "output_length": 5, "hash_ids": [1, 2]} for t in range(4000)]
+    rows.append({"timestamp": 4_000_000, "input_length": 1, "output_length": 1, "hash_ids": [0, 0]})
+    path = tmp_path / "mooncake.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    args = ["trace", path]
+    if into:
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text(TWO_SYSTEMS.read_text(encoding="utf-8"), encoding="utf-8")
+        args += ["--into", scenario, "--prefix", "--output", tmp_path / "out.yaml"]
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    said = result.output.strip()
+    assert said.count("\n") == 0 and str(path) in said and "request 4000" in said and "would hold no token" in said

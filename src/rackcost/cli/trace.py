@@ -197,12 +197,17 @@ def trace(
     if prefix and final.hash_ids is None:
         error(f"{trace_file}: --prefix needs a trace with prefix block hashes (Mooncake's hash_ids); this one has none")
         raise typer.Exit(code=1)
-    if into is not None:
-        emit(_measured_scenario(into, point, measures, source, keep_rate, final if prefix else None, sizes), dest)
-        return
-    # measured on the trace as read (cut, not superposed): superposed copies are other users, each with their own
-    # prefixes, so a shared cache's share falls with the copies; --into --prefix measures what it writes
-    reuse = _prefix_reuse(cut, sizes, None)
+    try:  # a request's block hashes must fit its input tokens: checked where the blocks are laid out
+        if into is not None:
+            scenario = _measured_scenario(into, point, measures, source, keep_rate, final if prefix else None, sizes)
+            emit(scenario, dest)
+            return
+        # measured on the trace as read (cut, not superposed): superposed copies are other users, each with their
+        # own prefixes, so a shared cache's share falls with the copies; --into --prefix measures what it writes
+        reuse = _prefix_reuse(cut, sizes, None)
+    except ValueError as exc:
+        error(f"{trace_file}: {exc}")
+        raise typer.Exit(code=1) from None
     row = _record(about, window, superposition, measures) | ({} if reuse is None else {"prefix_reuse": reuse})
     if fmt is OutputFormat.json:
         emit(json.dumps(row, indent=2, allow_nan=False) + "\n", dest)
@@ -425,12 +430,14 @@ def _measured_scenario(
             m.hour_window_s,
             m.hour_ratios,
         )
-        if prefix_trace is not None:
-            data = _with_prefix(data, scenario, prefix_trace, sizes, source)
-        measured = scenario_from_dict(data, str(into))
     except ValueError as exc:
         error(str(exc))
         raise typer.Exit(code=1) from None
+    try:
+        # a ValueError here is the trace's (its blocks do not fit its inputs): the command names the trace file
+        if prefix_trace is not None:
+            data = _with_prefix(data, scenario, prefix_trace, sizes, source)
+        measured = scenario_from_dict(data, str(into))
     except ScenarioError as exc:
         fail(exc)
     if m.stats.peak_to_mean > 1.3:
