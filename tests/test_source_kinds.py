@@ -1,8 +1,7 @@
 """The kinds of capacity source (rackcost.model.buying.source_kinds): one definition each, read by the schema, the
-program,
-the plan's evaluation and its tables. A toy kind defined here, ``prepaid``, and one call of ``register`` are all it
-takes to plan with a new kind: it runs through the schema, ``rackcost.plan`` (program, realised plan, tables and the
-report's words), ``rackcost.evaluate`` and ``rackcost.simulate`` (the day's fleets, and the plan's referee that
+program, the plan's evaluation and its tables. A toy kind defined here, ``prepaid``, and one call of ``register`` are
+all it takes to plan with a new kind: it runs through the schema, ``rackcost.plan`` (program, realised plan, tables and
+the report's words), ``rackcost.evaluate`` and ``rackcost.simulate`` (the day's fleets, and the plan's referee that
 simulates each source's fleet), and is gone again once unregistered."""
 
 from __future__ import annotations

@@ -175,8 +175,7 @@ def evaluation(scenario_json: str) -> Evaluation:
     :func:`served_json` names. Its buying plan is kept with it once found (:func:`decision`): at most
     :data:`CACHE_ENTRIES` evaluations, and only those of a scenario with a ``plan`` block whose plan was found hold
     one (9 MB pickled for the bundled three-year plan). Raises :class:`rackcost.ScenarioError` (not cached) when no
-    system can serve.
-    """
+    system can serve."""
     kept_json = served_json(scenario_json)
     unpacked, kept = _unpacked(scenario_json), scenario(kept_json)
     if unpacked.scenario is not kept:  # (it left the cache and came back): the one validated from its JSON

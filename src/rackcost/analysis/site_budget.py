@@ -1,11 +1,9 @@
 """``rackcost.site_budget``: the largest fleet of each system a site's IT power holds, and what it serves.
 
 The face of :mod:`rackcost.model.energy.site` (pure functions over plain numbers): it reads the scenario's one
-evaluation
-(:func:`rackcost.evaluation.chain.evaluation`) for each system's chosen operating point and packing, then fits the
-largest fleet under ``facility.max_it_power_kw`` on rated power and reports its capacity at SLO per MW and the
-demand it leaves unserved.
-"""
+evaluation (:func:`rackcost.evaluation.chain.evaluation`) for each system's chosen operating point and packing, then
+fits the largest fleet under ``facility.max_it_power_kw`` on rated power and reports its capacity at SLO per MW and the
+demand it leaves unserved."""
 
 from __future__ import annotations
 

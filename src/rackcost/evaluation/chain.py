@@ -2,17 +2,17 @@
 
 :func:`evaluate` is a short run of named steps, each writing a documented field of :class:`SystemOutcome`:
 
-====================================  ==============================================  ========================
-step                                  function                                        writes
-====================================  ==============================================  ========================
-1-2 inputs and performance curve      :func:`rackcost.scenario.unpack.system_inputs`           ``inputs``
-3 SLO-feasible operating point        :func:`rackcost.model.replica.operating_point.choose_point`   ``chosen``
-4-8 queueing, sizing, demand,         :func:`rackcost.model.fleets.fleet.run_fleet`                ``fleet``
+==================================  ============================================================  ====================
+step                                function                                                      writes
+==================================  ============================================================  ====================
+1-2 inputs and performance curve    :func:`rackcost.scenario.unpack.system_inputs`                ``inputs``
+3 SLO-feasible operating point      :func:`rackcost.model.replica.operating_point.choose_point`   ``chosen``
+4-8 queueing, sizing, demand,       :func:`rackcost.model.fleets.fleet.run_fleet`                 ``fleet``
 power and cost
-8 cost per accepted request,          :func:`rackcost.model.costs.metrics.derive`                 ``metrics``
+8 cost per accepted request,        :func:`rackcost.model.costs.metrics.derive`                   ``metrics``
 blended
-9-10 claim vs decision, warnings      :func:`rackcost.evaluation.results.result_tables`          the :class:`Result`
-====================================  ==============================================  ========================
+9-10 claim vs decision, warnings    :func:`rackcost.evaluation.results.result_tables`             the :class:`Result`
+==================================  ============================================================  ====================
 
 API systems have no operating point and no fleet: :func:`evaluate_apis` runs their whole chain
 (:func:`rackcost.evaluation.api_systems.run_api_samples`), once per evaluation.

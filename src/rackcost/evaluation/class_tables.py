@@ -4,8 +4,7 @@ the revenue of a mix of classes.
 Only a scenario with ``workload.classes`` has it. A class is admitted as every class is (admission control does not
 look at the class), accepted when its wait is within its own budget, and bears the share of the fleet's cost that
 its slot time is (:func:`rackcost.model.workload.classes.cost_share_fraction`); an API system's class pays its own
-tokens.
-"""
+tokens."""
 
 from __future__ import annotations
 

@@ -611,8 +611,7 @@ def plan_of(evaluated: Evaluation) -> PlanResult | ScenarioError | None:
     The one way a face finds the plan of what it shows (``rackcost evaluate``'s summary, the report, the dashboard's
     Answer and Buying plan pages): found the first time it is asked for, seconds to tens of seconds, and kept with
     the evaluation (:meth:`rackcost.evaluation.chain.Evaluation.kept`), so that a face asking again does not solve
-    again.
-    """
+    again."""
     given = evaluated.given
     if given.plan is None:
         return None

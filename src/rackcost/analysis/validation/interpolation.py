@@ -3,11 +3,9 @@ from the others (leave one out).
 
 Between measured points the model interpolates the slot holding time ``S = c / mu`` and the latencies linearly in
 concurrency (:func:`rackcost.model.replica.performance.interpolate_curve`) and derives throughput as ``c / S(c)``.
-Leaving a
-point out and predicting it from its neighbours measures that assumption where it matters: between two measured
-points. The outermost points cannot be left out (predicting them would be extrapolation, which the model never
-does), so a curve of one or two points measures nothing.
-"""
+Leaving a point out and predicting it from its neighbours measures that assumption where it matters: between two
+measured points. The outermost points cannot be left out (predicting them would be extrapolation, which the model never
+does), so a curve of one or two points measures nothing."""
 
 from __future__ import annotations
 

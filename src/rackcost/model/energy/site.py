@@ -58,8 +58,7 @@ def fleet_rated_w(
     """Rated IT power of ``replicas`` packed into nodes and racks, as a fleet is provisioned [W].
 
     :func:`rackcost.model.fleets.sizing.pack_racks` then :func:`rackcost.model.energy.power.provisioned_it_power_w`, the
-    rule
-    :func:`rackcost.model.fleets.fleet.pack_fleet` applies to the sized fleet.
+    rule :func:`rackcost.model.fleets.fleet.pack_fleet` applies to the sized fleet.
 
     Examples
     --------

@@ -103,10 +103,10 @@ class DemandSteps:
         more_constraints: Sequence[tuple[float, float]] = (),
     ) -> DemandSteps:
         """The steps for each point's G/G/c variability (:func:`rackcost.model.queues.burstiness.arrival_variability`; 1
-        for
-        Poisson: its queue is solved as M/M/c with slots and rates divided by it) and stretch of the conditional wait
-        by the service time's spread (:func:`rackcost.model.queues.burstiness.wait_stretch`; 1 for exponential service:
-        every budget judged as ``budget / stretch`` and every wait multiplied by it, at the point's own load)."""
+        for Poisson: its queue is solved as M/M/c with slots and rates divided by it) and stretch of the conditional
+        wait by the service time's spread (:func:`rackcost.model.queues.burstiness.wait_stretch`; 1 for exponential
+        service: every budget judged as ``budget / stretch`` and every wait multiplied by it, at the point's own
+        load)."""
         arrivals, spread = arrivals_of(arrival_variability), spread_of(wait_stretch)
         return DemandSteps(routing, arrivals, spread, tuple(more_constraints))
 
@@ -145,9 +145,8 @@ def serve_demand(
     point (the scheduler's concurrency limit, where the fleet was sized). At each point the replicas that serve
     admit what the SLO allows; the concurrency in service per replica is the fixed point of Little's law on the
     replica's curve (:func:`rackcost.model.replica.performance.in_service_concurrency`), and the service time, TTFT and
-    TPOT are
-    read there; the wait tail, and so acceptance and p99 TTFT, use them. It is :func:`capacity_with_steps`, then
-    :meth:`Serving.serve`.
+    TPOT are read there; the wait tail, and so acceptance and p99 TTFT, use them. It is :func:`capacity_with_steps`,
+    then :meth:`Serving.serve`.
 
     Parameters
     ----------

@@ -228,10 +228,8 @@ def wall_power(
 
     The peak is the same sum with each serving accelerator at its peak
     (:func:`rackcost.model.energy.power.peak_accelerator_power_w`: the mean times the curve's measured peak-to-mean
-    ratio
-    or :data:`~rackcost.model.energy.power.PEAK_TO_MEAN_POWER`, held at the rated power); idle and parked accelerators,
-    hosts and rack overheads at their power.
-    """
+    ratio or :data:`~rackcost.model.energy.power.PEAK_TO_MEAN_POWER`, held at the rated power); idle and parked
+    accelerators, hosts and rack overheads at their power."""
     active = demand.active_replicas
     if load.power_w_per_accelerator is None:
         active_w = power.accelerator_power_w(

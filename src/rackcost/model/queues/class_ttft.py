@@ -3,9 +3,8 @@
 A request of class ``k`` with uncached input ``u_i`` waits ``W`` in the shared queue and then prefills for ``X_i =
 Y_i rho_k TTFT(n)``, ``Y_i = u_i / E[u]`` its input over its class's mean (mean 1) and ``n`` the occupancy it starts
 at (:mod:`rackcost.model.queues.occupancy`). Its TTFT is ``X_i + W``. The queue's wait has an atom at 0 of ``1 - C'``
-(``C'``
-the share that waits, :func:`rackcost.model.queues.occupancy.waiting_share`) and the model's exponential tail, ``P(W >
-t) = C' exp(-theta t)`` (``theta`` the conditional wait's decay rate divided by the service's stretch,
+(``C'`` the share that waits, :func:`rackcost.model.queues.occupancy.waiting_share`) and the model's exponential tail,
+``P(W > t) = C' exp(-theta t)`` (``theta`` the conditional wait's decay rate divided by the service's stretch,
 :func:`rackcost.model.queues.burstiness.wait_stretch`). A request that waits starts when a slot frees, on a full replica
 (occupancy ``c``); one that does not starts at the occupancy it finds. So::
 
@@ -19,10 +18,9 @@ time* does enter the queue, through the mix's spread).
 ``Y``'s law is a *stratified* one (:class:`StratifiedLaw`): a list of probability levels and the length at each, the
 law uniform between consecutive nodes and a point mass where two nodes share a length. That is exactly how a CDF
 table is read (:func:`rackcost.model.workload.classes.cdf_moments`: the first row a point mass, each later increment
-uniform),
-and for a lognormal or gamma law it is its quantile function at the fixed levels :data:`QUANTILE_LEVELS`, linear
-between them (the 99th percentile is a node). With it both terms are closed form: ``P(Y x > t)`` is piecewise linear
-in ``t``, and the convolution of a uniform stratum ``[a, b]`` with the exponential is
+uniform), and for a lognormal or gamma law it is its quantile function at the fixed levels :data:`QUANTILE_LEVELS`,
+linear between them (the 99th percentile is a node). With it both terms are closed form: ``P(Y x > t)`` is piecewise
+linear in ``t``, and the convolution of a uniform stratum ``[a, b]`` with the exponential is
 
     P(U + W' > t) - P(U > t) = exp(-theta (t - min(b, t))) (1 - exp(-theta (min(b, t) - a))) / (theta (b - a))
 

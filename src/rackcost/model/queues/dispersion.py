@@ -22,9 +22,8 @@ SCV ``c_a^2`` as ``t`` grows, so for service long against the gaps ``c^2`` is th
 systems: a simple approximation technique", *Bell System Technical Journal* 59(6), 1980) serves a stream of
 peakedness ``z`` on ``c`` servers as the Poisson stream on ``c / z`` servers at load ``a / z``: exactly the
 ``k / v`` transformation :mod:`rackcost.model.queues.burstiness` already applies, with ``v = z``. So a measured
-dispersion
-curve enters every figure (sizing, acceptance, capacity at SLO, p99) through ``arrival_scv = E[I(T)]``, resolved per
-system at its own service time.
+dispersion curve enters every figure (sizing, acceptance, capacity at SLO, p99) through ``arrival_scv = E[I(T)]``,
+resolved per system at its own service time.
 
 Why peakedness and not the modified offered load (Jennings, Mandelbaum, Massey and Whitt 1996): the MOL follows a
 known rate function ``lambda(t)``; a trace gives counts, not a rate, and its fluctuations are random, which is what

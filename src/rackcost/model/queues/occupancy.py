@@ -2,9 +2,8 @@
 
 A replica's TTFT and TPOT depend on how many requests it serves, and that number varies from request to request
 around its mean. :mod:`rackcost.model.fleets.demand` reads the mean figures (utilisation, service time, cost,
-acceptance)
-at the mean occupancy; the reported p99 TTFT and TPOT are read here from the distribution of the occupancy a request
-starts at, which is what the simulator (:mod:`rackcost.model.sim.simulation`) measures.
+acceptance) at the mean occupancy; the reported p99 TTFT and TPOT are read here from the distribution of the occupancy a
+request starts at, which is what the simulator (:mod:`rackcost.model.sim.simulation`) measures.
 
 The queue is the one the model solves (:mod:`rackcost.model.queues.routing`): a pool of ``k`` slots fed at ``lambda``
 with mean service ``S``, ``a = lambda S``. Under ``pooled`` and ``least_outstanding`` the pool is every slot of the

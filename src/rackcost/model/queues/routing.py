@@ -101,10 +101,9 @@ def check_routing(routing: str | Router) -> Router:
     >>> check_routing("round_robin")
     Traceback (most recent call last):
     ...
-    rackcost.model.queues.routing.RoutingNotAnalytic: routing 'round_robin' has no analytic form in the model (no
-    closed-form \
-queue exists for it, and the pooled M/M/k would be optimistic); run `rackcost simulate --routing round_robin` to \
-evaluate it, or choose one of least_outstanding, pooled, random
+    rackcost.model.queues.routing.RoutingNotAnalytic: routing 'round_robin' has no analytic form in the model (no \
+closed-form queue exists for it, and the pooled M/M/k would be optimistic); run `rackcost simulate --routing \
+round_robin` to evaluate it, or choose one of least_outstanding, pooled, random
     """
     router = router_of(routing)
     if router.queue is None:
@@ -154,9 +153,8 @@ def replicas_needed(
     ``N c`` slots. ``random``: every replica sees ``lambda / N``, so the fleet meets the SLO when one replica's
     M/M/c does at ``lambda / N``. That rate falls as ``N`` grows, so ``N`` is ``ceil(lambda / r1)`` with ``r1`` the
     capacity at SLO of one replica (:func:`rackcost.model.queues.queueing.capacity_at_slo`), less one where ``N - 1``
-    meets the
-    SLO when checked directly (``r1`` is kept a relative 1e-9 inside the exact root); at least 1. The utilisation
-    ceiling and redundancy stay the caller's.
+    meets the SLO when checked directly (``r1`` is kept a relative 1e-9 inside the exact root); at least 1. The
+    utilisation ceiling and redundancy stay the caller's.
 
     Parameters
     ----------

@@ -2,11 +2,10 @@
 
 A spread service time stretches the conditional wait (:mod:`rackcost.model.queues.burstiness`). Acceptance at a demand
 point reads the stretch at that point's own load, :func:`rackcost.model.queues.burstiness.point_wait_stretch`: the
-larger of
-Kingman's heavy-traffic one and Kimura's M/G/s interpolation at the point's utilisation and servers. Sizing and the
-capacity at SLO used to keep Kingman's alone; where the service SCV is below 1 Kimura's is the larger, so a fleet
-sized for a demand could accept less than its target at that very demand (a one-class mix of lognormal inputs of cv
-3 on a one-point curve: 98.9% against 99%). The two searches here judge every candidate by the same function as
+larger of Kingman's heavy-traffic one and Kimura's M/G/s interpolation at the point's utilisation and servers. Sizing
+and the capacity at SLO used to keep Kingman's alone; where the service SCV is below 1 Kimura's is the larger, so a
+fleet sized for a demand could accept less than its target at that very demand (a one-class mix of lognormal inputs of
+cv 3 on a one-point curve: 98.9% against 99%). The two searches here judge every candidate by the same function as
 acceptance, the stretch at the candidate's own load.
 
 Both keep the exact vectorised searches of :mod:`rackcost.model.queues.routing` and only narrow their answer: the point

@@ -137,10 +137,8 @@ def slo_budgets_s(slo: SloInputs, ttft_ms: ArrayLike, tpot_ms: ArrayLike) -> lis
 
     One pair for the workload's one shape (:func:`queueing_budget_s`, ``1 - attainment``). With request classes,
     one pair per attainment target (:func:`rackcost.model.workload.classes.slo_groups`), the smallest budget of its
-    classes,
-    the strictest target first (``slo.attainment_fraction``'s): the queue meets every class's attainment when it
-    meets each pair.
-    """
+    classes, the strictest target first (``slo.attainment_fraction``'s): the queue meets every class's attainment when
+    it meets each pair."""
     if slo.classes is None:
         budget = queueing_budget_s(ttft_ms, tpot_ms, slo.output_tokens, slo.ttft_limit_ms, slo.e2e_limit_ms)
         return [(budget, slo.miss_target_fraction)]
@@ -217,9 +215,8 @@ def replicas_lower_bound(
     ``max(floor(a / c) + 1, ceil(a / (c u_max)))`` with the offered load ``a = lambda S``: the queue is stable only
     with more slots than erlangs (``N c > a``), and the utilisation ceiling asks ``N >= a / (c u_max)``. Computed
     with the same floating-point operations as :func:`rackcost.model.queues.queueing.replicas_needed` (whose bisection
-    starts
-    above ``floor(a / c)``) and :func:`rackcost.model.fleets.sizing.sized_replicas`, so the bound holds for the counts
-    they return, not only for the exact numbers.
+    starts above ``floor(a / c)``) and :func:`rackcost.model.fleets.sizing.sized_replicas`, so the bound holds for the
+    counts they return, not only for the exact numbers.
 
     Examples
     --------
@@ -415,9 +412,8 @@ def choose_point(
     A point is a candidate when it meets the SLO before queueing (:func:`feasible`) and, where the system gives its
     memory (``inp.kv_memory``), when the KV caches of its concurrency's requests fit the replica's free memory
     (:meth:`rackcost.model.replica.memory.KvMemory.fits`). Searches ``inp.coarse``, the curve at every integer
-    concurrency
-    of its measured range (:func:`candidate_curve`, computed once by :func:`rackcost.scenario.unpack.system_inputs`),
-    exactly (:func:`search_operating_point`).
+    concurrency of its measured range (:func:`candidate_curve`, computed once by
+    :func:`rackcost.scenario.unpack.system_inputs`), exactly (:func:`search_operating_point`).
 
     Parameters
     ----------
