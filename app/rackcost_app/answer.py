@@ -64,12 +64,15 @@ def unserved_of(result: Any) -> list[dict[str, Any]]:
     return [dict(row) for row in getattr(result, "unserved", None) or []]
 
 
-def service_life_years(system: dict[str, Any]) -> float | None:
-    """An owned system's service life from the scenario data (``costs.service_life_years``), else None."""
+def service_life_years(system: dict[str, Any], finance: Any = None) -> float | None:
+    """An owned system's service life from the scenario data (``costs.service_life_years``, else the scenario's
+    ``finance.service_life_years``), else None."""
     costs = system.get("costs")
     if not isinstance(costs, dict) or system.get("rent") is not None or system.get("api") is not None:
         return None
     life = costs.get("service_life_years")
+    if life is None and isinstance(finance, dict):
+        life = finance.get("service_life_years")
     if isinstance(life, dict):  # a distribution: its central value is what evaluate uses
         return None
     return float(life) if isinstance(life, int | float) else None
@@ -105,7 +108,9 @@ def answer(result: Any, scenario_data: dict[str, Any]) -> Answer:
     if defined and runner_up is not None and (runner_up["blended_usd_per_accepted_request"] or 0.0) > 0:
         saving = 1.0 - cheapest["blended_usd_per_accepted_request"] / runner_up["blended_usd_per_accepted_request"]
     lives = {
-        str(s.get("name")): service_life_years(s) for s in scenario_data.get("systems") or [] if isinstance(s, dict)
+        str(s.get("name")): service_life_years(s, scenario_data.get("finance"))
+        for s in scenario_data.get("systems") or []
+        if isinstance(s, dict)
     }
     owned_lives = [life for life in lives.values() if life is not None]
     horizon = max(owned_lives) if owned_lives else None

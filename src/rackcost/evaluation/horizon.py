@@ -31,6 +31,7 @@ from rackcost.model.inputs import SystemInputs
 from rackcost.model.strategies import IdlePolicy
 from rackcost.model.workload import horizon as cal
 from rackcost.scenario.fields import MAX_RPS, MIN_RPS
+from rackcost.scenario.hardware_blocks import finance_term
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.sub_hour_blocks import SubHour
 from rackcost.scenario.unpack import api_inputs, one_evaluation, sampled_inputs
@@ -115,8 +116,9 @@ def evaluate_hours(
         Arrival rate of each hour of the horizon, 1-D, hour 0 the first hour of year 1 [requests/s]; each at least
         1e-6, at most 1e7 (a demand point's bounds) and finite.
     cost_of_capital_fraction
-        Discount rate per year for the net present values [-]; default the first owned system's
-        ``costs.cost_of_capital_fraction`` (one rate for every system, so that they compare), else 0.
+        Discount rate per year for the net present values [-]; default the first owned system's cost of capital
+        (its ``costs.cost_of_capital_fraction``, else the scenario's ``finance.cost_of_capital_fraction``: one
+        rate for every system, so that they compare), else 0.
     window_ratios
         The rates of the equal windows inside each hour over the hour's mean, ``(hours, windows)`` (2 to 60
         windows; a demand profile's ``hourly_window_ratios()``): each hour is served as its windows' pointwise
@@ -193,7 +195,10 @@ def _discount_rate(scenario: Scenario, given: float | None) -> tuple[float, str]
         return float(given), "argument"
     for i, system in enumerate(scenario.systems):
         if system.costs is not None:
-            return float(system.costs.cost_of_capital_fraction), f"systems[{i}].costs.cost_of_capital_fraction"
+            rate, block = finance_term(system.costs, scenario.finance, "cost_of_capital_fraction")
+            if block == "costs":
+                return float(rate or 0.0), f"systems[{i}].costs.cost_of_capital_fraction"
+            return float(rate or 0.0), "finance.cost_of_capital_fraction" if block == "finance" else "none"
     return 0.0, "none"
 
 

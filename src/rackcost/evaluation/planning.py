@@ -32,6 +32,7 @@ from rackcost.evaluation.plan_sources import SourceFigures, source_figures
 from rackcost.model.buying import plan as milp
 from rackcost.model.buying.source_kinds import Holding
 from rackcost.model.workload.profile import quarter_index
+from rackcost.scenario.hardware_blocks import finance_term
 from rackcost.scenario.schema import Scenario
 
 if TYPE_CHECKING:
@@ -211,15 +212,15 @@ def _present(r: Realised, discount: Array) -> float:
 
 def discount_rate(scenario: Scenario) -> float:
     """The plan's discount rate: ``plan.discount_fraction_per_year``, else the largest cost of capital of the owned
-    sources' systems, else 0 [1/year]."""
+    sources' systems (each its own or the scenario's ``finance``), else 0 [1/year]."""
     assert scenario.plan is not None
     if scenario.plan.discount_fraction_per_year is not None:
         return float(scenario.plan.discount_fraction_per_year)
     systems = {s.name: s for s in scenario.systems}
     rates = [
-        systems[s.system].costs.cost_of_capital_fraction  # type: ignore[union-attr]
+        finance_term(costs, scenario.finance, "cost_of_capital_fraction")[0] or 0.0
         for s in scenario.plan.sources
-        if s.kind.payment.owned
+        if s.kind.payment.owned and (costs := systems[s.system].costs) is not None
     ]
     return float(max(rates, default=0.0))
 

@@ -29,7 +29,7 @@ from rackcost.scenario.fields import (
     raise_problems,
 )
 
-__all__ = ["Billing", "Costs", "Hardware", "Rent"]
+__all__ = ["FINANCE_TERMS", "Billing", "Costs", "Finance", "Hardware", "Rent", "finance_problems", "finance_term"]
 
 
 class Hardware(ScenarioBlock):
@@ -112,9 +112,14 @@ class Costs(ScenarioBlock):
     installation_capex_fraction: Fraction = Field(
         default=0.0, description="Installation and integration as a share of hardware capex [-]."
     )
-    service_life_years: Years = Field(description="Years over which capex is recovered; 0.1 to 100 [years].")
-    cost_of_capital_fraction: Fraction = Field(
-        default=0.0, description="Annual cost of capital (discount rate) [1/year]."
+    service_life_years: Years | None = Field(
+        default=None,
+        description="Years over which capex is recovered; default finance.service_life_years; 0.1 to 100 [years].",
+    )
+    cost_of_capital_fraction: Fraction | None = Field(
+        default=None,
+        description="Annual cost of capital (discount rate); default finance.cost_of_capital_fraction, else 0 "
+        "[1/year].",
     )
     maintenance_fraction_per_year: Fraction = Field(
         default=0.0, description="Maintenance and support per year as a share of capex [1/year]."
@@ -126,6 +131,88 @@ class Costs(ScenarioBlock):
         default=0.0, description="Operations labour per rack per year; 0 to 1e9 [USD/year]."
     )
     source: Source = None
+
+
+class Finance(ScenarioBlock):
+    """The financial terms every owned system shares unless its ``costs`` give its own: set once per scenario.
+
+    A buyer's cost of capital and the service life its finance team depreciates over are the buyer's, not a
+    system's; each owned system's ``costs`` may still override either (a system bought on other terms)."""
+
+    service_life_years: Years | None = Field(
+        default=None,
+        description="Years over which every owned system's capex is recovered, unless its costs give its own; 0.1 "
+        "to 100 [years].",
+    )
+    cost_of_capital_fraction: Fraction | None = Field(
+        default=None,
+        description="Annual cost of capital (discount rate) of every owned system, unless its costs give its own "
+        "[1/year].",
+    )
+    source: Source = None
+
+
+# each term of ``finance`` and its value where neither the system's costs nor the scenario's finance give it
+# (None: required; a system without a service life cannot recover its capex)
+FINANCE_TERMS: dict[str, float | None] = {"service_life_years": None, "cost_of_capital_fraction": 0.0}
+
+
+def finance_term(costs: Costs, finance: Finance, name: str) -> tuple[float | None, str | None]:
+    """One financial term of an owned system and where it is set: its ``costs``, else the scenario's ``finance``.
+
+    Parameters
+    ----------
+    costs
+        The system's (or its pool's) costs.
+    finance
+        The scenario's financial terms.
+    name
+        ``service_life_years`` or ``cost_of_capital_fraction`` (:data:`FINANCE_TERMS`).
+
+    Returns
+    -------
+    tuple
+        The value (the default of :data:`FINANCE_TERMS` where neither gives it) and the block it was read from,
+        ``"costs"`` or ``"finance"`` (None for the default).
+
+    Examples
+    --------
+    >>> finance = Finance(service_life_years=5, cost_of_capital_fraction=0.08)
+    >>> finance_term(Costs(capex_usd_per_accelerator=1.0), finance, "service_life_years")
+    (5.0, 'finance')
+    >>> finance_term(Costs(capex_usd_per_accelerator=1.0, service_life_years=4), finance, "service_life_years")
+    (4.0, 'costs')
+    >>> finance_term(Costs(capex_usd_per_accelerator=1.0), Finance(), "cost_of_capital_fraction")
+    (0.0, None)
+    """
+    own = getattr(costs, name)
+    if own is not None:
+        return float(own), "costs"
+    shared = getattr(finance, name)
+    if shared is not None:
+        return float(shared), "finance"
+    return FINANCE_TERMS[name], None
+
+
+def finance_problems(owned: list[tuple[str, Costs]], finance: Finance) -> list[tuple[str, str]]:
+    """Each owned block without a service life of its own or from ``finance``: (its YAML path, what is expected).
+
+    Parameters
+    ----------
+    owned
+        Each owned system's (or pool's) ``costs`` with its YAML path (``systems[0].costs``).
+    finance
+        The scenario's financial terms.
+    """
+    return [
+        (
+            f"{path}.service_life_years",
+            "required: the years over which this system's capex is recovered (or give it once for every owned "
+            "system as finance.service_life_years)",
+        )
+        for path, costs in owned
+        if finance_term(costs, finance, "service_life_years")[0] is None
+    ]
 
 
 class Billing(StrEnum):

@@ -48,6 +48,7 @@ from rackcost.scenario.fields import (
     Years,
     raise_problems,
 )
+from rackcost.scenario.hardware_blocks import finance_problems
 from rackcost.scenario.memory_blocks import Architecture, Memory, memory_problems
 from rackcost.scenario.plan_blocks import PlanBlock, plan_problems
 from rackcost.scenario.pool_blocks import pool_problems
@@ -58,6 +59,7 @@ from rackcost.scenario.systems import (
     Claim,
     Costs,
     FacilityOverride,
+    Finance,
     Hardware,
     OperatingPoint,
     Performance,
@@ -75,6 +77,7 @@ __all__ = [
     "Claim",
     "ClassSlo",
     "Costs",
+    "Finance",
     "DemandPoint",
     "DemandProfile",
     "Facility",
@@ -328,6 +331,7 @@ UNCERTAIN_PATHS = [
     r"demand\[\d+\]\.arrival_rps",
     rf"facility\.{_FACILITY_UNCERTAIN}",
     rf"systems\[\d+\]\.facility\.{_FACILITY_UNCERTAIN}",
+    r"finance\.(service_life_years|cost_of_capital_fraction)",
     r"fleet\.(replica_availability_fraction|max_utilization_fraction|power_utilization_exponent)",
     r"systems\[\d+\]\.hardware\.(accelerator_busy_w|accelerator_idle_w|accelerator_parked_w|host_w_per_node"
     r"|host_parked_w_per_node|rack_overhead_w|power_exponent)",
@@ -424,6 +428,11 @@ class Scenario(ScenarioBlock):
     demand: list[DemandPoint] = Field(min_length=1)
     demand_profile: DemandProfile | None = Field(default=None, description=PROFILE_NOTE)
     facility: Facility
+    finance: Finance = Field(
+        default_factory=Finance,
+        description="Service life and cost of capital shared by every owned system (each system's costs may "
+        "override them).",
+    )
     fleet: Fleet = Field(default_factory=Fleet)
     systems: list[System] = Field(min_length=1)
     baseline_system: str | None = Field(default=None, description="System others are compared with; default the first.")
@@ -482,6 +491,7 @@ class Scenario(ScenarioBlock):
             problems.append(("baseline_system", f"must name a system ({system_names}), got {self.baseline_system!r}"))
         problems += memory_problems(self.workload.architecture, [s.memory for s in self.systems])
         problems += pool_problems(self.workload.architecture, self.systems, self.fleet.replicas)
+        problems += finance_problems(self._owned_costs(), self.finance)
         problems += plan_problems(self.plan, self.systems, self.demand_profile is not None)
         if self.workload.classes is not None:
             problems += [
@@ -511,6 +521,16 @@ class Scenario(ScenarioBlock):
             )
         raise_problems(problems)
         return self
+
+    def _owned_costs(self) -> list[tuple[str, Costs]]:
+        """Every owned system's and pool's ``costs``, with its YAML path."""
+        owned = [(f"systems[{i}].costs", s.costs) for i, s in enumerate(self.systems) if s.costs is not None]
+        for i, s in enumerate(self.systems):
+            for role in ("prefill", "decode"):
+                pool = getattr(s.pools, role) if s.pools is not None else None
+                if pool is not None and pool.costs is not None:
+                    owned.append((f"systems[{i}].pools.{role}.costs", pool.costs))
+        return owned
 
     @property
     def baseline_name(self) -> str:

@@ -84,11 +84,15 @@ def payment_of(system: Any) -> Payment:
     return "own"
 
 
-def required_fields(payment: Payment) -> tuple[str, ...]:
-    """The fields of the payment block that have no default (the schema's), e.g. ``("usd_per_accelerator_hour",)``."""
+def required_fields(payment: Payment, data: dict[str, Any] | None = None) -> tuple[str, ...]:
+    """The fields of the payment block that have no default (the schema's), e.g. ``("usd_per_accelerator_hour",)``;
+    owning also needs a service life unless the scenario ``data`` gives one for every system (``finance``)."""
     models: dict[str, type[BaseModel]] = {"own": Costs, "rent": Rent, "api": Api}
     model = models[payment]
-    return tuple(f.alias or n for n, f in model.model_fields.items() if f.is_required())
+    required = tuple(f.alias or n for n, f in model.model_fields.items() if f.is_required())
+    finance = (data or {}).get("finance")
+    shared_life = isinstance(finance, dict) and isinstance(finance.get("service_life_years"), int | float | dict)
+    return required + ("service_life_years",) if payment == "own" and not shared_life else required
 
 
 def _systems(data: dict[str, Any]) -> list[Any]:
@@ -445,7 +449,7 @@ def _payment_block(
     """
     hardware_system = _system(data, index if template is None else template)
     block = PAYMENT_BLOCK[payment]
-    required = required_fields(payment)
+    required = required_fields(payment, data)
     if given and all(isinstance(given.get(f), int | float) for f in required):
         return {f: given[f] for f in required}, {}, False, f"{_ITS[block]} the values you gave", None
     if isinstance(stash.get(block), dict):
@@ -545,7 +549,7 @@ def _own_block(
             j,
         )
     return Missing(
-        tuple(f"costs.{f}" for f in required_fields("own")),
+        tuple(f"costs.{f}" for f in required_fields("own", data)),
         f"Owning {data['systems'][index].get('name')} needs what it costs to buy: no owned system of this "
         f"scenario has its accelerator ({accelerator or 'not named'}) to copy costs from, and a purchase price "
         "has no neutral default. Give the capex per accelerator and the service life below (other costs start "

@@ -32,7 +32,7 @@ from rackcost.scenario.fields import (
     UsdPerMillionTokens,
     Years,
 )
-from rackcost.scenario.hardware_blocks import Billing, Costs, Hardware, Rent
+from rackcost.scenario.hardware_blocks import Billing, Costs, Finance, Hardware, Rent
 from rackcost.scenario.memory_blocks import Memory
 from rackcost.scenario.pool_blocks import Pools, Roles
 
@@ -41,6 +41,7 @@ __all__ = [
     "Billing",
     "Claim",
     "Costs",
+    "Finance",
     "FacilityOverride",
     "Hardware",
     "OperatingPoint",

@@ -33,6 +33,7 @@ from rackcost.model.replica.operating_point import candidate_curve
 from rackcost.model.replica.performance import Curve, build_curve
 from rackcost.model.workload.classes import ClassMix, mix_curve_factors
 from rackcost.scenario.class_blocks import Lengths, RequestClass, token_moments
+from rackcost.scenario.hardware_blocks import FINANCE_TERMS, finance_term
 from rackcost.scenario.schema import DemandPoint, Scenario, System
 from rackcost.scenario.systems import OperatingPoint
 from rackcost.units import BYTES_PER_GIB, W_PER_KW
@@ -441,6 +442,17 @@ def _peak_to_mean(points: list[OperatingPoint]) -> float:
     return float(np.mean(ratios)) if ratios else PEAK_TO_MEAN_POWER
 
 
+def _cost_term(scenario: Scenario, system: System, prefix: str, name: str) -> tuple[str, float]:
+    """An owned system's cost figure and the YAML path its samples are drawn under: a financial term is the
+    system's own, else the scenario's ``finance`` (one draw for every system that inherits it)."""
+    assert system.costs is not None
+    if name in FINANCE_TERMS:
+        value, block = finance_term(system.costs, scenario.finance, name)
+        assert value is not None  # the schema requires a service life of every owned system
+        return (f"finance.{name}" if block == "finance" else f"{prefix}.costs.{name}"), value
+    return f"{prefix}.costs.{name}", getattr(system.costs, name)
+
+
 def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Samples, n: int) -> SampledInputs:
     """One system's per-sample inputs: the sampled value where ``values`` has its YAML path, else the central one.
 
@@ -480,7 +492,7 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
     def cost(name: str) -> NDArray[np.float64]:
         if system.costs is None:  # rented: no capex or opex of the owner's (a life of 1 year keeps the CRF defined)
             return column(1.0 if name == "service_life_years" else 0.0)
-        return get(f"{prefix}.costs.{name}", getattr(system.costs, name))
+        return get(*_cost_term(scenario, system, prefix, name))
 
     def facility_cost(name: str) -> NDArray[np.float64]:
         """A facility figure, or nothing where a rental price already covers power and facility."""
