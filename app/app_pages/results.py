@@ -11,7 +11,7 @@ from rackcost import display
 from rackcost.analysis.referee import DEFAULT_ROUTING, figure_rows
 from rackcost.model.queues.routers import router_names, router_of
 from rackcost.model.sim.sim_work import SimulationTooLarge
-from rackcost.reporting import breakdowns
+from rackcost.reporting import breakdowns, horizon_charts
 from rackcost.reporting import charts as chart_specs
 from rackcost.reporting.result_sections import unserved_sentence
 from rackcost_app import answer, charts, compute, layout, state, tables
@@ -106,6 +106,25 @@ def left_out(points_too: bool = False) -> None:
     if note := subset.note(points_too):
         st.caption(md(note))
 
+
+if years := result.records.get("years"):  # a demand profile over years: the demand and each year's cost
+    st.header("Demand and cost over the horizon, year by year")
+    profiled = compute.scenario(compute.served_json(key))
+    if profiled.demand_profile is not None:
+        charts.show(
+            st,
+            "demand_over_time",
+            key,
+            horizon_charts.demand_over_time_chart(profiled.demand_profile.hourly_rates_rps()),
+        )
+    charts.show(st, "cost_by_year", key, horizon_charts.cost_by_year_chart(years, subset.systems))
+    left_out()
+    tables.show(years, tables.YEAR_COLUMNS)
+    st.caption(
+        "Each fleet is sized once, for the busiest hour of the horizon, and serves every hour of every year; a year's "
+        "cost per accepted request is its cost over its accepted requests (the horizon's totals are on the Answer "
+        "page). `rackcost plan` buys capacity quarter by quarter instead (the Buying plan page)."
+    )
 
 st.header("Cost per 1,000 accepted requests, by cost component")
 cost_chart = chart_specs.cost_chart(points, subset.systems, subset.points)

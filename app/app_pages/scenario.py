@@ -11,9 +11,10 @@ import yaml
 import rackcost
 from rackcost import display
 from rackcost.importers import into_scenario
+from rackcost.reporting import horizon_charts
 from rackcost.scenario import schema
 from rackcost.scenario.loading import DEFAULT_SCENARIO
-from rackcost_app import compute, fields, imports, layout, state, system_forms
+from rackcost_app import charts, compute, fields, imports, layout, state, system_forms
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -355,6 +356,21 @@ if tabs[0].open:
 
 if tabs[1].open:
     with tabs[1]:
+        profiled = compute.scenario(ss[state.VALID_JSON]).demand_profile
+        if profiled is not None:  # hours over years: the points below are derived from it
+            st.subheader("Demand over the horizon")
+            charts.show(
+                st,
+                "demand_over_time",
+                ss[state.VALID_JSON],
+                horizon_charts.demand_over_time_chart(profiled.hourly_rates_rps()),
+            )
+            st.caption(
+                f"{profiled.horizon_years:g} years of hourly rates from the scenario's demand profile (the last valid "
+                "scenario), each day's busiest hour and mean. The demand points below are derived from it (quiet, "
+                "normal and peak percentiles of its hours); the profile itself is edited in the YAML (the Export page's "
+                "YAML, or the sidebar's upload)."
+            )
         st.subheader("Demand over a day")
         fields.table(
             "demand",

@@ -102,6 +102,22 @@ POOL_FLEET_COLUMNS = from_columns(breakdowns.POOL_FLEET_COLUMNS)
 """Each pool of a disaggregated system: its operating point and fleet."""
 POOL_POINT_COLUMNS = from_columns(breakdowns.POOL_POINT_COLUMNS)
 """Each pool at each demand point: replicas, utilisation, power and cost."""
+YEAR_COLUMNS = from_registry(
+    "years",
+    (
+        "system",
+        "year",
+        "usd_per_accepted_request",
+        "cost_usd",
+        "accepted_requests",
+        "offered_rps",
+        "accepted_rps",
+        "utilization_fraction",
+        "active_replicas",
+        "facility_power_kw",
+    ),
+)
+"""Each system in each year of a demand profile's horizon (the ``years`` table)."""
 
 
 def column_config(rows: list[dict[str, Any]], columns: dict[str, tuple[str, str]]) -> dict[str, Any]:
