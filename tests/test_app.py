@@ -77,9 +77,12 @@ def tab_of(at: AppTest, path: str) -> str:
     head = path.split(".", 1)[0]
     if head.startswith("systems["):
         return at.session_state["scenario_tab_labels"][3 + int(head[len("systems[") : -1])]
-    return {"demand": "Demand", "facility": "Facility and fleet", "fleet": "Facility and fleet"}.get(
-        head.split("[", 1)[0], "Workload and SLO"
-    )
+    return {
+        "demand": "Demand",
+        "facility": "Facility and fleet",
+        "fleet": "Facility and fleet",
+        "finance": "Facility and fleet",
+    }.get(head.split("[", 1)[0], "Workload and SLO")
 
 
 def widget(at: AppTest, kind: str, path: str):
@@ -151,6 +154,27 @@ def test_changing_the_electricity_price_changes_the_energy_cost():
     assert widget(at, "number_input", price_path).value == pytest.approx(0.162)
     figure = at.session_state["draft"]["figures"]["facility.electricity_usd_per_kwh"]
     assert figure["provenance"] == "assumption" and "edited in the rackcost dashboard" in figure["source"]
+
+
+def test_financial_terms_set_once_for_every_owned_system_move_each_ones_capital_cost():
+    at = start()
+    before = points_table(at)["capital_usd_per_hour"].to_numpy()
+    at.switch_page("app_pages/scenario.py").run()
+    open_tab(at, "Facility and fleet")
+    at.button(key="share_finance_terms").click().run()
+    ok(at)
+    draft = at.session_state["draft"]
+    assert draft["finance"] == {"service_life_years": 5.0, "cost_of_capital_fraction": 0.08}
+    assert all("service_life_years" not in s["costs"] for s in draft["systems"] if s.get("costs"))
+    assert points_table(at)["capital_usd_per_hour"].to_numpy() == pytest.approx(before, rel=1e-12)
+    at.switch_page("app_pages/scenario.py").run()
+    widget(at, "number_input", "finance.service_life_years").set_value(10.0).run()
+    ok(at)
+    # the capital recovery factor r(1+r)^n / ((1+r)^n - 1) at r = 8%: 0.250456 over 5 years, 0.149029 over 10
+    # (standard A/P compound-interest tables), so every owned system's capital per hour scales by their ratio
+    ratio = (0.08 * 1.08**10 / (1.08**10 - 1)) / (0.08 * 1.08**5 / (1.08**5 - 1))
+    assert points_table(at)["capital_usd_per_hour"].to_numpy() == pytest.approx(before * ratio, rel=1e-9)
+    assert not [b for b in at.button if b.key == "share_finance_terms"]  # no system sets its own terms now
 
 
 def test_a_value_out_of_range_shows_an_error_by_its_field_and_keeps_the_last_valid_results():

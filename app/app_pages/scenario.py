@@ -12,7 +12,7 @@ import rackcost
 from rackcost import display
 from rackcost.importers import into_scenario
 from rackcost.reporting import horizon_charts
-from rackcost.scenario import schema
+from rackcost.scenario import edits, schema
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 from rackcost_app import charts, compute, fields, imports, layout, state, system_forms
 from rackcost_app.safe import md
@@ -366,10 +366,10 @@ if tabs[1].open:
                 horizon_charts.demand_over_time_chart(profiled.hourly_rates_rps()),
             )
             st.caption(
-                f"{profiled.horizon_years:g} years of hourly rates from the scenario's demand profile (the last valid "
-                "scenario), each day's busiest hour and mean. The demand points below are derived from it (quiet, "
-                "normal and peak percentiles of its hours); the profile itself is edited in the YAML (the Export page's "
-                "YAML, or the sidebar's upload)."
+                f"{profiled.horizon_years:g} years of hourly rates from the scenario's demand profile (the last "
+                "valid scenario), each day's busiest hour and mean. The demand points below are derived from it "
+                "(quiet, normal and peak percentiles of its hours); the profile itself is edited in the YAML (the "
+                "Export page's YAML, or the sidebar's upload)."
             )
         st.subheader("Demand over a day")
         fields.table(
@@ -389,6 +389,29 @@ if tabs[2].open:
     with tabs[2]:
         st.subheader("Facility")
         fields.block(schema.Facility, "facility", columns=4)
+        st.subheader("Financial terms of every owned system")
+        fields.block(schema.Finance, "finance", columns=2)
+        if overrides := edits.owned_finance_overrides(draft):
+            term_words = {"service_life_years": "service life", "cost_of_capital_fraction": "cost of capital"}
+            own = "; ".join(
+                f"{term_words[term]}: "
+                + ", ".join(
+                    f"{md(name)} "
+                    + (display.input_value(v, f"costs.{term}") if isinstance(v, int | float) else "a distribution")
+                    for name, v in by.items()
+                )
+                for term, by in overrides.items()
+            )
+            st.caption(
+                f"These systems set their own terms, which win over the ones above: {own}. One button puts every "
+                "owned system on the scenario's terms (the first system's where none is given above)."
+            )
+            st.button(
+                "Use one set of terms for every owned system",
+                key="share_finance_terms",
+                on_click=state.apply_edit,
+                args=(edits.share_finance_terms,),
+            )
         st.subheader("Fleet policy")
         fields.block(schema.Fleet, "fleet", columns=4, sizing_demand_point=demand_names)
 

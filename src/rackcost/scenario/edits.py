@@ -18,9 +18,13 @@ import copy
 import re
 from typing import Any
 
+from rackcost.scenario.hardware_blocks import FINANCE_TERMS
 from rackcost.scenario.yaml_paths import MISSING, format_path, lookup, parse_path
 
 __all__ = [
+    "FINANCE_TERM_NAMES",
+    "owned_finance_overrides",
+    "share_finance_terms",
     "EDITED_SOURCE",
     "MISSING",
     "TEXT_LEAVES",
@@ -340,3 +344,60 @@ def subset_systems(data: dict[str, Any], names: tuple[str, ...]) -> dict[str, An
     if "figures" in data:
         data["figures"] = figures
     return data
+
+
+FINANCE_TERM_NAMES = tuple(FINANCE_TERMS)
+"""The financial terms a scenario's ``finance`` block gives every owned system."""
+
+
+def owned_finance_overrides(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each financial term the owned systems set for themselves: term -> {system name: its value as written}.
+
+    Examples
+    --------
+    >>> owned_finance_overrides({"systems": [{"name": "A", "costs": {"service_life_years": 5}}, {"name": "B"}]})
+    {'service_life_years': {'A': 5}}
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for system in data.get("systems") or []:
+        costs = system.get("costs") if isinstance(system, dict) else None
+        if not isinstance(costs, dict):
+            continue
+        for term in FINANCE_TERM_NAMES:
+            if costs.get(term) is not None:
+                out.setdefault(term, {})[str(system.get("name"))] = costs[term]
+    return out
+
+
+def share_finance_terms(data: dict[str, Any]) -> dict[str, Any]:
+    """The scenario with every owned system on the scenario's financial terms: each term the systems set for
+    themselves is removed from their ``costs`` and given once under ``finance`` (the scenario's own value where
+    it has one, else the first system's), its ``figures:`` source moved with it.
+
+    Examples
+    --------
+    >>> out = share_finance_terms({"systems": [{"name": "A", "costs": {"service_life_years": 4}},
+    ...                                        {"name": "B", "costs": {"service_life_years": 6}}]})
+    >>> out["finance"], [s["costs"] for s in out["systems"]]
+    ({'service_life_years': 4}, [{}, {}])
+    """
+    out = copy.deepcopy(data)
+    given = out.get("finance")
+    finance: dict[str, Any] = given if isinstance(given, dict) else {}
+    figures = out.get("figures") if isinstance(out.get("figures"), dict) else None
+    for i, system in enumerate(out.get("systems") or []):
+        costs = system.get("costs") if isinstance(system, dict) else None
+        if not isinstance(costs, dict):
+            continue
+        for term in FINANCE_TERM_NAMES:
+            if costs.get(term) is None:
+                continue
+            value = costs.pop(term)
+            if finance.get(term) is None:
+                finance[term] = value
+                if figures is not None and f"systems[{i}].costs.{term}" in figures:
+                    figures[f"finance.{term}"] = figures[f"systems[{i}].costs.{term}"]
+            if figures is not None:
+                figures.pop(f"systems[{i}].costs.{term}", None)
+    out["finance"] = finance
+    return out
