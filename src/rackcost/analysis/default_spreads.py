@@ -140,7 +140,8 @@ class DefaultSpread:
         p5, p95 = (float(v) for v in self.ppf([0.05, 0.95]))
         d = self.distribution
         shape = (
-            f"lognormal, log-sd {d.sigma:.3g}"
+            f"lognormal, log-sd {d.sigma:.3g} (P5 / P95 about x{math.exp(-Z95 * d.sigma):.2f} / "
+            f"x{math.exp(Z95 * d.sigma):.2f})"
             if isinstance(d, LogSpread)
             else f"triangular {d.low:g} / {d.mode:g} / {d.high:g}"
         )

@@ -20,41 +20,41 @@ if TYPE_CHECKING:
     from rackcost.evaluation.chain import Evaluation
     from rackcost.scenario.schema import Scenario
 
-__all__ = ["HOW_SURE_SAMPLES", "LIKELIHOOD", "how_sure", "likelihood"]
+__all__ = ["HOW_SURE_SAMPLES", "LIKELY", "UNLIKELY", "how_sure", "likelihood"]
 
-LIKELIHOOD = (
-    (0.99, "virtually certain"),
-    (0.95, "extremely likely"),
-    (0.90, "very likely"),
-    (0.66, "likely"),
-    (0.33, "about as likely as not"),
-    (0.10, "unlikely"),
-    (0.05, "very unlikely"),
-    (0.01, "extremely unlikely"),
-    (0.0, "exceptionally unlikely"),
+LIKELY = ((0.99, "virtually certain"), (0.95, "extremely likely"), (0.90, "very likely"), (0.66, "likely"))
+"""(lowest probability, word), narrowest first: the upper half of the IPCC's likelihood scale (module docstring).
+Its ranges nest (very likely is 90-100%, likely 66-100%): a probability takes the narrowest word that holds it [-]."""
+UNLIKELY = (
+    (0.01, "exceptionally unlikely"),
+    (0.05, "extremely unlikely"),
+    (0.10, "very unlikely"),
+    (0.33, "unlikely"),
 )
-"""(lowest probability, word), highest first: the IPCC's likelihood scale (module docstring). Its ranges nest
-(very likely is 90-100%, likely 66-100%); each probability takes the narrowest word whose range holds it, a
-probability on a boundary the word above it (0.99 is virtually certain, 0.33 unlikely) [-]."""
+"""(highest probability, word), narrowest first: the lower half; between 0.33 and 0.66, both excluded, "about as
+likely as not" [-]."""
 HOW_SURE_SAMPLES = 2_000
 """Samples :func:`how_sure` draws when given a scenario or an evaluation [-]: a probability's binomial standard error
 is then at most 1.1 points (``0.5 / sqrt(2,000)``), finer than the scale's narrowest band (4 points)."""
 
 
 def likelihood(probability: float) -> str:
-    """The word of the likelihood scale for a probability (:data:`LIKELIHOOD`).
+    """The word of the likelihood scale for a probability (:data:`LIKELY`, :data:`UNLIKELY`).
 
     Examples
     --------
-    >>> likelihood(0.94), likelihood(0.5), likelihood(0.99), likelihood(0.33), likelihood(0.0)
-    ('very likely', 'about as likely as not', 'virtually certain', 'unlikely', 'exceptionally unlikely')
+    >>> likelihood(0.94), likelihood(0.5), likelihood(0.99), likelihood(0.66), likelihood(0.33), likelihood(0.1)
+    ('very likely', 'about as likely as not', 'virtually certain', 'likely', 'unlikely', 'very unlikely')
     """
     if not 0.0 <= probability <= 1.0:
         raise ValueError(f"likelihood: a probability is in [0, 1], got {probability!r}")
-    for low, word in LIKELIHOOD:
-        if probability >= low and (low != 0.33 or probability > low):
+    for low, word in LIKELY:
+        if probability >= low:
             return word
-    raise AssertionError("unreachable: the scale ends at 0")
+    for high, word in UNLIKELY:
+        if probability <= high:
+            return word
+    return "about as likely as not"
 
 
 def how_sure(
@@ -86,8 +86,8 @@ def how_sure(
     Returns
     -------
     str
-        The sentence, ending in the likelihood word (:func:`likelihood`); for a run of one system, that there is
-        nothing to compare it with.
+        The sentence, ending in the likelihood word (:func:`likelihood`, thresholds in docs/uncertainty.md, "How
+        sure, in words"); for a run of one system, that there is nothing to compare it with.
 
     Raises
     ------
