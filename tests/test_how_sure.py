@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import copy
+import re
 
+import numpy as np
 import pytest
 import yaml
 
 import rackcost
+from rackcost import display
+from rackcost.analysis.montecarlo import UncertaintyResult
 from rackcost.evaluation.chain import evaluation
 from rackcost.reporting.how_sure import LIKELY, UNLIKELY, likelihood
 from reference import TWO_SYSTEMS
@@ -62,10 +66,11 @@ def test_the_sentence_names_the_pair_the_share_the_draws_and_the_word() -> None:
     sentence = rackcost.how_sure(result)
     assert sentence.startswith(f"{cheapest} is cheaper per accepted request than {other} over the demand day in ")
     assert "of 2,000 draws of the inputs' spreads (default spreads from each figure's provenance" in sentence
-    assert sentence.endswith(f": {likelihood(rackcost.probability_cheaper(result, cheapest, other))}.")
+    shown = re.search(r" in ([\d.]+)% of 2,000 draws ", sentence).group(1)
+    assert sentence.endswith(f": {likelihood(float(shown) / 100)}.")
     asked = rackcost.how_sure(result, ("B", "A"), demand_point="peak")
     assert asked.startswith("B is cheaper per accepted request than A at peak demand in ")
-    assert asked.endswith(f": {likelihood(rackcost.probability_cheaper(result, 'B', 'A', 'peak'))}.")
+    assert f" in {display.pct(rackcost.probability_cheaper(result, 'B', 'A', 'peak'))} of 2,000 draws " in asked
     assert 0.0 < share < 1.0
 
 
@@ -75,6 +80,26 @@ def test_how_sure_runs_a_scenario_or_an_evaluation_itself() -> None:
     from_run = rackcost.how_sure(rackcost.uncertainty(sc, 2_000, seed=0))
     assert rackcost.how_sure(evaluation(sc)) == from_run
     assert rackcost.how_sure(sc) == from_run
+
+
+@pytest.mark.parametrize("cheaper", [9_895, 9_899, 9_900, 6_600, 3_300, 9_499])
+def test_the_word_is_that_of_the_share_as_shown(cheaper: int) -> None:
+    """A run of 10,000 samples in which A is cheaper in ``cheaper`` of them: the sentence's percentage and its word
+    agree at the scale's boundaries (98.95% shows as 99.0% or 98.9%, and takes the word of what is shown)."""
+    n = 10_000
+    a = np.where(np.arange(n) < cheaper, 1.0, 3.0)
+    samples = {
+        "A": {"usd_per_accepted_request": a[:, None], "blended_usd_per_accepted_request@system": a},
+        "B": {
+            "usd_per_accepted_request": np.full((n, 1), 2.0),
+            "blended_usd_per_accepted_request@system": np.full(n, 2.0),
+        },
+    }
+    result = UncertaintyResult([], [], samples, n, 0, distributions=["facility.pue"], central={"A": 1.0, "B": 2.0})
+    sentence = rackcost.how_sure(result)
+    shown = re.search(r" in ([\d.]+)% of 10,000 draws ", sentence).group(1)
+    assert shown == f"{100 * cheaper / n:.1f}"
+    assert sentence.endswith(f": {likelihood(float(shown) / 100)}.")
 
 
 def test_certain_and_lone_answers_are_said_plainly() -> None:

@@ -66,8 +66,9 @@ def how_sure(
 ) -> str:
     """How sure a Monte Carlo run is that one system is cheaper per accepted request than another, in one sentence.
 
-    "GB200 NVL72 is cheaper per accepted request than DGX B200 over the demand day in 94% of 2,000 draws of the
+    "GB200 NVL72 is cheaper per accepted request than DGX B200 over the demand day in 94.0% of 2,000 draws of the
     inputs' spreads (default spreads from each figure's provenance and the model's fitted errors): very likely."
+    The share is shown as :func:`rackcost.display.pct` shows it, and the word is that of the share as shown.
 
     Parameters
     ----------
@@ -103,15 +104,18 @@ def how_sure(
     system, other = pair
     share = probability_cheaper(result, system, other, demand_point)
     where = "over the demand day" if demand_point == BLENDED else f"at {demand_point} demand"
+    shown = display.pct(share)
     if share == 1.0:
         how_often = f"in all {result.n:,} draws"
     elif share == 0.0:
         how_often = f"in none of {result.n:,} draws"
     else:
-        how_often = f"in {display.pct(share, 0)} of {result.n:,} draws"
+        how_often = f"in {shown} of {result.n:,} draws"
+    # the word of the share as shown, so that the two never disagree at a boundary (98.95% shown as 99.0%)
+    word = likelihood(float(shown.strip("<>%").replace(",", "")) / 100.0)
     return (
         f"{system} is cheaper per accepted request than {other} {where} {how_often} of the inputs' spreads "
-        f"({_drawn(result)}): {likelihood(share)}."
+        f"({_drawn(result)}): {word}."
     )
 
 
