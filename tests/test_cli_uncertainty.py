@@ -125,16 +125,69 @@ def test_uncertainty_output_does_not_depend_on_workers(uncertain: Path, monkeypa
     assert invoke("uncertainty", uncertain, "-n", 200, "--workers", 0).exit_code == 2
 
 
+BUNDLED_PLAIN = rackcost.bundled_scenario_path("deepseek-r1-b200-vs-gb200-inferencex.yaml")
+
+
+def test_uncertainty_of_a_bundled_scenario_without_distributions_gives_a_spread_each_default_cited() -> None:
+    """It said "nothing is uncertain"; now every figure it gives is drawn from its default spread (its provenance,
+    the model's fitted errors), each listed with its source, and the answer comes first in words."""
+    assert not rackcost.load_scenario(BUNDLED_PLAIN).distributions
+    data = json.loads(invoke("uncertainty", BUNDLED_PLAIN, "-n", 400, "-f", "json").stdout)
+    assert data["samples"] == 400 and data["uncertain_inputs"] == [] and "message" not in data
+    assert len(data["default_spreads"]) > 20
+    for row in data["default_spreads"]:
+        assert row["source"] and row["basis"] and row["p5"] < row["value"] < row["p95"], row
+        assert "docs/uncertainty.md" in row["source"] or "docs/validation.md" in row["source"], row
+    bases = {row["basis"] for row in data["default_spreads"]}
+    assert {"independent", "assumption", "independent + interpolation", "power law (B200)"} <= bases
+    blended = {r["system"]: r for r in data["percentiles"] if r["column"] == "blended_usd_per_accepted_request"}
+    assert all(r["p5"] < r["p50"] < r["p95"] for r in blended.values())
+    assert data["how_sure"].startswith("GB200 NVL72 is cheaper per accepted request than DGX B200")
+    table = invoke("uncertainty", BUNDLED_PLAIN, "-n", 400)
+    assert_ok(table)
+    out = " ".join(table.stdout.split())
+    assert out.startswith(data["how_sure"])
+    assert "Default spreads (docs/uncertainty.md, Default spreads)" in out and "nothing is uncertain" not in out
+
+
+def test_uncertainty_pair_gives_that_pair_at_each_point() -> None:
+    data = json.loads(
+        invoke("uncertainty", BUNDLED_PLAIN, "-n", 300, "-f", "json", "--pair", "DGX B200", "GB200 NVL72").stdout
+    )
+    assert [(r["system"], r["other"], r["demand_point"]) for r in data["pairs"]] == [
+        ("DGX B200", "GB200 NVL72", point) for point in ("quiet", "normal", "peak", "blended")
+    ]
+    assert data["how_sure"].startswith("DGX B200 is cheaper per accepted request than GB200 NVL72 over the demand day")
+    every = json.loads(invoke("uncertainty", BUNDLED_PLAIN, "-n", 300, "-f", "json").stdout)["pairs"]
+    assert {(r["system"], r["other"]) for r in every} == {("DGX B200", "GB200 NVL72"), ("GB200 NVL72", "DGX B200")}
+    assert_user_error(
+        invoke("uncertainty", BUNDLED_PLAIN, "-n", 300, "--pair", "DGX B300", "GB200 NVL72"),
+        "--pair 'DGX B300'",
+        "DGX B200, GB200 NVL72",
+    )
+    assert_user_error(invoke("uncertainty", BUNDLED_PLAIN, "--pair", "DGX B200", "DGX B200"), "two different")
+
+
+def test_uncertainty_defaults_only_where_asked_in_a_scenario_with_distributions(uncertain: Path) -> None:
+    """A scenario with distributions keeps drawing only them; --default-spreads adds the others' defaults."""
+    kept = json.loads(invoke("uncertainty", uncertain, "-n", 200, "-f", "json").stdout)
+    assert kept["default_spreads"] == [] and "facility.pue" in kept["uncertain_inputs"]
+    both = json.loads(invoke("uncertainty", uncertain, "-n", 200, "-f", "json", "--default-spreads").stdout)
+    drawn = {r["input"] for r in both["default_spreads"]}
+    assert drawn and "facility.pue" not in drawn and both["uncertain_inputs"] == kept["uncertain_inputs"]
+
+
 def test_uncertainty_without_distributions_says_so() -> None:
-    """Issue 11: no 10,000 identical samples and "100.0%" tables; the sentence, and the evaluate figures."""
-    result = invoke("uncertainty", TWO_SYSTEMS)
+    """Issue 11: no 10,000 identical samples and "100.0%" tables; the sentence, and the evaluate figures (with the
+    default spreads switched off: the behaviour before them)."""
+    result = invoke("uncertainty", TWO_SYSTEMS, "--no-default-spreads")
     assert_ok(result)
     out = " ".join(result.stdout.split())
     assert "no distributions: nothing is uncertain" in out
     assert "rackcost evaluate" in out
     assert "100.0%" not in out and "P5 / P50 / P95" not in out and "10,000 samples" not in out
     assert "A: blended $" in out and "B: blended $" in out
-    data = json.loads(invoke("uncertainty", TWO_SYSTEMS, "-f", "json").stdout)
+    data = json.loads(invoke("uncertainty", TWO_SYSTEMS, "-f", "json", "--no-default-spreads").stdout)
     assert data["percentiles"] == [] and data["probability_cheaper"] == [] and data["samples"] == 0
     assert "nothing is uncertain" in data["message"]
 

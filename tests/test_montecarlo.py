@@ -200,7 +200,8 @@ def test_large_runs_are_always_evaluated_in_blocks_bit_for_bit(monkeypatch) -> N
     for workers in (1, 2):
         calls.clear()
         _assert_identical(whole, rackcost.uncertainty(sc, 250, seed=1, workers=workers))
-        assert calls == [40] * 6 + [10], calls  # blocks of at most CHUNK_CELLS cells, without progress too
+        # blocks of at most CHUNK_CELLS cells, without progress too; then the central values, one sample
+        assert calls == [40] * 6 + [10] + [1], calls
 
 
 def test_block_size() -> None:

@@ -65,6 +65,8 @@ _LAZY = {
     "sweep": "rackcost.analysis.sweep.run",
     "site_budget": "rackcost.analysis.site_budget",
     "uncertainty": "rackcost.analysis.montecarlo",
+    "probability_cheaper": "rackcost.analysis.pairs",
+    "how_sure": "rackcost.reporting.how_sure",
     **_CORE_MODULES,
 }
 
@@ -79,10 +81,12 @@ __all__ = [
     "evaluate",
     "evaluate_hours",
     "finance",
+    "how_sure",
     "load_scenario",
     "performance",
     "plan",
     "power",
+    "probability_cheaper",
     "queueing",
     "report",
     "scenario_from_dict",
@@ -98,6 +102,7 @@ __all__ = [
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ loads these on first use
     from rackcost.analysis.montecarlo import uncertainty
+    from rackcost.analysis.pairs import probability_cheaper
     from rackcost.analysis.referee import simulate
     from rackcost.analysis.sensitivity import breakeven, tornado
     from rackcost.analysis.site_budget import site_budget
@@ -112,6 +117,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from rackcost.model.fleets import sizing
     from rackcost.model.queues import queueing
     from rackcost.model.replica import performance
+    from rackcost.reporting.how_sure import how_sure
     from rackcost.reporting.write import report
     from rackcost.scenario.loading import (
         bundled_scenario_path,

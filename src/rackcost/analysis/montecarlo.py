@@ -8,7 +8,8 @@ and power then vary with the samples, and the fleet is sized for each sample.
 - :func:`draw_samples`: one array of draws per uncertain input, seeded.
 - :func:`evaluate_samples`: every result column of every system for ``n`` samples at once.
 - :func:`uncertainty`: percentiles of every result column, probability that each system is cheaper per accepted
-  request than the baseline, and the samples.
+  request than the baseline and than each other system (:mod:`rackcost.analysis.pairs`), and the samples; an input
+  without a distribution may be drawn from its default spread (:mod:`rackcost.analysis.default_spreads`).
 
 Sensitivity (tornado, break-even) is in :mod:`rackcost.analysis.sensitivity`.
 """
@@ -26,6 +27,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from rackcost.analysis.default_spreads import DefaultSpread, spreads_for
+from rackcost.analysis.pairs import every_pair, pair_rows
 from rackcost.errors import check_argument, check_count
 from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.chain import (
@@ -36,8 +39,8 @@ from rackcost.evaluation.chain import (
     evaluation_for,
     run_samples,
 )
-from rackcost.evaluation.columns import BLENDED, column_names, select
 from rackcost.evaluation.columns import column as registry_column
+from rackcost.evaluation.columns import column_names, select
 from rackcost.limits import MAX_CELLS, MAX_SAMPLES
 from rackcost.model.costs.api import ApiOutcome
 from rackcost.model.outcomes import Metrics
@@ -114,21 +117,26 @@ BLENDED_COLUMNS = select(
 SYSTEM_COLUMNS = FLEET_COLUMNS + BLENDED_COLUMNS
 
 
-def draw_samples(scenario: Scenario, samples: int, seed: int) -> dict[str, NDArray[np.float64]]:
+def draw_samples(
+    scenario: Scenario, samples: int, seed: int, defaults: dict[str, DefaultSpread] | None = None
+) -> dict[str, NDArray[np.float64]]:
     """One array of ``samples`` draws per uncertain input, reproducible from ``seed``.
 
     Inputs are drawn in sorted order of their YAML paths, each from its own stream of uniforms put through the
-    distribution's quantile function, so adding an input does not change the draws of the others.
+    distribution's quantile function, so adding an input does not change the draws of the others. ``defaults``:
+    default spreads of inputs without a distribution (:func:`rackcost.analysis.default_spreads.spreads_for`); the
+    scenario's own distribution wins where both name an input.
     """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     root = np.random.SeedSequence(int(seed))
     out = {}
-    for path in sorted(scenario.distributions):
+    dists = {**(defaults or {}), **scenario.distributions}
+    for path in sorted(dists):
         # a child stream per input, keyed by its path, independent of the other inputs
         key = [int.from_bytes(path.encode()[i : i + 4].ljust(4, b"\0"), "little") for i in range(0, len(path), 4)]
         rng = np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=key))
-        out[path] = np.asarray(scenario.distributions[path].ppf(rng.random(samples)), dtype=float)
+        out[path] = np.asarray(dists[path].ppf(rng.random(samples)), dtype=float)
     return out
 
 
@@ -273,6 +281,10 @@ class UncertaintyResult:
     probability_cheaper
         Rows with ``system``, ``baseline``, ``demand_point`` (and ``blended``), ``probability_fraction``: the share
         of samples in which the system costs less per accepted request than the baseline.
+    pairs
+        The same blended over the day for every ordered pair of systems: rows with ``system``, ``other``,
+        ``demand_point``, ``probability_fraction`` (:func:`rackcost.analysis.pairs.probability_cheaper` gives any
+        pair at any demand point).
     samples
         System -> column -> array, as from :func:`evaluate_samples`, plus the drawn inputs under ``"inputs"``.
         A per-system figure repeated at every demand point is a read-only view (copy it to modify it). A run of
@@ -282,6 +294,12 @@ class UncertaintyResult:
     unserved
         The systems left out because the scenario cannot serve with them, with why (as ``Result.unserved``): the
         samples are of the others.
+    distributions, default_spreads
+        The inputs drawn from the scenario's distributions (YAML paths), and the rows of those drawn from a default
+        spread (:meth:`rackcost.analysis.default_spreads.DefaultSpread.to_dict`: input, value, basis, shape, P5,
+        P95, source).
+    central
+        Each system's blended cost per accepted request at the inputs' central values [USD] (None: undefined).
     """
 
     percentiles: list[dict[str, Any]]
@@ -290,6 +308,15 @@ class UncertaintyResult:
     n: int
     seed: int
     unserved: list[dict[str, Any]] = field(default_factory=list)
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+    distributions: list[str] = field(default_factory=list)
+    default_spreads: list[dict[str, Any]] = field(default_factory=list)
+    central: dict[str, float | None] = field(default_factory=dict)
+
+    @property
+    def points(self) -> tuple[str, ...]:
+        """The demand points' names, in the order of the points columns."""
+        return self._points
 
     def samples_frame(self):
         """The samples as a long pandas DataFrame: sample, system, demand_point, column, value."""
@@ -457,6 +484,7 @@ def uncertainty(
     seed: int = 0,
     progress: Any = None,
     workers: int | None = None,
+    default_spreads: bool | None = None,
 ) -> UncertaintyResult:
     """Monte Carlo over every distribution in the scenario, all samples at once.
 
@@ -477,6 +505,9 @@ def uncertainty(
         their array loops, so blocks run on separate cores). Default :func:`default_workers`; at most one per
         10,000 samples. Every step is elementwise along the sample axis, so the result is bit for bit the same
         for any number of workers and any chunking.
+    default_spreads
+        Draw each input without a distribution from its default spread (:mod:`rackcost.analysis.default_spreads`):
+        None (default) where the scenario has no distribution at all, True always, False never.
 
     Returns
     -------
@@ -490,7 +521,8 @@ def uncertainty(
         check_count(fn, "workers", workers, 1)
     found = evaluation_for(scenario, "uncertainty", warn=False)  # its result lists the systems left out
     scenario, unserved = found.scenario, found.unserved
-    values = draw_samples(scenario, samples, seed)
+    defaults = spreads_for(scenario, default_spreads)
+    values = draw_samples(scenario, samples, seed, defaults)
     planned = found.chosen
     workers = max(1, min(workers or default_workers(), samples // MIN_SAMPLES_PER_WORKER))
     with ThreadPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
@@ -518,20 +550,9 @@ def uncertainty(
             stats = {"p5": p5[i], "p50": p50[i], "p95": p95[i], "mean": mean[i]}
             row.update({k: None for k, v in stats.items() if math.isnan(v)})
     base = scenario.baseline_name
-    cheaper = []
-    for system, cols in result.items():
-        if system == base:
-            continue
-        b = result[base]
-        for j, point in enumerate(points):
-            share = np.mean(cols["usd_per_accepted_request"][:, j] < b["usd_per_accepted_request"][:, j])
-            cheaper.append(
-                {"system": system, "baseline": base, "demand_point": point, "probability_fraction": float(share)}
-            )
-        share = np.mean(cols["blended_usd_per_accepted_request@system"] < b["blended_usd_per_accepted_request@system"])
-        cheaper.append(
-            {"system": system, "baseline": base, "demand_point": BLENDED, "probability_fraction": float(share)}
-        )
+    against_base = pair_rows(result, points, [(name, base) for name in result if name != base])
+    cheaper = [{"baseline" if k == "other" else k: v for k, v in r.items()} for r in against_base]
+    central = evaluate_samples(scenario, {}, 1, planned)
     result["inputs"] = values
     out = UncertaintyResult(
         percentiles=rows,
@@ -540,9 +561,17 @@ def uncertainty(
         n=samples,
         seed=seed,
         unserved=[u.to_dict() for u in unserved],
+        pairs=pair_rows(result, points, every_pair(list(central)), per_point=False),
+        distributions=sorted(scenario.distributions),
+        default_spreads=[d.to_dict() for d in defaults.values()],
+        central={name: _defined(cols["blended_usd_per_accepted_request@system"][0]) for name, cols in central.items()},
     )
     out._points = tuple(points)
     return out
+
+
+def _defined(value: float) -> float | None:
+    return None if math.isnan(value) else float(value)
 
 
 def _per_accepted(name: str) -> bool:

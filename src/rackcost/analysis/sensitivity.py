@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from rackcost.analysis.default_spreads import allowed_range
 from rackcost.analysis.montecarlo import evaluate_samples
 from rackcost.display import input_unit, input_value, num
 from rackcost.errors import Problem, ScenarioError, check_argument, check_count, plain_message
@@ -205,7 +206,7 @@ def breakeven(
         raise ScenarioError([Problem("", f"demand point must be one of {points} or 'blended', got {demand_point!r}")])
     central = _central(scenario, input_path)
     widen = low is None and high is None  # a range the user gave is searched as given
-    allowed_low, allowed_high = _allowed_range(scenario, input_path)
+    allowed_low, allowed_high = allowed_range(scenario, input_path)
     low, high = _search_range(scenario, input_path, low, high, central)
     problems = _range_problems(scenario, input_path, low, high)
     if problems:
@@ -288,7 +289,7 @@ def _search_range(
     q_low, q_high = BREAKEVEN_DEFAULT_QUANTILES
     f_low, f_high = BREAKEVEN_DEFAULT_RANGE
     widen = low is None and high is None  # a range the user gave is searched as given
-    allowed_low, allowed_high = _allowed_range(scenario, input_path)
+    allowed_low, allowed_high = allowed_range(scenario, input_path)
     if low is None:
         low = float(dist.ppf(q_low)) if dist is not None else f_low * central
     if high is None:
@@ -297,23 +298,6 @@ def _search_range(
         low, high = max(allowed_low, 0.0), min(allowed_high, 1.0)
     if widen:  # the default range, within what the input allows (a PUE of 1.15 has no 0.25x)
         low, high = max(low, allowed_low), min(high, allowed_high)
-    return low, high
-
-
-def _allowed_range(scenario: Scenario, path: str) -> tuple[float, float]:
-    """The values an input allows, from its field's bounds in the schema (infinite where it has none)."""
-    from pydantic import TypeAdapter
-
-    annotation = annotation_at(scenario, path)
-    if annotation is None:
-        return -math.inf, math.inf
-    schema = TypeAdapter(annotation).json_schema()
-    low = float(schema.get("minimum", schema.get("exclusiveMinimum", -math.inf)))
-    high = float(schema.get("maximum", schema.get("exclusiveMaximum", math.inf)))
-    if "exclusiveMinimum" in schema:
-        low = math.nextafter(low, math.inf)
-    if "exclusiveMaximum" in schema:
-        high = math.nextafter(high, -math.inf)
     return low, high
 
 

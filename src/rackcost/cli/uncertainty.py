@@ -100,13 +100,35 @@ def uncertainty(
             "each).",
         ),
     ] = MAX_CELLS,
+    pair: Annotated[
+        tuple[str, str] | None,
+        typer.Option(
+            "--pair",
+            metavar="A B",
+            help="Two systems: how often A is cheaper than B, at each demand point and blended (default: the "
+            "cheapest against the next).",
+        ),
+    ] = None,
+    default_spreads: Annotated[
+        bool | None,
+        typer.Option(
+            "--default-spreads/--no-default-spreads",
+            help="Draw each input without a distribution from its default spread (from its provenance and the "
+            "model's fitted errors, docs/uncertainty.md). Default: only when the scenario has no distribution.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Monte Carlo over every distribution in the scenario: P5/P50/P95 and the chance each system is cheaper."""
+    """Monte Carlo over every distribution in the scenario (or the default spreads of its figures): how sure the
+    answer is, P5/P50/P95, and the chance each system is cheaper than each other."""
     dest = destination(output, force, scenario)
     from rich.progress import Progress
 
     import rackcost
+    from rackcost.analysis.default_spreads import spreads_for
     from rackcost.analysis.montecarlo import cells
+    from rackcost.analysis.pairs import pair_rows
+    from rackcost.reporting.how_sure import how_sure
 
     if samples > MAX_SAMPLES:
         error(
@@ -115,9 +137,13 @@ def uncertainty(
         )
         raise typer.Exit(code=1)
     sc = load(scenario)
-    if not sc.distributions:
+    if not sc.distributions and not spreads_for(sc, default_spreads):
         _nothing_uncertain(sc, samples, seed, fmt, dest)
         return
+    names = [s.name for s in sc.systems]
+    if pair is not None and (unknown := [n for n in pair if n not in names] or (pair[0] == pair[1] and [pair[0]])):
+        error(f"--pair {escape(unknown[0])!r}: give two different systems of the scenario ({', '.join(names)})")
+        raise typer.Exit(code=1)
     size = cells(sc, samples)
     if size > max_cells:
         error(
@@ -130,46 +156,107 @@ def uncertainty(
         with Progress(console=console(stderr=True), transient=True, disable=size < PROGRESS_CELLS) as bar:
             task = bar.add_task("sampling", total=samples)
             result = rackcost.uncertainty(
-                sc, samples, seed, progress=lambda done: bar.update(task, completed=done), workers=workers
+                sc,
+                samples,
+                seed,
+                progress=lambda done: bar.update(task, completed=done),
+                workers=workers,
+                default_spreads=default_spreads,
             )
+        sentence = how_sure(result, pair)
     except ScenarioError as exc:
         _fail_naming(exc, scenario)
+    except ValueError as exc:  # a system of --pair the scenario cannot serve with: left out of the run
+        error(f"--pair: {escape(str(exc).removeprefix('probability_cheaper: '))}")
+        raise typer.Exit(code=1) from None
+    chosen = [] if pair is None else pair_rows(result.samples, result.points, [pair])
     data = {
         "scenario": sc.name,
         "samples": samples,
         "seed": seed,
-        "uncertain_inputs": sorted(served_scenario(sc)[0].distributions),
+        "how_sure": sentence,
+        "uncertain_inputs": sorted(result.distributions),
+        "default_spreads": result.default_spreads,
         "percentiles": result.percentiles,
         "probability_cheaper": result.probability_cheaper,
+        "pairs": chosen or result.pairs,
         "unserved": result.unserved,
     }
     if fmt is OutputFormat.json:
         emit(json.dumps(data, indent=2, allow_nan=False) + "\n", dest)
     elif fmt is OutputFormat.csv:
         print_unserved(console(stderr=True), result.unserved)
+        console(stderr=True).print(escape(sentence), highlight=False)
         emit(csv_text(result.percentiles), dest)
     else:
-        out = table_console(dest)
-        print_unserved(out, result.unserved)
-        out.print(
-            f"{samples:,} samples, seed {seed}, routing {sc.fleet.routing}; uncertain inputs: "
-            f"{escape(', '.join(sorted(sc.distributions)))}",
-            highlight=False,
-        )
-        _print_percentiles(out, result.percentiles)
-        fields = [Field("system vs baseline", "name"), Field("demand point", "name"), Field("probability")]
+        _print_table(dest, sc, result, sentence, chosen)
+
+
+def _print_table(dest: Destination, sc: Scenario, result: Any, sentence: str, chosen: list[dict[str, Any]]) -> None:
+    """``uncertainty``'s table output: how sure first, the inputs drawn, the percentiles, then P(cheaper)."""
+    out = table_console(dest)
+    out.print(f"[bold]{escape(sentence)}[/bold]", highlight=False)
+    print_unserved(out, result.unserved)
+    drawn = f"uncertain inputs: {escape(', '.join(result.distributions))}" if result.distributions else ""
+    if result.default_spreads:
+        drawn += "; " if drawn else ""
+        drawn += f"{len(result.default_spreads)} inputs drawn from their default spreads (below)"
+    out.print(f"{result.n:,} samples, seed {result.seed}, routing {sc.fleet.routing}; {drawn}", highlight=False)
+    if result.default_spreads:
+        _print_default_spreads(out, result.default_spreads, sc)
+    _print_percentiles(out, result.percentiles)
+    fields = [Field("system vs baseline", "name"), Field("demand point", "name"), Field("probability")]
+    rows = [
+        [escape(f"{r['system']} vs {r['baseline']}"), escape(r["demand_point"]), pct(r["probability_fraction"])]
+        for r in result.probability_cheaper
+    ]
+    print_records(out, "Probability that the system costs less per accepted request than the baseline", fields, rows)
+    if chosen or len(result.central) > 2:
+        fields = [Field("system vs other", "name"), Field("demand point", "name"), Field("probability")]
         rows = [
-            [escape(f"{r['system']} vs {r['baseline']}"), escape(r["demand_point"]), pct(r["probability_fraction"])]
-            for r in result.probability_cheaper
+            [escape(f"{r['system']} vs {r['other']}"), escape(r["demand_point"]), pct(r["probability_fraction"])]
+            for r in chosen or result.pairs
         ]
-        title = "Probability that the system costs less per accepted request than the baseline"
+        title = "Probability that the system costs less per accepted request than the other" + (
+            "" if chosen else ", blended (--pair A B for each demand point)"
+        )
         print_records(out, title, fields, rows)
-        emit_table(out, dest)
+    emit_table(out, dest)
+
+
+DEFAULT_SPREAD_WHY = {
+    "independent": "measured or published by a third party",
+    "collaborative": "run with the vendor, not repeated",
+    "vendor": "published by the seller",
+    "assumption": "chosen where nothing was published (or no provenance given)",
+    "interpolation": "+ the curve's leave-one-out interpolation error, 9.89% (docs/validation.md)",
+    "power law": "per-curve fits' 5th-95th percentiles of the law's exponent (docs/model.md, step 7)",
+}
+"""What each basis of a default spread stands for, in the table's last column (docs/uncertainty.md, Default
+spreads, gives each width's sources)."""
+
+
+def _print_default_spreads(out: Console, rows: list[dict[str, Any]], sc: Scenario) -> None:
+    """The default spreads drawn, one line per basis and shape: its inputs, P5 / P95 and why (each input's own
+    citation is in ``--format json``'s ``default_spreads``)."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["basis"], r["shape"]), []).append(r)
+    systems, demand = [s.name for s in sc.systems], [d.name for d in sc.demand]
+    table = []
+    for (basis, shape), members in groups.items():
+        labels = [input_label(r["input"], systems, demand) for r in members]
+        shown = ", ".join(labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
+        why = "; ".join(text for key, text in DEFAULT_SPREAD_WHY.items() if key in basis)
+        table.append([escape(basis), escape(shape), f"{len(members)}: {escape(shown)}", escape(why)])
+    fields = [Field("spread from", "name"), Field("shape", "text"), Field("inputs", "text"), Field("why", "text")]
+    print_records(out, "Default spreads (docs/uncertainty.md, Default spreads)", fields, table)
 
 
 NOTHING_UNCERTAIN = (
     "This scenario has no distributions: nothing is uncertain, so every sample would be the same. "
-    "Its figures are those of `rackcost evaluate`; give an input a distribution (docs/uncertainty.md) to see a spread."
+    "Its figures are those of `rackcost evaluate`; give an input a distribution, or run without "
+    "--no-default-spreads (each figure's default spread, docs/uncertainty.md), to see a spread."
 )
 
 

@@ -571,10 +571,11 @@ def power_exponent(scenario: Scenario, index: int) -> tuple[float, str]:
 def _power_exponent(
     scenario: Scenario, index: int, get: Callable[[str, float], NDArray[np.float64]]
 ) -> NDArray[np.float64]:
-    """:func:`power_exponent` per sample: drawn where its source is a field given as a distribution (a fitted law's
-    source is no YAML path, so it keeps its central value)."""
+    """:func:`power_exponent` per sample: drawn where its source is a field given as a distribution; a fitted law's
+    is drawn at the system's own ``hardware.power_exponent`` (unset, so only a default spread is ever there:
+    :mod:`rackcost.analysis.default_spreads`), else it keeps its central value."""
     central, source = power_exponent(scenario, index)
-    return get(source, central)
+    return get(f"systems[{index}].hardware.power_exponent" if source.startswith("fitted law") else source, central)
 
 
 def api_inputs(
