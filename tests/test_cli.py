@@ -500,3 +500,29 @@ def test_evaluate_ends_with_the_headline_ratio_said_once_where_it_is_the_same_at
     said = invoke("evaluate")
     assert_ok(said)
     assert " ".join(said.stdout.split()).count("1.78x lower") == 1
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [
+        ("kimi-k2.5", ["kimi-k2.5-jalapeno-vs-gb300.yaml"]),  # the start of a bundled name
+        ("kimi-k2.5-jalapeno-vs-gb30", ["kimi-k2.5-jalapeno-vs-gb300.yaml"]),  # a letter short
+        ("deepseek-r1-own-vs-rent", ["deepseek-r1-own-vs-rent-vs-api.yaml"]),
+        ("gpt-oss-120b-jalapeno-vs-gb200.yml", ["gpt-oss-120b-jalapeno-vs-gb200.yaml"]),  # .yml for .yaml
+        ("deepseek-r1-b200", ["deepseek-r1-b200-aggregated-vs-disaggregated.yaml", "deepseek-r1-b200-measured-power"]),
+    ],
+)
+def test_a_scenario_name_that_is_no_file_says_which_bundled_scenario_it_may_mean(given: str, meant: list[str]) -> None:
+    """``rackcost evaluate kimi-k2.5`` said only "no such file": the name is no file and no bundled scenario, so it
+    stays an error (no guessing which file was meant), one line, naming the bundled scenario(s) it most likely means
+    (those whose name starts with it, else difflib's closest) and ``rackcost scenarios``, which lists them."""
+    result = invoke("evaluate", given)
+    assert_user_error(result, f"{given}: no such file; did you mean ", "rackcost scenarios")
+    assert all(name in result.stderr for name in meant), result.stderr
+    assert result.stderr.count("error:") == 1 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_name_like_no_bundled_scenario_still_points_at_rackcost_scenarios() -> None:
+    result = invoke("evaluate", "llama-4-on-tpu")
+    assert_user_error(result, "llama-4-on-tpu: no such file", "rackcost scenarios")
+    assert "did you mean" not in result.stderr

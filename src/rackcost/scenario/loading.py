@@ -517,12 +517,33 @@ def read_text_file(path: str | os.PathLike[str], bundled: Any = None, what: str 
     except files.InputFileError as exc:
         if exc.too_big_bytes is not None:
             raise ScenarioError([_too_big(exc.too_big_bytes, name, what)]) from None
-        raise ScenarioError([Problem("", str(exc).removeprefix(f"{os.fspath(file)}: "), name)]) from None
+        said = str(exc).removeprefix(f"{os.fspath(file)}: ")
+        if bundled is not None and file.name == name and not file.exists():  # a bare name: perhaps a bundled one
+            said += _bundled_hint(f"{what}s", name)
+        raise ScenarioError([Problem("", said, name)]) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError([Problem("", "not a UTF-8 text file", name)]) from None
     return name, text
+
+
+def _bundled_hint(kind: str, name: str, most: int = 3) -> str:
+    """What to add to "no such file" for a bare ``name`` that is no bundled file either: the bundled files of a kind
+    (``scenarios``, ``sweeps``) it most likely means (those whose name starts with it, else difflib's closest names)
+    and the command that lists them. It stays an error: a prefix that fits one file today may fit two tomorrow."""
+    import difflib
+
+    names = [path.name for path in bundled_files(kind)]
+    stem = name.removesuffix(".yaml").removesuffix(".yml")
+    meant = [n for n in names if n.startswith(stem)] or difflib.get_close_matches(f"{stem}.yaml", names, n=most)
+    listed = ", ".join(f"`{n}`" for n in meant[:most]) + (
+        f" (and {len(meant) - most} more)" if len(meant) > most else ""
+    )
+    if not meant:
+        return f" (`rackcost scenarios` lists the bundled {kind})"
+    one_of = "one of " if len(meant) > 1 else ""
+    return f"; did you mean {one_of}{listed}? (`rackcost scenarios` lists the bundled {kind})"
 
 
 def bundled_folder(kind: str) -> Path:
