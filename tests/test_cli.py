@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 import rackcost
 import rackcost.cli
 from rackcost.cli import app
+from rackcost.scenario.loading import DEFAULT_SCENARIO
 from reference import TWO_SYSTEMS
 
 runner = CliRunner()
@@ -393,10 +394,10 @@ def test_evaluate_of_a_scenario_with_a_buying_plan_leads_with_the_plans_decision
 
     path, plan, calls = three_year_plan
     said = plan_sentence(plan)
-    assert said.startswith("Over the 3-year horizon the cheapest plan costs") and "spot GB200 NVL72 alone" in said
+    assert said.startswith("Over the 3-year horizon the cheapest plan uses") and "spot GB200 NVL72 alone" in said
     evaluated = invoke("evaluate", str(path))
     assert_ok(evaluated)
-    assert " ".join(evaluated.stdout.split()).startswith(said)
+    assert " ".join(evaluated.stdout.split()).startswith(f"{plan.scenario} {said}")
     assert len(calls) == 1
     planned = invoke("plan", str(path))
     assert_ok(planned)
@@ -410,4 +411,118 @@ def test_evaluate_of_a_scenario_with_a_buying_plan_leads_with_the_plans_decision
     first = rackcost.evaluate(rackcost.load_scenario(TWO_SYSTEMS)).records["systems"]
     from rackcost.reporting.result_sections import answer_sentence
 
-    assert " ".join(two.stdout.split()).startswith(answer_sentence(first)) and "buying plan" not in two.stdout
+    name = rackcost.load_scenario(TWO_SYSTEMS).name
+    assert " ".join(two.stdout.split()).startswith(f"{name} {answer_sentence(first)}")
+    assert "buying plan" not in two.stdout
+
+
+def _lead(stdout: str) -> str:
+    """The lines a command prints before its first table (a table's top border), joined as one text."""
+    lines = stdout.splitlines()
+    first_table = next(i for i, line in enumerate(lines) if line.lstrip().startswith("┏"))
+    return " ".join(" ".join(lines[: first_table - 1]).split())  # (the line before the border is its title)
+
+
+def test_evaluate_first_lines_name_the_sources_of_rackcost_plans_decision(three_year_plan) -> None:
+    """The first lines of ``rackcost evaluate`` on the three-year buying plan's scenario name the scenario and the
+    decision ``rackcost plan`` prints: the sources the plan uses (owned racks, spot and the API), those it leaves
+    unused (the reservation and on-demand) and the 3-year horizon, before any table."""
+    from rackcost.reporting.decision import unused_sources
+
+    path, plan, _ = three_year_plan
+    unused = unused_sources(plan)
+    used = [f.source.name for f in plan.sources if f.source.name not in unused]
+    assert used == ["owned GB200 NVL72 racks", "spot GB200 NVL72", "DeepSeek API"], used
+    assert unused == ["reserved GB200 NVL72 (3-year term)", "on-demand GB200 NVL72"], unused
+    evaluated, planned = invoke("evaluate", str(path)), invoke("plan", str(path))
+    assert_ok(evaluated)
+    assert_ok(planned)
+    for lead in (_lead(evaluated.stdout), _lead(planned.stdout)):
+        assert lead.startswith(plan.scenario), lead
+        assert "3-year horizon" in lead, lead
+        uses, _, leaves = lead.partition(" leaving ")
+        assert all(name in uses for name in used), lead
+        assert all(name in leaves.partition(" unused")[0] for name in unused), lead
+    said = _lead(planned.stdout).removeprefix(plan.scenario).split("Solver:")[0].strip()
+    assert said in _lead(evaluated.stdout)
+
+
+def test_evaluate_first_line_names_the_default_scenario_then_the_answer() -> None:
+    """``rackcost evaluate`` of the default scenario opens with the scenario's name, then the answer in one sentence
+    with the saving against the next cheapest (the cheapest's cost over the next's, minus one), before the routing
+    note and the tables."""
+    result = invoke("evaluate")
+    assert_ok(result)
+    lines = result.stdout.splitlines()
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path(DEFAULT_SCENARIO))
+    assert lines[0] == scenario.name
+    systems = sorted(
+        rackcost.evaluate(scenario).records["systems"], key=lambda r: r["blended_usd_per_accepted_request"]
+    )
+    cheapest, second = systems[0], systems[1]
+    saving = 1 - cheapest["blended_usd_per_accepted_request"] / second["blended_usd_per_accepted_request"]
+    lead = _lead(result.stdout)
+    answer = lead.removeprefix(scenario.name).partition("Routing")[0].strip()
+    assert answer.startswith(f"Over the demand day, {cheapest['system']} is the cheapest per accepted request")
+    assert f"{saving:.0%} less than {second['system']}" in answer, answer
+    assert answer.count(". ") == 0 and answer.endswith("."), answer  # one sentence
+
+
+def test_evaluate_ends_with_the_headline_ratio_said_once_where_it_is_the_same_at_every_point() -> None:
+    """The claim-vs-decision sentence says a ratio that is the same at every demand point and blended (the default
+    scenario's 1.78x) once, not once per point; ratios that differ are each said at their point."""
+    from rackcost.evaluation.compare import headline_sentences
+
+    def rows(*advantages: float) -> list[dict]:
+        return [
+            {"system": "A", "baseline": "B", "kind": "claim", "metric": "headline", "advantage_ratio": 1.67},
+            *(
+                {
+                    "system": "A",
+                    "baseline": "B",
+                    "kind": "model",
+                    "metric": f"cost per accepted request at {p}",
+                    "advantage_ratio": a,
+                }
+                for p, a in zip(("quiet", "peak"), advantages[:2], strict=True)
+            ),
+            {"system": "A", "baseline": "B", "kind": "model", "metric": "blended", "advantage_ratio": advantages[2]},
+        ]
+
+    assert headline_sentences(rows(1.781, 1.779, 1.78)) == [
+        "A vs B: 1.67x the headline tokens per kW at peak becomes 1.78x lower at every demand point and blended over "
+        "the day, in cost per accepted request."
+    ]
+    assert headline_sentences(rows(1.5, 0.5, 1.78)) == [
+        "A vs B: 1.67x the headline tokens per kW at peak becomes 1.50x lower at quiet, 2.00x higher at peak and 1.78x "
+        "lower blended over the day, in cost per accepted request."
+    ]
+    said = invoke("evaluate")
+    assert_ok(said)
+    assert " ".join(said.stdout.split()).count("1.78x lower") == 1
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [
+        ("kimi-k2.5", ["kimi-k2.5-jalapeno-vs-gb300.yaml"]),  # the start of a bundled name
+        ("kimi-k2.5-jalapeno-vs-gb30", ["kimi-k2.5-jalapeno-vs-gb300.yaml"]),  # a letter short
+        ("deepseek-r1-own-vs-rent", ["deepseek-r1-own-vs-rent-vs-api.yaml"]),
+        ("gpt-oss-120b-jalapeno-vs-gb200.yml", ["gpt-oss-120b-jalapeno-vs-gb200.yaml"]),  # .yml for .yaml
+        ("deepseek-r1-b200", ["deepseek-r1-b200-aggregated-vs-disaggregated.yaml", "deepseek-r1-b200-measured-power"]),
+    ],
+)
+def test_a_scenario_name_that_is_no_file_says_which_bundled_scenario_it_may_mean(given: str, meant: list[str]) -> None:
+    """``rackcost evaluate kimi-k2.5`` said only "no such file": the name is no file and no bundled scenario, so it
+    stays an error (no guessing which file was meant), one line, naming the bundled scenario(s) it most likely means
+    (those whose name starts with it, else difflib's closest) and ``rackcost scenarios``, which lists them."""
+    result = invoke("evaluate", given)
+    assert_user_error(result, f"{given}: no such file; did you mean ", "rackcost scenarios")
+    assert all(name in result.stderr for name in meant), result.stderr
+    assert result.stderr.count("error:") == 1 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_name_like_no_bundled_scenario_still_points_at_rackcost_scenarios() -> None:
+    result = invoke("evaluate", "llama-4-on-tpu")
+    assert_user_error(result, "llama-4-on-tpu: no such file", "rackcost scenarios")
+    assert "did you mean" not in result.stderr

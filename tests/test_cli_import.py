@@ -72,8 +72,8 @@ def test_import_all_real_inferencex_files_prints_summary_and_yaml(real_inference
 
 
 def test_the_readme_example_runs_as_written_and_says_what_the_readme_says(monkeypatch: pytest.MonkeyPatch):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Importing benchmark results", 1)[1].split("\n## ", 1)[0]
+    readme = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = readme.split("## Importing benchmark results", 1)[1].split("\n## ", 1)[0]
     (command,) = re.findall(r"`(rackcost import inferencex [^`]*)`", section)
     words = command.split()[1:]
     monkeypatch.chdir(ROOT)  # run from the repository root, the shell's glob expanded as a shell would

@@ -23,6 +23,7 @@ from rackcost.scenario import schema
 ROOT = Path(__file__).resolve().parents[1]
 GLOSSARY = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+CLI_DOC = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")  # every command with every option
 
 
 def _field_names(model: type[BaseModel]) -> set[str]:
@@ -102,8 +103,9 @@ def _cli_commands() -> dict[str, Any]:
 
 
 @functools.cache
-def _readme_command_lines() -> dict[str, set[str]]:
-    """The ``rackcost ...`` lines of the README's ```text blocks: command words -> the options they show.
+def _readme_command_lines(text: str = CLI_DOC) -> dict[str, set[str]]:
+    """The ``rackcost ...`` lines of the ```text blocks of ``text`` (docs/cli.md, or the README): command words -> the
+    options they show.
 
     A line indented under a command line continues it; ``  # ...`` starts a comment. A command's options are the
     union over every line that shows it (``rackcost schema`` and ``rackcost schema --sweep``).
@@ -111,7 +113,7 @@ def _readme_command_lines() -> dict[str, set[str]]:
     shown: dict[str, set[str]] = {}
     groups = {name.split()[0] for name in _cli_commands() if " " in name}
     current = None
-    for block in re.findall(r"```text\n(.*?)```", README, re.S):
+    for block in re.findall(r"```text\n(.*?)```", text, re.S):
         for line in block.splitlines():
             text = re.split(r"\s#\s", f" {line} ", maxsplit=1)[0].strip()
             if line.startswith("rackcost "):
@@ -132,34 +134,49 @@ def _opts(command: Any) -> dict[str, list[str]]:
     }
 
 
-def test_the_readme_lists_every_command_of_the_cli_and_no_other():
-    listed, registered = set(_readme_command_lines()), set(_cli_commands())
-    assert listed - registered == set(), "the README lists commands the CLI does not have"
-    assert registered - listed == set(), "commands missing from the README's command lines"
+@pytest.mark.parametrize("text", [README, CLI_DOC], ids=["README", "docs/cli.md"])
+def test_the_readme_and_the_cli_docs_list_every_command_of_the_cli_and_no_other(text):
+    listed, registered = set(_readme_command_lines(text)), set(_cli_commands())
+    assert listed - registered == set(), "the docs list commands the CLI does not have"
+    assert registered - listed == set(), "commands missing from the docs' command lines"
 
 
-@pytest.mark.parametrize("name", sorted(_readme_command_lines()))
-def test_every_option_the_readme_shows_exists(name):
+@pytest.mark.parametrize(
+    ("text", "name"), [(text, name) for text in (README, CLI_DOC) for name in sorted(_readme_command_lines(text))]
+)
+def test_every_option_the_docs_show_exists(text, name):
     commands = _cli_commands()
     assert name in commands, f"rackcost {name} is not a command"
     spellings = {s for opts in _opts(commands[name]).values() for s in opts}
-    assert _readme_command_lines()[name] - spellings == set(), f"rackcost {name}: options the command does not have"
+    said = _readme_command_lines(text)[name] - spellings
+    assert said == set(), f"rackcost {name}: options the command does not have"
 
 
 @pytest.mark.parametrize("name", sorted(_cli_commands()))
-def test_the_readme_shows_every_option_of_each_command(name):
-    shown = _readme_command_lines().get(name, set())
+def test_the_cli_docs_show_every_option_of_each_command(name):
+    shown = _readme_command_lines(CLI_DOC).get(name, set())
     missing = sorted(opts[0] for opts in _opts(_cli_commands()[name]).values() if not shown & set(opts))
-    assert missing == [], f"rackcost {name}: options missing from the README's command lines"
+    assert missing == [], f"rackcost {name}: options missing from docs/cli.md's command lines"
+
+
+def test_the_readme_is_short_and_starts_with_the_two_commands():
+    """At most 250 lines, the install and ``rackcost evaluate`` commands within its first 30 (in a ```bash block),
+    so that a newcomer reads them before anything else."""
+    lines = README.splitlines()
+    assert len(lines) <= 250, len(lines)
+    first = "\n".join(lines[:30])
+    block = re.search(r"```bash\n(.*?)\n```", first, re.S)
+    assert block is not None, "no command block in the README's first 30 lines"
+    assert "pip install -e ." in block.group(1) and ".venv/bin/rackcost evaluate" in block.group(1)
 
 
 # ---- the README's JSON keys against what the commands write -----------------------------------------------------
 
 
 def _readme_keys(after: str) -> set[str]:
-    """The keys of the first ```{"a", "b"}``` set the README gives after ``after``."""
-    start = README.index(after)
-    keys = re.search(r"`\{(.*?)\}`", README[start:], re.S).group(1)
+    """The keys of the first ```{"a", "b"}``` set docs/cli.md gives after ``after``."""
+    start = CLI_DOC.index(after)
+    keys = re.search(r"`\{(.*?)\}`", CLI_DOC[start:], re.S).group(1)
     return set(re.findall(r'"([^"]+)"', keys))
 
 

@@ -134,13 +134,12 @@ def test_unknown_key_at_top_level_and_under_an_alias(tmp_path: Path) -> None:
     assert "class" in problem.message and "provenance_class" not in problem.message
 
 
-def test_misspelt_key_is_unknown_and_the_real_one_missing(tmp_path: Path) -> None:
+def test_misspelt_key_is_unknown_and_says_the_real_one(tmp_path: Path) -> None:
+    """Once two problems (``peu`` unknown, ``pue`` missing), now one: the key as written, meaning ``pue``."""
     path, line = edited(tmp_path, "  pue: 1.2", "  peu: 1.2")
-    problems = load_problems(path)
-    by_path = {p.path: p for p in problems}
-    assert set(by_path) == {"facility.pue", "facility.peu"}
-    assert "required" in by_path["facility.pue"].message
-    assert by_path["facility.peu"].line == line
+    (problem,) = load_problems(path)
+    assert_names_file_path_line(problem, path, "facility.peu", line)
+    assert problem.message == "unknown key; did you mean `pue`?"
 
 
 def test_missing_file(tmp_path: Path) -> None:
@@ -230,3 +229,34 @@ def test_non_finite_numbers_are_rejected(tmp_path: Path, value: str) -> None:
     path, line = edited(tmp_path, "electricity_usd_per_kwh: 0.10", f"electricity_usd_per_kwh: {value}")
     (problem,) = load_problems(path)
     assert_names_file_path_line(problem, path, "facility.electricity_usd_per_kwh", line)
+
+
+@pytest.mark.parametrize(
+    ("bundled", "given"),
+    [
+        ("gpt-oss-120b-jalapeno-vs-gb200.yaml", "electricity_usd_per_kWh"),  # a distribution and a figures entry
+        ("deepseek-r1-own-vs-rent-vs-api.yaml", "electricity_usd_per_kWh"),  # a plain number and a figures entry
+        ("deepseek-r1-own-vs-rent-vs-api.yaml", "electricty_usd_per_kwh"),  # a letter left out
+    ],
+)
+def test_a_misspelt_key_is_one_problem_that_says_which_key_was_meant(tmp_path: Path, bundled: str, given: str) -> None:
+    """One misspelt key was four problems: the real key missing, the misspelt one unknown, its distribution not
+    allowed there and the figures entry of the real key naming no value. It is one mistake: one problem, at the file,
+    line and YAML path of the key as written, saying which key was meant (difflib's closest field name)."""
+    text = rackcost.bundled_scenario_path(bundled).read_text(encoding="utf-8")
+    assert text.count("\n  electricity_usd_per_kwh:") == 1
+    path = tmp_path / "misspelt.yaml"
+    path.write_text(text.replace("\n  electricity_usd_per_kwh:", f"\n  {given}:"), encoding="utf-8")
+    (problem,) = load_problems(path)
+    assert_names_file_path_line(problem, path, f"facility.{given}", line_of(path.read_text(), f"  {given}:"))
+    assert problem.message == "unknown key; did you mean `electricity_usd_per_kwh`?"
+
+
+def test_an_unknown_key_like_no_field_still_lists_the_allowed_ones(tmp_path: Path) -> None:
+    """With no field name close to it, the unknown key's problem lists the allowed keys, and a required field left
+    out beside it is its own problem (two mistakes)."""
+    path, _ = edited(tmp_path, "  electricity_usd_per_kwh: 0.10", "  colour: red")
+    problems = load_problems(path)
+    assert [p.path for p in problems] == ["facility.electricity_usd_per_kwh", "facility.colour"]
+    assert problems[0].message == "required field is missing"
+    assert problems[1].message.startswith("unknown key (allowed here: pue, electricity_usd_per_kwh")

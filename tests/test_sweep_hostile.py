@@ -615,12 +615,17 @@ def test_a_file_that_is_not_a_sweep_is_one_line_without_its_content(tmp_path, te
 
 
 def test_a_sweep_with_an_unknown_key_lists_a_sweeps_keys_not_a_scenarios(tmp_path):
-    sweep_file = write_sweep(tmp_path, {"name": "t", "scenario": GAUDI, "axes": ONE_AXIS, "samplez": 3})
+    sweep_file = write_sweep(tmp_path, {"name": "t", "scenario": GAUDI, "axes": ONE_AXIS, "colour": 3})
     with pytest.raises(ScenarioError) as info:
         resolve(sweep_file)
     text = problems_text(info)
-    assert "samplez: unknown key (allowed here: name, description, scenario, axes, mode, samples" in text
+    assert "colour: unknown key (allowed here: name, description, scenario, axes, mode, samples" in text
     assert "workload" not in text
+    # a key close to a sweep's key is one problem naming that key (difflib's closest), not a scenario's
+    sweep_file = write_sweep(tmp_path, {"name": "t", "scenario": GAUDI, "axes": ONE_AXIS, "samplez": 3})
+    with pytest.raises(ScenarioError) as info:
+        resolve(sweep_file)
+    assert [p.message for p in info.value.problems] == ["unknown key; did you mean `samples`?"]
 
 
 # ---- the library's edge: arguments of the wrong type are named with what was expected ----------------------------

@@ -63,12 +63,19 @@ def _load_and_evaluation(scenario: Path | None) -> Evaluation:
         fail(exc)
 
 
-def _decision(evaluated: Evaluation) -> str:
-    """The decision every face leads with (:func:`rackcost.reporting.decision.decision`): the buying plan's for a
-    scenario with a ``plan`` block (found here, seconds to tens of seconds), else the cheapest system's."""
-    from rackcost.reporting.decision import decision
+def _decision(evaluated: Evaluation) -> list[str]:
+    """The lines ``evaluate`` leads with: the scenario's name, then the decision every face leads with
+    (:func:`rackcost.reporting.decision.decision`): the buying plan's for a scenario with a ``plan`` block (found
+    here, seconds to tens of seconds; the systems alone, the tables' subject, labelled as such after it), else the
+    cheapest system's."""
+    from rackcost.reporting.decision import answer_sentence, decision
 
-    return decision(evaluated).sentence
+    decided = decision(evaluated)
+    lines = [f"[bold]{escape(evaluated.given.name)}[/bold]", f"[bold]{escape(decided.sentence)}[/bold]"]
+    if evaluated.given.plan is not None:
+        alone = answer_sentence(evaluated.result.records["systems"])
+        lines.append(f"Each system alone, without the plan (the tables below): {escape(alone[:1].lower() + alone[1:])}")
+    return lines
 
 
 def evaluate(
@@ -109,10 +116,15 @@ def compare(
 
 
 def _emit(
-    result: Result, fmt: OutputFormat, output: Destination, table: TableName, full: bool, lead: str | None = None
+    result: Result,
+    fmt: OutputFormat,
+    output: Destination,
+    table: TableName,
+    full: bool,
+    lead: list[str] | None = None,
 ) -> None:
-    """Write the result in the format asked; the table format prints ``lead`` first (the decision:
-    :func:`_decision`)."""
+    """Write the result in the format asked; the table format prints the lines of ``lead`` first (the scenario and
+    its decision: :func:`_decision`), then a line on the routing model."""
     if fmt is OutputFormat.json:
         data = (
             result.to_dict()
@@ -128,11 +140,10 @@ def _emit(
         emit(result.to_csv(table.value), output)
     else:
         out = table_console(output)
-        if lead is not None:
-            out.print(f"[bold]{escape(lead)}[/bold]", highlight=False)
+        for line in lead or ():
+            out.print(line, highlight=False)
         out.print(
-            f"Routing [bold]{result.routing}[/bold] (fleet.routing): {router_of(result.routing).words}",
-            highlight=False,
+            f"[dim]Routing {result.routing} (fleet.routing): {router_of(result.routing).words}.[/dim]", highlight=False
         )
         _print_unserved(out, result)
         if full:

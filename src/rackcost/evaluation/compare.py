@@ -269,16 +269,18 @@ def headline_sentences(comparison: list[dict]) -> list[str]:
             for r in rows
             if r["metric"].startswith(prefix)
         ]
-        blended = next(r for r in rows if r["metric"].startswith("blended"))["advantage_ratio"]
+        blended = _ratio_words(next(r for r in rows if r["metric"].startswith("blended"))["advantage_ratio"])
+        words = {r_words for r_words, _, _ in (part.partition(" at ") for part in parts)}
+        if words == {blended}:  # the same at every point: said once, not once per point
+            ratios = f"{blended} at every demand point and blended over the day"
+        else:
+            ratios = f"{', '.join(parts)} and {blended} blended over the day"
         if headline is None:  # an API on either side: no tokens per kW to start from
-            out.append(
-                f"{system} vs {baseline}: {', '.join(parts)} and {_ratio_words(blended)} blended over the day, in "
-                "cost per accepted request."
-            )
+            out.append(f"{system} vs {baseline}: {ratios}, in cost per accepted request.")
             continue
         out.append(
             f"{system} vs {baseline}: {headline['advantage_ratio']:.2f}x the headline tokens per kW at peak becomes "
-            f"{', '.join(parts)} and {_ratio_words(blended)} blended over the day, in cost per accepted request."
+            f"{ratios}, in cost per accepted request."
         )
     return out
 

@@ -80,7 +80,8 @@ def decision(evaluated: Evaluation) -> Decision:
 
 
 def answer_sentence(systems: list[dict[str, Any]], drawn: set[str] | None = None) -> str:
-    """The answer in one sentence: the cheapest system over the day and what the others cost (the report's first line).
+    """The answer in one sentence: the cheapest system over the day, how much less it costs than the next cheapest
+    (one minus the ratio of their costs) and what the others cost (the report's first line).
 
     Parameters
     ----------
@@ -97,7 +98,7 @@ def answer_sentence(systems: list[dict[str, Any]], drawn: set[str] | None = None
     ...     {"system": "B", "blended_usd_per_accepted_request": 0.00045},
     ... ]))  # doctest: +NORMALIZE_WHITESPACE
     Over the demand day, B is the cheapest per accepted request: $0.450 per 1,000 accepted requests,
-    against $0.800 for A.
+    44% less than A ($0.800).
     """
     drawn = {r["system"] for r in systems} if drawn is None else drawn
     by_cost = sorted(
@@ -105,24 +106,32 @@ def answer_sentence(systems: list[dict[str, Any]], drawn: set[str] | None = None
         key=lambda r: display.cost_order(r["blended_usd_per_accepted_request"]),
     )
     cheapest = by_cost[0]
+    least = cheapest["blended_usd_per_accepted_request"]
     if len(by_cost) == 1:
         return (
-            f"{cheapest['system']} costs {display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} "
+            f"{cheapest['system']} costs {display.usd_per_1k_requests(least)} "
             "per 1,000 accepted requests, blended over the demand day."
         )
-    others = ", ".join(
-        f"{display.usd_per_1k_requests(r['blended_usd_per_accepted_request'])} for {r['system']}" for r in by_cost[1:]
-    )
+    following = by_cost[1]
+    after = following["blended_usd_per_accepted_request"]
+    if least is not None and after is not None and after > least:  # the answer: how much less than the next
+        saving = display.pct(1 - least / after, 0)
+        others = f"{saving} less than {following['system']} ({display.usd_per_1k_requests(after)})"
+        rest = by_cost[2:]
+    else:  # (a tie, or nothing accepted anywhere: no saving to give)
+        others, rest = "", by_cost[1:]
+    listed = [f"{display.usd_per_1k_requests(r['blended_usd_per_accepted_request'])} for {r['system']}" for r in rest]
     left_out = [r["blended_usd_per_accepted_request"] for r in systems if r["system"] not in drawn]
     if left_out := [cost for cost in left_out if cost is not None]:  # (an undefined cost is no bound)
-        others += (
-            f", and {len(left_out):,} more systems, each at {display.usd_per_1k_requests(min(left_out))} or "
+        listed.append(
+            f"{len(left_out):,} more systems, each at {display.usd_per_1k_requests(min(left_out))} or "
             "more (the Systems section gives each)"
         )
+    if listed:
+        others += (", against " if others else "against ") + _listed(listed)
     return (
         f"Over the demand day, {cheapest['system']} is the cheapest per accepted request: "
-        f"{display.usd_per_1k_requests(cheapest['blended_usd_per_accepted_request'])} per 1,000 accepted "
-        f"requests, against {others}."
+        f"{display.usd_per_1k_requests(least)} per 1,000 accepted requests, {others}."
     )
 
 
@@ -141,22 +150,30 @@ def _per_request(plan: PlanResult) -> float | None:
     return float(plan.realised.cost_usd.sum()) / accepted if accepted > 0 else None
 
 
+def _listed(names: list[str]) -> str:
+    """Names in a list a reader reads aloud: ``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def plan_sentence(plan: PlanResult) -> str:
-    """The answer in one sentence: what the plan costs over the horizon and what it saves against the best single
-    source (or that no single source carries the demand alone)."""
+    """The answer in one sentence: which sources the plan uses and leaves unused over the horizon, what it costs and
+    what it saves against the best single source (or that no single source carries the demand alone)."""
     years = _horizon_years(plan)
     rate = plan.discount_fraction_per_year
     value = f"at present value ({display.pct(rate)} a year)" if rate > 0 else "as paid (no discount rate)"
-    text = (
-        f"Over the {years}-year horizon the cheapest plan costs {display.money(plan.total_cost_usd)} {value}"
-        if years > 1
-        else f"Over the one-year horizon the cheapest plan costs {display.money(plan.total_cost_usd)} {value}"
-    )
-    single, saving = plan.best_single_source_cost_usd, plan.saving_fraction
+    unused = unused_sources(plan)
+    used = [f.source.name for f in plan.sources if f.source.name not in unused]
     if plan.from_single_source is not None:
-        text += f": {plan.from_single_source} alone, as no mix of the sources the solver found costs less"
+        uses = f"{plan.from_single_source} alone, as no mix of the sources the solver found costs less"
+    else:  # (a plan holds something in some hour: no demand is carried by nothing)
+        uses = _listed(used) + (f", leaving {_listed(unused)} unused" if unused else "")
+    horizon = f"the {years}-year horizon" if years > 1 else "the one-year horizon"
+    text = f"Over {horizon} the cheapest plan uses {uses}: it costs {display.money(plan.total_cost_usd)} {value}"
+    single, saving = plan.best_single_source_cost_usd, plan.saving_fraction
+    if plan.from_single_source is not None:  # (the single source is the plan: nothing to compare it with)
+        pass
     elif plan.best_single_source is None or single is None or saving is None:
-        text += ": no single source can carry the demand alone, so there is no single source to compare it with"
+        text += ", and no single source can carry the demand alone to compare it with"
     else:
         more = f"{display.pct(saving)} less than" if saving >= 0 else f"{display.pct(-saving)} more than"
         text += f", {more} the best single source, {plan.best_single_source} alone ({display.money(single)})"

@@ -18,8 +18,9 @@ from pydantic_core import ErrorDetails
 
 from rackcost import files
 from rackcost.errors import Problem, ScenarioError, check_argument, plain_message
+from rackcost.scenario.fields import DID_YOU_MEAN, fields_at, unknown_key
 from rackcost.scenario.profile_blocks import csv_folder
-from rackcost.scenario.schema import Scenario, model_in
+from rackcost.scenario.schema import FIGURE_NOT_GIVEN, Scenario
 from rackcost.scenario.yaml_paths import YamlPath, format_path, parse_path
 
 __all__ = [
@@ -184,6 +185,7 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+_MISSING = "required field is missing"
 _COMPARE = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
 
 
@@ -196,10 +198,9 @@ def _message(error: ErrorDetails, model_fields: list[str] | None) -> str:
         bound = next(iter(ctx.values()))
         return f"must be {_COMPARE[kind]} {bound}, got {_describe(got)}"
     if kind == "missing":
-        return "required field is missing"
+        return _MISSING
     if kind == "extra_forbidden":
-        allowed = f" (allowed here: {', '.join(model_fields)})" if model_fields else ""
-        return f"unknown key{allowed}"
+        return unknown_key(error["loc"][-1] if error["loc"] else "", model_fields)
     if kind == "too_short":
         least = ctx.get("min_length", 1)
         return f"must list at least {least} item{'s' if least != 1 else ''}, got {ctx.get('actual_length', 0)}"
@@ -222,21 +223,6 @@ def _message(error: ErrorDetails, model_fields: list[str] | None) -> str:
     if kind.endswith("_type") or kind in {"enum", "literal_error"}:
         return f"{msg[0].lower()}{msg[1:]}, got {_describe(got)}"
     return msg[0].lower() + msg[1:]
-
-
-def _fields_at(loc: YamlPath, root: type[BaseModel] = Scenario) -> list[str] | None:
-    """Field names of the model that holds ``loc`` in ``root`` (for 'unknown key' messages)."""
-    model: Any = root
-    for part in loc[:-1]:
-        if isinstance(part, int):
-            continue
-        if not (isinstance(model, type) and issubclass(model, BaseModel)) or part not in model.model_fields:
-            return None
-        annotation = model.model_fields[part].annotation
-        model = model_in(annotation)
-    if isinstance(model, type) and issubclass(model, BaseModel):
-        return [f.alias or name for name, f in model.model_fields.items()]
-    return None
 
 
 _REQUIRED_ITEM = {("systems",): "system", ("demand",): "demand point"}
@@ -263,7 +249,7 @@ def problems_from_validation(
                     sub = (*loc, "figures", match.group(1).removeprefix("figures."))
                 problems.append(Problem(format_path(sub), message, file, _line_for(lines, sub) if lines else None))
             continue
-        message = _message(error, _fields_at(loc, model) if error["type"] == "extra_forbidden" else None)
+        message = _message(error, fields_at(loc, model) if error["type"] == "extra_forbidden" else None)
         if error["type"] == "too_short" and loc in _REQUIRED_ITEM:
             message = f"at least one {_REQUIRED_ITEM[loc]} is required; {message}"
         problems.append(
@@ -274,7 +260,36 @@ def problems_from_validation(
                 line=_line_for(lines, loc) if lines else None,
             )
         )
-    return problems
+    return _one_per_misspelling(problems)
+
+
+_DID_YOU_MEAN = re.compile("^" + re.escape(DID_YOU_MEAN).replace(re.escape("{}"), "(.+)") + "$")
+
+
+def _one_per_misspelling(problems: list[Problem]) -> list[Problem]:
+    """The problems, less those a misspelt key causes besides its own "did you mean" (one mistake, one problem): the
+    field it means reported missing, anything found in the value under the misspelt key (a distribution not allowed
+    at its path) and a ``figures`` entry of the meant field that now names no value."""
+    meant = {  # a misspelt key's path -> the path of the field it means (its sibling)
+        p.path: f"{p.path[: len(p.path) - len(key)]}{found.group(1)}"
+        for p in problems
+        if (found := _DID_YOU_MEAN.match(p.message)) and (key := re.split(r"[.\]]", p.path)[-1])
+    }
+    if not meant:
+        return problems
+
+    def under(path: str, top: str) -> bool:
+        return path == top or path.startswith((f"{top}.", f"{top}["))
+
+    def caused(p: Problem) -> bool:
+        return any(
+            (p.path == field and p.message == _MISSING)
+            or (under(p.path, key) and not _DID_YOU_MEAN.match(p.message))
+            or (p.path == f"figures.{field}" and p.message == FIGURE_NOT_GIVEN)
+            for key, field in meant.items()
+        )
+
+    return [p for p in problems if not caused(p)]
 
 
 def scenario_from_dict(data: Any, file: str = "<scenario>", lines: dict[YamlPath, int] | None = None) -> Scenario:
@@ -502,12 +517,33 @@ def read_text_file(path: str | os.PathLike[str], bundled: Any = None, what: str 
     except files.InputFileError as exc:
         if exc.too_big_bytes is not None:
             raise ScenarioError([_too_big(exc.too_big_bytes, name, what)]) from None
-        raise ScenarioError([Problem("", str(exc).removeprefix(f"{os.fspath(file)}: "), name)]) from None
+        said = str(exc).removeprefix(f"{os.fspath(file)}: ")
+        if bundled is not None and file.name == name and not file.exists():  # a bare name: perhaps a bundled one
+            said += _bundled_hint(f"{what}s", name)
+        raise ScenarioError([Problem("", said, name)]) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError([Problem("", "not a UTF-8 text file", name)]) from None
     return name, text
+
+
+def _bundled_hint(kind: str, name: str, most: int = 3) -> str:
+    """What to add to "no such file" for a bare ``name`` that is no bundled file either: the bundled files of a kind
+    (``scenarios``, ``sweeps``) it most likely means (those whose name starts with it, else difflib's closest names)
+    and the command that lists them. It stays an error: a prefix that fits one file today may fit two tomorrow."""
+    import difflib
+
+    names = [path.name for path in bundled_files(kind)]
+    stem = name.removesuffix(".yaml").removesuffix(".yml")
+    meant = [n for n in names if n.startswith(stem)] or difflib.get_close_matches(f"{stem}.yaml", names, n=most)
+    listed = ", ".join(f"`{n}`" for n in meant[:most]) + (
+        f" (and {len(meant) - most} more)" if len(meant) > most else ""
+    )
+    if not meant:
+        return f" (`rackcost scenarios` lists the bundled {kind})"
+    one_of = "one of " if len(meant) > 1 else ""
+    return f"; did you mean {one_of}{listed}? (`rackcost scenarios` lists the bundled {kind})"
 
 
 def bundled_folder(kind: str) -> Path:

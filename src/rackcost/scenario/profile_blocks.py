@@ -37,7 +37,7 @@ from rackcost import files
 from rackcost.errors import plain_message
 from rackcost.model.workload import profile as core
 from rackcost.scenario.distributions import NOT_BOOL
-from rackcost.scenario.fields import ArrivalScv, ScenarioBlock, Source, raise_problems
+from rackcost.scenario.fields import ArrivalScv, ScenarioBlock, Source, fields_at, raise_problems, unknown_key
 from rackcost.scenario.sub_hour_blocks import ProfileSubHour
 from rackcost.scenario.systems import ProvenanceClass
 
@@ -497,6 +497,8 @@ def _problems_of(exc: ValidationError, prefix: str) -> list[tuple[str, str]]:
             "dict_type": "must be a mapping of fields (a YAML block)",
             "list_type": "must be a list (YAML '- ' items or [...])",
         }.get(kind, plain_message(err["msg"]))
+        if kind == "extra_forbidden" and loc:
+            message = unknown_key(loc[-1], fields_at(tuple(loc), DemandProfile))
         if kind not in {"missing", "extra_forbidden"} and not isinstance(got, dict | list):
             message += f", got {got!r}"[:80]
         out.append((path, message))
@@ -568,7 +570,7 @@ def _csv_values(values: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str,
     where = "demand.profile"
     extra = sorted(set(values) - {"csv", "column"})
     name, column = values.get("csv"), values.get("column")
-    found = [(f"{where}.{k}", "unknown key (allowed here: csv, column)") for k in extra]
+    found = [(f"{where}.{k}", unknown_key(k, ["csv", "column"])) for k in extra]
     if not isinstance(name, str) or not name.strip() or "\x00" in name:  # (no file name holds a NUL character)
         found.append((f"{where}.csv", f"must be the name of a CSV file, got {name!r}"[:120]))
     if column is not None and (not isinstance(column, str) or not column.strip()):

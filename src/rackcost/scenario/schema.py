@@ -46,6 +46,7 @@ from rackcost.scenario.fields import (
     UsdPerKwMonth,
     UsdPerMillionTokens,
     Years,
+    model_in,
     raise_problems,
 )
 from rackcost.scenario.hardware_blocks import finance_problems
@@ -80,6 +81,7 @@ __all__ = [
     "Finance",
     "DemandPoint",
     "DemandProfile",
+    "FIGURE_NOT_GIVEN",
     "Facility",
     "Figure",
     "FacilityOverride",
@@ -572,6 +574,9 @@ class Scenario(ScenarioBlock):
         return max(self.demand, key=lambda d: d.arrival_rps)
 
 
+FIGURE_NOT_GIVEN = "not a YAML path at which this scenario gives a value"
+
+
 def _figure_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
     """Each key of ``figures`` must name a value the scenario itself gives (not a default).
 
@@ -583,7 +588,7 @@ def _figure_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
     if not isinstance(figures, dict):
         return []
     return [
-        (f"figures.{path}", "not a YAML path at which this scenario gives a value")
+        (f"figures.{path}", FIGURE_NOT_GIVEN)
         for path in figures
         if lookup(data, str(path)) is MISSING and not _parent_invalid(data, str(path))
     ]
@@ -676,15 +681,4 @@ def annotation_at(model: BaseModel, path: str) -> Any:
         if i == len(parts) - 1:
             return Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
         owner = model_in(field.annotation)
-    return None
-
-
-def model_in(annotation: Any) -> Any:
-    """The pydantic model inside an annotation (``Model``, ``list[Model]``, ``Model | None``), or None."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        found = model_in(arg)
-        if found is not None:
-            return found
     return None
