@@ -90,6 +90,18 @@ def test_the_app_opens_on_the_answer_the_reports_sentence_the_saving_and_the_tot
     assert not at.warning
 
 
+def test_the_answer_page_shows_kw_per_rack_beside_the_rack_limit():
+    """The rack in kW on the Answer page: each system's mean and peak IT power per rack and the rack power limit,
+    the library's figures under the registry's headers."""
+    at = opened()
+    systems = at.dataframe[0].value
+    result = default_result()
+    for name in answer.RACK_POWER:
+        assert list(systems[name]) == pytest.approx([r[name] for r in result.records["systems"]])
+        assert "kW per rack" in answer.headers()[name]
+    assert list(systems["rack_power_limit_kw"]) == [140.0, 140.0]
+
+
 def test_answer_figures_per_point_per_system_and_the_service_life_horizon():
     result = default_result()
     data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))

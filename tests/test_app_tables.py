@@ -48,3 +48,11 @@ def test_no_column_is_scientific_and_counts_have_separators(records, which) -> N
     assert tables.SYSTEM_COLUMNS["capex_usd"][1] == "usd"
     if which == "systems":
         assert config["capex_usd"]["type_config"]["format"] == "compact"
+
+
+def test_the_results_systems_table_shows_kw_per_rack_beside_the_rack_limit(records) -> None:
+    """The rack in kW on the Results page: the registry's columns, with their unit in the header."""
+    for name in ("mean_it_power_kw_per_rack", "peak_it_power_kw_per_rack", "rack_power_limit_kw"):
+        header, kind = tables.SYSTEM_COLUMNS[name]
+        assert header.endswith("[kW per rack]") and kind == "num"
+        assert all(r[name] is not None for r in records["systems"])  # two owned systems

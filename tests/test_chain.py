@@ -435,3 +435,28 @@ def test_an_evaluation_builds_each_part_when_first_read_and_keeps_it() -> None:
     assert once.result.to_json() == rackcost.evaluate(sc).to_json()
     assert once.outcomes is once.outcomes and once.result is once.result
     assert once.kept("x", lambda: [1]) is once.kept("x", lambda: [2])
+
+
+@pytest.mark.parametrize("name", [p.name for p in rackcost.bundled_scenarios()])
+def test_power_per_rack_times_racks_is_the_fleets_power_beside_the_rack_limit(name: str) -> None:
+    """Each hardware system's mean IT kW per rack x racks x 24 h x PUE is the day's wall energy (energy = sum_j wall
+    kW_j x h_j, wall = IT x PUE: model.md step 7); its peak per rack x racks is the largest peak IT power of any point,
+    at least the mean; the rack limit is the scenario's for an owned system, none for a rented one or an API."""
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path(name))
+    result = rackcost.evaluate(scenario)
+    for row in result.records["systems"]:
+        system = next(s for s in scenario.systems if s.name == row["system"])
+        mean, peak, limit = (
+            row[k] for k in ("mean_it_power_kw_per_rack", "peak_it_power_kw_per_rack", "rack_power_limit_kw")
+        )
+        if system.api is not None:
+            assert (mean, peak, limit) == (None, None, None)
+            continue
+        points = [p for p in result.records["points"] if p["system"] == row["system"]]
+        pue = points[0]["facility_power_kw"] / points[0]["it_power_kw"]
+        assert mean * row["racks"] * 24 * pue == pytest.approx(row["facility_energy_kwh_per_day"], rel=1e-9)
+        assert peak * row["racks"] == pytest.approx(max(p["peak_it_power_kw"] for p in points), rel=1e-12)
+        assert peak >= mean
+        own = system.facility.rack_power_limit_kw if system.facility is not None else None
+        rack_limit = own or scenario.facility.rack_power_limit_kw
+        assert limit == (rack_limit if system.payment.owned else None)

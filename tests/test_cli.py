@@ -526,3 +526,24 @@ def test_a_name_like_no_bundled_scenario_still_points_at_rackcost_scenarios() ->
     result = invoke("evaluate", "llama-4-on-tpu")
     assert_user_error(result, "llama-4-on-tpu: no such file", "rackcost scenarios")
     assert "did you mean" not in result.stderr
+
+
+def test_evaluate_shows_kw_per_rack_beside_the_rack_limit_in_table_json_and_csv() -> None:
+    """The rack in kW: mean and peak IT power per rack beside the rack power limit, per system, in every format;
+    '-' for the limit of a rented system (the provider's racks) and for an API's figures."""
+    path = str(rackcost.bundled_scenario_path("deepseek-r1-own-vs-rent-vs-api.yaml"))
+    table = invoke("evaluate", path).stdout
+    for header in ("mean IT power [kW per rack]", "peak IT power [kW per rack]", "rack power limit [kW per rack]"):
+        assert header in table
+    limits = " ".join(line for line in table.splitlines() if "rack power limit" in line)  # the table may be in parts
+    assert limits.count(" 140 ") == 1 and limits.count(" - ") == 3  # owned: 140 kW; two rented and the API: none
+    data = json.loads(invoke("evaluate", path, "--format", "json").stdout)["systems"]
+    owned = next(r for r in data if r["payment"] == "own")
+    assert (
+        owned["rack_power_limit_kw"] == 140
+        and 0 < owned["mean_it_power_kw_per_rack"] <= owned["peak_it_power_kw_per_rack"]
+    )
+    rows = list(csv.DictReader(io.StringIO(invoke("evaluate", path, "-f", "csv", "--table", "systems").stdout)))
+    assert {"mean_it_power_kw_per_rack", "peak_it_power_kw_per_rack", "rack_power_limit_kw"} <= set(rows[0])
+    api = next(r for r in rows if r["payment"] == "api")
+    assert api["mean_it_power_kw_per_rack"] == api["rack_power_limit_kw"] == ""

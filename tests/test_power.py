@@ -7,7 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rackcost.model.energy.power import accelerator_power_w, facility_power_kw, fleet_it_power_w, provisioned_it_power_w
+from rackcost.model.energy.power import (
+    accelerator_power_w,
+    facility_power_kw,
+    fleet_it_power_w,
+    provisioned_it_power_w,
+    rack_power_kw,
+)
 
 # Sums and products of a handful of round numbers: a few ulps of rounding at most.
 RTOL_FLOAT = 1e-12
@@ -141,3 +147,24 @@ def test_linear_exponent_shortcut_keeps_the_broadcast_shape_and_values() -> None
     np.testing.assert_array_equal(out, np.broadcast_to(100.0 + 400.0 * u**1.0, (2, 3)))
     mixed = accelerator_power_w(u, 100.0, 500.0, np.array([[1.0], [2.0]]))
     np.testing.assert_array_equal(mixed[1], 100.0 + 400.0 * u**2.0)
+
+
+# --------------------------------------------------------------------------- power per rack
+
+
+@given(
+    st.lists(st.tuples(st.floats(0.0, 1e4), st.floats(0.0, 1e4), st.floats(0.5, 24.0)), min_size=1, max_size=6),
+    st.integers(1, 500),
+)
+@settings(max_examples=100, deadline=None)
+def test_power_per_rack_times_racks_is_the_fleets_power_and_the_peak_is_at_least_the_mean(points, racks) -> None:
+    """Closed form: mean x racks = sum_j P_j h_j / sum_j h_j (the day's mean IT power); peak x racks = max_j peak_j;
+    with each point's peak at least its mean, the peak per rack is at least the mean per rack."""
+    mean_kw = [m for m, _, _ in points]
+    peak_kw = [m + extra for m, extra, _ in points]
+    hours = [h for _, _, h in points]
+    mean, peak = rack_power_kw(mean_kw, peak_kw, hours, racks)
+    day_mean = sum(m * h for m, h in zip(mean_kw, hours, strict=True)) / sum(hours)
+    assert mean * racks == pytest.approx(day_mean, rel=RTOL_FLOAT, abs=1e-9)
+    assert peak * racks == pytest.approx(max(peak_kw), rel=RTOL_FLOAT)
+    assert peak >= mean * (1 - RTOL_FLOAT)

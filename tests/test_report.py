@@ -496,7 +496,9 @@ def test_the_summary_says_when_figures_were_edited() -> None:
     report = build_report(rackcost.scenario_from_dict(data), samples=0, date="2026-12-01")
     first = report.sections[0]
     text = " ".join(getattr(b, "text", "") for b in first.blocks)
-    assert "This scenario was edited: 1 figure differs from" in text and "facility.pue" in text
+    # named in plain words, not by its YAML path (issue 36, item 9: no YAML path before the appendix)
+    assert "This scenario was edited: 1 figure differs from the file as published (PUE)" in text
+    assert "facility.pue" not in text
     plain = build_report(rackcost.load_scenario(TWO_SYSTEMS), samples=0, date="2026-12-01")
     assert "was edited" not in " ".join(getattr(b, "text", "") for b in plain.sections[0].blocks)
 
@@ -522,3 +524,80 @@ def test_the_report_of_an_evaluation_is_the_report_of_its_scenario(monkeypatch: 
     assert text == rackcost.report(scenario, date=DATE)
     systems = evaluated.result.records["systems"]
     assert all(display.usd_per_1k_requests(r["blended_usd_per_accepted_request"]) in text for r in systems)
+
+
+# ---- the lead: two pages a CFO reads (issue 36, item 9) ---------------------------------------------------------
+
+# a scenario's YAML path as written (``systems[0].costs``, ``facility.pue``) or a field name's unit suffix
+YAML_PATH = re.compile(
+    r"\b(?:systems|demand|workload|facility|fleet|slo|uncertainty|plan|figures|costs|hardware|rent|api)(?:\[\d+\])?"
+    r"\.[a-z_]|[a-z]_usd_per_[a-z]"
+)
+
+
+def before_appendix(html: str) -> str:
+    """The report's words before its appendix (charts left out: their labels are checked as specifications)."""
+    body = html[: html.index('<section id="warnings"')]
+    return re.sub(r"<[^>]+>", " ", re.sub(r"<svg.*?</svg>", " ", body, flags=re.S))
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_no_yaml_path_before_the_appendix(name: str) -> None:
+    """Inputs are named in plain words (scenario.labels.input_label) everywhere before the appendix, the tornado's
+    labels and the break-even results included; the appendix (warnings, provenance, the YAML) keeps the paths."""
+    import html as htmllib
+
+    html = html_of(name)
+    words = htmllib.unescape(before_appendix(html))
+    assert not YAML_PATH.findall(words), sorted(set(YAML_PATH.findall(words)))
+    assert [s for s in SECTIONS if f'<section id="{s}"' in html][-3:] == ["warnings", "provenance", "appendix"]
+
+
+def test_the_lead_holds_the_decision_cost_per_year_and_life_racks_in_kw_how_sure_and_what_would_change() -> None:
+    from rackcost.reporting.content import build_report
+
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path())
+    result = rackcost.evaluate(scenario)
+    report = build_report(scenario, samples=SAMPLES, date=DATE)
+    lead = report.sections[0]
+    assert lead.title == SECTIONS["summary"] == "The decision"
+    text = " ".join(getattr(b, "text", "") for b in lead.blocks)
+    assert lead.blocks[0].text == rackcost.reporting.decision.answer_sentence(result.records["systems"])
+    doc = parse(rackcost.report(scenario, samples=SAMPLES, date=DATE))
+    keys, rows = table(doc, "lead-cost")
+    by = {r["system"]: r for r in result.records["systems"]}
+    for row in rows:  # both owned, 5-year service life: a year is the day x 365, the life five years
+        r = by[row[0]]
+        assert row[keys.index("usd_per_year")] == display.money(r["usd_per_day"] * 365)
+        assert row[keys.index("usd_over_years")] == display.money(r["usd_per_day"] * 365 * 5)
+        assert row[keys.index("capex_usd")] == display.money(r["capex_usd"])
+    keys, rows = table(doc, "lead-racks")
+    for row in rows:
+        r = by[row[0]]
+        for key in ("mean_it_power_kw_per_rack", "peak_it_power_kw_per_rack", "rack_power_limit_kw"):
+            assert row[keys.index(key)] == display.num(r[key])
+    assert "How sure is it" in [getattr(b, "text", "") for b in lead.blocks]
+    assert (
+        f"{SAMPLES:,} samples of the 5 uncertain inputs" in text and "Jalapeño is cheaper than GB300 NVL72 in" in text
+    )
+    assert "would cost the same over the day if the capex per accelerator of Jalapeño rises to" in text
+
+
+def test_the_lead_reads_a_rented_system_as_rented_and_says_when_no_spread_was_sampled() -> None:
+    """Not "7 racks, $0 capex": a rented system's capex is none and its racks are the provider's, with no limit."""
+    doc = parse(html_of("deepseek-r1-own-vs-rent-vs-api.yaml"))
+    keys, rows = table(doc, "lead-cost")
+    paid = {row[0]: (row[keys.index("payment")], row[keys.index("capex_usd")]) for row in rows}
+    assert paid["GB200 NVL72 rented, reserved"] == ("rented, reserved", "none (rented)")
+    assert paid["DeepSeek API (deepseek-reasoner)"] == ("API, per token", "none (API)")
+    keys, rows = table(doc, "lead-racks")
+    racks = {row[0]: row for row in rows}
+    assert "DeepSeek API (deepseek-reasoner)" not in racks  # an API has no racks
+    rented = racks["GB200 NVL72 rented, on demand"]
+    assert rented[keys.index("racks")].endswith("(the provider's)")
+    assert rented[keys.index("rack_power_limit_kw")] == "none (the provider's racks)"
+    from rackcost.reporting.lead import how_sure_paragraph
+
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path("deepseek-r1-own-vs-rent-vs-api.yaml"))
+    said = how_sure_paragraph(scenario, rackcost.evaluate(scenario), None).text
+    assert said.startswith("No spread was sampled")

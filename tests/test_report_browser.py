@@ -20,7 +20,7 @@ import pytest
 
 import rackcost
 from app_server import CHROMIUM, launch_chromium, missing_chromium_message
-from rackcost.reporting.blocks import OPTIONAL_SECTIONS, SECTIONS
+from rackcost.reporting.blocks import APPENDIX, OPTIONAL_SECTIONS, SECTIONS
 from rackcost.reporting.html import CSS
 
 pytestmark = pytest.mark.browser
@@ -178,10 +178,10 @@ def test_the_report_opens_offline_without_error_fits_a_phone_and_prints_a_page_p
                 page.screenshot(path=str(SCREENSHOT))
 
             pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format="A4", print_background=True)))
-            # each section after the first starts a new page; some run over several
-            assert len(pdf.pages) > 1 and len(pdf.pages) >= len(HEADINGS)
+            # the lead, the body and each part of the appendix start a new page; some run over several
+            assert len(pdf.pages) > 1 and len(pdf.pages) >= len(APPENDIX) + 2
             letter = pypdf.PdfReader(io.BytesIO(page.pdf(format="Letter")))
-            assert len(letter.pages) >= len(HEADINGS)
+            assert len(letter.pages) >= len(APPENDIX) + 2
 
             phone = context.new_page()
             phone.set_viewport_size({"width": PHONE_PX[0], "height": PHONE_PX[1]})
@@ -199,3 +199,49 @@ def test_the_report_opens_offline_without_error_fits_a_phone_and_prints_a_page_p
             browser.close()
     assert attempted == []
     assert errors == []
+
+
+LEAD_PAGES = 2
+"""The printed pages the lead may take (issue 36, item 9: the decision on the first two A4 pages)."""
+MAX_PAGES_BEFORE_APPENDIX = 12
+"""The most A4 pages the default scenario's report may print before its appendix (issue 36, item 9; 23 before)."""
+# a scenario's YAML path as written, or a field name's unit suffix (tests/test_report.py checks the HTML the same way)
+YAML_PATH = re.compile(
+    r"\b(?:systems|demand|workload|facility|fleet|slo|uncertainty|plan|figures|costs|hardware|rent|api)(?:\[\d+\])?"
+    r"\.[a-z_]|[a-z]_usd_per_[a-z]"
+)
+
+
+def test_the_decision_is_on_the_first_two_a4_pages_and_the_report_before_its_appendix_on_twelve(report_file: Path):
+    """Printed on A4: the first two pages hold the decision, the cost per year and over the service life, kW per rack
+    and how sure, and the body starts on page 3; no page before the appendix names a YAML path; the appendix starts
+    by page 13."""
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM.exists(), missing_chromium_message()
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(WAIT_MS)
+            page.goto(report_file.as_uri(), wait_until="load")
+            pdf = pypdf.PdfReader(io.BytesIO(page.pdf(format="A4")))
+        finally:
+            browser.close()
+    texts = [" ".join(p.extract_text().split()) for p in pdf.pages]
+    appendix = next(i for i, t in enumerate(texts) if SECTIONS["warnings"] in t and "(appendix, Warnings)" not in t)
+    assert appendix <= MAX_PAGES_BEFORE_APPENDIX, f"{appendix} pages before the appendix"
+    lead = " ".join(texts[:LEAD_PAGES])
+    for words in (
+        SECTIONS["summary"],
+        "cheapest per accepted request",
+        "cost per year",
+        "cost over 5 years",
+        "kW per rack",
+        "rack power limit",
+        "How sure is it",
+        "What would change the answer",
+    ):
+        assert words in lead, words
+    assert texts[LEAD_PAGES].split(" ", 3)[3].startswith(SECTIONS["scenario"])  # after "3 / N"
+    assert not YAML_PATH.findall(" ".join(texts[:appendix]))

@@ -163,6 +163,14 @@ st.dataframe(
         ),
         "capex_usd": st.column_config.NumberColumn(headers["capex_usd"], format=money_format),
         "racks": st.column_config.NumberColumn(headers["racks"], format=display.COUNT_COLUMN_FORMAT),
+        **{
+            name: st.column_config.NumberColumn(
+                headers[name],
+                format=display.number_column_format([r[name] for r in found.systems]),
+                help="IT power (not wall power); '-' for a rented system's limit (the provider's racks) and an API",
+            )
+            for name in answer.RACK_POWER
+        },
     },
 )
 if found.horizon_years is not None and found.profile_horizon:

@@ -16,7 +16,10 @@ from rackcost.evaluation.columns import column
 from rackcost.reporting.result_sections import answer_sentence
 from rackcost.units import HOURS_PER_YEAR
 
-__all__ = ["DAYS_PER_YEAR", "Answer", "answer", "unserved_of"]
+__all__ = ["DAYS_PER_YEAR", "RACK_POWER", "Answer", "answer", "unserved_of"]
+
+RACK_POWER = ("mean_it_power_kw_per_rack", "peak_it_power_kw_per_rack", "rack_power_limit_kw")
+"""The library's power per rack beside the rack power limit, per system (columns of the ``systems`` table)."""
 
 DAYS_PER_YEAR = 365.0
 """Days in a year of service (the library's ``margin_usd_per_year`` is also the day's margin x 365)."""
@@ -94,8 +97,8 @@ def answer(result: Any, scenario_data: dict[str, Any]) -> Answer:
         ``systems`` rows: ``system``, ``payment``, ``blended_usd_per_accepted_request``, ``versus_cheapest_fraction``
         (0 for the cheapest, 0.25 for 25% dearer), ``accepted_fraction`` (accepted / offered requests over the day),
         ``usd_per_year``, ``service_life_years`` (owned systems), ``usd_over_horizon``, ``capex_usd``, ``racks``,
-        ``cheapest`` (bool). ``points`` rows: ``demand_point``, ``cheapest``, ``usd_per_accepted_request``,
-        ``runner_up``, ``runner_up_usd_per_accepted_request``, ``saving_fraction``.
+        the :data:`RACK_POWER` columns, ``cheapest`` (bool). ``points`` rows: ``demand_point``, ``cheapest``,
+        ``usd_per_accepted_request``, ``runner_up``, ``runner_up_usd_per_accepted_request``, ``saving_fraction``.
     """
     systems = result.records["systems"]
     points = result.records["points"]
@@ -140,6 +143,7 @@ def answer(result: Any, scenario_data: dict[str, Any]) -> Answer:
                 "usd_over_horizon": _over_horizon(r["system"], per_year, horizon, over_profile),
                 "capex_usd": r.get("capex_usd"),
                 "racks": r.get("racks"),
+                **{name: r.get(name) for name in RACK_POWER},
                 "cheapest": r["system"] == cheapest["system"],
             }
         )
@@ -211,4 +215,5 @@ def headers() -> dict[str, str]:
         "usd_over_horizon": "cost over the service life [USD]",
         "capex_usd": column("systems", "capex_usd").header,
         "racks": column("systems", "racks").header,
+        **{name: column("systems", name).header for name in RACK_POWER},
     }

@@ -49,6 +49,9 @@ FLEET_SUMMARY = (
     "accelerators",
     "racks",
     "provisioned_it_kw",
+    "mean_it_power_kw_per_rack",
+    "peak_it_power_kw_per_rack",
+    "rack_power_limit_kw",
     "capex_usd",
     "blended_usd_per_accepted_request",
 )
@@ -295,6 +298,15 @@ _SYSTEMS = [
     _c("systems", "nodes", "count", "nodes", "nodes installed", kind="count", fleet_only=True),
     _c("systems", "racks", "count", "racks", "racks installed", kind="count", fleet_only=True),
     _c("systems", "provisioned_it_kw", "kW", "provisioned IT power", "rated IT power of the fleet", fleet_only=True),
+    _c("systems", "mean_it_power_kw_per_rack", "kW per rack", "mean IT power",
+        "IT power (not wall power) over the demand day, hour-weighted, / racks; a rented system's racks are the "
+        "provider's", fleet_only=True),
+    _c("systems", "peak_it_power_kw_per_rack", "kW per rack", "peak IT power",
+        "the largest peak IT power of any demand point / racks: what a rack's feed must hold, beside "
+        "`rack_power_limit_kw`", fleet_only=True),
+    _c("systems", "rack_power_limit_kw", "kW per rack", "rack power limit",
+        "the power a rack may be provisioned for (`facility.rack_power_limit_kw` or the system's own); empty for a "
+        "rented system (the provider's racks: no limit of the buyer's applies) and an API", fleet_only=True),
     _c("systems", "capex_usd", "USD", "capex", "the fleet's capital expense", kind="usd", fleet_only=True),
     _c("systems", "capital_usd_per_hour", "USD/h", "capital", "capex x capital recovery factor / 8,760 h", kind="usd"),
     _c("systems", "fixed_opex_usd_per_hour", "USD/h", "fixed opex",

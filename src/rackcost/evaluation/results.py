@@ -21,7 +21,7 @@ from rackcost.evaluation.compare import comparability_warnings, comparison_rows
 from rackcost.evaluation.disaggregated import POOLS_TABLE, accelerators, pool_rows, pool_warnings
 from rackcost.evaluation.sub_hour_notes import moved_share_warnings, sub_hour_warnings
 from rackcost.files import csv_text
-from rackcost.model.energy.power import PEAK_TO_MEAN_POWER
+from rackcost.model.energy.power import PEAK_TO_MEAN_POWER, rack_power_kw
 from rackcost.model.inputs import SloInputs
 from rackcost.model.outcomes import ApiSystemOutcome, SystemOutcome
 from rackcost.model.replica.memory import gib
@@ -278,6 +278,8 @@ def system_rows(
             continue
         o = by_name[system.name]
         pt, m = o.point, o.metrics
+        hours = [p.hours_per_day for p in scenario.demand]
+        mean_rack_kw, peak_rack_kw = rack_power_kw(o.it_power_kw, o.peak_it_power_kw, hours, o.racks)
         row = {
             "system": o.inputs.name,
             "provenance": system.provenance.provenance_class.value,
@@ -302,6 +304,9 @@ def system_rows(
             "nodes": o.nodes,
             "racks": o.racks,
             "provisioned_it_kw": o.provisioned_it_kw,
+            "mean_it_power_kw_per_rack": mean_rack_kw,
+            "peak_it_power_kw_per_rack": peak_rack_kw,
+            "rack_power_limit_kw": o.inputs.rack_power_limit_w / W_PER_KW if system.payment.owned else None,
             "capex_usd": o.capex_usd,
             "capital_usd_per_hour": o.capital_usd_per_hour,
             "fixed_opex_usd_per_hour": o.fixed_opex_usd_per_hour,
@@ -416,6 +421,9 @@ def _api_system_row(system: Any, api: ApiSystemOutcome, sizing_demand_point: str
         "nodes": 0,
         "racks": 0,
         "provisioned_it_kw": 0.0,
+        "mean_it_power_kw_per_rack": None,
+        "peak_it_power_kw_per_rack": None,
+        "rack_power_limit_kw": None,
         "capex_usd": 0.0,
         "capital_usd_per_hour": 0.0,
         "fixed_opex_usd_per_hour": 0.0,

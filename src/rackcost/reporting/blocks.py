@@ -13,6 +13,7 @@ from typing import Any
 from rackcost import display
 
 __all__ = [
+    "APPENDIX",
     "CHARTS",
     "EVALUATING",
     "NOT_APPLICABLE",
@@ -46,7 +47,7 @@ NOT_APPLICABLE = "-"
 # section id -> heading, in the order of the report (the uncertainty section only when there is something to say,
 # the pools, classes and plan sections only for a scenario that has them: OPTIONAL_SECTIONS)
 SECTIONS = {
-    "summary": "Summary",
+    "summary": "The decision",
     "scenario": "The scenario",
     "systems": "Systems: operating point, fleet, racks and wall power",
     "pools": "Prefill and decode pools",
@@ -56,10 +57,14 @@ SECTIONS = {
     "claim": "Claim vs decision",
     "plan": "Buying plan",
     "uncertainty": "Uncertainty",
-    "provenance": "Provenance of every figure",
-    "warnings": "Warnings",
-    "appendix": "Appendix: the scenario file",
+    "warnings": "Appendix A: Warnings",
+    "provenance": "Appendix B: Provenance of every figure",
+    "appendix": "Appendix C: The scenario file",
 }
+
+APPENDIX = ("warnings", "provenance", "appendix")
+"""The sections of :data:`SECTIONS` that make the appendix, in order: written for whoever checks the model (the
+warnings and provenance name the scenario's YAML paths), printed after the report proper, from a new page."""
 
 OPTIONAL_SECTIONS = {
     "pools": "a disaggregated system (systems[i].pools)",

@@ -24,17 +24,17 @@ from __future__ import annotations
 import datetime as dt
 
 from rackcost.evaluation.chain import Evaluation, evaluation
-from rackcost.reporting.blocks import EVALUATING, SAMPLING, SECTIONS, Paragraph, Report, ReportProgress, Section
+from rackcost.reporting.blocks import EVALUATING, SAMPLING, Report, ReportProgress, Section
 from rackcost.reporting.breakdowns import classes_section, kv_limit_notes, pools_section
 from rackcost.reporting.charts import chart_subset
 from rackcost.reporting.decision import decision
 from rackcost.reporting.input_sections import appendix_section, provenance_section, scenario_section
+from rackcost.reporting.lead import lead_section
 from rackcost.reporting.plan_section import plan_section
 from rackcost.reporting.result_sections import (
     claim_section,
     cliff_section,
     cost_section,
-    summary_section,
     systems_section,
     warnings_section,
 )
@@ -130,7 +130,7 @@ def build_report(
     uncertain = bool(scenario.distributions)
     asked, samples_note = (samples, "") if samples is not None else report_samples(scenario)
     n = asked if uncertain else None
-    # the sections of the model's result first, the summary (which needs the Monte Carlo) put before them after
+    # the sections of the model's result first, the lead (which needs the Monte Carlo) put before them after;
     # the pools and classes sections only where the scenario has them (None otherwise)
     lead = decision(evaluated)  # the plan's where the scenario has a plan block (found once, kept with evaluated)
     plan = lead.problem if lead.problem is not None else lead.plan
@@ -146,21 +146,22 @@ def build_report(
     ]
     results: list[Section] = [s for s in optional if s is not None]
     say(EVALUATING, 1, 1)
-    mc = None
+    mc = ranked = None
     if n is not None:
         from rackcost.analysis.montecarlo import uncertainty
+        from rackcost.analysis.sensitivity import tornado
 
         say(SAMPLING, 0, n)
         mc = uncertainty(scenario, n, seed, progress=None if progress is None else lambda done: say(SAMPLING, done, n))
-    summary = summary_section(scenario, result, mc, subset)
-    if lead.plan is not None:  # the plan's answer is the decision: it leads
-        summary.blocks.insert(0, Paragraph(f"{lead.sentence[:-1]} (section {SECTIONS['plan']}).", strong=True))
-    sections = [summary, *results]
+        ranked = tornado(scenario)  # once, for the lead and the Uncertainty section
+    # the lead: the decision, cost per year and over the years, racks and kW per rack, how sure, what would change it
+    sections = [lead_section(scenario, result, lead, mc, ranked, subset), *results]
     if uncertain or samples is not None:
-        sections.append(uncertainty_section(scenario, result, mc, systems, demand, subset, samples_note))
+        sections.append(uncertainty_section(scenario, result, mc, systems, demand, subset, samples_note, ranked))
     if n is not None:
         say(SAMPLING, n, n)  # the tornado and break-even values too
-    sections += [provenance_section(given), warnings_section(result), appendix_section(given)]
+    # the appendix (blocks.APPENDIX): for whoever checks the model, with the YAML paths
+    sections += [warnings_section(result), provenance_section(given), appendix_section(given)]
     return Report(
         title=scenario.name,
         subtitle="What each system costs per accepted request, at each demand point and over the day",

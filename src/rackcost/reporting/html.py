@@ -11,6 +11,7 @@ import re
 from html import escape
 
 from rackcost.reporting.blocks import (
+    APPENDIX,
     Bullets,
     Chart,
     Code,
@@ -70,8 +71,8 @@ caption { caption-side: top; text-align: left; color: var(--muted); font-size: 0
   main { max-width: none; padding: 0; }
   nav, .screen-only { display: none; }
   .print-only { display: block; }
-  section + section { break-before: page; page-break-before: always; }
-  h2 { border-top: none; margin-top: 0; }
+  section.new-page { break-before: page; page-break-before: always; }
+  section.new-page h2 { border-top: none; margin-top: 0; }
   h2, h3 { break-after: avoid; page-break-after: avoid; }
   .figures li { flex-basis: 10rem; break-inside: avoid; page-break-inside: avoid; }
   .table-wrap { overflow: visible; }
@@ -87,10 +88,12 @@ caption { caption-side: top; text-align: left; color: var(--muted); font-size: 0
 }
 """.strip()
 """The report's stylesheet: readable on a phone (one column, tables scroll sideways, charts scale), and in print
-a section per page on the printer's paper (``size: auto``: A4 or Letter; the content fits the narrower, A4, whose
-text is 186 mm, about 700 CSS px, wide at these margins), numbered ``page / pages`` at the bottom right. In print,
-a table of more than :data:`PRINT_COLUMNS` columns is replaced by its parts (:func:`column_parts`), a cell with a
-long word (:data:`LONG_WORD_CHARS`) may break it anywhere, and charts scale to the page's width."""
+the lead on its own pages, the body after it (its sections one after the other, a heading never alone at the foot
+of a page), and each part of the appendix from a new page (``section.new-page``), on the printer's paper
+(``size: auto``: A4 or Letter; the content fits the narrower, A4, whose text is 186 mm, about 700 CSS px, wide at
+these margins), numbered ``page / pages`` at the bottom right. In print, a table of more than :data:`PRINT_COLUMNS`
+columns is replaced by its parts (:func:`column_parts`), a cell with a long word (:data:`LONG_WORD_CHARS`) may break
+it anywhere, and charts scale to the page's width."""
 
 PRINT_COLUMNS = 8
 """Most columns of a printed table: a wider one is printed as parts of at most this many columns, each repeating
@@ -263,10 +266,12 @@ def render_html(report: Report, progress: ReportProgress | None = None) -> str:
     svgs = {id(c): _prefixed(svg, c, f"chart{i}") for i, (c, svg) in enumerate(zip(charts, drawn, strict=True), 1)}
     toc = "".join(f'<li><a href="#{escape(s.id)}">{escape(s.title)}</a></li>' for s in report.sections)
     sections = []
-    for section in report.sections:
+    for number, section in enumerate(report.sections):
         inner = "\n".join(_block(b, svgs) for b in section.blocks)
+        # in print, the lead alone on its first pages, the body after it, and each part of the appendix on new pages
+        page = ' class="new-page"' if number == 1 or section.id in APPENDIX else ""
         sections.append(
-            f'<section id="{escape(section.id)}" aria-labelledby="{escape(section.id)}-title">\n'
+            f'<section id="{escape(section.id)}"{page} aria-labelledby="{escape(section.id)}-title">\n'
             f'<h2 id="{escape(section.id)}-title">{escape(section.title)}</h2>\n{inner}\n</section>'
         )
     body = "\n".join(sections)

@@ -1,4 +1,4 @@
-"""The report's sections about the result: the answer, the systems and their fleets, the cost at each demand point,
+"""The report's sections about the result: the systems and their fleets, the cost at each demand point,
 the latency cliff, the claim against the decision, and the warnings. Each takes the evaluated tables (and the
 outcomes, for charts) and returns a :class:`~rackcost.reporting.blocks.Section`.
 """
@@ -9,7 +9,7 @@ from typing import Any
 
 from rackcost import display
 from rackcost.analysis.explore import cost_against_demand_scale, latency_cliff, operating_curves, with_systems
-from rackcost.evaluation.columns import BLENDED, FLEET_SUMMARY, column
+from rackcost.evaluation.columns import FLEET_SUMMARY, column
 from rackcost.evaluation.compare import headline_sentences
 from rackcost.model.strategies import Payment
 from rackcost.reporting import charts
@@ -18,7 +18,6 @@ from rackcost.reporting.blocks import (
     Block,
     Bullets,
     Chart,
-    KeyFigures,
     Paragraph,
     Section,
     Subheading,
@@ -28,9 +27,7 @@ from rackcost.reporting.blocks import (
 )
 from rackcost.reporting.charts import ChartSubset
 from rackcost.reporting.decision import answer_sentence
-from rackcost.scenario.edits import edited_paths
 from rackcost.scenario.feasibility import UNSERVED_WORDS
-from rackcost.scenario.loading import scenario_to_data
 from rackcost.scenario.schema import Scenario
 
 __all__ = [
@@ -44,16 +41,9 @@ __all__ = [
     "cost_section",
     "described",
     "drawn_outcomes",
-    "probability_rows",
-    "summary_section",
     "systems_section",
     "warnings_section",
 ]
-
-
-def probability_rows(mc: Any) -> list[dict[str, Any]]:
-    """The Monte Carlo's P(cheaper) rows blended over the day."""
-    return [r for r in mc.probability_cheaper if r["demand_point"] == BLENDED]
 
 
 def described(description: str, subset: ChartSubset, points: bool = False) -> str:
@@ -66,69 +56,6 @@ def drawn_outcomes(outcomes: list[Any], subset: ChartSubset) -> list[Any]:
     """The outcomes of the systems the charts draw (the same objects: their charts' data are computed from them)."""
     drawn = set(subset.systems)
     return [o for o in outcomes if o.inputs.name in drawn]
-
-
-def summary_section(scenario: Scenario, result: Any, mc: Any, subset: ChartSubset) -> Section:
-    """The answer: the cheapest system, the claim against the decision, P(cheaper), each system's cost and fleet.
-
-    Above :data:`~rackcost.reporting.charts.MAX_CHART_SYSTEMS` systems it speaks of those the charts draw (the
-    baseline and the cheapest), and says how many more the Systems section gives.
-    """
-    every = result.records["systems"]
-    drawn = set(subset.systems)
-    rows = [r for r in every if r["system"] in drawn]
-    blocks: list[Block] = [Paragraph(answer_sentence(every, drawn), strong=True)]
-    blocks += [
-        Paragraph(f"{u['system']} is not in this report: {unserved_sentence(u)}", strong=True)
-        for u in getattr(result, "unserved", [])
-    ]
-    if edited := edited_paths(scenario_to_data(scenario)):
-        shown = ", ".join(edited[:8]) + (f" and {len(edited) - 8:,} more" if len(edited) > 8 else "")
-        blocks.append(
-            Paragraph(
-                f"This scenario was edited: {len(edited):,} "
-                + ("figures differ" if len(edited) != 1 else "figure differs")
-                + f" from the file as published ({shown}); each is labelled the user's assumption in the "
-                "Provenance section.",
-                strong=True,
-            )
-        )
-    comparison = [r for r in result.records["comparison"] if r["system"] in drawn]
-    blocks += [Paragraph(s) for s in headline_sentences(comparison)]
-    if mc is not None:
-        blocks += [
-            Paragraph(
-                f"{r['system']} is cheaper per accepted request than {r['baseline']} in "
-                f"{display.pct(r['probability_fraction'], 0)} of {mc.n:,} Monte Carlo samples of the uncertain inputs "
-                "(blended over the day)."
-            )
-            for r in probability_rows(mc)
-            if r["system"] in drawn
-        ]
-    blocks.append(
-        KeyFigures(
-            [
-                (
-                    f"{r['system']}: blended cost [{display.PER_1K_ACCEPTED}]",
-                    display.usd_per_1k_requests(r["blended_usd_per_accepted_request"]),
-                )
-                for r in rows
-            ]
-            + [
-                (f"{r['system']}: fleet", f"{display.count(r['racks'])} racks, {display.money(r['capex_usd'])} capex")
-                for r in rows
-                if Payment(r["payment"]).has_fleet
-            ]
-        )
-    )
-    if result.warnings:
-        blocks.append(
-            Paragraph(
-                f"{len(result.warnings)} warning{'s' if len(result.warnings) > 1 else ''} say where the comparison "
-                "is not like for like (section Warnings)."
-            )
-        )
-    return section("summary", blocks)
 
 
 def unserved_sentence(unserved: dict[str, Any]) -> str:

@@ -25,32 +25,27 @@ from rackcost.reporting.blocks import (
 )
 from rackcost.reporting.charts import MAX_CHART_POINTS, MAX_TORNADO_INPUTS, ChartSubset
 from rackcost.reporting.input_sections import distribution_words
+from rackcost.scenario.labels import input_label
 from rackcost.scenario.loading import scenario_to_data
 from rackcost.scenario.schema import Scenario
-from rackcost.scenario.yaml_paths import MISSING, lookup, parse_path
+from rackcost.scenario.yaml_paths import MISSING, lookup
 
 __all__ = ["input_name", "uncertainty_section"]
 
 
 def input_name(path: str, systems: list[str], demand: list[str]) -> str:
-    """A readable name of an input's YAML path: the system or demand point named, the field kept as written.
+    """A plain name of an input's YAML path, its system or demand point named: the label registry's
+    (:func:`rackcost.scenario.labels.input_label`, the dashboard's and the CLI's), so the report before its appendix
+    names no YAML path.
 
     Examples
     --------
     >>> input_name("systems[1].costs.capex_usd_per_accelerator", ["GB300", "Jalapeño"], ["peak"])
-    'Jalapeño: costs.capex_usd_per_accelerator'
+    'Jalapeño: capex per accelerator [USD]'
     >>> input_name("demand[0].arrival_rps", [], ["quiet"]), input_name("facility.pue", [], [])
-    ('quiet demand: arrival_rps', 'facility.pue')
+    ('quiet demand: arrival [requests/s]', 'PUE')
     """
-    parts = parse_path(path)
-    rest = ".".join(str(p) for p in parts[2:] if not isinstance(p, int))
-    if parts[0] == "systems" and len(parts) > 2 and isinstance(parts[1], int) and parts[1] < len(systems):
-        if "points" in parts and isinstance(point := parts[parts.index("points") + 1], int):
-            return f"{systems[parts[1]]}: operating point {point + 1}, {parts[-1]}"
-        return f"{systems[parts[1]]}: {rest}"
-    if parts[0] == "demand" and len(parts) > 2 and isinstance(parts[1], int) and parts[1] < len(demand):
-        return f"{demand[parts[1]]} demand: {rest}"
-    return path
+    return input_label(path, systems, demand)
 
 
 def uncertainty_section(
@@ -61,13 +56,15 @@ def uncertainty_section(
     demand: list[str],
     subset: ChartSubset,
     samples_note: str = "",
+    ranked: list[dict[str, Any]] | None = None,
 ) -> Section:
     """The Monte Carlo's answer, the tornado and the break-even values.
 
     The tables give every system and demand point; the charts those of ``subset``, the tornado's columns (one pair
     per system) and the break-even values the systems of ``subset`` (each break-even is computed on its pair alone,
     :func:`rackcost.analysis.explore.with_systems`: the same value, for the work of two systems). ``samples_note``
-    says why there are fewer samples than asked for, if there are.
+    says why there are fewer samples than asked for, if there are; ``ranked`` is the tornado
+    (:func:`rackcost.analysis.sensitivity.tornado`), found here when not given.
     """
     if mc is None:
         return section(
@@ -90,7 +87,7 @@ def uncertainty_section(
         _inputs_blocks(scenario, mc, name, samples_note)
         + _cheaper_blocks(scenario.baseline_name, mc.probability_cheaper, demand)
         + _distribution_blocks(mc, systems, demand, drawn, subset)
-        + _tornado_blocks(scenario, result, systems, drawn, others, subset, name)
+        + _tornado_blocks(scenario, result, systems, drawn, others, subset, name, ranked)
         + _breakeven_blocks(scenario, drawn, others, name),
     )
 
@@ -108,7 +105,6 @@ def _inputs_blocks(scenario: Scenario, mc: Any, name: Callable[[str], str], samp
             "uncertain-inputs",
             [
                 ("input", "input"),
-                ("path", "YAML path"),
                 ("distribution", "distribution"),
                 ("central", "central value [unit of the input]"),
                 ("p5", "P5 [unit of the input]"),
@@ -117,7 +113,6 @@ def _inputs_blocks(scenario: Scenario, mc: Any, name: Callable[[str], str], samp
             [
                 [
                     name(path),
-                    path,
                     distribution_words(dist),
                     display.input_value(float(dist.central), path),
                     display.input_value(float(dist.ppf(0.05)), path),
@@ -233,11 +228,12 @@ def _tornado_blocks(
     others: list[str],
     subset: ChartSubset,
     name: Callable[[str], str],
+    ranked: list[dict[str, Any]] | None = None,
 ) -> list[Block]:
     """The tornado: each uncertain input at its P5 and P95, every other at its central value (none without one)."""
     from rackcost.analysis.sensitivity import tornado
 
-    ranked = tornado(scenario)
+    ranked = tornado(scenario) if ranked is None else ranked
     if not ranked:
         return []
     baseline = scenario.baseline_name
@@ -364,7 +360,14 @@ def breakeven_table(scenario: Scenario, others: list[str], breakeven: Any, name:
                 found = breakeven(pair, there, system, BLENDED)
             except (ScenarioError, ValueError, ArithmeticError) as exc:  # e.g. a zero price: no range to search
                 rows.append(
-                    [system, name(path), central, NOT_APPLICABLE, NOT_APPLICABLE, _in_whole(str(exc), there, path)]
+                    [
+                        system,
+                        name(path),
+                        central,
+                        NOT_APPLICABLE,
+                        NOT_APPLICABLE,
+                        _in_whole(str(exc), there, name(path)),
+                    ]
                 )
                 continue
             rows.append(
@@ -374,7 +377,7 @@ def breakeven_table(scenario: Scenario, others: list[str], breakeven: Any, name:
                     central,
                     NOT_APPLICABLE if found.value is None else display.input_value(found.value, path),
                     f"{display.input_value(found.low, path)} to {display.input_value(found.high, path)}",
-                    _in_whole(found.message, there, path)
+                    _in_whole(found.message, there, name(path))
                     if found.value is None
                     else "the two cost the same at this value",
                 ]
@@ -393,9 +396,10 @@ def breakeven_table(scenario: Scenario, others: list[str], breakeven: Any, name:
     )
 
 
-def _in_whole(message: str, there: str, path: str) -> str:
-    """A message about an input of a narrower scenario, naming the input by its path in the whole one."""
-    return message.replace(there, path) if there != path else message
+def _in_whole(message: str, there: str, plain: str) -> str:
+    """A message about an input of a narrower scenario, naming the input by its plain name (``plain``) instead of its
+    path (``there``) in the scenario the message was made of."""
+    return message.replace(there, plain)
 
 
 def central_value(scenario: Scenario, path: str, found: Any) -> float:

@@ -24,6 +24,7 @@ __all__ = [
     "fleet_it_power_w",
     "peak_accelerator_power_w",
     "provisioned_it_power_w",
+    "rack_power_kw",
 ]
 
 PEAK_TO_MEAN_POWER = 1.45
@@ -234,3 +235,33 @@ def facility_power_kw(it_power_w: ArrayLike, pue: ArrayLike) -> NDArray[np.float
     120.0
     """
     return np.asarray(it_power_w, float) * np.asarray(pue, float) / W_PER_KW
+
+
+def rack_power_kw(
+    it_power_kw: ArrayLike, peak_it_power_kw: ArrayLike, hours_per_day: ArrayLike, racks: int
+) -> tuple[float, float]:
+    """IT power per rack over the demand day, mean and peak, to set beside the rack power limit [kW, kW].
+
+    The mean is the day's hour-weighted mean IT power over the racks, ``sum_j P_j h_j / (sum_j h_j x racks)``: times
+    the racks (and 24 h and PUE) it is the day's wall energy. The peak is the largest peak IT power of any demand point
+    over the racks, ``max_j peak_j / racks``, what a rack's feed must hold; it is at least the mean, since each point's
+    peak is at least its mean. Both are IT power (accelerators, hosts and rack overheads), not wall power: the rack
+    limit (``facility.rack_power_limit_kw``) bounds what a rack draws, and cooling is outside the rack.
+
+    Parameters
+    ----------
+    it_power_kw, peak_it_power_kw
+        The fleet's mean and peak IT power at each demand point [kW].
+    hours_per_day
+        Each demand point's hours [h/day].
+    racks
+        Racks of the fleet, at least 1 [-].
+
+    Examples
+    --------
+    >>> rack_power_kw([60.0, 120.0], [90.0, 150.0], [12.0, 12.0], 2)
+    (45.0, 75.0)
+    """
+    hours = np.asarray(hours_per_day, float)
+    mean_kw = float(np.dot(np.asarray(it_power_kw, float), hours) / hours.sum())
+    return mean_kw / racks, float(np.max(np.asarray(peak_it_power_kw, float))) / racks
