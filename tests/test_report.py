@@ -577,13 +577,12 @@ def test_the_lead_holds_the_decision_cost_per_year_and_life_racks_in_kw_how_sure
         for key in ("mean_it_power_kw_per_rack", "peak_it_power_kw_per_rack", "rack_power_limit_kw"):
             assert row[keys.index(key)] == display.num(r[key])
     assert "How sure is it" in [getattr(b, "text", "") for b in lead.blocks]
-    assert (
-        f"{SAMPLES:,} samples of the 5 uncertain inputs" in text and "Jalapeño is cheaper than GB300 NVL72 in" in text
-    )
+    assert f"{SAMPLES:,} samples of the 5 uncertain inputs" in text
+    assert "Jalapeño is cheaper per accepted request than GB300 NVL72 over the demand day in" in text
     assert "would cost the same over the day if the capex per accelerator of Jalapeño rises to" in text
 
 
-def test_the_lead_reads_a_rented_system_as_rented_and_says_when_no_spread_was_sampled() -> None:
+def test_the_lead_reads_a_rented_system_as_rented_and_says_how_sure_from_default_spreads() -> None:
     """Not "7 racks, $0 capex": a rented system's capex is none and its racks are the provider's, with no limit."""
     doc = parse(html_of("deepseek-r1-own-vs-rent-vs-api.yaml"))
     keys, rows = table(doc, "lead-cost")
@@ -600,4 +599,6 @@ def test_the_lead_reads_a_rented_system_as_rented_and_says_when_no_spread_was_sa
 
     scenario = rackcost.load_scenario(rackcost.bundled_scenario_path("deepseek-r1-own-vs-rent-vs-api.yaml"))
     said = how_sure_paragraph(scenario, rackcost.evaluate(scenario), None).text
-    assert said.startswith("No spread was sampled")
+    # no distribution in the scenario: the sentence draws the model's default spreads, and says so
+    assert " draws of the inputs' spreads (default spreads" in said and "The spreads are the model's defaults" in said
+    assert re.search(r"in \d+(\.\d)?% of 2,000 draws", said), said

@@ -23,6 +23,7 @@ from rackcost.reporting.blocks import NOT_APPLICABLE, Block, KeyFigures, Paragra
 from rackcost.reporting.charts import ChartSubset
 from rackcost.reporting.decision import Decision, answer_sentence
 from rackcost.scenario.edits import edited_paths
+from rackcost.scenario.hardware_blocks import finance_term
 from rackcost.scenario.labels import input_label
 from rackcost.scenario.loading import scenario_to_data
 from rackcost.scenario.schema import Scenario
@@ -48,7 +49,11 @@ def cost_years(scenario: Scenario, result: Any) -> tuple[float | None, bool]:
     over = result.records.get("horizon") or []
     if over:
         return max(r["hours"] for r in over) / HOURS_PER_YEAR, True
-    lives = [float(s.costs.service_life_years) for s in scenario.systems if s.payment.owned and s.costs is not None]
+    lives = [
+        finance_term(s.costs, scenario.finance, "service_life_years")[0] or 0.0
+        for s in scenario.systems
+        if s.payment.owned and s.costs is not None
+    ]
     return (max(lives) if lives else None), False
 
 
@@ -222,41 +227,37 @@ def _rack_blocks(rows: list[dict[str, Any]]) -> list[Block]:
 
 
 def how_sure_paragraph(scenario: Scenario, result: Any, mc: Any) -> Paragraph:
-    """How sure the answer is, in words: the one place the report says it (the seam where a sentence of the model's
-    default spreads replaces this one).
+    """How sure the answer is, in words: the one place the report says it.
 
-    With a Monte Carlo: the probability that the cheapest system is cheaper than each other, blended over the day,
-    against the baseline as the Monte Carlo gives it, and the cheapest system's P5 to P95 cost. Without one: that no
-    spread was sampled, so the answer rests on the central figures alone.
+    The sentence is :func:`rackcost.reporting.how_sure.how_sure`'s (the system cheapest at the central figures
+    against the next cheapest, blended over the day, with the likelihood word). With the report's Monte Carlo (the
+    scenario's own distributions) it words that run and adds the cheapest system's P5 to P95 cost; without one, it
+    draws the model's default spreads (each figure's provenance and the model's fitted errors, docs/uncertainty.md)
+    for the sentence alone, so every report says how sure it is and no uncertainty section is added.
     """
+    from rackcost.reporting.how_sure import how_sure  # runs the Monte Carlo: loaded when a report is written
+
     systems = result.records["systems"]
+    if len(systems) < 2:
+        return Paragraph("One system only: there is nothing to compare it with, so no probability is given.")
     cost = "blended_usd_per_accepted_request"
     cheapest = min(systems, key=lambda r: display.cost_order(r[cost]))["system"]
     if mc is None:
+        sentence = how_sure(scenario)
         return Paragraph(
-            "No spread was sampled: every input of this scenario is a single number, so the answer rests on those "
-            "figures as given. Each figure's source and how it was measured are in the appendix (Provenance)."
+            f"{sentence} The spreads are the model's defaults, as no input of this scenario is given as a "
+            "distribution: each figure's width follows its provenance (vendor, collaborative, independent, "
+            "assumption) and the model's measured errors; `rackcost uncertainty` lists each with its source."
         )
-    said = []
-    for r in mc.probability_cheaper:
-        if r["demand_point"] != BLENDED:
-            continue
-        p = display.pct(r["probability_fraction"], 0)
-        if r["system"] == cheapest:
-            said.append(f"{cheapest} is cheaper than {r['baseline']} in {p} of the samples")
-        elif r["baseline"] == cheapest:
-            said.append(
-                f"{cheapest} is cheaper than {r['system']} in {display.pct(1 - r['probability_fraction'], 0)} "
-                "of the samples"
-            )
+    text = how_sure(mc) + " "
     by = {(r["system"], r["column"]): r for r in mc.percentiles if r["demand_point"] == "system"}
     spread = by.get((cheapest, cost))
-    text = f"{mc.n:,} samples of the {len(scenario.distributions):,} uncertain inputs (section Uncertainty): "
-    text += ("; ".join(said) + ". ") if said else ""
+    text += f"{mc.n:,} samples of the {len(scenario.distributions):,} uncertain inputs (section Uncertainty). "
     if spread is not None:
         text += (
-            f"Its cost is {display.usd_per_1k_requests(spread['p5'])} to {display.usd_per_1k_requests(spread['p95'])} "
-            f"per 1,000 accepted requests in 90% of them (median {display.usd_per_1k_requests(spread['p50'])})."
+            f"{cheapest}'s cost is {display.usd_per_1k_requests(spread['p5'])} to "
+            f"{display.usd_per_1k_requests(spread['p95'])} per 1,000 accepted requests in 90% of them (median "
+            f"{display.usd_per_1k_requests(spread['p50'])})."
         )
     return Paragraph(text.strip())
 
