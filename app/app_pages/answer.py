@@ -5,12 +5,11 @@ what share of requests it serves within the SLO, and which systems cannot serve 
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from rackcost import display
 from rackcost.reporting.result_sections import unserved_sentence
-from rackcost_app import answer, compute, layout, state
+from rackcost_app import answer, compute, layout, state, tables
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -123,47 +122,9 @@ if found.unserved:
 
 if lead.plan is None:
     st.header("Each system")
-headers = answer.headers()
-frame = pd.DataFrame(
-    [
-        {
-            **r,
-            "system": ("★ " if r["cheapest"] else "") + r["system"],
-            "blended_usd_per_accepted_request": display.per_1k(r["blended_usd_per_accepted_request"]),
-        }
-        for r in found.systems
-    ],
-    columns=list(headers),
-)
-if found.horizon_years is None:
-    frame = frame.drop(columns=["service_life_years", "usd_over_horizon"])
-money_format = display.usd_column_format([r["usd_per_year"] for r in found.systems])
-st.dataframe(
-    frame,
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "system": st.column_config.TextColumn(headers["system"], help="★ the cheapest over the day"),
-        "payment": st.column_config.TextColumn(headers["payment"]),
-        "blended_usd_per_accepted_request": st.column_config.NumberColumn(
-            headers["blended_usd_per_accepted_request"],
-            format=display.usd_column_format(
-                [display.per_1k(r["blended_usd_per_accepted_request"]) for r in found.systems]
-            ),
-        ),
-        "versus_cheapest_fraction": st.column_config.NumberColumn(
-            headers["versus_cheapest_fraction"], format="percent"
-        ),
-        "accepted_fraction": st.column_config.NumberColumn(headers["accepted_fraction"], format="percent"),
-        "usd_per_year": st.column_config.NumberColumn(headers["usd_per_year"], format=money_format),
-        "service_life_years": st.column_config.NumberColumn(headers["service_life_years"], format="%g"),
-        "usd_over_horizon": st.column_config.NumberColumn(
-            headers["usd_over_horizon"].replace("the service life", f"{display.num(found.horizon_years or 0)} years"),
-            format=money_format,
-        ),
-        "capex_usd": st.column_config.NumberColumn(headers["capex_usd"], format=money_format),
-        "racks": st.column_config.NumberColumn(headers["racks"], format=display.COUNT_COLUMN_FORMAT),
-    },
+tables.show(
+    [{**r, "system": ("★ " if r["cheapest"] else "") + r["system"]} for r in found.systems],
+    answer.columns(found.horizon_years),
 )
 if found.horizon_years is not None and found.profile_horizon:
     st.caption(
@@ -178,47 +139,7 @@ elif found.horizon_years is not None:
     )
 
 st.header("Cheapest at each demand point")
-point_headers = {
-    "demand_point": "demand point",
-    "cheapest": "cheapest",
-    "usd_per_accepted_request": f"its cost [{display.PER_1K_ACCEPTED}]",
-    "runner_up": "next cheapest",
-    "runner_up_usd_per_accepted_request": f"next cheapest's cost [{display.PER_1K_ACCEPTED}]",
-    "saving_fraction": "saving [%]",
-}
-point_frame = pd.DataFrame(
-    [
-        {
-            **r,
-            "usd_per_accepted_request": r["usd_per_accepted_request"] * display.REQUESTS_PER_1K,
-            "runner_up_usd_per_accepted_request": None
-            if r["runner_up_usd_per_accepted_request"] is None
-            else r["runner_up_usd_per_accepted_request"] * display.REQUESTS_PER_1K,
-        }
-        for r in found.points
-    ],
-    columns=list(point_headers),
-)
-per_1k_format = display.usd_column_format(
-    [r["usd_per_accepted_request"] * display.REQUESTS_PER_1K for r in found.points]
-)
-st.dataframe(
-    point_frame,
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "demand_point": st.column_config.TextColumn(point_headers["demand_point"]),
-        "cheapest": st.column_config.TextColumn(point_headers["cheapest"]),
-        "usd_per_accepted_request": st.column_config.NumberColumn(
-            point_headers["usd_per_accepted_request"], format=per_1k_format
-        ),
-        "runner_up": st.column_config.TextColumn(point_headers["runner_up"]),
-        "runner_up_usd_per_accepted_request": st.column_config.NumberColumn(
-            point_headers["runner_up_usd_per_accepted_request"], format=per_1k_format
-        ),
-        "saving_fraction": st.column_config.NumberColumn(point_headers["saving_fraction"], format="percent"),
-    },
-)
+tables.show(found.points, answer.POINT_COLUMNS)
 
 if result.warnings:
     n = len(result.warnings)
