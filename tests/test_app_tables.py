@@ -25,7 +25,7 @@ def records() -> dict:
 
 def test_a_cost_per_request_is_shown_per_thousand_requests(records) -> None:
     points = records["points"]
-    styler, columns = tables.styled(points, tables.POINT_COLUMNS)
+    styler, columns, _ = tables.styled(points, tables.POINT_COLUMNS)
     shown = tables.shown_text(styler.data, columns)
     for row, out in zip(points, shown.to_dict("records"), strict=True):
         assert out["usd_per_accepted_request"] == rackcost.display.usd_per_1k_requests(row["usd_per_accepted_request"])
@@ -39,13 +39,13 @@ def test_a_cost_per_request_is_shown_per_thousand_requests(records) -> None:
 def test_every_cell_is_the_registrys_text_over_its_number_and_the_system_is_pinned(records, which) -> None:
     """The browser shows the registry's text (the CLI's) and sorts by the number under it; no printf format."""
     columns = tables.POINT_COLUMNS if which == "points" else tables.SYSTEM_COLUMNS
-    styler, shown = tables.styled(records[which], columns)
+    styler, shown, text = tables.styled(records[which], columns)
     styler._compute()
     body = styler._translate(False, False)["body"]
     for row, cells in zip(records[which], body, strict=True):
         texts = [cell["display_value"] for cell in cells if cell.get("type") == "td"]
         assert texts == [c.format(row[name]) for name, c in shown.items()]
-    config = tables.column_config(shown)
+    config = tables.column_config(shown, text)
     assert config["system"]["pinned"] is True
     assert not any(c.get("type_config", {}).get("format") for c in config.values())
     assert all(not c.get("pinned") for name, c in config.items() if name != "system")
@@ -149,3 +149,15 @@ def test_every_table_and_metric_reads_as_the_cli_prints(path) -> None:
                 if unreadable(text):
                     found.append((page, "metric", metric.label, text))
     assert found == [], found[:20]
+
+
+def test_the_demand_scale_heading_names_only_the_payments_drawn() -> None:
+    """Issue 36: a heading promised "rent on demand" on a scenario of owned systems only."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.switch_page("app_pages/results.py").run()
+    assert not at.exception
+    (heading,) = [h.value for h in at.header if "against demand scale" in h.value]
+    assert heading.endswith(": own") and "rent" not in heading, heading

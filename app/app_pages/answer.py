@@ -57,7 +57,7 @@ if lead.plan is not None:
     plan = lead.plan
     st.subheader(md(lead.sentence))
     years = lead.horizon_years or 0
-    p1, p2, p3 = st.columns(3)
+    p1, p2, p3 = layout.tiles(3)
     p1.metric(
         f"the plan over {display.num(years)} year{'' if years == 1 else 's'}",
         display.money(plan.total_cost_usd),
@@ -85,7 +85,7 @@ if (said := answer.delta_sentence(found)) is not None:
     st.markdown(md(said))
 
 cheapest_row = next(r for r in found.systems if r["cheapest"])
-c1, c2, c3 = st.columns(3)
+c1, c2, c3 = layout.tiles(3)
 c1.metric(
     f"cheapest over the day: {md(found.cheapest)}",
     display.usd_per_1k_requests(cheapest_row["blended_usd_per_accepted_request"]) + " per 1,000",

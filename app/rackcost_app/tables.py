@@ -134,14 +134,26 @@ POOL_POINT_COLUMNS = from_columns(breakdowns.POOL_POINT_COLUMNS)
 """Each pool at each demand point: replicas, utilisation, power and cost."""
 
 
-def column_config(columns: dict[str, Column]) -> dict[str, Any]:
-    """``st.column_config`` for a table: the header with its unit, the first column pinned when it names the rows
-    (:data:`PINNED_KINDS`). No number format: the cells are the registry's text (:func:`shown_text`)."""
+CHAR_PX = 8
+"""Width of a character of a table's cell [px] (Source Sans at 14 px, digits and "$", with a margin)."""
+CELL_PAD_PX = 24
+"""Padding of a cell, both sides [px]."""
+
+
+def column_config(columns: dict[str, Column], text: pd.DataFrame | None = None) -> dict[str, Any]:
+    """``st.column_config`` for a table: the header with its unit, the first column pinned
+    when it names the rows (:data:`PINNED_KINDS`). No number format: the cells are the registry's text
+    (:func:`shown_text`). A column of numbers is as wide as its widest cell: as wide as a long header ("cost [$ per
+    1,000 accepted requests]"), its right-aligned numbers sat out of view in a narrow window, the cells blank."""
     first = next(iter(columns), None)
-    return {
-        name: st.column_config.Column(c.header, pinned=name == first and c.kind in PINNED_KINDS)
-        for name, c in columns.items()
-    }
+    config = {}
+    for name, c in columns.items():
+        width = None
+        if text is not None and c.kind not in PINNED_KINDS and len(text):
+            width = CELL_PAD_PX + CHAR_PX * max(len(cell) for cell in text[name])
+        # (no help with the header in full: a tooltip is Markdown, and a header may hold a system's name)
+        config[name] = st.column_config.Column(c.header, width=width, pinned=name == first and c.kind in PINNED_KINDS)
+    return config
 
 
 def shown_text(frame: pd.DataFrame, columns: dict[str, Column]) -> pd.DataFrame:
@@ -150,25 +162,26 @@ def shown_text(frame: pd.DataFrame, columns: dict[str, Column]) -> pd.DataFrame:
     return pd.DataFrame({name: [c.format(v) for v in frame[name]] for name, c in columns.items()}, index=frame.index)
 
 
-def styled(rows: list[dict[str, Any]], columns: dict[str, ColumnSpec]) -> tuple[Any, dict[str, Column]]:
+def styled(rows: list[dict[str, Any]], columns: dict[str, ColumnSpec]) -> tuple[Any, dict[str, Column], pd.DataFrame]:
     """The rows as ``st.dataframe`` shows them: a ``Styler`` whose display values are the registry's text over the
     values themselves (a click on a header sorts by value), or, for a table over :data:`MOST_STYLED_CELLS`, the
-    text alone; and the columns."""
+    text alone; the columns; and the text (:func:`shown_text`)."""
     shown = {name: as_column(name, spec) for name, spec in columns.items()}
     frame = pd.DataFrame(rows, columns=list(shown))
+    text = shown_text(frame, shown)
     if frame.size > MOST_STYLED_CELLS:
-        return shown_text(frame, shown), shown
+        return text, shown, text
     # (na_rep None: the registry's format writes a missing value itself, as ``-``)
-    return frame.style.format({name: c.format for name, c in shown.items()}, na_rep=None), shown
+    return frame.style.format({name: c.format for name, c in shown.items()}, na_rep=None), shown, text
 
 
 def show(rows: list[dict[str, Any]], columns: dict[str, ColumnSpec], **kwargs: Any) -> None:
     """A read-only table of result rows: units in the headers, each cell as the CLI prints it, the name column
     pinned. ``kwargs`` go to ``st.dataframe`` (a height, say)."""
-    data, shown = styled(rows, columns)
+    data, shown, text = styled(rows, columns)
     st.dataframe(
         data,
-        column_config=column_config(shown),
+        column_config=column_config(shown, text),
         column_order=list(shown),
         hide_index=True,
         width="stretch",
