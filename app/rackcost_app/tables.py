@@ -138,19 +138,23 @@ CHAR_PX = 8
 """Width of a character of a table's cell [px] (Source Sans at 14 px, digits and "$", with a margin)."""
 CELL_PAD_PX = 24
 """Padding of a cell, both sides [px]."""
+HEADER_CHARS = 20
+"""Characters of a header a column of numbers is widened for [-]: a longer header is cut (its cells never are)."""
 
 
 def column_config(columns: dict[str, Column], text: pd.DataFrame | None = None) -> dict[str, Any]:
     """``st.column_config`` for a table: the header with its unit, the first column pinned
     when it names the rows (:data:`PINNED_KINDS`). No number format: the cells are the registry's text
-    (:func:`shown_text`). A column of numbers is as wide as its widest cell: as wide as a long header ("cost [$ per
-    1,000 accepted requests]"), its right-aligned numbers sat out of view in a narrow window, the cells blank."""
+    (:func:`shown_text`). A column of numbers is as wide as its widest cell or :data:`HEADER_CHARS` of its header:
+    as wide as a long header ("cost [$ per 1,000 accepted requests]"), its right-aligned numbers sat out of view in a
+    narrow window, the cells blank."""
     first = next(iter(columns), None)
     config = {}
     for name, c in columns.items():
         width = None
         if text is not None and c.kind not in PINNED_KINDS and len(text):
-            width = CELL_PAD_PX + CHAR_PX * max(len(cell) for cell in text[name])
+            cells = max(len(cell) for cell in text[name])
+            width = CELL_PAD_PX + CHAR_PX * max(cells, min(len(c.header), HEADER_CHARS))
         # (no help with the header in full: a tooltip is Markdown, and a header may hold a system's name)
         config[name] = st.column_config.Column(c.header, width=width, pinned=name == first and c.kind in PINNED_KINDS)
     return config

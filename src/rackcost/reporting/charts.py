@@ -291,7 +291,9 @@ def demand_scale_chart(
             color=system_color(
                 systems, present=frame["system"], legend=alt.Legend(orient="bottom", columns=2, **LINE_LEGEND)
             ),
-            strokeDash=alt.StrokeDash("payment:N", title="paid as", legend=alt.Legend(**LINE_LEGEND)),
+            strokeDash=alt.StrokeDash(
+                "payment:N", title="paid as", legend=alt.Legend(symbolStrokeColor="gray", **LINE_LEGEND)
+            ),
             tooltip=[
                 alt.Tooltip("system:N", title="system"),
                 alt.Tooltip("payment:N", title="paid as"),
