@@ -72,7 +72,7 @@ def test_the_app_opens_on_the_answer_the_reports_sentence_the_saving_and_the_tot
     result = default_result()
     assert at.title[0].value == "Answer"
     assert shown(at.subheader[0].value) == answer_sentence(result.records["systems"])
-    assert "Jalapeño costs 44% less per accepted request than GB300 NVL72" in shown(at.markdown[0].value)
+    assert "44% less than GB300 NVL72" in shown(at.subheader[0].value)  # the saving, said once
     metrics = {shown(m.label): m for m in at.metric}
     jalapeno = next(r for r in result.records["systems"] if r["system"] == "Jalapeño")
     top = metrics["cheapest over the day: Jalapeño"]
@@ -98,7 +98,7 @@ def test_the_answer_page_shows_kw_per_rack_beside_the_rack_limit():
     result = default_result()
     for name in answer.RACK_POWER:
         assert list(systems[name]) == pytest.approx([r[name] for r in result.records["systems"]])
-        assert "kW per rack" in answer.headers()[name]
+        assert "kW per rack" in answer.columns()[name].header
     assert list(systems["rack_power_limit_kw"]) == [140.0, 140.0]
 
 
@@ -366,3 +366,16 @@ def test_the_three_year_plans_answer_page_names_the_decision_rackcost_plan_names
     assert sources.help == "owned GB200 NVL72 racks; spot GB200 NVL72; DeepSeek API"
     assert "on-demand" not in sources.help and saving.label == "against the best single source"
     assert len(calls) == 1
+
+
+def test_the_answer_says_how_sure_in_words_from_the_one_how_sure_sentence():
+    """The Answer page says how sure it is without the user writing a distribution: the library's sentence
+    (rackcost.reporting.how_sure, 2,000 draws, seed 0: the default spreads where the scenario has none)."""
+    from rackcost.evaluation.chain import evaluation
+    from rackcost.reporting.how_sure import how_sure
+
+    at = opened()
+    said = [shown(m.value) for m in at.markdown if m.value.startswith("**How sure:**")]
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path())
+    assert said == [f"**How sure:** {how_sure(evaluation(scenario))}"]
+    assert said[0].endswith(("likely.", "certain.", "unlikely.", "as not.", "as likely as not."))

@@ -671,3 +671,79 @@ def test_the_cost_against_demand_chart_is_drawn_at_its_height_with_dollar_ticks(
     assert len(ticks) >= 4 and all(t.startswith("$") for t in ticks), ticks
     assert height >= 250, height  # the plot's own 300 px, not squeezed
     assert lines == 2
+
+
+# boxes of every axis's shown tick labels, per axis of every chart [px] (Vega hides a label that would overlap
+# another by its opacity: such a label is not shown)
+AXIS_LABEL_BOXES_JS = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart] g.role-axis')].map(axis =>
+  [...axis.querySelectorAll('g.role-axis-label text')]
+  .filter(t => t.textContent && t.getAttribute('opacity') !== '0' && getComputedStyle(t).opacity !== '0').map(t => {
+    const r = t.getBoundingClientRect();
+    return [t.textContent, r.left, r.top, r.right, r.bottom];
+  }))"""
+
+# the main column's width and every element of it that is wider (a table, chart or heading cut at its right) [px]
+WIDER_THAN_MAIN_JS = """() => {
+  const main = document.querySelector('[data-testid=stMainBlockContainer]').getBoundingClientRect();
+  return [...document.querySelectorAll('[data-testid=stMainBlockContainer] [data-testid=stElementContainer]')]
+    .map(e => [e.getAttribute('data-testid'), e.innerText.slice(0, 40), e.getBoundingClientRect().right])
+    .filter(([, , right]) => right > main.right + 1);
+}"""
+
+
+def test_the_answer_and_results_pages_read_at_1024_and_1440_px(tmp_path):
+    """Issue 36: at 1,024 px the headline was cut ("$2.13 per..."), the latency-cliff charts were slivers with
+    overlapping labels, the cost chart was cut off. Measured at both widths: no metric cut, every chart inside its
+    column and at least 300 px wide, no two tick labels of an axis overlapping, nothing wider than the page."""
+    if not CHROMIUM.exists():
+        pytest.fail(missing_chromium_message())
+    from playwright.sync_api import sync_playwright
+
+    demand = [d["name"] for d in yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))["demand"]]
+    seen: dict = {}
+    with streamlit_app(tmp_path / "streamlit.log") as url, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page.goto(url)  # the Answer page, the default scenario
+            page.get_by_role("heading", name="Answer", exact=True).first.wait_for(timeout=WAIT_MS)
+            settle(page)
+            for width in (1024, 1440):
+                page.set_viewport_size({"width": width, "height": 1000})
+                for title in ("Answer", "Results"):
+                    go(page, title)
+                    if title == "Results":
+                        page.get_by_test_id("stVegaLiteChart").nth(4).locator("svg").first.wait_for(timeout=WAIT_MS)
+                    page.wait_for_function(
+                        f"(({CHART_WIDTHS_JS})()).every(([chart, column]) => 0 < chart && chart <= column + 1)",
+                        timeout=WAIT_MS,
+                    )
+                    seen[(width, title)] = {
+                        "cut metrics": page.evaluate(CUT_METRICS_JS),
+                        "charts": page.evaluate(CHART_WIDTHS_JS),
+                        "axes": page.evaluate(AXIS_LABEL_BOXES_JS),
+                        "demand labels": page.evaluate(TEXT_BOXES_JS, demand),
+                        "too wide": page.evaluate(WIDER_THAN_MAIN_JS),
+                        "metrics": page.get_by_test_id("stMetric").count(),
+                    }
+                    height = page.evaluate(
+                        "document.querySelector('[data-testid=stMain]').scrollHeight"
+                    )  # Streamlit scrolls inside its main element: the window as tall as the page, for the shot
+                    page.set_viewport_size({"width": width, "height": min(int(height) + 80, 9000)})
+                    settle(page)
+                    page.screenshot(path=str(tmp_path / f"{title.lower()}-{width}.png"), full_page=True)
+                    page.set_viewport_size({"width": width, "height": 1000})
+        finally:
+            browser.close()
+    for (width, title), found in seen.items():
+        where = (width, title)
+        assert found["metrics"] >= 2 and found["cut metrics"] == [], (where, found["cut metrics"])
+        assert found["too wide"] == [], (where, found["too wide"])
+        assert all(0 < chart <= column + 1 for chart, column in found["charts"]), (where, found["charts"])
+        assert [overlapping(axis) for axis in found["axes"] if overlapping(axis)] == [], where
+        if title == "Results":
+            assert len(found["charts"]) >= 5, (where, found["charts"])
+            assert all(chart >= 300 for chart, _ in found["charts"]), (where, found["charts"])  # no sliver
+            cliff = found["demand labels"][2:4]
+            assert all(len(chart) == len(demand) for chart in cliff), (where, cliff)
+            assert [overlapping(chart) for chart in cliff] == [[], []], (where, cliff)

@@ -104,7 +104,6 @@ def test_num_reads_back_within_its_rounding(x):
 def test_one_suffix_style_in_the_cli_and_the_dashboard():
     """Issue 11: '1.2k' in the CLI but '1.2K' in the dashboard's compact columns: K everywhere now."""
     assert display.num(1200) == "1.2K"
-    assert display.number_column_format([1200, 3]) == "compact"
     assert display.money(47.5e6) == "$47.5M"
 
 
@@ -125,7 +124,7 @@ def test_per_request_cost_is_shown_per_thousand_requests():
         ("facility.electricity_usd_per_kwh", 0.0851, "$0.0851 per kWh"),
         ("systems[1].costs.capex_usd_per_rack", 44948.2, "$44,948 per rack"),
         ("systems[0].costs.software_usd_per_accelerator_year", 1200, "$1,200 per accelerator-year"),
-        ("systems[1].hardware.accelerator_busy_w", 1200, "1.2K W"),
+        ("systems[1].hardware.accelerator_busy_w", 1200, "1,200 W"),
         ("systems[0].hardware.host_w_per_node", 800, "800 W per node"),
         ("demand[0].arrival_rps", 44948, "44.9K requests/s"),
         ("fleet.replica_availability_fraction", 0.95, "95.0%"),
@@ -144,13 +143,16 @@ def test_every_uncertain_input_has_its_unit(path, value, text):
     assert display.input_value(value, path) == text
 
 
-def test_column_formats_show_three_significant_digits_of_the_smallest_value():
-    assert display.usd_column_format([0.00073, 0.0018]) == "$%.6f"
-    assert display.usd_column_format([4861.2, 1000.0]) == "dollar"
-    assert display.usd_column_format([41_909_657.0, 1000.0]) == "compact"
-    assert display.usd_column_format([0.0, 0.0]) == "$%.0f"
-    assert display.number_column_format([]) == "%.0f"
-    assert display.number_column_format([0.2117, 0.85]) == "%.3f"
+def test_milliseconds_and_watts_are_read_in_whole_units():
+    """Issue 36: "1.4K ms" in the dashboard where the CLI prints 1,400: one rule for every face."""
+    from rackcost.evaluation.columns import column
+
+    assert display.whole(1412.6) == "1,413" and display.whole(12.34) == "12.3"
+    assert column("points", "ttft_p99_ms").format(1412.6) == "1,413"
+    assert column("points", "facility_power_kw").format(2300.0) == "2.3 MW"  # never 2.3K kW
+    assert column("points", "facility_power_kw").header == "wall power"  # the unit is in each cell
+    assert column("systems", "payment").format("rent on_demand") == "rent on demand"
+    assert column("points", "tpot_ms").format(float("nan")) == "-"  # pandas' missing value, never nan
 
 
 def test_cost_split_adds_up_to_the_library_figure():

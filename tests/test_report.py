@@ -138,7 +138,7 @@ POINT_FORMATS = {
     "accepted_rps": display.num,
     "rejected_fraction": display.pct,
     "utilization_fraction": display.pct,
-    "facility_power_kw": display.num,
+    "facility_power_kw": display.power_kw,  # the unit in each cell, as the CLI and the dashboard
     "capital_usd_per_hour": display.money,
     "fixed_opex_usd_per_hour": display.money,
     "energy_usd_per_hour": display.money,
@@ -150,13 +150,13 @@ POINT_FORMATS = {
 }
 SYSTEM_FORMATS = {
     "concurrency": display.num,
-    "tpot_ms": display.num,
-    "ttft_ms": display.num,
+    "tpot_ms": display.whole,
+    "ttft_ms": display.whole,  # whole milliseconds from 100 ms, as the CLI and the dashboard
     "total_tokens_per_s_per_replica": display.num,
     "provisioned_replicas": display.count,
     "accelerators": display.count,
     "racks": display.count,
-    "provisioned_it_kw": display.num,
+    "provisioned_it_kw": display.power_kw,
     "capex_usd": display.money,
     "blended_usd_per_accepted_request": display.usd_per_1k_requests,
 }

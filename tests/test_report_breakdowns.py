@@ -168,12 +168,12 @@ def test_the_pools_section_shows_each_pools_fleet_power_utilisation_and_cost_sha
         f = fleet[(r["system"], r["pool"])]
         assert f["provisioned_replicas"] == display.count(r["provisioned_replicas"])
         assert f["accelerators"] == display.count(r["accelerators"])
-        assert f["provisioned_it_kw"] == display.num(r["provisioned_it_kw"])
+        assert f["provisioned_it_kw"] == display.power_kw(r["provisioned_it_kw"])  # the unit in each cell, as the CLI
         assert f["capex_usd"] == display.money(r["capex_usd"])
         p = points[(r["system"], r["pool"], r["demand_point"])]
         assert p["active_replicas"] == display.count(r["active_replicas"])
         assert p["utilization_fraction"] == display.pct(r["utilization_fraction"])
-        assert p["facility_power_kw"] == display.num(r["facility_power_kw"])
+        assert p["facility_power_kw"] == display.power_kw(r["facility_power_kw"])
         assert p["usd_per_accepted_request"] == display.usd_per_1k_requests(r["usd_per_accepted_request"])
         assert p["cost_share_fraction"] == display.pct(r["cost_share_fraction"])
     # the pools' costs per accepted request add up to the system's (the points table), at every point

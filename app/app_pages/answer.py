@@ -5,12 +5,11 @@ what share of requests it serves within the SLO, and which systems cannot serve 
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from rackcost import display
 from rackcost.reporting.result_sections import unserved_sentence
-from rackcost_app import answer, compute, layout, state
+from rackcost_app import answer, compute, layout, state, tables
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -58,7 +57,7 @@ if lead.plan is not None:
     plan = lead.plan
     st.subheader(md(lead.sentence))
     years = lead.horizon_years or 0
-    p1, p2, p3 = st.columns(3)
+    p1, p2, p3 = layout.tiles(3)
     p1.metric(
         f"the plan over {display.num(years)} year{'' if years == 1 else 's'}",
         display.money(plan.total_cost_usd),
@@ -82,11 +81,16 @@ if lead.plan is not None:
     st.markdown(md(found.sentence))
 else:
     st.subheader(md(lead.sentence))
-if (said := answer.delta_sentence(found)) is not None:
-    st.markdown(md(said))
+
+if (sure := compute.how_sure(key)) is not None:
+    st.markdown(f"**How sure:** {md(sure)}")
+    st.caption(
+        "The Uncertainty page draws more samples, lists each input's spread and its source (the model's defaults "
+        "where the scenario gives no distribution), and compares any pair."
+    )
 
 cheapest_row = next(r for r in found.systems if r["cheapest"])
-c1, c2, c3 = st.columns(3)
+c1, c2, c3 = layout.tiles(3)
 c1.metric(
     f"cheapest over the day: {md(found.cheapest)}",
     display.usd_per_1k_requests(cheapest_row["blended_usd_per_accepted_request"]) + " per 1,000",
@@ -123,55 +127,9 @@ if found.unserved:
 
 if lead.plan is None:
     st.header("Each system")
-headers = answer.headers()
-frame = pd.DataFrame(
-    [
-        {
-            **r,
-            "system": ("★ " if r["cheapest"] else "") + r["system"],
-            "blended_usd_per_accepted_request": display.per_1k(r["blended_usd_per_accepted_request"]),
-        }
-        for r in found.systems
-    ],
-    columns=list(headers),
-)
-if found.horizon_years is None:
-    frame = frame.drop(columns=["service_life_years", "usd_over_horizon"])
-money_format = display.usd_column_format([r["usd_per_year"] for r in found.systems])
-st.dataframe(
-    frame,
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "system": st.column_config.TextColumn(headers["system"], help="★ the cheapest over the day"),
-        "payment": st.column_config.TextColumn(headers["payment"]),
-        "blended_usd_per_accepted_request": st.column_config.NumberColumn(
-            headers["blended_usd_per_accepted_request"],
-            format=display.usd_column_format(
-                [display.per_1k(r["blended_usd_per_accepted_request"]) for r in found.systems]
-            ),
-        ),
-        "versus_cheapest_fraction": st.column_config.NumberColumn(
-            headers["versus_cheapest_fraction"], format="percent"
-        ),
-        "accepted_fraction": st.column_config.NumberColumn(headers["accepted_fraction"], format="percent"),
-        "usd_per_year": st.column_config.NumberColumn(headers["usd_per_year"], format=money_format),
-        "service_life_years": st.column_config.NumberColumn(headers["service_life_years"], format="%g"),
-        "usd_over_horizon": st.column_config.NumberColumn(
-            headers["usd_over_horizon"].replace("the service life", f"{display.num(found.horizon_years or 0)} years"),
-            format=money_format,
-        ),
-        "capex_usd": st.column_config.NumberColumn(headers["capex_usd"], format=money_format),
-        "racks": st.column_config.NumberColumn(headers["racks"], format=display.COUNT_COLUMN_FORMAT),
-        **{
-            name: st.column_config.NumberColumn(
-                headers[name],
-                format=display.number_column_format([r[name] for r in found.systems]),
-                help="IT power (not wall power); '-' for a rented system's limit (the provider's racks) and an API",
-            )
-            for name in answer.RACK_POWER
-        },
-    },
+tables.show(
+    [{**r, "system": ("★ " if r["cheapest"] else "") + r["system"]} for r in found.systems],
+    answer.columns(found.horizon_years),
 )
 if found.horizon_years is not None and found.profile_horizon:
     st.caption(
@@ -186,47 +144,7 @@ elif found.horizon_years is not None:
     )
 
 st.header("Cheapest at each demand point")
-point_headers = {
-    "demand_point": "demand point",
-    "cheapest": "cheapest",
-    "usd_per_accepted_request": f"its cost [{display.PER_1K_ACCEPTED}]",
-    "runner_up": "next cheapest",
-    "runner_up_usd_per_accepted_request": f"next cheapest's cost [{display.PER_1K_ACCEPTED}]",
-    "saving_fraction": "saving [%]",
-}
-point_frame = pd.DataFrame(
-    [
-        {
-            **r,
-            "usd_per_accepted_request": r["usd_per_accepted_request"] * display.REQUESTS_PER_1K,
-            "runner_up_usd_per_accepted_request": None
-            if r["runner_up_usd_per_accepted_request"] is None
-            else r["runner_up_usd_per_accepted_request"] * display.REQUESTS_PER_1K,
-        }
-        for r in found.points
-    ],
-    columns=list(point_headers),
-)
-per_1k_format = display.usd_column_format(
-    [r["usd_per_accepted_request"] * display.REQUESTS_PER_1K for r in found.points]
-)
-st.dataframe(
-    point_frame,
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "demand_point": st.column_config.TextColumn(point_headers["demand_point"]),
-        "cheapest": st.column_config.TextColumn(point_headers["cheapest"]),
-        "usd_per_accepted_request": st.column_config.NumberColumn(
-            point_headers["usd_per_accepted_request"], format=per_1k_format
-        ),
-        "runner_up": st.column_config.TextColumn(point_headers["runner_up"]),
-        "runner_up_usd_per_accepted_request": st.column_config.NumberColumn(
-            point_headers["runner_up_usd_per_accepted_request"], format=per_1k_format
-        ),
-        "saving_fraction": st.column_config.NumberColumn(point_headers["saving_fraction"], format="percent"),
-    },
-)
+tables.show(found.points, answer.POINT_COLUMNS)
 
 if result.warnings:
     n = len(result.warnings)

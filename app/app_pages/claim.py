@@ -6,9 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from rackcost import display
+from rackcost.evaluation.columns import column
 from rackcost.evaluation.compare import headline_sentences
 from rackcost.reporting import charts
-from rackcost_app import compute, state
+from rackcost_app import compute, state, tables
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -80,17 +81,15 @@ else:
                 "kind": frame["kind"],
             }
         )
-        st.dataframe(
-            shown,
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "metric": st.column_config.TextColumn("metric"),
-                "unit": st.column_config.TextColumn("unit of the values"),
-                "system_value": st.column_config.TextColumn(f"{system} [unit]"),
-                "baseline_value": st.column_config.TextColumn(f"{baseline} [unit]"),
-                "advantage_ratio": st.column_config.NumberColumn("advantage [x]", format="%.2fx"),
-                "kind": st.column_config.TextColumn("kind"),
+        tables.show(
+            shown.to_dict("records"),
+            {
+                "metric": ("metric", "text"),
+                "unit": ("unit of the values", "text"),
+                "system_value": (f"{system} [unit]", "text"),
+                "baseline_value": (f"{baseline} [unit]", "text"),
+                "advantage_ratio": column("comparison", "advantage_ratio"),
+                "kind": column("comparison", "kind"),
             },
         )
 

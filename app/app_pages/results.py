@@ -13,6 +13,7 @@ from rackcost.model.queues.routers import router_names, router_of
 from rackcost.model.sim.sim_work import SimulationTooLarge
 from rackcost.reporting import breakdowns, horizon_charts
 from rackcost.reporting import charts as chart_specs
+from rackcost.reporting.chart_styles import same_lines, same_lines_note
 from rackcost.reporting.result_sections import unserved_sentence
 from rackcost_app import answer, charts, compute, layout, state, tables
 from rackcost_app.safe import md
@@ -28,7 +29,7 @@ st.title("Results")
 st.caption(
     f"{md(state.get_at(valid, 'name'))} · the fleet is sized for {md(systems[0]['sizing_demand_point'])} demand · "
     "routing "
-    f"{result.routing}: {router_of(result.routing).words}"
+    f"{display.words(result.routing)}: {router_of(result.routing).words}"
 )
 if ss[state.PROBLEMS]:
     st.warning(
@@ -131,7 +132,9 @@ cost_chart = chart_specs.cost_chart(points, subset.systems, subset.points)
 charts.show(st, "cost", key, cost_chart)
 left_out(points_too=True)
 
-st.header("Cost per 1,000 accepted requests against demand scale: own, rent reserved, rent on demand")
+# the heading names the ways of paying the chart draws, and only those (each line's dash is one)
+paid = list(dict.fromkeys(display.words(r["payment"]) for r in systems if r["system"] in drawn))
+st.header(f"Cost per 1,000 accepted requests against demand scale: {', '.join(paid)}")
 # one colour per system, keyed on its name in the scenario's order (of the systems drawn: every one up to 10), the
 # same in every chart and after every edit
 every_system = list(subset.systems)
@@ -142,23 +145,28 @@ charts.show(st, "demand_scale", key, scale_chart)
 left_out()
 st.caption(
     "Every demand point scaled by one factor, the fleet sized again for each (the operating point stays the one "
-    "chosen for the scenario's demand): where the lines cross, owning and renting cost the same per accepted request."
+    "chosen for the scenario's demand): where two lines cross, the two systems cost the same per accepted request; "
+    "the dash of a line says how its system is paid."
 )
 
 st.header("Capacity at SLO against demand: where the latency cliff is")
+cliff_rows = [r for r in compute.cliff(key) if r["system"] in drawn]
 cliff_accepted, cliff_ttft = chart_specs.cliff_charts(
-    [r for r in compute.cliff(key) if r["system"] in drawn],
+    cliff_rows,
     [d for d in valid["demand"] if d["name"] in set(subset.points)],
     valid["slo"]["ttft_limit_ms"],
     systems=every_system,
 )
-left, right = st.columns(2)
-charts.show(left, "cliff accepted", key, cliff_accepted, width="stretch")
-charts.show(right, "cliff ttft", key, cliff_ttft, width="stretch")
+# one above the other, each as wide as the page: side by side, each with its legend, they were slivers at 1,024 px
+charts.show(st, "cliff accepted", key, cliff_accepted, width="stretch")
+charts.show(st, "cliff ttft", key, cliff_ttft, width="stretch")
 left_out(points_too=True)
 st.caption(
-    "The provisioned fleet of each system as demand rises; dashed lines are the scenario's demand points, the red "
-    "line the TTFT limit. Past capacity at SLO, admission control rejects the excess."
+    md(
+        "The provisioned fleet of each system as demand rises; grey dashed lines are the scenario's demand points, "
+        "the red line the TTFT limit. Past capacity at SLO, admission control rejects the excess. "
+        + same_lines_note(same_lines(cliff_rows, ("arrival_rps", "accepted_fraction", "ttft_p99_ms")))
+    )
 )
 
 st.header("Operating-point curves against the SLO")
@@ -171,6 +179,9 @@ charts.show(
     width="stretch",
 )
 left_out()
+curve_lines = [r for r in curves if r["kind"] != "chosen"]
+if same := same_lines(curve_lines, ("interactivity_tokens_per_s", "total_tokens_per_s_per_accelerator")):
+    st.caption(md(same_lines_note(same)))
 st.caption(
     "Right of the red line the TPOT limit is met. Measured points are dots (faded where TPOT or TTFT misses the "
     "SLO before queueing); the diamond is the operating point rackcost chose: the feasible point that needs the "

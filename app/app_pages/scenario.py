@@ -14,7 +14,7 @@ from rackcost.importers import into_scenario
 from rackcost.reporting import horizon_charts
 from rackcost.scenario import edits, schema
 from rackcost.scenario.loading import DEFAULT_SCENARIO
-from rackcost_app import charts, compute, fields, imports, layout, state, system_forms
+from rackcost_app import charts, compute, fields, imports, layout, state, system_forms, tables
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -376,8 +376,12 @@ if tabs[1].open:
             "demand",
             {
                 "name": st.column_config.TextColumn("name", required=True),
-                "arrival_rps": st.column_config.NumberColumn("arrival rate [requests/s]", required=True, format="%g"),
-                "hours_per_day": st.column_config.NumberColumn("hours per day [h]", required=True, format="%g"),
+                "arrival_rps": st.column_config.NumberColumn(
+                    "arrival rate [requests/s]", required=True, format=fields.INPUT_TABLE_FORMAT
+                ),
+                "hours_per_day": st.column_config.NumberColumn(
+                    "hours per day [h]", required=True, format=fields.INPUT_TABLE_FORMAT
+                ),
                 "source": st.column_config.TextColumn("source"),
             },
             text_columns=("name", "source"),
@@ -464,17 +468,21 @@ for i, name in enumerate(system_names):
                 fields.table(
                     f"{path}.performance.points",
                     {
-                        "concurrency": st.column_config.NumberColumn("concurrency [requests in flight]", format="%g"),
+                        "concurrency": st.column_config.NumberColumn(
+                            "concurrency [requests in flight]", format=fields.INPUT_TABLE_FORMAT
+                        ),
                         "throughput_tokens_per_s": st.column_config.NumberColumn(
-                            f"throughput [{basis} tokens/s per {per}]", required=True, format="%g"
+                            f"throughput [{basis} tokens/s per {per}]", required=True, format=fields.INPUT_TABLE_FORMAT
                         ),
-                        "tpot_ms": st.column_config.NumberColumn("TPOT [ms]", format="%g"),
+                        "tpot_ms": st.column_config.NumberColumn("TPOT [ms]", format=fields.INPUT_TABLE_FORMAT),
                         "interactivity_tokens_per_s": st.column_config.NumberColumn(
-                            "interactivity [tokens/s per user]", format="%g"
+                            "interactivity [tokens/s per user]", format=fields.INPUT_TABLE_FORMAT
                         ),
-                        "ttft_ms": st.column_config.NumberColumn("TTFT [ms]", required=True, format="%g"),
+                        "ttft_ms": st.column_config.NumberColumn(
+                            "TTFT [ms]", required=True, format=fields.INPUT_TABLE_FORMAT
+                        ),
                         "power_w_per_accelerator": st.column_config.NumberColumn(
-                            "measured power [W per accelerator]", format="%g"
+                            "measured power [W per accelerator]", format=fields.INPUT_TABLE_FORMAT
                         ),
                     },
                     help_text="Give TPOT or interactivity on each row, and concurrency on every row or on none "
@@ -530,13 +538,13 @@ for i, name in enumerate(system_names):
             ]
             with st.expander(f"Sources of {md(name)}'s figures ({len(figs)})", expanded=False):
                 if figs:
-                    st.dataframe(
-                        pd.DataFrame(figs, columns=["figure", "provenance", "source", "why"]),
-                        hide_index=True,
-                        width="stretch",
-                        column_config={
-                            "figure": st.column_config.TextColumn("figure (YAML path)"),
-                            "why": st.column_config.TextColumn("why (for an assumption)"),
+                    tables.show(
+                        figs,
+                        {
+                            "figure": ("figure (YAML path)", "text"),
+                            "provenance": ("provenance", "enum"),
+                            "source": ("source", "text"),
+                            "why": ("why (for an assumption)", "text"),
                         },
                     )
                 else:

@@ -260,11 +260,8 @@ else:
             for r in compute.evaluate(ss[state.VALID_JSON]).records["systems"]
         }
         charts = chart_specs.tornado_charts(tornado, names, central_cost, input_label)
-        per_row = 2
-        for start in range(0, len(charts), per_row):
-            cols = st.columns(per_row)
-            for col, chart in zip(cols, charts[start : start + per_row], strict=False):
-                col.altair_chart(chart.configure_legend(orient="bottom"), width="stretch")
+        for chart in charts:  # one a row: two side by side left the bars no room at 1,024 px beside their labels
+            st.altair_chart(chart.configure_legend(orient="bottom"), width="stretch")
         st.caption(
             "Each input at its P5 and at its P95 with every other input at its central value; the black line is "
             "the central cost. Ranked by the largest swing of any system's blended cost relative to its central "

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rackcost import display
-from rackcost.evaluation.columns import column
+from rackcost.evaluation.columns import Column, column
 from rackcost.reporting.result_sections import answer_sentence
 from rackcost.units import HOURS_PER_YEAR
 
@@ -192,28 +192,56 @@ def _over_horizon(
     return None if horizon is None else per_year * horizon
 
 
-def delta_sentence(found: Answer) -> str | None:
-    """``"Jalapeño costs 44% less per accepted request than GB300 NVL72, blended over the day."``, or None."""
-    if found.runner_up is None or found.saving_fraction is None:
-        return None
-    return (
-        f"{found.cheapest} costs {display.pct(found.saving_fraction, 0)} less per accepted request than "
-        f"{found.runner_up}, blended over the day."
-    )
+def _own(name: str, unit: str, label: str, meaning: str, kind: str) -> Column:
+    """A column of the Answer page's own (not a table of the library's), shown as the registry shows its kind."""
+    return Column(name, "answer", unit, label, meaning, kind)  # type: ignore[arg-type]
 
 
-def headers() -> dict[str, str]:
-    """Headers of the Answer page's systems table: the registry's where it has the column, with the unit."""
-    return {
-        "system": column("systems", "system").header,
-        "payment": column("systems", "payment").header,
-        "blended_usd_per_accepted_request": column("systems", "blended_usd_per_accepted_request").header,
-        "versus_cheapest_fraction": "more than the cheapest [%]",
-        "accepted_fraction": "accepted within SLO over the day [%]",
-        "usd_per_year": "cost per year [USD/year]",
-        "service_life_years": "service life [years]",
-        "usd_over_horizon": "cost over the service life [USD]",
-        "capex_usd": column("systems", "capex_usd").header,
-        "racks": column("systems", "racks").header,
-        **{name: column("systems", name).header for name in RACK_POWER},
+def columns(horizon_years: float | None = None) -> dict[str, Column]:
+    """The Answer page's systems table: the registry's columns where it has them, its own beside them (each shown as
+    the registry shows its kind); without the service life and the total when there is no horizon."""
+    shown = {
+        "system": column("systems", "system"),
+        "payment": column("systems", "payment"),
+        "blended_usd_per_accepted_request": column("systems", "blended_usd_per_accepted_request"),
+        "versus_cheapest_fraction": _own(
+            "versus_cheapest_fraction", "fraction", "more than the cheapest", "blended cost / the cheapest's - 1", "pct"
+        ),
+        "accepted_fraction": _own(
+            "accepted_fraction", "fraction", "accepted within SLO over the day", "accepted / offered requests", "pct"
+        ),
+        "usd_per_year": _own("usd_per_year", "USD/year", "cost per year", "the day's cost x 365", "usd"),
+        "service_life_years": _own("service_life_years", "years", "service life", "an owned system's", "num"),
+        "usd_over_horizon": _own(
+            "usd_over_horizon",
+            "USD",
+            f"cost over {display.num(horizon_years)} years" if horizon_years else "cost over the service life",
+            "over the horizon",
+            "usd",
+        ),
+        "capex_usd": column("systems", "capex_usd"),
+        "racks": column("systems", "racks"),
+        **{name: column("systems", name) for name in RACK_POWER},
     }
+    if horizon_years is None:
+        del shown["service_life_years"], shown["usd_over_horizon"]
+    return shown
+
+
+POINT_COLUMNS = {
+    "demand_point": column("points", "demand_point"),
+    "cheapest": _own("cheapest", "-", "cheapest", "the cheapest system at the point", "text"),
+    "usd_per_accepted_request": _own(
+        "usd_per_accepted_request", "USD/request", "its cost", "its cost per accepted request", "usd_per_request"
+    ),
+    "runner_up": _own("runner_up", "-", "next cheapest", "the next cheapest system", "text"),
+    "runner_up_usd_per_accepted_request": _own(
+        "runner_up_usd_per_accepted_request",
+        "USD/request",
+        "next cheapest's cost",
+        "its cost per accepted request",
+        "usd_per_request",
+    ),
+    "saving_fraction": _own("saving_fraction", "fraction", "saving", "1 - cheapest / next cheapest", "pct"),
+}
+"""The Answer page's table of the cheapest at each demand point."""

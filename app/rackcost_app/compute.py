@@ -223,6 +223,17 @@ def demand_scale(scenario_json: str) -> list[dict[str, Any]]:
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
+def how_sure(scenario_json: str) -> str | None:
+    """How sure the answer is, in words (:func:`rackcost.reporting.how_sure.how_sure` of the evaluation: the
+    scenario's distributions, else the model's default spreads; 2,000 samples, seed 0), or None for one system."""
+    from rackcost.reporting.how_sure import how_sure as worded  # the Monte Carlo: loaded on the Answer page only
+
+    if len(evaluate(scenario_json).records["systems"]) < 2:
+        return None
+    return worded(evaluation(scenario_json))
+
+
+@st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def scenario_yaml(scenario_json: str) -> str:
     """:func:`rackcost.scenario_to_yaml` of the scenario: loads back to the same scenario."""
     return rackcost.scenario_to_yaml(scenario(scenario_json))

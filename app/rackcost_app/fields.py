@@ -22,6 +22,13 @@ from rackcost.scenario.schema import is_uncertain_path
 from rackcost_app import state
 from rackcost_app.safe import md
 
+INPUT_TABLE_FORMAT = "localized"
+"""Number format of an editable table's columns (demand points, operating points): thousands separators and at most
+three decimals, as the browser's locale writes them (a demand point derived from a profile reads ``66.5``, not
+``66.50019731703927``; ``printf``'s ``%g`` without a precision writes every digit, and ``%.4g`` writes ``2.000e+4``
+from 10,000). Only the display: a cell being edited shows its value in full, and the value is kept as it is.
+"""
+
 
 def _base_type(annotation: Any) -> tuple[Any, bool]:
     """(type inside Optional/Annotated, whether None is allowed)."""

@@ -16,18 +16,21 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-# at most this many metrics side by side: in a 1,100 px column each gets 360 px, enough for a system name such as
-# "Gaudi 2.5 TP8 BF16" and a dollar figure; six in a row cut the labels ("Gaudi 2.5 TP8 BF16: bl...")
-METRICS_PER_ROW = 3
+TILE_GAP = "medium"
+"""Space between the tiles of a row (:func:`tiles`)."""
 
 
-def in_rows(
-    items: Sequence[T], per_row: int = METRICS_PER_ROW
-) -> Iterator[tuple[st.delta_generator.DeltaGenerator, T]]:
-    """``(column, item)`` for each item, ``per_row`` columns to a row (a last, shorter row keeps the same widths)."""
-    for start in range(0, len(items), per_row):
-        cols = st.columns(per_row)
-        yield from zip(cols, items[start : start + per_row], strict=False)
+def tiles(n: int) -> list[st.delta_generator.DeltaGenerator]:
+    """``n`` containers side by side that wrap onto more rows when the page is narrow, each as wide as what it
+    holds: a metric's label and value are never cut (``st.columns`` keeps its columns in one row down to a 640 px
+    window: three metrics in a 1,024 px window cut "$2.13 per 1,000" to "$2.13 per...")."""
+    row = st.container(horizontal=True, wrap=True, gap=TILE_GAP)
+    return [row.container(width="content") for _ in range(n)]
+
+
+def in_rows(items: Sequence[T]) -> Iterator[tuple[st.delta_generator.DeltaGenerator, T]]:
+    """``(tile, item)`` for each item: :func:`tiles`, as many to a row as the page's width holds."""
+    yield from zip(tiles(len(items)), items, strict=True)
 
 
 def load_problems_box(tail_if_kept: str) -> None:

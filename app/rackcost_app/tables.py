@@ -1,4 +1,14 @@
-"""Result tables for display: the library's columns, each with its unit in the header and a readable format."""
+"""Result tables for display: the library's columns, each header with its unit, each cell as the CLI prints it.
+
+Every cell is written by the registry of columns (:meth:`rackcost.evaluation.columns.Column.format`, the CLI's and
+the report's format), handed to ``st.dataframe`` as a pandas ``Styler``'s display values: the browser shows that
+text while each column keeps its numbers, so a click on a header still sorts by value. Streamlit's own number
+formats (printf, ``compact``, ``percent``) cannot say what the CLI says: a column of ``$%.0f`` shows ``$3848``
+beside ``$5,722.21`` elsewhere, ``compact`` shows ``2.3K`` in a kW column and ``1.4K`` in a ms one, ``percent``
+gives each cell its own decimals (``169.96%``, ``45.6%``), and a missing value reads ``None``.
+
+The first column, when it names the row (a system), is pinned: scrolling a wide table sideways keeps it in view.
+"""
 
 from __future__ import annotations
 
@@ -8,23 +18,43 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from rackcost import display
 from rackcost.evaluation.columns import Column
 from rackcost.evaluation.columns import column as registry_column
 from rackcost.reporting import breakdowns
 
-# how each registry kind is shown here: a cost per request in dollars per 1,000 requests (``usd_per_1k``, so that it
-# never needs a string of zeros), an exact count as an integer (``int``), words and yes/no as text
-_SHOWN_KIND = {"usd_per_request": "usd_per_1k", "count": "int", "bool": "text", "by_point": "text"}
+# the dashboard's own columns (a Monte Carlo percentile, a sweep's margin) are given as (header, kind) with these
+# kinds: each is shown as the registry's kind it names
+_REGISTRY_KIND = {"usd_per_1k": "usd_per_request", "int": "count"}
+PINNED_KINDS = ("text", "enum")
+"""A first column of these kinds names its rows: it is pinned (:func:`show`)."""
+MOST_STYLED_CELLS = 100_000
+"""Most cells a table's display values are written for [-]: pandas' Styler refuses more than 262,144 (its
+``styler.render.max_elements``); a larger table (a long sweep) is shown as the same text, sorting as text."""
+
+ColumnSpec = Column | tuple[str, str]
+"""A column of a table shown here: the registry's, or the dashboard's own ``(header, kind)``."""
 
 
-def from_columns(found: Iterable[Column]) -> dict[str, tuple[str, str]]:
-    """Columns as shown here: name -> (header with unit, kind)."""
-    return {c.name: (c.header, _SHOWN_KIND.get(c.kind, c.kind)) for c in found}
+def as_column(name: str, spec: ColumnSpec) -> Column:
+    """A column of the registry, or the dashboard's own ``(header, kind)`` as one: its header kept as given (a power
+    given ``[kW]`` is shown, as the registry's, with its unit in each cell and the label alone)."""
+    if isinstance(spec, Column):
+        return spec
+    header, kind = spec
+    kind = _REGISTRY_KIND.get(kind, kind)
+    if header.endswith(" [kW]"):
+        label = header.removesuffix(" [kW]")
+        return Column(name, "dashboard", "kW", label, label, kind)  # type: ignore[arg-type]
+    return Column(name, "dashboard", header, header, header, kind)  # type: ignore[arg-type]
 
 
-def from_registry(table: str, names: tuple[str, ...]) -> dict[str, tuple[str, str]]:
-    """Columns of a result table as shown here: name -> (header with unit, kind), from the registry of columns
+def from_columns(found: Iterable[Column]) -> dict[str, Column]:
+    """Columns as shown here, by name."""
+    return {c.name: c for c in found}
+
+
+def from_registry(table: str, names: tuple[str, ...]) -> dict[str, Column]:
+    """Columns of a result table as shown here, by name, from the registry of columns
     (:mod:`rackcost.evaluation.columns`)."""
     return from_columns(registry_column(table, name) for name in names)
 
@@ -123,42 +153,60 @@ YEAR_COLUMNS = from_registry(
 """Each system in each year of a demand profile's horizon (the ``years`` table)."""
 
 
-def column_config(rows: list[dict[str, Any]], columns: dict[str, tuple[str, str]]) -> dict[str, Any]:
-    """``st.column_config`` for a table: the header with its unit, a format chosen from the column's values."""
-    config: dict[str, Any] = {}
-    for column, (header, kind) in columns.items():
-        values = [r[column] for r in rows if column in r]
-        if kind == "text":
-            config[column] = st.column_config.TextColumn(header)
-        elif kind in ("usd", "usd_per_1k"):
-            config[column] = st.column_config.NumberColumn(header, format=display.usd_column_format(values))
-        elif kind == "ratio":
-            config[column] = st.column_config.NumberColumn(header, format="%.2fx")
-        elif kind == "pct":
-            config[column] = st.column_config.NumberColumn(header, format="percent")
-        elif kind == "int":
-            config[column] = st.column_config.NumberColumn(header, format=display.COUNT_COLUMN_FORMAT)
-        else:
-            config[column] = st.column_config.NumberColumn(header, format=display.number_column_format(values))
+CHAR_PX = 8
+"""Width of a character of a table's cell [px] (Source Sans at 14 px, digits and "$", with a margin)."""
+CELL_PAD_PX = 24
+"""Padding of a cell, both sides [px]."""
+HEADER_CHARS = 20
+"""Characters of a header a column of numbers is widened for [-]: a longer header is cut (its cells never are)."""
+
+
+def column_config(columns: dict[str, Column], text: pd.DataFrame | None = None) -> dict[str, Any]:
+    """``st.column_config`` for a table: the header with its unit, the first column pinned
+    when it names the rows (:data:`PINNED_KINDS`). No number format: the cells are the registry's text
+    (:func:`shown_text`). A column of numbers is as wide as its widest cell or :data:`HEADER_CHARS` of its header:
+    as wide as a long header ("cost [$ per 1,000 accepted requests]"), its right-aligned numbers sat out of view in a
+    narrow window, the cells blank."""
+    first = next(iter(columns), None)
+    config = {}
+    for name, c in columns.items():
+        width = None
+        if text is not None and c.kind not in PINNED_KINDS and len(text):
+            cells = max(len(cell) for cell in text[name])
+            width = CELL_PAD_PX + CHAR_PX * max(cells, min(len(c.header), HEADER_CHARS))
+        # (no help with the header in full: a tooltip is Markdown, and a header may hold a system's name)
+        config[name] = st.column_config.Column(c.header, width=width, pinned=name == first and c.kind in PINNED_KINDS)
     return config
 
 
-def shown_rows(rows: list[dict[str, Any]], columns: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
-    """The rows as shown: each ``usd_per_1k`` column in dollars per 1,000 requests (:data:`display.REQUESTS_PER_1K`)."""
-    scaled = [c for c, (_, kind) in columns.items() if kind == "usd_per_1k"]
-    if not scaled:
-        return rows
-    return [{**r, **{c: r[c] * display.REQUESTS_PER_1K for c in scaled if r.get(c) is not None}} for r in rows]
+def shown_text(frame: pd.DataFrame, columns: dict[str, Column]) -> pd.DataFrame:
+    """The table's cells as the browser shows them: each column's values formatted by the registry, ``-`` where a
+    value is missing (None, or NaN in a column of numbers)."""
+    return pd.DataFrame({name: [c.format(v) for v in frame[name]] for name, c in columns.items()}, index=frame.index)
 
 
-def show(rows: list[dict[str, Any]], columns: dict[str, tuple[str, str]]) -> None:
-    """A read-only table of result rows with units in the headers."""
-    rows = shown_rows(rows, columns)
-    frame = pd.DataFrame(rows, columns=list(columns))
+def styled(rows: list[dict[str, Any]], columns: dict[str, ColumnSpec]) -> tuple[Any, dict[str, Column], pd.DataFrame]:
+    """The rows as ``st.dataframe`` shows them: a ``Styler`` whose display values are the registry's text over the
+    values themselves (a click on a header sorts by value), or, for a table over :data:`MOST_STYLED_CELLS`, the
+    text alone; the columns; and the text (:func:`shown_text`)."""
+    shown = {name: as_column(name, spec) for name, spec in columns.items()}
+    frame = pd.DataFrame(rows, columns=list(shown))
+    text = shown_text(frame, shown)
+    if frame.size > MOST_STYLED_CELLS:
+        return text, shown, text
+    # (na_rep None: the registry's format writes a missing value itself, as ``-``)
+    return frame.style.format({name: c.format for name, c in shown.items()}, na_rep=None), shown, text
+
+
+def show(rows: list[dict[str, Any]], columns: dict[str, ColumnSpec], **kwargs: Any) -> None:
+    """A read-only table of result rows: units in the headers, each cell as the CLI prints it, the name column
+    pinned. ``kwargs`` go to ``st.dataframe`` (a height, say)."""
+    data, shown, text = styled(rows, columns)
     st.dataframe(
-        frame,
-        column_config=column_config(rows, columns),
-        column_order=list(columns),
+        data,
+        column_config=column_config(shown, text),
+        column_order=list(shown),
         hide_index=True,
         width="stretch",
+        **kwargs,
     )

@@ -3,8 +3,9 @@
 Pure functions on plain values and records; nothing here computes a new quantity of the model. One rule
 everywhere:
 
-- large numbers with one suffix style, K / M / B / T (thousand, million, billion, trillion: the style the
-  dashboard's tables render in English), three significant digits;
+- large numbers with one suffix style, K / M / B / T (thousand, million, billion, trillion), three significant
+  digits; a time in ms or a power in W in whole units (``1,400``, :func:`whole`), a power in kW with its unit
+  (``3.53 MW``, :func:`power_kw`);
 - exact counts (replicas, racks) in full with thousands separators (``4,861``);
 - dollars never in scientific notation: ``$1,234`` / ``$12.30`` / ``$0.00181`` / ``$47.5M``, with a floor
   (:data:`MONEY_FLOOR_USD`) and a ceiling (:data:`MONEY_CEILING_USD`) for absurd values;
@@ -26,12 +27,10 @@ everywhere:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
     "COST_COMPONENTS",
-    "COUNT_COLUMN_FORMAT",
     "MONEY_CEILING_USD",
     "MONEY_FLOOR_USD",
     "PCT_MAX_DECIMALS",
@@ -48,13 +47,14 @@ __all__ = [
     "input_value",
     "money",
     "num",
-    "number_column_format",
     "pct",
     "power_kw",
     "ratio",
     "slo_interactivity_limit",
-    "usd_column_format",
     "per_1k",
+    "undefined",
+    "whole",
+    "words",
     "usd_per_1k_requests",
 ]
 
@@ -68,8 +68,7 @@ COST_COMPONENTS = {
 }
 
 SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"))
-"""Suffixes of large numbers, largest first: the one style used everywhere (it is what ``compact`` renders in the
-dashboard's tables in English)."""
+"""Suffixes of large numbers, largest first: the one style of every face (CLI, dashboard, report)."""
 MONEY_FLOOR_USD = 1e-6
 """Smallest non-zero amount shown as a number [USD]; below it ``<$0.000001`` (a millionth of a dollar)."""
 MONEY_CEILING_USD = 1e15
@@ -284,6 +283,40 @@ def power_kw(x_kw: float) -> str:
     return f"{num(x_kw)} kW"
 
 
+def whole(x: float) -> str:
+    """A quantity read in whole units (milliseconds, watts): :func:`num`'s three significant digits below 100 (a
+    TPOT of ``12.3`` ms), whole units with thousands separators from there (a p99 TTFT of ``1,400`` ms, a busy power
+    of ``1,200`` W: never ``1.4K``), :func:`num` from a million.
+
+    Examples
+    --------
+    >>> whole(12.34), whole(350.4), whole(1412.6), whole(2.5e9)
+    ('12.3', '350', '1,413', '2.5B')
+    """
+    if not math.isfinite(x):
+        return "n/a"
+    return f"{x:,.0f}" if 100 <= abs(x) < 1e6 else num(x)
+
+
+def words(value: Any) -> str:
+    """An enumerated value of the model in words: its underscores as spaces (``rent on_demand`` is ``rent on
+    demand``, ``least_outstanding`` is ``least outstanding``); an enum member by its value.
+
+    >>> words("rent on_demand"), words("ok")
+    ('rent on demand', 'ok')
+    """
+    return str(getattr(value, "value", value)).replace("_", " ")
+
+
+def undefined(value: Any) -> bool:
+    """A figure with nothing to show: None, or a float NaN (pandas' missing value in a column of numbers).
+
+    >>> undefined(None), undefined(float("nan")), undefined(0.0), undefined("-")
+    (True, True, False, False)
+    """
+    return value is None or (isinstance(value, float) and value != value)
+
+
 def ratio(x: float | None) -> str:
     """An advantage (baseline / system, > 1: the system is better) as ``1.67x``.
 
@@ -380,53 +413,9 @@ def input_value(value: float, path: str, words: bool = True) -> str:
         return money(value) + after
     if kind == "pct":
         return pct(value) + after
+    if unit.startswith((" W", " ms")):
+        return whole(value) + after
     return num(value) + after
-
-
-def _decimals_for(values: Iterable[float], significant: int) -> int:
-    """Decimals that show the smallest non-zero magnitude of ``values`` with ``significant`` digits (0 to 8)."""
-    finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v)) and v != 0]
-    if not finite:
-        return 0
-    smallest = min(finite)
-    return max(0, min(8, significant - 1 - math.floor(math.log10(smallest))))
-
-
-def usd_column_format(values: Iterable[float], significant: int = 3) -> str:
-    """Dashboard column format for dollar amounts, in the style of :func:`money` (never scientific notation).
-
-    Enough decimals for the smallest non-zero value below $1 (at most 8: a cost per request is shown per 1,000
-    requests, see :data:`PER_1K_REQUESTS`); ``dollar`` (cents, thousands separators) from $1; ``compact``
-    (K / M / B / T, the header says USD) from $1M.
-
-    >>> usd_column_format([0.0018, 0.0011]), usd_column_format([12.3, 4861.07]), usd_column_format([4.7e7, 48.07])
-    ('$%.5f', 'dollar', 'compact')
-    """
-    values = list(values)
-    finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
-    if finite and max(finite) >= 1e6:
-        return "compact"
-    if finite and min(finite) >= 1:
-        return "dollar"
-    return f"$%.{_decimals_for(values, significant)}f"
-
-
-def number_column_format(values: Iterable[float], significant: int = 3) -> str:
-    """Dashboard column format for quantities: ``compact`` (K / M / B / T, as :func:`num`) from 1,000, else printf.
-
-    >>> number_column_format([300, 1200]), number_column_format([0.35, 4.2]), number_column_format([8, 10, 6])
-    ('compact', '%.3f', '%.0f')
-    """
-    values = [float(v) for v in values if v is not None and math.isfinite(float(v))]
-    if values and max(abs(v) for v in values) >= 1000:
-        return "compact"
-    if all(v.is_integer() for v in values):
-        return "%.0f"
-    return f"%.{_decimals_for(values, significant) if values and min(abs(v) for v in values) < 10 else 0}f"
-
-
-COUNT_COLUMN_FORMAT = "localized"
-"""Dashboard column format for exact counts (replicas, racks): in full, with thousands separators, as :func:`count`."""
 
 
 def per_1k(usd_per_request: float | None) -> float | None:

@@ -32,7 +32,16 @@ from rackcost.cli.common import (
 )
 from rackcost.cli.layout import NOT_APPLICABLE, Field, header_and_format, print_grid, print_records
 from rackcost.cli.unserved import print_unserved
-from rackcost.display import PER_1K_ACCEPTED, PER_1K_REQUESTS, count, num, pct, ratio, usd_per_1k_requests
+from rackcost.display import (
+    PER_1K_ACCEPTED,
+    PER_1K_REQUESTS,
+    count,
+    num,
+    pct,
+    ratio,
+    usd_per_1k_requests,
+    whole,
+)
 from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import FLEET_SUMMARY, column
 from rackcost.evaluation.compare import headline_sentences
@@ -163,8 +172,8 @@ def _print_unserved(out: Console, result: Result) -> None:
 
 
 def _ms(x: float) -> str:
-    """Milliseconds: whole ones with separators below a million, else as :func:`num`."""
-    return f"{x:,.0f}" if abs(x) < 1e6 else num(x)
+    """Milliseconds, as every face shows them (:func:`rackcost.display.whole`)."""
+    return whole(x)
 
 
 def _pair(active: float, provisioned: float) -> str:

@@ -24,7 +24,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from rackcost.display import power_kw
 from rackcost.evaluation.columns import Column
 
 __all__ = ["NOT_APPLICABLE", "Field", "Kind", "fitted_table", "header_and_format", "print_grid", "print_records"]
@@ -58,14 +57,10 @@ NOT_APPLICABLE = "-"
 
 
 def header_and_format(c: Column, fmt: Callable[[Any], str] | None = None) -> tuple[str, Callable[[Any], str]]:
-    """A result column's header and cell format in a CLI table.
-
-    A power in kW is shown with its unit in each cell, in MW from 1,000 kW (:func:`rackcost.display.power_kw`), and
-    its header is the label alone; any other column as the registry says (:attr:`Column.header`,
-    :meth:`Column.format`), unless ``fmt`` is given. None is shown as :data:`NOT_APPLICABLE`.
+    """A result column's header and cell format in a CLI table: as the registry says (:attr:`Column.header`,
+    :meth:`Column.format`: a power in kW with its unit in each cell, the header its label alone), unless ``fmt`` is
+    given. None is shown as :data:`NOT_APPLICABLE`.
     """
-    if c.unit == "kW" and fmt is None:
-        return c.label, lambda v: NOT_APPLICABLE if v is None else power_kw(float(v))
     chosen = fmt or c.format
     return c.header, lambda v: NOT_APPLICABLE if v is None else chosen(v)
 

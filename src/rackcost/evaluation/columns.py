@@ -63,10 +63,13 @@ baseline, per system, demand point and request class (a scenario with ``workload
 ``rackcost site``, per disaggregated system, pool and demand point (only in a scenario with one), and, for
 ``demand`` as a profile, per system and year of the horizon and per system over it."""
 
-Kind = Literal["text", "bool", "num", "count", "usd", "usd_per_request", "pct", "ratio", "by_point"]
+Kind = Literal["text", "enum", "bool", "num", "count", "usd", "usd_per_request", "pct", "ratio", "by_point"]
 KINDS: tuple[str, ...] = get_args(Kind)
-"""How a column is shown: words, a yes/no, a number, a whole count, an amount in dollars, a cost per request (per
-1,000 requests), a share as a percentage, an advantage ratio, or one number per demand point."""
+"""How a column is shown: words, one of the model's enumerated values (in words: ``rent on_demand`` is ``rent on
+demand``), a yes/no, a number, a whole count, an amount in dollars, a cost per request (per 1,000 requests), a share
+as a percentage, an advantage ratio, or one number per demand point. Whatever the kind, a power in kW is shown with
+its unit in each cell (:func:`rackcost.display.power_kw`: ``3.53 MW``, not ``3.53K``) and a time in ms in whole
+milliseconds from 100 ms (:func:`rackcost.display.whole`: ``1,400``, not ``1.4K``)."""
 
 
 @dataclass(frozen=True)
@@ -120,9 +123,10 @@ class Column:
     def header(self) -> str:
         """The label with the unit the column is shown in: ``accepted within SLO [requests/s]``.
 
-        A share is shown in percent, a cost per request per 1,000 requests, words and yes/no without a unit.
+        A share is shown in percent, a cost per request per 1,000 requests, words and yes/no without a unit, and a
+        power in kW by its label alone (each cell gives its unit: :meth:`format`).
         """
-        if self.kind in ("text", "bool") or self.unit == self.label:
+        if self.kind in ("text", "enum", "bool") or self.unit in (self.label, "kW"):
             return self.label
         if self.kind == "pct":
             return f"{self.label} [%{self.unit.removeprefix('fraction')}]"
@@ -133,15 +137,22 @@ class Column:
         return f"{self.label} [{self.unit}]"
 
     def format(self, value: Any) -> str:
-        """The value as the CLI, the dashboard and the report show it (:mod:`rackcost.display`); ``-`` for None."""
-        if value is None:
-            return "-"
+        """The value as the CLI, the dashboard and the report show it (:mod:`rackcost.display`); ``-`` for None or
+        NaN (pandas' missing value in a column of numbers)."""
+        if display.undefined(value):
+            return display.UNDEFINED
         if self.kind == "text":
             return str(value)
+        if self.kind == "enum":
+            return display.words(value)
         if self.kind == "bool":
             return "yes" if value else "no"
         if self.kind == "by_point":
             return ", ".join(f"{point}: {display.num(v)}" for point, v in value.items())
+        if self.unit == "kW":
+            return display.power_kw(float(value))
+        if self.unit == "ms" and self.kind == "num":
+            return display.whole(float(value))
         formatter = {
             "num": display.num,
             "count": display.count,
@@ -172,7 +183,7 @@ _POINTS = [
     _c("points", "demand_point", "-", "demand point", "which demand point", kind="text"),
     _c("points", "hours_per_day", "h/day", "hours", "hours a day at this demand point"),
     _c("points", "status", "-", "status",
-        "`ok`, or overloaded (admission control rejects the excess), or rate limited (an API)", kind="text"),
+        "`ok`, or overloaded (admission control rejects the excess), or rate limited (an API)", kind="enum"),
     _c("points", "offered_rps", "requests/s", "offered", "arrivals"),
     _c("points", "admitted_rps", "requests/s", "admitted",
         "admitted by admission control (an API: up to its rate limit)"),
@@ -248,9 +259,9 @@ _POINTS = [
         "per million accepted input + output tokens", kind="usd"),
     _c("points", "output_tokens_per_kwh", "tokens/kWh", "accepted output per wall kWh",
         "accepted output tokens per facility kWh", fleet_only=True),
-    _c("points", "provenance", "-", "provenance class", "the system's provenance class", kind="text"),
+    _c("points", "provenance", "-", "provenance class", "the system's provenance class", kind="enum"),
     _c("points", "routing", "-", "routing",
-        "the router the answer assumes (`fleet.routing`; `api` for an API system)", kind="text"),
+        "the router the answer assumes (`fleet.routing`; `api` for an API system)", kind="enum"),
     _c("points", "revenue_usd_per_hour", "USD/h", "revenue",
         "with `revenue`: the accepted requests' tokens at its prices", kind="usd", when="revenue"),
     _c("points", "margin_usd_per_hour", "USD/h", "margin",
@@ -262,9 +273,9 @@ _POINTS = [
 _SYSTEMS = [
     _c("systems", "system", "-", "system", "which system", kind="text"),
     _c("systems", "provenance", "-", "provenance class",
-        "who measured it: vendor, collaborative, independent or assumption", kind="text"),
+        "who measured it: vendor, collaborative, independent or assumption", kind="enum"),
     _c("systems", "source", "-", "source", "where its figures were published", kind="text"),
-    _c("systems", "payment", "-", "paid as", "`own`, `rent reserved`, `rent on_demand` or `api`", kind="text"),
+    _c("systems", "payment", "-", "paid as", "`own`, `rent reserved`, `rent on_demand` or `api`", kind="enum"),
     _c("systems", "concurrency", "requests/replica", "concurrency at the SLO point",
         "at the SLO operating point, per replica: an integer (the scheduler's limit), except a single-point curve's",
         fleet_only=True),
@@ -286,7 +297,7 @@ _SYSTEMS = [
         "busy (or measured) power of one accelerator at the point", fleet_only=True),
     _c("systems", "sizing_demand_point", "-", "sized for", "the demand point the fleet is sized for", kind="text"),
     _c("systems", "routing", "-", "routing",
-        "the router the answer assumes (`fleet.routing`; `api` for an API system)", kind="text"),
+        "the router the answer assumes (`fleet.routing`; `api` for an API system)", kind="enum"),
     _c("systems", "slo_replicas", "replicas", "replicas for the SLO",
         "the SLO and utilisation ceiling, before redundancy", kind="count", fleet_only=True),
     _c("systems", "serving_replicas", "replicas", "serving replicas",
@@ -313,7 +324,7 @@ _SYSTEMS = [
         "maintenance, software, operations and facility per provisioned kW, per hour", kind="usd"),
     _c("systems", "headline_tokens_per_s_per_kw", "tokens/s/kW", "headline throughput per kW",
         "the vendor's claim, or derived from the curve", fleet_only=True),
-    _c("systems", "headline_power_basis", "-", "headline power basis", "what the headline's kW counts", kind="text"),
+    _c("systems", "headline_power_basis", "-", "headline power basis", "what the headline's kW counts", kind="enum"),
     _c("systems", "headline_is_vendor_claim", "bool", "headline is a vendor claim",
         "claim (true) or derived from the curve (false)", kind="bool"),
     _c("systems", "slo_point_total_tokens_per_facility_kwh", "tokens/kWh", "tokens per wall kWh at the SLO point",
@@ -354,7 +365,7 @@ _COMPARISON = [
     _c("comparison", "advantage_ratio", "-", "advantage",
         "> 1: the system is better (more tokens or lower cost)", kind="ratio"),
     _c("comparison", "kind", "-", "kind",
-        "`claim` (vendor headlines), `derived` (headline from a curve), `modelled`", kind="text"),
+        "`claim` (vendor headlines), `derived` (headline from a curve), `modelled`", kind="enum"),
 ]
 # fmt: on
 
@@ -432,7 +443,7 @@ _SITE = [
 # fmt: off
 _POOLS = [
     _c("pools", "system", "-", "system", "the disaggregated system", kind="text"),
-    _c("pools", "pool", "-", "pool", "`prefill` or `decode`", kind="text"),
+    _c("pools", "pool", "-", "pool", "`prefill` or `decode`", kind="enum"),
     _c("pools", "demand_point", "-", "demand point", "which demand point", kind="text"),
     _c("pools", "accelerators_per_replica", "accelerators", "accelerators per replica",
         "accelerators one replica of the pool spans", kind="count"),

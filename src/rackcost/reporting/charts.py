@@ -25,6 +25,7 @@ import altair as alt
 import pandas as pd
 
 from rackcost import display
+from rackcost.reporting.chart_styles import LINE_LEGEND, SYSTEM_PALETTE, system_color, system_dash
 
 __all__ = [
     "CLAIM_COLORS",
@@ -32,6 +33,7 @@ __all__ = [
     "MAX_CHART_SYSTEMS",
     "MAX_CURVE_POINTS",
     "MAX_TORNADO_INPUTS",
+    "SYSTEM_PALETTE",
     "ChartSubset",
     "chart_subset",
     "COST_BAR_PX",
@@ -49,8 +51,9 @@ __all__ = [
     "tornado_charts",
 ]
 
-COST_PLOT_PX = 480
-"""Width of the cost bars' panel [px]: with the labels, about 800 px in all, inside a 1,100 px column."""
+COST_PLOT_PX = 300
+"""Width of the cost bars' panel [px]: with the labels, about 540 px in all, inside the 560 px column of a 1,024 px
+window (a faceted chart keeps its width: Vega-Lite cannot fit one to its container)."""
 COST_LABEL_PX = 160
 """Longest system or demand point label before it is cut with an ellipsis [px]."""
 COST_BAR_PX = 22
@@ -64,39 +67,6 @@ TORNADO_ENDS = ("input at its P5", "input at its P95")
 """The two ends of each tornado bar."""
 COST_TITLE = f"cost per accepted request [{display.PER_1K_ACCEPTED}]"
 """Every chart's cost axis: dollars per 1,000 accepted requests, the unit of every table."""
-SYSTEM_PALETTE = (
-    "#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac",
-)  # fmt: skip
-"""Vega's ``tableau10``: the colour of the n-th system of the scenario (cycled past ten)."""
-
-
-def system_color(
-    systems: Sequence[str] | None, title: str | None = "system", present: Any = None, **kwargs: Any
-) -> alt.Color:
-    """A colour per system keyed on its name: the n-th system of ``systems`` (the scenario's order) always gets the
-    n-th colour of :data:`SYSTEM_PALETTE`, whichever systems a chart draws and however the scenario is edited.
-
-    Parameters
-    ----------
-    systems
-        The systems drawn, in the scenario's order (:attr:`ChartSubset.systems`: every system up to
-        :data:`MAX_CHART_SYSTEMS`); None: Vega's default, by the data.
-    title
-        The legend's title.
-    present
-        The systems the chart's data have (an API has no curve or cliff): only they are in the legend, each in its
-        colour of ``systems``. None: all of ``systems``.
-    kwargs
-        More arguments of ``alt.Color`` (a legend, say).
-    """
-    if systems is None:
-        return alt.Color("system:N", title=title, **kwargs)
-    order = list(dict.fromkeys(systems))
-    names = [n for n in order if present is None or n in set(present)]
-    palette = [SYSTEM_PALETTE[order.index(n) % len(SYSTEM_PALETTE)] for n in names]
-    return alt.Color("system:N", title=title, sort=names, scale=alt.Scale(domain=names, range=palette), **kwargs)
-
-
 MAX_CHART_SYSTEMS = 10
 """Most systems a chart draws [-]: the baseline and the cheapest others (blended cost per accepted request at central
 values). Ten keep the colours of the ``tableau10`` scheme distinct and a bar chart readable; the bundled scenarios
@@ -318,8 +288,12 @@ def demand_scale_chart(
                 scale=alt.Scale(zero=False),
                 axis=alt.Axis(format="$.3~g", titleLimit=height_px - 10),
             ),
-            color=system_color(systems, present=frame["system"], legend=alt.Legend(orient="bottom", columns=2)),
-            strokeDash=alt.StrokeDash("payment:N", title="paid as"),
+            color=system_color(
+                systems, present=frame["system"], legend=alt.Legend(orient="bottom", columns=2, **LINE_LEGEND)
+            ),
+            strokeDash=alt.StrokeDash(
+                "payment:N", title="paid as", legend=alt.Legend(symbolStrokeColor="gray", **LINE_LEGEND)
+            ),
             tooltip=[
                 alt.Tooltip("system:N", title="system"),
                 alt.Tooltip("payment:N", title="paid as"),
@@ -383,13 +357,18 @@ def cliff_charts(
         alt.Tooltip("ttft_p99_ms:Q", title="p99 TTFT [ms]", format=",.0f"),
         alt.Tooltip("capacity_at_slo_rps:Q", title="capacity at SLO [requests/s]", format=",.4~g"),
     ]
+    present = frame["system"] if len(frame) else ()
+    # a dash per system as well as a colour: an owned and a rented copy of one fleet draw the same line
+    color = system_color(systems, present=present, legend=alt.Legend(orient="bottom", columns=2, **LINE_LEGEND))
+    dash = system_dash(list(systems or dict.fromkeys(present)), present=present)
     accepted = (
         alt.Chart(frame)
         .mark_line()
         .encode(
             x=x,
             y=alt.Y("accepted_fraction:Q", title="accepted within SLO [share of offered]", axis=alt.Axis(format="%")),
-            color=system_color(systems, present=frame["system"] if len(frame) else ()),
+            color=color,
+            strokeDash=dash,
             tooltip=tooltip,
         )
     )
@@ -403,7 +382,8 @@ def cliff_charts(
                 title="p99 TTFT incl. queueing [ms]",
                 scale=alt.Scale(domain=[0, 1.5 * ttft_limit_ms], clamp=True),
             ),
-            color=system_color(systems, present=frame["system"] if len(frame) else ()),
+            color=color,
+            strokeDash=dash,
             tooltip=tooltip,
         )
     )
@@ -436,7 +416,8 @@ def curves_chart(
         The systems drawn, in the scenario's order: the colour domain (:func:`system_color`).
     """
     curve = pd.DataFrame(_thinned(curves, MAX_CURVE_POINTS))
-    color = system_color(systems, present=curve["system"])
+    color = system_color(systems, present=curve["system"], legend=alt.Legend(**LINE_LEGEND))
+    dash = system_dash(list(systems or dict.fromkeys(curve["system"])), present=curve["system"])
     curve["meets"] = curve["meets_slo"].map({True: "meets SLO", False: "misses SLO"})
     limit = display.slo_interactivity_limit(tpot_limit_ms)
     xi = alt.X(
@@ -455,7 +436,7 @@ def curves_chart(
     line = (
         alt.Chart(curve[curve["kind"] != "chosen"])
         .mark_line()
-        .encode(x=xi, y=yi, color=color, order="concurrency:Q", tooltip=ctip)
+        .encode(x=xi, y=yi, color=color, strokeDash=dash, order="concurrency:Q", tooltip=ctip)
     )
     measured = (
         alt.Chart(curve[curve["kind"] == "measured"])
