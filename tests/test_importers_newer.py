@@ -408,3 +408,47 @@ def test_reconcile_reproduces_inferencex_on_every_point_of_every_real_file_from_
     without_output = [p for p in points if p.inferencex_output is None]
     assert (len(points) - len(without_output), len(without_output)) == (32, 30)
     assert {p.file for p in without_output} == {"gaudi25-h100-llama33-70b-results.json"}
+
+
+# ---- D on a shared host: the GPUs that serve, not the host's ------------------------------------------------------
+
+TP4_ON_8 = NEWER / "b200_runner_gptoss_tp4_1k1k"
+
+
+def test_a_tp4_run_on_an_8_gpu_host_imports_4_gpus_per_replica_and_the_serving_gpus_power():
+    """InferenceX prices the GPUs that serve (tp x pp); ``gpu.n_gpus`` is every GPU the host reports. Read as the
+    replica, it halved tokens per GPU and spread the measured power over idle GPUs."""
+    raw = _json(TP4_ON_8 / "conc16.json")
+    result = read_inferencex_paths([TP4_ON_8])
+    (curve,) = result.curves
+    assert curve.key.gpus_per_replica == 4 == raw["tp"]
+    (point,) = curve.points
+    assert point["throughput_tokens_per_s"] == raw["metrics"]["total_token_throughput"]  # the deployment: one replica
+    # the host's 2,400 W over the 4 GPUs that serve (its 300 W mean x 8 / 4)
+    assert point["power_w_per_accelerator"] == pytest.approx(raw["gpu"]["total_avg_power_w"] / 4, rel=RTOL)
+    assert point["peak_power_w_per_accelerator"] == raw["gpu"]["peak_power_per_gpu_w"]  # one GPU's: as given
+    said = curve.provenance["notes"]
+    assert "gpu.n_gpus 8" in said and "4 GPUs that serve" in said
+    assert "vllm/vllm-openai:v0.22.0" in curve.provenance["software_stack"]
+    assert "image unstated" not in curve.provenance["software_stack"]
+
+
+def test_a_tp4_run_on_an_8_gpu_host_reproduces_inferencex_dollars_per_million_from_the_cli(tmp_path: Path):
+    # InferenceX's convention: $ per million tokens = $ per GPU-hour / (tokens/s per GPU x 3,600 / 1e6), with tokens
+    # per GPU over tp x pp GPUs: 8,000 / 4 = 2,000 total and 4,000 / 4 = 1,000 output tokens/s per GPU
+    out = tmp_path / "imported.yaml"
+    done = runner.invoke(app, ["import", "inferencex", str(TP4_ON_8), "--output", str(out)])
+    assert done.exit_code == 0, done.output
+    (point,) = reference_points_of(TP4_ON_8 / "conc16.json")
+    assert point.total_tokens_per_s_per_gpu == 2000.0 and point.output_tokens_per_s_per_gpu == 1000.0
+    assert "Throughput per replica of 4 GPUs (file: tp 4 x pp 1" in out.read_text(encoding="utf-8")
+    (curve,) = read_inferencex_paths([TP4_ON_8]).curves
+    r = reconcile(_paste(curve, curve.key.gpus_per_replica), "imported", 2.0)
+    assert r.total_tokens_per_s_per_gpu == pytest.approx(2000.0, rel=IX_RTOL)
+    assert r.inferencex_usd_per_million_output_tokens == pytest.approx(2.0 / (1000.0 * 3600 / 1e6), rel=IX_RTOL)
+
+
+def reference_points_of(path: Path):
+    from rackcost.analysis.validation.inferencex import reference_points
+
+    return reference_points(path.name, _json(path))

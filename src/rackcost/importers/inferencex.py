@@ -55,8 +55,10 @@ from rackcost.importers.inferencex_points import (
     disaggregated_roles,
     expert_parallel,
     flatten,
+    gpus_d,
     measured_lengths,
     power_into,
+    power_over_serving,
     total_throughput,
 )
 from rackcost.importers.inferencex_stages import EXPECTED_SCHEMAS, describe_found, detect_stage, is_stage_b
@@ -375,15 +377,8 @@ def _row_d(file: str, raw: Mapping[str, Any], opts: _Options, notes: list[str]) 
     total = number(d, "throughput_tokens_per_s")  # the deployment's, like stage A
     ttft_ms, tpot_ms = number(d, "ttft_ms"), number(d, "tpot_ms")
     tp, ep = whole_number(d, "tensor_parallel"), expert_parallel(d, extra)
-    n_gpus = whole_number(d, "accelerators_per_replica")
-    if n_gpus is not None:
-        gpus, gpus_source = n_gpus, f"file: {d.source_name('accelerators_per_replica')} {n_gpus} (deployment-wide)"
-    elif tp is not None:
-        gpus, gpus_source = tp, f"file: tp {tp} (deployment-wide)"
-    elif opts.gpus_per_replica is not None:
-        gpus, gpus_source = opts.gpus_per_replica, "option --gpus-per-replica (deployment-wide)"
-    else:
-        raise SkipError(d.source_name("accelerators_per_replica"), "missing (and no tp): give --gpus-per-replica")
+    host_gpus = whole_number(d, "accelerators_per_replica")
+    gpus, gpus_source = gpus_d(d, tp, host_gpus, opts.gpus_per_replica)
     _check_gpus(gpus, gpus_source, opts, d.source_name("accelerators_per_replica"))
     isl, osl, isl_source = _isl_osl(d, [("file name", names_from_file_name(file))], opts)
     point = {"concurrency": concurrency, "throughput_tokens_per_s": total, "tpot_ms": tpot_ms, "ttft_ms": ttft_ms}
@@ -391,6 +386,8 @@ def _row_d(file: str, raw: Mapping[str, Any], opts: _Options, notes: list[str]) 
     if out is not None:
         point["output_throughput_tokens_per_s"] = out
     power_into(d, point, file, notes)
+    if host_gpus is not None and host_gpus != gpus:
+        power_over_serving(d, point, host_gpus, gpus, extra)
     measured = measured_lengths(d, total, d.source_name("throughput_tokens_per_s"), extra)
     precision = _text(d, "benchmark_precision")
     key = CurveKey(
@@ -413,6 +410,7 @@ def _row_d(file: str, raw: Mapping[str, Any], opts: _Options, notes: list[str]) 
         isl_osl_source=isl_source,
         gpus_source=gpus_source,
         date=_iso_date(d.get("date")),
+        image=_text(d, "image"),
         extra_notes=extra,
         match=RunSignature(key.model, concurrency, total / gpus, ttft_ms),
         measured=measured,

@@ -16,6 +16,8 @@ from rackcost.importers.mapping import Record, SkipError, number, whole_number
 from rackcost.units import W_PER_KW
 
 __all__ = [
+    "gpus_d",
+    "power_over_serving",
     "RATE_CHECK_RTOL",
     "agentic_lengths",
     "disaggregated_roles",
@@ -183,3 +185,53 @@ def measured_lengths(d: Record, total_tokens_per_s: float, total_name: str, note
         source = f"{total_name} and {d.source_name('output_throughput_tokens_per_s')} / {rate_name}"
         return MeasuredLengths((total_tokens_per_s - out_tps) / rate, out_tps / rate, None, rate, source)
     return None
+
+
+def gpus_d(d: Record, tp: int | None, host_gpus: int | None, option: int | None) -> tuple[int, str]:
+    """GPUs per replica of a stage-D run and where the count comes from: the run's parallelism, tp x pp, where the
+    file gives tp; else the host's GPU count (``gpu.n_gpus``); else ``--gpus-per-replica``.
+
+    The host's count is every GPU the host reports, not the GPUs that serve: a vLLM run at tp 4 on an 8-GPU host
+    serves on 4 (InferenceX's own convention prices tp x pp GPUs), so reading the host's count halved its tokens per
+    GPU. A host with more GPUs than serve is said in the point's notes (:func:`power_over_serving`). ``option``:
+    ``--gpus-per-replica``, which the caller checks against the file's count.
+    """
+    pp = whole_number(d, "pipeline_parallel")
+    if tp is not None:
+        gpus, source = tp * (pp or 1), f"file: tp {tp} x pp {pp or 1} (the GPUs that serve)"
+    elif host_gpus is not None:
+        gpus, source = host_gpus, f"file: {d.source_name('accelerators_per_replica')} {host_gpus} (no tp given)"
+    elif option is not None:
+        gpus, source = option, "option --gpus-per-replica"
+    else:
+        raise SkipError(d.source_name("accelerators_per_replica"), "missing (and no tp): give --gpus-per-replica")
+    return gpus, source
+
+
+def power_over_serving(d: Record, point: dict[str, float], host_gpus: int, gpus: int, extra: list[str]) -> None:
+    """A host that reports more GPUs than serve: the measured mean power per GPU is the host's total over the
+    serving GPUs (``gpu.mean_power_per_gpu_w`` x host GPUs / serving GPUs), said in ``extra``.
+
+    The host's mean is over every GPU it reports, idle ones included, so spread over them it understated a serving
+    GPU's draw (284-335 W "per GPU" on InferenceX's B200 gpt-oss runs at tp 4 on 8-GPU hosts). The total still
+    includes the idle GPUs' draw, an overstatement of at most their idle power each, the closer of the two readings
+    a file allows. A per-GPU peak is one GPU's and stays as it is, unless it is now below the mean (then dropped).
+    """
+    counts = (
+        f"{d.source_name('accelerators_per_replica')} {host_gpus} (the host's GPUs) differs from the run's "
+        f"{gpus} GPUs that serve (tp x pp): {gpus} GPUs per replica imported"
+    )
+    mean = point.get("power_w_per_accelerator")
+    if mean is None:
+        extra.append(counts + ".")
+        return
+    point["power_w_per_accelerator"] = mean * host_gpus / gpus
+    extra.append(
+        f"{counts}; measured power per GPU = {d.source_name('power_w_per_accelerator')} {mean:g} W x {host_gpus} / "
+        f"{gpus} = {point['power_w_per_accelerator']:.4g} W (the host's total over the serving GPUs, its idle GPUs' "
+        "draw included)."
+    )
+    peak = point.get("peak_power_w_per_accelerator")
+    if peak is not None and peak < point["power_w_per_accelerator"]:
+        del point["peak_power_w_per_accelerator"]
+        extra.append(f"{d.source_name('peak_power_w_per_accelerator')} {peak:g} W dropped: below the serving mean.")

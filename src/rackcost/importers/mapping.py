@@ -252,7 +252,7 @@ FIELD_MAP: dict[str, FieldName] = {
             "GPUs per replica = tp x pp (x pcp)",
             stage_d="tp",
         ),
-        FieldName("pipeline_parallel", "GPUs", "pp", "-", "-", "-", "default 1"),
+        FieldName("pipeline_parallel", "GPUs", "pp", "-", "-", "-", "default 1", stage_d="pp"),
         FieldName(
             "prefill_context_parallel",
             "GPUs",
@@ -306,7 +306,8 @@ FIELD_MAP: dict[str, FieldName] = {
             "-",
             "accelerators_per_replica",
             "-",
-            "as is; else --gpus-per-replica, else tensor_parallel; stage D: the deployment's GPU count",
+            "as is; else --gpus-per-replica, else tensor_parallel; stage D: the host's GPU count, used only where the "
+            "file gives no tp (tp x pp serve; a host with more GPUs than that is said in a note)",
             stage_d="gpu.n_gpus",
         ),
         FieldName(
@@ -348,7 +349,7 @@ FIELD_MAP: dict[str, FieldName] = {
         FieldName("throughput_per", "-", "-", "-", "throughput_per", "-", "replica or accelerator; else the option"),
         # provenance
         FieldName("date", "-", "timestamp or date", "date", "date", "-", "ISO 8601", stage_d="ts", stage_e="date"),
-        FieldName("image", "-", "image", "-", "-", "-", "into provenance.software_stack"),
+        FieldName("image", "-", "image", "-", "-", "-", "into provenance.software_stack", stage_d="image"),
         FieldName(
             "source_file",
             "-",

@@ -115,8 +115,9 @@ def reference_points(name: str, raw: Any) -> list[ReferencePoint]:
     """InferenceX's tokens/s per GPU at every point of a file, from its raw fields.
 
     An aggregate (a stage-B object, or an array of them: stages C and F) gives ``tput_per_gpu`` and
-    ``output_tput_per_gpu`` itself; a stage-D file's ``metrics`` throughputs are divided by ``gpu.n_gpus``; a raw
-    client file's (stages A and E) by the ``tpN`` of its name.
+    ``output_tput_per_gpu`` itself; a stage-D file's ``metrics`` throughputs are divided by the GPUs that serve,
+    ``tp`` x ``pp`` (InferenceX's convention; ``gpu.n_gpus``, every GPU of the host, only where no ``tp`` is
+    given); a raw client file's (stages A and E) by the ``tpN`` of its name.
 
     Parameters
     ----------
@@ -149,8 +150,9 @@ def reference_points(name: str, raw: Any) -> list[ReferencePoint]:
             return [_aggregate(row) for row in raw]
         if not isinstance(raw, Mapping):
             raise ValueError(f"expected a JSON object or array, found {type(raw).__name__}")
-        if isinstance(raw.get("metrics"), Mapping):  # stage D
-            m, n = raw["metrics"], float(raw["gpu"]["n_gpus"])
+        if isinstance(raw.get("metrics"), Mapping):  # stage D: InferenceX prices the GPUs that serve, tp x pp
+            m = raw["metrics"]
+            n = float(raw["tp"] * raw.get("pp", 1)) if "tp" in raw else float(raw["gpu"]["n_gpus"])
             return [
                 ReferencePoint(
                     float(raw["conc"]), m["total_token_throughput"] / n, m["output_token_throughput"] / n, raw
