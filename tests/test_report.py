@@ -602,3 +602,23 @@ def test_the_lead_reads_a_rented_system_as_rented_and_says_how_sure_from_default
     # no distribution in the scenario: the sentence draws the model's default spreads, and says so
     assert " draws of the inputs' spreads (default spreads" in said and "The spreads are the model's defaults" in said
     assert re.search(r"in \d+(\.\d)?% of 2,000 draws", said), said
+
+
+def test_the_break_even_moves_the_price_that_is_most_of_a_racks_purchase() -> None:
+    """A rack-scale system priced per rack has $0 per accelerator: a break-even "from $0 per accelerator" said
+    nothing. The price moved is the one with the largest share of a rack's capex (per accelerator x accelerators
+    per rack, per node x nodes per rack, or per rack)."""
+    from rackcost.reporting.uncertainty_section import own_price_path
+
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path("deepseek-r1-b200-vs-gb200-inferencex.yaml"))
+    for i, system in enumerate(scenario.systems):
+        costs, hw = system.costs, system.hardware
+        assert costs is not None and hw is not None
+        shares = {
+            "capex_usd_per_accelerator": costs.capex_usd_per_accelerator * hw.accelerators_per_node * hw.nodes_per_rack,
+            "capex_usd_per_node": costs.capex_usd_per_node * hw.nodes_per_rack,
+            "capex_usd_per_rack": costs.capex_usd_per_rack,
+        }
+        path = own_price_path(scenario, system.name)
+        assert path == f"systems[{i}].costs.{max(shares, key=shares.__getitem__)}"
+        assert shares[path.rsplit(".", 1)[1]] > 0  # never a price of $0

@@ -330,14 +330,28 @@ def _described(description: str, subset: ChartSubset) -> str:
 
 
 def own_price_path(scenario: Scenario, system: str) -> str:
-    """The YAML path of a system's own price: capex when owned, the rental price when rented, an API's output price."""
+    """The YAML path of a system's own price: when owned, the capex figure that is most of a rack's purchase price
+    (per accelerator, per node or per rack), the rental price when rented, an API's output price."""
     index = next(i for i, s in enumerate(scenario.systems) if s.name == system)
     spec = scenario.systems[index]
     if spec.api is not None:
         return f"systems[{index}].api.usd_per_million_output_tokens"
     if spec.rent is not None:
         return f"systems[{index}].rent.usd_per_accelerator_hour"
-    return f"systems[{index}].costs.capex_usd_per_accelerator"
+    costs, hardware = spec.costs, spec.hardware
+    if costs is None or hardware is None:
+        return f"systems[{index}].costs.capex_usd_per_accelerator"
+    # the purchase price that is most of a rack's: a rack-scale system is often priced per rack, with $0 per
+    # accelerator, and a break-even "rising from $0 per accelerator" tells a reader nothing
+    per_rack = {
+        "capex_usd_per_accelerator": costs.capex_usd_per_accelerator
+        * hardware.accelerators_per_node
+        * hardware.nodes_per_rack,
+        "capex_usd_per_node": costs.capex_usd_per_node * hardware.nodes_per_rack,
+        "capex_usd_per_rack": costs.capex_usd_per_rack,
+    }
+    largest = max(per_rack, key=lambda name: per_rack[name])  # ties: the first, per accelerator
+    return f"systems[{index}].costs.{largest}"
 
 
 def breakeven_table(scenario: Scenario, others: list[str], breakeven: Any, name: Callable[[str], str]) -> Table:
