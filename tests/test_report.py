@@ -622,3 +622,23 @@ def test_the_break_even_moves_the_price_that_is_most_of_a_racks_purchase() -> No
         path = own_price_path(scenario, system.name)
         assert path == f"systems[{i}].costs.{max(shares, key=shares.__getitem__)}"
         assert shares[path.rsplit(".", 1)[1]] > 0  # never a price of $0
+
+
+def test_a_profile_over_years_gets_its_years_in_the_report_and_a_day_of_points_does_not() -> None:
+    """Demand over time in the report: the profile's days over its horizon, each system's cost year by year and the
+    ``years`` table (each row the library's, as the registry formats it); a scenario of a day's points has none."""
+    from rackcost.evaluation.columns import column
+    from rackcost.reporting.result_sections import YEAR_COLUMNS
+
+    name = "deepseek-r1-three-year-buying-plan.yaml"
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path(name))
+    years = rackcost.evaluate(scenario).records["years"]
+    doc = parse(html_of(name))
+    keys, rows = table(doc, "years")
+    assert len(rows) == len(years) == 3 * len(scenario.systems)  # three years of each system
+    for row, r in zip(rows, years, strict=True):
+        assert row[0] == r["system"]
+        for name_ in YEAR_COLUMNS:
+            assert row[keys.index(name_)] == column("years", name_).format(r[name_])
+    assert "Demand and cost over the years" in html_of(name)
+    assert "Demand and cost over the years" not in html_of("deepseek-r1-jalapeno-vs-gb300.yaml")

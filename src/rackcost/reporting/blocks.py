@@ -52,6 +52,7 @@ SECTIONS = {
     "systems": "Systems: operating point, fleet, racks and wall power",
     "pools": "Prefill and decode pools",
     "cost": "Cost per accepted request at each demand point",
+    "years": "Demand and cost over the years",
     "classes": "Request classes",
     "cliff": "Latency cliff",
     "claim": "Claim vs decision",
@@ -69,6 +70,7 @@ warnings and provenance name the scenario's YAML paths), printed after the repor
 OPTIONAL_SECTIONS = {
     "pools": "a disaggregated system (systems[i].pools)",
     "classes": "request classes (workload.classes)",
+    "years": "demand as an hourly profile over years (demand: profile)",
     "plan": "a buying plan (plan, with demand as an hourly profile)",
     "uncertainty": "distributions, or samples asked for",
 }

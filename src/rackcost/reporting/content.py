@@ -37,6 +37,7 @@ from rackcost.reporting.result_sections import (
     cost_section,
     systems_section,
     warnings_section,
+    years_section,
 )
 from rackcost.reporting.uncertainty_section import uncertainty_section
 from rackcost.scenario.schema import Scenario
@@ -139,6 +140,7 @@ def build_report(
         systems_section(scenario, result, outcomes, subset, kv_limit_notes(scenario, outcomes)),
         pools_section(scenario, result),
         cost_section(scenario, result, subset),
+        years_section(scenario, result, subset),
         classes_section(scenario, result),
         cliff_section(scenario, result, outcomes, subset),
         claim_section(result, subset),

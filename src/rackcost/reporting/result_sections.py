@@ -350,3 +350,54 @@ def warnings_section(result: Any) -> Section:
             Bullets(list(result.warnings)),
         ],
     )
+
+
+YEAR_COLUMNS = (
+    "year",
+    "usd_per_accepted_request",
+    "cost_usd",
+    "accepted_requests",
+    "offered_rps",
+    "utilization_fraction",
+    "facility_power_kw",
+)
+"""The ``years`` table's columns the report shows, after the system (the registry's headers and formats)."""
+
+
+def years_section(scenario: Scenario, result: Any, subset: ChartSubset) -> Section | None:
+    """A demand profile's years: the demand over the horizon (each day's busiest hour and mean), each system's cost
+    per accepted request year by year, and the ``years`` table; None without a profile."""
+    years = result.records.get("years")
+    if not years or scenario.demand_profile is None:
+        return None
+    from rackcost.reporting import horizon_charts
+
+    shown = [column("years", name) for name in YEAR_COLUMNS]
+    table = Table(
+        "years",
+        [("system", "system")] + [(c.name, c.header) for c in shown],
+        [[r["system"]] + [c.format(r.get(c.name)) for c in shown] for r in years],
+        keys=2,
+    )
+    profile = scenario.demand_profile
+    return section(
+        "years",
+        [
+            Paragraph(
+                f"Demand over {display.num(profile.horizon_years)} years from the scenario's hourly profile. Each "
+                "fleet is sized once, for the busiest hour of the horizon, and serves every hour of every year; a "
+                "year's cost per accepted request is its cost over its accepted requests."
+            ),
+            Chart(
+                "demand-over-time",
+                width(horizon_charts.demand_over_time_chart(profile.hourly_rates_rps())),
+                "Each day's busiest-hour and mean arrival rate over the horizon.",
+            ),
+            Chart(
+                "cost-by-year",
+                width(horizon_charts.cost_by_year_chart(years, subset.systems)),
+                described("Each system's cost per 1,000 accepted requests in each year of the horizon.", subset),
+            ),
+            table,
+        ],
+    )
