@@ -494,6 +494,34 @@ def test_splitting_a_workload_into_classes_starts_from_its_own_lengths():
     assert [r["name"] for r in classes_table(at).value.to_dict("records")] == ["all requests"]
 
 
+def test_a_memory_limit_added_by_the_form_binds_and_is_removed_again():
+    at = start()
+    loaded = at.session_state["draft"]
+    before = blended(at)
+    system_tab(at, 0)  # GB300 NVL72, without a memory block
+    at.button(key="memory_add|0").click().run()
+    ok(at)
+    assert at.session_state["draft"]["systems"][0]["memory"] == {}
+    assert "required" in texts(at.error)  # the HBM has no neutral default: asked for under its field
+    # 288 GiB per GB300, 400 GiB of weights, a 16-bit multi-head cache of about 1 MB per token (DeepSeek R1 without
+    # MLA: 61 layers x 128 heads x 2 x 64 elements x 2 bytes = 2.0 MB): 9,216 tokens of each request take 8.6 GiB
+    for name, value in (("hbm_gib_per_accelerator", 288.0), ("weights_gib", 400.0), ("kv_bytes_per_token", 1e6)):
+        keyed(at.number_input, f"systems[0].memory.{name}").set_value(value).run()
+        ok(at)
+    assert not at.session_state["problems"]
+    # (288 x 72 x 0.9 - 400) GiB / 8.58 GiB = 2,127 requests in flight per replica: fewer than the points need
+    after = blended(at)
+    assert after["GB300 NVL72"] > 1.2 * before["GB300 NVL72"] and after["Jalapeño"] == before["Jalapeño"]
+    at.switch_page("app_pages/results.py").run()
+    ok(at)
+    assert "KV cache holds at most 2127 requests in flight per replica" in texts(at.info)
+    at.switch_page("app_pages/scenario.py").run()
+    system_tab(at, 0)
+    at.button(key="memory_remove|0").click().run()
+    ok(at)
+    assert at.session_state["draft"] == loaded and blended(at) == before
+
+
 def test_the_model_shape_is_edited_on_the_workload_tab_and_sizes_the_kv_cache():
     at = start()
     load(at, CLASSES)

@@ -535,6 +535,7 @@ for i, name in enumerate(system_names):
 
                 st.subheader("Hardware and power")
                 fields.block(schema.Hardware, f"{path}.hardware", columns=4)
+                system_forms.memory_form(i)
                 if system.get("rent") is not None:
                     st.subheader("Rent (instead of owning)")
                     fields.block(schema.Rent, f"{path}.rent", columns=3)
@@ -544,7 +545,8 @@ for i, name in enumerate(system_names):
                 with st.expander("Facility for this system only (empty: the scenario's facility)"):
                     fields.block(schema.FacilityOverride, f"{path}.facility", columns=3)
             fields.block_problems(
-                path, ("name", "performance", "provenance", "hardware", "costs", "rent", "api", "facility")
+                path,
+                ("name", "performance", "provenance", "hardware", "costs", "rent", "api", "facility", "memory"),
             )
 
             figs = [
