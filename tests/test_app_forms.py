@@ -544,3 +544,25 @@ def test_the_model_shape_is_edited_on_the_workload_tab_and_sizes_the_kv_cache():
     assert warning.startswith("DGX B200: its KV cache holds at most 30 requests in flight per replica")
     after = blended(at)
     assert after["DGX B200"] > before["DGX B200"] and after["GB200 NVL72"] == before["GB200 NVL72"]
+
+
+def test_a_class_edit_writes_only_the_cells_changed_into_the_class():
+    from rackcost_app.class_forms import classes_after_edit
+
+    data = yaml.safe_load(rackcost.bundled_scenario_path(CLASSES).read_text(encoding="utf-8"))
+    base = data["workload"]["classes"]
+    delta = {
+        "edited_rows": {0: {"input_mean": 200.0}, 1: {"output_kind": "fixed"}, 2: {"slo_ttft_limit_ms": None}},
+        "deleted_rows": [],
+        "added_rows": [],
+    }
+    chat, reasoning, agentic = classes_after_edit(base, delta)
+    # a CDF's mean is its table's: the typed mean is kept beside it, and validation says a cdf takes its table alone
+    assert chat["input_tokens"]["table"] == base[0]["input_tokens"]["table"] and chat["input_tokens"]["mean"] == 200
+    with pytest.raises(rackcost.ScenarioError, match=r"classes\[0\]\.input_tokens\.mean: not a field of lengths: cdf"):
+        rackcost.scenario_from_dict({**data, "workload": {**data["workload"], "classes": [chat, reasoning, agentic]}})
+    assert reasoning["output_tokens"] == {"lengths": "fixed", "tokens": 7372.8}  # the row's mean, now every request's
+    assert reasoning["input_tokens"] == base[1]["input_tokens"]
+    assert "slo" not in agentic and agentic["prefix_hit_fraction"] == 0.917  # its own SLO cleared: the scenario's
+    assert base[2]["slo"] == {"ttft_limit_ms": 6000}  # the editor's base is not modified
+    assert [c["name"] for c in classes_after_edit(base, {"deleted_rows": [1]})] == ["chat", "agentic"]

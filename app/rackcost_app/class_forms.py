@@ -95,7 +95,7 @@ def token_count(kind: Any, mean: Any, cv: Any, was: Any = None) -> Any:
         out["tokens"] = mean
     elif kind == "cdf":
         if isinstance(was, dict) and was.get("lengths") == "cdf":
-            return was  # its mean and cv are its table's: a changed one cannot be written back into it
+            return was
         out["table"] = None
     else:
         out |= {"mean": mean, "cv": cv}
@@ -116,6 +116,12 @@ def _with_cells(item: dict[str, Any], cells: dict[str, Any], row: dict[str, Any]
         changed = {c: cells[f"{side}_{c}"] for c in ("kind", "mean", "cv") if f"{side}_{c}" in cells}
         if changed:
             given = {c: changed.get(c, row.get(f"{side}_{c}")) for c in ("kind", "mean", "cv")}
+            was = out.get(name)
+            if given["kind"] == "cdf" and isinstance(was, dict) and was.get("lengths") == "cdf":
+                # its mean and cv are its table's: one typed is kept as typed, and validation says under the table
+                # that a cdf takes its table alone (edited in the YAML tab)
+                out[name] = was | {c: v for c, v in changed.items() if c != "kind" and _number(v) is not None}
+                continue
             count = token_count(given["kind"], given["mean"], given["cv"], out.get(name))
             if count is None:
                 out.pop(name, None)
@@ -216,7 +222,9 @@ def _columns() -> dict[str, Any]:
     fmt = fields.INPUT_TABLE_FORMAT
     out: dict[str, Any] = {
         "name": col.TextColumn("name", required=True, pinned=True),
-        "share_fraction": col.NumberColumn("share [-]", required=True, min_value=0, max_value=1, format=fmt),
+        "share_fraction": col.NumberColumn(
+            label("share_fraction"), required=True, min_value=0, max_value=1, format=fmt
+        ),
     }
     for side in SIDES:
         out[f"{side}_kind"] = col.SelectboxColumn(

@@ -492,8 +492,8 @@ def table(
         column = where.split("].", 1)[1] if "]." in where else None
         if row is not None and row.isdigit():
             label_text = f"row {int(row) + 1}"
-            if column:
-                label_text += f", {label(column)}"
+            if column:  # a nested one (a class's input_tokens.mean) part by part: "input tokens [tokens] · mean"
+                label_text += ", " + " · ".join(label(part) for part in column.split("."))
         else:
             label_text = "table"
         st.error(f"{md(label_text)}: {md(problem.message)}", icon=":material/error:")
