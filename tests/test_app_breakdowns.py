@@ -54,18 +54,28 @@ def results_of(path: Path, monkeypatch) -> tuple[AppTest, dict[str, str]]:
     return at, downloads
 
 
-def expander(at: AppTest, starts: str):
-    found = [e for e in at.expander if e.label.startswith(starts)]
-    assert len(found) <= 1
-    return found[0] if found else None
+def section(at: AppTest, starts: str) -> list | None:
+    """The tables of the page's section whose header starts with ``starts`` (up to the next header), None when the
+    page has no such section. Request classes and pools are sections of their own, not expanders (a detail of the
+    points table, they were half hidden)."""
+    found, tables_in = None, []
+    for node in at.main:  # depth first, in the page's order
+        if node.type == "header":
+            if found is not None:
+                break
+            found = node.value.startswith(starts) or None
+        elif found and node.type == "dataframe":
+            tables_in.append(node)
+    assert not [e for e in at.expander if e.label.startswith(starts)]
+    return tables_in if found else None
 
 
 def test_the_results_page_shows_each_request_class_as_the_report_does(monkeypatch) -> None:
     path = DATA / "three_classes.yaml"
     at, csvs = results_of(path, monkeypatch)
-    box = expander(at, CLASSES_LABEL)
-    assert box is not None and expander(at, POOLS_LABEL) is None
-    mix, per_class = (d.value for d in box.dataframe)
+    box = section(at, CLASSES_LABEL)
+    assert box is not None and section(at, POOLS_LABEL) is None
+    mix, per_class = (d.value for d in box)
     assert list(mix["class"]) == ["chat", "reasoning", "agentic"]
     assert list(mix["ttft_limit_ms"]) == [2000, 3000, 4000] and list(mix["attainment_fraction"]) == [0.99, 0.99, 0.95]
     scenario = rackcost.load_scenario(path)
@@ -87,9 +97,9 @@ def test_the_results_page_shows_each_request_class_as_the_report_does(monkeypatc
 def test_the_results_page_shows_each_pool_of_a_disaggregated_system(monkeypatch) -> None:
     path = DATA / "disaggregated.yaml"
     at, csvs = results_of(path, monkeypatch)
-    box = expander(at, POOLS_LABEL)
-    assert box is not None and expander(at, CLASSES_LABEL) is None
-    fleet, points = (d.value for d in box.dataframe)
+    box = section(at, POOLS_LABEL)
+    assert box is not None and section(at, CLASSES_LABEL) is None
+    fleet, points = (d.value for d in box)
     result = rackcost.evaluate(rackcost.load_scenario(path))
     pools = result.records["pools"]
     shown = [
@@ -106,5 +116,5 @@ def test_the_results_page_shows_each_pool_of_a_disaggregated_system(monkeypatch)
 
 def test_a_scenario_of_one_class_and_no_pools_shows_neither(monkeypatch) -> None:
     at, csvs = results_of(TWO_SYSTEMS, monkeypatch)
-    assert expander(at, CLASSES_LABEL) is None and expander(at, POOLS_LABEL) is None
+    assert section(at, CLASSES_LABEL) is None and section(at, POOLS_LABEL) is None
     assert {name.rsplit("-", 1)[-1] for name in csvs} == {"points.csv", "systems.csv", "comparison.csv"}

@@ -13,6 +13,7 @@ import yaml
 from streamlit.testing.v1 import AppTest
 
 import rackcost
+from rackcost.scenario.class_blocks import token_moments
 from rackcost.scenario.system_edits import DEFAULT_SOURCE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -373,3 +374,195 @@ def test_owning_a_system_with_no_costs_to_copy_asks_for_its_price_and_life():
     costs = at.session_state["draft"]["systems"][1]["costs"]
     assert costs == {"capex_usd_per_accelerator": 20000.0, "service_life_years": 5.0}
     assert not at.session_state["problems"] and payment_switch(at, 1).value == "own"
+
+
+# ---- request classes and the KV-cache memory limit -------------------------------------------------------------
+
+CLASSES = "deepseek-r1-b200-vs-gb200-request-classes.yaml"
+NO_EDITS = {"edited_rows": {}, "added_rows": [], "deleted_rows": []}
+
+
+def classes_table(at: AppTest):
+    """The Workload and SLO tab's table of request classes."""
+    open_tab(at, "Workload and SLO")
+    return keyed(at.data_editor, "workload.classes")
+
+
+def edit_table(at: AppTest, table, **delta) -> None:
+    """Edit a table as the browser's editor would: AppTest cannot type in its cells, so its edit state is given
+    through session state (rackcost_app.fields.table applies a state its callback did not see)."""
+    at.session_state[table.key] = NO_EDITS | delta
+    at.run()
+    ok(at)
+
+
+def results_classes(at: AppTest) -> list[str]:
+    """The classes of the Results page's Request classes section (its mix table)."""
+    at.switch_page("app_pages/results.py").run()
+    ok(at)
+    assert any(h.value.startswith("Request classes") for h in at.header)
+    mix = next(d.value for d in at.dataframe if "class" in d.value.columns and "share_fraction" in d.value.columns)
+    at.switch_page("app_pages/scenario.py").run()
+    ok(at)
+    return list(zip(mix["class"], mix["share_fraction"], strict=True))
+
+
+def test_the_request_classes_show_each_class_with_its_lengths_and_slo():
+    at = start()
+    load(at, CLASSES)
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path(CLASSES))
+    rows = classes_table(at).value.to_dict("records")
+    assert [r["name"] for r in rows] == ["chat", "reasoning", "agentic"]
+    assert [r["share_fraction"] for r in rows] == [0.6, 0.25, 0.15]
+    assert [(r["input_kind"], r["output_kind"]) for r in rows] == [("cdf", "lognormal"), *[("gamma", "gamma")] * 2]
+    # each length as its mean and cv, a CDF's from its table (class_blocks.token_moments, the model's own)
+    for row, one in zip(rows, scenario.workload.classes, strict=True):
+        for side in ("input", "output"):
+            mean, cv = token_moments(getattr(one, f"{side}_tokens"))
+            assert row[f"{side}_mean"] == pytest.approx(mean) and row[f"{side}_cv"] == pytest.approx(cv)
+    assert rows[2]["prefix_hit_fraction"] == 0.917 and rows[2]["slo_ttft_limit_ms"] == 6000
+    # the workload's lengths are the mix's (12,493 in, 2,268 out), not "not set"
+    mix = {w.label: w for w in at.number_input if w.disabled}
+    assert mix["input tokens per request (ISL) [tokens]"].value == pytest.approx(
+        scenario.workload.input_tokens_per_request
+    )
+    assert mix["output tokens per request (OSL) [tokens]"].value == pytest.approx(2268.09)
+    assert not any(w.placeholder == "not set" and "per request" in w.label for w in at.number_input)
+
+
+def test_editing_the_class_shares_changes_the_results():
+    at = start()
+    load(at, CLASSES)
+    before = blended(at)
+    assert results_classes(at) == [("chat", 0.6), ("reasoning", 0.25), ("agentic", 0.15)]
+    # fewer chats, more reasoning: the shares still add up to 1
+    edit_table(at, classes_table(at), edited_rows={0: {"share_fraction": 0.5}, 1: {"share_fraction": 0.35}})
+    assert not at.session_state["problems"]
+    classes = at.session_state["draft"]["workload"]["classes"]
+    assert [c["share_fraction"] for c in classes] == [0.5, 0.35, 0.15]
+    assert classes[0]["input_tokens"]["lengths"] == "cdf" and len(classes[0]["input_tokens"]["table"]) == 18  # kept
+    assert results_classes(at) == [("chat", 0.5), ("reasoning", 0.35), ("agentic", 0.15)]
+    after = blended(at)
+    # reasoning requests (7,373 output tokens) cost more than chats (518): the mix costs more on every system
+    assert all(after[name] > before[name] * 1.05 for name in before)
+    assert any("(edited)" in m.value for m in at.sidebar.markdown)
+    figure = at.session_state["draft"]["figures"]["workload.classes[0].share_fraction"]
+    assert "edited in the rackcost dashboard" in figure["source"]
+
+
+def test_adding_a_class_and_scaling_the_shares():
+    at = start()
+    load(at, CLASSES)
+    added = {"name": "summarise", "share_fraction": 0.1, "input_kind": "lognormal", "input_mean": 4000.0}
+    added |= {"input_cv": 0.5, "output_kind": "mean only", "output_mean": 300.0, "slo_ttft_limit_ms": 3000.0}
+    edit_table(at, classes_table(at), added_rows=[added])
+    # four classes whose shares add up to 1.1: said under the table, with a button that scales them
+    classes = at.session_state["draft"]["workload"]["classes"]
+    assert classes[3] == {
+        "name": "summarise",
+        "share_fraction": 0.1,
+        "input_tokens": {"lengths": "lognormal", "mean": 4000.0, "cv": 0.5},
+        "output_tokens": 300.0,
+        "slo": {"ttft_limit_ms": 3000.0},
+    }
+    assert "add up to 1" in texts(at.error)
+    at.button(key="scale_shares").click().run()
+    ok(at)
+    assert not at.session_state["problems"]
+    shares = [c["share_fraction"] for c in at.session_state["draft"]["workload"]["classes"]]
+    assert shares == pytest.approx([0.6 / 1.1, 0.25 / 1.1, 0.15 / 1.1, 0.1 / 1.1], abs=1e-6) and sum(shares) == 1
+    assert [c for c, _ in results_classes(at)] == ["chat", "reasoning", "agentic", "summarise"]
+
+
+def test_splitting_a_workload_into_classes_starts_from_its_own_lengths():
+    at = start()
+    load(at, "deepseek-r1-b200-vs-gb200-inferencex.yaml")  # its lengths have figures of their own
+    before = blended(at)
+    open_tab(at, "Workload and SLO")
+    assert not at.data_editor
+    at.button(key="split_classes").click().run()
+    ok(at)
+    workload = at.session_state["draft"]["workload"]
+    assert workload["classes"] == [
+        {"name": "all requests", "share_fraction": 1, "input_tokens": 8192, "output_tokens": 1024}
+    ]
+    assert "input_tokens_per_request" not in workload and not at.session_state["problems"]
+    assert blended(at) == pytest.approx(before, rel=1e-12)  # one class of the workload's lengths: the same model
+    # the lengths keep their sources, now the class's
+    figures = at.session_state["draft"]["figures"]
+    assert "workload.input_tokens_per_request" not in figures and "workload.classes[0].input_tokens" in figures
+    assert [r["name"] for r in classes_table(at).value.to_dict("records")] == ["all requests"]
+
+
+def test_a_memory_limit_added_by_the_form_binds_and_is_removed_again():
+    at = start()
+    loaded = at.session_state["draft"]
+    before = blended(at)
+    system_tab(at, 0)  # GB300 NVL72, without a memory block
+    at.button(key="memory_add|0").click().run()
+    ok(at)
+    assert at.session_state["draft"]["systems"][0]["memory"] == {}
+    assert "required" in texts(at.error)  # the HBM has no neutral default: asked for under its field
+    # 288 GiB per GB300, 400 GiB of weights, a 16-bit multi-head cache of about 1 MB per token (DeepSeek R1 without
+    # MLA: 61 layers x 128 heads x 2 x 64 elements x 2 bytes = 2.0 MB): 9,216 tokens of each request take 8.6 GiB
+    for name, value in (("hbm_gib_per_accelerator", 288.0), ("weights_gib", 400.0), ("kv_bytes_per_token", 1e6)):
+        keyed(at.number_input, f"systems[0].memory.{name}").set_value(value).run()
+        ok(at)
+    assert not at.session_state["problems"]
+    # (288 x 72 x 0.9 - 400) GiB / 8.58 GiB = 2,127 requests in flight per replica: fewer than the points need
+    after = blended(at)
+    assert after["GB300 NVL72"] > 1.2 * before["GB300 NVL72"] and after["Jalapeño"] == before["Jalapeño"]
+    at.switch_page("app_pages/results.py").run()
+    ok(at)
+    assert "KV cache holds at most 2127 requests in flight per replica" in texts(at.info)
+    at.switch_page("app_pages/scenario.py").run()
+    system_tab(at, 0)
+    at.button(key="memory_remove|0").click().run()
+    ok(at)
+    assert at.session_state["draft"] == loaded and blended(at) == before
+
+
+def test_the_model_shape_is_edited_on_the_workload_tab_and_sizes_the_kv_cache():
+    at = start()
+    load(at, CLASSES)
+
+    def kv_warnings() -> list[str]:
+        result = rackcost.evaluate(rackcost.scenario_from_dict(at.session_state["valid"]))
+        return [w for w in result.warnings if "KV cache holds at most" in w]
+
+    before = blended(at)
+    assert kv_warnings() == []  # 61 layers: the DGX B200's cache holds more requests than its points need
+    open_tab(at, "Workload and SLO")
+    layers = keyed(at.number_input, "workload.architecture.layers")
+    assert layers.value == 61
+    layers.set_value(244).run()  # four times the layers, four times the cache per token
+    ok(at)
+    assert at.session_state["draft"]["workload"]["architecture"]["layers"] == 244
+    # MLA: 244 layers x (512 + 64) elements x 2 bytes = 281 KB per token, x 14,761 tokens x 8 copies = 30.9 GiB per
+    # request; free: 8 x 180 GiB x 0.9 - 671e9 x 0.5625 B (351.5 GiB) = 944.5 GiB, so 30 requests in flight
+    (warning,) = kv_warnings()
+    assert warning.startswith("DGX B200: its KV cache holds at most 30 requests in flight per replica")
+    after = blended(at)
+    assert after["DGX B200"] > before["DGX B200"] and after["GB200 NVL72"] == before["GB200 NVL72"]
+
+
+def test_a_class_edit_writes_only_the_cells_changed_into_the_class():
+    from rackcost_app.class_forms import classes_after_edit
+
+    data = yaml.safe_load(rackcost.bundled_scenario_path(CLASSES).read_text(encoding="utf-8"))
+    base = data["workload"]["classes"]
+    delta = {
+        "edited_rows": {0: {"input_mean": 200.0}, 1: {"output_kind": "fixed"}, 2: {"slo_ttft_limit_ms": None}},
+        "deleted_rows": [],
+        "added_rows": [],
+    }
+    chat, reasoning, agentic = classes_after_edit(base, delta)
+    # a CDF's mean is its table's: the typed mean is kept beside it, and validation says a cdf takes its table alone
+    assert chat["input_tokens"]["table"] == base[0]["input_tokens"]["table"] and chat["input_tokens"]["mean"] == 200
+    with pytest.raises(rackcost.ScenarioError, match=r"classes\[0\]\.input_tokens\.mean: not a field of lengths: cdf"):
+        rackcost.scenario_from_dict({**data, "workload": {**data["workload"], "classes": [chat, reasoning, agentic]}})
+    assert reasoning["output_tokens"] == {"lengths": "fixed", "tokens": 7372.8}  # the row's mean, now every request's
+    assert reasoning["input_tokens"] == base[1]["input_tokens"]
+    assert "slo" not in agentic and agentic["prefix_hit_fraction"] == 0.917  # its own SLO cleared: the scenario's
+    assert base[2]["slo"] == {"ttft_limit_ms": 6000}  # the editor's base is not modified
+    assert [c["name"] for c in classes_after_edit(base, {"deleted_rows": [1]})] == ["chat", "agentic"]

@@ -66,30 +66,27 @@ st.caption(
     "Cost per hour = capital (capex x capital recovery factor / 8,760 h) + fixed opex + energy (wall kW x price)."
 )
 
-# the mix broken down, only where the scenario has request classes or a disaggregated system (the report's tables)
+# the mix broken down, only where the scenario has request classes or a disaggregated system (the report's tables):
+# sections of their own, as the points table is (in an expander they read as a detail of it)
 if classes := result.records.get("classes"):
     served_scenario = compute.scenario(compute.served_json(key))
-    with st.expander(
-        f"Request classes ({len(breakdowns.mix_rows(served_scenario))}): each class's share, "
-        "acceptance, p99 TTFT against its SLO and cost",
-        expanded=True,
-    ):
-        tables.show(breakdowns.mix_rows(served_scenario), tables.MIX_COLUMNS)
-        class_rows = breakdowns.class_view_rows(served_scenario, classes)
-        tables.show(class_rows, tables.CLASS_COLUMNS)
-        st.caption(md(breakdowns.COST_SHARING) + " Rows *blended* are the day, hour-weighted.")
-        for short in breakdowns.short_of_target(class_rows):
-            st.warning(md(short), icon=":material/warning:")
+    st.header(f"Request classes ({len(breakdowns.mix_rows(served_scenario))})")
+    st.caption("Each class's share, acceptance, p99 TTFT against its SLO and cost.")
+    tables.show(breakdowns.mix_rows(served_scenario), tables.MIX_COLUMNS)
+    class_rows = breakdowns.class_view_rows(served_scenario, classes)
+    tables.show(class_rows, tables.CLASS_COLUMNS)
+    st.caption(md(breakdowns.COST_SHARING) + " Rows *blended* are the day, hour-weighted.")
+    for short in breakdowns.short_of_target(class_rows):
+        st.warning(md(short), icon=":material/warning:")
 if pools := result.records.get("pools"):
-    with st.expander(
-        "Prefill and decode pools: each pool's fleet, utilisation, power and share of the cost", expanded=True
-    ):
-        tables.show(breakdowns.pool_fleet_rows(pools), tables.POOL_FLEET_COLUMNS)
-        tables.show(pools, tables.POOL_POINT_COLUMNS)
-        st.caption(
-            "Each pool is sized for its part of the SLO and costed on its own; the system's rows above are both "
-            "pools' together, and the pools' costs per accepted request add up to the system's."
-        )
+    st.header("Prefill and decode pools")
+    st.caption("Each pool's fleet, utilisation, power and share of the cost.")
+    tables.show(breakdowns.pool_fleet_rows(pools), tables.POOL_FLEET_COLUMNS)
+    tables.show(pools, tables.POOL_POINT_COLUMNS)
+    st.caption(
+        "Each pool is sized for its part of the SLO and costed on its own; the system's rows above are both "
+        "pools' together, and the pools' costs per accepted request add up to the system's."
+    )
 
 # a chart draws at most 10 systems and 12 demand points (the report's rule, rackcost.reporting.charts); the
 # tables above and below give every one, and each chart's caption says what it leaves out

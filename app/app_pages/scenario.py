@@ -12,9 +12,9 @@ import rackcost
 from rackcost import display
 from rackcost.importers import into_scenario
 from rackcost.reporting import horizon_charts
-from rackcost.scenario import edits, schema
+from rackcost.scenario import edits, memory_blocks, schema
 from rackcost.scenario.loading import DEFAULT_SCENARIO
-from rackcost_app import charts, compute, fields, imports, layout, state, system_forms, tables
+from rackcost_app import charts, class_forms, compute, fields, imports, layout, state, system_forms, tables
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -339,7 +339,23 @@ if tabs[0].open:
             fields.field(schema.Scenario, "baseline_system", "baseline_system", choices=system_names)
         fields.field(schema.Scenario, "description", "description")
         st.subheader("Workload")
-        fields.block(schema.Workload, "workload", columns=3)
+        with_classes = isinstance(state.get_at(draft, class_forms.PATH), list)
+        if with_classes:  # the lengths are the mix's, derived from the classes: shown, not "not set"
+            class_forms.mix_lengths()
+        fields.block(
+            schema.Workload,
+            "workload",
+            columns=3,
+            skip=tuple(class_forms.WORKLOAD_LENGTHS) if with_classes else (),
+            shown=("classes", "architecture"),
+        )
+        st.subheader("Request classes")
+        class_forms.classes_form()
+        with st.expander(
+            "The model's shape, for the KV-cache memory limit of systems with a memory block",
+            expanded=state.get_at(draft, "workload.architecture") is not None,
+        ):
+            fields.block(memory_blocks.Architecture, "workload.architecture", columns=4)
         st.subheader("Latency SLO")
         st.caption(
             "Type a limit, or move its slider over round values: either changes the other, and every result. A "
@@ -519,6 +535,7 @@ for i, name in enumerate(system_names):
 
                 st.subheader("Hardware and power")
                 fields.block(schema.Hardware, f"{path}.hardware", columns=4)
+                system_forms.memory_form(i)
                 if system.get("rent") is not None:
                     st.subheader("Rent (instead of owning)")
                     fields.block(schema.Rent, f"{path}.rent", columns=3)
@@ -528,7 +545,8 @@ for i, name in enumerate(system_names):
                 with st.expander("Facility for this system only (empty: the scenario's facility)"):
                     fields.block(schema.FacilityOverride, f"{path}.facility", columns=3)
             fields.block_problems(
-                path, ("name", "performance", "provenance", "hardware", "costs", "rent", "api", "facility")
+                path,
+                ("name", "performance", "provenance", "hardware", "costs", "rent", "api", "facility", "memory"),
             )
 
             figs = [

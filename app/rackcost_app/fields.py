@@ -6,6 +6,7 @@ that revalidates; a problem at the widget's YAML path is shown right under it.
 
 from __future__ import annotations
 
+import copy
 import enum
 import math
 import types
@@ -294,9 +295,10 @@ def block(
 
 def block_problems(path: str, shown_fields: list[str] | tuple[str, ...] = ()) -> None:
     """Problems under ``path`` that no field widget of the block shows (cross-field rules, nested values)."""
-    shown = {f"{path}.{n}" for n in shown_fields}
+    shown = [f"{path}.{n}" for n in shown_fields]
     for problem in state.problems_at(path, exact=False) + state.problems_at(path):
-        if problem.path not in shown:
+        # a field's own problems, and those under it (a distribution's parameters, a table's rows), are its own
+        if not any(problem.path == f or problem.path.startswith((f + ".", f + "[")) for f in shown):
             where = problem.path.removeprefix(path).lstrip(".") or "this block"
             st.error(f"{md(where)}: {md(problem.message)}", icon=":material/error:")
 
@@ -404,13 +406,38 @@ def _table_base_key(key: str) -> str:
     return f"base|{key}"
 
 
-def _on_table_change(path: str, key: str, columns: list[str]) -> None:
+def _table_applied_key(key: str) -> str:
+    return f"applied|{key}"
+
+
+Rows = list[dict[str, Any]]
+RowsOf = typing.Callable[[Rows], Rows]
+"""The rows a table shows of the draft's list (by default its items themselves)."""
+EditOf = typing.Callable[[Rows, dict[str, Any]], Rows]
+"""The draft's list after an editor's delta (``edited_rows``, ``added_rows``, ``deleted_rows``) on its base items."""
+
+
+def _on_table_change(path: str, key: str, columns: list[str], edit: EditOf | None = None) -> None:
     base = st.session_state[_table_base_key(key)]
-    rows = apply_editor_delta(base, st.session_state[key], columns)
+    delta = st.session_state[key]
+    rows = edit(base, delta) if edit is not None else apply_editor_delta(base, delta, columns)
+    st.session_state[_table_applied_key(key)] = copy.deepcopy(delta)
     state.set_value(path, rows)
 
 
-def table(path: str, columns: dict[str, Any], text_columns: tuple[str, ...] = (), help_text: str | None = None) -> None:
+def _has_edits(delta: Any) -> bool:
+    return isinstance(delta, dict) and any(delta.get(k) for k in ("edited_rows", "added_rows", "deleted_rows"))
+
+
+def table(
+    path: str,
+    columns: dict[str, Any],
+    text_columns: tuple[str, ...] = (),
+    help_text: str | None = None,
+    *,
+    rows_of: RowsOf | None = None,
+    edit: EditOf | None = None,
+) -> None:
     """An editable table of a list of mappings (rows can be added and deleted), its problems under it.
 
     Parameters
@@ -421,15 +448,22 @@ def table(path: str, columns: dict[str, Any], text_columns: tuple[str, ...] = ()
         Field name -> ``st.column_config`` column (label with unit, format).
     text_columns
         Columns that hold text rather than numbers.
+    help_text
+        A caption under the table.
+    rows_of, edit
+        For a list whose items are not flat rows (request classes: a token count is a number or a length
+        distribution): the rows shown of its items, and its items after the editor's delta (default: the items are
+        the rows, and the delta is applied with :func:`apply_editor_delta`).
     """
     key = state.widget_key(path)
-    rows = state.get_at(state.st.session_state[state.DRAFT], path) or []
+    items = state.get_at(state.st.session_state[state.DRAFT], path) or []
     names = list(columns)
     # the editor's state holds edits relative to the data it was first given: keep that data while it lives
     if key not in st.session_state or _table_base_key(key) not in st.session_state:
-        st.session_state[_table_base_key(key)] = [dict(r) for r in rows]
+        st.session_state[_table_base_key(key)] = copy.deepcopy(items) if edit else [dict(r) for r in items]
     base = st.session_state[_table_base_key(key)]
-    frame = pd.DataFrame([{n: r.get(n) for n in names} for r in base], columns=names)
+    shown_rows = rows_of(base) if rows_of is not None else base
+    frame = pd.DataFrame([{n: r.get(n) for n in names} for r in shown_rows], columns=names)
     for n in names:
         if n not in text_columns:
             frame[n] = pd.to_numeric(frame[n], errors="coerce").astype("float64")
@@ -442,9 +476,14 @@ def table(path: str, columns: dict[str, Any], text_columns: tuple[str, ...] = ()
         num_rows="dynamic",
         hide_index=True,
         on_change=_on_table_change,
-        args=(path, key, names),
+        args=(path, key, names, edit),
         width="stretch",
     )
+    if _has_edits(delta := st.session_state.get(key)) and delta != st.session_state.get(_table_applied_key(key)):
+        # an edit state the callback did not see (set through session state, as AppTest does: it cannot drive the
+        # editor's cells): applied now, as the callback would have, and drawn anew
+        _on_table_change(path, key, names, edit)
+        st.rerun()
     if help_text:
         st.caption(help_text)
     for problem in state.problems_at(path) + state.problems_at(path, exact=False):
@@ -453,8 +492,8 @@ def table(path: str, columns: dict[str, Any], text_columns: tuple[str, ...] = ()
         column = where.split("].", 1)[1] if "]." in where else None
         if row is not None and row.isdigit():
             label_text = f"row {int(row) + 1}"
-            if column:
-                label_text += f", {label(column)}"
+            if column:  # a nested one (a class's input_tokens.mean) part by part: "input tokens [tokens] · mean"
+                label_text += ", " + " · ".join(label(part) for part in column.split("."))
         else:
             label_text = "table"
         st.error(f"{md(label_text)}: {md(problem.message)}", icon=":material/error:")

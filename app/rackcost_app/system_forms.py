@@ -25,10 +25,11 @@ from typing import Any
 
 import streamlit as st
 
-from rackcost.scenario import system_edits
+from rackcost.scenario import edits, system_edits
 from rackcost.scenario.labels import label
+from rackcost.scenario.memory_blocks import Memory
 from rackcost.scenario.system_edits import PAYMENT_BLOCK, Missing, Payment
-from rackcost_app import compute, state
+from rackcost_app import compute, fields, state
 from rackcost_app.safe import md
 
 PENDING = "payment_pending"
@@ -399,3 +400,46 @@ def _pending_form(pending: dict[str, Any] | None) -> None:
             action = "Add the rented system" if pending["add"] else f"Switch to {SWITCHED_TO[pending['payment']]}"
             go.button(action, key="payment_given_go", on_click=_with_given, type="primary")
         cancel.button("Cancel", key="payment_given_cancel", on_click=_cancel)
+
+
+# ---- the KV-cache memory limit ------------------------------------------------------------------------------
+
+
+def with_memory(index: int, block: dict[str, Any] | None) -> Any:
+    """The edit that gives system ``index`` a ``memory`` block (None: removes it)."""
+    return lambda data: edits.set_at(data, f"systems[{index}].memory", block)
+
+
+def memory_form(index: int) -> None:
+    """A system's KV-cache memory (``systems[i].memory``) as a form, with *Remove the memory limit*; without one,
+    *Add a memory limit*, which starts an empty block whose required fields the form then asks for (an HBM size and
+    the weights have no neutral default)."""
+    path = f"systems[{index}].memory"
+    st.subheader("KV-cache memory")
+    if isinstance(state.get_at(st.session_state[state.DRAFT], path), dict):
+        st.caption(
+            "The KV cache each request in flight keeps must fit in the replica's HBM beside the weights: operating "
+            "points of a higher concurrency are left out, and the Results page says where memory binds. The KV bytes "
+            "per token come from here or from the model's shape (Workload and SLO tab)."
+        )
+        fields.block(Memory, path, columns=4)
+        st.button(
+            "Remove the memory limit",
+            key=f"memory_remove|{index}",
+            icon=":material/delete:",
+            on_click=state.apply_edit,
+            args=(with_memory(index, None),),
+            help="The operating points are then limited by the measured curve alone.",
+        )
+    else:
+        st.caption("No memory limit: the operating points are limited by the measured curve alone.")
+        st.button(
+            "Add a memory limit",
+            key=f"memory_add|{index}",
+            icon=":material/memory:",
+            on_click=state.apply_edit,
+            args=(with_memory(index, {}),),
+            help="Give the HBM per accelerator, the weights (or their bytes per parameter) and the KV bytes per "
+            "token (or the model's shape on the Workload and SLO tab); until then the results stay on the last "
+            "valid scenario.",
+        )
