@@ -373,3 +373,86 @@ def test_owning_a_system_with_no_costs_to_copy_asks_for_its_price_and_life():
     costs = at.session_state["draft"]["systems"][1]["costs"]
     assert costs == {"capex_usd_per_accelerator": 20000.0, "service_life_years": 5.0}
     assert not at.session_state["problems"] and payment_switch(at, 1).value == "own"
+
+
+# ---- forms for the rest of the model: pools, plan sources, the demand profile -----------------------------------
+
+POOLED = "deepseek-r1-b200-aggregated-vs-disaggregated.yaml"
+
+
+def editor(at: AppTest, path: str):
+    """The editable table of a YAML path (key ``g<generation>|<path>``)."""
+    (found,) = [e for e in at.data_editor if e.key and e.key.split("|", 1)[-1] == path]
+    return found
+
+
+def edit_table(at: AppTest, path: str, delta: dict) -> None:
+    """Edit the table of a YAML path as the browser does: its edit state (edited, added and deleted rows) sent with the
+    next run, so its callback runs. AppTest cannot type into a table's cells (its ``set_value`` refuses), and state
+    assigned to a table before a run is not a change from the browser, so no callback would run."""
+    import json
+
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+    from streamlit.testing.v1.element_tree import ElementTree
+
+    table = editor(at, path)
+    states = ElementTree.get_widget_states
+    state = {"edited_rows": {}, "added_rows": [], "deleted_rows": []} | delta
+
+    def with_edit(tree: ElementTree):
+        found = states(tree)
+        found.widgets.append(WidgetState(id=table.proto.id, string_value=json.dumps(state)))
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ElementTree, "get_widget_states", with_edit)
+        at.run()
+    ok(at)
+
+
+def results_points(at: AppTest):
+    """The Results page's table of each system at each demand point, and back to the Scenario page."""
+    at.switch_page("app_pages/results.py").run()
+    ok(at)
+    frame = at.dataframe[0].value
+    at.switch_page("app_pages/scenario.py").run()
+    ok(at)
+    return frame
+
+
+def test_a_disaggregated_system_shows_its_pools_points_and_an_edited_decode_point_moves_the_results():
+    at = start()
+    load(at, POOLED)
+    system_tab(at, 1)  # DGX B200 disaggregated: no performance block, its curves are its pools'
+    assert [e for e in at.data_editor if e.key.endswith("|systems[1].performance.points")] == []
+    decode = editor(at, "systems[1].pools.decode.points").value
+    prefill = editor(at, "systems[1].pools.prefill.points").value
+    assert decode["tpot_ms"].tolist() == [15.586, 28.5059, 36.4742, 65.8177]  # the file's points, not an empty table
+    assert list(prefill.columns) == ["concurrency", "prefill_ms", "input_tokens_per_s", "power_w_per_accelerator"]
+    texts_now = texts(at.caption) + texts(at.markdown)
+    assert "The decode pool uses the system's hardware and power" in texts_now  # the prefill pool gives its own
+    assert [e.label for e in at.expander if "prefill pool's own hardware" in e.label]
+    assert keyed(at.number_input, "systems[1].pools.kv_transfer.bandwidth_gb_per_s").value == 50
+    assert keyed(at.number_input, "systems[1].pools.decode_miss_share_fraction").value is None  # its default, 0.5
+    before = results_points(at)
+    system_tab(at, 1)
+    # each decode replica decodes twice as fast at every batch: the decode pool needs about half the replicas
+    rows = at.session_state["draft"]["systems"][1]["pools"]["decode"]["points"]
+    edit_table(
+        at,
+        "systems[1].pools.decode.points",
+        {
+            "edited_rows": {
+                str(i): {"tpot_ms": r["tpot_ms"] / 2, "output_tokens_per_s": r["output_tokens_per_s"] * 2}
+                for i, r in enumerate(rows)
+            }
+        },
+    )
+    assert at.session_state["problems"] == []
+    assert at.session_state["draft"]["systems"][1]["pools"]["decode"]["points"][0]["tpot_ms"] == 15.586 / 2
+    after = results_points(at)
+    pooled_before = before[before["system"] == "DGX B200 disaggregated"]["total_usd_per_hour"].to_numpy()
+    pooled_after = after[after["system"] == "DGX B200 disaggregated"]["total_usd_per_hour"].to_numpy()
+    assert (pooled_after < pooled_before).all()
+    aggregated = after["system"] == "DGX B200 aggregated"
+    assert after[aggregated]["total_usd_per_hour"].tolist() == before[aggregated]["total_usd_per_hour"].tolist()

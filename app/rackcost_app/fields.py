@@ -266,12 +266,14 @@ def block(
     *,
     skip: tuple[str, ...] = (),
     shown: tuple[str, ...] = (),
+    covered: tuple[str, ...] = (),
     columns: int = 2,
     **choices: list[str],
 ) -> None:
     """Widgets for every scalar field of a block, in ``columns`` columns, then the block's own problems.
 
     ``shown``: fields skipped here that the page shows with widgets of its own (their problems are theirs).
+    ``covered``: nested blocks or lists the page shows with forms of their own, problems under them included.
     """
     names = []
     for n, f in model.model_fields.items():
@@ -289,13 +291,17 @@ def block(
     source = state.get_at(state.st.session_state[state.DRAFT], f"{path}.source")
     if source:
         st.caption(f"Source of this block: {md(source)}")
-    block_problems(path, [*names, *shown])
+    block_problems(path, [*names, *shown], covered=covered)
 
 
-def block_problems(path: str, shown_fields: list[str] | tuple[str, ...] = ()) -> None:
-    """Problems under ``path`` that no field widget of the block shows (cross-field rules, nested values)."""
+def block_problems(path: str, shown_fields: list[str] | tuple[str, ...] = (), *, covered: tuple[str, ...] = ()) -> None:
+    """Problems under ``path`` that no field widget of the block shows (cross-field rules, nested values), but for
+    those at or under the ``covered`` sub-paths (shown by forms of their own)."""
     shown = {f"{path}.{n}" for n in shown_fields}
+    inside = tuple(f"{path}.{n}" for n in covered)
     for problem in state.problems_at(path, exact=False) + state.problems_at(path):
+        if problem.path in inside or problem.path.startswith(tuple(f"{c}{sep}" for c in inside for sep in ".[")):
+            continue
         if problem.path not in shown:
             where = problem.path.removeprefix(path).lstrip(".") or "this block"
             st.error(f"{md(where)}: {md(problem.message)}", icon=":material/error:")
@@ -400,17 +406,73 @@ def apply_editor_delta(base: list[dict[str, Any]], delta: dict[str, Any], column
     return out
 
 
+def schema_columns(
+    model: type[BaseModel], *, skip: tuple[str, ...] = (), **choices: list[str]
+) -> tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]:
+    """The columns of an editable table of ``model``'s rows, from the schema: one per scalar field (its label with
+    its unit, its description as help, required where the schema requires it); the names of those that hold text or
+    yes/no rather than numbers (:func:`table`'s ``text_columns``), and of those that hold whole numbers
+    (``whole_columns``).
+
+    A text field with ``choices`` (or a Literal, an Enum, a registered kind) is a select box; a yes/no field a
+    check box; a whole-number field shows whole numbers.
+    """
+    columns: dict[str, Any] = {}
+    texts: list[str] = []
+    wholes: list[str] = []
+    for n, info in model.model_fields.items():
+        name = info.alias or n
+        base, _ = _base_type(info.annotation)
+        if name in skip or name == "source" or typing.get_origin(base) in (list, dict):
+            continue
+        if isinstance(base, type) and issubclass(base, BaseModel):
+            continue
+        common: dict[str, Any] = {"help": info.description, "required": info.is_required()}
+        options = choices.get(name)
+        if options is None and typing.get_origin(base) is typing.Literal:
+            options = [str(a) for a in typing.get_args(base)]
+        elif options is None and isinstance(base, type) and issubclass(base, enum.Enum):
+            options = [e.value for e in base]
+        if options is not None:
+            columns[name] = st.column_config.SelectboxColumn(label(name), options=options, **common)
+            texts.append(name)
+        elif isinstance(base, type) and issubclass(base, bool):
+            columns[name] = st.column_config.CheckboxColumn(label(name), **common)
+            texts.append(name)
+        elif isinstance(base, type) and issubclass(base, int | float):
+            whole = issubclass(base, int)
+            wholes += [name] if whole else []
+            columns[name] = st.column_config.NumberColumn(
+                label(name), format="%d" if whole else INPUT_TABLE_FORMAT, step=1 if whole else None, **common
+            )
+        else:
+            columns[name] = st.column_config.TextColumn(label(name), **common)
+            texts.append(name)
+    return columns, tuple(texts), tuple(wholes)
+
+
 def _table_base_key(key: str) -> str:
     return f"base|{key}"
 
 
-def _on_table_change(path: str, key: str, columns: list[str]) -> None:
+def _on_table_change(path: str, key: str, columns: list[str], whole_columns: tuple[str, ...] = ()) -> None:
     base = st.session_state[_table_base_key(key)]
     rows = apply_editor_delta(base, st.session_state[key], columns)
+    for row in rows:  # the editor gives every number as a float: a whole-number field keeps an int (3, not 3.0)
+        for name in whole_columns:
+            if isinstance(row.get(name), float) and row[name].is_integer():
+                row[name] = int(row[name])
     state.set_value(path, rows)
 
 
-def table(path: str, columns: dict[str, Any], text_columns: tuple[str, ...] = (), help_text: str | None = None) -> None:
+def table(
+    path: str,
+    columns: dict[str, Any],
+    text_columns: tuple[str, ...] = (),
+    help_text: str | None = None,
+    *,
+    whole_columns: tuple[str, ...] = (),
+) -> None:
     """An editable table of a list of mappings (rows can be added and deleted), its problems under it.
 
     Parameters
@@ -420,7 +482,9 @@ def table(path: str, columns: dict[str, Any], text_columns: tuple[str, ...] = ()
     columns
         Field name -> ``st.column_config`` column (label with unit, format).
     text_columns
-        Columns that hold text rather than numbers.
+        Columns that hold text (or yes/no) rather than numbers.
+    whole_columns
+        Columns of whole numbers (written back as ints).
     """
     key = state.widget_key(path)
     rows = state.get_at(state.st.session_state[state.DRAFT], path) or []
@@ -442,7 +506,7 @@ def table(path: str, columns: dict[str, Any], text_columns: tuple[str, ...] = ()
         num_rows="dynamic",
         hide_index=True,
         on_change=_on_table_change,
-        args=(path, key, names),
+        args=(path, key, names, whole_columns),
         width="stretch",
     )
     if help_text:
