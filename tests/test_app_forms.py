@@ -13,6 +13,7 @@ import yaml
 from streamlit.testing.v1 import AppTest
 
 import rackcost
+from app_editing import edit_table, editor
 from rackcost.scenario.system_edits import DEFAULT_SOURCE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -378,36 +379,6 @@ def test_owning_a_system_with_no_costs_to_copy_asks_for_its_price_and_life():
 # ---- forms for the rest of the model: pools, plan sources, the demand profile -----------------------------------
 
 POOLED = "deepseek-r1-b200-aggregated-vs-disaggregated.yaml"
-
-
-def editor(at: AppTest, path: str):
-    """The editable table of a YAML path (key ``g<generation>|<path>``)."""
-    (found,) = [e for e in at.data_editor if e.key and e.key.split("|", 1)[-1] == path]
-    return found
-
-
-def edit_table(at: AppTest, path: str, delta: dict) -> None:
-    """Edit the table of a YAML path as the browser does: its edit state (edited, added and deleted rows) sent with the
-    next run, so its callback runs. AppTest cannot type into a table's cells (its ``set_value`` refuses), and state
-    assigned to a table before a run is not a change from the browser, so no callback would run."""
-    import json
-
-    from streamlit.proto.WidgetStates_pb2 import WidgetState
-    from streamlit.testing.v1.element_tree import ElementTree
-
-    table = editor(at, path)
-    states = ElementTree.get_widget_states
-    state = {"edited_rows": {}, "added_rows": [], "deleted_rows": []} | delta
-
-    def with_edit(tree: ElementTree):
-        found = states(tree)
-        found.widgets.append(WidgetState(id=table.proto.id, string_value=json.dumps(state)))
-        return found
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ElementTree, "get_widget_states", with_edit)
-        at.run()
-    ok(at)
 
 
 def results_points(at: AppTest):
