@@ -427,3 +427,91 @@ def test_a_disaggregated_system_shows_its_pools_points_and_an_edited_decode_poin
     assert (pooled_after < pooled_before).all()
     aggregated = after["system"] == "DGX B200 aggregated"
     assert after[aggregated]["total_usd_per_hour"].tolist() == before[aggregated]["total_usd_per_hour"].tolist()
+
+
+PLAN_SMALL = ROOT / "tests" / "data" / "plan_small.yaml"
+
+
+def upload(at: AppTest, path: Path) -> None:
+    """A scenario file uploaded (as the uploader's callback leaves it), then the Scenario page."""
+    at.session_state["pending_upload"] = (path.read_bytes(), path.name)
+    at.run()
+    ok(at)
+    at.switch_page("app_pages/scenario.py").run()
+    ok(at)
+
+
+def years_table(at: AppTest):
+    """The Results page's table of each system's years over the horizon, and back to the Scenario page."""
+    at.switch_page("app_pages/results.py").run()
+    ok(at)
+    (frame,) = [d.value for d in at.dataframe if "year" in d.value.columns]
+    at.switch_page("app_pages/scenario.py").run()
+    ok(at)
+    return frame
+
+
+def test_the_demand_profiles_growth_edited_in_its_form_moves_the_points_and_the_years():
+    from rackcost.scenario.profile_blocks import DemandProfile
+
+    at = start()
+    upload(at, PLAN_SMALL)
+    before = years_table(at)
+    open_tab(at, "Demand")
+    assert keyed(at.selectbox, "demand_profile.growth|kind", prefix=True).value == "per_year_fraction"
+    growth = keyed(at.number_input, "demand_profile.growth.per_year_fraction")
+    assert growth.value == 0.4
+    assert keyed(at.number_input, "demand_profile.horizon_years").value == 1
+    assert keyed(at.number_input, "demand_profile.points.peak").value is None  # not given: its default, 100
+    week = editor(at, "demand_profile.profile.hourly_arrival_rps").value
+    assert week.shape == (24, 7) and week["Monday"].tolist()[9] == 20 and week["Sunday"].tolist()[0] == 5
+    growth.set_value(1.0).run()
+    ok(at)
+    assert at.session_state["problems"] == []
+    draft = at.session_state["draft"]
+    # the named points are the edited profile's, as the loader derives them (rackcost.scenario.profile_blocks)
+    assert draft["demand"] == DemandProfile.model_validate(draft["demand_profile"]).named_points()
+    assert draft["demand"][2]["arrival_rps"] == pytest.approx(20 * 2.0, rel=1e-3)  # the busiest hour, a year on
+    after = years_table(at)
+    assert list(after.columns) == list(before.columns) and len(after) == len(before)
+    assert after.values.tolist() != before.values.tolist()
+
+
+def test_a_day_of_points_becomes_a_flat_week_profile_whose_hours_are_edited_in_a_table():
+    at = start()  # the default scenario: a day of points
+    open_tab(at, "Demand")
+    day = at.session_state["draft"]["demand"]
+    at.button(key="profile_start").click().run()
+    ok(at)
+    assert at.session_state["problems"] == []
+    draft = at.session_state["draft"]
+    rates = draft["demand_profile"]["profile"]["hourly_arrival_rps"]
+    assert len(rates) == 168 and rates[:24] * 7 == rates
+    # the day's mean rate is the points' (the flat week lays them end to end, horizon_edits.flat_week_rps)
+    mean = sum(p["arrival_rps"] * p["hours_per_day"] for p in day) / 24
+    assert sum(rates[:24]) / 24 == pytest.approx(mean, rel=1e-12)
+    assert draft["demand"][2]["arrival_rps"] == max(p["arrival_rps"] for p in day)  # peak: percentile 100
+    peak = max(rates)
+    edit_table(at, "demand_profile.profile.hourly_arrival_rps", {"edited_rows": {"12": {"Wednesday": peak * 2}}})
+    assert at.session_state["problems"] == []
+    assert at.session_state["draft"]["demand_profile"]["profile"]["hourly_arrival_rps"][2 * 24 + 12] == peak * 2
+    assert at.session_state["draft"]["demand"][2]["arrival_rps"] == peak * 2
+    # a CSV of one column replaces the rates; a bad one is refused with why, the rates kept
+    uploader = keyed(at.file_uploader, "demand_profile.profile.hourly_arrival_rps|csv")
+    uploader.set_value(("week.csv", b"rate\n" + b"\n".join(b"%d" % (1 + h % 24) for h in range(168)), "text/csv"))
+    at.run()
+    ok(at)
+    assert at.session_state["draft"]["demand_profile"]["profile"]["hourly_arrival_rps"][:3] == [1.0, 2.0, 3.0]
+    assert at.session_state["draft"]["demand"][2]["arrival_rps"] == 24.0
+    assert "168 hourly rates read from week.csv" in texts(at.success)
+    keyed(at.file_uploader, "demand_profile.profile.hourly_arrival_rps|csv").set_value(
+        ("short.csv", b"1\n2\n3\n", "text/csv")
+    )
+    at.run()
+    ok(at)
+    assert "short.csv was not used: has 3 hourly rows" in texts(at.error)
+    assert at.session_state["draft"]["demand"][2]["arrival_rps"] == 24.0
+    at.button(key="profile_drop").click().run()
+    ok(at)
+    assert "demand_profile" not in at.session_state["draft"] and at.session_state["problems"] == []
+    assert editor(at, "demand").value["arrival_rps"].max() == 24.0

@@ -15,7 +15,18 @@ from rackcost.importers import into_scenario
 from rackcost.reporting import horizon_charts
 from rackcost.scenario import edits, schema
 from rackcost.scenario.loading import DEFAULT_SCENARIO
-from rackcost_app import charts, compute, fields, imports, layout, pool_forms, state, system_forms, tables
+from rackcost_app import (
+    charts,
+    compute,
+    fields,
+    imports,
+    layout,
+    pool_forms,
+    profile_forms,
+    state,
+    system_forms,
+    tables,
+)
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -368,27 +379,42 @@ if tabs[1].open:
             )
             st.caption(
                 f"{profiled.horizon_years:g} years of hourly rates from the scenario's demand profile (the last "
-                "valid scenario), each day's busiest hour and mean. The demand points below are derived from it "
-                "(quiet, normal and peak percentiles of its hours); the profile itself is edited in the YAML (the "
-                "Export page's YAML, or the sidebar's upload)."
+                "valid scenario), each day's busiest hour and mean. The demand points at the foot of the tab are "
+                "derived from it (quiet, normal and peak percentiles of its hours); the profile is edited below."
             )
+        profile_forms.profile_form()
         st.subheader("Demand over a day")
-        fields.table(
-            "demand",
-            {
-                "name": st.column_config.TextColumn("name", required=True),
-                "arrival_rps": st.column_config.NumberColumn(
-                    "arrival rate [requests/s]", required=True, format=fields.INPUT_TABLE_FORMAT
-                ),
-                "hours_per_day": st.column_config.NumberColumn(
-                    "hours per day [h]", required=True, format=fields.INPUT_TABLE_FORMAT
-                ),
-                "source": st.column_config.TextColumn("source"),
-            },
-            text_columns=("name", "source"),
-            help_text="Poisson arrivals; the hours add up to 24. The fleet is sized for the highest rate "
-            "(or the demand point named under Fleet). Add or delete rows with the table's controls.",
-        )
+        if isinstance(draft.get("demand_profile"), dict):  # the points are the profile's: they follow its edits
+            tables.show(
+                [d for d in draft.get("demand") or [] if isinstance(d, dict)],
+                {
+                    "name": ("name", "text"),
+                    "arrival_rps": ("arrival rate [requests/s]", "num"),
+                    "hours_per_day": ("hours per day [h]", "num"),
+                    "source": ("source", "text"),
+                },
+            )
+            st.caption(
+                "Derived from the profile above, as the loader derives them; to edit them one by one, use the "
+                "day's points instead of the profile (the button above)."
+            )
+        else:
+            fields.table(
+                "demand",
+                {
+                    "name": st.column_config.TextColumn("name", required=True),
+                    "arrival_rps": st.column_config.NumberColumn(
+                        "arrival rate [requests/s]", required=True, format=fields.INPUT_TABLE_FORMAT
+                    ),
+                    "hours_per_day": st.column_config.NumberColumn(
+                        "hours per day [h]", required=True, format=fields.INPUT_TABLE_FORMAT
+                    ),
+                    "source": st.column_config.TextColumn("source"),
+                },
+                text_columns=("name", "source"),
+                help_text="Poisson arrivals; the hours add up to 24. The fleet is sized for the highest rate "
+                "(or the demand point named under Fleet). Add or delete rows with the table's controls.",
+            )
 
 if tabs[2].open:
     with tabs[2]:
