@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from rackcost.model.workload.profile import HOURS_PER_WEEK
 from rackcost.scenario.profile_blocks import DemandProfile
+from rackcost.units import HOURS_PER_DAY
 
 __all__ = [
     "FLAT_WEEK_SOURCE",
@@ -28,7 +29,6 @@ __all__ = [
     "without_profile",
 ]
 
-HOURS_PER_DAY = 24
 FLAT_WEEK_SOURCE = (
     "the day's demand points laid end to end in rising rate from 00:00, each hour their time-weighted mean, every "
     "day of the week alike (started in the rackcost dashboard)"
@@ -74,16 +74,16 @@ def flat_week_rps(points: list[dict[str, Any]]) -> list[float]:
     if total_h <= 0:
         raise ValueError("the demand points have no hours to lay out")
     scale = HOURS_PER_DAY / total_h  # (hours that do not add up to 24 are stretched: validation says so too)
-    day = [0.0] * HOURS_PER_DAY
+    day = [0.0] * int(HOURS_PER_DAY)
     start = 0.0
     for rate, hours in spans:
         end = start + hours * scale
-        for hour in range(int(start), min(HOURS_PER_DAY, int(end) + 1)):
+        for hour in range(int(start), min(int(HOURS_PER_DAY), int(end) + 1)):
             overlap = min(end, hour + 1.0) - max(start, float(hour))
             if overlap > 0:
                 day[hour] += rate * overlap
         start = end
-    return day * (HOURS_PER_WEEK // HOURS_PER_DAY)
+    return day * (HOURS_PER_WEEK // int(HOURS_PER_DAY))
 
 
 def with_flat_week_profile(data: dict[str, Any]) -> dict[str, Any]:
