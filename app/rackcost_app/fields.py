@@ -415,7 +415,7 @@ def schema_columns(
     (``whole_columns``).
 
     A text field with ``choices`` (or a Literal, an Enum, a registered kind) is a select box; a yes/no field a
-    check box; a whole-number field shows whole numbers.
+    check box; a whole-number field takes whole numbers.
     """
     columns: dict[str, Any] = {}
     texts: list[str] = []
@@ -434,7 +434,9 @@ def schema_columns(
         elif options is None and isinstance(base, type) and issubclass(base, enum.Enum):
             options = [e.value for e in base]
         if options is not None:
-            columns[name] = st.column_config.SelectboxColumn(label(name), options=options, **common)
+            # shown as the CLI writes an enumerated word (on demand, not on_demand); the value stays the schema's
+            words = {"format_func": lambda v: str(v).replace("_", " ")}
+            columns[name] = st.column_config.SelectboxColumn(label(name), options=options, **words, **common)
             texts.append(name)
         elif isinstance(base, type) and issubclass(base, bool):
             columns[name] = st.column_config.CheckboxColumn(label(name), **common)
@@ -443,7 +445,7 @@ def schema_columns(
             whole = issubclass(base, int)
             wholes += [name] if whole else []
             columns[name] = st.column_config.NumberColumn(
-                label(name), format="%d" if whole else INPUT_TABLE_FORMAT, step=1 if whole else None, **common
+                label(name), format=INPUT_TABLE_FORMAT, step=1 if whole else None, **common
             )
         else:
             columns[name] = st.column_config.TextColumn(label(name), **common)
