@@ -13,6 +13,7 @@ import yaml
 from streamlit.testing.v1 import AppTest
 
 import rackcost
+from app_editing import edit_table, editor
 from rackcost.scenario.class_blocks import token_moments
 from rackcost.scenario.system_edits import DEFAULT_SOURCE
 
@@ -388,7 +389,7 @@ def classes_table(at: AppTest):
     return keyed(at.data_editor, "workload.classes")
 
 
-def edit_table(at: AppTest, table, **delta) -> None:
+def edit_in_state(at: AppTest, table, **delta) -> None:
     """Edit a table as the browser's editor would: AppTest cannot type in its cells, so its edit state is given
     through session state (rackcost_app.fields.table applies a state its callback did not see)."""
     at.session_state[table.key] = NO_EDITS | delta
@@ -436,7 +437,7 @@ def test_editing_the_class_shares_changes_the_results():
     before = blended(at)
     assert results_classes(at) == [("chat", 0.6), ("reasoning", 0.25), ("agentic", 0.15)]
     # fewer chats, more reasoning: the shares still add up to 1
-    edit_table(at, classes_table(at), edited_rows={0: {"share_fraction": 0.5}, 1: {"share_fraction": 0.35}})
+    edit_in_state(at, classes_table(at), edited_rows={0: {"share_fraction": 0.5}, 1: {"share_fraction": 0.35}})
     assert not at.session_state["problems"]
     classes = at.session_state["draft"]["workload"]["classes"]
     assert [c["share_fraction"] for c in classes] == [0.5, 0.35, 0.15]
@@ -455,7 +456,7 @@ def test_adding_a_class_and_scaling_the_shares():
     load(at, CLASSES)
     added = {"name": "summarise", "share_fraction": 0.1, "input_kind": "lognormal", "input_mean": 4000.0}
     added |= {"input_cv": 0.5, "output_kind": "mean only", "output_mean": 300.0, "slo_ttft_limit_ms": 3000.0}
-    edit_table(at, classes_table(at), added_rows=[added])
+    edit_in_state(at, classes_table(at), added_rows=[added])
     # four classes whose shares add up to 1.1: said under the table, with a button that scales them
     classes = at.session_state["draft"]["workload"]["classes"]
     assert classes[3] == {
@@ -566,3 +567,144 @@ def test_a_class_edit_writes_only_the_cells_changed_into_the_class():
     assert "slo" not in agentic and agentic["prefix_hit_fraction"] == 0.917  # its own SLO cleared: the scenario's
     assert base[2]["slo"] == {"ttft_limit_ms": 6000}  # the editor's base is not modified
     assert [c["name"] for c in classes_after_edit(base, {"deleted_rows": [1]})] == ["chat", "agentic"]
+
+
+# ---- forms for the rest of the model: pools, plan sources, the demand profile -----------------------------------
+
+POOLED = "deepseek-r1-b200-aggregated-vs-disaggregated.yaml"
+
+
+def results_points(at: AppTest):
+    """The Results page's table of each system at each demand point, and back to the Scenario page."""
+    at.switch_page("app_pages/results.py").run()
+    ok(at)
+    frame = at.dataframe[0].value
+    at.switch_page("app_pages/scenario.py").run()
+    ok(at)
+    return frame
+
+
+def test_a_disaggregated_system_shows_its_pools_points_and_an_edited_decode_point_moves_the_results():
+    at = start()
+    load(at, POOLED)
+    system_tab(at, 1)  # DGX B200 disaggregated: no performance block, its curves are its pools'
+    assert [e for e in at.data_editor if e.key.endswith("|systems[1].performance.points")] == []
+    decode = editor(at, "systems[1].pools.decode.points").value
+    prefill = editor(at, "systems[1].pools.prefill.points").value
+    assert decode["tpot_ms"].tolist() == [15.586, 28.5059, 36.4742, 65.8177]  # the file's points, not an empty table
+    assert list(prefill.columns) == ["concurrency", "prefill_ms", "input_tokens_per_s", "power_w_per_accelerator"]
+    texts_now = texts(at.caption) + texts(at.markdown)
+    assert "The decode pool uses the system's hardware and power" in texts_now  # the prefill pool gives its own
+    assert [e.label for e in at.expander if "prefill pool's own hardware" in e.label]
+    assert keyed(at.number_input, "systems[1].pools.kv_transfer.bandwidth_gb_per_s").value == 50
+    assert keyed(at.number_input, "systems[1].pools.decode_miss_share_fraction").value is None  # its default, 0.5
+    before = results_points(at)
+    system_tab(at, 1)
+    # each decode replica decodes twice as fast at every batch: the decode pool needs about half the replicas
+    rows = at.session_state["draft"]["systems"][1]["pools"]["decode"]["points"]
+    edit_table(
+        at,
+        "systems[1].pools.decode.points",
+        {
+            "edited_rows": {
+                str(i): {"tpot_ms": r["tpot_ms"] / 2, "output_tokens_per_s": r["output_tokens_per_s"] * 2}
+                for i, r in enumerate(rows)
+            }
+        },
+    )
+    assert at.session_state["problems"] == []
+    assert at.session_state["draft"]["systems"][1]["pools"]["decode"]["points"][0]["tpot_ms"] == 15.586 / 2
+    after = results_points(at)
+    pooled_before = before[before["system"] == "DGX B200 disaggregated"]["total_usd_per_hour"].to_numpy()
+    pooled_after = after[after["system"] == "DGX B200 disaggregated"]["total_usd_per_hour"].to_numpy()
+    assert (pooled_after < pooled_before).all()
+    aggregated = after["system"] == "DGX B200 aggregated"
+    assert after[aggregated]["total_usd_per_hour"].tolist() == before[aggregated]["total_usd_per_hour"].tolist()
+
+
+PLAN_SMALL = ROOT / "tests" / "data" / "plan_small.yaml"
+
+
+def upload(at: AppTest, path: Path) -> None:
+    """A scenario file uploaded (as the uploader's callback leaves it), then the Scenario page."""
+    at.session_state["pending_upload"] = (path.read_bytes(), path.name)
+    at.run()
+    ok(at)
+    at.switch_page("app_pages/scenario.py").run()
+    ok(at)
+
+
+def years_table(at: AppTest):
+    """The Results page's table of each system's years over the horizon, and back to the Scenario page."""
+    at.switch_page("app_pages/results.py").run()
+    ok(at)
+    (frame,) = [d.value for d in at.dataframe if "year" in d.value.columns]
+    at.switch_page("app_pages/scenario.py").run()
+    ok(at)
+    return frame
+
+
+def test_the_demand_profiles_growth_edited_in_its_form_moves_the_points_and_the_years():
+    from rackcost.scenario.profile_blocks import DemandProfile
+
+    at = start()
+    upload(at, PLAN_SMALL)
+    before = years_table(at)
+    open_tab(at, "Demand")
+    assert keyed(at.selectbox, "demand_profile.growth|kind", prefix=True).value == "per_year_fraction"
+    growth = keyed(at.number_input, "demand_profile.growth.per_year_fraction")
+    assert growth.value == 0.4
+    assert keyed(at.number_input, "demand_profile.horizon_years").value == 1
+    assert keyed(at.number_input, "demand_profile.points.peak").value is None  # not given: its default, 100
+    week = editor(at, "demand_profile.profile.hourly_arrival_rps").value
+    assert week.shape == (24, 7) and week["Monday"].tolist()[9] == 20 and week["Sunday"].tolist()[0] == 5
+    growth.set_value(1.0).run()
+    ok(at)
+    assert at.session_state["problems"] == []
+    draft = at.session_state["draft"]
+    # the named points are the edited profile's, as the loader derives them (rackcost.scenario.profile_blocks)
+    assert draft["demand"] == DemandProfile.model_validate(draft["demand_profile"]).named_points()
+    assert draft["demand"][2]["arrival_rps"] == pytest.approx(20 * 2.0, rel=1e-3)  # the busiest hour, a year on
+    after = years_table(at)
+    assert list(after.columns) == list(before.columns) and len(after) == len(before)
+    assert after.values.tolist() != before.values.tolist()
+
+
+def test_a_day_of_points_becomes_a_flat_week_profile_whose_hours_are_edited_in_a_table():
+    at = start()  # the default scenario: a day of points
+    open_tab(at, "Demand")
+    day = at.session_state["draft"]["demand"]
+    at.button(key="profile_start").click().run()
+    ok(at)
+    assert at.session_state["problems"] == []
+    draft = at.session_state["draft"]
+    rates = draft["demand_profile"]["profile"]["hourly_arrival_rps"]
+    assert len(rates) == 168 and rates[:24] * 7 == rates
+    # the day's mean rate is the points' (the flat week lays them end to end, horizon_edits.flat_week_rps)
+    mean = sum(p["arrival_rps"] * p["hours_per_day"] for p in day) / 24
+    assert sum(rates[:24]) / 24 == pytest.approx(mean, rel=1e-12)
+    assert draft["demand"][2]["arrival_rps"] == max(p["arrival_rps"] for p in day)  # peak: percentile 100
+    peak = max(rates)
+    edit_table(at, "demand_profile.profile.hourly_arrival_rps", {"edited_rows": {"12": {"Wednesday": peak * 2}}})
+    assert at.session_state["problems"] == []
+    assert at.session_state["draft"]["demand_profile"]["profile"]["hourly_arrival_rps"][2 * 24 + 12] == peak * 2
+    assert at.session_state["draft"]["demand"][2]["arrival_rps"] == peak * 2
+    # a CSV of one column replaces the rates; a bad one is refused with why, the rates kept
+    uploader = keyed(at.file_uploader, "demand_profile.profile.hourly_arrival_rps|csv")
+    uploader.set_value(("week.csv", b"rate\n" + b"\n".join(b"%d" % (1 + h % 24) for h in range(168)), "text/csv"))
+    at.run()
+    ok(at)
+    assert at.session_state["draft"]["demand_profile"]["profile"]["hourly_arrival_rps"][:3] == [1.0, 2.0, 3.0]
+    assert at.session_state["draft"]["demand"][2]["arrival_rps"] == 24.0
+    assert "168 hourly rates read from week.csv" in texts(at.success)
+    keyed(at.file_uploader, "demand_profile.profile.hourly_arrival_rps|csv").set_value(
+        ("short.csv", b"1\n2\n3\n", "text/csv")
+    )
+    at.run()
+    ok(at)
+    assert "short.csv was not used: has 3 hourly rows" in texts(at.error)
+    assert at.session_state["draft"]["demand"][2]["arrival_rps"] == 24.0
+    at.button(key="profile_drop").click().run()
+    ok(at)
+    assert "demand_profile" not in at.session_state["draft"] and at.session_state["problems"] == []
+    assert editor(at, "demand").value["arrival_rps"].max() == 24.0

@@ -16,6 +16,7 @@ import yaml
 from streamlit.testing.v1 import AppTest
 
 import rackcost
+from app_editing import edit_table, editor
 from rackcost.evaluation.planning import plan_scenario
 from rackcost.reporting import plan_section
 from reference import DATA
@@ -61,6 +62,8 @@ def test_a_scenario_without_a_plan_shows_how_to_add_one_and_no_error() -> None:
     assert [e.value for e in at.error] == []
     (note,) = [i.value for i in at.info]
     assert "has no buying plan" in note and "docs/model.md, *The buying plan*" in note
+    assert "needs the demand hour by hour" in note  # the default scenario's demand is a day: no plan can be added
+    assert [b for b in at.button if b.key == "plan_add"] == []
     assert [b for b in at.button if b.key == "plan_run"] == []
     assert list(at.get("download_button")) == []
 
@@ -90,7 +93,7 @@ def test_the_plan_shows_the_answer_the_tables_the_chart_and_a_csv(monkeypatch) -
     assert "Session key" not in holdings  # no string of the page's source shown by Streamlit's magic
     for item in plan_section.holdings(plan):
         assert f"- {item}" in holdings
-    quarters, years = (d.value for d in at.dataframe)
+    quarters, years = (d.value for d in at.dataframe if d.editing_mode == "read_only")  # (the sources' form aside)
     table = plan_section.quarter_table(plan)
     assert list(quarters.columns) == [header for _, header in table.columns]
     assert quarters.values.tolist() == table.rows  # the report's cells
@@ -118,7 +121,8 @@ def test_a_plan_no_mix_can_meet_shows_why_and_no_exception() -> None:
     ok(at)
     (message,) = [shown(e.value) for e in at.error]
     assert message.startswith("No plan: plan")
-    assert list(at.dataframe) == [] and list(at.get("download_button")) == []
+    assert [d for d in at.dataframe if d.editing_mode == "read_only"] == []
+    assert list(at.get("download_button")) == []
 
 
 def test_a_source_named_like_markdown_is_shown_as_written() -> None:
@@ -133,3 +137,47 @@ def test_a_source_named_like_markdown_is_shown_as_written() -> None:
     texts = [s.value for s in at.subheader] + [m.value for m in at.markdown] + [c.value for c in at.caption]
     assert md(hostile) in at.subheader[0].value  # the best single source, by its name, escaped
     assert not [t for t in texts if "![" in t or "](http" in t]
+
+
+def test_a_sources_limit_edited_in_the_plans_form_changes_the_plan() -> None:
+    at = on_plan_page(SMALL)
+    sources = editor(at, "plan.sources").value
+    assert sources["name"].tolist() == ["owned A", "reserved A", "on-demand A", "spot A", "API"]
+    assert sources["kind"].tolist() == ["owned", "reserved", "on_demand", "spot", "api"]
+    assert sources["lead_time_quarters"].tolist()[0] == 1
+    before = plan_scenario(rackcost.load_scenario(SMALL))
+    assert before.periods["spot A: most replicas"].max() == 4
+    edit_table(at, "plan.sources", {"edited_rows": {"3": {"max_units": 1}}})  # at most one spot replica
+    assert at.session_state["problems"] == []
+    assert at.session_state["draft"]["plan"]["sources"][3]["max_units"] == 1  # an int, as the schema has it
+    assert [b for b in at.button if b.key == "plan_run"], "an edit asks for the plan again"
+    at.button(key="plan_run").click().run()
+    ok(at)
+    data = yaml.safe_load(SMALL.read_text(encoding="utf-8"))
+    data["plan"]["sources"][3]["max_units"] = 1
+    after = plan_scenario(rackcost.scenario_from_dict(data))
+    assert after.periods["spot A: most replicas"].max() == 1
+    assert [shown(s.value) for s in at.subheader] == [plan_section.plan_sentence(after)]
+    quarters = next(d.value for d in at.dataframe if d.editing_mode == "read_only")
+    assert quarters.values.tolist() == plan_section.quarter_table(after).rows
+    assert plan_section.quarter_table(after).rows != plan_section.quarter_table(before).rows
+
+
+def test_add_a_plan_starts_one_source_per_system_for_a_scenario_with_a_profile() -> None:
+    data = yaml.safe_load(SMALL.read_text(encoding="utf-8"))
+    del data["plan"]
+    at = on_plan_page(yaml.safe_dump(data, sort_keys=False).encode("utf-8"))
+    assert [b for b in at.button if b.key == "plan_run"] == []
+    at.button(key="plan_add").click().run()
+    ok(at)
+    assert at.session_state["problems"] == []
+    assert at.session_state["draft"]["plan"]["sources"] == [
+        {"name": "A owned", "kind": "owned", "system": "A"},
+        {"name": "B owned", "kind": "owned", "system": "B"},
+        {"name": "API", "kind": "api", "system": "API"},
+    ]
+    assert editor(at, "plan.sources").value["name"].tolist() == ["A owned", "B owned", "API"]
+    at.button(key="plan_run").click().run()
+    ok(at)
+    assert [e.value for e in at.error] == []
+    assert len(at.subheader) == 1  # the plan's decision

@@ -102,14 +102,19 @@ def shown_cells(table) -> list[tuple[str, str]]:
     if arrow.HasField("styler") and arrow.styler.display_values:
         display = pa.ipc.open_stream(arrow.styler.display_values).read_pandas()
         return [(str(c), str(v)) for c in display.columns for v in display[c]]
-    formats = {
-        name: (config.get("type_config") or {}).get("format")
-        for name, config in json.loads(table.proto.columns).items()
+    configs = json.loads(table.proto.columns)
+    formats = {name: (config.get("type_config") or {}).get("format") for name, config in configs.items()}
+    # a select box column shows each value by its option's label (an editor's kind: "on demand" for on_demand)
+    labels = {
+        name: {o["value"]: o["label"] for o in (config.get("type_config") or {}).get("options") or [] if "label" in o}
+        for name, config in configs.items()
     }
     cells = []
     for c in frame.columns:
         for v in frame[c]:
-            if isinstance(v, float) and table.editing_mode == "read_only":
+            if isinstance(v, str) and v in labels.get(str(c), {}):
+                cells.append((str(c), labels[str(c)][v]))
+            elif isinstance(v, float) and table.editing_mode == "read_only":
                 cells.append((str(c), f"unformatted number {v!r}"))
             elif v is None and table.editing_mode != "read_only":
                 cells.append((str(c), ""))  # an editor's empty cell, to type into

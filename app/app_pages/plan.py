@@ -14,7 +14,7 @@ import streamlit as st
 from rackcost import files
 from rackcost.reporting import plan_charts, plan_section
 from rackcost.reporting.blocks import Table
-from rackcost_app import charts, compute, layout, state
+from rackcost_app import charts, compute, layout, plan_forms, state
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -23,9 +23,10 @@ ss = st.session_state
 # too, as it leads with the plan)
 ASKED = state.PLAN_ASKED
 NO_PLAN = (
-    "This scenario has no buying plan. Add a `plan` block with its `sources` (owned, reserved, on-demand, spot, API), "
-    "and give `demand` as an hourly profile, in the Scenario page's YAML tab: docs/model.md, *The buying plan*, says "
-    "how, and the bundled scenario `deepseek-r1-three-year-buying-plan` (Scenario page) is a worked example."
+    "This scenario has no buying plan. With an hourly demand profile, *Add a plan* starts one from its systems (one "
+    "source per system as it is paid for); docs/model.md, *The buying plan*, says how a plan is made, and the bundled "
+    "scenario "
+    "`deepseek-r1-three-year-buying-plan` (Scenario page) is a worked example."
 )
 NO_PROFILE = (
     "This scenario has a `plan` block but its `demand` is not an hourly profile: a plan needs the demand hour by hour "
@@ -60,8 +61,14 @@ def show_table(table: Table) -> None:
     st.dataframe(frame, hide_index=True, width="stretch", height=height)
 
 
+profiled = isinstance(ss[state.DRAFT].get("demand_profile"), dict)
+if isinstance(ss[state.DRAFT].get("plan"), dict):  # the plan's form, where the plan is run: an edit asks again
+    with st.expander("The plan's sources and settings", expanded=True, icon=":material/edit:"):
+        plan_forms.sources_form()
+
 if scenario.plan is None:
-    st.info(NO_PLAN, icon=":material/info:")
+    st.info(NO_PLAN + ("" if profiled else "\n\n" + plan_forms.NEEDS_PROFILE), icon=":material/info:")
+    plan_forms.add_plan()
 elif scenario.demand_profile is None:
     st.info(NO_PROFILE, icon=":material/info:")
 else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -14,7 +15,19 @@ from rackcost.importers import into_scenario
 from rackcost.reporting import horizon_charts
 from rackcost.scenario import edits, memory_blocks, schema
 from rackcost.scenario.loading import DEFAULT_SCENARIO
-from rackcost_app import charts, class_forms, compute, fields, imports, layout, state, system_forms, tables
+from rackcost_app import (
+    charts,
+    class_forms,
+    compute,
+    fields,
+    imports,
+    layout,
+    pool_forms,
+    profile_forms,
+    state,
+    system_forms,
+    tables,
+)
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -383,27 +396,42 @@ if tabs[1].open:
             )
             st.caption(
                 f"{profiled.horizon_years:g} years of hourly rates from the scenario's demand profile (the last "
-                "valid scenario), each day's busiest hour and mean. The demand points below are derived from it "
-                "(quiet, normal and peak percentiles of its hours); the profile itself is edited in the YAML (the "
-                "Export page's YAML, or the sidebar's upload)."
+                "valid scenario), each day's busiest hour and mean. The demand points at the foot of the tab are "
+                "derived from it (quiet, normal and peak percentiles of its hours); the profile is edited below."
             )
+        profile_forms.profile_form()
         st.subheader("Demand over a day")
-        fields.table(
-            "demand",
-            {
-                "name": st.column_config.TextColumn("name", required=True),
-                "arrival_rps": st.column_config.NumberColumn(
-                    "arrival rate [requests/s]", required=True, format=fields.INPUT_TABLE_FORMAT
-                ),
-                "hours_per_day": st.column_config.NumberColumn(
-                    "hours per day [h]", required=True, format=fields.INPUT_TABLE_FORMAT
-                ),
-                "source": st.column_config.TextColumn("source"),
-            },
-            text_columns=("name", "source"),
-            help_text="Poisson arrivals; the hours add up to 24. The fleet is sized for the highest rate "
-            "(or the demand point named under Fleet). Add or delete rows with the table's controls.",
-        )
+        if isinstance(draft.get("demand_profile"), dict):  # the points are the profile's: they follow its edits
+            tables.show(
+                [d for d in draft.get("demand") or [] if isinstance(d, dict)],
+                {
+                    "name": ("name", "text"),
+                    "arrival_rps": ("arrival rate [requests/s]", "num"),
+                    "hours_per_day": ("hours per day [h]", "num"),
+                    "source": ("source", "text"),
+                },
+            )
+            st.caption(
+                "Derived from the profile above, as the loader derives them; to edit them one by one, use the "
+                "day's points instead of the profile (the button above)."
+            )
+        else:
+            fields.table(
+                "demand",
+                {
+                    "name": st.column_config.TextColumn("name", required=True),
+                    "arrival_rps": st.column_config.NumberColumn(
+                        "arrival rate [requests/s]", required=True, format=fields.INPUT_TABLE_FORMAT
+                    ),
+                    "hours_per_day": st.column_config.NumberColumn(
+                        "hours per day [h]", required=True, format=fields.INPUT_TABLE_FORMAT
+                    ),
+                    "source": st.column_config.TextColumn("source"),
+                },
+                text_columns=("name", "source"),
+                help_text="Poisson arrivals; the hours add up to 24. The fleet is sized for the highest rate "
+                "(or the demand point named under Fleet). Add or delete rows with the table's controls.",
+            )
 
 if tabs[2].open:
     with tabs[2]:
@@ -434,6 +462,65 @@ if tabs[2].open:
             )
         st.subheader("Fleet policy")
         fields.block(schema.Fleet, "fleet", columns=4, sizing_demand_point=demand_names)
+
+
+def operating_points(i: int, system: dict[str, Any]) -> None:
+    """An aggregated system's operating points, its performance block and its vendor claim."""
+    path = f"systems[{i}]"
+    st.subheader("Performance: operating points")
+    perf = system.get("performance") or {}
+    per = perf.get("throughput_per", "replica")
+    basis = perf.get("token_basis", "total")
+    fields.table(
+        f"{path}.performance.points",
+        {
+            "concurrency": st.column_config.NumberColumn(
+                "concurrency [requests in flight]", format=fields.INPUT_TABLE_FORMAT
+            ),
+            "throughput_tokens_per_s": st.column_config.NumberColumn(
+                f"throughput [{basis} tokens/s per {per}]", required=True, format=fields.INPUT_TABLE_FORMAT
+            ),
+            "tpot_ms": st.column_config.NumberColumn("TPOT [ms]", format=fields.INPUT_TABLE_FORMAT),
+            "interactivity_tokens_per_s": st.column_config.NumberColumn(
+                "interactivity [tokens/s per user]", format=fields.INPUT_TABLE_FORMAT
+            ),
+            "ttft_ms": st.column_config.NumberColumn("TTFT [ms]", required=True, format=fields.INPUT_TABLE_FORMAT),
+            "power_w_per_accelerator": st.column_config.NumberColumn(
+                "measured power [W per accelerator]", format=fields.INPUT_TABLE_FORMAT
+            ),
+        },
+        help_text="Give TPOT or interactivity on each row, and concurrency on every row or on none "
+        "(then Little's law derives it). Service time and latencies are interpolated linearly in "
+        "concurrency, never extrapolated.",
+    )
+    fields.block(
+        schema.Performance,
+        f"{path}.performance",
+        columns=2,
+        skip=(
+            "benchmark_model",
+            "benchmark_revision",
+            "benchmark_precision",
+            "benchmark_input_tokens",
+            "benchmark_output_tokens",
+            "framework",
+            "speculative_decoding",
+            "decode_accelerators_per_replica",
+        ),
+    )
+    with st.expander("What the curve was measured on"):
+        fields.block(
+            schema.Performance,
+            f"{path}.performance",
+            columns=3,
+            skip=("token_basis", "throughput_per"),
+        )
+    if perf.get("claim") is not None:
+        st.subheader("Vendor claim (headline)")
+        fields.block(schema.Claim, f"{path}.performance.claim", columns=4)
+    else:
+        st.caption("No vendor claim: the headline is derived from the curve (peak tokens/s per rated kW).")
+
 
 for i, name in enumerate(system_names):
     path = f"systems[{i}]"
@@ -477,62 +564,10 @@ for i, name in enumerate(system_names):
                 st.subheader("API prices (no hardware: the provider's fleet)")
                 fields.block(schema.Api, f"{path}.api", columns=3)
             else:
-                st.subheader("Performance: operating points")
-                perf = system.get("performance") or {}
-                per = perf.get("throughput_per", "replica")
-                basis = perf.get("token_basis", "total")
-                fields.table(
-                    f"{path}.performance.points",
-                    {
-                        "concurrency": st.column_config.NumberColumn(
-                            "concurrency [requests in flight]", format=fields.INPUT_TABLE_FORMAT
-                        ),
-                        "throughput_tokens_per_s": st.column_config.NumberColumn(
-                            f"throughput [{basis} tokens/s per {per}]", required=True, format=fields.INPUT_TABLE_FORMAT
-                        ),
-                        "tpot_ms": st.column_config.NumberColumn("TPOT [ms]", format=fields.INPUT_TABLE_FORMAT),
-                        "interactivity_tokens_per_s": st.column_config.NumberColumn(
-                            "interactivity [tokens/s per user]", format=fields.INPUT_TABLE_FORMAT
-                        ),
-                        "ttft_ms": st.column_config.NumberColumn(
-                            "TTFT [ms]", required=True, format=fields.INPUT_TABLE_FORMAT
-                        ),
-                        "power_w_per_accelerator": st.column_config.NumberColumn(
-                            "measured power [W per accelerator]", format=fields.INPUT_TABLE_FORMAT
-                        ),
-                    },
-                    help_text="Give TPOT or interactivity on each row, and concurrency on every row or on none "
-                    "(then Little's law derives it). Service time and latencies are interpolated linearly in "
-                    "concurrency, never extrapolated.",
-                )
-                fields.block(
-                    schema.Performance,
-                    f"{path}.performance",
-                    columns=2,
-                    skip=(
-                        "benchmark_model",
-                        "benchmark_revision",
-                        "benchmark_precision",
-                        "benchmark_input_tokens",
-                        "benchmark_output_tokens",
-                        "framework",
-                        "speculative_decoding",
-                        "decode_accelerators_per_replica",
-                    ),
-                )
-                with st.expander("What the curve was measured on"):
-                    fields.block(
-                        schema.Performance,
-                        f"{path}.performance",
-                        columns=3,
-                        skip=("token_basis", "throughput_per"),
-                    )
-                if perf.get("claim") is not None:
-                    st.subheader("Vendor claim (headline)")
-                    fields.block(schema.Claim, f"{path}.performance.claim", columns=4)
+                if system.get("pools") is not None:  # disaggregated: its curves are its pools'
+                    pool_forms.pools_form(i)
                 else:
-                    st.caption("No vendor claim: the headline is derived from the curve (peak tokens/s per rated kW).")
-
+                    operating_points(i, system)
                 st.subheader("Hardware and power")
                 fields.block(schema.Hardware, f"{path}.hardware", columns=4)
                 system_forms.memory_form(i)
@@ -547,6 +582,7 @@ for i, name in enumerate(system_names):
             fields.block_problems(
                 path,
                 ("name", "performance", "provenance", "hardware", "costs", "rent", "api", "facility", "memory"),
+                covered=("pools",) if system.get("pools") is not None else (),
             )
 
             figs = [

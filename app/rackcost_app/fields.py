@@ -267,12 +267,14 @@ def block(
     *,
     skip: tuple[str, ...] = (),
     shown: tuple[str, ...] = (),
+    covered: tuple[str, ...] = (),
     columns: int = 2,
     **choices: list[str],
 ) -> None:
     """Widgets for every scalar field of a block, in ``columns`` columns, then the block's own problems.
 
     ``shown``: fields skipped here that the page shows with widgets of its own (their problems are theirs).
+    ``covered``: nested blocks or lists the page shows with forms of their own, problems under them included.
     """
     names = []
     for n, f in model.model_fields.items():
@@ -290,13 +292,17 @@ def block(
     source = state.get_at(state.st.session_state[state.DRAFT], f"{path}.source")
     if source:
         st.caption(f"Source of this block: {md(source)}")
-    block_problems(path, [*names, *shown])
+    block_problems(path, [*names, *shown], covered=covered)
 
 
-def block_problems(path: str, shown_fields: list[str] | tuple[str, ...] = ()) -> None:
-    """Problems under ``path`` that no field widget of the block shows (cross-field rules, nested values)."""
+def block_problems(path: str, shown_fields: list[str] | tuple[str, ...] = (), *, covered: tuple[str, ...] = ()) -> None:
+    """Problems under ``path`` that no field widget of the block shows (cross-field rules, nested values), but for
+    those at or under the ``covered`` sub-paths (shown by forms of their own)."""
     shown = [f"{path}.{n}" for n in shown_fields]
+    inside = tuple(f"{path}.{n}" for n in covered)
     for problem in state.problems_at(path, exact=False) + state.problems_at(path):
+        if problem.path in inside or problem.path.startswith(tuple(f"{c}{sep}" for c in inside for sep in ".[")):
+            continue
         # a field's own problems, and those under it (a distribution's parameters, a table's rows), are its own
         if not any(problem.path == f or problem.path.startswith((f + ".", f + "[")) for f in shown):
             where = problem.path.removeprefix(path).lstrip(".") or "this block"
@@ -402,6 +408,53 @@ def apply_editor_delta(base: list[dict[str, Any]], delta: dict[str, Any], column
     return out
 
 
+def schema_columns(
+    model: type[BaseModel], *, skip: tuple[str, ...] = (), **choices: list[str]
+) -> tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]:
+    """The columns of an editable table of ``model``'s rows, from the schema: one per scalar field (its label with
+    its unit, its description as help, required where the schema requires it); the names of those that hold text or
+    yes/no rather than numbers (:func:`table`'s ``text_columns``), and of those that hold whole numbers
+    (``whole_columns``).
+
+    A text field with ``choices`` (or a Literal, an Enum, a registered kind) is a select box; a yes/no field a
+    check box; a whole-number field takes whole numbers.
+    """
+    columns: dict[str, Any] = {}
+    texts: list[str] = []
+    wholes: list[str] = []
+    for n, info in model.model_fields.items():
+        name = info.alias or n
+        base, _ = _base_type(info.annotation)
+        if name in skip or name == "source" or typing.get_origin(base) in (list, dict):
+            continue
+        if isinstance(base, type) and issubclass(base, BaseModel):
+            continue
+        common: dict[str, Any] = {"help": info.description, "required": info.is_required()}
+        options = choices.get(name)
+        if options is None and typing.get_origin(base) is typing.Literal:
+            options = [str(a) for a in typing.get_args(base)]
+        elif options is None and isinstance(base, type) and issubclass(base, enum.Enum):
+            options = [e.value for e in base]
+        if options is not None:
+            # shown as the CLI writes an enumerated word (on demand, not on_demand); the value stays the schema's
+            words = {"format_func": lambda v: str(v).replace("_", " ")}
+            columns[name] = st.column_config.SelectboxColumn(label(name), options=options, **words, **common)
+            texts.append(name)
+        elif isinstance(base, type) and issubclass(base, bool):
+            columns[name] = st.column_config.CheckboxColumn(label(name), **common)
+            texts.append(name)
+        elif isinstance(base, type) and issubclass(base, int | float):
+            whole = issubclass(base, int)
+            wholes += [name] if whole else []
+            columns[name] = st.column_config.NumberColumn(
+                label(name), format=INPUT_TABLE_FORMAT, step=1 if whole else None, **common
+            )
+        else:
+            columns[name] = st.column_config.TextColumn(label(name), **common)
+            texts.append(name)
+    return columns, tuple(texts), tuple(wholes)
+
+
 def _table_base_key(key: str) -> str:
     return f"base|{key}"
 
@@ -417,10 +470,16 @@ EditOf = typing.Callable[[Rows, dict[str, Any]], Rows]
 """The draft's list after an editor's delta (``edited_rows``, ``added_rows``, ``deleted_rows``) on its base items."""
 
 
-def _on_table_change(path: str, key: str, columns: list[str], edit: EditOf | None = None) -> None:
+def _on_table_change(
+    path: str, key: str, columns: list[str], edit: EditOf | None = None, whole_columns: tuple[str, ...] = ()
+) -> None:
     base = st.session_state[_table_base_key(key)]
     delta = st.session_state[key]
     rows = edit(base, delta) if edit is not None else apply_editor_delta(base, delta, columns)
+    for row in rows:  # the editor gives every number as a float: a whole-number field keeps an int (3, not 3.0)
+        for name in whole_columns:
+            if isinstance(row.get(name), float) and row[name].is_integer():
+                row[name] = int(row[name])
     st.session_state[_table_applied_key(key)] = copy.deepcopy(delta)
     state.set_value(path, rows)
 
@@ -437,6 +496,7 @@ def table(
     *,
     rows_of: RowsOf | None = None,
     edit: EditOf | None = None,
+    whole_columns: tuple[str, ...] = (),
 ) -> None:
     """An editable table of a list of mappings (rows can be added and deleted), its problems under it.
 
@@ -447,13 +507,15 @@ def table(
     columns
         Field name -> ``st.column_config`` column (label with unit, format).
     text_columns
-        Columns that hold text rather than numbers.
+        Columns that hold text (or yes/no) rather than numbers.
     help_text
         A caption under the table.
     rows_of, edit
         For a list whose items are not flat rows (request classes: a token count is a number or a length
         distribution): the rows shown of its items, and its items after the editor's delta (default: the items are
         the rows, and the delta is applied with :func:`apply_editor_delta`).
+    whole_columns
+        Columns of whole numbers (written back as ints).
     """
     key = state.widget_key(path)
     items = state.get_at(state.st.session_state[state.DRAFT], path) or []
@@ -476,13 +538,13 @@ def table(
         num_rows="dynamic",
         hide_index=True,
         on_change=_on_table_change,
-        args=(path, key, names, edit),
+        args=(path, key, names, edit, whole_columns),
         width="stretch",
     )
     if _has_edits(delta := st.session_state.get(key)) and delta != st.session_state.get(_table_applied_key(key)):
         # an edit state the callback did not see (set through session state, as AppTest does: it cannot drive the
         # editor's cells): applied now, as the callback would have, and drawn anew
-        _on_table_change(path, key, names, edit)
+        _on_table_change(path, key, names, edit, whole_columns)
         st.rerun()
     if help_text:
         st.caption(help_text)

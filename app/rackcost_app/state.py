@@ -41,7 +41,7 @@ import yaml
 
 import rackcost
 from rackcost.errors import Problem
-from rackcost.scenario import edits
+from rackcost.scenario import edits, horizon_edits
 from rackcost.scenario.loading import DEFAULT_SCENARIO, MAX_SCENARIO_BYTES, SAFE_LOADER, scenario_to_data
 
 DRAFT = "draft"
@@ -279,8 +279,12 @@ def _refuse(problems: list[Problem], text: str | None, name: str) -> None:
 
 
 def revalidate() -> None:
-    """Validate the draft; when it is valid it becomes the scenario the results are computed from."""
+    """Validate the draft; when it is valid it becomes the scenario the results are computed from.
+
+    A draft with a demand profile has its ``demand`` points derived from it first, as the loader derives them
+    (:func:`rackcost.scenario.horizon_edits.points_follow_profile`): an edit of the profile moves the points."""
     ss = st.session_state
+    ss[DRAFT] = horizon_edits.points_follow_profile(ss[DRAFT])  # a profile's named points follow its every edit
     sync_figures()
     bump_revision()
     try:

@@ -52,6 +52,7 @@ __all__ = [
     "csv_folder",
     "demand_from_profile",
     "demand_json_schema",
+    "profile_csv_rates",
     "read_profile_csv",
 ]
 
@@ -364,6 +365,17 @@ def read_profile_csv(path: Path, column: str | None = None) -> tuple[list[float]
         raw = files.read_regular_file(path, MAX_PROFILE_CSV_BYTES, "demand profile CSV")
     except files.InputFileError as exc:
         return [], [str(exc).removeprefix(f"{path}: ")]
+    return profile_csv_rates(raw, column)
+
+
+def profile_csv_rates(raw: bytes, column: str | None = None) -> tuple[list[float], list[str]]:
+    """The hourly rates of a profile CSV's bytes, or its problems (:func:`read_profile_csv`, which reads the file).
+
+    A file of one column (and no ``column`` asked for) is the rates hour by hour in order, under a header of any
+    name or none (the dashboard's upload of a column of rates).
+    """
+    if len(raw) > MAX_PROFILE_CSV_BYTES:
+        return [], [f"is {len(raw):,} bytes; a profile CSV is at most {MAX_PROFILE_CSV_BYTES:,}"]
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -376,6 +388,11 @@ def read_profile_csv(path: Path, column: str | None = None) -> tuple[list[float]
     if not rows:
         return [], ["the file is empty; expected a header row and hourly rows"]
     header = [h.strip() for h in rows[0][1]]
+    if column is None and all(len(r) == 1 for _, r in rows):  # one column of rates, in order
+        headed = _number(header[0]) is None
+        body = rows[1:] if headed else rows
+        name = header[0] if headed else "arrival_rps"
+        return _rates_in_order([(line, str(i), r[0].strip()) for i, (line, r) in enumerate(body)], name)
     rate_name = column or "arrival_rps"
     problems = []
     if rate_name not in header:
@@ -392,6 +409,15 @@ def read_profile_csv(path: Path, column: str | None = None) -> tuple[list[float]
         for line, r in body
     ]
     problems = (_timestamp_problems if clock == "timestamp" else _hour_problems)(cells)
+    values, bad = _rates_in_order(cells, rate_name, count=not problems)
+    return ([], problems + bad) if problems or bad else (values, [])
+
+
+def _rates_in_order(
+    cells: list[tuple[int, str, str]], rate_name: str, *, count: bool = True
+) -> tuple[list[float], list[str]]:
+    """The rates of (line, clock, rate) cells hour by hour, or the problems of the bad ones and (with ``count``,
+    where they are all good) of their number."""
     values: list[float] = []
     bad = []
     for line, _, cell in cells:
@@ -402,8 +428,8 @@ def read_profile_csv(path: Path, column: str | None = None) -> tuple[list[float]
             bad.append(f"line {line}: {rate_name} {what}")
         else:
             values.append(value)
-    problems += bad[:MAX_LISTED] + ([f"and {len(bad) - MAX_LISTED:,} more bad rates"] if len(bad) > MAX_LISTED else [])
-    if not problems and not core.is_profile_length(len(values)):
+    problems = bad[:MAX_LISTED] + ([f"and {len(bad) - MAX_LISTED:,} more bad rates"] if len(bad) > MAX_LISTED else [])
+    if count and not problems and not core.is_profile_length(len(values)):
         problems.append(f"has {len(values):,} hourly rows; a profile is {LENGTHS_ALLOWED}")
     return ([], problems) if problems else (values, [])
 
