@@ -101,7 +101,12 @@ def shown_cells(table) -> list[tuple[str, str]]:
     arrow = table.proto.arrow_data
     if arrow.HasField("styler") and arrow.styler.display_values:
         display = pa.ipc.open_stream(arrow.styler.display_values).read_pandas()
-        return [(str(c), str(v)) for c in display.columns for v in display[c]]
+        # Streamlit draws its own grey "None" over a missing value, whatever the Styler's display value for it
+        return [
+            (str(c), "None" if rackcost.display.undefined(value) else str(shown))
+            for c in display.columns
+            for value, shown in zip(frame[c], display[c], strict=True)
+        ]
     configs = json.loads(table.proto.columns)
     formats = {name: (config.get("type_config") or {}).get("format") for name, config in configs.items()}
     # a select box column shows each value by its option's label (an editor's kind: "on demand" for on_demand)
@@ -173,3 +178,21 @@ def test_the_results_systems_table_shows_kw_per_rack_beside_the_rack_limit(recor
     for name in ("mean_it_power_kw_per_rack", "peak_it_power_kw_per_rack", "rack_power_limit_kw"):
         assert tables.SYSTEM_COLUMNS[name].header.endswith("[kW per rack]")
         assert all(r[name] is not None for r in records["systems"])  # two owned systems
+
+
+def test_a_missing_value_reads_as_the_registrys_dash_not_streamlits_none() -> None:
+    """A rented system has no rack power limit: the Answer page's table read "None" there, in Streamlit's grey,
+    although the Styler's display value was the registry's "-" (Streamlit draws its placeholder over a missing cell
+    whatever its display value). No cell handed to the browser is missing; each reads as the registry writes it."""
+    rows = [
+        {"system": "GB200 NVL72", "rack_power_limit_kw": 140.0, "racks": 7},
+        {"system": "GB200 NVL72 (rented)", "rack_power_limit_kw": None, "racks": 7},
+    ]
+    columns = tables.from_registry("systems", ("system", "rack_power_limit_kw", "racks"))
+    data, shown, text = tables.styled(rows, columns)
+    frame = getattr(data, "data", data)
+    assert not frame.isna().any().any(), frame
+    assert text["rack_power_limit_kw"].tolist() == ["140", "-"]
+    config = tables.column_config(shown, text)
+    assert config["rack_power_limit_kw"]["alignment"] == "right"  # still a column of numbers to the eye
+    assert frame["racks"].tolist() == [7, 7]  # a column without a gap keeps its numbers (sorted by value)

@@ -27,6 +27,8 @@ from rackcost.reporting import breakdowns
 _REGISTRY_KIND = {"usd_per_1k": "usd_per_request", "int": "count"}
 PINNED_KINDS = ("text", "enum")
 """A first column of these kinds names its rows: it is pinned (:func:`show`)."""
+NUMBER_KINDS = ("num", "count", "usd", "usd_per_request", "pct", "ratio")
+"""Kinds of columns of numbers: aligned to the right, also when handed over as text (:func:`styled`)."""
 MOST_STYLED_CELLS = 100_000
 """Most cells a table's display values are written for [-]: pandas' Styler refuses more than 262,144 (its
 ``styler.render.max_elements``); a larger table (a long sweep) is shown as the same text, sorting as text."""
@@ -175,7 +177,13 @@ def column_config(columns: dict[str, Column], text: pd.DataFrame | None = None) 
             cells = max(len(cell) for cell in text[name])
             width = CELL_PAD_PX + CHAR_PX * max(cells, min(len(c.header), HEADER_CHARS))
         # (no help with the header in full: a tooltip is Markdown, and a header may hold a system's name)
-        config[name] = st.column_config.Column(c.header, width=width, pinned=name == first and c.kind in PINNED_KINDS)
+        config[name] = st.column_config.Column(
+            c.header,
+            width=width,
+            pinned=name == first and c.kind in PINNED_KINDS,
+            # numbers to the right, also where the column is handed over as its text (:func:`styled`)
+            alignment="right" if c.kind in NUMBER_KINDS else None,
+        )
     return config
 
 
@@ -185,17 +193,29 @@ def shown_text(frame: pd.DataFrame, columns: dict[str, Column]) -> pd.DataFrame:
     return pd.DataFrame({name: [c.format(v) for v in frame[name]] for name, c in columns.items()}, index=frame.index)
 
 
+def with_gaps(frame: pd.DataFrame) -> list[str]:
+    """Columns of ``frame`` with a missing value (None, or NaN in a column of numbers)."""
+    return [str(name) for name in frame.columns if frame[name].isna().any()]
+
+
 def styled(rows: list[dict[str, Any]], columns: dict[str, ColumnSpec]) -> tuple[Any, dict[str, Column], pd.DataFrame]:
     """The rows as ``st.dataframe`` shows them: a ``Styler`` whose display values are the registry's text over the
     values themselves (a click on a header sorts by value), or, for a table over :data:`MOST_STYLED_CELLS`, the
-    text alone; the columns; and the text (:func:`shown_text`)."""
+    text alone; the columns; and the text (:func:`shown_text`).
+
+    A column with a missing value is handed over as its text: Streamlit draws its own grey "None" over a missing
+    cell whatever its display value (a rented system's rack power limit read "None"), so no cell it gets is missing.
+    Such a column sorts as text; the others by value."""
     shown = {name: as_column(name, spec) for name, spec in columns.items()}
     frame = pd.DataFrame(rows, columns=list(shown))
     text = shown_text(frame, shown)
     if frame.size > MOST_STYLED_CELLS:
         return text, shown, text
+    gaps = with_gaps(frame)
+    frame = frame.assign(**{name: text[name] for name in gaps})
     # (na_rep None: the registry's format writes a missing value itself, as ``-``)
-    return frame.style.format({name: c.format for name, c in shown.items()}, na_rep=None), shown, text
+    formats = {name: c.format for name, c in shown.items() if name not in gaps}
+    return frame.style.format(formats, na_rep=None), shown, text
 
 
 def show(rows: list[dict[str, Any]], columns: dict[str, ColumnSpec], **kwargs: Any) -> None:
