@@ -283,7 +283,10 @@ def what_would_change(scenario: Scenario, result: Any, ranked: list[dict[str, An
         flips = [
             _unitless(input_label(r["input"], names, demand))
             for r in ranked
-            if "advantage_low" in r and (r["advantage_low"] - 1) * (r["advantage_high"] - 1) < 0
+            # an advantage is undefined (None) where a system accepts nothing at that end: no turn to report
+            if r.get("advantage_low") is not None
+            and r.get("advantage_high") is not None
+            and (r["advantage_low"] - 1) * (r["advantage_high"] - 1) < 0
         ]
         blocks.append(
             Paragraph(
