@@ -559,14 +559,28 @@ def test_uncertainty_page_finds_a_break_even_and_says_when_there_is_none():
     assert "'from' below 'to'" in errors(at)
 
 
-def test_uncertainty_page_without_distributions_says_so_and_still_works():
+def test_uncertainty_page_without_distributions_draws_the_default_spreads_and_any_pair():
+    """A scenario without distributions: the page says so, lists each default spread with its source, says how sure
+    in the library's words, and gives P(cheaper) for the pair the buyer picks (the library's, pair by pair)."""
+    from rackcost.analysis.pairs import probability_cheaper
+    from rackcost.reporting.how_sure import how_sure
+
     at = start()
     load(at, "deepseek-r1-b200-vs-gb200-inferencex.yaml")
     at.switch_page(UNCERTAINTY).run()
     ok(at)
     assert errors(at) == ""
-    assert any("This scenario has no distributions" in i.value for i in at.info)
-    assert not at.subheader and not at.dataframe
+    assert any("This scenario gives no distributions" in i.value for i in at.info)
+    spreads = at.dataframe[0].value
+    # each default cited: its provenance class's width (docs/uncertainty.md) or the model's fitted error
+    assert len(spreads) > 10 and spreads["source"].str.contains("docs/uncertainty.md|docs/validation.md").all()
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path("deepseek-r1-b200-vs-gb200-inferencex.yaml"))
+    run = rackcost.uncertainty(scenario, at.session_state["uncertainty_samples"], 0)
+    assert any(how_sure(run) in shown(m.value) for m in at.markdown)
+    at.selectbox(key="uncertainty_pair_a").set_value("DGX B200").run()
+    share = probability_cheaper(run, "DGX B200", "GB200 NVL72")
+    said = [shown(m.value) for m in at.markdown if m.value.startswith("DGX B200 is cheaper")]
+    assert said and rackcost.display.pct(share, 1) in said[0]
     find_breakeven(at, "facility.electricity_usd_per_kwh")
     assert any("No break-even in range" in i.value for i in at.info) or at.success
 

@@ -80,16 +80,17 @@ if ss[state.PROBLEMS]:
     )
 
 dists = compute.distributions(key)
+st.header("Uncertain inputs")
 if not dists:
     st.info(
-        "**This scenario has no distributions**: every input is a single number, so there is no spread to sample, "
-        "no probability to state and no tornado. To see them, give inputs as distributions in the Scenario page's "
-        "YAML tab, e.g. `electricity_usd_per_kwh: {dist: triangular, low: 0.06, mode: 0.081, high: 0.17}` "
-        "(see docs/uncertainty.md). The break-even below works on any scenario.",
+        "**This scenario gives no distributions**, so each figure is drawn from its **default spread**: a width "
+        "from its provenance (vendor, collaborative, independent, assumption) and the model's own measured errors "
+        "(interpolation, the power law), each with its source in the table below (docs/uncertainty.md, Default "
+        "spreads). Give an input a distribution in the Scenario page's YAML tab to use yours instead, e.g. "
+        "`electricity_usd_per_kwh: {dist: triangular, low: 0.06, mode: 0.081, high: 0.17}`.",
         icon=":material/info:",
     )
 else:
-    st.header("Uncertain inputs")
     rows = [
         {
             "input": input_label(d["input"]),
@@ -115,160 +116,210 @@ else:
         },
     )
 
-    st.header("Monte Carlo")
-    c1, c2, _ = st.columns([1, 1, 2])
-    ss[SAMPLES] = c1.number_input(
-        "samples [count]",
-        min_value=MIN_SAMPLES,
-        max_value=MAX_SAMPLES,
-        value=int(ss[SAMPLES]),
-        step=1_000,
-        key="w_uncertainty_samples",
-        help="Runs automatically when the scenario, the samples or the seed change (results are cached). "
-        "10,000 samples take about a tenth of a second; 200,000 a few seconds.",
-    )
-    ss[SEED] = c2.number_input(
-        "seed", min_value=0, value=int(ss[SEED]), step=1, key="w_uncertainty_seed", help="Same seed, same result."
-    )
-    summary = None
-    try:
-        with st.spinner(f"Sampling {ss[SAMPLES]:,} futures..."):
-            summary = compute.uncertainty_summary(key, int(ss[SAMPLES]), int(ss[SEED]))
-    except rackcost.ScenarioError as exc:
-        show_problems(exc)
+st.header("Monte Carlo")
+c1, c2, _ = st.columns([1, 1, 2])
+ss[SAMPLES] = c1.number_input(
+    "samples [count]",
+    min_value=MIN_SAMPLES,
+    max_value=MAX_SAMPLES,
+    value=int(ss[SAMPLES]),
+    step=1_000,
+    key="w_uncertainty_samples",
+    help="Runs automatically when the scenario, the samples or the seed change (results are cached). "
+    "10,000 samples take about a tenth of a second; 200,000 a few seconds.",
+)
+ss[SEED] = c2.number_input(
+    "seed", min_value=0, value=int(ss[SEED]), step=1, key="w_uncertainty_seed", help="Same seed, same result."
+)
+summary = None
+try:
+    with st.spinner(f"Sampling {ss[SAMPLES]:,} futures..."):
+        summary = compute.uncertainty_summary(key, int(ss[SAMPLES]), int(ss[SEED]))
+except rackcost.ScenarioError as exc:
+    show_problems(exc)
 
-    if summary is not None:
-        n = summary["n"]
-        cheaper = summary["probability_cheaper"]
-        for system in others:
-            mine = {r["demand_point"]: r["probability_fraction"] for r in cheaper if r["system"] == system}
-            share = mine[BLENDED]
-            st.subheader(
-                f"{md(system)} is cheaper per accepted request than {md(baseline)} in {display.pct(share, 0)} of "
-                f"{n:,} samples over the day: {in_words(share)}."
-            )
-            cols = st.columns(len(points) + 1)
-            cols[0].metric("blended over the day", display.pct(share, 1))
-            for col, point in zip(cols[1:], points, strict=True):
-                col.metric(f"at {md(point)} demand", display.pct(mine[point], 1))
-        st.caption(
-            "Share of the samples in which the system's cost per accepted request is below the baseline's "
-            f"({md(baseline)}), at each demand point and blended over the day (cost per day / accepted requests per "
-            "day)."
-        )
-
-        st.subheader("Distribution of cost per accepted request")
-        choices = [BLENDED, *points]
-        if ss.get(POINT) not in choices:
-            ss[POINT] = BLENDED
-        chosen = st.radio(
-            "demand point",
-            choices,
-            index=choices.index(ss[POINT]),
-            horizontal=True,
-            key="w_uncertainty_point",
-            format_func=lambda p: "blended over the day" if p == BLENDED else f"{md(p)} demand",
-        )
-        ss[POINT] = chosen
-        hist = [r for r in summary["histogram"] if r["demand_point"] == chosen]
-        pcts = summary["percentiles"]
-        column, where = (
-            ("blended_usd_per_accepted_request", "system")
-            if chosen == BLENDED
-            else ("usd_per_accepted_request", chosen)
-        )
-        marks = [
-            {"system": r["system"], "percentile": q.upper(), "usd": r[q]}
-            for r in pcts
-            if r["column"] == column and r["demand_point"] == where
-            for q in ("p5", "p50", "p95")
-        ]
-        st.altair_chart(chart_specs.cost_distribution_chart(hist, marks, names), width="stretch")
-        st.caption(
-            f"Histogram of {n:,} samples (central 99% shown, {compute.HISTOGRAM_BINS} bins per system); solid line "
-            "the median (P50), dashed lines P5 and P95."
-        )
-
-        st.subheader("P5 / P50 / P95 of the key columns")
-        by = {(r["system"], r["demand_point"], r["column"]): r for r in pcts}
-        table_rows = []
-        spec = {"system": ("system", "text"), "demand_point": ("demand point", "text")}
-        headers = {
-            "usd_per_accepted_request": ("cost per 1,000 accepted requests", "USD", "usd_per_1k"),
-            "accepted_rps": ("accepted", "requests/s", "num"),
-            "facility_power_kw": ("wall power", "kW", "num"),
-            "total_usd_per_hour": ("total", "USD/h", "usd"),
-        }
-        for column, (text, unit, kind) in headers.items():
-            for q in ("p5", "p50", "p95"):
-                spec[f"{column}:{q}"] = (f"{text} {q.upper()} [{unit}]", kind)
-        for system in names:
-            for point in points:
-                row = {"system": system, "demand_point": point}
-                for column in headers:
-                    for q in ("p5", "p50", "p95"):
-                        row[f"{column}:{q}"] = by[(system, point, column)][q]
-                table_rows.append(row)
-            blended = by[(system, "system", "blended_usd_per_accepted_request")]
-            table_rows.append(
-                {"system": system, "demand_point": "blended over the day"}
-                | {f"usd_per_accepted_request:{q}": blended[q] for q in ("p5", "p50", "p95")}
-            )
-        tables.show(table_rows, spec)
-
-    st.header("Which inputs decide it: tornado")
-    try:
-        tornado = compute.tornado(key)
-    except rackcost.ScenarioError as exc:
-        show_problems(exc)
-        tornado = []
-    if tornado:
-        spec = {
-            "input": ("input", "text"),
-            "low": ("input at its P5", "text"),
-            "central": ("central value", "text"),
-            "high": ("input at its P95", "text"),
-        }
-        trows = []
-        for r in tornado:
-            row = {
-                "input": input_label(r["input"]),
-                "low": display.input_value(r["low_value"], r["input"]),
-                "central": display.input_value(r["central_value"], r["input"]),
-                "high": display.input_value(r["high_value"], r["input"]),
+if summary is not None and not dists:
+    tables.show(
+        [
+            {
+                "input": input_label(d["input"]),
+                "basis": d["basis"],
+                "shape": d["shape"],
+                "central": display.input_value(d["value"], d["input"]),
+                "p5": display.input_value(d["p5"], d["input"]),
+                "p95": display.input_value(d["p95"], d["input"]),
+                "source": d["source"],
             }
-            for system in names:
-                row[f"{system}@low"] = r[f"{system}@low"]
-                row[f"{system}@high"] = r[f"{system}@high"]
-            if "advantage_low" in r:
-                row["advantage_low"] = r["advantage_low"]
-                row["advantage_high"] = r["advantage_high"]
-            row["relative_swing"] = r["relative_swing"]
-            trows.append(row)
-        for system in names:
-            spec[f"{system}@low"] = (f"{system}: blended cost at P5 [USD per 1,000 requests]", "usd_per_1k")
-            spec[f"{system}@high"] = (f"{system}: blended cost at P95 [USD per 1,000 requests]", "usd_per_1k")
-        if others:
-            # the advantage, as everywhere: baseline cost / system cost (> 1: the system is cheaper)
-            spec["advantage_low"] = (f"advantage of {others[0]} over {baseline} at P5 [x]", "ratio")
-            spec["advantage_high"] = (f"advantage of {others[0]} over {baseline} at P95 [x]", "ratio")
-        spec["relative_swing"] = ("largest swing [% of central cost]", "pct")
-        tables.show(trows, spec)
+            for d in summary["default_spreads"]
+        ],
+        {
+            "input": ("input", "text"),
+            "basis": ("spread from", "text"),
+            "shape": ("shape", "text"),
+            "central": ("central value (used by Results)", "text"),
+            "p5": ("P5", "text"),
+            "p95": ("P95", "text"),
+            "source": ("source", "text"),
+        },
+    )
 
-        central_cost = {
-            r["system"]: r["blended_usd_per_accepted_request"]
-            for r in compute.evaluate(ss[state.VALID_JSON]).records["systems"]
-        }
-        charts = chart_specs.tornado_charts(tornado, names, central_cost, input_label)
-        for chart in charts:  # one a row: two side by side left the bars no room at 1,024 px beside their labels
-            st.altair_chart(chart.configure_legend(orient="bottom"), width="stretch")
-        st.caption(
-            "Each input at its P5 and at its P95 with every other input at its central value; the black line is "
-            "the central cost. Ranked by the largest swing of any system's blended cost relative to its central "
-            "cost."
+if summary is not None:
+    n = summary["n"]
+    st.markdown(f"**How sure:** {md(summary['how_sure'])}")
+    cheaper = summary["probability_cheaper"]
+    for system in others:
+        mine = {r["demand_point"]: r["probability_fraction"] for r in cheaper if r["system"] == system}
+        share = mine[BLENDED]
+        st.subheader(
+            f"{md(system)} is cheaper per accepted request than {md(baseline)} in {display.pct(share, 0)} of "
+            f"{n:,} samples over the day: {in_words(share)}."
         )
-    elif summary is not None:
-        st.info("No input moves the result.")
+        cols = st.columns(len(points) + 1)
+        cols[0].metric("blended over the day", display.pct(share, 1))
+        for col, point in zip(cols[1:], points, strict=True):
+            col.metric(f"at {md(point)} demand", display.pct(mine[point], 1))
+    st.caption(
+        "Share of the samples in which the system's cost per accepted request is below the baseline's "
+        f"({md(baseline)}), at each demand point and blended over the day (cost per day / accepted requests per "
+        "day)."
+    )
+
+    if len(names) > 1:
+        st.subheader("Any two systems")
+        c1, c2 = st.columns(2)
+        first = c1.selectbox("system", names, key="uncertainty_pair_a")
+        second = c2.selectbox("against", [x for x in names if x != first], key="uncertainty_pair_b")
+        pair = {
+            r["demand_point"]: r["probability_fraction"]
+            for r in summary["pairs"]
+            if r["system"] == first and r["other"] == second
+        }
+        if BLENDED in pair:
+            st.markdown(
+                f"{md(first)} is cheaper per accepted request than {md(second)} in "
+                f"{display.pct(pair[BLENDED], 1)} of {n:,} samples over the day: {in_words(pair[BLENDED])}."
+            )
+            cols = st.columns(len(points))
+            for col, point in zip(cols, points, strict=True):
+                if point in pair:
+                    col.metric(f"{md(first)} cheaper at {md(point)} demand", display.pct(pair[point], 1))
+
+    st.subheader("Distribution of cost per accepted request")
+    choices = [BLENDED, *points]
+    if ss.get(POINT) not in choices:
+        ss[POINT] = BLENDED
+    chosen = st.radio(
+        "demand point",
+        choices,
+        index=choices.index(ss[POINT]),
+        horizontal=True,
+        key="w_uncertainty_point",
+        format_func=lambda p: "blended over the day" if p == BLENDED else f"{md(p)} demand",
+    )
+    ss[POINT] = chosen
+    hist = [r for r in summary["histogram"] if r["demand_point"] == chosen]
+    pcts = summary["percentiles"]
+    column, where = (
+        ("blended_usd_per_accepted_request", "system") if chosen == BLENDED else ("usd_per_accepted_request", chosen)
+    )
+    marks = [
+        {"system": r["system"], "percentile": q.upper(), "usd": r[q]}
+        for r in pcts
+        if r["column"] == column and r["demand_point"] == where
+        for q in ("p5", "p50", "p95")
+    ]
+    st.altair_chart(chart_specs.cost_distribution_chart(hist, marks, names), width="stretch")
+    st.caption(
+        f"Histogram of {n:,} samples (central 99% shown, {compute.HISTOGRAM_BINS} bins per system); solid line "
+        "the median (P50), dashed lines P5 and P95."
+    )
+
+    st.subheader("P5 / P50 / P95 of the key columns")
+    by = {(r["system"], r["demand_point"], r["column"]): r for r in pcts}
+    table_rows = []
+    spec = {"system": ("system", "text"), "demand_point": ("demand point", "text")}
+    headers = {
+        "usd_per_accepted_request": ("cost per 1,000 accepted requests", "USD", "usd_per_1k"),
+        "accepted_rps": ("accepted", "requests/s", "num"),
+        "facility_power_kw": ("wall power", "kW", "num"),
+        "total_usd_per_hour": ("total", "USD/h", "usd"),
+    }
+    for column, (text, unit, kind) in headers.items():
+        for q in ("p5", "p50", "p95"):
+            spec[f"{column}:{q}"] = (f"{text} {q.upper()} [{unit}]", kind)
+    for system in names:
+        for point in points:
+            row = {"system": system, "demand_point": point}
+            for column in headers:
+                for q in ("p5", "p50", "p95"):
+                    row[f"{column}:{q}"] = by[(system, point, column)][q]
+            table_rows.append(row)
+        blended = by[(system, "system", "blended_usd_per_accepted_request")]
+        table_rows.append(
+            {"system": system, "demand_point": "blended over the day"}
+            | {f"usd_per_accepted_request:{q}": blended[q] for q in ("p5", "p50", "p95")}
+        )
+    tables.show(table_rows, spec)
+
+st.header("Which inputs decide it: tornado")
+try:
+    tornado = compute.tornado(key)
+except rackcost.ScenarioError as exc:
+    show_problems(exc)
+    tornado = []
+if tornado:
+    spec = {
+        "input": ("input", "text"),
+        "low": ("input at its P5", "text"),
+        "central": ("central value", "text"),
+        "high": ("input at its P95", "text"),
+    }
+    trows = []
+    for r in tornado:
+        row = {
+            "input": input_label(r["input"]),
+            "low": display.input_value(r["low_value"], r["input"]),
+            "central": display.input_value(r["central_value"], r["input"]),
+            "high": display.input_value(r["high_value"], r["input"]),
+        }
+        for system in names:
+            row[f"{system}@low"] = r[f"{system}@low"]
+            row[f"{system}@high"] = r[f"{system}@high"]
+        if "advantage_low" in r:
+            row["advantage_low"] = r["advantage_low"]
+            row["advantage_high"] = r["advantage_high"]
+        row["relative_swing"] = r["relative_swing"]
+        trows.append(row)
+    for system in names:
+        spec[f"{system}@low"] = (f"{system}: blended cost at P5 [USD per 1,000 requests]", "usd_per_1k")
+        spec[f"{system}@high"] = (f"{system}: blended cost at P95 [USD per 1,000 requests]", "usd_per_1k")
+    if others:
+        # the advantage, as everywhere: baseline cost / system cost (> 1: the system is cheaper)
+        spec["advantage_low"] = (f"advantage of {others[0]} over {baseline} at P5 [x]", "ratio")
+        spec["advantage_high"] = (f"advantage of {others[0]} over {baseline} at P95 [x]", "ratio")
+    spec["relative_swing"] = ("largest swing [% of central cost]", "pct")
+    tables.show(trows, spec)
+
+    central_cost = {
+        r["system"]: r["blended_usd_per_accepted_request"]
+        for r in compute.evaluate(ss[state.VALID_JSON]).records["systems"]
+    }
+    charts = chart_specs.tornado_charts(tornado, names, central_cost, input_label)
+    for chart in charts:  # one a row: two side by side left the bars no room at 1,024 px beside their labels
+        st.altair_chart(chart.configure_legend(orient="bottom"), width="stretch")
+    st.caption(
+        "Each input at its P5 and at its P95 with every other input at its central value; the black line is "
+        "the central cost. Ranked by the largest swing of any system's blended cost relative to its central "
+        "cost."
+    )
+elif summary is not None and not dists:
+    st.info(
+        "The tornado moves the scenario's own distributions, one at a time: this scenario has none (the spread "
+        "above is the default spreads'). Give inputs distributions to rank them.",
+        icon=":material/info:",
+    )
+elif summary is not None:
+    st.info("No input moves the result.")
 
 # ---- break-even ------------------------------------------------------------------------------------------------
 

@@ -291,9 +291,12 @@ def uncertainty_summary(scenario_json: str, samples: int, seed: int) -> dict[str
     -------
     dict
         ``percentiles``: the library's rows for :data:`SUMMARY_POINT_COLUMNS` and :data:`SUMMARY_SYSTEM_COLUMNS`;
-        ``probability_cheaper``: the library's rows; ``histogram``: rows ``system``, ``demand_point`` (a point or
-        ``blended``), ``x0``, ``x1`` [USD per accepted request], ``density`` [1/USD], a histogram of the cost per
-        accepted request over the central 99% of the samples (not the samples themselves); ``n``, ``seed``.
+        ``probability_cheaper``: the library's rows; ``pairs``: every ordered pair of systems at each demand point
+        and blended (:func:`rackcost.analysis.pairs.pair_rows`); ``default_spreads``: the library's rows (empty
+        where the scenario gives distributions); ``how_sure``: the sentence; ``histogram``: rows ``system``,
+        ``demand_point`` (a point or ``blended``), ``x0``, ``x1`` [USD per accepted request], ``density``
+        [1/USD], a histogram of the cost per accepted request over the central 99% of the samples (not the samples
+        themselves); ``n``, ``seed``.
     """
     sc = scenario(scenario_json)
     result = rackcost.uncertainty(sc, samples, seed)
@@ -306,9 +309,18 @@ def uncertainty_summary(scenario_json: str, samples: int, seed: int) -> dict[str
     histogram = explore.cost_histograms(
         result.samples, [s.name for s in sc.systems], [d.name for d in sc.demand], HISTOGRAM_BINS
     )
+    from rackcost.analysis.pairs import pair_rows
+    from rackcost.reporting.how_sure import how_sure as worded
+
+    names = [s.name for s in sc.systems if s.name in result.samples]
+    pairs = [(a, b) for a in names for b in names if a != b]
     return {
         "percentiles": percentiles,
         "probability_cheaper": [dict(r) for r in result.probability_cheaper],
+        # every ordered pair at each demand point and blended: the page's "any two systems"
+        "pairs": [dict(r) for r in pair_rows(result.samples, result.points, pairs)] if pairs else [],
+        "default_spreads": [dict(r) for r in result.default_spreads],
+        "how_sure": worded(result) if len(names) > 1 else "One system only: nothing to compare it with.",
         "histogram": histogram,
         "n": result.n,
         "seed": result.seed,
