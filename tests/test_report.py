@@ -56,8 +56,8 @@ def html_of(name: str) -> str:
 
 def headings_of(scenario) -> list[str]:
     """The section headings of a report with samples asked for: the pools and classes sections only when the scenario
-    has a disaggregated system or request classes (tests/test_report_breakdowns.py checks those sections), and the
-    plan section when it has a ``plan`` block."""
+    has a disaggregated system or request classes (tests/test_report_breakdowns.py checks those sections), the
+    plan section when it has a ``plan`` block, and the years when its demand is a profile."""
     present = {"uncertainty"}
     if scenario.workload.classes:
         present.add("classes")
@@ -65,6 +65,8 @@ def headings_of(scenario) -> list[str]:
         present.add("pools")
     if scenario.plan is not None:  # the buying plan (tests/test_report_plan.py checks the section)
         present.add("plan")
+    if scenario.demand_profile is not None:  # a profile over years: its years
+        present.add("years")
     return [title for key, title in SECTIONS.items() if key not in OPTIONAL_SECTIONS or key in present]
 
 

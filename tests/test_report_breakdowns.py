@@ -209,7 +209,7 @@ def test_the_whole_report_of_request_classes_parses_and_holds_the_section_in_ord
     html = rackcost.report(CLASSES, date=DATE)
     doc = html5lib.HTMLParser(strict=True, namespaceHTMLElements=True).parse(html)
     headings = [text_of(h) for h in doc.iter(f"{XHTML}h2")]
-    assert headings == [v for k, v in SECTIONS.items() if k not in ("pools", "plan", "uncertainty")]
+    assert headings == [v for k, v in SECTIONS.items() if k not in ("pools", "years", "plan", "uncertainty")]
     assert headings.index("Request classes") == headings.index(SECTIONS["cost"]) + 1
 
 

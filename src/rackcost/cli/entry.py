@@ -70,7 +70,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "uncertainty",
         "uncertainty:uncertainty",
-        "Monte Carlo over every distribution in the scenario: P5/P50/P95 and the chance each system is cheaper.",
+        "Monte Carlo over the distributions, else default spreads: how sure, P5/P50/P95 and P(cheaper) by pair.",
     ),
     Command(
         "tornado",

@@ -119,8 +119,7 @@ def uncertainty(
         ),
     ] = None,
 ) -> None:
-    """Monte Carlo over every distribution in the scenario (or the default spreads of its figures): how sure the
-    answer is, P5/P50/P95, and the chance each system is cheaper than each other."""
+    """Monte Carlo over the distributions, else default spreads: how sure, P5/P50/P95 and P(cheaper) by pair."""
     dest = destination(output, force, scenario)
     from rich.progress import Progress
 
