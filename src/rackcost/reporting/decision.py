@@ -170,13 +170,13 @@ def plan_sentence(plan: PlanResult) -> str:
     horizon = f"the {years}-year horizon" if years > 1 else "the one-year horizon"
     text = f"Over {horizon} the cheapest plan uses {uses}: it costs {display.money(plan.total_cost_usd)} {value}"
     single, saving = plan.best_single_source_cost_usd, plan.saving_fraction
-    if plan.from_single_source is not None:  # (the single source is the plan: nothing to compare it with)
-        pass
-    elif plan.best_single_source is None or single is None or saving is None:
-        text += ", and no single source can carry the demand alone to compare it with"
-    else:
-        more = f"{display.pct(saving)} less than" if saving >= 0 else f"{display.pct(-saving)} more than"
-        text += f", {more} the best single source, {plan.best_single_source} alone ({display.money(single)})"
+    # a plan of one source is its own best single source: nothing to compare it with
+    if plan.from_single_source is None:
+        if plan.best_single_source is None or single is None or saving is None:
+            text += ", and no single source can carry the demand alone to compare it with"
+        else:
+            more = f"{display.pct(saving)} less than" if saving >= 0 else f"{display.pct(-saving)} more than"
+            text += f", {more} the best single source, {plan.best_single_source} alone ({display.money(single)})"
     if (per := _per_request(plan)) is not None:
         text += f"; {display.usd_per_1k_requests(per)} per 1,000 accepted requests"
     return text + "."
