@@ -4,14 +4,12 @@ closed forms, with the scenario's own distributions winning."""
 
 from __future__ import annotations
 
-import copy
 import math
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import ndtri
@@ -29,18 +27,10 @@ from rackcost.analysis.default_spreads import (
 from rackcost.analysis.montecarlo import draw_samples, evaluate_samples
 from rackcost.model.energy.power_law import fit_for
 from rackcost.scenario.yaml_paths import lookup
-from reference import TWO_SYSTEMS
+from two_systems import two_systems_scenario as scenario
 
 ROOT = Path(__file__).resolve().parents[1]
-BASE = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
 PRICE = "facility.electricity_usd_per_kwh"
-
-
-def scenario(mutate=None) -> rackcost.Scenario:
-    data = copy.deepcopy(BASE)
-    if mutate is not None:
-        mutate(data)
-    return rackcost.scenario_from_dict(data)
 
 
 # ------------------------------------------------------------------------------------------- the spread's shape

@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-import copy
 import re
 
 import numpy as np
 import pytest
-import yaml
 
 import rackcost
 from rackcost import display
 from rackcost.analysis.montecarlo import UncertaintyResult
 from rackcost.evaluation.chain import evaluation
 from rackcost.reporting.how_sure import LIKELY, UNLIKELY, likelihood
-from reference import TWO_SYSTEMS
-
-BASE = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
-
-
-def scenario(mutate=None) -> rackcost.Scenario:
-    data = copy.deepcopy(BASE)
-    if mutate is not None:
-        mutate(data)
-    return rackcost.scenario_from_dict(data)
+from two_systems import two_systems_scenario as scenario
 
 
 @pytest.mark.parametrize(

@@ -8,23 +8,15 @@ import math
 
 import numpy as np
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rackcost
 from rackcost.analysis.montecarlo import POINT_COLUMNS, SYSTEM_COLUMNS, evaluate_samples
-from reference import TWO_SYSTEMS
+from two_systems import BASE
+from two_systems import two_systems_scenario as scenario
 
-BASE = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
 PRICE = "facility.electricity_usd_per_kwh"
-
-
-def scenario(mutate=None) -> rackcost.Scenario:
-    data = copy.deepcopy(BASE)
-    if mutate is not None:
-        mutate(data)
-    return rackcost.scenario_from_dict(data)
 
 
 def rows_by_key(result) -> dict[tuple[str, str, str], dict]:

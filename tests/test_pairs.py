@@ -7,20 +7,10 @@ import copy
 import math
 
 import pytest
-import yaml
 
 import rackcost
 from rackcost.analysis.pairs import every_pair
-from reference import TWO_SYSTEMS
-
-BASE = yaml.safe_load(TWO_SYSTEMS.read_text(encoding="utf-8"))
-
-
-def scenario(mutate=None) -> rackcost.Scenario:
-    data = copy.deepcopy(BASE)
-    if mutate is not None:
-        mutate(data)
-    return rackcost.scenario_from_dict(data)
+from two_systems import two_systems_scenario as scenario
 
 
 def with_twin(data: dict) -> None:
