@@ -105,9 +105,112 @@ def test_the_fit_recovers_the_exponent_of_curves_that_follow_the_law(tmp_path):
 def test_the_error_of_a_wrong_exponent_is_the_closed_form():
     n = np.array([128.0, 256.0])
     curve = PowerCurve(("m", "t", "H100", "1"), "H100", "H100", n, np.array([400.0, 700.0]), 100.0)
-    # linear law at half the top batch: 100 + 600 * 0.5 = 400, exact; with alpha = 0: 700, |700 - 400| / 400
+    # linear law at half the top batch: 100 + 600 * 0.5 = 400, exact, whichever the anchor
     assert power_law.curve_errors(curve, 1.0).tolist() == [0.0, 0.0]
-    assert power_law.curve_errors(curve, 0.0).tolist() == [0.75, 0.0]
+    assert power_law.top_anchored_errors(curve, 1.0).tolist() == [0.0, 0.0]
+    # alpha = 0, anchored at the top: 700 everywhere, |700 - 400| / 400. The fitted anchor is the weighted median
+    # of the measured powers, weights 1 / P: 1/400 is more than half of 1/400 + 1/700, so 400, off by 300 / 700
+    assert power_law.top_anchored_errors(curve, 0.0).tolist() == [0.75, 0.0]
+    assert power_law.anchor_power_w(curve, 0.0) == 400.0
+    assert power_law.curve_errors(curve, 0.0).tolist() == pytest.approx([0.0, 3 / 7], rel=1e-15)
+
+
+# ------------------------------------------------------------------ the anchor: fitted on every measured point
+
+
+def _curve(n, power, idle=75.0, model="m"):
+    n, power = np.asarray(n, dtype=float), np.asarray(power, dtype=float)
+    return PowerCurve((model, "chat", "H100", "1"), "H100", "H100", n, power, idle)
+
+
+BATCHES = np.array([1.0, 4.0, 16.0, 64.0, 256.0])
+
+
+def test_a_curve_of_one_point_is_anchored_at_that_point():
+    # a scenario's single busy figure, measured with every slot busy, is the anchor itself: n = n_top, u = 1
+    for alpha in (0.0, 0.1, 1.0):
+        assert power_law.anchor_power_w(_curve([256.0], [612.5]), alpha) == 612.5
+        assert power_law.curve_errors(_curve([256.0], [612.5]), alpha).tolist() == [0.0]
+
+
+def test_two_points_of_equal_weight_are_anchored_at_their_midpoint():
+    # every top between the two minimises the sum of weighted distances: the midpoint is the one taken
+    assert power_law._weighted_median(np.array([500.0, 700.0]), np.array([1.0, 1.0])) == 600.0
+    assert power_law._weighted_median(np.array([700.0, 500.0, 600.0]), np.array([1.0, 1.0, 1.0])) == 600.0
+
+
+@pytest.mark.parametrize("factor", [0.6, 0.8, 1.25, 1.5])
+def test_one_noisy_top_point_moves_neither_the_anchor_nor_the_exponent(factor):
+    # three curves exactly on the law (alpha 0.2, tops 500-600 W), one of them with its largest batch off by
+    # `factor`: the fitted anchor stays at that curve's true top and the exponent at 0.2 (to the minimiser's
+    # tolerance); the top-anchored law inherits the noise at every batch of that curve
+    tops = (500.0, 550.0, 600.0)
+    curves = [_curve(BATCHES, 75 + (t - 75) * (BATCHES / 256) ** 0.2, model=f"m{k}") for k, t in enumerate(tops)]
+    noisy = curves[1].power_w.copy()
+    noisy[-1] *= factor
+    curves[1] = _curve(BATCHES, noisy, model="m1")
+    assert power_law.anchor_power_w(curves[1], 0.2) == pytest.approx(550.0, rel=1e-12)
+    assert fit_exponent(curves) == pytest.approx(0.2, abs=1e-4)
+    fitted, top = power_law.curve_errors(curves[1], 0.2), power_law.top_anchored_errors(curves[1], 0.2)
+    assert fitted[:-1] == pytest.approx(np.zeros(4), abs=1e-12)
+    assert fitted[-1] == pytest.approx(abs(1 / factor - 1), rel=1e-9)  # only the noisy point is off
+    assert top[:-1].min() > 0.5 * abs(factor - 1)  # anchored on the noise: every other batch off by about as much
+
+
+def test_the_fit_recovers_exponent_and_anchor_of_curves_that_follow_the_law_off_the_top():
+    # closed form: curves on the law whose largest batch is not the top of the law's range (u runs to 1 anyway,
+    # n_top being the largest measured batch), with different tops and idles: the exponent is recovered, each anchor
+    # is its curve's power at its largest batch and no point has an error
+    curves = [
+        _curve(BATCHES * k, idle + (top - idle) * (BATCHES / 256) ** 0.35, idle=idle, model=f"m{k}")
+        for k, (idle, top) in enumerate([(60.0, 450.0), (75.0, 700.0), (110.0, 950.0)], start=1)
+    ]
+    assert fit_exponent(curves) == pytest.approx(0.35, abs=1e-4)
+    for c in curves:
+        assert power_law.anchor_power_w(c, 0.35) == pytest.approx(float(c.power_w[-1]), rel=1e-12)
+    assert power_law.mean_absolute_percentage_error(curves, 0.35) == pytest.approx(0.0, abs=1e-12)
+
+
+powers = st.lists(st.floats(80.0, 2000.0), min_size=1, max_size=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(watts=powers, alpha=st.floats(0.0, 1.5), idle=st.floats(0.0, 75.0), step=st.floats(-0.1, 0.1))
+def test_the_anchor_is_the_top_of_least_error_and_within_the_implied_tops(watts, alpha, idle, step):
+    # the weighted median minimises the curve's mean absolute percentage error over the top power: no other top
+    # does better (the top-anchored law is one of them), and it lies among the tops the points imply
+    n = 2.0 ** np.arange(len(watts))
+    curve = _curve(n, watts, idle=idle)
+    anchor = power_law.anchor_power_w(curve, alpha)
+    implied = idle + (curve.power_w - idle) / (n / n[-1]) ** alpha
+    assert implied.min() - 1e-9 * anchor <= anchor <= implied.max() + 1e-9 * anchor
+    best = float(power_law.curve_errors(curve, alpha).mean())
+    other = float(power_law._errors(curve, alpha, anchor * (1.0 + step)).mean())
+    assert best <= other + 1e-12
+    assert best <= float(power_law.top_anchored_errors(curve, alpha).mean()) + 1e-12
+
+
+@settings(max_examples=40, deadline=None)
+@given(watts=powers, alpha=st.floats(0.0, 1.5), scale=st.floats(0.1, 10.0))
+def test_the_anchor_scales_with_the_powers_and_the_error_does_not(watts, alpha, scale):
+    # a relative error: the same curve in other units (powers and idle times k) has its anchor times k, same errors
+    n = 2.0 ** np.arange(len(watts))
+    one, other = _curve(n, watts, idle=50.0), _curve(n, np.asarray(watts) * scale, idle=50.0 * scale)
+    assert power_law.anchor_power_w(other, alpha) == pytest.approx(power_law.anchor_power_w(one, alpha) * scale)
+    np.testing.assert_allclose(power_law.curve_errors(other, alpha), power_law.curve_errors(one, alpha), atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(watts=st.lists(st.floats(100.0, 1500.0), min_size=2, max_size=6), alpha=st.floats(0.0, 1.0))
+def test_the_fitted_law_rises_from_idle_to_its_anchor(watts, alpha):
+    # with the anchor at or above idle, the law's prediction along the curve is monotone in the batch and between
+    # idle and the anchor (what the scenario's accelerator_power_w draws between idle and busy power)
+    n = 2.0 ** np.arange(len(watts))
+    curve = _curve(n, watts, idle=75.0)
+    anchor = power_law.anchor_power_w(curve, alpha)
+    predicted = accelerator_power_w(n / n[-1], 75.0, anchor, alpha)
+    assert anchor >= 75.0
+    assert np.all(np.diff(predicted) >= -1e-9) and 75.0 - 1e-9 <= predicted.min() <= predicted.max() <= anchor + 1e-9
 
 
 def test_the_held_out_error_is_zero_when_every_model_follows_one_law(tmp_path):
@@ -153,12 +256,18 @@ def test_power_check_prints_the_error_per_gpu_as_json(tmp_path):
     assert payload["mape_by_gpu"]["H100"] == pytest.approx(0.0, abs=1e-12)
     linear = law_curve("c", 1.0)
     result = runner.invoke(app, ["power", "check", str(write_csv(tmp_path, linear, "lin.csv")), "-f", "json"])
-    errors = []
-    for batch in (1, 4, 16, 64, 256):
-        measured = 75.0 + 525.0 * batch / 256
-        predicted = 75.0 + 525.0 * (batch / 256) ** alpha
-        errors.append(abs(predicted - measured) / measured)
-    assert json.loads(result.output)["mape_by_gpu"]["H100"] == pytest.approx(float(np.mean(errors)), rel=1e-12)
+    u = np.array([1, 4, 16, 64, 256]) / 256
+    measured = 75.0 + 525.0 * u
+    # anchored at the largest batch (600 W): the closed form at each batch
+    top_anchored = np.abs(75.0 + 525.0 * u**alpha - measured) / measured
+    payload = json.loads(result.output)
+    assert payload["mape_top_anchored_by_gpu"]["H100"] == pytest.approx(float(top_anchored.mean()), rel=1e-12)
+    # anchored at the best top: by brute force, the least mean error over the tops the points imply (a weighted
+    # median is one of them), against the anchor the command fitted
+    implied = 75.0 + (measured - 75.0) / u**alpha
+    best = min(float(np.mean(np.abs(75.0 + (t - 75.0) * u**alpha - measured) / measured)) for t in implied)
+    assert payload["mape_by_gpu"]["H100"] == pytest.approx(best, rel=1e-12)
+    assert best < 0.2 * float(top_anchored.mean())
 
 
 def test_an_idle_power_option_that_is_not_gpu_equals_watts_is_one_line(tmp_path):
@@ -181,17 +290,29 @@ def test_the_packaged_coefficients_are_what_power_fit_gives_on_the_measurements(
 
 
 @pytest.mark.data
+def test_power_fit_on_the_measurements_meets_the_held_out_goals(shared_data):
+    # the goal: at most 12% on B200 and 8% on H100 for models left out of the fit (mean of 20 random halves of the
+    # models, seed 0), from the command. Anchored at each curve's largest batch the law missed it on B200 (13.9%):
+    # 9 of its 29 curves draw less at their largest batch than below it; with the fitted anchor 7.8% (H100 4.9%)
+    result = runner.invoke(app, ["power", "fit", str(shared_data / MEASUREMENTS), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    fits = {f["family"]: f for f in json.loads(result.output)["fits"]}
+    assert fits["B200"]["mape_held_out"] <= 0.12
+    assert fits["H100"]["mape_held_out"] <= 0.08
+    # the anchor is what moved it: the same exponent anchored at the largest batch alone is worse on both
+    for family in ("B200", "H100"):
+        assert fits[family]["mape_top_anchored"] > fits[family]["mape"] + 0.02
+
+
+@pytest.mark.data
 def test_power_check_on_the_measurements_states_the_error_per_gpu(shared_data):
-    # the goal of issue 20: at most 8% on H100 and 12% on B200 for models not in the fit. Measured here: H100 meets
-    # it (7.6% held out over 20 random halves); B200 does not (13.9%): its curves are not monotone (9 of 29 fall
-    # at their largest batches), so no law anchored at the largest batch does better than 12.6% even in sample.
     result = runner.invoke(app, ["power", "check", str(shared_data / MEASUREMENTS), "--format", "json"])
     payload = json.loads(result.output)
     assert payload["points_by_gpu"] == {"B200": 241, "H100": 242}
     assert payload["mape_by_gpu"]["H100"] == pytest.approx(FITTED["H100"].mape, abs=5e-5)
     assert payload["mape_by_gpu"]["B200"] == pytest.approx(FITTED["B200"].mape, abs=5e-5)
-    assert FITTED["H100"].mape_held_out <= 0.08
-    # the linear law it replaces is several times worse on the same points
+    assert FITTED["H100"].mape_held_out <= 0.08 and FITTED["B200"].mape_held_out <= 0.12
+    # the linear law it replaces (with its own best anchors) is several times worse on the same points
     curves = read_power_curves(shared_data / MEASUREMENTS, power_law.DEFAULT_IDLE_W)
     for gpu in ("H100", "B200"):
         mine = [c for c in curves if c.accelerator == gpu]
@@ -212,9 +333,9 @@ def _default(exponent: float | None) -> rackcost.Result:
 
 def test_quiet_hour_power_and_tokens_per_kwh_on_the_default_scenario_before_and_after():
     # Before: the linear law (exponent 1, rackcost 0.x's default). After: the fitted law (GB300 takes the B200 fit,
-    # u ** 0.0315; Jalapeño, an accelerator without a fit, the fit of both, u ** 0.0523). At the quiet hour a
+    # u ** 0.0306; Jalapeño, an accelerator without a fit, the fit of both, u ** 0.0589). At the quiet hour a
     # replica's slots are 4.5-4.8% busy: the linear law put its accelerators at 5% of the way from idle to busy,
-    # the fitted law at 85-91%, so the quiet hour's facility power about doubles and its tokens per kWh halve.
+    # the fitted law at 83-91%, so the quiet hour's facility power about doubles and its tokens per kWh halve.
     before, after = _default(1.0), _default(None)
 
     def quiet(result, system):
@@ -223,8 +344,8 @@ def test_quiet_hour_power_and_tokens_per_kwh_on_the_default_scenario_before_and_
 
     figures = {
         # system: (facility kW before, after, output tokens per kWh before, after)
-        "GB300 NVL72": (540.528, 1042.391, 2_046_000, 1_060_945),
-        "Jalapeño": (382.783, 780.440, 2_889_154, 1_417_046),
+        "GB300 NVL72": (540.528, 1043.845, 2_046_000, 1_059_467),
+        "Jalapeño": (382.783, 771.927, 2_889_154, 1_432_674),
     }
     for system, (kw_before, kw_after, tok_before, tok_after) in figures.items():
         b, a = quiet(before, system), quiet(after, system)
@@ -236,8 +357,8 @@ def test_quiet_hour_power_and_tokens_per_kwh_on_the_default_scenario_before_and_
         assert (a["accepted_rps"], a["provisioned_replicas"]) == (b["accepted_rps"], b["provisioned_replicas"])
         # and the closed form: the serving accelerators' share of the rise is u ** alpha instead of u
         alpha = fit_for("GB300" if system.startswith("GB300") else "Jalapeño").exponent
-        assert a["utilization_fraction"] ** alpha > 0.85
-    assert math.isclose(FITTED["B200"].exponent, 0.0315) and math.isclose(GENERIC.exponent, 0.0523)
+        assert a["utilization_fraction"] ** alpha > 0.83
+    assert math.isclose(FITTED["B200"].exponent, 0.0306) and math.isclose(GENERIC.exponent, 0.0589)
 
 
 def test_a_systems_own_exponent_overrides_the_fleets_and_the_fitted_law():
@@ -255,7 +376,7 @@ def test_a_systems_own_exponent_overrides_the_fleets_and_the_fitted_law():
 
 
 def test_the_exponent_may_be_a_distribution_the_monte_carlo_draws():
-    # the law's spread: the 5th-95th percentiles of the exponents fitted to each curve alone (B200: 0 to 0.278)
+    # the law's spread: the 5th-95th percentiles of the exponents fitted to each curve alone (B200: 0 to 0.288)
     data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
     law = FITTED["B200"]
     data["systems"][0]["hardware"]["power_exponent"] = {
