@@ -323,7 +323,12 @@ def test_the_power_law_section_reports_the_packaged_and_held_out_errors() -> Non
     (row,) = section.tables[0].frame.to_dict("records")
     assert row["mape"] == pytest.approx(0.0, abs=1e-12) and row["held_out_mape"] < 1e-5
     assert row["refit_exponent"] == pytest.approx(alpha, abs=1e-4)
+    # the linear law's anchor is the top point here: the tops the points imply, 75 + 625 u^(alpha - 1), are least at
+    # the top, whose weight 1 / 700 is more than half of sum(u_i / P_i)
     linear = 75.0 + 625.0 * n / 256.0
+    weights = (n / 256.0) / measured
+    assert 1 / 700.0 > 0.5 * weights.sum()
+    assert row["top_anchored_mape"] == pytest.approx(0.0, abs=1e-12)
     assert row["linear_mape"] == pytest.approx(float(np.mean(np.abs(linear - measured) / measured)), rel=1e-12)
     assert "H100: met" in section.text
     skipped = power_law_section(ValidationContext(()))

@@ -47,7 +47,7 @@ def accelerator_power_w(
         Power when idle and when every slot is busy [W].
     exponent
         Shape of the rise from idle to busy: 1 is linear, 0 flat at busy power; the fitted laws of
-        :mod:`rackcost.model.energy.power_law` are 0.03-0.10 [-].
+        :mod:`rackcost.model.energy.power_law` are 0.03-0.11 [-].
 
     Returns
     -------
@@ -58,8 +58,8 @@ def accelerator_power_w(
     --------
     >>> float(accelerator_power_w(0.5, 100.0, 500.0))
     300.0
-    >>> round(float(accelerator_power_w(8 / 256, 75.0, 700.0, 0.0997)), 1)  # H100's fitted law: a batch of 8 of 256
-    517.4
+    >>> round(float(accelerator_power_w(8 / 256, 75.0, 700.0, 0.1113)), 1)  # H100's fitted law: a batch of 8 of 256
+    500.0
     """
     u = np.asarray(utilization_fraction, dtype=float).clip(0.0, 1.0)  # (ndarray.clip: np.clip without its dispatch)
     idle = np.asarray(idle_w, dtype=float)
