@@ -140,6 +140,7 @@ def test_uncertainty_of_a_bundled_scenario_without_distributions_gives_a_spread_
         assert "docs/uncertainty.md" in row["source"] or "docs/validation.md" in row["source"], row
     bases = {row["basis"] for row in data["default_spreads"]}
     assert {"independent", "assumption", "independent + interpolation", "power law (B200)"} <= bases
+    assert "independent + law residual" in bases  # DGX B200's busy power: the fitted law's anchor (no measured power)
     blended = {r["system"]: r for r in data["percentiles"] if r["column"] == "blended_usd_per_accepted_request"}
     assert all(r["p5"] < r["p50"] < r["p95"] for r in blended.values())
     assert data["how_sure"].startswith("GB200 NVL72 is cheaper per accepted request than DGX B200")

@@ -106,7 +106,8 @@ def test_every_given_input_gets_a_default_from_its_provenance() -> None:
     assert spreads["facility.pue"].basis == "assumption"
     assert spreads["facility.pue"].distribution.sigma == PROVENANCE_SIGMA["assumption"]
     assert spreads["systems[0].costs.capex_usd_per_node"].basis == "independent"
-    assert spreads["systems[1].hardware.accelerator_busy_w"].distribution.sigma == PROVENANCE_SIGMA["vendor"]
+    plain = default_spreads(sc, interpolation=False)  # (with the fitted errors, the busy power adds the law's)
+    assert plain["systems[1].hardware.accelerator_busy_w"].distribution.sigma == PROVENANCE_SIGMA["vendor"]
     assert "fleet.replica_availability_fraction" not in spreads  # not given: the schema's 1.0, a bound anyway
     assert "systems[1].costs.maintenance_fraction_per_year" not in spreads  # not given
     assert not any(path.startswith("uncertainty.") for path in spreads)
@@ -126,6 +127,31 @@ def test_the_fitted_errors_widen_the_curve_points_and_spread_the_law_exponent() 
     without = default_spreads(scenario(), interpolation=False)
     assert without["systems[0].performance.points[1].throughput_tokens_per_s"].distribution.sigma == 0.1
     assert "systems[0].hardware.power_exponent" not in without
+
+
+def test_the_busy_power_the_fitted_law_is_anchored_at_carries_the_laws_held_out_error() -> None:
+    """A busy figure read as the fitted law's anchor is one measured point: measured points scatter about the law's
+    fitted anchor by its held-out error (generic fit here: no accelerator named), added in quadrature to the
+    figure's provenance spread. Not where the system gives its own exponent or the fleet one, nor where every
+    point of the curve measures power (the busy figure is then not the anchor)."""
+    sc = scenario()
+    law = fit_for(None)
+    busy = default_spreads(sc)["systems[1].hardware.accelerator_busy_w"]
+    assert busy.basis == "vendor + law residual" and f"{law.mape_held_out:.2%}" in busy.source
+    expected = math.hypot(PROVENANCE_SIGMA["vendor"], MAPE_TO_SIGMA * law.mape_held_out)
+    assert busy.distribution.sigma == pytest.approx(expected, rel=1e-12)
+    data = sc.model_dump(exclude_unset=True)
+    data["systems"][1]["hardware"]["power_exponent"] = 0.5
+    assert default_spreads(rackcost.scenario_from_dict(data))["systems[1].hardware.accelerator_busy_w"].basis == (
+        "vendor"
+    )
+    data["systems"][1]["hardware"].pop("power_exponent")
+    data["fleet"]["power_utilization_exponent"] = 1.0
+    assert default_spreads(rackcost.scenario_from_dict(data))["systems[1].hardware.accelerator_busy_w"].basis == (
+        "vendor"
+    )
+    measured = rackcost.load_scenario(rackcost.bundled_scenario_path("deepseek-r1-b200-measured-power.yaml"))
+    assert not any(s.basis.endswith("law residual") for s in default_spreads(measured).values())
 
 
 def test_the_lognormal_error_of_a_measured_mape() -> None:
@@ -167,6 +193,12 @@ def test_the_cited_figures_are_those_of_the_docs() -> None:
     doc = (ROOT / "docs" / "uncertainty.md").read_text(encoding="utf-8")
     for cls, sigma in PROVENANCE_SIGMA.items():
         assert re.search(rf"^\| {cls} \| {sigma:g} \|", doc, re.M), cls
+    # the power law's rows: the exponents' triangulars and the held-out errors (and their log-sd) the code draws
+    (law_row,) = re.findall(r"^\| power law \|.*$", doc, re.M)
+    (residual_row,) = re.findall(r"^\| \+ law residual \|.*$", doc, re.M)
+    for family, law in (("B200", fit_for("B200")), ("H100", fit_for("H100")), ("other", fit_for(None))):
+        assert f"{family} {law.exponent_low:g} / {law.exponent:.4g} / {law.exponent_high:.3g}" in law_row, family
+        assert f"{family} {law.mape_held_out:.2%} (log-sd {MAPE_TO_SIGMA * law.mape_held_out:.3f})" in residual_row
 
 
 # ------------------------------------------------------------------------------------------- in the Monte Carlo

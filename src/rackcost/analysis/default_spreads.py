@@ -9,8 +9,9 @@ Each default is chosen from what is known about the figure, and each is cited:
 - **the model's own fitted errors**: a throughput or measured power read between a curve's measured points carries
   the interpolation's leave-one-out error (:data:`INTERPOLATION_MAPE`, docs/validation.md), added to the point's
   provenance spread in quadrature; an accelerator's power exponent taken from the law fitted to public measurements
-  is drawn over the per-curve fits' 5th to 95th percentiles (:data:`rackcost.model.energy.power_law.FITTED`, the
-  spread behind the law's held-out error in docs/validation.md).
+  is drawn over the per-curve fits' 5th to 95th percentiles (:data:`rackcost.model.energy.power_law.FITTED`), and
+  the busy power that law is anchored at carries the law's held-out error (the scatter of measured points about
+  the law's fitted anchor, docs/validation.md), added in quadrature as the interpolation's is.
 
 A distribution the scenario gives wins: defaults go only where the YAML has a plain number. An input at a bound of
 its field (a cost of 0, an availability of 1) has no default: nothing says which way it would move. The throughput
@@ -28,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rackcost.model.energy.power_law import fit_for
+from rackcost.model.energy.power_law import PowerLawFit, fit_for
 from rackcost.scenario.distributions import SIX_SIGMA_TAIL, Triangular
 from rackcost.scenario.schema import Scenario, annotation_at, is_uncertain_path
 
@@ -65,6 +66,7 @@ MAPE_TO_SIGMA = math.sqrt(math.pi / 2.0)
 Z95 = 1.6448536269514722
 """The 95th percentile of the standard normal, ``ndtri(0.95)`` [-]."""
 _SYSTEM = re.compile(r"systems\[(\d+)\]")
+_BUSY = re.compile(r"systems\[(\d+)\]\.hardware\.accelerator_busy_w")
 _POINT = re.compile(r"systems\[(\d+)\]\.performance\.points\[\d+\]\.(\w+)")
 
 
@@ -115,7 +117,8 @@ class DefaultSpread:
     distribution
         What is drawn: a :class:`LogSpread`, or a triangular of a fitted law's exponent.
     basis
-        What the width comes from: a provenance class, ``"<class> + interpolation"``, or ``"power law (<family>)"``.
+        What the width comes from: a provenance class, ``"<class> + interpolation"``, ``"<class> + law residual"``
+        (a busy power the fitted law is anchored at), or ``"power law (<family>)"``.
     source
         The citation, in words.
     """
@@ -240,6 +243,14 @@ def default_spreads(
                 f", and the interpolation's leave-one-out error {INTERPOLATION_MAPE[m.group(2)]:.2%} "
                 f"(docs/validation.md) as log-sd {error:.3g}, in quadrature"
             )
+        elif interpolation and (b := _BUSY.fullmatch(path)) and (law := _fitted_law(scenario, int(b.group(1)))):
+            error = MAPE_TO_SIGMA * law.mape_held_out
+            width, basis = math.hypot(width, error), f"{cls} + law residual"
+            source += (
+                f", and the fitted power law's held-out error {law.mape_held_out:.2%} ({law.family} fit, "
+                f"docs/validation.md: measured points about the law's fitted anchor) as log-sd {error:.3g}, in "
+                "quadrature"
+            )
         out[path] = DefaultSpread(path, LogSpread(value, width, low, high), basis, source)
     if interpolation:
         out.update(_law_exponents(scenario))
@@ -253,6 +264,24 @@ def spreads_for(scenario: Scenario, requested: bool | None) -> dict[str, Default
     if requested is False or (requested is None and scenario.distributions):
         return {}
     return default_spreads(scenario)
+
+
+def _fitted_law(scenario: Scenario, index: int) -> PowerLawFit | None:
+    """The law fitted to public measurements that hardware system ``index`` draws its accelerators' power from, or
+    None: a system with an exponent of its own or the fleet's, a disaggregated one (its pools carry hardware of their
+    own), or one whose curve measures power at every point (the measured power, not the busy figure, is then the
+    law's anchor)."""
+    if scenario.fleet.power_utilization_exponent is not None or index not in scenario.hardware_indices:
+        return None
+    system = scenario.systems[index]
+    if system.pools is not None:
+        return None
+    performance, hardware = system.hardware_blocks()
+    if hardware.power_exponent is not None:
+        return None
+    if performance.points and all(p.power_w_per_accelerator is not None for p in performance.points):
+        return None
+    return fit_for(hardware.accelerator)
 
 
 def _law_exponents(scenario: Scenario) -> Iterator[tuple[str, DefaultSpread]]:
@@ -272,8 +301,7 @@ def _law_exponents(scenario: Scenario) -> Iterator[tuple[str, DefaultSpread]]:
         dist = Triangular(dist="triangular", low=law.exponent_low, mode=law.exponent, high=law.exponent_high)
         source = (
             f"the power law fitted to public measurements ({law.family} fit, docs/model.md step 7): the 5th-95th "
-            f"percentiles of per-curve fits, the spread behind its held-out error of {law.mape_held_out:.1%} "
-            "(docs/validation.md)"
+            f"percentiles of per-curve fits (held-out error of the law {law.mape_held_out:.1%}, docs/validation.md)"
         )
         path = f"systems[{i}].hardware.power_exponent"
         yield path, DefaultSpread(path, dist, f"power law ({law.family})", source)

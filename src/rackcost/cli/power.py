@@ -198,8 +198,8 @@ def fit(
     if fmt is OutputFormat.csv:
         emit(csv_text(summaries), dest)
         return
-    names = ("GPU", "exponent", "5th-95th pct", "curves", "points", "MAPE", "held-out MAPE", "worst half")
-    names = (*names, "top-anchored")
+    names = ["GPU", "exponent", "5th-95th pct", "curves", "points", "MAPE", "held-out MAPE", "worst half"]
+    names.append("top-anchored")
     fields = [Field(n, "name" if n == "GPU" else "number") for n in names]
     cells = [
         [

@@ -230,6 +230,7 @@ DEFAULT_SPREAD_WHY = {
     "assumption": "chosen where nothing was published (or no provenance given)",
     "interpolation": "+ the curve's leave-one-out interpolation error, 9.89% (docs/validation.md)",
     "power law": "per-curve fits' 5th-95th percentiles of the law's exponent (docs/model.md, step 7)",
+    "law residual": "+ the fitted power law's held-out error about its anchor (docs/validation.md)",
 }
 """What each basis of a default spread stands for, in the table's last column (docs/uncertainty.md, Default
 spreads, gives each width's sources)."""
