@@ -139,6 +139,16 @@ COMMANDS: tuple[Command, ...] = (
         "The power law (board power against requests in service) against measured power: check or fit it.",
     ),
     Command(
+        "catalog",
+        "catalog:catalog_command",
+        "The catalogue of accelerators and systems: its entries and their sources, or one entry's figures.",
+    ),
+    Command(
+        "new",
+        "new:new",
+        "Write a scenario from a model, a request shape, an SLO, demand points, catalogue systems and their curves.",
+    ),
+    Command(
         "profile",
         "profile:profile_app",
         "Demand profiles from published traffic: hourly rates and the windows inside each hour.",
