@@ -380,7 +380,7 @@ def _system(
             f"no InferenceX price tier {tier!r} for it (tiers: {', '.join(prices) or 'none'}); choose another --tier"
         )
     system: dict[str, Any] = {
-        "name": curve.label,
+        "name": " ".join([key, *curve.label.split()[1:]]),  # the entry for the hardware the label starts with
         "catalog": key,
         "provenance": dict(curve.provenance),
         "performance": dict(curve.performance),
