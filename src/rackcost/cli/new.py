@@ -117,8 +117,8 @@ def new(
         NewScenarioSpec,
         build_scenario,
         read_curve_paths,
+        scenario_text,
     )
-    from rackcost.scenario.loading import scenario_from_dict, scenario_to_yaml
 
     dest = destination(output, force)
     points = _demand(demand)
@@ -157,20 +157,14 @@ def new(
     for note in notes:
         say.print(escape(note), highlight=False, soft_wrap=True)
     file = str(output) if output is not None else "<rackcost new>"
+    command = "rackcost new " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else "rackcost new"
     try:
-        scenario = scenario_from_dict(data, file)  # validated before anything is written
+        text = scenario_text(data, file, command)
     except ScenarioError as exc:
         fail(exc)
-    command = "rackcost new " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else "rackcost new"
-    header = (
-        f"# Written by {command}\n# Every figure's source is under figures:; catalogue entries: rackcost catalog.\n"
-    )
-    emit(header + scenario_to_yaml(scenario), dest)
-    say.print(
-        f"{len(scenario.systems)} system(s): {escape(', '.join(s.name for s in scenario.systems))}",
-        highlight=False,
-        soft_wrap=True,
-    )
+    emit(text, dest)
+    names = [str(s["name"]) for s in data["systems"]]
+    say.print(f"{len(names)} system(s): {escape(', '.join(names))}", highlight=False, soft_wrap=True)
 
 
 COMMANDS = (new,)

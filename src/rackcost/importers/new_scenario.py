@@ -38,6 +38,7 @@ __all__ = [
     "model_matches",
     "read_curve_files",
     "read_curve_paths",
+    "scenario_text",
 ]
 
 REQUIRED_HARDWARE = ("accelerators_per_node", "nodes_per_rack", "accelerator_rated_w", "accelerator_idle_w")
@@ -412,3 +413,19 @@ def _unique_names(systems: list[dict[str, Any]]) -> None:
 def _precision(systems: list[dict[str, Any]]) -> str:
     found = {s["performance"].get("benchmark_precision") for s in systems} - {None}
     return str(found.pop()) if len(found) == 1 else "unstated"
+
+
+def scenario_text(data: dict[str, Any], file: str, command: str = "rackcost new") -> str:
+    """The scenario's YAML once it validates: a header naming how it was made, then every value it sets and every
+    figure's source (the catalogue's figures filled in, so the file reads without the catalogue).
+
+    Raises
+    ------
+    rackcost.errors.ScenarioError
+        The data is not a valid scenario: every problem, with its YAML path, under ``file``.
+    """
+    from rackcost.scenario.loading import scenario_from_dict, scenario_to_yaml
+
+    scenario = scenario_from_dict(data, file)  # validated before anything is written
+    header = f"# Written by {command}\n# Every figure's source is under figures:; the entries: rackcost catalog.\n"
+    return header + scenario_to_yaml(scenario)
