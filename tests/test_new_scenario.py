@@ -147,6 +147,30 @@ def test_what_cannot_be_built_is_refused_with_one_line_per_problem_and_nothing_w
 
 
 @pytest.mark.unit
+def test_the_buyers_own_figures_complete_an_entry_that_leaves_figures_out(tmp_path):
+    """Gaudi 3's rated and idle power and price are not in the catalogue (published figures disagree; InferenceX has
+    no Gaudi 3 tier): given with --figure, each is labelled the buyer's assumption, naming why the entry lacks it."""
+    out = tmp_path / "gaudi.yaml"
+    own = ["gaudi3:hardware.accelerator_rated_w=900", "gaudi3:hardware.accelerator_idle_w=100"]
+    own.append("gaudi3:rent.usd_per_accelerator_hour=1.5")
+    given = ["--system", "gaudi3", "--curves", f"gaudi3={B200_RUN}"]
+    args = _args(out, *given, *(a for f in own for a in ("--figure", f)))
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    data = _written(out)
+    _assert_every_figure_sourced(data)
+    rated = data["figures"]["systems[0].hardware.accelerator_rated_w"]
+    assert rated["provenance"] == "assumption" and "published figures disagree" in rated["why"]
+    scenario = rackcost.load_scenario(out)
+    assert scenario.systems[0].hardware.accelerator_rated_w == 900
+    assert scenario.systems[0].rent.usd_per_accelerator_hour == 1.5
+    assert scenario.systems[0].memory is None  # the catalogue's HBM never adds a memory block
+    typo = ["--figure", "gaudi3:hardware.acelerator_rated_w=9"]
+    wrong = CliRunner().invoke(app, _args(tmp_path / "x.yaml", *given, *typo))
+    assert wrong.exit_code == 1 and "did you mean `hardware.accelerator_rated_w`?" in wrong.stderr
+
+
+@pytest.mark.unit
 def test_a_curve_of_another_model_is_left_out_unless_any_model_keeps_it():
     curves = read_curve_paths([B200_RUN]).curves
     spec = NewScenarioSpec(

@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 
 from rackcost.cli.common import ForceOpt, OutputOpt, console, destination, emit, error, fail
+from rackcost.cli.importing import Percentile
 from rackcost.errors import ScenarioError
 
 __all__ = ["COMMANDS", "new"]
@@ -48,6 +49,24 @@ def _curves(items: list[str]) -> dict[str | None, list[Path]]:
     return out
 
 
+_FIGURE = re.compile(r"^([A-Za-z0-9_-]+):([a-z_.]+)=([0-9.eE+-]+)$")
+
+
+def _figures(items: list[str]) -> dict[str, dict[str, float]]:
+    """``ENTRY:PATH=VALUE`` items by entry, or one error line and exit code 1."""
+    out: dict[str, dict[str, float]] = {}
+    for item in items:
+        found = _FIGURE.match(item.strip())
+        try:
+            if found is None:
+                raise ValueError
+            out.setdefault(found.group(1).lower(), {})[found.group(2)] = float(found.group(3))
+        except ValueError:
+            error(f"--figure {item}: expected ENTRY:PATH=VALUE, e.g. gaudi3:hardware.accelerator_rated_w=900")
+            raise typer.Exit(code=1) from None
+    return out
+
+
 def new(
     model: Annotated[str, typer.Option("--model", help="The model served, e.g. deepseek-ai/DeepSeek-R1.")],
     input_tokens: Annotated[
@@ -73,6 +92,15 @@ def new(
             "to one entry, else each curve goes to the entry whose InferenceX hardware it names.",
         ),
     ],
+    figure: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--figure",
+            help="The buyer's own figure for an entry, ENTRY:PATH=VALUE (repeat), e.g. gaudi3:hardware."
+            "accelerator_rated_w=900 or b300:rent.usd_per_accelerator_hour=3.2: a figure the catalogue leaves out, "
+            "or one the buyer knows better (labelled an assumption).",
+        ),
+    ] = None,
     name: Annotated[str | None, typer.Option("--name", help="The scenario's name.")] = None,
     precision: Annotated[
         str | None, typer.Option("--precision", help="The workload's precision; default the curves' if they agree.")
@@ -81,16 +109,16 @@ def new(
         str,
         typer.Option(
             "--tier",
-            help="InferenceX's price tier the systems are rented at: hyperscaler-owned, "
-            "neocloud-owned or rental-3-year.",
+            help="InferenceX's price tier the systems are rented at: hyperscaler-owned, neocloud-owned or "
+            "rental-3-year.",
         ),
     ] = "hyperscaler-owned",
     attainment: Annotated[
         float, typer.Option("--attainment", min=0.5, max=1 - 1e-9, help="Share of requests within the SLO.")
     ] = 0.99,
     percentile: Annotated[
-        str, typer.Option("--percentile", help="The percentile TTFT and TPOT are read at: p99, median, p95...")
-    ] = "p99",
+        Percentile, typer.Option("--percentile", help="The percentile TTFT and TPOT are read at (as rackcost import).")
+    ] = Percentile.p99,
     any_model: Annotated[
         bool, typer.Option("--any-model", help="Keep curves measured on another model (each says its model).")
     ] = False,
@@ -142,9 +170,10 @@ def new(
         attainment_fraction=attainment,
         any_model=any_model,
         facility=facility,
+        figures=_figures(figure or []),
     )
     say = console(stderr=True)
-    read = {entry: read_curve_paths(paths, percentile) for entry, paths in given.items()}
+    read = {entry: read_curve_paths(paths, percentile.value) for entry, paths in given.items()}
     for result in read.values():
         for skipped in result.skipped:
             say.print(f"skipped {escape(str(skipped))}", highlight=False, soft_wrap=True)

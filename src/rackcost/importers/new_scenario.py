@@ -14,6 +14,7 @@ returned is validated by :func:`rackcost.scenario.loading.scenario_from_dict` be
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -22,7 +23,7 @@ from typing import Any
 
 from rackcost.importers.csv_table import read_csv_table
 from rackcost.importers.curves import ImportedCurve, ImportResult, Skipped
-from rackcost.importers.inferencex import read_inferencex
+from rackcost.importers.inferencex import MAX_FILE_BYTES, read_inferencex
 from rackcost.importers.into_scenario import curve_figure, curve_gpus_per_replica
 from rackcost.scenario.catalog import CatalogEntry, catalog, catalog_entry, entry_price_tiers, unknown_entry
 
@@ -90,7 +91,7 @@ def file_kind(name: str) -> str | None:
     ['inferencex', 'csv', 'mlperf', None]
     """
     lowered = Path(name).name.lower()
-    if lowered.startswith("mlperf") or "mlperf" in lowered and lowered.endswith((".csv", ".txt", ".json")):
+    if lowered.startswith("mlperf") or ("mlperf" in lowered and lowered.endswith((".csv", ".txt", ".json"))):
         return "mlperf"
     if lowered.endswith(".json"):
         return "inferencex"
@@ -135,7 +136,7 @@ def read_curve_paths(paths: Sequence[str | Path], percentile: str = "p99") -> Im
         found = sorted(p for p in path.iterdir() if file_kind(p.name)) if path.is_dir() else [path]
         for one in found:
             try:
-                files.append((str(one), read_regular_file(one, 50_000_000, "result file")))
+                files.append((str(one), read_regular_file(one, MAX_FILE_BYTES, "result file")))
             except InputFileError as exc:
                 unreadable.append(Skipped(str(one), None, "", str(exc).removeprefix(f"{one}: ")))
     result = read_curve_files(files, percentile)
@@ -211,6 +212,29 @@ class NewScenarioSpec:
     attainment_fraction: float = 0.99
     any_model: bool = False
     facility: Mapping[str, float] = field(default_factory=dict)
+    figures: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+
+
+OWN_FIGURES = ("hardware.", "rent.usd_per_accelerator_hour")
+"""What a buyer may give for an entry (``NewScenarioSpec.figures``): a hardware figure, or the rental price."""
+
+
+def own_figure_problems(spec: NewScenarioSpec) -> list[str]:
+    """The buyer's own figures that name no system asked for, or no figure a system may be given."""
+    from rackcost.scenario.hardware_blocks import Hardware
+
+    allowed = [f"hardware.{name}" for name in Hardware.model_fields if name != "source"]
+    allowed.append("rent.usd_per_accelerator_hour")
+    problems = []
+    for entry, given in spec.figures.items():
+        if entry.lower() not in spec.systems:
+            problems.append(f"--figure {entry}: not one of the systems asked for ({', '.join(spec.systems)})")
+        for path in given:
+            if path not in allowed:
+                close = difflib.get_close_matches(path, allowed, n=1)
+                hint = f"did you mean `{close[0]}`?" if close else "a hardware.* field or rent.usd_per_accelerator_hour"
+                problems.append(f"--figure {entry}:{path}: not a figure rackcost new takes; {hint}")
+    return problems
 
 
 def _model_words(name: str | None) -> str:
@@ -284,7 +308,14 @@ def build_scenario(
     problems = [f"--system {s}: {unknown_entry(s)}" for s in spec.systems if s.lower() not in catalog().entries]
     if problems:
         raise NewScenarioError(problems)
-    spec = replace(spec, systems=tuple(s.lower() for s in spec.systems))
+    spec = replace(
+        spec,
+        systems=tuple(s.lower() for s in spec.systems),
+        figures={k.lower(): dict(v) for k, v in spec.figures.items()},
+    )
+    problems = own_figure_problems(spec)
+    if problems:
+        raise NewScenarioError(problems)
     matched, notes = match_curves(curves, spec)
     systems: list[dict[str, Any]] = []
     figures: dict[str, Any] = {
@@ -302,7 +333,7 @@ def build_scenario(
             continue
         for curve in matched[key]:
             at = f"systems[{len(systems)}]"
-            system, system_figures, lacking = _system(key, entry, curve, spec.tier, at)
+            system, system_figures, lacking = _system(key, entry, curve, (spec.tier, spec.figures.get(key, {})), at)
             problems += [f"--system {key} ({curve.label}): {p}" for p in lacking]
             systems.append(system)
             figures.update(system_figures)
@@ -343,9 +374,11 @@ def build_scenario(
 
 
 def _system(
-    key: str, entry: CatalogEntry, curve: ImportedCurve, tier: str, at: str
+    key: str, entry: CatalogEntry, curve: ImportedCurve, payment: tuple[str, Mapping[str, float]], at: str
 ) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
-    """One system of an entry and a curve: the system, its figures, and what it lacks."""
+    """One system of an entry and a curve (``payment``: the price tier and the buyer's own figures for the entry):
+    the system, its figures, and what it lacks."""
+    tier, own = payment
     source = curve_figure(curve)
     source["source"] = source["source"].replace("imported in the rackcost dashboard", "imported by rackcost new")
     figures: dict[str, Any] = {f"{at}.performance": source}
@@ -370,13 +403,20 @@ def _system(
             **source,
             "source": f"the curve's highest measured mean board power; {source['source']}",
         }
+    for path, value in own.items():  # the buyer's own figures win over the curve's and the catalogue's
+        if path.startswith("hardware."):
+            hardware[path.removeprefix("hardware.")] = value
+        left_out = f"; the catalogue leaves it out: {entry.not_given[path]}" if path in entry.not_given else ""
+        figures[f"{at}.{path}"] = _assumption(f"the buyer's own figure for {key}{left_out}", f"--figure {key}:{path}")
     lacking = [
-        f"the catalogue gives no hardware.{name} ({entry.not_given.get(f'hardware.{name}', 'not recorded')})"
+        f"the catalogue gives no hardware.{name} ({entry.not_given.get(f'hardware.{name}', 'not recorded')}); "
+        f"give it with --figure {key}:hardware.{name}=VALUE"
         for name in (*REQUIRED_HARDWARE, *(() if powers else ("accelerator_busy_w",)))
-        if f"hardware.{name}" not in entry.figures
+        if f"hardware.{name}" not in entry.figures and f"hardware.{name}" not in own
     ]
     prices = {t.tier: t for t in entry_price_tiers(entry)}
-    if tier not in prices:
+    own_price = own.get("rent.usd_per_accelerator_hour")
+    if own_price is None and tier not in prices:
         lacking.append(
             f"no InferenceX price tier {tier!r} for it (tiers: {', '.join(prices) or 'none'}); choose another --tier"
         )
@@ -387,7 +427,9 @@ def _system(
         "performance": dict(curve.performance),
         "hardware": hardware,
     }
-    if tier in prices:
+    if own_price is not None:
+        system["rent"] = {"usd_per_accelerator_hour": own_price, "includes_power_and_facility": True}
+    elif tier in prices:
         price = prices[tier]
         system["rent"] = {"usd_per_accelerator_hour": price.usd_per_gpu_hour, "includes_power_and_facility": True}
         figures[f"{at}.rent.usd_per_accelerator_hour"] = {
