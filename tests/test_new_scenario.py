@@ -96,6 +96,9 @@ def test_two_catalogue_systems_and_fixture_curves_make_a_scenario_that_validates
     assert result.exit_code == 0, result.output
     data = _written(out)
     _assert_every_figure_sourced(data)
+    header = out.read_text(encoding="utf-8").splitlines()[0]
+    assert header.startswith("# Written by rackcost new --model example/moe-1t-a32b --input-tokens 1024")
+    assert "--system b200 --system gb200-nvl72" in header  # the command as given, to run again
     scenario = rackcost.load_scenario(out)
     assert [s.catalog for s in scenario.systems] == ["b200", "gb200-nvl72"]
     evaluated = rackcost.evaluate(scenario)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -67,7 +66,24 @@ def _figures(items: list[str]) -> dict[str, dict[str, float]]:
     return out
 
 
+def _command_line(ctx: typer.Context) -> str:
+    """The command as given, rebuilt from the options' values (every option that is not its default)."""
+    words = ["rackcost", "new"]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        if value is None or value == param.default or value == [] or not param.opts:
+            continue
+        flag = param.opts[0]
+        if isinstance(value, bool):
+            words.append(flag)
+            continue
+        for one in value if isinstance(value, list | tuple) else [value]:
+            words += [flag, str(one.value if hasattr(one, "value") else one)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def new(
+    ctx: typer.Context,
     model: Annotated[str, typer.Option("--model", help="The model served, e.g. deepseek-ai/DeepSeek-R1.")],
     input_tokens: Annotated[
         int, typer.Option("--input-tokens", min=1, max=10_000_000, help="Input tokens per request [tokens].")
@@ -186,7 +202,7 @@ def new(
     for note in notes:
         say.print(escape(note), highlight=False, soft_wrap=True)
     file = str(output) if output is not None else "<rackcost new>"
-    command = "rackcost new " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else "rackcost new"
+    command = _command_line(ctx)
     try:
         text = scenario_text(data, file, command)
     except ScenarioError as exc:
