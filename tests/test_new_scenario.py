@@ -137,8 +137,18 @@ def test_an_existing_output_is_refused_without_force_and_replaced_with_it(tmp_pa
         (["--system", "b200", "--curves", str(B200_RUN), "--demand", "late=1"], "expected NAME=RPS@HOURS"),
         (["--system", "b200", "--curves", str(B200_RUN), "--demand", "late=1@2"], "hours_per_day must add up to 24"),
         (["--system", "b200", "--curves", "b200=nowhere/at/all"], "no such file or folder"),
+        (["--system", "b200", "--curves", f"h200={B200_RUN}"], "h200 is not one of the systems asked for (b200)"),
     ],
-    ids=["unknown-entry", "no-curve", "entry-lacks-figures", "no-tier", "bad-demand", "day-not-24h", "no-file"],
+    ids=[
+        "unknown-entry",
+        "no-curve",
+        "entry-lacks-figures",
+        "no-tier",
+        "bad-demand",
+        "day-not-24h",
+        "no-file",
+        "curves-for-no-system",
+    ],
 )
 def test_what_cannot_be_built_is_refused_with_one_line_per_problem_and_nothing_written(tmp_path, extra, said):
     out = tmp_path / "new.yaml"

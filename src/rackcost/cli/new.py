@@ -195,8 +195,8 @@ def new(
             say.print(f"skipped {escape(str(skipped))}", highlight=False, soft_wrap=True)
     try:
         data, notes = build_scenario(spec, {entry: result.curves for entry, result in read.items()})
-    except (NewScenarioError, KeyError) as exc:
-        for line in exc.problems if isinstance(exc, NewScenarioError) else [str(exc.args[0])]:
+    except NewScenarioError as exc:
+        for line in exc.problems:
             error(line)
         raise typer.Exit(code=1) from None
     for note in notes:

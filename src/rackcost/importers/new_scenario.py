@@ -310,10 +310,15 @@ def build_scenario(
         raise NewScenarioError(problems)
     spec = replace(
         spec,
-        systems=tuple(s.lower() for s in spec.systems),
+        systems=tuple(dict.fromkeys(s.lower() for s in spec.systems)),  # each entry once, in the order given
         figures={k.lower(): dict(v) for k, v in spec.figures.items()},
     )
-    problems = own_figure_problems(spec)
+    curves = {None if k is None else k.lower(): v for k, v in curves.items()}
+    problems = own_figure_problems(spec) + [
+        f"--curves {k}=...: {k} is not one of the systems asked for ({', '.join(spec.systems)})"
+        for k in curves
+        if k is not None and k not in spec.systems
+    ]
     if problems:
         raise NewScenarioError(problems)
     matched, notes = match_curves(curves, spec)
