@@ -249,3 +249,15 @@ def test_rackcost_catalog_unknown_entry_is_one_error_line_with_the_entry_it_mean
     assert result.exit_code == 1
     assert "did you mean `mi300x`?" in result.stderr or "did you mean `mi355x`?" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_rackcost_catalog_writes_to_a_file_and_replaces_it_only_with_force(tmp_path):
+    out = tmp_path / "catalog.csv"
+    runner = CliRunner()
+    assert runner.invoke(app, ["catalog", "--format", "csv", "--output", str(out)]).exit_code == 0
+    rows = out.read_text(encoding="utf-8").splitlines()
+    assert len(rows) == 1 + sum(len(figure_rows(k, e)) for k, e in ENTRIES)
+    again = runner.invoke(app, ["catalog", "b200", "--output", str(out)])
+    assert again.exit_code == 1 and "--force" in again.stderr
+    assert runner.invoke(app, ["catalog", "b200", "--output", str(out), "--force"]).exit_code == 0
+    assert "hardware.accelerator_rated_w" in out.read_text(encoding="utf-8")
