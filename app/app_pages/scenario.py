@@ -14,6 +14,7 @@ from rackcost import display
 from rackcost.importers import into_scenario
 from rackcost.reporting import horizon_charts
 from rackcost.scenario import edits, memory_blocks, schema
+from rackcost.scenario.catalog import catalog
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 from rackcost_app import (
     charts,
@@ -569,6 +570,12 @@ for i, name in enumerate(system_names):
                 else:
                     operating_points(i, system)
                 st.subheader("Hardware and power")
+                entry = str(system.get("catalog", "")).lower()
+                if entry in catalog().entries:  # a known entry's key: letters, digits and hyphens only
+                    st.caption(
+                        f"Catalogue entry `{entry}`: a field left empty here takes the entry's figure, with its "
+                        f"source (`rackcost catalog {entry}`); a value you give wins."
+                    )
                 fields.block(schema.Hardware, f"{path}.hardware", columns=4)
                 system_forms.memory_form(i)
                 if system.get("rent") is not None:

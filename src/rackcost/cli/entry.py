@@ -129,6 +129,16 @@ COMMANDS: tuple[Command, ...] = (
         "app", "launch:run_app", "Start the dashboard in your browser (needs the package's app extra, with Streamlit)."
     ),
     Command(
+        "catalog",
+        "catalog:catalog_command",
+        "The catalogue of accelerators and systems: its entries and their sources, or one entry's figures.",
+    ),
+    Command(
+        "new",
+        "new:new",
+        "Write a scenario from a model, a request shape, an SLO, demand points, catalogue systems and their curves.",
+    ),
+    Command(
         "import",
         "importing:import_app",
         "Turn benchmark result files into a scenario's performance curves (YAML that pastes into a scenario).",

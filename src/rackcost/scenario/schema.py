@@ -21,6 +21,7 @@ from pydantic_core import ErrorDetails, InitErrorDetails
 from rackcost.errors import plain_message
 from rackcost.model.queues.routers import router_names
 from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy, Routing, SubHourSizing
+from rackcost.scenario.catalog import apply_catalog
 from rackcost.scenario.class_blocks import ClassSlo, Lengths, RequestClass, class_problems, token_moments
 from rackcost.scenario.demand_blocks import ArrivalDispersion, DemandPoint, RateSwing
 from rackcost.scenario.distributions import Distribution
@@ -460,6 +461,9 @@ class Scenario(ScenarioBlock):
         problems: list[tuple[str, str]] = []
         bad: set[str] = set()
         data = demand_from_profile(data, problems, bad)  # a profile: its named points, the profile kept
+        data, catalog_problems, unfilled = apply_catalog(data)  # a system's catalogue entry fills what it leaves out
+        problems += catalog_problems
+        bad |= unfilled
         central = _extract_distributions(data, "", found, problems, bad)
         problems += _figure_problems(central)
         try:

@@ -268,6 +268,11 @@ class System(ScenarioBlock):
     """One system compared: its performance, who measured it, its hardware and how it is paid for, or an API."""
 
     name: Name = Field(description="Name of the system; printable, at most 200 characters.")
+    catalog: str | None = Field(
+        default=None,
+        description="A catalogue entry (`rackcost catalog`, e.g. b200) whose figures fill what this system's hardware "
+        "and memory blocks leave out, each with its source; a figure the system gives wins.",
+    )
     performance: Performance | None = Field(default=None, description="Operating points (not for an API system).")
     provenance: Provenance
     hardware: Hardware | None = Field(default=None, description="The hardware (not for an API system).")
