@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -167,18 +168,20 @@ def test_an_hourly_price_is_the_bill_of_each_hour() -> None:
         assert p["energy_usd_per_hour"] == pytest.approx(p["facility_power_kw"] * price[p["demand_point"]], rel=1e-12)
 
 
-def test_an_hourly_grid_needs_a_profile_and_24_or_168_values() -> None:
-    with pytest.raises(rackcost.ScenarioError) as err:
-        _with_facility(hourly={"carbon_g_per_kwh": [390.0] * 24})
-    assert any(p.path == "facility.hourly" and "profile" in p.message for p in err.value.problems)
+def test_an_hourly_grid_has_24_or_168_values_and_named_points_read_its_mean_with_a_warning() -> None:
     with pytest.raises(rackcost.ScenarioError) as err:
         _profile({"carbon_g_per_kwh": [390.0] * 25})
-    assert any(
-        p.path == "facility.hourly.carbon_g_per_kwh" and "24 values" in p.message for p in err.value.problems
-    )
+    assert any(p.path == "facility.hourly.carbon_g_per_kwh" and "24 values" in p.message for p in err.value.problems)
     with pytest.raises(rackcost.ScenarioError) as err:
         _with_facility(carbon_g_per_kwh=-1.0)
     assert any(p.path == "facility.carbon_g_per_kwh" for p in err.value.problems)
+    # named points by hand: no clock, so every point reads the day's mean (here 300 g/kWh), and a warning says so
+    day = [100.0] * 12 + [500.0] * 12
+    result = rackcost.evaluate(_with_facility(carbon_g_per_kwh=390.0, hourly={"carbon_g_per_kwh": day}))
+    for p in result.records["points"]:
+        expected = p["facility_power_kw"] * 300.0 / (p["accepted_rps"] * 3600.0)
+        assert p["carbon_g_per_accepted_request"] == pytest.approx(expected, rel=1e-12)
+    assert any("facility.hourly" in w and "profile" in w for w in result.warnings)
 
 
 @settings(max_examples=15, deadline=None)
@@ -207,3 +210,16 @@ def test_the_bundled_plan_scenario_has_carbon_in_every_table() -> None:
     assert owned["blended_carbon_g_per_accepted_request"] > 0
     assert all(row["carbon_kg"] > 0 for row in result.records["years"] if row["system"] == "GB200 NVL72 owned")
     assert "facility.hourly.carbon_g_per_kwh" in scenario.figures
+
+
+def test_the_buying_plan_pays_its_carbon_price_hour_by_hour() -> None:
+    """The plan minimises cost with carbon priced in: at $190/t (US EPA, *Report on the Social Cost of Greenhouse
+    Gases*, 2023, 2% discount rate) every owned or self-powered unit-hour costs more, so the plan's total rises and
+    never falls; its carbon-free API source costs the same."""
+    path = rackcost.bundled_scenario_path("deepseek-r1-three-year-buying-plan")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    base = rackcost.plan(rackcost.scenario_from_dict(data))
+    data["facility"]["carbon_usd_per_tonne"] = 190.0
+    priced = rackcost.plan(rackcost.scenario_from_dict(data))
+    assert priced.total_cost_usd > base.total_cost_usd
+    assert math.isfinite(priced.total_cost_usd)

@@ -455,6 +455,11 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
 
     slo = slo_inputs(scenario)
     out = []
+    if scenario.facility.hourly is not None and scenario.demand_profile is None:
+        out.append(
+            "facility.hourly: the demand points have no clock hours (demand is not a profile), so each reads the "
+            "hourly grid's mean over its day (or week); give demand as a profile for each point's own hours"
+        )
     for o in outcomes:
         share = o.demand.accepted_rps / o.demand.offered_rps
         out += _demand_warnings(scenario, o)

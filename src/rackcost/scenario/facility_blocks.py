@@ -2,8 +2,8 @@
 
 The facility's figures (PUE, electricity price, rack limits, colocation and build costs) and the grid's carbon:
 a flat carbon intensity and carbon price, and optionally the price and intensity hour by hour (a day of 24 values
-or a week of 168), which apply where the scenario's demand has a clock (a demand profile): each hour of the horizon
-reads its own, each named point the mean over its hours (:mod:`rackcost.model.energy.grid`).
+or a week of 168), which apply hour by hour where the scenario's demand has a clock (a demand profile): each hour
+of the horizon reads its own, each named point the mean over its hours (:mod:`rackcost.model.energy.grid`).
 """
 
 from __future__ import annotations
@@ -29,15 +29,15 @@ from rackcost.scenario.fields import (
     raise_problems,
 )
 
-__all__ = ["Facility", "HourlyGrid", "grid_problems"]
+__all__ = ["Facility", "HourlyGrid"]
 
 _LENGTHS = f"{GRID_LENGTHS[0]} values (a day, 00:00 first) or {GRID_LENGTHS[1]} (a week, Monday 00:00 first)"
 
 
 class HourlyGrid(ScenarioBlock):
     """The electricity price and carbon intensity hour by hour; each replaces the flat figure of the same name
-    where the demand has a clock (a demand profile), scaled by the flat figure's sampled / central value so that
-    spreads, sweeps and break-evens of the flat figure move every hour alike."""
+    (hour by hour where the demand is a profile, else as the mean of its day or week), scaled by the flat figure's
+    sampled / central value so that spreads, sweeps and break-evens of the flat figure move every hour alike."""
 
     electricity_usd_per_kwh: list[UsdPerKwh] | None = Field(
         default=None, description=f"Electricity price by hour, {_LENGTHS}; each 0 to 10 [USD/kWh]."
@@ -65,8 +65,9 @@ Hourly = Annotated[
     Field(
         default=None,
         description="Electricity price and carbon intensity by hour {electricity_usd_per_kwh?: [...], "
-        "carbon_g_per_kwh?: [...], source}: 24 or 168 values; needs a demand profile (the hours named points "
-        "stand for); each point reads the mean over its hours, each hour of the horizon its own.",
+        "carbon_g_per_kwh?: [...], source}: 24 or 168 values; with demand as a profile each named point reads "
+        "the mean over its hours and each hour of the horizon its own; named points given by hand have no clock "
+        "hours and read the mean of the day (or week).",
     ),
 ]
 
@@ -106,16 +107,3 @@ class Facility(ScenarioBlock):
     )
     hourly: Hourly
     source: Source = None
-
-
-def grid_problems(facility: Facility, has_profile: bool) -> list[tuple[str, str]]:
-    """An hourly grid without a demand profile: the named points have no clock hours to average it over."""
-    if facility.hourly is None or has_profile:
-        return []
-    return [
-        (
-            "facility.hourly",
-            "an hourly grid needs demand as a profile (demand: {profile: ...}): named points have no clock hours; "
-            "give the day's mean as facility.electricity_usd_per_kwh / carbon_g_per_kwh instead",
-        )
-    ]

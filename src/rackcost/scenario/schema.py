@@ -24,7 +24,7 @@ from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy, Routing, SubH
 from rackcost.scenario.class_blocks import ClassSlo, Lengths, RequestClass, class_problems, token_moments
 from rackcost.scenario.demand_blocks import ArrivalDispersion, DemandPoint, RateSwing
 from rackcost.scenario.distributions import Distribution
-from rackcost.scenario.facility_blocks import Facility, HourlyGrid, grid_problems
+from rackcost.scenario.facility_blocks import Facility, HourlyGrid
 from rackcost.scenario.fields import (
     AttainmentFraction,
     Count,
@@ -468,7 +468,6 @@ class Scenario(ScenarioBlock):
         problems += pool_problems(self.workload.architecture, self.systems, self.fleet.replicas)
         problems += finance_problems(self._owned_costs(), self.finance)
         problems += plan_problems(self.plan, self.systems, self.demand_profile is not None)
-        problems += grid_problems(self.facility, self.demand_profile is not None)
         if self.workload.classes is not None:
             problems += [
                 (f"demand[{i}].{key}", f"{what} with workload.classes is not modelled yet: remove {it} or the classes")

@@ -39,22 +39,26 @@ def hourly_grid_values(scenario: Scenario, name: GridFigure, hours: int | ArrayL
 
 def point_grid(scenario: Scenario, name: GridFigure) -> NDArray[np.float64] | None:
     """The mean of the hourly grid's ``name`` over the hours of each demand point, in ``scenario.demand``'s order;
-    None without an hourly ``name`` or a demand profile.
+    None without an hourly ``name``.
 
-    Each hour of the horizon belongs to the point whose rate is nearest its own (a tie to the lower); a point no
-    hour is nearest to takes the mean of every hour.
+    With a demand profile each hour of the horizon belongs to the point whose rate is nearest its own (a tie to the
+    lower), and a point no hour is nearest to takes the mean of every hour. Named points given by hand have no clock
+    hours: each takes the mean of the grid's day (or week).
     """
+    hourly = scenario.facility.hourly
+    grid_values = None if hourly is None else getattr(hourly, name)
+    if grid_values is None:
+        return None
+    points = len(scenario.demand)
     profile = scenario.demand_profile
     if profile is None:
-        return None
+        return np.full(points, float(np.mean(grid_values)))
     rates = profile.hourly_rates_rps()
-    values = hourly_grid_values(scenario, name, rates.size)
-    if values is None:
-        return None
+    values = grid_at_hours(grid_values, np.arange(rates.size))
     point_rates = np.array([d.arrival_rps for d in scenario.demand])
     order = np.argsort(point_rates, kind="stable")
     nearest = order[nearest_point_index(rates, point_rates[order])]
-    return point_means(values, nearest, point_rates.size, fallback=float(values.mean()))
+    return point_means(values, nearest, points, fallback=float(values.mean()))
 
 
 def system_grid(
