@@ -138,6 +138,7 @@ def answer(result: Any, scenario_data: dict[str, Any]) -> Answer:
                 if defined and cheapest["blended_usd_per_accepted_request"] > 0
                 else 0.0,
                 "accepted_fraction": accepted / offered if offered > 0 else None,
+                "blended_carbon_g_per_accepted_request": r.get("blended_carbon_g_per_accepted_request"),
                 "usd_per_year": per_year,
                 "service_life_years": lives.get(r["system"]),
                 "usd_over_horizon": _over_horizon(r["system"], per_year, horizon, over_profile),
@@ -210,6 +211,7 @@ def columns(horizon_years: float | None = None) -> dict[str, Column]:
         "accepted_fraction": _own(
             "accepted_fraction", "fraction", "accepted within SLO over the day", "accepted / offered requests", "pct"
         ),
+        "blended_carbon_g_per_accepted_request": column("systems", "blended_carbon_g_per_accepted_request"),
         "usd_per_year": _own("usd_per_year", "USD/year", "cost per year", "the day's cost x 365", "usd"),
         "service_life_years": _own("service_life_years", "years", "service life", "an owned system's", "num"),
         "usd_over_horizon": _own(

@@ -90,6 +90,7 @@ POINT_COLUMNS = from_registry(
         "usd_per_million_accepted_output_tokens",
         "useful_output_tokens_per_s",
         "output_tokens_per_kwh",
+        "carbon_g_per_accepted_request",
     ),
 )
 """The points table as the Results page shows it: kind is usd, usd_per_1k, pct, num, int, ratio or text."""
@@ -120,6 +121,8 @@ SYSTEM_COLUMNS = from_registry(
         "capital_usd_per_hour",
         "fixed_opex_usd_per_hour",
         "facility_energy_kwh_per_day",
+        "carbon_kg_per_day",
+        "blended_carbon_g_per_accepted_request",
         "usd_per_day",
         "accepted_requests_per_day",
         "blended_usd_per_accepted_request",
@@ -150,6 +153,8 @@ YEAR_COLUMNS = from_registry(
         "utilization_fraction",
         "active_replicas",
         "facility_power_kw",
+        "carbon_kg",
+        "carbon_g_per_accepted_request",
     ),
 )
 """Each system in each year of a demand profile's horizon (the ``years`` table)."""

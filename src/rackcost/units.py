@@ -7,6 +7,8 @@ from typing import Final
 __all__ = [
     "BYTES_PER_GIB",
     "DAYS_PER_YEAR",
+    "GRAMS_PER_KG",
+    "GRAMS_PER_TONNE",
     "HOURS_PER_DAY",
     "HOURS_PER_YEAR",
     "MONTHS_PER_YEAR",
@@ -28,5 +30,8 @@ MS_PER_S: Final = 1000.0
 W_PER_KW: Final = 1000.0
 TOKENS_PER_MILLION: Final = 1e6
 """Prices are quoted per million tokens [tokens/Mtoken]."""
+GRAMS_PER_KG: Final = 1000.0
+GRAMS_PER_TONNE: Final = 1e6
+"""Carbon is quoted in grams per kWh, priced per metric tonne [g/t]."""
 BYTES_PER_GIB: Final = float(2**30)
 """Accelerator memory is quoted in GB of 2^30 bytes (JEDEC JESD100B.01), i.e. GiB [bytes/GiB]."""

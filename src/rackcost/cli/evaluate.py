@@ -228,6 +228,7 @@ _POINT_ROWS: list[tuple[str, Callable[[dict], Any], Any, bool]] = [
     _point_row("usd_per_accepted_request"),
     _point_row("usd_per_million_accepted_output_tokens"),
     _point_row("output_tokens_per_kwh"),
+    _point_row("carbon_g_per_accepted_request"),
 ]
 
 

@@ -54,6 +54,7 @@ FLEET_SUMMARY = (
     "rack_power_limit_kw",
     "capex_usd",
     "blended_usd_per_accepted_request",
+    "blended_carbon_g_per_accepted_request",
 )
 """The ``systems`` columns of the fleet table the CLI and the report show per system, in order."""
 
@@ -259,6 +260,8 @@ _POINTS = [
         "per million accepted input + output tokens", kind="usd"),
     _c("points", "output_tokens_per_kwh", "tokens/kWh", "accepted output per wall kWh",
         "accepted output tokens per facility kWh", fleet_only=True),
+    _c("points", "carbon_g_per_accepted_request", "g CO2e/request", "carbon per accepted request",
+        "facility energy per hour x the grid's carbon intensity / accepted requests per hour", fleet_only=True),
     _c("points", "provenance", "-", "provenance class", "the system's provenance class", kind="enum"),
     _c("points", "routing", "-", "routing",
         "the router the answer assumes (`fleet.routing`; `api` for an API system)", kind="enum"),
@@ -333,6 +336,10 @@ _SYSTEMS = [
         "accepted requests over the demand day"),
     _c("systems", "facility_energy_kwh_per_day", "kWh/day", "wall energy per day",
         "facility energy over the demand day", fleet_only=True),
+    _c("systems", "carbon_kg_per_day", "kg CO2e/day", "carbon per day",
+        "facility energy over the demand day x the grid's carbon intensity (location-based)", fleet_only=True),
+    _c("systems", "blended_carbon_g_per_accepted_request", "g CO2e/request", "carbon per accepted request",
+        "carbon over the day / accepted requests over the day", fleet_only=True),
     _c("systems", "usd_per_day", "USD/day", "cost per day", "every cost line over the demand day", kind="usd"),
     _c("systems", "blended_usd_per_accepted_request", "USD/request", "blended cost",
         "cost per accepted request over the day (the demand points weighted by their hours)", kind="usd_per_request"),
@@ -510,6 +517,10 @@ _YEARS = [
     _c("years", "facility_power_kw", "kW", "wall power", "mean facility power"),
     _c("years", "usd_per_accepted_request", "USD/request", "cost per accepted request",
         "`cost_usd` / `accepted_requests`", kind="usd_per_request"),
+    _c("years", "carbon_kg", "kg CO2e", "carbon",
+        "every hour's facility energy x that hour's carbon intensity (0 for an API)", fleet_only=True),
+    _c("years", "carbon_g_per_accepted_request", "g CO2e/request", "carbon per accepted request",
+        "`carbon_kg` x 1,000 / `accepted_requests`", fleet_only=True),
 ]
 _HORIZON = [
     _c("horizon", "system", "-", "system", "which system", kind="text"),
@@ -518,6 +529,9 @@ _HORIZON = [
     _c("horizon", "accepted_requests", "requests", "accepted requests", "requests accepted within the SLO"),
     _c("horizon", "usd_per_accepted_request", "USD/request", "cost per accepted request",
         "`cost_usd` / `accepted_requests`", kind="usd_per_request"),
+    _c("horizon", "carbon_kg", "kg CO2e", "carbon", "the horizon's carbon (0 for an API)", fleet_only=True),
+    _c("horizon", "carbon_g_per_accepted_request", "g CO2e/request", "carbon per accepted request",
+        "`carbon_kg` x 1,000 / `accepted_requests`", fleet_only=True),
     _c("horizon", "discount_rate_fraction", "1/year", "discount rate",
         "the first owned system's cost of capital (one rate for every system), else 0", kind="pct"),
     _c("horizon", "npv_cost_usd", "USD", "present value of cost",

@@ -27,7 +27,7 @@ from rackcost.evaluation.servable import servable
 from rackcost.evaluation.steps import choose_points
 from rackcost.model.costs.api import serve_api
 from rackcost.model.fleets.fleet import minimum_hours_shortfall, run_fleet
-from rackcost.model.inputs import SystemInputs
+from rackcost.model.inputs import SampledInputs, SystemInputs
 from rackcost.model.strategies import IdlePolicy
 from rackcost.model.workload import horizon as cal
 from rackcost.scenario.fields import MAX_RPS, MIN_RPS
@@ -35,7 +35,8 @@ from rackcost.scenario.hardware_blocks import finance_term
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.sub_hour_blocks import SubHour
 from rackcost.scenario.unpack import api_inputs, one_evaluation, sampled_inputs
-from rackcost.units import HOURS_PER_DAY, SECONDS_PER_HOUR
+from rackcost.scenario.unpack_grid import GridFigure, hourly_grid_values
+from rackcost.units import GRAMS_PER_KG, HOURS_PER_DAY, SECONDS_PER_HOUR
 
 __all__ = ["HOUR_COLUMNS", "HorizonResult", "evaluate_hours", "horizon_records", "hourly_figures", "sizing_scenario"]
 
@@ -50,8 +51,8 @@ RATE_COLUMNS = (
     "facility_power_kw",
 )
 """Figures per hour that the periods average [requests/s, -, -, kW]."""
-SUM_COLUMNS = ("cost_usd", "accepted_requests")
-"""Figures per hour that the periods add up [USD, requests]."""
+SUM_COLUMNS = ("cost_usd", "accepted_requests", "carbon_kg")
+"""Figures per hour that the periods add up [USD, requests, kg CO2e]."""
 HOUR_COLUMNS = ("system", "hour", "year", "quarter", "month", "day", *RATE_COLUMNS, *SUM_COLUMNS)
 """Columns of ``HorizonResult.hours``, in order."""
 MIN_HOURLY_RPS = MIN_RPS
@@ -71,12 +72,15 @@ class HorizonResult:
         ``quarter``, ``month``, ``day`` (int32, from 0: :mod:`rackcost.model.workload.horizon`), ``offered_rps``,
         ``accepted_rps``, ``rejected_rps`` [requests/s], ``utilization_fraction`` [-], ``active_replicas`` [-],
         ``facility_power_kw`` [kW], ``cost_usd`` (capital + fixed opex + energy, or rent, or the API's, for the
-        hour) [USD], ``accepted_requests`` [requests].
+        hour) [USD], ``accepted_requests`` [requests], ``carbon_kg`` (facility energy x the hour's carbon intensity;
+        0 for an API) [kg CO2e].
     days, months, years
-        One row per system and period (``day``, ``month`` or ``year``): ``hours`` in it, the sums of ``cost_usd``
-        and ``accepted_requests``, the means of the rates, and ``usd_per_accepted_request`` (cost / accepted).
+        One row per system and period (``day``, ``month`` or ``year``): ``hours`` in it, the sums of ``cost_usd``,
+        ``accepted_requests`` and ``carbon_kg``, the means of the rates, ``usd_per_accepted_request`` (cost /
+        accepted) and ``carbon_g_per_accepted_request``.
     horizon
-        One row per system: ``hours``, ``cost_usd``, ``accepted_requests``, ``usd_per_accepted_request``,
+        One row per system: ``hours``, ``cost_usd``, ``accepted_requests``, ``carbon_kg``,
+        ``usd_per_accepted_request``, ``carbon_g_per_accepted_request``,
         ``discount_rate_fraction``, ``npv_cost_usd`` (each hour's cost discounted by ``(1 + r) ** (-h / 8760)``),
         ``discounted_accepted_requests`` and ``levelised_usd_per_accepted_request`` (the one over the other).
     discount_rate_fraction
@@ -219,12 +223,14 @@ def sizing_scenario(scenario: Scenario, peak_rps: float, peak_windows: Array | N
 
 
 def hourly_figures(
-    scenario: Scenario, rates: Array, window_ratios: Array | None = None
+    scenario: Scenario, rates: Array, window_ratios: Array | None = None, hour_index: ArrayLike | None = None
 ) -> tuple[list[str], dict[str, Array], dict[str, str]]:
     """Each evaluated system's figures per hour, ``(systems, hours)`` by :data:`RATE_COLUMNS` and
     :data:`SUM_COLUMNS` name (views of one float64 block, written once), the systems' names in that order, and the
     systems left out with why. ``window_ratios`` (``(hours, windows)``, each hour's windows over its mean): every
-    hour is served as its windows' pointwise stationary average, and the fleet sized for the busiest hour's."""
+    hour is served as its windows' pointwise stationary average, and the fleet sized for the busiest hour's.
+    ``hour_index``: the hour of the horizon each rate is (default 0, 1, ...), where ``facility.hourly`` gives its
+    price and carbon intensity."""
     busiest = int(np.argmax(rates))
     peak_windows = None if window_ratios is None else window_ratios[busiest]
     sized, unserved, inputs = servable(sizing_scenario(scenario, float(rates[busiest]), peak_windows))
@@ -259,9 +265,11 @@ def hourly_figures(
             _, price, limit, _ = api_inputs(sized, index, {}, 1)
             api = serve_api(lam, price, limit)
             _write(out, api.offered_rps, api.accepted_rps, api.rejected_rps, 0.0, 0.0, 0.0, api.api_usd_per_hour)
+            out["carbon_kg"][...] = 0.0  # an API publishes none of its power
             continue
         inp, chosen = hardware[index]
         sampled = replace(sampled_inputs(sized, index, inp, {}, 1), arrival_rps=lam)
+        sampled = _hourly_grid(sized, index, sampled, np.arange(rates.size) if hour_index is None else hour_index)
         policy = hourly
         if inp.payment.active_only:  # rented on demand: only the replicas an hour needs run (chain.run_samples)
             policy = replace(policy, idle_policy=IdlePolicy.park)
@@ -277,7 +285,25 @@ def hourly_figures(
             )
         utilization, active, power_kw = d.utilization_fraction, d.active_replicas, fleet.facility_power_kw
         _write(out, d.offered_rps, d.accepted_rps, d.rejected_rps, utilization, active, power_kw, cost + rent)
+        out["carbon_kg"][...] = np.reshape(fleet.carbon_g_per_hour, -1) / GRAMS_PER_KG
     return [sized.systems[i].name for i in order], figures, skipped
+
+
+def _hourly_grid(scenario: Scenario, index: int, sampled: SampledInputs, hours: ArrayLike) -> SampledInputs:
+    """The system's inputs with the hourly grid's price and carbon intensity at each of ``hours`` (of the horizon),
+    where the grid is its (:func:`rackcost.scenario.unpack_grid.system_grid`: as the named points average it)."""
+    system = scenario.systems[index]
+    covered = system.rent is not None and system.rent.includes_power_and_facility
+    update: dict[str, Any] = {}
+    names: tuple[GridFigure, ...] = ("electricity_usd_per_kwh", "carbon_g_per_kwh")
+    for name in names:
+        values = hourly_grid_values(scenario, name, hours)
+        if values is None or (covered and name == "electricity_usd_per_kwh"):
+            continue  # no hourly figure, or a rental whose price covers power: no bill to spread over the hours
+        if system.facility is not None and getattr(system.facility, name) is not None:
+            continue  # the system's own tariff or grid
+        update[name] = values.reshape(1, -1)
+    return replace(sampled, **update) if update else sampled
 
 
 def _write(out: dict[str, Array], *values: ArrayLike) -> None:
@@ -332,7 +358,9 @@ def _tables(
             "hours": np.full(systems, hours),
             "cost_usd": cost,
             "accepted_requests": accepted,
+            "carbon_kg": figures["carbon_kg"].sum(axis=1),
             "usd_per_accepted_request": cost / accepted,
+            "carbon_g_per_accepted_request": figures["carbon_kg"].sum(axis=1) * GRAMS_PER_KG / accepted,
             "discount_rate_fraction": np.full(systems, rate),
             "npv_cost_usd": npv,
             "discounted_accepted_requests": discounted,
@@ -357,6 +385,7 @@ def _period_table(names: list[str], figures: dict[str, Array], period: str, hour
             **{k: v.reshape(-1) for k, v in sums.items()},
             **{k: v.reshape(-1) for k, v in means.items()},
             "usd_per_accepted_request": (sums["cost_usd"] / sums["accepted_requests"]).reshape(-1),
+            "carbon_g_per_accepted_request": (sums["carbon_kg"] * GRAMS_PER_KG / sums["accepted_requests"]).reshape(-1),
         }
     )
 

@@ -387,7 +387,8 @@ def realise(
             hours = np.flatnonzero(units[i] == n)
             loads = np.maximum(served[i, hours], 1e-6)
             fleet = f.scenario(int(n), [peak_rps])
-            _, got, _ = hourly_figures(fleet, np.append(loads, peak_rps))
+            # the hours' own grid (price and carbon by hour); the appended peak hour, which sizes, is dropped
+            _, got, _ = hourly_figures(fleet, np.append(loads, peak_rps), hour_index=np.append(hours, 0))
             share = np.where(loads > 0, got["accepted_rps"][0][:-1] / loads, 1.0)
             accepted[i, hours] = served[i, hours] * np.minimum(share, 1.0)
             cost[i, hours] = got["cost_usd"][0][:-1]

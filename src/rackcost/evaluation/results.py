@@ -258,6 +258,7 @@ def point_rows(scenario: Scenario, outcomes: list[SystemOutcome], apis: list[Api
             "usd_per_million_accepted_input_tokens": m.usd_per_million_accepted_input_tokens[0],
             "usd_per_million_accepted_total_tokens": m.usd_per_million_accepted_total_tokens[0],
             "output_tokens_per_kwh": m.output_tokens_per_kwh[0],
+            "carbon_g_per_accepted_request": m.carbon_g_per_accepted_request[0],
             "provenance": np.full(n, system.provenance.provenance_class.value, dtype=object),
             "routing": np.full(n, scenario.fleet.routing, dtype=object),
         }
@@ -316,6 +317,8 @@ def system_rows(
             "slo_point_total_tokens_per_facility_kwh": o.slo_point_total_tokens_per_facility_kwh,
             "accepted_requests_per_day": float(m.accepted_requests_per_day[0]),
             "facility_energy_kwh_per_day": float(m.facility_energy_kwh_per_day[0]),
+            "carbon_kg_per_day": float(m.carbon_kg_per_day[0]),
+            "blended_carbon_g_per_accepted_request": float(m.blended_carbon_g_per_accepted_request[0]),
             "usd_per_day": float(m.usd_per_day[0]),
             "blended_usd_per_accepted_request": float(m.blended_usd_per_accepted_request[0]),
             "blended_usd_per_million_accepted_output_tokens": float(
@@ -385,6 +388,7 @@ def _api_point_rows(scenario: Scenario, system: Any, api: ApiSystemOutcome) -> l
                     "usd_per_million_accepted_input_tokens": float(m.usd_per_million_accepted_input_tokens[0, j]),
                     "usd_per_million_accepted_total_tokens": float(m.usd_per_million_accepted_total_tokens[0, j]),
                     "output_tokens_per_kwh": None,
+                    "carbon_g_per_accepted_request": None,
                     "provenance": system.provenance.provenance_class.value,
                     "routing": "api",
                 },
@@ -433,6 +437,8 @@ def _api_system_row(system: Any, api: ApiSystemOutcome, sizing_demand_point: str
         "slo_point_total_tokens_per_facility_kwh": None,
         "accepted_requests_per_day": float(m.accepted_requests_per_day[0]),
         "facility_energy_kwh_per_day": 0.0,
+        "carbon_kg_per_day": None,
+        "blended_carbon_g_per_accepted_request": None,
         "usd_per_day": float(m.usd_per_day[0]),
         "blended_usd_per_accepted_request": float(m.blended_usd_per_accepted_request[0]),
         "blended_usd_per_million_accepted_output_tokens": float(m.blended_usd_per_million_accepted_output_tokens[0]),
@@ -449,6 +455,11 @@ def outcome_warnings(scenario: Scenario, outcomes: list[SystemOutcome]) -> list[
 
     slo = slo_inputs(scenario)
     out = []
+    if scenario.facility.hourly is not None and scenario.demand_profile is None:
+        out.append(
+            "facility.hourly: the demand points have no clock hours (demand is not a profile), so each reads the "
+            "hourly grid's mean over its day (or week); give demand as a profile for each point's own hours"
+        )
     for o in outcomes:
         share = o.demand.accepted_rps / o.demand.offered_rps
         out += _demand_warnings(scenario, o)

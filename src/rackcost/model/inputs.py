@@ -14,7 +14,7 @@ read only these. Two kinds:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -187,6 +187,8 @@ class SystemInputs:
         For a rented system: whether the rental price covers energy and facility.
     rent_minimum_hours_per_day
         Rented on demand: the hours a day every replica started that day is billed at least [h].
+    carbon_g_per_kwh, carbon_usd_per_tonne
+        The grid's flat carbon intensity and the carbon price [g CO2e/kWh, USD/t] (:mod:`rackcost.model.energy.grid`).
     peak_to_mean_power
         A serving accelerator's peak over mean power: the mean of the curve's measured ratios where its points
         carry both, else :data:`rackcost.model.energy.power.PEAK_TO_MEAN_POWER` [-].
@@ -230,6 +232,8 @@ class SystemInputs:
     payment: Payment = Payment.own
     rent_includes_power_and_facility: bool = True
     rent_minimum_hours_per_day: float = 0.0
+    carbon_g_per_kwh: float = 0.0
+    carbon_usd_per_tonne: float = 0.0
     peak_to_mean_power: float = PEAK_TO_MEAN_POWER
     kv_memory: KvMemory | None = None
     pools: PoolInputs | None = None
@@ -286,6 +290,11 @@ class SampledInputs:
         Cost figures (zero for a rented system).
     rent_usd_per_accelerator_hour
         Rental price of a rented system, or None [USD/accelerator-h].
+    carbon_g_per_kwh
+        Grid carbon intensity, ``(n, 1)``, or ``(n, points)`` where an hourly grid gives each point its own
+        [g CO2e/kWh]; ``electricity_usd_per_kwh`` may likewise be ``(n, points)``.
+    carbon_usd_per_tonne
+        Carbon price the owner pays on its energy bill (zero where a rental price covers power) [USD/t].
     """
 
     n: int
@@ -308,6 +317,8 @@ class SampledInputs:
     build_life_years: Column
     costs: CostInputs
     rent_usd_per_accelerator_hour: Column | None = None
+    carbon_g_per_kwh: NDArray[np.float64] = field(default_factory=lambda: np.zeros((1, 1)))
+    carbon_usd_per_tonne: Column = field(default_factory=lambda: np.zeros((1, 1)))
 
 
 @dataclass(frozen=True)

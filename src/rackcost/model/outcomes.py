@@ -174,6 +174,8 @@ class FleetOutcome:
         Step 8: fleet capex [USD], its annualised cost, fixed opex and energy [USD/h].
     rent_usd_per_hour
         Step 8 for a rented system: the rent at each demand point (zero when owned) [USD/h].
+    carbon_g_per_hour
+        Step 8's carbon: facility power x the grid's carbon intensity at each demand point [g CO2e/h].
     slo_point_total_tokens_per_facility_kwh
         Step 9's modelled efficiency: total tokens per facility kWh of one replica flat out at the chosen point,
         with its share of hosts and rack overhead [tokens/kWh].
@@ -208,6 +210,7 @@ class FleetOutcome:
     fixed_opex_usd_per_hour: NDArray[np.float64]
     energy_usd_per_hour: NDArray[np.float64]
     rent_usd_per_hour: NDArray[np.float64]
+    carbon_g_per_hour: NDArray[np.float64]
     slo_point_total_tokens_per_facility_kwh: NDArray[np.float64]
     served_at_scv: dict[float, DemandOutcome] = field(default_factory=dict)
     demand_without_swing: DemandOutcome | None = None
@@ -240,6 +243,9 @@ class Metrics:
     blended_usd_per_accepted_request, blended_usd_per_million_accepted_output_tokens
     blended_usd_per_million_accepted_input_tokens, blended_usd_per_million_accepted_total_tokens
         The day's cost over the day's accepted requests, and output tokens x 1e6 [USD/request, USD/M tokens].
+    carbon_g_per_accepted_request, carbon_kg_per_day, blended_carbon_g_per_accepted_request
+        Carbon per accepted request at each point, the day's carbon, and the day's over its accepted requests
+        [g CO2e/request, kg CO2e, g CO2e/request].
     """
 
     total_usd_per_hour: Array
@@ -257,6 +263,9 @@ class Metrics:
     blended_usd_per_million_accepted_output_tokens: Array
     blended_usd_per_million_accepted_input_tokens: Array
     blended_usd_per_million_accepted_total_tokens: Array
+    carbon_g_per_accepted_request: Array
+    carbon_kg_per_day: Array
+    blended_carbon_g_per_accepted_request: Array
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,7 @@ POINT_COLUMNS = tuple(
         "total_usd_per_hour",
         "usd_per_accepted_request",
         "usd_per_million_accepted_output_tokens",
+        "carbon_g_per_accepted_request",
     )
 )
 """Columns of the cost table, after system and demand point."""
@@ -360,6 +361,7 @@ YEAR_COLUMNS = (
     "offered_rps",
     "utilization_fraction",
     "facility_power_kw",
+    "carbon_g_per_accepted_request",
 )
 """The ``years`` table's columns the report shows, after the system (the registry's headers and formats)."""
 

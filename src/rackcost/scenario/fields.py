@@ -19,6 +19,7 @@ from rackcost.model.queues.routers import router_names
 from rackcost.scenario.distributions import NOT_BOOL
 
 __all__ = [
+    "CarbonGPerKwh",
     "fields_at",
     "model_in",
     "unknown_key",
@@ -74,6 +75,7 @@ __all__ = [
     "UsdPerKw",
     "UsdPerKwMonth",
     "UsdPerKwh",
+    "UsdPerTonne",
     "UsdPerMillionTokens",
     "UsdPerYear",
     "Years",
@@ -100,6 +102,10 @@ Usd = Annotated[float, Field(ge=0, le=1000000000.0, allow_inf_nan=False), NOT_BO
 UsdPerYear = Annotated[float, Field(ge=0, le=1000000000.0, allow_inf_nan=False), NOT_BOOL]
 Pue = Annotated[float, Field(ge=1, le=5, allow_inf_nan=False), NOT_BOOL]
 UsdPerKwh = Annotated[float, Field(ge=0, le=10, allow_inf_nan=False), NOT_BOOL]
+CarbonGPerKwh = Annotated[float, Field(ge=0, le=3000, allow_inf_nan=False), NOT_BOOL]
+"""Grid carbon intensity: 0 (no emissions counted) to 3,000 g CO2e/kWh (above the dirtiest lignite plant's ~1,100)."""
+UsdPerTonne = Annotated[float, Field(ge=0, le=10000, allow_inf_nan=False), NOT_BOOL]
+"""A carbon price: 0 to $10,000 a tonne of CO2e (the EU ETS has traded under $110)."""
 RackKw = Annotated[float, Field(ge=0.1, le=10000.0, allow_inf_nan=False), NOT_BOOL]
 """A 100 W shelf to a 10 MW rack."""
 UsdPerKwMonth = Annotated[float, Field(ge=0, le=100000.0, allow_inf_nan=False), NOT_BOOL]

@@ -71,6 +71,8 @@ _UNITS = {
     "nodes_per_rack": "count",
     "concurrency": "requests in flight",
     "hours_per_day": "h/day",
+    "carbon_g_per_kwh": "g CO2e/kWh",
+    "carbon_usd_per_tonne": "USD/t CO2e",
 }
 _LABELS = {
     "usd_per_million_input_tokens": "input token price",
@@ -79,6 +81,8 @@ _LABELS = {
     "usd_per_accelerator_hour": "rental price",
     "pue": "PUE",
     "electricity_usd_per_kwh": "electricity price",
+    "carbon_g_per_kwh": "grid carbon intensity",
+    "carbon_usd_per_tonne": "carbon price",
     "ttft_limit_ms": "TTFT limit (queueing included)",
     "tpot_limit_ms": "TPOT limit",
     "e2e_limit_ms": "end-to-end limit",

@@ -25,6 +25,7 @@ from rackcost.scenario.catalog import apply_catalog
 from rackcost.scenario.class_blocks import ClassSlo, Lengths, RequestClass, class_problems, token_moments
 from rackcost.scenario.demand_blocks import ArrivalDispersion, DemandPoint, RateSwing
 from rackcost.scenario.distributions import Distribution
+from rackcost.scenario.facility_blocks import Facility, HourlyGrid
 from rackcost.scenario.fields import (
     AttainmentFraction,
     Count,
@@ -34,19 +35,12 @@ from rackcost.scenario.fields import (
     LatencyMs,
     Name,
     PositiveFraction,
-    Pue,
-    RackKw,
     RouterName,
     ScenarioBlock,
-    SiteKw,
     Source,
     SpareCount,
     Tokens,
-    UsdPerKw,
-    UsdPerKwh,
-    UsdPerKwMonth,
     UsdPerMillionTokens,
-    Years,
     model_in,
     raise_problems,
 )
@@ -86,6 +80,7 @@ __all__ = [
     "Facility",
     "Figure",
     "FacilityOverride",
+    "HourlyGrid",
     "Fleet",
     "Hardware",
     "OperatingPoint",
@@ -215,32 +210,6 @@ class SLO(ScenarioBlock):
     source: Source = None
 
 
-class Facility(ScenarioBlock):
-    """The building the fleet stands in."""
-
-    pue: Pue = Field(description="Power usage effectiveness: facility power / IT power; 1 to 5 [-].")
-    electricity_usd_per_kwh: UsdPerKwh = Field(description="Electricity price; 0 to 10 [USD/kWh].")
-    rack_power_limit_kw: RackKw = Field(description="Power a rack position may be provisioned for; 0.1 to 1e4 [kW].")
-    max_racks: Count | None = Field(
-        default=None, description="Rack positions available; a fleet that needs more is flagged; 1 to 1e6."
-    )
-    max_it_power_kw: SiteKw | None = Field(
-        default=None,
-        description="IT power the site is provisioned for, on rated power (the rack rule); a sized fleet over it is "
-        "flagged, and rackcost site finds the largest fleet of each system within it; 1 to 1e7 [kW].",
-    )
-    colocation_usd_per_kw_month: UsdPerKwMonth = Field(
-        default=0.0, description="Colocation charge per provisioned (rated) IT kW per month; 0 to 1e5 [USD/kW-month]."
-    )
-    build_usd_per_kw: UsdPerKw = Field(
-        default=0.0, description="Cost to build facility capacity per provisioned IT kW; 0 to 1e7 [USD/kW]."
-    )
-    build_life_years: Years = Field(
-        default=15.0, description="Life over which facility build cost is recovered; 0.1 to 100 [years]."
-    )
-    source: Source = None
-
-
 class Fleet(ScenarioBlock):
     """How the fleet is sized and run."""
 
@@ -329,7 +298,10 @@ class Uncertainty(ScenarioBlock):
 
 # Where a distribution may stand instead of a number. The operating point, the packaging and the SLO are decided
 # on central values, so structural integers, latencies, token counts and SLO limits stay plain numbers.
-_FACILITY_UNCERTAIN = r"(pue|electricity_usd_per_kwh|colocation_usd_per_kw_month|build_usd_per_kw|build_life_years)"
+_FACILITY_UNCERTAIN = (
+    r"(pue|electricity_usd_per_kwh|colocation_usd_per_kw_month|build_usd_per_kw|build_life_years|carbon_g_per_kwh"
+    r"|carbon_usd_per_tonne)"
+)
 UNCERTAIN_PATHS = [
     r"demand\[\d+\]\.arrival_rps",
     rf"facility\.{_FACILITY_UNCERTAIN}",
@@ -348,7 +320,8 @@ UNCERTAIN_PATHS = [
     r"uncertainty\.throughput_derate\.(vendor|collaborative|independent|assumption)",
 ]
 UNCERTAIN_WHERE = (
-    "distributions are allowed on demand arrival rates; facility PUE, electricity price and facility costs; fleet "
+    "distributions are allowed on demand arrival rates; facility PUE, electricity price, facility costs, carbon "
+    "intensity and carbon price; fleet "
     "availability, utilisation ceiling and power exponent; accelerator busy/idle/parked power, power exponent, host "
     "power and rack overhead; every cost figure and rental price; operating-point throughput and measured power; and "
     "uncertainty.throughput_derate "

@@ -12,6 +12,7 @@ from rackcost.model.strategies import Payment
 from rackcost.scenario.fields import (
     AcceleratorCount,
     AcceleratorW,
+    CarbonGPerKwh,
     Concurrency,
     Fraction,
     Interactivity,
@@ -75,6 +76,9 @@ class FacilityOverride(ScenarioBlock):
 
     pue: Pue | None = Field(default=None, description="As facility.pue; 1 to 5 [-].")
     electricity_usd_per_kwh: UsdPerKwh | None = Field(default=None, description="As facility; 0 to 10 [USD/kWh].")
+    carbon_g_per_kwh: CarbonGPerKwh | None = Field(
+        default=None, description="As facility (a hall on another grid); 0 to 3,000 [g CO2e/kWh]."
+    )
     rack_power_limit_kw: RackKw | None = Field(default=None, description="As facility; 0.1 to 1e4 [kW].")
     colocation_usd_per_kw_month: UsdPerKwMonth | None = Field(
         default=None, description="As facility; 0 to 1e5 [USD/kW-month]."

@@ -36,6 +36,7 @@ from rackcost.scenario.class_blocks import Lengths, RequestClass, token_moments
 from rackcost.scenario.hardware_blocks import FINANCE_TERMS, finance_term
 from rackcost.scenario.schema import DemandPoint, Scenario, System
 from rackcost.scenario.systems import OperatingPoint
+from rackcost.scenario.unpack_grid import grid_inputs
 from rackcost.units import BYTES_PER_GIB, W_PER_KW
 
 __all__ = [
@@ -63,8 +64,11 @@ FACILITY_FIELDS = {
     "colocation_usd_per_kw_month": "colocation_usd_per_kw_month",
     "build_usd_per_kw": "build_usd_per_kw",
     "build_life_years": "build_life_years",
+    "carbon_g_per_kwh": "carbon_g_per_kwh",
+    "carbon_usd_per_tonne": "carbon_usd_per_tonne",
 }
-"""Facility fields a system may override, and the :class:`SystemInputs` attribute holding each."""
+"""Facility fields drawn per sample, and the :class:`SystemInputs` attribute holding each; a system may override
+each but the carbon price (``systems[i].facility``)."""
 
 
 def slo_inputs(scenario: Scenario) -> SloInputs:
@@ -305,6 +309,8 @@ def system_inputs(scenario: Scenario, system: System) -> SystemInputs:
         payment=system.payment,
         rent_includes_power_and_facility=system.rent is None or system.rent.includes_power_and_facility,
         rent_minimum_hours_per_day=0.0 if system.rent is None else system.rent.minimum_hours_per_day,
+        carbon_g_per_kwh=facility("carbon_g_per_kwh"),
+        carbon_usd_per_tonne=scenario.facility.carbon_usd_per_tonne,
         peak_to_mean_power=_peak_to_mean(perf.points),
         kv_memory=kv_memory(scenario, system, mix),
     )
@@ -482,7 +488,7 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
         return column(float(central)) if sample is None else np.asarray(sample, float).reshape(n, 1)
 
     def facility(name: str) -> NDArray[np.float64]:
-        override = system.facility is not None and getattr(system.facility, name) is not None
+        override = system.facility is not None and getattr(system.facility, name, None) is not None
         path = f"{prefix}.facility.{name}" if override else f"facility.{name}"
         return get(path, getattr(inp, FACILITY_FIELDS[name]))
 
@@ -540,7 +546,6 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
         host_parked_w=hardware("host_parked_w_per_node", inp.host_parked_w),
         rack_overhead_w=hardware("rack_overhead_w", inp.rack_overhead_w),
         pue=facility("pue"),
-        electricity_usd_per_kwh=facility_cost("electricity_usd_per_kwh"),
         colocation_usd_per_kw_month=facility_cost("colocation_usd_per_kw_month"),
         build_usd_per_kw=facility_cost("build_usd_per_kw"),
         build_life_years=facility_cost("build_life_years"),
@@ -548,6 +553,7 @@ def sampled_inputs(scenario: Scenario, index: int, inp: SystemInputs, values: Sa
         rent_usd_per_accelerator_hour=None
         if system.rent is None
         else get(f"{prefix}.rent.usd_per_accelerator_hour", system.rent.usd_per_accelerator_hour),
+        **grid_inputs(scenario, index, inp, facility, facility_cost),
     )
 
 

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 from rackcost.model.costs.api import ApiOutcome
 from rackcost.model.outcomes import FleetOutcome, Metrics
 from rackcost.model.workload.classes import ClassMix
-from rackcost.units import SECONDS_PER_HOUR, TOKENS_PER_MILLION
+from rackcost.units import GRAMS_PER_KG, SECONDS_PER_HOUR, TOKENS_PER_MILLION
 
 __all__ = ["accepted_tokens_per_request", "derive", "derive_api", "per_accepted"]
 
@@ -59,7 +59,7 @@ def derive(
     >>> d = serve_demand([1.0, 0.5], 10, 1.0, 1.0, 10.0, 0.99)
     >>> one = np.ones((1, 1))
     >>> f = FleetOutcome(one, one, one, one, one, one, one, one, one, one, d, one, one, one, one, one,
-    ...                  one, one, np.array([[8.0, 2.0]]), np.zeros((1, 2)), one)
+    ...                  one, one, np.array([[8.0, 2.0]]), np.zeros((1, 2)), np.zeros((1, 2)), one)
     >>> m = derive(f, 100.0, 1000, np.array([6.0, 18.0]))
     >>> round(float(m.blended_usd_per_accepted_request[0]), 7)
     0.0024444
@@ -77,7 +77,33 @@ def derive(
         output_tokens_per_kwh=output_tps * SECONDS_PER_HOUR / fleet.facility_power_kw,
         ttft_p99_ms=(point_ttft_ms + d.wait_p99_ms) if d.ttft_p99_ms is None else d.ttft_p99_ms,
         facility_energy_kwh_per_day=(fleet.facility_power_kw * hours_per_day).sum(axis=-1),
+        **carbon_figures(fleet.carbon_g_per_hour, d.accepted_rps, hours_per_day),
     )
+
+
+def carbon_figures(carbon_g_per_hour: Array, accepted_rps: Array, hours_per_day: Array) -> dict[str, Array]:
+    """Carbon per accepted request at each demand point, per day, and blended over the day.
+
+    Examples
+    --------
+    39 kg/h while 10 requests/s are accepted for 6 h, and 13 kg/h at 2 requests/s for 18 h: 39,000 / 36,000 =
+    1.0833 g a request, then 13,000 / 7,200 = 1.8056; the day emits 234 + 234 = 468 kg over 216,000 + 129,600
+    requests, 1.3542 g each.
+
+    >>> c = carbon_figures(np.array([[39000.0, 13000.0]]), np.array([[10.0, 2.0]]), np.array([6.0, 18.0]))
+    >>> c["carbon_g_per_accepted_request"].round(4).tolist(), c["carbon_kg_per_day"].tolist()
+    ([[1.0833, 1.8056]], [468.0])
+    >>> round(float(c["blended_carbon_g_per_accepted_request"][0]), 4)
+    1.3542
+    """
+    carbon, accepted_rps = np.broadcast_arrays(np.asarray(carbon_g_per_hour, float), accepted_rps)
+    grams_per_day = (carbon * hours_per_day).sum(axis=-1)
+    accepted_per_day = (accepted_rps * hours_per_day).sum(axis=-1) * SECONDS_PER_HOUR
+    return {
+        "carbon_g_per_accepted_request": per_accepted(carbon, accepted_rps * SECONDS_PER_HOUR),
+        "carbon_kg_per_day": grams_per_day / GRAMS_PER_KG,
+        "blended_carbon_g_per_accepted_request": per_accepted(grams_per_day, accepted_per_day),
+    }
 
 
 def _one_shape(classes: ClassMix) -> bool:
@@ -198,8 +224,8 @@ def per_accepted(cost: ArrayLike, amount: ArrayLike) -> Array:
 def derive_api(out: ApiOutcome, output_tokens: float, hours_per_day: Array, input_tokens: float = 0.0) -> Metrics:
     """The derived figures of an API system: the same definitions as :func:`derive`, with the API's cost per hour.
 
-    Figures an API does not have (p99 TTFT, output tokens per facility kWh, facility energy) are 0 here; the
-    tables show them as not applicable.
+    Figures an API does not have (p99 TTFT, output tokens per facility kWh, facility energy, carbon: an API
+    publishes none of its power) are 0 here; the tables show them as not applicable.
     """
     total = out.api_usd_per_hour
     figures = _cost_figures(total, out.accepted_rps, output_tokens, hours_per_day, input_tokens)
@@ -208,4 +234,7 @@ def derive_api(out: ApiOutcome, output_tokens: float, hours_per_day: Array, inpu
         output_tokens_per_kwh=np.zeros_like(total),
         ttft_p99_ms=np.zeros_like(total),
         facility_energy_kwh_per_day=np.zeros_like(figures["usd_per_day"]),
+        carbon_g_per_accepted_request=np.zeros_like(total),
+        carbon_kg_per_day=np.zeros_like(figures["usd_per_day"]),
+        blended_carbon_g_per_accepted_request=np.zeros_like(figures["usd_per_day"]),
     )

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.model.costs import finance
-from rackcost.model.energy import power
+from rackcost.model.energy import grid, power
 from rackcost.model.fleets.demand import DemandSteps, FleetCapacity, capacity_with_steps, serve_at_capacity
 from rackcost.model.fleets.sizing import nodes_per_rack_allowed, pack_racks, provisioned_replicas, sized_replicas
 from rackcost.model.inputs import FleetPolicy, SampledInputs, SloInputs, SystemInputs
@@ -316,7 +316,10 @@ def fleet_costs(
         k.cost_of_capital_fraction,
         sampled.build_life_years,
     )
-    energy = finance.energy_usd_per_hour(facility_power_kw, sampled.electricity_usd_per_kwh)
+    price = sampled.electricity_usd_per_kwh
+    if np.any(sampled.carbon_usd_per_tonne):  # carbon priced into every kWh the owner pays for
+        price = price + grid.carbon_usd_per_kwh(sampled.carbon_g_per_kwh, sampled.carbon_usd_per_tonne)
+    energy = finance.energy_usd_per_hour(facility_power_kw, price)
     return capex, capital, fixed, energy
 
 
@@ -666,6 +669,7 @@ def run_fleet(
         fixed_opex_usd_per_hour=fixed,
         energy_usd_per_hour=energy,
         rent_usd_per_hour=rent,
+        carbon_g_per_hour=grid.carbon_g_per_hour(facility_kw, sampled.carbon_g_per_kwh),
         slo_point_total_tokens_per_facility_kwh=slo_point_tokens_per_facility_kwh(
             inp, sampled, chosen, request_rps, busy_w, packing.nodes_per_rack_effective
         ),

@@ -304,6 +304,7 @@ def combine_fleets(prefill: FleetOutcome, decode: FleetOutcome) -> PooledFleet:
         fixed_opex_usd_per_hour=both("fixed_opex_usd_per_hour"),
         energy_usd_per_hour=both("energy_usd_per_hour"),
         rent_usd_per_hour=both("rent_usd_per_hour"),
+        carbon_g_per_hour=both("carbon_g_per_hour"),
         slo_point_total_tokens_per_facility_kwh=harmonic_tokens_per_kwh(
             prefill.slo_point_total_tokens_per_facility_kwh, decode.slo_point_total_tokens_per_facility_kwh
         ),
