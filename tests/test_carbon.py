@@ -10,6 +10,7 @@ million kWh (U.S. EIA, "How much carbon dioxide is produced per kilowatthour of 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -223,3 +224,38 @@ def test_the_buying_plan_pays_its_carbon_price_hour_by_hour() -> None:
     priced = rackcost.plan(rackcost.scenario_from_dict(data))
     assert priced.total_cost_usd > base.total_cost_usd
     assert math.isfinite(priced.total_cost_usd)
+
+
+def _grid_scenario_file(tmp_path: Any, grid_csv: str) -> Any:
+    data = yaml.safe_load((Path(__file__).parent / "data" / "two_systems.yaml").read_text(encoding="utf-8"))
+    data["demand"] = {"profile": {"hourly_arrival_rps": WEEK_DAY * 7}, "horizon_years": 1}
+    data["facility"]["hourly"] = {"csv": "grid.csv", "source": "a test grid"}
+    (tmp_path / "grid.csv").write_text(grid_csv, encoding="utf-8")
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def test_an_hourly_grid_read_from_a_csv_is_the_same_as_inline(tmp_path: Any) -> None:
+    day = [100.0] * 8 + [300.0] * 10 + [600.0] * 6
+    text = "hour,carbon_g_per_kwh,electricity_usd_per_kwh\n" + "".join(f"{h},{c},0.1\n" for h, c in enumerate(day))
+    from_csv = rackcost.load_scenario(_grid_scenario_file(tmp_path, text))
+    assert from_csv.facility.hourly is not None and from_csv.facility.hourly.carbon_g_per_kwh == day
+    inline = _profile({"carbon_g_per_kwh": day, "electricity_usd_per_kwh": [0.1] * 24})
+    assert rackcost.evaluate(from_csv).records["points"] == rackcost.evaluate(inline).records["points"]
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("hour,carbon\n0,1\n", "neither column"),
+        ("carbon_g_per_kwh\n1\n", "no 'hour' column"),
+        ("hour,carbon_g_per_kwh\n" + "".join(f"{h},1\n" for h in range(23)), "23 hourly rows"),
+        ("hour,carbon_g_per_kwh\n" + "".join(f"{h},{'x' if h == 5 else 1}\n" for h in range(24)), "line 7"),
+        ("hour,carbon_g_per_kwh\n" + "".join(f"{h + (h == 3)},1\n" for h in range(24)), "hour must be 3"),
+    ],
+)
+def test_a_bad_grid_csv_is_a_clear_problem_at_its_yaml_path(tmp_path: Any, text: str, words: str) -> None:
+    with pytest.raises(rackcost.ScenarioError) as err:
+        rackcost.load_scenario(_grid_scenario_file(tmp_path, text))
+    assert any(p.path == "facility.hourly.csv" and words in p.message for p in err.value.problems), err.value

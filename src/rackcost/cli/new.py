@@ -147,6 +147,15 @@ def new(
         float | None,
         typer.Option("--rack-power-limit-kw", min=0.1, max=1e4, help="Power a rack position may draw [kW]."),
     ] = None,
+    carbon: Annotated[
+        float | None,
+        typer.Option(
+            "--carbon-g-per-kwh",
+            min=0.0,
+            max=3000.0,
+            help="The site's grid carbon intensity [g CO2e/kWh]; default the US 2022 average, 390.",
+        ),
+    ] = None,
     output: OutputOpt = None,
     force: ForceOpt = False,
 ) -> None:
@@ -169,7 +178,12 @@ def new(
     given = _curves(curves)
     facility = {
         k: v
-        for k, v in {"pue": pue, "electricity_usd_per_kwh": electricity, "rack_power_limit_kw": rack_kw}.items()
+        for k, v in {
+            "pue": pue,
+            "electricity_usd_per_kwh": electricity,
+            "rack_power_limit_kw": rack_kw,
+            "carbon_g_per_kwh": carbon,
+        }.items()
         if v is not None
     }
     spec = NewScenarioSpec(

@@ -167,6 +167,11 @@ DEFAULT_FACILITY: dict[str, tuple[float, str]] = {
         "rack density: air-cooled racks reach about 40 kW with assisted cooling (10-15 kW without), publisher not "
         "recorded",
     ),
+    "carbon_g_per_kwh": (
+        390.0,
+        "U.S. Energy Information Administration, FAQ 'How much carbon dioxide is produced per kilowatthour of U.S. "
+        "electricity generation?', 2022 data: 1,650 million t CO2 over 4,230,672 million kWh (location-based)",
+    ),
 }
 """The facility a new scenario assumes unless told otherwise: value and source of each figure."""
 
@@ -196,7 +201,8 @@ class NewScenarioSpec:
     any_model
         Keep curves measured on another model than ``model`` (each says its model; a note says so).
     facility
-        Facility figures the user gives (``pue``, ``electricity_usd_per_kwh``, ``rack_power_limit_kw``).
+        Facility figures the user gives (``pue``, ``electricity_usd_per_kwh``, ``rack_power_limit_kw``,
+        ``carbon_g_per_kwh``).
     """
 
     model: str

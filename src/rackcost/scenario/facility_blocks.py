@@ -65,7 +65,8 @@ Hourly = Annotated[
     Field(
         default=None,
         description="Electricity price and carbon intensity by hour {electricity_usd_per_kwh?: [...], "
-        "carbon_g_per_kwh?: [...], source}: 24 or 168 values; with demand as a profile each named point reads "
+        "carbon_g_per_kwh?: [...], source}, or {csv: FILE, source} (an hour column and either value column, read "
+        "at load beside the scenario file): 24 or 168 values; with demand as a profile each named point reads "
         "the mean over its hours and each hour of the horizon its own; named points given by hand have no clock "
         "hours and read the mean of the day (or week).",
     ),

@@ -50,6 +50,7 @@ __all__ = [
     "ProfilePoints",
     "ProfileValues",
     "csv_folder",
+    "current_csv_folder",
     "demand_from_profile",
     "demand_json_schema",
     "profile_csv_rates",
@@ -95,6 +96,11 @@ def csv_folder(folder: Path | None) -> Iterator[None]:
         yield
     finally:
         _FOLDER.reset(token)
+
+
+def current_csv_folder() -> Path | None:
+    """The folder a scenario's CSV files are read relative to (:func:`csv_folder`), or None: not from a file."""
+    return _FOLDER.get()
 
 
 def _rate_problems(values: list[float], where: str) -> list[tuple[str, str]]:

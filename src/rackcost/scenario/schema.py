@@ -44,6 +44,7 @@ from rackcost.scenario.fields import (
     model_in,
     raise_problems,
 )
+from rackcost.scenario.grid_csv import grid_from_csv
 from rackcost.scenario.hardware_blocks import finance_problems
 from rackcost.scenario.memory_blocks import Architecture, Memory, memory_problems
 from rackcost.scenario.plan_blocks import PlanBlock, plan_problems
@@ -434,6 +435,7 @@ class Scenario(ScenarioBlock):
         problems: list[tuple[str, str]] = []
         bad: set[str] = set()
         data = demand_from_profile(data, problems, bad)  # a profile: its named points, the profile kept
+        data = grid_from_csv(data, problems)  # an hourly grid's CSV: its values inline
         data, catalog_problems, unfilled = apply_catalog(data)  # a system's catalogue entry fills what it leaves out
         problems += catalog_problems
         bad |= unfilled
