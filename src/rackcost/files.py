@@ -45,6 +45,7 @@ __all__ = [
     "confined_reads",
     "csv_text",
     "describe_value",
+    "finite_number",
     "neutralise",
     "neutralise_frame",
     "read_regular_file",
@@ -344,6 +345,21 @@ def _check_confined(name: str) -> None:
             raise InputFileError(f"{name}: lies outside {block.where} {block.root}; {block.hint}")
     for block in blocks:
         block.read.append(real)
+
+
+def finite_number(cell: str) -> float | None:
+    """A file's cell as a finite number, or None (empty, not a number, NaN or infinite).
+
+    Examples
+    --------
+    >>> [finite_number(c) for c in ("1.5", " 2 ", "", "x", "nan", "inf")]
+    [1.5, 2.0, None, None, None, None]
+    """
+    try:
+        value = float(cell)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def describe_value(value: Any) -> str:

@@ -165,14 +165,6 @@ def client_files(where: str | Path | Sequence[str | Path]) -> list[Path]:
     return paths
 
 
-def _number(cell: str) -> float | None:
-    try:
-        value = float(cell)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
-
-
 def _read_client(path: Path) -> tuple[NDArray[np.float64], NDArray[np.float64], list[int]]:
     """One client file's window starts, rates and the file's line of each (module docstring for the checks)."""
     try:
@@ -196,7 +188,7 @@ def _read_client(path: Path) -> tuple[NDArray[np.float64], NDArray[np.float64], 
                     f"{path}: row {line}: has {len(row)} columns; ServeGen client windows have {COLUMNS} (start, "
                     "rate, CV, distribution and its two parameters) and no header"
                 )
-            start, rate, cv = (_number(c.strip()) for c in row[:3])
+            start, rate, cv = (files.finite_number(c.strip()) for c in row[:3])
             for name, value, low in (("window start", start, 0.0), ("arrival rate", rate, 0.0), ("CV", cv, 0.0)):
                 if value is None or value < low:
                     got = files.describe_value(row[("window start", "arrival rate", "CV").index(name)].strip())

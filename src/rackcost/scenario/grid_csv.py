@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import csv
 import io
-import math
 from typing import Any
 
 from rackcost import files
@@ -62,7 +61,7 @@ def grid_csv_values(raw: bytes) -> tuple[dict[str, list[float]], list[str]]:
     for i, (line, row) in enumerate(body):
         for name, j in at.items():
             cell = row[j] if j < len(row) else ""
-            number = _number(cell)
+            number = files.finite_number(cell)
             if name == "hour" and number != i:
                 return {}, [f"line {line}: hour must be {i} (hours run 0, 1, 2, ... in order), got {_kind(cell)}"]
             if name != "hour":
@@ -70,14 +69,6 @@ def grid_csv_values(raw: bytes) -> tuple[dict[str, list[float]], list[str]]:
                     return {}, [f"line {line}: {name} must be a number of 0 or more, got {_kind(cell)}"]
                 values[name].append(number)
     return values, []
-
-
-def _number(cell: str) -> float | None:
-    try:
-        value = float(cell)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
 
 
 def _kind(cell: str) -> str:

@@ -395,7 +395,7 @@ def profile_csv_rates(raw: bytes, column: str | None = None) -> tuple[list[float
         return [], ["the file is empty; expected a header row and hourly rows"]
     header = [h.strip() for h in rows[0][1]]
     if column is None and all(len(r) == 1 for _, r in rows):  # one column of rates, in order
-        headed = _number(header[0]) is None
+        headed = files.finite_number(header[0]) is None
         body = rows[1:] if headed else rows
         name = header[0] if headed else "arrival_rps"
         return _rates_in_order([(line, str(i), r[0].strip()) for i, (line, r) in enumerate(body)], name)
@@ -427,7 +427,7 @@ def _rates_in_order(
     values: list[float] = []
     bad = []
     for line, _, cell in cells:
-        value = _number(cell)
+        value = files.finite_number(cell)
         if value is None or not 0 <= value <= MAX_RATE_RPS:
             kind = "a number above the limit" if value is not None and value > 0 else files.describe_value(cell)
             what = "is missing" if not cell else f"must be a number from 0 to {MAX_RATE_RPS:g}, got {kind}"
@@ -440,19 +440,10 @@ def _rates_in_order(
     return ([], problems) if problems else (values, [])
 
 
-def _number(cell: str) -> float | None:
-    """A finite number, or None (empty, not a number, NaN or infinite)."""
-    try:
-        value = float(cell)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
-
-
 def _hour_problems(cells: list[tuple[int, str, str]]) -> list[str]:
     """The first ``hour`` that is not the row's 0-based position (a gap, a repeat, out of order)."""
     for i, (line, cell, _) in enumerate(cells):
-        value = _number(cell)
+        value = files.finite_number(cell)
         if value is None or value != i:
             if value is not None and value > i:
                 return [f"line {line}: hour must be {i}, got a later one: hour {i} is missing (no gaps allowed)"]
