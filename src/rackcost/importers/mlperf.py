@@ -45,6 +45,7 @@ __all__ = [
     "MLPERF_FIELDS",
     "MLPERF_SCENARIOS",
     "PUBLISHED_SLOS",
+    "benchmark_of",
     "SLO_PERCENTILE",
     "SLO_SOURCE",
     "LogFigures",
@@ -345,7 +346,13 @@ class _Bad(ValueError):
 
 
 def benchmark_of(model: str) -> str:
-    """MLPerf's benchmark of a published ``Model``: the name without its accuracy target (``llama2-70b-99.9``)."""
+    """MLPerf's benchmark of a published ``Model``: the name without its accuracy target.
+
+    Examples
+    --------
+    >>> benchmark_of("llama2-70b-99.9"), benchmark_of("deepseek-r1")
+    ('llama2-70b', 'deepseek-r1')
+    """
     return re.sub(r"-99(\.9)?$", "", model.strip())
 
 
