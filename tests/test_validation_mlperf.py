@@ -5,6 +5,7 @@ scenarios' wall power against MLPerf's measured system power."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -122,3 +123,21 @@ def test_the_section_is_measured_with_results_and_skipped_without(published, sce
     assert "MLPerf's Server runs keep" in section.headline and "the curve" in section.text
     skipped = mlperf_section(ValidationContext(scenarios))
     assert skipped.status == "skipped" and "no MLPerf results" in skipped.text
+
+
+def test_the_command_reads_other_results_with_mlperf(monkeypatch, tmp_path) -> None:
+    # the tiny scenario only and a data folder without inferencex/ (seconds); the fixtures in MLCommons' formats
+    from typer.testing import CliRunner
+
+    import rackcost.scenario.loading as loading
+    from rackcost.cli.entry import app
+
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.setattr(loading, "bundled_scenarios", lambda: [root / "tests" / "data" / "two_systems.yaml"])
+    fixtures = root / "tests" / "data" / "mlperf"
+    points, note = read_mlperf_points([fixtures])
+    assert len(points) == 4 and str(fixtures) in note and "1 skipped" in note
+    done = CliRunner().invoke(app, ["validation", "--quick", "--data", str(tmp_path), "--mlperf", str(fixtures)])
+    assert done.exit_code == 0, done.output
+    assert "| MLPerf Inference: capacity at SLO and wall power against measured | measured |" in done.stdout
+    assert "MLPerf's Server runs keep 0.90 of Offline (median of 1, 0.90-0.90)" in done.stdout
