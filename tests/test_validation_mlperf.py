@@ -141,3 +141,17 @@ def test_the_command_reads_other_results_with_mlperf(monkeypatch, tmp_path) -> N
     assert done.exit_code == 0, done.output
     assert "| MLPerf Inference: capacity at SLO and wall power against measured | measured |" in done.stdout
     assert "MLPerf's Server runs keep 0.90 of Offline (median of 1, 0.90-0.90)" in done.stdout
+
+
+def test_an_interactive_result_is_set_against_the_curves_at_its_own_slo(scenarios) -> None:
+    # DeepSeek-R1's Interactive limits (1,500 ms / 15 ms, MLCommons, MLPerf Inference rules v5.1) on the bundled B200
+    # curves: a curve whose every point's TPOT is over 15 ms has no feasible point, and the SLO makes its gap
+    points = (
+        _point("Offline", 30000.0),
+        _point("Interactive", 6000.0, ttft_p99_ms=900.0, tpot_p99_ms=14.0, ttft_limit_ms=1500.0, tpot_limit_ms=15.0),
+    )
+    rows = model_rows(points, scenarios)
+    assert len(rows) > 0 and set(rows["scenario"]) == {"Interactive"}
+    none = rows[rows["model_per_accelerator"] == 0.0]
+    assert len(none) > 0 and set(none["verdict"]) == {"the SLO"} and (none["slo_share"] == 0.0).all()
+    assert (rows["mlperf_kept"] == 0.2).all() and (rows["model_kept"] <= 1.0).all()

@@ -7,13 +7,13 @@ within the benchmark's limits, beside the Offline scenario's throughput with eve
 1. **Measured** (:func:`measured_rows`): each Server and Interactive result beside its system's Offline result of the
    same benchmark: the share of Offline throughput kept at the SLO, and how close the run's p99 TTFT and p99 TPOT
    came to their limits (the one closer binds).
-2. **Model** (:func:`model_rows`): for each Server result, every bundled scenario's curve of the same model on the
-   same accelerator: rackcost's capacity at the MLPerf SLO of one replica (the largest over the curve's integer
+2. **Model** (:func:`model_rows`): for each Server and Interactive result, every bundled scenario's curve of the
+   same model on the same accelerator: rackcost's capacity at the result's MLPerf SLO of one replica (the largest over the curve's integer
    concurrencies of the M/M/c capacity whose p99 wait fits in the TTFT limit less the point's TTFT, at points whose
    TPOT meets its limit: :func:`capacity_on_curve`), per accelerator, against MLPerf's rate per accelerator. The gap
    is split exactly, ``model / MLPerf = level x slo x queue / kept``: the curve's level (its top over MLPerf's
    Offline per accelerator), the SLO's cut (the rate at the chosen point over the curve's top), the queue's (the
-   capacity over that rate) and MLPerf's kept share (Server over Offline). :func:`verdict` names the largest part.
+   capacity over that rate) and MLPerf's kept share (its rate over Offline). :func:`verdict` names the largest part.
 3. **Wall power** (:func:`power_rows`): MLPerf's measured system power per accelerator (hosts and fans included, at
    the system's inlets) against the scenario's busy accelerator power plus its host power per accelerator (what the
    same meter would see), and with its rack overhead per accelerator.
@@ -299,14 +299,14 @@ def _arrays(curve: Curve) -> tuple[np.ndarray, ...]:
 
 
 def model_rows(points: Sequence[MLPerfPoint], scenarios: Sequence[tuple[str, Scenario]]) -> pd.DataFrame:
-    """For each Server result with its Offline result, every bundled curve of the same model and accelerator: the
-    model's capacity at the result's SLO against the measured rate, the gap split into its parts."""
+    """For each Server and Interactive result with its Offline result, every bundled curve of the same model and
+    accelerator: the model's capacity at the result's SLO against the measured rate, the gap split into its parts."""
     offline = _offline_of(points)
     curves = _curves(scenarios)
     rows = []
     for p in points:
         base = offline.get(p.system_key)
-        if p.scenario != "Server" or base is None or not p.ttft_limit_ms or not p.tpot_limit_ms:
+        if p.scenario == "Offline" or base is None or not p.ttft_limit_ms or not p.tpot_limit_ms:
             continue
         for names, family, model, per_replica, curve in curves:
             if family != accelerator_family(p.accelerator) or not same_model(model, p.model):
@@ -321,6 +321,7 @@ def model_rows(points: Sequence[MLPerfPoint], scenarios: Sequence[tuple[str, Sce
                 {
                     "result": f"{p.round} {p.result_id}",
                     "system": f"{p.submitter} {p.platform}",
+                    "scenario": p.scenario,
                     "curve": names,
                     "curve_top_per_accelerator": top,
                     "curve_concurrency_per_accelerator": float(curve.concurrency[-1]) / per_replica,
@@ -388,15 +389,15 @@ _MEASURED_HEADERS = {
 _MODEL_HEADERS = {
     "curve_top_per_accelerator": "curve's top, tokens/s per accelerator",
     "curve_concurrency_per_accelerator": "curve's largest concurrency per accelerator",
-    "mlperf_decoding_per_accelerator": "MLPerf Server, requests decoding per accelerator",
+    "mlperf_decoding_per_accelerator": "MLPerf, requests decoding per accelerator",
     "model_per_accelerator": "model at the SLO, per accelerator",
-    "mlperf_per_accelerator": "MLPerf Server, per accelerator",
+    "mlperf_per_accelerator": "MLPerf's rate, per accelerator",
     "gap": "model / MLPerf - 1",
     "level": "level (top / MLPerf Offline)",
     "slo_share": "SLO cut (point / top)",
     "queue_share": "queue cut (capacity / point)",
     "model_kept": "model kept (capacity / top)",
-    "mlperf_kept": "MLPerf kept (Server / Offline)",
+    "mlperf_kept": "MLPerf kept (rate / Offline)",
 }
 _POWER_HEADERS = {
     "measured_w_per_accelerator": "MLPerf measured, W per accelerator",
@@ -443,7 +444,7 @@ def mlperf_section(context: ValidationContext) -> ValidationSection:
         worst = model.iloc[int(model["gap"].abs().to_numpy().argmax())]
         headline += (
             f"; the model at the SLO on the bundled curves: {model['gap'].min():+.0%} to {model['gap'].max():+.0%} "
-            f"of MLPerf's Server rate per accelerator (largest gap: {worst['verdict']})"
+            f"of MLPerf's measured rate per accelerator (largest gap: {worst['verdict']})"
         )
     if not power.empty:
         headline += (
@@ -460,7 +461,7 @@ def mlperf_section(context: ValidationContext) -> ValidationSection:
             | {"kept": "{:.3f}", "ttft_of_limit": "{:.2f}", "tpot_of_limit": "{:.2f}"},
         ),
         SectionTable(
-            "The model's capacity at MLPerf's Server SLO on the bundled curves of the same model and accelerator",
+            "The model's capacity at the result's MLPerf SLO on the bundled curves of the same model and accelerator",
             model,
             _MODEL_HEADERS,
             {k: "{:,.1f}" for k in list(_MODEL_HEADERS)[:5]}
@@ -497,10 +498,10 @@ def _section_text(
         "The model: a system's own Offline point gives no latencies (LoadGen sends every Offline query at once), so "
         "it bounds a curve but cannot form one with the Server point; the curves beside a result are the bundled "
         "scenarios' curves of the same model on the same accelerator (InferenceX measurements, closed-loop, at "
-        "their own request lengths). On each, rackcost's capacity at the MLPerf Server SLO of one replica is the "
+        "their own request lengths). On each, rackcost's capacity at the result's MLPerf SLO of one replica is the "
         "largest, over the curve's integer concurrencies, of the M/M/c rate whose p99 wait fits in the TTFT limit "
         "less the point's TTFT, at points whose TPOT meets its limit (docs/model.md, steps 3-4). The ratio to "
-        "MLPerf's Server rate per accelerator splits exactly: level x SLO cut x queue cut / MLPerf kept. 'The "
+        "MLPerf's measured rate per accelerator splits exactly: level x SLO cut x queue cut / MLPerf kept. 'The "
         "curve' names a gap made by the curve's level (other software, other lengths); 'the SLO' one made by the "
         "curve's own closed-loop latencies passing the limits below its top; 'the queueing' one made by the "
         "queue's p99 wait.",
