@@ -8,9 +8,10 @@ within the benchmark's limits, beside the Offline scenario's throughput with eve
    same benchmark: the share of Offline throughput kept at the SLO, and how close the run's p99 TTFT and p99 TPOT
    came to their limits (the one closer binds).
 2. **Model** (:func:`model_rows`): for each Server and Interactive result, every bundled scenario's curve of the
-   same model on the same accelerator: rackcost's capacity at the result's MLPerf SLO of one replica (the largest over the curve's integer
-   concurrencies of the M/M/c capacity whose p99 wait fits in the TTFT limit less the point's TTFT, at points whose
-   TPOT meets its limit: :func:`capacity_on_curve`), per accelerator, against MLPerf's rate per accelerator. The gap
+   same model on the same accelerator: rackcost's capacity at the result's MLPerf SLO of one replica (the largest
+   over the curve's integer concurrencies of the M/M/c capacity whose p99 wait fits in the TTFT limit less the
+   point's TTFT, at points whose TPOT meets its limit: :func:`capacity_on_curve`), per accelerator, against MLPerf's
+   rate per accelerator. The gap
    is split exactly, ``model / MLPerf = level x slo x queue / kept``: the curve's level (its top over MLPerf's
    Offline per accelerator), the SLO's cut (the rate at the chosen point over the curve's top), the queue's (the
    capacity over that rate) and MLPerf's kept share (its rate over Offline). :func:`verdict` names the largest part.
