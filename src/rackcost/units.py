@@ -13,6 +13,7 @@ __all__ = [
     "HOURS_PER_YEAR",
     "MONTHS_PER_YEAR",
     "MS_PER_S",
+    "NS_PER_MS",
     "SECONDS_PER_HOUR",
     "TOKENS_PER_MILLION",
     "W_PER_KW",
@@ -27,6 +28,8 @@ DAYS_PER_YEAR: Final = 365.0
 MONTHS_PER_YEAR: Final = 12.0
 """Colocation is quoted per kW-month [month/year]."""
 MS_PER_S: Final = 1000.0
+NS_PER_MS: Final = 1e6
+"""MLPerf's LoadGen logs latencies in ns [ns/ms]."""
 W_PER_KW: Final = 1000.0
 TOKENS_PER_MILLION: Final = 1e6
 """Prices are quoted per million tokens [tokens/Mtoken]."""

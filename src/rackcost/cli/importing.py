@@ -1,4 +1,5 @@
-"""Command-line face of the importers: ``rackcost import inferencex FILES...`` and ``rackcost import csv FILE``.
+"""Command-line face of the importers: ``rackcost import inferencex FILES...``, ``rackcost import csv FILE`` and
+``rackcost import mlperf FILES...``.
 
 Each prints a summary (what was read, grouped by curve; what was skipped and why) and writes YAML that pastes
 into a scenario. The YAML goes to ``--output`` or to stdout; the summary then goes to stdout or to stderr, so that
@@ -23,6 +24,7 @@ from rackcost.scenario.schema import ProvenanceClass, TokenBasis
 
 if TYPE_CHECKING:  # the importers load only when an import command runs, to keep other commands' start fast
     from rackcost.importers.curves import ImportResult
+    from rackcost.importers.mlperf import MLPerfImport
 
 __all__ = ["import_app"]
 
@@ -171,6 +173,86 @@ def csv_table(
         dest,
         "csv",
     )
+
+
+@import_app.command("mlperf")
+def mlperf(
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="MLPerf summary_results.json, runs' mlperf_log_summary.txt, or folders holding them."),
+    ],
+    output: OutputOpt = None,
+    force: ForceOpt = False,
+    benchmark: Annotated[
+        list[str] | None,
+        typer.Option("--benchmark", help="Keep only this MLPerf benchmark (llama2-70b, deepseek-r1, ...); repeatable."),
+    ] = None,
+) -> None:
+    """Import MLPerf Inference results: Offline, Server and Interactive as operating points with their SLOs."""
+    from rackcost.importers.mlperf import LLM_BENCHMARKS, read_mlperf_paths
+    from rackcost.importers.mlperf_out import mlperf_to_yaml
+
+    unknown = [b for b in benchmark or [] if b not in LLM_BENCHMARKS]
+    if unknown:
+        error(f"--benchmark {unknown[0]}: not an MLPerf LLM benchmark; use one of {', '.join(LLM_BENCHMARKS)}")
+        raise typer.Exit(code=1)
+    dest = destination(output, force, *files)
+    result = read_mlperf_paths(files, benchmarks=benchmark or None)
+    summary = console(stderr=dest.path is None)
+    _print_mlperf(summary, result)
+    if not result.results:
+        error("nothing imported: no file gave an MLPerf LLM result (see the skipped table above)")
+        raise typer.Exit(code=1)
+    text = mlperf_to_yaml(result.results)
+    if dest.path is None:
+        write_stdout(text)
+        return
+    write(dest.path, text, report=summary, force=dest.force, inputs=dest.inputs)
+
+
+def _print_mlperf(console: Console, result: MLPerfImport) -> None:
+    """The results read (one row each: rate, p99 latencies against their limits, power) and what was skipped."""
+
+    def ratio(value: float | None, limit: float | None) -> str:
+        return "-" if value is None or limit is None else f"{value:,.0f} / {limit:,.0f}"
+
+    if result.results:
+        fields = [Field("result", "name"), Field("system", "name"), Field("benchmark", "name")]
+        fields += [Field("scenario", "name"), Field("accelerators", "number"), Field("output tokens/s", "number")]
+        fields += [Field("p99 TTFT / limit [ms]", "number"), Field("p99 TPOT / limit [ms]", "number")]
+        fields += [Field("wall W per accelerator", "number"), Field("precision", "name")]
+        cells = []
+        for r in result.results:
+            slo, log = r.slo, r.log
+            cells.append(
+                [
+                    escape(r.result_id or "-"),
+                    escape(f"{r.submitter or '?'} {r.platform or '?'}"),
+                    escape(r.benchmark),
+                    r.scenario,
+                    "-" if r.accelerators is None else str(r.accelerators),
+                    f"{r.tokens_per_s:,.1f}",
+                    ratio(None if log is None else log.ttft_p99_ms, None if slo is None else slo.ttft_limit_ms),
+                    ratio(None if log is None else log.tpot_p99_ms, None if slo is None else slo.tpot_limit_ms),
+                    "-" if r.power_w_per_accelerator is None else f"{r.power_w_per_accelerator:,.0f}",
+                    escape(r.precision or "-"),
+                ]
+            )
+        print_records(console, f"Imported {len(result.results)} MLPerf result(s)", fields, cells, name=1)
+        console.print(
+            "throughput: output tokens/s of the whole system; provenance class vendor (the submitter's own run); "
+            "power: measured wall power of the whole system over its accelerators (hosts included), not board power.",
+            highlight=False,
+        )
+    if result.skipped:
+        fields = [Field("file", "name"), Field("row"), Field("field", "name"), Field("reason", "text")]
+        rows = [
+            [escape(s.file), "" if s.row is None else str(s.row), escape(s.field or "-"), escape(s.reason)]
+            for s in result.skipped
+        ]
+        print_records(console, f"Skipped {len(result.skipped)} file(s) or row(s)", fields, rows)
+    for note in result.notes:
+        console.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
 
 
 SPINNER_FILES = 20

@@ -28,6 +28,7 @@ __all__ = [
     "MAX_SKIPS_SHOWN",
     "import_shared_curves",
     "read_inferencex_files",
+    "read_mlperf_points",
     "reproduction_options",
     "validation",
 ]
@@ -158,6 +159,53 @@ def read_inferencex_files(data_folder: Path | None) -> list[InferenceXFile]:
     return out
 
 
+def read_mlperf_points(paths: list[Path] | None = None) -> tuple[tuple, str]:
+    """The published MLPerf results the MLPerf section reads: the package's table, or the files and folders given
+    (``--mlperf``), read by the MLPerf importer; with a note saying where they came from and what was skipped.
+
+    Returns
+    -------
+    (tuple of MLPerfPoint, str)
+    """
+    from rackcost.analysis.validation.mlperf import MLPerfPoint
+    from rackcost.importers.mlperf import BUNDLED_TABLE, LLM_BENCHMARKS, read_bundled_mlperf, read_mlperf_paths
+
+    result = read_bundled_mlperf() if not paths else read_mlperf_paths(paths)
+    where = f"the package's table rackcost/data/{BUNDLED_TABLE}" if not paths else ", ".join(map(str, paths))
+    points = []
+    for r in result.results:
+        if r.accelerators is None or r.accelerator is None or r.benchmark not in LLM_BENCHMARKS:
+            continue
+        slo, log = r.slo, r.log
+        points.append(
+            MLPerfPoint(
+                r.result_id or "?",
+                r.round or "?",
+                r.submitter or "?",
+                r.platform or "?",
+                r.model,
+                LLM_BENCHMARKS[r.benchmark],
+                r.scenario,
+                r.accelerator,
+                r.accelerators,
+                r.tokens_per_s,
+                ttft_p99_ms=None if log is None else log.ttft_p99_ms,
+                tpot_p99_ms=None if log is None else log.tpot_p99_ms,
+                ttft_limit_ms=None if slo is None else slo.ttft_limit_ms,
+                tpot_limit_ms=None if slo is None else slo.tpot_limit_ms,
+                power_w=r.power_w,
+                url=r.url or "",
+                decoding_requests=r.decoding_requests,
+            )
+        )
+    note = f"read from {where}"
+    if result.skipped:
+        note += f"; {len(result.skipped)} skipped: " + "; ".join(
+            _short(str(s)) for s in result.skipped[:MAX_SKIPS_SHOWN]
+        )
+    return tuple(points), note
+
+
 SHARED_TRACES = (
     (
         "AzureLLMInferenceTrace_conv.csv",
@@ -220,6 +268,14 @@ def validation(
             "it exists; else that part is skipped and says why).",
         ),
     ] = None,
+    mlperf: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--mlperf",
+            help="MLPerf summary_results.json or mlperf_log_summary.txt files or folders for the MLPerf section "
+            "(default: the package's table of published results).",
+        ),
+    ] = None,
 ) -> None:
     """The accuracy table (docs/validation.md): interpolation leave-one-out, analytic against simulated, and more."""
     dest = destination(output, force)
@@ -236,6 +292,7 @@ def validation(
     try:
         scenarios = tuple((p.name, load_scenario(p)) for p in bundled_scenarios())
         curves, note = import_shared_curves(folder)
+        mlperf_points, mlperf_note = read_mlperf_points(mlperf)
         label = "absent" if folder is None else (DEFAULT_LABEL if data is None else str(data))
         context = ValidationContext(
             scenarios,
@@ -248,6 +305,8 @@ def validation(
             power_curves=tuple(_power_curves(folder)),
             inferencex_files=tuple(read_inferencex_files(folder)),
             traces=read_shared_traces(folder, quick),
+            mlperf_results=mlperf_points,
+            mlperf_note=mlperf_note,
         )
         with console(stderr=True).status("measuring (the simulator runs every bundled scenario and router)"):
             sections = build_sections(context)

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from rackcost.analysis.validation.inferencex import inferencex_section
 from rackcost.analysis.validation.interpolation import interpolation_section
+from rackcost.analysis.validation.mlperf import mlperf_section
 from rackcost.analysis.validation.power import power_law_section
 from rackcost.analysis.validation.sections import SectionSlot, ValidationContext, ValidationSection, pending_section
 from rackcost.analysis.validation.simulator import simulator_section
@@ -24,6 +25,7 @@ SLOTS: tuple[SectionSlot, ...] = (
     SectionSlot("simulator", "Analytic against simulated, every bundled scenario and router", simulator_section),
     SectionSlot("traffic", "Real traffic: production traces replayed through the sized fleets", traffic_section),
     SectionSlot("inferencex", "InferenceX reproduction: $/M tokens against InferenceX's formula", inferencex_section),
+    SectionSlot("mlperf", "MLPerf Inference: capacity at SLO and wall power against measured", mlperf_section),
 )
 """Every section of the file, in the order it shows them."""
 

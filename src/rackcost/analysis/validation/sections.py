@@ -5,8 +5,8 @@ A section is a function ``ValidationContext -> ValidationSection``. A slot witho
 short "not yet measured: <reason>" paragraph, so a reader sees what is missing. Adding a section is one function
 given to its slot in the registry (or :func:`with_section` on the registry's ``SLOTS``, for ``build_sections``).
 
-Every slot has its function today (``power_law``, ``interpolation``, ``simulator``, ``inferencex``); the pending
-paragraph is for a section added to the registry before its function.
+Every slot has its function today (``power_law``, ``interpolation``, ``simulator``, ``traffic``, ``inferencex``,
+``mlperf``); the pending paragraph is for a section added to the registry before its function.
 """
 
 from __future__ import annotations
@@ -117,6 +117,10 @@ class ValidationContext:
     traces
         The shared production traces (:class:`rackcost.analysis.validation.traffic.NamedTrace`), or empty when
         absent.
+    mlperf_results
+        Published MLPerf Inference results (:class:`rackcost.analysis.validation.mlperf.MLPerfPoint`), or empty.
+    mlperf_note
+        Where they came from (the package's table, or the files given).
     """
 
     scenarios: tuple[tuple[str, Scenario], ...]
@@ -129,6 +133,8 @@ class ValidationContext:
     power_curves: tuple[PowerCurve, ...] = ()
     inferencex_files: tuple[InferenceXFile, ...] = ()
     traces: tuple[Any, ...] = ()
+    mlperf_results: tuple[Any, ...] = ()
+    mlperf_note: str = ""
 
 
 @dataclass(frozen=True)
