@@ -27,6 +27,7 @@ from rackcost.scenario.catalog import catalog_entry
 FIXTURES = Path(__file__).resolve().parent / "data" / "inferencex_fixtures" / "newer"
 B200_RUN = FIXTURES / "b200_runner_moe1t_fp4_1k1k"  # example/moe-1t-a32b on b200, with measured power
 MODEL = "example/moe-1t-a32b"
+MLPERF = Path(__file__).resolve().parent / "data" / "mlperf"  # an invented submission in MLCommons' layout
 DEMAND = ["--demand", "quiet=2@8", "--demand", "normal=5.6@10", "--demand", "peak=8@6"]
 
 
@@ -207,16 +208,50 @@ def test_a_curve_of_another_model_is_left_out_unless_any_model_keeps_it():
 
 
 @pytest.mark.unit
-def test_result_files_are_read_by_kind_and_mlperf_has_its_place_without_a_reader_yet():
-    assert "mlperf" in CURVE_READERS and CURVE_READERS["mlperf"] is None
-    assert file_kind("results/mlperf_log_summary.txt") == "mlperf"
+def test_result_files_are_read_by_kind_and_an_unknown_kind_is_left_out_with_why():
+    assert CURVE_READERS["mlperf"] is not None
+    assert file_kind("results/mlperf_log_summary.txt") == "mlperf" and file_kind("summary_results.json") == "mlperf"
     assert file_kind("conc16.json") == "inferencex" and file_kind("points.csv") == "csv"
     result = read_curve_files([("mlperf_log_summary.txt", b"Scheduled samples per second : 1.0\n"), ("a.md", b"")])
     assert result.curves == []
-    assert [s.reason for s in result.skipped] == [
-        "mlperf results are not read yet",
-        "not a result file rackcost reads (InferenceX JSON, CSV)",
+    assert sorted(s.reason for s in result.skipped) == [
+        "no 'MLPerf Results Summary' header; expected LoadGen's mlperf_log_summary.txt",
+        "not a result file rackcost reads (InferenceX JSON, CSV, MLPerf)",
     ]
+
+
+@pytest.mark.unit
+def test_mlperf_server_and_interactive_runs_make_one_curve_of_the_whole_system():
+    """The fixture system (8 B200s): Interactive at 20,000 tokens/s with mean TPOT 30 ms holds 600 requests decoding
+    (Little's law: 20,000 x 0.030), Server at 36,000 tokens/s and 120 ms holds 4,320; each point at its p99 TTFT and
+    TPOT; the Offline row of the other system has no latencies and makes no point."""
+    result = read_curve_paths([MLPERF])
+    (curve,) = result.curves
+    assert curve.key.hardware == "b200" and curve.key.gpus_per_replica == 8
+    assert curve.performance["token_basis"] == "output"
+    points = curve.performance["points"]
+    assert [p["concurrency"] for p in points] == pytest.approx([600.0, 4320.0])
+    assert [p["throughput_tokens_per_s"] for p in points] == [20000.0, 36000.0]
+    assert [(p["ttft_ms"], p["tpot_ms"]) for p in points] == [(400.0, 36.0), (800.0, 160.0)]
+    assert any("Offline runs make no operating point" in s.reason for s in result.skipped)
+
+
+@pytest.mark.unit
+def test_rackcost_new_with_an_mlperf_submission_writes_a_scenario_that_evaluates(tmp_path):
+    out = tmp_path / "mlperf.yaml"
+    args = [
+        "new", "--model", "llama2-70b-99", "--input-tokens", "1024", "--output-tokens", "287", "--ttft-ms", "2000",
+        "--tpot-ms", "200", *DEMAND, "--system", "b200", "--curves", str(MLPERF), "--output", str(out),
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    data = _written(out)
+    _assert_every_figure_sourced(data)
+    (system,) = data["systems"]
+    assert system["provenance"]["class"] == "vendor" and "MLPerf Inference" in system["provenance"]["source"]
+    evaluated = rackcost.evaluate(rackcost.load_scenario(out))
+    (row,) = evaluated.records["systems"]
+    assert row["blended_usd_per_accepted_request"] > 0
 
 
 # ---- the shared InferenceX files ---------------------------------------------------------------------------------

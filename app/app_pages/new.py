@@ -61,8 +61,9 @@ chosen = st.multiselect(
 )
 for entry in chosen:
     st.file_uploader(
-        f"Result files of {md(entries[entry].name)} (InferenceX JSON or rackcost's CSV table)",
-        type=["json", "csv"],
+        f"Result files of {md(entries[entry].name)} (InferenceX JSON, rackcost's CSV table, or MLPerf's "
+        "summary_results.json with its runs' mlperf_log_summary.txt)",
+        type=["json", "csv", "txt"],
         accept_multiple_files=True,
         key=f"new_upload_{entry}",
         on_change=_keep_files,

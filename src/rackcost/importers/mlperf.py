@@ -46,6 +46,7 @@ __all__ = [
     "MLPERF_SCENARIOS",
     "PUBLISHED_SLOS",
     "benchmark_of",
+    "merge_logs",
     "SLO_PERCENTILE",
     "SLO_SOURCE",
     "LogFigures",
@@ -598,7 +599,7 @@ def read_summary_table(name: str, data: bytes, *, benchmarks: Iterable[str] | No
     return out
 
 
-def _merge(table: list[MLPerfResult], logs: list[MLPerfResult], out: MLPerfImport) -> list[MLPerfResult]:
+def merge_logs(table: list[MLPerfResult], logs: list[MLPerfResult], out: MLPerfImport) -> list[MLPerfResult]:
     """Table rows with the figures of the log in their folder; a log without a row is a result of its own."""
     by_location = {r.location: i for i, r in enumerate(table) if r.location}
     merged = list(table)
@@ -673,7 +674,7 @@ def read_mlperf_paths(paths: Iterable[str | Path], *, benchmarks: Iterable[str] 
         table += part.results
         out.skipped += part.skipped
         out.notes += part.notes
-    out.results = _merge(table, logs, out)
+    out.results = merge_logs(table, logs, out)
     return out
 
 

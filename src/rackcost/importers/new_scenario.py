@@ -2,9 +2,8 @@
 (``rackcost new`` and the dashboard's New scenario page), every figure with its source.
 
 Result files are told apart by kind (:func:`file_kind`) and read by that kind's reader (:data:`CURVE_READERS`):
-InferenceX JSON and rackcost's CSV table today; MLPerf Inference results (a round's summary table,
-``mlperf_log_summary.txt``) have a kind and no reader yet, so they are refused with a message that says so. A reader
-for them goes into :data:`CURVE_READERS` and nothing else changes.
+InferenceX JSON, rackcost's CSV table, and MLPerf Inference results (a round's ``summary_results.json`` and runs'
+``mlperf_log_summary.txt``: :mod:`rackcost.importers.mlperf_curves`, one point per Server or Interactive run).
 
 Each system is a catalogue entry (:mod:`rackcost.scenario.catalog`) with one curve measured on it: its hardware and
 memory figures are the entry's (filled at loading), its GPUs per replica and, where measured, its busy power the
@@ -25,6 +24,9 @@ from rackcost.importers.csv_table import read_csv_table
 from rackcost.importers.curves import ImportedCurve, ImportResult, Skipped
 from rackcost.importers.inferencex import MAX_FILE_BYTES, read_inferencex
 from rackcost.importers.into_scenario import curve_figure, curve_gpus_per_replica
+from rackcost.importers.mlperf import LOG_NAME as MLPERF_LOG
+from rackcost.importers.mlperf import MAX_TABLE_BYTES as MLPERF_MAX_BYTES
+from rackcost.importers.mlperf import TABLE_NAME as MLPERF_TABLE
 from rackcost.scenario.catalog import CatalogEntry, catalog, catalog_entry, entry_price_tiers, unknown_entry
 
 __all__ = [
@@ -77,7 +79,13 @@ def _csv(files: Sequence[tuple[str, bytes]], percentile: str) -> ImportResult:
     return out
 
 
-CURVE_READERS: dict[str, CurveReader | None] = {"inferencex": _inferencex, "csv": _csv, "mlperf": None}
+def _mlperf(files: Sequence[tuple[str, bytes]], percentile: str) -> ImportResult:
+    from rackcost.importers.mlperf_curves import mlperf_curve_files
+
+    return mlperf_curve_files(files, percentile)
+
+
+CURVE_READERS: dict[str, CurveReader | None] = {"inferencex": _inferencex, "csv": _csv, "mlperf": _mlperf}
 """Reader of each kind of result file (:func:`file_kind`); None: a kind known but not read yet."""
 
 
@@ -87,11 +95,17 @@ def file_kind(name: str) -> str | None:
 
     Examples
     --------
-    >>> [file_kind(n) for n in ("conc16.json", "points.csv", "mlperf_log_summary.txt", "notes.md")]
-    ['inferencex', 'csv', 'mlperf', None]
+    >>> [file_kind(n) for n in ("conc16.json", "points.csv", "mlperf_log_summary.txt", "summary_results.json")]
+    ['inferencex', 'csv', 'mlperf', 'mlperf']
+    >>> file_kind("notes.md") is None
+    True
     """
     lowered = Path(name).name.lower()
-    if lowered.startswith("mlperf") or ("mlperf" in lowered and lowered.endswith((".csv", ".txt", ".json"))):
+    if (
+        lowered == MLPERF_TABLE
+        or lowered.startswith("mlperf")
+        or ("mlperf" in lowered and lowered.endswith((".csv", ".txt", ".json")))
+    ):
         return "mlperf"
     if lowered.endswith(".json"):
         return "inferencex"
@@ -110,7 +124,9 @@ def read_curve_files(files: Sequence[tuple[str, bytes]], percentile: str = "p99"
     for name, data in files:
         kind = file_kind(name)
         if kind is None:
-            out.skipped.append(Skipped(name, None, "", "not a result file rackcost reads (InferenceX JSON, CSV)"))
+            out.skipped.append(
+                Skipped(name, None, "", "not a result file rackcost reads (InferenceX JSON, CSV, MLPerf)")
+            )
         elif CURVE_READERS.get(kind) is None:
             out.skipped.append(Skipped(name, None, "", f"{kind} results are not read yet"))
         else:
@@ -134,9 +150,12 @@ def read_curve_paths(paths: Sequence[str | Path], percentile: str = "p99") -> Im
     unreadable: list[Skipped] = []
     for path in map(Path, paths):
         found = sorted(p for p in path.iterdir() if file_kind(p.name)) if path.is_dir() else [path]
+        if path.is_dir():  # an MLPerf submission's run logs lie deeper: results/<system>/<model>/<scenario>/...
+            found += sorted(q for q in path.rglob(MLPERF_LOG) if "/performance/" in q.as_posix() and q not in found)
         for one in found:
+            limit = MLPERF_MAX_BYTES if file_kind(one.name) == "mlperf" else MAX_FILE_BYTES
             try:
-                files.append((str(one), read_regular_file(one, MAX_FILE_BYTES, "result file")))
+                files.append((str(one), read_regular_file(one, limit, "result file")))
             except InputFileError as exc:
                 unreadable.append(Skipped(str(one), None, "", str(exc).removeprefix(f"{one}: ")))
     result = read_curve_files(files, percentile)
