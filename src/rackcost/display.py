@@ -348,6 +348,8 @@ _UNIT_SUFFIXES = (
     ("_usd_per_rack", "usd", " per rack"),
     ("_usd_per_kwh", "usd", " per kWh"),
     ("_usd_per_kw", "usd", " per kW"),
+    ("_usd_per_tonne", "usd", " per tonne CO2e"),
+    ("_g_per_kwh", "num", " g CO2e/kWh"),
     ("_fraction_per_year", "pct", " per year"),
     ("_fraction", "pct", ""),
     ("_w_per_accelerator", "num", " W per accelerator"),
