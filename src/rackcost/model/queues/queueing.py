@@ -567,7 +567,8 @@ def _replicas_feasible(
 
 _BOUND_MARGIN = 1e-6
 """Relative margin of :func:`_replicas_feasible`'s bounds: a bound this far on one side of the target settles the
-comparison, whatever the last bits of the tail it bounds (their rounding is below 1e-13)."""
+comparison: the tail and its bounds share the saddle-point Poisson term, so they differ only by rounding and by
+that term's error times the geometric bound, both far below it where a queue is sized (1e-10 at worst)."""
 
 
 def replicas_needed(
