@@ -33,7 +33,18 @@ temporaries the allocator reuses (600,000-cell blocks page-faulted fresh memory 
 one buffer, the curve's reads and in-service roots without a search or a short inner axis, masks as indices. The
 goal of 2x is not met: about 4.6 incomplete gammas per cell remain (the capacity's 3-4 Newton steps per sample,
 the sizing bisection, the wait tail, the occupancy queue, the quantile search's first CDF) against the floor's one,
-about 40% of the run, the percentiles 13%; see docs/uncertainty.md ("Issue 24, item 5, second pass").
+about 40% of the run, the percentiles 13%; see docs/uncertainty.md ("Second pass").
+
+Third pass (goal: within 6x the floor, results bit for bit; ``PYTHONPATH=src .venv/bin/python
+benchmarks/bench_uncertainty.py`` from the repository root, the tree before and after alternated, two runs each, on
+this 2-core machine while other work held its load average at 3.4-7.7): least CPU time of 7 with one thread before
+0.913 and 1.006 s (12.4x and 13.3x the Erlang C's 0.074 and 0.076 s), after 0.774 and 0.766 s (10.5x and 10.1x):
+15-24% less CPU time; a third pair (load 5.0-5.6) 11.7x before, 9.8x after. On the quiet machine at the start (load
+average 0.5) the tree before measured 11.3x (0.824 s against 0.073 s). What went: the sizing bisection's incomplete
+gammas (decided by bounds on Erlang C where they settle the answer: 10,121 and 34,696 per block of 25,000 samples
+became 64 and 1,177), ``ndtri`` once per repeated level in the quantile search, the curve's gathers without bounds
+checks, short-axis sums and maxima column by column, and cheaper percentile brackets. Not met: 6x;
+docs/uncertainty.md ("Third pass") counts what the model still needs, which the floor does not.
 """
 
 from __future__ import annotations

@@ -252,3 +252,76 @@ def test_a_central_evaluation_calls_no_python_level_broadcast_helper() -> None:
         for caller, count in callers.items()
     }
     assert calls == {}
+
+
+def plain_replicas_feasible(n, c, lam, s, t, eps):
+    """``queueing._replicas_feasible`` as it was: the tail of every queue evaluated, unstable ones made safe."""
+    from rackcost.model.queues.queueing import wait_exceedance_checked
+
+    k = n.astype(np.float64) * c
+    a = lam * s
+    stable = k > a
+    k_safe = np.where(stable, k, np.maximum(a, 1.0) * 2.0)
+    p = wait_exceedance_checked(t, k_safe, np.where(stable, lam, 0.0), s)
+    return stable & (p <= eps)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0.0, 4.0))
+def test_sizing_decided_by_erlang_c_bounds_equals_the_tail(seed: int, decades: float) -> None:
+    """The sizing bisection's answers from bounds on Erlang C, where they settle them, are the tail's own: queues of
+    1 to 10^4 slots a replica, loads from none to past saturation, budgets of 0 and more, targets of 1e-4 to 0.5."""
+    from rackcost.model.queues.queueing import _replicas_feasible
+
+    rng = np.random.default_rng(seed)
+    m = 2_000
+    c = 10 ** rng.uniform(0.0, decades, m)
+    n = rng.integers(0, 60, m)
+    s = 10 ** rng.uniform(-1.0, 2.0, m)
+    lam = n * c / s * rng.uniform(0.0, 1.3, m) * (rng.random(m) > 0.05)
+    t = np.where(rng.random(m) < 0.3, 0.0, 10 ** rng.uniform(-3.0, 1.0, m))
+    eps = 10 ** rng.uniform(-4.0, -0.3, m)
+    assert np.array_equal(_replicas_feasible(n, c, lam, s, t, eps), plain_replicas_feasible(n, c, lam, s, t, eps))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(1.0, 1e5), st.floats(1e-6, 0.999999))
+def test_erlang_c_bounds_hold_the_erlang_c(k: float, share: float) -> None:
+    """``erlang_c_bounds`` bracket the Erlang C the model computes (to its rounding) wherever ``0 < a < k``; on one
+    server they bracket the closed form ``C = a`` (M/M/1) to the saddle-point Poisson term's accuracy, 1e-10 at
+    the smallest loads (``(a - k) / k`` rounds there), and meet it where the geometric bound is tiny."""
+    ks, a = np.array([k, 1.0]), np.array([k * share, share])
+    lower, upper = erlang.erlang_c_bounds(ks, a)
+    c = erlang.erlang_c_checked(ks, a)
+    assert (lower <= c * (1.0 + 1e-12)).all() and (c <= upper * (1.0 + 1e-12)).all()
+    assert lower[1] <= share * (1.0 + 1e-9) and share <= upper[1] * (1.0 + 1e-9)
+    if share < 1e-3:
+        assert upper[1] - lower[1] <= 1e-5 * share
+
+
+def test_normal_quantile_asked_once_per_level_equals_ndtri() -> None:
+    """``occupancy._normal_quantile`` is scipy's ``ndtri`` of every element, bit for bit, whatever the mix of a
+    repeated level, other levels, the ends and NaN."""
+    from scipy.special import ndtri
+
+    from rackcost.model.queues.occupancy import _normal_quantile
+
+    rng = np.random.default_rng(7)
+    mixed = np.where(rng.random(5_000) < 0.9, 0.99, rng.random(5_000)).reshape(50, 100)
+    for p in (mixed, np.array([0.99]), np.array(0.5), np.array([np.nan, 0.3, np.nan]), np.array([0.0, 1.0, 0.99])):
+        assert np.array_equal(_normal_quantile(p), ndtri(p), equal_nan=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(0, 2**32 - 1), st.booleans())
+def test_day_sums_column_by_column_equal_numpys(points: int, seed: int, fortran: bool) -> None:
+    """``metrics._point_sum`` is ``values.sum(axis=-1)`` bit for bit, on 1 to 12 points (numpy's own sum from 8),
+    values of every scale and sign, negative zeros, and a layout it leaves to numpy."""
+    from rackcost.model.costs.metrics import _point_sum
+
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal((500, points)) * 10 ** rng.uniform(-8, 8, (500, points))
+    values[::7] = -0.0
+    values = np.asfortranarray(values) if fortran else values
+    assert np.array_equal(_point_sum(values), values.sum(axis=-1))
+    assert np.array_equal(np.signbit(_point_sum(values)), np.signbit(values.sum(axis=-1)))

@@ -620,7 +620,7 @@ def _summary(col: NDArray[np.float64]) -> tuple[float, float, float, float]:
     above = np.minimum(below + 1, col.size - 1)
     at_below, at_above = _order_statistics(values, below, above, finite=bool(np.isfinite(lo) and np.isfinite(hi)))
     q = at_below + (pos - below) * (at_above - at_below)
-    return float(q[0]), float(q[1]), float(q[2]), float(col.mean())
+    return float(q[0]), float(q[1]), float(q[2]), float(values.mean())  # (the same sum as col.mean(), contiguous)
 
 
 def _undefined_summary(values: NDArray[np.float64]) -> tuple[float, float, float, float]:
@@ -639,7 +639,7 @@ def _undefined_summary(values: NDArray[np.float64]) -> tuple[float, float, float
     return float(q[0]), float(q[1]), float(q[2]), math.nan
 
 
-SELECT_SAMPLE = 2_048
+SELECT_SAMPLE = 8192
 """Values of a column :func:`_order_statistics` sorts to bracket the ranks it selects [-]."""
 SELECT_SPREAD = 4.0
 """Half-width of each bracket, in standard deviations of the sample's rank, plus two values [-]: on independent draws
@@ -678,8 +678,12 @@ def _order_statistics(
         fewer = n - int(np.count_nonzero(at_least))  # values below low (every value compares: no NaN)
         at_least &= values <= high
         taken = int(np.count_nonzero(at_least))
-        if fewer <= r0 and r1 < fewer + taken and taken <= n // 8:
-            part = np.partition(values[at_least], (r0 - fewer, r1 - fewer))
+        if fewer <= r0 and r1 < fewer + taken and low == high != 0.0:
+            at_below[i] = at_above[i] = low  # a bracket of one value (racks, replicas): its own answer
+        elif fewer <= r0 and r1 < fewer + taken and taken <= n // 8:
+            # (np.compress, not values[at_least]: the same values in the same order, in a third of the time: 0.07
+            # against 0.2 ms for 10,000 of 100,000 values)
+            part = np.partition(np.compress(at_least, values), (r0 - fewer, r1 - fewer))
             at_below[i], at_above[i] = part[r0 - fewer], part[r1 - fewer]
         else:
             # the bracket missed (a once-in-thousands draw, or a column in a pattern the sample aliases), or it

@@ -76,7 +76,7 @@ def derive(
         **_cost_figures(total, d.accepted_rps, per_output, hours_per_day, per_input),
         output_tokens_per_kwh=output_tps * SECONDS_PER_HOUR / fleet.facility_power_kw,
         ttft_p99_ms=(point_ttft_ms + d.wait_p99_ms) if d.ttft_p99_ms is None else d.ttft_p99_ms,
-        facility_energy_kwh_per_day=(fleet.facility_power_kw * hours_per_day).sum(axis=-1),
+        facility_energy_kwh_per_day=_point_sum(fleet.facility_power_kw * hours_per_day),
         **carbon_figures(fleet.carbon_g_per_hour, d.accepted_rps, hours_per_day),
     )
 
@@ -96,14 +96,37 @@ def carbon_figures(carbon_g_per_hour: Array, accepted_rps: Array, hours_per_day:
     >>> round(float(c["blended_carbon_g_per_accepted_request"][0]), 4)
     1.3542
     """
-    carbon, accepted_rps = np.broadcast_arrays(np.asarray(carbon_g_per_hour, float), accepted_rps)
-    grams_per_day = (carbon * hours_per_day).sum(axis=-1)
-    accepted_per_day = (accepted_rps * hours_per_day).sum(axis=-1) * SECONDS_PER_HOUR
+    carbon = np.asarray(carbon_g_per_hour, dtype=float)
+    grams_per_day = _point_sum(carbon * hours_per_day)
+    accepted_per_day = _point_sum(accepted_rps * hours_per_day) * SECONDS_PER_HOUR
     return {
         "carbon_g_per_accepted_request": per_accepted(carbon, accepted_rps * SECONDS_PER_HOUR),
         "carbon_kg_per_day": grams_per_day / GRAMS_PER_KG,
         "blended_carbon_g_per_accepted_request": per_accepted(grams_per_day, accepted_per_day),
     }
+
+
+def _point_sum(values: Array) -> Array:
+    """``values.sum(axis=-1)``, bit for bit, column by column where the last axis (the demand points) is short.
+
+    numpy sums fewer than 8 values along a contiguous last axis as ``((0 + v0) + v1) + ...`` (its pairwise sum
+    starts at 8), but as a reduction along the inner axis: 0.68 ms for 25,000 samples of 3 points on this machine,
+    against 0.22 ms for the same additions column by column (a Monte Carlo block sums three such arrays per
+    system). Elsewhere (8 points or more, another layout) numpy's own sum.
+
+    Examples
+    --------
+    >>> v = np.array([[0.1, 0.2, 0.3], [1e16, 1.0, -1e16]])
+    >>> bool((_point_sum(v) == v.sum(axis=-1)).all())
+    True
+    """
+    points = values.shape[-1] if values.ndim >= 2 else 0
+    if not 0 < points < 8 or not values.flags.c_contiguous:
+        return np.asarray(values.sum(axis=-1), dtype=float)
+    out = 0.0 + values[..., 0]  # (0 + v0: numpy's first step, which makes a -0.0 alone 0.0)
+    for j in range(1, points):
+        out += values[..., j]
+    return out
 
 
 def _one_shape(classes: ClassMix) -> bool:
@@ -159,7 +182,7 @@ def _cost_figures(
     classes, :func:`accepted_tokens_per_request`), whose day sums the hour-weighted tokens of each point.
     """
     output_tps = accepted_rps * output_tokens
-    usd_per_day = (total * hours_per_day).sum(axis=-1)
+    usd_per_day = _point_sum(total * hours_per_day)
     no_input = bool((np.asarray(input_tokens) <= 0).all())  # (tested once, by the array's own all)
 
     def per_input(cost: Array, requests: Array) -> Array:
@@ -168,7 +191,7 @@ def _cost_figures(
             return np.zeros_like(cost)
         return per_accepted(cost, requests * input_tokens) * TOKENS_PER_MILLION
 
-    accepted_per_day = (accepted_rps * hours_per_day).sum(axis=-1) * SECONDS_PER_HOUR
+    accepted_per_day = _point_sum(accepted_rps * hours_per_day) * SECONDS_PER_HOUR
 
     def per_day(tokens: float | Array) -> Array:
         """Tokens of the day's accepted requests, ``tokens`` per request [tokens]."""

@@ -43,6 +43,7 @@ __all__ = [
     "check_positive",
     "erlang_b",
     "erlang_c",
+    "erlang_c_bounds",
     "erlang_c_checked",
     "offered_load",
     "poisson_cdf",
@@ -458,6 +459,32 @@ def erlang_c_checked(k: FloatArray, a: FloatArray) -> FloatArray:
     rho = a / k_safe
     c = b / (1.0 - rho * (1.0 - b))
     return np.where(stable, np.clip(c, 0.0, 1.0), 1.0)
+
+
+def erlang_c_bounds(k: FloatArray, a: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """A lower and an upper bound on Erlang C for validated 1-d arrays with ``0 < a < k``, without the incomplete
+    gamma function: for a search that only asks on which side of a target ``C`` lies, and evaluates it
+    (:func:`erlang_c_checked`) only where the bounds do not say.
+
+    ``B = pmf / Q(k+1, a)`` with ``pmf = a**k exp(-a) / Gamma(k+1)`` and ``Q = 1 - P``, ``0 <= P(k+1, a)`` at most
+    the geometric bound of :func:`_incomplete_gamma_needed`, so ``pmf <= B <= pmf / (1 - bound)``; ``C = B / (1 -
+    (a/k)(1 - B))`` rises with ``B``. Where the bound is 1 or more the upper bound is 1 (the bound says nothing).
+
+    Examples
+    --------
+    Two servers at one erlang (``C = 1/3``) and 100 servers at 60 erlangs, where the bounds meet:
+
+    >>> k, a = np.array([2.0, 100.0]), np.array([1.0, 60.0])
+    >>> lower, upper = erlang_c_bounds(k, a)
+    >>> bool(((lower <= erlang_c(k, a)) & (erlang_c(k, a) <= upper)).all()), bool(upper[1] - lower[1] < 1e-9)
+    (True, True)
+    """
+    pmf = poisson_pmf(k, a)
+    bound = pmf * (a / (k + 1.0)) * ((k + 2.0) / (k + 2.0 - a))
+    blocked = np.minimum(pmf / np.where(bound < 1.0, 1.0 - bound, 1.0), 1.0)
+    blocked[bound >= 1.0] = 1.0
+    rho = a / k
+    return pmf / (1.0 - rho * (1.0 - pmf)), blocked / (1.0 - rho * (1.0 - blocked))
 
 
 def erlang_c(k: ArrayLike, a: ArrayLike) -> FloatArray:

@@ -215,7 +215,7 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
     >>> _poisson_quantile(np.array([0.99, 0.5, 0.0]), np.array([5.0, 40.0, 3.0])).tolist()
     [11.0, 40.0, 0.0]
     """
-    z = ndtri(p).clip(-40.0, 40.0)  # p = 0 gives -inf (ndarray.clip: np.clip without its dispatch)
+    z = _normal_quantile(p).clip(-40.0, 40.0)  # p = 0 gives -inf (ndarray.clip: np.clip without its dispatch)
     x = np.maximum(np.floor(a + z * np.sqrt(a) + (z * z - 1.0) / 6.0), 0.0)
     shape = x.shape
     x, p, a = x.reshape(-1), broadcast_to_few(p, shape).reshape(-1), broadcast_to_few(a, shape).reshape(-1)
@@ -255,6 +255,24 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
     if left.any():  # pragma: no cover - the first guess is within a few steps for every level a p99 asks
         x[todo[left]] = np.maximum(np.ceil(pdtrik(ps[left], as_[left]) - 1e-9), 0.0)
     return x.reshape(shape)
+
+
+def _normal_quantile(p: Array) -> Array:
+    """:func:`scipy.special.ndtri` of ``p``, bit for bit, evaluated once for the elements equal to the first.
+
+    Most levels :func:`_poisson_quantile` is asked are the same number (the p99 itself, wherever the pool's
+    Erlang C is below an ulp of 1 and the Poisson law below its size is whole): 92-96% in the default scenario's
+    Monte Carlo. scipy's ``ndtri`` costs about 57 ns an element on this machine (7.3 ms for a block's 128,000), and
+    the same argument gives the same result, so it is asked once for that level and for the other elements only.
+    """
+    flat = np.reshape(p, -1)
+    if flat.size < 2:
+        return np.asarray(ndtri(p), dtype=float)
+    level = flat[0]
+    out = np.full(flat.shape, ndtri(level))
+    other = np.flatnonzero(flat != level)  # (a NaN level is unequal to itself: every element is then asked)
+    out[other] = ndtri(flat[other])
+    return out.reshape(np.shape(p))
 
 
 def _below(cdf: Array, x: Array, a: Array, p: Array) -> NDArray[np.bool_]:

@@ -476,8 +476,11 @@ def swing_slo_replicas(
     The swing count (:func:`swing_replicas_needed`, at the sizing point's G/G/c variability) before the ceiling,
     which stays on the mean rate (utilisation is a mean figure).
     """
+    shapes = point_shapes(policy, rates.shape[1])
+    if not np.any(shapes.active):  # no point moves: no sample's sizing point does (without a search per sample)
+        return None
     index = np.argmax(rates, axis=1) if policy.sizing_index is None else np.full(rates.shape[0], policy.sizing_index)
-    amplitude = point_shapes(policy, rates.shape[1]).at(index)
+    amplitude = shapes.at(index)
     if not np.any(amplitude.active):
         return None
     # a spread service time: the budget judged as budget / stretch (rackcost.model.queues.burstiness.wait_stretch)
