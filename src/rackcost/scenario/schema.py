@@ -21,7 +21,6 @@ from pydantic_core import ErrorDetails, InitErrorDetails
 from rackcost.errors import plain_message
 from rackcost.model.queues.routers import router_names
 from rackcost.model.strategies import DEFAULT_ROUTING, IdlePolicy, Routing, SubHourSizing
-from rackcost.scenario.catalog import apply_catalog
 from rackcost.scenario.class_blocks import ClassSlo, Lengths, RequestClass, class_problems, token_moments
 from rackcost.scenario.demand_blocks import ArrivalDispersion, DemandPoint, RateSwing
 from rackcost.scenario.distributions import Distribution
@@ -436,9 +435,15 @@ class Scenario(ScenarioBlock):
         bad: set[str] = set()
         data = demand_from_profile(data, problems, bad)  # a profile: its named points, the profile kept
         data = grid_from_csv(data, problems)  # an hourly grid's CSV: its values inline
-        data, catalog_problems, unfilled = apply_catalog(data)  # a system's catalogue entry fills what it leaves out
-        problems += catalog_problems
-        bad |= unfilled
+        systems = data.get("systems")
+        if isinstance(systems, list) and any(isinstance(s, dict) and "catalog" in s for s in systems):
+            # a system's catalogue entry fills what it leaves out (imported here: its models and file cost a cold
+            # start about 15 ms, and most scenarios name no entry)
+            from rackcost.scenario.catalog import apply_catalog
+
+            data, catalog_problems, unfilled = apply_catalog(data)
+            problems += catalog_problems
+            bad |= unfilled
         central = _extract_distributions(data, "", found, problems, bad)
         problems += _figure_problems(central)
         try:
