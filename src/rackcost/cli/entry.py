@@ -105,6 +105,11 @@ COMMANDS: tuple[Command, ...] = (
         "The largest fleet of each system the site's IT power holds (rated power), and what it serves within the SLO.",
     ),
     Command(
+        "models",
+        "models:models",
+        "Several models on one fleet: each model's cost per accepted request, the shared racks' cost split by a rule.",
+    ),
+    Command(
         "sweep",
         "sweep:sweep",
         "Evaluate every configuration of a sweep: the cheapest system per cell, its margin, and the Pareto fronts.",

@@ -203,6 +203,8 @@ def _at_document(
     p: Problem, i: int, entry: dict[str, Any], index: tuple[int, ...], file: str, lines: dict[YamlPath, int] | None
 ) -> Problem:
     """A problem of model ``i``'s scenario, at the document's YAML path and line."""
+    if p.path.startswith("workloads"):  # at the document's path already
+        return p
     if not p.path:
         return Problem(format_path(("workloads", i)), p.message, file)
     loc = _doc_loc(parse_path(p.path), i, entry, index)
@@ -238,11 +240,14 @@ def models_from_dict(
     problems: list[Problem] = []
     out: list[ModelScenario] = []
     for i, entry in enumerate(plain["workloads"]):
+        index: tuple[int, ...] = ()
         try:
             index = _system_indices(plain, i, file, lines)
-            out.append(ModelScenario(entry["name"], i, scenario_from_dict(_model_data(plain, i, index), file), index))
+            scenario = scenario_from_dict(_model_data(plain, i, index), file)
         except ScenarioError as exc:
-            problems += [p if p.line is not None else _at_document(p, i, entry, index, file, lines) for p in exc.problems]
+            problems += [_at_document(p, i, entry, index, file, lines) for p in exc.problems]
+            continue
+        out.append(ModelScenario(entry["name"], i, scenario, index))
     if problems:
         raise ScenarioError(in_file_order(problems))
     return doc, out
