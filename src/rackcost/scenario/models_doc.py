@@ -177,25 +177,23 @@ def _system_indices(doc: dict[str, Any], i: int, file: str, lines: dict[YamlPath
 
 
 def _model_data(doc: dict[str, Any], i: int, index: tuple[int, ...]) -> dict[str, Any]:
-    """Model ``i``'s scenario as plain data: its own blocks, the shared ones, its systems merged, its figures."""
+    """Model ``i``'s scenario as plain data: its own blocks, the shared ones merged (copies: each model validates
+    its own), its figures (the document's entries, read only)."""
     entry = doc["workloads"][i]
     systems = []
     for mine, k in zip(entry["systems"], index, strict=True):
         system = copy.deepcopy(doc["systems"][k])
-        for key in _ENTRY_SYSTEM_KEYS:
-            if mine.get(key) is not None:
-                system[key] = copy.deepcopy(mine[key])
+        system.update({key: mine[key] for key in _ENTRY_SYSTEM_KEYS if mine.get(key) is not None})
         if mine.get("accelerators_per_replica") is not None and isinstance(system.get("hardware"), dict):
             system["hardware"]["accelerators_per_replica"] = mine["accelerators_per_replica"]
         systems.append(system)
     data: dict[str, Any] = {"name": f"{doc['name']}: {entry['name']}"}
     if doc.get("description"):
         data["description"] = doc["description"]
-    data.update({key: copy.deepcopy(entry[key]) for key in _PER_MODEL if entry.get(key) is not None})
+    data.update({key: entry[key] for key in _PER_MODEL if entry.get(key) is not None})
     data.update({key: copy.deepcopy(doc[key]) for key in _SHARED if doc.get(key) is not None})
     data["systems"] = systems
-    figures = {new: value for key, value in doc.get("figures", {}).items() for new in _scenario_key(key, i, index)}
-    data["figures"] = copy.deepcopy(figures)
+    data["figures"] = {new: value for key, value in doc["figures"].items() for new in _scenario_key(key, i, index)}
     return data
 
 
