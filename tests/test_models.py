@@ -107,6 +107,20 @@ def test_sharing_saves_whole_racks_when_both_models_leave_a_rack_part_full():
     assert fleet["usd_per_day_apart"] - fleet["usd_per_day"] == pytest.approx(fleet["rack_usd_per_day"], rel=1e-9)
 
 
+def test_a_model_whose_demand_is_a_profile_is_priced_on_its_named_points_day():
+    """A model's demand may be an hourly profile (here the three-year buying plan's): its day is its scenario's
+    named points' (as `rackcost evaluate`'s systems table), and the sums still hold."""
+    data = _data()
+    plan = yaml.safe_load((ROOT / "scenarios" / "deepseek-r1-three-year-buying-plan.yaml").read_text(encoding="utf-8"))
+    data["workloads"][0]["demand"] = plan["demand"]
+    data["figures"] = {k: v for k, v in data["figures"].items() if not k.startswith("workloads[0].demand")}
+    result = _evaluate(data)
+    single = rackcost.evaluate(result.fleet_models[0].evaluation.scenario).systems.iloc[0]
+    assert result.models["usd_per_day_alone"].iloc[0] == single["usd_per_day"]
+    assert result.models["usd_per_day"].sum() == pytest.approx(result.fleets["usd_per_day"].sum(), rel=1e-12)
+    assert np.isfinite(result.models.select_dtypes("number").to_numpy()).all()
+
+
 @pytest.mark.parametrize("rule", ["reservation", "usage"])
 def test_two_identical_models_split_the_shared_racks_half_and_half(rule):
     data = _data()
@@ -118,6 +132,43 @@ def test_two_identical_models_split_the_shared_racks_half_and_half(rule):
     assert models["shared_usd_per_day"].iloc[0] == pytest.approx(models["shared_usd_per_day"].iloc[1], rel=1e-12)
     fleet_shared = models["shared_usd_per_day"].sum()
     assert models["shared_usd_per_day"].iloc[0] == pytest.approx(fleet_shared / 2, rel=1e-12)
+
+
+def _numeric_leaves(data: Any, path: str = "") -> Any:
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _numeric_leaves(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from _numeric_leaves(value, f"{path}[{i}]")
+    elif isinstance(data, int | float) and not isinstance(data, bool):
+        yield path
+
+
+def test_every_figure_of_the_bundled_document_has_a_source_and_provenance():
+    data = _data()
+    figures = data["figures"]
+    body = {k: v for k, v in data.items() if k != "figures"}
+    uncovered = [
+        leaf
+        for leaf in _numeric_leaves(body)
+        if not any(leaf == key or leaf.startswith((key + ".", key + "[")) for key in figures)
+    ]
+    assert uncovered == []
+    for key, figure in figures.items():
+        assert figure["provenance"] in {"vendor", "collaborative", "independent", "assumption"}, key
+        assert figure["source"], key
+        if figure["provenance"] == "assumption":
+            assert figure.get("why"), key
+
+
+def test_each_models_scenario_carries_the_documents_figures_at_its_own_paths():
+    _, models = rackcost.load_models(str(BUNDLED))
+    gpt = models[1].scenario
+    assert gpt.figures["systems[0].hardware.accelerators_per_replica"].provenance == "assumption"
+    assert gpt.figures["systems[0].costs.capex_usd_per_rack"].provenance == "independent"
+    assert "systems[0].memory.kv_cache_copies" not in gpt.figures  # DeepSeek R1's, not GPT-OSS 120B's
+    assert models[0].scenario.figures["systems[0].memory.kv_cache_copies"].provenance == "assumption"
 
 
 # ---- the numeric core: closed forms and properties ---------------------------------------------------------------
@@ -217,6 +268,13 @@ def test_a_bad_shared_figure_is_refused_at_the_shared_systems_path_with_its_line
     problems = caught.value.problems
     assert problems and all(p.path == "systems[0].hardware.nodes_per_rack" for p in problems), problems
     assert problems[0].file == "two.yaml" and problems[0].line is not None
+
+
+def test_a_figure_of_a_value_not_given_is_refused_at_the_documents_key():
+    data = _data()
+    data["figures"]["workloads[1].systems[0].memory.kv_cache_copies"] = {"provenance": "assumption", "source": "x"}
+    problems = _problems(data)
+    assert any(p.startswith("two.yaml: figures.workloads[1].systems[0].memory.kv_cache_copies:") for p in problems)
 
 
 def test_a_document_without_workloads_or_with_a_model_twice_is_refused():

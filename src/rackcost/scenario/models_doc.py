@@ -73,7 +73,7 @@ class ModelEntry(_Block):
     name: Name = Field(description="Name of the model in the results.")
     workload: dict[str, Any]
     slo: dict[str, Any]
-    demand: list[Any] | None = None
+    demand: list[Any] | dict[str, Any] | None = None
     demand_profile: dict[str, Any] | None = None
     systems: list[ModelSystem] = Field(min_length=1)
 
@@ -205,6 +205,9 @@ def _at_document(
         return p
     if not p.path:
         return Problem(format_path(("workloads", i)), p.message, file)
+    if p.path.startswith("figures."):  # a figures key of the model's scenario: the document's key it came from
+        key = format_path(_doc_loc(parse_path(p.path.removeprefix("figures.")), i, entry, index))
+        return Problem(f"figures.{key}", p.message, file, None if lines is None else lines.get(("figures", key)))
     loc = _doc_loc(parse_path(p.path), i, entry, index)
     return Problem(format_path(loc), p.message, file, None if lines is None else lines.get(loc))
 
