@@ -309,6 +309,14 @@ def test_the_command_writes_each_models_cost_and_the_fleet_as_json():
     assert total == pytest.approx(sum(f["usd_per_day"] for f in data["fleets"]), rel=1e-12)
 
 
+def test_the_command_sets_the_simulated_share_beside_the_models_and_writes_csv(tmp_path):
+    out = tmp_path / "models.csv"
+    result = runner.invoke(app, ["models", str(BUNDLED), "--simulate", "-f", "csv", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert "simulated_accepted_fraction" in lines[0] and len(lines) == 3
+
+
 def test_the_command_prints_both_tables():
     result = runner.invoke(app, ["models", str(BUNDLED), "--placement", "separate"])
     assert result.exit_code == 0, result.output

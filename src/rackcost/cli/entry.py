@@ -66,7 +66,7 @@ COMMANDS: tuple[Command, ...] = (
         "evaluate:schema",
         "Print the JSON Schema of scenario files, or of sweep files (for editors that validate and complete YAML).",
     ),
-    Command("scenarios", "evaluate:scenarios", "List the bundled scenario and sweep files."),
+    Command("scenarios", "evaluate:scenarios", "List the bundled scenario, sweep and models files."),
     Command(
         "uncertainty",
         "uncertainty:uncertainty",
