@@ -286,6 +286,13 @@ def test_a_document_without_workloads_or_with_a_model_twice_is_refused():
     assert any("workloads: model names must differ" in p for p in _problems(data))
 
 
+def test_the_library_refuses_a_rule_or_a_document_it_does_not_know():
+    with pytest.raises(ValueError, match="rule must be one of"):
+        evaluate_models(str(BUNDLED), "by_headcount")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="document must be a models document's path"):
+        evaluate_models(42)  # type: ignore[arg-type]
+
+
 def test_the_command_names_the_file_and_path_without_a_traceback(tmp_path):
     bad = tmp_path / "bad.yaml"
     data = _data()

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rackcost.errors import Problem, ScenarioError
+from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.chain import Evaluation, evaluation
 from rackcost.model.energy import power
 from rackcost.model.fleets.fleet import Packing, fleet_costs
@@ -214,11 +214,16 @@ def evaluate_models(
     ScenarioError
         A bad document (each problem at its YAML path), or a model no system of which can serve it.
     """
+    described = "a models document's path or rackcost.load_models(path)"
+    check_argument("rackcost.evaluate_models", "document", document, (str, os.PathLike, tuple), described)
     doc, models = document if isinstance(document, tuple) else load_models(document)
     chosen_rule: AttributionRule = rule or doc.attribution
     where = placement or doc.placement
     if chosen_rule not in ATTRIBUTION_RULES or where not in ("shared", "separate"):
-        raise ValueError(f"rule must be one of {ATTRIBUTION_RULES} and placement shared or separate")
+        raise ValueError(
+            f"rackcost.evaluate_models: rule must be one of {ATTRIBUTION_RULES} (got {chosen_rule!r}) and placement "
+            f"shared or separate (got {where!r})"
+        )
     fleets = [_cheapest(m) for m in models]
     model_rows: list[dict[str, Any]] = [{} for _ in fleets]
     fleet_rows: list[dict[str, Any]] = []
