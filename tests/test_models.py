@@ -121,6 +121,34 @@ def test_a_model_whose_demand_is_a_profile_is_priced_on_its_named_points_day():
     assert np.isfinite(result.models.select_dtypes("number").to_numpy()).all()
 
 
+def test_the_shared_fleets_day_is_the_fleet_costed_whole():
+    """The shared fleet costed as one fleet with the finance functions (its accelerators, nodes and shared racks;
+    provisioned kW less the overheads of the racks saved) plus its energy (the models' less the saved racks'
+    overhead) is the fleet's day the decomposition gives."""
+    from rackcost.model.costs import finance
+
+    data = _data()
+    data["workloads"][0]["systems"][0]["accelerators_per_replica"] = 8
+    data["workloads"][0]["systems"][0]["memory"]["kv_cache_copies"] = 8
+    data["workloads"][1]["demand"][2]["arrival_rps"] = 2500
+    result = _evaluate(data)
+    fleet = result.fleets.iloc[0]
+    outcomes = [m.outcome for m in result.fleet_models]
+    saved = int(fleet["racks_apart"] - fleet["racks"])
+    accelerators = sum(int(o.fleet.provisioned_replicas[0, 0]) * o.inputs.accelerators_per_replica for o in outcomes)
+    nodes, racks = int(fleet["nodes"]), int(fleet["racks"])
+    provisioned_kw = sum(float(o.fleet.provisioned_it_kw[0, 0]) for o in outcomes) - saved * 8.0
+    capex = finance.fleet_capex_usd(accelerators, nodes, racks, 0.0, 0.0, 2_550_000.0, 0.13)
+    per_hour = finance.capital_usd_per_hour(capex, 0.08, 5) + finance.fixed_opex_usd_per_hour(
+        capex, 0.04, accelerators, 0.0, racks, 60_000.0, provisioned_kw, 190.0, 0.0, 0.08, 20.0
+    )
+    energy_kwh = sum(float(o.metrics.facility_energy_kwh_per_day[0]) for o in outcomes)
+    energy_kwh -= saved * 8.0 * 1.15 * HOURS_PER_DAY
+    expected = float(per_hour) * HOURS_PER_DAY + energy_kwh * 0.081
+    assert saved == 1
+    assert fleet["usd_per_day"] == pytest.approx(expected, rel=1e-12)
+
+
 @pytest.mark.parametrize("rule", ["reservation", "usage"])
 def test_two_identical_models_split_the_shared_racks_half_and_half(rule):
     data = _data()
