@@ -35,7 +35,7 @@ def least_cpu_s(fn: Callable[[], object], runs: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
     text = DOCUMENT.read_text(encoding="utf-8")
     _, models = models_from_yaml(text, DOCUMENT.name)

@@ -237,7 +237,7 @@ def models_from_dict(
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise ScenarioError([Problem("workloads", f"model names must differ; given twice: {twice}", file)])
-    plain = doc.model_dump(mode="python", exclude_none=True)
+    plain = doc.model_dump(mode="python")  # nested values as given (a null stays null for the scenario to judge)
     problems: list[Problem] = []
     out: list[ModelScenario] = []
     for i, entry in enumerate(plain["workloads"]):
