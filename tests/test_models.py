@@ -314,6 +314,12 @@ def test_a_document_without_workloads_or_with_a_model_twice_is_refused():
     assert any("workloads: model names must differ" in p for p in _problems(data))
 
 
+def test_a_single_workload_scenario_is_told_apart_from_a_models_document():
+    result = runner.invoke(app, ["models", str(ROOT / "scenarios" / "gpt-oss-120b-jalapeno-vs-gb200.yaml")])
+    assert result.exit_code == 1
+    assert "gpt-oss-120b-jalapeno-vs-gb200.yaml: a single-workload scenario, not a models document" in result.stderr
+
+
 def test_the_library_refuses_a_rule_or_a_document_it_does_not_know():
     with pytest.raises(ValueError, match="rule must be one of"):
         evaluate_models(str(BUNDLED), "by_headcount")  # type: ignore[arg-type]

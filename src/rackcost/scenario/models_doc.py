@@ -229,6 +229,9 @@ def models_from_dict(
     """
     if not isinstance(data, dict):
         raise ScenarioError([Problem("", f"expected a mapping with `workloads`, got {type(data).__name__}", file)])
+    if "workloads" not in data and "workload" in data:
+        message = "a single-workload scenario, not a models document (which lists `workloads:`); use rackcost evaluate"
+        raise ScenarioError([Problem("", message, file)])
     try:
         doc = ModelsDocument.model_validate(data)
     except ValidationError as exc:
