@@ -7,6 +7,7 @@ Library face::
     result = rackcost.evaluate(scenario)
     result.points, result.systems, result.comparison, result.warnings
     hours = rackcost.evaluate_hours(scenario, hourly_rps)  # every hour of a horizon: .hours, .days, .years, .horizon
+    fleet = rackcost.evaluate_models("deepseek-r1-and-gpt-oss-120b-on-gb200")  # several models: .models, .fleets
 
 Building blocks are plain functions over numpy arrays in :mod:`rackcost.queueing`, :mod:`rackcost.power`,
 :mod:`rackcost.finance`, :mod:`rackcost.performance` and :mod:`rackcost.sizing`: short names of modules of
@@ -52,6 +53,8 @@ _LAZY = {
     "evaluate": "rackcost.evaluation.chain",
     "plan": "rackcost.evaluation.planning",
     "evaluate_hours": "rackcost.evaluation.horizon",
+    "evaluate_models": "rackcost.evaluation.models",
+    "load_models": "rackcost.scenario.models_doc",
     "bundled_scenario_path": "rackcost.scenario.loading",
     "bundled_scenarios": "rackcost.scenario.loading",
     "load_scenario": "rackcost.scenario.loading",
@@ -80,8 +83,10 @@ __all__ = [
     "bundled_scenarios",
     "evaluate",
     "evaluate_hours",
+    "evaluate_models",
     "finance",
     "how_sure",
+    "load_models",
     "load_scenario",
     "performance",
     "plan",
@@ -110,6 +115,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from rackcost.errors import Problem, ScenarioError
     from rackcost.evaluation.chain import evaluate
     from rackcost.evaluation.horizon import evaluate_hours
+    from rackcost.evaluation.models import evaluate_models
     from rackcost.evaluation.planning import plan
     from rackcost.evaluation.results import Result
     from rackcost.model.costs import finance
@@ -127,6 +133,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
         scenario_from_yaml,
         scenario_to_yaml,
     )
+    from rackcost.scenario.models_doc import load_models
     from rackcost.scenario.schema import Scenario
 
 

@@ -66,7 +66,7 @@ COMMANDS: tuple[Command, ...] = (
         "evaluate:schema",
         "Print the JSON Schema of scenario files, or of sweep files (for editors that validate and complete YAML).",
     ),
-    Command("scenarios", "evaluate:scenarios", "List the bundled scenario and sweep files."),
+    Command("scenarios", "evaluate:scenarios", "List the bundled scenario, sweep and models files."),
     Command(
         "uncertainty",
         "uncertainty:uncertainty",
@@ -103,6 +103,11 @@ COMMANDS: tuple[Command, ...] = (
         "site",
         "site:site",
         "The largest fleet of each system the site's IT power holds (rated power), and what it serves within the SLO.",
+    ),
+    Command(
+        "models",
+        "models:models",
+        "Several models on one fleet: each model's cost per accepted request, the shared racks' cost split by a rule.",
     ),
     Command(
         "sweep",

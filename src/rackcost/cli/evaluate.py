@@ -46,7 +46,7 @@ from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import FLEET_SUMMARY, column
 from rackcost.evaluation.compare import headline_sentences
 from rackcost.model.queues.routers import router_of
-from rackcost.scenario.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_scenarios, load_scenario
+from rackcost.scenario.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_files, bundled_scenarios, load_scenario
 
 if TYPE_CHECKING:
     from rackcost.evaluation.chain import Evaluation
@@ -440,7 +440,7 @@ def schema(
 
 
 def scenarios() -> None:
-    """List the bundled scenario and sweep files."""
+    """List the bundled scenario, sweep and models files."""
     out = console()
     rows = [
         [escape(path.name + (" (default)" if path.name == DEFAULT_SCENARIO else "")), escape(_name_of(path))]
@@ -454,6 +454,12 @@ def scenarios() -> None:
     rows = [[escape(path.name), escape(_name_of(path))] for path in bundled_sweeps()]
     print_records(out, "Bundled sweeps (rackcost sweep NAME)", fields, rows)
     out.print(f"folder: {bundled_sweeps()[0].parent}" if bundled_sweeps() else "no bundled sweeps")
+    from rackcost.scenario.models_doc import BUNDLED_KIND
+
+    documents = bundled_files(BUNDLED_KIND)
+    rows = [[escape(path.name), escape(_name_of(path))] for path in documents]
+    print_records(out, "Bundled models documents (rackcost models NAME)", fields, rows)
+    out.print(f"folder: {documents[0].parent}" if documents else "no bundled models documents")
 
 
 def _name_of(path: Path) -> str:
