@@ -98,4 +98,3 @@ def subset_classes(
                 figures[f"workload.classes[{renumber[int(match.group(1))]}]{match.group(2)}"] = figure
         out["figures"] = figures
     return out
-
