@@ -1,8 +1,8 @@
 """The cheapest mix of a scenario's systems for its workload: each request class routed to the system that serves
 it cheapest, beside each system alone (docs/model.md, "A mix of hardware").
 
-The question of Mélange (T. Griggs, X. Liu, J. Yu, D. Kim, W.-L. Chiang, A. Cheung, I. Stoica, "Mélange: Cost
-Efficient Large Language Model Serving by Exploiting GPU Heterogeneity", arXiv 2404.14527, 2024): which combination
+The question of Mélange (T. Griggs et al., "Mélange: Cost Efficient Large Language Model Serving by Exploiting GPU
+Heterogeneity", arXiv 2404.14527, 2024): which combination
 of hardware types serves a workload of several request shapes within its SLO at the least cost.
 
 Each system that takes part serves the classes assigned to it with a fleet of its own, sized for their arrivals at
@@ -271,7 +271,8 @@ def _base_data(scenario: Scenario) -> tuple[dict[str, Any], list[str]]:
     if scenario.demand_profile is not None:
         data = without_profile(data)
         notes.append("the demand is a profile: the mix is priced on its named points (one day)")
-    data.pop("plan", None)  # the buying plan's sources name systems a cell leaves out; the mix does not plan
+    if data.pop("plan", None) is not None:  # its sources name systems a cell leaves out; the mix does not plan
+        data["figures"] = {k: v for k, v in data.get("figures", {}).items() if not k.startswith("plan")}
     for point, given in zip(data["demand"], scenario.demand, strict=True):
         point["arrival_rps"] = float(given.arrival_rps)  # a distribution's central value: the mix is deterministic
     return data, notes

@@ -4,9 +4,9 @@
 A fleet that serves only some of a workload's classes sees only their arrivals: the kept classes' share of every
 demand point's rate, each kept class's share of that renormalised. Requests of the workload are split among classes
 at random, so the kept stream is a random thinning of the whole with probability ``p`` (the kept share), and its
-burstiness follows: an index of dispersion ``I`` (and an arrival SCV, the same limit) becomes ``p I + 1 - p``
-(D. R. Cox and V. Isham, *Point Processes*, Chapman and Hall 1980, section 4.3: an independent thinning of a
-stationary process). Each curve keeps the shape it was measured at: a system that leaves its benchmark shape to the
+burstiness follows by the law of total variance: a count ``N`` thinned binomially has variance ``p^2 Var N + p (1 - p)
+E N``, so an index of dispersion ``I`` becomes ``p I + 1 - p``; a renewal stream's kept gap is a geometric sum of
+gaps (``1/p`` of them on average), whose SCV ``c^2`` becomes ``p c^2 + 1 - p`` alike. Each curve keeps the shape it was measured at: a system that leaves its benchmark shape to the
 workload's mean gets the whole mix's means written in.
 """
 

@@ -5,4 +5,6 @@
   per concern (the operating point at the load, burstiness, the service's spread, classes, percentiles).
 - ``fleet``: steps 5 to 8 at a chosen operating point, for ``n`` samples at once.
 - ``disaggregation`` and ``pool_fleet``: a disaggregated prefill/decode system's two pools.
+- ``assignment``: the cheapest assignment of request classes to systems, from each (system, class subset)'s fleet
+  cost (the hardware mix).
 """
