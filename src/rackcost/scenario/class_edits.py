@@ -6,8 +6,9 @@ demand point's rate, each kept class's share of that renormalised. Requests of t
 at random, so the kept stream is a random thinning of the whole with probability ``p`` (the kept share), and its
 burstiness follows by the law of total variance: a count ``N`` thinned binomially has variance ``p^2 Var N + p (1 - p)
 E N``, so an index of dispersion ``I`` becomes ``p I + 1 - p``; a renewal stream's kept gap is a geometric sum of
-gaps (``1/p`` of them on average), whose SCV ``c^2`` becomes ``p c^2 + 1 - p`` alike. Each curve keeps the shape it was measured at: a system that leaves its benchmark shape to the
-workload's mean gets the whole mix's means written in.
+gaps (``1/p`` of them on average), whose SCV ``c^2`` becomes ``p c^2 + 1 - p`` alike. Each curve keeps the shape it
+was measured at: a system that leaves its benchmark shape to the workload's mean gets the whole mix's means written
+in.
 """
 
 from __future__ import annotations
