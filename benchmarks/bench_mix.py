@@ -1,8 +1,9 @@
 """Time of ``rackcost.hardware_mix`` on the bundled request-class scenario, end to end.
 
-Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_mix.py [--rounds N] [--scenario NAME]``. Each round runs the
-whole search in-process: every system on every subset of the classes cut from the scenario, validated and evaluated
-(2 systems x 7 subsets = 14 evaluations on the bundled scenario), then the exact assignment. It prints wall and CPU
+Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_mix.py [--rounds N] [--scenario NAME] [--slices N]``. Each
+round runs the whole search in-process: every system on every cell (subset of the classes, or with ``--slices`` count
+of each class's slices) cut from the scenario, validated and evaluated (2 systems x 7 subsets = 14 evaluations on the
+bundled scenario; 2 x 26 = 52 with ``--slices 2``), then the exact assignment. It prints wall and CPU
 time per round; the least of the rounds is what the machine can do (interference only adds time). Goal: under 10 s.
 
 Measured on the 2-core VM (2026-12-07, other work running beside it): see docs/benchmarks.md.
@@ -20,12 +21,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--scenario", default="deepseek-r1-b200-vs-gb200-request-classes")
+    parser.add_argument("--slices", type=int, default=1)
     args = parser.parse_args()
     scenario = rackcost.load_scenario(args.scenario)
     walls, cpus = [], []
     for _ in range(args.rounds):
         wall, cpu = time.perf_counter(), time.process_time()
-        found = rackcost.hardware_mix(scenario)
+        found = rackcost.hardware_mix(scenario, args.slices)
         walls.append(time.perf_counter() - wall)
         cpus.append(time.process_time() - cpu)
         print(f"wall {walls[-1]:.3f} s, CPU {cpus[-1]:.3f} s; {found.evaluations} evaluations")

@@ -41,7 +41,7 @@ def test_every_face_says_the_libraries_answer(mixed: Path, tmp_path: Path) -> No
     js = runner.invoke(app, ["mix", str(mixed), "-f", "json"])
     assert js.exit_code == 0, js.output
     data = json.loads(js.output)
-    assert data["assignment"] == {"prompt-heavy": "API", "answer-heavy": "B"} == found.assignment
+    assert data["assignment"] == {"prompt-heavy": {"API": 1.0}, "answer-heavy": {"B": 1.0}} == found.assignment
     assert data["usd_per_accepted_request"] == found.usd_per_accepted_request
     out = tmp_path / "mix.csv"
     written = runner.invoke(app, ["mix", str(mixed), "-f", "csv", "-o", str(out)])
@@ -68,3 +68,16 @@ def test_a_fleet_given_by_count_is_one_error_line_and_exit_1(tmp_path: Path) -> 
     assert out.exit_code == 1
     [line] = out.output.strip().splitlines()
     assert line.startswith(f"error: {path}") and "fleet.replicas" in line and "Traceback" not in out.output
+
+
+def test_slices_reach_the_library_and_a_bad_count_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "one.yaml"
+    path.write_text(yaml.safe_dump(copy.deepcopy(BASE)), encoding="utf-8")
+    js = runner.invoke(app, ["mix", str(path), "--slices", "2", "-f", "json"])
+    assert js.exit_code == 0, js.output
+    data = json.loads(js.output)
+    found = rackcost.hardware_mix(rackcost.load_scenario(path), slices=2)
+    assert data["slices"] == 2 and data["evaluations"] == found.evaluations == 4
+    assert data["usd_per_accepted_request"] == found.usd_per_accepted_request
+    bad = runner.invoke(app, ["mix", str(path), "--slices", "0"])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output

@@ -17,8 +17,13 @@ from scipy import stats
 
 import rackcost
 from rackcost.errors import ScenarioError
-from rackcost.model.fleets.assignment import brute_force_assignment, cheapest_assignment, least_partition
-from rackcost.scenario.class_edits import subset_classes, thinned_index
+from rackcost.model.fleets.assignment import (
+    brute_force_assignment,
+    cell_counts,
+    cheapest_assignment,
+    least_partition,
+)
+from rackcost.scenario.class_edits import scaled_demand, subset_classes, thinned_index
 from two_systems import BASE
 
 ROOT = rackcost.bundled_scenario_path("deepseek-r1-b200-vs-gb200-request-classes").parent
@@ -31,39 +36,43 @@ API = {"name": "API", "provenance": {"class": "vendor", "source": "synthetic"}, 
 
 
 @st.composite
-def cell_tables(draw: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Random (systems, 2^K) cost and accepted tables, some cells infeasible (inf cost), small enough to brute
-    force."""
+def cell_tables(draw: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    """Random (systems, (slices + 1)^K) cost and accepted tables, some cells infeasible (inf cost), and the slices:
+    small enough to brute force."""
     systems = draw(st.integers(1, 3))
-    classes = draw(st.integers(1, 4))
-    shape = (systems, 1 << classes)
+    slices = draw(st.sampled_from([1, 1, 2, 3]))
+    classes = draw(st.integers(1, {1: 4, 2: 2, 3: 2}[slices]))
+    shape = (systems, (slices + 1) ** classes)
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
     cost = rng.uniform(0.0, 100.0, shape)
     accepted = rng.uniform(0.0, 50.0, shape) * rng.choice([0.0, 1.0], shape, p=[0.1, 0.9])
     cost[rng.random(shape) < draw(st.floats(0.0, 0.6))] = math.inf
-    return cost, accepted
+    return cost, accepted, slices
 
 
 @settings(max_examples=300, deadline=None)
 @given(cell_tables())
-def test_the_search_equals_brute_force(tables: tuple[np.ndarray, np.ndarray]) -> None:
-    """Dinkelbach over the subset DP finds the least cost per accepted request that trying all S^K assignments
-    finds (or both find none)."""
-    cost, accepted = tables
-    found, oracle = cheapest_assignment(cost, accepted), brute_force_assignment(cost, accepted)
+def test_the_search_equals_brute_force(tables: tuple[np.ndarray, np.ndarray, int]) -> None:
+    """Dinkelbach over the DP finds the least cost per accepted request that trying all S^(K n) assignments of the
+    slices finds (or both find none)."""
+    cost, accepted, slices = tables
+    found = cheapest_assignment(cost, accepted, slices)
+    oracle = brute_force_assignment(cost, accepted, slices)
     assert (found is None) == (oracle is None)
     if found is not None and oracle is not None:
         assert math.isclose(found.usd_per_accepted, oracle.usd_per_accepted, rel_tol=1e-9)
-        again = sum(cost[s, found.subset_of(s)] for s in set(found.system_of_class))
+        counts = cell_counts(round(math.log(cost.shape[1], slices + 1)), slices)
+        assert (counts[list(found.cells)].sum(axis=0) == slices).all()  # every slice of every class, once
+        again = sum(cost[s, cell] for s, cell in enumerate(found.cells) if cell)
         assert math.isclose(again, found.usd_per_day, rel_tol=1e-12)  # the assignment is the one priced
 
 
 @settings(max_examples=200, deadline=None)
 @given(cell_tables())
-def test_the_mix_is_never_dearer_than_a_system_alone(tables: tuple[np.ndarray, np.ndarray]) -> None:
-    cost, accepted = tables
-    found = cheapest_assignment(cost, accepted)
+def test_the_mix_is_never_dearer_than_a_system_alone(tables: tuple[np.ndarray, np.ndarray, int]) -> None:
+    cost, accepted, slices = tables
+    found = cheapest_assignment(cost, accepted, slices)
     for s in range(cost.shape[0]):
         if math.isfinite(cost[s, -1]) and accepted[s, -1] > 0:
             assert found is not None
@@ -76,11 +85,11 @@ def test_the_partition_dp_by_hand() -> None:
     inf = math.inf
     # columns: {}, {0}, {1}, {0,1}, {2}, {0,2}, {1,2}, {0,1,2}
     weight = [[0, 2, 2, 3, 9, 9, 9, 20], [0, inf, 5, inf, 1, inf, 7, inf]]
-    assert least_partition(weight) == (4.0, (0, 0, 1))
+    assert least_partition(weight) == (4.0, (0b011, 0b100))
 
 
 def test_bad_cell_tables_are_refused() -> None:
-    with pytest.raises(ValueError, match="2\\^classes"):
+    with pytest.raises(ValueError, match="one column per cell"):
         cheapest_assignment(np.ones((2, 3)), np.ones((2, 3)))
     with pytest.raises(ValueError, match="at least 0"):
         cheapest_assignment([[0.0, math.nan]], [[0.0, 1.0]])
@@ -140,7 +149,7 @@ def test_a_subset_of_classes_renormalises_shares_scales_rates_and_renumbers_figu
     data["workload"]["classes"][1]["share_fraction"] = 0.8
     data["demand"][0]["arrival_scv"] = 5.0
     data["figures"] = {"workload.classes[1].input_tokens": {"provenance": "independent", "source": "x"}}
-    out = subset_classes(data, ("answer-heavy", "tiny"), (1000.0, 500.0))
+    out = subset_classes(data, {"answer-heavy": 1.0, "tiny": 1.0}, (1000.0, 500.0))
     shares = [(c["name"], c["share_fraction"]) for c in out["workload"]["classes"]]
     assert shares == [("answer-heavy", 1.0), ("tiny", 0.0)]
     assert [p["arrival_rps"] for p in out["demand"]] == pytest.approx([4.0, 9.6, 16.0])
@@ -148,7 +157,7 @@ def test_a_subset_of_classes_renormalises_shares_scales_rates_and_renumbers_figu
     assert list(out["figures"]) == ["workload.classes[0].input_tokens"]
     rackcost.scenario_from_dict(out)  # a valid scenario
     with pytest.raises(ValueError, match="share above 0"):
-        subset_classes(data, ("tiny",))
+        subset_classes(data, {"tiny": 1.0})
 
 
 # ---- the mix of a scenario --------------------------------------------------------------------------------------
@@ -163,7 +172,7 @@ def test_closed_form_the_api_takes_the_prompt_heavy_class_and_the_rack_the_answe
     data = _with_classes(copy.deepcopy(BASE))
     data["systems"] = [data["systems"][1], API]
     mix = rackcost.hardware_mix(rackcost.scenario_from_dict(data))
-    assert mix.assignment == {"prompt-heavy": "API", "answer-heavy": "B"}
+    assert mix.assignment == {"prompt-heavy": {"API": 1.0}, "answer-heavy": {"B": 1.0}}
     api_usd = 0.5 * DAY_REQUESTS * (4000 * 0.01 + 50 * 1.5) / 1e6
     b_alone = rackcost.scenario_from_dict(_class_alone({**data, "systems": [data["systems"][0]]}, "answer-heavy"))
     b_row = rackcost.evaluate(b_alone).systems.iloc[0]
@@ -232,7 +241,7 @@ def test_a_system_that_cannot_serve_a_class_alone_is_left_out_of_it() -> None:
     data["workload"]["classes"][1]["slo"] = {"tpot_limit_ms": 15}
     data["systems"][1]["costs"]["capex_usd_per_accelerator"] = 200000  # B dear: A would take what it can
     mix = rackcost.hardware_mix(rackcost.scenario_from_dict(data))
-    assert mix.assignment == {"prompt-heavy": "A", "answer-heavy": "B"}
+    assert mix.assignment == {"prompt-heavy": {"A": 1.0}, "answer-heavy": {"B": 1.0}}
     [a_alone] = [a for a in mix.alone if a.system == "A"]
     assert a_alone.usd_per_accepted_request is None and list(a_alone.cannot_serve) == ["answer-heavy"]
     assert mix.best_single == "B"
@@ -256,7 +265,7 @@ def test_without_classes_the_mix_is_the_best_system_alone() -> None:
     mix = rackcost.hardware_mix(scenario)
     systems = rackcost.evaluate(scenario).systems.set_index("system")
     best = systems["blended_usd_per_accepted_request"].idxmin()
-    assert mix.assignment == {"(whole workload)": best} and mix.best_single == best
+    assert mix.assignment == {"(whole workload)": {best: 1.0}} and mix.best_single == best
     assert mix.saving_fraction == 0.0
     assert any("no request classes" in note for note in mix.notes)
 
@@ -265,7 +274,7 @@ def test_one_system_is_a_trivial_mix() -> None:
     data = _with_classes(copy.deepcopy(BASE))
     data["systems"] = data["systems"][:1]
     mix = rackcost.hardware_mix(rackcost.scenario_from_dict(data))
-    assert set(mix.assignment.values()) == {"A"} and len(mix.fleets) == 1
+    assert all(systems == {"A": 1.0} for systems in mix.assignment.values()) and len(mix.fleets) == 1
     assert any("one system" in note for note in mix.notes)
 
 
@@ -302,3 +311,41 @@ def test_a_profile_with_a_plan_is_priced_on_its_named_points() -> None:
     for alone in mix.alone:
         assert alone.usd_per_day == pytest.approx(systems.loc[alone.system, "usd_per_day"], rel=1e-12)
     assert any("profile" in note for note in mix.notes)
+
+
+def test_slices_split_one_class_between_systems_as_scenarios_cut_by_hand() -> None:
+    """A workload without classes in halves: each system alone, or half the load on each (each half's rate halved
+    by hand); the mix is the cheapest of the three, and never dearer than whole classes."""
+    data = copy.deepcopy(BASE)
+    data["systems"][1]["costs"]["capex_usd_per_accelerator"] = 26000  # B near A: a split may pay
+    mix = rackcost.hardware_mix(rackcost.scenario_from_dict(data), slices=2)
+    whole = rackcost.hardware_mix(rackcost.scenario_from_dict(data))
+    figures = {}
+    for s, name in enumerate(["A", "B"]):
+        for fraction in (0.5, 1.0):
+            cut = copy.deepcopy(data)
+            cut["systems"] = [data["systems"][s]]
+            for point in cut["demand"]:
+                point["arrival_rps"] *= fraction
+            row = rackcost.evaluate(rackcost.scenario_from_dict(cut)).systems.iloc[0]
+            figures[name, fraction] = (row["usd_per_day"], row["accepted_requests_per_day"])
+    candidates = [figures["A", 1.0], figures["B", 1.0], tuple(np.add(figures["A", 0.5], figures["B", 0.5]))]
+    assert mix.usd_per_accepted_request == pytest.approx(min(usd / acc for usd, acc in candidates), rel=1e-12)
+    assert mix.usd_per_accepted_request <= whole.usd_per_accepted_request * (1 + 1e-12)
+    assert mix.evaluations == 2 * 2 and mix.slices == 2
+    assert sum(mix.assignment["(whole workload)"].values()) == pytest.approx(1.0)
+
+
+def test_scaled_demand_thins_the_dispersion() -> None:
+    data = {"demand": [{"arrival_rps": 10.0, "arrival_dispersion": {"time_scales_s": [1.0], "index": [3.0]}}]}
+    out = scaled_demand(data, 0.5)
+    assert out["demand"][0]["arrival_rps"] == 5.0
+    assert out["demand"][0]["arrival_dispersion"]["index"] == [thinned_index(3.0, 0.5)] == [2.0]
+
+
+def test_bad_slices_and_too_many_cells_are_refused() -> None:
+    scenario = rackcost.scenario_from_dict(copy.deepcopy(BASE))
+    with pytest.raises(ValueError, match="slices must be a whole number"):
+        rackcost.hardware_mix(scenario, slices=0)
+    with pytest.raises(ScenarioError, match="at most 256"):
+        rackcost.hardware_mix(rackcost.load_scenario("deepseek-r1-b200-vs-gb200-request-classes"), slices=6)

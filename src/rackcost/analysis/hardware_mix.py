@@ -2,21 +2,22 @@
 it cheapest, beside each system alone (docs/model.md, "A mix of hardware").
 
 The question of Mélange (T. Griggs et al., "Mélange: Cost Efficient Large Language Model Serving by Exploiting GPU
-Heterogeneity", arXiv 2404.14527, 2024): which combination
-of hardware types serves a workload of several request shapes within its SLO at the least cost.
+Heterogeneity", arXiv 2404.14527, 2024): which combination of hardware types serves a workload of several request
+shapes within its SLO at the least cost.
 
 Each system that takes part serves the classes assigned to it with a fleet of its own, sized for their arrivals at
-the SLO. So for every system and every subset of the classes, the scenario cut down to that system and those classes
-(:func:`rackcost.scenario.class_edits.subset_classes`: their share of every demand point's rate, their shares
-renormalised) is evaluated by the one evaluation, :func:`rackcost.evaluate`, for its fleet's day cost and accepted
-requests. A system that cannot serve a class alone (no operating point meets its SLO, its cache does not fit) is
-left out of every subset with that class. The cheapest assignment over those cells is found exactly
+the SLO. So for every system and every subset of the classes (a *cell*), the scenario cut down to that system and
+those classes (:func:`rackcost.scenario.class_edits.subset_classes`: their share of every demand point's rate,
+their shares renormalised) is evaluated by the one evaluation, :func:`rackcost.evaluate`, for its fleet's day cost
+and accepted requests. A system that cannot serve a class alone (no operating point meets its SLO, its cache does
+not fit) is left out of every cell with that class. The cheapest assignment over those cells is found exactly
 (:func:`rackcost.model.fleets.assignment.cheapest_assignment`); the systems alone are among the assignments, so the
 mix is never dearer than the best of them.
 
-A class goes whole to one system: the load of one class is not split between systems (a workload that should be
-split gives finer classes, as Mélange's request-size buckets). A workload without classes is one class, so its mix
-is the best system alone. A demand profile is priced on its named points (its day).
+By default a class goes whole to one system. With ``slices=n`` each class's load is cut into ``n`` equal slices that
+may go to different systems (a cell is then how many slices of each class a system serves): the load of one class,
+or of a workload without classes, split between systems on a grid of ``1/n``. A demand profile is priced on its named
+points (its day).
 """
 
 from __future__ import annotations
@@ -30,17 +31,17 @@ import numpy as np
 
 from rackcost.errors import ScenarioError, check_argument
 from rackcost.evaluation.chain import evaluate
-from rackcost.model.fleets.assignment import cheapest_assignment
-from rackcost.scenario.class_edits import subset_classes
+from rackcost.model.fleets.assignment import cell_counts, cheapest_assignment
+from rackcost.scenario.class_edits import scaled_demand, subset_classes
 from rackcost.scenario.edits import subset_systems
 from rackcost.scenario.horizon_edits import without_profile
 from rackcost.scenario.loading import problem_at, scenario_from_dict, scenario_to_data
 from rackcost.scenario.schema import Scenario
 
-__all__ = ["MAX_MIX_CLASSES", "ClassOnSystem", "HardwareMix", "MixFleet", "SystemAlone", "hardware_mix"]
+__all__ = ["MAX_MIX_CELLS", "ClassOnSystem", "HardwareMix", "MixFleet", "SystemAlone", "hardware_mix"]
 
-MAX_MIX_CLASSES = 8
-"""Most request classes the mix searches over: it evaluates each system on each of the ``2^K - 1`` subsets [-]."""
+MAX_MIX_CELLS = 256
+"""Most cells per system the mix evaluates, ``(slices + 1)^K``: 8 whole classes, one class in 255 slices [-]."""
 WHOLE = "(whole workload)"
 """The name of the one class of a workload without classes."""
 
@@ -51,8 +52,10 @@ class MixFleet:
 
     Attributes
     ----------
-    system, classes
-        The system and the classes routed to it.
+    system
+        The system.
+    classes
+        Each class routed to it -> the fraction of that class's load it serves (1: all of it) [-].
     usd_per_day, accepted_requests_per_day
         Its fleet's cost and accepted requests over the day [USD/day, requests/day].
     usd_per_accepted_request
@@ -62,7 +65,7 @@ class MixFleet:
     """
 
     system: str
-    classes: tuple[str, ...]
+    classes: dict[str, float]
     usd_per_day: float
     accepted_requests_per_day: float
     usd_per_accepted_request: float
@@ -121,8 +124,10 @@ class HardwareMix:
         The scenario's name.
     classes
         The workload's classes (one, :data:`WHOLE`, without classes) and their shares of the arrivals [-].
+    slices
+        Slices of each class's load the search could route apart (1: each class whole) [-].
     assignment
-        Class -> the system serving it in the mix.
+        Class -> each system serving it in the mix -> the fraction of the class's load it serves [-].
     fleets
         Each system's fleet in the mix (systems serving no class left out).
     usd_per_day, accepted_requests_per_day, usd_per_accepted_request
@@ -144,7 +149,8 @@ class HardwareMix:
 
     scenario_name: str
     classes: dict[str, float]
-    assignment: dict[str, str]
+    slices: int
+    assignment: dict[str, dict[str, float]]
     fleets: tuple[MixFleet, ...]
     usd_per_day: float
     accepted_requests_per_day: float
@@ -163,16 +169,31 @@ class HardwareMix:
 
 @dataclass
 class _Cells:
-    """The (system, class subset) cells: cost, accepted requests, the fleet's row, and why a cell is infeasible."""
+    """The (system, cell) pairs: cost, accepted requests, the fleet's row, and why a pair is infeasible."""
 
+    counts: np.ndarray
+    slices: int
     cost: np.ndarray
     accepted: np.ndarray
     rows: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
     reasons: dict[tuple[int, int], str] = field(default_factory=dict)
     evaluations: int = 0
 
+    def whole(self, k: int) -> int:
+        """The cell of class ``k``'s whole load alone."""
+        return self.slices * (self.slices + 1) ** k
 
-def hardware_mix(scenario: Scenario) -> HardwareMix:
+    @property
+    def full(self) -> int:
+        """The cell of every class's whole load."""
+        return self.counts.shape[0] - 1
+
+    def fractions(self, cell: int, classes: list[str]) -> dict[str, float]:
+        """Each class of a cell -> the fraction of its load [-]."""
+        return {c: int(v) / self.slices for c, v in zip(classes, self.counts[cell], strict=True) if v}
+
+
+def hardware_mix(scenario: Scenario, slices: int = 1) -> HardwareMix:
     """The cheapest combination of the scenario's systems that serves its workload within the SLO, each request
     class routed to one system, beside each system alone (see the module).
 
@@ -180,6 +201,10 @@ def hardware_mix(scenario: Scenario) -> HardwareMix:
     ----------
     scenario
         A validated scenario (:func:`rackcost.load_scenario`).
+    slices
+        Cut each class's load into this many equal slices, each routed on its own (1: each class whole; a workload
+        without classes is then the best system alone). Each system is evaluated on ``(slices + 1)^K - 1`` cells,
+        at most :data:`MAX_MIX_CELLS`.
 
     Returns
     -------
@@ -189,47 +214,52 @@ def hardware_mix(scenario: Scenario) -> HardwareMix:
     Raises
     ------
     ScenarioError
-        When the fleet is given by count (``fleet.replicas``: the mix sizes each fleet), the workload has more than
-        :data:`MAX_MIX_CLASSES` classes, or no assignment serves every class (each system's reasons).
+        When the fleet is given by count (``fleet.replicas``: the mix sizes each fleet), there are more cells than
+        :data:`MAX_MIX_CELLS`, or no assignment serves every class (each system's reasons).
+    ValueError
+        When ``slices`` is not a whole number from 1.
     """
     check_argument("rackcost.hardware_mix", "scenario", scenario, Scenario, "a Scenario (rackcost.load_scenario(path))")
-    _check_mixable(scenario)
+    if isinstance(slices, bool) or not isinstance(slices, int) or slices < 1:
+        raise ValueError(f"rackcost.hardware_mix: slices must be a whole number from 1, got {slices!r}")
+    _check_mixable(scenario, slices)
     base, notes = _base_data(scenario)
     names = [s.name for s in scenario.systems]
     classes = _classes(scenario)
-    cells = _evaluate_cells(scenario, base, names, list(classes))
-    found = cheapest_assignment(cells.cost, cells.accepted)
-    full = (1 << len(classes)) - 1
+    cells = _evaluate_cells(scenario, base, names, classes, slices)
+    found = cheapest_assignment(cells.cost, cells.accepted, slices)
     if found is None:
-        reasons = [cells.reasons.get((s, full), "serves no class") for s in range(len(names))]
         raise ScenarioError(
             [
-                problem_at(scenario, ("systems", s), f"systems[{s}]", f"the mix cannot use {names[s]}: {why}")
-                for s, why in enumerate(reasons)
+                problem_at(scenario, ("systems", s), f"systems[{s}]", f"the mix cannot use {name}: {why}")
+                for s, name in enumerate(names)
+                for why in [cells.reasons.get((s, cells.full), "serves no class")]
             ]
         )
-    alone = tuple(_alone(cells, s, name, list(classes)) for s, name in enumerate(names))
+    order = list(classes)
+    alone = tuple(_alone(cells, s, name, order) for s, name in enumerate(names))
     priced = [a for a in alone if a.usd_per_accepted_request is not None]
     best = min(priced, key=lambda a: a.usd_per_accepted_request or 0.0) if priced else None
     mix_usd = found.usd_per_accepted
     if len(names) == 1:
         notes.append("the scenario has one system: the mix is that system alone")
-    if scenario.workload.classes is None:
-        notes.append("the workload has no request classes: one class, so the mix is the best system alone")
+    if scenario.workload.classes is None and slices == 1:
+        notes.append(
+            "the workload has no request classes: one class, so the mix is the best system alone (slices split "
+            "its load)"
+        )
+    fleets = tuple(_fleet(cells, s, names[s], order, cell) for s, cell in enumerate(found.cells) if cell)
     return HardwareMix(
         scenario_name=scenario.name,
         classes=classes,
-        assignment={c: names[found.system_of_class[k]] for k, c in enumerate(classes)},
-        fleets=tuple(
-            _fleet(cells, s, names[s], list(classes), found.subset_of(s))
-            for s in sorted(set(found.system_of_class))
-            if found.subset_of(s)
-        ),
+        slices=slices,
+        assignment={c: {f.system: f.classes[c] for f in fleets if c in f.classes} for c in order},
+        fleets=fleets,
         usd_per_day=found.usd_per_day,
         accepted_requests_per_day=found.accepted_per_day,
         usd_per_accepted_request=mix_usd,
         alone=alone,
-        class_costs=_class_costs(cells, names, list(classes)),
+        class_costs=_class_costs(cells, names, order),
         best_single=None if best is None else best.system,
         saving_fraction=None if best is None else 1.0 - mix_usd / (best.usd_per_accepted_request or math.inf),
         evaluations=cells.evaluations,
@@ -237,7 +267,7 @@ def hardware_mix(scenario: Scenario) -> HardwareMix:
     )
 
 
-def _check_mixable(scenario: Scenario) -> None:
+def _check_mixable(scenario: Scenario, slices: int) -> None:
     """The scenario's own reasons the mix cannot be searched, as problems at their YAML paths."""
     problems = []
     if scenario.fleet.replicas is not None:
@@ -249,15 +279,16 @@ def _check_mixable(scenario: Scenario) -> None:
                 "the hardware mix sizes each system's fleet for the classes routed to it: remove fleet.replicas",
             )
         )
-    count = len(scenario.workload.classes or ())
-    if count > MAX_MIX_CLASSES:
+    count = len(scenario.workload.classes or (None,))
+    if (slices + 1) ** count > MAX_MIX_CELLS:
+        where = ("workload", "classes") if scenario.workload.classes is not None else ("workload",)
         problems.append(
             problem_at(
                 scenario,
-                ("workload", "classes"),
-                "workload.classes",
-                f"the hardware mix searches at most {MAX_MIX_CLASSES} classes (it evaluates each system on every "
-                f"subset of them), got {count}: merge some",
+                where,
+                ".".join(where),
+                f"the hardware mix evaluates each system on (slices + 1)^classes = {slices + 1}^{count} cells, at "
+                f"most {MAX_MIX_CELLS}: merge classes or use fewer slices",
             )
         )
     if problems:
@@ -285,38 +316,43 @@ def _classes(scenario: Scenario) -> dict[str, float]:
     return {c.name: float(c.share_fraction) for c in scenario.workload.classes}
 
 
-def _cell_scenario(
-    scenario: Scenario, base: dict[str, Any], system: str, kept: tuple[str, ...], whole: bool
-) -> Scenario:
-    """The scenario of one cell: one system, the kept classes (all of them: ``whole``)."""
+def _cell_scenario(scenario: Scenario, base: dict[str, Any], system: str, kept: dict[str, float]) -> Scenario:
+    """The scenario of one cell: one system, each kept class's fraction of its load (the whole scenario's when every
+    class is kept whole)."""
     data = subset_systems(copy.deepcopy(base), (system,))
-    if not whole:
+    if scenario.workload.classes is None:
+        if kept[WHOLE] < 1.0:
+            scaled_demand(data, kept[WHOLE])
+    elif len(kept) < len(scenario.workload.classes) or any(f < 1.0 for f in kept.values()):
         w = scenario.workload
         data = subset_classes(data, kept, (w.input_tokens_per_request, w.output_tokens_per_request))
     return scenario_from_dict(data, scenario.origin_file)
 
 
-def _evaluate_cells(scenario: Scenario, base: dict[str, Any], names: list[str], classes: list[str]) -> _Cells:
-    """Every (system, class subset) cell, singletons first: a system that cannot serve a class alone is not
-    evaluated on any subset with it."""
-    k = len(classes)
-    shares = _classes(scenario)
-    cells = _Cells(np.full((len(names), 1 << k), math.inf), np.zeros((len(names), 1 << k)))
+def _evaluate_cells(
+    scenario: Scenario, base: dict[str, Any], names: list[str], classes: dict[str, float], slices: int
+) -> _Cells:
+    """Every (system, cell) pair, the smallest cells first: a system that cannot serve one slice of a class alone
+    is not evaluated on any cell with that class."""
+    order = list(classes)
+    counts = cell_counts(len(order), slices)
+    shape = (len(names), counts.shape[0])
+    cells = _Cells(counts, slices, np.full(shape, math.inf), np.zeros(shape))
+    shares = np.array(list(classes.values()))
     for s, name in enumerate(names):
-        refused = 0
-        for mask in sorted(range(1, 1 << k), key=lambda m: (m.bit_count(), m)):
-            kept = tuple(c for i, c in enumerate(classes) if mask >> i & 1)
-            if mask & refused:
-                cells.reasons[(s, mask)] = "cannot serve " + ", ".join(
-                    c for i, c in enumerate(classes) if (mask & refused) >> i & 1
-                )
+        refused = np.zeros(len(order), dtype=bool)
+        for cell in sorted(range(1, counts.shape[0]), key=lambda m: (int(counts[m].sum()), m)):
+            holds = counts[cell] > 0
+            if (holds & refused).any():
+                cells.reasons[(s, cell)] = "cannot serve " + ", ".join(np.array(order)[holds & refused])
                 continue
-            if math.fsum(shares[c] for c in kept) <= 0.0:  # classes without arrivals: no fleet, nothing to pay
-                cells.cost[s, mask] = 0.0
+            if float(shares @ counts[cell]) <= 0.0:  # classes without arrivals: no fleet, nothing to pay
+                cells.cost[s, cell] = 0.0
                 continue
-            _evaluate_cell(cells, (s, mask), _cell_scenario(scenario, base, name, kept, mask == (1 << k) - 1))
-            if mask.bit_count() == 1 and (s, mask) in cells.reasons:
-                refused |= mask
+            kept = cells.fractions(cell, order)
+            _evaluate_cell(cells, (s, cell), _cell_scenario(scenario, base, name, kept))
+            if counts[cell].sum() == 1 and (s, cell) in cells.reasons:
+                refused |= holds
     return cells
 
 
@@ -337,13 +373,13 @@ def _evaluate_cell(cells: _Cells, at: tuple[int, int], scenario: Scenario) -> No
     cells.rows[at] = row
 
 
-def _fleet(cells: _Cells, s: int, name: str, classes: list[str], mask: int) -> MixFleet:
-    """The mix's fleet of system ``s`` serving the classes of ``mask``."""
-    row = cells.rows.get((s, mask), {})
-    usd, accepted = float(cells.cost[s, mask]), float(cells.accepted[s, mask])
+def _fleet(cells: _Cells, s: int, name: str, classes: list[str], cell: int) -> MixFleet:
+    """The mix's fleet of system ``s`` serving ``cell``."""
+    row = cells.rows.get((s, cell), {})
+    usd, accepted = float(cells.cost[s, cell]), float(cells.accepted[s, cell])
     return MixFleet(
         system=name,
-        classes=tuple(c for i, c in enumerate(classes) if mask >> i & 1),
+        classes=cells.fractions(cell, classes),
         usd_per_day=usd,
         accepted_requests_per_day=accepted,
         usd_per_accepted_request=usd / accepted if accepted > 0 else 0.0,
@@ -354,8 +390,9 @@ def _fleet(cells: _Cells, s: int, name: str, classes: list[str], mask: int) -> M
 
 def _alone(cells: _Cells, s: int, name: str, classes: list[str]) -> SystemAlone:
     """System ``s`` serving every class alone."""
-    full = (1 << len(classes)) - 1
-    cannot = {c: cells.reasons[(s, 1 << i)] for i, c in enumerate(classes) if (s, 1 << i) in cells.reasons}
+    one_slice = [(s, (cells.slices + 1) ** k) for k in range(len(classes))]
+    cannot = {c: cells.reasons[at] for c, at in zip(classes, one_slice, strict=True) if at in cells.reasons}
+    full = cells.full
     if (s, full) in cells.reasons or cells.accepted[s, full] <= 0:
         if not cannot:
             cannot = {c: cells.reasons.get((s, full), "accepts nothing") for c in classes}
@@ -365,11 +402,11 @@ def _alone(cells: _Cells, s: int, name: str, classes: list[str]) -> SystemAlone:
 
 
 def _class_costs(cells: _Cells, names: list[str], classes: list[str]) -> tuple[ClassOnSystem, ...]:
-    """Each class on each system, alone."""
+    """Each class's whole load on each system, alone."""
     out = []
-    for i, c in enumerate(classes):
+    for k, c in enumerate(classes):
         for s, name in enumerate(names):
-            at = (s, 1 << i)
+            at = (s, cells.whole(k))
             accepted = float(cells.accepted[at])
             if at in cells.reasons or accepted <= 0:
                 out.append(ClassOnSystem(c, name, None, cells.reasons.get(at, "no arrivals")))

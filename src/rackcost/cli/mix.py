@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
+import typer
 from rich.markup import escape
 
 from rackcost.cli.common import (
@@ -42,6 +43,17 @@ CLASS_JOIN = " + "
 
 def mix(
     scenario: ScenarioArg = None,
+    slices: Annotated[
+        int,
+        typer.Option(
+            "--slices",
+            min=1,
+            max=255,
+            help="Cut each class's load into N equal slices, each routed on its own (default 1: each class whole; "
+            "a workload without classes then goes whole to the best system). Each system is evaluated on "
+            "(N + 1)^classes - 1 cells, at most 255.",
+        ),
+    ] = 1,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
     force: ForceOpt = False,
@@ -56,7 +68,7 @@ def mix(
 
     sc = load(scenario)
     try:
-        found = hardware_mix(sc)
+        found = hardware_mix(sc, slices)
     except ScenarioError as exc:
         file = str(scenario) if scenario is not None else DEFAULT_SCENARIO
         fail(ScenarioError([replace(p, file=file) if p.file == "<scenario>" else p for p in exc.problems]))
@@ -82,7 +94,7 @@ def mix_rows(found: HardwareMix) -> list[dict[str, Any]]:
             {
                 "role": "mix",
                 "system": f.system,
-                "classes": CLASS_JOIN.join(f.classes),
+                "classes": _classes_text(f.classes, CLASS_JOIN),
                 "usd_per_day": f.usd_per_day,
                 "accepted_requests_per_day": f.accepted_requests_per_day,
                 "usd_per_accepted_request": f.usd_per_accepted_request,
@@ -121,6 +133,11 @@ def mix_rows(found: HardwareMix) -> list[dict[str, Any]]:
     return rows
 
 
+def _classes_text(classes: dict[str, float], join: str) -> str:
+    """The classes of a fleet, each with the share of its load the fleet serves where it is not all of it."""
+    return join.join(c if fraction >= 1.0 else f"{c} {pct(fraction)}" for c, fraction in classes.items())
+
+
 def _print(out: Console, found: HardwareMix) -> None:
     """The mix's fleets and total, each system alone, and each class on each system alone."""
     for note in found.notes:
@@ -138,7 +155,7 @@ def _print(out: Console, found: HardwareMix) -> None:
     cells = [
         [
             escape(f.system),
-            escape(", ".join(f.classes)),
+            escape(_classes_text(f.classes, ", ")),
             count(f.provisioned_replicas),
             count(f.racks),
             money(f.usd_per_day),

@@ -16,9 +16,10 @@ from __future__ import annotations
 import copy
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["subset_classes", "thinned_index"]
+__all__ = ["scaled_demand", "subset_classes", "thinned_index"]
 
 _CLASS_KEY = re.compile(r"^workload\.classes\[(\d+)\](.*)$")
 
@@ -36,18 +37,33 @@ def thinned_index(index: float, kept_fraction: float) -> float:
     return kept_fraction * index + 1.0 - kept_fraction
 
 
+def scaled_demand(data: dict[str, Any], kept_fraction: float) -> dict[str, Any]:
+    """The scenario data with a random ``kept_fraction`` of its arrivals: every demand point's ``arrival_rps``
+    times it, its arrival SCV and index of dispersion thinned (:func:`thinned_index`). ``data`` is changed in place
+    and returned; its rates must be numbers."""
+    for point in data["demand"]:
+        point["arrival_rps"] = float(point["arrival_rps"]) * kept_fraction
+        if "arrival_scv" in point:
+            point["arrival_scv"] = thinned_index(float(point["arrival_scv"]), kept_fraction)
+        dispersion = point.get("arrival_dispersion")
+        if dispersion is not None:
+            dispersion["index"] = [thinned_index(float(v), kept_fraction) for v in dispersion["index"]]
+    return data
+
+
 def subset_classes(
-    data: dict[str, Any], keep: tuple[str, ...], mean_tokens: tuple[float, float] | None = None
+    data: dict[str, Any], kept: Mapping[str, float], mean_tokens: tuple[float, float] | None = None
 ) -> dict[str, Any]:
-    """The scenario data serving only the named classes of its workload, with their share of the demand.
+    """The scenario data serving only some of its workload's classes, or part of their load, with their share of the
+    demand.
 
     Parameters
     ----------
     data
         A scenario's plain data with ``workload.classes`` and named demand points whose rates are numbers (no
         profile, no distribution on a rate: the mix is evaluated on central values); not changed.
-    keep
-        Names of the classes kept, at least one with a share above 0.
+    kept
+        Class name -> the fraction of its load kept, above 0 to 1 [-]; the classes not named are left out.
     mean_tokens
         The whole mix's mean input and output tokens: written as the benchmark shape of each system's curve that
         does not give its own (a curve's default shape is the workload's mean, which the subset would move).
@@ -55,33 +71,31 @@ def subset_classes(
     Returns
     -------
     dict
-        A new dict: the kept classes, shares renormalised; every demand point's ``arrival_rps`` times the kept
-        share, its burstiness thinned
-        (:func:`thinned_index`); ``figures`` of the classes renumbered, those of classes left out dropped.
+        A new dict: the kept classes, each share ``share x fraction / p`` with ``p = sum(share x fraction)`` the kept
+        share of the arrivals; the demand scaled to ``p`` (:func:`scaled_demand`); ``figures`` of the classes
+        renumbered, those of classes left out dropped.
 
     Raises
     ------
     ValueError
-        If no class is kept or the kept classes' share is 0.
+        If a fraction is outside (0, 1], or the kept share of the arrivals is 0.
     """
+    bad = {name: f for name, f in kept.items() if not 0.0 < f <= 1.0}
+    if bad:
+        raise ValueError(f"the fraction of a class's load kept must be above 0 to 1, got {bad}")
     out = copy.deepcopy(data)
     classes = out["workload"]["classes"]
-    kept_index = [i for i, c in enumerate(classes) if c["name"] in keep]
-    kept_fraction = math.fsum(float(classes[i]["share_fraction"]) for i in kept_index)
-    if not kept_index or kept_fraction <= 0.0:
-        raise ValueError(f"the classes kept must have a share above 0, got {keep}")
+    kept_index = [i for i, c in enumerate(classes) if c["name"] in kept]
+    weights = [float(classes[i]["share_fraction"]) * kept[classes[i]["name"]] for i in kept_index]
+    kept_fraction = math.fsum(weights)
+    if kept_fraction <= 0.0:
+        raise ValueError(f"the classes kept must have a share above 0, got {dict(kept)}")
     out["workload"]["classes"] = [
-        {**classes[i], "share_fraction": float(classes[i]["share_fraction"]) / kept_fraction} for i in kept_index
+        {**classes[i], "share_fraction": w / kept_fraction} for i, w in zip(kept_index, weights, strict=True)
     ]
     for name in ("input_tokens_per_request", "output_tokens_per_request"):
         out["workload"].pop(name, None)  # the mix's means, derived again from the kept classes
-    for point in out["demand"]:
-        point["arrival_rps"] = float(point["arrival_rps"]) * kept_fraction
-        if "arrival_scv" in point:
-            point["arrival_scv"] = thinned_index(float(point["arrival_scv"]), kept_fraction)
-        dispersion = point.get("arrival_dispersion")
-        if dispersion is not None:
-            dispersion["index"] = [thinned_index(float(v), kept_fraction) for v in dispersion["index"]]
+    scaled_demand(out, kept_fraction)
     if mean_tokens is not None:
         for system in out["systems"]:
             performance = system.get("performance")
