@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from rackcost.errors import ScenarioError, check_argument
+from rackcost.errors import Problem, ScenarioError, check_argument
 from rackcost.evaluation.chain import evaluate
 from rackcost.model.fleets.assignment import cell_counts, cheapest_assignment
 from rackcost.scenario.class_edits import scaled_demand, subset_classes
@@ -228,16 +228,10 @@ def hardware_mix(scenario: Scenario, slices: int = 1) -> HardwareMix:
     classes = _classes(scenario)
     cells = _evaluate_cells(scenario, base, names, classes, slices)
     found = cheapest_assignment(cells.cost, cells.accepted, slices)
-    if found is None:
-        raise ScenarioError(
-            [
-                problem_at(scenario, ("systems", s), f"systems[{s}]", f"the mix cannot use {name}: {why}")
-                for s, name in enumerate(names)
-                for why in [cells.reasons.get((s, cells.full), "serves no class")]
-            ]
-        )
     order = list(classes)
     alone = tuple(_alone(cells, s, name, order) for s, name in enumerate(names))
+    if found is None:
+        raise ScenarioError(_unserved_problems(scenario, alone, order))
     priced = [a for a in alone if a.usd_per_accepted_request is not None]
     best = min(priced, key=lambda a: a.usd_per_accepted_request or 0.0) if priced else None
     mix_usd = found.usd_per_accepted
@@ -265,6 +259,20 @@ def hardware_mix(scenario: Scenario, slices: int = 1) -> HardwareMix:
         evaluations=cells.evaluations,
         notes=tuple(notes),
     )
+
+
+def _unserved_problems(scenario: Scenario, alone: tuple[SystemAlone, ...], classes: list[str]) -> list[Problem]:
+    """Why no mix serves the workload: each class no system can serve, with every system's reason."""
+    problems = []
+    for k, c in enumerate(classes):
+        if all(c in a.cannot_serve for a in alone):
+            why = "; ".join(f"{a.system}: {a.cannot_serve[c]}" for a in alone)
+            loc: tuple[str | int, ...] = ("workload", "classes", k) if c != WHOLE else ("systems",)
+            path = f"workload.classes[{k}]" if c != WHOLE else "systems"
+            problems.append(problem_at(scenario, loc, path, f"no system can serve class {c!r} within the SLO: {why}"))
+    if not problems:  # every class has a system, but no whole assignment accepts a request
+        problems.append(problem_at(scenario, ("systems",), "systems", "no mix of the systems accepts a request"))
+    return problems
 
 
 def _check_mixable(scenario: Scenario, slices: int) -> None:
