@@ -350,3 +350,30 @@ def test_bad_slices_and_too_many_cells_are_refused() -> None:
         rackcost.hardware_mix(scenario, slices=0)
     with pytest.raises(ScenarioError, match="at most 256"):
         rackcost.hardware_mix(rackcost.load_scenario("deepseek-r1-b200-vs-gb200-request-classes"), slices=6)
+
+
+def test_half_a_class_on_each_system_is_priced_as_written_by_hand() -> None:
+    """B and the per-token API with each class in halves: the search puts half the prompt-heavy load on the API
+    (closed form, 0.25 of the day's requests at $0.000115) and the rest with the answer-heavy class on B, whose
+    fleet is the scenario written by hand: prompt-heavy 0.25 / 0.75 and answer-heavy 0.5 / 0.75 of 0.75 of the
+    rates. A zero-share class is left out, with a note."""
+    data = _with_classes(copy.deepcopy(BASE))
+    data["systems"] = [data["systems"][1], API]
+    data["workload"]["classes"].append({"name": "tiny", "share_fraction": 0.0, "input_tokens": 10, "output_tokens": 5})
+    mix = rackcost.hardware_mix(rackcost.scenario_from_dict(data), slices=2)
+    assert mix.assignment == {"prompt-heavy": {"B": 0.5, "API": 0.5}, "answer-heavy": {"B": 1.0}}
+    by_hand = copy.deepcopy(data)
+    by_hand["systems"] = [data["systems"][0]]
+    prompt, answer, _ = by_hand["workload"]["classes"]
+    by_hand["workload"]["classes"] = [
+        {**prompt, "share_fraction": 0.25 / 0.75},
+        {**answer, "share_fraction": 0.5 / 0.75},
+    ]
+    for point in by_hand["demand"]:
+        point["arrival_rps"] *= 0.75
+    b_row = rackcost.evaluate(rackcost.scenario_from_dict(by_hand)).systems.iloc[0]
+    api_usd = 0.25 * DAY_REQUESTS * (4000 * 0.01 + 50 * 1.5) / 1e6
+    assert mix.usd_per_day == pytest.approx(b_row["usd_per_day"] + api_usd, rel=1e-12)
+    whole = rackcost.hardware_mix(rackcost.scenario_from_dict(data))
+    assert mix.usd_per_accepted_request <= whole.usd_per_accepted_request * (1 + 1e-12)
+    assert "tiny" not in mix.classes and any("tiny" in note for note in mix.notes)

@@ -225,7 +225,10 @@ def hardware_mix(scenario: Scenario, slices: int = 1) -> HardwareMix:
     _check_mixable(scenario, slices)
     base, notes = _base_data(scenario)
     names = [s.name for s in scenario.systems]
-    classes = _classes(scenario)
+    classes = {c: share for c, share in _classes(scenario).items() if share > 0.0}
+    idle = [c for c in _classes(scenario) if c not in classes]
+    if idle:
+        notes.append(f"no arrivals (share_fraction 0), left out of the mix: {', '.join(idle)}")
     cells = _evaluate_cells(scenario, base, names, classes, slices)
     found = cheapest_assignment(cells.cost, cells.accepted, slices)
     order = list(classes)
@@ -346,16 +349,12 @@ def _evaluate_cells(
     counts = cell_counts(len(order), slices)
     shape = (len(names), counts.shape[0])
     cells = _Cells(counts, slices, np.full(shape, math.inf), np.zeros(shape))
-    shares = np.array(list(classes.values()))
     for s, name in enumerate(names):
         refused = np.zeros(len(order), dtype=bool)
         for cell in sorted(range(1, counts.shape[0]), key=lambda m: (int(counts[m].sum()), m)):
             holds = counts[cell] > 0
             if (holds & refused).any():
                 cells.reasons[(s, cell)] = "cannot serve " + ", ".join(np.array(order)[holds & refused])
-                continue
-            if float(shares @ counts[cell]) <= 0.0:  # classes without arrivals: no fleet, nothing to pay
-                cells.cost[s, cell] = 0.0
                 continue
             kept = cells.fractions(cell, order)
             _evaluate_cell(cells, (s, cell), _cell_scenario(scenario, base, name, kept))
