@@ -267,7 +267,9 @@ def hardware_mix(scenario: Scenario, slices: int = 1) -> HardwareMix:
 def _unserved_problems(scenario: Scenario, alone: tuple[SystemAlone, ...], classes: list[str]) -> list[Problem]:
     """Why no mix serves the workload: each class no system can serve, with every system's reason."""
     problems = []
-    for k, c in enumerate(classes):
+    index = {c.name: k for k, c in enumerate(scenario.workload.classes or ())}
+    for c in classes:
+        k = index.get(c, 0)
         if all(c in a.cannot_serve for a in alone):
             why = "; ".join(f"{a.system}: {a.cannot_serve[c]}" for a in alone)
             loc: tuple[str | int, ...] = ("workload", "classes", k) if c != WHOLE else ("systems",)
