@@ -68,6 +68,7 @@ CSV_COMMANDS = [
     ("tornado",),
     ("breakeven", "--input", "systems[1].costs.capex_usd_per_accelerator"),
     ("site",),
+    ("mix",),
     ("simulate", "--requests", "2000", "--replications", "2"),
 ]
 

@@ -8,6 +8,7 @@ Library face::
     result.points, result.systems, result.comparison, result.warnings
     hours = rackcost.evaluate_hours(scenario, hourly_rps)  # every hour of a horizon: .hours, .days, .years, .horizon
     fleet = rackcost.evaluate_models("deepseek-r1-and-gpt-oss-120b-on-gb200")  # several models: .models, .fleets
+    mix = rackcost.hardware_mix(scenario)  # the cheapest mix of its systems, each request class to one system
 
 Building blocks are plain functions over numpy arrays in :mod:`rackcost.queueing`, :mod:`rackcost.power`,
 :mod:`rackcost.finance`, :mod:`rackcost.performance` and :mod:`rackcost.sizing`: short names of modules of
@@ -67,6 +68,7 @@ _LAZY = {
     "simulate": "rackcost.analysis.referee",
     "sweep": "rackcost.analysis.sweep.run",
     "site_budget": "rackcost.analysis.site_budget",
+    "hardware_mix": "rackcost.analysis.hardware_mix",
     "uncertainty": "rackcost.analysis.montecarlo",
     "probability_cheaper": "rackcost.analysis.pairs",
     "how_sure": "rackcost.reporting.how_sure",
@@ -85,6 +87,7 @@ __all__ = [
     "evaluate_hours",
     "evaluate_models",
     "finance",
+    "hardware_mix",
     "how_sure",
     "load_models",
     "load_scenario",
@@ -106,6 +109,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ loads these on first use
+    from rackcost.analysis.hardware_mix import hardware_mix
     from rackcost.analysis.montecarlo import uncertainty
     from rackcost.analysis.pairs import probability_cheaper
     from rackcost.analysis.referee import simulate

@@ -121,6 +121,11 @@ COMMANDS: tuple[Command, ...] = (
         'every hour within the SLO, against the best single source (docs/model.md, "The buying plan").',
     ),
     Command(
+        "mix",
+        "mix:mix",
+        "The cheapest mix of the scenario's systems, each request class routed to the system that serves it cheapest.",
+    ),
+    Command(
         "report",
         "report:report",
         "Write a decision report: the answer in a sentence, the tables and charts behind it, every figure's source.",

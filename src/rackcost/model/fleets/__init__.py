@@ -6,4 +6,6 @@
 - ``fleet``: steps 5 to 8 at a chosen operating point, for ``n`` samples at once.
 - ``disaggregation`` and ``pool_fleet``: a disaggregated prefill/decode system's two pools.
 - ``shared``: several models' nodes packed onto one pool of racks, and the racks' cost attributed by a rule.
+- ``assignment``: the cheapest assignment of request classes to systems, from each (system, class subset)'s fleet
+  cost (the hardware mix).
 """

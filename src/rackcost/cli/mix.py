@@ -1,0 +1,244 @@
+"""``rackcost mix``: the cheapest mix of a scenario's systems, each request class on one system, beside each system
+alone (:func:`rackcost.hardware_mix`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from rackcost.cli.common import (
+    ForceOpt,
+    FormatOpt,
+    OutputFormat,
+    OutputOpt,
+    ScenarioArg,
+    console,
+    destination,
+    emit,
+    emit_table,
+    fail,
+    load,
+    table_console,
+)
+from rackcost.cli.layout import NOT_APPLICABLE, Field, print_grid, print_records
+from rackcost.display import PER_1K_ACCEPTED, count, money, pct, usd_per_1k_requests
+from rackcost.errors import ScenarioError
+from rackcost.files import csv_text
+from rackcost.scenario.loading import DEFAULT_SCENARIO
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rackcost.analysis.hardware_mix import HardwareMix
+
+__all__ = ["COMMANDS", "mix", "mix_rows"]
+
+CLASS_JOIN = " + "
+"""How the classes of one fleet are joined in a CSV cell and a table."""
+
+
+def mix(
+    scenario: ScenarioArg = None,
+    slices: Annotated[
+        int,
+        typer.Option(
+            "--slices",
+            min=1,
+            max=255,
+            help="Cut each class's load into N equal slices, each routed on its own (default 1: each class whole; "
+            "a workload without classes then goes whole to the best system). Each system is evaluated on "
+            "(N + 1)^classes - 1 cells, at most 255.",
+        ),
+    ] = 1,
+    fmt: FormatOpt = OutputFormat.table,
+    output: OutputOpt = None,
+    force: ForceOpt = False,
+) -> None:
+    """The cheapest mix of the scenario's systems, each request class routed to the system that serves it cheapest.
+
+    Every system is evaluated on every subset of the workload's classes (their share of the demand, within the SLO);
+    the cheapest assignment is exact (docs/model.md, "A mix of hardware"), and each system alone is shown beside it.
+    """
+    dest = destination(output, force, scenario)
+    from rackcost.analysis.hardware_mix import hardware_mix
+
+    sc = load(scenario)
+    try:
+        found = hardware_mix(sc, slices)
+    except ScenarioError as exc:
+        file = str(scenario) if scenario is not None else DEFAULT_SCENARIO
+        fail(ScenarioError([replace(p, file=file) if p.file == "<scenario>" else p for p in exc.problems]))
+    if fmt is OutputFormat.json:
+        emit(json.dumps(found.to_dict(), indent=2, allow_nan=False) + "\n", dest)
+        return
+    if fmt is OutputFormat.csv:
+        for note in found.notes:
+            console(stderr=True).print(f"note: {escape(note)}", highlight=False)
+        emit(csv_text(mix_rows(found)), dest)
+        return
+    out = table_console(dest)
+    _print(out, found)
+    emit_table(out, dest)
+
+
+def mix_rows(found: HardwareMix) -> list[dict[str, Any]]:
+    """One row per fleet of the mix (``role`` mix), the mix's total (``role`` total) and each system alone (``role``
+    alone), for ``--format csv``."""
+    rows: list[dict[str, Any]] = []
+    for f in found.fleets:
+        rows.append(
+            {
+                "role": "mix",
+                "system": f.system,
+                "classes": _classes_text(f.classes, CLASS_JOIN),
+                "usd_per_day": f.usd_per_day,
+                "accepted_requests_per_day": f.accepted_requests_per_day,
+                "usd_per_accepted_request": f.usd_per_accepted_request,
+                "provisioned_replicas": f.provisioned_replicas,
+                "racks": f.racks,
+                "cannot_serve": "",
+            }
+        )
+    rows.append(
+        {
+            "role": "total",
+            "system": CLASS_JOIN.join(f.system for f in found.fleets),
+            "classes": CLASS_JOIN.join(found.classes),
+            "usd_per_day": found.usd_per_day,
+            "accepted_requests_per_day": found.accepted_requests_per_day,
+            "usd_per_accepted_request": found.usd_per_accepted_request,
+            "provisioned_replicas": sum(f.provisioned_replicas for f in found.fleets),
+            "racks": sum(f.racks for f in found.fleets),
+            "cannot_serve": "",
+        }
+    )
+    for a in found.alone:
+        rows.append(
+            {
+                "role": "alone",
+                "system": a.system,
+                "classes": CLASS_JOIN.join(found.classes),
+                "usd_per_day": a.usd_per_day,
+                "accepted_requests_per_day": a.accepted_requests_per_day,
+                "usd_per_accepted_request": a.usd_per_accepted_request,
+                "provisioned_replicas": None,
+                "racks": None,
+                "cannot_serve": CLASS_JOIN.join(a.cannot_serve),
+            }
+        )
+    return rows
+
+
+def _classes_text(classes: dict[str, float], join: str) -> str:
+    """The classes of a fleet, each with the share of its load the fleet serves where it is not all of it."""
+    return join.join(c if fraction >= 1.0 else f"{c} {pct(fraction)}" for c, fraction in classes.items())
+
+
+def _print(out: Console, found: HardwareMix) -> None:
+    """The mix's fleets and total, each system alone, and each class on each system alone."""
+    for note in found.notes:
+        out.print(f"note: {escape(note)}", highlight=False)
+    per_1k = escape(PER_1K_ACCEPTED)
+    fields = [
+        Field("system", "name"),
+        Field("classes", "text"),
+        Field("replicas"),
+        Field("racks"),
+        Field(escape("cost [USD/day]")),
+        Field(escape("accepted [requests/day]")),
+        Field(f"cost {per_1k}"),
+    ]
+    cells = [
+        [
+            escape(f.system),
+            escape(_classes_text(f.classes, ", ")),
+            count(f.provisioned_replicas),
+            count(f.racks),
+            money(f.usd_per_day),
+            count(round(f.accepted_requests_per_day)),
+            usd_per_1k_requests(f.usd_per_accepted_request),
+        ]
+        for f in found.fleets
+    ]
+    cells.append(
+        [
+            "[bold]the mix[/bold]",
+            escape(", ".join(found.classes)),
+            count(sum(f.provisioned_replicas for f in found.fleets)),
+            count(sum(f.racks for f in found.fleets)),
+            money(found.usd_per_day),
+            count(round(found.accepted_requests_per_day)),
+            f"[bold]{usd_per_1k_requests(found.usd_per_accepted_request)}[/bold]",
+        ]
+    )
+    title = f"{escape(found.scenario_name)}: the cheapest mix of hardware, each request class on one system"
+    print_records(out, title, fields, cells)
+    _print_alone(out, found)
+    if len(found.classes) > 1:
+        systems = [a.system for a in found.alone]
+        columns = [
+            (
+                escape(system),
+                [
+                    usd_per_1k_requests(c.usd_per_accepted_request)
+                    if c.usd_per_accepted_request is not None
+                    else "cannot serve"
+                    for c in found.class_costs
+                    if c.system == system
+                ],
+            )
+            for system in systems
+        ]
+        labels = [escape(c) for c in found.classes]
+        print_grid(out, f"Each class on each system alone, its own fleet: cost {per_1k}", labels, columns, "class")
+    out.print(_summary(found), highlight=False)
+
+
+def _print_alone(out: Console, found: HardwareMix) -> None:
+    """Each system serving every class alone, or the classes it cannot serve."""
+    per_1k = escape(PER_1K_ACCEPTED)
+    fields = [
+        Field("system", "name"),
+        Field(escape("cost [USD/day]")),
+        Field(escape("accepted [requests/day]")),
+        Field(f"cost {per_1k}"),
+        Field("the mix saves"),
+        Field("cannot serve", "text"),
+    ]
+    cells = []
+    for a in found.alone:
+        usd = a.usd_per_accepted_request
+        saving = NOT_APPLICABLE if usd is None or usd <= 0 else pct(1.0 - found.usd_per_accepted_request / usd)
+        cells.append(
+            [
+                escape(a.system),
+                NOT_APPLICABLE if a.usd_per_day is None else money(a.usd_per_day),
+                NOT_APPLICABLE if a.accepted_requests_per_day is None else count(round(a.accepted_requests_per_day)),
+                NOT_APPLICABLE if usd is None else usd_per_1k_requests(usd),
+                saving,
+                escape("; ".join(f"{c}: {why}" for c, why in a.cannot_serve.items())) or NOT_APPLICABLE,
+            ]
+        )
+    print_records(out, "Each system alone, serving every class", fields, cells)
+
+
+def _summary(found: HardwareMix) -> str:
+    """One sentence: the mix's cost per accepted request against the best system alone."""
+    mix_text = f"The mix costs {usd_per_1k_requests(found.usd_per_accepted_request)} per 1,000 accepted requests"
+    if found.best_single is None:
+        return escape(f"{mix_text}; no system serves every class alone.")
+    best = next(a for a in found.alone if a.system == found.best_single)
+    saving = found.saving_fraction or 0.0
+    return escape(
+        f"{mix_text}; the best system alone, {found.best_single}, "
+        f"{usd_per_1k_requests(best.usd_per_accepted_request)}: the mix saves {pct(saving)}"
+        + (" (the best system alone is the mix)." if saving == 0 else ".")
+    )
+
+
+COMMANDS = (mix,)
+"""The commands of this module, in the order ``rackcost --help`` lists them."""

@@ -1,0 +1,83 @@
+"""``rackcost mix``: the table, JSON and CSV faces of rackcost.hardware_mix, --output, and a bad scenario's one line
+per problem."""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+import rackcost
+from rackcost.cli import app
+from test_hardware_mix import API, _with_classes
+from two_systems import BASE
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def mixed(tmp_path: Path) -> Path:
+    """B and a per-token API over two classes: the API takes the prompt-heavy class (test_hardware_mix)."""
+    data = _with_classes(copy.deepcopy(BASE))
+    data["systems"] = [data["systems"][1], API]
+    path = tmp_path / "mixed.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def test_every_face_says_the_libraries_answer(mixed: Path, tmp_path: Path) -> None:
+    found = rackcost.hardware_mix(rackcost.load_scenario(mixed))
+    table = runner.invoke(app, ["mix", str(mixed)])
+    assert table.exit_code == 0, table.output
+    assert "the cheapest mix of hardware" in table.output and "Each system alone" in table.output
+    assert "Each class on each system alone" in table.output
+    assert "the mix saves" in table.output and "Traceback" not in table.output
+    js = runner.invoke(app, ["mix", str(mixed), "-f", "json"])
+    assert js.exit_code == 0, js.output
+    data = json.loads(js.output)
+    assert data["assignment"] == {"prompt-heavy": {"API": 1.0}, "answer-heavy": {"B": 1.0}} == found.assignment
+    assert data["usd_per_accepted_request"] == found.usd_per_accepted_request
+    out = tmp_path / "mix.csv"
+    written = runner.invoke(app, ["mix", str(mixed), "-f", "csv", "-o", str(out)])
+    assert written.exit_code == 0, written.output
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert [(r["role"], r["system"]) for r in rows] == [
+        ("mix", "B"),
+        ("mix", "API"),
+        ("total", "B + API"),
+        ("alone", "B"),
+        ("alone", "API"),
+    ]
+    assert float(rows[2]["usd_per_day"]) == pytest.approx(found.usd_per_day, rel=1e-12)
+    again = runner.invoke(app, ["mix", str(mixed), "-f", "csv", "-o", str(out)])
+    assert again.exit_code == 1 and "--force" in again.output  # an existing output is replaced only with --force
+
+
+def test_a_fleet_given_by_count_is_one_error_line_and_exit_1(tmp_path: Path) -> None:
+    data = copy.deepcopy(BASE)
+    data["fleet"]["replicas"] = 4
+    path = tmp_path / "fixed.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    out = runner.invoke(app, ["mix", str(path)])
+    assert out.exit_code == 1
+    [line] = out.output.strip().splitlines()
+    assert line.startswith(f"error: {path}") and "fleet.replicas" in line and "Traceback" not in out.output
+
+
+def test_slices_reach_the_library_and_a_bad_count_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "one.yaml"
+    path.write_text(yaml.safe_dump(copy.deepcopy(BASE)), encoding="utf-8")
+    js = runner.invoke(app, ["mix", str(path), "--slices", "2", "-f", "json"])
+    assert js.exit_code == 0, js.output
+    data = json.loads(js.output)
+    found = rackcost.hardware_mix(rackcost.load_scenario(path), slices=2)
+    assert data["slices"] == 2 and data["evaluations"] == found.evaluations == 4
+    assert data["usd_per_accepted_request"] == found.usd_per_accepted_request
+    bad = runner.invoke(app, ["mix", str(path), "--slices", "0"])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
