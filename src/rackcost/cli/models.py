@@ -24,9 +24,13 @@ from rackcost.cli.common import (
     table_console,
 )
 from rackcost.cli.layout import Field, print_records
-from rackcost.display import num
+from rackcost.display import PER_1K_ACCEPTED, money, num
 from rackcost.errors import ScenarioError
+from rackcost.evaluation.columns import column
 from rackcost.files import csv_text
+
+_PER_REQUEST = column("systems", "blended_usd_per_accepted_request")
+"""How a cost per accepted request is shown everywhere: dollars per 1,000 accepted requests."""
 
 __all__ = ["COMMANDS", "models"]
 
@@ -117,8 +121,9 @@ def _print(
         Field(escape("own [USD/day]")),
         Field(escape("shared [USD/day]")),
         Field(escape("total [USD/day]")),
-        Field(escape("per accepted request [USD]")),
-        Field(escape("alone [USD/request]")),
+        Field(escape(f"cost [{PER_1K_ACCEPTED}]")),
+        Field(escape(f"alone [{PER_1K_ACCEPTED}]")),
+        Field(escape("carbon, its fleet alone [g CO2e/request]")),
     ]
     cells = [
         [
@@ -129,11 +134,12 @@ def _print(
             f"{r['accepted_fraction']:.2%}",
             *([f"{r['simulated_accepted_fraction']:.2%}"] if simulated else []),
             num(r["accepted_requests_per_day"]),
-            num(r["direct_usd_per_day"]),
-            num(r["shared_usd_per_day"]),
-            num(r["usd_per_day"]),
-            num(r["blended_usd_per_accepted_request"]),
-            num(r["blended_usd_per_accepted_request_alone"]),
+            money(r["direct_usd_per_day"]),
+            money(r["shared_usd_per_day"]),
+            money(r["usd_per_day"]),
+            _PER_REQUEST.format(r["blended_usd_per_accepted_request"]),
+            _PER_REQUEST.format(r["blended_usd_per_accepted_request_alone"]),
+            num(r["blended_carbon_g_per_accepted_request_alone"]),
         ]
         for r in model_rows
     ]
@@ -157,11 +163,11 @@ def _print(
             f"{r['nodes']:,}",
             f"{r['racks']:,}",
             f"{r['racks_apart']:,}",
-            num(r["rack_usd_per_day"]),
-            num(r["direct_usd_per_day"]),
-            num(r["shared_usd_per_day"]),
-            num(r["usd_per_day"]),
-            num(r["usd_per_day_apart"]),
+            money(r["rack_usd_per_day"]),
+            money(r["direct_usd_per_day"]),
+            money(r["shared_usd_per_day"]),
+            money(r["usd_per_day"]),
+            money(r["usd_per_day_apart"]),
         ]
         for r in fleet_rows
     ]

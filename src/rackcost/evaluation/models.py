@@ -283,4 +283,9 @@ def _model_row(m: ModelFleet, attributed: float) -> dict[str, Any]:
         "blended_usd_per_accepted_request": attributed / accepted if accepted > 0 else None,
         "blended_usd_per_accepted_request_alone": m.usd_per_day / accepted if accepted > 0 else None,
         "node_energy_kwh_per_day": m.node_kwh_per_day,
+        # carbon of the model's fleet on racks of its own (its nodes' and its racks' energy x the grid's intensity)
+        "carbon_kg_per_day_alone": float(m.outcome.metrics.carbon_kg_per_day[0]),
+        "blended_carbon_g_per_accepted_request_alone": float(m.outcome.metrics.blended_carbon_g_per_accepted_request[0])
+        if accepted > 0
+        else None,
     }
