@@ -23,7 +23,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.errors import Problem, ScenarioError, check_argument
-from rackcost.evaluation.scaling import SCALING_COLUMNS, apply_scaling, scaled_fleet
+from rackcost.evaluation.scaling import SCALING_COLUMNS, ScaledFleet, apply_scaling, scaled_fleet
 from rackcost.evaluation.servable import servable
 from rackcost.evaluation.steps import choose_points
 from rackcost.model.costs.api import serve_api
@@ -227,14 +227,19 @@ def sizing_scenario(scenario: Scenario, peak_rps: float, peak_windows: Array | N
 
 
 def hourly_figures(
-    scenario: Scenario, rates: Array, window_ratios: Array | None = None, hour_index: ArrayLike | None = None
+    scenario: Scenario,
+    rates: Array,
+    window_ratios: Array | None = None,
+    hour_index: ArrayLike | None = None,
+    scaled_out: dict[str, ScaledFleet] | None = None,
 ) -> tuple[list[str], dict[str, Array], dict[str, str]]:
     """Each evaluated system's figures per hour, ``(systems, hours)`` by :data:`RATE_COLUMNS` and
     :data:`SUM_COLUMNS` name (views of one float64 block, written once), the systems' names in that order, and the
     systems left out with why. ``window_ratios`` (``(hours, windows)``, each hour's windows over its mean): every
     hour is served as its windows' pointwise stationary average, and the fleet sized for the busiest hour's.
     ``hour_index``: the hour of the horizon each rate is (default 0, 1, ...), where ``facility.hourly`` gives its
-    price and carbon intensity."""
+    price and carbon intensity. ``scaled_out``: filled with each scaling fleet's steps by system name
+    (``fleet.scaling``: :func:`rackcost.evaluation.scaling.scaled_fleet`)."""
     busiest = int(np.argmax(rates))
     peak_windows = None if window_ratios is None else window_ratios[busiest]
     sized, unserved, inputs = servable(sizing_scenario(scenario, float(rates[busiest]), peak_windows))
@@ -298,6 +303,8 @@ def hourly_figures(
         if scaling is not None and policy.idle_policy.parks:  # replicas that park scale with a delay
             scaled = scaled_fleet(scaling, chosen, fleet, policy, planned.slo, sampled, rates, window_ratios)
             apply_scaling(out, scaled, scaling, inp, sampled)
+            if scaled_out is not None:
+                scaled_out[sized.systems[index].name] = scaled
     return [sized.systems[i].name for i in order], figures, skipped
 
 

@@ -45,12 +45,18 @@ class ScaledFleet:
         The step's length [s].
     capacity_rps
         Capacity at SLO of ``n`` serving replicas, ``n = 0 .. fleet`` [requests/s].
+    slots, service_s, budget_s
+        The chosen operating point's slots per replica [-], slot holding time and queueing budget [s]: what the
+        simulator serves the steps with (:func:`rackcost.model.sim.sim_autoscale.simulate_ramp`).
     """
 
     replicas: ScaledReplicas
     step_rps: Array
     step_s: float
     capacity_rps: Array
+    slots: float
+    service_s: float
+    budget_s: float
 
     def per_hour(self, values: NDArray[np.generic]) -> Array:
         """Each hour's mean of a figure per step, ``(hours,)``."""
@@ -113,7 +119,7 @@ def scaled_fleet(
         carried = np.minimum(step_rps, capacity[np.minimum(asked.needed, capacity.size - 1)])
         lost = np.maximum(carried - capacity[asked.available], 0.0)
         asked = ScaledReplicas(asked.needed, asked.requested, asked.available, asked.warming, lost)
-    return ScaledFleet(asked, step_rps, step_s, capacity)
+    return ScaledFleet(asked, step_rps, step_s, capacity, chosen.concurrency, service_s, float(chosen.budget_s))
 
 
 def _ahead(values: NDArray[np.generic], lead: int) -> NDArray[np.generic]:
