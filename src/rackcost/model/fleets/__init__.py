@@ -5,4 +5,5 @@
   per concern (the operating point at the load, burstiness, the service's spread, classes, percentiles).
 - ``fleet``: steps 5 to 8 at a chosen operating point, for ``n`` samples at once.
 - ``disaggregation`` and ``pool_fleet``: a disaggregated prefill/decode system's two pools.
+- ``autoscale``: replicas that scale with a delay over a profile's steps, and what the delay loses.
 """
