@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from bench_horizon import weekly_profile
 
 import rackcost
+from bench_horizon import weekly_profile
 from rackcost.evaluation.horizon import evaluate_hours
 from rackcost.model.strategies import IdlePolicy
 from rackcost.scenario.scaling_blocks import Scaling

@@ -12,6 +12,7 @@ loses nothing. Properties: a longer scale-up delay never accepts more, a longer 
 from __future__ import annotations
 
 import functools
+import json
 from pathlib import Path
 from typing import Any
 
@@ -190,3 +191,26 @@ def test_scaling_needs_a_profile() -> None:
     with pytest.raises(rackcost.ScenarioError) as err:
         rackcost.scenario_from_dict(data, "no profile")
     assert any(p.path == "fleet.scaling" and "demand.profile" in p.message for p in err.value.problems)
+
+
+def test_simulate_ramp_prints_model_beside_simulator_and_refuses_without_scaling(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from rackcost.cli import app
+
+    path = tmp_path / "ramp.yaml"
+    path.write_text(yaml.safe_dump(dict(_data(), fleet={"idle_policy": "park", "scaling": {"scale_up_delay_s": 300}})))
+    runner = CliRunner()
+    result = runner.invoke(app, ["simulate", str(path), "--ramp", str(RISING_HOUR), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)["rows"]
+    assert [r["system"] for r in rows] == ["A", "B"]
+    assert all(r["model_delayed_fraction"] < r["model_instant_fraction"] for r in rows)
+    table = runner.invoke(app, ["simulate", str(path), "--ramp", str(RISING_HOUR)])
+    assert table.exit_code == 0 and "simulated, with the delay" in table.output
+    late = runner.invoke(app, ["simulate", str(path), "--ramp", "9000"])
+    assert late.exit_code == 1 and "first_hour" in late.output and "Traceback" not in late.output
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(yaml.safe_dump(dict(_data(), fleet={"idle_policy": "park"})))
+    refused = runner.invoke(app, ["simulate", str(plain), "--ramp", "7"])
+    assert refused.exit_code == 1 and "fleet.scaling" in refused.output

@@ -65,7 +65,7 @@ def ramp_check(scenario: Scenario, first_hour: int, hours: int = 1, seed: int = 
         raise ScenarioError([Problem("fleet.scaling", "the ramp check needs demand.profile and fleet.scaling")])
     rates = np.maximum(profile.hourly_rates_rps(), MIN_HOURLY_RPS)
     if not (0 <= first_hour and hours >= 1 and first_hour + hours <= rates.size):
-        raise ScenarioError([Problem("hours", f"expected hours within the profile's {rates.size:,}")])
+        raise ScenarioError([Problem("first_hour", f"expected an hour of the profile, 0 to {rates.size - 1:,}")])
     scaled: dict[str, ScaledFleet] = {}
     names, figures, _ = hourly_figures(scenario, rates, profile.hourly_window_ratios(), scaled_out=scaled)
     span = slice(first_hour, first_hour + hours)

@@ -75,7 +75,9 @@ class HorizonResult:
         One row per system and hour (:data:`HOUR_COLUMNS`): ``system`` (categorical), ``hour``, ``year``,
         ``quarter``, ``month``, ``day`` (int32, from 0: :mod:`rackcost.model.workload.horizon`), ``offered_rps``,
         ``accepted_rps``, ``rejected_rps`` [requests/s], ``utilization_fraction`` [-], ``active_replicas`` [-],
-        ``facility_power_kw`` [kW], ``cost_usd`` (capital + fixed opex + energy, or rent, or the API's, for the
+        ``facility_power_kw`` [kW], ``ramp_lost_rps`` [requests/s], ``warm_headroom_replicas`` and
+        ``warming_replicas`` [-] (a fleet under ``fleet.scaling``, else 0:
+        :mod:`rackcost.evaluation.scaling`), ``cost_usd`` (capital + fixed opex + energy, or rent, or the API's, for the
         hour) [USD], ``accepted_requests`` [requests], ``carbon_kg`` (facility energy x the hour's carbon intensity;
         0 for an API) [kg CO2e].
     days, months, years
