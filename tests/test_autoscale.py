@@ -214,3 +214,11 @@ def test_simulate_ramp_prints_model_beside_simulator_and_refuses_without_scaling
     plain.write_text(yaml.safe_dump(dict(_data(), fleet={"idle_policy": "park"})))
     refused = runner.invoke(app, ["simulate", str(plain), "--ramp", "7"])
     assert refused.exit_code == 1 and "fleet.scaling" in refused.output
+
+
+def test_the_report_says_how_the_replicas_scale() -> None:
+    from rackcost.reporting.input_sections import scenario_section
+
+    scenario = _scenario({"idle_policy": "park", "scaling": {"scale_up_delay_s": 300, "scale_down_delay_s": 600}})
+    text = repr(scenario_section(scenario))
+    assert "a replica serves 300 s after it is started and stops 600 s after it is last needed" in text

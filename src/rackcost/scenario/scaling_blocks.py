@@ -11,7 +11,7 @@ from pydantic import Field
 from rackcost.scenario.distributions import NOT_BOOL
 from rackcost.scenario.fields import AcceleratorIdleW, PositiveFraction, ScenarioBlock, Source, SpareCount
 
-__all__ = ["MAX_DELAY_S", "Scaling", "scaling_problems"]
+__all__ = ["MAX_DELAY_S", "Scaling", "scaling_problems", "scaling_words"]
 
 MAX_DELAY_S = 86_400.0
 """Longest scaling delay or forecast lead: a day [s]."""
@@ -57,3 +57,13 @@ def scaling_problems(scaling: Scaling | None, has_profile: bool) -> list[tuple[s
     if scaling is None or has_profile:
         return []
     return [("fleet.scaling", "scales replicas over a demand profile's hours: give demand.profile, or remove it")]
+
+
+def scaling_words(scaling: Scaling) -> str:
+    """The scaling policy in a sentence, for a report."""
+    lead = f", started for the rate {scaling.forecast_lead_s:g} s ahead" if scaling.forecast_lead_s else ""
+    return (
+        f"Parking replicas scale over the profile's hours: a replica serves {scaling.scale_up_delay_s:g} s after it "
+        f"is started and stops {scaling.scale_down_delay_s:g} s after it is last needed{lead}; at least "
+        f"{scaling.min_replicas} serving."
+    )
