@@ -222,3 +222,31 @@ def test_the_report_says_how_the_replicas_scale() -> None:
     scenario = _scenario({"idle_policy": "park", "scaling": {"scale_up_delay_s": 300, "scale_down_delay_s": 600}})
     text = repr(scenario_section(scenario))
     assert "a replica serves 300 s after it is started and stops 600 s after it is last needed" in text
+
+
+@settings(max_examples=12, deadline=None)
+@given(up_s=st.sampled_from([0.0, 60.0, 300.0, 900.0]), down_s=st.sampled_from([0.0, 300.0, 1800.0]))
+def test_scaling_never_accepts_more_nor_costs_less_than_park(up_s: float, down_s: float) -> None:
+    scenario = _scenario({"idle_policy": "park", "scaling": {"scale_up_delay_s": up_s, "scale_down_delay_s": down_s}})
+    assert scenario.demand_profile is not None
+    scaled = evaluate_hours(scenario, scenario.demand_profile.hourly_rates_rps())
+    park = _horizon("park")
+    assert (scaled.hours.accepted_rps.to_numpy() <= park.hours.accepted_rps.to_numpy() + 1e-9).all()
+    assert (scaled.horizon.cost_usd.to_numpy() >= park.horizon.cost_usd.to_numpy() * (1 - 1e-12)).all()
+    assert np.isfinite(scaled.hours.select_dtypes("number").to_numpy()).all()
+
+
+def test_a_rise_inside_an_hour_is_lost_on_its_windows() -> None:
+    data = _data()
+    hours = len(data["demand"]["profile"]["hourly_arrival_rps"])
+    flat = [[1.0] * 6 for _ in range(hours)]
+    rising = [*flat[:10], [0.5, 0.5, 0.5, 1.5, 1.5, 1.5], *flat[11:]]  # 10:00 (20 requests/s) rises at half past
+    demand = dict(data["demand"], sub_hour={"window_s": 600, "window_rps": rising})
+    scaled = {"idle_policy": "park", "scaling": {"scale_up_delay_s": 300}}
+    scenario = rackcost.scenario_from_dict(dict(data, fleet=scaled, demand=demand), "windows")
+    assert scenario.demand_profile is not None
+    windows = scenario.demand_profile.hourly_window_ratios()
+    result = evaluate_hours(scenario, scenario.demand_profile.hourly_rates_rps(), window_ratios=windows)
+    hourly = evaluate_hours(scenario, scenario.demand_profile.hourly_rates_rps())  # the same hours, each flat
+    a, flat_a = (r.hours[r.hours.system == "A"] for r in (result, hourly))
+    assert a.iloc[10].ramp_lost_rps > 0 and flat_a.iloc[10].ramp_lost_rps == 0 and a.iloc[11].ramp_lost_rps == 0
