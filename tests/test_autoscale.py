@@ -102,8 +102,9 @@ def test_a_longer_up_delay_never_accepts_more_and_a_longer_down_delay_never_lose
 
 def test_min_replicas_stay_up_and_the_fleet_bounds_the_count() -> None:
     r = scale_replicas([0.0, 0.0, 100.0], [0.0, 1.0, 2.0, 3.0], 0, 2, 1, 0)
-    assert r.needed.tolist() == [2, 2, 3] and r.available.tolist() == [2, 2, 2]
+    assert r.needed.tolist() == [0, 0, 3] and r.requested.tolist() == [2, 2, 3] and r.available.tolist() == [2, 2, 2]
     assert r.lost_rps.tolist() == [0.0, 0.0, 1.0]  # park carries 3 of the 100, the delay loses 1 of them
+    assert r.idle_headroom.tolist() == [2, 2, 0]  # the minimum is up and idle where park would run none
 
 
 def test_the_grid_cuts_each_window_into_steps_of_a_minute_and_delays_round_up() -> None:

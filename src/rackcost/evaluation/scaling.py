@@ -27,8 +27,8 @@ Array = NDArray[np.float64]
 
 SCALING_COLUMNS = ("ramp_lost_rps", "warm_headroom_replicas", "warming_replicas")
 """Figures per hour of a scaling fleet, means over the hour's steps (0 for every other system): the arrivals the
-scale-up delay loses [requests/s], the serving replicas held beyond the needed ones by the scale-down delay [-] and
-the replicas loading [-]."""
+scale-up delay loses [requests/s], the serving replicas held beyond the needed ones by the scale-down delay or the
+minimum [-] and the replicas loading [-]."""
 
 
 @dataclass(frozen=True)

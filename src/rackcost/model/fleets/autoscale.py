@@ -5,9 +5,9 @@ must first load its weights (minutes for 100s of GB), and holds a replica for a 
 stopping it. On a grid of equal steps over the profile (each hour's sub-hour windows, cut finer):
 
 - ``needed[t]``: the replicas ``park`` would run at step ``t``'s rate (the smallest count whose capacity at SLO
-  carries it, and the utilisation ceiling), at least ``min_replicas``, at most the fleet;
-- ``requested[t] = max(needed[s] for s in [t - down, t])``: a replica is stopped only after ``scale_down_delay_s``
-  of not being needed;
+  carries it, and the utilisation ceiling), at most the fleet;
+- ``requested[t] = max(max(needed[s], min_replicas) for s in [t - down, t])``: a replica is stopped only after
+  ``scale_down_delay_s`` of not being needed, and never below ``min_replicas``;
 - ``available[t] = min(requested[s] for s in [t - up, t])``: a replica serves only once it has been requested for
   ``scale_up_delay_s`` without a break (the ``k``-th replica serves at ``t`` iff ``requested >= k`` throughout;
   a replica stopped in between loads again from the start);
@@ -72,7 +72,7 @@ class ScaledReplicas:
     Attributes
     ----------
     needed
-        What ``park`` would run at the step's rate, within ``min_replicas`` and the fleet [-].
+        What ``park`` would run at the step's rate, at most the fleet [-].
     requested
         Started or serving: the needed count held for the scale-down delay [-].
     available
@@ -91,7 +91,7 @@ class ScaledReplicas:
 
     @property
     def idle_headroom(self) -> NDArray[np.int64]:
-        """Serving replicas beyond the needed ones: up and idle, held by the scale-down delay [-]."""
+        """Serving replicas beyond the needed ones: up and idle, held by the scale-down delay or the minimum [-]."""
         return np.maximum(self.available - self.needed, 0)
 
 
@@ -139,8 +139,8 @@ def scale_replicas(
     # the smallest count whose capacity carries the rate (a rate above the fleet's: the fleet, as park)
     by_capacity = np.searchsorted(capacity, rate * (1.0 - 1e-12), side="left")
     floor = np.broadcast_to(np.asarray(ceiling_replicas, dtype=np.int64), rate.shape)
-    needed = np.clip(np.maximum(np.maximum(by_capacity, floor), min(min_replicas, fleet)), 0, fleet).astype(np.int64)
-    requested = _rolling(needed, down_steps, largest=True)
+    needed = np.clip(np.maximum(by_capacity, floor), 0, fleet).astype(np.int64)
+    requested = _rolling(np.maximum(needed, min(min_replicas, fleet)), down_steps, largest=True)
     available = _rolling(requested, up_steps, largest=False)
     carried = np.minimum(rate, capacity[needed])
     lost = np.maximum(carried - capacity[available], 0.0)
