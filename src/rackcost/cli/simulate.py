@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from rackcost.cli.common import (
+    Destination,
     ForceOpt,
     FormatOpt,
     OutputFormat,
@@ -151,6 +152,16 @@ def simulate(
             "say whether the SLO's miss target is crossed between them.",
         ),
     ] = False,
+    ramp: Annotated[
+        int | None,
+        typer.Option(
+            "--ramp",
+            min=0,
+            metavar="HOUR",
+            help="With fleet.scaling and a demand profile: simulate the profile's hour HOUR (from 0) minute by minute "
+            "through the fleets that scale with the delay and at once, beside the model's accepted shares.",
+        ),
+    ] = None,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
     force: ForceOpt = False,
@@ -162,6 +173,9 @@ def simulate(
     import rackcost
 
     sc = load(scenario)
+    if ramp is not None:
+        _ramp(sc, ramp, seed, fmt, dest)
+        return
     swing = None
     if rate_swing is not None:
         from rackcost.analysis.referee_swing import parse_rate_swing
@@ -376,3 +390,41 @@ COMMANDS = (simulate,)
 def _replicas(count: int, role: str = "") -> str:
     """``1 replica`` or ``N replicas``, with a pool's role before the noun (``2 prefill replicas``)."""
     return f"{count} {role}replica{'' if count == 1 else 's'}"
+
+
+RAMP_FIELDS = (
+    ("model_delayed_fraction", "model, with the delay"),
+    ("sim_delayed_fraction", "simulated, with the delay"),
+    ("model_instant_fraction", "model, instant (park)"),
+    ("sim_instant_fraction", "simulated, instant (park)"),
+    ("sim_budget_delayed_fraction", "simulated, with the delay, admitted by the budget"),
+)
+"""The ramp check's figures and their words, in order."""
+
+
+def _ramp(sc: Any, hour: int, seed: int, fmt: OutputFormat, dest: Destination) -> None:
+    """``rackcost simulate --ramp HOUR``: :func:`rackcost.analysis.referee_scaling.ramp_check` of one hour."""
+    from dataclasses import asdict
+
+    from rackcost.analysis.referee_scaling import ramp_check
+
+    try:
+        rows = [asdict(c) for c in ramp_check(sc, hour, 1, seed)]
+    except ScenarioError as exc:
+        fail(exc)
+    if fmt is OutputFormat.json:
+        emit(json.dumps({"scenario": sc.name, "hour": hour, "seed": seed, "rows": rows}, indent=2) + "\n", dest)
+        return
+    if fmt is OutputFormat.csv:
+        emit(csv_text(rows, ["system", *(k for k, _ in RAMP_FIELDS)]), dest)
+        return
+    out = table_console(dest)
+    out.print(
+        f"{escape(sc.name)}: hour {hour} of the profile, accepted share with fleet.scaling's delay and with instant "
+        f"scaling; simulated minute by minute, seed {seed}",
+        highlight=False,
+    )
+    for row in rows:
+        cells = [[words, pct(row[key], 2)] for key, words in RAMP_FIELDS]
+        print_records(out, escape(row["system"]), [Field("figure", "text"), Field("accepted")], cells)
+    emit_table(out, dest)

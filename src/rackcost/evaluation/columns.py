@@ -515,6 +515,8 @@ _YEARS = [
     _c("years", "utilization_fraction", "-", "utilisation", "mean slot utilisation", kind="pct"),
     _c("years", "active_replicas", "replicas", "active replicas", "mean replicas serving (fewer under `park`)"),
     _c("years", "facility_power_kw", "kW", "wall power", "mean facility power"),
+    _c("years", "ramp_lost_rps", "requests/s", "lost to scaling", "mean arrivals lost to `fleet.scaling`'s delay"),
+    _c("years", "warm_headroom_replicas", "replicas", "warm headroom", "mean idle replicas held up (delay, minimum)"),
     _c("years", "usd_per_accepted_request", "USD/request", "cost per accepted request",
         "`cost_usd` / `accepted_requests`", kind="usd_per_request"),
     _c("years", "carbon_kg", "kg CO2e", "carbon",

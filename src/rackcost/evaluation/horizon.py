@@ -23,6 +23,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from rackcost.errors import Problem, ScenarioError, check_argument
+from rackcost.evaluation.scaling import SCALING_COLUMNS, ScaledFleet, apply_scaling, scaled_fleet
 from rackcost.evaluation.servable import servable
 from rackcost.evaluation.steps import choose_points
 from rackcost.model.costs.api import serve_api
@@ -42,7 +43,7 @@ __all__ = ["HOUR_COLUMNS", "HorizonResult", "evaluate_hours", "horizon_records",
 
 Array = NDArray[np.float64]
 
-RATE_COLUMNS = (
+SERVED_COLUMNS = (
     "offered_rps",
     "accepted_rps",
     "rejected_rps",
@@ -50,7 +51,10 @@ RATE_COLUMNS = (
     "active_replicas",
     "facility_power_kw",
 )
-"""Figures per hour that the periods average [requests/s, -, -, kW]."""
+"""Figures per hour of every served system [requests/s, -, -, kW]."""
+RATE_COLUMNS = (*SERVED_COLUMNS, *SCALING_COLUMNS)
+"""Figures per hour that the periods average: the served ones and a scaling fleet's
+(:data:`rackcost.evaluation.scaling.SCALING_COLUMNS`)."""
 SUM_COLUMNS = ("cost_usd", "accepted_requests", "carbon_kg")
 """Figures per hour that the periods add up [USD, requests, kg CO2e]."""
 HOUR_COLUMNS = ("system", "hour", "year", "quarter", "month", "day", *RATE_COLUMNS, *SUM_COLUMNS)
@@ -71,7 +75,9 @@ class HorizonResult:
         One row per system and hour (:data:`HOUR_COLUMNS`): ``system`` (categorical), ``hour``, ``year``,
         ``quarter``, ``month``, ``day`` (int32, from 0: :mod:`rackcost.model.workload.horizon`), ``offered_rps``,
         ``accepted_rps``, ``rejected_rps`` [requests/s], ``utilization_fraction`` [-], ``active_replicas`` [-],
-        ``facility_power_kw`` [kW], ``cost_usd`` (capital + fixed opex + energy, or rent, or the API's, for the
+        ``facility_power_kw`` [kW], ``ramp_lost_rps`` [requests/s], ``warm_headroom_replicas`` and
+        ``warming_replicas`` [-] (a fleet under ``fleet.scaling``, else 0:
+        :mod:`rackcost.evaluation.scaling`), ``cost_usd`` (capital + fixed opex + energy, or rent, or the API's, for the
         hour) [USD], ``accepted_requests`` [requests], ``carbon_kg`` (facility energy x the hour's carbon intensity;
         0 for an API) [kg CO2e].
     days, months, years
@@ -223,14 +229,19 @@ def sizing_scenario(scenario: Scenario, peak_rps: float, peak_windows: Array | N
 
 
 def hourly_figures(
-    scenario: Scenario, rates: Array, window_ratios: Array | None = None, hour_index: ArrayLike | None = None
+    scenario: Scenario,
+    rates: Array,
+    window_ratios: Array | None = None,
+    hour_index: ArrayLike | None = None,
+    scaled_out: dict[str, ScaledFleet] | None = None,
 ) -> tuple[list[str], dict[str, Array], dict[str, str]]:
     """Each evaluated system's figures per hour, ``(systems, hours)`` by :data:`RATE_COLUMNS` and
     :data:`SUM_COLUMNS` name (views of one float64 block, written once), the systems' names in that order, and the
     systems left out with why. ``window_ratios`` (``(hours, windows)``, each hour's windows over its mean): every
     hour is served as its windows' pointwise stationary average, and the fleet sized for the busiest hour's.
     ``hour_index``: the hour of the horizon each rate is (default 0, 1, ...), where ``facility.hourly`` gives its
-    price and carbon intensity."""
+    price and carbon intensity. ``scaled_out``: filled with each scaling fleet's steps by system name
+    (``fleet.scaling``: :func:`rackcost.evaluation.scaling.scaled_fleet`)."""
     busiest = int(np.argmax(rates))
     peak_windows = None if window_ratios is None else window_ratios[busiest]
     sized, unserved, inputs = servable(sizing_scenario(scenario, float(rates[busiest]), peak_windows))
@@ -244,6 +255,7 @@ def hourly_figures(
     if not order:
         raise ScenarioError([Problem("systems", "no system can be evaluated per hour: " + "; ".join(skipped.values()))])
     names = (*RATE_COLUMNS, *SUM_COLUMNS)
+    scaling = scenario.fleet.scaling
     block = np.empty((len(names), len(order), rates.size))
     figures = {name: block[j] for j, name in enumerate(names)}
     lam = rates[None, :]
@@ -266,6 +278,8 @@ def hourly_figures(
             api = serve_api(lam, price, limit)
             _write(out, api.offered_rps, api.accepted_rps, api.rejected_rps, 0.0, 0.0, 0.0, api.api_usd_per_hour)
             out["carbon_kg"][...] = 0.0  # an API publishes none of its power
+            for name in SCALING_COLUMNS:
+                out[name][...] = 0.0
             continue
         inp, chosen = hardware[index]
         sampled = replace(sampled_inputs(sized, index, inp, {}, 1), arrival_rps=lam)
@@ -286,6 +300,13 @@ def hourly_figures(
         utilization, active, power_kw = d.utilization_fraction, d.active_replicas, fleet.facility_power_kw
         _write(out, d.offered_rps, d.accepted_rps, d.rejected_rps, utilization, active, power_kw, cost + rent)
         out["carbon_kg"][...] = np.reshape(fleet.carbon_g_per_hour, -1) / GRAMS_PER_KG
+        for name in SCALING_COLUMNS:
+            out[name][...] = 0.0
+        if scaling is not None and policy.idle_policy.parks:  # replicas that park scale with a delay
+            scaled = scaled_fleet(scaling, chosen, fleet, policy, planned.slo, sampled, rates, window_ratios)
+            apply_scaling(out, scaled, scaling, inp, sampled)
+            if scaled_out is not None:
+                scaled_out[sized.systems[index].name] = scaled
     return [sized.systems[i].name for i in order], figures, skipped
 
 
@@ -308,8 +329,8 @@ def _hourly_grid(scenario: Scenario, index: int, sampled: SampledInputs, hours: 
 
 def _write(out: dict[str, Array], *values: ArrayLike) -> None:
     """One system's figures per hour into its rows of the block (a 1 h hour: the cost per hour is the hour's cost
-    in USD; accepted requests from the accepted rate): :data:`RATE_COLUMNS` and the cost, in order."""
-    for name, value in zip((*RATE_COLUMNS, "cost_usd"), values, strict=True):
+    in USD; accepted requests from the accepted rate): :data:`SERVED_COLUMNS` and the cost, in order."""
+    for name, value in zip((*SERVED_COLUMNS, "cost_usd"), values, strict=True):
         out[name][...] = np.reshape(value, -1) if np.ndim(value) else value
     np.multiply(out["accepted_rps"], SECONDS_PER_HOUR, out=out["accepted_requests"])
 

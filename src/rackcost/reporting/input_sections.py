@@ -20,6 +20,7 @@ from rackcost.reporting.blocks import (
     section,
 )
 from rackcost.scenario.loading import scenario_to_data, scenario_to_yaml
+from rackcost.scenario.scaling_blocks import scaling_words
 from rackcost.scenario.schema import Scenario
 from rackcost.scenario.yaml_paths import MISSING, lookup
 from rackcost.units import SECONDS_PER_HOUR
@@ -92,6 +93,7 @@ def scenario_section(scenario: Scenario) -> Section:
                 if scenario.sizing_point.rate_swing is not None or scenario.sizing_point.sub_hour is not None
                 else []
             )
+            + ([] if fleet.scaling is None else [scaling_words(fleet.scaling)])
         )
     )
     if scenario.distributions:

@@ -49,6 +49,7 @@ from rackcost.scenario.memory_blocks import Architecture, Memory, memory_problem
 from rackcost.scenario.plan_blocks import PlanBlock, plan_problems
 from rackcost.scenario.pool_blocks import pool_problems
 from rackcost.scenario.profile_blocks import PROFILE_NOTE, DemandProfile, demand_from_profile, demand_json_schema
+from rackcost.scenario.scaling_blocks import Scaling, scaling_problems
 from rackcost.scenario.systems import (
     Api,
     Billing,
@@ -255,6 +256,9 @@ class Fleet(ScenarioBlock):
     )
     sizing_demand_point: str | None = Field(
         default=None, description="Demand point the fleet is sized for; default the highest arrival rate."
+    )
+    scaling: Scaling | None = Field(
+        default=None, description="Replicas that park scale with a delay over a demand profile (docs/model.md)."
     )
     source: Source = None
 
@@ -479,6 +483,7 @@ class Scenario(ScenarioBlock):
         problems += pool_problems(self.workload.architecture, self.systems, self.fleet.replicas)
         problems += finance_problems(self._owned_costs(), self.finance)
         problems += plan_problems(self.plan, self.systems, self.demand_profile is not None)
+        problems += scaling_problems(self.fleet.scaling, self.demand_profile is not None)
         if self.workload.classes is not None:
             problems += [
                 (f"demand[{i}].{key}", f"{what} with workload.classes is not modelled yet: remove {it} or the classes")

@@ -8,4 +8,5 @@
 - ``shared``: several models' nodes packed onto one pool of racks, and the racks' cost attributed by a rule.
 - ``assignment``: the cheapest assignment of request classes to systems, from each (system, class subset)'s fleet
   cost (the hardware mix).
+- ``autoscale``: replicas that scale with a delay over a profile's steps, and what the delay loses.
 """
