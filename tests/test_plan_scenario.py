@@ -359,3 +359,34 @@ def test_the_solver_writes_nothing_on_stdout(tmp_path: Path) -> None:
             json.loads(run.stdout)
         else:
             assert run.stdout.startswith("quarter,year,")
+
+
+def test_a_spot_unit_started_by_the_plan_is_paid_while_it_loads() -> None:
+    """The plan is a schedule known ahead: a spot unit added at an hour starts its refill minutes before it and is
+    paid while it loads, so the realised cost of the same schedule rises by started units x minutes / 60 x the
+    unit's hourly price, and nothing is lost to the ramp (closed form on the bundled three-year plan)."""
+    from dataclasses import replace
+
+    from rackcost.evaluation import planning
+    from rackcost.model.buying import plan as milp
+    from rackcost.model.buying.plan import started_units
+    from rackcost.model.workload.profile import quarter_index
+
+    assert started_units([0, 2, 2, 5, 1]).tolist() == [0.0, 2.0, 0.0, 3.0, 0.0]
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path("deepseek-r1-three-year-buying-plan"))
+    result = plan_scenario(scenario)
+    assert result.from_single_source is None  # the program's own mix: its solution is the realised schedule
+    spot = next(i for i, f in enumerate(result.sources) if f.source.kind.preempted)
+    f = result.sources[spot]
+    assert f.source.refill_minutes == 30
+    started = started_units(result.realised.units[spot])
+    assert started.sum() > 0  # the bundled plan starts spot units on rising hours
+    free = replace(f, source=f.source.model_copy(update={"refill_minutes": 0.0}))
+    figures = [free if i == spot else g for i, g in enumerate(result.sources)]
+    rates = result.hourly_rps
+    quarter = quarter_index(np.arange(rates.size)).astype(np.int64)
+    _, where = milp.demand_blocks(rates, quarter, scenario.plan.blocks_per_quarter)
+    again = planning.realise(scenario, figures, result.solution, rates, where, float(rates.max()))
+    extra = result.realised.cost_usd[spot] - again.cost_usd[spot]
+    np.testing.assert_allclose(extra, started * 0.5 * f.usd_per_unit_hour, rtol=1e-9, atol=1e-6)
+    np.testing.assert_array_equal(again.accepted_rps, result.realised.accepted_rps)

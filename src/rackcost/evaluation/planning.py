@@ -392,6 +392,10 @@ def realise(
             share = np.where(loads > 0, got["accepted_rps"][0][:-1] / loads, 1.0)
             accepted[i, hours] = served[i, hours] * np.minimum(share, 1.0)
             cost[i, hours] = got["cost_usd"][0][:-1]
+        if f.source.kind.preempted and f.source.refill_minutes:
+            # the plan is a schedule known ahead: a spot unit added at an hour is started its refill minutes before
+            # it and paid while it loads (an on-demand unit's start-up is paid once a day, below)
+            cost[i] += milp.started_units(units[i]) * (f.source.refill_minutes / 60.0) * f.usd_per_unit_hour
         if f.source.kind.startup and f.source.startup_minutes:
             days = units[i][: n_hours - n_hours % 24].reshape(-1, 24).max(axis=1)
             startup = days * (f.source.startup_minutes / 60.0) * f.usd_per_unit_hour

@@ -65,11 +65,29 @@ __all__ = [
     "single_source_shortfalls",
     "solve_plan",
     "solve_single_source",
+    "started_units",
 ]
 
 Array = NDArray[np.float64]
 DEFAULT_MIP_REL_GAP = 1e-4
 """HiGHS stops when its plan is within this share of its proven lower bound [-]."""
+
+
+def started_units(units: ArrayLike) -> Array:
+    """Units started at each hour of a plan's schedule: those held but not held the hour before (the first hour is
+    settled: its units were running before it) [units].
+
+    A schedule is known ahead, so a unit that must load before it serves (a spot unit's refill minutes) is started
+    that long before its hour and paid while it loads: its start-up cost is ``started x minutes / 60 x`` the unit's
+    price per hour.
+
+    Examples
+    --------
+    >>> started_units([2, 3, 3, 1, 4]).tolist()
+    [0.0, 1.0, 0.0, 0.0, 3.0]
+    """
+    held = np.asarray(units, dtype=float).reshape(-1)
+    return np.maximum(np.diff(held, prepend=held[:1]), 0.0)
 
 
 class PlanUnsolved(RuntimeError):
