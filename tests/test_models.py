@@ -23,6 +23,7 @@ from rackcost.model.costs.finance import capital_recovery_factor
 from rackcost.model.fleets.shared import attributed_usd, shared_racks
 from rackcost.scenario.models_doc import models_from_dict, models_from_yaml
 from rackcost.units import HOURS_PER_DAY, HOURS_PER_YEAR, MONTHS_PER_YEAR
+from scenario_leaves import numeric_leaves
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = ROOT / "scenarios" / "models" / "deepseek-r1-and-gpt-oss-120b-on-gb200.yaml"
@@ -162,24 +163,13 @@ def test_two_identical_models_split_the_shared_racks_half_and_half(rule):
     assert models["shared_usd_per_day"].iloc[0] == pytest.approx(fleet_shared / 2, rel=1e-12)
 
 
-def _numeric_leaves(data: Any, path: str = "") -> Any:
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from _numeric_leaves(value, f"{path}.{key}" if path else str(key))
-    elif isinstance(data, list):
-        for i, value in enumerate(data):
-            yield from _numeric_leaves(value, f"{path}[{i}]")
-    elif isinstance(data, int | float) and not isinstance(data, bool):
-        yield path
-
-
 def test_every_figure_of_the_bundled_document_has_a_source_and_provenance():
     data = _data()
     figures = data["figures"]
     body = {k: v for k, v in data.items() if k != "figures"}
     uncovered = [
         leaf
-        for leaf in _numeric_leaves(body)
+        for leaf in numeric_leaves(body)
         if not any(leaf == key or leaf.startswith((key + ".", key + "[")) for key in figures)
     ]
     assert uncovered == []

@@ -23,6 +23,7 @@ from rackcost.importers.new_scenario import (
     read_curve_paths,
 )
 from rackcost.scenario.catalog import catalog_entry
+from scenario_leaves import numeric_leaves
 
 FIXTURES = Path(__file__).resolve().parent / "data" / "inferencex_fixtures" / "newer"
 B200_RUN = FIXTURES / "b200_runner_moe1t_fp4_1k1k"  # example/moe-1t-a32b on b200, with measured power
@@ -51,23 +52,12 @@ def _args(out: Path, *extra: str, ttft: str = "3000") -> list[str]:
     ]
 
 
-def _numeric_leaves(data, path: str = ""):
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from _numeric_leaves(value, f"{path}.{key}" if path else str(key))
-    elif isinstance(data, list):
-        for i, value in enumerate(data):
-            yield from _numeric_leaves(value, f"{path}[{i}]")
-    elif isinstance(data, int | float) and not isinstance(data, bool):
-        yield path
-
-
 def _assert_every_figure_sourced(data: dict) -> None:
     figures = data["figures"]
     body = {k: v for k, v in data.items() if k != "figures"}
     uncovered = [
         leaf
-        for leaf in _numeric_leaves(body)
+        for leaf in numeric_leaves(body)
         if not any(leaf == key or leaf.startswith((key + ".", key + "[")) for key in figures)
     ]
     assert uncovered == [], f"figures without a source: {uncovered}"

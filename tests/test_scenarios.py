@@ -11,6 +11,7 @@ import yaml
 
 import rackcost
 from golden_results import GOLDEN, golden
+from scenario_leaves import numeric_leaves
 
 SCENARIOS = rackcost.bundled_scenarios()
 IDS = [p.stem for p in SCENARIOS]
@@ -67,17 +68,6 @@ def test_claim_ratio_reproduces_the_published_headline(name: str, system_claim: 
         assert round(row["advantage_ratio"], 3) == 1.667  # the ratio the issue quotes
 
 
-def _numeric_leaves(data, path: str = ""):
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from _numeric_leaves(value, f"{path}.{key}" if path else str(key))
-    elif isinstance(data, list):
-        for i, value in enumerate(data):
-            yield from _numeric_leaves(value, f"{path}[{i}]")
-    elif isinstance(data, int | float) and not isinstance(data, bool):
-        yield path
-
-
 @pytest.mark.parametrize("path", SCENARIOS, ids=IDS)
 def test_every_figure_has_a_source_and_provenance(path: Path) -> None:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -85,7 +75,7 @@ def test_every_figure_has_a_source_and_provenance(path: Path) -> None:
     body = {k: v for k, v in data.items() if k != "figures"}
     uncovered = [
         leaf
-        for leaf in _numeric_leaves(body)
+        for leaf in numeric_leaves(body)
         if not any(leaf == key or leaf.startswith(key + ".") or leaf.startswith(key + "[") for key in figures)
     ]
     assert uncovered == [], f"{path.name}: figures without a source: {uncovered}"
