@@ -36,7 +36,7 @@ def settle(page) -> None:
 
 
 def go(page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()
     page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=WAIT_MS)
     settle(page)
 
