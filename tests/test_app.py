@@ -22,6 +22,7 @@ import inferencex_files
 import rackcost
 from rackcost.cli import app as cli_app
 from reference import TWO_SYSTEMS
+from scenario_leaves import numeric_leaves
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app" / "streamlit_app.py")
@@ -604,17 +605,6 @@ def keyed(widgets, prefix: str):
     """The one widget whose key starts with ``prefix|`` (import widgets carry a digest or generation)."""
     (found,) = [w for w in widgets if w.key and w.key.startswith(prefix + "|")]
     return found
-
-
-def numeric_leaves(data, path: str = ""):
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from numeric_leaves(value, f"{path}.{key}" if path else str(key))
-    elif isinstance(data, list):
-        for i, value in enumerate(data):
-            yield from numeric_leaves(value, f"{path}[{i}]")
-    elif isinstance(data, int | float) and not isinstance(data, bool):
-        yield path
 
 
 def numeric_leaves_uncovered(data: dict) -> list[str]:
