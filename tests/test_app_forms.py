@@ -708,3 +708,43 @@ def test_a_day_of_points_becomes_a_flat_week_profile_whose_hours_are_edited_in_a
     ok(at)
     assert "demand_profile" not in at.session_state["draft"] and at.session_state["problems"] == []
     assert editor(at, "demand").value["arrival_rps"].max() == 24.0
+
+
+def test_autoscaling_is_added_edited_and_removed_on_the_fleet_form():
+    """``fleet.scaling`` from the Facility and fleet tab: none without a profile (the caption says why); with one, *Add
+    autoscaling* starts with no delay (the results do not move), a 10-minute scale-up delay on a parking fleet loses
+    arrivals on the week's rising hours (docs/model.md, "Autoscaling with a delay"), and *Remove autoscaling* gives
+    back the scenario as loaded."""
+    at = start()
+    open_tab(at, "Facility and fleet")
+    assert [b for b in at.button if b.key == "scaling_add"] == []  # the default scenario's demand is a day
+    assert "give it an hourly profile first" in texts(at.caption)
+    at.session_state["pending_upload"] = ((ROOT / "tests" / "data" / "profile_week.yaml").read_bytes(), "week.yaml")
+    at.run()
+    ok(at)
+    open_tab(at, "Facility and fleet")
+    keyed(at.selectbox, "fleet.idle_policy").select("park").run()
+    ok(at)
+    loaded = at.session_state["draft"]
+
+    def horizon(at: AppTest) -> dict[str, float]:
+        records = rackcost.evaluate(rackcost.scenario_from_dict(at.session_state["valid"])).records
+        return {
+            "lost": max(r["ramp_lost_rps"] for r in records["years"]),
+            "accepted": sum(r["accepted_requests"] for r in records["horizon"]),
+        }
+
+    before = horizon(at)
+    assert before["lost"] == 0
+    at.button(key="scaling_add").click().run()
+    ok(at)
+    assert at.session_state["draft"]["fleet"]["scaling"] == {"scale_up_delay_s": 0.0}
+    assert not at.session_state["problems"] and horizon(at) == before
+    keyed(at.number_input, "fleet.scaling.scale_up_delay_s").set_value(600.0).run()
+    ok(at)
+    assert not at.session_state["problems"]
+    after = horizon(at)
+    assert after["lost"] > 0 and after["accepted"] < before["accepted"]
+    at.button(key="scaling_remove").click().run()
+    ok(at)
+    assert at.session_state["draft"] == loaded and horizon(at) == before

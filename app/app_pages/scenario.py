@@ -25,6 +25,7 @@ from rackcost_app import (
     layout,
     pool_forms,
     profile_forms,
+    scaling_forms,
     state,
     system_forms,
     tables,
@@ -462,7 +463,8 @@ if tabs[2].open:
                 args=(edits.share_finance_terms,),
             )
         st.subheader("Fleet policy")
-        fields.block(schema.Fleet, "fleet", columns=4, sizing_demand_point=demand_names)
+        fields.block(schema.Fleet, "fleet", columns=4, covered=("scaling",), sizing_demand_point=demand_names)
+        scaling_forms.scaling_form()
 
 
 def operating_points(i: int, system: dict[str, Any]) -> None:
