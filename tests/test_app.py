@@ -32,6 +32,7 @@ PAGES = [
     "app_pages/results.py",
     "app_pages/claim.py",
     "app_pages/uncertainty.py",
+    "app_pages/mix.py",
     "app_pages/export.py",
 ]
 TIMEOUT_S = (

@@ -191,6 +191,10 @@ def test_every_page_shows_hostile_names_as_plain_text():
     run(at, seen)
     next(b for b in at.button if b.label == "Find the break-even").click()
     run(at, seen)
+    at.switch_page("app_pages/mix.py")
+    run(at, seen)
+    next(b for b in at.button if b.key == "mix_run").click()
+    run(at, seen)
 
     bad_strings = [(where, text, unsafe(text)) for where, text in seen if unsafe(text)]
     assert bad_strings == [], "\n".join(f"{w}: {p} in {t!r}" for w, t, p in bad_strings[:20])

@@ -26,6 +26,7 @@ from rackcost.model.outcomes import SystemOutcome
 from rackcost.scenario.loading import scenario_to_data
 
 if TYPE_CHECKING:
+    from rackcost.analysis.hardware_mix import HardwareMix
     from rackcost.reporting.decision import Decision
 
 CACHE_ENTRIES = 64
@@ -352,3 +353,13 @@ def breakeven(
     """
     found = rackcost.breakeven(scenario(scenario_json), input_path, system, point, low, high)
     return dataclasses.asdict(found)
+
+
+@st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
+def hardware_mix(scenario_json: str, slices: int) -> HardwareMix:
+    """:func:`rackcost.hardware_mix` of the scenario, each class's load cut into ``slices``.
+
+    Raises :class:`rackcost.ScenarioError` (not cached) when the scenario cannot be mixed (``fleet.replicas`` given,
+    too many cells).
+    """
+    return rackcost.hardware_mix(scenario(scenario_json), slices)

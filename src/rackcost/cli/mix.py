@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -28,6 +28,7 @@ from rackcost.cli.layout import NOT_APPLICABLE, Field, print_grid, print_records
 from rackcost.display import PER_1K_ACCEPTED, count, money, pct, usd_per_1k_requests
 from rackcost.errors import ScenarioError
 from rackcost.files import csv_text
+from rackcost.reporting.mix_section import classes_text, mix_rows, mix_sentence
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 
 if TYPE_CHECKING:
@@ -35,10 +36,7 @@ if TYPE_CHECKING:
 
     from rackcost.analysis.hardware_mix import HardwareMix
 
-__all__ = ["COMMANDS", "mix", "mix_rows"]
-
-CLASS_JOIN = " + "
-"""How the classes of one fleet are joined in a CSV cell and a table."""
+__all__ = ["COMMANDS", "mix"]
 
 
 def mix(
@@ -85,59 +83,6 @@ def mix(
     emit_table(out, dest)
 
 
-def mix_rows(found: HardwareMix) -> list[dict[str, Any]]:
-    """One row per fleet of the mix (``role`` mix), the mix's total (``role`` total) and each system alone (``role``
-    alone), for ``--format csv``."""
-    rows: list[dict[str, Any]] = []
-    for f in found.fleets:
-        rows.append(
-            {
-                "role": "mix",
-                "system": f.system,
-                "classes": _classes_text(f.classes, CLASS_JOIN),
-                "usd_per_day": f.usd_per_day,
-                "accepted_requests_per_day": f.accepted_requests_per_day,
-                "usd_per_accepted_request": f.usd_per_accepted_request,
-                "provisioned_replicas": f.provisioned_replicas,
-                "racks": f.racks,
-                "cannot_serve": "",
-            }
-        )
-    rows.append(
-        {
-            "role": "total",
-            "system": CLASS_JOIN.join(f.system for f in found.fleets),
-            "classes": CLASS_JOIN.join(found.classes),
-            "usd_per_day": found.usd_per_day,
-            "accepted_requests_per_day": found.accepted_requests_per_day,
-            "usd_per_accepted_request": found.usd_per_accepted_request,
-            "provisioned_replicas": sum(f.provisioned_replicas for f in found.fleets),
-            "racks": sum(f.racks for f in found.fleets),
-            "cannot_serve": "",
-        }
-    )
-    for a in found.alone:
-        rows.append(
-            {
-                "role": "alone",
-                "system": a.system,
-                "classes": CLASS_JOIN.join(found.classes),
-                "usd_per_day": a.usd_per_day,
-                "accepted_requests_per_day": a.accepted_requests_per_day,
-                "usd_per_accepted_request": a.usd_per_accepted_request,
-                "provisioned_replicas": None,
-                "racks": None,
-                "cannot_serve": CLASS_JOIN.join(a.cannot_serve),
-            }
-        )
-    return rows
-
-
-def _classes_text(classes: dict[str, float], join: str) -> str:
-    """The classes of a fleet, each with the share of its load the fleet serves where it is not all of it."""
-    return join.join(c if fraction >= 1.0 else f"{c} {pct(fraction)}" for c, fraction in classes.items())
-
-
 def _print(out: Console, found: HardwareMix) -> None:
     """The mix's fleets and total, each system alone, and each class on each system alone."""
     for note in found.notes:
@@ -155,7 +100,7 @@ def _print(out: Console, found: HardwareMix) -> None:
     cells = [
         [
             escape(f.system),
-            escape(_classes_text(f.classes, ", ")),
+            escape(classes_text(f.classes, ", ")),
             count(f.provisioned_replicas),
             count(f.racks),
             money(f.usd_per_day),
@@ -195,7 +140,7 @@ def _print(out: Console, found: HardwareMix) -> None:
         ]
         labels = [escape(c) for c in found.classes]
         print_grid(out, f"Each class on each system alone, its own fleet: cost {per_1k}", labels, columns, "class")
-    out.print(_summary(found), highlight=False)
+    out.print(escape(mix_sentence(found)), highlight=False)
 
 
 def _print_alone(out: Console, found: HardwareMix) -> None:
@@ -224,20 +169,6 @@ def _print_alone(out: Console, found: HardwareMix) -> None:
             ]
         )
     print_records(out, "Each system alone, serving every class", fields, cells)
-
-
-def _summary(found: HardwareMix) -> str:
-    """One sentence: the mix's cost per accepted request against the best system alone."""
-    mix_text = f"The mix costs {usd_per_1k_requests(found.usd_per_accepted_request)} per 1,000 accepted requests"
-    if found.best_single is None:
-        return escape(f"{mix_text}; no system serves every class alone.")
-    best = next(a for a in found.alone if a.system == found.best_single)
-    saving = found.saving_fraction or 0.0
-    return escape(
-        f"{mix_text}; the best system alone, {found.best_single}, "
-        f"{usd_per_1k_requests(best.usd_per_accepted_request)}: the mix saves {pct(saving)}"
-        + (" (the best system alone is the mix)." if saving == 0 else ".")
-    )
 
 
 COMMANDS = (mix,)
