@@ -33,3 +33,24 @@ def edit_table(at: AppTest, path: str, delta: dict) -> None:
         patch.setattr(ElementTree, "get_widget_states", with_edit)
         at.run()
     assert not at.exception, [e.value for e in at.exception]
+
+
+def record_downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, str | bytes]:
+    """Every file a download button offers from now on: its file name -> its data (text where it is UTF-8, else the
+    bytes), as the browser would save it. AppTest does not download; the button's data goes through Streamlit's
+    media file manager, which this records."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    downloads: dict[str, str | bytes] = {}
+    add = MediaFileManager.add
+
+    def recording(self, data, mimetype, *args, **kwargs):
+        if kwargs.get("file_name"):
+            try:
+                downloads[kwargs["file_name"]] = data.decode("utf-8") if isinstance(data, bytes) else data
+            except UnicodeDecodeError:
+                downloads[kwargs["file_name"]] = data
+        return add(self, data, mimetype, *args, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add", recording)
+    return downloads

@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import rackcost
+from app_editing import record_downloads
 from rackcost.reporting.breakdowns import class_view_rows, pool_fleet_rows
 from reference import DATA, TWO_SYSTEMS
 
@@ -30,18 +31,7 @@ pytestmark = pytest.mark.app
 def results_of(path: Path, monkeypatch) -> tuple[AppTest, dict[str, str]]:
     """The app with a scenario file uploaded, on its Results page and then its Export page, and the CSV files the
     Export page offers (file name -> text)."""
-    from streamlit.runtime.media_file_manager import MediaFileManager
-
-    downloads: dict[str, str] = {}
-    add = MediaFileManager.add
-
-    def recording(self, data, mimetype, *args, **kwargs):
-        name = kwargs.get("file_name") or ""
-        if name.endswith(".csv"):
-            downloads[name] = data.decode("utf-8") if isinstance(data, bytes) else data
-        return add(self, data, mimetype, *args, **kwargs)
-
-    monkeypatch.setattr(MediaFileManager, "add", recording)
+    downloads = record_downloads(monkeypatch)
     at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
     at.run()
     at.session_state["pending_upload"] = (path.read_bytes(), path.name)
@@ -51,7 +41,7 @@ def results_of(path: Path, monkeypatch) -> tuple[AppTest, dict[str, str]]:
     assert not at.exception, [e.value for e in at.exception]
     at.switch_page("app_pages/results.py").run()
     assert not at.exception, [e.value for e in at.exception]
-    return at, downloads
+    return at, {name: str(text) for name, text in downloads.items() if name.endswith(".csv")}
 
 
 def section(at: AppTest, starts: str) -> list | None:

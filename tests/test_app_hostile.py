@@ -24,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 
 import inferencex_files
 import rackcost
+from app_editing import record_downloads
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "app"))
@@ -234,17 +235,7 @@ def test_every_csv_download_is_safe_to_open_in_a_spreadsheet(monkeypatch):
     import csv
     import io
 
-    from streamlit.runtime.media_file_manager import MediaFileManager
-
-    downloads: dict[str, bytes | str] = {}
-    add = MediaFileManager.add
-
-    def recording(self, data, mimetype, *args, **kwargs):
-        if kwargs.get("file_name"):
-            downloads[kwargs["file_name"]] = data
-        return add(self, data, mimetype, *args, **kwargs)
-
-    monkeypatch.setattr(MediaFileManager, "add", recording)
+    downloads = record_downloads(monkeypatch)
     at = AppTest.from_file(str(ROOT / "app" / "streamlit_app.py"), default_timeout=120)
     at.run()
     at.session_state["pending_upload"] = (formula_yaml().encode("utf-8"), "formulas.yaml")

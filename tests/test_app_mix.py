@@ -6,8 +6,6 @@ problems, never a traceback."""
 from __future__ import annotations
 
 import copy
-import csv
-import io
 import re
 import sys
 from pathlib import Path
@@ -17,6 +15,8 @@ import yaml
 from streamlit.testing.v1 import AppTest
 
 import rackcost
+from app_editing import record_downloads
+from rackcost import files
 from rackcost.reporting import mix_section
 from test_hardware_mix import API, _with_classes
 from two_systems import BASE
@@ -62,17 +62,7 @@ def mixed() -> dict:
 
 
 def test_the_mix_is_the_librarys_in_its_words_tables_and_csv(monkeypatch) -> None:
-    from streamlit.runtime.media_file_manager import MediaFileManager
-
-    downloads: dict[str, str] = {}
-    add = MediaFileManager.add
-
-    def recording(self, data, mimetype, *args, **kwargs):
-        if kwargs.get("file_name"):
-            downloads[kwargs["file_name"]] = data.decode("utf-8") if isinstance(data, bytes) else data
-        return add(self, data, mimetype, *args, **kwargs)
-
-    monkeypatch.setattr(MediaFileManager, "add", recording)
+    downloads = record_downloads(monkeypatch)
     data = mixed()
     found = rackcost.hardware_mix(rackcost.scenario_from_dict(copy.deepcopy(data)))
     assert found.assignment == {"prompt-heavy": {"API": 1.0}, "answer-heavy": {"B": 1.0}}
@@ -89,15 +79,7 @@ def test_the_mix_is_the_librarys_in_its_words_tables_and_csv(monkeypatch) -> Non
         assert table is not None
         assert list(frame.columns) == [h for _, h in table.columns]
         assert frame.astype(str).values.tolist() == table.rows
-    rows = list(csv.DictReader(io.StringIO(downloads["synthetic-a-vs-b-mix.csv"])))
-    assert [(r["role"], r["system"]) for r in rows] == [
-        ("mix", "B"),
-        ("mix", "API"),
-        ("total", "B + API"),
-        ("alone", "B"),
-        ("alone", "API"),
-    ]
-    assert float(rows[2]["usd_per_day"]) == pytest.approx(found.usd_per_day, rel=1e-12)
+    assert downloads["synthetic-a-vs-b-mix.csv"] == files.csv_text(mix_section.mix_rows(found))  # rackcost mix -f csv
 
 
 def test_a_workload_without_classes_is_said_and_its_slices_reach_the_library() -> None:

@@ -16,7 +16,7 @@ import yaml
 from streamlit.testing.v1 import AppTest
 
 import rackcost
-from app_editing import edit_table, editor
+from app_editing import edit_table, editor, record_downloads
 from rackcost.evaluation.planning import plan_scenario
 from rackcost.reporting import plan_section
 from reference import DATA
@@ -69,17 +69,7 @@ def test_a_scenario_without_a_plan_shows_how_to_add_one_and_no_error() -> None:
 
 
 def test_the_plan_shows_the_answer_the_tables_the_chart_and_a_csv(monkeypatch) -> None:
-    from streamlit.runtime.media_file_manager import MediaFileManager
-
-    downloads: dict[str, str] = {}
-    add = MediaFileManager.add
-
-    def recording(self, data, mimetype, *args, **kwargs):
-        if kwargs.get("file_name"):
-            downloads[kwargs["file_name"]] = data.decode("utf-8") if isinstance(data, bytes) else data
-        return add(self, data, mimetype, *args, **kwargs)
-
-    monkeypatch.setattr(MediaFileManager, "add", recording)
+    downloads = record_downloads(monkeypatch)
     at = on_plan_page(SMALL)
     assert [i.value for i in at.info] == []
     plan = plan_scenario(rackcost.load_scenario(SMALL))

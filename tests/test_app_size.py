@@ -17,6 +17,7 @@ import yaml
 from streamlit.testing.v1 import AppTest
 
 import rackcost
+from app_editing import record_downloads
 from large_scenarios import many_points_data
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,18 +101,9 @@ def test_the_export_page_builds_the_report_only_when_asked(monkeypatch) -> None:
 
 
 def test_every_csv_download_on_every_page_is_written_by_csv_text(monkeypatch) -> None:
-    from streamlit.runtime.media_file_manager import MediaFileManager
-
     from rackcost import files
 
-    downloads: dict[str, str] = {}
-    add = MediaFileManager.add
-
-    def recording(self, data, mimetype, *args, **kwargs):
-        if kwargs.get("file_name"):
-            downloads[kwargs["file_name"]] = data.decode("utf-8") if isinstance(data, bytes) else data
-        return add(self, data, mimetype, *args, **kwargs)
-
+    downloads = record_downloads(monkeypatch)
     written: list[str] = []
     csv_text = files.csv_text
 
@@ -119,7 +111,6 @@ def test_every_csv_download_on_every_page_is_written_by_csv_text(monkeypatch) ->
         written.append(csv_text(*args, **kwargs))
         return written[-1]
 
-    monkeypatch.setattr(MediaFileManager, "add", recording)
     monkeypatch.setattr(files, "csv_text", writer)
     monkeypatch.setattr(sys.modules["rackcost.evaluation.results"], "csv_text", writer)
     st.cache_data.clear()  # a CSV cached by an earlier test would not be written again

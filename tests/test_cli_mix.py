@@ -81,3 +81,25 @@ def test_slices_reach_the_library_and_a_bad_count_is_refused(tmp_path: Path) -> 
     assert data["usd_per_accepted_request"] == found.usd_per_accepted_request
     bad = runner.invoke(app, ["mix", str(path), "--slices", "0"])
     assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+def test_the_tables_say_the_mixs_numbers(mixed: Path) -> None:
+    """rackcost.reporting.mix_section, which the CLI's CSV and sentence and the dashboard's page read: the total row
+    is the mix's, each saving is 1 - the mix's cost / the system's alone, each class cell is that class's fleet."""
+    from rackcost import display
+    from rackcost.reporting import mix_section
+
+    found = rackcost.hardware_mix(rackcost.load_scenario(mixed))
+    fleets = mix_section.fleet_table(found)
+    assert [r[0] for r in fleets.rows] == ["B", "API", "the mix"]
+    assert fleets.rows[-1][-1] == display.usd_per_1k_requests(found.usd_per_accepted_request)
+    assert fleets.rows[-1][4] == display.money(sum(f.usd_per_day for f in found.fleets))
+    alone = mix_section.alone_table(found)
+    for row, a in zip(alone.rows, found.alone, strict=True):
+        assert a.usd_per_accepted_request is not None
+        assert row[4] == display.pct(1.0 - found.usd_per_accepted_request / a.usd_per_accepted_request)
+    per_class = mix_section.class_table(found)
+    assert per_class is not None and [r[0] for r in per_class.rows] == ["prompt-heavy", "answer-heavy"]
+    cost = {(c.request_class, c.system): c.usd_per_accepted_request for c in found.class_costs}
+    assert per_class.rows[0][2] == display.usd_per_1k_requests(cost[("prompt-heavy", "API")])
+    assert found.best_single is not None and found.best_single in mix_section.mix_sentence(found)
