@@ -103,3 +103,27 @@ def test_the_tables_say_the_mixs_numbers(mixed: Path) -> None:
     cost = {(c.request_class, c.system): c.usd_per_accepted_request for c in found.class_costs}
     assert per_class.rows[0][2] == display.usd_per_1k_requests(cost[("prompt-heavy", "API")])
     assert found.best_single is not None and found.best_single in mix_section.mix_sentence(found)
+
+
+def test_the_report_has_the_mix_of_a_scenario_with_classes_on_two_systems(mixed: Path, monkeypatch) -> None:
+    """The report's Hardware mix section: the mix's sentence and its tables, the library's; none for a fleet given by
+    count; a search too large for a report says which command finds it."""
+    from rackcost.reporting import mix_section
+    from rackcost.reporting.blocks import Paragraph, Table
+    from rackcost.reporting.content import build_report
+
+    scenario = rackcost.load_scenario(mixed)
+    found = rackcost.hardware_mix(scenario)
+    (mix,) = [s for s in build_report(scenario, date="2026-12-07").sections if s.id == "mix"]
+    assert mix.blocks[0] == Paragraph(mix_section.mix_sentence(found), strong=True)
+    tables = [b for b in mix.blocks if isinstance(b, Table)]
+    expected = [mix_section.fleet_table(found), mix_section.alone_table(found), mix_section.class_table(found)]
+    assert tables == expected
+    data = yaml.safe_load(mixed.read_text(encoding="utf-8"))
+    data["fleet"]["replicas"] = 4
+    assert mix_section.mix_report_section(rackcost.scenario_from_dict(data)) is None
+    monkeypatch.setattr(mix_section, "REPORT_MOST_EVALUATIONS", 5)  # 2 systems x 3 subsets of 2 classes = 6
+    large = mix_section.mix_report_section(scenario)
+    assert large is not None
+    (said,) = large.blocks
+    assert isinstance(said, Paragraph) and "6 evaluations" in said.text and "rackcost mix finds it" in said.text

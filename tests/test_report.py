@@ -61,6 +61,8 @@ def headings_of(scenario) -> list[str]:
     present = {"uncertainty"}
     if scenario.workload.classes:
         present.add("classes")
+        if len(scenario.workload.classes) > 1 and len(scenario.systems) > 1 and scenario.fleet.replicas is None:
+            present.add("mix")  # the cheapest mix of hardware (tests/test_cli_mix.py checks the section)
     if any(s.pools is not None for s in scenario.systems):
         present.add("pools")
     if scenario.plan is not None:  # the buying plan (tests/test_report_plan.py checks the section)

@@ -196,7 +196,7 @@ def test_the_pools_section_shows_each_pools_fleet_power_utilisation_and_cost_sha
 
 @pytest.mark.parametrize(
     ("path", "present"),
-    [(CLASSES, {"classes"}), (POOLS, {"pools"}), (TWO_SYSTEMS, set())],
+    [(CLASSES, {"classes", "mix"}), (POOLS, {"pools"}), (TWO_SYSTEMS, set())],
     ids=["classes", "pools", "neither"],
 )
 def test_the_sections_are_there_only_when_the_scenario_has_classes_or_pools(path, present) -> None:

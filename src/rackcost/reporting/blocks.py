@@ -45,7 +45,7 @@ NOT_APPLICABLE = "-"
 """What a table shows where a figure does not apply (an API system's latency or fleet)."""
 
 # section id -> heading, in the order of the report (the uncertainty section only when there is something to say,
-# the pools, classes and plan sections only for a scenario that has them: OPTIONAL_SECTIONS)
+# the pools, classes, mix and plan sections only for a scenario that has them: OPTIONAL_SECTIONS)
 SECTIONS = {
     "summary": "The decision",
     "scenario": "The scenario",
@@ -54,6 +54,7 @@ SECTIONS = {
     "cost": "Cost per accepted request at each demand point",
     "years": "Demand and cost over the years",
     "classes": "Request classes",
+    "mix": "Hardware mix",
     "cliff": "Latency cliff",
     "claim": "Claim vs decision",
     "plan": "Buying plan",
@@ -70,6 +71,7 @@ warnings and provenance name the scenario's YAML paths), printed after the repor
 OPTIONAL_SECTIONS = {
     "pools": "a disaggregated system (systems[i].pools)",
     "classes": "request classes (workload.classes)",
+    "mix": "request classes and two or more systems (workload.classes), the fleet sized by the model",
     "years": "demand as an hourly profile over years (demand: profile)",
     "plan": "a buying plan (plan, with demand as an hourly profile)",
     "uncertainty": "distributions, or samples asked for",

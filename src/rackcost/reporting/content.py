@@ -30,6 +30,7 @@ from rackcost.reporting.charts import chart_subset
 from rackcost.reporting.decision import decision
 from rackcost.reporting.input_sections import appendix_section, provenance_section, scenario_section
 from rackcost.reporting.lead import lead_section
+from rackcost.reporting.mix_section import mix_report_section
 from rackcost.reporting.plan_section import plan_section
 from rackcost.reporting.result_sections import (
     claim_section,
@@ -142,6 +143,7 @@ def build_report(
         cost_section(scenario, result, subset),
         years_section(scenario, result, subset),
         classes_section(scenario, result),
+        mix_report_section(scenario),
         cliff_section(scenario, result, outcomes, subset),
         claim_section(result, subset),
         plan_section(given, plan),

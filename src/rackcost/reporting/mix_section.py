@@ -1,21 +1,36 @@
-"""The cheapest mix of hardware in words and tables (:func:`rackcost.hardware_mix`), as ``rackcost mix`` and the
-dashboard's Hardware mix page show it: the sentence that leads, the mix's fleets, each system alone, each class on
-each system, and the rows of its CSV."""
+"""The cheapest mix of hardware in words and tables (:func:`rackcost.hardware_mix`), as ``rackcost mix``, the
+dashboard's Hardware mix page and the report's Hardware mix section show it: the sentence that leads, the mix's
+fleets, each system alone, each class on each system, and the rows of its CSV."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rackcost import display
-from rackcost.analysis.hardware_mix import HardwareMix
-from rackcost.reporting.blocks import Table
+from rackcost.analysis.hardware_mix import HardwareMix, hardware_mix
+from rackcost.errors import ScenarioError
+from rackcost.reporting.blocks import Bullets, Paragraph, Section, Subheading, Table, section
+from rackcost.scenario.schema import Scenario
 
-__all__ = ["CLASS_JOIN", "alone_table", "class_table", "classes_text", "fleet_table", "mix_rows", "mix_sentence"]
+__all__ = [
+    "CLASS_JOIN",
+    "REPORT_MOST_EVALUATIONS",
+    "alone_table",
+    "class_table",
+    "classes_text",
+    "fleet_table",
+    "mix_report_section",
+    "mix_rows",
+    "mix_sentence",
+]
 
 CLASS_JOIN = " + "
 """How the classes of one fleet are joined in a CSV cell."""
 NONE = "-"
 """A cell with no value (a system that cannot serve every class alone)."""
+REPORT_MOST_EVALUATIONS = 200
+"""Most evaluations the report's mix runs, systems x (2^classes - 1): a few seconds at the default scenario's speed;
+a larger scenario's section says to run ``rackcost mix`` [-]."""
 
 
 def classes_text(classes: dict[str, float], join: str) -> str:
@@ -173,3 +188,53 @@ def mix_rows(found: HardwareMix) -> list[dict[str, Any]]:
         for a in found.alone
     ]
     return rows
+
+
+def mix_report_section(scenario: Scenario) -> Section | None:
+    """The report's Hardware mix section: for a scenario of two or more systems and two or more request classes, the
+    cheapest mix (each class whole on one system) beside each system alone; None for any other scenario, or one whose
+    fleet is given by count (the mix sizes each fleet).
+
+    Parameters
+    ----------
+    scenario
+        The scenario as served (its unserved systems left out).
+    """
+    classes = scenario.workload.classes or []
+    if len(classes) < 2 or len(scenario.systems) < 2 or scenario.fleet.replicas is not None:
+        return None
+    evaluations = len(scenario.systems) * (2 ** len(classes) - 1)
+    if evaluations > REPORT_MOST_EVALUATIONS:
+        return section(
+            "mix",
+            [
+                Paragraph(
+                    f"The cheapest mix of these {len(scenario.systems)} systems over {len(classes)} request classes "
+                    f"takes {evaluations:,} evaluations, more than a report runs ({REPORT_MOST_EVALUATIONS}): "
+                    "rackcost mix finds it."
+                )
+            ],
+        )
+    try:
+        found = hardware_mix(scenario)
+    except ScenarioError as exc:
+        problems = [f"{p.path}: {p.message}" if p.path else p.message for p in exc.problems]
+        return section(
+            "mix", [Paragraph("No hardware mix: the search refused the scenario.", strong=True), Bullets(problems)]
+        )
+    blocks: list[Any] = [
+        Paragraph(mix_sentence(found), strong=True),
+        Paragraph(
+            "Each request class goes whole to the system that serves it cheapest, each system with a fleet of its own "
+            "sized for its classes at the SLO; the assignment is exact over every subset of the classes "
+            "(rackcost mix gives the same; its --slices option splits a class's load between systems)."
+        ),
+        *(Paragraph(f"Note: {note}.") for note in found.notes),
+        Subheading("The mix"),
+        fleet_table(found),
+        Subheading("Each system alone, serving every class"),
+        alone_table(found),
+    ]
+    if (per_class := class_table(found)) is not None:
+        blocks += [Subheading("Each class on each system alone, its own fleet"), per_class]
+    return section("mix", blocks)
