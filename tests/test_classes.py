@@ -447,3 +447,35 @@ def test_the_mix_service_scv_of_identical_fixed_classes_is_never_below_zero() ->
     )
     scv = mc.mix_service_scv(mix, np.linspace(300, 1500, 1000), np.linspace(20, 60, 1000))
     assert scv.min() >= 0.0 and scv.max() < 1e-15
+
+
+def test_a_class_of_share_zero_is_evaluated_and_printed_without_a_warning_or_a_traceback(tmp_path) -> None:
+    """A class given a share of 0 (a class kept in the file but switched off) offers and accepts nothing: its
+    accepted share and cost per accepted request are undefined, null in the tables and "-" in the CLI, with no
+    numpy warning and no division by zero."""
+    import warnings
+
+    import yaml
+    from typer.testing import CliRunner
+
+    from rackcost.cli import app
+
+    data = yaml.safe_load(
+        rackcost.bundled_scenario_path("deepseek-r1-b200-vs-gb200-request-classes.yaml").read_text(encoding="utf-8")
+    )
+    classes = data["workload"]["classes"]
+    rest = sum(c["share_fraction"] for c in classes[1:])
+    classes[0]["share_fraction"] = 0.0
+    for c in classes[1:]:
+        c["share_fraction"] = c["share_fraction"] / rest
+    path = tmp_path / "share-zero.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = rackcost.evaluate(rackcost.load_scenario(path))
+        out = CliRunner().invoke(app, ["evaluate", str(path)])
+    zero = [r for r in result.records["classes"] if r["class"] == classes[0]["name"]]
+    assert zero and all(r["offered_rps"] == 0 and r["usd_per_accepted_request"] is None for r in zero)
+    assert all(r["rejected_fraction"] is None for r in zero)
+    assert out.exit_code == 0, out.output
+    assert f"{classes[0]['name']}: accepted" in out.output and "Traceback" not in out.output

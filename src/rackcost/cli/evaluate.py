@@ -261,7 +261,11 @@ def _print_points(console: Console, result: Result) -> None:
 _NOT_APPLICABLE = NOT_APPLICABLE
 _SYSTEM_COLUMNS = ("system", *FLEET_SUMMARY)
 _CLASS_ROWS = (
-    ("accepted", "% of offered", lambda r: pct(r["accepted_rps"] / r["offered_rps"])),
+    (
+        "accepted",
+        "% of offered",
+        lambda r: pct(r["accepted_rps"] / r["offered_rps"]) if r["offered_rps"] else _NOT_APPLICABLE,  # share 0
+    ),
     (
         "cost",
         PER_1K_ACCEPTED,

@@ -83,6 +83,8 @@ def _common(mix: ClassMix, offered: np.ndarray, admitted: np.ndarray, accepted: 
     shape = accepted.shape
     offered_k = offered[:, None] * mix.share_fraction
     rejected = offered_k - accepted
+    with np.errstate(invalid="ignore", divide="ignore"):  # a class of share 0 offers nothing: None in the table
+        rejected_fraction = rejected / offered_k
     return {
         "share_fraction": broadcast_to_few(mix.share_fraction, shape),
         "input_tokens": broadcast_to_few(mix.input_tokens, shape),
@@ -92,13 +94,14 @@ def _common(mix: ClassMix, offered: np.ndarray, admitted: np.ndarray, accepted: 
         "admitted_rps": admitted[:, None] * mix.share_fraction,
         "accepted_rps": accepted,
         "rejected_rps": rejected,
-        "rejected_fraction": rejected / offered_k,
+        "rejected_fraction": rejected_fraction,
     }
 
 
 def _costs(mix: ClassMix, total_usd_per_hour: np.ndarray, accepted: np.ndarray) -> dict[str, Any]:
     """A class's cost per hour and per accepted request and output token, ``(points, K)`` each."""
-    per_accepted = total_usd_per_hour / (accepted * SECONDS_PER_HOUR)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a class of share 0 accepts nothing: None in the table
+        per_accepted = total_usd_per_hour / (accepted * SECONDS_PER_HOUR)
     return {
         "total_usd_per_hour": total_usd_per_hour,
         "usd_per_accepted_request": per_accepted,
