@@ -593,10 +593,13 @@ def in_order(row: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     >>> in_order({"b": 2, "a": 1}, ("a", "b"))
     {'a': 1, 'b': 2}
     """
-    if len(row) != len(names) or not all(name in row for name in names):
-        extra, missing = sorted(set(row) - set(names)), sorted(set(names) - set(row))
-        raise AssertionError(f"a row does not match the registry of columns: extra {extra}, missing {missing}")
-    return {name: row[name] for name in names}
+    if len(row) == len(names):  # every name found (no KeyError) in a row of as many columns: the same test as
+        try:  # checking each name first, in one pass over the names rather than two (every table row takes it)
+            return {name: row[name] for name in names}
+        except KeyError:
+            pass
+    extra, missing = sorted(set(row) - set(names)), sorted(set(names) - set(row))
+    raise AssertionError(f"a row does not match the registry of columns: extra {extra}, missing {missing}")
 
 
 def undefined_as_none(table: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
