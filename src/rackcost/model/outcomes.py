@@ -354,7 +354,7 @@ class SystemOutcome:
         """Fixed opex per hour [USD/h]."""
         return float(self.fleet.fixed_opex_usd_per_hour[0, 0])
 
-    @property
+    @cached_property  # read about ten times per system by the tables and warnings of one evaluation: built once
     def demand(self) -> DemandOutcome:
         """What the fleet does at each demand point (one entry per point)."""
         return self.fleet.demand.first_sample()

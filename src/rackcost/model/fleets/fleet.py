@@ -163,16 +163,18 @@ def size_fleet(
             )
             needed = np.maximum(needed, more)
         slo_n = sized_replicas(needed, sizing_rps, service_s, concurrency, sampled.max_utilization_fraction)
-    swung = rate_swing.swing_slo_replicas(  # a rate swing at the sizing point: its busiest window or its average
-        policy,
-        rates,
-        sizing_rps,
-        service_s,
-        concurrency,
-        budget_s,
-        slo.miss_target_fraction,
-        sampled.max_utilization_fraction,
-    )
+    swung = None
+    if _moves(policy):  # a rate swing at the sizing point: its busiest window or its average
+        swung = rate_swing.swing_slo_replicas(
+            policy,
+            rates,
+            sizing_rps,
+            service_s,
+            concurrency,
+            budget_s,
+            slo.miss_target_fraction,
+            sampled.max_utilization_fraction,
+        )
     if swung is not None:
         slo_n = swung
     if policy.fixed_replicas is not None:
@@ -559,6 +561,8 @@ def _with_swings(
     fleet with every point swinging at each of ``swing_amplitudes``; without a swing anywhere, the outcomes as
     they are (and nothing below runs, nor the points' variability)."""
     policy, points = at.policy, at.serve.arrival_rps.shape[1]
+    if not (swing_amplitudes or _moves(policy)):
+        return demand, fragile, {}
     amplitudes = rate_swing.point_shapes(policy, points)  # a swing's, or a point's sub-hour windows
     if not (swing_amplitudes or amplitudes.active.any()):
         return demand, fragile, {}
@@ -575,6 +579,14 @@ def _with_swings(
         fragile,
         {a: at.swing(still, np.full((1, points), a), point_v, point_stretch) for a in swing_amplitudes},
     )
+
+
+def _moves(policy: FleetPolicy) -> bool:
+    """Whether some demand point's rate may move within its hour: a swing amplitude other than 0, or sub-hour
+    windows. Where none does, :func:`rackcost.model.queues.rate_swing.point_shapes` finds no point active (zero
+    amplitudes are valid ones), so the swing steps change nothing and are not run: two calls of it per fleet saved,
+    about 0.1 ms each (measured on this 2-core machine), 0.4 ms of an evaluation of the bundled default."""
+    return any(policy.rate_swing_amplitude_fraction) or any(policy.sub_hour_rate_ratios)
 
 
 def _row(outcome: DemandOutcome, index: int) -> DemandOutcome:

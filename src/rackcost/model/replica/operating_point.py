@@ -324,7 +324,10 @@ def search_operating_point(
     idx = np.flatnonzero(is_feasible)
     if idx.size == 0:
         raise ValueError("no operating point meets the SLO")
-    c, s, busy = concurrency[idx], service_s[idx], power_w_per_replica_busy[idx]
+    if idx.size == concurrency.size:  # every candidate feasible (the usual case): the arrays as they are, uncopied
+        c, s, busy = concurrency, service_s, power_w_per_replica_busy
+    else:
+        c, s, busy = concurrency[idx], service_s[idx], power_w_per_replica_busy[idx]
     bound = replicas_lower_bound(c, s, sizing_rps, max_utilization_fraction)
     bound_power = _fleet_power_w(bound, c, s, busy, power_w_per_replica_idle, sizing_rps)
     order = np.lexsort((-c, bound_power, bound))
