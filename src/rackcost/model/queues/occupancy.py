@@ -34,7 +34,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtri, pdtr, pdtrik
 
-from rackcost.model.queues.erlang import broadcast_few, broadcast_to_few, erlang_c_checked, poisson_cdf, poisson_pmf
+from rackcost.model.queues.erlang import (
+    all_of,
+    any_of,
+    broadcast_few,
+    broadcast_to_few,
+    erlang_c_checked,
+    indices_of,
+    poisson_cdf,
+    poisson_pmf,
+)
 from rackcost.model.replica.performance import LoadCurve
 
 __all__ = [
@@ -150,7 +159,7 @@ def conditional_wait_rate(
     k = n * c
     pooled = (k / s - lam) / v
     central = np.asarray(central_queue, dtype=bool) | ~np.asarray(one_queue, dtype=bool)
-    if central.all():  # a central queue everywhere: the per-replica rate is not read (the same figures, for less)
+    if all_of(central):  # a central queue everywhere: the per-replica rate is not read (the same figures, for less)
         pooled = np.asarray(pooled, dtype=float)
         shape = np.broadcast(pooled, central).shape  # (np.broadcast_shapes' result, without its Python steps)
         return pooled if pooled.shape == shape else np.broadcast_to(pooled, shape).copy()
@@ -233,11 +242,11 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
         up = _below(cdf, xs, as_, ps)  # too low: F(x) < p
         down = ~up & (xs > 0)
         lower = cdf.copy()
-        at = np.flatnonzero(down)
+        at = indices_of(down)
         x_at, a_at = xs[at], as_[at]
         lower[at] -= poisson_pmf(x_at, a_at)  # F(x - 1)
         down[at] = ~_below(lower[at], x_at - 1.0, a_at, ps[at])  # too high: F(x - 1) >= p already
-        moved = np.flatnonzero(up | down)
+        moved = indices_of(up | down)
         if not moved.size:
             return x.reshape(shape)
         if todo is None:
@@ -245,7 +254,7 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
         else:
             x[todo] = xs + up - down
         # the CDF at the new x of the elements that moved: one term more (up), or the F(x - 1) above (down)
-        at = np.flatnonzero(up)
+        at = indices_of(up)
         lower[at] += poisson_pmf(xs[at] + 1.0, as_[at])
         cdf = lower[moved]
         todo = moved if todo is None else todo[moved]
@@ -270,7 +279,7 @@ def _normal_quantile(p: Array) -> Array:
         return np.asarray(ndtri(p), dtype=float)
     level = flat[0]
     out = np.full(flat.shape, ndtri(level))
-    other = np.flatnonzero(flat != level)  # (a NaN level is unequal to itself: every element is then asked)
+    other = indices_of(flat != level)  # (a NaN level is unequal to itself: every element is then asked)
     out[other] = ndtri(flat[other])
     return out.reshape(np.shape(p))
 
@@ -283,7 +292,7 @@ def _below(cdf: Array, x: Array, a: Array, p: Array) -> NDArray[np.bool_]:
     """
     out = cdf < p
     near = np.abs(cdf - p) <= _CDF_MARGIN
-    if near.any():
+    if any_of(near):
         out[near] = pdtr(x[near], a[near]) < p[near]
     return out
 
@@ -354,7 +363,7 @@ def start_occupancy_quantile(
     start = np.where(delay > 1.0 - q, c, 1.0)
     # the elements to solve as flat indices, once (a gather by indices costs less than by a mask; each array is
     # read in C order, as the mask reads it)
-    solve = np.flatnonzero((delay <= 1.0 - q) & (a > 0))
+    solve = indices_of((delay <= 1.0 - q) & (a > 0))
     if solve.size:
         ks, as_, vs, ns = (np.reshape(x, -1)[solve] for x in (k, a, v, n))
         qs = np.reshape(q, -1)[solve] if q.ndim else q
