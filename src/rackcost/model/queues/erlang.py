@@ -38,6 +38,7 @@ __all__ = [
     "all_of",
     "any_of",
     "as_float",
+    "as_float_least",
     "broadcast_few",
     "broadcast_to_few",
     "check_nonnegative",
@@ -122,12 +123,19 @@ def broadcast_few(*arrays: npt.NDArray[Any]) -> list[npt.NDArray[Any]]:
 
 
 def as_float(name: str, x: ArrayLike) -> FloatArray:
+    return as_float_least(name, x)[0]
+
+
+def as_float_least(name: str, x: ArrayLike) -> tuple[FloatArray, Any]:
+    """:func:`as_float`, and the array's least value (None where it is empty), which a check that follows takes
+    rather than reducing the array again."""
     arr = np.asarray(x, dtype=np.float64)
-    if arr.size:
-        least = arr.min()
-        if least != least:  # (the least value is NaN where any is: one reduction, no mask)
-            raise ValueError(f"{name} must not contain NaN")
-    return arr
+    if not arr.size:
+        return arr, None
+    least = arr.min()
+    if least != least:  # (the least value is NaN where any is: one reduction, no mask)
+        raise ValueError(f"{name} must not contain NaN")
+    return arr, least
 
 
 # (the masks of a central evaluation have a few elements, and the searches ask a dozen of these questions a call:
@@ -168,18 +176,21 @@ def indices_of(mask: npt.NDArray[np.bool_]) -> IntArray:
     return mask.ravel().nonzero()[0]
 
 
-def check_positive(name: str, x: FloatArray) -> None:
-    if x.size and not (0 < x.min() and x.max() < math.inf):
+# (each check takes the least value where the caller has it from as_float_least: the same test, one reduction fewer)
+
+
+def check_positive(name: str, x: FloatArray, least: Any = None) -> None:
+    if x.size and not (0 < (x.min() if least is None else least) and x.max() < math.inf):
         raise ValueError(f"{name} must be finite and > 0, got min {np.min(x)!r}")
 
 
-def check_nonnegative(name: str, x: FloatArray) -> None:
-    if x.size and not (0 <= x.min() and x.max() < math.inf):
+def check_nonnegative(name: str, x: FloatArray, least: Any = None) -> None:
+    if x.size and not (0 <= (x.min() if least is None else least) and x.max() < math.inf):
         raise ValueError(f"{name} must be finite and >= 0, got min {np.min(x)!r}")
 
 
-def check_open_unit(name: str, x: FloatArray) -> None:
-    if x.size and not (0 < x.min() and x.max() < 1):
+def check_open_unit(name: str, x: FloatArray, least: Any = None) -> None:
+    if x.size and not (0 < (x.min() if least is None else least) and x.max() < 1):
         raise ValueError(f"{name} must lie in the open interval (0, 1)")
 
 

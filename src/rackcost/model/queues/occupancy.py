@@ -151,22 +151,36 @@ def conditional_wait_rate(
     >>> [float(conditional_wait_rate(True, central, 2, 1, 1.0, 1.0)) for central in (True, False)]
     [1.0, 0.75]
     """
+    args = (replicas_per_pool, slots_per_replica, arrival_rps, full_service_s, variability)
+    return _wait_rates(one_queue, central_queue, *args)[1]
+
+
+def _wait_rates(
+    one_queue: ArrayLike,
+    central_queue: ArrayLike,
+    replicas_per_pool: ArrayLike,
+    slots_per_replica: ArrayLike,
+    arrival_rps: ArrayLike,
+    full_service_s: ArrayLike,
+    variability: ArrayLike,
+) -> tuple[Array, Array]:
+    """:func:`conditional_wait_rate` of a central queue and under the routing, from one set of arrays (what
+    :func:`waiting_share` asks; it took two calls, the pooled rate computed in each) [1/s]."""
     n = np.asarray(replicas_per_pool, dtype=float)
     c = np.asarray(slots_per_replica, dtype=float)
     lam = np.asarray(arrival_rps, dtype=float)
     s = np.asarray(full_service_s, dtype=float)
     v = np.asarray(variability, dtype=float)
     k = n * c
-    pooled = (k / s - lam) / v
+    pooled = np.asarray((k / s - lam) / v, dtype=float)
     central = np.asarray(central_queue, dtype=bool) | ~np.asarray(one_queue, dtype=bool)
     if all_of(central):  # a central queue everywhere: the per-replica rate is not read (the same figures, for less)
-        pooled = np.asarray(pooled, dtype=float)
         shape = np.broadcast(pooled, central).shape  # (np.broadcast_shapes' result, without its Python steps)
-        return pooled if pooled.shape == shape else np.broadcast_to(pooled, shape).copy()
+        return pooled, pooled if pooled.shape == shape else np.broadcast_to(pooled, shape).copy()
     rho = np.clip(lam * s / k, 0.0, 1.0)
     sigma = np.clip(1.0 - (1.0 - rho) / v, 0.0, 1.0)
     per_replica = c / s * -np.expm1(n * np.log(np.maximum(sigma, np.finfo(float).tiny)))
-    return np.asarray(np.where(central, pooled, per_replica), dtype=float)
+    return pooled, np.asarray(np.where(central, pooled, per_replica), dtype=float)
 
 
 def waiting_share(
@@ -205,8 +219,7 @@ def waiting_share(
     [0.25, 0.75]
     """
     args = (replicas_per_pool, slots_per_replica, arrival_rps, full_service_s, variability)
-    theta = conditional_wait_rate(True, True, *args)
-    rate = conditional_wait_rate(one_queue, central_queue, *args)
+    theta, rate = _wait_rates(one_queue, central_queue, *args)  # (the central queue's rate, and the routing's)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(theta > 0, np.minimum(rate / np.where(theta > 0, theta, 1.0), 1.0), 1.0)
     return np.asarray(np.asarray(delay, dtype=float) * ratio, dtype=float), rate
@@ -365,11 +378,11 @@ def start_occupancy_quantile(
     # read in C order, as the mask reads it)
     solve = indices_of((delay <= 1.0 - q) & (a > 0))
     if solve.size:
-        ks, as_, vs, ns = (np.reshape(x, -1)[solve] for x in (k, a, v, n))
-        qs = np.reshape(q, -1)[solve] if q.ndim else q
+        ks, as_, vs, ns = (x.reshape(-1)[solve] for x in (k, a, v, n))
+        qs = q.reshape(-1)[solve] if q.ndim else q
         # P(K <= x) = (1 - C) F(x) / F(k - 1) on K < k: the least integer x with it >= q
         below_k = poisson_cdf(ks - 1.0, as_)  # P(K < k): mostly exactly 1, known without the incomplete gamma
-        waits = np.reshape(delay, -1)[solve]
+        waits = delay.reshape(-1)[solve]
         target = np.minimum(qs * below_k / np.maximum(1.0 - waits, np.finfo(float).tiny), below_k)
         x_q = _poisson_quantile(target.clip(0.0, 1.0 - 1e-15), as_)
         start.reshape(-1)[solve] = np.ceil((x_q + 1.0) * vs / ns - 1e-9)

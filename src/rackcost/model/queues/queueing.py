@@ -36,6 +36,7 @@ from rackcost.model.queues.erlang import (
     IntArray,
     all_of,
     as_float,
+    as_float_least,
     broadcast_few,
     broadcast_to_few,
     check_nonnegative,
@@ -472,14 +473,14 @@ def _capacity_at_slo(
     feasible_rps: ArrayLike | None = None,
 ) -> FloatArray:
     """:func:`capacity_at_slo` on its arguments as given."""
-    k_arr = as_float("k", k)
-    s = as_float("service_s", service_s)
-    t = as_float("budget_s", budget_s)
-    eps = as_float("max_exceedance_fraction", max_exceedance_fraction)
-    check_positive("k", k_arr)
-    check_positive("service_s", s)
-    check_nonnegative("budget_s", t)
-    check_open_unit("max_exceedance_fraction", eps)
+    k_arr, k_least = as_float_least("k", k)
+    s, s_least = as_float_least("service_s", service_s)
+    t, t_least = as_float_least("budget_s", budget_s)
+    eps, eps_least = as_float_least("max_exceedance_fraction", max_exceedance_fraction)
+    check_positive("k", k_arr, k_least)
+    check_positive("service_s", s, s_least)
+    check_nonnegative("budget_s", t, t_least)
+    check_open_unit("max_exceedance_fraction", eps, eps_least)
     k_arr, s, t, eps = broadcast_few(k_arr, s, t, eps)
     hi = k_arr / s
     # C <= 1, so a <= k - (S/t) log(1/eps) already meets the SLO: a feasible lower end of the bracket
@@ -644,16 +645,16 @@ def replicas_needed(
     >>> int(replicas_needed(1.0, 1.0, 1, 0.0, 0.3))
     3
     """
-    lam = as_float("arrival_rps", arrival_rps)
-    s = as_float("service_s", service_s)
-    c = as_float("slots_per_replica", slots_per_replica)
-    t = as_float("budget_s", budget_s)
-    eps = as_float("max_exceedance_fraction", max_exceedance_fraction)
-    check_nonnegative("arrival_rps", lam)
-    check_positive("service_s", s)
-    check_positive("slots_per_replica", c)
-    check_nonnegative("budget_s", t)
-    check_open_unit("max_exceedance_fraction", eps)
+    lam, lam_least = as_float_least("arrival_rps", arrival_rps)
+    s, s_least = as_float_least("service_s", service_s)
+    c, c_least = as_float_least("slots_per_replica", slots_per_replica)
+    t, t_least = as_float_least("budget_s", budget_s)
+    eps, eps_least = as_float_least("max_exceedance_fraction", max_exceedance_fraction)
+    check_nonnegative("arrival_rps", lam, lam_least)
+    check_positive("service_s", s, s_least)
+    check_positive("slots_per_replica", c, c_least)
+    check_nonnegative("budget_s", t, t_least)
+    check_open_unit("max_exceedance_fraction", eps, eps_least)
     lam, s, c, t, eps = broadcast_few(lam, s, c, t, eps)
     a = lam * s
     log_inv = np.log(1.0 / eps)
@@ -661,13 +662,14 @@ def replicas_needed(
     lo = np.floor(a / c).astype(np.int64)
     # Square-root staffing with a generous safety factor (valid for any t >= 0).
     k_sqrt = a + (3.0 + np.sqrt(2.0 * log_inv)) * np.sqrt(a) + log_inv + 10.0
-    with np.errstate(divide="ignore"):
-        k_budget = np.where(t > 0, a + s / np.where(t > 0, t, 1.0) * log_inv, np.inf)
+    # (no division by zero: each t <= 0 is replaced by 1 before it divides, so no np.errstate, which cost more than
+    # the arithmetic)
+    k_budget = np.where(t > 0, a + s / np.where(t > 0, t, 1.0) * log_inv, np.inf)
     k_hi = np.minimum(k_sqrt, k_budget)
     hi = np.maximum(np.ceil(k_hi / c).astype(np.int64) + 1, lo + 1)
     shape = hi.shape
     lo, hi = lo.ravel().copy(), hi.ravel().copy()
-    cf, lamf, sf, tf, epsf = (np.ravel(x) for x in (c, lam, s, t, eps))
+    cf, lamf, sf, tf, epsf = (x.ravel() for x in (c, lam, s, t, eps))
     # the budget bound is feasible by construction; only brackets from square-root staffing need checking
     unsure = indices_of(k_hi < k_budget)
     for _ in range(_MAX_DOUBLINGS):
