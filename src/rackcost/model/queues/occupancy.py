@@ -293,7 +293,8 @@ def _normal_quantile(p: Array) -> Array:
     level = flat[0]
     out = np.full(flat.shape, ndtri(level))
     other = indices_of(flat != level)  # (a NaN level is unequal to itself: every element is then asked)
-    out[other] = ndtri(flat[other])
+    if other.size:  # (mostly none: scipy on no element still cost a gather, a call and a scatter)
+        out[other] = ndtri(flat[other])
     return out.reshape(np.shape(p))
 
 

@@ -485,7 +485,7 @@ def _capacity_at_slo(
     hi = k_arr / s
     # C <= 1, so a <= k - (S/t) log(1/eps) already meets the SLO: a feasible lower end of the bracket
     a_safe = np.where(t > 0, k_arr - s / np.where(t > 0, t, 1.0) * np.log(1.0 / eps), 0.0)
-    lo = (a_safe / s).clip(0.0, hi)  # (ndarray.clip is np.clip without its dispatch)
+    lo = np.asarray((a_safe / s).clip(0.0, hi))  # (ndarray.clip is np.clip without its dispatch; an array of its own)
     exceed = _fixed_slots_exceedance(t, k_arr, s)
     # Safeguarded Newton on g = log P(W > t) - log eps, increasing in lambda, started from the caller's feasible
     # rate when given (else the closed-form feasible end); [lo, hi] brackets the root (lo feasible) and a step
@@ -508,7 +508,7 @@ def _capacity_at_slo(
             log_p, slope = exceed(x, with_slope=True)
             g = log_p - log_eps
             feasible_x = g <= 0
-            lo = np.where(feasible_x, np.maximum(lo, x), lo)
+            np.maximum(lo, x, out=lo, where=feasible_x)  # (lo's own array: np.where's values, one call fewer)
             hi = np.where(feasible_x, hi, np.minimum(hi, x))
             if slope is None:  # outside the fast path (an element at the edge): bisect this step
                 step = 0.5 * (lo + hi)
@@ -529,9 +529,9 @@ def _capacity_at_slo(
     result = lo * (1.0 - 1e-9)
     check = indices_of(x - lo > 1e-9 * hi)
     if check.size:
-        candidate = np.ravel(x)[check] * (1.0 - 1e-9)
-        sub = _fixed_slots_exceedance(np.ravel(t)[check], np.ravel(k_arr)[check], np.ravel(s)[check])
-        ok = sub(candidate) <= np.ravel(eps)[check] * (1.0 - 1e-9)
+        candidate = x.ravel()[check] * (1.0 - 1e-9)
+        sub = _fixed_slots_exceedance(t.ravel()[check], k_arr.ravel()[check], s.ravel()[check])
+        ok = sub(candidate) <= eps.ravel()[check] * (1.0 - 1e-9)
         # where P(W > t) is linear in the rate near the root (one slot, no budget: C = rho), the two margins of
         # 1e-9 cancel and the candidate fails by an ulp: a second one, 4e-9 below, keeps Newton's answer instead of
         # the bracket's lower end (0 there; found by the property test of accepted <= offered)
@@ -539,8 +539,8 @@ def _capacity_at_slo(
         if all_of(ok):  # the usual case: the second candidate is not needed (and not evaluated)
             flat[check] = candidate
         else:
-            closer = np.ravel(x)[check] * (1.0 - 4e-9)
-            ok_closer = ~ok & (sub(closer) <= np.ravel(eps)[check] * (1.0 - 1e-9))
+            closer = x.ravel()[check] * (1.0 - 4e-9)
+            ok_closer = ~ok & (sub(closer) <= eps.ravel()[check] * (1.0 - 1e-9))
             flat[check] = np.where(ok, candidate, np.where(ok_closer, np.maximum(closer, flat[check]), flat[check]))
         result = flat.reshape(result.shape)
     lo = result
