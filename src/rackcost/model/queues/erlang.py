@@ -450,7 +450,8 @@ def poisson_cdf(x: FloatArray, a: FloatArray) -> FloatArray:
     need = np.ones(x.shape, dtype=bool)
     need[candidates] = ~(pmf * (ak / (sk + 1.0)) * ((sk + 2.0) / (sk + 2.0 - ak)) < _Q_IS_ONE_BOUND)
     at = indices_of(need)
-    out[at] = pdtr(x[at], a[at])
+    if at.size:  # (often none: scipy on no element still cost two gathers, a call and a scatter)
+        out[at] = pdtr(x[at], a[at])
     return out
 
 

@@ -94,11 +94,16 @@ def occupancy_spread(load: LoadCurve, in_service: ArrayLike, service_s: ArrayLik
         n = n.reshape(1, -1) if n.ndim == 1 else n.reshape(1, 1)
     h = 1e-6 * np.maximum(n, 1.0)
     below = np.maximum(n - h, 0.0)
-    # S at both ends of the difference in one search of the curve (each element as two calls would give it)
-    above_s, below_s = load.service_at(np.stack([n + h, below]))
-    slope = (above_s - below_s) / (n + h - below)
+    # S at both ends of the difference in one search of the curve (each element as two calls would give it); the
+    # two ends filled into one new array, np.stack's values without its Python steps, n + h computed once
+    above = n + h
+    ends = np.empty((2, *n.shape))
+    ends[0] = above
+    ends[1] = below
+    above_s, below_s = load.service_at(ends)
+    slope = (above_s - below_s) / (above - below)
     at_s = load.service_at(n) if service_s is None else np.asarray(service_s, dtype=float)
-    elasticity = np.clip(n * slope / at_s, -MAX_SERVICE_ELASTICITY, MAX_SERVICE_ELASTICITY)
+    elasticity = (n * slope / at_s).clip(-MAX_SERVICE_ELASTICITY, MAX_SERVICE_ELASTICITY)
     return np.asarray(1.0 / (1.0 - elasticity), dtype=float)
 
 
