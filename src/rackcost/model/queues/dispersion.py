@@ -88,7 +88,11 @@ _LOG_X = np.linspace(np.log(1e-7), np.log(80.0), 4001)
 """Grid of ``ln(t / S)`` the Gamma(2, S) average is taken on: the weight ``x^2 e^-x`` per unit of ``ln x`` holds
 under 1e-13 of its mass outside it."""
 _WEIGHT = np.exp(2.0 * _LOG_X - np.exp(_LOG_X))
-_WEIGHT_SUM = float(np.sum((_WEIGHT[1:] + _WEIGHT[:-1]) * np.diff(_LOG_X)) / 2.0)
+_LOG_DX = np.diff(_LOG_X)
+"""The steps of :data:`_LOG_X` (computed once: each call took it again, a 4,000-element difference)."""
+_WEIGHT_SUM = float(np.sum((_WEIGHT[1:] + _WEIGHT[:-1]) * _LOG_DX) / 2.0)
+_REAL_LOG_SCALES = np.log(np.asarray(REAL_TRAFFIC_TIME_SCALES_S, dtype=float))
+_REAL_INDEX = np.asarray(REAL_TRAFFIC_INDEX, dtype=float)
 
 
 def index_of_dispersion(arrival_s: ArrayLike, time_scales_s: ArrayLike = DEFAULT_TIME_SCALES_S) -> NDArray[np.float64]:
@@ -173,10 +177,23 @@ def effective_arrival_scv(
         raise ValueError("index must be finite and >= 0")
     if not (np.isfinite(s).all() and (s > 0).all()):
         raise ValueError("service_s must be finite and > 0")
+    return _gamma_average(np.log(scales), values, s)
+
+
+def _gamma_average(
+    log_scales: NDArray[np.float64], values: NDArray[np.float64], s: NDArray[np.float64]
+) -> NDArray[np.float64] | float:
+    """:func:`effective_arrival_scv` on checked arrays, ``log_scales`` the log of the time scales.
+
+    (Each step on the 4,001-point grid in place where the expression allows, in its order: the same values, two
+    grid-sized temporaries fewer.)
+    """
     log_t = np.log(s)[..., None] + _LOG_X  # (..., grid)
-    curve = np.interp(log_t, np.log(scales), values)
-    f = curve * _WEIGHT
-    out = np.sum((f[..., 1:] + f[..., :-1]) * np.diff(_LOG_X), axis=-1) / 2.0 / _WEIGHT_SUM
+    f = np.interp(log_t, log_scales, values)
+    np.multiply(f, _WEIGHT, out=f)
+    terms = np.add(f[..., 1:], f[..., :-1])
+    np.multiply(terms, _LOG_DX, out=terms)
+    out = np.sum(terms, axis=-1) / 2.0 / _WEIGHT_SUM
     return float(out) if out.ndim == 0 else np.asarray(out, dtype=float)
 
 
@@ -189,4 +206,8 @@ def real_traffic_scv(service_s: ArrayLike) -> NDArray[np.float64] | float:
     >>> round(float(real_traffic_scv(14.0)), 2)
     8.57
     """
-    return effective_arrival_scv(REAL_TRAFFIC_TIME_SCALES_S, REAL_TRAFFIC_INDEX, service_s)
+    s = np.asarray(service_s, dtype=float)
+    if not (np.isfinite(s).all() and (s > 0).all()):
+        raise ValueError("service_s must be finite and > 0")
+    # (the trace's scales and index are checked constants: effective_arrival_scv's checks of them are skipped)
+    return _gamma_average(_REAL_LOG_SCALES, _REAL_INDEX, s)

@@ -34,7 +34,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtri, pdtr, pdtrik
 
-from rackcost.model.queues.erlang import broadcast_few, broadcast_to_few, erlang_c_checked, poisson_cdf, poisson_pmf
+from rackcost.model.queues.erlang import (
+    all_of,
+    any_of,
+    broadcast_few,
+    broadcast_to_few,
+    erlang_c_checked,
+    indices_of,
+    poisson_cdf,
+    poisson_pmf,
+)
 from rackcost.model.replica.performance import LoadCurve
 
 __all__ = [
@@ -85,11 +94,16 @@ def occupancy_spread(load: LoadCurve, in_service: ArrayLike, service_s: ArrayLik
         n = n.reshape(1, -1) if n.ndim == 1 else n.reshape(1, 1)
     h = 1e-6 * np.maximum(n, 1.0)
     below = np.maximum(n - h, 0.0)
-    # S at both ends of the difference in one search of the curve (each element as two calls would give it)
-    above_s, below_s = load.service_at(np.stack([n + h, below]))
-    slope = (above_s - below_s) / (n + h - below)
+    # S at both ends of the difference in one search of the curve (each element as two calls would give it); the
+    # two ends filled into one new array, np.stack's values without its Python steps, n + h computed once
+    above = n + h
+    ends = np.empty((2, *n.shape))
+    ends[0] = above
+    ends[1] = below
+    above_s, below_s = load.service_at(ends)
+    slope = (above_s - below_s) / (above - below)
     at_s = load.service_at(n) if service_s is None else np.asarray(service_s, dtype=float)
-    elasticity = np.clip(n * slope / at_s, -MAX_SERVICE_ELASTICITY, MAX_SERVICE_ELASTICITY)
+    elasticity = (n * slope / at_s).clip(-MAX_SERVICE_ELASTICITY, MAX_SERVICE_ELASTICITY)
     return np.asarray(1.0 / (1.0 - elasticity), dtype=float)
 
 
@@ -142,22 +156,36 @@ def conditional_wait_rate(
     >>> [float(conditional_wait_rate(True, central, 2, 1, 1.0, 1.0)) for central in (True, False)]
     [1.0, 0.75]
     """
+    args = (replicas_per_pool, slots_per_replica, arrival_rps, full_service_s, variability)
+    return _wait_rates(one_queue, central_queue, *args)[1]
+
+
+def _wait_rates(
+    one_queue: ArrayLike,
+    central_queue: ArrayLike,
+    replicas_per_pool: ArrayLike,
+    slots_per_replica: ArrayLike,
+    arrival_rps: ArrayLike,
+    full_service_s: ArrayLike,
+    variability: ArrayLike,
+) -> tuple[Array, Array]:
+    """:func:`conditional_wait_rate` of a central queue and under the routing, from one set of arrays (what
+    :func:`waiting_share` asks; it took two calls, the pooled rate computed in each) [1/s]."""
     n = np.asarray(replicas_per_pool, dtype=float)
     c = np.asarray(slots_per_replica, dtype=float)
     lam = np.asarray(arrival_rps, dtype=float)
     s = np.asarray(full_service_s, dtype=float)
     v = np.asarray(variability, dtype=float)
     k = n * c
-    pooled = (k / s - lam) / v
+    pooled = np.asarray((k / s - lam) / v, dtype=float)
     central = np.asarray(central_queue, dtype=bool) | ~np.asarray(one_queue, dtype=bool)
-    if central.all():  # a central queue everywhere: the per-replica rate is not read (the same figures, for less)
-        pooled = np.asarray(pooled, dtype=float)
+    if all_of(central):  # a central queue everywhere: the per-replica rate is not read (the same figures, for less)
         shape = np.broadcast(pooled, central).shape  # (np.broadcast_shapes' result, without its Python steps)
-        return pooled if pooled.shape == shape else np.broadcast_to(pooled, shape).copy()
+        return pooled, pooled if pooled.shape == shape else np.broadcast_to(pooled, shape).copy()
     rho = np.clip(lam * s / k, 0.0, 1.0)
     sigma = np.clip(1.0 - (1.0 - rho) / v, 0.0, 1.0)
     per_replica = c / s * -np.expm1(n * np.log(np.maximum(sigma, np.finfo(float).tiny)))
-    return np.asarray(np.where(central, pooled, per_replica), dtype=float)
+    return pooled, np.asarray(np.where(central, pooled, per_replica), dtype=float)
 
 
 def waiting_share(
@@ -196,8 +224,7 @@ def waiting_share(
     [0.25, 0.75]
     """
     args = (replicas_per_pool, slots_per_replica, arrival_rps, full_service_s, variability)
-    theta = conditional_wait_rate(True, True, *args)
-    rate = conditional_wait_rate(one_queue, central_queue, *args)
+    theta, rate = _wait_rates(one_queue, central_queue, *args)  # (the central queue's rate, and the routing's)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(theta > 0, np.minimum(rate / np.where(theta > 0, theta, 1.0), 1.0), 1.0)
     return np.asarray(np.asarray(delay, dtype=float) * ratio, dtype=float), rate
@@ -233,11 +260,11 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
         up = _below(cdf, xs, as_, ps)  # too low: F(x) < p
         down = ~up & (xs > 0)
         lower = cdf.copy()
-        at = np.flatnonzero(down)
+        at = indices_of(down)
         x_at, a_at = xs[at], as_[at]
         lower[at] -= poisson_pmf(x_at, a_at)  # F(x - 1)
         down[at] = ~_below(lower[at], x_at - 1.0, a_at, ps[at])  # too high: F(x - 1) >= p already
-        moved = np.flatnonzero(up | down)
+        moved = indices_of(up | down)
         if not moved.size:
             return x.reshape(shape)
         if todo is None:
@@ -245,7 +272,7 @@ def _poisson_quantile(p: Array, a: Array) -> Array:
         else:
             x[todo] = xs + up - down
         # the CDF at the new x of the elements that moved: one term more (up), or the F(x - 1) above (down)
-        at = np.flatnonzero(up)
+        at = indices_of(up)
         lower[at] += poisson_pmf(xs[at] + 1.0, as_[at])
         cdf = lower[moved]
         todo = moved if todo is None else todo[moved]
@@ -270,8 +297,9 @@ def _normal_quantile(p: Array) -> Array:
         return np.asarray(ndtri(p), dtype=float)
     level = flat[0]
     out = np.full(flat.shape, ndtri(level))
-    other = np.flatnonzero(flat != level)  # (a NaN level is unequal to itself: every element is then asked)
-    out[other] = ndtri(flat[other])
+    other = indices_of(flat != level)  # (a NaN level is unequal to itself: every element is then asked)
+    if other.size:  # (mostly none: scipy on no element still cost a gather, a call and a scatter)
+        out[other] = ndtri(flat[other])
     return out.reshape(np.shape(p))
 
 
@@ -283,7 +311,7 @@ def _below(cdf: Array, x: Array, a: Array, p: Array) -> NDArray[np.bool_]:
     """
     out = cdf < p
     near = np.abs(cdf - p) <= _CDF_MARGIN
-    if near.any():
+    if any_of(near):
         out[near] = pdtr(x[near], a[near]) < p[near]
     return out
 
@@ -354,13 +382,13 @@ def start_occupancy_quantile(
     start = np.where(delay > 1.0 - q, c, 1.0)
     # the elements to solve as flat indices, once (a gather by indices costs less than by a mask; each array is
     # read in C order, as the mask reads it)
-    solve = np.flatnonzero((delay <= 1.0 - q) & (a > 0))
+    solve = indices_of((delay <= 1.0 - q) & (a > 0))
     if solve.size:
-        ks, as_, vs, ns = (np.reshape(x, -1)[solve] for x in (k, a, v, n))
-        qs = np.reshape(q, -1)[solve] if q.ndim else q
+        ks, as_, vs, ns = (x.reshape(-1)[solve] for x in (k, a, v, n))
+        qs = q.reshape(-1)[solve] if q.ndim else q
         # P(K <= x) = (1 - C) F(x) / F(k - 1) on K < k: the least integer x with it >= q
         below_k = poisson_cdf(ks - 1.0, as_)  # P(K < k): mostly exactly 1, known without the incomplete gamma
-        waits = np.reshape(delay, -1)[solve]
+        waits = delay.reshape(-1)[solve]
         target = np.minimum(qs * below_k / np.maximum(1.0 - waits, np.finfo(float).tiny), below_k)
         x_q = _poisson_quantile(target.clip(0.0, 1.0 - 1e-15), as_)
         start.reshape(-1)[solve] = np.ceil((x_q + 1.0) * vs / ns - 1e-9)

@@ -34,7 +34,9 @@ from rackcost.model.queues.erlang import (
     ArrayLike,
     FloatArray,
     IntArray,
+    all_of,
     as_float,
+    as_float_least,
     broadcast_few,
     broadcast_to_few,
     check_nonnegative,
@@ -44,6 +46,7 @@ from rackcost.model.queues.erlang import (
     erlang_c,
     erlang_c_bounds,
     erlang_c_checked,
+    indices_of,
     offered_load,
     stirling_error,
 )
@@ -88,7 +91,7 @@ def wait_exceedance_checked(t: FloatArray, k: FloatArray, lam: FloatArray, s: Fl
     a = lam * s
     stable = a < k
     c = erlang_c_checked(k, a)
-    if stable.all():  # hot path
+    if all_of(stable):  # hot path
         return c * np.exp(-(k / s - lam) * t)
     with np.errstate(under="ignore"):
         decay = np.exp(-np.where(stable, k / s - lam, 0.0) * t)
@@ -175,7 +178,7 @@ def wait_tail(
     s = as_float("service_s", service_s)
     t, k_arr, lam, s = broadcast_few(t, k_arr, lam, s)
     a = lam * s
-    if not (a < k_arr).all():
+    if not all_of(a < k_arr):
         raise ValueError("wait_tail needs a stable queue everywhere (arrival_rps * service_s < k)")
     c = erlang_c_checked(k_arr, a)
     rate = k_arr / s - lam
@@ -207,7 +210,7 @@ def wait_tails(
     s = as_float("service_s", service_s)
     k_arr, lam, s = broadcast_few(k_arr, lam, s)
     a = lam * s
-    if not (a < k_arr).all():
+    if not all_of(a < k_arr):
         raise ValueError("wait_tails needs a stable queue everywhere (arrival_rps * service_s < k)")
     c = erlang_c_checked(k_arr, a)
     rate = k_arr / s - lam
@@ -470,19 +473,19 @@ def _capacity_at_slo(
     feasible_rps: ArrayLike | None = None,
 ) -> FloatArray:
     """:func:`capacity_at_slo` on its arguments as given."""
-    k_arr = as_float("k", k)
-    s = as_float("service_s", service_s)
-    t = as_float("budget_s", budget_s)
-    eps = as_float("max_exceedance_fraction", max_exceedance_fraction)
-    check_positive("k", k_arr)
-    check_positive("service_s", s)
-    check_nonnegative("budget_s", t)
-    check_open_unit("max_exceedance_fraction", eps)
+    k_arr, k_least = as_float_least("k", k)
+    s, s_least = as_float_least("service_s", service_s)
+    t, t_least = as_float_least("budget_s", budget_s)
+    eps, eps_least = as_float_least("max_exceedance_fraction", max_exceedance_fraction)
+    check_positive("k", k_arr, k_least)
+    check_positive("service_s", s, s_least)
+    check_nonnegative("budget_s", t, t_least)
+    check_open_unit("max_exceedance_fraction", eps, eps_least)
     k_arr, s, t, eps = broadcast_few(k_arr, s, t, eps)
     hi = k_arr / s
     # C <= 1, so a <= k - (S/t) log(1/eps) already meets the SLO: a feasible lower end of the bracket
     a_safe = np.where(t > 0, k_arr - s / np.where(t > 0, t, 1.0) * np.log(1.0 / eps), 0.0)
-    lo = (a_safe / s).clip(0.0, hi)  # (ndarray.clip is np.clip without its dispatch)
+    lo = np.asarray((a_safe / s).clip(0.0, hi))  # (ndarray.clip is np.clip without its dispatch; an array of its own)
     exceed = _fixed_slots_exceedance(t, k_arr, s)
     # Safeguarded Newton on g = log P(W > t) - log eps, increasing in lambda, started from the caller's feasible
     # rate when given (else the closed-form feasible end); [lo, hi] brackets the root (lo feasible) and a step
@@ -495,6 +498,9 @@ def _capacity_at_slo(
         x = np.asarray(feasible_rps, dtype=float)
         x = (x if x.shape == lo.shape else broadcast_to_few(x, lo.shape)).clip(lo, hi * (1.0 - 1e-12))
     done = np.zeros(x.shape, dtype=bool)
+    # hi only falls from k / S: where that is finite everywhere (k / S overflows only past 1.8e308), a step inside
+    # [lo, hi] is finite, so np.isfinite adds nothing to the test and is skipped (the same decisions)
+    finite_hi = bool(hi.max(initial=0.0) < np.inf)
     # a Newton step may divide by a zero or infinite slope (the bracket then bisects): no warning; the state is set
     # once around the loop, as setting it costs more than a step
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -502,37 +508,39 @@ def _capacity_at_slo(
             log_p, slope = exceed(x, with_slope=True)
             g = log_p - log_eps
             feasible_x = g <= 0
-            lo = np.where(feasible_x, np.maximum(lo, x), lo)
+            np.maximum(lo, x, out=lo, where=feasible_x)  # (lo's own array: np.where's values, one call fewer)
             hi = np.where(feasible_x, hi, np.minimum(hi, x))
             if slope is None:  # outside the fast path (an element at the edge): bisect this step
                 step = 0.5 * (lo + hi)
             else:
                 step = x - g / slope
-            inside = np.isfinite(step) & (step >= lo) & (step <= hi)
+            inside = (step >= lo) & (step <= hi)
+            if not finite_hi:
+                inside &= np.isfinite(step)
             tol = _CAPACITY_RTOL * hi
             done |= (inside & (np.abs(step - x) <= tol)) | (hi - lo <= tol)
             x = np.where(done, x, np.where(inside, step, 0.5 * (lo + hi)))
-            if done.all():
+            if all_of(done):
                 break
     # the root is known to ~1e-12; take the largest rate verified to meet the SLO, with a margin of 1e-9 so that
     # every evaluation path (this fast one, wait_exceedance) agrees that it does
     # (lo was itself verified on the fast path; where Newton converged onto it from the feasible side, as it does
     # where log P is concave, lo less the margin is the answer and needs no further evaluation)
     result = lo * (1.0 - 1e-9)
-    check = np.flatnonzero(np.ravel(x - lo > 1e-9 * hi))
+    check = indices_of(x - lo > 1e-9 * hi)
     if check.size:
-        candidate = np.ravel(x)[check] * (1.0 - 1e-9)
-        sub = _fixed_slots_exceedance(np.ravel(t)[check], np.ravel(k_arr)[check], np.ravel(s)[check])
-        ok = sub(candidate) <= np.ravel(eps)[check] * (1.0 - 1e-9)
+        candidate = x.ravel()[check] * (1.0 - 1e-9)
+        sub = _fixed_slots_exceedance(t.ravel()[check], k_arr.ravel()[check], s.ravel()[check])
+        ok = sub(candidate) <= eps.ravel()[check] * (1.0 - 1e-9)
         # where P(W > t) is linear in the rate near the root (one slot, no budget: C = rho), the two margins of
         # 1e-9 cancel and the candidate fails by an ulp: a second one, 4e-9 below, keeps Newton's answer instead of
         # the bracket's lower end (0 there; found by the property test of accepted <= offered)
         flat = result.reshape(-1)
-        if ok.all():  # the usual case: the second candidate is not needed (and not evaluated)
+        if all_of(ok):  # the usual case: the second candidate is not needed (and not evaluated)
             flat[check] = candidate
         else:
-            closer = np.ravel(x)[check] * (1.0 - 4e-9)
-            ok_closer = ~ok & (sub(closer) <= np.ravel(eps)[check] * (1.0 - 1e-9))
+            closer = x.ravel()[check] * (1.0 - 4e-9)
+            ok_closer = ~ok & (sub(closer) <= eps.ravel()[check] * (1.0 - 1e-9))
             flat[check] = np.where(ok, candidate, np.where(ok_closer, np.maximum(closer, flat[check]), flat[check]))
         result = flat.reshape(result.shape)
     lo = result
@@ -553,15 +561,25 @@ def _replicas_feasible(
     k = n.astype(np.float64) * c
     a = lam * s
     stable = k > a
+    bounded = stable & (a > 1e-15 * k)  # (a negligible load: the exact path, as Erlang B takes it)
+    if all_of(bounded):  # the usual case: every element by its bounds first, without gathers and scatters by index
+        decay = np.exp(-(k / s - lam) * t)
+        lower, upper = erlang_c_bounds(k, a)
+        out = upper * decay <= eps * (1.0 - _BOUND_MARGIN)
+        rest = indices_of(~out & (lower * decay <= eps * (1.0 + _BOUND_MARGIN)))
+        if rest.size:  # (mostly none: the tail on no element still cost about 40 numpy calls)
+            out[rest] = wait_exceedance_checked(t[rest], k[rest], lam[rest], s[rest]) <= eps[rest]
+        return out
     out = np.zeros(k.shape, dtype=bool)
-    some = np.flatnonzero(stable & (a > 1e-15 * k))  # (a negligible load: the exact path, as Erlang B takes it)
+    some = indices_of(bounded)
     decay = np.exp(-(k[some] / s[some] - lam[some]) * t[some])
     lower, upper = erlang_c_bounds(k[some], a[some])
     out[some] = upper * decay <= eps[some] * (1.0 - _BOUND_MARGIN)
     unsure = np.ones(k.shape, dtype=bool)
     unsure[some] = ~out[some] & (lower * decay <= eps[some] * (1.0 + _BOUND_MARGIN))
-    rest = np.flatnonzero(unsure & stable)
-    out[rest] = wait_exceedance_checked(t[rest], k[rest], lam[rest], s[rest]) <= eps[rest]
+    rest = indices_of(unsure & stable)
+    if rest.size:
+        out[rest] = wait_exceedance_checked(t[rest], k[rest], lam[rest], s[rest]) <= eps[rest]
     return out
 
 
@@ -627,16 +645,16 @@ def replicas_needed(
     >>> int(replicas_needed(1.0, 1.0, 1, 0.0, 0.3))
     3
     """
-    lam = as_float("arrival_rps", arrival_rps)
-    s = as_float("service_s", service_s)
-    c = as_float("slots_per_replica", slots_per_replica)
-    t = as_float("budget_s", budget_s)
-    eps = as_float("max_exceedance_fraction", max_exceedance_fraction)
-    check_nonnegative("arrival_rps", lam)
-    check_positive("service_s", s)
-    check_positive("slots_per_replica", c)
-    check_nonnegative("budget_s", t)
-    check_open_unit("max_exceedance_fraction", eps)
+    lam, lam_least = as_float_least("arrival_rps", arrival_rps)
+    s, s_least = as_float_least("service_s", service_s)
+    c, c_least = as_float_least("slots_per_replica", slots_per_replica)
+    t, t_least = as_float_least("budget_s", budget_s)
+    eps, eps_least = as_float_least("max_exceedance_fraction", max_exceedance_fraction)
+    check_nonnegative("arrival_rps", lam, lam_least)
+    check_positive("service_s", s, s_least)
+    check_positive("slots_per_replica", c, c_least)
+    check_nonnegative("budget_s", t, t_least)
+    check_open_unit("max_exceedance_fraction", eps, eps_least)
     lam, s, c, t, eps = broadcast_few(lam, s, c, t, eps)
     a = lam * s
     log_inv = np.log(1.0 / eps)
@@ -644,15 +662,16 @@ def replicas_needed(
     lo = np.floor(a / c).astype(np.int64)
     # Square-root staffing with a generous safety factor (valid for any t >= 0).
     k_sqrt = a + (3.0 + np.sqrt(2.0 * log_inv)) * np.sqrt(a) + log_inv + 10.0
-    with np.errstate(divide="ignore"):
-        k_budget = np.where(t > 0, a + s / np.where(t > 0, t, 1.0) * log_inv, np.inf)
+    # (no division by zero: each t <= 0 is replaced by 1 before it divides, so no np.errstate, which cost more than
+    # the arithmetic)
+    k_budget = np.where(t > 0, a + s / np.where(t > 0, t, 1.0) * log_inv, np.inf)
     k_hi = np.minimum(k_sqrt, k_budget)
     hi = np.maximum(np.ceil(k_hi / c).astype(np.int64) + 1, lo + 1)
     shape = hi.shape
     lo, hi = lo.ravel().copy(), hi.ravel().copy()
-    cf, lamf, sf, tf, epsf = (np.ravel(x) for x in (c, lam, s, t, eps))
+    cf, lamf, sf, tf, epsf = (x.ravel() for x in (c, lam, s, t, eps))
     # the budget bound is feasible by construction; only brackets from square-root staffing need checking
-    unsure = np.flatnonzero(np.ravel(k_hi < k_budget))
+    unsure = indices_of(k_hi < k_budget)
     for _ in range(_MAX_DOUBLINGS):
         if unsure.size == 0:
             break
@@ -663,7 +682,7 @@ def replicas_needed(
         raise ValueError("could not bracket the number of replicas")
 
     # bisection on the elements whose bracket is still open only, so converged ones cost nothing
-    active = np.flatnonzero(hi - lo > 1)
+    active = indices_of(hi - lo > 1)
     for _ in range(_REPLICA_BISECTION_ITER):
         if active.size == 0:
             break

@@ -68,6 +68,7 @@ from rackcost.model.fleets.sizing import sized_replicas
 from rackcost.model.inputs import FleetPolicy, SloInputs
 from rackcost.model.outcomes import DemandOutcome
 from rackcost.model.queues import routing as routes
+from rackcost.model.queues.erlang import any_of
 from rackcost.model.replica.performance import LoadCurve
 from rackcost.model.strategies import IdlePolicy, Routing, SubHourSizing
 
@@ -122,6 +123,11 @@ def phase_nodes(phases: int = PHASES) -> Array:
     return np.cos((2 * j - 1) * math.pi / (2 * phases))
 
 
+_NODES = phase_nodes()
+""":func:`phase_nodes` at :data:`PHASES`, computed once (read only; the same values as a call)."""
+_NODES.flags.writeable = False
+
+
 def cycle_average(values: ArrayLike) -> Array:
     """The average over the cycle of values at :func:`phase_nodes`, which lie along the last axis [-]."""
     return np.asarray(np.mean(np.asarray(values, dtype=float), axis=-1), dtype=float)
@@ -161,7 +167,7 @@ class RateShape:
     def of_amplitude(cls, amplitude_fraction: ArrayLike) -> RateShape:
         """The sinusoidal swing of amplitude ``a`` (0: none) at :data:`PHASES` equal phases."""
         a = _check_amplitude(amplitude_fraction)
-        return cls(1.0 + a[..., None] * phase_nodes(), None, np.asarray(a > 0), 1.0 + a)
+        return cls(1.0 + a[..., None] * _NODES, None, np.asarray(a > 0), 1.0 + a)
 
     def average(self, values: ArrayLike) -> Array:
         """The time average of values at the phases, which lie along the last axis [-]."""
@@ -227,7 +233,9 @@ def sizing_amplitude(policy: FleetPolicy, rates: Array) -> Array:
 
 def _check_amplitude(amplitude: ArrayLike) -> Array:
     a = np.asarray(amplitude, dtype=float)
-    if np.any(~np.isfinite(a)) or np.any(a < 0) or np.any(a > MAX_AMPLITUDE_FRACTION):
+    # (by the least and greatest value, which NaN fails, as does an infinite one: two reductions for the five
+    # numpy calls of testing each element, which cost more than the test on a central evaluation's few points)
+    if a.size and not (a.min() >= 0 and a.max() <= MAX_AMPLITUDE_FRACTION):
         raise ValueError(f"a rate swing's amplitude must lie in [0, {MAX_AMPLITUDE_FRACTION}], got {amplitude!r}")
     return a
 
@@ -477,11 +485,11 @@ def swing_slo_replicas(
     which stays on the mean rate (utilisation is a mean figure).
     """
     shapes = point_shapes(policy, rates.shape[1])
-    if not np.any(shapes.active):  # no point moves: no sample's sizing point does (without a search per sample)
+    if not any_of(shapes.active):  # no point moves: no sample's sizing point does (without a search per sample)
         return None
     index = np.argmax(rates, axis=1) if policy.sizing_index is None else np.full(rates.shape[0], policy.sizing_index)
     amplitude = shapes.at(index)
-    if not np.any(amplitude.active):
+    if not any_of(amplitude.active):
         return None
     # a spread service time: the budget judged as budget / stretch (rackcost.model.queues.burstiness.wait_stretch)
     budget = budget_s if policy.service_scv == 1.0 else budget_s / policy.sizing_stretch(rates)

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 from rackcost.model.queues import queueing
 from rackcost.model.queues import routing as routes
 from rackcost.model.queues.burstiness import point_wait_stretch
-from rackcost.model.queues.erlang import broadcast_few
+from rackcost.model.queues.erlang import all_of, any_of, broadcast_few
 from rackcost.model.queues.routers import AnalyticQueue
 
 __all__ = ["capacity_at_slo", "meets_slo", "replicas_needed", "stretch_at_load"]
@@ -181,13 +181,13 @@ def replicas_needed(
     5
     """
     st = np.asarray(stretch, dtype=float)
-    judged = budget_s if bool(np.all(st == 1.0)) else np.asarray(budget_s, dtype=float) / st
+    judged = budget_s if all_of(st == 1.0) else np.asarray(budget_s, dtype=float) / st
     kingman = routes.replicas_needed(
         routing, arrival_rps, service_s, slots_per_replica, judged, max_exceedance_fraction
     )
     floor = np.asarray(at_least, dtype=np.int64)
-    if not bool(np.any(st < 1.0)):  # Kingman's is the point's: more replicas only shorten the wait
-        return kingman if bool(np.all(floor <= 1)) else np.maximum(kingman, floor)
+    if not any_of(st < 1.0):  # Kingman's is the point's: more replicas only shorten the wait
+        return kingman if all_of(floor <= 1) else np.maximum(kingman, floor)
     queue = routes.analytic_queue(str(routing))
     args = (arrival_rps, service_s, slots_per_replica, budget_s, max_exceedance_fraction, st, variability)
     lam, s, c, b, m, st_b, v = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in args))
@@ -196,7 +196,7 @@ def replicas_needed(
     # (the routing's search checked every argument but the stretches: _meets checks the budget at the load)
     both = _meets(queue, np.stack([first, first + 1]), lam, s, c, b, st_b, v, m)
     ok, next_ok = both[0], both[1]
-    if (ok | next_ok).all():
+    if all_of(ok | next_ok):
         return np.where(ok, first, first + 1)
     # the stretch is at most 1 where Kingman's is below 1: the count without a stretch meets the rule, and so does
     # any larger count (its wait without a stretch is shorter still); (lo, hi] brackets the fewest that meets it
@@ -250,11 +250,11 @@ def capacity_at_slo(
     19.97
     """
     st = np.asarray(stretch, dtype=float)
-    judged = budget_s if bool(np.all(st == 1.0)) else np.asarray(budget_s, dtype=float) / st
+    judged = budget_s if all_of(st == 1.0) else np.asarray(budget_s, dtype=float) / st
     kingman = routes.capacity_at_slo(
         routing, replicas, slots_per_replica, service_s, judged, max_exceedance_fraction, feasible_rps
     )
-    if not bool(np.any(st < 1.0)):
+    if not any_of(st < 1.0):
         return kingman
     queue = routes.analytic_queue(str(routing))
     args = (replicas, slots_per_replica, service_s, budget_s, max_exceedance_fraction, st, variability, kingman)
@@ -274,7 +274,7 @@ def capacity_at_slo(
     # (the routing's search checked every argument but the stretches: _meets checks the budget at the load)
     fine = _meets(queue, n, at, s, c, b, st_b, v, m)
     ok = fine[0]
-    if ok.all():
+    if all_of(ok):
         return hi
     at, fine = at[1:], fine[1:]
     lo = np.where(fine, at, -np.inf).max(axis=0)  # the largest rate verified to meet the rule
