@@ -73,8 +73,9 @@ _PADDING = 2
 @lru_cache(maxsize=4096)
 def _parsed(markup: str) -> Text:
     """The Rich text of a cell's markup, parsed once per process (a label or a header is measured for every group
-    :func:`print_grid` tries; a copy of it is what a table holds)."""
-    return Text.from_markup(markup)
+    :func:`print_grid` tries; a copy of it is what a table holds). Emoji codes are left as typed, as the CLI's
+    consoles leave them (:func:`rackcost.cli.common.console`)."""
+    return Text.from_markup(markup, emoji=False)
 
 
 @lru_cache(maxsize=4096)
