@@ -7,13 +7,14 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import os
 import subprocess
 import sys
 
 import typer
 from typer.testing import CliRunner
 
-from rackcost.cli import entry
+from rackcost.cli import console, entry
 
 NEVER_AT_START = (
     "scipy.optimize",
@@ -140,3 +141,23 @@ def test_a_command_runs_and_a_misspelt_one_is_named_with_its_neighbours() -> Non
     group = runner.invoke(entry.app, ["import", "--help"])
     assert group.exit_code == 0
     assert "inferencex" in group.output and "csv" in group.output
+
+
+def test_the_console_script_turns_pydantic_plugins_off_unless_told_otherwise() -> None:
+    """pydantic's documented switch: off by default for the command, a value the user set (empty: plugins on) kept;
+    the command then skips pydantic's scan of every installed distribution's entry points."""
+    environ: dict[str, str] = {}
+    console.without_pydantic_plugins(environ)
+    assert environ == {"PYDANTIC_DISABLE_PLUGINS": "__all__"}
+    kept = {"PYDANTIC_DISABLE_PLUGINS": ""}
+    console.without_pydantic_plugins(kept)
+    assert kept == {"PYDANTIC_DISABLE_PLUGINS": ""}
+    probe = (
+        "import sys; import pydantic.plugin._loader as loader; from rackcost.cli import console; "
+        "console.without_pydantic_plugins(); from rackcost.scenario.loading import load_scenario, "
+        "bundled_scenario_path, DEFAULT_SCENARIO; load_scenario(bundled_scenario_path(DEFAULT_SCENARIO)); "
+        "print(loader._plugins is None)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.strip() == "True"  # pydantic never looked for plugins

@@ -7,6 +7,7 @@ figures of the same command's ``--format json``, formatted as the tables show th
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pty
@@ -210,6 +211,16 @@ def test_a_table_too_wide_for_its_numbers_is_transposed_then_stacked() -> None:
     assert whole("7,777,777", transposed) and whole("alpha system", transposed)
     stacked = _printed(26, lambda out: print_grid(out, "t", ["a long label"], [("a name too wide", ["12,345,678"])]))
     assert "a long label: 12,345,678" in stacked  # not even one column beside the labels: label: value lines
+
+
+def test_a_name_prints_as_typed_even_when_it_spells_an_emoji_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rich replaces ``:fire:`` by an emoji by default; a system's name or a message is printed as written."""
+    monkeypatch.setenv("COLUMNS", "80")
+    out = console(file=io.StringIO())
+    print_grid(out, "t", ["a:fire:b"], [(":thumbs_up:", [":100:"])])
+    out.print("error: :fire:")
+    text = out.file.getvalue()
+    assert "a:fire:b" in text and ":thumbs_up:" in text and ":100:" in text and "error: :fire:" in text
 
 
 @pytest.mark.parametrize(

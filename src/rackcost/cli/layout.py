@@ -15,8 +15,9 @@ Where even one value column beside its labels does not fit, each record is print
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from rich.cells import cell_len
@@ -69,18 +70,51 @@ _PADDING = 2
 """Characters of padding per column [characters]: one on each side."""
 
 
-def _plain(markup: str) -> str:
-    return Text.from_markup(markup).plain
+@lru_cache(maxsize=4096)
+def _parsed(markup: str) -> Text:
+    """The Rich text of a cell's markup, parsed once per process (a label or a header is measured for every group
+    :func:`print_grid` tries; a copy of it is what a table holds). Emoji codes are left as typed, as the CLI's
+    consoles leave them (:func:`rackcost.cli.common.console`)."""
+    return Text.from_markup(markup, emoji=False)
 
 
+@lru_cache(maxsize=4096)
 def _widths(text: str, whole: bool) -> tuple[int, int]:
     """(minimum, natural) width of a cell [characters]: its longest line, or its longest word when it may wrap."""
-    lines = _plain(text).splitlines() or [""]
+    lines = _parsed(text).plain.splitlines() or [""]
     natural = max(cell_len(line) for line in lines)
     if whole:
         return natural, natural
     words = [w for line in lines for w in line.split()]
     return (max(cell_len(w) for w in words) if words else 0), natural
+
+
+def _column_widths(field: Field, cells: Iterable[str], wrap_rows: Collection[int]) -> tuple[int, int]:
+    """(minimum, natural) width of a column [characters]: the widest of its header's and its cells'."""
+    measured = [_widths(field.header, field.whole_header)]
+    measured += [_widths(cell, field.kind != "text" and r not in wrap_rows) for r, cell in enumerate(cells)]
+    return max(low for low, _ in measured), max(high for _, high in measured)
+
+
+def _room(width: int, columns: int) -> int:
+    """Characters left for the cells of ``columns`` columns in a table ``width`` wide."""
+    return width - (columns * (_PADDING + 1) + 1)  # padding, and the borders: one between columns and one at each edge
+
+
+def _table(fields: Sequence[Field], widths: Sequence[int], rows: Sequence[Sequence[str]], title: str | None) -> Table:
+    """The Rich table of ``rows`` with its columns ``widths`` wide; its cells and headers given to Rich as the text
+    their markup parses to (a copy of :func:`_parsed`'s), which Rich would otherwise parse again."""
+    table = Table(title=title, title_justify="left")
+    for field, w in zip(fields, widths, strict=True):
+        table.add_column(
+            _parsed(field.header).copy(),
+            justify="right" if field.kind == "number" else "left",
+            width=w,
+            overflow="fold",
+        )
+    for row in rows:
+        table.add_row(*(_parsed(cell).copy() for cell in row))
+    return table
 
 
 def fitted_table(
@@ -110,28 +144,12 @@ def fitted_table(
     Table or None
         None when the columns' minimum widths (a number or name whole, a word whole) do not fit.
     """
-    lows, highs = [], []
-    for i, field in enumerate(fields):
-        measured = [_widths(field.header, field.whole_header)]
-        measured += [_widths(row[i], field.kind != "text" and r not in wrap_rows) for r, row in enumerate(rows)]
-        lows.append(max(low for low, _ in measured))
-        highs.append(max(high for _, high in measured))
-    extra = len(fields) * (_PADDING + 1) + 1  # padding, and the borders: one between columns and one at each edge
-    room = width - extra
+    measured = [_column_widths(field, (row[i] for row in rows), wrap_rows) for i, field in enumerate(fields)]
+    lows, highs = [low for low, _ in measured], [high for _, high in measured]
+    room = _room(width, len(fields))
     if sum(lows) > room:
         return None
-    chosen = _share(lows, highs, room)
-    table = Table(title=title, title_justify="left")
-    for field, w in zip(fields, chosen, strict=True):
-        table.add_column(
-            field.header,
-            justify="right" if field.kind == "number" else "left",
-            width=w,
-            overflow="fold",
-        )
-    for row in rows:
-        table.add_row(*row)
-    return table
+    return _table(fields, _share(lows, highs, room), rows, title)
 
 
 def _share(lows: list[int], highs: list[int], room: int) -> list[int]:
@@ -203,22 +221,24 @@ def print_grid(
     wrap_rows
         Rows whose values are words, wrapped at spaces (every other value is kept whole).
     """
-    fields_of = [Field(corner, "text")]
+    # each column is measured once (its widths do not depend on the group it is in) and only the group chosen
+    # becomes a Rich table: building a candidate table for every group tried cost about 9 ms of a 1.1 s cold
+    # ``rackcost evaluate`` (its four grids), measured with time.process_time around this module's calls
+    label_field = Field(corner, "text")
+    label_widths = _column_widths(label_field, labels, wrap_rows)
+    value_fields = [Field(header, "number", whole_header=True) for header, _ in columns]
+    value_widths = [
+        _column_widths(field, values, wrap_rows) for field, (_, values) in zip(value_fields, columns, strict=True)
+    ]
     start = 0
     first = True
     while start < len(columns):
-        end = start + 1
-        best = None
-        while end <= len(columns):
-            group = columns[start:end]
-            fields = fields_of + [Field(header, "number", whole_header=True) for header, _ in group]
-            rows = [[label, *(values[r] for _, values in group)] for r, label in enumerate(labels)]
-            table = fitted_table(out.width, fields, rows, title if first else None, wrap_rows)
-            if table is None:
-                break
-            best = (table, end)
+        end = start
+        lows = label_widths[0]
+        while end < len(columns) and lows + value_widths[end][0] <= _room(out.width, end - start + 2):
+            lows += value_widths[end][0]
             end += 1
-        if best is None:  # not even one value column fits beside the labels: label: value lines
+        if end == start:  # not even one value column fits beside the labels: label: value lines
             header, values = columns[start]
             if first:
                 out.print(title)
@@ -227,6 +247,13 @@ def print_grid(
                 out.print(f"  {label}: {value}", highlight=False)
             start += 1
         else:
-            out.print(best[0])
-            start = best[1]
+            group = range(start, end)
+            measured = [label_widths, *(value_widths[j] for j in group)]
+            widths = _share(
+                [low for low, _ in measured], [high for _, high in measured], _room(out.width, len(measured))
+            )
+            fields = [label_field, *(value_fields[j] for j in group)]
+            rows = [[label, *(columns[j][1][r] for j in group)] for r, label in enumerate(labels)]
+            out.print(_table(fields, widths, rows, title if first else None))
+            start = end
         first = False

@@ -11,12 +11,10 @@ Two kinds of distribution live in a scenario and must not be confused:
   empirical ``cdf`` table ``[[tokens, cumulative_fraction], ...]``).
 """
 
-from __future__ import annotations
-
 import functools
 import math
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import Discriminator, Field, Tag, model_validator
 
@@ -90,7 +88,7 @@ class Lengths(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _kind_fields(self) -> Lengths:
+    def _kind_fields(self) -> Self:
         problems: list[tuple[str, str]] = []
         needed = _KIND_FIELDS[self.lengths]
         for name in ("tokens", "mean", "cv", "table"):

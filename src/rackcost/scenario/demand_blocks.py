@@ -1,7 +1,7 @@
 """A demand point: its rate, hours, burstiness (a gap SCV or a measured dispersion), and its rate's movement within
 the point (a swing or sub-hour windows, :mod:`rackcost.scenario.sub_hour_blocks`)."""
 
-from __future__ import annotations
+from typing import Self
 
 from pydantic import Field, model_validator
 
@@ -39,7 +39,7 @@ class ArrivalDispersion(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _matched(self) -> ArrivalDispersion:
+    def _matched(self) -> Self:
         problems: list[tuple[str, str]] = []
         if len(self.index) != len(self.time_scales_s):
             problems.append(
@@ -89,13 +89,13 @@ class DemandPoint(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _one_movement(self) -> DemandPoint:
+    def _one_movement(self) -> Self:
         if self.rate_swing is not None and self.sub_hour is not None:
             raise_problems([("sub_hour", "give a rate_swing or sub_hour windows, not both: each moves the rate")])
         return self
 
     @model_validator(mode="after")
-    def _one_burstiness(self) -> DemandPoint:
+    def _one_burstiness(self) -> Self:
         if self.arrival_dispersion is not None and "arrival_scv" in self.model_fields_set:
             raise_problems(
                 [

@@ -7,10 +7,8 @@ normal, the median of a lognormal, the midpoint of a uniform, the most likely va
 function ``ppf`` (tornado ends, sampling) and the ends of its support (checked against the field's own bounds).
 """
 
-from __future__ import annotations
-
 from abc import ABC, abstractmethod
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -68,7 +66,7 @@ class Triangular(_Dist):
     high: Finite
 
     @model_validator(mode="after")
-    def _order(self) -> Triangular:
+    def _order(self) -> Self:
         if not (self.low <= self.mode <= self.high) or self.low == self.high:
             raise ValueError(
                 f"needs low <= mode <= high and low < high, got {self.low:g}, {self.mode:g}, {self.high:g}"
@@ -101,7 +99,7 @@ class Uniform(_Dist):
     high: Finite
 
     @model_validator(mode="after")
-    def _order(self) -> Uniform:
+    def _order(self) -> Self:
         if not self.low < self.high:
             raise ValueError(f"needs low < high, got {self.low:g}, {self.high:g}")
         return self
@@ -127,7 +125,7 @@ class Normal(_Dist):
     truncate_at_zero: bool = False
 
     @model_validator(mode="after")
-    def _mean(self) -> Normal:
+    def _mean(self) -> Self:
         if self.truncate_at_zero and self.mean <= 0:
             raise ValueError(f"a normal truncated at zero needs mean > 0, got {self.mean:g}")
         return self
@@ -187,7 +185,7 @@ class Choice(_Dist):
     weights: list[Annotated[float, Field(ge=0, le=1e12, allow_inf_nan=False), NOT_BOOL]] | None = None
 
     @model_validator(mode="after")
-    def _weights(self) -> Choice:
+    def _weights(self) -> Self:
         if self.weights is not None:
             if len(self.weights) != len(self.values):
                 raise ValueError(

@@ -6,9 +6,7 @@ or a week of 168), which apply hour by hour where the scenario's demand has a cl
 of the horizon reads its own, each named point the mean over its hours (:mod:`rackcost.model.energy.grid`).
 """
 
-from __future__ import annotations
-
-from typing import Annotated
+from typing import Annotated, Self
 
 from pydantic import Field, model_validator
 
@@ -48,7 +46,7 @@ class HourlyGrid(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _lengths(self) -> HourlyGrid:
+    def _lengths(self) -> Self:
         problems = [
             (name, f"has {len(values):,} values; expected {_LENGTHS}")
             for name in ("electricity_usd_per_kwh", "carbon_g_per_kwh")

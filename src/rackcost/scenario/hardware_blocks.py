@@ -3,9 +3,8 @@ renting it (``rent``). Part of the scenario schema (:mod:`rackcost.scenario.sche
 :mod:`rackcost.scenario.systems`, which re-exports them; in a module of their own so that the blocks of a
 disaggregated system's pools (:mod:`rackcost.scenario.pool_blocks`) can name them too."""
 
-from __future__ import annotations
-
 from enum import StrEnum
+from typing import Self
 
 from pydantic import Field, model_validator
 
@@ -76,7 +75,7 @@ class Hardware(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _power_order(self) -> Hardware:
+    def _power_order(self) -> Self:
         problems = []
         if self.accelerator_idle_w > self.accelerator_busy_w:
             problems.append(

@@ -8,10 +8,8 @@ or the model's shape in ``workload.architecture``) and the weights (its ``weight
 ``weight_bytes_per_parameter`` with the model's ``parameters``): :func:`memory_problems` says which is missing.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Self
 
 from pydantic import Field, model_validator
 
@@ -76,7 +74,7 @@ class Architecture(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _one_shape(self) -> Architecture:
+    def _one_shape(self) -> Self:
         problems = []
         gqa = (self.kv_heads, self.head_dim)
         mla = (self.kv_lora_rank, self.qk_rope_head_dim)
@@ -153,7 +151,7 @@ class Memory(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _one_way_to_size(self) -> Memory:
+    def _one_way_to_size(self) -> Self:
         problems = []
         if self.weights_gib is not None and self.weight_bytes_per_parameter is not None:
             problems.append(("weight_bytes_per_parameter", "give weights_gib or weight_bytes_per_parameter, not both"))

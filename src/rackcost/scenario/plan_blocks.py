@@ -7,10 +7,8 @@ Part of the scenario schema (:mod:`rackcost.scenario.schema`); cross-checks agai
 :func:`plan_problems`.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
 from pydantic import Field, GetCoreSchemaHandler, GetJsonSchemaHandler, model_validator
 from pydantic.json_schema import JsonSchemaValue
@@ -132,7 +130,7 @@ class CapacitySource(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _fields_of_its_kind(self) -> CapacitySource:
+    def _fields_of_its_kind(self) -> Self:
         problems = [
             (field, f"only for {' or '.join(k.name for k in kinds() if k.reads(field))} sources, not {self.kind}")
             for field in KIND_FIELDS

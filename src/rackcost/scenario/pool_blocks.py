@@ -11,10 +11,8 @@ both together (docs/model.md, "Disaggregated prefill and decode").
 InferenceX multi-node row), kept as measured, and how its accelerators split between prefill and decode workers.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -78,7 +76,7 @@ class PrefillPoint(ScenarioBlock):
     )
 
     @model_validator(mode="after")
-    def _one_time_form(self) -> PrefillPoint:
+    def _one_time_form(self) -> Self:
         if (self.prefill_ms is None) == (self.input_tokens_per_s is None):
             raise ValueError("give exactly one of prefill_ms and input_tokens_per_s")
         return self
@@ -102,7 +100,7 @@ class DecodePoint(ScenarioBlock):
     )
 
     @model_validator(mode="after")
-    def _one_latency_form(self) -> DecodePoint:
+    def _one_latency_form(self) -> Self:
         if (self.tpot_ms is None) == (self.interactivity_tokens_per_s is None):
             raise ValueError("give exactly one of tpot_ms and interactivity_tokens_per_s")
         return self
@@ -122,7 +120,7 @@ def _distinct_concurrencies(points: Sequence[PrefillPoint | DecodePoint]) -> Non
         raise ValueError(f"points: operating points repeat a concurrency: {sorted(known)}")
 
 
-def _one_way_to_pay(pool: PrefillPool | DecodePool) -> None:
+def _one_way_to_pay(pool: "PrefillPool | DecodePool") -> None:
     if pool.costs is not None and pool.rent is not None:
         raise ValueError("rent: a pool is owned (costs) or rented (rent), not both")
 
@@ -140,7 +138,7 @@ class PrefillPool(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _checks(self) -> PrefillPool:
+    def _checks(self) -> Self:
         _distinct_concurrencies(self.points)
         _one_way_to_pay(self)
         return self
@@ -163,7 +161,7 @@ class DecodePool(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _checks(self) -> DecodePool:
+    def _checks(self) -> Self:
         _distinct_concurrencies(self.points)
         _one_way_to_pay(self)
         return self
@@ -189,7 +187,7 @@ class KvTransfer(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _one_size(self) -> KvTransfer:
+    def _one_size(self) -> Self:
         if self.kv_bytes_per_token is not None and self.kv_bytes_per_element is not None:
             raise ValueError(
                 "kv_bytes_per_element: kv_bytes_per_token already counts the cache's precision: give one of the two"
@@ -222,7 +220,7 @@ class Pools(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _both_pools(self) -> Pools:
+    def _both_pools(self) -> Self:
         problems = []
         if self.prefill is not None and self.decode is None:
             problems.append(
@@ -269,7 +267,7 @@ class PoolRole(ScenarioBlock):
     )
 
     @model_validator(mode="after")
-    def _whole_workers(self) -> PoolRole:
+    def _whole_workers(self) -> Self:
         if self.accelerators % self.workers:
             raise ValueError(
                 f"accelerators: {self.accelerators} accelerators do not split evenly over {self.workers} workers"

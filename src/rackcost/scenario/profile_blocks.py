@@ -16,8 +16,6 @@ scenario given as text or data, such as a dashboard upload, has no folder and mu
 scenario can never make the dashboard read a file of the server.
 """
 
-from __future__ import annotations
-
 import contextlib
 import copy
 import csv
@@ -27,7 +25,7 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
 import numpy as np
 from numpy.typing import NDArray
@@ -137,7 +135,7 @@ class ProfileValues(ScenarioBlock):
     )
 
     @model_validator(mode="after")
-    def _inline_or_csv(self) -> ProfileValues:
+    def _inline_or_csv(self) -> Self:
         if (self.hourly_arrival_rps is None) == (self.csv is None):
             raise_problems([("hourly_arrival_rps", "give the hourly rates inline or a csv file (one of the two)")])
         if self.csv is not None:
@@ -166,7 +164,7 @@ class ProfileGrowth(ScenarioBlock):
     )
 
     @model_validator(mode="after")
-    def _one_kind(self) -> ProfileGrowth:
+    def _one_kind(self) -> Self:
         given = [
             k for k in ("per_year_fraction", "per_quarter_fraction", "per_year_table") if getattr(self, k) is not None
         ]
@@ -209,7 +207,7 @@ class ProfilePoints(ScenarioBlock):
     )
 
     @model_validator(mode="after")
-    def _increasing(self) -> ProfilePoints:
+    def _increasing(self) -> Self:
         if not self.quiet < self.normal < self.peak:
             raise ValueError(
                 f"must increase: quiet < normal < peak, got {self.quiet:g}, {self.normal:g}, {self.peak:g}"
@@ -252,7 +250,7 @@ class DemandProfile(ScenarioBlock):
     )
 
     @model_validator(mode="after")
-    def _fits_the_horizon(self) -> DemandProfile:
+    def _fits_the_horizon(self) -> Self:
         table = self.growth.per_year_table if self.growth is not None else None
         if table is not None and len(table) != self.horizon_years:
             raise_problems(

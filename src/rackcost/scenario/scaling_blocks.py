@@ -2,8 +2,6 @@
 (``fleet.scaling``; docs/model.md, "Autoscaling with a delay"; the model is
 :mod:`rackcost.model.fleets.autoscale`)."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field

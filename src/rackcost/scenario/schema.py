@@ -9,11 +9,9 @@ Cross-field rules name both fields and both values. The numeric core never sees 
 evaluation chain (:mod:`rackcost.evaluation.chain`) unpacks them into numpy arrays.
 """
 
-from __future__ import annotations
-
 import math
 import re
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any, Self, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
 from pydantic_core import ErrorDetails, InitErrorDetails
@@ -152,7 +150,7 @@ class Workload(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _shape_or_classes(self) -> Workload:
+    def _shape_or_classes(self) -> Self:
         if self.classes is None:
             missing = [
                 name
@@ -271,7 +269,7 @@ class Figure(ScenarioBlock):
     why: str | None = Field(default=None, description="For an assumption: why this value was chosen.")
 
     @model_validator(mode="after")
-    def _assumption_says_why(self) -> Figure:
+    def _assumption_says_why(self) -> Self:
         if self.provenance is ProvenanceClass.assumption and not self.why:
             raise ValueError("an assumption must say why it was chosen (field 'why')")
         return self
@@ -430,7 +428,7 @@ class Scenario(ScenarioBlock):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _distributions_to_central(cls, data: Any, handler: Any) -> Scenario:
+    def _distributions_to_central(cls, data: Any, handler: Any) -> Self:
         """Distributions out (central values in), ``figures`` keys checked, then every field: all problems at once."""
         if not isinstance(data, dict) or "dist" in data:  # a whole file that is one distribution: not a scenario
             return handler(data)
@@ -466,7 +464,7 @@ class Scenario(ScenarioBlock):
         return dict(self._distributions)
 
     @model_validator(mode="after")
-    def _cross_checks(self) -> Scenario:
+    def _cross_checks(self) -> Self:
         problems: list[tuple[str, str]] = []
         names = [d.name for d in self.demand]
         if len(set(names)) != len(names):

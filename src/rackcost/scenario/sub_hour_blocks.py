@@ -3,10 +3,8 @@ inside its hour (``demand[i].sub_hour``, and a profile's ``sub_hour``; docs/mode
 point" and "Sub-hour peaks in a profile"). The model serves both as
 :class:`rackcost.model.queues.rate_swing.RateShape`."""
 
-from __future__ import annotations
-
 import math
-from typing import Annotated
+from typing import Annotated, Self
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -68,7 +66,7 @@ class SubHour(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _fills_the_hour(self) -> SubHour:
+    def _fills_the_hour(self) -> Self:
         count = windows_per_hour(self.window_s)
         problems = []
         if count is None:
@@ -109,7 +107,7 @@ class ProfileSubHour(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _whole_hours(self) -> ProfileSubHour:
+    def _whole_hours(self) -> Self:
         count = windows_per_hour(self.window_s)
         if count is None:
             raise_problems(

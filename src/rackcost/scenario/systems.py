@@ -1,10 +1,8 @@
 """The systems a scenario compares: who measured them, their operating points or claim, hardware, costs, and how
 they are paid for (owned, rented or an API). Part of the scenario schema (:mod:`rackcost.scenario.schema`)."""
 
-from __future__ import annotations
-
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -142,7 +140,7 @@ class OperatingPoint(ScenarioBlock):
     )
 
     @model_validator(mode="after")
-    def _one_latency_form(self) -> OperatingPoint:
+    def _one_latency_form(self) -> Self:
         if (self.tpot_ms is None) == (self.interactivity_tokens_per_s is None):
             raise ValueError("give exactly one of tpot_ms and interactivity_tokens_per_s")
         mean, peak = self.power_w_per_accelerator, self.peak_power_w_per_accelerator
@@ -181,7 +179,7 @@ class Claim(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _latency_pair(self) -> Claim:
+    def _latency_pair(self) -> Self:
         if (self.tpot_ms is None) != (self.ttft_ms is None):
             raise ValueError("give both tpot_ms and ttft_ms (the claim becomes an operating point) or neither")
         return self
@@ -219,7 +217,7 @@ class Performance(ScenarioBlock):
     )
 
     @model_validator(mode="after")
-    def _has_a_point(self) -> Performance:
+    def _has_a_point(self) -> Self:
         if not self.points and (self.claim is None or self.claim.tpot_ms is None):
             raise ValueError("give operating points, or a claim with tpot_ms and ttft_ms so it becomes one")
         concurrencies = [p.concurrency for p in self.points]
@@ -260,7 +258,7 @@ class Api(ScenarioBlock):
     source: Source = None
 
     @model_validator(mode="after")
-    def _cached_price_when_cached(self) -> Api:
+    def _cached_price_when_cached(self) -> Self:
         if self.cached_input_fraction > 0 and self.usd_per_million_cached_input_tokens is None:
             raise ValueError(
                 "cached_input_fraction: a share of cached input tokens needs usd_per_million_cached_input_tokens"
@@ -298,7 +296,7 @@ class System(ScenarioBlock):
     )
 
     @model_validator(mode="after")
-    def _one_way_to_pay(self) -> System:
+    def _one_way_to_pay(self) -> Self:
         if self.api is not None:
             blocks = ("performance", "hardware", "costs", "rent", "facility", "memory", "pools")
             extra = [name for name in blocks if getattr(self, name)]
