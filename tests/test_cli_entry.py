@@ -161,3 +161,21 @@ def test_the_console_script_turns_pydantic_plugins_off_unless_told_otherwise() -
     env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     assert done.stdout.strip() == "True"  # pydantic never looked for plugins
+
+
+def test_a_reader_that_stops_early_leaves_exit_0_and_no_traceback() -> None:
+    """``rackcost evaluate | head -1``: the reader closes the pipe before the tables are printed; Rich's console
+    (the tables) and the plain writer (JSON) both end quietly with exit 0, so ``set -o pipefail`` sees success, and
+    nothing on stderr. The pipe is closed before the command writes (it takes far longer to start), so the first
+    write meets it closed."""
+    for args in (["evaluate"], ["evaluate", "--format", "json"]):
+        script = f"import sys; sys.argv = ['rackcost', *{args!r}]; from rackcost.cli.entry import main; main()"
+        proc = subprocess.Popen(
+            [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ}
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        with proc.stderr:
+            err = proc.stderr.read().decode("utf-8")
+        assert proc.wait(timeout=120) == 0, (args, err)
+        assert err == "", (args, err)

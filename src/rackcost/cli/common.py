@@ -102,6 +102,16 @@ TableOpt = Annotated[
 ]
 
 
+class _Console(Console):
+    """Rich's console, but a closed pipe (``rackcost evaluate | head``) ends the command quietly with exit 0, as
+    :func:`write_stdout` does (Rich's default answer is exit 1, which a shell with ``pipefail`` reads as a
+    failure of a command that did everything its reader asked)."""
+
+    def on_broken_pipe(self) -> None:
+        _quiet_stdout()
+        raise typer.Exit(code=0)
+
+
 def console(stderr: bool = False, file: TextIO | None = None) -> Console:
     """The Rich console a command prints with, as wide as ``COLUMNS`` says wherever it prints.
 
@@ -123,11 +133,11 @@ def console(stderr: bool = False, file: TextIO | None = None) -> Console:
     """
     width = columns_env()
     if file is not None:
-        return Console(file=file, width=width or PIPED_WIDTH, force_terminal=False, emoji=False)
+        return _Console(file=file, width=width or PIPED_WIDTH, force_terminal=False, emoji=False)
     if width is None:
         probe = Console(stderr=stderr)
         width = None if probe.is_terminal else PIPED_WIDTH
-    return Console(stderr=stderr, width=width, emoji=False)
+    return _Console(stderr=stderr, width=width, emoji=False)
 
 
 @dataclass(frozen=True)
