@@ -18,19 +18,19 @@ also the median over rounds of the per-round ratio (each command against the flo
 commands within 1.15x the floor.
 
 Measured (this script, 11 rounds, a shared 2-core machine, CPU time, least): before the commands loaded lazily
-``--help`` 2.02x and ``evaluate`` 1.98x the floor; after, 0.34x and 1.41x (1.21x the wider floor below). Later (5 to
-11 rounds on a machine loaded by other work, the floor 0.45 to 0.72 s): ``evaluate`` 1.5x to 1.6x. Four changes then
-took 20 to 30 ms of CPU time off a cold ``rackcost evaluate`` (medians of 20 to 30 runs paired with the tree before
-them, in four sessions: 19, 25, 31 and 71 ms; this script's ratios moved less than their noise there, 1.41x to
-1.48x least against 1.37x to 1.59x before; ``--help`` unchanged at 0.3x): the tables measure each column once and build only the table they print (10 ms), the
-scenario schema's modules do without ``from __future__ import annotations`` (pydantic compiled about 320 annotation
-strings; 9 ms), the console script turns pydantic's plugins off (pydantic read every installed distribution's entry
-points; 8 ms) and the CLI's consoles leave emoji codes alone (Rich's emoji table; 4 ms). What remains over the floor
-(about 0.25 s; ``time.process_time`` around each stage, modules loaded in order): creating the 54 dataclasses of
-``rackcost.model`` (about 50 ms) and the rest of its modules and the evaluation's (about 40 ms), the 52 model classes
-of the scenario schema (about 55 ms) and pydantic building its validator on the first load (about 26 ms), Rich drawing
-the tables (about 30 ms), the evaluation itself (about 15 ms). The goal of 1.15x is at the wider floor below (1.1x to
-1.2x), which a command that validates with pydantic models and prints Rich tables already pays.
+``--help`` 2.02x and ``evaluate`` 1.98x the floor; after, 0.34x and 1.41x (1.21x the wider floor below). Later (5 to 11
+rounds on a machine loaded by other work, the floor 0.45 to 0.72 s): ``evaluate`` 1.5x to 1.6x. Four changes then took
+20 to 30 ms of CPU time off a cold ``rackcost evaluate`` (medians of 20 to 30 runs paired with the tree before them, in
+four sessions: 19, 25, 31 and 71 ms; this script's ratios moved less than their noise there, 1.41x to 1.48x least
+against 1.37x to 1.59x before; ``--help`` unchanged at 0.3x): the tables measure each column once and build only the
+table they print (10 ms), the scenario schema's modules do without ``from __future__ import annotations`` (pydantic
+compiled about 320 annotation strings; 9 ms), the console script turns pydantic's plugins off (pydantic read every
+installed distribution's entry points; 8 ms) and the CLI's consoles leave emoji codes alone (Rich's emoji table; 4 ms).
+What remains over the floor (about 0.25 s; ``time.process_time`` around each stage, modules loaded in order): creating
+the 54 dataclasses of ``rackcost.model`` (about 50 ms) and the rest of its modules and the evaluation's (about 40 ms),
+the 52 model classes of the scenario schema (about 55 ms) and pydantic building its validator on the first load (about
+26 ms), Rich drawing the tables (about 30 ms), the evaluation itself (about 15 ms). The goal of 1.15x is at the wider
+floor below (1.1x to 1.2x), which a command that validates with pydantic models and prints Rich tables already pays.
 
 ``import pydantic`` alone loads little of pydantic (its names load on first use), so a second, wider floor is printed
 for reference: ``from pydantic import BaseModel`` and ``rich.table``, as a command that validates and prints a table
