@@ -28,6 +28,7 @@ pages = [
     st.Page("app_pages/uncertainty.py", title="Uncertainty", icon=":material/ssid_chart:"),
     st.Page("app_pages/plan.py", title="Buying plan", icon=":material/event_upcoming:"),
     st.Page("app_pages/mix.py", title="Hardware mix", icon=":material/join:"),
+    st.Page("app_pages/models.py", title="Several models", icon=":material/stacks:"),
     st.Page("app_pages/sweep.py", title="Sweep", icon=":material/grid_on:"),
     st.Page("app_pages/new.py", title="New scenario", icon=":material/add_circle:"),
     st.Page("app_pages/export.py", title="Export", icon=":material/download:"),

@@ -352,3 +352,22 @@ def test_the_command_prints_both_tables():
     result = runner.invoke(app, ["models", str(BUNDLED), "--placement", "separate"])
     assert result.exit_code == 0, result.output
     assert "separate racks" in result.stdout and "GPT-OSS 120B" in result.stdout and "racks apart" in result.stdout
+
+
+def test_the_command_prints_the_cells_of_the_librarys_tables():
+    """``rackcost models`` prints rackcost.reporting.models_section's tables (the dashboard's Several models page
+    shows the same): every cell of each model's and each system type's row is in the output."""
+    from rackcost.reporting import models_section
+
+    found = evaluate_models(BUNDLED, rule="usage")
+    result = runner.invoke(app, ["models", str(BUNDLED), "--rule", "usage"], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    tables = [
+        models_section.model_table(models_section.model_rows(found)),
+        models_section.fleet_table(models_section.fleet_rows(found)),
+    ]
+    for table in tables:
+        for row in table.rows:
+            line = next(line for line in result.stdout.splitlines() if f" {row[0]} " in line and row[-1] in line)
+            assert all(cell in line for cell in row), (row, line)
+    assert models_section.models_title(found.name, "shared", "usage") in " ".join(result.stdout.split())

@@ -12,6 +12,7 @@ import json
 import threading
 from collections import OrderedDict
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
@@ -23,7 +24,9 @@ from rackcost.analysis.explore import cost_against_demand_scale, latency_cliff, 
 from rackcost.evaluation.chain import Evaluation, Unpacked, unpack
 from rackcost.evaluation.chain import evaluation as evaluate_once
 from rackcost.model.outcomes import SystemOutcome
-from rackcost.scenario.loading import scenario_to_data
+from rackcost.reporting import models_section
+from rackcost.scenario.loading import bundled_file, bundled_files, scenario_to_data
+from rackcost.scenario.models_doc import BUNDLED_KIND, models_from_yaml
 
 if TYPE_CHECKING:
     from rackcost.analysis.hardware_mix import HardwareMix
@@ -363,3 +366,28 @@ def hardware_mix(scenario_json: str, slices: int) -> HardwareMix:
     too many cells).
     """
     return rackcost.hardware_mix(scenario(scenario_json), slices)
+
+
+def bundled_models() -> list[Path]:
+    """The bundled models documents (``scenarios/models``), sorted by name."""
+    return bundled_files(BUNDLED_KIND)
+
+
+@st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
+def evaluate_models(name: str, text: str | None, rule: str | None, placement: str | None) -> dict[str, Any]:
+    """:func:`rackcost.evaluate_models` of a bundled models document (``text`` None: ``name`` is its file name) or
+    of an uploaded one's YAML ``text`` (``name`` its file name), as plain data: the document's name, placement and
+    rule, each model's and each system type's rows, and the warnings.
+
+    Raises :class:`rackcost.ScenarioError` (not cached): a bad document, each problem at its YAML path and line.
+    """
+    document = bundled_file(BUNDLED_KIND, name) if text is None else models_from_yaml(text, name)
+    result = rackcost.evaluate_models(document, rule, placement)
+    return {
+        "name": result.name,
+        "placement": result.placement,
+        "rule": result.rule,
+        "models": models_section.model_rows(result),
+        "fleets": models_section.fleet_rows(result),
+        "warnings": list(result.warnings),
+    }

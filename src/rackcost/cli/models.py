@@ -24,13 +24,10 @@ from rackcost.cli.common import (
     table_console,
 )
 from rackcost.cli.layout import Field, print_records
-from rackcost.display import PER_1K_ACCEPTED, money, num
 from rackcost.errors import ScenarioError
-from rackcost.evaluation.columns import column
 from rackcost.files import csv_text
-
-_PER_REQUEST = column("systems", "blended_usd_per_accepted_request")
-"""How a cost per accepted request is shown everywhere: dollars per 1,000 accepted requests."""
+from rackcost.reporting import models_section
+from rackcost.reporting.models_section import fleet_table, model_table, models_title
 
 __all__ = ["COMMANDS", "models"]
 
@@ -82,14 +79,14 @@ def models(
         )
     except ScenarioError as exc:
         fail(exc)
-    model_rows: list[dict[str, Any]] = [{str(k): v for k, v in r.items()} for r in result.models.to_dict("records")]
+    model_rows = models_section.model_rows(result)
     if simulate:
         from rackcost.analysis.models_sim import simulate_models
 
         sim = simulate_models(result).set_index("model")
         for row in model_rows:
             row["simulated_accepted_fraction"] = float(sim.loc[row["model"], "simulated_accepted_fraction"])
-    fleet_rows: list[dict[str, Any]] = [{str(k): v for k, v in r.items()} for r in result.fleets.to_dict("records")]
+    fleet_rows = models_section.fleet_rows(result)
     for w in result.warnings:
         console(stderr=True).print(f"warning: {escape(w)}", highlight=False, soft_wrap=True)
     if fmt is OutputFormat.json:
@@ -108,70 +105,13 @@ def models(
 def _print(
     out: Any, name: str, placement: str, rule: str, model_rows: list[dict[str, Any]], fleet_rows: list[dict[str, Any]]
 ) -> None:
-    simulated = "simulated_accepted_fraction" in model_rows[0]
-    title = f"{escape(name)}: each model's cost per accepted request ({placement} racks, {rule}-based attribution)"
-    fields = [
-        Field("model", "name"),
-        Field("system"),
-        Field("replicas"),
-        Field("nodes"),
-        Field("accepted share"),
-        *([Field("accepted share (simulated)")] if simulated else []),
-        Field(escape("accepted [requests/day]")),
-        Field(escape("own [USD/day]")),
-        Field(escape("shared [USD/day]")),
-        Field(escape("total [USD/day]")),
-        Field(escape(f"cost [{PER_1K_ACCEPTED}]")),
-        Field(escape(f"alone [{PER_1K_ACCEPTED}]")),
-        Field(escape("carbon, its fleet alone [g CO2e/request]")),
-    ]
-    cells = [
-        [
-            escape(r["model"]),
-            escape(r["system"]),
-            f"{r['provisioned_replicas']:,}",
-            f"{r['nodes']:,}",
-            f"{r['accepted_fraction']:.2%}",
-            *([f"{r['simulated_accepted_fraction']:.2%}"] if simulated else []),
-            num(r["accepted_requests_per_day"]),
-            money(r["direct_usd_per_day"]),
-            money(r["shared_usd_per_day"]),
-            money(r["usd_per_day"]),
-            _PER_REQUEST.format(r["blended_usd_per_accepted_request"]),
-            _PER_REQUEST.format(r["blended_usd_per_accepted_request_alone"]),
-            num(r["blended_carbon_g_per_accepted_request_alone"]),
-        ]
-        for r in model_rows
-    ]
-    print_records(out, title, fields, cells)
-    fleet_fields = [
-        Field("system", "name"),
-        Field("models"),
-        Field("nodes"),
-        Field("racks"),
-        Field("racks apart"),
-        Field(escape("rack [USD/day]")),
-        Field(escape("own [USD/day]")),
-        Field(escape("shared [USD/day]")),
-        Field(escape("fleet [USD/day]")),
-        Field(escape("apart [USD/day]")),
-    ]
-    fleet_cells = [
-        [
-            escape(r["system"]),
-            escape(r["models"]),
-            f"{r['nodes']:,}",
-            f"{r['racks']:,}",
-            f"{r['racks_apart']:,}",
-            money(r["rack_usd_per_day"]),
-            money(r["direct_usd_per_day"]),
-            money(r["shared_usd_per_day"]),
-            money(r["usd_per_day"]),
-            money(r["usd_per_day_apart"]),
-        ]
-        for r in fleet_rows
-    ]
-    print_records(out, "The fleet: each system type's racks, shared or apart", fleet_fields, fleet_cells)
+    """The models' table and the fleet's (:mod:`rackcost.reporting.models_section`, the dashboard's too)."""
+    for title, table in (
+        (escape(models_title(name, placement, rule)), model_table(model_rows)),
+        ("The fleet: each system type's racks, shared or apart", fleet_table(fleet_rows)),
+    ):
+        fields = [Field(escape(header), "name" if i == 0 else "number") for i, (_, header) in enumerate(table.columns)]
+        print_records(out, title, fields, [[escape(cell) for cell in row] for row in table.rows])
 
 
 COMMANDS = (models,)
