@@ -60,7 +60,7 @@ def test_a_bundled_document_is_the_librarys_in_its_tables_rules_and_csv(monkeypa
         result.name, result.placement, result.rule
     )
     assert tables_of(at) == [models_section.model_table(rows).rows, models_section.fleet_table(fleets).rows]
-    assert downloads["deepseek-r1-and-gpt-oss-120b-on-gb200-models.csv"] == files.csv_text(rows)
+    assert downloads["deepseek-r1-and-gpt-oss-120b-on-one-gb200-nvl72-fleet-models.csv"] == files.csv_text(rows)
     at.radio(key="models_rule").set_value("usage").run()
     ok(at)
     usage = rackcost.evaluate_models(DOCUMENT, rule="usage")

@@ -17,7 +17,7 @@ import rackcost
 from rackcost import files
 from rackcost.reporting import models_section
 from rackcost.reporting.blocks import Table
-from rackcost_app import compute
+from rackcost_app import compute, state
 from rackcost_app.safe import md
 
 ss = st.session_state
@@ -105,7 +105,7 @@ else:
     st.download_button(
         "Download each model's row (CSV)",
         data=files.csv_text(result["models"]),
-        file_name=f"{name.removesuffix('.yaml').removesuffix('.yml')}-models.csv",
+        file_name=f"{state.export_stem(result['name'])}-models.csv",
         mime="text/csv",
         icon=":material/download:",
         key="models_csv",
