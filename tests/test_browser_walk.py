@@ -291,6 +291,7 @@ def test_a_buyer_edits_demand_prices_terms_and_a_rented_copy_then_reads_and_expo
         browser = launch_chromium(p)
         try:
             context = browser.new_context(accept_downloads=True)
+            context.set_default_timeout(WAIT_MS)  # every action's hang guard, not Playwright's 30 s (a busy machine)
             seen = buyer_walk(context.new_page(), url, width, out, tmp_path)
         finally:
             browser.close()
