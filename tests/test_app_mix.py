@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 import rackcost
 from app_editing import record_downloads
 from rackcost import files
+from rackcost.analysis.hardware_mix import NO_CLASSES_NOTE
 from rackcost.reporting import mix_section
 from test_hardware_mix import API, _with_classes
 from two_systems import BASE
@@ -92,6 +93,18 @@ def test_a_workload_without_classes_is_said_and_its_slices_reach_the_library() -
     assert found.evaluations == 4
     assert [shown(s.value) for s in at.subheader] == [mix_section.mix_sentence(found)]
     assert any(c.value.startswith("4 evaluations of the scenario") for c in at.caption)
+
+
+def test_a_workload_without_classes_is_said_once_after_the_search() -> None:
+    # the library's note (what rackcost mix says) and the page's own, which adds where classes are set, say the same
+    at = on_mix_page(copy.deepcopy(BASE))
+    at.button(key="mix_run").click().run()
+    ok(at)
+    found = rackcost.hardware_mix(rackcost.scenario_from_dict(copy.deepcopy(BASE)))
+    assert NO_CLASSES_NOTE in found.notes
+    assert [i.value for i in at.info if "no request classes" in i.value] == [
+        next(i.value for i in at.info if "Split it into classes on the Scenario page" in i.value)
+    ]
 
 
 def test_a_scenario_that_cannot_be_mixed_shows_its_problem_and_no_traceback() -> None:

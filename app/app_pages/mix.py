@@ -13,7 +13,7 @@ import streamlit as st
 
 import rackcost
 from rackcost import display, files
-from rackcost.analysis.hardware_mix import MAX_MIX_CELLS
+from rackcost.analysis.hardware_mix import MAX_MIX_CELLS, NO_CLASSES_NOTE
 from rackcost.reporting import mix_section
 from rackcost.reporting.blocks import Table
 from rackcost_app import compute, state
@@ -77,6 +77,8 @@ if ss.get(ASKED):
             st.error(f"{where}{md(problem.message)}", icon=":material/error:")
     else:
         for note in found.notes:
+            if classes == 1 and note == NO_CLASSES_NOTE:  # said above, with where to add classes
+                continue
             st.info(md(note[:1].upper() + note[1:] + "."), icon=":material/info:")
         st.subheader(md(mix_section.mix_sentence(found)))
         st.header("The mix")

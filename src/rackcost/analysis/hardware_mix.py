@@ -38,12 +38,25 @@ from rackcost.scenario.horizon_edits import without_profile
 from rackcost.scenario.loading import problem_at, scenario_from_dict, scenario_to_data
 from rackcost.scenario.schema import Scenario
 
-__all__ = ["MAX_MIX_CELLS", "ClassOnSystem", "HardwareMix", "MixFleet", "SystemAlone", "hardware_mix"]
+__all__ = [
+    "MAX_MIX_CELLS",
+    "NO_CLASSES_NOTE",
+    "ClassOnSystem",
+    "HardwareMix",
+    "MixFleet",
+    "SystemAlone",
+    "hardware_mix",
+]
 
 MAX_MIX_CELLS = 256
 """Most cells per system the mix evaluates, ``(slices + 1)^K``: 8 whole classes, one class in 255 slices [-]."""
 WHOLE = "(whole workload)"
 """The name of the one class of a workload without classes."""
+NO_CLASSES_NOTE = (
+    "the workload has no request classes: one class, so the mix is the best system alone (slices split its load)"
+)
+"""The mix's note on a workload without classes searched whole (``HardwareMix.notes``); a face that has said so
+already, with where to add classes, leaves it out (the dashboard's Hardware mix page)."""
 
 
 @dataclass(frozen=True)
@@ -241,10 +254,7 @@ def hardware_mix(scenario: Scenario, slices: int = 1) -> HardwareMix:
     if len(names) == 1:
         notes.append("the scenario has one system: the mix is that system alone")
     if scenario.workload.classes is None and slices == 1:
-        notes.append(
-            "the workload has no request classes: one class, so the mix is the best system alone (slices split "
-            "its load)"
-        )
+        notes.append(NO_CLASSES_NOTE)
     fleets = tuple(_fleet(cells, s, names[s], order, cell) for s, cell in enumerate(found.cells) if cell)
     return HardwareMix(
         scenario_name=scenario.name,
