@@ -60,6 +60,17 @@ def test_a_bundled_document_is_the_librarys_in_its_tables_rules_and_csv(monkeypa
         result.name, result.placement, result.rule
     )
     assert tables_of(at) == [models_section.model_table(rows).rows, models_section.fleet_table(fleets).rows]
+    # the decision's figures first (at 1,400 px they sat past the right edge), every column still shown once
+    headers = dict(models_section.model_table(rows).columns)
+    shown_order = list(at.dataframe[0].proto.column_order)
+    assert shown_order[:4] == [headers[k] for k in ("model", "system", "blended_usd_per_accepted_request")] + [
+        headers["blended_usd_per_accepted_request_alone"]
+    ]
+    assert sorted(shown_order) == sorted(headers.values())
+    fleet_headers = dict(models_section.fleet_table(fleets).columns)
+    fleet_order = list(at.dataframe[1].proto.column_order)
+    assert fleet_order[2:4] == [fleet_headers["usd_per_day"], fleet_headers["usd_per_day_apart"]]
+    assert sorted(fleet_order) == sorted(fleet_headers.values())
     assert downloads["deepseek-r1-and-gpt-oss-120b-on-one-gb200-nvl72-fleet-models.csv"] == files.csv_text(rows)
     at.radio(key="models_rule").set_value("usage").run()
     ok(at)

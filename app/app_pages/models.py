@@ -74,9 +74,30 @@ with placement_col:
     )
 
 
-def show_table(table: Table) -> None:
-    """A table of the library's, its cells as it formats them."""
-    st.dataframe(pd.DataFrame(table.rows, columns=[h for _, h in table.columns]), hide_index=True, width="stretch")
+FIRST = (
+    "model",
+    "system",
+    "blended_usd_per_accepted_request",
+    "blended_usd_per_accepted_request_alone",
+    "accepted_fraction",
+    "simulated_accepted_fraction",
+)
+FLEET_FIRST = ("system", "models", "usd_per_day", "usd_per_day_apart", "racks", "racks_apart")
+# (comments, not docstrings) each table's columns shown first: the decision's figures, which at 1,400 px sat past the
+# right edge in the library's order (the CLI's); the rest follow in that order, the first column pinned on scroll
+
+
+def show_table(table: Table, first: tuple[str, ...] = ()) -> None:
+    """A table of the library's, its cells as it formats them; the columns named in ``first`` (keys) shown first."""
+    headers = dict(table.columns)
+    order = [headers[k] for k in first if k in headers] + [h for k, h in table.columns if k not in first]
+    st.dataframe(
+        pd.DataFrame(table.rows, columns=list(headers.values())),
+        hide_index=True,
+        width="stretch",
+        column_order=order,
+        column_config={headers[table.columns[0][0]]: st.column_config.Column(pinned=True)},
+    )
 
 
 name, text = ss[UPLOADED] if ss.get(UPLOADED) else (choice, None)
@@ -97,9 +118,9 @@ except rackcost.ScenarioError as exc:
         st.error(f"{where}{md(problem.message)}{line}", icon=":material/error:")
 else:
     st.subheader(md(models_section.models_title(result["name"], result["placement"], result["rule"])))
-    show_table(models_section.model_table(result["models"]))
+    show_table(models_section.model_table(result["models"]), FIRST)
     st.subheader("The fleet: each system type's racks, shared or apart")
-    show_table(models_section.fleet_table(result["fleets"]))
+    show_table(models_section.fleet_table(result["fleets"]), FLEET_FIRST)
     for warning in result["warnings"]:
         st.warning(md(warning), icon=":material/warning:")
     st.download_button(
