@@ -21,6 +21,7 @@ from rackcost.errors import ScenarioError
 from rackcost.evaluation.models import evaluate_models, rack_day
 from rackcost.model.costs.finance import capital_recovery_factor
 from rackcost.model.fleets.shared import attributed_usd, shared_racks
+from rackcost.scenario.loading import A_MODELS_DOCUMENT
 from rackcost.scenario.models_doc import models_from_dict, models_from_yaml
 from rackcost.units import HOURS_PER_DAY, HOURS_PER_YEAR, MONTHS_PER_YEAR
 from scenario_leaves import numeric_leaves
@@ -308,6 +309,21 @@ def test_a_single_workload_scenario_is_told_apart_from_a_models_document():
     result = runner.invoke(app, ["models", str(ROOT / "scenarios" / "gpt-oss-120b-jalapeno-vs-gb200.yaml")])
     assert result.exit_code == 1
     assert "gpt-oss-120b-jalapeno-vs-gb200.yaml: a single-workload scenario, not a models document" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["evaluate", "report", "validate"])
+def test_a_models_document_given_as_a_scenario_is_told_apart_in_one_line(command: str, tmp_path: Path):
+    # validated as a scenario it listed every difference (workloads and placement unknown, each system's missing
+    # fields): one line says what the file is and which command reads it
+    result = runner.invoke(
+        app, [command, str(BUNDLED), *(["-o", str(tmp_path / "r.html")] if command == "report" else [])]
+    )
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [f"error: {BUNDLED}: {A_MODELS_DOCUMENT}"]
+    with pytest.raises(ScenarioError) as info:
+        rackcost.load_scenario(BUNDLED)
+    assert [p.message for p in info.value.problems] == [A_MODELS_DOCUMENT]
+    assert evaluate_models(str(BUNDLED)).models.shape[0] == 2  # the same file, read by what it is
 
 
 def test_the_library_refuses_a_rule_or_a_document_it_does_not_know():

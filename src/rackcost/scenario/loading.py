@@ -51,6 +51,13 @@ NOT_A_SCENARIO = (
     "facility, systems, ...); see `rackcost schema`"
 )
 """The one problem of a file with none of the scenario's blocks (its own keys are not repeated)."""
+A_MODELS_DOCUMENT = (
+    "a models document (it lists `workloads:`, several models over shared systems), not a scenario; use rackcost "
+    "models, or rackcost.evaluate_models"
+)
+"""The one problem of a models document given where a scenario is expected (its keys are a scenario's in part, so
+validating it as one listed every difference: `workloads` unknown, `placement` unknown, each system's missing
+fields)."""
 MAX_SCENARIO_BYTES = 1_000_000
 """Largest scenario file or text read [bytes]; checked before reading (stat) and before parsing."""
 MAX_EXPANDED_NODES = 200_000
@@ -306,6 +313,8 @@ def scenario_from_dict(data: Any, file: str = "<scenario>", lines: dict[YamlPath
         # not a scenario at all (another YAML file, or a text file YAML reads as a mapping): say so once, and never
         # echo its keys, which are its content (a password file reads as one key per line)
         raise ScenarioError([Problem("", NOT_A_SCENARIO, file)])
+    if "workloads" in data and "workload" not in data:
+        raise ScenarioError([Problem("", A_MODELS_DOCUMENT, file)])
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
