@@ -37,7 +37,8 @@ class Command:
         ``typer.Typer`` of sub-commands (``rackcost import csv``).
     summary
         What ``rackcost --help`` says of it: the first paragraph of the function's docstring (of the group's
-        ``help``), the same text (tests/test_cli_entry.py checks each against the command it names).
+        ``help``), the same words on one line, as the command's own help joins them (a line break kept here broke
+        the line in the list of commands; tests/test_cli_entry.py checks each against the command it names).
     """
 
     name: str
@@ -90,14 +91,14 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "trace",
         "trace:trace",
-        "Measure a trace: its rate and burstiness over time scales, as a demand point's arrival_rps and\n"
+        "Measure a trace: its rate and burstiness over time scales, as a demand point's arrival_rps and "
         "arrival_dispersion.",
     ),
     Command(
         "reconcile",
         "reconcile:reconcile",
         "InferenceX's $/M tokens at a benchmark point, and the factors that take it to rackcost's $/M accepted "
-        "output\ntokens at each demand point.",
+        "output tokens at each demand point.",
     ),
     Command(
         "site",
@@ -117,7 +118,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "plan",
         "plan:plan",
-        "The cheapest plan over the horizon: owned racks bought per quarter, reservations, on-demand, spot and API,\n"
+        "The cheapest plan over the horizon: owned racks bought per quarter, reservations, on-demand, spot and API, "
         'every hour within the SLO, against the best single source (docs/model.md, "The buying plan").',
     ),
     Command(
