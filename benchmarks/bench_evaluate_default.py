@@ -2,8 +2,8 @@
 
 Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_evaluate_default.py [--rounds N] [--calls M]``
 
-Issue 24 item 5: evaluate spends about 1.2 ms per system in call overhead on 1-3-element arrays; the goal is the
-bundled default (:func:`rackcost.bundled_scenario_path`: two systems, three demand points) in 1 ms. This script
+An evaluation spends most of its time in per-call overhead on arrays of 1 to 9 elements, per system; the goal is the
+bundled default (:func:`rackcost.bundled_scenario_path`: two systems, three demand points) in about 1 ms. This script
 prints, in CPU time (``time.process_time``, so that other processes on the shared machine count less than in wall
 time), the least over ``--rounds`` rounds of the mean over ``--calls`` calls, after a warm-up (the least, as
 ``timeit`` advises: on a shared VM interference only ever adds time):
@@ -27,7 +27,13 @@ time), the least over ``--rounds`` rounds of the mean over ``--calls`` calls, af
    is ``evaluate`` within 100 times it;
 5. the cost of one more system: the default with 0 to ``--copies`` added copies of its second system (the same
    numbers under another name), each evaluated as in (1), and the least-squares slope of the time over the count of
-   systems, with its R^2, printed as ms and as a multiple of the plain floor (the goal: under 0.5 ms a system).
+   systems, with its R^2, printed as ms and as a multiple of the plain floor (the goal: under 0.5 ms a system);
+6. what a system would cost on one array axis, a projection: steps 4 to 8 of the second system
+   (:func:`~rackcost.model.fleets.fleet.run_fleet` and :func:`~rackcost.model.costs.metrics.derive`, central values,
+   no SCV rows) with one row and with ``1 + --copies`` rows of the same inputs on the sample axis (the Monte Carlo's
+   axis), and the slope per added row. Every step is elementwise along that axis, so an added row costs what an
+   added system would if the systems were rows of one call: the gap between (5) and (6) is what stacking the systems
+   would save, and what it would not (the first system's chain is all per-call overhead and stays).
 """
 
 from __future__ import annotations
@@ -44,11 +50,13 @@ import rackcost
 from rackcost.evaluation.chain import choose_points, evaluate_apis, evaluate_systems, run_samples
 from rackcost.evaluation.results import result_tables
 from rackcost.evaluation.servable import servable
+from rackcost.model.costs.metrics import derive
+from rackcost.model.fleets.fleet import run_fleet
 from rackcost.model.queues.burstiness import FRAGILITY_SCVS
 from rackcost.model.queues.erlang import erlang_c
 from rackcost.scenario.loading import scenario_to_data
 from rackcost.scenario.system_edits import copy_system
-from rackcost.scenario.unpack import one_evaluation
+from rackcost.scenario.unpack import one_evaluation, sampled_inputs
 
 
 def interleaved_least_ms(fns: dict[str, tuple[Callable[[], object], int]], rounds: int) -> dict[str, list[float]]:
@@ -139,12 +147,27 @@ def main() -> None:
         ),
         "result_tables (records)": in_one(lambda: result_tables(served, outcomes, apis)),
     }
+
+    def rows_of_second(n: int) -> Callable[[], object]:
+        """Steps 4 to 8 of the second system, central values, on ``n`` rows of the sample axis (see item 6)."""
+        inp, chosen, index = planned.systems[1], planned.chosen[1], planned.indices[1]
+        sampled = sampled_inputs(served, index, inp, {}, n)
+        slo = planned.slo
+
+        def run() -> object:
+            fleet = run_fleet(inp, chosen, sampled, planned.policy, slo, False)
+            return derive(fleet, chosen.ttft_ms, slo.output_tokens, planned.hours_per_day, planned.input_tokens)
+
+        return run
+
+    row_counts = [1 + c for c in range(args.copies + 1)]
     timed = {
         "evaluate": (lambda: rackcost.evaluate(scenario), calls),
         "floor": (lambda: erlang_c(k, a), calls * 10),
         "plain": (lambda: plain_erlang_c(k_all, a_all), calls * 10),
     }
     timed.update((name, (fn, calls)) for name, fn in steps.items())
+    timed.update((f"{n} rows", (rows_of_second(n), calls)) for n in row_counts)
     timed.update((f"{n} systems", ((lambda s=s: rackcost.evaluate(s)), max(calls // n, 10))) for n, s in grown.items())
     times = interleaved_least_ms(timed, rounds)
     least = {name: min(t) for name, t in times.items()}
@@ -173,6 +196,10 @@ def main() -> None:
     print(
         f"  per added system              {slope:8.3f} ms (R^2 {r2:.4f}; {slope / plain:.1f} plain floors; goal 0.5 ms)"
     )
+    row_slope, row_r2 = slope_ms(row_counts, [least[f"{n} rows"] for n in row_counts])
+    each = ", ".join(f"{n}: {least[f'{n} rows']:.3f}" for n in row_counts)
+    print(f"  one system's steps 4-8 by rows on the sample axis (ms)  {each}")
+    print(f"  per added row (a system on one array axis, projected)   {row_slope:8.3f} ms (R^2 {row_r2:.4f})")
 
 
 if __name__ == "__main__":
