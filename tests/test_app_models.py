@@ -72,6 +72,11 @@ def test_a_bundled_document_is_the_librarys_in_its_tables_rules_and_csv(monkeypa
     assert fleet_order[2:4] == [fleet_headers["usd_per_day"], fleet_headers["usd_per_day_apart"]]
     assert sorted(fleet_order) == sorted(fleet_headers.values())
     assert downloads["deepseek-r1-and-gpt-oss-120b-on-one-gb200-nvl72-fleet-models.csv"] == files.csv_text(rows)
+    # the report's bytes are the library's (rackcost report of the document), but for the day it was made
+    report = downloads["deepseek-r1-and-gpt-oss-120b-on-one-gb200-nvl72-fleet-report.html"]
+    assert isinstance(report, str)
+    assert undated(report) == undated(rackcost.models_report(DOCUMENT))
+    assert "reservation-based attribution" in report
     at.radio(key="models_rule").set_value("usage").run()
     ok(at)
     usage = rackcost.evaluate_models(DOCUMENT, rule="usage")
@@ -81,6 +86,16 @@ def test_a_bundled_document_is_the_librarys_in_its_tables_rules_and_csv(monkeypa
     ok(at)
     apart = rackcost.evaluate_models(DOCUMENT, rule="usage", placement="separate")
     assert tables_of(at)[1] == models_section.fleet_table(models_section.fleet_rows(apart)).rows
+    # the report follows the page's rule and placement, and says how to make it again with them
+    report = downloads["deepseek-r1-and-gpt-oss-120b-on-one-gb200-nvl72-fleet-report.html"]
+    assert isinstance(report, str)
+    assert undated(report) == undated(rackcost.models_report(DOCUMENT, rule="usage", placement="separate"))
+    assert "--rule usage --placement separate" in report
+
+
+def undated(html: str) -> str:
+    """A report without the day it was made (the subtitle's and the closing line's ISO date)."""
+    return re.sub(r"\d{4}-\d{2}-\d{2}", "DATE", html)
 
 
 def test_an_uploaded_document_is_read_and_a_bad_one_shows_its_problems() -> None:

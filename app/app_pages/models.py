@@ -104,12 +104,9 @@ name, text = ss[UPLOADED] if ss.get(UPLOADED) else (choice, None)
 if text is not None:
     st.caption(f"Showing the uploaded {md(name)}; pick a bundled document above to go back to it.")
 try:
-    result = compute.evaluate_models(
-        name,
-        text,
-        None if rule.startswith("document") else rule,
-        None if placement.startswith("document") else placement,
-    )
+    chosen_rule = None if rule.startswith("document") else rule
+    chosen_placement = None if placement.startswith("document") else placement
+    result = compute.evaluate_models(name, text, chosen_rule, chosen_placement)
 except rackcost.ScenarioError as exc:
     st.error(f"{md(name)} cannot be evaluated:", icon=":material/error:")
     for problem in exc.problems:
@@ -123,11 +120,20 @@ else:
     show_table(models_section.fleet_table(result["fleets"]), FLEET_FIRST)
     for warning in result["warnings"]:
         st.warning(md(warning), icon=":material/warning:")
-    st.download_button(
+    csv_col, report_col = st.columns(2)
+    csv_col.download_button(
         "Download each model's row (CSV)",
         data=files.csv_text(result["models"]),
         file_name=f"{state.export_stem(result['name'])}-models.csv",
         mime="text/csv",
         icon=":material/download:",
         key="models_csv",
+    )
+    report_col.download_button(  # the decision report, as rackcost report writes it of a models document
+        "Download the report (HTML)",
+        data=compute.models_report_html(name, text, chosen_rule, chosen_placement),
+        file_name=f"{state.export_stem(result['name'])}-report.html",
+        mime="text/html",
+        icon=":material/description:",
+        key="models_report",
     )

@@ -374,6 +374,16 @@ def bundled_models() -> list[Path]:
 
 
 @st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
+def models_report_html(name: str, text: str | None, rule: str | None, placement: str | None) -> str:
+    """:func:`rackcost.models_report` of a bundled models document (``text`` None) or of an uploaded one's YAML
+    ``text``, with the page's rule and placement (None: the document's), as HTML.
+
+    Raises :class:`rackcost.ScenarioError` (not cached): a bad document.
+    """
+    return rackcost.models_report(name, rule=rule, placement=placement, text=text)  # type: ignore[arg-type]
+
+
+@st.cache_data(max_entries=CACHE_ENTRIES, show_spinner=False)
 def evaluate_models(name: str, text: str | None, rule: str | None, placement: str | None) -> dict[str, Any]:
     """:func:`rackcost.evaluate_models` of a bundled models document (``text`` None: ``name`` is its file name) or
     of an uploaded one's YAML ``text`` (``name`` its file name), as plain data: the document's name, placement and

@@ -8,6 +8,7 @@ Library face::
     result.points, result.systems, result.comparison, result.warnings
     hours = rackcost.evaluate_hours(scenario, hourly_rps)  # every hour of a horizon: .hours, .days, .years, .horizon
     fleet = rackcost.evaluate_models("deepseek-r1-and-gpt-oss-120b-on-gb200")  # several models: .models, .fleets
+    html = rackcost.models_report("deepseek-r1-and-gpt-oss-120b-on-gb200")  # their decision report
     mix = rackcost.hardware_mix(scenario)  # the cheapest mix of its systems, each request class to one system
 
 Building blocks are plain functions over numpy arrays in :mod:`rackcost.queueing`, :mod:`rackcost.power`,
@@ -64,6 +65,7 @@ _LAZY = {
     "scenario_to_yaml": "rackcost.scenario.loading",
     "breakeven": "rackcost.analysis.sensitivity",
     "report": "rackcost.reporting.write",
+    "models_report": "rackcost.reporting.write",
     "tornado": "rackcost.analysis.sensitivity",
     "simulate": "rackcost.analysis.referee",
     "sweep": "rackcost.analysis.sweep.run",
@@ -91,6 +93,7 @@ __all__ = [
     "how_sure",
     "load_models",
     "load_scenario",
+    "models_report",
     "performance",
     "plan",
     "power",
@@ -128,7 +131,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from rackcost.model.queues import queueing
     from rackcost.model.replica import performance
     from rackcost.reporting.how_sure import how_sure
-    from rackcost.reporting.write import report
+    from rackcost.reporting.write import models_report, report
     from rackcost.scenario.loading import (
         bundled_scenario_path,
         bundled_scenarios,

@@ -20,6 +20,7 @@ from rackcost.cli.common import (
     destination,
     emit,
     emit_table,
+    error,
     fail,
     table_console,
 )
@@ -67,9 +68,40 @@ def models(
     ] = False,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
+    report: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            help="Write the decision report instead of the tables: .html (one file) or .md; the rule and placement "
+            "as given here. rackcost report DOCUMENT writes it with the document's own.",
+        ),
+    ] = None,
     force: ForceOpt = False,
 ) -> None:
     """Several models on one fleet: each model's cost per accepted request, the shared racks' cost split by a rule."""
+    if report is not None:
+        others = [
+            o
+            for o, given in (
+                ("--simulate", simulate),
+                ("--format", fmt is not OutputFormat.table),
+                ("--output", output is not None),
+            )
+            if given
+        ]
+        if others:
+            error(f"--report writes the report alone: {', '.join(others)} cannot go with it")
+            raise typer.Exit(code=1)
+        from rackcost.cli.report import write_models_report
+
+        write_models_report(
+            document,
+            report,
+            None if rule is None else rule.value,
+            None if placement is None else placement.value,
+            force,
+        )
+        return
     dest = destination(output, force, document)
     from rackcost.evaluation.models import evaluate_models
 

@@ -11,15 +11,20 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from rackcost.cli.common import ScenarioArg, SeedOpt, cli_words, console, error, fail, load
+from rackcost.cli.common import ScenarioArg, SeedOpt, cli_words, console, error, fail
 from rackcost.errors import ScenarioError
 from rackcost.limits import MAX_CELLS, MAX_SAMPLES
-from rackcost.scenario.loading import DEFAULT_SCENARIO
+from rackcost.scenario.loading import (
+    DEFAULT_SCENARIO,
+    bundled_scenario_path,
+    is_models_document_refusal,
+    load_scenario,
+)
 
 if TYPE_CHECKING:
     from rackcost.reporting.blocks import ReportProgress
 
-__all__ = ["COMMANDS", "report", "report_progress"]
+__all__ = ["COMMANDS", "report", "report_progress", "write_models_report"]
 
 
 @contextmanager
@@ -78,7 +83,11 @@ def report(
     seed: SeedOpt = 0,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the output file if it exists.")] = False,
 ) -> None:
-    """Write a decision report: the answer in a sentence, the tables and charts behind it, every figure's source."""
+    """Write a decision report: the answer in a sentence, the tables and charts behind it, every figure's source.
+
+    A models document (several models on one fleet, as rackcost models reads it) gets its own report: the answer,
+    each model's cost per accepted request, the fleet, the warnings and the document.
+    """
     from rackcost.analysis.montecarlo import cells
     from rackcost.reporting.write import ReportPathError, check_output, default_output, format_of, report
 
@@ -87,7 +96,16 @@ def report(
     if samples is not None and samples > MAX_SAMPLES:
         error(f"--samples {samples:,} is more than the maximum of {MAX_SAMPLES:,}")
         raise typer.Exit(code=1)
-    sc = load(scenario)  # a bad scenario: the same lines as rackcost validate, nothing written
+    try:
+        sc = load_scenario(scenario if scenario is not None else bundled_scenario_path(DEFAULT_SCENARIO))
+    except ScenarioError as exc:  # a bad scenario: the same lines as rackcost validate, nothing written
+        if scenario is not None and is_models_document_refusal(exc):  # several models: their own report
+            if samples is not None:
+                error("--samples: a models document's report has no Monte Carlo (its models at central values)")
+                raise typer.Exit(code=1) from None
+            write_models_report(scenario, target, None, None, force)
+            return
+        fail(exc)
     try:
         check_output(target, force)
     except ReportPathError as exc:
@@ -111,6 +129,27 @@ def report(
         error(f"{target}: cannot write: {getattr(exc, 'strerror', None) or exc}")
         raise typer.Exit(code=1) from None
     err.print(f"wrote {escape(str(target))}", highlight=False)
+
+
+def write_models_report(document: Path, target: Path, rule: str | None, placement: str | None, force: bool) -> None:
+    """Write a models document's report to ``target`` (:func:`rackcost.models_report`) and say so on stderr, or end
+    the command with its problems (the document's, or the path's) and exit code 1; ``rackcost models --report`` and
+    ``rackcost report`` of a models document."""
+    from rackcost.reporting.write import ReportPathError, format_of, models_report
+
+    try:
+        fmt = format_of(target)
+        models_report(document, rule=rule, placement=placement, format=fmt, output=target, force=force)  # type: ignore[arg-type]
+    except ScenarioError as exc:
+        fail(exc)
+    except (ReportPathError, OSError) as exc:
+        error(
+            cli_words(str(exc))
+            if isinstance(exc, ReportPathError)
+            else f"{target}: cannot write: {exc.strerror or exc}"
+        )
+        raise typer.Exit(code=1) from None
+    console(stderr=True).print(f"wrote {escape(str(target))}", highlight=False)
 
 
 COMMANDS = (report,)

@@ -201,6 +201,8 @@ class Report:
         rackcost's version.
     date
         The day the report was made (ISO 8601).
+    remake
+        How to make it again, for the closing line (a scenario's report: from its appendix saved as a file).
     """
 
     title: str
@@ -208,14 +210,12 @@ class Report:
     sections: list[Section]
     version: str
     date: str
+    remake: str = "save the appendix as scenario.yaml and run: rackcost report scenario.yaml"
 
     @property
     def colophon(self) -> str:
         """The closing line: who made the report, when, and how to make it again."""
-        return (
-            f"Made with rackcost {self.version} on {self.date}. To reproduce it, save the appendix as scenario.yaml "
-            "and run: rackcost report scenario.yaml"
-        )
+        return f"Made with rackcost {self.version} on {self.date}. To reproduce it, {self.remake}"
 
 
 # ---- helpers --------------------------------------------------------------------------------------------------------

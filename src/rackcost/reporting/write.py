@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING
 from rackcost import files
 from rackcost.errors import check_argument, check_count
 from rackcost.files import write_atomically, write_folder_atomically
-from rackcost.reporting.blocks import EVALUATING, WRITING, ReportProgress
+from rackcost.reporting.blocks import EVALUATING, WRITING, Report, ReportProgress
 from rackcost.scenario.loading import load_scenario
 from rackcost.scenario.schema import Scenario
 
 if TYPE_CHECKING:
     from rackcost.evaluation.chain import Evaluation
+    from rackcost.model.fleets.shared import AttributionRule
 
 __all__ = [
     "FORMAT_OF_SUFFIX",
@@ -29,6 +30,7 @@ __all__ = [
     "default_output",
     "format_of",
     "images_dir_of",
+    "models_report",
     "report",
 ]
 
@@ -187,20 +189,99 @@ def report(
     check_argument(fn, "force", force, bool, "True or False")
     if progress is not None and not callable(progress):
         check_argument(fn, "progress", progress, type(None), "a function of (stage, done, total), or None")
-    if format not in ("html", "markdown"):
-        raise ValueError(f"format must be 'html' or 'markdown', got {format!r}")
-    if output is not None:
-        output = check_output(output, force, [None if isinstance(scenario, Scenario | Evaluation) else scenario])
-        if format_of(output) != format:
-            raise ReportPathError(f"{output}: the suffix says {format_of(output)}, the format asked is {format}")
-    elif format == "markdown":
-        raise ReportPathError("a Markdown report needs an output path: its charts are PNG files beside it")
+    output = _checked_output(output, force, format, [scenario])
     say = progress or (lambda stage, done, total: None)
     say(EVALUATING, 0, 1)  # before the charts' imports (Altair, pandas: about a second on a small machine)
     from rackcost.reporting.content import build_report
 
     sc = scenario if isinstance(scenario, Scenario | Evaluation) else load_scenario(scenario)
     content = build_report(sc, samples=samples, seed=seed, date=date, progress=progress)
+    return _rendered(content, format, output, progress)
+
+
+def models_report(
+    document: str | os.PathLike[str],
+    *,
+    rule: AttributionRule | None = None,
+    placement: str | None = None,
+    format: str = "html",
+    date: str | None = None,
+    output: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    text: str | None = None,
+) -> str:
+    """The decision report of several models on one fleet (:func:`rackcost.evaluate_models`): the answer in a
+    sentence, each model's cost per accepted request, the fleet, the warnings, and the document as given
+    (:mod:`rackcost.reporting.models_report`).
+
+    Parameters
+    ----------
+    document
+        A models document's path, or a bundled one's name.
+    rule, placement
+        As :func:`rackcost.evaluate_models`'s: default the document's.
+    format, date, output, force
+        As :func:`report`'s.
+    text
+        The document's YAML text, read instead of a file (an upload: ``document`` is then the name its problems
+        and the report give it).
+
+    Returns
+    -------
+    str
+        The HTML or Markdown text.
+
+    Raises
+    ------
+    rackcost.ScenarioError
+        The document is not valid, or a model cannot be served (every problem with its file, YAML path and line).
+    ReportPathError
+        ``output`` cannot be written (:func:`check_output`), or Markdown without ``output``.
+
+    Examples
+    --------
+    >>> import rackcost
+    >>> html = rackcost.models_report("deepseek-r1-and-gpt-oss-120b-on-gb200", date="2026-01-01")  # doctest: +SKIP
+    """
+    fn = "rackcost.models_report"
+    check_argument(fn, "document", document, (str, os.PathLike), "a models document's path or a bundled name")
+    check_argument(fn, "date", date, (str, type(None)), "an ISO 8601 date such as '2026-12-01', or None")
+    check_argument(fn, "output", output, (str, os.PathLike, type(None)), "a file path or None")
+    check_argument(fn, "force", force, bool, "True or False")
+    check_argument(fn, "text", text, (str, type(None)), "a models document's YAML text, or None")
+    output = _checked_output(output, force, format, [document] if text is None else [])
+    from rackcost.evaluation.models import evaluate_models
+    from rackcost.reporting.models_report import models_report_content, remake_command
+    from rackcost.scenario.models_doc import models_from_yaml, read_models_text
+
+    name, text = read_models_text(document) if text is None else (str(document), text)
+    result = evaluate_models(models_from_yaml(text, name), rule, placement)
+    remake = remake_command(rule, placement, Path(output).name if output is not None else "report.html")
+    return _rendered(models_report_content(result, text, remake, date), format, output, None)
+
+
+def _checked_output(
+    output: str | os.PathLike[str] | None, force: bool, format: str, inputs: list[object]
+) -> Path | None:
+    """``output`` checked before any work (:func:`check_output`), its suffix against ``format``; None without one
+    (HTML only: a Markdown report's charts are files)."""
+    if format not in ("html", "markdown"):
+        raise ValueError(f"format must be 'html' or 'markdown', got {format!r}")
+    if output is None:
+        if format == "markdown":
+            raise ReportPathError("a Markdown report needs an output path: its charts are PNG files beside it")
+        return None
+    paths = [i for i in inputs if isinstance(i, str | os.PathLike)]
+    checked = check_output(output, force, paths)
+    if format_of(checked) != format:
+        raise ReportPathError(f"{checked}: the suffix says {format_of(checked)}, the format asked is {format}")
+    return checked
+
+
+def _rendered(content: Report, format: str, output: Path | None, progress: ReportProgress | None) -> str:
+    """The report rendered as ``format`` and, with an ``output``, written there atomically (a Markdown report's charts
+    in :func:`images_dir_of` first)."""
+    say = progress or (lambda stage, done, total: None)
     if format == "html":
         from rackcost.reporting.html import render_html
 
@@ -216,7 +297,8 @@ def report(
     folder = images_dir_of(output)
     text, files = render_markdown(content, folder.name, progress)
     say(WRITING, 0, 1)
-    write_folder_atomically(folder, files)
+    if files:  # (a report without charts, a models document's, leaves no empty folder beside it)
+        write_folder_atomically(folder, files)
     write_atomically(output, text.encode("utf-8"))
     say(WRITING, 1, 1)
     return text

@@ -28,6 +28,7 @@ __all__ = [
     "bundled_scenarios",
     "DEFAULT_SCENARIO",
     "in_file_order",
+    "is_models_document_refusal",
     "load_scenario",
     "problem_at",
     "read_text_file",
@@ -52,12 +53,20 @@ NOT_A_SCENARIO = (
 )
 """The one problem of a file with none of the scenario's blocks (its own keys are not repeated)."""
 A_MODELS_DOCUMENT = (
-    "a models document (it lists `workloads:`, several models over shared systems), not a scenario; use rackcost "
-    "models, or rackcost.evaluate_models"
+    "a models document (it lists `workloads:`, several models over shared systems), not a scenario; rackcost models "
+    "and rackcost report read it (rackcost.evaluate_models and rackcost.models_report in Python)"
 )
 """The one problem of a models document given where a scenario is expected (its keys are a scenario's in part, so
 validating it as one listed every difference: `workloads` unknown, `placement` unknown, each system's missing
 fields)."""
+
+
+def is_models_document_refusal(exc: ScenarioError) -> bool:
+    """Whether ``exc`` is the refusal of a models document given as a scenario (:data:`A_MODELS_DOCUMENT`): a face
+    that reads both (``rackcost report``) then reads it as what it is."""
+    return [p.message for p in exc.problems] == [A_MODELS_DOCUMENT]
+
+
 MAX_SCENARIO_BYTES = 1_000_000
 """Largest scenario file or text read [bytes]; checked before reading (stat) and before parsing."""
 MAX_EXPANDED_NODES = 200_000

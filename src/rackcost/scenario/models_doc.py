@@ -279,5 +279,17 @@ def load_models(path: str | os.PathLike[str]) -> tuple[ModelsDocument, list[Mode
         Every problem, each naming the file, YAML path and line, and what was expected.
     """
     check_argument("rackcost.load_models", "path", path, (str, os.PathLike), "a file path or a bundled name")
-    name, text = read_text_file(path, _bundled, "models document")
+    name, text = read_models_text(path)
     return models_from_yaml(text, name)
+
+
+def read_models_text(path: str | os.PathLike[str]) -> tuple[str, str]:
+    """A models document's name as given (its file, or a bundled one's path) and its text, unparsed (a report's
+    appendix shows it as written).
+
+    Raises
+    ------
+    ScenarioError
+        The file cannot be read as text (missing, a folder, too large, not UTF-8).
+    """
+    return read_text_file(path, _bundled, "models document")
