@@ -6,6 +6,7 @@ appendix makes it again, and bad input writes nothing."""
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,21 @@ def test_the_librarys_arguments_are_checked() -> None:
         rackcost.models_report(DOCUMENT, format="markdown")
     with pytest.raises(ValueError, match="rule must be one of"):
         rackcost.models_report(DOCUMENT, rule="by_headcount")  # type: ignore[arg-type]
+
+
+def test_hostile_names_are_shown_as_text_in_html_and_markdown(tmp_path: Path) -> None:
+    data = yaml.safe_load(DOCUMENT.read_text(encoding="utf-8"))
+    data["name"] = "<script>alert(1)</script> *bold*"
+    data["workloads"][0]["name"] = "R1 <b>x</b> | `tick`"
+    text = yaml.safe_dump(data, sort_keys=False)
+    html = rackcost.models_report("hostile.yaml", text=text, date=DATE)
+    assert "<script>" not in html and "<b>x</b>" not in html
+    doc = parse(html)
+    assert text_of(next(doc.iter(f"{XHTML}h1"))) == data["name"]
+    _, rows = table(doc, "models")
+    assert rows[0][0] == data["workloads"][0]["name"]
+    markdown = rackcost.models_report("hostile.yaml", text=text, date=DATE, format="markdown", output=tmp_path / "m.md")
+    header = next(line for line in markdown.splitlines() if line.startswith("| model |"))
+    row = next(line for line in markdown.splitlines() if line.startswith("| R1"))
+    # an escaped pipe does not split a cell: the row has as many cells as the header
+    assert len(re.split(r"(?<!\\)\|", row)) == len(re.split(r"(?<!\\)\|", header))
