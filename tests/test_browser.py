@@ -8,8 +8,10 @@ charts inside their column, no cut metric label, no label broken inside a word, 
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
+from collections.abc import Iterator
 
 import pytest
 import yaml
@@ -25,14 +27,53 @@ WAIT_MS = 120_000  # a hang guard per browser action: generous for a busy 2-core
 REVISIT_MS = 30_000  # how long a panel may take to show before the walk opens its tab again, as a user would
 
 
+# settled: no script run going (Streamlit's own word for it, on the app's root element, what its end-to-end tests wait
+# on: "running" from a run's first message to its last), connected, every element drawn and none left from the last
+# run. Its "Running..." status widget alone does not say it: it shows only after a run's first 500 ms, and an element
+# is marked stale only until the run sends it again, so a short run, or one that has redrawn every element and
+# computes on, showed neither.
+SETTLED_JS = """() => {
+  const app = document.querySelector('[data-testid=stApp]');
+  return !!app && app.dataset.testScriptState === 'notRunning' && app.dataset.testConnectionState === 'CONNECTED'
+    && !document.querySelector('[data-testid=stSkeleton], [data-testid=stStatusWidget], '
+      + '[data-testid=stElementContainer][data-stale=true]');
+}"""
+STILL_SETTLED_JS = f"""async () => {{
+  for (let frame = 0; frame < 2; frame++) await new Promise(requestAnimationFrame);
+  return ({SETTLED_JS})();
+}}"""
+
+
 def settle(page) -> None:
-    """Wait until Streamlit has finished its script run and drawn every element (none left from the last run)."""
-    page.wait_for_function(
-        "document.querySelectorAll('[data-testid=stSkeleton]').length === 0 && "
-        "!document.querySelector('[data-testid=stStatusWidget]') && "
-        "!document.querySelector('[data-testid=stElementContainer][data-stale=true]')",
-        timeout=WAIT_MS,
-    )
+    """Wait until Streamlit has finished its script run and drawn every element (none left from the last run), and
+    it is still so two animation frames later.
+
+    The two frames: a message of a run (a new URL, an element) is handled in a task of its own, and React draws the
+    state it sets ("running") in a later one, so for a moment after a run's first message the page still reads as
+    settled.
+    """
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        page.wait_for_function(SETTLED_JS, timeout=max(1.0, (deadline - time.monotonic()) * 1000))
+        if page.evaluate(STILL_SETTLED_JS):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"Streamlit did not settle within {WAIT_MS / 1000:.0f} s")
+
+
+@contextlib.contextmanager
+def draft_changed(page) -> Iterator[None]:
+    """Wait, after an edit of the scenario made in the ``with`` block, until the script run it starts has finished.
+
+    Nothing on the page changes between the edit (a key, a click) and that run's first message (the browser waits
+    for the server: a few hundred ms, more on a busy machine), so :func:`settle` alone may return before the run has
+    begun and the next step read the page as it was. The app writes the draft into the URL in each run in which it
+    changed (``rackcost_app.links``): a new URL is that run begun; then settle.
+    """
+    before = page.evaluate("location.href")
+    yield
+    page.wait_for_function("before => location.href !== before", arg=before, timeout=WAIT_MS)
+    settle(page)
 
 
 def go(page, title: str) -> None:
@@ -73,9 +114,24 @@ def load(page, scenario: str) -> None:
     settle(page)
 
 
+# the panel of the open tab of that label holds an element
+TAB_PANEL_BUILT_JS = """label => {
+  const tab = [...document.querySelectorAll('[role=tab][aria-selected=true]')].find(t => t.innerText.trim() === label);
+  const panel = tab && document.getElementById(tab.getAttribute('aria-controls'));
+  return !!panel && !!panel.querySelector('[data-testid=stElementContainer]');
+}"""
+
+
 def open_tab(page, label: str) -> None:
+    """Open a tab and wait until its panel is built and the page settled.
+
+    The Scenario page builds the open tab's widgets only, in the script run a click on a tab starts: the tab shows
+    as selected at once, its panel empty until that run sends them (and :func:`settle` may return before the run has
+    begun). A tab whose panel was built already, or one of tabs that do not rerun, holds its elements at once.
+    """
     page.get_by_role("tab", name=label, exact=True).click()
     page.locator("[role=tab][aria-selected=true]", has_text=label).wait_for(timeout=WAIT_MS)
+    page.wait_for_function(TAB_PANEL_BUILT_JS, arg=label, timeout=WAIT_MS)
     settle(page)
 
 

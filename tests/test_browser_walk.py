@@ -39,6 +39,7 @@ from test_browser import (
     WAIT_MS,
     WIDER_THAN_MAIN_JS,
     answer_sentence_shown,
+    draft_changed,
     go,
     load,
     number_input,
@@ -114,11 +115,12 @@ def to_top(locator) -> None:
 
 
 def type_into(page, path: str, value: float) -> None:
-    """Type a value into the form field of a YAML path and press Enter; wait for the run it starts."""
+    """Type a value into the form field of a YAML path and press Enter; wait for the run it starts (the value is
+    another than the field's: an unchanged value starts no run)."""
     field = number_input(page, path)
-    field.fill(f"{value:g}")
-    field.press("Enter")
-    settle(page)
+    with draft_changed(page):
+        field.fill(f"{value:g}")
+        field.press("Enter")
     assert float(number_input(page, path).input_value()) == value, path
 
 
@@ -149,9 +151,9 @@ def edit_cell(page, grid, row: int, column_index: int, value: float) -> None:
     page.keyboard.press("Enter")
     editor = page.locator("input.gdg-input, textarea.gdg-input").first
     editor.wait_for(timeout=WAIT_MS)
-    editor.fill(f"{value:g}")
-    editor.press("Enter")
-    settle(page)
+    with draft_changed(page):
+        editor.fill(f"{value:g}")
+        editor.press("Enter")
     expect(cell).to_have_text(f"{value:g}", timeout=WAIT_MS)
 
 
@@ -207,9 +209,9 @@ def buyer_walk(page, url: str, width: int, out: Path, downloads: Path) -> dict:
     type_into(page, "facility.electricity_usd_per_kwh", ELECTRICITY_USD_PER_KWH)
     type_into(page, "facility.pue", PUE)
     share = page.get_by_role("button", name="Use one set of terms for every owned system")
-    share.click()
+    with draft_changed(page):  # every widget is drawn anew, under new keys, in its run
+        share.click()
     share.wait_for(state="detached", timeout=WAIT_MS)  # no system sets its own terms any more
-    settle(page)
     type_into(page, "finance.service_life_years", SERVICE_LIFE_YEARS)
     to_top(page.get_by_role("heading", name="Facility", exact=True))
     seen["clipped"]["Scenario, Facility and fleet"] = clipped(page)
@@ -218,10 +220,10 @@ def buyer_walk(page, url: str, width: int, out: Path, downloads: Path) -> dict:
     # a rented GB200 NVL72 beside the owned one, at the buyer's price
     open_tab(page, "System: GB200 NVL72")
     add = page.get_by_role("button", name="Add a rented system from this curve")
-    add.click()
+    with draft_changed(page):  # its run adds the system's tab and opens it
+        add.click()
     tab = page.get_by_role("tab", name=f"System: {RENTED}", exact=True)
     tab.wait_for(timeout=WAIT_MS)
-    settle(page)
     if selected_tab(page) != f"System: {RENTED}":
         open_tab(page, f"System: {RENTED}")
     page.locator("[data-testid=stAlert]:visible", has_text="To be reviewed").first.wait_for(timeout=REVISIT_MS)
