@@ -884,3 +884,19 @@ def test_the_simulate_routing_lists_a_registered_router_and_runs_it():
         assert "routing **lowest_index**" in " ".join(shown(m.value) for m in at.markdown)
     finally:
         unregister(router.name)
+
+
+def test_every_download_button_leaves_the_page_as_it_is() -> None:
+    """A download changes nothing on the page: each ``st.download_button`` of the dashboard is given
+    ``on_click="ignore"`` (Streamlit reran the page after each by default; docs/dashboard.md, Choices)."""
+    import ast
+
+    calls = []
+    for path in sorted((ROOT / "app").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "download_button":
+                keywords = {k.arg: k.value for k in node.keywords}
+                ignored = isinstance(keywords.get("on_click"), ast.Constant) and keywords["on_click"].value == "ignore"
+                calls.append((f"{path.relative_to(ROOT)}:{node.lineno}", ignored))
+    assert len(calls) >= 12  # every page that offers a file
+    assert [where for where, ignored in calls if not ignored] == []

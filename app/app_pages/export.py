@@ -34,6 +34,7 @@ st.download_button(
     mime="application/x-yaml",
     icon=":material/description:",
     key="download_yaml",
+    on_click="ignore",
 )
 st.caption(
     "Values you changed are labelled in its `figures:` block as edited in the dashboard, with the value the file "
@@ -51,6 +52,7 @@ if ss[state.PROBLEMS]:
         file_name=f"{stem}-draft.yaml",
         mime="application/x-yaml",
         key="download_draft",
+        on_click="ignore",
     )
 
 st.header("Report")
@@ -83,6 +85,7 @@ if built is not None and built[0] == asked:
         mime="text/html",
         icon=":material/download:",
         key="download_report",
+        on_click="ignore",
     )
 elif built is not None:
     st.info("The scenario, samples or seed changed since the report was built: build it again.", icon=":material/info:")
@@ -102,6 +105,7 @@ st.download_button(
     mime="application/json",
     icon=":material/data_object:",
     key="download_json",
+    on_click="ignore",
 )
 labels = {
     "points": "Each system at each demand point (CSV)",
@@ -122,5 +126,6 @@ for col, table in zip(cols, exported, strict=True):
             mime="text/csv",
             icon=":material/table:",
             key=f"download_{table}",
+            on_click="ignore",
         )
 st.caption("Column names carry their units (`_usd_per_hour`, `_kw`, `_rps`, `_fraction`); docs/glossary.md lists them.")

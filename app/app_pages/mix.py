@@ -96,4 +96,5 @@ if ss.get(ASKED):
             mime="text/csv",
             icon=":material/download:",
             key="mix_csv",
+            on_click="ignore",
         )

@@ -128,6 +128,7 @@ else:
         mime="text/csv",
         icon=":material/download:",
         key="models_csv",
+        on_click="ignore",
     )
     report_col.download_button(  # the decision report, as rackcost report writes it of a models document
         "Download the report (HTML)",
@@ -136,4 +137,5 @@ else:
         mime="text/html",
         icon=":material/description:",
         key="models_report",
+        on_click="ignore",
     )

@@ -98,7 +98,13 @@ if built is not None:
     for line in said:
         (st.info if text is not None else st.error)(md(line))
     if text is not None:
-        st.download_button("Download the scenario (YAML)", data=text, file_name="new-scenario.yaml", key="new_download")
+        st.download_button(
+            "Download the scenario (YAML)",
+            data=text,
+            file_name="new-scenario.yaml",
+            key="new_download",
+            on_click="ignore",
+        )
         if st.button("Open it as the scenario to edit", key="new_open"):
             # as an uploaded file: asked first when the scenario being edited has edits (nothing typed is lost)
             state.ask_to_replace("upload", text.encode("utf-8"), "new-scenario.yaml")

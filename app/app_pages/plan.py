@@ -93,6 +93,7 @@ else:
                 mime="text/csv",
                 icon=":material/download:",
                 key="plan_csv",
+                on_click="ignore",
             )
             st.header("Per year")
             show_table(plan_section.year_table(plan))

@@ -305,6 +305,7 @@ if result is not None:
         mime="text/csv",
         help="One row per configuration x system x demand point; units in the column names (usd, kw, ms, rps).",
         key="w_sweep_csv",
+        on_click="ignore",
     )
 if chosen:
     c2.download_button(
@@ -314,4 +315,5 @@ if chosen:
         mime="application/x-yaml",
         help="Its scenario is the edited scenario's file name: save the scenario there (Export page) to run it.",
         key="w_sweep_yaml",
+        on_click="ignore",
     )
