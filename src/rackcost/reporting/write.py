@@ -184,9 +184,7 @@ def report(
     if samples is not None:
         check_count(fn, "samples", samples, 1)
     check_count(fn, "seed", seed, 0)
-    check_argument(fn, "date", date, (str, type(None)), "an ISO 8601 date such as '2026-12-01', or None")
-    check_argument(fn, "output", output, (str, os.PathLike, type(None)), "a file path or None")
-    check_argument(fn, "force", force, bool, "True or False")
+    _check_written(fn, date, output, force)
     if progress is not None and not callable(progress):
         check_argument(fn, "progress", progress, type(None), "a function of (stage, done, total), or None")
     output = _checked_output(output, force, format, [scenario])
@@ -245,9 +243,7 @@ def models_report(
     """
     fn = "rackcost.models_report"
     check_argument(fn, "document", document, (str, os.PathLike), "a models document's path or a bundled name")
-    check_argument(fn, "date", date, (str, type(None)), "an ISO 8601 date such as '2026-12-01', or None")
-    check_argument(fn, "output", output, (str, os.PathLike, type(None)), "a file path or None")
-    check_argument(fn, "force", force, bool, "True or False")
+    _check_written(fn, date, output, force)
     check_argument(fn, "text", text, (str, type(None)), "a models document's YAML text, or None")
     output = _checked_output(output, force, format, [document] if text is None else [])
     from rackcost.evaluation.models import evaluate_models
@@ -258,6 +254,13 @@ def models_report(
     result = evaluate_models(models_from_yaml(text, name), rule, placement)
     remake = remake_command(rule, placement, Path(output).name if output is not None else "report.html")
     return _rendered(models_report_content(result, text, remake, date), format, output, None)
+
+
+def _check_written(fn: str, date: object, output: object, force: object) -> None:
+    """The arguments every report function takes for how it is dated and written, checked (TypeError naming ``fn``)."""
+    check_argument(fn, "date", date, (str, type(None)), "an ISO 8601 date such as '2026-12-01', or None")
+    check_argument(fn, "output", output, (str, os.PathLike, type(None)), "a file path or None")
+    check_argument(fn, "force", force, bool, "True or False")
 
 
 def _checked_output(
