@@ -85,9 +85,10 @@ def test_an_uploaded_text_is_read_as_the_file_is() -> None:
     assert rackcost.models_report("mine.yaml", text=text, date=DATE) == rackcost.models_report(DOCUMENT, date=DATE)
 
 
-def test_rackcost_report_of_a_models_document_writes_its_report(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("given", [str(DOCUMENT), DOCUMENT.stem])  # a file, or a bundled one by name
+def test_rackcost_report_of_a_models_document_writes_its_report(tmp_path: Path, monkeypatch, given: str) -> None:
     monkeypatch.chdir(tmp_path)
-    done = runner.invoke(app, ["report", str(DOCUMENT)])
+    done = runner.invoke(app, ["report", given])
     assert done.exit_code == 0, done.output
     written = tmp_path / f"{DOCUMENT.stem}-report.html"
     assert done.stderr.strip() == f"wrote {written.name}"

@@ -99,7 +99,7 @@ def report(
     try:
         sc = load_scenario(scenario if scenario is not None else bundled_scenario_path(DEFAULT_SCENARIO))
     except ScenarioError as exc:  # a bad scenario: the same lines as rackcost validate, nothing written
-        if scenario is not None and is_models_document_refusal(exc):  # several models: their own report
+        if scenario is not None and (is_models_document_refusal(exc) or _bundled_models(scenario)):  # several models
             if samples is not None:
                 error("--samples: a models document's report has no Monte Carlo (its models at central values)")
                 raise typer.Exit(code=1) from None
@@ -129,6 +129,14 @@ def report(
         error(f"{target}: cannot write: {getattr(exc, 'strerror', None) or exc}")
         raise typer.Exit(code=1) from None
     err.print(f"wrote {escape(str(target))}", highlight=False)
+
+
+def _bundled_models(name: Path) -> bool:
+    """Whether ``name``, not a file, names a bundled models document (as ``rackcost models`` reads it)."""
+    from rackcost.scenario.loading import bundled_file
+    from rackcost.scenario.models_doc import BUNDLED_KIND
+
+    return not name.exists() and bundled_file(BUNDLED_KIND, str(name), missing_ok=True) is not None
 
 
 def write_models_report(document: Path, target: Path, rule: str | None, placement: str | None, force: bool) -> None:
