@@ -273,6 +273,50 @@ def test_a_system_name_no_system_has_is_refused_at_its_path():
     assert "'GB200 NVL72'" in problem
 
 
+@pytest.mark.parametrize("name", [{"a": 1}, [1], 5, None, True, ""])
+def test_a_shared_system_whose_name_is_not_text_is_refused_at_its_name(name: Any):
+    # a mapping or a list was a TypeError (unhashable) before; a number or null was blamed on the models naming it
+    data = _data()
+    data["systems"][0]["name"] = name
+    problems = _problems(data)
+    assert problems and all(p.startswith("two.yaml: systems[0].name: must ") for p in problems), problems
+
+
+def test_two_shared_systems_of_one_name_are_refused():
+    # the models ran on whichever came last, silently
+    data = _data()
+    data["systems"].append(copy.deepcopy(data["systems"][0]))
+    data["systems"][1]["hardware"]["nodes_per_rack"] = 9
+    (problem,) = _problems(data)
+    assert problem == "two.yaml: systems: system names must differ; given twice: ['GB200 NVL72']"
+
+
+def test_a_model_naming_a_system_twice_is_refused_at_its_own_list():
+    data = _data()
+    data["workloads"][1]["systems"].append(copy.deepcopy(data["workloads"][1]["systems"][0]))
+    problems = _problems(data)
+    expected = "two.yaml: workloads[1].systems: system names must be unique"
+    assert problems and all(p.startswith(expected) for p in problems), problems
+
+
+def test_a_shared_systems_problem_every_model_finds_is_said_once():
+    data = _data()
+    data["systems"][0]["hardware"]["nodes_per_rack"] = -3
+    problems = _problems(data)
+    assert len(problems) == len(set(problems)) == 1, problems
+
+
+def test_a_system_no_model_names_is_a_warning_and_changes_nothing():
+    data = _data()
+    data["systems"].append({"name": "B200 spare", "hardware": "not evaluated"})
+    with_spare, without = _evaluate(data), _evaluate(_data())
+    assert with_spare.warnings[0] == (
+        "systems[1] ('B200 spare'): no model names it under its `systems`, so it is not evaluated"
+    )
+    assert with_spare.warnings[1:] == without.warnings
+    assert with_spare.models.equals(without.models) and with_spare.fleets.equals(without.fleets)
+
+
 def test_a_bad_figure_of_a_models_curve_is_refused_at_the_documents_path():
     data = _data()
     data["workloads"][0]["systems"][0]["performance"]["points"][1]["throughput_tokens_per_s"] = -5

@@ -130,7 +130,8 @@ class ModelsResult:
     fleet_models
         Each model's :class:`ModelFleet`, in the order of ``models``.
     warnings
-        Each model's evaluation warnings, prefixed with its name.
+        The document's systems no model names (they are not evaluated), then each model's evaluation warnings,
+        prefixed with its name.
     """
 
     name: str
@@ -244,7 +245,7 @@ def evaluate_models(
             model_rows[i] = _model_row(m, float(attributed))
         fleet_rows.append(
             {
-                "system": doc.systems[k]["name"],
+                "system": doc.systems[k].name,
                 "models": ", ".join(m.name for m in group),
                 "nodes": int(sum(m.nodes for m in group)),
                 "nodes_per_rack_effective": group[0].nodes_per_rack_effective,
@@ -257,7 +258,13 @@ def evaluate_models(
                 "usd_per_day_apart": float(sum(m.usd_per_day for m in group)),
             }
         )
-    warnings = [f"{m.name}: {w}" for m in fleets for w in m.evaluation.result.warnings]
+    named = {k for m in models for k in m.system_indices}
+    unused = [
+        f"systems[{k}] ({s.name!r}): no model names it under its `systems`, so it is not evaluated"
+        for k, s in enumerate(doc.systems)
+        if k not in named
+    ]
+    warnings = unused + [f"{m.name}: {w}" for m in fleets for w in m.evaluation.result.warnings]
     return ModelsResult(
         doc.name, where, chosen_rule, pd.DataFrame(model_rows), pd.DataFrame(fleet_rows), tuple(fleets), warnings
     )

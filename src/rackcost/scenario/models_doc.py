@@ -36,6 +36,7 @@ __all__ = [
     "ModelScenario",
     "ModelSystem",
     "ModelsDocument",
+    "SharedSystem",
     "load_models",
     "models_from_dict",
     "models_from_yaml",
@@ -67,6 +68,15 @@ class ModelSystem(_Block):
     )
 
 
+class SharedSystem(_Block):
+    """A system type of the fleet: its name, checked here (the models name it), and its ``hardware`` and ``costs``,
+    which each model's scenario checks by the scenario's own rules."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: Name = Field(description="Name of the system type, by which each model names the systems it may use.")
+
+
 class ModelEntry(_Block):
     """One model of the fleet: its workload, SLO, demand and the systems it may use."""
 
@@ -94,7 +104,7 @@ class ModelsDocument(_Block):
     facility: dict[str, Any]
     finance: dict[str, Any] | None = None
     fleet: dict[str, Any] | None = None
-    systems: list[dict[str, Any]] = Field(min_length=1)
+    systems: list[SharedSystem] = Field(min_length=1)
     workloads: list[ModelEntry] = Field(min_length=1)
     figures: dict[str, Any] = Field(default_factory=dict)
 
@@ -128,6 +138,8 @@ def _doc_loc(loc: YamlPath, i: int, entry: dict[str, Any], shared_index: tuple[i
     head = loc[0]
     if head in _PER_MODEL:
         return ("workloads", i, *loc)
+    if loc == ("systems",):  # the model's list of systems as a whole (a name given twice)
+        return ("workloads", i, "systems")
     if head == "systems" and len(loc) > 1 and isinstance(loc[1], int) and loc[1] < len(shared_index):
         j, rest = loc[1], loc[2:]
         mine = entry["systems"][j]
@@ -161,7 +173,7 @@ def _scenario_key(key: str, i: int, shared_index: tuple[int, ...]) -> list[str]:
 
 def _system_indices(doc: dict[str, Any], i: int, file: str, lines: dict[YamlPath, int] | None) -> tuple[int, ...]:
     """Where each system model ``i`` names is under the document's ``systems``."""
-    by_name = {s.get("name"): k for k, s in enumerate(doc["systems"]) if isinstance(s, dict)}
+    by_name = {s["name"]: k for k, s in enumerate(doc["systems"])}  # (names checked: text, each once)
     problems, found = [], []
     for j, mine in enumerate(doc["workloads"][i]["systems"]):
         k = by_name.get(mine["name"])
@@ -236,10 +248,12 @@ def models_from_dict(
         doc = ModelsDocument.model_validate(data)
     except ValidationError as exc:
         raise ScenarioError(in_file_order(problems_from_validation(exc, file, lines))) from None
-    names = [e.name for e in doc.workloads]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise ScenarioError([Problem("workloads", f"model names must differ; given twice: {twice}", file)])
+    for block, names in (("systems", [s.name for s in doc.systems]), ("workloads", [e.name for e in doc.workloads])):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            what = "system" if block == "systems" else "model"
+            line = None if lines is None else lines.get((block,))
+            raise ScenarioError([Problem(block, f"{what} names must differ; given twice: {twice}", file, line)])
     plain = doc.model_dump(mode="python")  # nested values as given (a null stays null for the scenario to judge)
     problems: list[Problem] = []
     out: list[ModelScenario] = []
@@ -252,8 +266,8 @@ def models_from_dict(
             problems += [_at_document(p, i, entry, index, file, lines) for p in exc.problems]
             continue
         out.append(ModelScenario(entry["name"], i, scenario, index))
-    if problems:
-        raise ScenarioError(in_file_order(problems))
+    if problems:  # a shared system's problem is found by every model that runs on it: said once
+        raise ScenarioError(in_file_order(list(dict.fromkeys(problems))))
     return doc, out
 
 
