@@ -169,10 +169,11 @@ class Case:
 
 
 @st.composite
-def mutated_scenarios(draw: st.DrawFn) -> Case:
-    """A bundled scenario with one to three mutations."""
-    name = draw(st.sampled_from(sorted(SCENARIOS)))
-    data: Any = {"root": copy.deepcopy(SCENARIOS[name])}  # a holder, so the root itself can be replaced
+def mutated_scenarios(draw: st.DrawFn, documents: dict[str, Any] | None = None) -> Case:
+    """A bundled scenario (or one of ``documents``, plain data by name) with one to three mutations."""
+    documents = SCENARIOS if documents is None else documents
+    name = draw(st.sampled_from(sorted(documents)))
+    data: Any = {"root": copy.deepcopy(documents[name])}  # a holder, so the root itself can be replaced
     done: list[str] = []
     for _ in range(draw(st.sampled_from([1, 1, 1, 2, 3]))):
         locs = _locations(data["root"], ("root",))
@@ -241,7 +242,12 @@ def _short(value: Any) -> str:
 
 
 def check_outcome(text: str, file: str = "fuzz.yaml") -> str:
-    """Load and evaluate YAML text and assert the contract; return 'ok' or 'refused'.
+    """Load and evaluate YAML text and assert the contract; return 'ok' or 'refused' (see :func:`checked_result`)."""
+    return "refused" if checked_result(text, file) is None else "ok"
+
+
+def checked_result(text: str, file: str = "fuzz.yaml") -> rackcost.Result | None:
+    """Load and evaluate YAML text and assert the contract; return the result, or None where it is refused.
 
     Raises
     ------
@@ -252,15 +258,20 @@ def check_outcome(text: str, file: str = "fuzz.yaml") -> str:
     try:
         result = rackcost.evaluate(rackcost.scenario_from_yaml(text, file))
     except ScenarioError as exc:
-        assert exc.problems, "a ScenarioError with no problem"
-        for problem in exc.problems:
-            assert problem.file == file, problem
-            assert problem.path or problem.message.startswith(WHOLE_FILE), problem
-            assert "bug in rackcost" not in problem.message, problem
-        return "refused"
+        check_problems(exc, file)
+        return None
     data = result.to_dict()
     assert find_non_finite(data) == [], find_non_finite(data)
     json.dumps(data, allow_nan=False)
     for row in result.records["points"]:
         assert 0.0 <= row["accepted_rps"] <= row["offered_rps"] * (1 + 1e-12), row
-    return "ok"
+    return result
+
+
+def check_problems(exc: ScenarioError, file: str) -> None:
+    """Every problem of a refusal names the file and a YAML path (or is about the whole file), and none is a bug."""
+    assert exc.problems, "a ScenarioError with no problem"
+    for problem in exc.problems:
+        assert problem.file == file, problem
+        assert problem.path or problem.message.startswith(WHOLE_FILE), problem
+        assert "bug in rackcost" not in problem.message, problem
