@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import re
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["Problem", "ScenarioError", "check_argument", "check_count", "plain_message"]
+__all__ = [
+    "UNNAMED_FILE",
+    "Problem",
+    "ScenarioError",
+    "check_argument",
+    "check_count",
+    "in_file",
+    "plain_message",
+    "problems_in_its_file",
+]
+
+UNNAMED_FILE = "<scenario>"
+"""The file of a problem that names none: a scenario built in memory, or a problem found without its scenario."""
 
 _COMPARISONS = (
     ("greater than or equal to", ">="),
@@ -53,7 +68,7 @@ class Problem:
 
     path: str
     message: str
-    file: str = "<scenario>"
+    file: str = UNNAMED_FILE
     line: int | None = None
 
     def __str__(self) -> str:
@@ -67,6 +82,43 @@ class ScenarioError(ValueError):
     def __init__(self, problems: list[Problem]):
         self.problems = list(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def in_file(exc: ScenarioError, file: str) -> ScenarioError:
+    """The same problems, each that names no file (:data:`UNNAMED_FILE`) set in ``file``.
+
+    Examples
+    --------
+    >>> str(in_file(ScenarioError([Problem("facility.pue", "must be >= 1")]), "site.yaml"))
+    'site.yaml: facility.pue: must be >= 1'
+    """
+    return ScenarioError([replace(p, file=file) if p.file == UNNAMED_FILE else p for p in exc.problems])
+
+
+_Args = ParamSpec("_Args")
+_Returns = TypeVar("_Returns")
+
+
+def problems_in_its_file(analysis: Callable[_Args, _Returns]) -> Callable[_Args, _Returns]:
+    """Decorate an analysis of a scenario (its first parameter, a :class:`~rackcost.scenario.schema.Scenario` or
+    anything else with an ``origin_file``, given by position or by name): a problem it raises that names no file is
+    set in the scenario's file, as the chain's own problems are. Without it a problem the analysis finds itself (the
+    site's power holds no replica, an input break-even cannot move) named ``<scenario>`` for a scenario loaded from a
+    file."""
+    first = next(iter(inspect.signature(analysis).parameters))
+
+    @functools.wraps(analysis)
+    def named(*args: _Args.args, **kwargs: _Args.kwargs) -> _Returns:
+        try:
+            return analysis(*args, **kwargs)
+        except ScenarioError as exc:
+            of = args[0] if args else kwargs.get(first)
+            file = getattr(of, "origin_file", UNNAMED_FILE)
+            if not isinstance(file, str) or file == UNNAMED_FILE:
+                raise
+            raise in_file(exc, file) from None
+
+    return named
 
 
 def check_argument(function: str, name: str, value: Any, expected: type | tuple[type, ...], described: str) -> None:

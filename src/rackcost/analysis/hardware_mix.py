@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from rackcost.errors import Problem, ScenarioError, check_argument
+from rackcost.errors import Problem, ScenarioError, check_argument, problems_in_its_file
 from rackcost.evaluation.chain import evaluate
 from rackcost.model.fleets.assignment import cell_counts, cheapest_assignment
 from rackcost.scenario.class_edits import scaled_demand, subset_classes
@@ -206,6 +206,7 @@ class _Cells:
         return {c: int(v) / self.slices for c, v in zip(classes, self.counts[cell], strict=True) if v}
 
 
+@problems_in_its_file
 def hardware_mix(scenario: Scenario, slices: int = 1) -> HardwareMix:
     """The cheapest combination of the scenario's systems that serves its workload within the SLO, each request
     class routed to one system, beside each system alone (see the module).

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from rackcost.analysis.default_spreads import DefaultSpread, spreads_for
 from rackcost.analysis.pairs import every_pair, pair_rows
-from rackcost.errors import check_argument, check_count
+from rackcost.errors import check_argument, check_count, problems_in_its_file
 from rackcost.evaluation.api_systems import run_api_samples
 from rackcost.evaluation.chain import (
     SCENARIO_OR_EVALUATION,
@@ -478,6 +478,7 @@ def _allocate(specs: list[tuple[tuple[int, ...], np.dtype[Any]]]) -> list[NDArra
     return out
 
 
+@problems_in_its_file
 def uncertainty(
     scenario: Scenario | Evaluation,
     samples: int = 10_000,

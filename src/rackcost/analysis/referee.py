@@ -28,7 +28,7 @@ from rackcost.analysis import referee_classes, referee_pools, referee_swing
 from rackcost.analysis.referee_arrivals import RefereeRow, RefereeRun, capacity_scvs, point_arrivals, trace_replay
 from rackcost.analysis.referee_fleet import FIGURE_STEMS, TAIL_NOTE, simulate_fleet, tail_note_applies
 from rackcost.analysis.trace_files import Trace, read_trace
-from rackcost.errors import check_argument, check_count
+from rackcost.errors import check_argument, check_count, problems_in_its_file
 from rackcost.evaluation.servable import served_for
 from rackcost.model.queues.routers import router_of
 from rackcost.model.sim.sim_classes import LengthLaw
@@ -151,6 +151,7 @@ def check_requests_fit(requests: int) -> None:
         )
 
 
+@problems_in_its_file
 def simulate(
     scenario: Scenario,
     system: str | None = None,

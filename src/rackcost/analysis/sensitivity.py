@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from rackcost.analysis.default_spreads import allowed_range
 from rackcost.analysis.montecarlo import evaluate_samples
 from rackcost.display import input_unit, input_value, num
-from rackcost.errors import Problem, ScenarioError, check_argument, check_count, plain_message
+from rackcost.errors import Problem, ScenarioError, check_argument, check_count, plain_message, problems_in_its_file
 from rackcost.evaluation.chain import evaluation_for
 from rackcost.evaluation.columns import BLENDED
 from rackcost.evaluation.servable import renumbered_path
@@ -50,6 +50,7 @@ BISECTION_TOLERANCE_FRACTION = 1e-9
 """The refinement stops when the bracket is this share of the searched range [-]."""
 
 
+@problems_in_its_file
 def tornado(scenario: Scenario, low_q: float = 0.05, high_q: float = 0.95) -> list[dict[str, Any]]:
     """Each uncertain input at its low and high quantile, the others at their central value.
 
@@ -159,6 +160,7 @@ class BreakEven:
     message: str
 
 
+@problems_in_its_file
 def breakeven(
     scenario: Scenario,
     input_path: str,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rackcost.errors import Problem, ScenarioError, check_argument
+from rackcost.errors import Problem, ScenarioError, check_argument, problems_in_its_file
 from rackcost.evaluation.chain import SCENARIO_OR_EVALUATION, Evaluation, evaluation_for
 from rackcost.evaluation.columns import column_names, in_order
 from rackcost.model.energy.site import (
@@ -36,6 +36,7 @@ SITE_PATH = "facility.max_it_power_kw"
 """YAML path of the site's IT power budget."""
 
 
+@problems_in_its_file
 def site_budget(scenario: Scenario | Evaluation, max_it_power_kw: float | None = None) -> list[dict[str, Any]]:
     """The largest fleet of each system within the site's IT power, and what it serves within the SLO.
 

@@ -4,7 +4,6 @@ alone (:func:`rackcost.hardware_mix`)."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -26,7 +25,7 @@ from rackcost.cli.common import (
 )
 from rackcost.cli.layout import NOT_APPLICABLE, Field, print_grid, print_records
 from rackcost.display import PER_1K_ACCEPTED, count, money, pct, usd_per_1k_requests
-from rackcost.errors import ScenarioError
+from rackcost.errors import ScenarioError, in_file
 from rackcost.files import csv_text
 from rackcost.reporting.mix_section import classes_text, mix_rows, mix_sentence
 from rackcost.scenario.loading import DEFAULT_SCENARIO
@@ -69,7 +68,7 @@ def mix(
         found = hardware_mix(sc, slices)
     except ScenarioError as exc:
         file = str(scenario) if scenario is not None else DEFAULT_SCENARIO
-        fail(ScenarioError([replace(p, file=file) if p.file == "<scenario>" else p for p in exc.problems]))
+        fail(in_file(exc, file))
     if fmt is OutputFormat.json:
         emit(json.dumps(found.to_dict(), indent=2, allow_nan=False) + "\n", dest)
         return

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -32,7 +31,7 @@ from rackcost.cli.common import (
 )
 from rackcost.cli.layout import Field, print_records
 from rackcost.display import money, num, usd_per_1k_requests
-from rackcost.errors import ScenarioError
+from rackcost.errors import ScenarioError, in_file
 from rackcost.files import csv_text
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 
@@ -87,7 +86,7 @@ def plan(
         result = plan_scenario(sc)
     except ScenarioError as exc:
         file = str(scenario) if scenario is not None else DEFAULT_SCENARIO
-        fail(ScenarioError([replace(p, file=file) if p.file == "<scenario>" else p for p in exc.problems]))
+        fail(in_file(exc, file))
     checked = simulate_hours(result, check_hours, requests, seed=seed) if check_hours else []
     if chart is not None:
         _write_chart(chart, result, force, (scenario, output))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Annotated, Any
 
 import typer
@@ -26,7 +25,7 @@ from rackcost.cli.common import (
 from rackcost.cli.layout import Field, print_records
 from rackcost.cli.unserved import print_unserved, quiet_unserved, served_scenario
 from rackcost.display import num, power_kw
-from rackcost.errors import ScenarioError
+from rackcost.errors import ScenarioError, in_file
 from rackcost.files import csv_text
 from rackcost.scenario.loading import DEFAULT_SCENARIO
 
@@ -69,7 +68,7 @@ def site(
             rows = site_budget(sc, max_it_power_kw)
     except ScenarioError as exc:
         file = str(scenario) if scenario is not None else DEFAULT_SCENARIO
-        fail(ScenarioError([replace(p, file=file) if p.file == "<scenario>" else p for p in exc.problems]))
+        fail(in_file(exc, file))
     if fmt is OutputFormat.json:
         data = {"scenario": sc.name, "site": rows, "unserved": unserved}
         emit(json.dumps(data, indent=2, allow_nan=False) + "\n", dest)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -39,7 +38,7 @@ from rackcost.display import (
     ratio,
     usd_per_1k_requests,
 )
-from rackcost.errors import ScenarioError
+from rackcost.errors import ScenarioError, in_file
 from rackcost.evaluation.columns import BLENDED, column, column_names
 from rackcost.files import csv_text
 from rackcost.limits import MAX_CELLS, MAX_SAMPLES
@@ -75,7 +74,7 @@ SYSTEM_KEY_COLUMNS = tuple(
 def _fail_naming(exc: ScenarioError, scenario: Path | None) -> NoReturn:
     """Exit 1 naming the scenario file on problems the library raised without one (tornado, break-even)."""
     name = str(scenario) if scenario is not None else DEFAULT_SCENARIO
-    fail(ScenarioError([replace(p, file=name) if p.file == "<scenario>" else p for p in exc.problems]))
+    fail(in_file(exc, name))
 
 
 def uncertainty(

@@ -261,6 +261,11 @@ class Evaluation:
         return self.unpacked.given
 
     @property
+    def origin_file(self) -> str:
+        """The file the scenario was loaded from, or ``<scenario>`` (:attr:`Scenario.origin_file`)."""
+        return self.unpacked.given.origin_file
+
+    @property
     def scenario(self) -> Scenario:
         """The scenario of the systems served (the one the outcomes and tables are of)."""
         return self.unpacked.scenario
