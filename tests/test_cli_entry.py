@@ -8,9 +8,11 @@ import importlib
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 
+import click
 import typer
 from typer.testing import CliRunner
 
@@ -182,3 +184,35 @@ def test_a_reader_that_stops_early_leaves_exit_0_and_no_traceback() -> None:
             err = proc.stderr.read().decode("utf-8")
         assert proc.wait(timeout=120) == 0, (args, err)
         assert err == "", (args, err)
+
+
+_BRACKETED = re.compile(r"\[([^\]\[]+)\]")
+"""A unit or a note in square brackets (``[ms]``, ``[g CO2e/kWh]``) in a help text (escaped or not)."""
+
+
+def _every_command() -> list[tuple[list[str], click.Command]]:
+    group = _group()
+    group.load_all()
+    found: list[tuple[list[str], click.Command]] = []
+    for name, command in group.commands.items():
+        found.append(([name], command))
+        if isinstance(command, click.Group):
+            found += [([name, sub], c) for sub, c in command.commands.items()]
+    return found
+
+
+def test_every_unit_in_square_brackets_shows_in_the_help() -> None:
+    """Typer reads help texts as Rich markup, where ``[ms]``, ``[tokens]`` or ``[kW]`` is a style tag and vanishes
+    (``--ttft-ms`` read "The SLO's TTFT limit ."): each bracket a help text writes is escaped, so it shows."""
+    runner = CliRunner()
+    missing = []
+    for words, command in _every_command():
+        texts = [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]
+        wanted = {f"[{m}]" for text in texts for m in _BRACKETED.findall(text)}
+        if not wanted:
+            continue
+        shown = runner.invoke(entry.app, [*words, "--help"], terminal_width=400)
+        assert shown.exit_code == 0, shown.output
+        flat = " ".join(shown.output.replace("│", " ").split())
+        missing += [f"rackcost {' '.join(words)}: {unit}" for unit in sorted(wanted) if unit not in flat]
+    assert missing == [], missing

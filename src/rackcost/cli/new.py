@@ -86,13 +86,13 @@ def new(
     ctx: typer.Context,
     model: Annotated[str, typer.Option("--model", help="The model served, e.g. deepseek-ai/DeepSeek-R1.")],
     input_tokens: Annotated[
-        int, typer.Option("--input-tokens", min=1, max=10_000_000, help="Input tokens per request [tokens].")
+        int, typer.Option("--input-tokens", min=1, max=10_000_000, help="Input tokens per request \\[tokens].")
     ],
     output_tokens: Annotated[
-        int, typer.Option("--output-tokens", min=1, max=10_000_000, help="Output tokens per request [tokens].")
+        int, typer.Option("--output-tokens", min=1, max=10_000_000, help="Output tokens per request \\[tokens].")
     ],
-    ttft_ms: Annotated[float, typer.Option("--ttft-ms", min=1e-3, max=1e7, help="The SLO's TTFT limit [ms].")],
-    tpot_ms: Annotated[float, typer.Option("--tpot-ms", min=1e-3, max=1e7, help="The SLO's TPOT limit [ms].")],
+    ttft_ms: Annotated[float, typer.Option("--ttft-ms", min=1e-3, max=1e7, help="The SLO's TTFT limit \\[ms].")],
+    tpot_ms: Annotated[float, typer.Option("--tpot-ms", min=1e-3, max=1e7, help="The SLO's TPOT limit \\[ms].")],
     demand: Annotated[
         list[str],
         typer.Option("--demand", help="A demand point NAME=RPS@HOURS (repeat; the hours add up to 24)."),
@@ -145,7 +145,7 @@ def new(
     ] = None,
     rack_kw: Annotated[
         float | None,
-        typer.Option("--rack-power-limit-kw", min=0.1, max=1e4, help="Power a rack position may draw [kW]."),
+        typer.Option("--rack-power-limit-kw", min=0.1, max=1e4, help="Power a rack position may draw \\[kW]."),
     ] = None,
     carbon: Annotated[
         float | None,
@@ -153,7 +153,7 @@ def new(
             "--carbon-g-per-kwh",
             min=0.0,
             max=3000.0,
-            help="The site's grid carbon intensity [g CO2e/kWh]; default the US 2022 average, 390.",
+            help="The site's grid carbon intensity \\[g CO2e/kWh]; default the US 2022 average, 390.",
         ),
     ] = None,
     output: OutputOpt = None,

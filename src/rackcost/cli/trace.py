@@ -54,7 +54,7 @@ def trace(
         Path,
         typer.Argument(
             help="A trace: rackcost's CSV (arrival_s[,input_tokens,output_tokens]), the Azure LLM inference trace "
-            "CSV (TIMESTAMP,ContextTokens,GeneratedTokens) or the Mooncake JSONL (timestamp [ms],input_length,"
+            "CSV (TIMESTAMP,ContextTokens,GeneratedTokens) or the Mooncake JSONL (timestamp \\[ms],input_length,"
             "output_length,hash_ids); the format is found from the content.",
         ),
     ],
