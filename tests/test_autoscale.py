@@ -251,3 +251,26 @@ def test_a_rise_inside_an_hour_is_lost_on_its_windows() -> None:
     hourly = evaluate_hours(scenario, scenario.demand_profile.hourly_rates_rps())  # the same hours, each flat
     a, flat_a = (r.hours[r.hours.system == "A"] for r in (result, hourly))
     assert a.iloc[10].ramp_lost_rps > 0 and flat_a.iloc[10].ramp_lost_rps == 0 and a.iloc[11].ramp_lost_rps == 0
+
+
+def test_the_ramp_never_loses_more_than_park_accepts_in_an_hour() -> None:
+    # a one-hour spike of a million requests/s once a week, after a day of a few: with a day's scale-up delay the
+    # spike is lost; the steps' capacity at SLO and the hour's acceptance differed, and hours (and a year) accepted
+    # a negative rate, at a negative cost per accepted request (found by tests/fuzzing_fleets.py)
+    data = _data()
+    data["demand"]["profile"]["hourly_arrival_rps"][0] = 1e6
+    fleets = {
+        "park": {"idle_policy": "park"},
+        "a day": {"idle_policy": "park", "scaling": {"scale_up_delay_s": 86_400}},
+    }
+    scenarios = {kind: rackcost.scenario_from_dict(dict(data, fleet=fleet), "spike") for kind, fleet in fleets.items()}
+    profile = scenarios["park"].demand_profile
+    assert profile is not None
+    rates = profile.hourly_rates_rps()  # a year of weeks: every spike after the first finds the fleet scaled down
+    park, day = (evaluate_hours(scenarios[kind], rates).hours for kind in fleets)
+    assert (day["ramp_lost_rps"] > 0.5 * day["offered_rps"]).any()  # the spike is lost, most of it
+    assert (day["ramp_lost_rps"].to_numpy() <= park["accepted_rps"].to_numpy()).all()
+    assert (day["accepted_rps"] >= 0).all() and (day["accepted_requests"] >= 0).all()
+    assert np.allclose(day["accepted_rps"] + day["rejected_rps"], day["offered_rps"], rtol=1e-12)
+    years = rackcost.evaluate(scenarios["a day"]).records["years"]
+    assert all(row["accepted_rps"] >= 0 and row["usd_per_accepted_request"] > 0 for row in years)
