@@ -355,11 +355,11 @@ def test_a_single_workload_scenario_is_told_apart_from_a_models_document():
     assert "gpt-oss-120b-jalapeno-vs-gb200.yaml: a single-workload scenario, not a models document" in result.stderr
 
 
-@pytest.mark.parametrize("command", ["evaluate", "compare", "validate"])
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
 def test_a_models_document_given_as_a_scenario_is_told_apart_in_one_line(command: str):
     # validated as a scenario it listed every difference (workloads and placement unknown, each system's missing
     # fields): one line says what the file is and which commands read it (rackcost report writes its own report:
-    # test_models_report.py)
+    # test_models_report.py; rackcost validate checks it: below)
     result = runner.invoke(app, [command, str(BUNDLED)])
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines() == [f"error: {BUNDLED}: {A_MODELS_DOCUMENT}"]
@@ -367,6 +367,40 @@ def test_a_models_document_given_as_a_scenario_is_told_apart_in_one_line(command
         rackcost.load_scenario(BUNDLED)
     assert [p.message for p in info.value.problems] == [A_MODELS_DOCUMENT]
     assert evaluate_models(str(BUNDLED)).models.shape[0] == 2  # the same file, read by what it is
+
+
+def test_validate_checks_a_models_document_as_what_it_is(tmp_path):
+    good = runner.invoke(
+        app, ["validate", str(BUNDLED), str(ROOT / "scenarios" / "deepseek-r1-jalapeno-vs-gb300.yaml")]
+    )
+    assert good.exit_code == 0, good.output
+    assert good.stdout.splitlines()[0] == f"ok {BUNDLED}"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(BUNDLED.read_text(encoding="utf-8").replace("nodes_per_rack: 18", "nodes_per_rack: -18"))
+    refused = runner.invoke(app, ["validate", str(bad)])
+    assert refused.exit_code == 1
+    line = next(i for i, t in enumerate(bad.read_text().splitlines(), 1) if "nodes_per_rack: -18" in t)
+    assert refused.stderr.strip() == f"error: {bad}:{line}: systems[0].hardware.nodes_per_rack: must be >= 1, got -18"
+
+
+def test_validate_notes_what_evaluating_a_models_document_would_leave_out(tmp_path):
+    data = _data()
+    slow = copy.deepcopy(data["systems"][0])
+    slow["name"] = "GB200 NVL72 (slow curve)"
+    data["systems"] += [slow, {"name": "B200 spare", "hardware": "not evaluated"}]
+    curve = copy.deepcopy(data["workloads"][1]["systems"][0])
+    curve["name"] = slow["name"]
+    for point in curve["performance"]["points"]:
+        point["tpot_ms"] = 500.0  # above the model's TPOT limit of 200 ms: no point of the curve meets the SLO
+    data["workloads"][1]["systems"].append(curve)
+    path = tmp_path / "notes.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.stdout.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 2, result.stdout
+    assert notes[0].startswith("note: workloads[1].systems[1].performance: GPT-OSS 120B: no operating point")
+    assert notes[1] == "note: systems[2] ('B200 spare'): no model names it under its `systems`, so it is not evaluated"
 
 
 def test_the_library_refuses_a_rule_or_a_document_it_does_not_know():

@@ -60,7 +60,8 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "validate",
         "evaluate:validate",
-        "Check scenario files; print every problem with its file, YAML path and line. Exit 1 if any fails.",
+        "Check scenario files and models documents; print every problem with its file, YAML path and line. Exit 1 if "
+        "any fails.",
     ),
     Command(
         "schema",

@@ -46,7 +46,14 @@ from rackcost.errors import ScenarioError
 from rackcost.evaluation.columns import FLEET_SUMMARY, column
 from rackcost.evaluation.compare import headline_sentences
 from rackcost.model.queues.routers import router_of
-from rackcost.scenario.loading import DEFAULT_SCENARIO, SAFE_LOADER, bundled_files, bundled_scenarios, load_scenario
+from rackcost.scenario.loading import (
+    DEFAULT_SCENARIO,
+    SAFE_LOADER,
+    bundled_files,
+    bundled_scenarios,
+    is_models_document_refusal,
+    load_scenario,
+)
 
 if TYPE_CHECKING:
     from rackcost.evaluation.chain import Evaluation
@@ -405,25 +412,51 @@ def _print_warnings(console: Console, result: Result) -> None:
 
 
 def validate(
-    scenarios: Annotated[list[Path], typer.Argument(help="Scenario YAML files to check.")],
+    scenarios: Annotated[list[Path], typer.Argument(help="Scenario YAML files (or models documents) to check.")],
 ) -> None:
-    """Check scenario files; print every problem with its file, YAML path and line. Exit 1 if any fails."""
+    """Check scenario files and models documents; print every problem with its file, YAML path and line. Exit 1 if
+    any fails."""
     failed = False
     out = console()
     for path in scenarios:
         try:
-            loaded = load_scenario(path)
+            notes = _checked(path)
         except ScenarioError as exc:
             failed = True
             print_problems(exc)
         else:
             out.print(f"[green]ok[/green] {escape(str(path))}", highlight=False)
-            from rackcost.scenario.feasibility import unserved_systems
-
-            for u in unserved_systems(loaded):  # a finding, not an input error: evaluate leaves the system out
-                out.print(f"[yellow]note:[/yellow] {escape(u.path)}: {escape(u.reason)}", highlight=False)
+            for note in notes:  # a finding, not an input error: evaluate leaves the system out
+                out.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     if failed:
         raise typer.Exit(code=1)
+
+
+def _checked(path: Path) -> list[str]:
+    """Load a scenario, or a models document (each model's scenario checked by the scenario's rules), and the notes
+    on what evaluating it would leave out: systems it cannot serve with, system types no model names.
+
+    Raises
+    ------
+    ScenarioError
+        Every problem of the file, at its YAML path and line.
+    """
+    from rackcost.scenario.feasibility import unserved_systems
+
+    try:
+        return [f"{u.path}: {u.reason}" for u in unserved_systems(load_scenario(path))]
+    except ScenarioError as exc:
+        if not is_models_document_refusal(exc):
+            raise
+    from rackcost.scenario.models_doc import load_models, path_in_document, unnamed_systems
+
+    doc, models = load_models(path)
+    notes = [
+        f"{path_in_document(doc, m, u.path)}: {m.name}: {u.reason}"
+        for m in models
+        for u in unserved_systems(m.scenario)
+    ]
+    return notes + unnamed_systems(doc, models)
 
 
 def schema(

@@ -36,7 +36,7 @@ from rackcost.model.fleets.fleet import Packing, fleet_costs
 from rackcost.model.fleets.shared import ATTRIBUTION_RULES, AttributionRule, attributed_usd, shared_racks
 from rackcost.model.outcomes import SystemOutcome
 from rackcost.model.strategies import Payment
-from rackcost.scenario.models_doc import ModelScenario, ModelsDocument, load_models
+from rackcost.scenario.models_doc import ModelScenario, ModelsDocument, load_models, unnamed_systems
 from rackcost.scenario.unpack import sampled_inputs
 from rackcost.units import SECONDS_PER_HOUR, W_PER_KW
 
@@ -258,13 +258,7 @@ def evaluate_models(
                 "usd_per_day_apart": float(sum(m.usd_per_day for m in group)),
             }
         )
-    named = {k for m in models for k in m.system_indices}
-    unused = [
-        f"systems[{k}] ({s.name!r}): no model names it under its `systems`, so it is not evaluated"
-        for k, s in enumerate(doc.systems)
-        if k not in named
-    ]
-    warnings = unused + [f"{m.name}: {w}" for m in fleets for w in m.evaluation.result.warnings]
+    warnings = unnamed_systems(doc, models) + [f"{m.name}: {w}" for m in fleets for w in m.evaluation.result.warnings]
     return ModelsResult(
         doc.name, where, chosen_rule, pd.DataFrame(model_rows), pd.DataFrame(fleet_rows), tuple(fleets), warnings
     )

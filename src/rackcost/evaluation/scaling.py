@@ -136,10 +136,10 @@ def apply_scaling(
     sampled: SampledInputs,
 ) -> None:
     """Move ``park``'s hourly figures in ``out`` (one system's rows) by the scaling: the arrivals lost to the ramp
-    (at most the hour's accepted ones) leave the accepted ones; replicas held up idle beyond the needed ones draw idle power, loading ones warm-up
-    power (both instead of parked power, with their share of hosts), and replicas ``park`` would have serving
-    that are still loading give up their idle baseline (their work falls to the others, or is lost); the energy,
-    its carbon and, rented on demand, the rent of the extra replicas follow."""
+    (at most the hour's accepted ones) leave the accepted ones; replicas held up idle beyond the needed ones draw
+    idle power, loading ones warm-up power (both instead of parked power, with their share of hosts), and replicas
+    ``park`` would have serving that are still loading give up their idle baseline (their work falls to the others,
+    or is lost); the energy, its carbon and, rented on demand, the rent of the extra replicas follow."""
     r = scaled.replicas
     # never more than park accepts in the hour: the steps judge what park carries by the capacity at SLO of the
     # replicas it needs, the hour by its own acceptance (its arrivals' variability, its windows), and where one hour's

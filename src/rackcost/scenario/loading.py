@@ -54,7 +54,8 @@ NOT_A_SCENARIO = (
 """The one problem of a file with none of the scenario's blocks (its own keys are not repeated)."""
 A_MODELS_DOCUMENT = (
     "a models document (it lists `workloads:`, several models over shared systems), not a scenario; rackcost models "
-    "and rackcost report read it (rackcost.evaluate_models and rackcost.models_report in Python)"
+    "and rackcost report read it, rackcost validate checks it (rackcost.evaluate_models and rackcost.models_report "
+    "in Python)"
 )
 """The one problem of a models document given where a scenario is expected (its keys are a scenario's in part, so
 validating it as one listed every difference: `workloads` unknown, `placement` unknown, each system's missing

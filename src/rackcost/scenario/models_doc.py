@@ -40,6 +40,8 @@ __all__ = [
     "load_models",
     "models_from_dict",
     "models_from_yaml",
+    "path_in_document",
+    "unnamed_systems",
 ]
 
 BUNDLED_KIND = "scenarios/models"
@@ -269,6 +271,24 @@ def models_from_dict(
     if problems:  # a shared system's problem is found by every model that runs on it: said once
         raise ScenarioError(in_file_order(list(dict.fromkeys(problems))))
     return doc, out
+
+
+def path_in_document(doc: ModelsDocument, model: ModelScenario, path: str) -> str:
+    """The document's YAML path of a YAML path in ``model``'s scenario (``systems[0].performance`` is the model's own
+    curve, under ``workloads[i].systems[0]``; ``systems[0].hardware`` the shared system type's)."""
+    entry = doc.workloads[model.index].model_dump(mode="python")
+    return format_path(_doc_loc(parse_path(path), model.index, entry, model.system_indices))
+
+
+def unnamed_systems(doc: ModelsDocument, models: list[ModelScenario]) -> list[str]:
+    """The document's system types no model names, each as a sentence with its YAML path: they are not evaluated, so
+    their figures are not checked (a warning of :func:`rackcost.evaluate_models`, a note of ``rackcost validate``)."""
+    named = {k for m in models for k in m.system_indices}
+    return [
+        f"systems[{k}] ({s.name!r}): no model names it under its `systems`, so it is not evaluated"
+        for k, s in enumerate(doc.systems)
+        if k not in named
+    ]
 
 
 def models_from_yaml(text: str, file: str = "<models>") -> tuple[ModelsDocument, list[ModelScenario]]:
