@@ -390,3 +390,16 @@ def test_a_spot_unit_started_by_the_plan_is_paid_while_it_loads() -> None:
     extra = result.realised.cost_usd[spot] - again.cost_usd[spot]
     np.testing.assert_allclose(extra, started * 0.5 * f.usd_per_unit_hour, rtol=1e-9, atol=1e-6)
     np.testing.assert_array_equal(again.accepted_rps, result.realised.accepted_rps)
+
+
+def test_a_scenario_that_autoscales_plans_as_one_that_parks() -> None:
+    # fleet.scaling is a reactive scaler over the profile's hours; a plan is a schedule known ahead, whose units start
+    # before the hours they serve. Each source's own scenario (no profile) kept the block and was refused: "source
+    # ... cannot serve: scales replicas over a demand profile's hours: give demand.profile" of a scenario with one
+    parks = _data()
+    parks["fleet"] = {"idle_policy": "park"}
+    scales = _data()
+    scales["fleet"] = {"idle_policy": "park", "scaling": {"scale_up_delay_s": 600, "min_replicas": 1}}
+    a, b = plan_scenario(_scenario(parks)), plan_scenario(_scenario(scales))
+    assert b.total_cost_usd == a.total_cost_usd
+    assert b.solution.objective_usd == a.solution.objective_usd

@@ -114,9 +114,10 @@ def source_scenario(
         if source.includes_power_and_facility is not None:
             rent["includes_power_and_facility"] = source.includes_power_and_facility
         system["rent"] = rent
-    fleet = {
-        k: v for k, v in data.get("fleet", {}).items() if k not in ("spare_replicas", "replica_availability_fraction")
-    }
+    # fleet.scaling is a reactive scaler's over a profile's hours; a plan is a schedule known ahead, whose units start
+    # before the hours they serve (their start-ups priced by the plan), and a source's scenario has no profile
+    dropped = ("spare_replicas", "replica_availability_fraction", "scaling")
+    fleet = {k: v for k, v in data.get("fleet", {}).items() if k not in dropped}
     if system.get("api") is None:
         fleet["replicas"] = max(1, int(replicas))
     fleet["sizing_demand_point"] = "sizing"
