@@ -40,6 +40,7 @@ from fuzzing import check_problems, checked_result, mutated_scenarios
 from rackcost import ScenarioError
 from rackcost.evaluation.models import ModelsResult, evaluate_models
 from rackcost.scenario.models_doc import models_from_dict, models_from_yaml
+from rackcost.scenario.yaml_paths import parse_path
 from reference import DATA, find_non_finite
 
 MODELS_FOLDER = Path(__file__).resolve().parents[1] / "scenarios" / "models"
@@ -113,6 +114,22 @@ def _check_result(result: ModelsResult) -> None:
     assert (result.fleets["racks"] <= result.fleets["racks_apart"]).all(), result.fleets
 
 
+def _in_document(data: Any, path: str) -> bool:
+    """Whether a problem's YAML path names a model's or a system type's block of the document (its first two or four
+    parts, ``systems[1]`` or ``workloads[0].systems[2]``, are there)."""
+    loc = parse_path(path)
+    head = loc[:4] if loc[:1] == ("workloads",) and loc[2:3] == ("systems",) else loc[:2]
+    if head[:1] not in (("workloads",), ("systems",)):
+        return False
+    node = data
+    for part in head:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return False
+    return True
+
+
 def check_models_outcome(document: str | dict[str, Any], file: str = "fuzz.yaml") -> str:
     """Load a models document (YAML text or plain data) and evaluate it under every rule and placement; assert the
     contract (module docstring). Returns ``ok``, ``refused`` (at load) or ``unserved`` (no system of a model can
@@ -128,7 +145,8 @@ def check_models_outcome(document: str | dict[str, Any], file: str = "fuzz.yaml"
                 result = evaluate_models(models, rule, placement)
             except ScenarioError as exc:
                 check_problems(exc, file)
-                assert all(p.path.startswith("workloads[") for p in exc.problems), exc.problems
+                data = yaml.safe_load(document) if isinstance(document, str) else document
+                assert all(_in_document(data, p.path) for p in exc.problems), exc.problems
                 return "unserved"
             _check_result(result)
     return "ok"

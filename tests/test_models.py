@@ -317,6 +317,21 @@ def test_a_system_no_model_names_is_a_warning_and_changes_nothing():
     assert with_spare.models.equals(without.models) and with_spare.fleets.equals(without.fleets)
 
 
+def test_a_model_none_of_whose_systems_can_serve_it_is_refused_at_the_documents_paths():
+    # the reasons were at the paths of the model's own scenario: its systems[0] was the document's systems[1]
+    data = _data()
+    hot = copy.deepcopy(data["systems"][0])
+    hot["name"] = "GB200 NVL72 (hot)"
+    hot["hardware"]["accelerator_rated_w"] = 40_000  # one tray rated 161.5 kW, over the rack's 140 kW
+    data["systems"].append(hot)
+    data["workloads"][1]["systems"][0]["name"] = hot["name"]
+    with pytest.raises(ScenarioError) as caught:
+        _evaluate(data)
+    (problem,) = caught.value.problems
+    assert problem.path == "systems[1].hardware" and "over the rack power limit" in problem.message, problem
+    assert problem.file == "two.yaml"
+
+
 def test_a_bad_figure_of_a_models_curve_is_refused_at_the_documents_path():
     data = _data()
     data["workloads"][0]["systems"][0]["performance"]["points"][1]["throughput_tokens_per_s"] = -5

@@ -22,8 +22,9 @@ its own operating point, sized for its own demand and SLO. Each model runs on th
 
 from __future__ import annotations
 
+import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ from rackcost.model.fleets.fleet import Packing, fleet_costs
 from rackcost.model.fleets.shared import ATTRIBUTION_RULES, AttributionRule, attributed_usd, shared_racks
 from rackcost.model.outcomes import SystemOutcome
 from rackcost.model.strategies import Payment
-from rackcost.scenario.models_doc import ModelScenario, ModelsDocument, load_models, unnamed_systems
+from rackcost.scenario.models_doc import ModelScenario, ModelsDocument, load_models, path_in_document, unnamed_systems
 from rackcost.scenario.unpack import sampled_inputs
 from rackcost.units import SECONDS_PER_HOUR, W_PER_KW
 
@@ -165,9 +166,14 @@ def rack_day(ev: Evaluation, outcome: SystemOutcome) -> tuple[float, float]:
     return float(np.sum(per_hour[0] * hours)), float(np.sum(facility_kw[0] * hours))
 
 
-def _cheapest(model: ModelScenario) -> ModelFleet:
-    ev = evaluation(model.scenario)
-    outcomes = ev.outcomes
+def _cheapest(doc: ModelsDocument, model: ModelScenario) -> ModelFleet:
+    try:
+        ev = evaluation(model.scenario)
+        outcomes = ev.outcomes
+    except ScenarioError as exc:  # none of its systems can serve it: each reason at the document's path
+        raise ScenarioError(
+            [replace(p, path=path_in_document(doc, model, p.path), line=None) for p in exc.problems]
+        ) from None
     if not outcomes:
         where = f"workloads[{model.index}].systems"
         raise ScenarioError([Problem(where, "no system of this model can serve it", model.scenario.origin_file)])
@@ -176,10 +182,16 @@ def _cheapest(model: ModelScenario) -> ModelFleet:
             where = f"workloads[{model.index}].systems"
             message = f"{o.inputs.name}: only owned, aggregated systems share racks (no rent, API or pools)"
             raise ScenarioError([Problem(where, message, model.scenario.origin_file)])
-    best = min(outcomes, key=lambda o: float(o.metrics.usd_per_day[0]) / float(o.metrics.accepted_requests_per_day[0]))
+    best = min(outcomes, key=_usd_per_accepted_request)
     position = [s.name for s in model.scenario.systems].index(best.inputs.name)
     usd, kwh = rack_day(ev, best)
     return ModelFleet(model.name, best.inputs.name, model.system_indices[position], ev, best, usd, kwh)
+
+
+def _usd_per_accepted_request(o: SystemOutcome) -> float:
+    """A system's cost per accepted request over the model's day; infinite where it accepts none [USD]."""
+    accepted = float(o.metrics.accepted_requests_per_day[0])
+    return float(o.metrics.usd_per_day[0]) / accepted if accepted > 0 else math.inf
 
 
 def _weights(group: list[ModelFleet], rule: AttributionRule) -> list[float]:
@@ -225,7 +237,7 @@ def evaluate_models(
             f"rackcost.evaluate_models: rule must be one of {ATTRIBUTION_RULES} (got {chosen_rule!r}) and placement "
             f"shared or separate (got {where!r})"
         )
-    fleets = [_cheapest(m) for m in models]
+    fleets = [_cheapest(doc, m) for m in models]
     model_rows: list[dict[str, Any]] = [{} for _ in fleets]
     fleet_rows: list[dict[str, Any]] = []
     for k in sorted({m.shared_index for m in fleets}):
