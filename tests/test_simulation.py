@@ -778,3 +778,44 @@ def test_a_trace_of_more_tokens_than_a_request_may_have_is_refused_at_its_row(sc
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"huge\.csv: row 41: output_tokens is 1e\+300, more than the 1e\+07"):
         rackcost.simulate(scenario, system="B", trace=path, replications=2)
+
+
+def test_a_replica_of_millions_of_slots_is_refused_before_its_tables_are_built(tmp_path: Path) -> None:
+    # a curve read far past its points (a throughput of 1e10 tokens/s, 1e5 accelerators a replica) chose replicas of
+    # 6.8 and 96 million slots; the simulator built their occupancy tables (about 88 bytes a slot) and its central
+    # queue's free times, and took the machine's 24 GB before drawing a request (found by fuzzing the simulator)
+    import resource
+
+    import yaml
+
+    from rackcost.model.sim.sim_engines import MAX_SLOTS_PER_REPLICA, fixed_model, replica_model
+    from rackcost.model.sim.sim_work import SimulationTooLarge
+
+    data = yaml.safe_load(rackcost.bundled_scenario_path().read_text(encoding="utf-8"))
+    data["systems"][1]["performance"]["points"][2]["throughput_tokens_per_s"] = 1e10
+    data["systems"][0]["hardware"]["accelerators_per_replica"] = 100_000
+    scenario = rackcost.scenario_from_dict(data, "big.yaml")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # [KiB]
+    with pytest.raises(SimulationTooLarge, match=r"a replica of 6,751,985 request slots"):
+        rackcost.simulate(scenario, requests=3000, replications=2, routing="pooled")
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 500_000  # no table was built (< 0.5 GB)
+    curve = build_curve([4.0, 8.0], [400.0, 640.0], "output", [10.0, 12.5], [100.0, 150.0], 100.0, 100.0)
+    assert replica_model(curve, MAX_SLOTS_PER_REPLICA).slots == MAX_SLOTS_PER_REPLICA
+    for make in (lambda n: replica_model(curve, n), lambda n: fixed_model(n, 1.0, 0.1)):
+        with pytest.raises(SimulationTooLarge):
+            make(MAX_SLOTS_PER_REPLICA + 1)
+    path = tmp_path / "big.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    result = CliRunner().invoke(app, ["simulate", str(path), "--requests", "3000", "--routing", "pooled"])
+    assert result.exit_code == 1 and "request slots" in result.output and "Traceback" not in result.output
+
+
+def test_the_central_queues_free_times_count_in_a_simulations_memory() -> None:
+    from rackcost.model.sim.sim_engines import fixed_model
+    from rackcost.model.sim.sim_work import BYTES_PER_SLOT, Stage, simulation_work
+
+    stage = Stage(1000, fixed_model(1000, 1.0, 0.0), 10.0)
+    pooled, each = (simulation_work([stage], routing, 1000, 1) for routing in ("pooled", "random"))
+    assert pooled.central_queue and not each.central_queue
+    without = replace(pooled, central_queue=False).per_replication_bytes
+    assert pooled.per_replication_bytes - without == 1000 * 1000 * BYTES_PER_SLOT

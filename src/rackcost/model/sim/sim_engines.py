@@ -32,11 +32,13 @@ __all__ = [
     "DEFAULT_OUTPUT_TOKENS_CV_FRACTION",
     "ENGINES",
     "ROUTINGS",
+    "MAX_SLOTS_PER_REPLICA",
     "KvLimit",
     "ReplicaModel",
     "RequestWork",
     "RunControls",
     "SimFleet",
+    "SimulationTooLarge",
     "check_fleet",
     "draw_work",
     "event_engine",
@@ -52,6 +54,29 @@ Array = NDArray[np.float64]
 
 DEFAULT_OUTPUT_TOKENS_CV_FRACTION = 1.0
 """Coefficient of variation of the output length when the workload gives none: exponential, what M/M/k assumes [-]."""
+MAX_SLOTS_PER_REPLICA = 2_000_000
+"""Most request slots of one simulated replica [requests]: its occupancy tables take about 88 bytes a slot to build
+(tracemalloc, :func:`replica_model`), and the central queue holds a free time per slot of the fleet. The largest
+replica a real stack runs holds tens of thousands of requests (a GB200 NVL72's KV cache holds about 19,400 of
+DeepSeek R1's 8K/1K requests); a curve read far past its points (a throughput of 1e10 tokens/s, 1e5 accelerators a
+replica) gave replicas of 96 million slots, whose tables took the machine's 24 GB before any request was drawn."""
+
+
+class SimulationTooLarge(ValueError):
+    """A simulation refused before it runs, its estimate in the message."""
+
+
+def _check_slots(slots: int) -> None:
+    if slots < 1:
+        raise ValueError(f"slots must be at least 1, got {slots}")
+    if slots > MAX_SLOTS_PER_REPLICA:
+        raise SimulationTooLarge(
+            f"a replica of {slots:,} request slots: the simulator runs replicas of up to {MAX_SLOTS_PER_REPLICA:,} "
+            f"(its occupancy tables take about {slots * 88 / 1e9:,.1f} GB to build); the chosen operating point's "
+            "concurrency is far past any replica's: check the curve's throughput and latencies"
+        )
+
+
 ROUTINGS = tuple(Routing)
 """The built-in routers (:mod:`rackcost.model.queues.routers` holds each one, and any router registered there runs too):
 ``pooled`` one central FIFO queue over every slot (a free slot anywhere takes the next request; among
@@ -104,8 +129,7 @@ def replica_model(curve: Curve, slots: int) -> ReplicaModel:
     >>> m.service_s[[1, 4, 8]].round(3).tolist()  # 4 / 4 rps held below c = 4; 8 / 6.4 rps at c = 8
     [1.0, 1.0, 1.25]
     """
-    if slots < 1:
-        raise ValueError(f"slots must be at least 1, got {slots}")
+    _check_slots(slots)
     n = np.arange(1, slots + 1, dtype=float)
     lo, hi = curve.concurrency[0], curve.concurrency[-1]
     points = interpolate_curve(curve, np.clip(n, lo, hi))
@@ -116,8 +140,7 @@ def replica_model(curve: Curve, slots: int) -> ReplicaModel:
 
 def fixed_model(slots: int, service_s: float, ttft_s: float) -> ReplicaModel:
     """A load-independent replica: the same service time and TTFT at every occupancy (what M/M/k assumes)."""
-    if slots < 1:
-        raise ValueError(f"slots must be at least 1, got {slots}")
+    _check_slots(slots)
     return ReplicaModel(slots, np.full(slots + 1, float(service_s)), np.full(slots + 1, float(ttft_s)))
 
 

@@ -31,12 +31,19 @@ import numpy as np
 from rackcost import limits
 from rackcost.model.queues.routers import router_of
 from rackcost.model.sim.sim_arrivals import RenewalArrivals, TraceArrivals
-from rackcost.model.sim.sim_engines import ReplicaModel, SimFleet, initial_in_service, steady_occupancy
+from rackcost.model.sim.sim_engines import (  # SimulationTooLarge: defined with the replica's bound, named here
+    ReplicaModel,
+    SimFleet,
+    SimulationTooLarge,
+    initial_in_service,
+    steady_occupancy,
+)
 from rackcost.model.sim.sim_steady import birth_death_law
 
 __all__ = [
     "BYTES_PER_REPLICA",
     "BYTES_PER_SIMULATED_REQUEST",
+    "BYTES_PER_SLOT",
     "MAX_SIMULATED_REQUESTS",
     "MEMORY_SHARE",
     "START_WORK_FLOOR",
@@ -61,13 +68,12 @@ BYTES_PER_SIMULATED_REQUEST = 300
 --requests 1e6`` against ``4e6``, one system and point), doubled for the event engine's lists and for margin."""
 MEMORY_SHARE = 0.8
 """Share of the machine's available memory a simulation may plan to use [-]."""
+BYTES_PER_SLOT = 16
+"""Memory of the simulator per request slot of the fleet [bytes]: the central queue's list of slot free times, 8 bytes
+a slot (a shared 0.0 until the slot is used), doubled."""
 BYTES_PER_REPLICA = 2000
 """Peak memory of the simulator per simulated replica [bytes]: measured 963 (tracemalloc, 20 requests on 375,001
 replicas under least_outstanding routing: the event engine's lists and queue of each replica), doubled."""
-
-
-class SimulationTooLarge(ValueError):
-    """A simulation refused before it runs, its estimate in the message."""
 
 
 @dataclass(frozen=True)
@@ -140,12 +146,15 @@ class Work:
         Replications (1 for a trace) [-].
     stages
         The fleets each replication runs.
+    central_queue
+        Whether the router holds one queue over every slot of the fleet (its free times, a slot each).
     """
 
     asked: int
     start: float
     replications: int
     stages: tuple[Stage, ...]
+    central_queue: bool = False
 
     @property
     def replicas(self) -> int:
@@ -165,9 +174,11 @@ class Work:
     @property
     def per_replication_bytes(self) -> float:
         """Memory of one replication [bytes]: :data:`BYTES_PER_SIMULATED_REQUEST` a request, :data:`BYTES_PER_REPLICA`
-        a replica."""
+        a replica, and under a central queue :data:`BYTES_PER_SLOT` a request slot of the fleet (its free times)."""
         requests = (self.asked + self.start) / self.replications
-        return requests * BYTES_PER_SIMULATED_REQUEST + self.replicas / self.replications * BYTES_PER_REPLICA
+        slots = sum(s.replicas * s.model.slots for s in self.stages) if self.central_queue else 0
+        per_replica = self.replicas / self.replications * BYTES_PER_REPLICA
+        return requests * BYTES_PER_SIMULATED_REQUEST + per_replica + slots * BYTES_PER_SLOT
 
     def describe(self) -> str:
         """The estimate in words, for a refusal."""
@@ -202,7 +213,8 @@ def simulation_work(
         As :func:`rackcost.model.sim.simulation.run_fleet_once`: either makes the start the occupancy one.
     """
     start = sum(start_requests(s, routing, queue_cap, initial_busy_fraction) for s in stages)
-    return Work(requests_per_replication * replications, start * replications, replications, tuple(stages))
+    central = router_of(routing).central_queue
+    return Work(requests_per_replication * replications, start * replications, replications, tuple(stages), central)
 
 
 def check_simulation_work(work: Work) -> None:
@@ -244,7 +256,8 @@ def check_simulation_work(work: Work) -> None:
     if work.per_replication_bytes > have:
         raise SimulationTooLarge(
             f"{work.describe()}; one replication needs about {limits.gigabytes(work.per_replication_bytes)} of "
-            f"memory ({BYTES_PER_SIMULATED_REQUEST} bytes a request), this machine has "
+            f"memory ({BYTES_PER_SIMULATED_REQUEST} bytes a request, {BYTES_PER_REPLICA:,} a replica"
+            f"{f', {BYTES_PER_SLOT} a slot of the central queue' if work.central_queue else ''}), this machine has "
             f"{limits.gigabytes(have / MEMORY_SHARE)} available"
         )
 
