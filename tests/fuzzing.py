@@ -236,6 +236,32 @@ def mutated_scenarios(draw: st.DrawFn, documents: dict[str, Any] | None = None) 
     return Case(name, tuple(done), text)
 
 
+@st.composite
+def nudged_scenarios(draw: st.DrawFn) -> Case:
+    """A bundled scenario with one to three of its numbers moved within reason: scaled by 0.1 to 10, or set to an
+    end of the field's own range. Most of them load and evaluate, so the analyses beyond ``evaluate`` (the faces'
+    fuzzer, ``tests/fuzzing_faces.py``) see valid scenarios at the edges, where :func:`mutated_scenarios` mostly
+    gives refusals."""
+    name = draw(st.sampled_from(sorted(SCENARIOS)))
+    data: Any = copy.deepcopy(SCENARIOS[name])
+    numbers = [loc for loc in _locations(data) if loc and _is_number(_get(data, loc))]
+    done: list[str] = []
+    for _ in range(draw(st.integers(1, 3))):
+        loc = draw(st.sampled_from(numbers))
+        parent, key = _get(data, loc[:-1]), loc[-1]
+        value, where = parent[key], format_path(loc)
+        edges = field_range(where)
+        moved = draw(
+            st.one_of(
+                st.sampled_from([0.1, 0.5, 2.0, 10.0]).map(lambda f, v=value: v * f),
+                st.sampled_from(edges if edges else [value]),
+            )
+        )
+        parent[key] = int(moved) if isinstance(value, int) and float(moved).is_integer() else moved
+        done.append(f"{where} = {_short(parent[key])}")
+    return Case(name, tuple(done), yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120))
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
