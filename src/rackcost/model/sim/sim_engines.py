@@ -8,8 +8,7 @@ run a fleet request by request (:mod:`rackcost.model.sim.simulation` runs them a
   a virtual time that advances at ``1 / S(n(t))`` and a heap of the virtual finish times of its requests, and one
   global heap holds each replica's next completion, so an event costs O(log) work.
 
-Why a hand-written heap loop rather than SimPy or ciw: see :mod:`rackcost.model.sim.simulation` (measured, about 65
-times faster than SimPy for the recursion).
+Why a hand-written heap loop rather than SimPy or ciw: :mod:`rackcost.model.sim.simulation` (measured, 65x SimPy).
 """
 
 from __future__ import annotations
@@ -55,11 +54,8 @@ Array = NDArray[np.float64]
 DEFAULT_OUTPUT_TOKENS_CV_FRACTION = 1.0
 """Coefficient of variation of the output length when the workload gives none: exponential, what M/M/k assumes [-]."""
 MAX_SLOTS_PER_REPLICA = 2_000_000
-"""Most request slots of one simulated replica [requests]: its occupancy tables take about 88 bytes a slot to build
-(tracemalloc, :func:`replica_model`), and the central queue holds a free time per slot of the fleet. The largest
-replica a real stack runs holds tens of thousands of requests (a GB200 NVL72's KV cache holds about 19,400 of
-DeepSeek R1's 8K/1K requests); a curve read far past its points (a throughput of 1e10 tokens/s, 1e5 accelerators a
-replica) gave replicas of 96 million slots, whose tables took the machine's 24 GB before any request was drawn."""
+"""Most request slots of one simulated replica [requests]: its tables take about 88 bytes a slot to build, and a real
+replica holds tens of thousands of requests at most (docs/model.md, "The work, estimated before it runs")."""
 
 
 class SimulationTooLarge(ValueError):
@@ -71,9 +67,8 @@ def _check_slots(slots: int) -> None:
         raise ValueError(f"slots must be at least 1, got {slots}")
     if slots > MAX_SLOTS_PER_REPLICA:
         raise SimulationTooLarge(
-            f"a replica of {slots:,} request slots: the simulator runs replicas of up to {MAX_SLOTS_PER_REPLICA:,} "
-            f"(its occupancy tables take about {slots * 88 / 1e9:,.1f} GB to build); the chosen operating point's "
-            "concurrency is far past any replica's: check the curve's throughput and latencies"
+            f"a replica of {slots:,} request slots, over the {MAX_SLOTS_PER_REPLICA:,} the simulator runs (its tables: "
+            f"{slots * 88 / 1e9:,.1f} GB); the operating point is far past any replica's: check the curve's figures"
         )
 
 
