@@ -307,6 +307,19 @@ class Evaluation:
                 result = replace(result, records={**result.records, **horizon_records(served)})
         return mark_unserved(result, self.unserved)
 
+    def served_by(
+        self, routing: str, served_at_scvs: tuple[float, ...] = (), served_at_swings: tuple[float, ...] = ()
+    ) -> tuple[list[SystemOutcome], Result]:
+        """The same fleets (each system's chosen point and replicas, as evaluated) served by another router, and
+        their tables: what the model says those fleets do under it (the simulator's analytic side for ``rackcost
+        simulate --routing``). The router must have an analytic form (:attr:`Router.analytic
+        <rackcost.model.queues.routers.Router.analytic>`); ``served_at_scvs`` and ``served_at_swings`` as
+        :func:`evaluate_systems`'s."""
+        planned = replace(self.chosen, policy=replace(self.chosen.policy, routing=routing))
+        with one_evaluation(self.memo):
+            outcomes = _central_outcomes(self.scenario, planned, served_at_scvs, served_at_swings)
+            return outcomes, result_tables(self.scenario, outcomes, list(self.apis))
+
     def kept(self, name: str, build: Callable[[], T]) -> T:
         """A part of the evaluation built by a module above the chain (the buying plan:
         :func:`rackcost.evaluation.planning.plan_of`), built the first time it is asked for and kept with it."""
