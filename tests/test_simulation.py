@@ -842,3 +842,20 @@ def test_another_router_is_set_beside_the_models_figures_for_the_same_fleet_unde
         "round_robin has no analytic form: the analytic figures, and the admission control, are the scenario's"
         in (other["note"])
     )
+
+
+def test_the_note_of_another_scv_says_the_analytic_side_is_the_same_fleets_at_it() -> None:
+    # the note said "the analytic figures are the scenario's (SCV 1)" beside figures moved to the simulated SCV
+    scenario = rackcost.load_scenario(rackcost.bundled_scenario_path())
+    rows = {
+        scv: rackcost.simulate(
+            scenario, system="Jalapeño", demand_point="peak", requests=20_000, replications=2, arrival_scv=scv
+        )[0]
+        for scv in (1.0, 16.0)
+    }
+    assert rows[16.0]["analytic_accepted_fraction"] < rows[1.0]["analytic_accepted_fraction"] - 0.005
+    assert (
+        "arrivals simulated with SCV 16, not the scenario's 1; the analytic figures are the same fleet's at SCV 16"
+        in (rows[16.0]["note"])
+    )
+    assert "arrivals simulated with SCV" not in rows[1.0]["note"]

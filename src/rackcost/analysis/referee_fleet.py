@@ -237,9 +237,9 @@ def fleet_notes(run: RefereeRun, job: RefereeRow, fleet: SimulatedFleet, stream:
             "the analytic figures assume admission control"
         )
     if replay is None and arrivals.scv != arrivals.scenario_scv:
-        notes.append(
-            f"arrivals simulated with SCV {arrivals.scv:g}; the analytic figures are the scenario's "
-            f"(SCV {arrivals.scenario_scv:g})"
+        notes.append(  # (the analytic row is the same fleet's at that SCV: referee._row_at_scv)
+            f"arrivals simulated with SCV {arrivals.scv:g}, not the scenario's {arrivals.scenario_scv:g}; the analytic "
+            f"figures are the same fleet's at SCV {arrivals.scv:g}"
         )
     requests = replay.requests if replay is not None else run.requests
     span_s = 0.9 * requests / run.replications / max(stream.arrival_rps, 1e-300)
