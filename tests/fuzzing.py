@@ -167,6 +167,12 @@ class Case:
         """Unpack as (name, text)."""
         return iter((self.name, self.text))
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """How hypothesis prints a failing case: its file and mutations, not the YAML text (its printer shows every
+        field of a dataclass, ``repr=False`` or not; a 37 kB repr raised a HypothesisWarning, an error under pytest,
+        in place of the failure it was reporting)."""
+        printer.text(f"Case(name={self.name!r}, mutations={self.mutations!r})")
+
 
 @st.composite
 def mutated_scenarios(draw: st.DrawFn, documents: dict[str, Any] | None = None) -> Case:

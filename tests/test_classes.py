@@ -479,3 +479,21 @@ def test_a_class_of_share_zero_is_evaluated_and_printed_without_a_warning_or_a_t
     assert all(r["rejected_fraction"] is None for r in zero)
     assert out.exit_code == 0, out.output
     assert f"{classes[0]['name']}: accepted" in out.output and "Traceback" not in out.output
+
+
+@pytest.mark.parametrize("lengths", ["gamma", "lognormal"])
+@pytest.mark.parametrize("cv", [5.35e-301, 1e-9])
+def test_a_length_of_negligible_spread_is_one_length(lengths: str, cv: float) -> None:
+    # a gamma of cv 5.35e-301 divided by zero (its shape 1 / cv^2; found by tests/fuzzing.py): below a cv of 1e-7
+    # the spread of the longest length a scenario takes (1e7 tokens) is under a token, and the length is one length
+    from rackcost.model.queues.class_ttft import MIN_SPREAD_CV_FRACTION, fixed_law, gamma_law, lognormal_law
+
+    assert cv < MIN_SPREAD_CV_FRACTION
+    law = (gamma_law if lengths == "gamma" else lognormal_law)(cv)
+    assert law.value.tolist() == fixed_law().value.tolist() and not law.spread
+    data = yaml.safe_load(bundled_scenario_path("deepseek-r1-b200-vs-gb200-request-classes.yaml").read_text())
+    fixed = copy.deepcopy(data)
+    data["workload"]["classes"][2]["input_tokens"] = {"lengths": lengths, "mean": 81082, "cv": cv}
+    fixed["workload"]["classes"][2]["input_tokens"] = 81082
+    narrow, one = (rackcost.evaluate(scenario_from_dict(d, "c.yaml")).to_dict() for d in (data, fixed))
+    assert narrow["points"] == one["points"]

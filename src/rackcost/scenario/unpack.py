@@ -20,7 +20,15 @@ from numpy.typing import NDArray
 from rackcost.model.energy.power import PEAK_TO_MEAN_POWER
 from rackcost.model.energy.power_law import fit_for
 from rackcost.model.inputs import CostInputs, FleetPolicy, SampledInputs, SloInputs, SystemInputs
-from rackcost.model.queues.class_ttft import StratifiedLaw, cdf_law, fixed_law, gamma_law, lognormal_law, stack_laws
+from rackcost.model.queues.class_ttft import (
+    MIN_SPREAD_CV_FRACTION,
+    StratifiedLaw,
+    cdf_law,
+    fixed_law,
+    gamma_law,
+    lognormal_law,
+    stack_laws,
+)
 from rackcost.model.queues.dispersion import effective_arrival_scv
 from rackcost.model.replica.memory import (
     DEFAULT_KV_BYTES_PER_ELEMENT,
@@ -190,7 +198,7 @@ def _length_law(kind: str, cv: float, table: tuple[tuple[float, float], ...]) ->
     if kind == "cdf":
         law = cdf_law([t for t, _ in table], [f for _, f in table])
         return law if bool(law.spread) else None
-    if kind in ("lognormal", "gamma"):
+    if kind in ("lognormal", "gamma") and cv >= MIN_SPREAD_CV_FRACTION:  # (below it, one length)
         return lognormal_law(cv) if kind == "lognormal" else gamma_law(cv)
     return None
 

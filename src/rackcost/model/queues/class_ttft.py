@@ -46,6 +46,7 @@ from scipy.special import gammaincinv, ndtri
 from rackcost.model.queues.erlang import broadcast_few, broadcast_to_few
 
 __all__ = [
+    "MIN_SPREAD_CV_FRACTION",
     "NO_WAIT_LEVELS",
     "NO_WAIT_WEIGHTS",
     "QUANTILE_LEVELS",
@@ -66,6 +67,11 @@ QUANTILE_LEVELS = np.concatenate([np.linspace(0.0, 0.9, 19), 1.0 - 10.0 ** -np.l
 """Probability levels at which a lognormal or gamma length law is read [-]: every 5% to 90%, then the tail at
 ``1 - 10^-x`` for ``x`` from 1.2 to 6 in steps of 0.2 (the 99th percentile is a node); the mass above the last is
 spread over the last stratum (the law is closed at level 1 with the last length)."""
+
+MIN_SPREAD_CV_FRACTION = 1e-7
+"""Coefficient of variation below which a lognormal or gamma length is one length (:func:`fixed_law`) [-]: the
+spread of the longest length a scenario takes (1e7 tokens) is then under a token. A gamma's shape ``1 / cv^2``
+overflows below about 1e-154 (a cv of 5.35e-301 was a division by zero, found by the scenario fuzzer)."""
 
 NO_WAIT_LEVELS = np.array([0.1, 0.3, 0.5, 0.7, 0.85, 0.94, 0.99])
 """Levels of the start-occupancy law of a request that does not wait at which its TTFT is read: the midpoints of
@@ -148,6 +154,8 @@ def lognormal_law(cv_fraction: float) -> StratifiedLaw:
     >>> round(float(law.value[list(QUANTILE_LEVELS).index(0.99)]), 3)
     4.905
     """
+    if cv_fraction < MIN_SPREAD_CV_FRACTION:
+        return fixed_law()
     sigma = math.sqrt(math.log1p(cv_fraction**2))
     with np.errstate(divide="ignore"):
         values = np.exp(-(sigma**2) / 2.0 + sigma * ndtri(QUANTILE_LEVELS))
@@ -166,6 +174,8 @@ def gamma_law(cv_fraction: float) -> StratifiedLaw:
     >>> round(float(gamma_law(1.0).value[list(QUANTILE_LEVELS).index(0.99)]), 6) == round(math.log(100), 6)
     True
     """
+    if cv_fraction < MIN_SPREAD_CV_FRACTION:
+        return fixed_law()
     shape = 1.0 / cv_fraction**2
     return _closed(QUANTILE_LEVELS, np.asarray(gammaincinv(shape, QUANTILE_LEVELS) / shape, dtype=float), 1.0)
 
