@@ -497,3 +497,50 @@ def test_a_length_of_negligible_spread_is_one_length(lengths: str, cv: float) ->
     fixed["workload"]["classes"][2]["input_tokens"] = 81082
     narrow, one = (rackcost.evaluate(scenario_from_dict(d, "c.yaml")).to_dict() for d in (data, fixed))
     assert narrow["points"] == one["points"]
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "said"),
+    [
+        ("cv", 1e308, "must be <= 10.0"),
+        ("cv", float("inf"), "must be a finite number"),
+        ("cv", True, "must be a number"),
+        ("prefix", False, "must be a number"),
+        ("prefix", 0.9995, "must be <= 0.999"),
+    ],
+)
+def test_a_class_length_cv_and_prefix_share_keep_their_bounds(where: str, value: object, said: str) -> None:
+    # the cv's type was Annotated[float, Field(gt=0), CvFraction]: pydantic read CvFraction (0 to 10, finite, not a
+    # boolean) as a note, so a cv of 1e308 loaded and stopped the wait stretch with a ValueError (found by
+    # benchmarks/fuzz_scenarios.py); the prefix share took `false` as 0
+    data = yaml.safe_load(bundled_scenario_path("deepseek-r1-b200-vs-gb200-request-classes.yaml").read_text())
+    first = data["workload"]["classes"][0]
+    if where == "cv":
+        first["output_tokens"]["cv"] = value
+    else:
+        first["prefix_hit_fraction"] = value
+    with pytest.raises(rackcost.ScenarioError) as refused:
+        scenario_from_dict(data, "c.yaml")
+    (problem,) = refused.value.problems
+    path = "output_tokens.cv" if where == "cv" else "prefix_hit_fraction"
+    assert problem.path == f"workload.classes[0].{path}" and problem.message.startswith(said), problem
+
+
+def test_no_field_type_of_the_schema_is_read_as_a_note() -> None:
+    # Annotated[float, Field(...), Base] keeps none of Base's bounds: each type of the schema's modules narrows its
+    # base as Annotated[Base, Field(...)]
+    import importlib
+    import pkgutil
+    import typing
+
+    import rackcost.scenario as package
+
+    misread = []
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"rackcost.scenario.{info.name}")
+        for name, value in vars(module).items():
+            if typing.get_origin(value) is typing.Annotated:
+                misread += [
+                    f"{info.name}.{name}" for m in value.__metadata__ if typing.get_origin(m) is typing.Annotated
+                ]
+    assert misread == []

@@ -52,9 +52,11 @@ CDF_END_TOLERANCE = 1e-6
 
 # up to 0.999: a request always prefills its new tokens, and with nothing to prefill a request of one output token
 # would hold no slot at all
-PrefixHitFraction = Annotated[float, Field(ge=0, le=0.999), Fraction]
+# (each narrows its base type, whose own bounds, finiteness and refusal of booleans hold: written the other way round,
+# ``Annotated[float, Field(gt=0), CvFraction]``, pydantic read the base as a note and a cv of 1e308 or .inf passed)
+PrefixHitFraction = Annotated[Fraction, Field(le=0.999)]
 """Share of a request's input served from the prefix cache."""
-PositiveCv = Annotated[float, Field(gt=0), CvFraction]
+PositiveCv = Annotated[CvFraction, Field(gt=0)]
 """A coefficient of variation above 0 (a fixed count is ``{lengths: fixed}``)."""
 
 _KIND_FIELDS = {"fixed": ("tokens",), "lognormal": ("mean", "cv"), "gamma": ("mean", "cv"), "cdf": ("table",)}
