@@ -376,6 +376,18 @@ SECRET_CELL = "secret-token-abc123"
 
 
 @pytest.mark.parametrize(
+    ("header", "name"), [(SECRET_CELL, "the rate"), ("arrival_rps", "arrival_rps"), ("rps", "the rate")]
+)
+def test_a_one_column_csv_names_its_rate_but_never_quotes_its_header(tmp_path: Path, header: str, name: str) -> None:
+    # a one-column CSV headed by a line of text named its rates by that line ("line 2: outside-secret-7f3a9c must be
+    # a number"): a sweep may read a file outside its folder whose first line is anything (found by
+    # tests/fuzzing_sweeps_profiles.py)
+    problem = only_problem(write_csv(tmp_path, [header, "oops"]), "demand.profile.csv", "load.csv", "line 2")
+    assert f"line 2: {name} must be a number" in problem.message, problem.message
+    assert SECRET_CELL not in problem.message
+
+
+@pytest.mark.parametrize(
     ("header", "row", "words"),
     [
         ("hour,arrival_rps", f"0,{SECRET_CELL}", ("line 2", "arrival_rps", "got text, not a number")),

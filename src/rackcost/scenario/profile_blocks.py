@@ -395,7 +395,9 @@ def profile_csv_rates(raw: bytes, column: str | None = None) -> tuple[list[float
     if column is None and all(len(r) == 1 for _, r in rows):  # one column of rates, in order
         headed = files.finite_number(header[0]) is None
         body = rows[1:] if headed else rows
-        name = header[0] if headed else "arrival_rps"
+        # a header other than the rate's own name is the file's text: never quoted (a sweep may read a file outside
+        # its folder, whose first line is anything; found by tests/fuzzing_sweeps_profiles.py)
+        name = "arrival_rps" if not headed or header[0] == "arrival_rps" else "the rate"
         return _rates_in_order([(line, str(i), r[0].strip()) for i, (line, r) in enumerate(body)], name)
     rate_name = column or "arrival_rps"
     problems = []
